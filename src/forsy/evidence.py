@@ -1,0 +1,198 @@
+"""Evidence and the normalized event stream every log source produces.
+
+A source module reads a log and returns a `Session`:
+
+* `evidence`: one `Evidence` per record read (a JSONL line, a history entry, a commit hunk),
+  with an id derived from its place (source path, line, byte offset and length) and the
+  sha256 of its bytes. Anyone can re-read those bytes and check them.
+* `events`: what happened, in order, in a shape common to every source (`Event`). Each event
+  cites the evidence it came from with `Ref`s (evidence id + JSON pointer inside the record),
+  so the segmenter can say for every field where it was copied from.
+
+The segmenter (`segment.py`) only ever sees `Session`s; it knows nothing about formats.
+Events are plain slotted dataclasses, not pydantic models: a 100 MB log has ~100k of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .ids import evidence_id
+
+EventKind = Literal[
+    "user",  # words a person typed (slash commands included)
+    "agent_text",  # visible text of the agent
+    "reasoning",  # thinking / reasoning summary of the agent
+    "tool_call",  # a call of a tool, with exact arguments
+    "tool_result",  # what the tool returned, linked by call_id
+    "compaction",  # context was compacted; text is the summary the model got
+    "interrupt",  # the user interrupted the agent
+    "shell_command",  # a command from a shell history (no agent log)
+    "commit",  # a git commit
+    "note",  # anything else worth keeping on the timeline (system notices)
+]
+
+
+@dataclass(slots=True, frozen=True)
+class Evidence:
+    """One record read from a log, located exactly."""
+
+    id: str
+    source: str  # path relative to the input root (stable across machines)
+    line: int | None  # 1-based line number, None for non-line formats
+    byte_offset: int
+    byte_length: int
+    sha256: str
+    record_type: str | None = None
+
+    @classmethod
+    def make(
+        cls,
+        source: str,
+        line: int | None,
+        offset: int,
+        raw: bytes,
+        digest: str,
+        record_type: str | None = None,
+    ) -> Evidence:
+        return cls(
+            evidence_id(source, line, offset, len(raw), digest),
+            source,
+            line,
+            offset,
+            len(raw),
+            digest,
+            record_type,
+        )
+
+
+@dataclass(slots=True, frozen=True)
+class Ref:
+    """A value's place: evidence id + RFC 6901 JSON pointer inside the parsed record."""
+
+    ev: str
+    pointer: str = ""
+
+
+@dataclass(slots=True)
+class Event:
+    """One thing that happened, in a shape common to all sources.
+
+    Fields not relevant to a kind stay None. `refs` cite where `text`/`args` were copied
+    from; `meta` holds source-specific extras that rules may use (exit codes, rich tool
+    results, subagent ids...).
+    """
+
+    kind: EventKind
+    actor: str  # "user", "agent", "subagent:<id>", "system", "human:shell"...
+    ts: str | None  # ISO 8601 timestamp, as written in the log
+    refs: list[Ref]
+    text: str | None = None
+    call_id: str | None = None  # links tool_call ↔ tool_result
+    tool: str | None = None  # exact tool name (mcp tools as mcp:server.tool)
+    args: Any = None  # exact call arguments (parsed JSON value) for tool_call
+    is_error: bool | None = None  # tool_result error flag
+    group: str | None = None  # calls sharing a group were issued together (parallel)
+    abandoned: bool = False  # on a branch the user rewound away from
+    excerpt: bool = False  # text is only part of what the log held (stated in text)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Warning_:
+    """A problem met while reading: kept for the manifest and printed on stderr."""
+
+    code: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(slots=True)
+class SourceFile:
+    path: str  # relative to the input root
+    abs_path: str
+    kind: str
+    bytes: int
+    sha256: str
+
+
+@dataclass(slots=True)
+class SessionMeta:
+    """Session-wide facts that feed top-level trace fields (agent_config, tools...)."""
+
+    agent: str = ""  # "claude-code", "codex-cli", "shell", ...
+    agent_version: str | None = None
+    models: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    git_branch: str | None = None
+    tools: list[str] = field(default_factory=list)
+    system_prompt: str | None = None
+    system_prompt_ref: Ref | None = None
+    skills: list[str] = field(default_factory=list)
+    memory: str | None = None
+    token_usage: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Quality:
+    """Counts that lower confidence: what the log did not let us see."""
+
+    records: int = 0
+    unparsable_records: int = 0
+    missing_results: int = 0
+    truncated_outputs: int = 0
+    compactions: int = 0
+    unknown_records: int = 0
+    abandoned_events: int = 0
+    duplicate_records: int = 0
+    encrypted_reasoning: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Session:
+    """What one source read from one piece of work."""
+
+    source_kind: str
+    session_id: str
+    files: list[SourceFile]
+    evidence: dict[str, Evidence]
+    events: list[Event]
+    meta: SessionMeta
+    quality: Quality = field(default_factory=Quality)
+    warnings: list[Warning_] = field(default_factory=list)
+
+    def add_evidence(self, ev: Evidence) -> str:
+        self.evidence.setdefault(ev.id, ev)
+        return ev.id
+
+    def warn(self, code: str, message: str, file: str | None = None, line: int | None = None) -> None:
+        self.warnings.append(Warning_(code, message, file, line))
+
+
+def pointer(*parts: str | int) -> str:
+    """RFC 6901 JSON pointer from path parts."""
+    out = []
+    for p in parts:
+        s = str(p).replace("~", "~0").replace("/", "~1")
+        out.append(s)
+    return "/" + "/".join(out) if out else ""
+
+
+def resolve_pointer(doc: Any, ptr: str) -> Any:
+    """Follow an RFC 6901 pointer; raises KeyError/IndexError when it does not resolve."""
+    if ptr == "":
+        return doc
+    cur = doc
+    for raw in ptr.lstrip("/").split("/"):
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(cur, list):
+            cur = cur[int(key)]
+        elif isinstance(cur, dict):
+            cur = cur[key]
+        else:
+            raise KeyError(ptr)
+    return cur

@@ -1,0 +1,36 @@
+"""The only place ids are made.
+
+Every id is a hash of canonical content and position, never of the clock or a random
+number, so the same input always gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical(value: Any) -> bytes:
+    """Canonical JSON bytes: sorted keys, no whitespace, UTF-8."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+def make_id(prefix: str, *parts: Any, length: int = 16) -> str:
+    """`prefix_` + the first `length` hex digits of sha256 over the canonical parts."""
+    return f"{prefix}_{sha256_hex(canonical(list(parts)))[:length]}"
+
+
+def evidence_id(source: str, line: int | None, offset: int, length: int, digest: str) -> str:
+    """Id of one evidence record: its source, position and the sha256 of its bytes."""
+    return make_id("ev", source, line, offset, length, digest)
+
+
+def trace_id(kind: str, session_id: str, content_digests: list[str]) -> str:
+    """Id of a trace: what was traced (source kind, session) and the exact bytes read."""
+    return make_id("forsy", kind, session_id, sorted(content_digests), length=20)

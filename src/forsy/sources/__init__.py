@@ -1,0 +1,120 @@
+"""Log sources behind one small registry: a new source is one module and one line here.
+
+A source is a class with:
+
+* `name`: registry key (also the `source_kind` of its sessions);
+* `sniff(path, head) -> bool`: can it read this file? `head` is the first 64 KiB;
+* `discover(path) -> list[Path]`: the session files under a directory it recognises
+  (empty when the directory is not of its kind);
+* `read(path, ctx) -> list[Session]`: the sessions read from one session file.
+
+Plugins can add sources through the `forsy.sources` entry point group, the same registry
+the built-in ones use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from ..errors import InputError, UnsupportedFormat
+
+if TYPE_CHECKING:
+    from ..evidence import Session
+
+HEAD_BYTES = 65536
+
+BUILTIN: dict[str, str] = {
+    "claude_code": "forsy.sources.claude_code:ClaudeCodeSource",
+    "codex": "forsy.sources.codex:CodexSource",
+    "shell": "forsy.sources.shell:ShellHistorySource",
+}
+
+
+@dataclass
+class ReadContext:
+    """Options every source may use."""
+
+    root: Path | None = None  # evidence paths are made relative to this
+    debug: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class Source(Protocol):
+    name: ClassVar[str]
+
+    def sniff(self, path: Path, head: bytes) -> bool: ...
+
+    def discover(self, path: Path) -> list[Path]: ...
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]: ...
+
+
+def registry() -> dict[str, str]:
+    reg = dict(BUILTIN)
+    for ep in entry_points(group="forsy.sources"):
+        reg.setdefault(ep.name, ep.value)
+    return reg
+
+
+def load(name: str) -> Source:
+    try:
+        target = registry()[name]
+    except KeyError:
+        raise InputError(f"unknown source {name!r}; known: {', '.join(sorted(registry()))}") from None
+    mod_name, _, cls_name = target.partition(":")
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        raise InputError(f"source {name!r} is not available ({e})") from None
+    cls = getattr(mod, cls_name)
+    src: Source = cls()
+    return src
+
+
+def available() -> list[Source]:
+    out = []
+    for name in registry():
+        try:
+            out.append(load(name))
+        except InputError:
+            continue
+    return out
+
+
+def read_head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(HEAD_BYTES)
+    except IsADirectoryError:
+        raise InputError("is a directory", path=path) from None
+    except PermissionError:
+        raise InputError("permission denied", path=path) from None
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=path) from None
+
+
+def detect(path: Path) -> Source:
+    """The source that reads this file, or UnsupportedFormat naming what was seen."""
+    head = read_head(path)
+    for src in available():
+        if src.sniff(path, head):
+            return src
+    what = describe_head(head)
+    raise UnsupportedFormat(
+        f"not a log format forsy reads ({what}); supported: {', '.join(sorted(registry()))}",
+        path=path,
+    )
+
+
+def describe_head(head: bytes) -> str:
+    if not head:
+        return "empty file"
+    if b"\x00" in head[:1024] and not head.lstrip().startswith((b"{", b"[")):
+        return "binary data"
+    text = head[:200].decode("utf-8", "replace").strip().splitlines()
+    first = text[0][:60] if text else ""
+    return f"starts with {first!r}"
