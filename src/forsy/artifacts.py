@@ -1,0 +1,167 @@
+"""Artifacts (`static_output.artifacts`) from the steps that wrote files, by stated rules.
+
+* A-write: a successful `Write` → the file was created (or overwritten); content is the
+  exact `content` argument, hash its sha256.
+* A-edit: a successful `Edit`/`MultiEdit` → modified; diff from the tool's structuredPatch.
+* A-patch: a Codex `apply_patch` → the files its patch names; diff is that file's section.
+* A-commit: a git commit matched to a step (or a human commit) → each file with its diff.
+* A-persisted: a tool output Claude Code saved to `tool-results/` → an observed artifact,
+  written under `artifacts/tool-results/` because the model only saw a preview.
+
+One artifact per path: related_steps lists every step that touched it; the diff holds each
+step's change in order; content is kept only when the last change wrote the whole file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .segment import Draft
+
+PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+
+
+@dataclass
+class ArtifactDraft:
+    path: str
+    type: str
+    role: str
+    related_steps: list[int] = field(default_factory=list)
+    content: str | None = None
+    diffs: list[str] = field(default_factory=list)
+    state: str | None = None
+    description: str | None = None
+    rules: list[str] = field(default_factory=list)
+    file: tuple[str, str] | None = None  # (relative path under the trace folder, text) to write
+
+
+def sha256_text(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _patch_diff(hunks: Any) -> str | None:
+    if not isinstance(hunks, list) or not hunks:
+        return None
+    out: list[str] = []
+    for h in hunks:
+        if not isinstance(h, dict):
+            continue
+        out.append(f"@@ -{h.get('oldStart')},{h.get('oldLines')} +{h.get('newStart')},{h.get('newLines')} @@")
+        out.extend(str(x) for x in h.get("lines") or [])
+    return "\n".join(out) if out else None
+
+
+def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
+    arts: dict[str, ArtifactDraft] = {}
+    for i, d in enumerate(drafts, start=1):
+        if d.values.get("success") is not True and not d.meta.get("commits"):
+            continue
+        tool = d.values.get("tool")
+        if tool in ("Write", "Edit", "MultiEdit", "NotebookEdit"):
+            _claude_edit(arts, i, d, str(tool))
+        elif tool == "apply_patch":
+            _apply_patch(arts, i, d)
+        for c in d.meta.get("commits", []):
+            _commit(arts, i, c)
+        if d.meta.get("persisted"):
+            _persisted(arts, i, d)
+    return list(arts.values())
+
+
+def _get(arts: dict[str, ArtifactDraft], path: str, typ: str, role: str) -> ArtifactDraft:
+    a = arts.get(path)
+    if a is None:
+        a = arts[path] = ArtifactDraft(path, typ, role)
+    return a
+
+
+def _claude_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: str) -> None:
+    args = d.tool_args if isinstance(d.tool_args, dict) else {}
+    rich = d.rich if isinstance(d.rich, dict) else {}
+    path = args.get("file_path") or args.get("notebook_path") or rich.get("filePath")
+    if not isinstance(path, str):
+        return
+    created = tool == "Write" and (rich.get("type") == "create" or (rich and rich.get("originalFile") is None))
+    a = _get(arts, path, "created" if created else "modified", "deliverable")
+    a.related_steps.append(step)
+    if tool == "Write" and isinstance(args.get("content"), str):
+        a.content = args["content"]
+        a.rules.append("A-write")
+        a.diffs.append(f"step {step}: whole file written ({len(a.content)} characters)")
+    else:
+        a.content = None  # an edit after a write: the full content is no longer known
+        diff = _patch_diff(rich.get("structuredPatch"))
+        a.diffs.append(f"step {step}:\n{diff}" if diff else f"step {step}: edited (no patch in the log)")
+        a.rules.append("A-edit")
+    a.state = f"Last changed in step {step} by {tool}."
+
+
+def _apply_patch(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
+    patch = d.tool_args if isinstance(d.tool_args, str) else None
+    if patch is None and isinstance(d.tool_args, dict):
+        cand = d.tool_args.get("input") or d.tool_args.get("patch")
+        patch = cand if isinstance(cand, str) else None
+    if not patch:
+        return
+    matches = list(PATCH_FILE.finditer(patch))
+    for k, m in enumerate(matches):
+        end = matches[k + 1].start() if k + 1 < len(matches) else len(patch)
+        section = patch[m.start():end].rstrip("\n").removesuffix("*** End Patch").rstrip("\n")
+        kind = {"Add": "created", "Update": "modified", "Delete": "deleted"}[m.group(1)]
+        a = _get(arts, m.group(2).strip(), kind, "deliverable")
+        if kind == "deleted":
+            a.type = "deleted"
+        a.related_steps.append(step)
+        a.content = None
+        a.diffs.append(f"step {step}:\n{section}")
+        a.rules.append("A-patch")
+        a.state = f"Last changed in step {step} by apply_patch."
+
+
+def _commit(arts: dict[str, ArtifactDraft], step: int, commit: Any) -> None:
+    meta = getattr(commit, "meta", {})
+    sha = str(meta.get("sha", ""))[:12]
+    for f in meta.get("files") or []:
+        if not isinstance(f, dict) or not isinstance(f.get("path"), str):
+            continue
+        status = str(f.get("status", "M"))[:1]
+        kind = {"A": "created", "D": "deleted"}.get(status, "modified")
+        a = _get(arts, f["path"], kind, "deliverable")
+        if step not in a.related_steps:
+            a.related_steps.append(step)
+        a.diffs.append(f"commit {sha} (step {step}):\n{f.get('diff') or ''}".rstrip())
+        a.rules.append("A-commit")
+        a.state = f"Committed in {sha} (step {step})."
+
+
+def _persisted(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
+    p = d.meta["persisted"]
+    name = str(p.get("source", "")).rsplit("/", 1)[-1] or f"step-{step}.txt"
+    rel = f"artifacts/tool-results/{name}"
+    a = _get(arts, rel, "observed", "evidence")
+    a.related_steps.append(step)
+    a.content = None
+    a.file = (rel, str(p.get("text", "")))
+    a.description = f"Full output of step {step}; the model saw only a preview."
+    a.state = f"Saved by Claude Code to tool-results/{name}; copied here."
+    a.rules.append("A-persisted")
+
+
+def to_dict(a: ArtifactDraft, sensitivity: str) -> dict[str, Any]:
+    content = a.content
+    text_for_hash = content if content is not None else (a.file[1] if a.file else None)
+    return {
+        "path": a.path,
+        "type": a.type,
+        "role": a.role,
+        "related_steps": sorted(set(a.related_steps)) or None,
+        "description": a.description or f"File touched by {len(set(a.related_steps))} step(s).",
+        "state": a.state,
+        "hash": sha256_text(text_for_hash) if text_for_hash is not None else None,
+        "content": content,
+        "diff": "\n\n".join(a.diffs) if a.diffs and any("\n" in x for x in a.diffs) else None,
+        "release_sensitivity": sensitivity,
+    }

@@ -1,0 +1,141 @@
+"""The Forsy trace folder: trace.json, manifest.json, provenance.json, artifacts/, README.md.
+
+Written atomically: the folder is assembled beside its destination and swapped into place
+(`renameat2(RENAME_EXCHANGE)` on Linux, two renames elsewhere), so a crash or SIGKILL
+mid-run leaves the previous folder or the new one, never a half-written one. Output is
+byte-identical for the same input: no wall-clock time, fixed key order, fixed formatting.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..assemble import Assembled
+from ..errors import OutputError
+
+JSON_OPTS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=JSON_OPTS) + b"\n"
+
+
+def readme(a: Assembled) -> str:
+    t, m = a.trace, a.manifest
+    ds = t.dataset_summary
+    lines = [
+        f"# {ds.title}",
+        "",
+        ds.description,
+        "",
+        "| | |",
+        "|---|---|",
+        f"| trace id | `{t.trace_id}` |",
+        f"| format | {t.schema_version} |",
+        f"| trace mode | {t.trace_mode} |",
+        f"| validation level | {t.validation_level} |",
+        f"| release tier | {ds.release_tier} |",
+        f"| steps / turns | {t.summary.total_steps} / {t.summary.total_turns} |",
+        f"| agent confidence | {t.summary.agent_confidence} (factors in manifest.json) |",
+        f"| started / ended | {t.started_at or 'unknown'} / {t.ended_at or 'unknown'} |",
+        f"| generator | forsy {m.generator.get('version')} ({m.generator.get('segmenter')}) |",
+        "",
+        "## Files",
+        "",
+        "- `trace.json`: the trace (forsy-trace-v0.1).",
+        "- `manifest.json`: sources (with sha256), counts, warnings, redaction counts, confidence factors.",
+        "- `provenance.json`: for every step and non-null field, whether it was copied from the log or "
+        "derived by a named rule, with evidence ids (file, line, byte range, sha256).",
+    ]
+    if a.files:
+        lines.append("- `artifacts/`: full tool outputs the agent saw only a preview of.")
+    redaction = m.redaction or {}
+    lines += ["", "## Known limits", ""]
+    if redaction.get("enabled"):
+        kinds = ", ".join(f"{k}: {v}" for k, v in sorted((redaction.get("by_kind") or {}).items())) or "none found"
+        lines.append(f"- Secrets and personal data were masked with typed placeholders ({kinds}).")
+    else:
+        lines.append("- NOT REDACTED: this trace may contain secrets and personal data. Do not publish it.")
+    lines.append("- Goal achievement was not assessed; fields no rule supports are null.")
+    if m.warnings:
+        lines.append(f"- {len(m.warnings)} reading warning(s); see manifest.json.")
+    lines += ["", "Licence of the content: that of the source log; this card makes no further claim.", ""]
+    return "\n".join(lines)
+
+
+def render(a: Assembled) -> dict[str, bytes]:
+    """Every file of the folder, as bytes, manifest last (it lists the others' hashes)."""
+    files: dict[str, bytes] = {
+        "trace.json": dumps(a.trace.model_dump(mode="json")),
+        "provenance.json": dumps(a.provenance.model_dump(mode="json")),
+        "README.md": readme(a).encode("utf-8"),
+    }
+    for rel, text in sorted(a.files.items()):
+        files[rel] = text.encode("utf-8", "surrogatepass")
+    a.manifest.files = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+    files["manifest.json"] = dumps(a.manifest.model_dump(mode="json"))
+    return files
+
+
+def write_folder(a: Assembled, dest: Path) -> Path:
+    files = render(a)
+    dest = dest.absolute()
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.parent / f".{dest.name}.forsy-tmp-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        for rel, data in files.items():
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        _swap_into_place(tmp, dest)
+    except OSError as e:
+        raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
+    return dest
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _swap_into_place(tmp: Path, dest: Path) -> None:
+    if not dest.exists():
+        os.rename(tmp, dest)
+        return
+    if not dest.is_dir() or not (dest / "trace.json").exists() and any(dest.iterdir()):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError("destination exists and is not a forsy trace folder; refusing to replace it", path=dest)
+    if _exchange(tmp, dest):
+        shutil.rmtree(tmp)  # tmp now holds the previous folder
+        return
+    old = dest.parent / f".{dest.name}.forsy-old-{os.getpid()}"
+    os.rename(dest, old)
+    os.rename(tmp, dest)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False when unsupported."""
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(rc == 0)

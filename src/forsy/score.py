@@ -1,0 +1,85 @@
+"""`summary.agent_confidence`: how much of the trace the evidence supports (not how good the work was).
+
+The score starts from the quality of the evidence kind and is only ever lowered, each
+penalty named, measured and explained in the manifest (`confidence_factors`):
+
+| factor                | penalty                                                      |
+|-----------------------|--------------------------------------------------------------|
+| base                  | full agent transcript 90; shell/git only 40 (no reasoning)   |
+| unparsable records    | 2 per record, at most 20                                     |
+| missing results       | 3 per call with no result, at most 15                        |
+| truncated outputs     | 1 per output that is an excerpt, at most 10                  |
+| compaction            | 5 per compaction in the log, at most 15; 15 more when the    |
+|                       | log starts from a summary of work logged elsewhere           |
+| abandoned branches    | 3 when the log holds rewound branches                        |
+| unlinked subagents    | 5 per subagent thread whose spawning call is unknown, ≤ 15   |
+| unknown record types  | 1 per record, at most 5                                      |
+| uncertain matches     | 2 per uncertain history/git match, at most 10                |
+| empty fields          | up to 15 × the share of agent steps with no reasoning,      |
+|                       | no output or no timestamps                                   |
+| model claims rejected | up to 20 × the share of a model's claims that failed checks  |
+
+Nothing raises the score: a field the evidence does not support stays null.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .evidence import Session
+from .segment import Draft
+
+
+@dataclass
+class Factor:
+    name: str
+    value: float
+    penalty: float
+    note: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "penalty": round(self.penalty, 2), "note": self.note}
+
+
+def _capped(per: float, count: float, cap: float) -> float:
+    return min(cap, per * count)
+
+
+def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None = None) -> tuple[int, list[Factor]]:
+    q = session.quality
+    has_agent = any(d.actor_key.startswith(("agent", "subagent")) for d in drafts)
+    base = 90.0 if has_agent else 40.0
+    factors = [Factor("base", base, 0.0, "full agent transcript" if has_agent else
+                      "shell and git evidence only: no reasoning, no outputs")]
+    factors.append(Factor("unparsable_records", q.unparsable_records, _capped(2, q.unparsable_records, 20),
+                          "records that could not be read"))
+    missing = sum(1 for d in drafts if d.call_id and "output" not in d.values)
+    factors.append(Factor("missing_results", missing, _capped(3, missing, 15), "calls whose result is not in the log"))
+    factors.append(Factor("truncated_outputs", q.truncated_outputs, _capped(1, q.truncated_outputs, 10),
+                          "outputs that are excerpts of what the tool returned"))
+    comp = _capped(5, q.compactions, 15)
+    if q.extra.get("starts_from_summary"):
+        comp += 15
+    factors.append(Factor("compactions", q.compactions, comp, "context compacted; earlier detail hidden from the model"
+                          + (" and the log starts from a summary" if q.extra.get("starts_from_summary") else "")))
+    factors.append(Factor("abandoned_branches", q.abandoned_events, 3.0 if q.abandoned_events else 0.0,
+                          "rewound branches kept and flagged"))
+    unlinked = sum(1 for w in session.warnings if w.code == "unlinked-subagent")
+    factors.append(Factor("unlinked_subagents", unlinked, _capped(5, unlinked, 15),
+                          "subagent work whose spawning call is unknown"))
+    factors.append(Factor("unknown_records", q.unknown_records, _capped(1, q.unknown_records, 5),
+                          "records of unknown types skipped"))
+    unc = q.extra.get("uncertain_matches", 0)
+    factors.append(Factor("uncertain_matches", unc, _capped(2, unc, 10), "history/git matches not asserted"))
+    agent = [d for d in drafts if d.values["action"] != "user_message"]
+    if agent:
+        empty = sum(1 for d in agent if not (d.values.get("reasoning") or d.values.get("output"))
+                    or not d.values.get("started_at"))
+        share = empty / len(agent)
+        factors.append(Factor("empty_fields", round(share, 3), 15 * share,
+                              "agent steps with neither reasoning nor output, or without a timestamp"))
+    for f in extra or []:
+        factors.append(f)
+    score = base - sum(f.penalty for f in factors)
+    return max(0, min(100, int(round(score)))), factors

@@ -1,0 +1,438 @@
+"""The deterministic segmenter: a `Session`'s events → Forsy steps, by stated rules.
+
+Every value written on a step is recorded with its origin (`copied` from named evidence,
+or `derived` by a named rule from named evidence); a field with no origin is null. The
+rules are listed in docs/rules.md and named in provenance.json:
+
+* R-user: each `user` event → a `user_message` step with the exact words; turn + 1.
+* R-call: each `tool_call` → one `agent_step`: tool = exact name, operation from the tool
+  (R-operation), input = the exact arguments (JSON text), output = the exact result the
+  model saw, success from the error flag / rejection, times from call and result.
+* R-parallel: calls issued in one model message share a `parallel_group`.
+* R-reasoning: the agent's text and thinking before a call are that call's reasoning.
+* R-answer: text the agent ends a turn with is an `output` step.
+* R-error: a failed call has eval -1; an API error message is an `error` step.
+* R-cause: caused_by = the user message that opened the turn (first action), the results
+  that arrived since the actor's previous action, or the spawning call (subagents).
+* R-retry: a call repeating a failed call of the same actor and tool (input similarity ≥ 90,
+  rapidfuzz) within the last 8 steps is `retry_of` it.
+* R-compaction: a compaction is a `system` step whose output is the summary the model got.
+* R-abandoned: steps from rewound branches keep their place, flagged in eval_reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from rapidfuzz import fuzz
+
+from .evidence import Event, Ref, Session
+from .models import FieldProvenance
+
+RETRY_SIMILARITY = 90.0
+RETRY_WINDOW = 8
+
+# R-operation: exact tool name → operation. Unknown tools fall back to prefix rules, then "other".
+OPERATIONS: dict[str, str] = {
+    "Read": "read", "NotebookRead": "read", "Glob": "search", "Grep": "search", "LS": "read",
+    "WebSearch": "search", "web_search": "search", "WebFetch": "download", "Write": "write",
+    "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit", "apply_patch": "edit",
+    "Bash": "execute", "BashOutput": "read", "KillShell": "execute", "KillBash": "execute",
+    "shell": "execute", "local_shell": "execute", "exec_command": "execute", "write_stdin": "execute",
+    "container.exec": "execute", "shell_command": "execute", "TodoWrite": "plan", "update_plan": "plan",
+    "ExitPlanMode": "plan", "EnterPlanMode": "plan", "Task": "other", "Agent": "other",
+    "TaskOutput": "read", "AskUserQuestion": "ask_user", "Skill": "other", "SlashCommand": "other",
+    "view_image": "read", "git": "write",
+}  # fmt: skip
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+
+
+def operation_for(tool: str) -> str:
+    if tool in OPERATIONS:
+        return OPERATIONS[tool]
+    if tool.startswith("mcp:"):
+        return "other"
+    return "other"
+
+
+def json_text(value: Any) -> str:
+    """Exact call arguments as JSON text (key order as in the log); strings stay as they are."""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False) -> FieldProvenance:
+    return FieldProvenance.model_validate(
+        {"origin": "copied", "rule": rule, "evidence": [{"id": r.ev, "pointer": r.pointer} for r in refs],
+         "excerpt": excerpt}
+    )
+
+
+def derived(rule: str, refs: list[Ref]) -> FieldProvenance:
+    return FieldProvenance.model_validate(
+        {"origin": "derived", "rule": rule, "evidence": [{"id": r.ev, "pointer": r.pointer} for r in refs]}
+    )
+
+
+@dataclass
+class Draft:
+    """A step under construction: its values, the origin of each, and its evidence."""
+
+    values: dict[str, Any]
+    prov: dict[str, FieldProvenance] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    call_id: str | None = None
+    tool_args: Any = None
+    rich: Any = None
+    actor_key: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def set(self, name: str, value: Any, prov: FieldProvenance) -> None:
+        if value is None:
+            return
+        self.values[name] = value
+        self.prov[name] = prov
+        for e in prov.evidence:
+            if e.id not in self.evidence:
+                self.evidence.append(e.id)
+
+
+@dataclass
+class _Pending:
+    texts: list[Event] = field(default_factory=list)  # agent_text and reasoning since the last action
+    results: list[int] = field(default_factory=list)  # step indexes whose results arrived since
+
+
+class Segmenter:
+    """Walks a session's events once and builds drafts."""
+
+    def __init__(self, session: Session):
+        self.session = session
+        self.drafts: list[Draft] = []
+        self.turn = 0
+        self.last_user: int | None = None
+        self.calls: dict[str, int] = {}  # call_id → draft index
+        self.pending: dict[str, _Pending] = {}
+        self.groups: dict[tuple[str, str], list[int]] = {}
+        self.subagent_parent: dict[str, str] = {}  # actor → spawning call_id
+        self.first_action: set[str] = set()
+        self.interrupts: list[Event] = []
+        self.compact_meta: dict[str, Any] | None = None
+        self.abandoned_run: list[int] = []
+        self.counts: dict[str, int] = {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
+
+    # ------------------------------------------------------------------ driving
+    def run(self) -> list[Draft]:
+        for e in self.session.events:
+            handler = getattr(self, f"_on_{e.kind}", None)
+            if handler is not None:
+                handler(e)
+        for actor in list(self.pending):
+            self._flush(actor, final=True)
+        self._finish_parallel()
+        return self.drafts
+
+    def _new(self, actor: str, action: str, e: Event | None) -> Draft:
+        if self.turn == 0:
+            self.turn = 1  # work before any user message (history-only traces) is turn 1
+        d = Draft({"actor": actor, "action": action, "turn": self.turn, "eval": 0}, actor_key=actor)
+        if action != "user_message":
+            d.values["execution_mode"] = "serial"
+        if e is not None and e.abandoned:
+            d.values["eval_reason"] = ("On a branch the user rewound away from: kept because it happened, "
+                                       "but not part of the final conversation path.")
+            d.prov["eval_reason"] = derived("R-abandoned", e.refs[:1])
+            d.meta["abandoned"] = True
+        self.drafts.append(d)
+        return d
+
+    def _pend(self, actor: str) -> _Pending:
+        return self.pending.setdefault(actor, _Pending())
+
+    # ------------------------------------------------------------------ events
+    def _on_user(self, e: Event) -> None:
+        self._flush_all()
+        for p in self.pending.values():
+            p.results = []  # a new request: earlier results no longer drive the next action
+        self.turn += 1 if self.drafts else 0
+        if self.turn == 0:
+            self.turn = 1
+        d = self._new("user", "user_message", e)
+        d.values.pop("eval_reason", None)  # user messages carry no eval_reason (spec invariant)
+        rule = e.meta.get("rule")
+        d.set("input", e.text, derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule="R-user"))
+        if self.last_user is None:
+            d.set("message_role", "direct_request", derived("R-first-request", e.refs))
+        notes = []
+        if self.interrupts:
+            notes.append(f"The user interrupted the agent {len(self.interrupts)} time(s) before this message.")
+        if d.meta.get("abandoned") or (self.abandoned_run and not e.abandoned):
+            if self.abandoned_run and not e.abandoned:
+                a, b = self.abandoned_run[0] + 1, self.abandoned_run[-1] + 1
+                notes.append(f"The conversation was rewound before this message: steps {a}-{b} are on an "
+                             "abandoned branch.")
+                self.abandoned_run = []
+        if notes:
+            refs = [r for i in self.interrupts for r in i.refs] or e.refs
+            d.set("causal_note", " ".join(notes), derived("R-interrupt/R-rewind", refs))
+        self.interrupts = []
+        if e.abandoned:
+            d.meta["abandoned"] = True
+        self._times(d, e.ts, e.ts, e.refs)
+        self.last_user = len(self.drafts) - 1
+        self.first_action = set()
+
+    def _on_interrupt(self, e: Event) -> None:
+        self.counts["interrupts"] += 1
+        self.interrupts.append(e)
+        self._flush_all()
+
+    def _on_agent_text(self, e: Event) -> None:
+        if e.meta.get("api_error"):
+            self._flush(e.actor)
+            self.counts["api_errors"] += 1
+            d = self._new(e.actor, "error", e)
+            d.set("output", e.text, copied(e.refs, rule="R-error"))
+            d.set("success", False, derived("R-error", e.refs))
+            d.values["eval"] = -1
+            d.set("eval_reason", "The model call failed with an API error.", derived("R-error", e.refs))
+            self._times(d, e.ts, e.ts, e.refs)
+            self._mark_abandoned(d, e)
+            return
+        if e.meta.get("synthetic"):
+            return  # "No response requested." and similar harness fillers are not work
+        self._pend(e.actor).texts.append(e)
+
+    def _on_reasoning(self, e: Event) -> None:
+        self._pend(e.actor).texts.append(e)
+
+    def _on_tool_call(self, e: Event) -> None:
+        pend = self._pend(e.actor)
+        d = self._new(e.actor, "agent_step", e)
+        d.call_id, d.tool_args = e.call_id, e.args
+        tool = e.tool or "unknown"
+        d.set("tool", tool, copied(e.refs[:1], rule="R-call/name"))
+        d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
+        d.set("input", json_text(e.args), copied(e.refs, rule="R-call/json" if not isinstance(e.args, str) else None))
+        if pend.texts:
+            self._reasoning(d, pend.texts)
+            pend.texts = []
+        self._cause(d, e, pend)
+        self._retry(d, e)
+        self._times(d, e.ts, None, e.refs)
+        if e.call_id:
+            self.calls[e.call_id] = len(self.drafts) - 1
+        key = (e.actor, e.group or f"solo-{len(self.drafts)}")
+        self.groups.setdefault(key, []).append(len(self.drafts) - 1)
+        self._mark_abandoned(d, e)
+
+    def _on_tool_result(self, e: Event) -> None:
+        idx = self.calls.get(e.call_id or "")
+        if idx is None:
+            self.session.warn("orphan-result", f"result for unknown call {e.call_id!r} kept out of the trace",
+                              None, None)
+            return
+        d = self.drafts[idx]
+        for actor, parent in list(self.subagent_parent.items()):
+            if parent == e.call_id:
+                self._flush(actor, final=True)
+        d.set("output", e.text, copied(e.refs, excerpt=e.excerpt))
+        if e.excerpt:
+            self.session.quality.truncated_outputs += 1
+        rejected = bool(e.meta.get("rejected"))
+        ok = not (e.is_error or rejected)
+        d.set("success", ok, derived("R-call/error-flag", e.refs))
+        if rejected:
+            self.counts["rejected_calls"] += 1
+            d.values["eval"] = -1
+            d.set("eval_reason", "The user rejected this tool call.", derived("R-error/rejected", e.refs))
+            d.set("state_change", "No change: the tool call was rejected, so it did not run.",
+                  derived("R-error/rejected", e.refs))
+        elif e.is_error:
+            d.values["eval"] = -1
+            d.set("eval_reason", "The tool returned an error.", derived("R-error", e.refs))
+        d.rich = e.meta.get("rich")
+        d.meta.update({k: v for k, v in e.meta.items() if k in ("persisted", "persisted_missing", "exit_code",
+                                                              "duration_s", "rich_ref")})
+        self._times(d, None, e.ts, e.refs)
+        self._pend(d.actor_key).results.append(idx)
+
+    def _on_compaction(self, e: Event) -> None:
+        self._flush_all()
+        d = self._new("system", "agent_step", e)
+        d.set("operation", "other", derived("R-compaction", e.refs))
+        d.set("output", e.text, copied(e.refs))
+        info = ""
+        if self.compact_meta:
+            trig, pre = self.compact_meta.get("trigger"), self.compact_meta.get("preTokens")
+            info = f" (trigger: {trig}, {pre} tokens before)" if trig or pre else ""
+        d.set("state_change", f"Context compacted{info}: the model continued from this summary instead of the "
+              "earlier conversation.", derived("R-compaction", e.refs))
+        d.set("success", True, derived("R-compaction", e.refs))
+        self._times(d, e.ts, e.ts, e.refs)
+        self.compact_meta = None
+
+    def _on_note(self, e: Event) -> None:
+        if e.meta.get("subtype") == "compact_boundary":
+            self.compact_meta = e.meta.get("compact") or {}
+
+    def _on_shell_command(self, e: Event) -> None:
+        d = self._new(e.actor, "agent_step", e)
+        d.set("tool", "shell", derived("R-shell", e.refs))
+        d.set("operation", "execute", derived("R-shell", e.refs))
+        d.set("input", e.text, copied(e.refs))
+        code = e.meta.get("exit_code")
+        if isinstance(code, int):
+            d.set("success", code == 0, derived("R-shell/exit-code", e.refs))
+            if code != 0:
+                d.values["eval"] = -1
+                d.set("eval_reason", f"The command exited with status {code}.", derived("R-shell/exit-code", e.refs))
+        self._times(d, e.ts, e.meta.get("ended_at") or e.ts, e.refs)
+        d.meta.update({"shell": e.meta})
+
+    def _on_commit(self, e: Event) -> None:
+        target = e.meta.get("matched_call_id")
+        if target and target in self.calls:
+            self.drafts[self.calls[target]].meta.setdefault("commits", []).append(e)
+            return
+        d = self._new(e.actor, "agent_step", e)
+        d.set("tool", "git", derived("R-commit", e.refs))
+        d.set("operation", "write", derived("R-commit", e.refs))
+        sha = str(e.meta.get("sha", ""))
+        d.set("output", f"commit {sha}\n\n{e.text or ''}".rstrip(), derived("R-commit/show", e.refs))
+        d.set("state_change", f"Commit {sha[:12]} was recorded in the repository.", derived("R-commit", e.refs))
+        d.set("success", True, derived("R-commit", e.refs))
+        self._times(d, e.ts, e.ts, e.refs)
+        d.meta.setdefault("commits", []).append(e)
+
+    # ------------------------------------------------------------------ rules
+    def _reasoning(self, d: Draft, texts: list[Event]) -> None:
+        parts = [t.text for t in texts if t.text and t.text.strip()]
+        if not parts:
+            return
+        refs = [r for t in texts if t.text and t.text.strip() for r in t.refs]
+        rule = "R-reasoning" if len(parts) == 1 else "R-reasoning/joined"
+        d.set("reasoning", "\n\n".join(parts), copied(refs, rule=rule))
+
+    def _flush_all(self) -> None:
+        for actor in list(self.pending):
+            self._flush(actor)
+
+    def _flush(self, actor: str, final: bool = False) -> None:
+        """Text an actor wrote with no call after it is its answer (an `output` step)."""
+        pend = self.pending.get(actor)
+        if pend is None or not pend.texts:
+            return
+        answer = [t for t in pend.texts if t.kind == "agent_text" and t.text and t.text.strip()]
+        if not answer:
+            if final:
+                thoughts = [t for t in pend.texts if t.text]
+                if thoughts:
+                    d = self._new(actor, "agent_step", thoughts[0])
+                    d.set("operation", "analyze", derived("R-answer/thinking-only", thoughts[0].refs))
+                    self._reasoning(d, thoughts)
+                    self._cause(d, thoughts[0], pend)
+                    self._times(d, thoughts[0].ts, thoughts[-1].ts, thoughts[0].refs)
+                    self._mark_abandoned(d, thoughts[0])
+                pend.texts = []
+            return
+        thoughts = [t for t in pend.texts if t.kind == "reasoning"]
+        first = pend.texts[0]
+        d = self._new(actor, "output", first)
+        d.set("operation", "answer", derived("R-answer", answer[0].refs))
+        refs = [r for t in answer for r in t.refs]
+        text = "\n\n".join(t.text for t in answer if t.text)
+        d.set("output", text, copied(refs, rule="R-answer" if len(answer) == 1 else "R-answer/joined"))
+        if thoughts:
+            self._reasoning(d, thoughts)
+        d.set("success", True, derived("R-answer", refs))
+        self._cause(d, first, pend)
+        self._times(d, first.ts, answer[-1].ts, refs)
+        self._mark_abandoned(d, first)
+        pend.texts = []
+
+    def _cause(self, d: Draft, e: Event, pend: _Pending) -> None:
+        actor = d.actor_key
+        me = len(self.drafts) - 1
+        group = self.groups.get((actor, e.group or ""), []) if e.group else []
+        if group and e.kind == "tool_call":  # a parallel sibling shares the first call's causes
+            first = self.drafts[group[0]]
+            for k in ("caused_by", "causal_type", "causal_note"):
+                if k in first.prov:
+                    d.set(k, first.values[k], first.prov[k])
+            return
+        parent_call = e.meta.get("parent_call_id")
+        if actor.startswith("subagent:") and parent_call and actor not in self.first_action:
+            self.subagent_parent[actor] = parent_call
+            idx = self.calls.get(parent_call)
+            if idx is not None and idx < me:
+                self.first_action.add(actor)
+                d.set("caused_by", [idx + 1], derived("R-cause/delegation", e.refs))
+                d.set("causal_type", "delegation_to_subagent", derived("R-cause/delegation", e.refs))
+                d.set("causal_note", f"Work delegated by the {self.drafts[idx].values.get('tool')} call in "
+                      f"step {idx + 1} (linked by {e.meta.get('link_rule')}).", derived("R-cause/delegation", e.refs))
+                return
+        results = [i for i in pend.results if i < me]
+        pend.results = []
+        if results:
+            sub = any(self.drafts[i].values.get("tool") in SUBAGENT_TOOLS for i in results)
+            ctype = ("used_subagent_result" if sub else
+                     "dependency_on_tool_result" if len(results) == 1 else "dependency_on_multiple_prior_steps")
+            steps = sorted(i + 1 for i in results)
+            d.set("caused_by", steps, derived("R-cause/results", e.refs))
+            d.set("causal_type", ctype, derived("R-cause/results", e.refs))
+            d.set("causal_note", f"Followed the result(s) of step(s) {', '.join(map(str, steps))}.",
+                  derived("R-cause/results", e.refs))
+        elif actor == "agent" and actor not in self.first_action and self.last_user is not None:
+            ctype = "user_request" if self.drafts[self.last_user].values["turn"] == 1 else "follow_up_user_request"
+            d.set("caused_by", [self.last_user + 1], derived("R-cause/user", e.refs))
+            d.set("causal_type", ctype, derived("R-cause/user", e.refs))
+        self.first_action.add(actor)
+
+    def _retry(self, d: Draft, e: Event) -> None:
+        me = len(self.drafts) - 1
+        text = d.values.get("input") or ""
+        seen = 0
+        for i in range(me - 1, -1, -1):
+            prev = self.drafts[i]
+            if prev.actor_key != d.actor_key:
+                continue
+            seen += 1
+            if seen > RETRY_WINDOW:
+                return
+            if prev.values.get("tool") != d.values.get("tool") or prev.values.get("success") is not False:
+                continue
+            score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
+            if score >= RETRY_SIMILARITY:
+                rule = f"R-retry (similarity {score:.0f} to failed step {i + 1})"
+                d.set("retry_of", i + 1, derived(rule, e.refs))
+                d.set("causal_type", "retry_after_failure", derived(rule, e.refs))
+                cb = sorted(set((d.values.get("caused_by") or []) + [i + 1]))
+                d.set("caused_by", cb, derived(rule, e.refs))
+                return
+
+    def _times(self, d: Draft, start: str | None, end: str | None, refs: list[Ref]) -> None:
+        if start:
+            d.set("started_at", start, copied(refs[:1], rule="R-time"))
+        if end:
+            d.set("ended_at", end, copied(refs[-1:], rule="R-time"))
+
+    def _mark_abandoned(self, d: Draft, e: Event) -> None:
+        if e.abandoned:
+            self.abandoned_run.append(len(self.drafts) - 1)
+
+    def _finish_parallel(self) -> None:
+        n = 0
+        for (_actor, _g), idxs in sorted(self.groups.items(), key=lambda kv: kv[1][0]):
+            if len(idxs) < 2:
+                continue
+            n += 1
+            for i in idxs:
+                d = self.drafts[i]
+                refs = [Ref(x.id, x.pointer) for x in d.prov["tool"].evidence]
+                d.set("execution_mode", "parallel", derived("R-parallel", refs))
+                d.set("parallel_group", f"pg_{n:03d}", derived("R-parallel", refs))

@@ -1,0 +1,274 @@
+"""Claude Code records → normalized events (one record at a time).
+
+The rules that tell typed words from injected text live here, each named so the segmenter
+and provenance can cite them:
+
+* `typed`: a user record whose text is plain words → a `user` event, copied verbatim;
+* `slash-command`: a `<command-name>/x</command-name><command-args>a</command-args>` wrapper
+  → a `user` event "/x a" (derived: the user typed exactly that at the prompt);
+* `bash-input`: `<bash-input>cmd</bash-input>` (the user ran `!cmd`) → a `user` event "!cmd";
+* everything else a person did not type — `isMeta` lines, caveats, `<system-reminder>`,
+  `<local-command-stdout>`, `<task-notification>`, command expansions — is a `note`;
+* `[Request interrupted by user…]` → an `interrupt` event;
+* `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..evidence import Event, Ref, pointer
+from ._records import Record
+
+COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>\s*$", re.S)
+INTERRUPT_PREFIX = "[Request interrupted by user"
+CONTINUED_PREFIX = "This session is being continued from a previous conversation"
+# Wrappers Claude Code puts around text nobody typed at the prompt.
+INJECTED_PREFIXES = (
+    "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<system-reminder>",
+    "<task-notification>", "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "Caveat: ",
+    "<command-message>", "<user-prompt-submit-hook>", "<session-start-hook>", "<ide_", "<post-tool-use-hook>",
+)  # fmt: skip
+
+
+def mcp_name(name: str) -> str:
+    """`mcp__server__tool` → `mcp:server.tool` (the spec's MCP naming); others unchanged."""
+    if name.startswith("mcp__"):
+        parts = name.split("__")
+        if len(parts) >= 3 and parts[1]:
+            return f"mcp:{parts[1]}.{'__'.join(parts[2:])}"
+    return name
+
+
+def content_text(content: Any) -> tuple[str, bool]:
+    """The text a model saw for tool_result content; (text, excerpt?).
+
+    Strings are exact. Lists join their text blocks with newlines; images are replaced
+    by a stated marker, so the value is an excerpt.
+    """
+    if content is None:
+        return "", False
+    if isinstance(content, str):
+        return content, False
+    if isinstance(content, list):
+        parts: list[str] = []
+        excerpt = False
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                parts.append(b["text"])
+            elif isinstance(b, dict) and b.get("type") == "image":
+                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                parts.append(f"[image omitted by forsy: {src.get('media_type', 'unknown type')}]")
+                excerpt = True
+            else:
+                excerpt = True
+                parts.append("[non-text block omitted by forsy]")
+        return "\n".join(parts), excerpt
+    return str(content), True
+
+
+def classify_user_text(text: str) -> tuple[str, str | None]:
+    """(kind, derived_text): kind is typed, slash-command, bash-input, interrupt, compaction or note."""
+    stripped = text.lstrip()
+    if stripped.startswith(INTERRUPT_PREFIX):
+        return "interrupt", None
+    if stripped.startswith(CONTINUED_PREFIX):
+        return "compaction", None
+    m = COMMAND_NAME.search(text)
+    if m and (stripped.startswith("<command-") or stripped.startswith("<command-name>")):
+        args_m = COMMAND_ARGS.search(text)
+        args = args_m.group(1).strip() if args_m else ""
+        name = m.group(1).strip()
+        return "slash-command", (f"{name} {args}" if args else name)
+    bm = BASH_INPUT.match(text)
+    if bm:
+        return "bash-input", "!" + bm.group(1)
+    if stripped.startswith(INJECTED_PREFIXES) or not stripped:
+        return "note", None
+    if stripped == "Warmup":
+        return "note", None
+    return "typed", None
+
+
+class EventBuilder:
+    """Turns one record into events, for one actor ("agent" or "subagent:<id>")."""
+
+    def __init__(self, actor: str, abandoned: set[str]):
+        self.actor = actor
+        self.abandoned = abandoned
+
+    def from_record(self, rec: Record) -> list[Event]:
+        d = rec.data
+        t = d.get("type")
+        if t == "assistant":
+            return self._assistant(rec)
+        if t == "user":
+            return self._user(rec)
+        if t == "system":
+            return self._system(rec)
+        return []
+
+    def _flag(self, rec: Record) -> bool:
+        return str(rec.data.get("uuid")) in self.abandoned
+
+    def _assistant(self, rec: Record) -> list[Event]:
+        d = rec.data
+        msg = d.get("message") if isinstance(d.get("message"), dict) else {}
+        blocks = msg.get("content")
+        ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+        group = msg.get("id") if isinstance(msg.get("id"), str) else str(d.get("uuid"))
+        ab = self._flag(rec)
+        out: list[Event] = []
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+            base = ("message", "content")
+            refs_for = [Ref(rec.ev.id, pointer(*base))]
+        else:
+            refs_for = []
+        if not isinstance(blocks, list):
+            return out
+        for i, b in enumerate(blocks):
+            if not isinstance(b, dict):
+                continue
+            ref = refs_for[0] if refs_for else None
+            bt = b.get("type")
+            if bt == "text" and isinstance(b.get("text"), str):
+                r = ref or Ref(rec.ev.id, pointer("message", "content", i, "text"))
+                e = Event("agent_text", self.actor, ts, [r], text=b["text"], group=group, abandoned=ab)
+                if d.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
+                    e.meta["synthetic"] = True
+                    e.meta["api_error"] = bool(d.get("isApiErrorMessage"))
+                out.append(e)
+            elif bt == "thinking":
+                if isinstance(b.get("thinking"), str) and b["thinking"].strip():
+                    r = Ref(rec.ev.id, pointer("message", "content", i, "thinking"))
+                    out.append(Event("reasoning", self.actor, ts, [r], text=b["thinking"], group=group,
+                                     abandoned=ab))
+                else:
+                    out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
+                                     group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
+            elif bt == "redacted_thinking":
+                out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
+                                 group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
+            elif bt in ("tool_use", "server_tool_use") and isinstance(b.get("name"), str):
+                r = Ref(rec.ev.id, pointer("message", "content", i, "input"))
+                e = Event("tool_call", self.actor, ts, [r], call_id=str(b.get("id")), tool=mcp_name(b["name"]),
+                          args=b.get("input"), group=group, abandoned=ab)
+                if e.tool != b["name"]:
+                    e.meta["raw_name"] = b["name"]
+                if bt == "server_tool_use":
+                    e.meta["server_side"] = True
+                out.append(e)
+            elif isinstance(bt, str) and bt.endswith("_tool_result") and b.get("tool_use_id"):
+                # server-side tool results (web search) arrive inside the assistant message
+                text, excerpt = _server_result_text(b.get("content"))
+                r = Ref(rec.ev.id, pointer("message", "content", i, "content"))
+                out.append(Event("tool_result", self.actor, ts, [r], text=text, call_id=str(b["tool_use_id"]),
+                                 is_error=False, excerpt=excerpt, abandoned=ab))
+        return out
+
+    def _user(self, rec: Record) -> list[Event]:
+        d = rec.data
+        msg = d.get("message") if isinstance(d.get("message"), dict) else {}
+        content = msg.get("content")
+        ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+        ab = self._flag(rec)
+        if d.get("isCompactSummary"):
+            text, _ = _plain_text(content)
+            ptr = pointer("message", "content") if isinstance(content, str) else pointer("message", "content", 0, "text")
+            return [Event("compaction", "system", ts, [Ref(rec.ev.id, ptr)], text=text, abandoned=ab)]
+        if isinstance(content, str):
+            return self._user_text(rec, content, pointer("message", "content"), ts, ab)
+        if not isinstance(content, list):
+            return []
+        out: list[Event] = []
+        texts: list[tuple[int, str]] = []
+        for i, b in enumerate(content):
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_result":
+                out.append(self._tool_result(rec, b, i, ts, ab))
+            elif b.get("type") == "text" and isinstance(b.get("text"), str):
+                texts.append((i, b["text"]))
+            elif b.get("type") in ("image", "document"):
+                texts.append((i, ""))
+        typed = [(i, t) for i, t in texts if t]
+        images = len(texts) - len(typed)
+        for i, t in typed:
+            out.extend(self._user_text(rec, t, pointer("message", "content", i, "text"), ts, ab))
+        if images and any(e.kind == "user" for e in out):
+            for e in out:
+                if e.kind == "user":
+                    e.meta["attachments_omitted"] = images
+        return out
+
+    def _user_text(self, rec: Record, text: str, ptr: str, ts: str | None, ab: bool) -> list[Event]:
+        d = rec.data
+        ref = [Ref(rec.ev.id, ptr)]
+        if d.get("isMeta"):
+            return [Event("note", "system", ts, ref, text=text, abandoned=ab, meta={"subtype": "meta"})]
+        if self.actor != "agent":
+            # inside a subagent transcript the "user" is the parent agent or the harness
+            kind, _ = classify_user_text(text)
+            sub = "interrupt" if kind == "interrupt" else "subagent_prompt"
+            return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, meta={"subtype": sub})]
+        kind, derived = classify_user_text(text)
+        if kind == "typed":
+            return [Event("user", "user", ts, ref, text=text, abandoned=ab)]
+        if kind in ("slash-command", "bash-input"):
+            return [Event("user", "user", ts, ref, text=derived, abandoned=ab, meta={"rule": kind})]
+        if kind == "interrupt":
+            return [Event("interrupt", "user", ts, ref, text=text, abandoned=ab)]
+        if kind == "compaction":
+            return [Event("compaction", "system", ts, ref, text=text, abandoned=ab)]
+        return [Event("note", "system", ts, ref, text=text, abandoned=ab, meta={"subtype": "injected"})]
+
+    def _tool_result(self, rec: Record, b: dict[str, Any], i: int, ts: str | None, ab: bool) -> Event:
+        text, excerpt = content_text(b.get("content"))
+        e = Event("tool_result", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i, "content"))],
+                  text=text, call_id=str(b.get("tool_use_id")), is_error=bool(b.get("is_error")),
+                  excerpt=excerpt, abandoned=ab)
+        rich = rec.data.get("toolUseResult")
+        if rich is not None:
+            e.meta["rich"] = rich
+            e.meta["rich_ref"] = Ref(rec.ev.id, "/toolUseResult")
+        if isinstance(rich, str) and rich.startswith("User rejected"):
+            e.meta["rejected"] = True
+        elif isinstance(text, str) and text.startswith("The user doesn't want to proceed with this tool use"):
+            e.meta["rejected"] = True
+        return e
+
+    def _system(self, rec: Record) -> list[Event]:
+        d = rec.data
+        ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+        sub = d.get("subtype")
+        content = d.get("content") if isinstance(d.get("content"), str) else ""
+        ref = [Ref(rec.ev.id, pointer("content"))]
+        ab = self._flag(rec)
+        if sub == "local_command" and self.actor == "agent":
+            kind, derived = classify_user_text(content)
+            if kind == "slash-command":
+                return [Event("user", "user", ts, ref, text=derived, abandoned=ab, meta={"rule": kind})]
+            return [Event("note", "system", ts, ref, text=content, abandoned=ab, meta={"subtype": "local_command"})]
+        if sub == "compact_boundary":
+            return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
+                          meta={"subtype": "compact_boundary", "compact": d.get("compactMetadata")})]
+        return []
+
+
+def _plain_text(content: Any) -> tuple[str, bool]:
+    if isinstance(content, str):
+        return content, False
+    return content_text(content)
+
+
+def _server_result_text(content: Any) -> tuple[str, bool]:
+    import orjson
+
+    if isinstance(content, str):
+        return content, False
+    # web search results: a list of {title, url, ...}; keep them as exact JSON text
+    return orjson.dumps(content).decode(), False

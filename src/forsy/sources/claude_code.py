@@ -1,0 +1,554 @@
+"""Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`), versions 1.0–2.1.
+
+What this module handles, and the rule it follows for each:
+
+* **Dedupe**: a resumed session can re-write earlier lines; a record whose `uuid` was seen
+  before is skipped (counted in `quality.duplicate_records`).
+* **Branches and rewinds**: the work is the `parentUuid` chain from the last message back
+  to the root (following `logicalParentUuid` across compactions). Records off that chain
+  that merely hang off it (results of parallel calls, split assistant lines of the same
+  `message.id`, notices) are part of it; typed messages and model turns off it, and all
+  their descendants, are an *abandoned* branch: kept as events flagged `abandoned`, so
+  what happened stays visible but is not presented as the work.
+* **Subagents**: inline sidechain lines (1.0.x), sibling `agent-<id>.jsonl` files, and
+  `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`); when no file holds a subagent's
+  transcript, its `agent_progress` copies in the main log are used. A thread is linked to
+  its spawning Task/Agent call only by an exact key: `toolUseResult.agentId`, the progress
+  record's `parentToolUseID`, or a prompt identical to the call's `prompt` argument (and
+  unique). Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
+* **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
+  attachment, last-prompt, titles, modes…) feed `SessionMeta` and are otherwise skipped;
+  an unknown record type is one warning per type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ..errors import InputError
+from ..evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from . import ReadContext
+from ._claude_events import EventBuilder, classify_user_text
+from ._lines import read_bytes, sha256
+from ._records import Record, iter_json_array, iter_jsonl
+
+KNOWN_TYPES = frozenset(
+    "user assistant system summary file-history-snapshot queue-operation progress attachment "
+    "last-prompt custom-title title mode tag agent-name pr-link x-summary result".split()
+)
+WORK_TYPES = frozenset({"user", "assistant", "system"})
+PERSISTED = re.compile(r"Full output saved to: (\S+)")
+AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
+
+
+@dataclass
+class Thread:
+    """A subagent transcript and how it was linked."""
+
+    agent_id: str
+    records: list[Record]
+    source: str  # "file", "inline", "progress"
+    prompt: str | None = None
+    warmup: bool = False
+    call_id: str | None = None
+    link_rule: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ClaudeCodeSource:
+    name: ClassVar[str] = "claude_code"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        s = head.lstrip()
+        if s.startswith(b"["):
+            return b'"sessionId"' in head and (b'"parentUuid"' in head or b'"leafUuid"' in head)
+        for raw in head.split(b"\n")[:40]:
+            if not raw.strip():
+                continue
+            try:
+                d = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(d, dict):
+                return False
+            t = d.get("type")
+            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain")
+            return t in KNOWN_TYPES and any(k in d for k in keys)
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        return discover_sessions(path)
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        return [read_session(path, ctx)]
+
+
+def _is_session_file(p: Path) -> bool:
+    return p.suffix == ".jsonl" and not p.name.startswith("agent-") and p.is_file()
+
+
+def discover_sessions(path: Path) -> list[Path]:
+    """Session files under a project dir, a projects root, or a session dir."""
+    try:
+        if (path.parent / f"{path.name}.jsonl").is_file() and (
+            (path / "subagents").is_dir() or (path / "tool-results").is_dir()
+        ):
+            return [path.parent / f"{path.name}.jsonl"]  # a session directory
+        direct = sorted(p for p in path.iterdir() if _is_session_file(p))
+        if direct:
+            return direct
+        nested: list[Path] = []
+        for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink()):
+            nested.extend(sorted(p for p in sub.iterdir() if _is_session_file(p)))
+        return nested
+    except PermissionError:
+        raise InputError("permission denied", path=path) from None
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=path) from None
+
+
+def _rel(path: Path, ctx: ReadContext) -> str:
+    root = ctx.root
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]:
+    data = read_bytes(path)
+    rel = _rel(path, ctx)
+    session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
+    counters: dict[str, int] = {}
+    it = iter_json_array if data.lstrip()[:1] == b"[" else iter_jsonl
+    recs = list(it(data, rel, session.warnings, counters))
+    session.quality.records += counters.get("records", 0)
+    session.quality.unparsable_records += counters.get("unparsable", 0)
+    for r in recs:
+        session.add_evidence(r.ev)
+    return recs
+
+
+def read_session(path: Path, ctx: ReadContext) -> Session:
+    """Read one session file (and the subagent transcripts that belong to it)."""
+    if ctx.root is None:
+        ctx = ReadContext(root=path.parent, debug=ctx.debug, extra=ctx.extra)
+    session = Session("claude_code", path.stem, [], {}, [], SessionMeta(agent="claude-code"), Quality())
+    recs = _dedupe(load_records(path, ctx, session), session)
+    main = [r for r in recs if not r.data.get("isSidechain")]
+    inline = [r for r in recs if r.data.get("isSidechain")]
+    _collect_meta(recs, session)
+    if AGENT_FILE.match(path.name) and not main:
+        # a subagent transcript given on its own: its prompt came from the parent agent
+        agent_id = AGENT_FILE.match(path.name).group(1)  # type: ignore[union-attr]
+        session.events = _thread_events(Thread(agent_id, inline, "file"), session)
+        return session
+    abandoned = _abandoned(main, session)
+    builder = EventBuilder("agent", abandoned)
+    events: list[Event] = []
+    for r in main:
+        if r.data.get("type") in WORK_TYPES:
+            events.extend(builder.from_record(r))
+    threads = _threads(path, ctx, session, main, inline)
+    _attach_persisted(events, path, ctx, session)
+    session.events = _merge_threads(events, threads, session)
+    session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
+    session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
+    session.quality.encrypted_reasoning = sum(
+        1 for e in session.events if e.kind == "note" and e.meta.get("subtype") == "encrypted_reasoning"
+    )
+    return session
+
+
+def _dedupe(recs: list[Record], session: Session) -> list[Record]:
+    seen: set[str] = set()
+    out: list[Record] = []
+    for r in recs:
+        u = r.data.get("uuid")
+        if isinstance(u, str):
+            if u in seen:
+                session.quality.duplicate_records += 1
+                continue
+            seen.add(u)
+        out.append(r)
+    if session.quality.duplicate_records:
+        session.warn("duplicate-records", f"{session.quality.duplicate_records} records repeated by uuid "
+                     "(resumed session?) were read once", session.files[-1].path)
+    return out
+
+
+def _collect_meta(recs: list[Record], session: Session) -> None:
+    meta = session.meta
+    usage: dict[str, dict[str, int]] = {}
+    unknown: dict[str, int] = {}
+    titles: list[str] = []
+    for r in recs:
+        d = r.data
+        t = d.get("type")
+        if t not in KNOWN_TYPES:
+            if t not in unknown:
+                session.warn("unknown-record-type", f"record type {t!r} is not known; skipped",
+                             r.ev.source, r.ev.line)
+            unknown[str(t)] = unknown.get(str(t), 0) + 1
+            continue
+        if t == "summary" and isinstance(d.get("summary"), str):
+            titles.append(d["summary"])
+        if isinstance(d.get("sessionId"), str) and not d.get("isSidechain") and session.session_id == "":
+            session.session_id = d["sessionId"]
+        if isinstance(d.get("version"), str):
+            meta.agent_version = d["version"]
+        if isinstance(d.get("cwd"), str) and meta.cwd is None:
+            meta.cwd = d["cwd"]
+        if isinstance(d.get("gitBranch"), str) and d["gitBranch"] and meta.git_branch is None:
+            meta.git_branch = d["gitBranch"]
+        if t == "system" and d.get("subtype") == "init" and isinstance(d.get("tools"), list):
+            meta.tools = [str(x) for x in d["tools"]]
+        msg = d.get("message")
+        if t == "assistant" and isinstance(msg, dict):
+            model = msg.get("model")
+            if isinstance(model, str) and model != "<synthetic>" and model not in meta.models:
+                meta.models.append(model)
+            u = msg.get("usage")
+            if isinstance(u, dict) and isinstance(msg.get("id"), str):
+                key = ("side:" if d.get("isSidechain") else "") + msg["id"]
+                cur = usage.setdefault(key, {})
+                for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+                    v = u.get(k)
+                    if isinstance(v, int):
+                        cur[k] = max(cur.get(k, 0), v)  # split lines repeat (or grow) one message's usage
+    total: dict[str, int] = defaultdict(int)
+    side: dict[str, int] = defaultdict(int)
+    for key, u in usage.items():
+        for k, v in u.items():
+            (side if key.startswith("side:") else total)[k] += v
+    meta.token_usage = dict(total)
+    if side:
+        meta.extra["sidechain_token_usage"] = dict(side)
+    if titles:
+        meta.extra["titles"] = titles
+    if unknown:
+        session.quality.unknown_records += sum(unknown.values())
+
+
+def _parent(d: dict[str, Any]) -> str | None:
+    p = d.get("parentUuid") or d.get("logicalParentUuid")
+    return p if isinstance(p, str) else None
+
+
+def _is_typed(d: dict[str, Any]) -> bool:
+    """A user record holding words someone typed (not a tool result, not injected)."""
+    if d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary"):
+        return False
+    c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None
+    if isinstance(c, str):
+        return classify_user_text(c)[0] in ("typed", "slash-command", "bash-input")
+    if isinstance(c, list):
+        return any(
+            isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+            and classify_user_text(b["text"])[0] in ("typed", "slash-command", "bash-input")
+            for b in c
+        )
+    return False
+
+
+def _abandoned(main: list[Record], session: Session) -> set[str]:
+    """uuids of records on branches the user rewound away from."""
+    by_uuid = {r.data["uuid"]: r for r in main if isinstance(r.data.get("uuid"), str)}
+    leaf = next((r for r in reversed(main) if r.data.get("type") in ("user", "assistant")
+                 and isinstance(r.data.get("uuid"), str)), None)
+    if leaf is None:
+        return set()
+    path: set[str] = set()
+    cur: Record | None = leaf
+    while cur is not None and cur.data["uuid"] not in path:
+        path.add(cur.data["uuid"])
+        p = _parent(cur.data)
+        cur = by_uuid.get(p) if p else None
+    root_of: dict[str, str] = {}
+
+    def root(u: str) -> str:
+        chain = []
+        while u in by_uuid and u not in root_of and len(chain) < 1_000_000:
+            chain.append(u)
+            p = _parent(by_uuid[u].data)
+            if p is None or p not in by_uuid or p in chain:
+                break
+            u = p
+        r = root_of.get(u, u)
+        for c in chain:
+            root_of[c] = r
+        return r
+
+    leaf_root = root(leaf.data["uuid"])
+    path_msgs = {(r.data.get("message") or {}).get("id") for r in main
+                 if r.data.get("uuid") in path and r.data.get("type") == "assistant"}
+    path_calls = _calls_of([r for r in main if r.data.get("uuid") in path or
+                            ((r.data.get("message") or {}).get("id") in path_msgs if r.data.get("type") == "assistant" else False)])
+    abandoned: set[str] = set()
+    for r in main:
+        u = r.data.get("uuid")
+        if not isinstance(u, str) or u in path or r.data.get("type") not in ("user", "assistant", "system"):
+            continue
+        if root(u) != leaf_root:
+            continue  # another tree (a continued session): not a rewind
+        p = _parent(r.data)
+        d = r.data
+        if p in abandoned or _is_typed(d):
+            abandoned.add(u)
+        elif d.get("type") == "assistant" and (d.get("message") or {}).get("id") not in path_msgs:
+            abandoned.add(u)
+        elif d.get("type") == "user" and _result_ids(d) and not _result_ids(d) <= path_calls:
+            abandoned.add(u)
+    if abandoned:
+        session.warn("abandoned-branch", f"{len(abandoned)} records are on branches the user rewound away from; "
+                     "they are kept and marked abandoned", session.files[-1].path)
+    return abandoned
+
+
+def _calls_of(recs: list[Record]) -> set[str]:
+    out: set[str] = set()
+    for r in recs:
+        c = (r.data.get("message") or {}).get("content") if isinstance(r.data.get("message"), dict) else None
+        if isinstance(c, list):
+            out.update(str(b.get("id")) for b in c if isinstance(b, dict) and b.get("type") == "tool_use")
+    return out
+
+
+def _result_ids(d: dict[str, Any]) -> set[str]:
+    c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None
+    if not isinstance(c, list):
+        return set()
+    return {str(b.get("tool_use_id")) for b in c if isinstance(b, dict) and b.get("type") == "tool_result"}
+
+
+# ---------------------------------------------------------------- subagents
+
+
+def _root_prompt(recs: list[Record]) -> str | None:
+    for r in recs:
+        if r.data.get("type") == "user":
+            c = (r.data.get("message") or {}).get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                texts = [b.get("text") for b in c if isinstance(b, dict) and b.get("type") == "text"]
+                return "\n".join(t for t in texts if isinstance(t, str)) or None
+            return None
+    return None
+
+
+def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
+             inline: list[Record]) -> list[Thread]:
+    threads: list[Thread] = []
+    seen_ids: set[str] = set()
+    for f in _subagent_files(path, session.session_id):
+        agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
+        if agent_id.startswith("acompact"):
+            session.quality.extra["compaction_agents"] = session.quality.extra.get("compaction_agents", 0) + 1
+            continue
+        sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
+                      session.warnings)
+        recs = _dedupe(load_records(f, ctx, sub), sub)
+        th = Thread(agent_id, recs, "file", _root_prompt(recs))
+        meta_file = f.with_suffix(".meta.json")
+        if meta_file.is_file():
+            try:
+                th.meta = orjson.loads(meta_file.read_bytes())
+            except (orjson.JSONDecodeError, OSError):
+                session.warn("bad-meta", "unreadable subagent .meta.json", meta_file.name)
+        threads.append(th)
+        seen_ids.add(agent_id)
+    threads.extend(_inline_threads(inline))
+    threads.extend(_progress_threads(main, seen_ids))
+    for th in threads:
+        th.warmup = (th.prompt or "").strip() == "Warmup"
+    _link(threads, main, session)
+    return threads
+
+
+def _subagent_files(path: Path, session_id: str) -> list[Path]:
+    found: list[Path] = []
+    sub_dir = path.parent / path.stem / "subagents"
+    if sub_dir.is_dir():
+        found.extend(sorted(p for p in sub_dir.iterdir() if AGENT_FILE.match(p.name)))
+    # pre-2.1 layout: agent-<id>.jsonl beside the session files, tied by sessionId
+    for p in sorted(path.parent.glob("agent-*.jsonl")):
+        try:
+            head = p.open("rb").read(8192)
+        except OSError:
+            continue
+        if session_id and f'"sessionId":"{session_id}"'.encode() in head.replace(b": ", b":"):
+            found.append(p)
+    return found
+
+
+def _inline_threads(inline: list[Record]) -> list[Thread]:
+    by_uuid = {r.data.get("uuid"): r for r in inline}
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for r in inline:
+        cur, hops = r, 0
+        while _parent(cur.data) in by_uuid and hops < 100_000:
+            cur = by_uuid[_parent(cur.data)]
+            hops += 1
+        groups[str(cur.data.get("uuid"))].append(r)
+    out = []
+    for root_uuid, recs in groups.items():
+        agent_id = next((str(r.data["agentId"]) for r in recs if r.data.get("agentId")), root_uuid[:8])
+        out.append(Thread(agent_id, recs, "inline", _root_prompt(recs)))
+    return out
+
+
+def _progress_threads(main: list[Record], have: set[str]) -> list[Thread]:
+    """Subagent messages copied into `agent_progress` records, for agents with no file."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    calls: dict[str, str] = {}
+    prompts: dict[str, str] = {}
+    for r in main:
+        d = r.data
+        data = d.get("data") if d.get("type") == "progress" else None
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            continue
+        agent_id = str(data.get("agentId") or "")
+        inner = data.get("message")
+        if not agent_id or agent_id in have or not isinstance(inner, dict):
+            continue
+        # re-root the copy so the event builder sees an ordinary record; pointers get a prefix
+        groups[agent_id].append(Record(r.ev, {**inner, "_ptr_prefix": "/data/message"}))
+        if isinstance(d.get("parentToolUseID"), str):
+            calls.setdefault(agent_id, d["parentToolUseID"])
+        if isinstance(data.get("prompt"), str):
+            prompts.setdefault(agent_id, data["prompt"])
+    out = []
+    for agent_id, recs in groups.items():
+        th = Thread(agent_id, recs, "progress", prompts.get(agent_id) or _root_prompt(recs))
+        if agent_id in calls:
+            th.call_id, th.link_rule = calls[agent_id], "progress.parentToolUseID"
+        out.append(th)
+    return out
+
+
+def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
+    by_agent: dict[str, str] = {}
+    prompt_calls: dict[str, list[str]] = defaultdict(list)
+    for r in main:
+        rich = r.data.get("toolUseResult")
+        if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
+            for cid in _result_ids(r.data):
+                by_agent[rich["agentId"]] = cid
+        msg = r.data.get("message")
+        if r.data.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+            for b in msg["content"]:
+                inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
+                if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
+                    prompt_calls[inp["prompt"]].append(str(b.get("id")))
+    for th in threads:
+        if th.call_id or th.warmup:
+            continue
+        if th.agent_id in by_agent:
+            th.call_id, th.link_rule = by_agent[th.agent_id], "toolUseResult.agentId"
+        elif th.prompt and len(prompt_calls.get(th.prompt, [])) == 1:
+            th.call_id, th.link_rule = prompt_calls[th.prompt][0], "identical-prompt"
+        else:
+            session.warn("unlinked-subagent", f"subagent {th.agent_id}: spawning call not identified exactly; "
+                         "its steps are placed by time without a causal link")
+
+
+def _thread_events(th: Thread, session: Session) -> list[Event]:
+    builder = EventBuilder(f"subagent:{th.agent_id}", set())
+    out: list[Event] = []
+    for r in th.records:
+        prefix = r.data.get("_ptr_prefix", "")
+        evs = builder.from_record(r)
+        for e in evs:
+            if prefix:
+                e.refs = [Ref(x.ev, prefix + x.pointer) for x in e.refs]
+                if "rich_ref" in e.meta:
+                    e.meta["rich_ref"] = Ref(e.meta["rich_ref"].ev, prefix + e.meta["rich_ref"].pointer)
+            e.meta["subagent"] = th.agent_id
+        out.extend(evs)
+    if out:
+        out[0].meta.update({"parent_call_id": th.call_id, "link_rule": th.link_rule, "thread_source": th.source})
+    return out
+
+
+def _merge_threads(events: list[Event], threads: list[Thread], session: Session) -> list[Event]:
+    """Main events in log order; each subagent's events placed by time after its spawning call
+    and before that call's result (the subagent ran in between). Unlinked threads are placed
+    by time alone."""
+    work = [th for th in threads if not th.warmup]
+    if len(threads) > len(work):
+        session.quality.extra["warmup_threads"] = len(threads) - len(work)
+    by_call: dict[str, list[Event]] = {}
+    open_: list[list[Any]] = []  # [events, next index]
+    for th in work:
+        evs = _thread_events(th, session)
+        if not evs:
+            continue
+        if th.call_id and th.call_id not in by_call:
+            by_call[th.call_id] = evs
+        else:
+            open_.append([evs, 0])
+    out: list[Event] = []
+
+    def emit_until(ts: str | None) -> None:
+        while True:
+            live = [o for o in open_ if o[1] < len(o[0])]
+            if not live:
+                return
+            nxt = min(live, key=lambda o: o[0][o[1]].ts or "")
+            e = nxt[0][nxt[1]]
+            if ts is not None and (e.ts or "") > ts:
+                return
+            out.append(e)
+            nxt[1] += 1
+
+    started: set[str] = set()
+    for e in events:
+        if e.kind == "tool_result" and e.call_id in by_call and e.call_id in started:
+            target = by_call.pop(e.call_id)
+            slot = next(o for o in open_ if o[0] is target)
+            emit_until(e.ts)
+            out.extend(slot[0][slot[1]:])
+            slot[1] = len(slot[0])
+        elif e.ts is not None:
+            emit_until(e.ts)
+        out.append(e)
+        if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in started:
+            started.add(e.call_id)
+            open_.append([by_call[e.call_id], 0])
+    emit_until(None)
+    for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
+        if cid not in started:
+            out.extend(evs)
+    return out
+
+
+def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session: Session) -> None:
+    """Large outputs Claude Code saved to `<session>/tool-results/<id>.txt`: read them when present."""
+    tr_dir = path.parent / path.stem / "tool-results"
+    for e in events:
+        if e.kind != "tool_result" or not e.text or "<persisted-output>" not in e.text:
+            continue
+        m = PERSISTED.search(e.text)
+        if not m:
+            continue
+        e.meta["persisted_path"] = m.group(1)
+        f = tr_dir / Path(m.group(1)).name
+        if not f.is_file():
+            session.quality.truncated_outputs += 1
+            e.meta["persisted_missing"] = True
+            continue
+        data = read_bytes(f)
+        rel = _rel(f, ctx)
+        ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
+        session.add_evidence(ev)
+        session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
+        e.meta["persisted"] = {"ref": Ref(ev.id, ""), "text": data.decode("utf-8", "replace"), "source": rel}
