@@ -1,0 +1,345 @@
+"""Parsers for the text shell history formats, with exact byte positions.
+
+Each parser turns the bytes of one history file into `Entry`s (one per command) and
+`Problem`s (lines it could not use). They decide nothing else: building evidence and
+events is `shell.py`'s job. Rules follow what the shells themselves do when they read
+their files back, not what looks plausible:
+
+* bash: every non-blank line is a command; a `#<epoch>` line (9-11 digits) stamps the
+  next command (bash reads them back the same way, with or without HISTTIMEFORMAT).
+* bash "eternal history" (`echo $$ $USER "$(history 1)" >> file` in PROMPT_COMMAND):
+  `<pid> <user> <histnum> <epoch> <cmd>`; a line that does not start like that continues
+  the previous command (bash printed a multi-line command as is).
+* zsh extended (`: <start>:<elapsed>;<cmd>`): zsh writes a backslash before every newline
+  of a command, so a line ending in `\\` continues on the next one (zsh drops that one
+  backslash and keeps the newline). Bytes are "metafied": 0x83 then (byte XOR 0x20).
+* fish: `- cmd: <escaped>` / `   when: <epoch>` / `   paths:` + `    - <escaped>`; escapes
+  are `\\\\` and `\\n`, read left to right as fish does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+BASH_EPOCH = re.compile(rb"#(\d{9,11})")
+ETERNAL = re.compile(rb"(\d+) (\S+) +(\d+) +(\d{9,11}) (.*)", re.DOTALL)
+ZSH_EXT = re.compile(rb": (\d+):(\d+);(.*)", re.DOTALL)
+FISH_CMD = re.compile(rb"- cmd:(?: (.*))?", re.DOTALL)
+FISH_WHEN = re.compile(rb"\s+when: *(-?\d+)\s*")
+META = 0x83  # zsh's Meta byte
+
+
+@dataclass(slots=True)
+class Entry:
+    """One command: where its bytes are and what they say."""
+
+    line: int  # 1-based number of the record's first line
+    offset: int  # byte offset of the record's first byte
+    end: int  # byte offset just past its last byte (line terminator excluded)
+    command: str
+    record_type: str
+    epoch: int | None = None  # seconds since 1970 (UTC), when the format has one
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Problem:
+    code: str
+    message: str
+    line: int | None
+
+
+@dataclass(slots=True)
+class Parsed:
+    fmt: str
+    shell: str
+    entries: list[Entry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Line:
+    n: int
+    offset: int
+    raw: bytes  # without "\n" (and without a final "\r")
+
+
+def all_lines(data: bytes) -> Iterator[_Line]:
+    """Every line, blank ones included (zsh continuations may be blank)."""
+    pos, n, size = 0, 0, len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        n += 1
+        stop = size if end == -1 else end
+        raw = data[pos:stop]
+        yield _Line(n, pos, raw[:-1] if raw.endswith(b"\r") else raw)
+        if end == -1:
+            return
+        pos = end + 1
+
+
+def decode(raw: bytes, problems: list[Problem], line: int) -> str:
+    """UTF-8, or UTF-8 with U+FFFD replacements and a warning naming the line."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        problems.append(Problem("invalid_utf8", f"invalid UTF-8 at byte {e.start} of the record", line))
+        return raw.decode("utf-8", "replace")
+
+
+def unmetafy(raw: bytes) -> bytes:
+    """zsh's unmetafy(): 0x83 followed by c stands for c XOR 0x20."""
+    if META not in raw:
+        return raw
+    out = bytearray()
+    it = iter(raw)
+    for c in it:
+        if c == META:
+            nxt = next(it, None)
+            if nxt is not None:
+                out.append(nxt ^ 0x20)
+        else:
+            out.append(c)
+    return bytes(out)
+
+
+# --- format detection -------------------------------------------------------------------
+
+
+def _first_lines(data: bytes, k: int) -> list[bytes]:
+    out = []
+    for ln in all_lines(data):
+        if ln.raw.strip():
+            out.append(ln.raw)
+            if len(out) == k:
+                break
+    return out
+
+
+def detect(data: bytes, name: str) -> str:
+    """The text format of a history file: fish, zsh_extended, eternal, zsh_plain or bash."""
+    first = _first_lines(data, 5)
+    if not first:
+        return "zsh_plain" if "zsh" in name else "bash"
+    if "fish" in name or (FISH_CMD.fullmatch(first[0]) and any(FISH_WHEN.fullmatch(x) for x in first[1:3])):
+        return "fish"
+    if ZSH_EXT.fullmatch(first[0]):
+        return "zsh_extended"
+    if ETERNAL.fullmatch(first[0]) and (
+        "eternal" in name or sum(bool(ETERNAL.fullmatch(x)) for x in first) >= 3
+    ):
+        return "eternal"
+    if "zsh" in name:
+        return "zsh_plain"
+    return "bash"
+
+
+def strong_signature(head: bytes) -> bool:
+    """Content that only a shell history has: zsh extended, fish, `#epoch` pairs, eternal."""
+    first = _first_lines(head, 6)
+    if not first:
+        return False
+    if ZSH_EXT.fullmatch(first[0]) and re.match(rb": \d{9,11}:\d+;", first[0]):
+        return True
+    if FISH_CMD.fullmatch(first[0]) and len(first) > 1 and FISH_WHEN.fullmatch(first[1]):
+        return True
+    if len(first) >= 4 and all(
+        bool(BASH_EPOCH.fullmatch(x)) == (i % 2 == 0) for i, x in enumerate(first[:4])
+    ):
+        return True
+    return len(first) >= 3 and all(ETERNAL.fullmatch(x) for x in first[:3])
+
+
+def parse(data: bytes, fmt: str) -> Parsed:
+    parser = {
+        "bash": parse_bash,
+        "eternal": parse_eternal,
+        "zsh_extended": parse_zsh,
+        "zsh_plain": parse_zsh,
+        "fish": parse_fish,
+    }[fmt]
+    return parser(data, fmt)
+
+
+# --- bash ----------------------------------------------------------------------------------
+
+
+def parse_bash(data: bytes, fmt: str = "bash") -> Parsed:
+    out = Parsed(fmt, "bash")
+    stamp: tuple[_Line, int] | None = None  # a `#epoch` line waiting for its command
+    for ln in all_lines(data):
+        if not ln.raw.strip():
+            continue
+        m = BASH_EPOCH.fullmatch(ln.raw)
+        if m:
+            if stamp is not None:
+                _orphan_stamp(out, stamp[0])
+            stamp = (ln, int(m.group(1)))
+            continue
+        text = decode(ln.raw, out.problems, ln.n)
+        end = ln.offset + len(ln.raw)
+        if stamp is not None:
+            first, epoch = stamp
+            out.entries.append(Entry(first.n, first.offset, end, text, "bash_epoch", epoch))
+            stamp = None
+        else:
+            out.entries.append(Entry(ln.n, ln.offset, end, text, "bash_plain"))
+    if stamp is not None:
+        _orphan_stamp(out, stamp[0])
+    return out
+
+
+def _orphan_stamp(out: Parsed, stamp: _Line) -> None:
+    out.problems.append(Problem("orphan_timestamp", "timestamp line with no command after it", stamp.n))
+
+
+def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
+    out = Parsed(fmt, "bash")
+    cur: tuple[Entry, list[bytes]] | None = None
+    seen: dict[tuple[str, str, int, str], int] = {}
+
+    def flush() -> None:
+        if cur is None:
+            return
+        entry, parts = cur
+        entry.command = decode(b"\n".join(parts), out.problems, entry.line)
+        # PROMPT_COMMAND logs `history 1` again when nothing new was run (an empty
+        # prompt): same pid, history number, time and text. Kept, but marked.
+        key = (entry.meta["session"], entry.meta["user"], entry.meta["histnum"], entry.command)
+        if key in seen and entry.epoch == out.entries[seen[key]].epoch:
+            entry.meta["duplicate_of_line"] = out.entries[seen[key]].line
+        else:
+            seen[key] = len(out.entries)
+        out.entries.append(entry)
+
+    blanks: list[_Line] = []  # blank lines, kept only if the command goes on after them
+    for ln in all_lines(data):
+        m = ETERNAL.fullmatch(ln.raw)
+        if m:
+            flush()
+            blanks = []
+            pid, user, num, epoch, cmd = m.groups()
+            meta = {"session": pid.decode(), "user": user.decode("utf-8", "replace"), "histnum": int(num)}
+            cur = (
+                Entry(ln.n, ln.offset, ln.offset + len(ln.raw), "", "bash_eternal", int(epoch), meta),
+                [cmd],
+            )
+        elif not ln.raw.strip():
+            blanks.append(ln)
+        elif cur is not None:
+            # bash printed a multi-line command as is: this line belongs to the previous one
+            cur[1].extend([b.raw for b in blanks] + [ln.raw])
+            cur[0].end = ln.offset + len(ln.raw)
+            blanks = []
+        else:
+            out.problems.append(Problem("unparsable_line", "not an eternal-history line", ln.n))
+    flush()
+    return out
+
+
+# --- zsh -----------------------------------------------------------------------------------
+
+
+def parse_zsh(data: bytes, fmt: str = "zsh_extended") -> Parsed:
+    out = Parsed(fmt, "zsh")
+    lines = list(all_lines(data))
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if not ln.raw.strip():
+            i += 1
+            continue
+        j = i
+        parts = [ln.raw]
+        # zsh: a line ending in a backslash continues (it wrote "\\\n" for each newline)
+        while parts[-1].endswith(b"\\") and j + 1 < len(lines):
+            parts[-1] = parts[-1][:-1]
+            j += 1
+            parts.append(lines[j].raw)
+        out.entries.append(_zsh_entry(out, ln, lines[j], parts, fmt))
+        i = j + 1
+    return out
+
+
+def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: str) -> Entry:
+    end = last.offset + len(last.raw)
+    m = ZSH_EXT.fullmatch(parts[0]) if fmt == "zsh_extended" else None
+    epoch: int | None = None
+    meta: dict[str, Any] = {}
+    if m:
+        epoch = int(m.group(1))
+        meta["duration_s"] = float(int(m.group(2)))
+        parts = [m.group(3), *parts[1:]]
+        rtype = "zsh_extended"
+    elif fmt == "zsh_extended":
+        # zsh itself reads such a line as a command with no time of its own
+        out.problems.append(Problem("zsh_unprefixed_line", "no ': <epoch>:<elapsed>;' prefix", first.n))
+        rtype = "zsh_plain"
+    else:
+        rtype = "zsh_plain"
+    text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
+    return Entry(first.n, first.offset, end, text, rtype, epoch, meta)
+
+
+# --- fish ----------------------------------------------------------------------------------
+
+
+def fish_unescape(s: str) -> str:
+    """fish 2.x history escapes, left to right: `\\\\` is a backslash, `\\n` a newline."""
+    if "\\" not in s:
+        return s
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in "\\n":
+            out.append("\\" if s[i + 1] == "\\" else "\n")
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def parse_fish(data: bytes, fmt: str = "fish") -> Parsed:
+    out = Parsed(fmt, "fish")
+    cur: Entry | None = None
+    in_paths = False
+    for ln in all_lines(data):
+        if not ln.raw.strip():
+            continue
+        m = FISH_CMD.fullmatch(ln.raw)
+        if m:
+            cur = Entry(ln.n, ln.offset, ln.offset + len(ln.raw), "", "fish", None, {})
+            cur.command = fish_unescape(decode(m.group(1) or b"", out.problems, ln.n))
+            out.entries.append(cur)
+            in_paths = False
+            continue
+        if cur is None or not ln.raw[:1].isspace():
+            out.problems.append(Problem("unparsable_line", "not part of a fish history record", ln.n))
+            cur, in_paths = None, False
+            continue
+        cur.end = ln.offset + len(ln.raw)
+        in_paths = _fish_field(out, cur, ln, in_paths)
+    return out
+
+
+def _fish_field(out: Parsed, cur: Entry, ln: _Line, in_paths: bool) -> bool:
+    """Read one indented line of a fish record; returns whether a `paths:` list is open."""
+    w = FISH_WHEN.fullmatch(ln.raw)
+    stripped = ln.raw.strip()
+    if w:
+        cur.epoch = int(w.group(1))
+        return False
+    if stripped == b"paths:":
+        cur.meta.setdefault("paths", [])
+        return True
+    if in_paths and stripped.startswith(b"- "):
+        cur.meta["paths"].append(fish_unescape(decode(stripped[2:], out.problems, ln.n)))
+        return True
+    # fish skips keys it does not know; so do we, but say so
+    out.problems.append(Problem("unknown_fish_field", f"unknown field {stripped[:40]!r}", ln.n))
+    return in_paths

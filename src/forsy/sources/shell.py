@@ -1,0 +1,237 @@
+"""Shell histories as evidence: bash (plain, `#epoch`, "eternal"), zsh, fish and atuin.
+
+One history file is one `Session` (source_kind "shell"). Every command gives:
+
+* one `Evidence`: the bytes of its record (all its lines: a bash `#epoch` line and its
+  command, a zsh command and its continuation lines, a fish `- cmd:` record with its
+  `when:`/`paths:` lines). `line` is the record's first line. For atuin, whose rows have no
+  byte place in the file, the source is `atuin:<path>#<row id>` and the bytes are the
+  canonical JSON (sorted keys, no spaces, UTF-8; `forsy.ids.canonical`) of the row's columns
+  as `SELECT * FROM history WHERE id = ?` returns them.
+* one `shell_command` `Event`: `text` is the exact command (decoded), `ts` the record's own
+  time in ISO 8601 UTC when the format has one (None otherwise, never guessed), actor
+  `"human:shell"` (or `"agent:shell"` for an atuin row whose author is an agent), `meta`
+  holds only what the record says: exit_code, duration_s, cwd, shell, session, ...
+
+Events keep file order (the eternal history interleaves shells, so it is not time order:
+`timeline.merge` orders by time).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..errors import InputError
+from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
+from ..ids import canonical, make_id
+from . import ReadContext
+from . import _shell_formats as fmts
+from ._lines import read_bytes, sha256
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history")
+# atuin marks agent rows with author_kind = 1; rows written before that column existed
+# are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
+ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
+# subpaths where fish and atuin keep their history under a home directory
+XDG_HISTORIES = (".local/share/fish/fish_history", ".local/share/atuin/history.db")
+
+
+def iso_utc(epoch_s: int, nanos: int = 0) -> str:
+    """ISO 8601 UTC ("Z") of an epoch; sub-second part to the microsecond (truncated)."""
+    dt = datetime.fromtimestamp(epoch_s, tz=UTC)
+    base = dt.strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{base}.{nanos // 1000:06d}Z" if nanos else base + "Z"
+
+
+def rel_source(path: Path, ctx: ReadContext) -> str:
+    """The path as evidence names it: relative to the input root, else the file name."""
+    if ctx.root is not None:
+        try:
+            return path.resolve().relative_to(ctx.root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def _looks_foreign(head: bytes) -> bool:
+    """JSON (agent logs) or binary: never a text shell history, whatever the name."""
+    s = head.lstrip()
+    return s.startswith((b"{", b"[")) or b"\x00" in head[:4096]
+
+
+class ShellHistorySource:
+    name: ClassVar[str] = "shell"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if head.startswith(SQLITE_MAGIC):
+            return path.name == "history.db"
+        if _looks_foreign(head):
+            return False
+        # plain bash has no signature of its own: only its file name tells
+        if path.name in HISTORY_NAMES or path.name.endswith("_history"):
+            return True
+        return fmts.strong_signature(head)
+
+    def discover(self, path: Path) -> list[Path]:
+        if not path.is_dir():
+            return []
+        found = [path / n for n in (*HISTORY_NAMES, "history.db", *XDG_HISTORIES)]
+        return [p for p in found if p.is_file()]
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        data = read_bytes(path)
+        src = rel_source(path, ctx)
+        if data.startswith(SQLITE_MAGIC):
+            return [read_atuin(path, src, data)]
+        fmt = fmts.detect(data, path.name)
+        parsed = fmts.parse(data, fmt)
+        session = _new_session(path, src, data, fmt)
+        for entry in parsed.entries:
+            if entry.command.strip():
+                _add_entry(session, src, data, entry, parsed.shell)
+            else:
+                _count_empty(session)
+        for p in parsed.problems:
+            session.warn(p.code, p.message, src, p.line)
+            if p.code in ("unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"):
+                session.quality.unparsable_records += 1
+        if not parsed.entries:
+            session.warn("empty_history", "no command found", src)
+        return [session]
+
+
+def _count_empty(session: Session) -> None:
+    """An empty command (zsh records `: <t>:0;` for a bare Enter) ran nothing: no event."""
+    session.quality.extra["empty_commands"] = session.quality.extra.get("empty_commands", 0) + 1
+
+
+def _new_session(path: Path, src: str, data: bytes, fmt: str) -> Session:
+    digest = sha256(data)
+    return Session(
+        source_kind="shell",
+        session_id=make_id("shell", path.name, digest),
+        files=[SourceFile(src, str(path), "shell", len(data), digest)],
+        evidence={},
+        events=[],
+        meta=SessionMeta(agent="shell", extra={"format": fmt}),
+    )
+
+
+def _add_entry(session: Session, src: str, data: bytes, entry: fmts.Entry, shell: str) -> None:
+    raw = data[entry.offset : entry.end]
+    ev = Evidence.make(src, entry.line, entry.offset, raw, sha256(raw), entry.record_type)
+    meta: dict[str, Any] = {"shell": shell, **entry.meta}
+    dup_line = meta.pop("duplicate_of_line", None)
+    if dup_line is not None:
+        # the eternal log repeated an entry (same pid, number, time, text): say so
+        meta["duplicate_of_line"] = dup_line
+        session.quality.duplicate_records += 1
+    session.add_evidence(ev)
+    session.quality.records += 1
+    ts = _safe_iso(session, src, entry)
+    session.events.append(
+        Event("shell_command", "human:shell", ts, [Ref(ev.id, "")], text=entry.command, meta=meta)
+    )
+
+
+def _safe_iso(session: Session, src: str, entry: fmts.Entry) -> str | None:
+    if entry.epoch is None:
+        return None
+    try:
+        return iso_utc(entry.epoch)
+    except (OverflowError, OSError, ValueError):
+        session.warn("bad_timestamp", f"epoch {entry.epoch} is not a date", src, entry.line)
+        return None
+
+
+# --- atuin ---------------------------------------------------------------------------------
+# Modelled on atuin's client database (crates/atuin-client/migrations, up to the 2026
+# `author_kind` migration): history(id, timestamp ns, duration ns, exit, command, cwd,
+# session, hostname, deleted_at, [author, intent], [shell], [author_kind]). Older databases
+# simply lack the bracketed columns.
+
+
+def read_atuin(path: Path, src: str, data: bytes) -> Session:
+    session = _new_session(path, src, data, "atuin")
+    rows = _atuin_rows(path)
+    for row in rows:
+        if row.get("deleted_at") is not None:
+            # the user deleted this entry in atuin; forsy does not bring it back
+            session.quality.extra["deleted_rows"] = session.quality.extra.get("deleted_rows", 0) + 1
+            continue
+        if str(row.get("command") or "").strip():
+            _add_atuin_row(session, src, row)
+        else:
+            _count_empty(session)
+    if not session.events:
+        session.warn("empty_history", "no command found in the atuin history table", src)
+    return session
+
+
+def _atuin_rows(path: Path) -> list[dict[str, Any]]:
+    # read-only first (sees a live WAL); immutable when the folder cannot take a -shm file
+    try:
+        return _query_atuin(path, "?mode=ro")
+    except sqlite3.OperationalError:
+        return _query_atuin(path, "?mode=ro&immutable=1")
+
+
+def _query_atuin(path: Path, params: str) -> list[dict[str, Any]]:
+    try:
+        con = sqlite3.connect(path.resolve().as_uri() + params, uri=True)
+    except sqlite3.Error as e:
+        raise InputError(f"cannot open SQLite database ({e})", path=path) from None
+    try:
+        con.row_factory = sqlite3.Row
+        cols = {r["name"] for r in con.execute("PRAGMA table_info(history)")}
+        if not {"command", "timestamp"} <= cols:
+            raise InputError("SQLite database without an atuin history table", path=path)
+        cur = con.execute("SELECT * FROM history ORDER BY timestamp, rowid")
+        return [dict(r) for r in cur]
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.Error as e:
+        raise InputError(f"cannot read atuin history ({e})", path=path) from None
+    finally:
+        con.close()
+
+
+def _add_atuin_row(session: Session, src: str, row: dict[str, Any]) -> None:
+    row = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v) for k, v in row.items()}
+    raw = canonical(row)
+    ev = Evidence.make(f"atuin:{src}#{row.get('id')}", None, 0, raw, sha256(raw), "atuin_history")
+    session.add_evidence(ev)
+    session.quality.records += 1
+    meta = _atuin_meta(row)
+    actor = "agent:shell" if _atuin_is_agent(row) else "human:shell"
+    ts_ns = row.get("timestamp")
+    ts = iso_utc(ts_ns // 10**9, ts_ns % 10**9) if isinstance(ts_ns, int) else None
+    text = str(row.get("command") or "")
+    session.events.append(Event("shell_command", actor, ts, [Ref(ev.id, "")], text=text, meta=meta))
+
+
+def _atuin_meta(row: dict[str, Any]) -> dict[str, Any]:
+    meta: dict[str, Any] = {"atuin_id": row.get("id")}
+    exit_code, duration = row.get("exit"), row.get("duration")
+    # atuin stores -1 where it does not know (imported entries, commands still running)
+    if isinstance(exit_code, int) and exit_code != -1:
+        meta["exit_code"] = exit_code
+    if isinstance(duration, int) and duration >= 0:
+        meta["duration_s"] = duration / 1e9
+    for key in ("cwd", "session", "hostname", "shell", "author", "intent"):
+        if row.get(key) not in (None, ""):
+            meta[key] = row[key]
+    if row.get("author_kind") is not None:
+        meta["author_kind"] = row["author_kind"]
+    return meta
+
+
+def _atuin_is_agent(row: dict[str, Any]) -> bool:
+    kind = row.get("author_kind")
+    if kind is not None:
+        return bool(kind == 1)
+    return row.get("author") in ATUIN_KNOWN_AGENTS
