@@ -358,12 +358,18 @@ def check_artifact(j: int, a: Any, n_steps: int, sink: Sink) -> None:
             field=f"{where}.release_sensitivity",
         )
     rs = a.get("related_steps")
-    if rs is not None and not (isinstance(rs, list) and all(is_int(x) and 1 <= x <= n_steps for x in rs)):
-        sink.add(
-            "A009",
-            f"artifact {j} related_steps is {show(rs)}, expected numbers of existing steps (1..{n_steps})",
-            field=f"{where}.related_steps",
+    if rs is not None:
+        bad = (
+            [show(x) for x in rs if not (is_int(x) and 1 <= x <= n_steps)]
+            if isinstance(rs, list)
+            else [show(rs)]
         )
+        if bad:
+            sink.add(
+                "A009",
+                f"artifact {j} related_steps has {', '.join(bad)}; steps are 1..{n_steps}",
+                field=f"{where}.related_steps",
+            )
     _artifact_hash(j, a, where, sink)
     if a.get("release_sensitivity") in ("private", "exclude") and (a.get("content") or a.get("diff")):
         sink.add(

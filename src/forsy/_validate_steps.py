@@ -237,7 +237,7 @@ def _actor(i: int, s: dict[str, Any], user: bool, sink: Sink) -> None:
     if not _ACTOR.fullmatch(actor):
         sink.add("S018", f"actor {show(actor)} is not a usual label", step=i, field="actor")
     if actor == "user" and not user and member(s.get("action"), ACTIONS):
-        sink.add("S019", f"actor 'user' on a {s['action']} step", step=i, field="actor")
+        sink.add("S019", f"actor 'user' on a step whose action is {s['action']}", step=i, field="actor")
 
 
 def _user_message(i: int, s: dict[str, Any], sink: Sink) -> None:
