@@ -1,0 +1,487 @@
+"""One Codex thread (one rollout file) → events and session facts.
+
+Rules (each stated where it is applied):
+
+* typed vs injected: a user-role text is injected context when it starts with a marker
+  Codex uses (`_codex_text.context_kind`); in a file that has `event_msg` user_message
+  records (Codex's own record of what a person typed), a user message is typed only when
+  one of them confirms it (`_codex_index`). One `user` event per typed text block, never
+  joined: each block is a separate input item Codex sent.
+* injected context met before the first typed message goes to `SessionMeta` (AGENTS.md →
+  `memory`, the rest → `extra["context"]`); later it becomes a `note` event.
+* groups: items of one model response share `group`; a response ends at the next model
+  input (tool output, user/developer message), token_count, turn_context or turn start.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..evidence import Event, Ref, Session, SessionMeta, pointer
+from ._codex_fork import FindParent, ForkInfo, own_start
+from ._codex_index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
+from ._codex_read import LoadedFile, Rec
+from ._codex_text import context_kind, env_cwd, request_span
+from ._codex_tools import CALLS, RESULTS, ToolTracker
+
+META_EXTRA_KEYS = (
+    "originator", "model_provider", "source", "timestamp", "forked_from_id", "parent_thread_id",
+    "agent_nickname", "agent_role", "agent_path", "memory_mode", "history_mode", "thread_source",
+)  # fmt: skip
+TURN_KEYS = (
+    "turn_id", "cwd", "model", "effort", "summary", "approval_policy", "sandbox_policy",
+    "personality", "current_date", "timezone", "truncation_policy", "realtime_active",
+)  # fmt: skip
+NOTE_EVENTS = frozenset(
+    {"error", "warning", "stream_error", "background_event", "deprecation_notice",
+     "entered_review_mode", "exited_review_mode", "model_reroute"}
+)  # fmt: skip
+SILENT_EVENTS = frozenset(
+    {"task_complete", "turn_complete", "exec_command_begin", "exec_command_output_delta",
+     "exec_command_end", "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin",
+     "mcp_tool_call_end", "web_search_begin", "web_search_end", "agent_message_delta",
+     "agent_reasoning_delta", "agent_reasoning_raw_content_delta", "agent_reasoning_section_break",
+     "session_configured", "turn_diff", "get_history_entry_response", "mcp_list_tools_response",
+     "list_custom_prompts_response", "plan_update", "shutdown_complete", "view_image_tool_call",
+     "image_generation_begin", "image_generation_end", "item_started", "raw_response_item",
+     "thread_settings_applied", "thread_goal_updated", "guardian_assessment",
+     "dynamic_tool_call_request", "dynamic_tool_call_response", "sub_agent_activity",
+     "collab_agent_spawn_begin", "collab_agent_spawn_end", "collab_agent_interaction_begin",
+     "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end",
+     "collab_close_begin", "collab_close_end", "collab_resume_begin", "collab_resume_end",
+     "undo_started", "undo_completed", "request_user_input", "hook_started", "hook_completed",
+     "exec_approval_request", "apply_patch_approval_request", "mcp_startup_update",
+     "mcp_startup_complete"}
+)  # fmt: skip
+SILENT_ITEMS = frozenset({"ghost_snapshot", "other"})
+SILENT_KINDS = frozenset({"state", "world_state", "inter_agent_communication_metadata"})
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@dataclass
+class Thread:
+    lf: LoadedFile
+    thread_id: str
+    actor: str
+    meta: SessionMeta
+    events: list[Event]
+    fork: ForkInfo
+    parent_thread_id: str | None = None
+    subagent: str | None = None  # "thread_spawn", "review", ... for subagent threads
+    spawned: dict[str, str] = field(default_factory=dict)  # child thread id -> spawning call_id
+    spawn_marker: str | None = None  # forked spawn: the spawning call's id, written by Codex
+    call_ids: set[str] = field(default_factory=set)
+
+
+class ThreadBuilder:
+    def __init__(self, lf: LoadedFile, session: Session, find_parent: FindParent) -> None:
+        self.lf, self.session, self.find_parent = lf, session, find_parent
+        self.meta = SessionMeta(agent="codex-cli")
+        self.events: list[Event] = []
+        self.thread_id = _file_uuid(lf) or lf.path.name
+        self.actor = "agent"
+        self.parent_actor = "agent"
+        self.parent_thread_id: str | None = None
+        self.subagent: str | None = None
+        self.group: str | None = None
+        self.turn_id: str | None = None
+        self.seen_dialogue = False
+        self.user_idx: list[int] = []
+        self.warned: set[str] = set()
+        self.last_compaction: tuple[int, int] | None = None  # (record idx, events then)
+        self.spawn_marker: str | None = None
+        self.index = Index()
+        self.tools = ToolTracker(session, lf.source, self.index, self._event)
+
+    # ------------------------------------------------------------------ driver
+    def build(self) -> Thread:
+        meta_rec, fork = self._own_meta()
+        if meta_rec is not None:
+            self._read_meta(meta_rec)
+        self.index = build_index(self.lf.recs, fork.start)
+        self.tools.index = self.index
+        if fork.rule:
+            self.meta.extra["fork"] = {"parent_id": fork.parent_id, "rule": fork.rule, "copied": fork.copied}
+        for rec in self.lf.recs[fork.start :]:
+            if rec is not meta_rec:
+                self._record(rec)
+        self.tools.finish()
+        spawned = {**self.tools.spawned, **self.index.spawned}
+        return Thread(
+            self.lf, self.thread_id, self.actor, self.meta, self.events, fork, self.parent_thread_id,
+            self.subagent, spawned, self.spawn_marker, set(self.tools.calls),
+        )  # fmt: skip
+
+    def _own_meta(self) -> tuple[Rec | None, ForkInfo]:
+        metas = [r for r in self.lf.recs if r.kind in ("session_meta", "bare_header")]
+        if not metas:
+            return None, ForkInfo(0)
+        own = metas[0]
+        for m in metas[1:]:
+            # A later meta forked from the first: the lines before it are the parent's copy.
+            if own.payload.get("id") and m.payload.get("forked_from_id") == own.payload.get("id"):
+                return m, ForkInfo(m.idx + 1, str(own.payload["id"]), "history_before_meta", m.idx)
+        if own.idx > 0:
+            self.session.warn("records_before_meta", "records precede session_meta", self.lf.source)
+            return own, ForkInfo(0)
+        return own, own_start(self.lf, own, self.session, self.find_parent)
+
+    def _record(self, rec: Rec) -> None:
+        kind = rec.kind
+        if kind == "response_item":
+            self._item(rec)
+        elif kind == "event_msg":
+            self._event_msg(rec)
+        elif kind == "turn_context":
+            self._turn_context(rec)
+        elif kind == "compacted":
+            self._compaction(rec)
+        elif kind in ("fork_reference", "rollout_reference"):
+            note = self._event("note", rec, actor="system")
+            note.meta.update({"subtype": kind, **{k: v for k, v in rec.payload.items() if k != "type"}})
+        elif kind == "inter_agent_communication":
+            self._inter_agent(rec)
+        elif kind in ("session_meta", "bare_header"):
+            self._warn_once("extra_session_meta", rec, "another session_meta inside the thread; skipped")
+        elif kind not in SILENT_KINDS:
+            self._unknown(rec, kind)
+
+    # ------------------------------------------------------------------ events
+    def _event(
+        self, kind: Any, rec: Rec, *parts: str | int, actor: str | None = None, **fields: Any
+    ) -> Event:
+        ev = Event(kind, actor or self.actor, rec.ts, [Ref(rec.ev, pointer(*rec.base, *parts))], **fields)
+        if self.turn_id is not None:
+            ev.meta["turn_id"] = self.turn_id
+        if rec.lossy:
+            ev.meta["lossy_utf8"] = True
+        self.events.append(ev)
+        return ev
+
+    def _group(self, rec: Rec) -> str:
+        if self.group is None:
+            tag = "" if self.actor == "agent" else f"{self.thread_id}:"
+            self.group = f"{tag}L{rec.line}"
+        return self.group
+
+    def _note(self, rec: Rec, subtype: str, *parts: str | int, text: str | None = None) -> Event:
+        ev = self._event("note", rec, *parts, actor="system", text=text)
+        ev.meta["subtype"] = subtype
+        return ev
+
+    def _warn_once(self, code: str, rec: Rec, message: str) -> None:
+        if code not in self.warned:
+            self.warned.add(code)
+            self.session.warn(code, message + " (reported once)", self.lf.source, rec.line)
+
+    def _unknown(self, rec: Rec, what: str) -> None:
+        self.session.quality.unknown_records += 1
+        self._warn_once(f"unknown:{what}", rec, f"unknown record type {what!r}; skipped")
+
+    # ---------------------------------------------------------------- response items
+    def _item(self, rec: Rec) -> None:
+        sub = rec.sub or ""
+        if sub == "message":
+            self._message(rec)
+        elif sub == "reasoning":
+            self._reasoning(rec)
+        elif sub in CALLS:
+            self.seen_dialogue = True
+            self.tools.call(rec, self._group(rec))
+        elif sub in RESULTS:
+            self.group = None
+            self._result(rec)
+        elif sub in COMPACTION_ITEMS:
+            if not compaction_mirror(self.lf.recs, rec):
+                self._compaction(rec)
+        elif sub not in SILENT_ITEMS:
+            self._unknown(rec, f"response_item:{sub}")
+
+    def _result(self, rec: Rec) -> None:
+        call_id = rec.payload.get("call_id")
+        if self.subagent and self.lf.recs and self.spawn_marker is None and not self.tools.calls:
+            if isinstance(call_id, str) and self.meta.extra.get("forked_from_id"):
+                # A forked spawn: Codex writes the spawning call's output into the child.
+                self.spawn_marker = call_id
+                out = rec.payload.get("output")
+                note = self._note(
+                    rec, "forked_spawn_output", "output", text=out if isinstance(out, str) else None
+                )
+                note.meta["spawn_call_id"] = call_id
+                return
+        self.tools.result(rec)
+
+    def _message(self, rec: Rec) -> None:
+        role = rec.payload.get("role")
+        content = rec.payload.get("content")
+        blocks = content if isinstance(content, list) else []
+        if role == "assistant":
+            for i, b in enumerate(blocks):
+                text = b.get("text") if isinstance(b, dict) else None
+                if isinstance(text, str) and text:
+                    self.seen_dialogue = True
+                    ev = self._event(
+                        "agent_text", rec, "content", i, "text", text=text, group=self._group(rec)
+                    )
+                    if isinstance(rec.payload.get("phase"), str):
+                        ev.meta["phase"] = rec.payload["phase"]
+            return
+        self.group = None
+        if role == "user":
+            self._user_message(rec, blocks)
+            return
+        for i, b in enumerate(blocks):
+            text = b.get("text") if isinstance(b, dict) else None
+            if isinstance(text, str) and text.strip():
+                self._context(context_kind(text) or str(role), rec, i, text, str(role))
+
+    def _user_message(self, rec: Rec, blocks: list[Any]) -> None:
+        typed_ok = not self.index.has_user_events or rec.idx in self.index.typed
+        images = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "input_image")
+        for i, b in enumerate(blocks):
+            text = b.get("text") if isinstance(b, dict) else None
+            if not isinstance(text, str) or not text.strip():
+                continue
+            kind = context_kind(text)
+            if kind is not None:
+                self._context(kind, rec, i, text, "user")
+            elif self.subagent:
+                self._subagent_input(rec, ("content", i, "text"), text)
+            elif not typed_ok:
+                self._context("unconfirmed_user_text", rec, i, text, "user")
+            else:
+                ev = self._user(rec, ("content", i, "text"), text)
+                if images:
+                    ev.meta["images"], images = images, 0
+
+    def _user(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> Event:
+        span = request_span(text)
+        ev = self._event("user", rec, *parts, actor="user", text=text[span[0] : span[1]] if span else text)
+        if span:
+            ev.meta["span"] = list(span)
+            ev.meta["wrapped"] = "ide_context"
+        self.user_idx.append(len(self.events) - 1)
+        self.seen_dialogue = True
+        return ev
+
+    def _subagent_input(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> None:
+        # In a subagent's thread the "user" is the agent that spawned it, not a person.
+        ev = self._event("note", rec, *parts, actor=self.parent_actor, text=text)
+        ev.meta["subtype"] = "subagent_input"
+        self.seen_dialogue = True
+
+    def _context(self, kind: str, rec: Rec, i: int, text: str, role: str) -> None:
+        parts = ("content", i, "text")
+        if kind == "turn_aborted" and not self.index.has_abort_events:
+            ev = self._event("interrupt", rec, *parts, actor="user", text=text)
+            ev.meta["subtype"] = "turn_aborted_notice"
+            return
+        if self.seen_dialogue:
+            self._note(rec, kind, *parts, text=text).meta["role"] = role
+            return
+        ref = {"ev": rec.ev, "pointer": pointer(*rec.base, *parts)}
+        self.meta.extra.setdefault("context", []).append({"kind": kind, "role": role, "text": text, **ref})
+        if kind == "agents_md" and self.meta.memory is None:
+            self.meta.memory = text
+            self.meta.extra["memory_ref"] = ref
+        if kind == "environment_context" and self.meta.cwd is None and (cwd := env_cwd(text)):
+            self.meta.cwd = cwd
+            self.meta.extra["cwd_from"] = ref
+
+    def _reasoning(self, rec: Rec) -> None:
+        p = rec.payload
+        found = False
+        for part, key in (("summary", "summary"), ("raw", "content")):
+            blocks = p.get(key)
+            for i, b in enumerate(blocks if isinstance(blocks, list) else []):
+                text = b.get("text") if isinstance(b, dict) else None
+                if isinstance(text, str) and text:
+                    found = True
+                    ev = self._event("reasoning", rec, key, i, "text", text=text, group=self._group(rec))
+                    ev.meta["part"] = part
+        if not found and p.get("encrypted_content"):
+            self.session.quality.encrypted_reasoning += 1
+
+    # ---------------------------------------------------------------- event_msg
+    def _event_msg(self, rec: Rec) -> None:
+        sub = rec.sub or ""
+        p = rec.payload
+        if rec.idx in self.index.mirrored:
+            q = self.session.quality.extra
+            q["event_msg_mirrors"] = q.get("event_msg_mirrors", 0) + 1
+        elif sub == "user_message" and isinstance(p.get("message"), str):
+            self.group = None
+            if self.subagent:
+                self._subagent_input(rec, ("message",), p["message"])
+            else:
+                self._user(rec, ("message",), p["message"])
+        elif sub == "agent_message" and isinstance(p.get("message"), str):
+            self.seen_dialogue = True
+            self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec))
+        elif sub in ("agent_reasoning", "agent_reasoning_raw_content") and isinstance(p.get("text"), str):
+            ev = self._event("reasoning", rec, "text", text=p["text"], group=self._group(rec))
+            ev.meta["part"] = "summary" if sub == "agent_reasoning" else "raw"
+        elif sub == "token_count":
+            self.group = None
+            self._tokens(p)
+        elif sub in ("task_started", "turn_started"):
+            self.group = None
+            self.turn_id = p["turn_id"] if isinstance(p.get("turn_id"), str) else self.turn_id
+        elif sub == "turn_aborted":
+            self.group = None
+            self._aborted(rec)
+        elif sub == "context_compacted":
+            if not compaction_mirror(self.lf.recs, rec):
+                self._compaction(rec)
+        elif sub == "thread_rolled_back":
+            self._rollback(rec)
+        else:
+            self._other_event(rec, sub)
+
+    def _other_event(self, rec: Rec, sub: str) -> None:
+        p = rec.payload
+        if sub in NOTE_EVENTS:
+            key = "message" if isinstance(p.get("message"), str) else None
+            self._note(rec, sub, *(key,) if key else (), text=p.get(key) if key else None)
+        elif sub == "item_completed":
+            item = p.get("item")
+            if isinstance(item, dict) and item.get("type") == "plan" and isinstance(item.get("text"), str):
+                self._note(rec, "plan", "item", "text", text=item["text"])
+        elif sub == "thread_name_updated" and isinstance(p.get("thread_name"), str):
+            self.meta.extra["thread_name"] = p["thread_name"]
+        elif sub in ("task_complete", "turn_complete"):
+            self.group = None
+        elif sub not in SILENT_EVENTS:
+            self._unknown(rec, f"event_msg:{sub}")
+
+    def _aborted(self, rec: Rec) -> None:
+        reason = rec.payload.get("reason")
+        parts = ("reason",) if "reason" in rec.payload else ()
+        if reason == "interrupted":
+            ev = self._event("interrupt", rec, *parts, actor="user")
+        else:
+            ev = self._note(rec, "turn_aborted", *parts)
+        ev.meta["reason"] = reason
+
+    def _rollback(self, rec: Rec) -> None:
+        n = rec.payload.get("num_turns")
+        if isinstance(n, int) and n > 0 and self.user_idx:
+            # Codex drops the last n user turns from the model's history: mark them.
+            cut = self.user_idx[-min(n, len(self.user_idx))]
+            for ev in self.events[cut:]:
+                if not ev.abandoned:
+                    ev.abandoned = True
+                    self.session.quality.abandoned_events += 1
+            del self.user_idx[-min(n, len(self.user_idx)) :]
+        self._note(rec, "thread_rolled_back").meta["num_turns"] = n
+
+    def _compaction(self, rec: Rec) -> None:
+        if self.last_compaction is not None:
+            idx, count = self.last_compaction
+            if rec.idx - idx <= WINDOW and count == len(self.events):
+                return  # the twin of the compaction just recorded
+        msg = rec.payload.get("message") if rec.kind == "compacted" else None
+        text = msg if isinstance(msg, str) and msg else None
+        ev = self._event("compaction", rec, *("message",) if text else (), text=text)
+        hist = rec.payload.get("replacement_history")
+        if isinstance(hist, list):
+            ev.meta["replacement_history_items"] = len(hist)
+        if rec.kind == "response_item":
+            ev.meta["encrypted"] = True
+        self.session.quality.compactions += 1
+        self.group = None
+        self.last_compaction = (rec.idx, len(self.events))
+
+    def _inter_agent(self, rec: Rec) -> None:
+        key = next((k for k in ("message", "content", "text") if isinstance(rec.payload.get(k), str)), None)
+        self._note(
+            rec,
+            "inter_agent_communication",
+            *(key,) if key else (),
+            text=rec.payload.get(key) if key else None,
+        )
+
+    # ---------------------------------------------------------------- session facts
+    def _tokens(self, p: dict[str, Any]) -> None:
+        info = p.get("info")
+        if not isinstance(info, dict):
+            return
+        total = info.get("total_token_usage")
+        if isinstance(total, dict):
+            # Cumulative for the thread: the last one is the total, never a sum.
+            usage = {k: v for k, v in total.items() if isinstance(v, int) and not isinstance(v, bool)}
+            self.meta.token_usage = usage
+        if isinstance(info.get("model_context_window"), int):
+            self.meta.extra["model_context_window"] = info["model_context_window"]
+
+    def _turn_context(self, rec: Rec) -> None:
+        self.group = None
+        p = rec.payload
+        model = p.get("model")
+        if isinstance(model, str) and model not in self.meta.models:
+            self.meta.models.append(model)
+        if isinstance(p.get("turn_id"), str):
+            self.turn_id = p["turn_id"]
+        if self.meta.cwd is None and isinstance(p.get("cwd"), str):
+            self.meta.cwd = p["cwd"]
+        settings = {k: p[k] for k in TURN_KEYS if k in p}
+        mode = p.get("collaboration_mode")
+        if isinstance(mode, dict):
+            st = mode["settings"] if isinstance(mode.get("settings"), dict) else {}
+            settings["collaboration_mode"] = {
+                "mode": mode.get("mode"),
+                "reasoning_effort": st.get("reasoning_effort"),
+            }
+        turns: list[dict[str, Any]] = self.meta.extra.setdefault("turns", [])
+        last = {k: v for k, v in turns[-1].items() if k != "line"} if turns else None
+        if last != settings:
+            turns.append({**settings, "line": rec.line})
+
+    def _read_meta(self, rec: Rec) -> None:
+        p = rec.payload
+        m = self.meta
+        if isinstance(p.get("id"), str) and p["id"]:
+            self.thread_id = p["id"]
+        m.agent_version = p.get("cli_version") if isinstance(p.get("cli_version"), str) else None
+        m.cwd = p.get("cwd") if isinstance(p.get("cwd"), str) else None
+        git = p.get("git")
+        if isinstance(git, dict):
+            m.git_branch = git.get("branch") if isinstance(git.get("branch"), str) else None
+            m.extra["git"] = {k: v for k, v in git.items() if k != "branch"}
+        base = p.get("base_instructions")
+        parts: tuple[str, ...] = ()
+        if isinstance(base, dict) and isinstance(base.get("text"), str):
+            m.system_prompt, parts = base["text"], ("base_instructions", "text")
+        elif isinstance(p.get("instructions"), str):
+            m.system_prompt, parts = p["instructions"], ("instructions",)
+        if m.system_prompt is not None:
+            m.system_prompt_ref = Ref(rec.ev, pointer(*rec.base, *parts))
+        tools = p.get("dynamic_tools")
+        if isinstance(tools, list):
+            m.tools = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        m.extra.update({k: p[k] for k in META_EXTRA_KEYS if p.get(k) is not None})
+        self._read_source(p)
+
+    def _read_source(self, p: dict[str, Any]) -> None:
+        src = p.get("source")
+        sub = src.get("subagent") if isinstance(src, dict) else None
+        parent = p.get("parent_thread_id")
+        if isinstance(sub, dict) and isinstance(sub.get("thread_spawn"), dict):
+            self.subagent = "thread_spawn"
+            parent = sub["thread_spawn"].get("parent_thread_id") or parent
+        elif isinstance(sub, dict) and sub:
+            self.subagent = str(next(iter(sub)))
+        elif isinstance(sub, str):
+            self.subagent = sub
+        elif isinstance(parent, str):
+            self.subagent = "thread_spawn"
+        if self.subagent:
+            self.actor = f"subagent:{self.thread_id}"
+            self.parent_thread_id = parent if isinstance(parent, str) else None
+
+
+def _file_uuid(lf: LoadedFile) -> str | None:
+    found = _UUID.findall(lf.path.name)
+    return found[-1] if found else None

@@ -1,0 +1,104 @@
+"""Forked rollouts: where the copy of the parent's history ends.
+
+What codex-rs writes (rollout/recorder.rs, core session init): a forked thread's file
+starts with its own `session_meta` (with `forked_from_id`); then comes the parent's
+history, persisted again as it was: the parent's own `session_meta` line first, then its
+records (ghost snapshots dropped). Newer versions write a `fork_reference` record instead
+of (or after) the copy. The rule used here, in order:
+
+1. a `fork_reference` record: everything between our `session_meta` and it is copied;
+2. the parent's rollout file can be found (same directory, or the `sessions/` tree it is
+   in, or the read root): the copy is the run of records equal (type and payload) to the
+   parent's records in order; records Codex does not write again (ghost snapshots,
+   event_msg) may be missing from the copy;
+3. otherwise the extent of the copy cannot be known: nothing is skipped and a warning
+   says where the copy begins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..evidence import Session
+from ._codex_read import LoadedFile, Rec
+
+
+@dataclass(slots=True)
+class ForkInfo:
+    start: int  # index of the first record that belongs to this thread
+    parent_id: str | None = None
+    rule: str | None = None  # "fork_reference" | "parent_file" | "unresolved"
+    copied: int = 0
+
+
+FindParent = Callable[[str], LoadedFile | None]
+
+
+def own_start(lf: LoadedFile, meta: Rec | None, session: Session, find_parent: FindParent) -> ForkInfo:
+    recs = lf.recs
+    if meta is None:
+        return ForkInfo(0)
+    first = meta.idx + 1
+    for r in recs[first:]:
+        if r.kind == "fork_reference":
+            return ForkInfo(r.idx, _str(meta.payload.get("forked_from_id")), "fork_reference", r.idx - first)
+    parent_id = _str(meta.payload.get("forked_from_id")) or _str(meta.payload.get("forked_from"))
+    nxt = recs[first] if first < len(recs) else None
+    copied_meta = nxt is not None and nxt.kind == "session_meta"
+    if copied_meta and nxt is not None:
+        parent_id = parent_id or _str(nxt.payload.get("id"))
+    if parent_id is None or not copied_meta:
+        return ForkInfo(first, parent_id)
+    parent = find_parent(parent_id)
+    if parent is not None:
+        end = copied_end(recs, first, parent.recs)
+        return ForkInfo(end, parent_id, "parent_file", end - first)
+    session.warn(
+        "fork_prefix_unresolved",
+        f"forked from {parent_id}, whose rollout was not found: the copied history that starts "
+        "here cannot be told apart from this thread's own records, so nothing was skipped",
+        lf.source,
+        recs[first].line,
+    )
+    session.quality.extra["fork_prefix_unresolved"] = 1
+    return ForkInfo(first, parent_id, "unresolved")
+
+
+def copied_end(child: list[Rec], start: int, parent: list[Rec]) -> int:
+    i, j = start, 0
+    while i < len(child) and j < len(parent):
+        c, p = child[i], parent[j]
+        if c.kind == p.kind and c.payload == p.payload:
+            i += 1
+            j += 1
+        elif p.kind == "event_msg" or (p.kind == "response_item" and p.sub == "ghost_snapshot"):
+            j += 1
+        else:
+            break
+    return i
+
+
+def candidate_paths(path: Path, thread_id: str, root: Path | None) -> list[Path]:
+    """Rollout files that may hold a thread: its directory, the sessions tree, the root."""
+    dirs = [path.parent]
+    # ~/.codex/sessions/YYYY/MM/DD/file: the sessions tree is three levels up.
+    if len(path.parents) > 3 and path.parents[2].name.isdigit():
+        dirs.append(path.parents[3])
+    if root is not None and root.is_dir():
+        dirs.append(root)
+    seen: set[Path] = set()
+    out: list[Path] = []
+    for i, d in enumerate(dirs):
+        pattern = f"*{thread_id}*.jsonl*"
+        found = d.glob(pattern) if i == 0 else d.rglob(pattern)
+        for p in sorted(found):
+            if p.is_file() and p != path and p not in seen and p.name.endswith((".jsonl", ".jsonl.zst")):
+                seen.add(p)
+                out.append(p)
+    return out
+
+
+def _str(v: object) -> str | None:
+    return v if isinstance(v, str) and v else None

@@ -1,0 +1,170 @@
+"""Codex rollouts, line by line: bytes → evidence → classified records.
+
+Each line is parsed once. A line that is not JSON is counted and reported, never fatal;
+a `.jsonl.zst` file is decompressed first (evidence offsets then refer to the
+decompressed stream, which `SourceFile.sha256` does not cover: it is the file on disk).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import zstandard
+
+from ..evidence import Evidence, Session, SourceFile
+from ._lines import iter_lines, read_bytes, sha256
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ENVELOPE_KINDS = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "fork_reference",
+        "rollout_reference",
+        "world_state",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+    }
+)
+
+
+@dataclass(slots=True)
+class Rec:
+    """One parsed record of a rollout."""
+
+    idx: int  # position among the records of its file
+    line: int
+    ev: str  # evidence id
+    kind: str  # envelope type, "state", "bare_header", or "unknown"
+    sub: str | None  # payload["type"] when it is a string
+    ts: str | None  # envelope timestamp (bare records have none)
+    payload: dict[str, Any]
+    base: tuple[str, ...]  # pointer prefix of the payload: ("payload",) or () for bare records
+    lossy: bool = False  # bytes were not valid UTF-8 and were decoded with U+FFFD
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    path: Path
+    source: str  # evidence source: path relative to the root, or the file name
+    recs: list[Rec]
+    file: SourceFile
+    decompressed: bool
+
+
+def source_name(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def decompress(data: bytes, session: Session, source: str) -> bytes:
+    """All of a zstd stream that can be read; a damaged tail is reported, not fatal."""
+    out = io.BytesIO()
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
+    try:
+        while chunk := reader.read(1 << 20):
+            out.write(chunk)
+    except zstandard.ZstdError as e:
+        session.warn("zstd_damaged", f"zstd stream could not be read to its end: {e}", source)
+    return out.getvalue()
+
+
+def head_text(path: Path, head: bytes) -> bytes:
+    """The first bytes of a file as text, decompressing a zstd head when needed."""
+    if not head.startswith(ZSTD_MAGIC):
+        return head
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(head))
+        return bytes(reader.read(1 << 20))
+    except zstandard.ZstdError:
+        return b""
+
+
+def load_file(path: Path, source: str, session: Session) -> LoadedFile:
+    data = read_bytes(path)
+    digest = sha256(data)
+    packed = data.startswith(ZSTD_MAGIC)
+    text = decompress(data, session, source) if packed else data
+    sf = SourceFile(source, str(path.resolve()), "codex", len(data), digest)
+    recs: list[Rec] = []
+    for rl in iter_lines(text):
+        session.quality.records += 1
+        raw_digest = sha256(rl.raw)
+        obj, lossy = _parse(rl.raw)
+        rec = _classify(obj, len(recs), rl.line) if obj is not None else None
+        rtype = _record_type(rec) if rec is not None else None
+        ev = session.add_evidence(Evidence.make(source, rl.line, rl.offset, rl.raw, raw_digest, rtype))
+        if not rl.complete:
+            what = "and could not be parsed" if obj is None else "but parsed"
+            session.warn("truncated_last_line", f"last line has no newline {what}", source, rl.line)
+        if obj is None:
+            session.quality.unparsable_records += 1
+            session.warn("unparsable", "line is not a JSON object; skipped", source, rl.line)
+            continue
+        if rec is None:
+            session.quality.unknown_records += 1
+            session.warn("unknown_record", "JSON value is not a rollout record; skipped", source, rl.line)
+            continue
+        if lossy:
+            session.quality.extra["invalid_utf8_records"] = (
+                session.quality.extra.get("invalid_utf8_records", 0) + 1
+            )
+            session.warn("invalid_utf8", "invalid UTF-8 replaced by U+FFFD to read the line", source, rl.line)
+        rec.ev = ev
+        rec.lossy = lossy
+        recs.append(rec)
+    return LoadedFile(path, source, recs, sf, packed)
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, bool]:
+    try:
+        obj = orjson.loads(raw)
+        lossy = False
+    except orjson.JSONDecodeError:
+        # Codex writes valid UTF-8; invalid bytes mean damage. Read what the line still says.
+        try:
+            raw.decode("utf-8")
+            return None, False
+        except UnicodeDecodeError:
+            pass
+        try:
+            obj = orjson.loads(raw.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            return None, False
+        lossy = True
+    return (obj if isinstance(obj, dict) else None), lossy
+
+
+def _classify(d: dict[str, Any], idx: int, line: int) -> Rec | None:
+    t = d.get("type")
+    ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
+    if isinstance(t, str) and "payload" in d:
+        p = d["payload"]
+        if not isinstance(p, dict):
+            return None
+        sub = p.get("type") if isinstance(p.get("type"), str) else None
+        return Rec(idx, line, "", t, sub, ts, p, ("payload",))
+    if "record_type" in d:
+        return Rec(idx, line, "", "state", None, None, d, ())
+    if t is None and "id" in d and "timestamp" in d:
+        # The bare format's first line: {id, timestamp, instructions, git}.
+        return Rec(idx, line, "", "bare_header", None, ts, d, ())
+    if isinstance(t, str):
+        # A bare response item of the early format, without envelope or timestamp.
+        return Rec(idx, line, "", "response_item", t, None, d, ())
+    return None
+
+
+def _record_type(rec: Rec) -> str:
+    return f"{rec.kind}:{rec.sub}" if rec.sub and rec.kind in ("response_item", "event_msg") else rec.kind

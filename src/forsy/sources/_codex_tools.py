@@ -1,0 +1,254 @@
+"""Tool calls and their results in a Codex rollout, linked by `call_id`.
+
+Calls: `function_call` (arguments are a JSON string, parsed), `custom_tool_call` (raw
+`input` text, e.g. apply_patch), `local_shell_call` (`action`), `web_search_call`
+(`action`; its result stays on the server, so no result is expected), `tool_search_call`,
+`image_generation_call`. Results: `function_call_output`, `custom_tool_call_output`,
+`tool_search_output`; later `*_end` events add exit codes and success flags.
+
+When `meta["inner_pointer"]` is set on an event, its ref points at a JSON *string*: parse
+that string and follow `inner_pointer` inside it to get the event's text/args.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..evidence import Event, Session, pointer
+from ._codex_index import Index
+from ._codex_read import Rec
+from ._codex_text import Output, is_error, json_args, parse_output
+
+CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+    }
+)
+RESULTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+NO_RESULT_EXPECTED = frozenset({"web_search", "image_generation"})
+
+NewEvent = Callable[..., Event]
+
+
+@dataclass
+class ToolTracker:
+    session: Session
+    source: str
+    index: Index
+    new_event: NewEvent  # (kind, rec, *pointer parts, **fields) -> Event
+    calls: dict[str, Event] = field(default_factory=dict)
+    results: set[str] = field(default_factory=set)
+    exec_sessions: dict[int, str] = field(default_factory=dict)  # unified exec id -> call_id
+    spawned: dict[str, str] = field(default_factory=dict)  # agent id from spawn_agent output -> call_id
+    call_events: list[Event] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ calls
+    def call(self, rec: Rec, group: str | None) -> Event:
+        p = rec.payload
+        sub = rec.sub
+        call_id = _str(p.get("call_id"))
+        meta: dict[str, Any] = {}
+        if sub == "function_call":
+            tool, args, ptr = self._function(rec, meta)
+        elif sub == "custom_tool_call":
+            tool, args, ptr = _str(p.get("name")), p.get("input"), "input"
+        elif sub == "local_shell_call":
+            tool, args, ptr = "local_shell", p.get("action"), "action"
+            call_id = call_id or _str(p.get("id"))
+        elif sub == "web_search_call":
+            tool, args, ptr = "web_search", p.get("action"), "action"
+            call_id = self.index.web_search_ids.get(rec.idx)
+            if call_id:
+                meta["call_id_from"] = "web_search_end"
+        elif sub == "tool_search_call":
+            tool, args, ptr = "tool_search", p.get("arguments"), "arguments"
+        else:  # image_generation_call
+            tool, args, ptr = "image_generation", p.get("revised_prompt"), "revised_prompt"
+            call_id = call_id or _str(p.get("id"))
+        if isinstance(p.get("status"), str):
+            meta["status"] = p["status"]
+        parts = (ptr,) if ptr in p else ()
+        ev = self.new_event("tool_call", rec, *parts, call_id=call_id, tool=tool, args=args, group=group)
+        ev.meta.update(meta)
+        if call_id:
+            self.calls.setdefault(call_id, ev)
+        self.call_events.append(ev)
+        return ev
+
+    def _function(self, rec: Rec, meta: dict[str, Any]) -> tuple[str | None, Any, str]:
+        p = rec.payload
+        name = _str(p.get("name"))
+        raw = p.get("arguments")
+        args, ok = json_args(raw)
+        if isinstance(raw, str):
+            if ok:
+                meta["inner_pointer"] = ""
+            else:
+                meta["args_unparsed"] = True
+                q = self.session.quality.extra
+                q["unparsable_arguments"] = q.get("unparsable_arguments", 0) + 1
+                if q["unparsable_arguments"] == 1:
+                    self.session.warn(
+                        "unparsable_arguments",
+                        f"arguments of {name!r} are not JSON; kept as the raw string "
+                        "(reported once; quality.extra counts them all)",
+                        self.source,
+                        rec.line,
+                    )
+        ns = _str(p.get("namespace"))
+        end = self.index.ends.get(_str(p.get("call_id")) or "")
+        inv = end.payload.get("invocation") if end is not None and end.sub == "mcp_tool_call_end" else None
+        if isinstance(inv, dict) and isinstance(inv.get("server"), str) and isinstance(inv.get("tool"), str):
+            # Codex names MCP tools `server__tool`; its mcp_tool_call_end says which is which.
+            name = f"mcp:{inv['server']}.{inv['tool']}"
+        elif ns and ns.startswith("mcp__") and name:
+            name = f"mcp:{ns[5:].rstrip('_')}.{name}"
+        elif ns:
+            meta["namespace"] = ns
+        return name, args, "arguments"
+
+    # ---------------------------------------------------------------- results
+    def result(self, rec: Rec) -> Event:
+        p = rec.payload
+        call_id = _str(p.get("call_id"))
+        out, parts, meta = self._output(rec)
+        success = out.success
+        end = self.index.ends.get(call_id or "")
+        if end is not None:
+            success = self._from_end(end, out, meta, success)
+        if out.exit_code is not None:
+            meta["exit_code"] = out.exit_code
+        if out.duration_s is not None:
+            meta["duration_s"] = out.duration_s
+        if out.inner is not None:
+            meta["inner_pointer"] = out.inner
+        ev = self.new_event(
+            "tool_result", rec, *parts, call_id=call_id, text=out.text,
+            is_error=is_error(out.exit_code, success, out.text),
+        )  # fmt: skip
+        ev.meta.update(meta)
+        if call_id:
+            self.results.add(call_id)
+            self._link(call_id, out, ev)
+            if call_id not in self.calls:
+                ev.meta["orphan"] = True
+        return ev
+
+    def _output(self, rec: Rec) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+        p = rec.payload
+        meta: dict[str, Any] = {}
+        if rec.sub == "tool_search_output":
+            meta["tools"] = p.get("tools")
+            return Output(None), ("tools",) if "tools" in p else (), meta
+        o = p.get("output")
+        if isinstance(o, str):
+            out = parse_output(o)
+            if out.extra:
+                meta["raw"] = o
+            return out, ("output",), meta
+        if isinstance(o, dict):
+            # The early object form {content, success}.
+            text = o.get("content") if isinstance(o.get("content"), str) else None
+            out = parse_output(text) if text is not None else Output(None)
+            ok = o.get("success")
+            out.success = ok if isinstance(ok, bool) else None
+            return out, ("output", "content") if text is not None else ("output",), meta
+        if isinstance(o, list):
+            return self._items(o, meta)
+        return Output(None), (), meta
+
+    @staticmethod
+    def _items(
+        items: list[Any], meta: dict[str, Any]
+    ) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+        texts = [
+            (k, b["text"])
+            for k, b in enumerate(items)
+            if isinstance(b, dict) and isinstance(b.get("text"), str)
+        ]
+        images = sum(1 for b in items if isinstance(b, dict) and b.get("type") == "input_image")
+        if images:
+            meta["images"] = images
+        if len(texts) == 1:
+            k, t = texts[0]
+            return parse_output(t), ("output", k, "text"), meta
+        if texts:
+            # Several text parts: joined with "\n"; meta["parts"] holds each part's pointer.
+            meta["joined"] = "\n"
+            meta["parts"] = [pointer("output", k, "text") for k, _ in texts]
+            return Output("\n".join(t for _, t in texts)), ("output",), meta
+        return Output(None), ("output",), meta
+
+    def _from_end(self, end: Rec, out: Output, meta: dict[str, Any], success: bool | None) -> bool | None:
+        p = end.payload
+
+        def ref(key: str) -> dict[str, str]:
+            return {"ev": end.ev, "pointer": pointer("payload", key)}
+
+        if end.sub == "exec_command_end":
+            code = p.get("exit_code")
+            if out.exit_code is None and isinstance(code, int) and not isinstance(code, bool):
+                # Unified exec answers "Process running…" first; the exit comes later here.
+                out.exit_code = code
+                meta["exit_code_from"] = ref("exit_code")
+            dur = p.get("duration")
+            if out.duration_s is None and isinstance(dur, dict):
+                secs, nanos = dur.get("secs"), dur.get("nanos")
+                if isinstance(secs, int) and isinstance(nanos, int):
+                    out.duration_s = secs + nanos / 1e9
+                    meta["duration_from"] = ref("duration")
+        elif end.sub == "patch_apply_end" and isinstance(p.get("success"), bool):
+            success = p["success"] if success is None else success
+            meta["success_from"] = ref("success")
+        elif end.sub == "mcp_tool_call_end":
+            res = p.get("result")
+            if isinstance(res, dict) and "Err" in res:
+                success = False
+            elif isinstance(res, dict) and isinstance(res.get("Ok"), dict):
+                err = res["Ok"].get("isError", res["Ok"].get("is_error"))
+                success = not err if isinstance(err, bool) else success
+            meta["success_from"] = ref("result")
+        return success
+
+    def _link(self, call_id: str, out: Output, ev: Event) -> None:
+        call = self.calls.get(call_id)
+        if out.exec_session is not None:
+            self.exec_sessions[out.exec_session] = call_id
+            ev.meta["exec_session_id"] = out.exec_session
+        if call is None:
+            return
+        if call.tool == "write_stdin" and isinstance(call.args, dict):
+            sid = call.args.get("session_id")
+            if isinstance(sid, int) and sid in self.exec_sessions:
+                # A poll of a unified exec process: name the call that started it.
+                ev.meta["exec_call_id"] = self.exec_sessions[sid]
+        if call.tool == "spawn_agent" and isinstance(out.text, str) and out.text.startswith("{"):
+            try:
+                obj = orjson.loads(out.text)
+            except orjson.JSONDecodeError:
+                return
+            if isinstance(obj, dict) and isinstance(obj.get("agent_id"), str):
+                self.spawned[obj["agent_id"]] = call_id
+
+    def finish(self) -> None:
+        """Calls without a result are kept; they are counted and flagged."""
+        for ev in self.call_events:
+            if ev.tool in NO_RESULT_EXPECTED:
+                ev.meta["result_in_log"] = False
+                continue
+            if ev.call_id is None or ev.call_id not in self.results:
+                ev.meta["no_result"] = True
+                self.session.quality.missing_results += 1
+
+
+def _str(v: object) -> str | None:
+    return v if isinstance(v, str) and v else None
