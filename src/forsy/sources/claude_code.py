@@ -149,7 +149,11 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     if AGENT_FILE.match(path.name) and not main:
         # a subagent transcript given on its own: its prompt came from the parent agent
         agent_id = AGENT_FILE.match(path.name).group(1)  # type: ignore[union-attr]
-        session.events = _thread_events(Thread(agent_id, inline, "file"), session)
+        th = Thread(agent_id, inline, "file", _root_prompt(inline))
+        if (th.prompt or "").strip() == "Warmup":
+            session.warn("warmup-only", "a Warmup sidechain (cache priming), not work", session.files[-1].path)
+            return session
+        session.events = _thread_events(th, session)
         return session
     abandoned = _abandoned(main, session)
     builder = EventBuilder("agent", abandoned)
@@ -480,53 +484,49 @@ def _thread_events(th: Thread, session: Session) -> list[Event]:
 
 
 def _merge_threads(events: list[Event], threads: list[Thread], session: Session) -> list[Event]:
-    """Main events in log order; each subagent's events placed by time after its spawning call
-    and before that call's result (the subagent ran in between). Unlinked threads are placed
-    by time alone."""
+    """Main events in log order; each linked subagent's events follow its spawning call(s),
+    one subagent after another in the order they were spawned, before any result returns
+    (as Claude Code writes inline sidechains). Parallel subagents are therefore grouped by
+    subagent, not interleaved by time. Unlinked threads go before the first main event
+    that is later than their start."""
     work = [th for th in threads if not th.warmup]
     if len(threads) > len(work):
         session.quality.extra["warmup_threads"] = len(threads) - len(work)
     by_call: dict[str, list[Event]] = {}
-    open_: list[list[Any]] = []  # [events, next index]
+    order: dict[str, int] = {}  # inline threads keep the file's order; others the spawning order
+    loose: list[list[Event]] = []
     for th in work:
         evs = _thread_events(th, session)
         if not evs:
             continue
         if th.call_id and th.call_id not in by_call:
             by_call[th.call_id] = evs
+            order[th.call_id] = (th.records[0].ev.line or 0) if th.source == "inline" else 10**12 + len(order)
         else:
-            open_.append([evs, 0])
+            loose.append(evs)
+    loose.sort(key=lambda evs: evs[0].ts or "")
     out: list[Event] = []
-
-    def emit_until(ts: str | None) -> None:
-        while True:
-            live = [o for o in open_ if o[1] < len(o[0])]
-            if not live:
-                return
-            nxt = min(live, key=lambda o: o[0][o[1]].ts or "")
-            e = nxt[0][nxt[1]]
-            if ts is not None and (e.ts or "") > ts:
-                return
-            out.append(e)
-            nxt[1] += 1
-
-    started: set[str] = set()
+    opened: list[list[Event]] = []
+    opened_keys: list[int] = []
+    used: set[str] = set()
     for e in events:
-        if e.kind == "tool_result" and e.call_id in by_call and e.call_id in started:
-            target = by_call.pop(e.call_id)
-            slot = next(o for o in open_ if o[0] is target)
-            emit_until(e.ts)
-            out.extend(slot[0][slot[1]:])
-            slot[1] = len(slot[0])
-        elif e.ts is not None:
-            emit_until(e.ts)
+        if e.kind != "tool_call":
+            for _k, evs in sorted(zip(opened_keys, opened, strict=True), key=lambda kv: kv[0]):
+                out.extend(evs)
+            opened, opened_keys = [], []
+        while loose and e.ts is not None and (loose[0][0].ts or "") < e.ts:
+            out.extend(loose.pop(0))
         out.append(e)
-        if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in started:
-            started.add(e.call_id)
-            open_.append([by_call[e.call_id], 0])
-    emit_until(None)
+        if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in used:
+            used.add(e.call_id)
+            opened.append(by_call[e.call_id])
+            opened_keys.append(order[e.call_id])
+    for evs in opened:
+        out.extend(evs)
+    for evs in loose:
+        out.extend(evs)
     for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
-        if cid not in started:
+        if cid not in used:
             out.extend(evs)
     return out
 

@@ -1,0 +1,170 @@
+"""The `forsy` command line: parses arguments, calls one library function, prints.
+
+Errors become one-line messages here and only here (`_friendly`); a Python traceback is
+shown only with `--debug`. Exit codes: 0 ok; 1 validation errors; 2 unusable input;
+3 unsupported format; 4 redaction failure; 5 LLM failure; 6 cannot write output;
+70 internal error.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import orjson
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from . import __version__
+from .errors import ForsyError
+
+app = typer.Typer(
+    name="forsy",
+    help="Retrace AI agent logs (Claude Code, Codex, shell history, git) into honest Forsy work traces.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+F = TypeVar("F", bound=Callable[..., Any])
+STATE = {"debug": False}
+
+
+def _friendly(fn: F) -> F:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ForsyError as e:
+            if STATE["debug"]:
+                raise
+            err.print(f"forsy: error: {_safe(str(e))}", markup=False)
+            raise typer.Exit(e.exit_code) from None
+        except (typer.Exit, typer.Abort):
+            raise
+        except KeyboardInterrupt:
+            err.print("forsy: interrupted", markup=False)
+            raise typer.Exit(130) from None
+        except Exception as e:  # the last line of defence: never a bare traceback
+            if STATE["debug"]:
+                raise
+            err.print(f"forsy: internal error: {type(e).__name__}: {_safe(str(e))[:300]} "
+                      "(run with --debug for the traceback)", markup=False)
+            raise typer.Exit(70) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _safe(text: str) -> str:
+    """Log text made safe for a terminal: control characters shown, not interpreted."""
+    return "".join(c if c.isprintable() or c in "\t" else f"\\x{ord(c):02x}" for c in text)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"forsy {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show Python tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    STATE["debug"] = debug
+
+
+@app.command()
+@_friendly
+def retrace(
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Session logs: a file, a session directory, or a project directory (each session → one trace).",
+        show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output",
+        help="Trace folder (one session) or parent folder (several). Default: ./forsy-traces/<session>.")] = None,
+    history: Annotated[list[Path] | None, typer.Option("--history",
+        help="Shell history file to merge into the timeline (bash, zsh, fish, atuin).")] = None,
+    git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.")] = None,
+    since: Annotated[str | None, typer.Option(help="Start of the time window (ISO 8601) for history/git.")] = None,
+    until: Annotated[str | None, typer.Option(help="End of the time window (ISO 8601) for history/git.")] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact",
+        help="Do NOT mask secrets and personal data (the trace is marked private).")] = False,
+    llm: Annotated[str | None, typer.Option("--llm", help="litellm model for cited proposals (needs forsy[llm]).")] = None,
+    llm_api_base: Annotated[str | None, typer.Option("--llm-api-base",
+        help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
+) -> None:
+    """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
+    from .pipeline import RetraceOptions, retrace as run
+
+    if not paths and not history and not git:
+        raise ForsyError("give a session log, or --history/--git for a trace without an agent log")
+    if no_redact:
+        err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
+                  "and personal data; it is marked release tier 'private'.[/]")
+    opts = RetraceOptions(out=output, redact=not no_redact, history=list(history or []), git=git, since=since,
+                          until=until, debug=STATE["debug"], llm_model=llm, llm_api_base=llm_api_base)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("retracing", total=None)
+
+        def tick(label: str, done: int, total: int) -> None:
+            bar.update(task, description=f"retraced {label}", completed=done, total=total)
+
+        results = run(list(paths or []), opts, progress=tick)
+    for r in results:
+        t, m = r.assembled.trace, r.assembled.manifest
+        s = t.summary
+        out.print(f"{r.folder}: {s.total_steps} steps, {s.total_turns} turns, confidence {s.agent_confidence}, "
+                  f"{len(m.warnings)} warning(s)", markup=False)
+        for w in m.warnings[:5]:
+            where = f"{w.file}:{w.line}: " if w.file and w.line else (f"{w.file}: " if w.file else "")
+            err.print(f"  warning: {_safe(where + w.message)}", markup=False)
+        if len(m.warnings) > 5:
+            err.print(f"  … {len(m.warnings) - 5} more in {r.folder}/manifest.json", markup=False)
+
+
+@app.command()
+@_friendly
+def validate(
+    path: Annotated[Path, typer.Argument(help="A trace.json, or a trace folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print findings as JSON.")] = False,
+) -> None:
+    """Check a trace against every rule of forsy-trace-v0.1 a program can check. Exit 1 on any error."""
+    from .validate import validate_path
+
+    report = validate_path(path)
+    if as_json:
+        data = {"path": report.path, "legacy": report.legacy, "stats": report.stats,
+                "findings": [f.__dict__ for f in report.findings]}
+        sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        for f in report.findings:
+            where = f"step {f.step}: " if f.step is not None else ""
+            out.print(f"{f.severity.upper():7} {f.rule} {where}{_safe(f.message)}", markup=False)
+        out.print(f"{report.path}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
+                  + (" (legacy forsy-v1 trace)" if report.legacy else ""), markup=False)
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+@_friendly
+def schema() -> None:
+    """Print the JSON Schema of trace.json, generated from forsy's models."""
+    from .models import trace_json_schema
+
+    sys.stdout.write(orjson.dumps(trace_json_schema(), option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
