@@ -530,6 +530,7 @@ MUTATIONS: list[tuple[str, int | None, Edit]] = [
     ("A010", None, art(0, path="")),
     ("A010", None, art(0, diff=["-a", "+b"])),
     ("A012", None, art(0, release_sensitivity="exclude")),
+    ("A012", None, art(1, release_sensitivity="private", diff="-a\n+b")),
     ("O001", None, top(final_output={"text": "x"})),
     ("O002", None, top(final_output=None)),
     ("L001", None, legacy),
@@ -561,6 +562,11 @@ def test_legacy_mutations_set_the_legacy_flag(tmp_path: Path) -> None:
     report = validate_path(path)
     assert report.legacy and not report.ok
     assert ("T003", None) not in rules(report.findings)  # L001 says it, with the legacy reason
+
+
+def test_private_content_is_fine_in_a_private_trace() -> None:
+    edit = both(part("dataset_summary", release_tier="private"), art(0, release_sensitivity="private"))
+    assert validate_trace(_mutated(edit)) == []
 
 
 def test_legacy_static_output_string_is_unpacked_and_checked() -> None:

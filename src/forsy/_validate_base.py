@@ -140,7 +140,7 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
     ("A009", _E, "An artifact's related_steps is not null or a list of existing step numbers."),
     ("A010", _E, "An artifact field has the wrong type (path, role, description, state, content, diff)."),
     ("A011", _E, "An artifact refers to a file under artifacts/ that is not in the trace folder."),
-    ("A012", _W, "A private or excluded artifact carries content or a diff."),
+    ("A012", _W, "An excluded artifact, or a private one in a released trace, carries content or a diff."),
     ("A013", _W, "An artifact's hash differs from the sha256 of its file under artifacts/."),
     ("A014", _W, "A file under artifacts/ is not referred to by any artifact."),
     ("O001", _E, "final_output is not a string or null."),

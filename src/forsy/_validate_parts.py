@@ -40,6 +40,7 @@ SUMMARY_FIELDS = tuple(Summary.model_fields)
 HUMAN_FEEDBACK_FIELDS = tuple(HumanFeedback.model_fields)
 DATASET_FIELDS = tuple(DatasetSummary.model_fields)
 ARTIFACT_FIELDS = tuple(Artifact.model_fields)
+PUBLIC_TIERS = ("open_example", "research_preview")
 
 HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
 # content that only points at a file of the folder, e.g. "artifacts/report.md"
@@ -311,8 +312,10 @@ def check_static_output(t: dict[str, Any], n_steps: int, legacy: bool, sink: Sin
         sink.add(
             "A002", f"static_output has other keys: {', '.join(map(show, extra))}", field="static_output"
         )
+    ds = t.get("dataset_summary")
+    tier = ds.get("release_tier") if isinstance(ds, dict) else None
     for j, a in enumerate(so["artifacts"]):
-        check_artifact(j, a, n_steps, sink)
+        check_artifact(j, a, n_steps, tier, sink)
     return [a for a in so["artifacts"] if isinstance(a, dict)]
 
 
@@ -333,7 +336,7 @@ def _legacy_static_output(text: str, sink: Sink) -> Any:
     return inner
 
 
-def check_artifact(j: int, a: Any, n_steps: int, sink: Sink) -> None:
+def check_artifact(j: int, a: Any, n_steps: int, tier: Any, sink: Sink) -> None:
     where = f"static_output.artifacts[{j}]"
     if not isinstance(a, dict):
         sink.add("A003", f"artifact {j} is {show(a)}, not an object", field=where)
@@ -371,10 +374,13 @@ def check_artifact(j: int, a: Any, n_steps: int, sink: Sink) -> None:
                 field=f"{where}.related_steps",
             )
     _artifact_hash(j, a, where, sink)
-    if a.get("release_sensitivity") in ("private", "exclude") and (a.get("content") or a.get("diff")):
-        sink.add(
-            "A012", f"artifact {j} is {a['release_sensitivity']} but carries content or a diff", field=where
-        )
+    sens = a.get("release_sensitivity")
+    # a private trace may keep private content; one released as an example or preview may not
+    if (sens == "exclude" or (sens == "private" and tier in PUBLIC_TIERS)) and (
+        a.get("content") or a.get("diff")
+    ):
+        released = f" in a trace released as {tier}" if sens == "private" else ""
+        sink.add("A012", f"artifact {j} is {sens}{released} but carries content or a diff", field=where)
 
 
 def _artifact_types(j: int, a: dict[str, Any], where: str, sink: Sink) -> None:
