@@ -79,10 +79,6 @@ def is_legacy(trace: Any) -> bool:
 
 
 def check_top(t: dict[str, Any], legacy: bool, sink: Sink) -> None:
-    for f in TOP_LEVEL_FIELDS:
-        if f not in t:
-            sink.add("T001", f"missing top-level field {f}", field=f)
-    _unknown_top(t, legacy, sink)
     version = t.get("schema_version")
     if legacy:
         sink.add(
@@ -94,6 +90,11 @@ def check_top(t: dict[str, Any], legacy: bool, sink: Sink) -> None:
         sink.add(
             "T003", f"schema_version is {show(version)}, expected {SCHEMA_VERSION}", field="schema_version"
         )
+    # the version first: for a legacy trace it explains most of what follows
+    for f in TOP_LEVEL_FIELDS:
+        if f not in t:
+            sink.add("T001", f"missing top-level field {f}", field=f)
+    _unknown_top(t, legacy, sink)
     _enum(t, "trace_mode", TRACE_MODES, "T004", sink)
     _enum(t, "validation_level", VALIDATION_LEVELS, "T005", sink)
     _enum(t, "termination_reason", TERMINATION_REASONS, "T006", sink)
