@@ -176,6 +176,7 @@ def valid_trace() -> dict[str, Any]:
                     state="Written.",
                     hash=sha(REPORT_TEXT),
                     content=REPORT_TEXT,
+                    release_sensitivity="open",
                 ),
                 Artifact(
                     path="artifacts/notes.txt",
@@ -185,6 +186,7 @@ def valid_trace() -> dict[str, Any]:
                     description="Test notes.",
                     state="Copied.",
                     hash=sha(NOTES_TEXT),
+                    release_sensitivity="open",
                 ),
             ]
         ),

@@ -97,6 +97,8 @@ class Event:
     abandoned: bool = False  # on a branch the user rewound away from
     excerpt: bool = False  # text is only part of what the log held (stated in text)
     meta: dict[str, Any] = field(default_factory=dict)
+    ts_ref: Ref | None = None  # where `ts` was copied from (else it is cited as derived)
+    name_ref: Ref | None = None  # where `tool` was copied from
 
 
 @dataclass(slots=True)

@@ -10,9 +10,9 @@ whose known values live in `KNOWN_*` sets: others are allowed and `forsy validat
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 SCHEMA_VERSION = "forsy-trace-v0.1"
 
@@ -139,8 +139,8 @@ class InputSource(_Model):
 class Step(_Model):
     """One step node of the workflow graph. All 28 fields are always present."""
 
-    step: int = Field(ge=1, description="Sequential number starting from 1, chronological.")
-    turn: int = Field(ge=1, description="Turn; increases at each new user message.")
+    step: StrictInt = Field(ge=1, description="Sequential number starting from 1, chronological.")
+    turn: StrictInt = Field(ge=1, description="Turn; increases at each new user message.")
     actor: str = Field(description="Stable actor label: user, agent, subagent:<id>, system, ...")
     action: Action = Field(description="user_message | agent_step | output | error")
     operation: str | None = Field(default=None, description="plan, read, write, edit, execute, ...")
@@ -153,7 +153,9 @@ class Step(_Model):
     output: str | None = Field(default=None, description="Exact result, or an excerpt with omissions stated.")
     state_change: str | None = Field(default=None, description="What changed after the step.")
     reasoning: str | None = Field(default=None, description="Why this step was the next action.")
-    caused_by: list[int] | None = Field(default=None, description="Earlier steps that caused this one.")
+    caused_by: list[Annotated[StrictInt, Field(ge=1)]] | None = Field(
+        default=None, description="Earlier steps that caused this one."
+    )
     causal_type: str | None = Field(default=None, description="Kind of causal link.")
     causal_note: str | None = Field(default=None, description="How earlier steps led to this one.")
     alternatives_considered: str | None = Field(default=None, description="Alternatives and why not.")
@@ -166,7 +168,14 @@ class Step(_Model):
     feedback_content: str | None = Field(default=None, description="For user messages only.")
     started_at: str | None = Field(default=None, description="ISO 8601 start.")
     ended_at: str | None = Field(default=None, description="ISO 8601 end.")
-    retry_of: int | None = Field(default=None, description="Earlier step this one retries.")
+    retry_of: Annotated[StrictInt, Field(ge=1)] | None = Field(default=None, description="Earlier step this one retries.")
+
+    @field_validator("eval", mode="before")
+    @classmethod
+    def _eval_not_bool(cls, v: Any) -> Any:
+        if isinstance(v, bool):
+            raise ValueError("eval is -1, 0 or 1, not a boolean")
+        return v
 
 
 class Artifact(_Model):
@@ -175,13 +184,14 @@ class Artifact(_Model):
     path: str = Field(description="File location or artifact identifier.")
     type: ArtifactType
     role: str = Field(description="deliverable, intermediate, test, config, log, evidence, ...")
-    related_steps: list[int] | None = None
+    related_steps: list[Annotated[StrictInt, Field(ge=1)]] | None = None
     description: str | None = None
     state: str | None = None
-    hash: str | None = Field(default=None, description="sha256:<hex> of the content, when known.")
+    hash: str | None = Field(default=None, pattern=r"^sha256:[0-9a-f]{64}$",
+                             description="sha256:<hex> of the content, when known.")
     content: str | None = None
     diff: str | None = None
-    release_sensitivity: Sensitivity = Sensitivity.open
+    release_sensitivity: Sensitivity = Field(description="open, redacted, private or exclude; no default.")
 
 
 class StaticOutput(_Model):
@@ -189,19 +199,19 @@ class StaticOutput(_Model):
 
 
 class HumanFeedback(_Model):
-    corrections: int = 0
-    approvals: int = 0
-    clarifications: int = 0
-    new_instructions: int = 0
+    corrections: int = Field(default=0, ge=0)
+    approvals: int = Field(default=0, ge=0)
+    clarifications: int = Field(default=0, ge=0)
+    new_instructions: int = Field(default=0, ge=0)
 
 
 class Summary(_Model):
-    total_steps: int
-    total_turns: int
-    positive_steps: int
-    negative_steps: int
-    neutral_steps: int
-    directive_signals: int
+    total_steps: int = Field(ge=0)
+    total_turns: int = Field(ge=0)
+    positive_steps: int = Field(ge=0)
+    negative_steps: int = Field(ge=0)
+    neutral_steps: int = Field(ge=0)
+    directive_signals: int = Field(ge=0)
     human_feedback: HumanFeedback
     agent_confidence: int = Field(ge=0, le=100, description="Confidence in the trace, not the work.")
     goal_achieved: bool | None = None
@@ -209,8 +219,8 @@ class Summary(_Model):
 
 
 class DatasetSummary(_Model):
-    title: str
-    description: str
+    title: str = Field(min_length=1)
+    description: str = Field(min_length=1)
     tags: list[str]
     release_tier: ReleaseTier
     validation_level: ValidationLevel
@@ -224,7 +234,7 @@ class Trace(_Model):
     prior_trace_id: str | None = None
     trace_mode: TraceMode
     validation_level: ValidationLevel
-    task: str
+    task: str = Field(min_length=1)
     agent_tools: list[str]
     started_at: str | None = None
     ended_at: str | None = None
@@ -236,7 +246,7 @@ class Trace(_Model):
     termination_reason: TerminationReason
     steps: list[Step]
     final_output: str | None = None
-    static_output: StaticOutput | None = None
+    static_output: StaticOutput = Field(default_factory=StaticOutput)
     summary: Summary
     dataset_summary: DatasetSummary
 
@@ -273,13 +283,15 @@ class Manifest(_Model):
     ended_at: str | None = None
     total_steps: int
     total_turns: int
-    agent_confidence: int
+    agent_confidence: int = Field(ge=0, le=100)
     confidence_factors: list[dict[str, Any]] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     redaction: dict[str, Any] = Field(default_factory=dict)
     llm: dict[str, Any] | None = None
     warnings: list[ManifestWarning] = Field(default_factory=list)
-    files: dict[str, str] = Field(default_factory=dict, description="sha256 of each written file.")
+    files: dict[str, str] = Field(
+        default_factory=dict, description="Bare sha256 hex of each written file, by path in the folder."
+    )
 
 
 Origin = Literal["copied", "derived", "model"]
@@ -322,7 +334,9 @@ class Provenance(_Model):
     trace_id: str
     sources: dict[str, str] = Field(description="Source path → sha256 of the whole file.")
     evidence: dict[str, EvidenceInfo]
-    trace_fields: dict[str, FieldProvenance]
+    trace_fields: dict[str, FieldProvenance] = Field(
+        description="Top-level fields by dotted path (e.g. summary.agent_confidence)."
+    )
     steps: list[StepProvenance]
 
 

@@ -142,6 +142,7 @@ class Segmenter:
         d = Draft({"actor": actor, "action": action, "turn": self.turn, "eval": 0}, actor_key=actor)
         if action != "user_message":
             d.values["execution_mode"] = "serial"
+            d.prov["execution_mode"] = derived("R-parallel (one call per message: serial)", e.refs[:1] if e else [])
         if e is not None and e.abandoned:
             d.values["eval_reason"] = ("On a branch the user rewound away from: kept because it happened, "
                                        "but not part of the final conversation path.")
@@ -182,7 +183,7 @@ class Segmenter:
         self.interrupts = []
         if e.abandoned:
             d.meta["abandoned"] = True
-        self._times(d, e.ts, e.ts, e.refs)
+        self._times(d, e, e)
         self.last_user = len(self.drafts) - 1
         self.first_action = set()
 
@@ -200,7 +201,7 @@ class Segmenter:
             d.set("success", False, derived("R-error", e.refs))
             d.values["eval"] = -1
             d.set("eval_reason", "The model call failed with an API error.", derived("R-error", e.refs))
-            self._times(d, e.ts, e.ts, e.refs)
+            self._times(d, e, e)
             self._mark_abandoned(d, e)
             return
         if e.meta.get("synthetic"):
@@ -215,7 +216,7 @@ class Segmenter:
         d = self._new(e.actor, "agent_step", e)
         d.call_id, d.tool_args = e.call_id, e.args
         tool = e.tool or "unknown"
-        d.set("tool", tool, copied(e.refs[:1], rule="R-call/name"))
+        d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
         d.set("input", json_text(e.args), copied(e.refs, rule="R-call/json" if not isinstance(e.args, str) else None))
         if pend.texts:
@@ -223,7 +224,7 @@ class Segmenter:
             pend.texts = []
         self._cause(d, e, pend)
         self._retry(d, e)
-        self._times(d, e.ts, None, e.refs)
+        self._times(d, e, None)
         if e.call_id:
             self.calls[e.call_id] = len(self.drafts) - 1
         key = (e.actor, e.group or f"solo-{len(self.drafts)}")
@@ -258,7 +259,7 @@ class Segmenter:
         d.rich = e.meta.get("rich")
         d.meta.update({k: v for k, v in e.meta.items() if k in ("persisted", "persisted_missing", "exit_code",
                                                               "duration_s", "rich_ref")})
-        self._times(d, None, e.ts, e.refs)
+        self._times(d, None, e)
         self._pend(d.actor_key).results.append(idx)
 
     def _on_compaction(self, e: Event) -> None:
@@ -273,7 +274,7 @@ class Segmenter:
         d.set("state_change", f"Context compacted{info}: the model continued from this summary instead of the "
               "earlier conversation.", derived("R-compaction", e.refs))
         d.set("success", True, derived("R-compaction", e.refs))
-        self._times(d, e.ts, e.ts, e.refs)
+        self._times(d, e, e)
         self.compact_meta = None
 
     def _on_note(self, e: Event) -> None:
@@ -291,7 +292,7 @@ class Segmenter:
             if code != 0:
                 d.values["eval"] = -1
                 d.set("eval_reason", f"The command exited with status {code}.", derived("R-shell/exit-code", e.refs))
-        self._times(d, e.ts, e.meta.get("ended_at") or e.ts, e.refs)
+        self._times(d, e, e)
         d.meta.update({"shell": e.meta})
 
     def _on_commit(self, e: Event) -> None:
@@ -306,7 +307,7 @@ class Segmenter:
         d.set("output", f"commit {sha}\n\n{e.text or ''}".rstrip(), derived("R-commit/show", e.refs))
         d.set("state_change", f"Commit {sha[:12]} was recorded in the repository.", derived("R-commit", e.refs))
         d.set("success", True, derived("R-commit", e.refs))
-        self._times(d, e.ts, e.ts, e.refs)
+        self._times(d, e, e)
         d.meta.setdefault("commits", []).append(e)
 
     # ------------------------------------------------------------------ rules
@@ -336,7 +337,7 @@ class Segmenter:
                     d.set("operation", "analyze", derived("R-answer/thinking-only", thoughts[0].refs))
                     self._reasoning(d, thoughts)
                     self._cause(d, thoughts[0], pend)
-                    self._times(d, thoughts[0].ts, thoughts[-1].ts, thoughts[0].refs)
+                    self._times(d, thoughts[0], thoughts[-1])
                     self._mark_abandoned(d, thoughts[0])
                 pend.texts = []
             return
@@ -351,7 +352,7 @@ class Segmenter:
             self._reasoning(d, thoughts)
         d.set("success", True, derived("R-answer", refs))
         self._cause(d, first, pend)
-        self._times(d, first.ts, answer[-1].ts, refs)
+        self._times(d, first, answer[-1])
         self._mark_abandoned(d, first)
         pend.texts = []
 
@@ -415,11 +416,12 @@ class Segmenter:
                 d.set("caused_by", cb, derived(rule, e.refs))
                 return
 
-    def _times(self, d: Draft, start: str | None, end: str | None, refs: list[Ref]) -> None:
-        if start:
-            d.set("started_at", start, copied(refs[:1], rule="R-time"))
-        if end:
-            d.set("ended_at", end, copied(refs[-1:], rule="R-time"))
+    def _times(self, d: Draft, start: Event | None, end: Event | None) -> None:
+        for name, e in (("started_at", start), ("ended_at", end)):
+            if e is None or not e.ts:
+                continue
+            prov = copied([e.ts_ref]) if e.ts_ref else derived("R-time (timestamp of the record)", e.refs[:1])
+            d.set(name, e.ts, prov)
 
     def _mark_abandoned(self, d: Draft, e: Event) -> None:
         if e.abandoned:

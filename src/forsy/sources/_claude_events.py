@@ -104,12 +104,20 @@ class EventBuilder:
         d = rec.data
         t = d.get("type")
         if t == "assistant":
-            return self._assistant(rec)
-        if t == "user":
-            return self._user(rec)
-        if t == "system":
-            return self._system(rec)
-        return []
+            evs = self._assistant(rec)
+        elif t == "user":
+            evs = self._user(rec)
+        elif t == "system":
+            evs = self._system(rec)
+        else:
+            return []
+        if isinstance(d.get("timestamp"), str):
+            for e in evs:
+                e.ts_ref = Ref(rec.ev.id, "/timestamp")
+        for e in evs:
+            if e.kind == "tool_call" and e.refs and e.refs[0].pointer.endswith("/input") and "raw_name" not in e.meta:
+                e.name_ref = Ref(e.refs[0].ev, e.refs[0].pointer[: -len("/input")] + "/name")
+        return evs
 
     def _flag(self, rec: Record) -> bool:
         return str(rec.data.get("uuid")) in self.abandoned

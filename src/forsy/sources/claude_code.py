@@ -474,6 +474,10 @@ def _thread_events(th: Thread, session: Session) -> list[Event]:
         for e in evs:
             if prefix:
                 e.refs = [Ref(x.ev, prefix + x.pointer) for x in e.refs]
+                if e.ts_ref is not None:
+                    e.ts_ref = Ref(e.ts_ref.ev, prefix + e.ts_ref.pointer)
+                if e.name_ref is not None:
+                    e.name_ref = Ref(e.name_ref.ev, prefix + e.name_ref.pointer)
                 if "rich_ref" in e.meta:
                     e.meta["rich_ref"] = Ref(e.meta["rich_ref"].ev, prefix + e.meta["rich_ref"].pointer)
             e.meta["subagent"] = th.agent_id
