@@ -177,7 +177,11 @@ def _atuin_rows(path: Path) -> list[dict[str, Any]]:
     try:
         return _query_atuin(path, "?mode=ro")
     except sqlite3.OperationalError:
+        pass
+    try:
         return _query_atuin(path, "?mode=ro&immutable=1")
+    except sqlite3.OperationalError as e:
+        raise InputError(f"cannot read atuin history ({e})", path=path) from None
 
 
 def _query_atuin(path: Path, params: str) -> list[dict[str, Any]]:

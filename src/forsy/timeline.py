@@ -1,0 +1,535 @@
+"""One timeline from an agent session, shell histories and git commits.
+
+`merge(agent, history, git, window=)` returns ONE `Session`. What it decides, and by which
+rule (every decision is written into the events' `meta` with its rule and score):
+
+Shell commands an agent ran (rule "command-text+time")
+    An agent shell call (Claude Code `Bash`, Codex `shell`/`exec_command`/`local_shell`/
+    `container.exec`/`shell_command`) and a history command are the same run when
+    * text: rapidfuzz `fuzz.ratio` of both commands, whitespace-normalized, >= 95 (of 100);
+    * time: the history time lies in [call time - 5 s, result time + 5 s] (the result is
+      the call's `tool_result`; without one, the next timed agent event);
+    * each command matches at most one call and each call at most one command; calls are
+      taken in time order and, among equal candidates, the higher score, then the smaller
+      time gap, then the earlier history entry wins (so repeated commands pair in order).
+    A match is not a separate event: the call gets `meta["shell_history"]` (exit code,
+    duration, a ref to the history evidence, the match) and the evidence joins the session.
+    A pair that only reaches the loose bounds (ratio >= 80, time within 120 s) is
+    *uncertain*: not merged; the command stays an event with `meta["possible_match"]`
+    (`"uncertain": True`) and `quality.extra["uncertain_matches"]` counts it.
+
+Commits the agent made
+    * "shell-git-commit+time" (strong): a shell call whose command runs `git commit`
+      (or merge/cherry-pick/revert/am/rebase/pull) and whose [call time - 2 s, end + 2 s]
+      holds the commit's committer time. Score 0.8 + 0.2 x (rapidfuzz partial_ratio of the
+      commit subject within the command / 100).
+    * "edits-before-commit" (weak): edit calls (Edit/MultiEdit/Write/NotebookEdit/
+      apply_patch) after the previous commit of the repository and not after this one,
+      touching the commit's files. coverage = files touched / files in the commit; a match
+      needs coverage >= 0.5, score = 0.5 x coverage (always below any strong match);
+      0 < coverage < 0.5 is recorded as an uncertain `possible_match`.
+    A matched commit gets `meta["matched_call_id"]`, `meta["match"]` = {rule, score, files}
+    and the actor of the matched call ("agent", "subagent:<id>"); an unmatched commit keeps
+    "human:git".
+
+Window
+    Explicit `window=(since, until)` (ISO 8601, either side open) when given; else, with an
+    agent session, its first..last timestamp widened by 300 s each side; else none.
+    History commands and commits outside the window are left out (counted), and so are
+    commands with no time at all when there is a window (they cannot be placed).
+
+Order
+    Each source keeps its own order: the agent log as written; history and commits sorted
+    by time, stably. An event without a time takes the time of the nearest earlier timed
+    event of its source (the start of time if none), so it stays after its neighbour. The
+    sources are then merged by those times (agent, then history, then git on ties); the
+    agent's times count as their running maximum, so the agent's order is never changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import re
+import shlex
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .evidence import Event, Quality, Session, SessionMeta, SourceFile
+from .ids import make_id
+
+STRICT_SCORE = 95.0
+LOOSE_SCORE = 80.0
+STRICT_SLACK_S = 5.0
+LOOSE_SLACK_S = 120.0
+COMMIT_SLACK_S = 2.0  # commit dates are whole seconds
+DEFAULT_PAD_S = 300.0
+WEAK_MIN_COVERAGE = 0.5
+SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command"})
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"})
+GIT_COMMIT = re.compile(
+    r"(?:^|[\s;&|(`])git(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+"
+    r"(commit|merge|cherry-pick|revert|am|rebase|pull)\b"
+)
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
+NEG_INF = float("-inf")
+COUNT_KEYS = (
+    "commands", "matched", "uncertain", "commits", "matched_commits", "uncertain_commits", "human_commits",
+    "outside_window", "untimed_left_out",
+)  # fmt: skip
+
+
+# --- small helpers -------------------------------------------------------------------------
+
+
+def to_epoch(ts: str | None) -> float | None:
+    """Seconds since 1970 of an ISO 8601 time; naive times are read as UTC; None if unreadable."""
+    if not ts:
+        return None
+    try:
+        dt = datetime.fromisoformat(ts.strip())
+    except ValueError:
+        return None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def norm_cmd(s: str) -> str:
+    """Whitespace-normalized command text (a backslash-newline counts as a space)."""
+    return " ".join(s.replace("\\\n", " ").split())
+
+
+def shell_command_of(e: Event) -> str | None:
+    """The command an agent shell call ran, as text (None for other calls)."""
+    if e.kind != "tool_call" or e.tool not in SHELL_TOOLS or not isinstance(e.args, dict):
+        return None
+    cmd = e.args.get("command", e.args.get("cmd"))
+    if isinstance(cmd, str):
+        return cmd
+    if isinstance(cmd, list) and cmd and all(isinstance(x, str) for x in cmd):
+        # Codex runs ["bash", "-lc", "<script>"]: the script is what a shell would log
+        if (
+            len(cmd) == 3
+            and cmd[1] in ("-c", "-lc", "-ic")
+            and cmd[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+        ):
+            return str(cmd[2])
+        return shlex.join(cmd)
+    return None
+
+
+def edit_paths(e: Event) -> list[str]:
+    """Files an edit call wrote (paths as the agent gave them)."""
+    if e.kind != "tool_call":
+        return []
+    args = e.args
+    if e.tool in EDIT_TOOLS and isinstance(args, dict):
+        for key in ("file_path", "notebook_path", "path"):
+            if isinstance(args.get(key), str):
+                return [args[key]]
+    texts: list[str] = []
+    if e.tool == "apply_patch":
+        texts = [args] if isinstance(args, str) else [v for v in (args or {}).values() if isinstance(v, str)]
+    cmd = shell_command_of(e)
+    if cmd and "*** Begin Patch" in cmd:
+        texts.append(cmd)
+    return [a or b for t in texts for a, b in PATCH_FILE.findall(t)]
+
+
+def _same_file(agent_path: str, repo_path: str) -> bool:
+    """An agent's path (absolute or relative) names the repository-relative path."""
+    a = agent_path.replace("\\", "/").removeprefix("./")
+    if a.startswith("/"):
+        return a.endswith("/" + repo_path)
+    return a == repo_path or repo_path.endswith("/" + a)
+
+
+# --- the agent's calls ---------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    event: Event
+    start: float
+    end: float
+    command: str | None  # normalized shell command
+    paths: list[str]
+
+
+def _index_calls(agent: Session) -> list[_Call]:
+    """Timed tool calls with their end: the result's time, else the next timed agent event."""
+    result_ts: dict[str, float] = {}
+    for e in agent.events:
+        t = to_epoch(e.ts)
+        if e.kind == "tool_result" and e.call_id and t is not None:
+            result_ts.setdefault(e.call_id, t)
+    calls: list[_Call] = []
+    evs = agent.events
+    for i, e in enumerate(evs):
+        start = to_epoch(e.ts)
+        if e.kind != "tool_call" or start is None:
+            continue
+        end = result_ts.get(e.call_id or "")
+        if end is None:
+            end = next(
+                (t for t in (to_epoch(x.ts) for x in evs[i + 1 :]) if t is not None and t >= start), start
+            )
+        cmd = shell_command_of(e)
+        calls.append(_Call(e, start, max(end, start), norm_cmd(cmd) if cmd else None, edit_paths(e)))
+    calls.sort(key=lambda c: c.start)
+    return calls
+
+
+# --- shell commands <-> calls --------------------------------------------------------------
+
+
+@dataclass
+class _Hist:
+    event: Event
+    order: int  # position among all history commands (sorted by time)
+    t: float | None
+    text: str  # normalized command
+
+
+@dataclass
+class _Found:
+    call: _Call
+    score: float
+    dt: float  # history time - call time, seconds
+
+
+def _bracket(c: _Call, t: float, slack: float) -> bool:
+    return c.start - slack <= t <= c.end + slack
+
+
+def _best(c: _Call, hist: list[_Hist], taken: set[int], min_score: float, slack: float) -> _Hist | None:
+    """The best free history command for a call within the bounds, by (score, gap, order)."""
+    best: tuple[tuple[float, float, int], _Hist] | None = None
+    for h in hist:
+        if h.order in taken or h.t is None or not _bracket(c, h.t, slack):
+            continue
+        score = float(fuzz.ratio(c.command or "", h.text))
+        key = (-score, abs(h.t - c.start), h.order)
+        if score >= min_score and (best is None or key < best[0]):
+            best = (key, h)
+    return best[1] if best else None
+
+
+def _found(c: _Call, h: _Hist) -> _Found:
+    assert h.t is not None
+    return _Found(c, float(fuzz.ratio(c.command or "", h.text)), h.t - c.start)
+
+
+def _match_commands(calls: list[_Call], hist: list[_Hist]) -> tuple[dict[int, _Found], dict[int, _Found]]:
+    """(strict matches, uncertain pairs), both keyed by the history command's order."""
+    shell_calls = [c for c in calls if c.command]
+    timed = [h for h in hist if h.t is not None]
+    strict: dict[int, _Found] = {}
+    left: list[_Call] = []
+    for c in shell_calls:
+        h = _best(c, timed, set(strict), STRICT_SCORE, STRICT_SLACK_S)
+        if h is None:
+            left.append(c)
+        else:
+            strict[h.order] = _found(c, h)
+    loose: dict[int, _Found] = {}
+    for c in left:
+        h = _best(c, timed, set(strict) | set(loose), LOOSE_SCORE, LOOSE_SLACK_S)
+        if h is not None:
+            loose[h.order] = _found(c, h)
+    return strict, loose
+
+
+def _shell_history_meta(h: _Hist, f: _Found) -> dict[str, Any]:
+    return {
+        "exit_code": h.event.meta.get("exit_code"),
+        "duration_s": h.event.meta.get("duration_s"),
+        "ref": {"ev": h.event.refs[0].ev if h.event.refs else None, "pointer": ""},
+        "match": {"rule": "command-text+time", "score": round(f.score, 2), "dt_s": round(f.dt, 3)},
+    }
+
+
+def _possible(call: Event, rule: str, score: float, dt: float | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"call_id": call.call_id, "rule": rule, "score": round(score, 3), "uncertain": True}
+    if dt is not None:
+        out["dt_s"] = round(dt, 3)
+    return out
+
+
+# --- commits <-> calls ---------------------------------------------------------------------
+
+
+def _commit_paths(e: Event) -> list[str]:
+    return [str(f["path"]) for f in e.meta.get("files") or [] if isinstance(f, dict) and f.get("path")]
+
+
+def _strong_commit_match(e: Event, t: float, calls: list[_Call]) -> tuple[_Call, float] | None:
+    """The `git commit` call whose time brackets the commit (best subject match, then latest)."""
+    subject = (e.text or "").split("\n", 1)[0].strip()
+    best: tuple[tuple[float, float], _Call, float] | None = None
+    for c in calls:
+        if not c.command or not GIT_COMMIT.search(c.command) or not _bracket(c, t, COMMIT_SLACK_S):
+            continue
+        sim = fuzz.partial_ratio(subject, c.command) / 100 if subject else 0.0
+        score = 0.8 + 0.2 * sim
+        key = (score, c.start)
+        if best is None or key > best[0]:
+            best = (key, c, score)
+    return (best[1], best[2]) if best else None
+
+
+def _weak_commit_match(
+    e: Event, t: float, prev_t: float, calls: list[_Call]
+) -> tuple[list[_Call], list[str], float]:
+    """Edit calls in (prev_t, t] touching the commit's files; (calls, files, coverage)."""
+    paths = _commit_paths(e)
+    if not paths:
+        return [], [], 0.0
+    hits: list[_Call] = []
+    touched: set[str] = set()
+    for c in calls:
+        if not c.paths or not prev_t < c.start <= t:
+            continue
+        got = {p for p in paths for a in c.paths if _same_file(a, p)}
+        if got:
+            hits.append(c)
+            touched |= got
+    return hits, sorted(touched), len(touched) / len(paths)
+
+
+def _attribute_commit(e: Event, t: float | None, prev_t: float, calls: list[_Call]) -> tuple[Event, str]:
+    """A copy of the commit event with its match; and "matched", "uncertain" or "human"."""
+    if t is None:
+        return e, "human"
+    strong = _strong_commit_match(e, t, calls)
+    if strong:
+        c, score = strong
+        match = {"rule": "shell-git-commit+time", "score": round(score, 3), "files": _commit_paths(e)}
+        return _matched_commit(e, c, match), "matched"
+    hits, files, coverage = _weak_commit_match(e, t, prev_t, calls)
+    if hits and coverage >= WEAK_MIN_COVERAGE:
+        last = max(hits, key=lambda c: c.start)
+        match = {
+            "rule": "edits-before-commit",
+            "score": round(0.5 * coverage, 3),
+            "files": files,
+            "calls": [c.event.call_id for c in hits],
+        }
+        return _matched_commit(e, last, match), "matched"
+    if hits:
+        last = max(hits, key=lambda c: c.start)
+        possible = _possible(last.event, "edits-before-commit", 0.5 * coverage, None)
+        meta = {**e.meta, "possible_match": {**possible, "files": files}}
+        return dataclasses.replace(e, meta=meta), "uncertain"
+    return e, "human"
+
+
+def _matched_commit(e: Event, c: _Call, match: dict[str, Any]) -> Event:
+    meta = {**e.meta, "matched_call_id": c.event.call_id, "match": match}
+    return dataclasses.replace(e, actor=c.event.actor, meta=meta)
+
+
+# --- window and order ----------------------------------------------------------------------
+
+
+@dataclass
+class _Window:
+    lo: float | None
+    hi: float | None
+    rule: str
+
+    @property
+    def active(self) -> bool:
+        return self.lo is not None or self.hi is not None
+
+    def holds(self, t: float | None) -> bool:
+        if not self.active:
+            return True
+        if t is None:
+            return False
+        return (self.lo is None or t >= self.lo) and (self.hi is None or t <= self.hi)
+
+
+def _window(agent: Session | None, window: tuple[str | None, str | None] | None) -> _Window:
+    if window and (window[0] or window[1]):
+        return _Window(to_epoch(window[0]), to_epoch(window[1]), "explicit")
+    times = [t for t in (to_epoch(e.ts) for e in agent.events) if t is not None] if agent else []
+    if times:
+        return _Window(
+            min(times) - DEFAULT_PAD_S, max(times) + DEFAULT_PAD_S, f"agent-span±{DEFAULT_PAD_S:g}s"
+        )
+    return _Window(None, None, "none")
+
+
+def _inherited_times(events: list[Event]) -> list[float]:
+    """Each event's time; an untimed one takes its nearest earlier timed neighbour's."""
+    out: list[float] = []
+    last = NEG_INF
+    for e in events:
+        t = to_epoch(e.ts)
+        last = t if t is not None else last
+        out.append(last)
+    return out
+
+
+def _sorted_source(sessions: list[Session], kind: str) -> list[tuple[float, Event, Session]]:
+    """Events of one kind from several sessions, by (inherited) time, stable."""
+    items: list[tuple[float, int, int, Event, Session]] = []
+    for si, s in enumerate(sessions):
+        evs = [e for e in s.events if e.kind == kind]
+        for pos, (t, e) in enumerate(zip(_inherited_times(evs), evs, strict=True)):
+            items.append((t, si, pos, e, s))
+    items.sort(key=lambda x: (x[0], x[1], x[2]))
+    return [(t, e, s) for t, _, _, e, s in items]
+
+
+# --- merge ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Out:
+    session: Session
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    def bump(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    def cite(self, e: Event, source: Session) -> None:
+        for r in e.refs:
+            ev = source.evidence.get(r.ev)
+            if ev is not None:
+                self.session.add_evidence(ev)
+
+
+def merge(
+    agent: Session | None,
+    history: list[Session],
+    git: list[Session],
+    *,
+    window: tuple[str | None, str | None] | None = None,
+) -> Session:
+    """One session: the agent's events with history commands and commits merged in (module doc)."""
+    win = _window(agent, window)
+    calls = _index_calls(agent) if agent else []
+    out = _Out(_new_session(agent, history, git))
+    out.counts.update(dict.fromkeys(COUNT_KEYS, 0))
+    replaced: dict[int, Event] = {}
+    hist_items = _merge_history(out, calls, history, win, replaced)
+    git_items = _merge_commits(out, calls, git, win)
+    agent_items = _agent_items(agent, replaced)
+    merged = heapq.merge(agent_items, hist_items, git_items, key=lambda x: (x[0], x[1], x[2]))
+    out.session.events = [x[3] for x in merged]
+    uncertain = out.counts["uncertain"] + out.counts["uncertain_commits"]
+    q = out.session.quality.extra
+    q["uncertain_matches"] = q.get("uncertain_matches", 0) + uncertain
+    lo, hi = win.lo, win.hi
+    out.counts["window"] = {
+        "from": _iso(lo) if lo is not None else None,
+        "to": _iso(hi) if hi is not None else None,
+        "rule": win.rule,
+    }
+    out.session.meta.extra["timeline"] = out.counts
+    return out.session
+
+
+def _agent_items(agent: Session | None, replaced: dict[int, Event]) -> list[tuple[float, int, int, Event]]:
+    if agent is None:
+        return []
+    items: list[tuple[float, int, int, Event]] = []
+    top = NEG_INF
+    for pos, (t, e) in enumerate(zip(_inherited_times(agent.events), agent.events, strict=True)):
+        top = max(top, t)  # running maximum: the agent's own order is never changed
+        items.append((top, 0, pos, replaced.get(id(e), e)))
+    return items
+
+
+def _merge_history(
+    out: _Out, calls: list[_Call], history: list[Session], win: _Window, replaced: dict[int, Event]
+) -> list[tuple[float, int, int, Event]]:
+    srt = _sorted_source(history, "shell_command")
+    hist = [_Hist(e, i, to_epoch(e.ts), norm_cmd(e.text or "")) for i, (_, e, _) in enumerate(srt)]
+    strict, loose = _match_commands(calls, hist)
+    items: list[tuple[float, int, int, Event]] = []
+    for (key, e, src), h in zip(srt, hist, strict=True):
+        f = strict.get(h.order)
+        if f is not None:
+            call = replaced.get(id(f.call.event), f.call.event)
+            meta = {**call.meta, "shell_history": _shell_history_meta(h, f)}
+            replaced[id(f.call.event)] = dataclasses.replace(call, meta=meta)
+            out.cite(e, src)
+            out.bump("commands")
+            out.bump("matched")
+            continue
+        if not win.holds(h.t):
+            out.bump("outside_window" if h.t is not None else "untimed_left_out")
+            continue
+        u = loose.get(h.order)
+        if u is not None:
+            possible = _possible(u.call.event, "command-text+time", u.score, u.dt)
+            e = dataclasses.replace(e, meta={**e.meta, "possible_match": possible})
+            out.bump("uncertain")
+        out.cite(e, src)
+        out.bump("commands")
+        items.append((key, 1, h.order, e))
+    return items
+
+
+def _merge_commits(
+    out: _Out, calls: list[_Call], git: list[Session], win: _Window
+) -> list[tuple[float, int, int, Event]]:
+    items: list[tuple[float, int, int, Event]] = []
+    seq = 0
+    for s in git:
+        prev_t = NEG_INF
+        for key, e, _ in _sorted_source([s], "commit"):
+            t = to_epoch(e.ts)
+            new, verdict = _attribute_commit(e, t, prev_t, calls)
+            prev_t = t if t is not None else prev_t
+            if verdict != "matched" and not win.holds(t):
+                out.bump("outside_window" if t is not None else "untimed_left_out")
+                continue
+            out.bump("commits")
+            out.bump(
+                {"matched": "matched_commits", "uncertain": "uncertain_commits"}.get(verdict, "human_commits")
+            )
+            out.cite(new, s)
+            items.append((key, 2, seq, new))
+            seq += 1
+    items.sort(key=lambda x: (x[0], x[2]))
+    return items
+
+
+def _new_session(agent: Session | None, history: list[Session], git: list[Session]) -> Session:
+    others = [*history, *git]
+    everyone = [agent, *others] if agent else others
+    if agent is not None:
+        meta = dataclasses.replace(agent.meta, extra=dict(agent.meta.extra))
+        kind, sid = agent.source_kind, agent.session_id
+        evidence = dict(agent.evidence)
+    else:
+        meta = SessionMeta(agent="shell" if history else "git")
+        kind = "shell" if history else "git"
+        sid = make_id("timeline", [s.session_id for s in others])
+        evidence = {}
+    files: list[SourceFile] = [f for s in everyone for f in s.files]
+    session = Session(kind, sid, files, evidence, [], meta, _sum_quality(everyone))
+    session.warnings = [dataclasses.replace(w) for s in everyone for w in s.warnings]
+    return session
+
+
+def _sum_quality(sessions: list[Session]) -> Quality:
+    q = Quality()
+    for s in sessions:
+        for f in dataclasses.fields(Quality):
+            if f.name == "extra":
+                for k, v in s.quality.extra.items():
+                    q.extra[k] = q.extra.get(k, 0) + v
+            else:
+                setattr(q, f.name, getattr(q, f.name) + getattr(s.quality, f.name))
+    return q
