@@ -283,7 +283,8 @@ class ThreadBuilder:
             return
         ref = {"ev": rec.ev, "pointer": pointer(*rec.base, *parts)}
         self.meta.extra.setdefault("context", []).append({"kind": kind, "role": role, "text": text, **ref})
-        if kind == "agents_md" and self.meta.memory is None:
+        if kind in ("agents_md", "user_instructions") and self.meta.memory is None:
+            # Project instructions (AGENTS.md; `<user_instructions>` in older versions).
             self.meta.memory = text
             self.meta.extra["memory_ref"] = ref
         if kind == "environment_context" and self.meta.cwd is None and (cwd := env_cwd(text)):
@@ -384,7 +385,7 @@ class ThreadBuilder:
                 return  # the twin of the compaction just recorded
         msg = rec.payload.get("message") if rec.kind == "compacted" else None
         text = msg if isinstance(msg, str) and msg else None
-        ev = self._event("compaction", rec, *("message",) if text else (), text=text)
+        ev = self._event("compaction", rec, *("message",) if text else (), actor="system", text=text)
         hist = rec.payload.get("replacement_history")
         if isinstance(hist, list):
             ev.meta["replacement_history_items"] = len(hist)

@@ -102,7 +102,7 @@ def load_file(path: Path, source: str, session: Session) -> LoadedFile:
         session.quality.records += 1
         raw_digest = sha256(rl.raw)
         obj, lossy = _parse(rl.raw)
-        rec = _classify(obj, len(recs), rl.line) if obj is not None else None
+        rec = _classify(obj, len(recs), rl.line) if isinstance(obj, dict) else None
         rtype = _record_type(rec) if rec is not None else None
         ev = session.add_evidence(Evidence.make(source, rl.line, rl.offset, rl.raw, raw_digest, rtype))
         if not rl.complete:
@@ -110,7 +110,7 @@ def load_file(path: Path, source: str, session: Session) -> LoadedFile:
             session.warn("truncated_last_line", f"last line has no newline {what}", source, rl.line)
         if obj is None:
             session.quality.unparsable_records += 1
-            session.warn("unparsable", "line is not a JSON object; skipped", source, rl.line)
+            session.warn("unparsable", "line is not JSON; skipped", source, rl.line)
             continue
         if rec is None:
             session.quality.unknown_records += 1
@@ -127,7 +127,7 @@ def load_file(path: Path, source: str, session: Session) -> LoadedFile:
     return LoadedFile(path, source, recs, sf, packed)
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, bool]:
+def _parse(raw: bytes) -> tuple[Any, bool]:
     try:
         obj = orjson.loads(raw)
         lossy = False
@@ -143,7 +143,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, bool]:
         except orjson.JSONDecodeError:
             return None, False
         lossy = True
-    return (obj if isinstance(obj, dict) else None), lossy
+    return obj, lossy
 
 
 def _classify(d: dict[str, Any], idx: int, line: int) -> Rec | None:

@@ -222,8 +222,9 @@ class ToolTracker:
     def _link(self, call_id: str, out: Output, ev: Event) -> None:
         call = self.calls.get(call_id)
         if out.exec_session is not None:
-            self.exec_sessions[out.exec_session] = call_id
             ev.meta["exec_session_id"] = out.exec_session
+            if call is not None and call.tool != "write_stdin":
+                self.exec_sessions[out.exec_session] = call_id
         if call is None:
             return
         if call.tool == "write_stdin" and isinstance(call.args, dict):
