@@ -386,7 +386,8 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     # pre-2.1 layout: agent-<id>.jsonl beside the session files, tied by sessionId
     for p in sorted(path.parent.glob("agent-*.jsonl")):
         try:
-            head = p.open("rb").read(8192)
+            with p.open("rb") as fh:
+                head = fh.read(8192)
         except OSError:
             continue
         if session_id and f'"sessionId":"{session_id}"'.encode() in head.replace(b": ", b":"):
