@@ -336,7 +336,8 @@ def test_subagent_file_read_alone() -> None:
     assert s.session_id == CHILD_ID
     assert kinds(s, "user") == []
     assert {e.actor for e in s.events if e.kind != "note"} == {f"subagent:{CHILD_ID}"}
-    assert s.meta.extra["parent_thread_id"] if "parent_thread_id" in s.meta.extra else True
+    assert s.meta.extra["parent_thread_id"] == PARENT_ID and s.meta.extra["subagent"] == "thread_spawn"
+    assert s.events[0].meta["subtype"] == "subagent_input" and "parent_call_id" not in s.events[0].meta
 
 
 def test_sniff() -> None:
@@ -444,6 +445,46 @@ def test_fork_reference_marks_where_the_thread_begins(tmp_path: Path) -> None:
         ("note", None), ("user", "second, differently"), ("agent_text", "done differently"),
     ]  # fmt: skip
     assert s.events[0].meta["subtype"] == "fork_reference" and s.events[0].meta["nth_user_message"] == 1
+
+
+def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_path: Path) -> None:
+    cid = "33333333-3333-4333-8333-333333333333"
+    spawn = {"type": "function_call", "name": "spawn_agent", "call_id": "call_fs",
+             "arguments": '{"message":"look","fork_context":true}'}  # fmt: skip
+    parent = [
+        *parent_records()[:4],
+        env("2026-03-01T10:00:03.000Z", "response_item", spawn),
+        env("2026-03-01T10:00:09.000Z", "response_item",
+            {"type": "function_call_output", "call_id": "call_fs", "output": "{}"}),
+    ]  # fmt: skip
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": PID, "depth": 1}}}
+    own = {"id": cid, "forked_from_id": PID, "timestamp": "2026-03-01T10:00:03.500Z", "source": source}
+    out = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\na…12 tokens truncated…"
+    child = [
+        env("2026-03-01T10:00:03.500Z", "session_meta", own),
+        *[dict(r, timestamp="2026-03-01T10:00:03.600Z") for r in parent[:5]],
+        env("2026-03-01T10:00:03.700Z", "response_item",
+            {"type": "function_call_output", "call_id": "call_fs", "output": "You are the forked agent."}),
+        env("2026-03-01T10:00:04.000Z", "response_item", msg("user", "look")),
+        env("2026-03-01T10:00:05.000Z", "response_item",
+            {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"ls"}', "call_id": "c2"}),
+        env("2026-03-01T10:00:06.000Z", "response_item",
+            {"type": "function_call_output", "call_id": "c2", "output": out}),
+        env("2026-03-01T10:00:07.000Z", "response_item", msg("assistant", "found it")),
+    ]  # fmt: skip
+    p = write(tmp_path / f"rollout-a-{PID}.jsonl", parent)
+    write(tmp_path / f"rollout-b-{cid}.jsonl", child)
+    s = read(p)
+    sub = [e for e in s.events if e.actor == f"subagent:{cid}" or e.kind == "note"]
+    assert [(e.kind, e.text) for e in sub] == [
+        ("note", "You are the forked agent."), ("note", "look"), ("tool_call", None), ("tool_result", out),
+        ("agent_text", "found it"),
+    ]  # fmt: skip
+    assert sub[0].meta["subtype"] == "forked_spawn_output" and sub[0].meta["parent_call_id"] == "call_fs"
+    assert s.meta.extra["subagents"][0]["parent_call_id"] == "call_fs"
+    assert [e.text for e in kinds(s, "user")] == ["first"]  # the child's copy of it was skipped
+    assert sub[3].meta["truncated_by_codex"] is True and s.quality.truncated_outputs == 1
+    assert s.quality.missing_results == 0
 
 
 def test_rollback_marks_the_dropped_turn_abandoned(tmp_path: Path) -> None:

@@ -481,6 +481,9 @@ class ThreadBuilder:
         if self.subagent:
             self.actor = f"subagent:{self.thread_id}"
             self.parent_thread_id = parent if isinstance(parent, str) else None
+            self.meta.extra["subagent"] = self.subagent
+            if self.parent_thread_id:
+                self.meta.extra["parent_thread_id"] = self.parent_thread_id
 
 
 def _file_uuid(lf: LoadedFile) -> str | None:

@@ -84,11 +84,14 @@ def head_text(path: Path, head: bytes) -> bytes:
     """The first bytes of a file as text, decompressing a zstd head when needed."""
     if not head.startswith(ZSTD_MAGIC):
         return head
+    out = io.BytesIO()
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(head))
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(head))
-        return bytes(reader.read(1 << 20))
+        while (chunk := reader.read(65536)) and out.tell() < (1 << 20):
+            out.write(chunk)
     except zstandard.ZstdError:
-        return b""
+        pass  # a head cut inside a frame: keep what was decoded
+    return out.getvalue()
 
 
 def load_file(path: Path, source: str, session: Session) -> LoadedFile:

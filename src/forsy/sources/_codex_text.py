@@ -90,6 +90,8 @@ FAILURE_PREFIXES = (
     "patch rejected by user",
     "apply_patch verification failed",
 )
+# Codex cuts long outputs before the model sees them and says so in the text.
+_TRUNCATED = re.compile(r"…\d+ tokens truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]")
 _EXIT = re.compile(r"(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"Wall time: ([0-9]+(?:\.[0-9]+)?) seconds")
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
@@ -186,3 +188,7 @@ def json_args(raw: Any) -> tuple[Any, bool]:
         return orjson.loads(raw), True
     except orjson.JSONDecodeError:
         return raw, False
+
+
+def truncated_by_codex(text: str | None) -> bool:
+    return text is not None and _TRUNCATED.search(text) is not None

@@ -21,7 +21,7 @@ import orjson
 from ..evidence import Event, Session, pointer
 from ._codex_index import Index
 from ._codex_read import Rec
-from ._codex_text import Output, is_error, json_args, parse_output
+from ._codex_text import Output, is_error, json_args, parse_output, truncated_by_codex
 
 CALLS = frozenset(
     {
@@ -136,6 +136,9 @@ class ToolTracker:
             is_error=is_error(out.exit_code, success, out.text),
         )  # fmt: skip
         ev.meta.update(meta)
+        if truncated_by_codex(out.text):
+            ev.meta["truncated_by_codex"] = True
+            self.session.quality.truncated_outputs += 1
         if call_id:
             self.results.add(call_id)
             self._link(call_id, out, ev)

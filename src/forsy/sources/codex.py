@@ -36,6 +36,7 @@ from ._codex_fork import candidate_paths
 from ._codex_read import LoadedFile, head_text, load_file, source_name
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
+HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
 
 
 class CodexSource:
@@ -191,15 +192,25 @@ def _first_line(text: bytes) -> bytes:
     return (text if end < 0 else text[:end]).rstrip(b"\r")
 
 
+def _read_first_line(path: Path) -> bytes:
+    """The first line of a (maybe zstd) rollout, reading no further than it ends."""
+    try:
+        with path.open("rb") as f:
+            data = b""
+            while len(data) < HEAD_LIMIT:
+                chunk = f.read(65536)
+                data += chunk
+                if not chunk or b"\n" in head_text(path, data):
+                    break
+    except OSError:
+        return b""
+    return _first_line(head_text(path, data))
+
+
 def _head_meta(path: Path) -> dict[str, Any]:
     """The session_meta payload (or bare header) of a rollout, from its first line."""
     try:
-        with path.open("rb") as f:
-            head = f.read(1 << 20)
-    except OSError:
-        return {}
-    try:
-        d = orjson.loads(_first_line(head_text(path, head)))
+        d = orjson.loads(_read_first_line(path))
     except orjson.JSONDecodeError:
         return {}
     if not isinstance(d, dict):
