@@ -42,7 +42,8 @@ def times(s: Session) -> list[str | None]:
 
 
 def check_evidence(s: Session, path: Path) -> None:
-    """Every event cites one evidence whose bytes are really in the file at that place."""
+    """Every event cites the bytes of its command, really at that place in the file, equal to
+    the event's text unless a decoding is stated; and its whole record when there is more."""
     data = path.read_bytes()
     for e in s.events:
         assert e.kind == "shell_command"
@@ -51,6 +52,14 @@ def check_evidence(s: Session, path: Path) -> None:
         raw = data[ev.byte_offset : ev.byte_offset + ev.byte_length]
         assert hashlib.sha256(raw).hexdigest() == ev.sha256
         assert ev.line is not None and data[: ev.byte_offset].count(b"\n") + 1 == ev.line
+        if "decoded" not in e.meta:
+            assert raw.decode("utf-8") == e.text
+        if "record_ref" in e.meta:
+            rec = s.evidence[e.meta["record_ref"]["ev"]]
+            assert rec.byte_offset <= ev.byte_offset
+            assert ev.byte_offset + ev.byte_length <= rec.byte_offset + rec.byte_length
+            rec_raw = data[rec.byte_offset : rec.byte_offset + rec.byte_length]
+            assert hashlib.sha256(rec_raw).hexdigest() == rec.sha256
 
 
 # --- samples -------------------------------------------------------------------------------
@@ -91,9 +100,12 @@ def test_bash_epoch_sample() -> None:
         "2023-11-14T22:15:00Z",
     ]
     first = s.evidence[s.events[0].refs[0].ev]
-    # the record is the `#epoch` line and its command
-    assert (first.line, first.byte_offset, first.byte_length) == (1, 0, len(b"#1700000000\ncd ~/project"))
+    # the command's own bytes; the record (the `#epoch` line and the command) is cited beside
+    assert (first.line, first.byte_offset, first.byte_length) == (2, 12, len(b"cd ~/project"))
     assert first.record_type == "bash_epoch"
+    rec = s.evidence[s.events[0].meta["record_ref"]["ev"]]
+    assert (rec.line, rec.byte_offset, rec.byte_length) == (1, 0, len(b"#1700000000\ncd ~/project"))
+    assert rec.record_type == "bash_epoch_record"
     check_evidence(s, p)
 
 
@@ -115,6 +127,9 @@ def test_zsh_extended_sample_decodes_metafied_utf8_and_continuations() -> None:
     assert loop.line == 4 and loop.record_type == "zsh_extended"
     assert p.read_bytes()[loop.byte_offset : loop.byte_offset + loop.byte_length].count(b"\n") == 2
     assert s.events[5].meta["shell"] == "zsh"
+    assert [("decoded" in e.meta) for e in s.events] == [False, False, True, True, True, False]
+    first = s.evidence[s.events[0].refs[0].ev]
+    assert p.read_bytes()[first.byte_offset : first.byte_offset + first.byte_length] == b"cd ~/src/forsy"
     check_evidence(s, p)
 
 
@@ -135,6 +150,10 @@ def test_fish_sample_escapes_and_paths() -> None:
     ]
     assert s.events[2].meta["paths"] == ["notes.txt"]
     assert s.evidence[s.events[2].refs[0].ev].line == 5
+    assert s.evidence[s.events[2].meta["record_ref"]["ev"]].byte_length == len(
+        b'- cmd: echo "a\\\\b" > notes.txt\n   when: 1700000320\n   paths:\n    - notes.txt'
+    )
+    assert [("decoded" in e.meta) for e in s.events] == [False, True, True, True]
     check_evidence(s, p)
 
 
@@ -310,6 +329,7 @@ def test_atuin_rows_with_authors(tmp_path: Path) -> None:
         and "exit_code" not in by_name.meta
         and "duration_s" not in by_name.meta
     )
+    assert agent.refs[0].pointer == "/command"
     ev = s.evidence[agent.refs[0].ev]
     assert ev.source == "atuin:history.db#a2" and ev.line is None and ev.record_type == "atuin_history"
     con = sqlite3.connect(db)

@@ -48,6 +48,7 @@ Order
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import heapq
 import re
@@ -169,17 +170,20 @@ def _index_calls(agent: Session) -> list[_Call]:
         t = to_epoch(e.ts)
         if e.kind == "tool_result" and e.call_id and t is not None:
             result_ts.setdefault(e.call_id, t)
+    # the time of the next timed event after each position (for calls with no result)
+    nxt: list[float | None] = [None] * len(agent.events)
+    later: float | None = None
+    for i in range(len(agent.events) - 1, -1, -1):
+        nxt[i] = later
+        t = to_epoch(agent.events[i].ts)
+        later = t if t is not None else later
     calls: list[_Call] = []
-    evs = agent.events
-    for i, e in enumerate(evs):
+    for i, e in enumerate(agent.events):
         start = to_epoch(e.ts)
         if e.kind != "tool_call" or start is None:
             continue
-        end = result_ts.get(e.call_id or "")
-        if end is None:
-            end = next(
-                (t for t in (to_epoch(x.ts) for x in evs[i + 1 :]) if t is not None and t >= start), start
-            )
+        fallback = nxt[i]
+        end = result_ts.get(e.call_id or "", fallback if fallback is not None else start)
         cmd = shell_command_of(e)
         calls.append(_Call(e, start, max(end, start), norm_cmd(cmd) if cmd else None, edit_paths(e)))
     calls.sort(key=lambda c: c.start)
@@ -208,11 +212,23 @@ def _bracket(c: _Call, t: float, slack: float) -> bool:
     return c.start - slack <= t <= c.end + slack
 
 
-def _best(c: _Call, hist: list[_Hist], taken: set[int], min_score: float, slack: float) -> _Hist | None:
+class _Timed:
+    """History commands with a time, sorted by it, for range lookups."""
+
+    def __init__(self, hist: list[_Hist]) -> None:
+        pairs = sorted(((h.t, h.order, h) for h in hist if h.t is not None), key=lambda x: (x[0], x[1]))
+        self.items = [h for _, _, h in pairs]
+        self.times = [t for t, _, _ in pairs]
+
+    def between(self, lo: float, hi: float) -> list[_Hist]:
+        return self.items[bisect.bisect_left(self.times, lo) : bisect.bisect_right(self.times, hi)]
+
+
+def _best(c: _Call, timed: _Timed, taken: set[int], min_score: float, slack: float) -> _Hist | None:
     """The best free history command for a call within the bounds, by (score, gap, order)."""
     best: tuple[tuple[float, float, int], _Hist] | None = None
-    for h in hist:
-        if h.order in taken or h.t is None or not _bracket(c, h.t, slack):
+    for h in timed.between(c.start - slack, c.end + slack):
+        if h.order in taken or h.t is None:
             continue
         score = float(fuzz.ratio(c.command or "", h.text))
         key = (-score, abs(h.t - c.start), h.order)
@@ -229,7 +245,7 @@ def _found(c: _Call, h: _Hist) -> _Found:
 def _match_commands(calls: list[_Call], hist: list[_Hist]) -> tuple[dict[int, _Found], dict[int, _Found]]:
     """(strict matches, uncertain pairs), both keyed by the history command's order."""
     shell_calls = [c for c in calls if c.command]
-    timed = [h for h in hist if h.t is not None]
+    timed = _Timed(hist)
     strict: dict[int, _Found] = {}
     left: list[_Call] = []
     for c in shell_calls:
@@ -250,9 +266,17 @@ def _shell_history_meta(h: _Hist, f: _Found) -> dict[str, Any]:
     return {
         "exit_code": h.event.meta.get("exit_code"),
         "duration_s": h.event.meta.get("duration_s"),
-        "ref": {"ev": h.event.refs[0].ev if h.event.refs else None, "pointer": ""},
+        "ref": _record_ref(h.event),
         "match": {"rule": "command-text+time", "score": round(f.score, 2), "dt_s": round(f.dt, 3)},
     }
+
+
+def _record_ref(e: Event) -> dict[str, Any]:
+    """The history record the exit code and duration come from (the whole record)."""
+    rec = e.meta.get("record_ref")
+    if isinstance(rec, dict):
+        return {"ev": rec.get("ev"), "pointer": ""}
+    return {"ev": e.refs[0].ev if e.refs else None, "pointer": ""}
 
 
 def _possible(call: Event, rule: str, score: float, dt: float | None) -> dict[str, Any]:
@@ -401,8 +425,13 @@ class _Out:
         self.counts[key] = self.counts.get(key, 0) + n
 
     def cite(self, e: Event, source: Session) -> None:
-        for r in e.refs:
-            ev = source.evidence.get(r.ev)
+        """Bring the evidence an event cites (refs and its record) into the merged session."""
+        ids = [r.ev for r in e.refs]
+        rec = e.meta.get("record_ref")
+        if isinstance(rec, dict):
+            ids.append(str(rec.get("ev")))
+        for i in ids:
+            ev = source.evidence.get(i)
             if ev is not None:
                 self.session.add_evidence(ev)
 
@@ -434,6 +463,9 @@ def merge(
         "to": _iso(hi) if hi is not None else None,
         "rule": win.rule,
     }
+    out.counts["sources"] = [
+        {"kind": s.source_kind, "session_id": s.session_id, "events": len(s.events)} for s in [*history, *git]
+    ]
     out.session.meta.extra["timeline"] = out.counts
     return out.session
 

@@ -34,7 +34,12 @@ META = 0x83  # zsh's Meta byte
 
 @dataclass(slots=True)
 class Entry:
-    """One command: where its bytes are and what they say."""
+    """One command: where its record and the command's own bytes are, and what they say.
+
+    The record is everything the history wrote for the command (a `#epoch` line, a zsh
+    `: <t>:<e>;` prefix, fish `when:`/`paths:` lines); the command span is only the bytes
+    of the command as written, so a copied command can be checked byte for byte.
+    """
 
     line: int  # 1-based number of the record's first line
     offset: int  # byte offset of the record's first byte
@@ -43,6 +48,16 @@ class Entry:
     record_type: str
     epoch: int | None = None  # seconds since 1970 (UTC), when the format has one
     meta: dict[str, Any] = field(default_factory=dict)
+    cmd_line: int = 0  # where the command's own bytes start (0: same as the record)
+    cmd_offset: int = -1
+    cmd_end: int = -1  # -1: the record's end
+
+    def command_span(self) -> tuple[int, int, int]:
+        """(line, offset, end) of the command's own bytes."""
+        end = self.end if self.cmd_end < 0 else self.cmd_end
+        if self.cmd_offset < 0:
+            return self.line, self.offset, end
+        return self.cmd_line, self.cmd_offset, end
 
 
 @dataclass(slots=True)
@@ -183,7 +198,11 @@ def parse_bash(data: bytes, fmt: str = "bash") -> Parsed:
         end = ln.offset + len(ln.raw)
         if stamp is not None:
             first, epoch = stamp
-            out.entries.append(Entry(first.n, first.offset, end, text, "bash_epoch", epoch))
+            out.entries.append(
+                Entry(
+                    first.n, first.offset, end, text, "bash_epoch", epoch, cmd_line=ln.n, cmd_offset=ln.offset
+                )
+            )
             stamp = None
         else:
             out.entries.append(Entry(ln.n, ln.offset, end, text, "bash_plain"))
@@ -224,7 +243,17 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
             pid, user, num, epoch, cmd = m.groups()
             meta = {"session": pid.decode(), "user": user.decode("utf-8", "replace"), "histnum": int(num)}
             cur = (
-                Entry(ln.n, ln.offset, ln.offset + len(ln.raw), "", "bash_eternal", int(epoch), meta),
+                Entry(
+                    ln.n,
+                    ln.offset,
+                    ln.offset + len(ln.raw),
+                    "",
+                    "bash_eternal",
+                    int(epoch),
+                    meta,
+                    ln.n,
+                    ln.offset + m.start(5),
+                ),  # fmt: skip
                 [cmd],
             )
         elif not ln.raw.strip():
@@ -281,7 +310,8 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
     else:
         rtype = "zsh_plain"
     text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
-    return Entry(first.n, first.offset, end, text, rtype, epoch, meta)
+    cmd_offset = first.offset + m.start(3) if m else -1
+    return Entry(first.n, first.offset, end, text, rtype, epoch, meta, first.n, cmd_offset)
 
 
 # --- fish ----------------------------------------------------------------------------------
@@ -313,7 +343,9 @@ def parse_fish(data: bytes, fmt: str = "fish") -> Parsed:
             continue
         m = FISH_CMD.fullmatch(ln.raw)
         if m:
-            cur = Entry(ln.n, ln.offset, ln.offset + len(ln.raw), "", "fish", None, {})
+            start = ln.offset + (m.start(1) if m.group(1) is not None else len(ln.raw))
+            end = ln.offset + len(ln.raw)
+            cur = Entry(ln.n, ln.offset, end, "", "fish", None, {}, ln.n, start, end)
             cur.command = fish_unescape(decode(m.group(1) or b"", out.problems, ln.n))
             out.entries.append(cur)
             in_paths = False

@@ -2,16 +2,27 @@
 
 One history file is one `Session` (source_kind "shell"). Every command gives:
 
-* one `Evidence`: the bytes of its record (all its lines: a bash `#epoch` line and its
-  command, a zsh command and its continuation lines, a fish `- cmd:` record with its
-  `when:`/`paths:` lines). `line` is the record's first line. For atuin, whose rows have no
-  byte place in the file, the source is `atuin:<path>#<row id>` and the bytes are the
-  canonical JSON (sorted keys, no spaces, UTF-8; `forsy.ids.canonical`) of the row's columns
-  as `SELECT * FROM history WHERE id = ?` returns them.
+* one `Evidence` for the command's own bytes as written (`line` = the command's first line,
+  offset/length covering all its lines), cited by the event's `refs` with pointer "", so a
+  copied command can be compared byte for byte. When the record holds more than the
+  command (a bash `#epoch` line, a zsh `: <start>:<elapsed>;` prefix, fish `when:`/`paths:`
+  lines, the eternal-history prefix) a second `Evidence` covers the whole record
+  (record_type "<type>_record") and `meta["record_ref"]` cites it: times, durations and
+  paths are read from there. When the text is not simply the UTF-8 of those bytes (zsh
+  metafied bytes and continuations, fish escapes, invalid UTF-8), `meta["decoded"]` states
+  the rule. For atuin, whose rows have no byte place in the file, the source is
+  `atuin:<path>#<row id>`, the bytes are the canonical JSON (sorted keys, no spaces, UTF-8;
+  `forsy.ids.canonical`) of the row's columns as `SELECT * FROM history WHERE id = ?`
+  returns them, and the command is cited with pointer "/command".
 * one `shell_command` `Event`: `text` is the exact command (decoded), `ts` the record's own
   time in ISO 8601 UTC when the format has one (None otherwise, never guessed), actor
   `"human:shell"` (or `"agent:shell"` for an atuin row whose author is an agent), `meta`
   holds only what the record says: exit_code, duration_s, cwd, shell, session, ...
+
+Empty commands (zsh logs `: <t>:0;` for some bare prompts) ran nothing: they are counted in
+`quality.extra["empty_commands"]`, not made events. An eternal-history entry logged again
+(same pid, history number, time and text: PROMPT_COMMAND on an empty prompt) is kept and
+marked `meta["duplicate_of_line"]`, counted in `quality.duplicate_records`.
 
 Events keep file order (the eternal history interleaves shells, so it is not time order:
 `timeline.merge` orders by time).
@@ -121,21 +132,40 @@ def _new_session(path: Path, src: str, data: bytes, fmt: str) -> Session:
     )
 
 
+# How a command's text was decoded from its bytes, when it is not just their UTF-8.
+DECODING = {
+    "zsh": "zsh: metafied bytes unmetafied (0x83 then c stands for c XOR 0x20); the backslash zsh "
+    "writes before each newline of a command dropped; UTF-8",
+    "fish": "fish: escapes read left to right (\\\\ is a backslash, \\n a newline); UTF-8",
+    "bash": "bash: a line's trailing CR dropped, lines joined with newlines; UTF-8",
+}
+
+
 def _add_entry(session: Session, src: str, data: bytes, entry: fmts.Entry, shell: str) -> None:
-    raw = data[entry.offset : entry.end]
-    ev = Evidence.make(src, entry.line, entry.offset, raw, sha256(raw), entry.record_type)
+    """One command: evidence for its own bytes (and its whole record), one event."""
+    cmd_line, a, b = entry.command_span()
+    raw = data[a:b]
+    ev = Evidence.make(src, cmd_line, a, raw, sha256(raw), entry.record_type)
+    session.add_evidence(ev)
     meta: dict[str, Any] = {"shell": shell, **entry.meta}
+    if (a, b) != (entry.offset, entry.end):
+        # the time, duration or paths come from the rest of the record: cite it too
+        rec = data[entry.offset : entry.end]
+        rec_ev = Evidence.make(src, entry.line, entry.offset, rec, sha256(rec), entry.record_type + "_record")
+        meta["record_ref"] = {"ev": session.add_evidence(rec_ev), "pointer": ""}
+    if raw.decode("utf-8", "replace") != entry.command:
+        meta["decoded"] = DECODING[shell]
+    elif "\ufffd" in entry.command and "\ufffd" not in raw.decode("utf-8", "ignore"):
+        meta["decoded"] = "invalid UTF-8 replaced by U+FFFD"
     dup_line = meta.pop("duplicate_of_line", None)
     if dup_line is not None:
         # the eternal log repeated an entry (same pid, number, time, text): say so
         meta["duplicate_of_line"] = dup_line
         session.quality.duplicate_records += 1
-    session.add_evidence(ev)
     session.quality.records += 1
     ts = _safe_iso(session, src, entry)
-    session.events.append(
-        Event("shell_command", "human:shell", ts, [Ref(ev.id, "")], text=entry.command, meta=meta)
-    )
+    event = Event("shell_command", "human:shell", ts, [Ref(ev.id, "")], text=entry.command, meta=meta)
+    session.events.append(event)
 
 
 def _safe_iso(session: Session, src: str, entry: fmts.Entry) -> str | None:
@@ -215,7 +245,8 @@ def _add_atuin_row(session: Session, src: str, row: dict[str, Any]) -> None:
     ts_ns = row.get("timestamp")
     ts = iso_utc(ts_ns // 10**9, ts_ns % 10**9) if isinstance(ts_ns, int) else None
     text = str(row.get("command") or "")
-    session.events.append(Event("shell_command", actor, ts, [Ref(ev.id, "")], text=text, meta=meta))
+    # the row's JSON holds the command exactly: cite it with a pointer
+    session.events.append(Event("shell_command", actor, ts, [Ref(ev.id, "/command")], text=text, meta=meta))
 
 
 def _atuin_meta(row: dict[str, Any]) -> dict[str, Any]:
