@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
+from _paths import SHARED, needs_shared, real_logs
 from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
 from forsy.validate import validate_path
 from forsy.verify import verify_folder
-
-from _paths import SHARED, needs_shared, real_logs
 
 pytestmark = [needs_shared, pytest.mark.real_logs]
 
@@ -107,7 +106,9 @@ def test_real_claude_log(log: Path, tmp_path: Path) -> None:
         calls, results = _blocks(p)
         if p.suffix == ".json":  # one JSON array: elements have no line of their own here, compare counts
             assert len(calls) == sum(1 for k in in_places if k[0] == p.name and k[2].endswith("/input"))
-            assert len(results) == sum(1 for k in out_places if k[0] == p.name and k[2].count("/") == 4 and k[2].endswith("/content"))
+            n_results = sum(1 for k in out_places if k[0] == p.name and k[2].count("/") == 4
+                            and k[2].endswith("/content"))
+            assert len(results) == n_results
             continue
         missing_calls = calls - set(in_places)
         assert not missing_calls, f"{len(missing_calls)} tool calls of {p.name} not in the trace"

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__
-from .errors import ForsyError
+from .errors import ForsyError, InputError
 
 app = typer.Typer(
     name="forsy",
@@ -30,7 +30,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 STATE = {"debug": False}
 
@@ -43,18 +42,18 @@ def _friendly(fn: F) -> F:
         except ForsyError as e:
             if STATE["debug"]:
                 raise
-            err.print(f"forsy: error: {_safe(str(e))}", markup=False)
+            typer.echo(f"forsy: error: {_safe(str(e))}", err=True)
             raise typer.Exit(e.exit_code) from None
         except (typer.Exit, typer.Abort):
             raise
         except KeyboardInterrupt:
-            err.print("forsy: interrupted", markup=False)
+            typer.echo("forsy: interrupted", err=True)
             raise typer.Exit(130) from None
         except Exception as e:  # the last line of defence: never a bare traceback
             if STATE["debug"]:
                 raise
-            err.print(f"forsy: internal error: {type(e).__name__}: {_safe(str(e))[:300]} "
-                      "(run with --debug for the traceback)", markup=False)
+            typer.echo(f"forsy: internal error: {type(e).__name__}: {_safe(str(e))[:300]} "
+                      "(run with --debug for the traceback)", err=True)
             raise typer.Exit(70) from None
 
     return wrapper  # type: ignore[return-value]
@@ -67,7 +66,7 @@ def _safe(text: str) -> str:
 
 def _version(value: bool) -> None:
     if value:
-        out.print(f"forsy {__version__}")
+        typer.echo(f"forsy {__version__}")
         raise typer.Exit()
 
 
@@ -95,17 +94,19 @@ def retrace(
     until: Annotated[str | None, typer.Option(help="End of the time window (ISO 8601) for history/git.")] = None,
     no_redact: Annotated[bool, typer.Option("--no-redact",
         help="Do NOT mask secrets and personal data (the trace is marked private).")] = False,
-    llm: Annotated[str | None, typer.Option("--llm", help="litellm model for cited proposals (needs forsy[llm]).")] = None,
+    llm: Annotated[str | None, typer.Option(
+        "--llm", help="litellm model for cited proposals (needs forsy[llm]).")] = None,
     llm_api_base: Annotated[str | None, typer.Option("--llm-api-base",
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
 ) -> None:
     """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
-    from .pipeline import RetraceOptions, retrace as run
+    from .pipeline import RetraceOptions
+    from .pipeline import retrace as run
 
     if not paths and not history and not git:
         raise ForsyError("give a session log, or --history/--git for a trace without an agent log")
     if no_redact:
-        err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
+        typer.echo("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
     opts = RetraceOptions(out=output, redact=not no_redact, history=list(history or []), git=git, since=since,
                           until=until, debug=STATE["debug"], llm_model=llm, llm_api_base=llm_api_base)
@@ -120,13 +121,13 @@ def retrace(
     for r in results:
         t, m = r.assembled.trace, r.assembled.manifest
         s = t.summary
-        out.print(f"{r.folder}: {s.total_steps} steps, {s.total_turns} turns, confidence {s.agent_confidence}, "
-                  f"{len(m.warnings)} warning(s)", markup=False)
+        typer.echo(f"{r.folder}: {s.total_steps} steps, {s.total_turns} turns, confidence {s.agent_confidence}, "
+                   f"{len(m.warnings)} warning(s)")
         for w in m.warnings[:5]:
             where = f"{w.file}:{w.line}: " if w.file and w.line else (f"{w.file}: " if w.file else "")
-            err.print(f"  warning: {_safe(where + w.message)}", markup=False)
+            typer.echo(f"  warning: {_safe(where + w.message)}", err=True)
         if len(m.warnings) > 5:
-            err.print(f"  … {len(m.warnings) - 5} more in {r.folder}/manifest.json", markup=False)
+            typer.echo(f"  … {len(m.warnings) - 5} more in {r.folder}/manifest.json", err=True)
 
 
 @app.command()
@@ -138,6 +139,8 @@ def validate(
     """Check a trace against every rule of forsy-trace-v0.1 a program can check. Exit 1 on any error."""
     from .validate import validate_path
 
+    if not path.exists():
+        raise InputError("no such file or directory", path=path)
     report = validate_path(path)
     if as_json:
         data = {"path": report.path, "legacy": report.legacy, "stats": report.stats,
@@ -146,10 +149,27 @@ def validate(
     else:
         for f in report.findings:
             where = f"step {f.step}: " if f.step is not None else ""
-            out.print(f"{f.severity.upper():7} {f.rule} {where}{_safe(f.message)}", markup=False)
-        out.print(f"{report.path}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
-                  + (" (legacy forsy-v1 trace)" if report.legacy else ""), markup=False)
+            typer.echo(f"{f.severity.upper():7} {f.rule} {where}{_safe(f.message)}")
+        typer.echo(f"{report.path}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
+                   + (" (legacy trace)" if report.legacy else ""))
     if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+@_friendly
+def verify(
+    folder: Annotated[Path, typer.Argument(help="A trace folder written by forsy retrace.")],
+    logs: Annotated[list[Path], typer.Argument(help="Directories holding the source logs.")],
+) -> None:
+    """Re-read the source logs and check every copied value of a trace against their exact bytes."""
+    from .verify import verify_folder
+
+    rep = verify_folder(folder, logs)
+    for p in rep.problems[:50]:
+        typer.echo(f"MISMATCH {_safe(p)}")
+    typer.echo(f"{folder}: {rep.checked} copied values checked, {len(rep.problems)} problem(s)")
+    if rep.problems:
         raise typer.Exit(1)
 
 

@@ -78,7 +78,7 @@ def classify_user_text(text: str) -> tuple[str, str | None]:
     if stripped.startswith(CONTINUED_PREFIX):
         return "compaction", None
     m = COMMAND_NAME.search(text)
-    if m and (stripped.startswith("<command-") or stripped.startswith("<command-name>")):
+    if m and stripped.startswith("<command-"):
         args_m = COMMAND_ARGS.search(text)
         args = args_m.group(1).strip() if args_m else ""
         name = m.group(1).strip()
@@ -186,7 +186,8 @@ class EventBuilder:
         ab = self._flag(rec)
         if d.get("isCompactSummary"):
             text, _ = _plain_text(content)
-            ptr = pointer("message", "content") if isinstance(content, str) else pointer("message", "content", 0, "text")
+            ptr = pointer("message", "content") if isinstance(content, str) else pointer(
+                "message", "content", 0, "text")
             return [Event("compaction", "system", ts, [Ref(rec.ev.id, ptr)], text=text, abandoned=ab)]
         if isinstance(content, str):
             return self._user_text(rec, content, pointer("message", "content"), ts, ab)

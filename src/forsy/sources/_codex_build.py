@@ -56,6 +56,8 @@ SILENT_EVENTS = frozenset(
      "mcp_startup_complete"}
 )  # fmt: skip
 SILENT_ITEMS = frozenset({"ghost_snapshot", "other"})
+# Injected texts that record something a person did (ran `!cmd` in the TUI): always notes.
+ACTION_KINDS = frozenset({"user_shell_command"})
 SILENT_KINDS = frozenset({"state", "world_state", "inter_agent_communication_metadata"})
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -278,7 +280,7 @@ class ThreadBuilder:
             ev = self._event("interrupt", rec, *parts, actor="user", text=text)
             ev.meta["subtype"] = "turn_aborted_notice"
             return
-        if self.seen_dialogue:
+        if self.seen_dialogue or kind in ACTION_KINDS:
             self._note(rec, kind, *parts, text=text).meta["role"] = role
             return
         ref = {"ev": rec.ev, "pointer": pointer(*rec.base, *parts)}
@@ -317,10 +319,15 @@ class ThreadBuilder:
             if self.subagent:
                 self._subagent_input(rec, ("message",), p["message"])
             else:
-                self._user(rec, ("message",), p["message"])
+                ev = self._user(rec, ("message",), p["message"])
+                images = len(p.get("images") or []) + len(p.get("local_images") or [])
+                if images:
+                    ev.meta["images"] = images
         elif sub == "agent_message" and isinstance(p.get("message"), str):
             self.seen_dialogue = True
-            self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec))
+            ev = self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec))
+            if isinstance(p.get("phase"), str):
+                ev.meta["phase"] = p["phase"]
         elif sub in ("agent_reasoning", "agent_reasoning_raw_content") and isinstance(p.get("text"), str):
             ev = self._event("reasoning", rec, "text", text=p["text"], group=self._group(rec))
             ev.meta["part"] = "summary" if sub == "agent_reasoning" else "raw"

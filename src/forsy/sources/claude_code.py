@@ -294,8 +294,9 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
     leaf_root = root(leaf.data["uuid"])
     path_msgs = {(r.data.get("message") or {}).get("id") for r in main
                  if r.data.get("uuid") in path and r.data.get("type") == "assistant"}
-    path_calls = _calls_of([r for r in main if r.data.get("uuid") in path or
-                            ((r.data.get("message") or {}).get("id") in path_msgs if r.data.get("type") == "assistant" else False)])
+    on_path = [r for r in main if r.data.get("uuid") in path
+               or (r.data.get("type") == "assistant" and (r.data.get("message") or {}).get("id") in path_msgs)]
+    path_calls = _calls_of(on_path)
     abandoned: set[str] = set()
     for r in main:
         u = r.data.get("uuid")
