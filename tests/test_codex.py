@@ -80,9 +80,7 @@ def check_refs(s: Session, root: Path) -> None:
                 a, b = e.meta["span"]
                 val = val[a:b]
             if "parts" in e.meta:
-                val = e.meta["joined"].join(
-                    resolve_pointer(doc, ref.pointer + p[7:]) for p in e.meta["parts"]
-                )
+                val = e.meta["joined"].join(resolve_pointer(doc, ref.pointer + p[7:]) for p in e.meta["parts"])
             want = e.args if e.kind == "tool_call" else e.text
             if want is not None:
                 assert val == want, (e.kind, ref.pointer)
@@ -104,10 +102,7 @@ def test_typed_prompts_verbatim_and_injected_context_elsewhere(main: Session) ->
     assert [c["kind"] for c in ctx] == ["agents_md", "environment_context"]
     (note,) = kinds(main, "note")
     assert note.meta["subtype"] == "environment_context"
-    assert (
-        note.text
-        == "<environment_context>\n  <cwd>/home/dev/invoice-tool/tests</cwd>\n</environment_context>"
-    )
+    assert note.text == "<environment_context>\n  <cwd>/home/dev/invoice-tool/tests</cwd>\n</environment_context>"
 
 
 def test_every_call_with_exact_args_in_order(main: Session) -> None:
@@ -177,8 +172,7 @@ def test_order_groups_and_no_duplicates(main: Session) -> None:
         "Fixed: totals now use Decimal and all 5 tests pass.",
     ]
     assert [e.text for e in kinds(main, "reasoning")] == [
-        "**Reading the code**\n\nThe totals are computed in invoice/total.py; "
-        "I should read it and run the tests.",
+        "**Reading the code**\n\nThe totals are computed in invoice/total.py; I should read it and run the tests.",
         "**Checking rounding**\n\nFloat addition explains the cent drift.",
     ]
     assert main.quality.extra["event_msg_mirrors"] == 6
@@ -415,9 +409,7 @@ def fork_records(copy: list[dict[str, Any]], drop: str | None = None) -> list[di
 def test_fork_skips_the_copied_history_when_the_parent_is_found(tmp_path: Path) -> None:
     day = tmp_path / "sessions" / "2026" / "03" / "01"
     write(day / f"rollout-2026-03-01T10-00-00-{PID}.jsonl", parent_records())
-    child = write(
-        day / f"rollout-2026-03-01T11-00-00-{FID}.jsonl", fork_records(parent_records()[:7], "first")
-    )
+    child = write(day / f"rollout-2026-03-01T11-00-00-{FID}.jsonl", fork_records(parent_records()[:7], "first"))
     s = read(child, tmp_path)
     assert [(e.kind, e.text) for e in s.events] == [
         ("user", "second, differently"),
@@ -485,6 +477,44 @@ def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_
     assert [e.text for e in kinds(s, "user")] == ["first"]  # the child's copy of it was skipped
     assert sub[3].meta["truncated_by_codex"] is True and s.quality.truncated_outputs == 1
     assert s.quality.missing_results == 0
+
+
+def test_event_msg_stands_in_when_its_response_item_is_absent(tmp_path: Path) -> None:
+    meta = env("2026-03-01T10:00:00.000Z", "session_meta", {"id": PID})
+    recs = [
+        meta,
+        env("2026-03-01T10:00:01.000Z", "event_msg", {"type": "user_message", "message": "only here"}),
+        env("2026-03-01T10:00:02.000Z", "event_msg", {"type": "agent_reasoning", "text": "thinking"}),
+        env("2026-03-01T10:00:03.000Z", "event_msg", {"type": "agent_message", "message": "answer"}),
+        env(
+            "2026-03-01T10:00:04.000Z",
+            "response_item",
+            msg("user", "<user_shell_command>\nls\n</user_shell_command>"),
+        ),
+        env(
+            "2026-03-01T10:00:05.000Z",
+            "response_item",
+            msg("user", "<turn_aborted>\nstopped\n</turn_aborted>"),
+        ),
+        env("2026-03-01T10:00:06.000Z", "event_msg", {"type": "context_compacted"}),
+        env("2026-03-01T10:00:07.000Z", "response_item", msg("assistant", "after")),
+        env("2026-03-01T10:00:08.000Z", "response_item", {"type": "compaction", "encrypted_content": "gAAAA"}),
+    ]
+    path = write(tmp_path / "r.jsonl", recs)
+    s = read(path)
+    assert [(e.kind, e.text, e.refs[0].pointer) for e in s.events] == [
+        ("user", "only here", "/payload/message"),
+        ("reasoning", "thinking", "/payload/text"),
+        ("agent_text", "answer", "/payload/message"),
+        ("note", "<user_shell_command>\nls\n</user_shell_command>", "/payload/content/0/text"),
+        ("interrupt", "<turn_aborted>\nstopped\n</turn_aborted>", "/payload/content/0/text"),
+        ("compaction", None, "/payload"),
+        ("agent_text", "after", "/payload/content/0/text"),
+        ("compaction", None, "/payload"),
+    ]
+    assert s.events[-1].meta["encrypted"] is True and s.quality.compactions == 2
+    assert s.events[1].group == s.events[2].group
+    check_refs(s, tmp_path)
 
 
 def test_rollback_marks_the_dropped_turn_abandoned(tmp_path: Path) -> None:

@@ -151,9 +151,7 @@ class ThreadBuilder:
             self._unknown(rec, kind)
 
     # ------------------------------------------------------------------ events
-    def _event(
-        self, kind: Any, rec: Rec, *parts: str | int, actor: str | None = None, **fields: Any
-    ) -> Event:
+    def _event(self, kind: Any, rec: Rec, *parts: str | int, actor: str | None = None, **fields: Any) -> Event:
         ev = Event(kind, actor or self.actor, rec.ts, [Ref(rec.ev, pointer(*rec.base, *parts))], **fields)
         if self.turn_id is not None:
             ev.meta["turn_id"] = self.turn_id
@@ -208,9 +206,7 @@ class ThreadBuilder:
                 # A forked spawn: Codex writes the spawning call's output into the child.
                 self.spawn_marker = call_id
                 out = rec.payload.get("output")
-                note = self._note(
-                    rec, "forked_spawn_output", "output", text=out if isinstance(out, str) else None
-                )
+                note = self._note(rec, "forked_spawn_output", "output", text=out if isinstance(out, str) else None)
                 note.meta["spawn_call_id"] = call_id
                 return
         self.tools.result(rec)
@@ -224,9 +220,7 @@ class ThreadBuilder:
                 text = b.get("text") if isinstance(b, dict) else None
                 if isinstance(text, str) and text:
                     self.seen_dialogue = True
-                    ev = self._event(
-                        "agent_text", rec, "content", i, "text", text=text, group=self._group(rec)
-                    )
+                    ev = self._event("agent_text", rec, "content", i, "text", text=text, group=self._group(rec))
                     if isinstance(rec.payload.get("phase"), str):
                         ev.meta["phase"] = rec.payload["phase"]
             return

@@ -120,9 +120,7 @@ def load_file(path: Path, source: str, session: Session) -> LoadedFile:
             session.warn("unknown_record", "JSON value is not a rollout record; skipped", source, rl.line)
             continue
         if lossy:
-            session.quality.extra["invalid_utf8_records"] = (
-                session.quality.extra.get("invalid_utf8_records", 0) + 1
-            )
+            session.quality.extra["invalid_utf8_records"] = session.quality.extra.get("invalid_utf8_records", 0) + 1
             session.warn("invalid_utf8", "invalid UTF-8 replaced by U+FFFD to read the line", source, rl.line)
         rec.ev = ev
         rec.lossy = lossy

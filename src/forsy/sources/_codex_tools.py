@@ -170,14 +170,8 @@ class ToolTracker:
         return Output(None), (), meta
 
     @staticmethod
-    def _items(
-        items: list[Any], meta: dict[str, Any]
-    ) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
-        texts = [
-            (k, b["text"])
-            for k, b in enumerate(items)
-            if isinstance(b, dict) and isinstance(b.get("text"), str)
-        ]
+    def _items(items: list[Any], meta: dict[str, Any]) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+        texts = [(k, b["text"]) for k, b in enumerate(items) if isinstance(b, dict) and isinstance(b.get("text"), str)]
         images = sum(1 for b in items if isinstance(b, dict) and b.get("type") == "input_image")
         if images:
             meta["images"] = images
