@@ -166,6 +166,9 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     session.events = _merge_threads(events, threads, session)
     session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
     session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
+    first = next((e for e in session.events if e.kind != "note"), None)
+    if first is not None and first.kind == "compaction":
+        session.quality.extra["starts_from_summary"] = 1  # the earlier work is logged elsewhere
     session.quality.encrypted_reasoning = sum(
         1 for e in session.events if e.kind == "note" and e.meta.get("subtype") == "encrypted_reasoning"
     )
