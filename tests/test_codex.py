@@ -36,6 +36,11 @@ AGENTS_MD = (
     "# AGENTS.md instructions for /home/dev/invoice-tool\n\n<INSTRUCTIONS>\n"
     "Run `make test` before you finish.\nKeep functions short.\n</INSTRUCTIONS>"
 )
+ENV = (
+    "<environment_context>\n  <cwd>/home/dev/invoice-tool</cwd>\n  <approval_policy>on-request</approval_policy>\n"
+    "  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n"
+    "  <shell>bash</shell>\n</environment_context>"
+)
 P1 = "The totals in invoices.csv look wrong. Find out why and fix it."
 P2 = "Good. Now add a test for the rounding and look up the docs for Decimal quantize."
 CWD = "/home/dev/invoice-tool"
@@ -97,9 +102,11 @@ def main() -> Session:
 def test_typed_prompts_verbatim_and_injected_context_elsewhere(main: Session) -> None:
     assert [e.text for e in kinds(main, "user")] == [P1, P2]
     assert all(e.actor == "user" for e in kinds(main, "user"))
-    assert main.meta.memory == AGENTS_MD
+    # session_meta.instructions held the AGENTS.md text in these versions: it is the memory
+    assert main.meta.memory == "Run `make test` before you finish.\nKeep functions short."
+    assert main.meta.extra["memory_ref"]["pointer"] == "/payload/instructions"
     ctx = main.meta.extra["context"]
-    assert [c["kind"] for c in ctx] == ["agents_md", "environment_context"]
+    assert [(c["kind"], c["text"]) for c in ctx] == [("agents_md", AGENTS_MD), ("environment_context", ENV)]
     (note,) = kinds(main, "note")
     assert note.meta["subtype"] == "environment_context"
     assert note.text == "<environment_context>\n  <cwd>/home/dev/invoice-tool/tests</cwd>\n</environment_context>"
@@ -196,8 +203,7 @@ def test_session_meta(main: Session) -> None:
         ("gpt-5.1-codex", "medium", 6),
         ("gpt-5.1-codex-mini", "low", 31),
     ]
-    assert m.system_prompt == "You are Codex, a coding agent. Be precise."
-    assert m.system_prompt_ref is not None and m.system_prompt_ref.pointer == "/payload/instructions"
+    assert m.system_prompt is None and m.system_prompt_ref is None  # not recorded by this version
     assert m.token_usage == {
         "input_tokens": 23800,
         "cached_input_tokens": 16384,
@@ -296,6 +302,9 @@ def test_parent_prompts_interrupt_and_compaction(parent: Session) -> None:
     (comp,) = kinds(parent, "compaction")
     assert comp.text is not None and comp.text.startswith("Summary of the work so far:")
     assert parent.quality.compactions == 1
+    assert parent.meta.system_prompt == "You are Codex, a coding agent based on GPT-5."
+    assert parent.meta.system_prompt_ref is not None
+    assert parent.meta.system_prompt_ref.pointer == "/payload/base_instructions/text"
     assert (
         parent.meta.memory
         == "# AGENTS.md instructions for /home/dev/shop\n\n<INSTRUCTIONS>\nUse pytest.\n</INSTRUCTIONS>"

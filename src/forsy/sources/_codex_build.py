@@ -453,13 +453,14 @@ class ThreadBuilder:
             m.git_branch = git.get("branch") if isinstance(git.get("branch"), str) else None
             m.extra["git"] = {k: v for k, v in git.items() if k != "branch"}
         base = p.get("base_instructions")
-        parts: tuple[str, ...] = ()
         if isinstance(base, dict) and isinstance(base.get("text"), str):
-            m.system_prompt, parts = base["text"], ("base_instructions", "text")
-        elif isinstance(p.get("instructions"), str):
-            m.system_prompt, parts = p["instructions"], ("instructions",)
-        if m.system_prompt is not None:
-            m.system_prompt_ref = Ref(rec.ev, pointer(*rec.base, *parts))
+            m.system_prompt = base["text"]
+            m.system_prompt_ref = Ref(rec.ev, pointer(*rec.base, "base_instructions", "text"))
+        if isinstance(p.get("instructions"), str) and p["instructions"]:
+            # Before `base_instructions` (2025 – early 2026) this field held the user's
+            # instructions (AGENTS.md), not the system prompt, which was not recorded.
+            m.memory = p["instructions"]
+            m.extra["memory_ref"] = {"ev": rec.ev, "pointer": pointer(*rec.base, "instructions")}
         tools = p.get("dynamic_tools")
         if isinstance(tools, list):
             m.tools = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
