@@ -204,6 +204,9 @@ def test_evidence_hash_is_sha256_of_documented_git_show(repo: Repo) -> None:
         ).stdout
         assert ev.byte_length == len(out)
         assert ev.sha256 == hashlib.sha256(out).hexdigest()
+        (f,) = [f for f in s.files if f.path == ev.source]
+        assert (f.kind, f.bytes, f.sha256) == ("git", len(out), ev.sha256)
+    assert len(s.files) == len(s.events)
 
 
 def test_not_a_repo_is_input_error(tmp_path: Path) -> None:

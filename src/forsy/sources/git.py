@@ -11,7 +11,8 @@ i.e. `git -c core.quotepath=true -c diff.noprefix=false -c diff.mnemonicPrefix=f
 --format=raw --patch -M --full-index <sha>`: `byte_length` is its length and `sha256` its
 hash, so anyone can re-run it and compare (the bytes depend on git's diff algorithm, so
 the same git version and repository config give the same bytes). The evidence source is
-`git:<repo dir name>@<sha>`, line None, offset 0.
+`git:<repo dir name>@<sha>`, line None, offset 0; the session lists the same name as one
+of its `files` (kind "git", abs_path the repository), with that length and hash.
 
 `read_patch(path, ctx)` reads a `git format-patch` mbox (one or more patches) or a plain
 unified diff and gives commit events with what the file holds (file evidence with lines).
@@ -121,16 +122,13 @@ def read_git(
     session.meta.git_branch = _branch(repo)
     shas = _shas_in_window(repo, rev, lo, hi)
     digests: list[str] = []
-    total = 0
     for sha in shas:
         raw = show_bytes(repo, sha)
-        total += len(raw)
         digests.append(sha256(raw))
-        _add_commit(session, f"git:{name}@{sha}", raw)
-    # the repository as a "file": its digest is the sha256 of the commits' digests, in order
-    session.files.append(
-        SourceFile(f"git:{name}", str(repo), "git", total, sha256("\n".join(digests).encode()))
-    )
+        source = f"git:{name}@{sha}"
+        # each commit is a source of its own: the bytes of its `git show`, like a file's
+        session.files.append(SourceFile(source, str(repo), "git", len(raw), digests[-1]))
+        _add_commit(session, source, raw)
     session.session_id = make_id("git", name, since, until, digests)
     if not shas:
         session.warn("git_no_commits", f"no commit in the window [{since}, {until}] on {rev}", f"git:{name}")
