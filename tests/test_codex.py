@@ -424,7 +424,10 @@ def test_fork_skips_the_copied_history_when_the_parent_is_found(tmp_path: Path) 
         ("user", "second, differently"),
         ("agent_text", "done differently"),
     ]
-    assert s.meta.extra["fork"] == {"parent_id": PID, "rule": "parent_file", "copied": 6}
+    assert s.meta.extra["fork"] == {
+        "parent_id": PID, "rule": "parent_file", "copied": 6,
+        "parent_file": f"rollout-2026-03-01T10-00-00-{PID}.jsonl",
+    }  # fmt: skip
     assert s.session_id == FID and [f.path for f in s.files] == [str(child.relative_to(tmp_path))]
 
 

@@ -106,6 +106,8 @@ class ThreadBuilder:
         self.tools.index = self.index
         if fork.rule:
             self.meta.extra["fork"] = {"parent_id": fork.parent_id, "rule": fork.rule, "copied": fork.copied}
+            if fork.parent_file:
+                self.meta.extra["fork"]["parent_file"] = fork.parent_file
         for rec in self.lf.recs[fork.start :]:
             if rec is not meta_rec:
                 self._record(rec)

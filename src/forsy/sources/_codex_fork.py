@@ -17,6 +17,7 @@ of (or after) the copy. The rule used here, in order:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,9 @@ from ._codex_read import LoadedFile, Rec
 class ForkInfo:
     start: int  # index of the first record that belongs to this thread
     parent_id: str | None = None
-    rule: str | None = None  # "fork_reference" | "parent_file" | "unresolved"
+    rule: str | None = None  # "fork_reference" | "parent_file" | "unresolved" | "history_before_meta"
     copied: int = 0
+    parent_file: str | None = None  # parent rollout compared with, relative to this file's directory
 
 
 FindParent = Callable[[str], LoadedFile | None]
@@ -54,7 +56,8 @@ def own_start(lf: LoadedFile, meta: Rec | None, session: Session, find_parent: F
     parent = find_parent(parent_id)
     if parent is not None:
         end = copied_end(recs, first, parent.recs)
-        return ForkInfo(end, parent_id, "parent_file", end - first)
+        rel = os.path.relpath(parent.path, lf.path.parent)  # stable across machines
+        return ForkInfo(end, parent_id, "parent_file", end - first, Path(rel).as_posix())
     session.warn(
         "fork_prefix_unresolved",
         f"forked from {parent_id}, whose rollout was not found: the copied history that starts "
