@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from forsy.errors import InputError
 from forsy.evidence import Event, Ref, Session, SessionMeta
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
@@ -166,13 +167,13 @@ def test_agent_commands_merge_into_their_calls(world: dict[str, Any]) -> None:
     m = world["merged"]
     c1 = calls(m)["c1"]
     sh = c1.meta["shell_history"]
-    assert sh["match"]["rule"] == "command-text+time" and sh["match"]["score"] == 100.0
+    assert sh["match"]["rule"] == "command-text+time" and sh["match"]["score"] == 1.0
     assert sh["match"]["dt_s"] == 1.0  # zsh keeps whole seconds
     assert sh["exit_code"] is None and sh["duration_s"] == 0.0  # zsh records no exit code
     ev = m.evidence[sh["ref"]["ev"]]
     assert ev.source == ".zsh_history" and ev.line == 2
     assert c1.refs == world["agent"].events[1].refs  # refs still say where the call was copied from
-    assert calls(m)["c3"].meta["shell_history"]["match"]["score"] == 100.0
+    assert calls(m)["c3"].meta["shell_history"]["match"]["score"] == 1.0
     assert "pytest   -q" not in commands(m) and 'git add -A && git commit -m "Fix parser"' not in commands(m)
     assert "shell_history" not in world["agent"].events[1].meta  # the input session is untouched
 
@@ -188,9 +189,9 @@ def test_uncertain_matches_are_recorded_not_merged(world: dict[str, Any]) -> Non
     m = world["merged"]
     cmds = commands(m)
     by_score = cmds["ls -l"].meta["possible_match"]
-    assert by_score["call_id"] == "c6" and by_score["uncertain"] is True and 80 <= by_score["score"] < 95
+    assert by_score["call_id"] == "c6" and by_score["uncertain"] is True and 0.8 <= by_score["score"] < 0.95
     by_time = cmds["git status"].meta["possible_match"]
-    assert by_time["call_id"] == "c5" and by_time["score"] == 100.0 and by_time["dt_s"] == pytest.approx(42)
+    assert by_time["call_id"] == "c5" and by_time["score"] == 1.0 and by_time["dt_s"] == pytest.approx(42)
     assert "shell_history" not in calls(m)["c5"].meta and "shell_history" not in calls(m)["c6"].meta
     big = commits(m)["Big change"]
     assert big.actor == "human:git" and "matched_call_id" not in big.meta
@@ -267,7 +268,7 @@ def test_codex_shell_argv_matches_history(tmp_path: Path) -> None:
     log.add("agent_text", 1.1, text="next")
     hist = zsh_history(tmp_path, [(0.01, "npm test"), (1.02, "npm run lint")])
     m = merge(log.session(), [hist], [])
-    assert calls(m)["x"].meta["shell_history"]["match"]["score"] == 100.0
+    assert calls(m)["x"].meta["shell_history"]["match"]["score"] == 1.0
     assert calls(m)["y"].meta["shell_history"]["match"]["dt_s"] == 1.0
 
 
@@ -285,6 +286,8 @@ def test_no_agent_merges_history_and_git_in_time_order(tmp_path: Path) -> None:
     assert [e.text for e in w.events] == ["make", "two"]
     assert w.meta.extra["timeline"]["outside_window"] == 3
     assert merge(None, [hist], [git], window=(None, None)).meta.extra["timeline"]["window"]["rule"] == "none"
+    with pytest.raises(InputError, match="until"):
+        merge(None, [hist], [git], window=(None, "tomorrow"))
 
 
 def test_untimed_history_keeps_its_order_and_is_left_out_under_a_window(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ rule (every decision is written into the events' `meta` with its rule and score)
 Shell commands an agent ran (rule "command-text+time")
     An agent shell call (Claude Code `Bash`, Codex `shell`/`exec_command`/`local_shell`/
     `container.exec`/`shell_command`) and a history command are the same run when
-    * text: rapidfuzz `fuzz.ratio` of both commands, whitespace-normalized, >= 95 (of 100);
+    * text: score = rapidfuzz `fuzz.ratio` / 100 of both commands, whitespace-normalized,
+      >= 0.95;
     * time: the history time lies in [call time - 5 s, result time + 5 s] (the result is
       the call's `tool_result`; without one, the next timed agent event);
     * each command matches at most one call and each call at most one command; calls are
@@ -14,7 +15,7 @@ Shell commands an agent ran (rule "command-text+time")
       time gap, then the earlier history entry wins (so repeated commands pair in order).
     A match is not a separate event: the call gets `meta["shell_history"]` (exit code,
     duration, a ref to the history evidence, the match) and the evidence joins the session.
-    A pair that only reaches the loose bounds (ratio >= 80, time within 120 s) is
+    A pair that only reaches the loose bounds (score >= 0.80, time within 120 s) is
     *uncertain*: not merged; the command stays an event with `meta["possible_match"]`
     (`"uncertain": True`) and `quality.extra["uncertain_matches"]` counts it.
 
@@ -59,11 +60,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from .errors import InputError
 from .evidence import Event, Quality, Session, SessionMeta, SourceFile
 from .ids import make_id
 
-STRICT_SCORE = 95.0
-LOOSE_SCORE = 80.0
+STRICT_SCORE = 0.95  # rapidfuzz ratio / 100; every match score in forsy is in [0, 1]
+LOOSE_SCORE = 0.80
 STRICT_SLACK_S = 5.0
 LOOSE_SLACK_S = 120.0
 COMMIT_SLACK_S = 2.0  # commit dates are whole seconds
@@ -230,16 +232,20 @@ def _best(c: _Call, timed: _Timed, taken: set[int], min_score: float, slack: flo
     for h in timed.between(c.start - slack, c.end + slack):
         if h.order in taken or h.t is None:
             continue
-        score = float(fuzz.ratio(c.command or "", h.text))
+        score = _text_score(c, h)
         key = (-score, abs(h.t - c.start), h.order)
         if score >= min_score and (best is None or key < best[0]):
             best = (key, h)
     return best[1] if best else None
 
 
+def _text_score(c: _Call, h: _Hist) -> float:
+    return float(fuzz.ratio(c.command or "", h.text)) / 100
+
+
 def _found(c: _Call, h: _Hist) -> _Found:
     assert h.t is not None
-    return _Found(c, float(fuzz.ratio(c.command or "", h.text)), h.t - c.start)
+    return _Found(c, _text_score(c, h), h.t - c.start)
 
 
 def _match_commands(calls: list[_Call], hist: list[_Hist]) -> tuple[dict[int, _Found], dict[int, _Found]]:
@@ -267,7 +273,7 @@ def _shell_history_meta(h: _Hist, f: _Found) -> dict[str, Any]:
         "exit_code": h.event.meta.get("exit_code"),
         "duration_s": h.event.meta.get("duration_s"),
         "ref": _record_ref(h.event),
-        "match": {"rule": "command-text+time", "score": round(f.score, 2), "dt_s": round(f.dt, 3)},
+        "match": {"rule": "command-text+time", "score": round(f.score, 4), "dt_s": round(f.dt, 3)},
     }
 
 
@@ -380,9 +386,19 @@ class _Window:
         return (self.lo is None or t >= self.lo) and (self.hi is None or t <= self.hi)
 
 
+def _window_side(value: str | None, name: str) -> float | None:
+    if not value:
+        return None
+    t = to_epoch(value)
+    if t is None:
+        raise InputError(f"{name} is not an ISO 8601 time: {value!r}")
+    return t
+
+
 def _window(agent: Session | None, window: tuple[str | None, str | None] | None) -> _Window:
     if window and (window[0] or window[1]):
-        return _Window(to_epoch(window[0]), to_epoch(window[1]), "explicit")
+        lo, hi = (_window_side(v, name) for v, name in zip(window, ("since", "until"), strict=True))
+        return _Window(lo, hi, "explicit")
     times = [t for t in (to_epoch(e.ts) for e in agent.events) if t is not None] if agent else []
     if times:
         return _Window(
