@@ -242,6 +242,15 @@ def test_invalid_utf8_is_replaced_and_warned(tmp_path: Path) -> None:
     assert (w.code, w.file, w.line) == ("invalid_utf8", ".zsh_history", 1)
 
 
+def test_binary_file_warnings_are_capped(tmp_path: Path) -> None:
+    p = tmp_path / ".bash_history"
+    p.write_bytes(b"\xff\xfe garbage\n" * 500)
+    s = read(p)
+    assert len(s.events) == 500 and all(e.meta["decoded"] for e in s.events)
+    assert [w.line for w in s.warnings[:20]] == list(range(1, 21))
+    assert len(s.warnings) == 21 and s.warnings[-1].message == "480 more lines with this problem"
+
+
 def test_orphan_timestamps_and_unparsable_lines_warn_with_place(tmp_path: Path) -> None:
     p = tmp_path / ".bash_history"
     p.write_bytes(b"#1700000000\n#1700000001\nls\n#1700000002\n")

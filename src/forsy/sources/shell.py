@@ -48,6 +48,7 @@ HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal
 # are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
 ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
 # subpaths where fish and atuin keep their history under a home directory
+MAX_WARNINGS = 20  # per kind and file
 XDG_HISTORIES = (".local/share/fish/fish_history", ".local/share/atuin/history.db")
 
 
@@ -106,13 +107,24 @@ class ShellHistorySource:
                 _add_entry(session, src, data, entry, parsed.shell)
             else:
                 _count_empty(session)
-        for p in parsed.problems:
-            session.warn(p.code, p.message, src, p.line)
-            if p.code in ("unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"):
-                session.quality.unparsable_records += 1
+        _report(session, src, parsed.problems)
         if not parsed.entries:
             session.warn("empty_history", "no command found", src)
         return [session]
+
+
+def _report(session: Session, src: str, problems: list[fmts.Problem]) -> None:
+    """Warnings with file and line; past MAX_WARNINGS of a kind, one summary (binary files)."""
+    seen: dict[str, int] = {}
+    for p in problems:
+        if p.code in ("unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"):
+            session.quality.unparsable_records += 1
+        seen[p.code] = seen.get(p.code, 0) + 1
+        if seen[p.code] <= MAX_WARNINGS:
+            session.warn(p.code, p.message, src, p.line)
+    for code, n in seen.items():
+        if n > MAX_WARNINGS:
+            session.warn(code, f"{n - MAX_WARNINGS} more lines with this problem", src)
 
 
 def _count_empty(session: Session) -> None:
