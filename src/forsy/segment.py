@@ -22,6 +22,7 @@ rules are listed in docs/rules.md and named in provenance.json:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +63,10 @@ def json_text(value: Any) -> str:
     """Exact call arguments as JSON text (key order as in the log); strings stay as they are."""
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # integers beyond 64 bits: the stdlib writes them exactly
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False) -> FieldProvenance:

@@ -90,6 +90,7 @@ def write_folder(a: Assembled, dest: Path) -> Path:
     dest = dest.absolute()
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
+        _clean_stale(dest)
         tmp = dest.parent / f".{dest.name}.forsy-tmp-{os.getpid()}"
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -108,6 +109,21 @@ def write_folder(a: Assembled, dest: Path) -> Path:
 
 
 _RENAME_EXCHANGE = 2
+
+
+def _clean_stale(dest: Path) -> None:
+    """Remove work folders a killed run left beside `dest` (their process is gone)."""
+    for p in dest.parent.glob(f".{dest.name}.forsy-*-*"):
+        pid = p.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running: another forsy is writing there
+        except ProcessLookupError:
+            shutil.rmtree(p, ignore_errors=True)
+        except PermissionError:
+            continue
 
 
 def _swap_into_place(tmp: Path, dest: Path) -> None:

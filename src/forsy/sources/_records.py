@@ -8,6 +8,7 @@ records spliced on one line (the readable first one is kept), NUL runs, invalid 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +18,6 @@ import orjson
 from ..evidence import Evidence, Warning_
 from ._lines import iter_lines, sha256
 
-MAX_DEPTH_HINT = "nested too deep"
-
 
 @dataclass(slots=True)
 class Record:
@@ -26,33 +25,65 @@ class Record:
     data: dict[str, Any]
 
 
+_LONG_DIGITS = re.compile(rb"\d{19,}")
+
+
 def _loads(raw: bytes) -> Any:
+    if _LONG_DIGITS.search(raw) is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    # else: orjson turns integers beyond 64 bits into floats (losing digits); the stdlib keeps them
+    # orjson refuses invalid UTF-8, lone surrogates, integers beyond 64 bits and >1024-deep
+    # nesting; the stdlib parser takes the rest (depth up to the recursion limit). What it
+    # returns is made writable again: bad bytes and lone surrogates become U+FFFD, integers
+    # beyond 64 bits stay exact Python ints (the writer falls back to the stdlib for them).
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    # orjson refuses lone surrogates, integers beyond 64 bits and >1024-deep nesting; the
-    # stdlib parser accepts the first two (and depth up to the recursion limit).
-    try:
-        return json.loads(raw.decode("utf-8", "surrogateescape"))
-    except (ValueError, RecursionError, UnicodeDecodeError):
+        return _scrub(json.loads(raw.decode("utf-8", "replace")))
+    except (ValueError, RecursionError):
         return _MISSING
 
 
+def _scrub(v: Any) -> Any:
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+            return v
+        except UnicodeEncodeError:
+            return _SURROGATE.sub("\ufffd", v)
+    if isinstance(v, list):
+        return [_scrub(x) for x in v]
+    if isinstance(v, dict):
+        return {_scrub(k): _scrub(x) for k, x in v.items()}
+    return v
+
+
 _MISSING = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _first_object(raw: bytes) -> tuple[Any, int] | None:
-    """The first complete JSON value of a damaged line (e.g. two records spliced)."""
-    text = raw.decode("utf-8", "replace")
-    start = text.find("{")
-    if start == -1:
-        return None
-    try:
-        value, end = json.JSONDecoder().raw_decode(text, start)
-    except (ValueError, RecursionError):
-        return None
-    return value, end
+def _objects(raw: bytes) -> list[tuple[dict[str, Any], int, int]]:
+    """Every complete JSON object of a damaged line (e.g. two records spliced on one line),
+    with its byte start and end inside the line."""
+    text = raw.decode("utf-8", "surrogateescape")
+    dec = json.JSONDecoder()
+    out: list[tuple[dict[str, Any], int, int]] = []
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start == -1:
+            return out
+        try:
+            value, end = dec.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            pos = start + 1
+            continue
+        if isinstance(value, dict):
+            b0 = len(text[:start].encode("utf-8", "surrogateescape"))
+            b1 = b0 + len(text[start:end].encode("utf-8", "surrogateescape"))
+            out.append((_scrub(value), b0, b1))
+        pos = end
 
 
 def iter_jsonl(
@@ -62,48 +93,53 @@ def iter_jsonl(
     for rl in iter_lines(data):
         raw = rl.raw
         value = _loads(raw)
+        if value is _MISSING and b"\x00" in raw:
+            stripped = raw.replace(b"\x00", b"")
+            if not stripped.strip():
+                counters["unparsable"] = counters.get("unparsable", 0) + 1
+                warnings.append(Warning_("nul-run", f"a run of {len(raw)} NUL bytes; skipped", source, rl.line))
+                continue
+            value = _loads(stripped)
+            if value is not _MISSING:
+                warnings.append(Warning_("nul-bytes", "NUL bytes removed from the line", source, rl.line))
         if value is _MISSING:
-            if b"\x00" in raw:
-                stripped = raw.replace(b"\x00", b"")
-                value = _loads(stripped) if stripped.strip() else _MISSING
-                if value is not _MISSING:
-                    warnings.append(Warning_("nul-bytes", "NUL bytes removed from the line", source, rl.line))
-            if value is _MISSING:
-                value = _recover(raw, rl.complete, source, rl.line, warnings, counters)
-                if value is _MISSING:
-                    continue
-        elif not rl.complete:
-            warnings.append(
-                Warning_("no-final-newline", "last line has no newline (file still being written?)",
-                         source, rl.line)
-            )
+            yield from _recover(rl.raw, rl.offset, rl.complete, source, rl.line, warnings, counters)
+            continue
+        if not rl.complete:
+            warnings.append(Warning_("no-final-newline", "last line has no newline (file still being written?)",
+                                     source, rl.line))
         counters["records"] = counters.get("records", 0) + 1
         if not isinstance(value, dict):
             counters["unparsable"] = counters.get("unparsable", 0) + 1
-            warnings.append(Warning_("not-an-object", "line is JSON but not an object; skipped",
-                                     source, rl.line))
+            warnings.append(Warning_("not-an-object", "line is JSON but not an object; skipped", source, rl.line))
             continue
-        rtype = value.get("type") if isinstance(value.get("type"), str) else None
-        ev = Evidence.make(source, rl.line, rl.offset, raw, sha256(raw), rtype)
-        yield Record(ev, value)
+        yield _record(source, rl.line, rl.offset, raw, value)
 
 
-def _recover(
-    raw: bytes, complete: bool, source: str, line: int, warnings: list[Warning_], counters: dict[str, int]
-) -> Any:
-    counters["unparsable"] = counters.get("unparsable", 0) + 1
-    if not complete:
-        warnings.append(Warning_("truncated-line", "last line is cut off (file still being written?); skipped",
-                                 source, line))
-        return _MISSING
-    got = _first_object(raw) if len(raw) < 8_000_000 else None
-    if got is not None and isinstance(got[0], dict):
-        warnings.append(Warning_("spliced-line", "line holds more than one record or trailing junk; "
-                                 "kept the first record", source, line))
-        counters["unparsable"] -= 1
-        return got[0]
-    warnings.append(Warning_("unparsable-line", f"line is not JSON ({len(raw)} bytes); skipped", source, line))
-    return _MISSING
+def _record(source: str, line: int, offset: int, raw: bytes, value: dict[str, Any]) -> Record:
+    rtype = value.get("type") if isinstance(value.get("type"), str) else None
+    return Record(Evidence.make(source, line, offset, raw, sha256(raw), rtype), value)
+
+
+def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, warnings: list[Warning_],
+             counters: dict[str, int]) -> Iterator[Record]:
+    """What can still be read from a damaged line: each complete object on it."""
+    found = _objects(raw) if len(raw) < 64_000_000 else []
+    if not found:
+        counters["unparsable"] = counters.get("unparsable", 0) + 1
+        if not complete:
+            warnings.append(Warning_("truncated-line", "last line is cut off (file still being written?); "
+                                     "skipped", source, line))
+        else:
+            warnings.append(Warning_("unparsable-line", f"line is not JSON ({len(raw)} bytes); skipped",
+                                     source, line))
+        return
+    warnings.append(Warning_("damaged-line", f"line is damaged (spliced, cut or with junk); kept the {len(found)} "
+                             "complete record(s) in it", source, line))
+    counters["damaged"] = counters.get("damaged", 0) + 1
+    for value, b0, b1 in found:
+        counters["records"] = counters.get("records", 0) + 1
+        yield _record(source, line, offset + b0, raw[b0:b1], value)
 
 
 def iter_json_array(
