@@ -278,6 +278,9 @@ def test_parent_reads_its_subagent_and_links_the_spawning_call(parent: Session) 
     assert first_child.text == "Review the tests for uses of `calc`."
     assert first_child.actor == "agent"  # the parent agent wrote it, not a person
     assert first_child.meta["parent_call_id"] == "call_spawn"
+    assert first_child.meta["link_rule"] == "collab_agent_spawn_end"
+    first_own = next(e for e in parent.events if e.actor == f"subagent:{CHILD_ID}")
+    assert first_own.kind == "reasoning" and first_own.meta["parent_call_id"] == "call_spawn"
     (info,) = parent.meta.extra["subagents"]
     assert (info["id"], info["parent_call_id"], info["nickname"], info["role"]) == (
         CHILD_ID, "call_spawn", "Ada", "explorer",
@@ -287,6 +290,23 @@ def test_parent_reads_its_subagent_and_links_the_spawning_call(parent: Session) 
     order = [e.call_id for e in parent.events if e.kind == "tool_call"]
     assert order.index("call_child_grep") == order.index("call_spawn") + 1
     assert order.index("call_wait") == order.index("call_child_grep") + 1
+
+
+def test_spawn_link_from_the_spawn_agent_output_alone(tmp_path: Path) -> None:
+    lines = [ln for ln in PARENT.read_bytes().splitlines(keepends=True) if b"collab_agent_spawn_end" not in ln]
+    (tmp_path / PARENT.name).write_bytes(b"".join(lines))
+    (tmp_path / CHILD.name).write_bytes(CHILD.read_bytes())
+    s = read(tmp_path / PARENT.name)
+    (info,) = s.meta.extra["subagents"]
+    assert (info["parent_call_id"], info["link_rule"]) == ("call_spawn", "spawn_agent_output")
+    # without any record of the spawn, nothing is linked by guessing
+    lines = [ln for ln in lines if b'"call_id":"call_spawn","output"' not in ln]
+    (tmp_path / PARENT.name).write_bytes(b"".join(lines))
+    s = read(tmp_path / PARENT.name)
+    (info,) = s.meta.extra["subagents"]
+    assert info["parent_call_id"] is None
+    assert not any("parent_call_id" in e.meta for e in s.events)
+    assert s.quality.missing_results == 1  # the spawn call, now without its output
 
 
 def test_parent_prompts_interrupt_and_compaction(parent: Session) -> None:
@@ -485,6 +505,7 @@ def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_
         ("agent_text", "found it"),
     ]  # fmt: skip
     assert sub[0].meta["subtype"] == "forked_spawn_output" and sub[0].meta["parent_call_id"] == "call_fs"
+    assert sub[0].meta["link_rule"] == "forked_spawn_output" and sub[2].meta["parent_call_id"] == "call_fs"
     assert s.meta.extra["subagents"][0]["parent_call_id"] == "call_fs"
     assert [e.text for e in kinds(s, "user")] == ["first"]  # the child's copy of it was skipped
     assert sub[3].meta["truncated_by_codex"] is True and s.quality.truncated_outputs == 1

@@ -73,6 +73,7 @@ class Thread:
     parent_thread_id: str | None = None
     subagent: str | None = None  # "thread_spawn", "review", ... for subagent threads
     spawned: dict[str, str] = field(default_factory=dict)  # child thread id -> spawning call_id
+    spawn_rules: dict[str, str] = field(default_factory=dict)  # child thread id -> how it was linked
     spawn_marker: str | None = None  # forked spawn: the spawning call's id, written by Codex
     call_ids: set[str] = field(default_factory=set)
 
@@ -113,9 +114,11 @@ class ThreadBuilder:
                 self._record(rec)
         self.tools.finish()
         spawned = {**self.tools.spawned, **self.index.spawned}
+        rules = {k: "spawn_agent_output" for k in self.tools.spawned}
+        rules.update({k: "collab_agent_spawn_end" for k in self.index.spawned})
         return Thread(
             self.lf, self.thread_id, self.actor, self.meta, self.events, fork, self.parent_thread_id,
-            self.subagent, spawned, self.spawn_marker, set(self.tools.calls),
+            self.subagent, spawned, rules, self.spawn_marker, set(self.tools.calls),
         )  # fmt: skip
 
     def _own_meta(self) -> tuple[Rec | None, ForkInfo]:

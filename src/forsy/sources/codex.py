@@ -139,17 +139,20 @@ class _Reader:
 
 
 def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
-    call_id = parent.spawned.get(child.thread_id)
+    call_id, rule = parent.spawned.get(child.thread_id), parent.spawn_rules.get(child.thread_id)
     if call_id is None and child.spawn_marker in parent.call_ids:
-        call_id = child.spawn_marker
+        call_id, rule = child.spawn_marker, "forked_spawn_output"
     for ev in child.events:
         if ev.meta.get("subtype") == "subagent_input" and ev.actor == "agent":
             ev.actor = parent.actor
-    if child.events:
-        first = child.events[0]
-        first.meta["parent_thread_id"] = parent.thread_id
+    # The link goes on the thread's first event and on its first event by the subagent itself
+    # (the first may be the parent's prompt, written by the parent).
+    own = next((e for e in child.events if e.actor == child.actor), None)
+    for ev in {id(e): e for e in (child.events[:1] + ([own] if own else []))}.values():
+        ev.meta["parent_thread_id"] = parent.thread_id
         if call_id is not None:
-            first.meta["parent_call_id"] = call_id
+            ev.meta["parent_call_id"] = call_id
+            ev.meta["link_rule"] = rule
     for model in child.meta.models:
         if model not in meta.models:
             meta.models.append(model)
@@ -161,6 +164,7 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
             "kind": child.subagent,
             "parent_thread_id": parent.thread_id,
             "parent_call_id": call_id,
+            "link_rule": rule if call_id else None,
             "nickname": child.meta.extra.get("agent_nickname"),
             "role": child.meta.extra.get("agent_role"),
             "models": child.meta.models,
