@@ -289,7 +289,8 @@ def _manifest(tid: str, session: Session, trace: Trace, drafts: list[Draft], fac
         "unknown_records": q.unknown_records, "compactions": q.compactions,
         "abandoned_steps": sum(1 for d in drafts if d.meta.get("abandoned")),
         "tool_calls": sum(1 for d in drafts if d.call_id),
-        "missing_results": sum(1 for d in drafts if d.call_id and "output" not in d.values),
+        "missing_results": sum(1 for d in drafts if d.call_id and "output" not in d.values
+                               and not d.meta.get("no_result_expected")),
         "truncated_outputs": q.truncated_outputs, "encrypted_reasoning": q.encrypted_reasoning,
         "subagents": len({d.actor_key for d in drafts if d.actor_key.startswith("subagent:")}),
         "evidence_records": len(session.evidence),

@@ -47,7 +47,7 @@ OPERATIONS: dict[str, str] = {
     "TaskOutput": "read", "AskUserQuestion": "ask_user", "Skill": "other", "SlashCommand": "other",
     "view_image": "read", "git": "write",
 }  # fmt: skip
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+SUBAGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 
 
@@ -67,6 +67,16 @@ def json_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:  # integers beyond 64 bits: the stdlib writes them exactly
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def source_rule(e: Event, default: str | None = None) -> str | None:
+    """How a copied value sits in its record, for `forsy verify`: a JSON string to parse
+    first (`json-string:<inner pointer>`) or a slice of the text (`span`)."""
+    if "inner_pointer" in e.meta:
+        return f"json-string:{e.meta['inner_pointer']}"
+    if "span" in e.meta:
+        return "span"
+    return default
 
 
 def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False) -> FieldProvenance:
@@ -169,7 +179,7 @@ class Segmenter:
         d = self._new("user", "user_message", e)
         d.values.pop("eval_reason", None)  # user messages carry no eval_reason (spec invariant)
         rule = e.meta.get("rule")
-        d.set("input", e.text, derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule="R-user"))
+        d.set("input", e.text, derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule=source_rule(e, "R-user")))
         if self.last_user is None:
             d.set("message_role", "direct_request", derived("R-first-request", e.refs))
         notes = []
@@ -222,7 +232,9 @@ class Segmenter:
         tool = e.tool or "unknown"
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
-        d.set("input", json_text(e.args), copied(e.refs, rule="R-call/json" if not isinstance(e.args, str) else None))
+        if e.args is not None:  # a call logged without arguments keeps a null input
+            rule = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
+            d.set("input", json_text(e.args), copied(e.refs, rule=rule))
         if pend.texts:
             self._reasoning(d, pend.texts)
             pend.texts = []
@@ -231,6 +243,8 @@ class Segmenter:
         self._times(d, e, None)
         if e.call_id:
             self.calls[e.call_id] = len(self.drafts) - 1
+        if e.meta.get("result_in_log") is False:
+            d.meta["no_result_expected"] = True  # e.g. Codex web searches leave no result record
         key = (e.actor, e.group or f"solo-{len(self.drafts)}")
         self.groups.setdefault(key, []).append(len(self.drafts) - 1)
         self._mark_abandoned(d, e)
@@ -245,7 +259,7 @@ class Segmenter:
         for actor, parent in list(self.subagent_parent.items()):
             if parent == e.call_id:
                 self._flush(actor, final=True)
-        d.set("output", e.text, copied(e.refs, excerpt=e.excerpt))
+        d.set("output", e.text, copied(e.refs, rule=source_rule(e), excerpt=e.excerpt))
         if e.excerpt:
             self.session.quality.truncated_outputs += 1
         rejected = bool(e.meta.get("rejected"))

@@ -59,7 +59,7 @@ def _as_text(v: Any) -> str:
 def _content_text(v: Any) -> str:
     """Tool-result content as text: strings as they are, text blocks joined by newlines."""
     if isinstance(v, list):
-        return "\n".join(b.get("text", "") for b in v if isinstance(b, dict) and b.get("type") == "text")
+        return "\n".join(b["text"] for b in v if isinstance(b, dict) and isinstance(b.get("text"), str))
     return _as_text(v)
 
 
@@ -138,8 +138,11 @@ def _check_field(rep: VerifyReport, src: _Sources, evidence: dict[str, Any], ste
         if err:
             rep.problems.append(f"step {step} {fname}: {err}")
             return
+        rule = fp.get("rule") or ""
         try:
             v = resolve_pointer(rec, ref.get("pointer", "")) if not isinstance(rec, str) else rec
+            if rule.startswith("json-string:") and isinstance(v, str):
+                v = resolve_pointer(json.loads(v), rule[len("json-string:"):])
         except (KeyError, IndexError, ValueError):
             rep.problems.append(f"step {step} {fname}: pointer {ref.get('pointer')} does not resolve")
             return
@@ -151,7 +154,9 @@ def _check_field(rep: VerifyReport, src: _Sources, evidence: dict[str, Any], ste
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader
-    if len(pieces) == 1:
+    if fp.get("rule") == "span":
+        ok = text in pieces[0]
+    elif len(pieces) == 1:
         ok = _matches(text, pieces[0]) or (fname == "input" and _json_equal(text, pieces[0]))
     else:
         ok = all(_matches(p, text) or p in text for p in pieces if p.strip())
