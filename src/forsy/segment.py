@@ -303,7 +303,8 @@ class Segmenter:
         d = self._new(e.actor, "agent_step", e)
         d.set("tool", "shell", derived("R-shell", e.refs))
         d.set("operation", "execute", derived("R-shell", e.refs))
-        d.set("input", e.text, copied(e.refs))
+        decoded = e.meta.get("decoded")
+        d.set("input", e.text, derived(f"R-shell/decoded ({decoded})", e.refs) if decoded else copied(e.refs))
         code = e.meta.get("exit_code")
         if isinstance(code, int):
             d.set("success", code == 0, derived("R-shell/exit-code", e.refs))

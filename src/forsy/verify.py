@@ -71,14 +71,55 @@ class _Sources:
 
     def bytes_of(self, name: str) -> bytes | None:
         if name not in self.cache:
-            for root in self.roots:
-                p = root / name
-                if p.is_file():
-                    self.cache[name] = p.read_bytes()
-                    break
-            else:
+            data = self._git(name) if name.startswith("git:") else (
+                self._atuin(name) if name.startswith("atuin:") else self._file(name))
+            if data is None:
                 return None
+            self.cache[name] = data
         return self.cache[name]
+
+    def _file(self, name: str) -> bytes | None:
+        for root in self.roots:
+            p = root / name
+            if p.is_file():
+                return p.read_bytes()
+        return None
+
+    def _git(self, name: str) -> bytes | None:
+        """`git:<repo>@<sha>`: re-run the documented `git show` in a repository under the roots."""
+        from .sources.git import show_bytes
+
+        repo_name, _, sha = name[len("git:"):].rpartition("@")
+        for root in self.roots:
+            for cand in (root, root / repo_name):
+                if (cand / ".git").exists() and (cand.resolve().name == repo_name or cand == root):
+                    try:
+                        return show_bytes(cand, sha)
+                    except InputError:
+                        continue
+        return None
+
+    def _atuin(self, name: str) -> bytes | None:
+        """`atuin:<db>#<row id>`: the canonical JSON of that row of atuin's history table."""
+        import sqlite3
+
+        from .ids import canonical
+
+        db_name, _, row_id = name[len("atuin:"):].rpartition("#")
+        for root in self.roots:
+            db = root / db_name
+            if not db.is_file():
+                continue
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                con.row_factory = sqlite3.Row
+                row = con.execute("SELECT * FROM history WHERE id = ?", (row_id,)).fetchone()
+            finally:
+                con.close()
+            if row is not None:
+                d = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v) for k, v in dict(row).items()}
+                return canonical(d)
+        return None
 
 
 def verify_folder(folder: Path, source_roots: list[Path]) -> VerifyReport:
