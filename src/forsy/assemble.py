@@ -134,7 +134,7 @@ def _card(session: Session, drafts: list[Draft], task: str, n_turns: int) -> tup
 
 def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redaction: dict[str, Any],
              extra_factors: list[Factor] | None = None, validation_level: str = "retraced_from_logs",
-             llm: dict[str, Any] | None = None) -> Assembled:
+             llm: dict[str, Any] | None = None, matches: list[dict[str, Any]] | None = None) -> Assembled:
     tid = make_trace_id(session.source_kind, session.session_id, [f.sha256 for f in session.files])
     tf: dict[str, FieldProvenance] = {}
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
@@ -212,6 +212,14 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     tf["summary.agent_confidence"] = derived("score.confidence (see manifest confidence_factors)", src_refs)
     tf["dataset_summary"] = derived("T-card", src_refs)
     prov = _provenance(tid, session, drafts, tf)
+    prov.matches = list(matches or [])
+    for m in prov.matches:
+        for eid in m.get("evidence") or []:
+            ev = session.evidence.get(eid)
+            if ev is not None and eid not in prov.evidence:
+                prov.evidence[eid] = EvidenceInfo(source=ev.source, line=ev.line, byte_offset=ev.byte_offset,
+                                                  byte_length=ev.byte_length, sha256=ev.sha256,
+                                                  record_type=ev.record_type)
     manifest = _manifest(tid, session, trace, drafts, factors, release_tier, redaction, llm)
     return Assembled(trace, prov, manifest, files)
 

@@ -338,6 +338,10 @@ class Provenance(_Model):
         description="Top-level fields by dotted path (e.g. summary.agent_confidence)."
     )
     steps: list[StepProvenance]
+    matches: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Every history/git match decision: kind, step, rule, score, evidence, uncertain.",
+    )
 
 
 def trace_json_schema() -> dict[str, Any]:

@@ -135,8 +135,9 @@ def process(session: Session, options: RetraceOptions, redactor: Any | None) -> 
     else:
         report = {"enabled": False, "note": "redaction disabled with --no-redact"}
         tier = "private"
-    drafts = Segmenter(session).run()
-    return assemble(session, drafts, release_tier=tier, redaction=report)
+    seg = Segmenter(session)
+    drafts = seg.run()
+    return assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
 
 
 def retrace(paths: list[Path], options: RetraceOptions, progress: Progress | None = None) -> list[RetraceResult]:

@@ -138,6 +138,7 @@ class Segmenter:
         self.compact_meta: dict[str, Any] | None = None
         self.abandoned_run: list[int] = []
         self.counts: dict[str, int] = {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
+        self.matches: list[dict[str, Any]] = []  # history/git match decisions, for provenance
 
     # ------------------------------------------------------------------ driving
     def run(self) -> list[Draft]:
@@ -243,6 +244,9 @@ class Segmenter:
         self._times(d, e, None)
         if e.call_id:
             self.calls[e.call_id] = len(self.drafts) - 1
+        hist = e.meta.get("shell_history")
+        if isinstance(hist, dict):
+            self._history_match(d, hist)
         if e.meta.get("result_in_log") is False:
             d.meta["no_result_expected"] = True  # e.g. Codex web searches leave no result record
         key = (e.actor, e.group or f"solo-{len(self.drafts)}")
@@ -300,7 +304,12 @@ class Segmenter:
             self.compact_meta = e.meta.get("compact") or {}
 
     def _on_shell_command(self, e: Event) -> None:
+        possible = e.meta.get("possible_match")
         d = self._new(e.actor, "agent_step", e)
+        if isinstance(possible, dict):
+            self.matches.append({"kind": "shell_history", "step": len(self.drafts), "uncertain": True,
+                                 "rule": possible.get("rule"), "score": possible.get("score"),
+                                 "evidence": [r.ev for r in e.refs[:1]], "possible_call_id": possible.get("call_id")})
         d.set("tool", "shell", derived("R-shell", e.refs))
         d.set("operation", "execute", derived("R-shell", e.refs))
         decoded = e.meta.get("decoded")
@@ -314,10 +323,36 @@ class Segmenter:
         self._times(d, e, e)
         d.meta.update({"shell": e.meta})
 
+    def _history_match(self, d: Draft, hist: dict[str, Any]) -> None:
+        ref = hist.get("ref") or {}
+        match = hist.get("match") or {}
+        self.matches.append({"kind": "shell_history", "step": len(self.drafts), "rule": match.get("rule"),
+                             "score": match.get("score"), "dt_s": match.get("dt_s"),
+                             "evidence": [ref.get("ev")] if ref.get("ev") else [], "uncertain": False,
+                             "exit_code": hist.get("exit_code"), "duration_s": hist.get("duration_s")})
+        d.meta["shell_history"] = hist
+
     def _on_commit(self, e: Event) -> None:
         target = e.meta.get("matched_call_id")
+        possible = e.meta.get("possible_match")
+        if isinstance(possible, dict):
+            self.matches.append({"kind": "commit", "step": None, "sha": e.meta.get("sha"), "uncertain": True,
+                                 "rule": possible.get("rule"), "score": possible.get("score"),
+                                 "evidence": [r.ev for r in e.refs[:1]]})
         if target and target in self.calls:
-            self.drafts[self.calls[target]].meta.setdefault("commits", []).append(e)
+            idx = self.calls[target]
+            d = self.drafts[idx]
+            d.meta.setdefault("commits", []).append(e)
+            match = e.meta.get("match") or {}
+            sha = str(e.meta.get("sha", ""))
+            files = [str(f.get("path")) for f in e.meta.get("files") or [] if isinstance(f, dict)]
+            rule = f"R-commit/{match.get('rule')} (score {match.get('score')})"
+            note = f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])})."
+            if d.values.get("state_change") is None:
+                d.set("state_change", note, derived(rule, e.refs[:1]))
+            self.matches.append({"kind": "commit", "step": idx + 1, "sha": sha, "rule": match.get("rule"),
+                                 "score": match.get("score"), "evidence": [r.ev for r in e.refs[:1]],
+                                 "uncertain": False, "files": files})
             return
         d = self._new(e.actor, "agent_step", e)
         d.set("tool", "git", derived("R-commit", e.refs))
