@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-SCHEMA_VERSION = "forsy-trace-v0.1"
+SCHEMA_VERSION: Literal["forsy-trace-v0.1"] = "forsy-trace-v0.1"
 
 
 class TraceMode(StrEnum):
@@ -168,7 +168,9 @@ class Step(_Model):
     feedback_content: str | None = Field(default=None, description="For user messages only.")
     started_at: str | None = Field(default=None, description="ISO 8601 start.")
     ended_at: str | None = Field(default=None, description="ISO 8601 end.")
-    retry_of: Annotated[StrictInt, Field(ge=1)] | None = Field(default=None, description="Earlier step this one retries.")
+    retry_of: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        default=None, description="Earlier step this one retries."
+    )
 
     @field_validator("eval", mode="before")
     @classmethod
@@ -339,8 +341,7 @@ class Provenance(_Model):
     )
     steps: list[StepProvenance]
     matches: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="Every history/git match decision: kind, step, rule, score, evidence, uncertain.",
+        default_factory=list, description="Every history/git match: kind, step, rule, score, evidence, uncertain."
     )
 
 

@@ -180,7 +180,8 @@ class Segmenter:
         d = self._new("user", "user_message", e)
         d.values.pop("eval_reason", None)  # user messages carry no eval_reason (spec invariant)
         rule = e.meta.get("rule")
-        d.set("input", e.text, derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule=source_rule(e, "R-user")))
+        prov = derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule=source_rule(e, "R-user"))
+        d.set("input", e.text, prov)
         if self.last_user is None:
             d.set("message_role", "direct_request", derived("R-first-request", e.refs))
         notes = []

@@ -60,7 +60,7 @@ def content_text(content: Any) -> tuple[str, bool]:
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                 parts.append(b["text"])
             elif isinstance(b, dict) and b.get("type") == "image":
-                src = b.get("source") if isinstance(b.get("source"), dict) else {}
+                src: dict[str, Any] = b["source"] if isinstance(b.get("source"), dict) else {}
                 parts.append(f"[image omitted by forsy: {src.get('media_type', 'unknown type')}]")
                 excerpt = True
             else:
@@ -124,7 +124,7 @@ class EventBuilder:
 
     def _assistant(self, rec: Record) -> list[Event]:
         d = rec.data
-        msg = d.get("message") if isinstance(d.get("message"), dict) else {}
+        msg: dict[str, Any] = d["message"] if isinstance(d.get("message"), dict) else {}
         blocks = msg.get("content")
         ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
         group = msg.get("id") if isinstance(msg.get("id"), str) else str(d.get("uuid"))
@@ -180,7 +180,7 @@ class EventBuilder:
 
     def _user(self, rec: Record) -> list[Event]:
         d = rec.data
-        msg = d.get("message") if isinstance(d.get("message"), dict) else {}
+        msg: dict[str, Any] = d["message"] if isinstance(d.get("message"), dict) else {}
         content = msg.get("content")
         ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
         ab = self._flag(rec)
@@ -254,7 +254,7 @@ class EventBuilder:
         d = rec.data
         ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
         sub = d.get("subtype")
-        content = d.get("content") if isinstance(d.get("content"), str) else ""
+        content: str = d["content"] if isinstance(d.get("content"), str) else ""
         ref = [Ref(rec.ev.id, pointer("content"))]
         ab = self._flag(rec)
         if sub == "local_command" and self.actor == "agent":

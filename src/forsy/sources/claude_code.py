@@ -282,7 +282,7 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
     root_of: dict[str, str] = {}
 
     def root(u: str) -> str:
-        chain = []
+        chain: list[str] = []
         while u in by_uuid and u not in root_of and len(chain) < 1_000_000:
             chain.append(u)
             p = _parent(by_uuid[u].data)
