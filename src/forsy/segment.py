@@ -143,6 +143,9 @@ class Segmenter:
     # ------------------------------------------------------------------ driving
     def run(self) -> list[Draft]:
         for e in self.session.events:
+            parent = e.meta.get("parent_call_id") if e.actor.startswith("subagent:") else None
+            if parent and e.actor not in self.subagent_parent:
+                self.subagent_parent[e.actor] = parent  # its answer is flushed when that call returns
             handler = getattr(self, f"_on_{e.kind}", None)
             if handler is not None:
                 handler(e)
@@ -199,6 +202,9 @@ class Segmenter:
         self.interrupts = []
         if e.abandoned:
             d.meta["abandoned"] = True
+            d.set("causal_note", ((d.values.get("causal_note") or "") + " This message is on a branch the user later "
+                  "rewound away from.").strip(), derived("R-abandoned", e.refs))
+            self._mark_abandoned(d, e)
         self._times(d, e, e)
         self.last_user = len(self.drafts) - 1
         self.first_action = set()
@@ -231,6 +237,7 @@ class Segmenter:
         pend = self._pend(e.actor)
         d = self._new(e.actor, "agent_step", e)
         d.call_id, d.tool_args = e.call_id, e.args
+        d.meta["group"] = e.group
         tool = e.tool or "unknown"
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
@@ -423,7 +430,6 @@ class Segmenter:
             return
         parent_call = e.meta.get("parent_call_id")
         if actor.startswith("subagent:") and parent_call and actor not in self.first_action:
-            self.subagent_parent[actor] = parent_call
             idx = self.calls.get(parent_call)
             if idx is not None and idx < me:
                 self.first_action.add(actor)
@@ -462,6 +468,8 @@ class Segmenter:
                 return
             if prev.values.get("tool") != d.values.get("tool") or prev.values.get("success") is not False:
                 continue
+            if e.group and prev.meta.get("group") == e.group:
+                continue  # a sibling sent in the same message is not retried by this call
             score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
             if score >= RETRY_SIMILARITY:
                 rule = f"R-retry (similarity {score:.0f} to failed step {i + 1})"
@@ -469,6 +477,9 @@ class Segmenter:
                 d.set("causal_type", "retry_after_failure", derived(rule, e.refs))
                 cb = sorted(set((d.values.get("caused_by") or []) + [i + 1]))
                 d.set("caused_by", cb, derived(rule, e.refs))
+                d.set("causal_note", f"Repeats step {i + 1}, which failed (input similarity {score:.0f}); "
+                      f"also follows step(s) {', '.join(str(x) for x in cb if x != i + 1) or 'none'}.",
+                      derived(rule, e.refs))
                 return
 
     def _times(self, d: Draft, start: Event | None, end: Event | None) -> None:

@@ -141,11 +141,12 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     """Read one session file (and the subagent transcripts that belong to it)."""
     if ctx.root is None:
         ctx = ReadContext(root=path.parent, debug=ctx.debug, extra=ctx.extra)
-    session = Session("claude_code", path.stem, [], {}, [], SessionMeta(agent="claude-code"), Quality())
+    session = Session("claude_code", "", [], {}, [], SessionMeta(agent="claude-code"), Quality())
     recs = _dedupe(load_records(path, ctx, session), session)
     main = [r for r in recs if not r.data.get("isSidechain")]
     inline = [r for r in recs if r.data.get("isSidechain")]
     _collect_meta(recs, session)
+    session.session_id = session.session_id or path.stem  # the records' sessionId, else the file name
     if AGENT_FILE.match(path.name) and not main:
         # a subagent transcript given on its own: its prompt came from the parent agent
         agent_id = AGENT_FILE.match(path.name).group(1)  # type: ignore[union-attr]
@@ -487,8 +488,8 @@ def _thread_events(th: Thread, session: Session) -> list[Event]:
                     e.meta["rich_ref"] = Ref(e.meta["rich_ref"].ev, prefix + e.meta["rich_ref"].pointer)
             e.meta["subagent"] = th.agent_id
         out.extend(evs)
-    if out:
-        out[0].meta.update({"parent_call_id": th.call_id, "link_rule": th.link_rule, "thread_source": th.source})
+    for e in out:  # every event knows its spawning call: the segmenter links the first action
+        e.meta.update({"parent_call_id": th.call_id, "link_rule": th.link_rule, "thread_source": th.source})
     return out
 
 
