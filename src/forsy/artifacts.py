@@ -84,7 +84,7 @@ def _claude_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: str)
     path = args.get("file_path") or args.get("notebook_path") or rich.get("filePath")
     if not isinstance(path, str):
         return
-    created = tool == "Write" and (rich.get("type") == "create" or (rich and rich.get("originalFile") is None))
+    created = tool == "Write" and (rich.get("type") == "create" or rich.get("had_original") is False)
     a = _get(arts, path, "created" if created else "modified", "deliverable")
     a.related_steps.append(step)
     if tool == "Write" and isinstance(args.get("content"), str):

@@ -27,8 +27,12 @@ def make_id(prefix: str, *parts: Any, length: int = 16) -> str:
 
 
 def evidence_id(source: str, line: int | None, offset: int, length: int, digest: str) -> str:
-    """Id of one evidence record: its source, position and the sha256 of its bytes."""
-    return make_id("ev", source, line, offset, length, digest)
+    """Id of one evidence record: its source, position and the sha256 of its bytes.
+
+    Hot path (one call per record read): a plain separator join instead of canonical JSON.
+    """
+    key = f"{source}\x00{line}\x00{offset}\x00{length}\x00{digest}".encode("utf-8", "surrogatepass")
+    return "ev_" + hashlib.sha256(key).hexdigest()[:16]
 
 
 def trace_id(kind: str, session_id: str, content_digests: list[str]) -> str:

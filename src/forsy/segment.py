@@ -30,7 +30,7 @@ import orjson
 from rapidfuzz import fuzz
 
 from .evidence import Event, Ref, Session
-from .models import FieldProvenance
+from .models import EvidenceRef, FieldProvenance
 
 RETRY_SIMILARITY = 90.0
 RETRY_WINDOW = 8
@@ -79,17 +79,20 @@ def source_rule(e: Event, default: str | None = None) -> str | None:
     return default
 
 
+def _refs(refs: list[Ref]) -> list[EvidenceRef]:
+    # model_construct: these are built by forsy itself from typed values, tens of thousands
+    # of times per large log; validation here costs more than the rest of segmentation.
+    return [EvidenceRef.model_construct(id=r.ev, pointer=r.pointer) for r in refs]
+
+
 def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False) -> FieldProvenance:
-    return FieldProvenance.model_validate(
-        {"origin": "copied", "rule": rule, "evidence": [{"id": r.ev, "pointer": r.pointer} for r in refs],
-         "excerpt": excerpt}
-    )
+    return FieldProvenance.model_construct(origin="copied", rule=rule, evidence=_refs(refs), redacted=False,
+                                           excerpt=excerpt, model=None)
 
 
 def derived(rule: str, refs: list[Ref]) -> FieldProvenance:
-    return FieldProvenance.model_validate(
-        {"origin": "derived", "rule": rule, "evidence": [{"id": r.ev, "pointer": r.pointer} for r in refs]}
-    )
+    return FieldProvenance.model_construct(origin="derived", rule=rule, evidence=_refs(refs), redacted=False,
+                                           excerpt=False, model=None)
 
 
 @dataclass

@@ -74,14 +74,14 @@ def readme(a: Assembled) -> str:
 def render(a: Assembled) -> dict[str, bytes]:
     """Every file of the folder, as bytes, manifest last (it lists the others' hashes)."""
     files: dict[str, bytes] = {
-        "trace.json": dumps(a.trace.model_dump(mode="json")),
-        "provenance.json": dumps(a.provenance.model_dump(mode="json")),
+        "trace.json": a.trace.model_dump_json(indent=2).encode() + b"\n",
+        "provenance.json": a.provenance.model_dump_json(indent=2).encode() + b"\n",
         "README.md": readme(a).encode("utf-8"),
     }
     for rel, text in sorted(a.files.items()):
         files[rel] = text.encode("utf-8", "surrogatepass")
     a.manifest.files = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
-    files["manifest.json"] = dumps(a.manifest.model_dump(mode="json"))
+    files["manifest.json"] = a.manifest.model_dump_json(indent=2).encode() + b"\n"
     return files
 
 

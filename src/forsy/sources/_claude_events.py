@@ -242,7 +242,7 @@ class EventBuilder:
                   excerpt=excerpt, abandoned=ab)
         rich = rec.data.get("toolUseResult")
         if rich is not None:
-            e.meta["rich"] = rich
+            e.meta["rich"] = _slim_rich(rich)
             e.meta["rich_ref"] = Ref(rec.ev.id, "/toolUseResult")
         if isinstance(rich, str) and rich.startswith("User rejected"):
             e.meta["rejected"] = True
@@ -266,6 +266,23 @@ class EventBuilder:
             return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
                           meta={"subtype": "compact_boundary", "compact": d.get("compactMetadata")})]
         return []
+
+
+# What later rules read from `toolUseResult`; the rest (file contents, stdout already in the
+# result text, original files) stays in the log, cited by `rich_ref`, not in memory twice.
+_RICH_KEYS = ("type", "filePath", "structuredPatch", "agentId", "status", "interrupted", "exitCode",
+              "returnCodeInterpretation", "isImage", "backgroundTaskId", "userModified", "replaceAll")
+
+
+def _slim_rich(rich: Any) -> Any:
+    if isinstance(rich, dict):
+        out = {k: rich[k] for k in _RICH_KEYS if k in rich}
+        if "originalFile" in rich:
+            out["had_original"] = rich["originalFile"] is not None
+        return out
+    if isinstance(rich, str):
+        return rich[:2000]
+    return None
 
 
 def _plain_text(content: Any) -> tuple[str, bool]:

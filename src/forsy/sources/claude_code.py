@@ -129,12 +129,27 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
     session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
     counters: dict[str, int] = {}
     it = iter_json_array if data.lstrip()[:1] == b"[" else iter_jsonl
-    recs = list(it(data, rel, session.warnings, counters))
+    recs = [_slim(r) for r in it(data, rel, session.warnings, counters)]
     session.quality.records += counters.get("records", 0)
     session.quality.unparsable_records += counters.get("unparsable", 0)
     for r in recs:
         session.add_evidence(r.ev)
     return recs
+
+
+_STUB_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "sessionId",
+              "version", "cwd", "gitBranch")
+
+
+def _slim(r: Record) -> Record:
+    """Hook/bash progress and file snapshots carry no work: keep only what the graph and the
+    metadata need (most lines of a 2.1 log are progress records; this bounds memory)."""
+    d = r.data
+    t = d.get("type")
+    if t == "file-history-snapshot" or (t == "progress" and not (
+            isinstance(d.get("data"), dict) and d["data"].get("type") == "agent_progress")):
+        r.data = {k: d[k] for k in _STUB_KEYS if k in d}
+    return r
 
 
 def read_session(path: Path, ctx: ReadContext) -> Session:
