@@ -1,0 +1,263 @@
+"""The model's answer → checked proposals → values on drafts (or dropped, with a reason).
+
+A proposal is accepted only when every one of its citations passes (`_llm_evidence`), its
+field is one the model may fill and is still null, and its value is of the right type or in
+the spec's set. Everything else is dropped and counted by reason; nothing the model wrote
+reaches the trace unless it passed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import ValidationError as PydanticError
+
+from ._llm_evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
+from ._llm_request import FILL_AGENT, FILL_USER, Chunk, Plan
+from .models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, FieldProvenance, TerminationReason
+from .segment import Draft
+
+MAX_VALUE_CHARS = 1500
+# Fields a model never writes: copied from the log, or set by a rule from it.
+COPIED = frozenset({"step", "turn", "actor", "action", "tool", "input", "output", "started_at", "ended_at",
+                    "task", "final_output", "system_prompt", "trace_id"})
+SESSION_KEYS = {"learning": "learning", "goal_achieved": "summary.goal_achieved", "goal_notes": "summary.goal_notes",
+                "termination_reason": "termination_reason", "description": "dataset_summary.description"}
+SESSION_ORDER = ("goal_achieved", "goal_notes", "termination_reason", "learning", "description")
+ENUMS: dict[str, frozenset[str]] = {
+    "message_role": KNOWN_MESSAGE_ROLES, "feedback_type": KNOWN_FEEDBACK_TYPES,
+    "termination_reason": frozenset(t.value for t in TerminationReason),
+}
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.S)
+
+
+class Citation(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    evidence_id: str
+    quote: str
+
+
+class Proposal(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    step: StrictInt | None = None
+    field: str
+    value: Any = None
+    citations: list[Citation] = Field(default_factory=list)
+    about_step: StrictInt | None = None
+
+
+class Envelope(BaseModel):
+    """The structured answer: a JSON object with a list of proposals (each checked on its own)."""
+
+    model_config = ConfigDict(extra="ignore")
+    proposals: list[dict[str, Any]] = Field(max_length=5000)
+
+
+def parse_answer(content: str) -> list[dict[str, Any]]:
+    """The proposals of an answer; ValueError when it is not the JSON object the prompt asks for."""
+    m = _FENCE.match(content)
+    text = m.group(1) if m else content
+    try:
+        return Envelope.model_validate_json(text.strip()).proposals
+    except PydanticError as e:
+        raise ValueError(f"answer is not a proposals object: {e.error_count()} error(s)") from None
+
+
+@dataclass
+class Cite:
+    id: str
+    quote: str  # the evidence's own text that matched
+    score: float
+    pointer: str
+
+
+@dataclass
+class Tally:
+    proposed: int = 0
+    accepted: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    accepted_fields: Counter[str] = field(default_factory=Counter)
+
+
+class Rejected(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Checker:
+    """Checks each chunk's proposals against the evidence and the drafts, in chunk order."""
+
+    def __init__(self, drafts: list[Draft], idx: EvidenceIndex, plan: Plan, model_info: dict[str, str]):
+        self.drafts, self.idx, self.plan, self.model_info = drafts, idx, plan, model_info
+        self.tally = Tally()
+        self.trace_fields: dict[str, tuple[Any, FieldProvenance]] = {}
+        self.users = [i for i, d in enumerate(drafts) if d.values["action"] == "user_message"]
+
+    def apply(self, chunk: Chunk, raw: list[dict[str, Any]]) -> None:
+        props: list[Proposal] = []
+        for r in raw:
+            self.tally.proposed += 1
+            try:
+                props.append(Proposal.model_validate(r))
+            except PydanticError:
+                self.tally.rejected["malformed_proposal"] += 1
+        # user-step classifications before the directives that depend on them; goal before its notes
+        props.sort(key=lambda p: (p.field == "directive", p.step is None,
+                                  SESSION_ORDER.index(p.field) if p.field in SESSION_ORDER else 0))
+        for p in props:
+            try:
+                self._one(chunk, p)
+            except Rejected as r:
+                self.tally.rejected[r.reason] += 1
+            else:
+                self.tally.accepted += 1
+                self.tally.accepted_fields[p.field] += 1
+
+    # ------------------------------------------------------------------ one proposal
+    def _one(self, ch: Chunk, p: Proposal) -> None:
+        if p.step is None:
+            return self._session(ch, p)
+        if p.field == "directive":
+            return self._directive(ch, p)
+        i = p.step - 1
+        if i not in ch.steps:
+            raise Rejected("unknown_step")
+        d = self.drafts[i]
+        allowed = FILL_USER if d.values["action"] == "user_message" else FILL_AGENT
+        if p.field not in allowed:
+            raise Rejected(self._not_allowed(d, p.field))
+        if d.values.get(p.field) is not None:
+            raise Rejected("already_filled")
+        if p.field not in self.plan.fills[i]:
+            raise Rejected("field_not_allowed")  # e.g. feedback on the initial request
+        value = self._value(p.field, p.value)
+        cites = self._cites(ch, p, value)
+        if d.values["action"] == "user_message" and not self._cites_words(cites, i):
+            raise Rejected("not_user_words")
+        d.set(p.field, value, self._prov(cites))
+
+    def _directive(self, ch: Chunk, p: Proposal) -> None:
+        k, u = (p.step or 0) - 1, (p.about_step or 0) - 1
+        if not (0 <= k < len(self.drafts)) or (k not in ch.steps and k not in ch.context):
+            raise Rejected("unknown_step")
+        if u not in ch.steps or self.drafts[u].values["action"] != "user_message":
+            raise Rejected("unknown_step")
+        target, user = self.drafts[k], self.drafts[u]
+        if target.values["action"] == "user_message":
+            raise Rejected("field_not_allowed")
+        prev = max((x for x in self.users if x < u), default=-1)
+        if not prev < k < u:  # only work since the previous user message can be corrected by this one
+            raise Rejected("field_not_allowed")
+        if "correction" not in (user.values.get("feedback_type"), user.values.get("message_role")):
+            raise Rejected("depends_on_rejected")
+        if target.values.get("directive") is not None:
+            raise Rejected("already_filled")
+        value = self._value("directive", p.value)
+        cites = self._cites(ch, p, value)
+        if not self._cites_words(cites, u):
+            raise Rejected("not_user_words")
+        self._correct(target, k, u, value, cites)
+
+    def _correct(self, target: Draft, k: int, u: int, value: str, cites: list[Cite]) -> None:
+        """A user's correction: directive, eval −1 (and success false, which eval −1 requires) on the step."""
+        prov = self._prov(cites)
+        target.set("directive", value, prov)
+        target.values["eval"] = -1
+        target.prov["eval"] = self._prov(cites, rule=f"M-correction (user correction in step {u + 1})")
+        if target.values.get("success") is True:
+            was = target.prov.get("success")
+            target.set("success", False, self._prov(cites, rule=f"M-correction (user correction in step {u + 1})",
+                                                     replaced={"value": True, "rule": was.rule if was else None}))
+        if target.values.get("eval_reason") is None:
+            target.set("eval_reason", f"The user corrected this step in step {u + 1}.",
+                       self._prov(cites, rule="M-correction"))
+        user = self.drafts[u]
+        if user.values.get("caused_by") is None:
+            user.set("caused_by", [k + 1], self._prov(cites, rule="M-correction (the step the user corrected)"))
+
+    def _session(self, ch: Chunk, p: Proposal) -> None:
+        key = SESSION_KEYS.get(p.field)
+        if key is None:
+            raise Rejected(self._not_allowed(None, p.field))
+        if key in self.trace_fields:
+            raise Rejected("already_filled")
+        if p.field not in ch.session_fields:
+            raise Rejected("already_filled" if p.field == "termination_reason" else "field_not_allowed")
+        if p.field == "goal_notes" and SESSION_KEYS["goal_achieved"] not in self.trace_fields:
+            raise Rejected("depends_on_rejected")  # notes on an outcome that was not accepted
+        value = self._value(p.field, p.value)
+        cites = self._cites(ch, p, value if isinstance(value, str) else None, session=True)
+        if p.field == "goal_achieved" and value is True and not any(self._shows_result(c.id) for c in cites):
+            raise Rejected("goal_unsupported")
+        self.trace_fields[key] = (value, self._prov(cites))
+
+    # ------------------------------------------------------------------ checks
+    def _not_allowed(self, d: Draft | None, name: str) -> str:
+        origin = d.prov[name].origin if d is not None and name in d.prov else None
+        return "copied_field" if name in COPIED or origin == "copied" else "field_not_allowed"
+
+    def _value(self, name: str, value: Any) -> Any:
+        if name == "goal_achieved":
+            if not isinstance(value, bool):
+                raise Rejected("bad_value")
+            return value
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_VALUE_CHARS:
+            raise Rejected("bad_value")
+        value = value.strip()
+        if name in ENUMS and value not in ENUMS[name]:
+            raise Rejected("bad_value")
+        return value
+
+    def _cites(self, ch: Chunk, p: Proposal, value: str | None, session: bool = False) -> list[Cite]:
+        if not p.citations:
+            raise Rejected("no_citation")
+        if value is not None and (looks_injected(value) or self.idx.tainted(value)):
+            raise Rejected("injection_suspect")
+        out: list[Cite] = []
+        for c in p.citations:
+            if c.evidence_id not in self.idx.texts:
+                raise Rejected("unknown_id")
+            if c.evidence_id not in ch.shown:
+                raise Rejected("out_of_scope")
+            if looks_injected(c.quote):
+                raise Rejected("injection_suspect")
+            m = self.idx.find(c.evidence_id, c.quote)
+            if m is None:
+                raise Rejected("quote_not_found")
+            if looks_injected(m.span) or self.idx.tainted(m.span):
+                raise Rejected("injection_suspect")
+            if session and self._said_by_person(c.evidence_id) and SUCCESS_CLAIM.search(m.span):
+                raise Rejected("injection_suspect")  # a typed "the task succeeded" is not an outcome
+            out.append(Cite(c.evidence_id, m.span, m.score, m.pointer))
+        if value is not None and p.field not in ENUMS and not shares_words(value, [c.quote for c in out]):
+            raise Rejected("unsupported_value")  # the quotes say nothing the value says
+        return out
+
+    def _said_by_person(self, ev: str) -> bool:
+        return bool(self.idx.kinds.get(ev, set()) & {"user", "shell_command"})
+
+    def _shows_result(self, ev: str) -> bool:
+        return "tool_result" in self.idx.kinds.get(ev, set()) or ev in self.plan.final_answer
+
+    def _cites_words(self, cites: list[Cite], user_step: int) -> bool:
+        words = set(step_evidence(self.drafts[user_step], "input"))
+        return any(c.id in words for c in cites)
+
+    def _prov(self, cites: list[Cite], rule: str | None = None, replaced: dict[str, Any] | None = None
+              ) -> FieldProvenance:
+        refs: list[dict[str, str]] = []
+        for c in cites:
+            ref = {"id": c.id, "pointer": c.pointer}
+            if ref not in refs:
+                refs.append(ref)
+        model: dict[str, Any] = dict(self.model_info)
+        model["citations"] = [{"id": c.id, "quote": c.quote, "score": c.score} for c in cites]
+        if replaced is not None:
+            model["replaced"] = replaced
+        return FieldProvenance.model_validate({"origin": "model", "rule": rule, "evidence": refs, "model": model})
+
