@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -71,22 +72,36 @@ def readme(a: Assembled) -> str:
     return "\n".join(lines)
 
 
+def _producers(a: Assembled) -> list[tuple[str, Callable[[], bytes]]]:
+    """Every file of the folder but the manifest, each produced only when it is written
+    (one large JSON document in memory at a time)."""
+    out: list[tuple[str, Callable[[], bytes]]] = [
+        ("trace.json", lambda: a.trace.__pydantic_serializer__.to_json(a.trace, indent=2) + b"\n"),
+        ("provenance.json", lambda: a.provenance.__pydantic_serializer__.to_json(a.provenance, indent=2) + b"\n"),
+        ("README.md", lambda: readme(a).encode("utf-8")),
+    ]
+    for rel, text in sorted(a.files.items()):
+        out.append((rel, lambda text=text: text.encode("utf-8", "surrogatepass")))  # type: ignore[misc]
+    return out
+
+
 def render(a: Assembled) -> dict[str, bytes]:
     """Every file of the folder, as bytes, manifest last (it lists the others' hashes)."""
-    files: dict[str, bytes] = {
-        "trace.json": a.trace.model_dump_json(indent=2).encode() + b"\n",
-        "provenance.json": a.provenance.model_dump_json(indent=2).encode() + b"\n",
-        "README.md": readme(a).encode("utf-8"),
-    }
-    for rel, text in sorted(a.files.items()):
-        files[rel] = text.encode("utf-8", "surrogatepass")
+    files = {name: make() for name, make in _producers(a)}
     a.manifest.files = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
     files["manifest.json"] = a.manifest.model_dump_json(indent=2).encode() + b"\n"
     return files
 
 
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def write_folder(a: Assembled, dest: Path) -> Path:
-    files = render(a)
     dest = dest.absolute()
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -95,13 +110,14 @@ def write_folder(a: Assembled, dest: Path) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir()
-        for rel, data in files.items():
-            p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            with open(p, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+        hashes: dict[str, str] = {}
+        for name, make in _producers(a):
+            data = make()
+            hashes[name] = hashlib.sha256(data).hexdigest()
+            _write(tmp / name, data)
+            del data
+        a.manifest.files = dict(sorted(hashes.items()))
+        _write(tmp / "manifest.json", a.manifest.model_dump_json(indent=2).encode() + b"\n")
         _swap_into_place(tmp, dest)
     except OSError as e:
         raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
