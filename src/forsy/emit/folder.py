@@ -13,8 +13,8 @@ import ctypes.util
 import hashlib
 import os
 import shutil
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
