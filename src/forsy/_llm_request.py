@@ -24,7 +24,8 @@ from .segment import Draft
 PROMPT_NAME = "segment_v1"
 CHUNK_FILL = 0.7  # share of chunk_tokens the request may use; the rest is spare
 CHARS_PER_TOKEN = 4
-CONTEXT_STEPS = 2  # earlier steps repeated at the head of a chunk so corrections can name them
+MIN_BODY_TOKENS = 300  # below this a chunk holds hardly one step
+CONTEXT_STEPS = 2  # steps repeated before a user message that opens a chunk, so a correction can name them
 
 FILL_AGENT = ("observation", "reasoning", "state_change", "causal_note", "alternatives_considered")
 FILL_USER = ("message_role", "feedback_type", "feedback_content")
@@ -92,6 +93,7 @@ class Plan:
     termination: tuple[str, str]  # deterministic (reason, rule)
     final_answer: list[str]  # evidence ids of the main agent's last answer
     tokens: int = 0
+    oversized: int = 0  # steps too big for a chunk even with short excerpts (sent anyway)
 
 
 def fills_for(drafts: list[Draft]) -> dict[int, list[str]]:
@@ -141,8 +143,8 @@ def _safe(text: str) -> str:
     return text.replace("<evidence", "‹evidence").replace("</evidence", "‹/evidence")
 
 
-def _block(ev: str, role: str, idx: EvidenceIndex) -> str:
-    head, tail = _limits(role)
+def _block(ev: str, role: str, idx: EvidenceIndex, tight: bool = False) -> str:
+    head, tail = EXCERPT["context"] if tight else _limits(role)
     return f'<evidence id="{ev}" role="{role}">\n{_safe(excerpt(idx.texts.get(ev, ""), head, tail))}\n</evidence>\n'
 
 
@@ -169,7 +171,7 @@ class _Builder:
         self.parts: list[str] = []
         self.used = 0
 
-    def _render(self, i: int, context: bool) -> tuple[str, list[str]]:
+    def _render(self, i: int, context: bool, tight: bool = False) -> tuple[str, list[str]]:
         d = self.drafts[i]
         roles = _roles(d, i, self.final)
         fill = [] if context else self.plan.fills[i]
@@ -178,7 +180,7 @@ class _Builder:
         if fill or context:  # a step with nothing to fill is shown by its line alone
             for ev, role in roles.items():
                 if ev not in self.cur.shown and ev not in new and ev in self.idx.texts:
-                    text += _block(ev, "context" if context else role, self.idx)
+                    text += _block(ev, "context" if context else role, self.idx, tight)
                     new.append(ev)
         return text, new
 
@@ -199,13 +201,26 @@ class _Builder:
         if self.cur.steps and self.used + estimate_tokens(text) > self.budget:
             last = self.cur.steps[-1]
             self._close()
-            for c in range(max(0, last + 1 - CONTEXT_STEPS), last + 1):
-                if self.drafts[c].values["action"] != "user_message":
-                    self._add(*self._render(c, True))
-                    self.cur.context.append(c)
-            text, new = self._render(i, False)
+            if self.drafts[i].values["action"] == "user_message":  # it may correct the steps just before it
+                self._context(last, estimate_tokens(text))
+                text, new = self._render(i, False)
+        if self.used + estimate_tokens(text) > self.budget:  # one big step: shorter excerpts
+            text, new = self._render(i, False, tight=True)
+            if self.used + estimate_tokens(text) > self.budget:
+                self.plan.oversized += 1
         self._add(text, new)
         self.cur.steps.append(i)
+
+    def _context(self, last: int, need: int) -> None:
+        """Repeat the last steps of the previous chunk (when they fit) so a correction can name them."""
+        for c in range(max(0, last + 1 - CONTEXT_STEPS), last + 1):
+            if self.drafts[c].values["action"] == "user_message":
+                continue
+            text, new = self._render(c, True)
+            if self.used + estimate_tokens(text) + need > self.budget:
+                return
+            self._add(text, new)
+            self.cur.context.append(c)
 
     def session(self, fields: list[str]) -> None:
         users = [i for i, d in enumerate(self.drafts) if d.values["action"] == "user_message"
@@ -238,8 +253,13 @@ class _Builder:
 def plan_chunks(session: Session, drafts: list[Draft], idx: EvidenceIndex, prompt: Prompt, chunk_tokens: int,
                 termination: tuple[str, str]) -> Plan:
     plan = Plan([], fills_for(drafts), termination, _final_answer(drafts))
-    budget = max(200, int(chunk_tokens * CHUNK_FILL) - estimate_tokens(prompt.system) - estimate_tokens(
-        prompt.user.template))
+    fixed = estimate_tokens(prompt.system) + estimate_tokens(prompt.user.template)
+    budget = int(chunk_tokens * CHUNK_FILL) - fixed
+    if budget < MIN_BODY_TOKENS:
+        from .errors import LLMError
+
+        raise LLMError(f"chunk_tokens {chunk_tokens} is too small: the prompt alone takes about {fixed} tokens; "
+                       f"use at least {int((fixed + MIN_BODY_TOKENS) / CHUNK_FILL) + 1}")
     b = _Builder(drafts, idx, plan, budget)
     for i in range(len(drafts)):
         b.step(i)

@@ -199,7 +199,7 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
     rejected = sum(t.rejected.values())
     report: dict[str, Any] = {
         "model": cfg.model, "prompt_version": prompt.name, "prompt_sha256": prompt.sha256,
-        "chunks": len(the_plan.chunks), "chunk_tokens": cfg.chunk_tokens,
+        "chunks": len(the_plan.chunks), "chunk_tokens": cfg.chunk_tokens, "oversized_steps": the_plan.oversized,
         "calls": stats.calls, "retries": stats.retries, "cache_hits": stats.cache_hits,
         "tokens": {"sent_estimate": the_plan.tokens, "prompt": stats.prompt_tokens,
                    "completion": stats.completion_tokens},
