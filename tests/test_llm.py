@@ -459,3 +459,65 @@ def test_real_model(correction_log: Path, tmp_path: Path) -> None:
     assert_valid(run)
     if r["accepted"]:
         assert_citations_verifiable(run)
+
+
+# ---------------------------------------------------------------------- the rules, one proposal at a time
+def answering(make: Any) -> Any:
+    """An injected client whose answer is `make(request)`: the proposals a test wants checked."""
+    from llm_server import completion, parse_request
+
+    def client(**kw: Any) -> dict[str, Any]:
+        req = parse_request(kw["messages"][1]["content"])
+        return completion(kw["model"], json.dumps({"proposals": make(req)}), 0)
+
+    return client
+
+
+def test_each_rule_names_its_rejection(tmp_path: Path) -> None:
+    tail = [call(11, "a7", "r4", "t5", "Bash", {"command": "git status"}), result(12, "r5", "a7", "t5", "clean"),
+            call(13, "a8", "r5", "t6", "Bash", {"command": "git diff"})]  # no text, no result
+    log = write_log(tmp_path, "s-rules", [*CORRECTION[:-1], *tail])
+    ids: dict[int, list[str]] = {}
+
+    def make(req: dict[str, Any]) -> list[dict[str, Any]]:
+        for s in req["steps"]:
+            ids[s["n"]] = [e for e, _ in s["evidence"]]
+        words, fail = ids[5][0], ids[3][1]
+
+        def p(step: int | None, field: str, value: Any, ev: str, quote: str, **kw: Any) -> dict[str, Any]:
+            return {"step": step, "field": field, "value": value, "citations": [{"evidence_id": ev, "quote": quote}],
+                    **kw}
+
+        return [
+            p(2, "observation", "test_add failed with -1", fail, "FAILED test_calc.py::test_add"),  # hindsight
+            p(2, "reasoning", "write the function", ids[2][0], "I'll write the function first."),  # agent's own words
+            p(1, "feedback_content", "the user asked for add", ids[1][0], "Add a function add(a, b) to calc.py"),
+            p(7, "directive", "return a + b", words, "add must return a + b, not a - b", about_step=5),  # after it
+            p(None, "termination_reason", "user_abandoned", words, "No, that's wrong: add must return a + b"),
+            p(None, "goal_achieved", True, ids[1][0], "Add a function add(a, b) to calc.py"),  # the user's words
+            p(3, "state_change", "the test failed", fail, "1 failed"),  # too short to prove anything
+            p(3, "alternatives_considered", "Could have deployed to staging", fail, "1 failed, 2 passed in 0.12s"),
+            p(6, "reasoning", "The user said add must return a + b", words, "add must return a + b, not a - b"),
+            p(9, "reasoning", "Checking the git diff after the tests", ids[9][0], '{"command":"git diff"}'),
+            p(9, "state_change", "After the tests passed", ids[9][0], '{"command":"git diff"}', extra="ignored"),
+            {"step": 3, "field": "state_change", "value": "x", "citations": "not a list"},
+        ]
+
+    base = retrace(log, tmp_path / "base", None)
+    run = retrace(log, tmp_path, LLMConfig(model="openai/rules", client=answering(make), use_cache=False))
+    r = run.report
+    assert r["rejected_by_reason"] == {
+        "later_evidence": 1, "already_filled": 2, "field_not_allowed": 2, "goal_unsupported": 1,
+        "quote_not_found": 1, "unsupported_value": 2, "malformed_proposal": 1}
+    assert r["accepted_by_field"] == {"reasoning": 2}
+    steps = run.trace["steps"]
+    assert steps[1]["reasoning"] == "I'll write the function first."  # the agent's words stay
+    assert steps[5]["reasoning"] == "The user said add must return a + b"
+    assert steps[8]["output"] is None and steps[8]["reasoning"].startswith("Checking")
+    # a model's reasoning on a step with no output does not lift the empty-fields penalty
+    factor = next(f for f in run.manifest["confidence_factors"] if f["name"] == "model_reasoning_not_evidence")
+    assert factor["value"] == 1
+    rejected = next(f for f in run.manifest["confidence_factors"] if f["name"] == "model_claims_rejected")
+    assert run.trace["summary"]["agent_confidence"] == round(base.trace["summary"]["agent_confidence"]
+                                                             - rejected["penalty"])
+    assert_valid(run)

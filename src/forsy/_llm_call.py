@@ -58,8 +58,9 @@ def _permanent(exc: Exception) -> LLMError | None:
         return None  # this chunk is too big for the model; others may pass
     if status in PERMANENT_STATUS or not isinstance(status, int):
         # The provider's message may quote part of a key: name the failure, not its text.
-        return LLMError(f"the model call failed: {name}" + (f" (HTTP {status})" if status else "")
-                        + "; check --llm, --llm-api-base and the provider's API key")
+        hint = (f" (HTTP {status}); check --llm, --llm-api-base and the provider's API key" if status else
+                f": {str(exc)[:200]}")
+        return LLMError(f"the model call failed: {name}{hint}")
     return None
 
 

@@ -97,6 +97,11 @@ class Checker:
         self.tally = Tally()
         self.trace_fields: dict[str, tuple[Any, FieldProvenance]] = {}
         self.users = [i for i, d in enumerate(drafts) if d.values["action"] == "user_message"]
+        self.first_step: dict[str, int] = {}  # evidence id → the first step citing it
+        for i, d in enumerate(drafts):
+            for ev in d.evidence:
+                self.first_step.setdefault(ev, i)
+        self.model_reasoning: list[int] = []  # steps whose reasoning a model supplied
 
     def apply(self, chunk: Chunk, raw: list[dict[str, Any]]) -> None:
         props: list[Proposal] = []
@@ -139,7 +144,11 @@ class Checker:
         cites = self._cites(ch, p, value)
         if d.values["action"] == "user_message" and not self._cites_words(cites, i):
             raise Rejected("not_user_words")
+        if any(self.first_step.get(c.id, -1) > i for c in cites):
+            raise Rejected("later_evidence")  # a step is described by what was known then, not by hindsight
         d.set(p.field, value, self._prov(cites))
+        if p.field == "reasoning":
+            self.model_reasoning.append(i)
 
     def _directive(self, ch: Chunk, p: Proposal) -> None:
         k, u = (p.step or 0) - 1, (p.about_step or 0) - 1

@@ -40,6 +40,7 @@ from .score import Factor
 from .segment import Draft
 
 MAX_REJECT_PENALTY = 20.0
+EMPTY_FIELDS_PENALTY = 15.0  # score.py's "empty fields" factor, kept for model-filled reasoning
 NOTE = ("Values whose provenance origin is 'model' were proposed by a language model; forsy kept a value only "
         "when every quote it cited was found in the cited evidence. A citation shows a value is grounded in the "
         "log, not that it is right.")
@@ -219,11 +220,26 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
         share = rejected / t.proposed
         factors.append(Factor("model_claims_rejected", round(share, 3), MAX_REJECT_PENALTY * share,
                               "share of the model's proposed values that failed forsy's checks and were dropped"))
+    unfilled = _still_empty(checker)
+    if unfilled:
+        factors.append(Factor("model_reasoning_not_evidence", unfilled[0], unfilled[1],
+                              "agent steps whose only reasoning is a model's proposal still count as empty"))
     if stats.fallbacks:
         report["warning"] = (f"{sum(stats.fallbacks.values())} of {len(the_plan.chunks)} chunk(s) fell back to the "
                              "deterministic result (no usable answer)")
     level = "model_reviewed" if t.accepted else "retraced_from_logs"
     return LLMOutcome(report, factors, level, dict(checker.trace_fields))
+
+
+def _still_empty(checker: Checker) -> tuple[int, float] | None:
+    """Keep score.py's empty-fields penalty where only a model filled the reasoning: a model never raises confidence.
+
+    Mirrors `score.confidence` (15 × share of agent steps with neither reasoning nor output, or no time).
+    """
+    agent = [d for d in checker.drafts if d.values["action"] != "user_message"]
+    n = sum(1 for i in checker.model_reasoning if not checker.drafts[i].values.get("output")
+            and checker.drafts[i].values.get("started_at"))
+    return (n, EMPTY_FIELDS_PENALTY * n / len(agent)) if n and agent else None
 
 
 def _termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
