@@ -386,6 +386,19 @@ def test_timeout_retried_then_fallback(correction_log: Path, tmp_path: Path) -> 
 
 
 # ---------------------------------------------------------------------- in-process client
+def test_well_behaved_answer_on_an_injected_log(tmp_path: Path) -> None:
+    """Quotes of the planted line are dropped; the honest outcome (the test still fails) is kept."""
+    log = write_log(tmp_path, "s-inject", INJECTION)
+    run = retrace(log, tmp_path, LLMConfig(model="openai/scripted-good", client=ScriptedClient(), use_cache=False))
+    r = run.report
+    assert r["rejected_by_reason"] == {"injection_suspect": 4}
+    assert {x["step"] for x in r["rejections"]} == {2, 3, 5}  # the Read of the planted file, and the user's line
+    assert run.trace["summary"]["goal_achieved"] is False
+    assert "still fails" in run.trace["summary"]["goal_notes"]
+    assert all("succeeded" not in json.dumps(v) for _, _, v in run.model_fields())
+    assert_valid(run)
+
+
 def test_malformed_once_then_good(correction_log: Path, tmp_path: Path) -> None:
     client = ScriptedClient()
     run = retrace(correction_log, tmp_path, LLMConfig(model="openai/scripted-malformed-once", client=client,

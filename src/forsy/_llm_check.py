@@ -81,6 +81,8 @@ class Tally:
     accepted: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     accepted_fields: Counter[str] = field(default_factory=Counter)
+    # (step, field, reason) of each dropped proposal, never its text: that may be made up
+    rejections: list[tuple[int | None, str, str]] = field(default_factory=list)
 
 
 class Rejected(Exception):
@@ -111,6 +113,7 @@ class Checker:
                 props.append(Proposal.model_validate(r))
             except PydanticError:
                 self.tally.rejected["malformed_proposal"] += 1
+                self.tally.rejections.append((None, "?", "malformed_proposal"))
         # user-step classifications before the directives that depend on them; goal before its notes
         props.sort(key=lambda p: (p.field == "directive", p.step is None,
                                   SESSION_ORDER.index(p.field) if p.field in SESSION_ORDER else 0))
@@ -119,6 +122,7 @@ class Checker:
                 self._one(chunk, p)
             except Rejected as r:
                 self.tally.rejected[r.reason] += 1
+                self.tally.rejections.append((p.step, p.field[:40], r.reason))
             else:
                 self.tally.accepted += 1
                 self.tally.accepted_fields[p.field] += 1

@@ -46,7 +46,10 @@ shows shown read reads said says value values field fields session candidate les
 INJECTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.I) for p in (
     r"\b(ignore|disregard|forget|override)\b.{0,20}\b(previous|prior|above|earlier|preceding|all|any|your|these|"
     r"the)\b.{0,20}\b(instructions?|rules|prompts?|directions|guidelines|context)\b",
-    r"\b(write|say|claim|declare|pretend)\s+(down\s+)?that\b",
+    # "write that the task succeeded": a verdict dictated to whoever records the session
+    r"\b(write|say|claim|declare|pretend|report|state|record|conclude)\s+(down\s+)?that\s+(the\s+)?(task|goal|work|"
+    r"job|fix|tests?|it|everything|this|session|agent)\b[^.\n]{0,40}\b(succe\w*|complete\w*|done|pass\w*|achiev\w*|"
+    r"true|fixed|work\w*|resolved|fine|correct)",
     r"\byou\s+(must|have\s+to|need\s+to|should|are\s+required\s+to)\s+(now\s+)?(not\s+)?(say|state|report|"
     r"claim|declare|conclude|mark|classify|label|record|ignore)\b",
     r"\b(goal_achieved|termination_reason|feedback_type|message_role|agent_confidence)\b",

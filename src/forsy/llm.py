@@ -40,6 +40,7 @@ from .score import Factor
 from .segment import Draft
 
 MAX_REJECT_PENALTY = 20.0
+MAX_LISTED = 100  # rejections listed one by one in the report (all are counted)
 EMPTY_FIELDS_PENALTY = 15.0  # score.py's "empty fields" factor, kept for model-filled reasoning
 NOTE = ("Values whose provenance origin is 'model' were proposed by a language model; forsy kept a value only "
         "when every quote it cited was found in the cited evidence. A citation shows a value is grounded in the "
@@ -208,6 +209,7 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
         "proposed": t.proposed, "accepted": t.accepted, "rejected": rejected,
         "rejected_by_reason": dict(sorted(t.rejected.items())),
         "accepted_by_field": dict(sorted(t.accepted_fields.items())),
+        "rejections": [{"step": s, "field": f, "reason": r} for s, f, r in t.rejections[:MAX_LISTED]],
         "malformed_answers": stats.malformed_answers,
         "fallbacks": sum(stats.fallbacks.values()), "fallbacks_by_reason": dict(sorted(stats.fallbacks.items())),
         "checks": {"exact_min_chars": EXACT_MIN_CHARS, "fuzzy_min_chars": FUZZY_MIN_CHARS,
