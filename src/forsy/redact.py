@@ -31,12 +31,12 @@ import json
 import os
 import re
 import secrets
+import tempfile
 import threading
 import urllib.parse
-from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -45,17 +45,28 @@ from forsy.redact_rules import (
     CREDENTIAL,
     EMAIL,
     GENERIC_ACCOUNTS,
+    JSON_ESCAPE,
+    NATIVE_ANCHORS_ANY_CASE,
+    NATIVE_ANCHORS_CASED,
     PATH_USER,
     PERSON,
     PHONE,
     PLACEHOLDER_RE,
     PRIVATE_KEY,
+    Anchors,
     Finder,
     Hit,
+    View,
     WordList,
     accept_value,
+    byte_spans_to_char,
+    decoded_views,
     home_path_user,
+    json_unescape,
+    json_view_rules,
+    locate,
     name_tier,
+    neutralise_escapes,
     project_rules,
 )
 
@@ -63,12 +74,19 @@ __all__ = ["UNSCANNABLE", "EngineHit", "Hit", "KingfisherEngine", "Redactor", "S
            "user_names_from_paths"]
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
+ANCHOR_RULE = "custom.forsy-anchor.tokens"
+_ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 # Kingfisher is scanned in chunks this long (chars) that overlap by more than the longest
 # secret it matches, so a secret on a chunk border is whole in one of them.
 CHUNK = 1 << 20
-OVERLAP = 1 << 14
+OVERLAP = 80 << 10
 # Too short to hold anything the engine matches (its shortest rules need more context)
 ENGINE_MIN_LEN = 8
+# Many short strings are scanned as one text (one engine call, one pass of each rule),
+# joined by a separator that no rule matches across: a line holding only a control char.
+SEPARATOR = "\n\x1e\n"
+BATCH_CHARS = 1 << 20
+COOKIE_PREFIX = "Cookie: "
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5}
 # Decoded views report these kinds only: names and paths are handled in the raw text
@@ -86,10 +104,17 @@ class EngineHit(NamedTuple):
 
 
 class SecretEngine(Protocol):
-    """What the redactor needs from a detection engine (injectable for tests)."""
+    """What the redactor needs from a detection engine (injectable for tests).
+
+    `reports_anchors`: the engine also reports where token prefixes occur (rule ANCHOR_RULE),
+    so the token rules need not search for them; False makes the rules search themselves.
+    """
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def reports_anchors(self) -> bool: ...
 
     def scan(self, data: bytes) -> Sequence[EngineHit]: ...
 
@@ -113,16 +138,22 @@ class KingfisherEngine:
 
             folder = cache_dir or default_cache_dir()
             cache = _private_dir(folder)
-            rules = kf.Rules(confidence="low", cache=cache, cache_dir=folder if cache else None)
+            with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
+                anchors = _anchor_rules_file(folder if cache else Path(tmp))
+                rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
             # redact=True: findings carry offsets but not the secret, so no extra copies live on
             self._scanner = kf.Scanner(rules, base64=True, dedup=False, redact=True)
             self._name = f"kingfisher {kf.__version__}"
         except Exception as exc:  # any failure to start means nothing can be scanned
-            raise RedactionError(f"secret scanner could not start: {type(exc).__name__}") from exc
+            raise RedactionError(f"secret scanner could not start: {type(exc).__name__}: {exc}") from exc
 
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def reports_anchors(self) -> bool:
+        return True
 
     def scan(self, data: bytes) -> list[EngineHit]:
         out = []
@@ -130,6 +161,30 @@ class KingfisherEngine:
             loc = f.location
             out.append(EngineHit(f.rule_id, loc["start_offset"], loc["end_offset"]))
         return out
+
+
+def _anchor_rules_file(folder: Path) -> Path:
+    """Kingfisher rules reporting where forsy's rare anchor literals occur (NATIVE_ANCHORS).
+
+    Searching ~45 literals with bytes.find costs more than the whole native scan; the
+    engine finds them all in its single pass (Hyperscan), and they are rare, so cheap to report.
+    """
+    def alternation(literals: Iterable[str]) -> str:
+        return "|".join(re.sub(r"([.\\/\t])", lambda m: "\\t" if m.group() == "\t" else "\\" + m.group(), lit)
+                        for lit in literals)
+
+    rules = [
+        {"name": "forsy anchors", "id": ANCHOR_RULE, "pattern": f"({alternation(NATIVE_ANCHORS_CASED)})"},
+        {"name": "forsy anchors, any case", "id": ANCHOR_RULE + "-any-case",
+         "pattern": f"(?i)({alternation(NATIVE_ANCHORS_ANY_CASE)})"},
+    ]
+    text = "rules:\n" + "".join(
+        "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())
+        + "\n" for r in rules)
+    path = folder / f"forsy-anchors-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yml"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _private_dir(folder: Path) -> bool:
@@ -154,10 +209,6 @@ def shared_engine(cache_dir: Path | None = None) -> KingfisherEngine:
         return engine
 
 
-class _Unlocatable(Exception):
-    """A value found in a decoded view could not be found in the original text."""
-
-
 # ---------------------------------------------------------------- the redactor
 class Redactor:
     """Masks secrets and personal data; one instance = one consistent placeholder mapping.
@@ -170,6 +221,7 @@ class Redactor:
                  cache_dir: Path | None = None, engine: SecretEngine | None = None) -> None:
         self._engine: SecretEngine = engine if engine is not None else shared_engine(cache_dir)
         self._rules: list[Finder] = list(project_rules())
+        self._json_rules: list[Finder] = list(json_view_rules())
         users = sorted({u for u in user_names if len(u) >= 3 and u.lower() not in GENERIC_ACCOUNTS})
         if users:
             self._rules.append(WordList(users, PATH_USER, "user-name", ignore_case=False))
@@ -189,14 +241,12 @@ class Redactor:
         """Text with every secret and personal datum replaced by its placeholder."""
         if not isinstance(text, str):
             raise TypeError(f"redact() takes str, not {type(text).__name__}")
-        if not text:
-            return text
-        clean = valid_text(text)
-        try:
-            hits = self._find(clean)
-        except Exception:  # fail closed: an unscanned string is never passed on
-            return self._fail()
-        return self._apply(clean, hits)
+        return self.redact_many([text])[0]
+
+    def redact_many(self, texts: Sequence[str]) -> list[str]:
+        """`redact` for many strings at once: scanned together, so much faster on short ones."""
+        clean = [valid_text(t) for t in texts]
+        return [self._apply(t, h) for t, h in zip(clean, self._find_safe(clean), strict=True)]
 
     def redact_value(self, value: Any) -> Any:
         """A JSON-like value (dict/list/str/number) of the same shape with every string redacted.
@@ -205,24 +255,20 @@ class Redactor:
         secret-looking key (`"password": …`) is masked whole. Raises RedactionError if two
         keys of one dict become equal once redacted (one would silently overwrite the other).
         """
-        if isinstance(value, str):
-            return self.redact(value)
-        if value is None or isinstance(value, bool | int | float):
-            return value
-        if isinstance(value, dict):
-            return self._redact_dict(value)
-        if isinstance(value, list):
-            return [self.redact_value(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self.redact_value(v) for v in value)
-        return self._fail()  # unknown object: cannot know what it prints
+        strings: list[str] = []
+        try:
+            _collect(value, strings)
+        except RecursionError:
+            return self._fail()
+        found = iter(zip(strings, self._find_safe(strings), strict=True))
+        return self._rebuild(value, found)
 
     def scan(self, text: str) -> list[Hit]:
         """What `redact` would mask (offsets, kinds, rules; no values, no counting).
 
         Empty on text that `redact` already produced: use it to assert nothing slipped through.
         """
-        return self._find(valid_text(text)) if text else []
+        return self._find_many([valid_text(text)])[0]
 
     def report(self) -> dict[str, Any]:
         """Counts of what was masked, by kind and by rule. Never values, never the mapping."""
@@ -236,39 +282,87 @@ class Redactor:
             }
 
     # ------------------------------------------------------------ detection
-    def _find(self, text: str) -> list[Hit]:
-        lowered = text.lower()
-        hits = [h for rule in self._rules for h in rule(text, lowered)]
-        hits += self._engine_hits(text)
-        for view in decoded_views(text):
-            decoded = view.text
-            found = [h for rule in self._rules for h in rule(decoded, decoded.lower())]
-            for h in found + self._engine_hits(decoded):
-                if h.kind in VIEW_KINDS:
-                    start, end = view.raw_span(h.start, h.end)
-                    hits.append(Hit(start, end, h.kind, h.rule))
-        for value in json_field_secrets(text):
-            hits += locate(text, value, CREDENTIAL, "secret-field")
-        return resolve(text, hits)
+    def _find_safe(self, texts: list[str]) -> list[list[Hit] | None]:
+        """Hits per text, None for a text that could not be scanned (fail closed)."""
+        out: list[list[Hit] | None] = []
+        for batch in batches(texts):
+            try:
+                out += self._find_many(batch)
+            except Exception:  # one bad string must not take the batch with it: retry alone
+                out += [self._find_one_safe(t) for t in batch]
+        return out
 
-    def _engine_hits(self, text: str) -> list[Hit]:
-        if len(text) < ENGINE_MIN_LEN:
-            return []
-        hits = []
+    def _find_one_safe(self, text: str) -> list[Hit] | None:
+        try:
+            return self._find_many([text])[0]
+        except Exception:
+            return None
+
+    def _find_many(self, texts: list[str]) -> list[list[Hit]]:
+        """Scan the texts joined by a separator no rule matches across; split the hits back."""
+        if len(texts) == 1:
+            per = [self._scan_text(texts[0])]
+        else:
+            per = distribute(self._scan_text(SEPARATOR.join(texts)), [len(t) for t in texts])
+        for text, hits in zip(texts, per, strict=True):
+            for value in json_field_secrets(text):
+                hits += locate(text, value, CREDENTIAL, "secret-field")
+        return [resolve(text, hits) for text, hits in zip(texts, per, strict=True)]
+
+    def _scan_text(self, text: str) -> list[Hit]:
+        hits: list[Hit] = []
         for offset, chunk in chunks(text):
-            data = chunk.encode("utf-8")
-            found = self._engine.scan(data)
-            if not found:
-                continue
-            spans = byte_spans_to_char(chunk, data, [(f.start, f.end) for f in found])
-            for f, (start, end) in zip(found, spans, strict=True):
-                kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
-                if end > start:
-                    hits.append(Hit(offset + start, offset + end, kind, "kingfisher:" + f.rule))
+            found = self._scan_chunk(chunk)
+            hits += [Hit(h.start + offset, h.end + offset, h.kind, h.rule) for h in found] if offset else found
         return hits
 
+    def _scan_chunk(self, chunk: str) -> list[Hit]:
+        escaped = "\\" in chunk and JSON_ESCAPE.search(chunk) is not None
+        # Same length, so engine offsets stay offsets into the chunk; "\nghp_…" no longer
+        # hides where the token starts (the engine wants a word boundary there).
+        data = (neutralise_escapes(chunk) if escaped else chunk).encode("utf-8")
+        hits, anchors = self._engine_pass(chunk, data)
+        hits += [h for rule in self._rules for h in rule(chunk, anchors)]
+        # Decoded views: the JSON one only where a secret's value may hold an escape (costly,
+        # and raw rules already read escaped quotes and newlines); the URL one always.
+        for view in decoded_views(chunk, json_view=anchors.want_json_view):
+            for h in self._scan_view(view):
+                start, end = view.raw_span(h.start, h.end)
+                hits.append(Hit(start, end, h.kind, h.rule))
+        return hits
+
+    def _scan_view(self, view: View) -> list[Hit]:
+        if view.kind == "json":
+            anchors = Anchors(view.text)
+            found = [h for rule in self._json_rules for h in rule(view.text, anchors)]
+        else:
+            found, anchors = self._engine_pass(view.text, view.text.encode("utf-8"))
+            found += [h for rule in self._rules for h in rule(view.text, anchors)]
+        return [h for h in found if h.kind in VIEW_KINDS]
+
+    def _engine_pass(self, text: str, data: bytes) -> tuple[list[Hit], Anchors]:
+        """Engine findings in `text` (whose UTF-8, maybe neutralised, is `data`), and the
+        anchors for the rules (with the engine's anchor positions when it reports them)."""
+        found = self._engine.scan(data) if len(text) >= ENGINE_MIN_LEN else []
+        anchors = Anchors(text, data, [] if self._engine.reports_anchors else None)
+        hits: list[Hit] = []
+        if found:
+            spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
+            tokens = []
+            for f, (start, end) in zip(found, spans, strict=True):
+                if f.rule.startswith(ANCHOR_RULE):
+                    tokens.append(start)
+                elif end > start:
+                    kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
+                    hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
+            if self._engine.reports_anchors:
+                anchors.engine = sorted(tokens)
+        return hits, anchors
+
     # ------------------------------------------------------------ masking
-    def _apply(self, text: str, hits: list[Hit]) -> str:
+    def _apply(self, text: str, hits: list[Hit] | None) -> str:
+        if hits is None:
+            return self._fail()
         if not hits:
             return text
         out: list[str] = []
@@ -306,25 +400,88 @@ class Redactor:
             self._unscannable += 1
         return UNSCANNABLE
 
-    def _redact_dict(self, value: dict[Any, Any]) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        for k, v in value.items():
-            key = self.redact(k) if isinstance(k, str) else k
-            if key in out:
-                raise RedactionError("two keys of one object are equal once redacted")
-            out[key] = self._redact_field(k, v)
-        return out
+    def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]]) -> Any:
+        """Second walk of redact_value, in the order of _collect, consuming its scan results."""
+        if isinstance(value, str):
+            return self._apply(*next(found))
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        if isinstance(value, dict):
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                key = self._apply(*next(found)) if isinstance(k, str) else k
+                if key in out:
+                    raise RedactionError("two keys of one object are equal once redacted")
+                out[key] = self._rebuild_field(k, v, found)
+            return out
+        if isinstance(value, list | tuple):
+            items = [self._rebuild(v, found) for v in value]
+            return items if isinstance(value, list) else tuple(items)
+        return self._fail()  # unknown object: cannot know what it prints
 
-    def _redact_field(self, key: Any, value: Any) -> Any:
+    def _rebuild_field(self, key: Any, value: Any, found: Iterator[tuple[str, list[Hit] | None]]) -> Any:
         if isinstance(key, str) and is_secret_field(key, value):
             return self._mask_field(str(value))
-        if isinstance(key, str) and isinstance(value, str) and key.lower() in ("cookie", "set-cookie"):
-            # a header dict: give the cookie rule its header context
-            prefix = "Cookie: "
-            redacted = self.redact(prefix + value)
-            if redacted.startswith(prefix):
-                return redacted[len(prefix) :]
-        return self.redact_value(value)
+        if _is_cookie_field(key, value):
+            redacted = self._apply(*next(found))
+            # the prefix holds nothing to mask, so it is still there
+            return redacted[len(COOKIE_PREFIX) :] if redacted.startswith(COOKIE_PREFIX) else self._fail()
+        return self._rebuild(value, found)
+
+
+def _collect(value: Any, out: list[str]) -> None:
+    """First walk of redact_value: the strings to scan, in order."""
+    if isinstance(value, str):
+        out.append(valid_text(value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                out.append(valid_text(k))
+            if isinstance(k, str) and is_secret_field(k, v):
+                continue  # masked whole, never scanned
+            if _is_cookie_field(k, v):
+                out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
+            else:
+                _collect(v, out)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _collect(v, out)
+
+
+def _is_cookie_field(key: Any, value: Any) -> bool:
+    return isinstance(key, str) and isinstance(value, str) and key.lower() in ("cookie", "set-cookie")
+
+
+def batches(texts: list[str]) -> Iterator[list[str]]:
+    """Consecutive groups of texts of about BATCH_CHARS in all (a longer text goes alone)."""
+    batch: list[str] = []
+    size = 0
+    for t in texts:
+        if batch and size + len(t) > BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+        batch.append(t)
+        size += len(t) + len(SEPARATOR)
+    if batch:
+        yield batch
+
+
+def distribute(hits: list[Hit], lengths: list[int]) -> list[list[Hit]]:
+    """Hits in the joined text -> hits per text (a hit across a separator is cut in parts)."""
+    starts = []
+    pos = 0
+    for n in lengths:
+        starts.append(pos)
+        pos += n + len(SEPARATOR)
+    per: list[list[Hit]] = [[] for _ in lengths]
+    for h in hits:
+        i = max(0, bisect_right(starts, h.start) - 1)
+        while i < len(starts) and starts[i] < h.end:
+            lo, hi = max(h.start, starts[i]) - starts[i], min(h.end, starts[i] + lengths[i]) - starts[i]
+            if hi > lo:
+                per[i].append(Hit(lo, hi, h.kind, h.rule))
+            i += 1
+    return per
 
 
 # ---------------------------------------------------------------- helpers
@@ -338,7 +495,7 @@ def user_names_from_paths(paths: Iterable[str]) -> set[str]:
     """Account names in home paths: "/Users/alice/x", "/home/bob" -> {"alice", "bob"}."""
     names: set[str] = set()
     for path in paths:
-        for hit in home_path_user(path, path.lower()):
+        for hit in home_path_user(path, Anchors(path)):
             names.add(path[hit.start : hit.end])
     return names
 
@@ -422,142 +579,6 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
         if end >= n:
             return
         start = end - OVERLAP
-
-
-def byte_spans_to_char(chunk: str, data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte offsets into `data` (UTF-8 of `chunk`) -> str indices, widened to whole chars."""
-    if len(data) == len(chunk):  # ASCII: bytes and chars line up
-        return spans
-    n = len(data)
-    wanted: set[int] = set()
-    snapped = []
-    for start, end in spans:
-        start, end = max(0, min(start, n)), max(0, min(end, n))
-        while 0 < start < n and data[start] & 0xC0 == 0x80:
-            start -= 1
-        while 0 < end < n and data[end] & 0xC0 == 0x80:
-            end += 1
-        snapped.append((start, end))
-        wanted.update((start, end))
-    index: dict[int, int] = {}
-    prev_b = prev_c = 0
-    for b in sorted(wanted):
-        prev_c += len(data[prev_b:b].decode("utf-8", "replace"))
-        prev_b = b
-        index[b] = prev_c
-    return [(index[s], index[e]) for s, e in snapped]
-
-
-# ---------------------------------------------------------------- decoded views
-_JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-
-
-def _unescape_one(m: re.Match[str]) -> str:
-    if m.group(1) is None:
-        return _SIMPLE_ESCAPES[m.group(2)]
-    code = int(m.group(1), 16)
-    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a view must stay encodable
-
-
-def json_unescape(text: str) -> str:
-    """JSON string escapes decoded (tolerant: text need not be a JSON string)."""
-    return _JSON_ESCAPE.sub(_unescape_one, text)
-
-
-class View:
-    """A decoded copy of a text that knows where each of its spans came from.
-
-    Decoding only replaces escape sequences, so the map is a sorted list of those
-    replacements: (view start, view length, raw start, raw end). Between two of them
-    view and raw text are equal, shifted.
-    """
-
-    def __init__(self, raw: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str]) -> None:
-        parts: list[str] = []
-        self.v_start, self.v_len, self.r_start, self.r_end = array("q"), array("q"), array("q"), array("q")
-        pos = shift = 0
-        for m in pattern.finditer(raw):
-            rep = decode(m)
-            parts += (raw[pos : m.start()], rep)
-            self.v_start.append(m.start() + shift)
-            self.v_len.append(len(rep))
-            self.r_start.append(m.start())
-            self.r_end.append(m.end())
-            shift += len(rep) - (m.end() - m.start())
-            pos = m.end()
-        parts.append(raw[pos:])
-        self.text = "".join(parts)
-
-    def _raw(self, v: int, *, end: bool) -> int:
-        """Raw index of view index v (a start), or just past the raw char of view index v (an end)."""
-        i = bisect_right(self.v_start, v) - 1
-        if i < 0:
-            return v + end
-        inside = v < self.v_start[i] + self.v_len[i]
-        if inside:  # v is part of a decoded escape: take the whole escape
-            return self.r_end[i] if end else self.r_start[i]
-        return self.r_end[i] + (v - self.v_start[i] - self.v_len[i]) + end
-
-    def raw_span(self, start: int, end: int) -> tuple[int, int]:
-        return self._raw(start, end=False), self._raw(end - 1, end=True)
-
-
-def decoded_views(text: str) -> list[View]:
-    """The text as JSON-unescaped and as URL-decoded, when it holds such escapes."""
-    views = []
-    if "\\" in text and _JSON_ESCAPE.search(text):
-        views.append(View(text, _JSON_ESCAPE, _unescape_one))
-    if "%" in text and _PERCENT.search(text):
-        views.append(View(text, _PERCENT_RUN, _unquote_run))
-    return views
-
-
-def _unquote_run(m: re.Match[str]) -> str:
-    return urllib.parse.unquote(m.group(), errors="replace")
-
-
-def encoded_forms(value: str) -> set[str]:
-    """How a decoded value can be written in the original text."""
-    once = json.dumps(value)[1:-1]
-    quoted = urllib.parse.quote(value, safe="")
-    forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1],
-             once.replace("/", "\\/"), quoted, urllib.parse.quote(value, safe="/:"),
-             urllib.parse.quote_plus(value), _PERCENT.sub(lambda m: m.group().lower(), quoted)}
-    forms.discard("")
-    return forms
-
-
-def _bounded(text: str, start: int, end: int) -> bool:
-    """A short value stands alone here (not inside a longer word), escapes count as breaks."""
-    before = text[start - 1] if start else " "
-    after = text[end] if end < len(text) else " "
-    left = not before.isalnum() or text[max(0, start - 2)] == "\\" or bool(
-        _PERCENT.fullmatch(text[max(0, start - 3) : start]))
-    return left and not after.isalnum()
-
-
-def locate(text: str, value: str, kind: str, rule: str) -> list[Hit]:
-    """Every place `value` (found in a decoded view) stands in `text`, in any encoded form."""
-    out: list[Hit] = []
-    for form in encoded_forms(value):
-        i = text.find(form)
-        while i >= 0:
-            j = i + len(form)
-            if len(form) >= 12 or _bounded(text, i, j):
-                out.append(Hit(i, j, kind, rule))
-            i = text.find(form, j)
-    if not out:  # odd escaping: mask the long alphanumeric pieces of it
-        for piece in set(re.findall(r"[A-Za-z0-9]{8,}", value)):
-            i = text.find(piece)
-            while i >= 0:
-                out.append(Hit(i, i + len(piece), kind, rule))
-                i = text.find(piece, i + len(piece))
-    if not out:
-        raise _Unlocatable()
-    return out
 
 
 # ---------------------------------------------------------------- merging

@@ -12,10 +12,17 @@ scans decoded views of such text (see redact.py).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
+import json
 import math
 import re
+import urllib.parse
+from array import array
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 CREDENTIAL = "CREDENTIAL"
@@ -39,7 +46,7 @@ class Hit:
     rule: str
 
 
-Finder = Callable[[str, str], Iterator[Hit]]
+Finder = Callable[[str, "Anchors"], Iterator[Hit]]
 
 
 # ---------------------------------------------------------------- value checks
@@ -73,98 +80,221 @@ def looks_random(value: str, min_len: int = 12) -> bool:
     return entropy(value) >= 3.0
 
 
-# ---------------------------------------------------------------- regex rules
-# A token may follow a non-alphanumeric char, or an escape that ends in a letter or hex
-# digit: "\nghp_…" in JSON text, "%3Dghp_…" in a URL-encoded query string.
-LB = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=\\u[0-9a-fA-F]{4})|(?<=%[0-9a-fA-F]{2}))"
+# ---------------------------------------------------------------- anchored regex rules
+# Python's regex engine is slow (10-20 MB/s) on patterns that start with a lookbehind or
+# an alternation; str.find is ~2 GB/s. So every rule is anchored on literals: find them,
+# check the left boundary in Python, then `pattern.match` at that position.
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
 RB = r"(?![A-Za-z0-9])"
+
+
+def left_ok(text: str, i: int) -> bool:
+    """A token may start here: after a non-alphanumeric char, or after an escape that ends
+    in one ("\\nghp_…" in JSON text, "%3Dghp_…" URL-encoded, "\\u0022ghp_…")."""
+    if i == 0 or text[i - 1] not in _ALNUM:
+        return True
+    c = text[i - 1]
+    if i >= 2 and text[i - 2] == "\\" and c in "nrt":
+        return True
+    if i >= 3 and text[i - 3] == "%" and c in _HEX and text[i - 2] in _HEX:
+        return True
+    return i >= 6 and text[i - 6 : i - 4] == "\\u" and all(ch in _HEX for ch in text[i - 4 : i])
+
+
+_CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
+
+
+class Anchors:
+    """Where literals occur in a text: found in its UTF-8 bytes (memchr-fast, and `bytes.lower`
+    is ASCII-only so offsets do not move), returned as sorted str indices.
+
+    Rare literals (NATIVE_ANCHORS) are found by the engine in its own single pass when it
+    can (`engine` = their positions); then they are not searched for here at all.
+    """
+
+    def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None) -> None:
+        self.text = text
+        self.data = text.encode("utf-8") if data is None else data
+        self.engine = engine
+        self._lower: bytes | None = None
+        self._marks: bytes | None = None
+        self._by_head: dict[str, list[int]] | None = None
+        # set by rules that met a secret name or URL whose value holds an escape
+        self.want_json_view = False
+
+    def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
+        out: list[int] = []
+        for lit in literals:
+            if self.engine is not None and lit in NATIVE_ANCHORS:
+                n, text = len(lit), self.text
+                cands = self._buckets().get(lit[:2].lower(), ())
+                out += [i for i in cands if (text[i : i + n].lower() if ignore_case else text[i : i + n]) == lit]
+            else:
+                out += self._search(lit, ignore_case)
+        out.sort()
+        return out
+
+    def _buckets(self) -> dict[str, list[int]]:
+        """Engine anchor positions by their first two chars (lower-cased)."""
+        if self._by_head is None:
+            self._by_head = {}
+            for i in self.engine or ():
+                self._by_head.setdefault(self.text[i : i + 2].lower(), []).append(i)
+        return self._by_head
+
+    def _search(self, lit: str, ignore_case: bool) -> list[int]:
+        if ignore_case and self._lower is None:
+            self._lower = self.data.lower()
+        hay = self._lower if ignore_case and self._lower is not None else self.data
+        needle = (lit.lower() if ignore_case else lit).encode("utf-8")
+        found = []
+        i = hay.find(needle)
+        while i >= 0:
+            found.append(i)
+            i = hay.find(needle, i + 1)
+        return self.chars(found)
+
+    def chars(self, offsets: list[int]) -> list[int]:
+        """Sorted byte offsets (at char starts) -> str indices."""
+        if len(self.data) == len(self.text) or not offsets:
+            return offsets
+        if self._marks is None:  # every continuation byte becomes 0x80: counted in C below
+            self._marks = self.data.translate(_CONTINUATION)
+        out, prev, chars = [], 0, 0
+        for b in offsets:
+            chars += (b - prev) - self._marks.count(b"\x80", prev, b)
+            prev = b
+            out.append(chars)
+        return out
+
+
+def case_variants(*words: str) -> tuple[str, ...]:
+    """lower, Capitalised and UPPER forms: how names are written in code, headers and env."""
+    return tuple(dict.fromkeys(v for w in words for v in (w.lower(), w.capitalize(), w.upper())))
 
 
 @dataclass(frozen=True)
 class RegexRule:
-    """A regex whose group `v` (or whole match) is the secret; runs only when a trigger occurs."""
+    """A regex tried where one of its literals occurs; group `v` (or the match) is the secret."""
 
     name: str
     kind: str
     pattern: re.Pattern[str]
-    triggers: tuple[str, ...]
-    lower: bool = False  # triggers are checked against the lower-cased text
+    literals: tuple[str, ...]
     accept: Callable[[str], bool] | None = None
+    ignore_case: bool = False
 
-    def __call__(self, text: str, lowered: str) -> Iterator[Hit]:
-        hay = lowered if self.lower else text
-        if not any(t in hay for t in self.triggers):
-            return
+    def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
+        return self.at(text, anchors.find(self.literals, ignore_case=self.ignore_case))
+
+    def at(self, text: str, starts: Iterable[int]) -> Iterator[Hit]:
         has_v = "v" in self.pattern.groupindex
-        for m in self.pattern.finditer(text):
-            start, end = m.span("v") if has_v else m.span()
-            if start < 0 or (self.accept is not None and not self.accept(text[start:end])):
+        end = -1
+        for i in starts:
+            if i < end or not left_ok(text, i):
                 continue
-            yield Hit(start, end, self.kind, self.name)
+            m = self.pattern.match(text, i)
+            if m is None:
+                continue
+            start, stop = m.span("v") if has_v else m.span()
+            if start < 0 or (self.accept is not None and not self.accept(text[start:stop])):
+                continue
+            end = m.end()
+            yield Hit(start, stop, self.kind, self.name)
 
 
-def _rx(name: str, pattern: str, triggers: tuple[str, ...], *, flags: int = 0, lower: bool = False,
+class TokenRules:
+    """All token-prefix rules, run at the positions of their prefixes (found in one pass)."""
+
+    def __init__(self, rules: tuple[RegexRule, ...]) -> None:
+        self.rules = rules
+        self.literals = tuple(dict.fromkeys(lit for r in rules for lit in r.literals))
+        self.by_literal: dict[str, list[RegexRule]] = {}
+        for r in rules:
+            for lit in r.literals:
+                self.by_literal.setdefault(lit, []).append(r)
+        self.lengths = sorted({len(lit) for lit in self.literals})
+
+    def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
+        for i in anchors.find(self.literals):
+            if not left_ok(text, i):
+                continue
+            for n in self.lengths:
+                for rule in self.by_literal.get(text[i : i + n], ()):
+                    yield from rule.at(text, (i,))
+
+
+def _rx(name: str, pattern: str, literals: tuple[str, ...], *, ignore_case: bool = False,
         accept: Callable[[str], bool] | None = None, kind: str = CREDENTIAL) -> RegexRule:
-    return RegexRule(name, kind, re.compile(pattern, flags), triggers, lower, accept)
+    flags = re.IGNORECASE if ignore_case else 0
+    return RegexRule(name, kind, re.compile(pattern, flags), literals, accept, ignore_case)
 
 
-def _mixed_case_or_digit(v: str) -> bool:
+def _token_like(v: str) -> bool:
     return looks_random(v, 16)
 
 
 TOKEN_RULES: tuple[RegexRule, ...] = (
-    _rx("aws-access-key-id", LB + r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})" + RB,
+    _rx("aws-access-key-id", r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})" + RB,
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
-    _rx("github-token", LB + r"(?P<v>gh[pousr]_[A-Za-z0-9]{36,251})" + RB,
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    _rx("github-fine-grained-pat", LB + r"(?P<v>github_pat_[A-Za-z0-9_]{40,251})" + RB, ("github_pat_",)),
-    _rx("gitlab-token", LB + r"(?P<v>gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,250}"
+    _rx("github-token", r"(?P<v>gh[pousr]_[A-Za-z0-9]{36,251})" + RB, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    _rx("github-fine-grained-pat", r"(?P<v>github_pat_[A-Za-z0-9_]{40,251})" + RB, ("github_pat_",)),
+    _rx("gitlab-token", r"(?P<v>gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,250}"
         r"(?:\.[A-Za-z0-9_-]{2,250}){0,3})", ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "gloas-",
                                                "glsoat-", "glft-", "glimt-", "glagent-")),
-    _rx("slack-token", LB + r"(?P<v>xox[abposre]-[A-Za-z0-9-]{10,250})", ("xox",)),
-    _rx("slack-app-token", LB + r"(?P<v>xapp-\d-[A-Z0-9]{6,}-\d{6,}-[a-z0-9]{20,})", ("xapp-",)),
+    _rx("slack-token", r"(?P<v>xox[abposre]-[A-Za-z0-9-]{10,250})", ("xox",)),
+    _rx("slack-app-token", r"(?P<v>xapp-\d-[A-Z0-9]{6,}-\d{6,}-[a-z0-9]{20,})", ("xapp-",)),
     _rx("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9+/_-]{20,200})",
         ("hooks.slack.com",)),
-    _rx("stripe-key", LB + r"(?P<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247})" + RB, ("sk_", "rk_")),
-    _rx("stripe-webhook-secret", LB + r"(?P<v>whsec_[A-Za-z0-9+/=]{20,100})", ("whsec_",)),
-    _rx("anthropic-key", LB + r"(?P<v>sk-ant-[A-Za-z0-9_-]{20,250})", ("sk-ant-",)),
-    _rx("openai-key", LB + r"(?P<v>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,250})",
-        ("sk-",), accept=_mixed_case_or_digit),
-    _rx("google-api-key", LB + r"(?P<v>AIza[0-9A-Za-z_-]{35})" + RB, ("AIza",)),
-    _rx("google-oauth", LB + r"(?P<v>(?:ya29\.[0-9A-Za-z_-]{20,2000}|GOCSPX-[0-9A-Za-z_-]{20,60}))",
+    _rx("stripe-key", r"(?P<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247})" + RB, ("sk_live_", "sk_test_",
+                                                                                  "rk_live_", "rk_test_")),
+    _rx("stripe-webhook-secret", r"(?P<v>whsec_[A-Za-z0-9+/=]{20,100})", ("whsec_",)),
+    _rx("anthropic-key", r"(?P<v>sk-ant-[A-Za-z0-9_-]{20,250})", ("sk-ant-",)),
+    _rx("openai-key", r"(?P<v>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,250})", ("sk-",),
+        accept=_token_like),
+    _rx("google-api-key", r"(?P<v>AIza[0-9A-Za-z_-]{35})" + RB, ("AIza",)),
+    _rx("google-oauth", r"(?P<v>(?:ya29\.[0-9A-Za-z_-]{20,2000}|GOCSPX-[0-9A-Za-z_-]{20,60}))",
         ("ya29.", "GOCSPX-")),
-    _rx("huggingface-token", LB + r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_mixed_case_or_digit),
-    _rx("npm-token", LB + r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
-    _rx("pypi-token", LB + r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
-    _rx("jwt", LB + r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}\.eyJ[A-Za-z0-9_-]{5,8000}\.[A-Za-z0-9_-]{0,1000})",
-        ("eyJ",)),
+    _rx("huggingface-token", r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_token_like),
+    _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
+    _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
+    _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}\.eyJ[A-Za-z0-9_-]{5,8000}\.[A-Za-z0-9_-]{0,1000})", ("eyJ",)),
     # Sentry-style DSN: the 32-hex key is the URL user name
     _rx("dsn-key", r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@", ("://",)),
 )
+
+TOKEN_FINDER = TokenRules(TOKEN_RULES)
 
 # ---------------------------------------------------------------- headers and commands
 _HEADER_VALUE = r"[A-Za-z0-9._~+/=-]"
 HEADER_RULES: tuple[RegexRule, ...] = (
     _rx("auth-header",
-        r"(?i)(?<![A-Za-z0-9-])(?:proxy-)?authorization\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[ \t]*"
+        r"authorization\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[ \t]*"
         r"(?:(?:bearer|basic|token|bot|apikey|sso-key|key)[ \t]+)?(?P<v>" + _HEADER_VALUE + r"{8,4096})",
-        ("authorization",), lower=True, accept=lambda v: looks_random(v, 8) or is_basic_credential(v)),
-    _rx("auth-scheme", r"(?i)(?<![A-Za-z0-9])(?:bearer|basic)[ \t]+(?P<v>" + _HEADER_VALUE + r"{12,4096})",
-        ("bearer", "basic"), lower=True, accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
+        ("authorization",), ignore_case=True,
+        accept=lambda v: looks_random(v, 8) or is_basic_credential(v)),
+    _rx("auth-scheme", r"(?:bearer|basic)[ \t]+(?P<v>" + _HEADER_VALUE + r"{12,4096})",
+        ("bearer", "basic"), ignore_case=True,
+        accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
     _rx("mysql-password",
-        r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
+        r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
         r"[^\n|;&]{0,300}?[ \t]-p(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)", ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
-    _rx("curl-user", r"(?<![\w-])(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
-        ("-u", "--user"), accept=lambda v: not is_template(v)),
+    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
+        ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v)),
 )
+
+# Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
+# costly to search for here (one pass over the text each). Common ones stay here.
+NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals
+NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
+                           "--user", ":\\/\\/")
+NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 
 
 def is_basic_credential(value: str) -> bool:
     """A Basic auth value: base64 of `user:password`."""
-    import base64
-    import binascii
-
     if len(value) < 8 or len(value) % 4 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
         return False
     try:
@@ -175,19 +305,26 @@ def is_basic_credential(value: str) -> bool:
 
 
 # ---------------------------------------------------------------- URLs with passwords
-_URL_PW = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\\?/\\?/"
-    r"[^\s:/?#@\"'\\<>]{0,128}:(?P<v>[^\s/?#\"'\\<>]{1,256})@(?=[A-Za-z0-9\[_-])"
-)
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_URL_USERINFO = re.compile(r"[^\s:/?#@\"'\\<>]{0,128}:(?P<v>[^\s/?#\"'\\<>]{1,256})@(?=[A-Za-z0-9\[_-])")
+_URL_USERINFO_ESCAPED = re.compile(r"[^\s:/?#@\"'<>]{0,128}:[^\s/?#\"'<>]{1,256}@")
 
 
-def url_password(text: str, lowered: str) -> Iterator[Hit]:
+def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`scheme://user:password@host`: the password (kept encoded as it appears)."""
-    if "//" not in text or "@" not in text:
+    if "@" not in text:
         return
-    for m in _URL_PW.finditer(text):
-        value = m.group("v")
-        if is_template(value) or PLACEHOLDER_RE.search(value):
+    for i in anchors.find(("://", ":\\/\\/")):
+        j = i
+        while j > 0 and i - j < 21 and text[j - 1] in _SCHEME_CHARS:
+            j -= 1
+        if j == i or not text[j].isalpha():  # no scheme before "://"
+            continue
+        at = i + (3 if text[i + 1] == "/" else 5)
+        m = _URL_USERINFO.match(text, at)
+        if m is None and "\\" in text[at : at + 400] and _URL_USERINFO_ESCAPED.match(text, at):
+            anchors.want_json_view = True  # user info with an escape in it: read it decoded
+        if m is None or is_template(m.group("v")) or PLACEHOLDER_RE.search(m.group("v")):
             continue
         yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "url-password")
 
@@ -203,7 +340,7 @@ _PEM_BODY = re.compile(
 PEM_MAX = 64 * 1024
 
 
-def private_key(text: str, lowered: str) -> Iterator[Hit]:
+def private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A whole PEM/OpenSSH/PGP private key block, BEGIN to END (or to the end of its body)."""
     if "PRIVATE KEY" not in text:
         return
@@ -223,11 +360,12 @@ def _body_end(text: str, pos: int) -> int:
 # ---------------------------------------------------------------- emails
 _EMAIL_DOMAIN = re.compile(
     r"@(?P<d>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*"
-    r"\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
+    r"\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9]|/)"
 )
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
-# Not personal: machine senders, and "name@2x.png"-style file names
+# Not personal: machine senders
 _EMAIL_LOCAL_SKIP = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"})
+# "icon@2x.png" is a file name, not an address
 FILE_EXTENSIONS = frozenset(
     "png jpg jpeg gif svg webp ico bmp tif tiff js mjs cjs ts mts tsx jsx json jsonl py pyc pyi rs go rb java kt "
     "swift c h cc cpp hpp cs php md mdx txt css scss sass less html htm xml yml yaml toml ini cfg conf lock sh "
@@ -238,8 +376,10 @@ FILE_EXTENSIONS = frozenset(
 )
 
 
-def email(text: str, lowered: str) -> Iterator[Hit]:
-    """Email addresses: the domain is matched by regex, the local part by walking left."""
+def email(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Email addresses: the domain is matched by regex, the local part by walking left.
+
+    Not followed by "/": "pkg@scope.io/name" is a package path, not an address."""
     if "@" not in text:
         return
     for m in _EMAIL_DOMAIN.finditer(text):
@@ -268,32 +408,35 @@ def _local_start(text: str, at: int) -> int:
 
 # ---------------------------------------------------------------- phone numbers
 # Conservative: an international "+CC …" number of 8-15 digits with separators (or 10+ digits
-# compact), or a North-American number written with the usual punctuation.
-_PHONE_INTL = re.compile(
-    r"(?<![\w+/=.\-:])\+(?P<v>[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]?\d{1,5}){1,5})(?![\w.\-+/]|:\d)"
-)
-_PHONE_NANP = re.compile(
-    r"(?<![\w+/=.\-:])(?:\([2-9]\d\d\)[ \-.]?|[2-9]\d\d(?P<s>[\-.]))[2-9]\d\d(?(s)(?P=s)|[\-.])\d{4}(?![\w.\-+/]|:\d)"
-)
+# compact), or a North-American number written with the usual punctuation. Not inside a
+# longer token (versions, hashes, timestamps, ports: the boundary checks).
+_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]?\d{1,5}){1,5})(?![\w.\-+/]|:\d)")
+_PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w.\-+/]|:\d)")
+_PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w.\-+/]|:\d)")
+_NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
 
 
-def phone(text: str, lowered: str) -> Iterator[Hit]:
+def phone(text: str, anchors: Anchors) -> Iterator[Hit]:
     """Phone numbers in international or NANP notation."""
-    if "+" in text:
-        for m in _PHONE_INTL.finditer(text):
-            digits = sum(c.isdigit() for c in m.group("v"))
-            compact = m.group("v").isdigit()
-            if 8 <= digits <= 15 and (not compact or digits >= 10):
-                yield Hit(m.start(), m.end(), PHONE, "phone")
-    if "-" in text or "." in text or "(" in text:
-        for m in _PHONE_NANP.finditer(text):
+    for m in _PHONE_INTL.finditer(text) if "+" in text else ():
+        digits = sum(c.isdigit() for c in m.group("v"))
+        compact = m.group("v").isdigit()
+        if 8 <= digits <= 15 and (not compact or digits >= 10) and _phone_left(text, m.start()):
             yield Hit(m.start(), m.end(), PHONE, "phone")
+    for rx in (_PHONE_NANP, _PHONE_PAREN):
+        for m in rx.finditer(text):
+            if _phone_left(text, m.start()):
+                yield Hit(m.start(), m.end(), PHONE, "phone")
+
+
+def _phone_left(text: str, i: int) -> bool:
+    return i == 0 or text[i - 1] not in _NOT_BEFORE_PHONE or (text[i - 1] in _ALNUM and left_ok(text, i))
 
 
 # ---------------------------------------------------------------- home paths
-_SEP = r"(?:\\/|/|\\{1,4})"
-_HOME = re.compile(r"(?:" + _SEP + r"(?:Users|home)|[A-Za-z]:\\{1,4}Users)" + _SEP
-                   + r"(?P<v>[A-Za-z0-9_][A-Za-z0-9._-]{0,63})(?=$|" + _SEP + r"|[\s\"'`:;,)\]}>|])")
+_SEPS = ("/", "\\/", "\\")
+_HOME_NAME = re.compile(r"(?:Users|home)(?:\\/|/|\\{1,4})(?P<v>[A-Za-z0-9_][A-Za-z0-9._-]{0,63})"
+                        r"(?=$|\\|/|[\s\"'`:;,)\]}>|])")
 GENERIC_ACCOUNTS = frozenset({
     "shared", "public", "default", "user", "username", "you", "yourname", "your-name", "your_name", "me", "runner",
     "ubuntu", "root", "admin", "ec2-user", "vagrant", "node", "app", "circleci", "jenkins", "travis", "docker",
@@ -302,30 +445,32 @@ GENERIC_ACCOUNTS = frozenset({
 })
 
 
-def home_path_user(text: str, lowered: str) -> Iterator[Hit]:
-    """The account name in /Users/NAME, /home/NAME, C:\\Users\\NAME (also escaped)."""
-    if "users" not in lowered and "home" not in lowered:
-        return
-    for m in _HOME.finditer(text):
-        if m.group("v").lower() in GENERIC_ACCOUNTS:
+def home_path_user(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The account name in /Users/NAME, /home/NAME, C:\\Users\\NAME (also JSON-escaped)."""
+    for i in anchors.find(("Users", "home")):
+        if i == 0 or text[i - 1] not in "/\\":  # a path component, not a word
+            continue
+        m = _HOME_NAME.match(text, i)
+        if m is None or m.group("v").lower() in GENERIC_ACCOUNTS:
             continue
         yield Hit(m.start("v"), m.end("v"), PATH_USER, "home-path")
 
 
 # ---------------------------------------------------------------- cookies
-_COOKIE = re.compile(
-    r"(?i)(?:(?<![A-Za-z0-9-])(?:set-)?cookie\\{0,3}[\"']?[ \t]*:|--cookie[ \t]+)[ \t]*\\{0,3}[\"']?"
-    r"(?P<v>[^\r\n\"'\\]{1,8192})"
-)
+_COOKIE = re.compile(r"(?:cookie\\{0,3}[\"']?[ \t]*:|(?P<flag>cookie[ \t]+))[ \t]*\\{0,3}[\"']?"
+                     r"(?P<v>[^\r\n\"'\\]{1,8192})", re.IGNORECASE)
 _COOKIE_PAIR = re.compile(r"(?P<n>[^=;,\s]{1,256})=(?P<v>[^;\s]{1,4096})")
 COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority", "version"})
 
 
-def cookie(text: str, lowered: str) -> Iterator[Hit]:
+def cookie(text: str, anchors: Anchors) -> Iterator[Hit]:
     """Values of `Cookie:` / `Set-Cookie:` / `curl --cookie` pairs (attributes like Path stay)."""
-    if "cookie" not in lowered:
-        return
-    for m in _COOKIE.finditer(text):
+    for i in anchors.find(("cookie",), ignore_case=True):
+        if i > 0 and text[i - 1] in _ALNUM:
+            continue
+        m = _COOKIE.match(text, i)
+        if m is None or (m.group("flag") and text[i - 2 : i] != "--"):
+            continue  # "cookie VALUE" only as curl's "--cookie VALUE"
         for pair in _COOKIE_PAIR.finditer(text, m.start("v"), m.end("v")):
             value = pair.group("v")
             if pair.group("n").lower() in COOKIE_ATTRIBUTES or is_template(value):
@@ -336,7 +481,7 @@ def cookie(text: str, lowered: str) -> Iterator[Hit]:
 # ---------------------------------------------------------------- name = value assignments
 # Found keyword-first (then the name is grown around it) so that no regex ever starts
 # with an unbounded identifier repeat: that would be quadratic on long base64 runs.
-_KEYWORD = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred")
+_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=>~])|:(?![:/=]))[ \t]*")
@@ -369,6 +514,7 @@ _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config."
                   "options.", "opts.", "req.", "request.", "window.", "import.", "getenv", "kwargs", "params.")
 
 
+@functools.lru_cache(maxsize=4096)
 def name_tier(name: str) -> int:
     """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
@@ -418,39 +564,49 @@ def _code_like(value: str) -> bool:
     return bool(_IDENT.fullmatch(value) or _DOTTED.fullmatch(value))
 
 
-def assignment(text: str, lowered: str) -> Iterator[Hit]:
+def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`name = value`, `name: value`, `"name": "value"`, `--name=value` with a secret-looking name."""
     done = 0
-    for m in _KEYWORD.finditer(text):
-        if m.start() < done:
+    n = len(text)
+    for i in anchors.find(_KEYWORDS, ignore_case=True):
+        if i < done:
             continue
-        start, end = _grow_name(text, m.start(), m.end())
-        done = end
+        m = _NAME_TAIL.match(text, i)
+        end = done = m.end() if m else i
+        # most keyword hits ("input_tokens": 12, "the key is") are ruled out here, cheaply
+        if end >= n or text[end] not in _AFTER_NAME:
+            continue
+        start = _name_start(text, i)
         name = text[start:end]
         tier = name_tier(name)
         if tier:
-            hit = _value_after(text, name, tier, end)
+            hit = _value_after(text, name, tier, end, anchors)
             if hit is not None:
                 done = hit.end
                 yield hit
 
 
-def _grow_name(text: str, start: int, end: int) -> tuple[int, int]:
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_AFTER_NAME = frozenset(" \t\"':=\\")
+
+
+def _name_start(text: str, start: int) -> int:
     lo = max(0, start - 64)
     while start > lo and text[start - 1] in _NAME_CHARS:
         start -= 1
-    hi = min(len(text), end + 64)
-    while end < hi and text[end] in _NAME_CHARS:
-        end += 1
     # "\nPASSWORD=…" in escaped text: the "n" of the escape is not part of the name
     if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
         start += 1
     elif start >= 1 and text[start - 1] == "%" and re.match(r"[0-9A-Fa-f]{2}", text[start : start + 2]):
         start += 2
-    return start, end
+    return start
 
 
-def _value_after(text: str, name: str, tier: int, pos: int) -> Hit | None:
+def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) -> Hit | None:
+    """The secret value after `name` at `pos`, if a literal one follows a separator.
+
+    A value that holds an escape (`\\\"` in a quoted one, `\\\\` in a bare one) cannot be
+    cut right here: it asks for the JSON-unescaped view (anchors.want_json_view)."""
     if name.startswith("--"):
         sep_re = _CLI_SEPARATOR
     else:
@@ -463,14 +619,19 @@ def _value_after(text: str, name: str, tier: int, pos: int) -> Hit | None:
     opener = _OPEN_QUOTE.match(text, vstart)
     if opener is not None:
         close = text.find(opener.group(), opener.end(), opener.end() + 1024)
-        if close > opener.end() and "\n" not in text[opener.end() : close]:
-            value = text[opener.end() : close]
-            if accept_value(name, tier, value, quoted=True, spaced=spaced):
-                return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
+        value = text[opener.end() : close]
+        if close < 0 or "\\" in value:
+            anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
+        if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True,
+                                                                        spaced=spaced):
+            return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
         return None
     bare = _BARE.match(text, vstart)
     if bare is None:
         return None
+    stop = bare.end()
+    if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
+        anchors.want_json_view = True
     value = bare.group().rstrip(")]}.")
     if accept_value(name, tier, value, quoted=False, spaced=spaced):
         return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
@@ -482,21 +643,225 @@ class WordList:
     """Whole-word occurrences of given strings (user names, git author names)."""
 
     def __init__(self, words: list[str], kind: str, rule: str, *, ignore_case: bool) -> None:
-        self.kind, self.rule, self.ignore_case = kind, rule, ignore_case
-        self.words = sorted({w.lower() if ignore_case else w for w in words}, key=len, reverse=True)
-        alternation = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in self.words)
-        flags = re.IGNORECASE if ignore_case else 0
-        self.pattern = re.compile(r"(?<![A-Za-z0-9_])(?:" + alternation + r")(?![A-Za-z0-9_])", flags)
+        self.kind, self.rule = kind, rule
+        forms = {w for word in words for w in ((word, word.lower(), word.upper(), word.title()) if ignore_case
+                                               else (word,))}
+        self.words = tuple(sorted(forms, key=len, reverse=True))
 
-    def __call__(self, text: str, lowered: str) -> Iterator[Hit]:
-        hay = lowered if self.ignore_case else text
-        if not self.words or not any(w.split(" ")[0] in hay for w in self.words):
-            return
-        for m in self.pattern.finditer(text):
-            yield Hit(m.start(), m.end(), self.kind, self.rule)
+    def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
+        taken = -1
+        for i in anchors.find(self.words):
+            if i < taken:
+                continue
+            for w in self.words:  # longest first
+                end = i + len(w)
+                if text.startswith(w, i) and (left_ok(text, i) and (i == 0 or text[i - 1] != "_")) and (
+                        end == len(text) or text[end] not in _WORD):
+                    taken = end
+                    yield Hit(i, end, self.kind, self.rule)
+                    break
+
+
+_WORD = _ALNUM | {"_"}
+
+
+def json_view_rules() -> tuple[Finder, ...]:
+    """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
+    others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
+    return (url_password, assignment)
 
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, *TOKEN_RULES, *HEADER_RULES, url_password, cookie, assignment, email, phone,
+    return (private_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, email, phone,
             home_path_user)
+
+
+# ---------------------------------------------------------------- offsets
+def byte_spans_to_char(chunk: str, data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte offsets into `data` (UTF-8 of `chunk`) -> str indices, widened to whole chars."""
+    if len(data) == len(chunk):  # ASCII: bytes and chars line up
+        return spans
+    n = len(data)
+    wanted: set[int] = set()
+    snapped = []
+    for start, end in spans:
+        start, end = max(0, min(start, n)), max(0, min(end, n))
+        while 0 < start < n and data[start] & 0xC0 == 0x80:
+            start -= 1
+        while 0 < end < n and data[end] & 0xC0 == 0x80:
+            end += 1
+        snapped.append((start, end))
+        wanted.update((start, end))
+    index: dict[int, int] = {}
+    prev_b = prev_c = 0
+    for b in sorted(wanted):
+        prev_c += len(data[prev_b:b].decode("utf-8", "replace"))
+        prev_b = b
+        index[b] = prev_c
+    return [(index[s], index[e]) for s, e in snapped]
+
+
+# ---------------------------------------------------------------- decoded views
+JSON_ESCAPE = _JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    if m.group(1) is None:
+        return _SIMPLE_ESCAPES[m.group(2)]
+    return _unicode(m.group(1))
+
+
+_UNICODE_RUN = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SIMPLE_PAIRS = (('\\"', '"'), ("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\/", "/"), ("\\b", "\b"),
+                 ("\\f", "\f"))
+_PUA = "\ue000"
+
+
+def json_unescape(text: str) -> str:
+    """JSON string escapes decoded (tolerant: text need not be a JSON string).
+
+    Same result as `_JSON_ESCAPE.sub(_unescape_one, text)` (which View's map relies on),
+    but with str.replace: escaped backslashes are set aside first, so the later
+    replacements cannot see a backslash that was part of one."""
+    if "\\" not in text:
+        return text
+    if _PUA in text:
+        return _JSON_ESCAPE.sub(_unescape_one, text)
+    out = text.replace("\\\\", _PUA)
+    for escape, char in _SIMPLE_PAIRS:
+        if escape in out:
+            out = out.replace(escape, char)
+    if "\\u" in out:
+        out = _UNICODE_RUN.sub(_unicode_run, out)
+    return out.replace(_PUA, "\\")
+
+
+def _unicode_run(m: re.Match[str]) -> str:
+    """A run of \\uXXXX escapes, one char each (a surrogate half becomes U+FFFD, as in _unicode)."""
+    run = m.group()
+    if len(run) == 6:  # the usual case ("\\u001b[0m"): one escape
+        return _unicode(run[2:])
+    decoded = run.encode("ascii").decode("unicode_escape")
+    return _SURROGATE.sub("\ufffd", decoded) if _SURROGATE.search(decoded) else decoded
+
+
+@functools.lru_cache(maxsize=1024)
+def _unicode(hex4: str) -> str:
+    code = int(hex4, 16)
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a view must stay encodable
+
+
+class View:
+    """A decoded copy of a text that knows where each of its spans came from.
+
+    Decoding only replaces escape sequences, so the map is the sorted list of those
+    replacements: (view start, view length, raw start, raw end); between two of them view
+    and raw text are equal, shifted. The map is built only when a span must be mapped.
+    """
+
+    def __init__(self, kind: str, raw: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str],
+                 text: str | None = None) -> None:
+        self.kind = kind  # "json" or "url"
+        self._raw_text, self._pattern, self._decode = raw, pattern, decode
+        self.text = pattern.sub(decode, raw) if text is None else text
+        self._map: tuple[array[int], array[int], array[int], array[int]] | None = None
+
+    def _build_map(self) -> tuple[array[int], array[int], array[int], array[int]]:
+        v_start, v_len, r_start, r_end = array("q"), array("q"), array("q"), array("q")
+        shift = 0
+        for m in self._pattern.finditer(self._raw_text):
+            rep = self._decode(m)
+            v_start.append(m.start() + shift)
+            v_len.append(len(rep))
+            r_start.append(m.start())
+            r_end.append(m.end())
+            shift += len(rep) - (m.end() - m.start())
+        return v_start, v_len, r_start, r_end
+
+    def _raw(self, v: int, *, end: bool) -> int:
+        """Raw index of view index v (a start), or just past the raw char of view index v (an end)."""
+        if self._map is None:
+            self._map = self._build_map()
+        v_start, v_len, r_start, r_end = self._map
+        i = bisect_right(v_start, v) - 1
+        if i < 0:
+            return v + end
+        if v < v_start[i] + v_len[i]:  # v is part of a decoded escape: take the whole escape
+            return r_end[i] if end else r_start[i]
+        return r_end[i] + (v - v_start[i] - v_len[i]) + end
+
+    def raw_span(self, start: int, end: int) -> tuple[int, int]:
+        return self._raw(start, end=False), self._raw(end - 1, end=True)
+
+
+def neutralise_escapes(text: str) -> str:
+    """Escaped newlines, tabs and quotes as whitespace and plain quotes, same length (for the
+    engine, which needs only token boundaries, and whose offsets must stay raw offsets)."""
+    for escape, same_length in (("\\n", "\n "), ("\\r", "\r "), ("\\t", "\t "), ('\\"', '" ')):
+        if escape in text:
+            text = text.replace(escape, same_length)
+    return text
+
+
+def decoded_views(text: str, *, json_view: bool = True) -> list[View]:
+    """The text as JSON-unescaped (if asked) and as URL-decoded, when it holds such escapes."""
+    views = []
+    if json_view and "\\" in text and _JSON_ESCAPE.search(text):
+        views.append(View("json", text, _JSON_ESCAPE, _unescape_one, json_unescape(text)))
+    if "%" in text and _PERCENT.search(text):
+        views.append(View("url", text, _PERCENT_RUN, _unquote_run))
+    return views
+
+
+def _unquote_run(m: re.Match[str]) -> str:
+    return urllib.parse.unquote(m.group(), errors="replace")
+
+
+def encoded_forms(value: str) -> set[str]:
+    """How a decoded value can be written in the original text."""
+    once = json.dumps(value)[1:-1]
+    quoted = urllib.parse.quote(value, safe="")
+    forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1],
+             once.replace("/", "\\/"), quoted, urllib.parse.quote(value, safe="/:"),
+             urllib.parse.quote_plus(value), _PERCENT.sub(lambda m: m.group().lower(), quoted)}
+    forms.discard("")
+    return forms
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """A short value stands alone here (not inside a longer word), escapes count as breaks."""
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    left = not before.isalnum() or text[max(0, start - 2)] == "\\" or bool(
+        _PERCENT.fullmatch(text[max(0, start - 3) : start]))
+    return left and not after.isalnum()
+
+
+def locate(text: str, value: str, kind: str, rule: str) -> list[Hit]:
+    """Every place `value` (found in a decoded view) stands in `text`, in any encoded form."""
+    out: list[Hit] = []
+    for form in encoded_forms(value):
+        i = text.find(form)
+        while i >= 0:
+            j = i + len(form)
+            if len(form) >= 12 or _bounded(text, i, j):
+                out.append(Hit(i, j, kind, rule))
+            i = text.find(form, j)
+    if not out:  # odd escaping: mask the long alphanumeric pieces of it
+        for piece in set(re.findall(r"[A-Za-z0-9]{8,}", value)):
+            i = text.find(piece)
+            while i >= 0:
+                out.append(Hit(i, i + len(piece), kind, rule))
+                i = text.find(piece, i + len(piece))
+    if not out:
+        raise Unlocatable()
+    return out
+
+
+class Unlocatable(Exception):
+    """A secret value could not be found in the text it came from: the text fails closed."""
