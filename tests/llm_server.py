@@ -98,12 +98,14 @@ def good(req: dict[str, Any]) -> list[dict[str, Any]]:
     prev_result: str | None = None
     for s in req["steps"]:
         if s["context"]:
-            prev_result = _ev(s, req, "result") or _ev(s, req, "answer") or prev_result
+            prev_result = _quotable(s, req) or prev_result
             continue
         if s["actor"] == "user" and s["fill"]:
             out.extend(_user(s, req))
         elif s["fill"]:
             res = _ev(s, req, "result")
+            if res and len(quote(blocks[res][1])) < 12:
+                res = None  # too short a result to quote (forsy needs 12 characters or the whole text)
             if res and "state_change" in s["fill"]:
                 q = quote(blocks[res][1])
                 out.append({"step": s["n"], "field": "state_change", "value": f"The {s['tool']} call returned: {q}",
@@ -112,10 +114,15 @@ def good(req: dict[str, Any]) -> list[dict[str, Any]]:
                 q = quote(blocks[prev_result][1])
                 out.append({"step": s["n"], "field": "observation", "value": f"The previous result read: {q}",
                             "citations": cite(prev_result, q)})
-        prev_result = _ev(s, req, "result") or _ev(s, req, "answer") or prev_result
+        prev_result = _quotable(s, req) or prev_result
     if req["session"]:
         out.extend(_session_good(req))
     return out
+
+
+def _quotable(s: dict[str, Any], req: dict[str, Any]) -> str | None:
+    ev = _ev(s, req, "result") or _ev(s, req, "answer")
+    return ev if ev and len(quote(req["blocks"][ev][1])) >= 12 else None
 
 
 def _user(s: dict[str, Any], req: dict[str, Any]) -> list[dict[str, Any]]:

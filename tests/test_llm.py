@@ -196,7 +196,7 @@ def vcr_config() -> dict[str, Any]:
 
 
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    for h in ("set-cookie", "openai-organization", "openai-project", "x-request-id", "cf-ray"):
+    for h in ("set-cookie", "openai-organization", "openai-project", "x-request-id", "cf-ray", "date", "server"):
         response["headers"].pop(h, None)
         response["headers"].pop(h.title(), None)
     return response

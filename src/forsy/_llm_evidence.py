@@ -1,7 +1,8 @@
 """What the model may cite, and the mechanical checks of each citation.
 
 The model sees excerpts of the evidence texts below and must quote them. A quote passes when,
-after whitespace is normalised (runs of whitespace → one space, NFC), it is
+after whitespace is normalised (runs of whitespace → one space; no other change, so the
+matched span maps back to the evidence's exact characters), it is
 
 * an exact substring of the cited evidence's text and at least `EXACT_MIN_CHARS` long (or the
   whole text, when the text is shorter than that), or
@@ -16,7 +17,6 @@ at the tracer is rejected as `injection_suspect`: log text is data, never instru
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -67,12 +67,11 @@ TAINT_WINDOW = 300  # characters around an injection match searched for a payloa
 
 
 def normalize(text: str) -> str:
-    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    return _WS.sub(" ", text).strip()
 
 
 def _norm_map(text: str) -> tuple[str, list[int]]:
     """Normalised text and, for each of its characters, the index in `text` it came from."""
-    text = unicodedata.normalize("NFC", text)
     out: list[str] = []
     idx: list[int] = []
     space = False
