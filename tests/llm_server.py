@@ -182,6 +182,7 @@ def fabricate(req: dict[str, Any]) -> list[dict[str, Any]]:
                     "citations": cite(ids[0], quote(req["blocks"][ids[0]][1]))} if ids else {})
         if s["actor"] != "user":
             out.append({"step": s["n"], "field": "success", "value": True, "citations": []})
+            out.append({"step": s["n"], "field": f"{FAB}_verdict", "value": "ok", "citations": []})
     users = [s for s in req["steps"] if s["actor"] == "user" and s["fill"]]
     for s in users:
         ev = _ev(s, req, "user words") or (ids[0] if ids else "x")

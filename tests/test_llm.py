@@ -304,6 +304,7 @@ def test_fabricating_server_adds_nothing(correction_log: Path, api_base: str, tm
     for reason in ("unknown_id", "quote_not_found", "copied_field", "field_not_allowed", "no_citation", "bad_value"):
         assert r["rejected_by_reason"].get(reason, 0) >= 1, reason
     assert FAB not in run.everything()
+    assert {"step": 2, "field": "(unknown field)", "reason": "field_not_allowed"} in r["rejections"]
     assert run.model_fields() == []
     assert run.trace["steps"] == base.trace["steps"] and run.trace["summary"]["goal_achieved"] is None
     assert run.trace["validation_level"] == "retraced_from_logs"
@@ -409,7 +410,7 @@ def test_malformed_once_then_good(correction_log: Path, tmp_path: Path) -> None:
 
 def test_chunked_long_session_bounded_concurrency(tmp_path: Path) -> None:
     log = write_log(tmp_path, "s-long", long_session())
-    client = ScriptedClient(delay_s=0.05)
+    client = ScriptedClient(delay_s=0.1)
     cfg = LLMConfig(model="openai/scripted-good", client=client, chunk_tokens=2500, max_concurrency=2,
                     cache_dir=tmp_path / "cache")
     run = retrace(log, tmp_path / "a", cfg)

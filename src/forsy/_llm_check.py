@@ -18,7 +18,7 @@ from pydantic import ValidationError as PydanticError
 
 from ._llm_evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
 from ._llm_request import FILL_AGENT, FILL_USER, Chunk, Plan
-from .models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, FieldProvenance, TerminationReason
+from .models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, FieldProvenance, TerminationReason
 from .segment import Draft
 
 MAX_VALUE_CHARS = 1500
@@ -122,7 +122,9 @@ class Checker:
                 self._one(chunk, p)
             except Rejected as r:
                 self.tally.rejected[r.reason] += 1
-                self.tally.rejections.append((p.step, p.field[:40], r.reason))
+                # only names forsy knows: a field name is the model's text too, and may be made up
+                name = p.field if p.field in STEP_FIELDS or p.field in SESSION_KEYS else "(unknown field)"
+                self.tally.rejections.append((p.step, name, r.reason))
             else:
                 self.tally.accepted += 1
                 self.tally.accepted_fields[p.field] += 1
