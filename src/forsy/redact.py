@@ -51,6 +51,7 @@ from forsy.redact_rules import (
     PATH_USER,
     PERSON,
     PHONE,
+    PHONE_ANCHOR_PATTERN,
     PLACEHOLDER_RE,
     PRIVATE_KEY,
     Anchors,
@@ -75,6 +76,7 @@ __all__ = ["UNSCANNABLE", "EngineHit", "Hit", "KingfisherEngine", "Redactor", "S
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
 ANCHOR_RULE = "custom.forsy-anchor.tokens"
+PHONE_ANCHOR_RULE = "custom.forsy-anchor.phone"
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 # Kingfisher is scanned in chunks this long (chars) that overlap by more than the longest
 # secret it matches, so a secret on a chunk border is whole in one of them.
@@ -85,7 +87,7 @@ ENGINE_MIN_LEN = 8
 # Many short strings are scanned as one text (one engine call, one pass of each rule),
 # joined by a separator that no rule matches across: a line holding only a control char.
 SEPARATOR = "\n\x1e\n"
-BATCH_CHARS = 1 << 20
+BATCH_CHARS = 1 << 16
 COOKIE_PREFIX = "Cookie: "
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5}
@@ -175,6 +177,7 @@ def _anchor_rules_file(folder: Path) -> Path:
 
     rules = [
         {"name": "forsy anchors", "id": ANCHOR_RULE, "pattern": f"({alternation(NATIVE_ANCHORS_CASED)})"},
+        {"name": "forsy phone anchors", "id": PHONE_ANCHOR_RULE, "pattern": PHONE_ANCHOR_PATTERN},
         {"name": "forsy anchors, any case", "id": ANCHOR_RULE + "-any-case",
          "pattern": f"(?i)({alternation(NATIVE_ANCHORS_ANY_CASE)})"},
     ]
@@ -348,15 +351,19 @@ class Redactor:
         hits: list[Hit] = []
         if found:
             spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
-            tokens = []
+            tokens, phones = [], []
             for f, (start, end) in zip(found, spans, strict=True):
-                if f.rule.startswith(ANCHOR_RULE):
+                if f.rule == PHONE_ANCHOR_RULE:
+                    phones.append(start)
+                elif f.rule.startswith(ANCHOR_RULE):
                     tokens.append(start)
                 elif end > start:
                     kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
-                anchors.engine = sorted(tokens)
+                anchors.engine, anchors.phone = sorted(tokens), sorted(phones)
+        elif self._engine.reports_anchors:
+            anchors.phone = []
         return hits, anchors
 
     # ------------------------------------------------------------ masking
@@ -555,6 +562,8 @@ def normalise(kind: str, value: str) -> str:
     """One secret written raw, JSON-escaped or URL-encoded is still one value."""
     if kind in (EMAIL, PERSON):
         return " ".join(value.split()).casefold()
+    if kind == PHONE:  # "(415) 555-0100" and "415.555.0100" are one number
+        return "".join(c for c in value if c.isdigit())
     if "\\" in value:
         value = json_unescape(value)
     if "%" in value:

@@ -116,7 +116,8 @@ class Anchors:
     def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None) -> None:
         self.text = text
         self.data = text.encode("utf-8") if data is None else data
-        self.engine = engine
+        self.engine = engine  # positions of NATIVE_ANCHORS, or None: search them here
+        self.phone: list[int] | None = None  # where phone numbers may start, if the engine said
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None
@@ -126,12 +127,12 @@ class Anchors:
     def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
         out: list[int] = []
         for lit in literals:
-            if self.engine is not None and lit in NATIVE_ANCHORS:
+            if self.engine is None or lit not in NATIVE_ANCHORS:
+                out += self._search(lit, ignore_case)
+            elif self.engine:
                 n, text = len(lit), self.text
                 cands = self._buckets().get(lit[:2].lower(), ())
                 out += [i for i in cands if (text[i : i + n].lower() if ignore_case else text[i : i + n]) == lit]
-            else:
-                out += self._search(lit, ignore_case)
         out.sort()
         return out
 
@@ -186,22 +187,28 @@ class RegexRule:
     ignore_case: bool = False
 
     def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
-        return self.at(text, anchors.find(self.literals, ignore_case=self.ignore_case))
+        skip = -1
+        for i in anchors.find(self.literals, ignore_case=self.ignore_case):
+            if i >= skip and left_ok(text, i):
+                hit, skip = self.try_at(text, i)
+                if hit is not None:
+                    yield hit
 
-    def at(self, text: str, starts: Iterable[int]) -> Iterator[Hit]:
-        has_v = "v" in self.pattern.groupindex
-        end = -1
-        for i in starts:
-            if i < end or not left_ok(text, i):
-                continue
-            m = self.pattern.match(text, i)
-            if m is None:
-                continue
-            start, stop = m.span("v") if has_v else m.span()
-            if start < 0 or (self.accept is not None and not self.accept(text[start:stop])):
-                continue
-            end = m.end()
-            yield Hit(start, stop, self.kind, self.name)
+    def try_at(self, text: str, i: int) -> tuple[Hit | None, int]:
+        """The hit at i, if any, and where the next attempt of this rule may start.
+
+        After a failure inside a very long token-char run, the rest of the run is skipped:
+        "eyJ-eyJ-eyJ-…" would otherwise cost a long scan per anchor (quadratic time)."""
+        m = self.pattern.match(text, i)
+        if m is not None:
+            start, stop = m.span("v") if "v" in self.pattern.groupindex else m.span()
+            if start >= 0 and (self.accept is None or self.accept(text[start:stop])):
+                return Hit(start, stop, self.kind, self.name), m.end()
+        run = _TOKEN_RUN.match(text, i)
+        return None, run.end() if run is not None and run.end() - i > 512 else i + 1
+
+
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]*+")
 
 
 class TokenRules:
@@ -217,12 +224,16 @@ class TokenRules:
         self.lengths = sorted({len(lit) for lit in self.literals})
 
     def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
+        skip: dict[str, int] = {}
         for i in anchors.find(self.literals):
             if not left_ok(text, i):
                 continue
             for n in self.lengths:
                 for rule in self.by_literal.get(text[i : i + n], ()):
-                    yield from rule.at(text, (i,))
+                    if i >= skip.get(rule.name, -1):
+                        hit, skip[rule.name] = rule.try_at(text, i)
+                        if hit is not None:
+                            yield hit
 
 
 def _rx(name: str, pattern: str, literals: tuple[str, ...], *, ignore_case: bool = False,
@@ -259,7 +270,7 @@ TOKEN_RULES: tuple[RegexRule, ...] = (
     _rx("huggingface-token", r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_token_like),
     _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
     _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
-    _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}\.eyJ[A-Za-z0-9_-]{5,8000}\.[A-Za-z0-9_-]{0,1000})", ("eyJ",)),
+    _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}+\.eyJ[A-Za-z0-9_-]{5,8000}+\.[A-Za-z0-9_-]{0,1000}+)", ("eyJ",)),
     # Sentry-style DSN: the 32-hex key is the URL user name
     _rx("dsn-key", r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@", ("://",)),
 )
@@ -345,9 +356,12 @@ def private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
     if "PRIVATE KEY" not in text:
         return
     pos = 0
+    end_at, end_stop = -1, -1  # the first END after the last search (start, end); end_stop -1: none
     while (m := _PEM_BEGIN.search(text, pos)) is not None:
-        end_m = _PEM_END.search(text, m.end(), m.end() + PEM_MAX)
-        end = end_m.end() if end_m else _body_end(text, m.end())
+        if end_at < m.end():  # search again only once past it: linear in the text
+            e = _PEM_END.search(text, m.end())
+            end_at, end_stop = (e.start(), e.end()) if e else (len(text) + 1, -1)
+        end = end_stop if end_stop >= 0 and end_at - m.end() <= PEM_MAX else _body_end(text, m.end())
         yield Hit(m.start(), end, PRIVATE_KEY, "private-key")
         pos = end
 
@@ -410,7 +424,8 @@ def _local_start(text: str, at: int) -> int:
 # Conservative: an international "+CC …" number of 8-15 digits with separators (or 10+ digits
 # compact), or a North-American number written with the usual punctuation. Not inside a
 # longer token (versions, hashes, timestamps, ports: the boundary checks).
-_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]?\d{1,5}){1,5})(?![\w.\-+/]|:\d)")
+# (possessive digit groups: a long digit run has one way to be split, not thousands)
+_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}+(?:[ .\-]?\(\d{1,4}+\))?(?:[ .\-]?\d{1,5}+){1,5})(?![\w.\-+/]|:\d)")
 _PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w.\-+/]|:\d)")
 _PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w.\-+/]|:\d)")
 _NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
@@ -418,15 +433,24 @@ _NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
 
 def phone(text: str, anchors: Anchors) -> Iterator[Hit]:
     """Phone numbers in international or NANP notation."""
-    for m in _PHONE_INTL.finditer(text) if "+" in text else ():
-        digits = sum(c.isdigit() for c in m.group("v"))
-        compact = m.group("v").isdigit()
-        if 8 <= digits <= 15 and (not compact or digits >= 10) and _phone_left(text, m.start()):
+    native = anchors.phone
+    if native is not None:  # the engine found where numbers may start: match only there
+        matches = [m for i in native for rx in _PHONES if (m := rx.match(text, i)) is not None]
+    else:
+        matches = [m for rx in _PHONES for m in rx.finditer(text)]
+    for m in matches:
+        if m.re is _PHONE_INTL:
+            digits = sum(c.isdigit() for c in m.group("v"))
+            if not (8 <= digits <= 15 and (not m.group("v").isdigit() or digits >= 10)):
+                continue
+        if _phone_left(text, m.start()):
             yield Hit(m.start(), m.end(), PHONE, "phone")
-    for rx in (_PHONE_NANP, _PHONE_PAREN):
-        for m in rx.finditer(text):
-            if _phone_left(text, m.start()):
-                yield Hit(m.start(), m.end(), PHONE, "phone")
+
+
+_PHONES = (_PHONE_INTL, _PHONE_NANP, _PHONE_PAREN)
+# The same three shapes, loosely, in the engine's regex dialect (no look-around): it reports
+# where one may start, _PHONES decide.
+PHONE_ANCHOR_PATTERN = r"(\+[1-9][0-9 .()-]{7,24}|[2-9][0-9]{2}[-.][2-9][0-9]{2}[-.][0-9]{4}|\([2-9][0-9]{2}\))"
 
 
 def _phone_left(text: str, i: int) -> bool:
@@ -459,7 +483,6 @@ def home_path_user(text: str, anchors: Anchors) -> Iterator[Hit]:
 # ---------------------------------------------------------------- cookies
 _COOKIE = re.compile(r"(?:cookie\\{0,3}[\"']?[ \t]*:|(?P<flag>cookie[ \t]+))[ \t]*\\{0,3}[\"']?"
                      r"(?P<v>[^\r\n\"'\\]{1,8192})", re.IGNORECASE)
-_COOKIE_PAIR = re.compile(r"(?P<n>[^=;,\s]{1,256})=(?P<v>[^;\s]{1,4096})")
 COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority", "version"})
 
 
@@ -471,11 +494,20 @@ def cookie(text: str, anchors: Anchors) -> Iterator[Hit]:
         m = _COOKIE.match(text, i)
         if m is None or (m.group("flag") and text[i - 2 : i] != "--"):
             continue  # "cookie VALUE" only as curl's "--cookie VALUE"
-        for pair in _COOKIE_PAIR.finditer(text, m.start("v"), m.end("v")):
-            value = pair.group("v")
-            if pair.group("n").lower() in COOKIE_ATTRIBUTES or is_template(value):
-                continue
-            yield Hit(pair.start("v"), pair.end("v"), CREDENTIAL, "cookie")
+        yield from _cookie_values(text, m.start("v"), m.end("v"))
+
+
+def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
+    """The value of each `name=value` of a cookie list (split in Python: linear time)."""
+    pos = start
+    for part in text[start:end].split(";"):
+        name, eq, value = part.partition("=")
+        stripped = value.strip()
+        if eq and name.strip() and stripped and name.strip().lower() not in COOKIE_ATTRIBUTES and not is_template(
+                stripped):
+            vstart = pos + len(name) + 1 + (len(value) - len(value.lstrip()))
+            yield Hit(vstart, vstart + len(stripped), CREDENTIAL, "cookie")
+        pos += len(part) + 1
 
 
 # ---------------------------------------------------------------- name = value assignments
