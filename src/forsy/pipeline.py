@@ -137,7 +137,18 @@ def process(session: Session, options: RetraceOptions, redactor: Any | None) -> 
         tier = "private"
     seg = Segmenter(session)
     drafts = seg.run()
-    return assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
+    if not options.llm_model:
+        return assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
+    from .llm import LLMConfig, apply_trace_fields, enrich
+
+    cfg = LLMConfig(model=options.llm_model, api_base=options.llm_api_base, cache_dir=options.cache_dir,
+                    client=options.llm_client)
+    outcome = enrich(session, drafts, cfg)  # only null fields, only values whose citations pass
+    assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches,
+                         extra_factors=outcome.factors, validation_level=outcome.validation_level,
+                         llm=outcome.report)
+    apply_trace_fields(assembled, session, outcome)
+    return assembled
 
 
 def retrace(paths: list[Path], options: RetraceOptions, progress: Progress | None = None) -> list[RetraceResult]:
