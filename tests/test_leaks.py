@@ -1,0 +1,88 @@
+"""No planted secret leaves forsy: fresh fake secrets planted into real Claude Code and Codex
+logs (user words, tool arguments, JSON-in-a-string arguments, tool output, rich results,
+system prompts), then every output file is searched for each value and its JSON-escaped form,
+by forsy's test and by the independent checker (../shared/tools/forsy_check.py secrets)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from secretgen import Planted, SecretGen
+
+from _paths import SHARED, needs_shared, real_logs
+from forsy.errors import ForsyError
+from forsy.pipeline import RetraceOptions, retrace
+
+pytestmark = [needs_shared, pytest.mark.real_logs]
+
+LOGS = [p for p in real_logs("claude", "**/*.jsonl", "**/chat.json") + real_logs("codex")
+        if p.stat().st_size > 3000 and not p.name.startswith("agent-a1593bc")]
+TEXT_KEYS = {"text", "content", "command", "stdout", "stderr", "output", "arguments", "input", "prompt",
+             "thinking", "base_instructions", "message", "result", "new_string", "old_string", "query"}
+
+
+class Planter:
+    def __init__(self, seed: int) -> None:
+        self.gen = SecretGen(seed=seed)
+        self.rng = random.Random(seed)
+        self.planted: list[Planted] = []
+
+    def value(self, v: Any, key: str | None = None) -> Any:
+        if isinstance(v, dict):
+            return {k: self.value(x, k) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self.value(x, key) for x in v]
+        if isinstance(v, str) and key in TEXT_KEYS and v and self.rng.random() < 0.25:
+            if v.lstrip().startswith("{"):
+                try:  # JSON held in a string (Codex arguments): plant inside, keep it JSON
+                    return json.dumps(self.value(json.loads(v)))
+                except ValueError:
+                    pass
+            p = self.gen.planted_one()
+            self.planted.append(p)
+            return f"{v}\n{p.text}" if self.rng.random() < 0.5 else f"{p.text} {v}"
+        return v
+
+
+def plant_file(src: Path, dst: Path, planter: Planter) -> None:
+    text = src.read_text("utf-8")
+    if text.lstrip().startswith("["):
+        dst.write_text(json.dumps([planter.value(r) for r in json.loads(text)], indent=2))
+        return
+    out = [json.dumps(planter.value(json.loads(line)), ensure_ascii=False) for line in text.splitlines() if line.strip()]
+    dst.write_text("\n".join(out) + "\n", "utf-8")
+
+
+def _checker() -> Any:
+    spec = importlib.util.spec_from_file_location("forsy_check", SHARED / "tools" / "forsy_check.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name[:24])
+def test_no_planted_secret_leaks(log: Path, tmp_path: Path) -> None:
+    planter = Planter(seed=len(log.name) * 7919 + log.stat().st_size)
+    src = tmp_path / "in" / log.name
+    src.parent.mkdir()
+    plant_file(log, src, planter)
+    assert planter.planted
+    out = tmp_path / "out"
+    try:
+        retrace([src], RetraceOptions(out=out))
+    except ForsyError as e:
+        pytest.skip(f"no trace for this log: {e}")
+    secrets = sorted({s for p in planter.planted for s in p.secrets})
+    secret_file = tmp_path / "secrets.txt"
+    secret_file.write_text("\n".join(secrets) + "\n")
+    leaks = _checker().check_secrets(out, secret_file)
+    assert leaks == [], leaks[:5]
+    blob = "\n".join(p.read_text("utf-8", "replace") for p in out.rglob("*") if p.is_file())
+    for p in planter.planted:
+        assert p.leaks(blob) == [], (p.text[:80], p.leaks(blob)[:2])
