@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from secretgen import Planted, SecretGen
 
 from _paths import SHARED, needs_shared, real_logs
 from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
+from secretgen import Planted, SecretGen
 
 pytestmark = [needs_shared, pytest.mark.real_logs]
 
@@ -54,7 +54,8 @@ def plant_file(src: Path, dst: Path, planter: Planter) -> None:
     if text.lstrip().startswith("["):
         dst.write_text(json.dumps([planter.value(r) for r in json.loads(text)], indent=2))
         return
-    out = [json.dumps(planter.value(json.loads(line)), ensure_ascii=False) for line in text.splitlines() if line.strip()]
+    out = [json.dumps(planter.value(json.loads(line)), ensure_ascii=False)
+           for line in text.splitlines() if line.strip()]
     dst.write_text("\n".join(out) + "\n", "utf-8")
 
 
