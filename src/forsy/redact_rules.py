@@ -425,9 +425,9 @@ def _local_start(text: str, at: int) -> int:
 # compact), or a North-American number written with the usual punctuation. Not inside a
 # longer token (versions, hashes, timestamps, ports: the boundary checks).
 # (possessive digit groups: a long digit run has one way to be split, not thousands)
-_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}+(?:[ .\-]?\(\d{1,4}+\))?(?:[ .\-]?\d{1,5}+){1,5})(?![\w.\-+/]|:\d)")
-_PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w.\-+/]|:\d)")
-_PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w.\-+/]|:\d)")
+_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}+(?:[ .\-]?\(\d{1,4}+\))?(?:[ .\-]?\d{1,5}+){1,5})(?![\w\-+/]|[.:]\d)")
+_PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w\-+/]|[.:]\d)")
+_PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w\-+/]|[.:]\d)")
 _NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
 
 
