@@ -263,9 +263,34 @@ class SecretGen:
             return self._p("generic", f"config.access_token = '{tok}'", tok)
         return self._p("generic", f"--api-key={hexv}", hexv)
 
+    def p_config(self) -> Planted:
+        """Config and tool formats seen in logs beyond plain `name=value` lines."""
+        pw, tok = self.password(), self._mixed(ALNUM, self.rng.randint(24, 40))
+        b64 = base64.b64encode(pw.encode()).decode()
+        user = self.chars(string.ascii_lowercase, 5)
+        choices = [
+            (f"<configuration><password>{pw}</password></configuration>", pw),
+            (f"[client]\nuser = {user}\npassword = {pw}\n", pw),
+            (f'[database]\npassword = "{pw}"\nport = 5432', pw),
+            (f"machine api.example.com\n  login {user}\n  password {pw}\n", pw),
+            (f"apiVersion: v1\nkind: Secret\ndata:\n  password: {b64}\n", b64),
+            (f"docker run -e API_KEY={tok} -p 8080:8080 app", tok),
+            (f"curl -X POST https://api.example.com/login -d 'username={user}&password={pw}&remember=1'", pw),
+            (f"const client = new Client({{ apiKey: '{tok}', region: 'eu' }})", tok),
+            (f"| name | value |\n|---|---|\n| SECRET_KEY | {tok} |", tok),
+            (f"settings = {{'db_password': '{pw}', 'debug': False}}", pw),
+            (f'headers = {{"X-Api-Key": "{tok}"}}', tok),
+            (f"HEROKU_API_KEY={uuid.UUID(int=self.rng.getrandbits(128), version=4)}", ""),
+        ]
+        text, secret = self.rng.choice(choices)
+        if not secret:  # a UUID is a secret next to a key name
+            secret = text.split("=", 1)[1]
+        return self._p("config", text, secret)
+
     def planted_one(self) -> Planted:
         makers = [self.p_aws, self.p_aws_id_alone, self.p_token, self.p_token, self.p_token, self.p_pem,
-                  self.p_url, self.p_auth_header, self.p_cookie, self.p_env, self.p_mysql, self.p_generic]
+                  self.p_url, self.p_auth_header, self.p_cookie, self.p_env, self.p_mysql, self.p_generic,
+                  self.p_config, self.p_config]
         return self.rng.choice(makers)()
 
     def planted(self, n: int, *, contexts: bool = True) -> list[Planted]:

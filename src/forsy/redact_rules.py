@@ -59,7 +59,10 @@ def entropy(value: str) -> float:
 
 
 _WORDY = re.compile(r"[a-z]+(?:[_\-.][a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)+")
-_TEMPLATE = re.compile(r"^(?:\$|%\(|%s|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|\[[A-Z_]+\]$)")
+# `$VAR`, `${VAR}`, `$(cmd)`, `$HOME/…`, `%(name)s`, `{{ var }}`, `<your-key>`, `****`, `xxxx`, `[MASKED]`…
+# (a literal that merely starts with "$", like "$*Aw9" or "$RI2Zq8", is not one)
+_TEMPLATE = re.compile(r"^(?:\$(?:\{|\(|(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?:$|/))|%\(|%s|\{\{|\{%|"
+                       r"<[A-Za-z_ -]*>?$|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|\[[A-Z_]+\]$)")
 
 
 def is_template(value: str) -> bool:
@@ -401,8 +404,8 @@ def email(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         start = _local_start(text, m.start())
         local = text[start : m.start()]
-        if not local or local.lower() in _EMAIL_LOCAL_SKIP:
-            continue
+        if not local or local.endswith(".") or local.lower() in _EMAIL_LOCAL_SKIP:
+            continue  # ("Promise.@resolve" is code, not an address)
         yield Hit(start, m.end(), EMAIL, "email")
 
 
@@ -516,13 +519,19 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=>~])|:(?![:/=]))[ \t]*")
+_SEPARATOR = re.compile(
+    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=>~])|:(?![:/=])|\|(?=[ \t]))[ \t]*")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
-_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=]))[ \t]*")
+_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+# `<password>value</password>` and netrc's `login NAME password VALUE`
+_XML_VALUE = re.compile(r">(?P<v>[^<>\n]{1,1024})</")
+_NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
+_NETRC_VALUE = re.compile(r"[ \t]+(?P<v>\S{1,1024})")
 _OPEN_QUOTE = re.compile(r"\\{0,3}[\"'`]")
 _BARE = re.compile(r"[^\s\"'`\\,;<>]{1,1024}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FORM_FIELD = re.compile(r"&(?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
 
 LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "pw", "secret", "secrets"})
@@ -612,14 +621,14 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         name = text[start:end]
         tier = name_tier(name)
         if tier:
-            hit = _value_after(text, name, tier, end, anchors)
+            hit = _value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
             if hit is not None:
                 done = hit.end
                 yield hit
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-_AFTER_NAME = frozenset(" \t\"':=\\")
+_AFTER_NAME = frozenset(" \t\"':=\\|>")
 
 
 def _name_start(text: str, start: int) -> int:
@@ -632,6 +641,19 @@ def _name_start(text: str, start: int) -> int:
     elif start >= 1 and text[start - 1] == "%" and re.match(r"[0-9A-Fa-f]{2}", text[start : start + 2]):
         start += 2
     return start
+
+
+def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit | None:
+    """`<password>value</password>`, or netrc's `… login NAME password VALUE`."""
+    if start > 0 and text[start - 1] == "<" and text[end : end + 1] == ">":
+        m = _XML_VALUE.match(text, end)
+        if m and text.startswith(name + ">", m.end()) and accept_value(name, tier, m["v"], quoted=True, spaced=False):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    elif name.lower() == "password" and _NETRC_LOGIN.search(text, max(0, start - 200), start):
+        m = _NETRC_VALUE.match(text, end)
+        if m and accept_value(name, tier, m["v"], quoted=True, spaced=False):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    return None
 
 
 def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) -> Hit | None:
@@ -664,7 +686,7 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     stop = bare.end()
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
-    value = bare.group().rstrip(")]}.")
+    value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.")  # `password=x&remember=1`: x
     if accept_value(name, tier, value, quoted=False, spaced=spaced):
         return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
     return None
