@@ -61,14 +61,15 @@ from forsy.redact_rules import (
     WordList,
     accept_value,
     byte_spans_to_char,
-    decoded_views,
     home_path_user,
     json_unescape,
+    json_view,
     json_view_rules,
     locate,
     name_tier,
     neutralise_escapes,
     project_rules,
+    url_views,
 )
 
 __all__ = ["UNSCANNABLE", "EngineHit", "Hit", "KingfisherEngine", "Redactor", "SecretEngine",
@@ -327,21 +328,31 @@ class Redactor:
         hits, anchors = self._engine_pass(chunk, data)
         hits += [h for rule in self._rules for h in rule(chunk, anchors)]
         # Decoded views: the JSON one only where a secret's value may hold an escape (costly,
-        # and raw rules already read escaped quotes and newlines); the URL one always.
-        for view in decoded_views(chunk, json_view=anchors.want_json_view):
-            for h in self._scan_view(view):
-                start, end = view.raw_span(h.start, h.end)
-                hits.append(Hit(start, end, h.kind, h.rule))
+        # and raw rules already read escaped quotes and newlines); the URL ones always.
+        view = json_view(chunk) if anchors.want_json_view else None
+        if view is not None:
+            json_anchors = Anchors(view.text)
+            found = [h for rule in self._json_rules for h in rule(view.text, json_anchors)]
+            hits += self._from_view(view, 0, found)
+        urls = url_views(chunk)
+        if urls:  # scanned together, as one batch
+            texts = [v.text for _, v in urls]
+            joined = SEPARATOR.join(texts)
+            found, url_anchors = self._engine_pass(joined, joined.encode("utf-8"))
+            found += [h for rule in self._rules for h in rule(joined, url_anchors)]
+            for (offset, v), part in zip(urls, distribute(found, [len(t) for t in texts]), strict=True):
+                hits += self._from_view(v, offset, part)
         return hits
 
-    def _scan_view(self, view: View) -> list[Hit]:
-        if view.kind == "json":
-            anchors = Anchors(view.text)
-            found = [h for rule in self._json_rules for h in rule(view.text, anchors)]
-        else:
-            found, anchors = self._engine_pass(view.text, view.text.encode("utf-8"))
-            found += [h for rule in self._rules for h in rule(view.text, anchors)]
-        return [h for h in found if h.kind in VIEW_KINDS]
+    @staticmethod
+    def _from_view(view: View, offset: int, found: list[Hit]) -> list[Hit]:
+        """Hits in a decoded view -> hits in the raw text (view starts at `offset` there)."""
+        out = []
+        for h in found:
+            if h.kind in VIEW_KINDS:
+                start, end = view.raw_span(h.start, h.end)
+                out.append(Hit(offset + start, offset + end, h.kind, h.rule))
+        return out
 
     def _engine_pass(self, text: str, data: bytes) -> tuple[list[Hit], Anchors]:
         """Engine findings in `text` (whose UTF-8, maybe neutralised, is `data`), and the

@@ -862,14 +862,27 @@ def neutralise_escapes(text: str) -> str:
     return text
 
 
-def decoded_views(text: str, *, json_view: bool = True) -> list[View]:
-    """The text as JSON-unescaped (if asked) and as URL-decoded, when it holds such escapes."""
-    views = []
-    if json_view and "\\" in text and _JSON_ESCAPE.search(text):
-        views.append(View("json", text, _JSON_ESCAPE, _unescape_one, json_unescape(text)))
-    if "%" in text and _PERCENT.search(text):
-        views.append(View("url", text, _PERCENT_RUN, _unquote_run))
-    return views
+def json_view(text: str) -> View | None:
+    """The text JSON-unescaped, if it holds JSON escapes."""
+    if "\\" in text and _JSON_ESCAPE.search(text):
+        return View("json", text, _JSON_ESCAPE, _unescape_one, json_unescape(text))
+    return None
+
+
+def url_views(text: str) -> list[tuple[int, View]]:
+    """URL-decoded views of the lines that hold %XX escapes, with their offsets in the text.
+
+    Only those lines: decoding and rescanning all of a text for a few escapes costs more
+    than everything else (URL-encoded data has no raw newline, so a secret is on one line)."""
+    out: list[tuple[int, View]] = []
+    pos = 0
+    while "%" in text and (m := _PERCENT.search(text, pos)) is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        out.append((start, View("url", text[start:end], _PERCENT_RUN, _unquote_run)))
+        pos = end
+    return out
 
 
 def _unquote_run(m: re.Match[str]) -> str:
