@@ -7,7 +7,7 @@ are bounded, and a rule only runs when one of its trigger literals occurs in the
 
 Escaped and encoded forms: token rules accept a left boundary of `\\n`, `\\t`, `\\u00XX`
 or `%XX`, because agent logs keep text JSON-escaped or URL-encoded; the redactor also
-scans decoded views of such text (see redact.py).
+scans decoded views of such text (redact.py).
 """
 
 from __future__ import annotations
@@ -15,12 +15,8 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import json
 import math
 import re
-import urllib.parse
-from array import array
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -171,11 +167,6 @@ class Anchors:
             prev = b
             out.append(chars)
         return out
-
-
-def case_variants(*words: str) -> tuple[str, ...]:
-    """lower, Capitalised and UPPER forms: how names are written in code, headers and env."""
-    return tuple(dict.fromkeys(v for w in words for v in (w.lower(), w.capitalize(), w.upper())))
 
 
 @dataclass(frozen=True)
@@ -597,8 +588,10 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, spaced: bool
 
 def _code_like(value: str) -> bool:
     """A bare value that reads as code: a call, an object, a (dotted) variable name."""
-    if value.startswith(("{", "[", "(", "&", "|", "<")) or "(" in value or value.startswith(_CODE_PREFIXES):
+    if value.startswith(("{", "[", "(", "<")) or "(" in value or value.startswith(_CODE_PREFIXES):
         return True
+    if value.startswith(("&", "|")):  # `&ref`, `|| default`; "&QsT!#9" is a literal
+        return bool(_IDENT.fullmatch(value.lstrip("&| ")) or _DOTTED.fullmatch(value.lstrip("&| ")))
     if any(c.isdigit() for c in value):
         return False
     # `password = pw`, `f(password=pw)`, `password: settings.db_password`
@@ -643,6 +636,26 @@ def _name_start(text: str, start: int) -> int:
     return start
 
 
+def _closing_quote(text: str, pos: int, opener: str) -> int:
+    """Where the string opened by `opener` (a quote after k backslashes) ends, or -1.
+
+    k = 0: the first quote after an even number of backslashes. k > 0 (a string inside
+    escaped JSON): the first quote after exactly k; one after more is escaped deeper, part of
+    the value (whose exact end the JSON-unescaped view then finds)."""
+    quote, k = opener[-1], len(opener) - 1
+    limit = min(len(text), pos + 1024)
+    i = text.find(quote, pos, limit)
+    while i >= 0:
+        b = i
+        while b > pos and text[b - 1] == "\\":
+            b -= 1
+        n = i - b
+        if (k == 0 and n % 2 == 0) or (k > 0 and n <= k):
+            return i - n if k else i
+        i = text.find(quote, i + 1, limit)
+    return -1
+
+
 def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit | None:
     """`<password>value</password>`, or netrc's `… login NAME password VALUE`."""
     if start > 0 and text[start - 1] == "<" and text[end : end + 1] == ">":
@@ -672,7 +685,7 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
     opener = _OPEN_QUOTE.match(text, vstart)
     if opener is not None:
-        close = text.find(opener.group(), opener.end(), opener.end() + 1024)
+        close = _closing_quote(text, opener.end(), opener.group())
         value = text[opener.end() : close]
         if close < 0 or "\\" in value:
             anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
@@ -729,206 +742,3 @@ def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, email, phone,
             home_path_user)
-
-
-# ---------------------------------------------------------------- offsets
-def byte_spans_to_char(chunk: str, data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte offsets into `data` (UTF-8 of `chunk`) -> str indices, widened to whole chars."""
-    if len(data) == len(chunk):  # ASCII: bytes and chars line up
-        return spans
-    n = len(data)
-    wanted: set[int] = set()
-    snapped = []
-    for start, end in spans:
-        start, end = max(0, min(start, n)), max(0, min(end, n))
-        while 0 < start < n and data[start] & 0xC0 == 0x80:
-            start -= 1
-        while 0 < end < n and data[end] & 0xC0 == 0x80:
-            end += 1
-        snapped.append((start, end))
-        wanted.update((start, end))
-    index: dict[int, int] = {}
-    prev_b = prev_c = 0
-    for b in sorted(wanted):
-        prev_c += len(data[prev_b:b].decode("utf-8", "replace"))
-        prev_b = b
-        index[b] = prev_c
-    return [(index[s], index[e]) for s, e in snapped]
-
-
-# ---------------------------------------------------------------- decoded views
-JSON_ESCAPE = _JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-
-
-def _unescape_one(m: re.Match[str]) -> str:
-    if m.group(1) is None:
-        return _SIMPLE_ESCAPES[m.group(2)]
-    return _unicode(m.group(1))
-
-
-_UNICODE_RUN = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SIMPLE_PAIRS = (('\\"', '"'), ("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\/", "/"), ("\\b", "\b"),
-                 ("\\f", "\f"))
-_PUA = "\ue000"
-
-
-def json_unescape(text: str) -> str:
-    """JSON string escapes decoded (tolerant: text need not be a JSON string).
-
-    Same result as `_JSON_ESCAPE.sub(_unescape_one, text)` (which View's map relies on),
-    but with str.replace: escaped backslashes are set aside first, so the later
-    replacements cannot see a backslash that was part of one."""
-    if "\\" not in text:
-        return text
-    if _PUA in text:
-        return _JSON_ESCAPE.sub(_unescape_one, text)
-    out = text.replace("\\\\", _PUA)
-    for escape, char in _SIMPLE_PAIRS:
-        if escape in out:
-            out = out.replace(escape, char)
-    if "\\u" in out:
-        out = _UNICODE_RUN.sub(_unicode_run, out)
-    return out.replace(_PUA, "\\")
-
-
-def _unicode_run(m: re.Match[str]) -> str:
-    """A run of \\uXXXX escapes, one char each (a surrogate half becomes U+FFFD, as in _unicode)."""
-    run = m.group()
-    if len(run) == 6:  # the usual case ("\\u001b[0m"): one escape
-        return _unicode(run[2:])
-    decoded = run.encode("ascii").decode("unicode_escape")
-    return _SURROGATE.sub("\ufffd", decoded) if _SURROGATE.search(decoded) else decoded
-
-
-@functools.lru_cache(maxsize=1024)
-def _unicode(hex4: str) -> str:
-    code = int(hex4, 16)
-    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a view must stay encodable
-
-
-class View:
-    """A decoded copy of a text that knows where each of its spans came from.
-
-    Decoding only replaces escape sequences, so the map is the sorted list of those
-    replacements: (view start, view length, raw start, raw end); between two of them view
-    and raw text are equal, shifted. The map is built only when a span must be mapped.
-    """
-
-    def __init__(self, kind: str, raw: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str],
-                 text: str | None = None) -> None:
-        self.kind = kind  # "json" or "url"
-        self._raw_text, self._pattern, self._decode = raw, pattern, decode
-        self.text = pattern.sub(decode, raw) if text is None else text
-        self._map: tuple[array[int], array[int], array[int], array[int]] | None = None
-
-    def _build_map(self) -> tuple[array[int], array[int], array[int], array[int]]:
-        v_start, v_len, r_start, r_end = array("q"), array("q"), array("q"), array("q")
-        shift = 0
-        for m in self._pattern.finditer(self._raw_text):
-            rep = self._decode(m)
-            v_start.append(m.start() + shift)
-            v_len.append(len(rep))
-            r_start.append(m.start())
-            r_end.append(m.end())
-            shift += len(rep) - (m.end() - m.start())
-        return v_start, v_len, r_start, r_end
-
-    def _raw(self, v: int, *, end: bool) -> int:
-        """Raw index of view index v (a start), or just past the raw char of view index v (an end)."""
-        if self._map is None:
-            self._map = self._build_map()
-        v_start, v_len, r_start, r_end = self._map
-        i = bisect_right(v_start, v) - 1
-        if i < 0:
-            return v + end
-        if v < v_start[i] + v_len[i]:  # v is part of a decoded escape: take the whole escape
-            return r_end[i] if end else r_start[i]
-        return r_end[i] + (v - v_start[i] - v_len[i]) + end
-
-    def raw_span(self, start: int, end: int) -> tuple[int, int]:
-        return self._raw(start, end=False), self._raw(end - 1, end=True)
-
-
-def neutralise_escapes(text: str) -> str:
-    """Escaped newlines, tabs and quotes as whitespace and plain quotes, same length (for the
-    engine, which needs only token boundaries, and whose offsets must stay raw offsets)."""
-    for escape, same_length in (("\\n", "\n "), ("\\r", "\r "), ("\\t", "\t "), ('\\"', '" ')):
-        if escape in text:
-            text = text.replace(escape, same_length)
-    return text
-
-
-def json_view(text: str) -> View | None:
-    """The text JSON-unescaped, if it holds JSON escapes."""
-    if "\\" in text and _JSON_ESCAPE.search(text):
-        return View("json", text, _JSON_ESCAPE, _unescape_one, json_unescape(text))
-    return None
-
-
-def url_views(text: str) -> list[tuple[int, View]]:
-    """URL-decoded views of the lines that hold %XX escapes, with their offsets in the text.
-
-    Only those lines: decoding and rescanning all of a text for a few escapes costs more
-    than everything else (URL-encoded data has no raw newline, so a secret is on one line)."""
-    out: list[tuple[int, View]] = []
-    pos = 0
-    while "%" in text and (m := _PERCENT.search(text, pos)) is not None:
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        end = len(text) if end < 0 else end
-        out.append((start, View("url", text[start:end], _PERCENT_RUN, _unquote_run)))
-        pos = end
-    return out
-
-
-def _unquote_run(m: re.Match[str]) -> str:
-    return urllib.parse.unquote(m.group(), errors="replace")
-
-
-def encoded_forms(value: str) -> set[str]:
-    """How a decoded value can be written in the original text."""
-    once = json.dumps(value)[1:-1]
-    quoted = urllib.parse.quote(value, safe="")
-    forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1],
-             once.replace("/", "\\/"), quoted, urllib.parse.quote(value, safe="/:"),
-             urllib.parse.quote_plus(value), _PERCENT.sub(lambda m: m.group().lower(), quoted)}
-    forms.discard("")
-    return forms
-
-
-def _bounded(text: str, start: int, end: int) -> bool:
-    """A short value stands alone here (not inside a longer word), escapes count as breaks."""
-    before = text[start - 1] if start else " "
-    after = text[end] if end < len(text) else " "
-    left = not before.isalnum() or text[max(0, start - 2)] == "\\" or bool(
-        _PERCENT.fullmatch(text[max(0, start - 3) : start]))
-    return left and not after.isalnum()
-
-
-def locate(text: str, value: str, kind: str, rule: str) -> list[Hit]:
-    """Every place `value` (found in a decoded view) stands in `text`, in any encoded form."""
-    out: list[Hit] = []
-    for form in encoded_forms(value):
-        i = text.find(form)
-        while i >= 0:
-            j = i + len(form)
-            if len(form) >= 12 or _bounded(text, i, j):
-                out.append(Hit(i, j, kind, rule))
-            i = text.find(form, j)
-    if not out:  # odd escaping: mask the long alphanumeric pieces of it
-        for piece in set(re.findall(r"[A-Za-z0-9]{8,}", value)):
-            i = text.find(piece)
-            while i >= 0:
-                out.append(Hit(i, i + len(piece), kind, rule))
-                i = text.find(piece, i + len(piece))
-    if not out:
-        raise Unlocatable()
-    return out
-
-
-class Unlocatable(Exception):
-    """A secret value could not be found in the text it came from: the text fails closed."""
