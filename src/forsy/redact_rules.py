@@ -66,11 +66,12 @@ def is_template(value: str) -> bool:
     return bool(_TEMPLATE.match(value)) or bool(PLACEHOLDER_RE.fullmatch(value))
 
 
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+/=:%-]+")
+
+
 def looks_random(value: str, min_len: int = 12) -> bool:
-    """Machine-made value (token-like): long, mixed classes, enough entropy, not words."""
-    if len(value) < min_len or is_template(value) or _WORDY.fullmatch(value):
-        return False
-    if any(c.isspace() for c in value):
+    """Machine-made value (token-like): long, token chars only, mixed classes, enough entropy, not words."""
+    if len(value) < min_len or is_template(value) or _WORDY.fullmatch(value) or not _TOKEN_CHARS.fullmatch(value):
         return False
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                    any(c.isdigit() for c in value)))
@@ -511,7 +512,7 @@ _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=>~])|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t]))[ \t]*")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
 _ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
@@ -525,9 +526,9 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FORM_FIELD = re.compile(r"&(?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
 
-LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "pw", "secret", "secrets"})
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "pw", "secret"})
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
-RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds"})
+RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
 # After the secret word a name may go on only with words that keep it a secret value
 _TRAILING_OK = frozenset({"base", "value", "plain", "plaintext", "raw", "b64", "base64", "hex", "new", "old",
@@ -550,6 +551,8 @@ _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config."
 def name_tier(name: str) -> int:
     """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
+    if parts == ["pass"]:  # "PASS: test_x", "pass: true": a bare "pass" is a result; SMTP_PASS is a secret
+        return 0
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) for p in parts]
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
@@ -570,15 +573,14 @@ def _pathlike(value: str) -> bool:
     return len(segments) > 1 and all(_WORDY.fullmatch(s) or s.isdigit() or not s for s in segments)
 
 
-def accept_value(name: str, tier: int, value: str, *, quoted: bool, spaced: bool) -> bool:
-    """Is this the literal secret of `name`, rather than code, a type, a word or a template?"""
+def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool = False) -> bool:
+    """Is this the literal secret of `name`, rather than code, a type, a word or a template?
+
+    `code`: the assignment reads as program code (`password = x`, `f(password=x)`, `{"password": x}`),
+    where a bare word is a variable; elsewhere (YAML, .env, CLI flags) it is the value itself."""
     if not value or is_template(value) or PLACEHOLDER_RE.search(value) or value.lower() in STOPWORDS:
         return False
-    if value.lower() == name.lower().lstrip("-"):
-        return False
-    # Env/CLI style (`DB_PASSWORD=x`, `--password=x`): the value is a literal, never code
-    env_style = (name.isupper() or name.startswith("-")) and not spaced
-    if not quoted and not env_style and _code_like(value):
+    if value.lower() == name.lower().lstrip("-") or (not quoted and _code_like(value, code)):
         return False
     if tier == 2:
         need = 20 if name.lower().strip("-_.") == "key" else 16
@@ -586,16 +588,19 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, spaced: bool
     return len(value) >= 3
 
 
-def _code_like(value: str) -> bool:
-    """A bare value that reads as code: a call, an object, a (dotted) variable name."""
+def _code_like(value: str, code: bool) -> bool:
+    """A bare value that reads as code: a call, an object, a variable name."""
     if value.startswith(("{", "[", "(", "<")) or "(" in value or value.startswith(_CODE_PREFIXES):
         return True
-    if value.startswith(("&", "|")):  # `&ref`, `|| default`; "&QsT!#9" is a literal
-        return bool(_IDENT.fullmatch(value.lstrip("&| ")) or _DOTTED.fullmatch(value.lstrip("&| ")))
-    if any(c.isdigit() for c in value):
+    bare = value.lstrip("&| ")  # `&ref`, `|| default`; "&QsT!#9" is a literal
+    if value.startswith(("&", "|")) and not (_IDENT.fullmatch(bare) or _DOTTED.fullmatch(bare)):
         return False
-    # `password = pw`, `f(password=pw)`, `password: settings.db_password`
-    return bool(_IDENT.fullmatch(value) or _DOTTED.fullmatch(value))
+    if _DOTTED.fullmatch(bare) and not any(c.isdigit() for c in bare):
+        return True  # settings.db_password
+    if not _IDENT.fullmatch(bare) or any(c.isdigit() for c in bare):
+        return False
+    # a variable name: in code any word-like one; elsewhere only snake_case ("letmein" is a value)
+    return bool(_WORDY.fullmatch(bare)) if code else "_" in bare.strip("_")
 
 
 def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -660,11 +665,11 @@ def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit 
     """`<password>value</password>`, or netrc's `… login NAME password VALUE`."""
     if start > 0 and text[start - 1] == "<" and text[end : end + 1] == ">":
         m = _XML_VALUE.match(text, end)
-        if m and text.startswith(name + ">", m.end()) and accept_value(name, tier, m["v"], quoted=True, spaced=False):
+        if m and text.startswith(name + ">", m.end()) and accept_value(name, tier, m["v"], quoted=True):
             return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
     elif name.lower() == "password" and _NETRC_LOGIN.search(text, max(0, start - 200), start):
         m = _NETRC_VALUE.match(text, end)
-        if m and accept_value(name, tier, m["v"], quoted=True, spaced=False):
+        if m and accept_value(name, tier, m["v"], quoted=True):
             return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
     return None
 
@@ -683,14 +688,15 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         return None
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
+    env_style = (name.isupper() or name.startswith("-")) and not spaced  # DB_PASSWORD=x, --password=x
+    code = not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
     opener = _OPEN_QUOTE.match(text, vstart)
     if opener is not None:
         close = _closing_quote(text, opener.end(), opener.group())
         value = text[opener.end() : close]
         if close < 0 or "\\" in value:
             anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
-        if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True,
-                                                                        spaced=spaced):
+        if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True):
             return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
         return None
     bare = _BARE.match(text, vstart)
@@ -699,8 +705,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     stop = bare.end()
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
-    value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.")  # `password=x&remember=1`: x
-    if accept_value(name, tier, value, quoted=False, spaced=spaced):
+    value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
+    if accept_value(name, tier, value, quoted=False, code=code):
         return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
     return None
 
