@@ -247,7 +247,8 @@ def test_redactor_masks_and_keeps_context(rule: str, text: str, secret: str, red
 def test_name_tiers() -> None:
     assert rr.name_tier("DB_PASSWORD") == rr.name_tier("clientSecret") == rr.name_tier("passwd") == 1
     assert rr.name_tier("apiKey") == rr.name_tier("GITHUB_TOKEN") == rr.name_tier("x-api-key") == 2
-    for name in ("max_tokens", "token_count", "secret_name", "keyboard", "monkey", "author", "password_hash"):
+    for name in ("max_tokens", "token_count", "secret_name", "keyboard", "monkey", "author", "password_hash",
+                 "PASS", "recv-keys", "cache_key", "publishable_key"):
         assert rr.name_tier(name) == 0, name
 
 

@@ -530,6 +530,10 @@ LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "p
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+# "<word>_key" names that hold identifiers or public values, not secrets
+_PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary", "foreign", "sort", "partition",
+                               "cache", "idempotency", "dedup", "hot", "route", "lookup", "object", "map", "dict",
+                               "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut"})
 # After the secret word a name may go on only with words that keep it a secret value
 _TRAILING_OK = frozenset({"base", "value", "plain", "plaintext", "raw", "b64", "base64", "hex", "new", "old",
                           "current", "confirm", "confirmation", "again", "repeat", "verify", "prod", "dev",
@@ -552,6 +556,8 @@ def name_tier(name: str) -> int:
     """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
     if parts == ["pass"]:  # "PASS: test_x", "pass: true": a bare "pass" is a result; SMTP_PASS is a secret
+        return 0
+    if len(parts) >= 2 and parts[-1] in ("key", "keys") and parts[-2] in _PUBLIC_KEY_KINDS:
         return 0
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) for p in parts]
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) for p, lit in zip(parts, literal, strict=True)]
