@@ -44,6 +44,7 @@ from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -307,7 +308,7 @@ class Redactor:
             per = [self._scan_text(texts[0])]
         else:
             per = distribute(self._scan_text(SEPARATOR.join(texts)), [len(t) for t in texts])
-        return [resolve(text, hits) for text, hits in zip(texts, per, strict=True)]
+        return [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
 
     def _scan_text(self, text: str) -> list[Hit]:
         hits: list[Hit] = []
@@ -463,7 +464,8 @@ def _collect(value: Any, out: list[str]) -> None:
 
 
 def _is_cookie_field(key: Any, value: Any) -> bool:
-    return isinstance(key, str) and isinstance(value, str) and key.lower() in ("cookie", "set-cookie")
+    return isinstance(key, str) and len(key) in (6, 10) and isinstance(value, str) and key.lower() in (
+        "cookie", "set-cookie")
 
 
 def batches(texts: list[str]) -> Iterator[list[str]]:
@@ -482,12 +484,10 @@ def batches(texts: list[str]) -> Iterator[list[str]]:
 
 def distribute(hits: list[Hit], lengths: list[int]) -> list[list[Hit]]:
     """Hits in the joined text -> hits per text (a hit across a separator is cut in parts)."""
-    starts = []
-    pos = 0
-    for n in lengths:
-        starts.append(pos)
-        pos += n + len(SEPARATOR)
     per: list[list[Hit]] = [[] for _ in lengths]
+    if not hits:
+        return per
+    starts = list(accumulate((n + len(SEPARATOR) for n in lengths[:-1]), initial=0))
     for h in hits:
         i = max(0, bisect_right(starts, h.start) - 1)
         while i < len(starts) and starts[i] < h.end:
@@ -527,6 +527,8 @@ def is_secret_field(key: str, value: Any) -> bool:
 
 def valid_text(text: str) -> str:
     """The text with lone surrogates replaced (U+FFFD), so it can be encoded and written."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
         return text
