@@ -142,6 +142,10 @@ MATCH: list[tuple[str, str, str]] = [
     ("mysql-password", "mysql -u root -pS3cretPass -h 127.0.0.1 shop", "S3cretPass"),
     ("mysql-password", "mysql -uroot -p'aX^q*A2h9Uz' -e 'show databases'", "aX^q*A2h9Uz"),
     ("curl-user", "curl -u admin:Adm1nS3cret! https://jenkins.local/api", "Adm1nS3cret!"),
+    ("sshpass-password", "sshpass -p 'Hunter22' ssh deploy@host", "Hunter22"),
+    ("openssl-pass", "openssl enc -aes256 -pass pass:MyS3cret -in a", "MyS3cret"),
+    ("secret-assignment", "oh and my password is hunter2x, keep it safe", "hunter2x"),
+    ("secret-assignment", '{"auth": {"user": "u", "pass": "p4ssw0rd!"}}', "p4ssw0rd!"),
     ("secret-assignment", 'password = "hunter2x"', "hunter2x"),
     ("secret-assignment", '{"username": "svc", "password": "Pl@in-Text 42"}', "Pl@in-Text 42"),
     ("secret-assignment", "database:\n  user: app\n  password: letMe1n!\n", "letMe1n!"),
@@ -216,6 +220,8 @@ NO_MATCH = [
     "Bearer token auth is configured",
     '"key": "value", "key": "Enter"',
     "Cookie: none",
+    "the password is wrong; the token is invalid; PASS: test_login; pass: true",
+    "The password was changed yesterday.",
     "ghp_ and sk- are prefixes",
 ]
 
@@ -248,7 +254,7 @@ def test_name_tiers() -> None:
     assert rr.name_tier("DB_PASSWORD") == rr.name_tier("clientSecret") == rr.name_tier("passwd") == 1
     assert rr.name_tier("apiKey") == rr.name_tier("GITHUB_TOKEN") == rr.name_tier("x-api-key") == 2
     for name in ("max_tokens", "token_count", "secret_name", "keyboard", "monkey", "author", "password_hash",
-                 "PASS", "recv-keys", "cache_key", "publishable_key"):
+                 "recv-keys", "cache_key", "publishable_key"):
         assert rr.name_tier(name) == 0, name
 
 

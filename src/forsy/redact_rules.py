@@ -289,13 +289,17 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         accept=lambda v: not is_template(v)),
     _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
         ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v)),
+    _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
+        ("sshpass",), accept=lambda v: not is_template(v)),
+    _rx("openssl-pass", r"pass:(?P<v>[^\s'\"]{1,200})", ("pass:",), ignore_case=False,
+        accept=lambda v: not is_template(v)),
 )
 
 # Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
 # costly to search for here (one pass over the text each). Common ones stay here.
 NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
-                           "--user", ":\\/\\/")
+                           "--user", ":\\/\\/", "sshpass", "pass:")
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 
 
@@ -511,8 +515,12 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
+_PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
+_PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
+    + _PROSE_SEP + r")[ \t]*")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
 _ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
@@ -555,8 +563,6 @@ _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config."
 def name_tier(name: str) -> int:
     """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
-    if parts == ["pass"]:  # "PASS: test_x", "pass: true": a bare "pass" is a result; SMTP_PASS is a secret
-        return 0
     if len(parts) >= 2 and parts[-1] in ("key", "keys") and parts[-2] in _PUBLIC_KEY_KINDS:
         return 0
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) for p in parts]
@@ -705,6 +711,10 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True):
             return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
         return None
+    prose = sep.group("sep").strip() in ("is", "was")
+    if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
+            text, vstart)):
+        return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
     bare = _BARE.match(text, vstart)
     if bare is None:
         return None
