@@ -180,11 +180,12 @@ class RegexRule:
     literals: tuple[str, ...]
     accept: Callable[[str], bool] | None = None
     ignore_case: bool = False
+    bounded: bool = True  # the literal must start a token (see left_ok)
 
     def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
         skip = -1
         for i in anchors.find(self.literals, ignore_case=self.ignore_case):
-            if i >= skip and left_ok(text, i):
+            if i >= skip and (not self.bounded or left_ok(text, i)):
                 hit, skip = self.try_at(text, i)
                 if hit is not None:
                     yield hit
@@ -221,20 +222,19 @@ class TokenRules:
     def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
         skip: dict[str, int] = {}
         for i in anchors.find(self.literals):
-            if not left_ok(text, i):
-                continue
+            bounded = left_ok(text, i)
             for n in self.lengths:
                 for rule in self.by_literal.get(text[i : i + n], ()):
-                    if i >= skip.get(rule.name, -1):
+                    if i >= skip.get(rule.name, -1) and (bounded or not rule.bounded):
                         hit, skip[rule.name] = rule.try_at(text, i)
                         if hit is not None:
                             yield hit
 
 
 def _rx(name: str, pattern: str, literals: tuple[str, ...], *, ignore_case: bool = False,
-        accept: Callable[[str], bool] | None = None, kind: str = CREDENTIAL) -> RegexRule:
+        accept: Callable[[str], bool] | None = None, kind: str = CREDENTIAL, bounded: bool = True) -> RegexRule:
     flags = re.IGNORECASE if ignore_case else 0
-    return RegexRule(name, kind, re.compile(pattern, flags), literals, accept, ignore_case)
+    return RegexRule(name, kind, re.compile(pattern, flags), literals, accept, ignore_case, bounded)
 
 
 def _token_like(v: str) -> bool:
@@ -267,7 +267,7 @@ TOKEN_RULES: tuple[RegexRule, ...] = (
     _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
     _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}+\.eyJ[A-Za-z0-9_-]{5,8000}+\.[A-Za-z0-9_-]{0,1000}+)", ("eyJ",)),
     # Sentry-style DSN: the 32-hex key is the URL user name
-    _rx("dsn-key", r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@", ("://",)),
+    _rx("dsn-key", r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@", ("://",), bounded=False),
 )
 
 TOKEN_FINDER = TokenRules(TOKEN_RULES)
