@@ -534,7 +534,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FORM_FIELD = re.compile(r"&(?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
 
-LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "pw", "secret"})
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret"})
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
@@ -625,8 +625,8 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         m = _NAME_TAIL.match(text, i)
         end = done = m.end() if m else i
         # most keyword hits ("input_tokens": 12, "the key is") are ruled out here, cheaply
-        if end >= n or text[end] not in _AFTER_NAME:
-            continue
+        if end >= n or text[end] not in _AFTER_NAME or not name_tier(text[i:end]):
+            continue  # (no secret word before the first keyword, so the tail's tier bounds the name's)
         start = _name_start(text, i)
         name = text[start:end]
         tier = name_tier(name)
