@@ -87,3 +87,23 @@ def test_no_planted_secret_leaks(log: Path, tmp_path: Path) -> None:
     blob = "\n".join(p.read_text("utf-8", "replace") for p in out.rglob("*") if p.is_file())
     for p in planter.planted:
         assert p.leaks(blob) == [], (p.text[:80], p.leaks(blob)[:2])
+
+
+def test_rescan_masks_what_slipped_through(tmp_path: Path) -> None:
+    """The last scan before writing catches a secret that reached the trace unmasked."""
+    from forsy.pipeline import _rescan, process
+    from forsy.redact import Redactor
+    from forsy.sources import ReadContext
+    from forsy.sources.claude_code import read_session
+
+    secret = SecretGen(seed=3).github()
+    rec = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+           "message": {"role": "user", "content": f"use token {secret} please"}}
+    p = tmp_path / "s.jsonl"
+    p.write_text(json.dumps(rec) + "\n")
+    session = read_session(p, ReadContext(root=tmp_path))
+    assembled = process(session, RetraceOptions(redact=False), None)  # nothing masked on the way
+    assert secret in assembled.trace.task
+    _rescan(assembled, Redactor())
+    assert secret not in assembled.trace.model_dump_json()
+    assert assembled.manifest.redaction["rescan_fixed"] is True

@@ -11,6 +11,7 @@ a raw secret.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from . import sources
 from .assemble import Assembled, assemble
 from .emit.folder import write_folder
 from .errors import InputError, UnsupportedFormat
-from .evidence import Session
+from .evidence import Ref, Session
+from .models import Trace
 from .segment import Segmenter
 from .sources import ReadContext
 
@@ -86,36 +88,50 @@ def slug(session: Session) -> str:
 
 
 def _redact_session(session: Session, redactor: Any) -> None:
-    r = redactor.redact
+    """Mask every string a later stage could write or send, in one fixed order (so the
+    placeholder numbers, and the output, are the same on every run)."""
+    texts = [e for e in session.events if e.text is not None]
+    for e, red in zip(texts, redactor.redact_many([e.text for e in texts]), strict=True):
+        e.text = red
     rv = redactor.redact_value
     for e in session.events:
-        if e.text is not None:
-            e.text = r(e.text)
         if e.args is not None:
             e.args = rv(e.args)
         if e.meta:
-            e.meta = rv(e.meta) if not any(k in e.meta for k in ("rich_ref", "persisted")) else _redact_meta(e.meta, rv)
+            e.meta = _redact_meta(e.meta, rv)
     m = session.meta
     for name in ("system_prompt", "memory", "cwd", "git_branch"):
         v = getattr(m, name)
         if isinstance(v, str):
-            setattr(m, name, r(v))
+            setattr(m, name, redactor.redact(v))
     m.extra = rv(m.extra)
-    m.skills = [r(s) for s in m.skills]
+    m.skills = [redactor.redact(s) for s in m.skills]
     for w in session.warnings:
-        w.message = r(w.message)
+        w.message = redactor.redact(w.message)
 
 
 def _redact_meta(meta: dict[str, Any], rv: Callable[[Any], Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in meta.items():
-        if k == "rich_ref":
-            out[k] = v
+        if isinstance(v, Ref):
+            out[k] = v  # evidence pointers are ids, not text
         elif k == "persisted" and isinstance(v, dict):
             out[k] = {**v, "text": rv(v.get("text"))}
         else:
             out[k] = rv(v)
     return out
+
+
+def _rescan(a: Assembled, redactor: Any) -> None:
+    """A last scan of what will be written: anything found (e.g. a secret split across two
+    records that a rule joined) is masked in place, and counted."""
+    doc = a.trace.model_dump(mode="json")
+    text = json.dumps(doc, ensure_ascii=False)
+    if not redactor.scan(text):
+        return
+    fixed = redactor.redact_value(doc)
+    a.trace = Trace.model_validate(fixed)
+    a.manifest.redaction = {**redactor.report(), "rescan_fixed": True}
 
 
 def make_redactor(sessions: list[Session]) -> Any:
@@ -138,7 +154,10 @@ def process(session: Session, options: RetraceOptions, redactor: Any | None) -> 
     seg = Segmenter(session)
     drafts = seg.run()
     if not options.llm_model:
-        return assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
+        assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
+        if redactor is not None:
+            _rescan(assembled, redactor)
+        return assembled
     from .llm import LLMConfig, apply_trace_fields, enrich
 
     cfg = LLMConfig(model=options.llm_model, api_base=options.llm_api_base, cache_dir=options.cache_dir,
@@ -148,6 +167,8 @@ def process(session: Session, options: RetraceOptions, redactor: Any | None) -> 
                          extra_factors=outcome.factors, validation_level=outcome.validation_level,
                          llm=outcome.report)
     apply_trace_fields(assembled, session, outcome)
+    if redactor is not None:
+        _rescan(assembled, redactor)
     return assembled
 
 
