@@ -59,15 +59,6 @@ class LoadedFile:
     decompressed: bool
 
 
-def source_name(path: Path, root: Path | None) -> str:
-    if root is not None:
-        try:
-            return path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
-
-
 def decompress(data: bytes, session: Session, source: str) -> bytes:
     """All of a zstd stream that can be read; a damaged tail is reported, not fatal."""
     out = io.BytesIO()

@@ -51,5 +51,16 @@ def iter_lines(data: bytes) -> Iterator[RawLine]:
         pos = end + 1
 
 
+def source_name(path: Path, root: Path | None) -> str:
+    """The path as evidence names it: relative to the input root, else the file name
+    (so evidence ids do not depend on where the logs live on this machine)."""
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -35,7 +35,7 @@ from ..errors import InputError
 from ..evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
 from . import ReadContext
 from ._claude_events import EventBuilder, classify_user_text
-from ._lines import read_bytes, sha256
+from ._lines import read_bytes, sha256, source_name
 from ._records import Record, iter_json_array, iter_jsonl
 
 KNOWN_TYPES = frozenset(
@@ -113,19 +113,9 @@ def discover_sessions(path: Path) -> list[Path]:
         raise InputError(e.strerror or str(e), path=path) from None
 
 
-def _rel(path: Path, ctx: ReadContext) -> str:
-    root = ctx.root
-    if root is not None:
-        try:
-            return path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
-
-
 def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]:
     data = read_bytes(path)
-    rel = _rel(path, ctx)
+    rel = source_name(path, ctx.root)
     session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
     counters: dict[str, int] = {}
     it = iter_json_array if data.lstrip()[:1] == b"[" else iter_jsonl
@@ -572,7 +562,7 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
             e.meta["persisted_missing"] = True
             continue
         data = read_bytes(f)
-        rel = _rel(f, ctx)
+        rel = source_name(f, ctx.root)
         ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
         session.add_evidence(ev)
         session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))

@@ -33,7 +33,8 @@ from ..evidence import Event, Session, SessionMeta
 from . import ReadContext
 from ._codex_build import Thread, ThreadBuilder
 from ._codex_fork import candidate_paths
-from ._codex_read import LoadedFile, head_text, load_file, source_name
+from ._codex_read import LoadedFile, head_text, load_file
+from ._lines import source_name
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for

@@ -35,7 +35,7 @@ from ..errors import InputError
 from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ..ids import make_id
 from . import ReadContext
-from ._lines import read_bytes, sha256
+from ._lines import read_bytes, sha256, source_name
 
 GIT_SHOW_ARGS = (
     "-c", "core.quotepath=true",
@@ -418,12 +418,7 @@ SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*")
 def read_patch(path: Path, ctx: ReadContext) -> Session:
     """A `git format-patch` mbox (one commit event per patch) or a plain unified diff."""
     data = read_bytes(path)
-    src = path.name
-    if ctx.root is not None:
-        try:
-            src = path.resolve().relative_to(ctx.root.resolve()).as_posix()
-        except ValueError:
-            pass
+    src = source_name(path, ctx.root)
     digest = sha256(data)
     session = Session(
         "git",

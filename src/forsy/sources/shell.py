@@ -40,7 +40,7 @@ from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ..ids import canonical, make_id
 from . import ReadContext
 from . import _shell_formats as fmts
-from ._lines import read_bytes, sha256
+from ._lines import read_bytes, sha256, source_name
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history")
@@ -61,12 +61,7 @@ def iso_utc(epoch_s: int, nanos: int = 0) -> str:
 
 def rel_source(path: Path, ctx: ReadContext) -> str:
     """The path as evidence names it: relative to the input root, else the file name."""
-    if ctx.root is not None:
-        try:
-            return path.resolve().relative_to(ctx.root.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
+    return source_name(path, ctx.root)
 
 
 def _looks_foreign(head: bytes) -> bool:
