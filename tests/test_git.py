@@ -7,13 +7,13 @@ project checkout.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _gitrepo import Repo
 from forsy.errors import InputError
 from forsy.evidence import Event, Session
 from forsy.sources import ReadContext
@@ -22,44 +22,6 @@ from forsy.sources.git import GIT_SHOW_ARGS, parse_diff, read_git, read_patch
 PROJECT = Path(__file__).resolve().parents[1]
 APP_V1 = "".join(f"line {i}\n" for i in range(1, 21))
 PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) + bytes(range(256))
-
-
-class Repo:
-    """A throwaway repository with fixed names and dates, so every sha is the same each run."""
-
-    def __init__(self, path: Path) -> None:
-        assert PROJECT not in path.resolve().parents, "tests must never touch the project repo"
-        self.path = path
-        path.mkdir(parents=True, exist_ok=True)
-        self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(path.parent),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_AUTHOR_NAME": "Ada Dev",
-            "GIT_AUTHOR_EMAIL": "ada@example.org",
-            "GIT_COMMITTER_NAME": "Ada Dev",
-            "GIT_COMMITTER_EMAIL": "ada@example.org",
-            "GIT_CEILING_DIRECTORIES": str(path.parent),
-        }
-        self.git("init", "-q", "-b", "main")
-
-    def git(self, *args: str, when: str | None = None) -> str:
-        env = dict(self.env)
-        if when:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
-        r = subprocess.run(["git", "-C", str(self.path), *args], env=env, capture_output=True, check=True)
-        return r.stdout.decode()
-
-    def write(self, rel: str, data: str | bytes) -> None:
-        p = self.path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data.encode() if isinstance(data, str) else data)
-
-    def commit(self, msg: str, when: str) -> str:
-        self.git("add", "-A", when=when)
-        self.git("commit", "-q", "-m", msg, when=when)
-        return self.git("rev-parse", "HEAD").strip()
 
 
 @pytest.fixture(scope="module")

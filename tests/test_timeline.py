@@ -6,14 +6,13 @@ runs in the project checkout.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import _gitrepo
 from forsy.errors import InputError
 from forsy.evidence import Event, Ref, Session, SessionMeta
 from forsy.sources import ReadContext
@@ -64,37 +63,13 @@ def zsh_history(tmp: Path, entries: list[tuple[float, str]]) -> Session:
     return s
 
 
-class Repo:
-    def __init__(self, path: Path) -> None:
-        assert PROJECT not in path.resolve().parents
-        self.path = path
-        path.mkdir(parents=True)
-        self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(path.parent),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_AUTHOR_NAME": "Ada Dev",
-            "GIT_AUTHOR_EMAIL": "ada@example.org",
-            "GIT_COMMITTER_NAME": "Ada Dev",
-            "GIT_COMMITTER_EMAIL": "ada@example.org",
-            "GIT_CEILING_DIRECTORIES": str(path.parent),
-        }
-        self.git("init", "-q", "-b", "main")
-
-    def git(self, *args: str, minute: float | None = None) -> None:
-        env = dict(self.env)
-        if minute is not None:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{epoch(minute)} +0000"
-        subprocess.run(["git", "-C", str(self.path), *args], env=env, capture_output=True, check=True)
-
-    def commit(self, minute: float, msg: str, changes: dict[str, str]) -> None:
+class Repo(_gitrepo.Repo):
+    def commit(self, minute: float, msg: str, changes: dict[str, str]) -> None:  # type: ignore[override]
         for rel, text in changes.items():
-            p = self.path / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", msg, minute=minute)
+            self.write(rel, text)
+        when = f"@{epoch(minute)} +0000"
+        self.git("add", "-A", when=when)
+        self.git("commit", "-q", "-m", msg, when=when)
 
 
 # --- the scenario --------------------------------------------------------------------------
