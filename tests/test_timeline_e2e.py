@@ -105,7 +105,7 @@ def test_commits_and_commands_on_one_timeline(world: dict[str, Path], tmp_path: 
 def test_history_and_git_without_agent_log(world: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "t2"
     [res] = retrace([], RetraceOptions(out=out, redact=False, history=[world["history"]], git=world["repo"],
-                                       since="2026-01-01T09:00:00Z", until="2026-01-01T11:00:00Z"))
+                                       since="2026-01-01T09:00:00Z", until="2026-01-01T11:00:00Z")).results
     trace = res.assembled.trace
     assert trace.trace_mode == "retraced"
     assert all(s.reasoning is None for s in trace.steps)  # no invented reasoning

@@ -9,6 +9,7 @@ shown only with `--debug`. Exit codes: 0 ok; 1 validation errors; 2 unusable inp
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__
-from .errors import ForsyError, InputError
+from .errors import ExitCode, ForsyError, InputError
 
 app = typer.Typer(
     name="forsy",
@@ -46,15 +47,18 @@ def _friendly(fn: F) -> F:
             raise typer.Exit(e.exit_code) from None
         except (typer.Exit, typer.Abort):
             raise
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise typer.Exit(ExitCode.BROKEN_PIPE) from None
         except KeyboardInterrupt:
             typer.echo("forsy: interrupted", err=True)
-            raise typer.Exit(130) from None
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
         except Exception as e:  # the last line of defence: never a bare traceback
             if STATE["debug"]:
                 raise
             typer.echo(f"forsy: internal error: {type(e).__name__}: {_safe(str(e))[:300]} "
                       "(run with --debug for the traceback)", err=True)
-            raise typer.Exit(70) from None
+            raise typer.Exit(ExitCode.INTERNAL) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -106,7 +110,7 @@ def retrace(
     if not paths and not history and not git:
         raise ForsyError("give a session log, or --history/--git for a trace without an agent log")
     if no_redact:
-        typer.echo("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
+        err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
     opts = RetraceOptions(out=output, redact=not no_redact, history=list(history or []), git=git, since=since,
                           until=until, debug=STATE["debug"], llm_model=llm, llm_api_base=llm_api_base)
@@ -117,8 +121,8 @@ def retrace(
         def tick(label: str, done: int, total: int) -> None:
             bar.update(task, description=f"retraced {label}", completed=done, total=total)
 
-        results = run(list(paths or []), opts, progress=tick)
-    for r in results:
+        run_ = run(list(paths or []), opts, progress=tick)
+    for r in run_.results:
         t, m = r.assembled.trace, r.assembled.manifest
         s = t.summary
         typer.echo(f"{r.folder}: {s.total_steps} steps, {s.total_turns} turns, confidence {s.agent_confidence}, "
@@ -128,6 +132,13 @@ def retrace(
             typer.echo(f"  warning: {_safe(where + w.message)}", err=True)
         if len(m.warnings) > 5:
             typer.echo(f"  … {len(m.warnings) - 5} more in {r.folder}/manifest.json", err=True)
+    for sk in run_.skipped:
+        typer.echo(f"forsy: {'failed' if sk.failed else 'skipped'}: {_safe(sk.path)}: {_safe(sk.message)}", err=True)
+    if run_.skipped:
+        typer.echo(f"forsy: {len(run_.results)} written, {len(run_.skipped) - len(run_.failed)} skipped, "
+                   f"{len(run_.failed)} failed", err=True)
+    if run_.exit_code:
+        raise typer.Exit(run_.exit_code)
 
 
 @app.command()
@@ -153,7 +164,7 @@ def validate(
         typer.echo(f"{report.path}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
                    + (" (legacy trace)" if report.legacy else ""))
     if report.errors:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.INVALID)
 
 
 @app.command()
@@ -170,7 +181,7 @@ def verify(
         typer.echo(f"MISMATCH {_safe(p)}")
     typer.echo(f"{folder}: {rep.checked} copied values checked, {len(rep.problems)} problem(s)")
     if rep.problems:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.INVALID)
 
 
 @app.command()
@@ -183,7 +194,21 @@ def schema() -> None:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(ExitCode.BROKEN_PIPE)
+
+
+def _quiet_stdout() -> None:
+    """The reader of stdout went away (`forsy validate … | head`): not an error of ours. Stop
+    quietly, and keep Python from failing again when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
     ForsyError                 base: every error forsy raises on purpose
     ├── InputError             a path that cannot be read or is of no format forsy reads
-    │   └── UnsupportedFormat  a readable file of a format forsy does not read (yet)
+    │   ├── UnsupportedFormat  a readable file of a format forsy does not read (yet)
+    │   └── NoWork             a log that was read but holds no work
     ├── ParseError             a record that cannot be understood (carries file and line)
     ├── ValidationError        a trace that breaks the Forsy trace rules
     ├── RedactionError         text that could not be scanned for secrets (fail closed)
@@ -15,7 +16,25 @@ boundary, and the CLI turns them into one-line messages in one place (`cli.main`
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """Every exit status of the `forsy` command, defined here and only here (the README's
+    table is checked against this by a test)."""
+
+    OK = 0  # done (trace written / trace valid)
+    INVALID = 1  # the trace breaks rules of the format (validate), or copied values differ (verify)
+    INPUT = 2  # unusable input: missing path, unreadable file, no session found, no work in the log
+    UNSUPPORTED = 3  # a file of a format forsy does not read
+    REDACTION = 4  # text that could not be scanned for secrets (forsy fails closed)
+    LLM = 5  # the optional LLM path failed
+    OUTPUT = 6  # the trace folder could not be written
+    PARTIAL = 7  # some sessions were written, others failed (each failure is listed)
+    INTERNAL = 70  # internal error (a bug: run with --debug for the traceback and report it)
+    INTERRUPTED = 130  # interrupted (Ctrl-C)
+    BROKEN_PIPE = 141  # the reader of stdout went away (`forsy validate … | head`)
 
 
 class ForsyError(Exception):
@@ -25,7 +44,7 @@ class ForsyError(Exception):
     `exit_code` is the process exit status the CLI uses for this kind of error.
     """
 
-    exit_code = 1
+    exit_code: int = ExitCode.INVALID
 
     def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None):
         super().__init__(message)
@@ -43,40 +62,44 @@ class ForsyError(Exception):
 class InputError(ForsyError):
     """A path that does not exist, cannot be read, or holds nothing forsy can use."""
 
-    exit_code = 2
+    exit_code: int = ExitCode.INPUT
 
 
 class UnsupportedFormat(InputError):
     """A readable file whose format forsy does not read."""
 
-    exit_code = 3
+    exit_code: int = ExitCode.UNSUPPORTED
+
+
+class NoWork(InputError):
+    """A log that was read but holds no work (no messages, calls or commands)."""
 
 
 class ParseError(ForsyError):
     """A record that cannot be understood."""
 
-    exit_code = 2
+    exit_code: int = ExitCode.INPUT
 
 
 class ValidationError(ForsyError):
     """A trace that breaks the rules of the Forsy trace format."""
 
-    exit_code = 1
+    exit_code: int = ExitCode.INVALID
 
 
 class RedactionError(ForsyError):
     """Text that could not be scanned for secrets; forsy fails closed."""
 
-    exit_code = 4
+    exit_code: int = ExitCode.REDACTION
 
 
 class LLMError(ForsyError):
     """The optional LLM-assisted path failed."""
 
-    exit_code = 5
+    exit_code: int = ExitCode.LLM
 
 
 class OutputError(ForsyError):
     """The trace folder could not be written."""
 
-    exit_code = 6
+    exit_code: int = ExitCode.OUTPUT

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,9 +81,28 @@ class _Sources:
 
     def _file(self, name: str) -> bytes | None:
         for root in self.roots:
-            p = root / name
-            if p.is_file():
+            p = _inside(root, name)
+            if p is not None and p.is_file():
                 return p.read_bytes()
+        if PLACEHOLDER.search(name) and name in self.sources:
+            return self._redacted_name(name)
+        return None
+
+    def _redacted_name(self, name: str) -> bytes | None:
+        """A source whose name was redacted (a secret or a person's name in it): the file under
+        the roots whose path fits the name around the placeholders and whose sha256 is the one
+        recorded. Nothing is guessed: a file that does not hash right is not used."""
+        pattern = re.compile(".+?".join(re.escape(p) for p in PLACEHOLDER.split(name)) + r"\Z")
+        for root in self.roots:
+            base = root.resolve()
+            for dirpath, _dirs, files in os.walk(base):
+                for f in files:
+                    full = Path(dirpath) / f
+                    rel = full.relative_to(base).as_posix()
+                    if (pattern.match(rel) or pattern.match(f)) and full.is_file() and not full.is_symlink():
+                        data = full.read_bytes()
+                        if hashlib.sha256(data).hexdigest() == self.sources[name]:
+                            return data
         return None
 
     def _git(self, name: str) -> bytes | None:
@@ -91,7 +111,8 @@ class _Sources:
 
         repo_name, _, sha = name[len("git:"):].rpartition("@")
         for root in self.roots:
-            for cand in (root, root / repo_name):
+            inside = _inside(root, repo_name)
+            for cand in (root, *([inside] if inside is not None else [])):
                 if (cand / ".git").exists() and (cand.resolve().name == repo_name or cand == root):
                     try:
                         return show_bytes(cand, sha)
@@ -107,8 +128,8 @@ class _Sources:
 
         db_name, _, row_id = name[len("atuin:"):].rpartition("#")
         for root in self.roots:
-            db = root / db_name
-            if not db.is_file():
+            db = _inside(root, db_name)
+            if db is None or not db.is_file():
                 continue
             con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
             try:
@@ -122,6 +143,14 @@ class _Sources:
         return None
 
 
+def _inside(root: Path, name: str) -> Path | None:
+    """`root / name` when it stays under `root` (after following `..` and links), else None:
+    a crafted provenance.json must not make verify open files outside the roots it was given."""
+    base = root.resolve()
+    p = (base / name).resolve()
+    return p if p == base or p.is_relative_to(base) else None
+
+
 def verify_folder(folder: Path, source_roots: list[Path]) -> VerifyReport:
     """Check every copied field of `folder`'s trace against the logs found under `source_roots`."""
     try:
@@ -129,6 +158,8 @@ def verify_folder(folder: Path, source_roots: list[Path]) -> VerifyReport:
         prov = json.loads((folder / "provenance.json").read_text("utf-8"))
     except (OSError, ValueError) as e:
         raise InputError(f"cannot read trace folder: {e}", path=folder) from None
+    # a log file given instead of its folder: evidence names are relative to the file's folder
+    source_roots = [r.parent if r.is_file() else r for r in source_roots]
     src = _Sources(source_roots, prov.get("sources", {}))
     rep = VerifyReport()
     for name, digest in prov.get("sources", {}).items():

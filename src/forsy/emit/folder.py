@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +103,17 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def write_folder(a: Assembled, dest: Path) -> Path:
-    dest = dest.absolute()
+    """Write `a` as a trace folder at `dest`, atomically.
+
+    `dest` may be absent, an empty folder, or a trace folder forsy wrote for the same trace
+    source (checked by `owned_trace_folder`); anything else is refused, never replaced. A
+    symlink is followed: the folder is written where it points and the link stays.
+    """
+    dest = Path(os.path.realpath(dest))
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
+        check_destination(dest, a.manifest.source_kind, a.manifest.session_id,
+                          [s.path for s in a.manifest.sources])
         _clean_stale(dest)
         tmp = dest.parent / f".{dest.name}.forsy-tmp-{os.getpid()}"
         if tmp.exists():
@@ -122,6 +131,78 @@ def write_folder(a: Assembled, dest: Path) -> Path:
     except OSError as e:
         raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
     return dest
+
+
+@dataclass(frozen=True)
+class OwnedFolder:
+    """A trace folder forsy wrote: what its manifest says it holds and came from."""
+
+    source_kind: str
+    session_id: str | None
+    sources: tuple[str, ...]
+
+
+def owned_trace_folder(folder: Path) -> OwnedFolder | None:
+    """The folder's identity when it is exactly a trace folder forsy wrote, else None.
+
+    Exactly: its manifest names forsy as generator and lists every other file with its
+    sha256; the folder holds those files, unchanged, and nothing else (no extra file, no
+    link, no edited file). Anything less is someone else's work and must not be replaced.
+    """
+    try:
+        manifest = orjson.loads((folder / "manifest.json").read_bytes())
+        gen = manifest.get("generator") if isinstance(manifest, dict) else None
+        files = manifest.get("files") if isinstance(manifest, dict) else None
+        if not isinstance(gen, dict) or gen.get("name") != "forsy" or not isinstance(files, dict) or not files:
+            return None
+        present: set[str] = set()
+        for root, dirs, names in os.walk(folder):
+            for d in dirs:
+                if os.path.islink(os.path.join(root, d)):
+                    return None
+            for n in names:
+                full = os.path.join(root, n)
+                if os.path.islink(full):
+                    return None
+                present.add(os.path.relpath(full, folder).replace(os.sep, "/"))
+        if present != set(files) | {"manifest.json"}:
+            return None
+        for rel, digest in files.items():
+            if _file_sha256(folder / rel) != digest:
+                return None
+        sources = tuple(s.get("path") for s in manifest.get("sources") or [] if isinstance(s, dict))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return OwnedFolder(str(manifest.get("source_kind")), manifest.get("session_id"), sources)  # type: ignore[arg-type]
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_destination(dest: Path, source_kind: str, session_id: str | None, sources: list[str]) -> None:
+    """Refuse any destination whose replacement would destroy something forsy did not write
+    for this very trace source (OutputError naming what is there)."""
+    if not dest.exists():
+        return
+    if not dest.is_dir():
+        raise OutputError("destination exists and is not a folder; refusing to replace it", path=dest)
+    if not any(dest.iterdir()):
+        return
+    owned = owned_trace_folder(dest)
+    if owned is None:
+        extra = sorted(p.name + ("/" if p.is_dir() else "") for p in dest.iterdir())
+        shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        raise OutputError(f"destination holds files forsy did not write ({shown}); refusing to replace it. "
+                          "Give -o a new or empty folder, or a trace folder forsy wrote for this session",
+                          path=dest)
+    if (owned.source_kind, owned.session_id, owned.sources[:1]) != (source_kind, session_id, tuple(sources[:1])):
+        raise OutputError(f"destination holds another trace (session {owned.session_id} from "
+                          f"{', '.join(owned.sources[:1]) or 'unknown'}); refusing to replace it", path=dest)
 
 
 _RENAME_EXCHANGE = 2
@@ -146,11 +227,14 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
     if not dest.exists():
         os.rename(tmp, dest)
         return
-    if not dest.is_dir() or not (dest / "trace.json").exists() and any(dest.iterdir()):
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError("destination exists and is not a forsy trace folder; refusing to replace it", path=dest)
     if _exchange(tmp, dest):
-        shutil.rmtree(tmp)  # tmp now holds the previous folder
+        # tmp now holds the previous folder: checked before writing, checked again here in case
+        # something was put into it meanwhile (then it goes back, untouched, and we refuse)
+        if any(tmp.iterdir()) and owned_trace_folder(tmp) is None:
+            _exchange(tmp, dest)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError("destination changed while the trace was written; refusing to replace it", path=dest)
+        shutil.rmtree(tmp)
         return
     old = dest.parent / f".{dest.name}.forsy-old-{os.getpid()}"
     os.rename(dest, old)
