@@ -185,7 +185,8 @@ def test_verify_never_opens_files_outside_its_roots(tmp_path: Path) -> None:
     outside.write_bytes(log.read_bytes())  # same bytes, same hash: only the place differs
     log.unlink()
     prov = json.loads((out / "provenance.json").read_text())
-    prov["sources"] = {"../outside.jsonl": digest for digest in prov["sources"].values()}
+    [digest] = prov["sources"].values()
+    prov["sources"] = {"../outside.jsonl": digest}
     for ev in prov["evidence"].values():
         ev["source"] = "../outside.jsonl"
     (out / "provenance.json").write_text(json.dumps(prov))
