@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeGuard
 
+from . import times
+
 Severity = Literal["error", "warning"]
 
 
@@ -64,7 +66,7 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
     ("T009", _E, "trace_id is not a non-empty string."),
     ("T010", _E, "A top-level field has the wrong type (prior_trace_id, system_prompt, skills, ...)."),
     ("T011", _E, "steps is not a list, or the trace has no steps."),
-    ("H001", _E, "A timestamp (trace or step started_at/ended_at) is not ISO 8601."),
+    ("H001", _E, "A timestamp (trace or step started_at/ended_at) is not an ISO 8601 date-time (forsy.times)."),
     ("H002", _W, "A timestamp has no timezone offset, so it cannot be placed in time."),
     ("H003", _E, "The trace's started_at is after its ended_at."),
     ("H004", _E, "A step's ended_at is before its started_at."),
@@ -227,12 +229,13 @@ def show(value: Any) -> str:
 
 
 def parse_time(value: str) -> datetime | None:
-    """An ISO 8601 timestamp (a trailing Z accepted), or None when it does not parse."""
-    try:
-        # the same reading as forsy_check.py, so we never accept what it rejects
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    """A timestamp as `forsy.times` defines one (the definition forsy writes by), or None.
+
+    It is a subset of forsy_check.py's reading (`datetime.fromisoformat`), so we never accept
+    what that checker rejects; it refuses the rarer ISO 8601 forms (week and ordinal dates,
+    the basic format) that not every reader understands.
+    """
+    return times.parse_iso(value)
 
 
 def comparable(a: datetime, b: datetime) -> bool:

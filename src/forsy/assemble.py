@@ -3,7 +3,10 @@
 * T-task: the first typed user message on the final path, verbatim.
 * T-tools: the tools the log lists as available; when it lists none, the tools used
   (stated in provenance: a lower bound of the action space).
-* T-times: started_at / ended_at are the first and last timestamps of the steps.
+* T-times: started_at / ended_at are the earliest and latest step times, compared as times
+  (`times.span`), each copied as written. A step time that is not a placeable time (does not
+  parse, or lies outside 1990..2099) or a step end before its start is not written: the
+  field is null, the evidence stays cited, and a `time-not-written` warning names it.
 * T-final: final_output is the last answer of the main agent on the final path.
 * T-termination: task_complete when the session ends with the agent's answer;
   user_abandoned when it ends with an interrupt or a rejected call; error_unrecoverable
@@ -17,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, artifacts
-from .evidence import Ref, Session
+from . import __version__, artifacts, times
+from .evidence import Ref, Session, Warning_
 from .ids import trace_id as make_trace_id
 from .models import (
     SCHEMA_VERSION,
@@ -136,6 +139,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
              extra_factors: list[Factor] | None = None, validation_level: str = "retraced_from_logs",
              llm: dict[str, Any] | None = None, matches: list[dict[str, Any]] | None = None) -> Assembled:
     tid = make_trace_id(session.source_kind, session.session_id, [f.sha256 for f in session.files])
+    time_warnings = _drop_unwritable_times(session, drafts)
     tf: dict[str, FieldProvenance] = {}
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
     tf["trace_id"] = derived("T-id: hash(source kind, session id, source sha256s)", src_refs)
@@ -221,14 +225,56 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
                                                   byte_length=ev.byte_length, sha256=ev.sha256,
                                                   record_type=ev.record_type)
     manifest = _manifest(tid, session, trace, drafts, factors, release_tier, redaction, llm)
+    manifest.warnings.extend(ManifestWarning(code=w.code, message=w.message, file=w.file, line=w.line)
+                             for w in time_warnings)
     return Assembled(trace, prov, manifest, files)
 
 
 def _span(drafts: list[Draft]) -> tuple[str | None, str | None]:
-    times = [t for d in drafts for t in (d.values.get("started_at"), d.values.get("ended_at")) if t]
-    if not times:
-        return None, None
-    return min(times), max(times)
+    """T-times: by time, not by string ("10:00+02:00" is before "09:30Z")."""
+    return times.span(t for d in drafts for t in (d.values.get("started_at"), d.values.get("ended_at")))
+
+
+def _drop_unwritable_times(session: Session, drafts: list[Draft]) -> list[Warning_]:
+    """Take out of the drafts the step times a trace must not hold, and say so.
+
+    A value that is not a time would fail `forsy validate` (H001) and any reader; one outside
+    1990..2099 is not a reliable time (the spec asks for "the best reliable timestamp"); an
+    end before the step's start would fail H004. Null says "unknown", which is the truth; the
+    record stays in the step's evidence. The warning names the first record's file and line
+    but never quotes the value: drafts are redacted, event timestamps are not.
+    """
+    dropped: dict[str, _Dropped] = {}
+    for d in drafts:
+        for name in ("started_at", "ended_at"):
+            if name in d.values and times.instant(d.values[name]) is None:
+                _drop(session, d, name, "unplaceable", dropped)
+        start, end = times.instant(d.values.get("started_at")), times.instant(d.values.get("ended_at"))
+        if start is not None and end is not None and end < start:
+            _drop(session, d, "ended_at", "end-before-start", dropped)
+    what = {"unplaceable": "is not a time, or lies outside 1990..2099",
+            "end-before-start": "is before the step's started_at"}
+    return [Warning_("time-not-written", f"{x.count} step time(s) written as null: the log's value {what[reason]} "
+                     f"(first: the {x.field} of a step, from this record)", x.file, x.line)
+            for reason, x in dropped.items()]
+
+
+@dataclass
+class _Dropped:
+    count: int
+    field: str
+    file: str | None
+    line: int | None
+
+
+def _drop(session: Session, d: Draft, name: str, reason: str, dropped: dict[str, _Dropped]) -> None:
+    prov = d.prov.pop(name, None)
+    d.values.pop(name, None)
+    if reason in dropped:
+        dropped[reason].count += 1
+        return
+    ev = session.evidence.get(prov.evidence[0].id) if prov is not None and prov.evidence else None
+    dropped[reason] = _Dropped(1, name, ev.source if ev else None, ev.line if ev else None)
 
 
 def _feedback(steps: list[Step]) -> dict[str, int]:
