@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from ..errors import InputError, UnsupportedFormat
+from ._lines import Limits, open_regular
 
 if TYPE_CHECKING:
     from ..evidence import Session
@@ -41,6 +42,8 @@ class ReadContext:
     root: Path | None = None  # evidence paths are made relative to this
     debug: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+    # how much one input may cost (file size, zstd expansion): `_lines` module docstring
+    limits: Limits = field(default_factory=Limits.from_env)
 
 
 class Source(Protocol):
@@ -86,15 +89,12 @@ def available() -> list[Source]:
 
 
 def read_head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as f:
+    """The first HEAD_BYTES of a regular file (a FIFO or device is an InputError)."""
+    with open_regular(path) as f:
+        try:
             return f.read(HEAD_BYTES)
-    except IsADirectoryError:
-        raise InputError("is a directory", path=path) from None
-    except PermissionError:
-        raise InputError("permission denied", path=path) from None
-    except OSError as e:
-        raise InputError(e.strerror or str(e), path=path) from None
+        except OSError as e:
+            raise InputError(e.strerror or str(e), path=path) from None
 
 
 def detect(path: Path) -> Source:

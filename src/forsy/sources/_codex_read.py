@@ -3,6 +3,8 @@
 Each line is parsed once. A line that is not JSON is counted and reported, never fatal;
 a `.jsonl.zst` file is decompressed first (evidence offsets then refer to the
 decompressed stream, which `SourceFile.sha256` does not cover: it is the file on disk).
+Decompression stops with an InputError once the stream expands past the size or ratio
+caps of `_lines.Limits` (a "zstd bomb" is refused, never held whole in memory).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 import orjson
 import zstandard
 
+from ..errors import InputError
 from ..evidence import Evidence, Session, SourceFile
-from ._lines import iter_lines, read_bytes, sha256
+from ._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 ENVELOPE_KINDS = frozenset(
@@ -59,16 +62,32 @@ class LoadedFile:
     decompressed: bool
 
 
-def decompress(data: bytes, session: Session, source: str) -> bytes:
-    """All of a zstd stream that can be read; a damaged tail is reported, not fatal."""
+def decompress(data: bytes, session: Session, source: str, path: Path, limits: Limits) -> bytes:
+    """All of a zstd stream that can be read; a damaged tail is reported, not fatal.
+    Past the caps of `limits` it is an InputError, raised before more is read."""
     out = io.BytesIO()
     reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
     try:
         while chunk := reader.read(1 << 20):
             out.write(chunk)
+            _check_expansion(out.tell(), len(data), path, limits)
     except zstandard.ZstdError as e:
         session.warn("zstd_damaged", f"zstd stream could not be read to its end: {e}", source)
     return out.getvalue()
+
+
+def _check_expansion(size: int, packed: int, path: Path, limits: Limits) -> None:
+    if size > limits.max_decompressed_bytes:
+        raise InputError(
+            f"zstd stream expands past {limits.max_decompressed_bytes} bytes ({ENV_DECOMPRESSED}); refused",
+            path=path,
+        )
+    if size > RATIO_FLOOR and size > packed * limits.max_ratio:
+        raise InputError(
+            f"zstd stream expands past {limits.max_ratio} times its size ({packed} bytes, {size} "
+            f"read so far): a zstd bomb? refused ({ENV_RATIO} raises the limit)",
+            path=path,
+        )
 
 
 def head_text(path: Path, head: bytes) -> bytes:
@@ -85,11 +104,11 @@ def head_text(path: Path, head: bytes) -> bytes:
     return out.getvalue()
 
 
-def load_file(path: Path, source: str, session: Session) -> LoadedFile:
-    data = read_bytes(path)
+def load_file(path: Path, source: str, session: Session, limits: Limits) -> LoadedFile:
+    data = read_bytes(path, limits)
     digest = sha256(data)
     packed = data.startswith(ZSTD_MAGIC)
-    text = decompress(data, session, source) if packed else data
+    text = decompress(data, session, source, path, limits) if packed else data
     sf = SourceFile(source, str(path.resolve()), "codex", len(data), digest)
     recs: list[Rec] = []
     for rl in iter_lines(text):

@@ -1,13 +1,108 @@
-"""Reading line-oriented logs with exact byte positions, tolerant of damage."""
+"""Reading line-oriented logs with exact byte positions, tolerant of damage.
+
+Logs are opened only through `open_regular`, and read whole only through `read_bytes`,
+which bound what one input can cost:
+
+* only regular files are opened: a FIFO blocks on open and never ends, a character device
+  like /dev/zero never ends, a socket cannot be opened. They are refused by `os.stat`
+  before any open ("not a regular file (a FIFO)"); the open itself uses O_NONBLOCK and is
+  checked again with `fstat`, so a file swapped for a FIFO in between cannot block either.
+* a file read whole may hold at most `Limits.max_file_bytes` (default 4 GiB; env
+  `FORSY_MAX_FILE_BYTES`): reading it takes that much memory.
+* a zstd stream may expand to at most `Limits.max_decompressed_bytes` (default 4 GiB; env
+  `FORSY_MAX_DECOMPRESSED_BYTES`), and, once past `RATIO_FLOOR` (16 MiB), to at most
+  `Limits.max_ratio` times its compressed size (default 1000; env `FORSY_MAX_ZSTD_RATIO`).
+  JSONL logs compress 5-50 times, rarely 200; a "zstd bomb" (a few KiB that expand to
+  gigabytes) is refused after reading about `RATIO_FLOOR` bytes, not all of it.
+
+Limits travel in `ReadContext.limits` (built from the environment unless given), so a
+caller or a test can lower them for one read.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import InputError
+
+GiB = 1 << 30
+RATIO_FLOOR = 16 << 20  # the ratio cap applies once this much has been decompressed
+ENV_FILE = "FORSY_MAX_FILE_BYTES"
+ENV_DECOMPRESSED = "FORSY_MAX_DECOMPRESSED_BYTES"
+ENV_RATIO = "FORSY_MAX_ZSTD_RATIO"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one input may cost (module docstring)."""
+
+    max_file_bytes: int = 4 * GiB  # a file read whole
+    max_decompressed_bytes: int = 4 * GiB  # a zstd stream once expanded
+    max_ratio: int = 1000  # expanded / compressed size, checked past RATIO_FLOOR
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        d = cls()
+        return cls(
+            _env_int(ENV_FILE, d.max_file_bytes),
+            _env_int(ENV_DECOMPRESSED, d.max_decompressed_bytes),
+            _env_int(ENV_RATIO, d.max_ratio),
+        )
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise InputError(f"{name}={raw!r} is not a positive whole number")
+    return value
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _check_regular(path: Path, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory", path=path)
+    what = next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
+    raise InputError(f"not a regular file ({what})", path=path)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for binary reading, or InputError; never blocks (module docstring)."""
+    try:
+        _check_regular(path, os.stat(path).st_mode)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except PermissionError:
+        raise InputError("permission denied", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", path=path) from None
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=path) from None
+    try:
+        _check_regular(path, os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 @dataclass(slots=True)
@@ -18,15 +113,31 @@ class RawLine:
     complete: bool  # False for a last line with no newline (file still being written?)
 
 
-def read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except PermissionError:
-        raise InputError("permission denied", path=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory", path=path) from None
-    except OSError as e:
-        raise InputError(e.strerror or str(e), path=path) from None
+def read_bytes(path: Path, limits: Limits | None = None) -> bytes:
+    """The whole of a regular file, at most `limits.max_file_bytes` of it (else InputError)."""
+    cap = (limits or Limits.from_env()).max_file_bytes
+    with open_regular(path) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            if size > cap:
+                raise _too_big(path, size, cap)
+            # One read of the size stat gave (+1 to see the end); a file still being
+            # written may have grown since: read on, up to the cap.
+            chunks = [f.read(size + 1)]
+            total = len(chunks[0])
+            while total <= cap and (chunk := f.read(1 << 20)):
+                chunks.append(chunk)
+                total += len(chunk)
+        except OSError as e:
+            raise InputError(e.strerror or str(e), path=path) from None
+    if total > cap:
+        raise _too_big(path, total, cap, grew=True)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_big(path: Path, size: int, cap: int, grew: bool = False) -> InputError:
+    size_s = f"grew past {cap} bytes while read" if grew else f"is {size} bytes, more than the {cap}-byte limit"
+    return InputError(f"{size_s} for a file read whole (raise it with {ENV_FILE})", path=path)
 
 
 def iter_lines(data: bytes) -> Iterator[RawLine]:

@@ -29,12 +29,13 @@ from typing import Any, ClassVar
 
 import orjson
 
+from ..errors import InputError
 from ..evidence import Event, Session, SessionMeta
 from . import ReadContext
 from ._codex_build import Thread, ThreadBuilder
 from ._codex_fork import candidate_paths
 from ._codex_read import LoadedFile, head_text, load_file
-from ._lines import source_name
+from ._lines import open_regular, source_name
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
@@ -76,9 +77,9 @@ class CodexSource:
 
     def _is_rollout(self, path: Path) -> bool:
         try:
-            with path.open("rb") as f:
+            with open_regular(path) as f:
                 head = f.read(65536)
-        except OSError:
+        except (InputError, OSError):
             return False
         return self.sniff(path, head)
 
@@ -110,7 +111,7 @@ class _Reader:
         self.paths: set[Path] = set()
 
     def thread(self, path: Path) -> Thread:
-        lf = load_file(path, source_name(path, self.ctx.root), self.session)
+        lf = load_file(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
         self.paths.add(path.resolve())
         t = ThreadBuilder(lf, self.session, self._find_parent(path)).build()
         self.threads.append(t)
@@ -122,7 +123,7 @@ class _Reader:
                 if _head_meta(p).get("id") == thread_id:
                     # Read into a scratch session: only compared, never cited.
                     scratch = Session("codex", thread_id, [], {}, [], SessionMeta())
-                    return load_file(p, p.name, scratch)
+                    return load_file(p, p.name, scratch, self.ctx.limits)
             return None
 
         return find
@@ -200,14 +201,14 @@ def _first_line(text: bytes) -> bytes:
 def _read_first_line(path: Path) -> bytes:
     """The first line of a (maybe zstd) rollout, reading no further than it ends."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:
             data = b""
             while len(data) < HEAD_LIMIT:
                 chunk = f.read(65536)
                 data += chunk
                 if not chunk or b"\n" in head_text(path, data):
                     break
-    except OSError:
+    except (InputError, OSError):
         return b""
     return _first_line(head_text(path, data))
 

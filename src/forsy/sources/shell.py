@@ -90,7 +90,7 @@ class ShellHistorySource:
         return [p for p in found if p.is_file()]
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
-        data = read_bytes(path)
+        data = read_bytes(path, ctx.limits)
         src = rel_source(path, ctx)
         if data.startswith(SQLITE_MAGIC):
             return [read_atuin(path, src, data)]
