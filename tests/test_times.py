@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from _paths import SHARED
@@ -191,6 +193,24 @@ def test_assemble_reports_what_it_did_not_write(tmp_path: Path) -> None:
     ws = [w for w in manifest["warnings"] if w["code"] == "time-not-written"]
     assert [(w["file"], w["line"]) for w in ws] == [(FILE, 3)]
     assert "yesterday" not in ws[0]["message"]  # assembled after redaction: never quotes the value
+
+
+POOL = ["2026-05-01T10:00:00.000Z", "2026-05-01T10:00:05Z", "2026-05-01T12:00:01+02:00", "2026-05-01T09:59:59Z",
+        "2026-05-01T10:00:03.123456789-00:30", "2026-05-01T10:00:04", "2026-05-01", "yesterday", "",
+        "+275760-09-13T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59Z", "20260501T100000Z"]
+
+
+@settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(POOL), min_size=4, max_size=4))
+def test_any_mix_of_times_gives_a_valid_trace(tmp_path: Path, stamps: list[str]) -> None:
+    run = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+    run.mkdir()
+    trace = retrace_and_validate(run, session(*stamps))
+    written = [t for pair in step_times(trace) for t in pair if t is not None]
+    placed = [t for t in map(instant, written) if t is not None]
+    assert len(placed) == len(written)  # every time written is a placeable time
+    if placed:
+        assert (instant(trace["started_at"]), instant(trace["ended_at"])) == (min(placed), max(placed))
 
 
 # ---------------------------------------------------------------- the parser itself
