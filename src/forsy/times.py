@@ -159,11 +159,12 @@ def check_times(session: Session) -> list[Warning_]:
         if eid in seen:
             continue
         seen.add(eid)
-        st = status(e.ts)
-        if st == "ok":
+        t = instant(e.ts)
+        if t is not None:
             thread = e.actor if e.actor.startswith("subagent:") else "main"
-            placed.setdefault((source, thread), []).append((line or 0, offset, aware(_sure(e.ts)), e.ts))
+            placed.setdefault((source, thread), []).append((line or 0, offset, t, e.ts))
             continue
+        st = status(e.ts)
         f = found.get((st, source))
         if f is None:
             found[(st, source)] = _Finding(1, line, _shown(e.ts))
@@ -180,12 +181,6 @@ def _where(session: Session, e: Event) -> tuple[str, str, int | None, int] | Non
     if ev is None:
         return None
     return ev.id, ev.source, ev.line, ev.byte_offset
-
-
-def _sure(value: str) -> datetime:
-    dt = parse_iso(value)
-    assert dt is not None  # status() said "ok"
-    return dt
 
 
 def _order(recs: list[tuple[int, int, datetime, str]], source: str,
