@@ -25,7 +25,7 @@ import pytest
 
 from _paths import ROOT
 from forsy.assemble import assemble
-from forsy.emit.folder import write_folder
+from forsy.sinks.folder import write_folder
 from forsy.errors import LLMError
 from forsy.evidence import Session
 from forsy.llm import LLMConfig, LLMOutcome, apply_trace_fields, enrich, evidence_texts, plan

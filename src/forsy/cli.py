@@ -104,16 +104,19 @@ def retrace(
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
 ) -> None:
     """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
-    from .pipeline import RetraceOptions
+    from .pipeline import RetraceOptions, one_trace_expected
     from .pipeline import retrace as run
+    from .sinks import FolderSink
 
     if not paths and not history and not git:
         raise ForsyError("give a session log, or --history/--git for a trace without an agent log")
     if no_redact:
         err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
-    opts = RetraceOptions(out=output, redact=not no_redact, history=list(history or []), git=git, since=since,
+    opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since,
                           until=until, debug=STATE["debug"], llm_model=llm, llm_api_base=llm_api_base)
+    given = list(paths or [])
+    sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("retracing", total=None)
@@ -121,19 +124,17 @@ def retrace(
         def tick(label: str, done: int, total: int) -> None:
             bar.update(task, description=f"retraced {label}", completed=done, total=total)
 
-        run_ = run(list(paths or []), opts, progress=tick)
+        run_ = run(given, opts, sink=sink, keep=False, progress=tick)
     for r in run_.results:
-        t, m = r.assembled.trace, r.assembled.manifest
-        s = t.summary
-        typer.echo(f"{r.folder}: {s.total_steps} steps, {s.total_turns} turns, confidence {s.agent_confidence}, "
-                   f"{len(m.warnings)} warning(s)")
-        for w in m.warnings[:5]:
+        typer.echo(f"{r.where}: {r.steps} steps, {r.turns} turns, confidence {r.confidence}, "
+                   f"{len(r.warnings)} warning(s)")
+        for w in r.warnings[:5]:
             where = f"{w.file}:{w.line}: " if w.file and w.line else (f"{w.file}: " if w.file else "")
             typer.echo(f"  warning: {_safe(where + w.message)}", err=True)
-        if len(m.warnings) > 5:
-            typer.echo(f"  … {len(m.warnings) - 5} more in {r.folder}/manifest.json", err=True)
+        if len(r.warnings) > 5:
+            typer.echo(f"  … {len(r.warnings) - 5} more in {r.where}/manifest.json", err=True)
     for sk in run_.skipped:
-        typer.echo(f"forsy: {'failed' if sk.failed else 'skipped'}: {_safe(sk.path)}: {_safe(sk.message)}", err=True)
+        typer.echo(f"forsy: {sk.status}: {_safe(sk.path)}: {_safe(sk.message)}", err=True)
     if run_.skipped:
         typer.echo(f"forsy: {len(run_.results)} written, {len(run_.skipped) - len(run_.failed)} skipped, "
                    f"{len(run_.failed)} failed", err=True)

@@ -12,19 +12,18 @@ a raw secret.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePath
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from . import sources
 from .assemble import Assembled, assemble
-from .emit.folder import write_folder
-from .errors import ExitCode, ForsyError, InputError, NoWork, OutputError
-from .evidence import Ref, Session
+from .errors import ExitCode, ForsyError, InputError, NoWork
+from .evidence import Ref, Session, Warning_
 from .models import Trace
 from .segment import Segmenter
+from .sinks import FolderSink, Sink
 from .sources import ReadContext
 
 Progress = Callable[[str, int, int], None]  # (label, done, total)
@@ -46,34 +45,52 @@ class RetraceOptions:
 
 
 @dataclass
-class RetraceResult:
-    session: Session
-    assembled: Assembled
-    folder: Path | None
+class Outcome:
+    """What became of one session (or of one input that could not be read).
 
+    `status`: `written` (a sink took it), `traced` (kept in memory, no sink), `skipped` (no
+    work in it: reported, not an error) or `failed` (`error` says why; counts in the exit
+    code). `assembled` is kept only when the run keeps traces (`keep=True`), so a run over a
+    large directory holds one session at a time.
+    """
 
-@dataclass
-class Skipped:
-    """A session that was not written, and why: `failed` ones count against the exit code,
-    the others (a log with no work, a Warmup stub) are only reported."""
-
-    path: str
-    message: str
-    failed: bool
-    exit_code: int = ExitCode.OK
+    path: str  # the session file (or the input that failed)
+    status: Literal["written", "traced", "skipped", "failed"]
+    message: str = ""
+    session_id: str | None = None
+    trace_id: str | None = None
+    where: str | None = None  # what the sink returned (a folder path, a store id)
+    steps: int = 0
+    turns: int = 0
+    confidence: int | None = None
+    warnings: list[Warning_] = field(default_factory=list)
+    assembled: Assembled | None = field(default=None, repr=False)
+    session: Session | None = field(default=None, repr=False)
     error: ForsyError | None = field(default=None, repr=False)
+    exit_code: int = ExitCode.OK
+
+    @property
+    def folder(self) -> Path | None:
+        return Path(self.where) if self.where else None
 
 
 @dataclass
 class RetraceRun:
-    """What one run did: every trace written and every session skipped, in input order."""
+    """Every outcome of a run, in input order."""
 
-    results: list[RetraceResult] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
 
     @property
-    def failed(self) -> list[Skipped]:
-        return [s for s in self.skipped if s.failed]
+    def results(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status in ("written", "traced")]
+
+    @property
+    def skipped(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status in ("skipped", "failed")]
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
 
     @property
     def exit_code(self) -> int:
@@ -104,41 +121,14 @@ def discover(paths: Iterable[Path]) -> list[tuple[sources.Source, Path]]:
     return found
 
 
+def read_sessions(paths: Sequence[str | Path], *, debug: bool = False) -> Iterator[Session]:
+    """The sessions named by `paths`, read lazily one file at a time (not redacted)."""
+    for src, path in discover([Path(p).expanduser() for p in paths]):
+        yield from src.read(path, ReadContext(root=path.parent, debug=debug))
+
+
 def read(paths: Iterable[Path], options: RetraceOptions) -> list[Session]:
-    sessions: list[Session] = []
-    for src, path in discover(paths):
-        sessions.extend(src.read(path, ReadContext(root=path.parent, debug=options.debug)))
-    return sessions
-
-
-_NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-
-
-def _name_part(text: str, limit: int = 32) -> str:
-    return _NAME_PART.sub("-", text).strip("-.")[:limit].strip("-.")
-
-
-def trace_name(session: Session, started_at: str | None = None) -> str:
-    """The trace folder's name, for a person to find it: agent, project, date, short session
-    id, and the file's name when it is not the session id (a resumed or forked session's
-    files share one id, and each is its own trace)."""
-    parts = [session.meta.agent or session.source_kind]
-    if session.meta.cwd:
-        parts.append(PurePath(session.meta.cwd.replace("\\", "/")).name)
-    if started_at and _DATE.match(started_at):
-        parts.append(started_at[:10])
-    sid = _name_part(session.session_id, 8)
-    parts.append(sid)
-    if session.files:
-        stem = PurePath(session.files[0].path).name.split(".jsonl")[0]
-        if session.session_id not in stem and stem not in session.session_id:
-            parts.append(stem)
-    return "-".join(p for p in (_name_part(x) for x in parts) if p) or "trace"
-
-
-def slug(session: Session) -> str:
-    return trace_name(session)
+    return list(read_sessions(list(paths), debug=options.debug))
 
 
 def _redact_session(session: Session, redactor: Any) -> None:
@@ -248,26 +238,31 @@ def process(session: Session, options: RetraceOptions, redactor: Any | None) -> 
     return assembled
 
 
-def retrace(paths: Sequence[str | Path], options: RetraceOptions, progress: Progress | None = None) -> RetraceRun:
+def one_trace_expected(paths: Sequence[Path]) -> bool:
+    """One session file (or only --history/--git): `-o` names the trace folder itself. A
+    directory or several files: `-o` is always a parent, whatever is found in it today."""
+    return not paths or (len(paths) == 1 and not paths[0].is_dir())
+
+
+def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, *, sink: Sink | None = None,
+            keep: bool = True, progress: Progress | None = None) -> RetraceRun:
     """Retrace every session named by `paths`, one session at a time: each is read, redacted,
-    segmented, assembled and written before the next is read, so memory is set by the
-    largest session. A session that fails is recorded (file and message) and the run goes
-    on; when nothing at all could be written, the first failure is raised."""
-    given = [Path(p) for p in paths]
+    segmented, assembled and handed to `sink` before the next is read. A session that fails
+    is recorded (file and message) and the run goes on; when nothing at all could be traced,
+    the first failure is raised. With no sink (and no `options.out`) traces stay in memory.
+    """
+    options = options or RetraceOptions()
+    given = [Path(p).expanduser() for p in paths]
     found = discover(given) if given else []
-    single = len(given) == 1 and not given[0].is_dir()
+    if sink is None and options.out is not None:
+        sink = FolderSink(options.out, parent=not one_trace_expected(given))
     timeline = _timeline_inputs(options) if (options.history or options.git) else None
     run = RetraceRun()
-    names: dict[Path, str] = {}
     if not found and timeline is not None:
-        _one(run, names, lambda: [_merge(None, timeline, options)], "--history/--git", options, single=True)
+        tl = timeline
+        run.outcomes += _retrace_loaded(lambda: [_merge(None, tl, options)], "--history/--git", options, sink, keep)
     for i, (src, path) in enumerate(found):
-        def load(src: sources.Source = src, path: Path = path) -> list[Session]:
-            got = src.read(path, ReadContext(root=path.parent, debug=options.debug))
-            if timeline is not None:
-                got = [_merge(s, timeline, options) for s in got if s.source_kind != "shell"] or got
-            return got
-        _one(run, names, load, str(path), options, single=single)
+        run.outcomes += retrace_one(path, options, sink=sink, keep=keep, source=src, timeline=timeline)
         if progress:
             progress(path.name, i + 1, len(found))
     if not run.results:
@@ -280,68 +275,74 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions, progress: Prog
     return run
 
 
-def _one(run: RetraceRun, names: dict[Path, str], load: Callable[[], list[Session]], where: str,
-         options: RetraceOptions, *, single: bool) -> None:
-    """Read the sessions of one input and write each; every failure is recorded, not raised."""
+def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,
+                keep: bool = True, source: sources.Source | None = None,
+                timeline: _Timeline | None = None) -> list[Outcome]:
+    """Retrace one session file: an outcome per session it holds (usually one), never raising
+    for what went wrong with the file (the outcome says so)."""
+    options = options or RetraceOptions()
+    p = Path(path).expanduser()
+
+    def load() -> list[Session]:
+        src = source or sources.detect(p)
+        got = src.read(p, ReadContext(root=p.parent, debug=options.debug))
+        if timeline is not None:
+            got = [_merge(s, timeline, options) for s in got if s.source_kind != "shell"] or got
+        return got
+
+    return _retrace_loaded(load, str(p), options, sink, keep)
+
+
+def _retrace_loaded(load: Callable[[], list[Session]], where: str, options: RetraceOptions, sink: Sink | None,
+                    keep: bool) -> list[Outcome]:
     try:
         sessions = load()
-    except ForsyError as e:
-        _fail(run, where, e)
-        return
-    except Exception as e:  # a bug in one file must not stop the others
-        if options.debug:
-            raise
-        _fail(run, where, ForsyError(f"internal error: {type(e).__name__}: {str(e)[:300]}"), internal=True)
-        return
-    for s in sessions:
-        place = s.files[0].abs_path if s.files else where
-        if not _has_work(s):
-            run.skipped.append(Skipped(place, _no_work_reason(s), failed=bool(s.quality.unparsable_records
-                                                                          and not s.quality.records)))
-            continue
-        try:
-            redactor = make_redactor([s]) if options.redact else None
-            a = process(s, options, redactor)
-            if not a.trace.steps:
-                raise NoWork("the log holds no work (no messages, calls or commands)", path=place)
-            dest = _destination(options.out, s, a, single=single and len(sessions) == 1)
-            if dest in names and names[dest] != a.trace.trace_id:
-                raise OutputError(f"another trace of this run ({names[dest]}) was written to this folder; "
-                                  "refusing to replace it", path=dest)
-            folder = write_folder(a, dest)
-            names[dest] = a.trace.trace_id
-            run.results.append(RetraceResult(s, a, folder))
-        except ForsyError as e:
-            _fail(run, place, e)
-        except Exception as e:
-            if options.debug:
-                raise
-            _fail(run, place, ForsyError(f"internal error: {type(e).__name__}: {str(e)[:300]}"), internal=True)
+    except Exception as e:  # one file's failure (or a bug) must not stop the others
+        return [_failed(where, e, options)]
+    return [_retrace_session(s, where, options, sink, keep) for s in sessions]
 
 
-def _fail(run: RetraceRun, where: str, e: ForsyError, *, internal: bool = False) -> None:
-    run.skipped.append(Skipped(e.path or where, e.message, failed=True,
-                               exit_code=ExitCode.INTERNAL if internal else e.exit_code, error=e))
+def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink | None, keep: bool) -> Outcome:
+    place = s.files[0].abs_path if s.files else where
+    if not _has_work(s):
+        unreadable = bool(s.quality.unparsable_records and not s.quality.records)
+        return Outcome(place, "failed" if unreadable else "skipped", _no_work_reason(s), session_id=s.session_id,
+                       warnings=list(s.warnings), exit_code=ExitCode.INPUT if unreadable else ExitCode.OK,
+                       error=NoWork(_no_work_reason(s), path=place) if unreadable else None)
+    try:
+        redactor = make_redactor([s]) if options.redact else None
+        a = process(s, options, redactor)
+        if not a.trace.steps:
+            raise NoWork("the log holds no work (no messages, calls or commands)", path=place)
+        where_to = sink.write(a, s) if sink is not None else None
+    except Exception as e:
+        return _failed(place, e, options)
+    t = a.trace
+    return Outcome(place, "written" if where_to else "traced", session_id=s.session_id, trace_id=t.trace_id,
+                   where=where_to, steps=t.summary.total_steps, turns=t.summary.total_turns,
+                   confidence=t.summary.agent_confidence, warnings=list(s.warnings),
+                   assembled=a if keep else None, session=s if keep else None)
+
+
+def _failed(where: str, e: Exception, options: RetraceOptions) -> Outcome:
+    if isinstance(e, ForsyError):
+        return Outcome(e.path or where, "failed", e.message, error=e, exit_code=e.exit_code)
+    if options.debug:
+        raise e
+    err = ForsyError(f"internal error: {type(e).__name__}: {str(e)[:300]} (run with --debug for the traceback)")
+    return Outcome(where, "failed", err.message, error=err, exit_code=ExitCode.INTERNAL)
 
 
 def _no_work_reason(s: Session) -> str:
     if s.quality.unparsable_records and not s.quality.records:
         return "no record of the file could be read"
-    codes = {w.code for w in s.warnings}
-    if "warmup-only" in codes:
+    if any(w.code == "warmup-only" for w in s.warnings):
         return "a Warmup stub (cache priming), not work"
     return "the log holds no work (no messages, calls or commands)"
 
 
 def _has_work(s: Session) -> bool:
     return any(e.kind in ("user", "tool_call", "agent_text", "shell_command", "commit") for e in s.events)
-
-
-def _destination(out: Path | None, s: Session, a: Assembled, *, single: bool) -> Path:
-    name = trace_name(s, a.trace.started_at)
-    if out is None:
-        return Path("forsy-traces") / name
-    return out if single else out / name
 
 
 @dataclass

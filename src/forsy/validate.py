@@ -85,7 +85,7 @@ def catalogue_markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
-def validate_path(path: Path) -> Report:
+def validate_path(path: str | Path) -> Report:
     """Validate a `trace.json` file, or a trace folder (trace.json + manifest.json
     [+ provenance.json, artifacts/]). A file is checked alone: the folder rules (N, P, A011,
     A013, A014) need the folder to be given."""

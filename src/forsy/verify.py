@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,21 +152,24 @@ def _inside(root: Path, name: str) -> Path | None:
     return p if p == base or p.is_relative_to(base) else None
 
 
-def verify_folder(folder: Path, source_roots: list[Path]) -> VerifyReport:
-    """Check every copied field of `folder`'s trace against the logs found under `source_roots`."""
+def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> VerifyReport:
+    """Check every copied field of `folder`'s trace against the logs found under `source_roots`
+    (folders, or the log files themselves)."""
+    folder = Path(folder)
+    roots = [Path(r).expanduser() for r in source_roots]
     try:
         trace = json.loads((folder / "trace.json").read_text("utf-8"))
         prov = json.loads((folder / "provenance.json").read_text("utf-8"))
     except (OSError, ValueError) as e:
         raise InputError(f"cannot read trace folder: {e}", path=folder) from None
     # a log file given instead of its folder: evidence names are relative to the file's folder
-    source_roots = [r.parent if r.is_file() else r for r in source_roots]
-    src = _Sources(source_roots, prov.get("sources", {}))
+    roots = [r.parent if r.is_file() else r for r in roots]
+    src = _Sources(roots, prov.get("sources", {}))
     rep = VerifyReport()
     for name, digest in prov.get("sources", {}).items():
         data = src.bytes_of(name)
         if data is None:
-            rep.problems.append(f"source {name} not found under {', '.join(map(str, source_roots))}")
+            rep.problems.append(f"source {name} not found under {', '.join(map(str, roots))}")
         elif hashlib.sha256(data).hexdigest() != digest:
             rep.problems.append(f"source {name} changed since the trace was made (sha256 differs)")
     if rep.problems:

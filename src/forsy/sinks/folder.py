@@ -12,16 +12,18 @@ import ctypes
 import ctypes.util
 import hashlib
 import os
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import orjson
 
 from ..assemble import Assembled
 from ..errors import OutputError
+from ..evidence import Session
 
 JSON_OPTS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
 
@@ -100,6 +102,54 @@ def _write(path: Path, data: bytes) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
+
+
+_NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _name_part(text: str, limit: int = 32) -> str:
+    return _NAME_PART.sub("-", text).strip("-.")[:limit].strip("-.")
+
+
+def trace_name(session: Session, started_at: str | None = None) -> str:
+    """A trace folder's name, for a person to find it: agent, project, date, short session
+    id, and the file's name when it is not the session id (a resumed or forked session's
+    files share one id, and each is its own trace)."""
+    parts = [session.meta.agent or session.source_kind]
+    if session.meta.cwd:
+        parts.append(PurePath(session.meta.cwd.replace("\\", "/")).name)
+    if started_at and _DATE.match(started_at):
+        parts.append(started_at[:10])
+    parts.append(_name_part(session.session_id, 8))
+    if session.files:
+        stem = PurePath(session.files[0].path).name.split(".jsonl")[0]
+        if session.session_id not in stem and stem not in session.session_id:
+            parts.append(stem)
+    return "-".join(p for p in (_name_part(x) for x in parts) if p) or "trace"
+
+
+class FolderSink:
+    """One trace folder per session: `out` itself (`parent=False`, one session given) or
+    `out/<trace_name>` (a directory or several sessions). Two traces of one run never share
+    a folder, and a folder of another trace is never replaced (`check_destination`)."""
+
+    def __init__(self, out: Path, *, parent: bool) -> None:
+        self.out = out
+        self.parent = parent
+        self._written: dict[Path, str] = {}
+
+    def destination(self, a: Assembled, session: Session) -> Path:
+        return self.out / trace_name(session, a.trace.started_at) if self.parent else self.out
+
+    def write(self, a: Assembled, session: Session) -> str:
+        dest = self.destination(a, session)
+        if self._written.get(dest, a.trace.trace_id) != a.trace.trace_id:
+            raise OutputError(f"another trace of this run ({self._written[dest]}) was written to this folder; "
+                              "refusing to replace it", path=dest)
+        folder = write_folder(a, dest)
+        self._written[dest] = a.trace.trace_id
+        return str(folder)
 
 
 def write_folder(a: Assembled, dest: Path) -> Path:

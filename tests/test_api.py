@@ -1,0 +1,93 @@
+"""The pinned public API (`forsy.__all__`), the library's one-session-at-a-time run, and the
+exit codes defined once (errors.ExitCode) and documented in the README."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import forsy
+from forsy.errors import ExitCode
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _session(sid: str) -> str:
+    recs = [
+        {"type": "user", "uuid": f"{sid}-u", "parentUuid": None, "sessionId": sid, "cwd": "/w/proj",
+         "timestamp": "2026-01-01T10:00:00Z", "message": {"role": "user", "content": f"task {sid}"}},
+        {"type": "assistant", "uuid": f"{sid}-a", "parentUuid": f"{sid}-u", "sessionId": sid,
+         "timestamp": "2026-01-01T10:00:01Z",
+         "message": {"id": f"m-{sid}", "role": "assistant", "content": [{"type": "text", "text": "done"}]}},
+    ]
+    return "".join(json.dumps(r) + "\n" for r in recs)
+
+
+def test_all_is_exactly_the_exports_and_each_resolves() -> None:
+    assert sorted(forsy.__all__) == sorted(["__version__", *forsy._EXPORTS])
+    for name in forsy.__all__:
+        assert getattr(forsy, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = forsy.no_such_name  # type: ignore[attr-defined]
+
+
+def test_library_run_keeps_traces_in_memory_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jsonl").write_text(_session("a"))
+    run = forsy.retrace([str(tmp_path / "a.jsonl")], forsy.RetraceOptions(redact=False))  # str paths
+    [o] = run.outcomes
+    assert o.status == "traced" and o.where is None and o.assembled is not None
+    assert o.assembled.trace.steps[0].input == "task a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
+def test_a_broken_session_is_an_outcome_not_an_exception(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_text(_session("a"))
+    (logs / "b.jsonl").write_bytes(b"\xff\xfe not json \x00\n")
+    (logs / "c.jsonl").write_text(_session("c"))
+    [o] = forsy.retrace_one(logs / "b.jsonl", forsy.RetraceOptions(redact=False))
+    assert o.status == "failed" and o.exit_code == ExitCode.UNSUPPORTED and o.path.endswith("b.jsonl")
+    run = forsy.retrace([logs], forsy.RetraceOptions(redact=False))
+    assert [o.status for o in run.outcomes] == ["traced", "failed", "traced"]
+    assert run.exit_code == ExitCode.PARTIAL
+
+
+def test_a_sink_gets_one_trace_at_a_time_and_the_run_keeps_none(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for sid in ("a", "b"):
+        (logs / f"{sid}.jsonl").write_text(_session(sid))
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.ids: list[str] = []
+
+        def write(self, assembled: object, session: object) -> str:
+            self.ids.append(assembled.trace.trace_id)  # type: ignore[attr-defined]
+            return f"mem:{len(self.ids)}"
+
+    rec = Recorder()
+    run = forsy.retrace([logs], forsy.RetraceOptions(redact=False), sink=rec, keep=False)
+    assert [o.where for o in run.outcomes] == ["mem:1", "mem:2"]
+    assert [o.trace_id for o in run.outcomes] == rec.ids
+    assert all(o.assembled is None and o.session is None for o in run.outcomes)
+
+
+def test_readme_exit_code_table_is_errors_exitcode() -> None:
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("| code | meaning |"):]
+    table = table[: table.index("\n\n")]
+    codes = [int(m) for m in re.findall(r"^\| (\d+) \|", table, re.M)]
+    assert codes == sorted(int(c) for c in ExitCode)
+
+
+def test_every_error_class_exits_with_a_code_of_the_table() -> None:
+    for name in ("ForsyError", "InputError", "UnsupportedFormat", "NoWork", "ParseError", "ValidationError",
+                 "RedactionError", "LLMError", "OutputError"):
+        assert getattr(forsy, name).exit_code in set(ExitCode), name
+    assert forsy.NoWork.exit_code == ExitCode.INPUT  # "no work in the log" is unusable input, as the README says
