@@ -166,8 +166,7 @@ def _redact_names(session: Session, redactor: Any) -> None:
         if red != name:
             renamed[name] = red
     for f in session.files:
-        f.abs_path = redactor.redact(f.abs_path)
-        f.path = renamed.get(f.path, f.path)
+        f.path = renamed.get(f.path, f.path)  # abs_path stays: it is only for local bookkeeping, never written
     if renamed:
         session.evidence = {k: (replace(ev, source=renamed[ev.source]) if ev.source in renamed else ev)
                             for k, ev in session.evidence.items()}
