@@ -57,8 +57,10 @@ def entropy(value: str) -> float:
 _WORDY = re.compile(r"[a-z]+(?:[_\-.][a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)+")
 # `$VAR`, `${VAR}`, `$(cmd)`, `$HOME/…`, `%(name)s`, `{{ var }}`, `<your-key>`, `****`, `xxxx`, `[MASKED]`…
 # (a literal that merely starts with "$", like "$*Aw9" or "$RI2Zq8", is not one)
+# cmd's `%VAR%` and PowerShell's `$env:VAR` are references too.
 _TEMPLATE = re.compile(r"^(?:\$(?:\{|\(|(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?:$|/))|%\(|%s|\{\{|\{%|"
-                       r"<[A-Za-z_ -]*>?$|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|\[[A-Z_]+\]$)")
+                       r"<[A-Za-z_ -]*>?$|\*{3,}|x{4,}$|X{4,}$|\.{3}|…|\[[A-Z_]+\]$|"
+                       r"%[A-Za-z_][A-Za-z0-9_]*%$|\$[Ee][Nn][Vv]:)")
 
 
 def is_template(value: str) -> bool:
@@ -288,16 +290,90 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         r"[^\n|;&]{0,300}?[ \t]-p(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)", ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
     _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
-        ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v)),
+        ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
     _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
         ("sshpass",), accept=lambda v: not is_template(v)),
     _rx("openssl-pass", r"pass:(?P<v>[^\s'\"]{1,200})", ("pass:",), ignore_case=False,
         accept=lambda v: not is_template(v)),
 )
 
+# Tools whose flags or arguments carry a credential: (the command as typed, where its
+# secret is). The command's words are the anchor; what follows is read as shell words up to
+# the end of the command (newline, `;`, `&`, `|`, `(`, `)`, a redirection). Where:
+#   -p      the next word, or -p=VALUE           -p+   also attached: -pVALUE
+#   -p*     attached only (-pVALUE; "-p VALUE" means something else there: 7z, xfreerdp /p:)
+#   -U%     the flag's value is user%SECRET (also "," and ":"); only the part after it
+#   #2      the 2nd argument that is not a flag (#-1: the last); #1/ user/SECRET[@db]
+#   #-1?b   ... only when the short option b is given (htpasswd -b)
+# Not repeated here, older rules cover them: mysql* -pX (mysql-password), curl -u user:X
+# (curl-user), sshpass -p (sshpass-password), openssl pass:X (openssl-pass); and any flag
+# named like a secret, --password X, -Password X, --api-key=X (secret-assignment).
+_MONGO = "-p --password"
+_LDAP = "-w+"
+CLI_SECRETS: tuple[tuple[str, str], ...] = (
+    # registries and clouds
+    ("docker login", "-p --password"), ("podman login", "-p --password"), ("nerdctl login", "-p --password"),
+    ("buildah login", "-p --password"), ("skopeo login", "-p --password"), ("oras login", "-p --password"),
+    ("helm registry login", "-p --password"), ("crane auth login", "-p --password"),
+    ("az login", "-p --password"), ("az acr login", "-p --password"), ("oc login", "-p --password --token"),
+    ("cf login", "-p"), ("cf auth", "#2"), ("expo login", "-p --password"), ("twine upload", "-p --password"),
+    ("dotnet nuget push", "-k --api-key"), ("dotnet nuget add source", "-p --password"),
+    ("nuget", "-Password -ApiKey"), ("gh secret set", "-b --body"), ("kubectl", "--token --password"),
+    ("consul", "-token"), ("nomad", "-token"), ("vault login", "#1"), ("cargo login", "#1"),
+    ("ngrok authtoken", "#1"), ("ngrok config add-authtoken", "#1"), ("snyk auth", "#1"),
+    # databases, brokers, directories, shares, remote shells
+    ("redis-cli", "-a --pass"), ("redis-server", "--requirepass --masterauth"),
+    ("sqlcmd", "-P+"), ("bcp", "-P+"), ("osql", "-P+"), ("influx", "-password"),
+    ("mongo", _MONGO), ("mongosh", _MONGO), ("mongodump", _MONGO), ("mongorestore", _MONGO),
+    ("mongoexport", _MONGO), ("mongoimport", _MONGO), ("mongostat", _MONGO), ("mongotop", _MONGO),
+    ("sqlplus", "#1/"), ("rabbitmqctl add_user", "#2"), ("rabbitmqctl change_password", "#2"),
+    ("mosquitto_pub", "-P --pw"), ("mosquitto_sub", "-P --pw"),
+    ("ldapsearch", _LDAP), ("ldapadd", _LDAP), ("ldapmodify", _LDAP), ("ldapdelete", _LDAP),
+    ("ldapwhoami", _LDAP), ("ldapcompare", _LDAP), ("ldapmodrdn", _LDAP), ("ldapexop", _LDAP),
+    ("ldappasswd", "-w+ -s -a"), ("smbclient", "-U% --user%"), ("rpcclient", "-U% --user%"),
+    ("smbget", "-U% --user%"), ("smbmap", "-p"), ("psexec", "-p"), ("xfreerdp", "/p:* /password:*"),
+    ("rdesktop", "-p"), ("lftp", "-u,"), ("snmpwalk", "-A -X"), ("snmpget", "-A -X"), ("snmpset", "-A -X"),
+    # keys, archives, keychains
+    ("keytool", "-storepass -keypass -srcstorepass -deststorepass -srckeypass -destkeypass -new"),
+    ("jarsigner", "-storepass -keypass"), ("openssl", "-k"), ("ssh-keygen", "-N -P"),
+    ("zip", "-P --password"), ("unzip", "-P"), ("7z", "-p*"), ("7za", "-p*"), ("rar", "-p*"), ("unrar", "-p*"),
+    ("htpasswd", "#-1?b"), ("security add-generic-password", "-w"), ("security add-internet-password", "-w"),
+    ("security unlock-keychain", "-p"), ("security create-keychain", "-p"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CliSlot:
+    """One place a command's secret is (a parsed CLI_SECRETS entry)."""
+
+    flag: str = ""  # "" for a positional argument
+    separate: bool = True  # -p VALUE, -p=VALUE
+    attached: bool = False  # -pVALUE
+    split: str = ""  # user%SECRET: the part after this char
+    position: int = 0  # N-th plain argument, -1 the last
+    when: str = ""  # a short option that must be given
+
+
+def _cli_slot(spec: str) -> CliSlot:
+    m = re.fullmatch(r"(?:#(?P<pos>-?\d)|(?P<flag>[-/][A-Za-z0-9:-]*?))(?P<mode>[+*]?)(?P<split>[%,:/]?)"
+                     r"(?:\?(?P<when>[A-Za-z]))?", spec)
+    if m is None:
+        raise ValueError(f"bad CLI_SECRETS entry {spec!r}")
+    mode = m["mode"]
+    return CliSlot(m["flag"] or "", mode != "*", mode in "+*" and mode != "", m["split"], int(m["pos"] or 0),
+                   m["when"] or "")
+
+
+CLI_TABLE: dict[str, list[tuple[tuple[str, ...], tuple[CliSlot, ...]]]] = {}
+for _cmd, _specs in CLI_SECRETS:
+    _first, *_sub = _cmd.split()
+    CLI_TABLE.setdefault(_first, []).append((tuple(_sub), tuple(_cli_slot(s) for s in _specs.split())))
+# with the blank after it: "rar " is not in "library", and a command with a secret has arguments
+CLI_ANCHORS = tuple(cmd + " " for cmd, _ in CLI_SECRETS)
+
 # Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
 # costly to search for here (one pass over the text each). Common ones stay here.
-NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals
+NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals + CLI_ANCHORS
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:")
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
@@ -343,9 +419,10 @@ def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # Body lines after a BEGIN with no END (truncated tool output): base64 or "Key: value"
-# headers, separated by real or escaped newlines.
+# headers (tried first: "Proc-Type" would otherwise end the body as base64 "Proc"),
+# separated by real or escaped newlines.
 _PEM_BODY = re.compile(
-    r"(?:(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)(?:[A-Za-z0-9+/=]{1,128}|[A-Za-z-]{1,30}: [^\n\\]{0,200})?)*"
+    r"(?:(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\n\\]{0,200}|[A-Za-z0-9+/=]{1,128})?)*"
 )
 PEM_MAX = 64 * 1024
 
@@ -631,7 +708,8 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         name = text[start:end]
         tier = name_tier(name)
         if tier:
-            hit = _value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
+            hit = (_value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
+                   or setter_value(text, start, end, name, tier, anchors))
             if hit is not None:
                 done = hit.end
                 yield hit
@@ -691,7 +769,10 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
 
     A value that holds an escape (`\\\"` in a quoted one, `\\\\` in a bare one) cannot be
     cut right here: it asks for the JSON-unescaped view (anchors.want_json_view)."""
-    if name.startswith("--"):
+    # a flag: `--name`, or `-name` as a word of its own (Go, PowerShell, keytool style)
+    before = pos - len(name) - 1
+    flag = name.startswith("--") or (name.startswith("-") and (before < 0 or text[before] in " \t\"'("))
+    if flag:
         sep_re = _CLI_SEPARATOR
     else:
         sep_re = _ENV_SEPARATOR if name.isupper() else _SEPARATOR
@@ -700,8 +781,9 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         return None
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
-    env_style = (name.isupper() or name.startswith("-")) and not spaced  # DB_PASSWORD=x, --password=x
-    code = not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
+    env_style = (name.isupper() or name.startswith("-") or (before >= 0 and text[before] == "=")) and not spaced
+    # on a command line a bare word is the value itself, never a variable (that is `$x`)
+    code = not flag and not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
     opener = _OPEN_QUOTE.match(text, vstart)
     if opener is not None:
         close = _closing_quote(text, opener.end(), opener.group())
@@ -715,7 +797,12 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
             text, vstart)):
         return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
-    bare = _BARE.match(text, vstart)
+    if flag:
+        return _flag_value(text, name, tier, vstart, sep.group("sep") != "=", anchors)
+    # `NAME=value` (shell, .env) or `--from-literal=name=value`: the value is a shell word,
+    # commas and all
+    shell = env_style and sep.group("sep") == "="
+    bare = (_CLI_BARE if shell else _BARE).match(text, vstart)
     if bare is None:
         return None
     stop = bare.end()
@@ -725,6 +812,235 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if accept_value(name, tier, value, quoted=False, code=code):
         return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
     return None
+
+
+# ---------------------------------------------------------------- command lines (CLI_SECRETS: above)
+# Shell words: a word ends at whitespace or an operator; `\n` `\r` (JSON-escaped newlines)
+# end the command, `\t` is a blank.
+_WORD_STOP = frozenset(" \t\n\r;&|()<>`")
+_COMMAND_END = frozenset("\n\r;&|()<>`#")
+_QUOTES = frozenset("\"'")
+CLI_MAX = 600  # chars of a command read after its name
+_CLI_BEFORE = frozenset(" \t\n\r;&|(`'\"/=$")
+
+
+def shell_words(text: str, pos: int, limit: int) -> Iterator[tuple[int, int]]:
+    """Spans of the shell words from `pos` to the end of the command (or `limit`).
+
+    A quote opens a string only at the start of a word or in a flag (`--body="x"`, `-p'x'`,
+    `/p:"x"`); elsewhere it ends the word: in JSON text a bare `"` closes the string the
+    command is in (`"cmd --token abc="`). An unclosed string ends the command."""
+    i = pos
+    while i < limit:
+        c = text[i]
+        if c in " \t":
+            i += 1
+            continue
+        if c == "\\" and (esc := _escape_len(text, i)):
+            if text[i + esc - 1] != "t":
+                return  # an escaped newline ends the command
+            i += esc
+            continue
+        if c in _COMMAND_END:
+            return
+        start = i
+        while i < limit:
+            c = text[i]
+            if c in _WORD_STOP:
+                break
+            if c == "\\":
+                if _escape_len(text, i):
+                    break
+                opener = _OPEN_QUOTE.match(text, i)
+                if opener is None:
+                    i += 2  # a shell escape: the next char is literal
+                    continue
+            elif c not in _QUOTES:
+                i += 1
+                continue
+            opener = _OPEN_QUOTE.match(text, i)
+            if opener is None or not (i == start or (text[start] in "-/" and (text[i - 1] in "=:" or i - start == 2))):
+                break
+            close = _closing_quote(text, opener.end(), opener.group())
+            if close < 0:
+                return
+            i = close + len(opener.group())
+        if i > start:
+            yield start, min(i, limit)
+        if i < limit and text[i] in _QUOTES:
+            return  # a bare quote: the end of the JSON string holding the command
+
+
+def _escape_len(text: str, i: int) -> int:
+    """Length of a JSON-escaped newline/tab (`\\n`, `\\\\n`, `\\\\\\n`) at i, else 0."""
+    j = i
+    while j < len(text) and j - i < 3 and text[j] == "\\":
+        j += 1
+    return j - i + 1 if j < len(text) and text[j] in "nrt" and j > i else 0
+
+
+def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span inside the quotes of a quoted word (part), else the part itself."""
+    opener = _OPEN_QUOTE.match(text, start)
+    if opener is not None and text.endswith(opener.group(), start, end) and end - start >= 2 * len(opener.group()):
+        return start + len(opener.group()), end - len(opener.group())
+    return start, end
+
+
+def cli_literal(value: str) -> bool:
+    """A literal secret, not a reference (`$PW`, `%PW%`, `$(cat f)`), a word or a placeholder."""
+    return len(value) >= 3 and not is_template(value) and not PLACEHOLDER_RE.search(value) and (
+        value.lower() not in STOPWORDS)
+
+
+def cli_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The secret flag values and arguments of the tools in CLI_SECRETS."""
+    seen = -1
+    for i in anchors.find(CLI_ANCHORS):
+        if i <= seen or not (i == 0 or text[i - 1] in _CLI_BEFORE or (text[i - 1] in _ALNUM and left_ok(text, i))):
+            continue
+        seen = i
+        end = text.find(" ", i, i + 64)
+        for sub, slots in CLI_TABLE.get(text[i:end], ()):
+            words = list(shell_words(text, end, min(len(text), end + CLI_MAX)))
+            if len(words) > len(sub) and all(text[s:e] == w for (s, e), w in zip(words, sub, strict=False)):
+                for start, stop in _cli_values(text, words[len(sub) :], slots):
+                    value = text[start:stop]
+                    if "\\" in value:
+                        anchors.want_json_view = True  # the exact value is read in the unescaped view
+                    elif cli_literal(value):
+                        yield Hit(start, stop, CREDENTIAL, "cli-secret")
+                break
+
+
+def _cli_values(text: str, words: list[tuple[int, int]], slots: tuple[CliSlot, ...]) -> Iterator[tuple[int, int]]:
+    """Where the secrets are among a command's words (spans of the values, unquoted)."""
+    plain = [(s, e) for s, e in words if text[s] != "-" or e - s == 1]
+    shorts = "".join(text[s + 1 : e] for s, e in words if text[s] == "-" and text[s + 1 : s + 2] != "-")
+    for slot in slots:
+        if slot.when and slot.when not in shorts:
+            continue
+        if slot.position:
+            if len(plain) >= abs(slot.position):
+                yield from _split(text, *_unquoted(text, *plain[slot.position - (slot.position > 0)]), slot.split)
+            continue
+        n = len(slot.flag)
+        for k, (s, e) in enumerate(words):
+            word = text[s:e]
+            if word == slot.flag and slot.separate and k + 1 < len(words):
+                vs, ve = words[k + 1]
+                if text[vs] != "-":
+                    yield from _split(text, *_unquoted(text, vs, ve), slot.split)
+            elif word.startswith(slot.flag) and e - s > n:
+                if word[n] == "=" and slot.separate:
+                    yield from _split(text, *_unquoted(text, s + n + 1, e), slot.split)
+                elif slot.attached:
+                    yield from _split(text, *_unquoted(text, s + n, e), slot.split)
+
+
+def _split(text: str, start: int, end: int, sep: str) -> Iterator[tuple[int, int]]:
+    """user%SECRET -> SECRET (user/SECRET@db -> SECRET); no user, or no separator: nothing."""
+    if not sep:
+        yield start, end
+        return
+    cut = text.find(sep, start, end)
+    if cut > start:
+        stop = text.rfind("@", cut, end) if sep == "/" else -1
+        yield cut + 1, stop if stop > cut else end
+
+
+# `set -x NAME VALUE` (fish), `setx NAME VALUE` (cmd), `aws configure set NAME VALUE`,
+# `npm config set //host/:_authToken VALUE`, `git config --global NAME VALUE`,
+# `Set-Item Env:NAME -Value VALUE`: a verb that sets a variable right before its name.
+# (fish: -e erases, -q queries, -n/-S list: no value follows.)
+_SETTER = re.compile(
+    r"(?:(?<![\w.-])(?:set(?P<flags>(?:[ \t]+--?[A-Za-z]+)*)|setx|(?:npm|yarn|pnpm)[ \t]+config[ \t]+set|npm[ \t]+set"
+    r"|aws[ \t]+configure[ \t]+set|git[ \t]+config(?:[ \t]+--(?:global|local|system|worktree))?"
+    r"|user-secrets[ \t]+set|poetry[ \t]+config)[ \t]+(?:\S{0,80}:)?|(?<![\w-])[Ee][Nn][Vv]:)$")
+_SETTER_WORDS = ("set", "config", "nv:", "NV:")
+_SETTER_VALUE = re.compile(r"[ \t]+(?:-[Vv]alue[ \t]+)?")
+# SetEnvironmentVariable("NAME", "VALUE"), os.Setenv("NAME", "VALUE"), setenv/putenv, setdefault
+_ENV_CALL = re.compile(r"(?:SetEnvironmentVariable|[Ss]etenv|putenv|setdefault)[ \t]*\([ \t]*\\{0,3}[\"']$")
+_ENV_CALL_NEXT = re.compile(r"\\{0,3}[\"'][ \t]*,[ \t]*")
+_NO_VALUE_FLAGS = frozenset("eqnS")
+
+
+def setter_value(text: str, start: int, end: int, name: str, tier: int, anchors: Anchors) -> Hit | None:
+    """The value of NAME set by a command (`set -x NAME VALUE`) or an env-setting call."""
+    window = text[max(0, start - 120) : start]
+    if "(" in window[-40:] and _ENV_CALL.search(window) is not None:
+        nxt = _ENV_CALL_NEXT.match(text, end)
+        opener = _OPEN_QUOTE.match(text, nxt.end()) if nxt is not None else None
+        if opener is None:
+            return None  # a variable, not a literal
+        close = _closing_quote(text, opener.end(), opener.group())
+        value = text[opener.end() : close]
+        if close < 0 or "\\" in value:
+            anchors.want_json_view = True
+        elif accept_value(name, tier, value, quoted=True):
+            return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
+        return None
+    if not any(w in window for w in _SETTER_WORDS) or (m := _SETTER.search(window)) is None:
+        return None
+    flags = m.group("flags") or ""
+    if any(c in _NO_VALUE_FLAGS for word in flags.split() if not word.startswith("--") for c in word) or any(
+            word in ("--erase", "--query", "--names", "--show") for word in flags.split()):
+        return None
+    sep = _SETTER_VALUE.match(text, end)
+    if sep is None:
+        return None
+    word = next(shell_words(text, sep.end(), min(len(text), sep.end() + 1024)), None)
+    if word is None or word[0] != sep.end() or text[word[0]] in "-=:":
+        return None
+    vstart, vend = _unquoted(text, *word)
+    value = text[vstart:vend]
+    if "\\" in value:
+        anchors.want_json_view = True
+        return None
+    if accept_value(name, tier, value, quoted=True) and cli_literal(value):
+        return Hit(vstart, vend, CREDENTIAL, "secret-assignment")
+    return None
+
+
+# ---------------------------------------------------------------- PuTTY private keys
+# PuTTY-User-Key-File-2/3: header lines, Public-Lines, Private-Lines (base64), Private-MAC;
+# raw or with JSON-escaped newlines. Masked whole, like a PEM block.
+_PUTTY_HEAD = re.compile(r"PuTTY-User-Key-File-\d{1,2}: [^\n\\]{0,200}")
+_PUTTY_MAC = re.compile(r"Private-MAC: [0-9a-fA-F]{1,128}")
+
+
+def putty_key(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A PuTTY .ppk key, from its first line to its Private-MAC (or the end of its body)."""
+    if "PuTTY-User-Key-File-" not in text:
+        return
+    pos = 0
+    while (start := text.find("PuTTY-User-Key-File-", pos)) >= 0:
+        head = _PUTTY_HEAD.match(text, start)
+        if head is None:
+            pos = start + 1
+            continue
+        body_end = _body_end(text, head.end())
+        mac = _PUTTY_MAC.search(text, head.end(), body_end)
+        end = mac.end() if mac is not None else body_end
+        yield Hit(start, end, PRIVATE_KEY, "private-key")
+        pos = end
+
+
+def _flag_value(text: str, name: str, tier: int, vstart: int, spaced: bool, anchors: Anchors) -> Hit | None:
+    """The bare value of `--name value` / `--name=value`: one shell word, exactly (a `,` or a
+    trailing `.` is part of it); after a blank, a word starting with "-" is the next flag."""
+    word = _CLI_BARE.match(text, vstart)
+    if word is None or (spaced and text[vstart] == "-"):
+        return None
+    stop = word.end()
+    if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
+        anchors.want_json_view = True
+    if accept_value(name, tier, word.group(), quoted=True) and cli_literal(word.group()):
+        return Hit(vstart, stop, CREDENTIAL, "secret-assignment")
+    return None
+
+
+_CLI_BARE = re.compile(r"[^\s\"'`\\;&|<>()]{1,1024}")
 
 
 # ---------------------------------------------------------------- given names
@@ -757,10 +1073,10 @@ _WORD = _ALNUM | {"_"}
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, assignment)
+    return (url_password, assignment, cli_secret)
 
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, email, phone,
-            home_path_user)
+    return (private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, cli_secret,
+            email, phone, home_path_user)
