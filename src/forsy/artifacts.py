@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .segment import Draft
+from .tools import ToolSpec, spec
 
 PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 
@@ -59,10 +60,10 @@ def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
     for i, d in enumerate(drafts, start=1):
         if d.values.get("success") is not True and not d.meta.get("commits"):
             continue
-        tool = d.values.get("tool")
-        if tool in ("Write", "Edit", "MultiEdit", "NotebookEdit"):
-            _claude_edit(arts, i, d, str(tool))
-        elif tool == "apply_patch":
+        tool = spec(d.values.get("tool"))
+        if tool is not None and tool.edit_form == "file":
+            _file_edit(arts, i, d, tool)
+        elif tool is not None and tool.edit_form == "patch":
             _apply_patch(arts, i, d)
         for c in d.meta.get("commits", []):
             _commit(arts, i, c)
@@ -78,16 +79,17 @@ def _get(arts: dict[str, ArtifactDraft], path: str, typ: str, role: str) -> Arti
     return a
 
 
-def _claude_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: str) -> None:
+def _file_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: ToolSpec) -> None:
     args = d.tool_args if isinstance(d.tool_args, dict) else {}
     rich = d.rich if isinstance(d.rich, dict) else {}
     path = args.get("file_path") or args.get("notebook_path") or rich.get("filePath")
     if not isinstance(path, str):
         return
-    created = tool == "Write" and (rich.get("type") == "create" or rich.get("had_original") is False)
+    whole = tool.operation == "write"  # Write gives the whole file; Edit and the others a change
+    created = whole and (rich.get("type") == "create" or rich.get("had_original") is False)
     a = _get(arts, path, "created" if created else "modified", "deliverable")
     a.related_steps.append(step)
-    if tool == "Write" and isinstance(args.get("content"), str):
+    if whole and isinstance(args.get("content"), str):
         a.content = args["content"]
         a.rules.append("A-write")
         a.diffs.append(f"step {step}: whole file written ({len(a.content)} characters)")
@@ -96,7 +98,7 @@ def _claude_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: str)
         diff = _patch_diff(rich.get("structuredPatch"))
         a.diffs.append(f"step {step}:\n{diff}" if diff else f"step {step}: edited (no patch in the log)")
         a.rules.append("A-edit")
-    a.state = f"Last changed in step {step} by {tool}."
+    a.state = f"Last changed in step {step} by {tool.name}."
 
 
 def _apply_patch(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:

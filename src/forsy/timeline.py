@@ -63,6 +63,7 @@ from rapidfuzz import fuzz
 from .errors import InputError
 from .evidence import Event, Quality, Session, SessionMeta, SourceFile
 from .ids import make_id
+from .tools import ToolKind, kind_of, spec
 
 STRICT_SCORE = 0.95  # rapidfuzz ratio / 100; every match score in forsy is in [0, 1]
 LOOSE_SCORE = 0.80
@@ -71,8 +72,6 @@ LOOSE_SLACK_S = 120.0
 COMMIT_SLACK_S = 2.0  # commit dates are whole seconds
 DEFAULT_PAD_S = 300.0
 WEAK_MIN_COVERAGE = 0.5
-SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command"})
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"})
 GIT_COMMIT = re.compile(
     r"(?:^|[\s;&|(`])git(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+"
     r"(commit|merge|cherry-pick|revert|am|rebase|pull)\b"
@@ -110,7 +109,7 @@ def norm_cmd(s: str) -> str:
 
 def shell_command_of(e: Event) -> str | None:
     """The command an agent shell call ran, as text (None for other calls)."""
-    if e.kind != "tool_call" or e.tool not in SHELL_TOOLS or not isinstance(e.args, dict):
+    if e.kind != "tool_call" or kind_of(e.tool) is not ToolKind.SHELL or not isinstance(e.args, dict):
         return None
     cmd = e.args.get("command", e.args.get("cmd"))
     if isinstance(cmd, str):
@@ -132,12 +131,14 @@ def edit_paths(e: Event) -> list[str]:
     if e.kind != "tool_call":
         return []
     args = e.args
-    if e.tool in EDIT_TOOLS and isinstance(args, dict):
+    tool = spec(e.tool)
+    form = tool.edit_form if tool else None
+    if form == "file" and isinstance(args, dict):
         for key in ("file_path", "notebook_path", "path"):
             if isinstance(args.get(key), str):
                 return [args[key]]
     texts: list[str] = []
-    if e.tool == "apply_patch":
+    if form == "patch":
         texts = [args] if isinstance(args, str) else [v for v in (args or {}).values() if isinstance(v, str)]
     cmd = shell_command_of(e)
     if cmd and "*** Begin Patch" in cmd:

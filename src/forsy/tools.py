@@ -1,0 +1,105 @@
+"""What each agent's tools do, declared once.
+
+Every stage that needs to know what a tool is (the segmenter's operation, the timeline's
+shell commands and edited files, the artifacts, the card's tags) asks here instead of
+keeping its own list of names. Each source declares its own table (`SOURCE_TOOLS`); a
+tool name not in any table is `OTHER` with operation "other" (MCP tools included).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+
+class ToolKind(StrEnum):
+    READ = "read"  # reads a file or a process's output
+    SEARCH = "search"  # searches files (glob, grep)
+    WEB = "web"  # searches or fetches the web
+    EDIT = "edit"  # writes or changes files (see `edit_form`)
+    SHELL = "shell"  # runs a command line (see `ToolSpec.command`)
+    PROCESS = "process"  # controls a running process (kill, write to its stdin)
+    PLAN = "plan"  # updates the agent's plan or todo list
+    DELEGATE = "delegate"  # starts or talks to a subagent
+    ASK_USER = "ask_user"  # asks the user a question
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str  # exact tool name as the log writes it
+    operation: str  # the trace format's operation (models.KNOWN_OPERATIONS)
+    kind: ToolKind
+    # EDIT tools: "file" when the arguments name the file (file_path / notebook_path / path),
+    # "patch" when they hold an apply_patch text naming the files
+    edit_form: Literal["file", "patch"] | None = None
+
+
+def _t(name: str, operation: str, kind: ToolKind, edit_form: Literal["file", "patch"] | None = None) -> ToolSpec:
+    return ToolSpec(name, operation, kind, edit_form)
+
+
+K = ToolKind
+CLAUDE_CODE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("Read", "read", K.READ), _t("NotebookRead", "read", K.READ), _t("LS", "read", K.READ),
+    _t("Glob", "search", K.SEARCH), _t("Grep", "search", K.SEARCH),
+    _t("WebSearch", "search", K.WEB), _t("WebFetch", "download", K.WEB),
+    _t("Write", "write", K.EDIT, "file"), _t("Edit", "edit", K.EDIT, "file"),
+    _t("MultiEdit", "edit", K.EDIT, "file"), _t("NotebookEdit", "edit", K.EDIT, "file"),
+    _t("Bash", "execute", K.SHELL), _t("BashOutput", "read", K.READ), _t("TaskOutput", "read", K.READ),
+    _t("KillShell", "execute", K.PROCESS), _t("KillBash", "execute", K.PROCESS),
+    _t("TodoWrite", "plan", K.PLAN), _t("ExitPlanMode", "plan", K.PLAN), _t("EnterPlanMode", "plan", K.PLAN),
+    _t("Task", "other", K.DELEGATE), _t("Agent", "other", K.DELEGATE),
+    _t("AskUserQuestion", "ask_user", K.ASK_USER), _t("Skill", "other", K.OTHER),
+    _t("SlashCommand", "other", K.OTHER),
+)  # fmt: skip
+CODEX_TOOLS: tuple[ToolSpec, ...] = (
+    _t("shell", "execute", K.SHELL), _t("local_shell", "execute", K.SHELL), _t("exec_command", "execute", K.SHELL),
+    _t("container.exec", "execute", K.SHELL), _t("shell_command", "execute", K.SHELL),
+    _t("write_stdin", "execute", K.PROCESS), _t("apply_patch", "edit", K.EDIT, "patch"),
+    _t("update_plan", "plan", K.PLAN), _t("web_search", "search", K.WEB), _t("view_image", "read", K.READ),
+    _t("spawn_agent", "other", K.DELEGATE), _t("wait_agent", "other", K.DELEGATE),
+    _t("send_input", "other", K.DELEGATE), _t("resume_agent", "other", K.DELEGATE),
+)  # fmt: skip
+GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
+SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
+
+SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
+    "claude_code": CLAUDE_CODE_TOOLS,
+    "codex": CODEX_TOOLS,
+    "git": GIT_TOOLS,
+    "shell": SHELL_HISTORY_TOOLS,
+}
+
+
+def _index() -> dict[str, ToolSpec]:
+    out: dict[str, ToolSpec] = {}
+    for specs in SOURCE_TOOLS.values():
+        for s in specs:
+            if s.name in out and out[s.name] != s:
+                raise ValueError(f"tool {s.name!r} is declared twice with different meanings")
+            out[s.name] = s
+    return out
+
+
+TOOLS: dict[str, ToolSpec] = _index()
+
+
+def spec(name: str | None) -> ToolSpec | None:
+    return TOOLS.get(name) if name else None
+
+
+def kind_of(name: str | None) -> ToolKind:
+    s = spec(name)
+    return s.kind if s else ToolKind.OTHER
+
+
+def operation_for(name: str) -> str:
+    """R-operation: the declared operation of a tool; "other" for tools no source declares."""
+    s = TOOLS.get(name)
+    return s.operation if s else "other"
+
+
+def names_of(*kinds: ToolKind) -> frozenset[str]:
+    return frozenset(n for n, s in TOOLS.items() if s.kind in kinds)
