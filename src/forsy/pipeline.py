@@ -25,6 +25,7 @@ from .models import Trace
 from .segment import Segmenter
 from .sinks import FolderSink, Sink
 from .sources import ReadContext
+from .times import check_times
 
 Progress = Callable[[str, int, int], None]  # (label, done, total)
 
@@ -309,6 +310,7 @@ def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink
                        warnings=list(s.warnings), exit_code=ExitCode.INPUT if unreadable else ExitCode.OK,
                        error=NoWork(_no_work_reason(s), path=place) if unreadable else None)
     try:
+        s.warnings.extend(check_times(s))  # odd times are reported, never used to order anything
         redactor = make_redactor([s]) if options.redact else None
         a = process(s, options, redactor)
         if not a.trace.steps:
