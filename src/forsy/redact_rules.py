@@ -287,7 +287,7 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
     _rx("mysql-password",
         r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
-        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)", ("mysql", "mariadb"),
+        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>[^\s'\"\\;&|<>()`]{1,200})(?P=q)", ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
     _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
         ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
@@ -305,6 +305,7 @@ HEADER_RULES: tuple[RegexRule, ...] = (
 #   -U%     the flag's value is user%SECRET (also "," and ":"); only the part after it
 #   #2      the 2nd argument that is not a flag (#-1: the last); #1/ user/SECRET[@db]
 #   #-1?b   ... only when the short option b is given (htpasswd -b)
+#   #1~     ... only a machine-made value (looks_random): "vault login first" is prose
 # Not repeated here, older rules cover them: mysql* -pX (mysql-password), curl -u user:X
 # (curl-user), sshpass -p (sshpass-password), openssl pass:X (openssl-pass); and any flag
 # named like a secret, --password X, -Password X, --api-key=X (secret-assignment).
@@ -319,8 +320,8 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     ("cf login", "-p"), ("cf auth", "#2"), ("expo login", "-p --password"), ("twine upload", "-p --password"),
     ("dotnet nuget push", "-k --api-key"), ("dotnet nuget add source", "-p --password"),
     ("nuget", "-Password -ApiKey"), ("gh secret set", "-b --body"), ("kubectl", "--token --password"),
-    ("consul", "-token"), ("nomad", "-token"), ("vault login", "#1"), ("cargo login", "#1"),
-    ("ngrok authtoken", "#1"), ("ngrok config add-authtoken", "#1"), ("snyk auth", "#1"),
+    ("consul", "-token"), ("nomad", "-token"), ("vault login", "#1~"), ("cargo login", "#1~"),
+    ("ngrok authtoken", "#1~"), ("ngrok config add-authtoken", "#1~"), ("snyk auth", "#1~"),
     # databases, brokers, directories, shares, remote shells
     ("redis-cli", "-a --pass"), ("redis-server", "--requirepass --masterauth"),
     ("sqlcmd", "-P+"), ("bcp", "-P+"), ("osql", "-P+"), ("influx", "-password"),
@@ -352,16 +353,17 @@ class CliSlot:
     split: str = ""  # user%SECRET: the part after this char
     position: int = 0  # N-th plain argument, -1 the last
     when: str = ""  # a short option that must be given
+    machine: bool = False  # the value must look machine-made
 
 
 def _cli_slot(spec: str) -> CliSlot:
     m = re.fullmatch(r"(?:#(?P<pos>-?\d)|(?P<flag>[-/][A-Za-z0-9:-]*?))(?P<mode>[+*]?)(?P<split>[%,:/]?)"
-                     r"(?:\?(?P<when>[A-Za-z]))?", spec)
+                     r"(?:\?(?P<when>[A-Za-z]))?(?P<machine>~?)", spec)
     if m is None:
         raise ValueError(f"bad CLI_SECRETS entry {spec!r}")
     mode = m["mode"]
     return CliSlot(m["flag"] or "", mode != "*", mode in "+*" and mode != "", m["split"], int(m["pos"] or 0),
-                   m["when"] or "")
+                   m["when"] or "", m["machine"] == "~")
 
 
 CLI_TABLE: dict[str, list[tuple[tuple[str, ...], tuple[CliSlot, ...]]]] = {}
@@ -799,10 +801,9 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
     if flag:
         return _flag_value(text, name, tier, vstart, sep.group("sep") != "=", anchors)
-    # `NAME=value` (shell, .env) or `--from-literal=name=value`: the value is a shell word,
-    # commas and all
-    shell = env_style and sep.group("sep") == "="
-    bare = (_CLI_BARE if shell else _BARE).match(text, vstart)
+    # `NAME=value` (shell, .env) or `--from-literal=name=value`: a comma is part of the value
+    # (a trailing one is not: stripped below)
+    bare = (_ENV_BARE if env_style and sep.group("sep") == "=" else _BARE).match(text, vstart)
     if bare is None:
         return None
     stop = bare.end()
@@ -829,7 +830,7 @@ def shell_words(text: str, pos: int, limit: int) -> Iterator[tuple[int, int]]:
 
     A quote opens a string only at the start of a word or in a flag (`--body="x"`, `-p'x'`,
     `/p:"x"`); elsewhere it ends the word: in JSON text a bare `"` closes the string the
-    command is in (`"cmd --token abc="`). An unclosed string ends the command."""
+    command is in (`"cmd --token abc="`). A string not closed on its line ends the command."""
     i = pos
     while i < limit:
         c = text[i]
@@ -862,8 +863,8 @@ def shell_words(text: str, pos: int, limit: int) -> Iterator[tuple[int, int]]:
             if opener is None or not (i == start or (text[start] in "-/" and (text[i - 1] in "=:" or i - start == 2))):
                 break
             close = _closing_quote(text, opener.end(), opener.group())
-            if close < 0:
-                return
+            if close < 0 or "\n" in text[opener.end() : close]:
+                return  # unclosed on its line: not one we can read (nor, batched, the next text's)
             i = close + len(opener.group())
         if i > start:
             yield start, min(i, limit)
@@ -904,16 +905,18 @@ def cli_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         for sub, slots in CLI_TABLE.get(text[i:end], ()):
             words = list(shell_words(text, end, min(len(text), end + CLI_MAX)))
             if len(words) > len(sub) and all(text[s:e] == w for (s, e), w in zip(words, sub, strict=False)):
-                for start, stop in _cli_values(text, words[len(sub) :], slots):
+                for slot, start, stop in _cli_values(text, words[len(sub) :], slots):
                     value = text[start:stop]
                     if "\\" in value:
                         anchors.want_json_view = True  # the exact value is read in the unescaped view
-                    elif cli_literal(value):
+                    elif cli_literal(value) and (not slot.machine or looks_random(value, 16)):
                         yield Hit(start, stop, CREDENTIAL, "cli-secret")
+                seen = words[-1][1] if words else seen  # the rest of this command was read
                 break
 
 
-def _cli_values(text: str, words: list[tuple[int, int]], slots: tuple[CliSlot, ...]) -> Iterator[tuple[int, int]]:
+def _cli_values(text: str, words: list[tuple[int, int]],
+                slots: tuple[CliSlot, ...]) -> Iterator[tuple[CliSlot, int, int]]:
     """Where the secrets are among a command's words (spans of the values, unquoted)."""
     plain = [(s, e) for s, e in words if text[s] != "-" or e - s == 1]
     shorts = "".join(text[s + 1 : e] for s, e in words if text[s] == "-" and text[s + 1 : s + 2] != "-")
@@ -922,7 +925,7 @@ def _cli_values(text: str, words: list[tuple[int, int]], slots: tuple[CliSlot, .
             continue
         if slot.position:
             if len(plain) >= abs(slot.position):
-                yield from _split(text, *_unquoted(text, *plain[slot.position - (slot.position > 0)]), slot.split)
+                yield from _split(slot, text, *_unquoted(text, *plain[slot.position - (slot.position > 0)]))
             continue
         n = len(slot.flag)
         for k, (s, e) in enumerate(words):
@@ -930,34 +933,37 @@ def _cli_values(text: str, words: list[tuple[int, int]], slots: tuple[CliSlot, .
             if word == slot.flag and slot.separate and k + 1 < len(words):
                 vs, ve = words[k + 1]
                 if text[vs] != "-":
-                    yield from _split(text, *_unquoted(text, vs, ve), slot.split)
+                    yield from _split(slot, text, *_unquoted(text, vs, ve))
             elif word.startswith(slot.flag) and e - s > n:
                 if word[n] == "=" and slot.separate:
-                    yield from _split(text, *_unquoted(text, s + n + 1, e), slot.split)
+                    yield from _split(slot, text, *_unquoted(text, s + n + 1, e))
                 elif slot.attached:
-                    yield from _split(text, *_unquoted(text, s + n, e), slot.split)
+                    yield from _split(slot, text, *_unquoted(text, s + n, e))
 
 
-def _split(text: str, start: int, end: int, sep: str) -> Iterator[tuple[int, int]]:
+def _split(slot: CliSlot, text: str, start: int, end: int) -> Iterator[tuple[CliSlot, int, int]]:
     """user%SECRET -> SECRET (user/SECRET@db -> SECRET); no user, or no separator: nothing."""
+    sep = slot.split
     if not sep:
-        yield start, end
+        yield slot, start, end
         return
     cut = text.find(sep, start, end)
     if cut > start:
         stop = text.rfind("@", cut, end) if sep == "/" else -1
-        yield cut + 1, stop if stop > cut else end
+        yield slot, cut + 1, stop if stop > cut else end
 
 
 # `set -x NAME VALUE` (fish), `setx NAME VALUE` (cmd), `aws configure set NAME VALUE`,
 # `npm config set //host/:_authToken VALUE`, `git config --global NAME VALUE`,
 # `Set-Item Env:NAME -Value VALUE`: a verb that sets a variable right before its name.
+# (Not a bare `env:NAME`: that is also openssl's `-passin env:VAR`, a reference.)
 # (fish: -e erases, -q queries, -n/-S list: no value follows.)
 _SETTER = re.compile(
     r"(?:(?<![\w.-])(?:set(?P<flags>(?:[ \t]+--?[A-Za-z]+)*)|setx|(?:npm|yarn|pnpm)[ \t]+config[ \t]+set|npm[ \t]+set"
     r"|aws[ \t]+configure[ \t]+set|git[ \t]+config(?:[ \t]+--(?:global|local|system|worktree))?"
-    r"|user-secrets[ \t]+set|poetry[ \t]+config)[ \t]+(?:\S{0,80}:)?|(?<![\w-])[Ee][Nn][Vv]:)$")
-_SETTER_WORDS = ("set", "config", "nv:", "NV:")
+    r"|user-secrets[ \t]+set|poetry[ \t]+config)[ \t]+(?:\S{0,80}:)?"
+    r"|(?:[Ss]et|[Nn]ew)-[Ii]tem(?:[ \t]+-[Pp]ath)?[ \t]+[Ee]nv:)$")
+_SETTER_WORDS = ("set", "config", "-Item", "-item")
 _SETTER_VALUE = re.compile(r"[ \t]+(?:-[Vv]alue[ \t]+)?")
 # SetEnvironmentVariable("NAME", "VALUE"), os.Setenv("NAME", "VALUE"), setenv/putenv, setdefault
 _ENV_CALL = re.compile(r"(?:SetEnvironmentVariable|[Ss]etenv|putenv|setdefault)[ \t]*\([ \t]*\\{0,3}[\"']$")
@@ -1040,6 +1046,7 @@ def _flag_value(text: str, name: str, tier: int, vstart: int, spaced: bool, anch
     return None
 
 
+_ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 _CLI_BARE = re.compile(r"[^\s\"'`\\;&|<>()]{1,1024}")
 
 
