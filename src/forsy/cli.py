@@ -194,6 +194,11 @@ def schema() -> None:
     sys.stdout.write(orjson.dumps(trace_json_schema(), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
+from .cli_sweep import register as _register_sweep  # noqa: E402  (needs app and _friendly above)
+
+_register_sweep(app)
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,159 @@
+"""Where forsy keeps its settings and data, and what the user configured.
+
+Three layers, later wins: the config file (TOML, in the platform's config folder, or the
+file `FORSY_CONFIG` names), `FORSY_*` environment variables, then command-line flags (the
+CLI passes them to `Config.with_flags`). Folders come from `platformdirs`, so forsy follows
+each platform's convention (XDG on Linux, ~/Library on macOS, %APPDATA% on Windows).
+
+The config file, every key optional:
+
+    roots = ["~/.claude/projects", "~/work/agent-logs"]   # added to the default log roots
+    histories = ["~/.zsh_history"]                        # merged into every session's timeline
+    git = "~/src/project"                                 # its commits joined to the timeline
+    store = "sqlite:///home/me/forsy.db"
+    settle_seconds = 120
+    redact = true
+    llm_model = "ollama/llama3"
+    llm_api_base = "http://localhost:11434"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import platformdirs
+
+from .errors import InputError
+
+APP = "forsy"
+DEFAULT_SETTLE_SECONDS = 120.0
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP))
+
+
+def data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP))
+
+
+def default_store_url(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    return env.get("FORSY_STORE") or f"sqlite:///{data_dir() / 'forsy.db'}"
+
+
+def default_log_roots(home: Path | None = None) -> list[Path]:
+    """The folders where the agents forsy reads write their logs (whether or not they exist)."""
+    home = home or Path.home()
+    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+
+
+@dataclass(frozen=True)
+class Config:
+    roots: list[Path] = field(default_factory=list)  # extra log roots (the defaults are always swept)
+    histories: list[Path] = field(default_factory=list)
+    git: Path | None = None
+    store: str | None = None
+    settle_seconds: float = DEFAULT_SETTLE_SECONDS
+    redact: bool = True
+    llm_model: str | None = None
+    llm_api_base: str | None = None
+    source: Path | None = None  # the config file read, if any
+
+    def with_flags(self, **flags: object) -> Config:
+        """This config with every flag the user gave (None = not given) on top."""
+        given = {k: v for k, v in flags.items() if v is not None and v != []}
+        return replace(self, **given)  # type: ignore[arg-type]
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env["FORSY_CONFIG"]).expanduser() if env.get("FORSY_CONFIG") else config_dir() / "config.toml"
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """The config file (when it exists) with `FORSY_*` variables on top. A config file that
+    exists but cannot be read or parsed is an error: silently ignoring it would sweep with
+    settings the user did not choose."""
+    env = os.environ if env is None else env
+    path = path or config_path(env)
+    cfg = Config()
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise InputError(f"cannot read the config file: {e}", path=path) from None
+        cfg = _from_toml(data, path)
+    return _from_env(cfg, env)
+
+
+def _paths(value: object, key: str, path: Path) -> list[Path]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise InputError(f"config key {key!r} must be a path or a list of paths", path=path)
+    return [Path(v).expanduser() for v in items]
+
+
+_KNOWN = {"roots", "histories", "git", "store", "settle_seconds", "redact", "llm_model", "llm_api_base"}
+
+
+def _from_toml(data: dict[str, object], path: Path) -> Config:
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise InputError(f"unknown config key(s): {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}",
+                         path=path)
+    cfg = Config(source=path)
+    if "roots" in data:
+        cfg = replace(cfg, roots=_paths(data["roots"], "roots", path))
+    if "histories" in data:
+        cfg = replace(cfg, histories=_paths(data["histories"], "histories", path))
+    if "git" in data:
+        git = _paths(data["git"], "git", path)
+        if len(git) != 1:
+            raise InputError("config key 'git' names one repository", path=path)
+        cfg = replace(cfg, git=git[0])
+    for key in ("store", "llm_model", "llm_api_base"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise InputError(f"config key {key!r} must be a string", path=path)
+            cfg = replace(cfg, **{key: data[key]})  # type: ignore[arg-type]
+    if "settle_seconds" in data:
+        v = data["settle_seconds"]
+        if not isinstance(v, int | float) or isinstance(v, bool) or v < 0:
+            raise InputError("config key 'settle_seconds' must be a number >= 0", path=path)
+        cfg = replace(cfg, settle_seconds=float(v))
+    if "redact" in data:
+        if not isinstance(data["redact"], bool):
+            raise InputError("config key 'redact' must be true or false", path=path)
+        cfg = replace(cfg, redact=data["redact"])
+    return cfg
+
+
+def _from_env(cfg: Config, env: Mapping[str, str]) -> Config:
+    def paths(name: str) -> list[Path]:
+        return [Path(p).expanduser() for p in env[name].split(os.pathsep) if p]
+
+    if env.get("FORSY_ROOTS"):
+        cfg = replace(cfg, roots=paths("FORSY_ROOTS"))
+    if env.get("FORSY_HISTORIES"):
+        cfg = replace(cfg, histories=paths("FORSY_HISTORIES"))
+    if env.get("FORSY_GIT"):
+        cfg = replace(cfg, git=Path(env["FORSY_GIT"]).expanduser())
+    if env.get("FORSY_STORE"):
+        cfg = replace(cfg, store=env["FORSY_STORE"])
+    if env.get("FORSY_SETTLE_SECONDS"):
+        try:
+            cfg = replace(cfg, settle_seconds=max(0.0, float(env["FORSY_SETTLE_SECONDS"])))
+        except ValueError:
+            raise InputError(f"FORSY_SETTLE_SECONDS is not a number: {env['FORSY_SETTLE_SECONDS']!r}") from None
+    if env.get("FORSY_NO_REDACT") in ("1", "true", "yes"):
+        cfg = replace(cfg, redact=False)
+    if env.get("FORSY_LLM_MODEL"):
+        cfg = replace(cfg, llm_model=env["FORSY_LLM_MODEL"])
+    if env.get("FORSY_LLM_API_BASE"):
+        cfg = replace(cfg, llm_api_base=env["FORSY_LLM_API_BASE"])
+    return cfg

@@ -1,0 +1,137 @@
+"""The store of draft traces: a small repository API, one implementation per database.
+
+    store = open_store("sqlite:///home/me/forsy.db")     # or open_store(None): the default store
+    with store.transaction():
+        store.add_trace(new_trace, now)                  # a pending draft (never a duplicate)
+    store.traces(TraceQuery(agent="claude-code", status="pending"))
+
+Callers use only the `Store` protocol and the dataclasses of `models`, so another backend
+(PostgreSQL through psycopg 3 is the next one) is a new module and one line in
+`open_store`, not a change to the sweep or the CLI. Everything database-specific (SQL
+dialect, FTS5, WAL, file locking) stays inside the backend module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
+
+from ..errors import InputError
+from .models import (
+    DRAFT_STATUSES,
+    DraftStatus,
+    ErrorRow,
+    FileState,
+    FileStatus,
+    LockInfo,
+    NewTrace,
+    RunCounts,
+    RunRow,
+    StoredFile,
+    TraceQuery,
+    TraceRow,
+)
+
+
+class Store(Protocol):
+    url: str
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Everything inside commits together or not at all (nested: joins the outer one)."""
+        ...
+
+    # --- one sweep at a time
+    def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
+        """Take the sweep lock; the holder when another live process has it (None = taken).
+        A lock whose holder is not `alive` is taken over."""
+        ...
+
+    def release_lock(self, pid: int) -> None: ...
+
+    def lock_holder(self) -> LockInfo | None: ...
+
+    # --- runs and their errors
+    def start_run(self, started_at: str, pid: int, roots: list[str]) -> int: ...
+
+    def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None: ...
+
+    def interrupt_running(self) -> int:
+        """Mark runs left `running` by a process that died as `interrupted`; how many."""
+        ...
+
+    def runs(self, limit: int = 10) -> list[RunRow]: ...
+
+    def add_error(self, error: ErrorRow) -> None: ...
+
+    def errors(self, run_id: int) -> list[ErrorRow]: ...
+
+    # --- what each source file was when last swept
+    def file_states(self, under: list[str]) -> dict[str, FileState]:
+        """Every remembered file at or under these paths, by path."""
+        ...
+
+    def put_file_states(self, states: list[FileState]) -> None: ...
+
+    def failures(self) -> list[FileState]: ...
+
+    # --- traces and their drafts
+    def add_trace(self, trace: NewTrace, now: str) -> bool:
+        """Store a trace as a pending draft; False (and nothing written) when a trace of
+        that id is already stored."""
+        ...
+
+    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None: ...
+
+    def trace(self, trace_id: str) -> TraceRow | None: ...
+
+    def trace_files(self, trace_id: str) -> list[StoredFile]: ...
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]: ...
+
+    def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
+        """Change a draft's review status, with an audit record."""
+        ...
+
+
+def open_store(url: str | None = None) -> Store:
+    """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, or a plain path); the
+    default store (`FORSY_STORE`, else the platform data folder) when None."""
+    from ..config import default_store_url
+
+    url = url or default_store_url()
+    if url.startswith(("postgresql:", "postgres:")):
+        raise InputError("PostgreSQL stores are not available yet; use sqlite:///path/to.db")
+    if url.startswith("sqlite:"):
+        rest = url[len("sqlite:"):]
+        path = rest[2:] if rest.startswith("//") else rest  # sqlite:///abs → /abs; sqlite:rel → rel
+    elif "://" in url:
+        raise InputError(f"unknown store URL {url!r}; use sqlite:///path/to.db")
+    else:
+        path = url
+    if not path:
+        raise InputError(f"no database path in the store URL {url!r}")
+    from ._sqlite import SqliteStore
+
+    return SqliteStore(Path(path).expanduser(), url=url)
+
+
+__all__ = [
+    "DRAFT_STATUSES",
+    "DraftStatus",
+    "ErrorRow",
+    "FileState",
+    "FileStatus",
+    "LockInfo",
+    "NewTrace",
+    "RunCounts",
+    "RunRow",
+    "Store",
+    "StoredFile",
+    "TraceQuery",
+    "TraceRow",
+    "open_store",
+]

@@ -1,0 +1,321 @@
+"""The store in one SQLite file (stdlib sqlite3).
+
+WAL journal (readers never block the sweep, a kill -9 loses at most the open transaction,
+never a half-written row), foreign keys on, a busy timeout so two processes wait for each
+other briefly instead of failing. Transactions are explicit (`isolation_level=None`): the
+sweep commits one session file's traces and its bookkeeping together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import zstandard
+
+from ..errors import InputError, OutputError
+from .migrations import CORE, Migration
+from .models import (
+    DRAFT_STATUSES,
+    DraftStatus,
+    ErrorRow,
+    FileState,
+    LockInfo,
+    NewTrace,
+    RunCounts,
+    RunRow,
+    StoredFile,
+    TraceQuery,
+    TraceRow,
+)
+
+# SQLite-only parts of the schema: full-text search over prompts and tool inputs.
+SQLITE_ONLY: list[Migration] = [
+    ("0002_sqlite_fts5", """
+CREATE VIRTUAL TABLE trace_text USING fts5(trace_id UNINDEXED, what UNINDEXED, text, tokenize = 'unicode61');
+"""),
+]
+MIGRATIONS: list[Migration] = [*CORE, *SQLITE_ONLY]
+_DIALECT = {"pk": "INTEGER PRIMARY KEY", "blob": "BLOB"}
+_COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
+           "traces_written", "bytes_read")
+_FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
+              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The statements of a script, one at a time (executescript would commit on its own)."""
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                yield buf
+            buf = ""
+    if buf.strip() and not buf.strip().startswith("--"):
+        yield buf
+
+
+class SqliteStore:
+    def __init__(self, path: Path, *, url: str | None = None) -> None:
+        self.path = path
+        self.url = url or f"sqlite:///{path}"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe against a killed process
+        except (OSError, sqlite3.Error) as e:
+            raise OutputError(f"cannot open the store: {e}", path=path) from None
+        self._depth = 0
+        self._zc = zstandard.ZstdCompressor(level=3)
+        self._zd = zstandard.ZstdDecompressor()
+        self._migrate()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def transaction(self, immediate: bool = False) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+        done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+        if all(name in done for name, _ in MIGRATIONS):
+            return
+        with self.transaction(immediate=True):  # a second process waits, then finds them applied
+            done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+            unknown = done - {name for name, _ in MIGRATIONS}
+            if unknown:
+                raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})",
+                                 path=self.path)
+            for name, sql in MIGRATIONS:
+                if name in done:
+                    continue
+                for stmt in _statements(sql.format(**_DIALECT)):
+                    self.conn.execute(stmt)
+                self.conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, datetime('now'))",
+                                  (name,))
+
+    def migrations(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+
+    # ------------------------------------------------------------------ lock
+    def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
+        with self.transaction(immediate=True):
+            holder = self.lock_holder()
+            if holder is not None and holder.pid != me.pid and alive(holder):
+                return holder
+            self.conn.execute(
+                "INSERT INTO sweep_lock (id, pid, host, since) VALUES (1, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since",
+                (me.pid, me.host, me.since))
+        return None
+
+    def release_lock(self, pid: int) -> None:
+        with self.transaction():
+            self.conn.execute("DELETE FROM sweep_lock WHERE id = 1 AND pid = ?", (pid,))
+
+    def lock_holder(self) -> LockInfo | None:
+        row = self.conn.execute("SELECT pid, host, since FROM sweep_lock WHERE id = 1").fetchone()
+        return LockInfo(row[0], row[1], row[2]) if row else None
+
+    # ------------------------------------------------------------------ runs
+    def start_run(self, started_at: str, pid: int, roots: list[str]) -> int:
+        with self.transaction():
+            cur = self.conn.execute("INSERT INTO runs (started_at, pid, status, roots) VALUES (?, ?, 'running', ?)",
+                                    (started_at, pid, json.dumps(roots)))
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None:
+        sets = ", ".join(f"{c} = ?" for c in _COUNTS)
+        with self.transaction():
+            self.conn.execute(f"UPDATE runs SET status = 'done', finished_at = ?, duration_s = ?, {sets} WHERE id = ?",
+                              (finished_at, duration_s, *(getattr(counts, c) for c in _COUNTS), run_id))
+
+    def interrupt_running(self) -> int:
+        with self.transaction():
+            cur = self.conn.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
+        return cur.rowcount
+
+    def runs(self, limit: int = 10) -> list[RunRow]:
+        cols = ", ".join(_COUNTS)
+        rows = self.conn.execute(f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {cols} "
+                                 "FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [RunRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), RunCounts(*r[7:]), r[6]) for r in rows]
+
+    def add_error(self, error: ErrorRow) -> None:
+        with self.transaction():
+            self.conn.execute("INSERT INTO errors (run_id, path, message, at) VALUES (?, ?, ?, ?)",
+                              (error.run_id, error.path, error.message, error.at))
+
+    def errors(self, run_id: int) -> list[ErrorRow]:
+        rows = self.conn.execute("SELECT run_id, path, message, at FROM errors WHERE run_id = ? ORDER BY id",
+                                 (run_id,)).fetchall()
+        return [ErrorRow(*r) for r in rows]
+
+    # ------------------------------------------------------------------ source files
+    def file_states(self, under: list[str]) -> dict[str, FileState]:
+        out: dict[str, FileState] = {}
+        cols = ", ".join(_FILE_COLS)
+        for root in under:
+            root = root.rstrip(os.sep) or os.sep
+            lo = root if root.endswith(os.sep) else root + os.sep
+            hi = lo[:-1] + chr(ord(os.sep) + 1)  # every path that starts with lo sorts in [lo, hi)
+            rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE path = ? OR (path >= ? AND path < ?)",
+                                     (root, lo, hi))
+            for r in rows:
+                out[r[0]] = FileState(*r)
+        return out
+
+    def put_file_states(self, states: list[FileState]) -> None:
+        cols = ", ".join(_FILE_COLS)
+        marks = ", ".join("?" for _ in _FILE_COLS)
+        upd = ", ".join(f"{c} = excluded.{c}" for c in _FILE_COLS[1:])
+        with self.transaction():
+            self.conn.executemany(
+                f"INSERT INTO source_files ({cols}) VALUES ({marks}) ON CONFLICT (path) DO UPDATE SET {upd}",
+                [tuple(getattr(s, c) for c in _FILE_COLS) for s in states])
+
+    def failures(self) -> list[FileState]:
+        cols = ", ".join(_FILE_COLS)
+        rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE status = 'failed' ORDER BY path")
+        return [FileState(*r) for r in rows]
+
+    # ------------------------------------------------------------------ traces
+    def add_trace(self, trace: NewTrace, now: str) -> bool:
+        with self.transaction():
+            if self.conn.execute("SELECT 1 FROM traces WHERE trace_id = ?", (trace.trace_id,)).fetchone():
+                return False
+            self.conn.execute(
+                "INSERT INTO sessions (source_kind, session_id, unit_path, agent, project, first_seen) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (unit_path, session_id) DO NOTHING",
+                (trace.source_kind, trace.session_id, trace.unit_path, trace.agent, trace.project, now))
+            ref = self.conn.execute("SELECT id FROM sessions WHERE unit_path = ? AND session_id = ?",
+                                    (trace.unit_path, trace.session_id)).fetchone()[0]
+            self.conn.execute(
+                "INSERT INTO traces (trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, "
+                "confidence, steps, turns, task, created_at, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
+                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
+            self.conn.executemany(
+                "INSERT INTO trace_files (trace_id, name, data, size, sha256) VALUES (?, ?, ?, ?, ?)",
+                [(trace.trace_id, f.name, self._zc.compress(f.data), len(f.data), hashlib.sha256(f.data).hexdigest())
+                 for f in trace.files])
+            cur = self.conn.execute("INSERT INTO drafts (trace_id, status, created_at, updated_at) "
+                                    "VALUES (?, 'pending', ?, ?)", (trace.trace_id, now, now))
+            self.conn.executemany("INSERT INTO trace_text (trace_id, what, text) VALUES (?, ?, ?)",
+                                  [(trace.trace_id, what, text) for what, text in trace.texts if text])
+            self.conn.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
+                              (now, "forsy", "draft_created", cur.lastrowid,
+                               json.dumps({"trace_id": trace.trace_id, "prior_trace_id": trace.prior_trace_id})))
+        return True
+
+    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
+            "WHERE s.unit_path = ? AND s.session_id = ? ORDER BY t.created_at DESC, t.rowid DESC LIMIT 1",
+            (unit_path, session_id)).fetchone()
+        return row[0] if row else None
+
+    _SELECT = (
+        "SELECT t.trace_id, d.id, d.status, s.source_kind, s.session_id, s.unit_path, t.agent, t.project, "
+        "t.started_at, t.ended_at, t.confidence, t.steps, t.turns, t.task, t.prior_trace_id, t.created_at, "
+        "COALESCE(f.status = 'source_gone', 0) "
+        "FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s ON s.id = t.session_ref "
+        "LEFT JOIN source_files f ON f.path = s.unit_path")
+
+    def _row(self, r: tuple[Any, ...], sha: dict[str, str] | None = None) -> TraceRow:
+        return TraceRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+                        r[14], r[15], bool(r[16]), sha or {})
+
+    def trace(self, trace_id: str) -> TraceRow | None:
+        r = self.conn.execute(self._SELECT + " WHERE t.trace_id = ?", (trace_id,)).fetchone()
+        if r is None:
+            return None
+        sha = dict(self.conn.execute("SELECT name, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
+                                     (trace_id,)).fetchall())
+        return self._row(r, sha)
+
+    def trace_files(self, trace_id: str) -> list[StoredFile]:
+        rows = self.conn.execute("SELECT name, data, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
+                                 (trace_id,)).fetchall()
+        out = []
+        for name, blob, sha in rows:
+            data = self._zd.decompress(blob)
+            if hashlib.sha256(data).hexdigest() != sha:
+                raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256", path=self.path)
+            out.append(StoredFile(name, data))
+        return out
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]:
+        where: list[str] = []
+        args: list[Any] = []
+        for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(val)
+        if query.since is not None:
+            where.append("t.started_at >= ?")
+            args.append(query.since)
+        if query.until is not None:
+            where.append("t.started_at < ?")
+            args.append(query.until)
+        if query.min_confidence is not None:
+            where.append("t.confidence >= ?")
+            args.append(query.min_confidence)
+        if query.latest_only:
+            where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
+        if query.text:
+            where.append("t.trace_id IN (SELECT trace_id FROM trace_text WHERE trace_text MATCH ?)")
+            args.append(_fts_query(query.text))
+        sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY t.started_at DESC, t.trace_id LIMIT ?"
+        try:
+            rows = self.conn.execute(sql, (*args, query.limit)).fetchall()
+        except sqlite3.OperationalError as e:
+            raise InputError(f"cannot run this search: {e}") from None
+        return [self._row(r) for r in rows]
+
+    def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
+        if status not in DRAFT_STATUSES:
+            raise InputError(f"unknown draft status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+        with self.transaction():
+            row = self.conn.execute("SELECT id, status FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
+            if row is None:
+                raise InputError(f"no draft of trace {trace_id} in the store")
+            self.conn.execute("UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?", (status, now, row[0]))
+            self.conn.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
+                              (now, actor, "status", row[0], json.dumps({"from": row[1], "to": status, "note": note})))
+
+
+def _fts_query(text: str) -> str:
+    """Every word of `text` must occur (each quoted, so FTS5 syntax characters are literal)."""
+    words = text.split()
+    return " AND ".join('"' + w.replace('"', '""') + '"' for w in words) or '""'

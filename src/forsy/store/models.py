@@ -1,0 +1,153 @@
+"""The rows of the store, as plain dataclasses (the same for every backend)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DraftStatus = Literal["pending", "approved", "rejected", "needs_changes"]
+DRAFT_STATUSES: tuple[DraftStatus, ...] = ("pending", "approved", "rejected", "needs_changes")
+
+# ok: traced (or nothing new in it); skipped: read, but it holds no work; failed: see last_error;
+# source_gone: the file disappeared (its traces stay); member: traced as part of another
+# file's session (`unit_path`); ignored: under a root but no source reads it.
+FileStatus = Literal["ok", "skipped", "failed", "source_gone", "member", "ignored"]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a sweep remembers of one file, to tell next time whether it changed.
+
+    `head_sha256` hashes the first block; `tail_sha256` the last complete line, which
+    starts at `tail_offset` and ends at `read_to` (the byte offset read to). A file that
+    grew keeps both hashes; a file rewritten in place does not.
+    """
+
+    path: str
+    unit_path: str  # the session file this file is traced with ('' for an ignored file)
+    source_kind: str | None
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    head_sha256: str
+    tail_sha256: str | None
+    tail_offset: int
+    read_to: int
+    status: FileStatus
+    last_error: str | None = None
+    updated_at: str = ""
+    run_id: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """One file of a trace folder, as stored: name and bytes (uncompressed)."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class NewTrace:
+    """A trace to add as a pending draft. `files` are the folder's files (trace.json,
+    manifest.json, provenance.json, README.md, artifacts/…), as bytes."""
+
+    trace_id: str
+    source_kind: str
+    session_id: str
+    unit_path: str
+    agent: str | None
+    project: str | None
+    started_at: str | None
+    ended_at: str | None
+    confidence: int | None
+    steps: int
+    turns: int
+    task: str
+    files: list[StoredFile]
+    texts: list[tuple[str, str]]  # (what, text) for full-text search: ("prompt", …), ("tool_input", …)
+    prior_trace_id: str | None = None
+    run_id: int | None = None
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """A stored trace and its draft, without the files."""
+
+    trace_id: str
+    draft_id: int
+    status: DraftStatus
+    source_kind: str
+    session_id: str
+    unit_path: str
+    agent: str | None
+    project: str | None
+    started_at: str | None
+    ended_at: str | None
+    confidence: int | None
+    steps: int
+    turns: int
+    task: str
+    prior_trace_id: str | None
+    created_at: str
+    source_gone: bool
+    sha256: dict[str, str] = field(default_factory=dict)  # file name -> sha256 of its bytes
+
+
+@dataclass(frozen=True)
+class TraceQuery:
+    """Filters for `Store.traces` (None = any); `text` is a full-text query."""
+
+    agent: str | None = None
+    project: str | None = None
+    status: DraftStatus | None = None
+    since: str | None = None  # started_at >= since (ISO 8601 text)
+    until: str | None = None
+    min_confidence: int | None = None
+    text: str | None = None
+    latest_only: bool = False  # hide drafts a later draft of the same session replaced
+    limit: int = 1000
+
+
+@dataclass
+class RunCounts:
+    seen: int = 0  # session files present under the roots
+    unchanged: int = 0
+    new: int = 0
+    grown: int = 0
+    rewritten: int = 0
+    gone: int = 0
+    failed: int = 0  # files whose current state is failed (this run's and unchanged ones)
+    waiting: int = 0  # too fresh, or ending in an incomplete line: left for the next run
+    traced: int = 0  # session files traced this run
+    skipped: int = 0  # read this run, but they hold no work
+    traces_written: int = 0
+    bytes_read: int = 0
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    started_at: str
+    finished_at: str | None
+    pid: int
+    status: Literal["running", "done", "interrupted"]
+    roots: list[str]
+    counts: RunCounts
+    duration_s: float | None
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    run_id: int
+    path: str
+    message: str
+    at: str
+
+
+@dataclass(frozen=True)
+class LockInfo:
+    pid: int
+    host: str
+    since: str

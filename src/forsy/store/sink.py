@@ -1,0 +1,62 @@
+"""`StoreSink`: the pipeline's sink that keeps each trace as a pending draft in a store."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from ..assemble import Assembled
+from ..evidence import Session
+from ..sinks.folder import render
+from . import Store
+from .models import NewTrace, StoredFile
+
+
+class StoreSink:
+    """Writes each trace (all its folder files, compressed) as a pending draft and returns
+    its trace id. A trace already stored (same id: same sources, same bytes) is not stored
+    twice. A new trace of a session already in the store links the previous draft
+    (`prior_trace_id`, a column of the store: trace.json itself is left as forsy wrote it).
+
+    `files_read` collects the local path of every file the sessions were read from (a Claude
+    session's subagent files too), so the sweep can watch them all.
+    """
+
+    def __init__(self, store: Store, *, now: str, unit_path: str | None = None, run_id: int | None = None) -> None:
+        self.store = store
+        self.now = now
+        self.unit_path = unit_path
+        self.run_id = run_id
+        self.files_read: set[str] = set()
+        self.written = 0
+
+    def write(self, assembled: Assembled, session: Session) -> str:
+        self.files_read.update(f.abs_path for f in session.files)
+        unit = self.unit_path or (session.files[0].abs_path if session.files else session.session_id)
+        t = assembled.trace
+        prior = self.store.latest_trace_id(unit, session.session_id)
+        files = render(assembled)
+        new = NewTrace(
+            trace_id=t.trace_id, source_kind=session.source_kind, session_id=session.session_id, unit_path=unit,
+            agent=session.meta.agent or None,
+            project=PurePath(session.meta.cwd.replace("\\", "/")).name if session.meta.cwd else None,
+            started_at=t.started_at, ended_at=t.ended_at, confidence=t.summary.agent_confidence,
+            steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
+            files=[StoredFile(name, data) for name, data in sorted(files.items())],
+            texts=search_texts(assembled),
+            prior_trace_id=prior if prior != t.trace_id else None, run_id=self.run_id)
+        if self.store.add_trace(new, self.now):
+            self.written += 1
+        return t.trace_id
+
+
+def search_texts(a: Assembled) -> list[tuple[str, str]]:
+    """What full-text search looks in: the task, the user's prompts and the tool inputs."""
+    out = [("task", a.trace.task)]
+    for s in a.trace.steps:
+        if s.input is None:
+            continue
+        if s.action == "user_message":
+            out.append(("prompt", s.input))
+        elif s.tool is not None:
+            out.append(("tool_input", s.input))
+    return out

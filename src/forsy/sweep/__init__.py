@@ -1,0 +1,313 @@
+"""`forsy sweep`: keep a store of draft traces up to date with the agents' log folders.
+
+One run, in order:
+
+1. take the store's sweep lock (a live holder: stop at once, exit 0; a dead one: take over);
+2. walk the roots: one `stat` per session-like file, nothing read;
+3. compare with what the store remembers of each file (device, inode, size, mtime):
+   a session whose files all match is unchanged and costs nothing more;
+4. a changed session file is fingerprinted (first block, last complete line) to tell
+   `grown` (re-traced; the new draft links the previous one) from `rewritten` (from
+   scratch); a vanished one is marked `source_gone` (its traces stay);
+5. files no session claims yet are handed to the sources' discovery to find new sessions;
+6. a session touched within the settle window, or ending in an incomplete line, waits for
+   the next run; every other is traced through `pipeline.retrace_one` into the store, and
+   its traces and its files' new state are committed in one transaction — a kill -9 at any
+   point leaves the previous state, and the next run does that session again;
+7. the run's counts are recorded, the lock released.
+
+Only a session's own files (those under the roots) are watched: a shell history or git
+repository merged from the config joins each trace made, but a change to it alone does not
+re-trace old sessions (what it adds lies after their time window).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import ExitCode, ForsyError
+from ..pipeline import RetraceOptions
+from ..store import ErrorRow, FileState, LockInfo, RunCounts, Store
+from ._files import Stat, classify, fingerprint, stat_path, walk
+from ._units import Plan, Unit, plan_units
+
+INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
+CLEANUP_WARN_DAYS = 5
+
+
+@dataclass
+class SweepOptions:
+    roots: list[Path]
+    retrace: RetraceOptions = field(default_factory=RetraceOptions)
+    settle_seconds: float = 120.0
+    now: Callable[[], float] = time.time  # injected in tests: settle and age checks use it
+    ignore_settle: bool = False  # --now
+    claude_home: Path | None = None  # for the cleanup warning; default ~/.claude
+
+
+@dataclass
+class SweepReport:
+    store: str
+    roots: list[str]
+    run_id: int | None = None
+    counts: RunCounts = field(default_factory=RunCounts)
+    duration_s: float = 0.0
+    failures: list[ErrorRow] = field(default_factory=list)  # this run's
+    waiting: list[tuple[str, str]] = field(default_factory=list)  # (session file, why)
+    warnings: list[str] = field(default_factory=list)
+    locked_by: LockInfo | None = None
+
+    @property
+    def exit_code(self) -> int:
+        c = self.counts
+        if not c.failed:
+            return ExitCode.OK
+        return ExitCode.PARTIAL if c.seen > c.failed else ExitCode.INPUT
+
+    def to_json(self) -> dict[str, object]:
+        counts = dict(vars(self.counts))
+        lock = vars(self.locked_by) if self.locked_by else None
+        return {"store": self.store, "roots": self.roots, "run_id": self.run_id, "locked_by": lock, **counts,
+                "counts": counts, "duration_s": round(self.duration_s, 3),
+                "failures": [{"path": e.path, "message": e.message} for e in self.failures],
+                "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting], "warnings": self.warnings,
+                "exit_code": self.exit_code}
+
+
+def iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
+
+
+def pid_alive(holder: LockInfo) -> bool:
+    """Is the lock's holder still running? A lock from another host cannot be checked: it is
+    taken as live (remove it with `forsy sweep --status` showing who holds it)."""
+    if holder.host != socket.gethostname():
+        return True
+    try:
+        os.kill(holder.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process of that pid
+    return True
+
+
+def sweep(store: Store, options: SweepOptions) -> SweepReport:
+    roots = [os.path.abspath(os.path.expanduser(r)) for r in options.roots]
+    report = SweepReport(store.url, roots)
+    me = LockInfo(os.getpid(), socket.gethostname(), iso(options.now()))
+    holder = store.acquire_lock(me, pid_alive)
+    if holder is not None:
+        report.locked_by = holder
+        return report
+    try:
+        store.interrupt_running()  # we hold the lock: any run still marked running died
+        _Sweep(store, options, roots, report).run()
+    finally:
+        store.release_lock(me.pid)
+    return report
+
+
+class _Sweep:
+    def __init__(self, store: Store, options: SweepOptions, roots: list[str], report: SweepReport) -> None:
+        self.store = store
+        self.opt = options
+        self.roots = roots
+        self.report = report
+        self.c = report.counts
+        self.now = options.now()
+        self.now_iso = iso(self.now)
+        self.hold = _TestHold.from_env()
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        self.report.run_id = run_id = self.store.start_run(self.now_iso, os.getpid(), self.roots)
+        on_disk: dict[str, Stat] = {}
+        for r in self.roots:
+            on_disk.update(walk(r))
+        known = self.store.file_states(self.roots)
+        plan = plan_units(on_disk, known, self.roots, self._discover)
+        self._mark_gone(plan, known)
+        for unit in plan.units:
+            self._one(unit, known, on_disk)
+        self._remember_ignored(plan, known, on_disk)
+        self.c.failed = sum(1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
+        self._cleanup_warning(plan, known, on_disk)
+        self.report.duration_s = time.perf_counter() - t0
+        self.store.finish_run(run_id, iso(self.opt.now()), self.c, self.report.duration_s)
+
+    # ------------------------------------------------------------------ discovery
+    def _discover(self, fresh: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+        """Session files (and their source) under the roots holding files the store has not
+        seen; and roots that could not be searched, with why."""
+        from ..pipeline import discover
+
+        mains: dict[str, str] = {}
+        problems: list[tuple[str, str]] = []
+        for r in self.roots:
+            if not any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for p in fresh):
+                continue
+            try:
+                mains.update((os.path.abspath(p), src.name) for src, p in discover([Path(r)]))
+            except ForsyError as e:
+                if Path(r).is_file():
+                    problems.append((r, e.message))
+        return mains, problems
+
+    # ------------------------------------------------------------------ one session file
+    def _one(self, unit: Unit, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+        self.c.seen += 1
+        if unit.failure is not None:
+            self._record_failure(unit.path, unit.failure, on_disk.get(unit.path), [unit.path])
+            return
+        if unit.change == "unchanged":
+            self.c.unchanged += 1
+            return
+        main_stat = on_disk.get(unit.path) or stat_path(unit.path)
+        if main_stat is None:
+            return  # vanished since the walk: the next run marks it gone
+        change: str = unit.change
+        if change == "changed":
+            old = known[unit.path]
+            change, n = classify(unit.path, main_stat, old.head_sha256, old.size, old.tail_sha256, old.tail_offset,
+                                 old.read_to, Stat(old.dev, old.ino, old.size, old.mtime_ns))
+            self.c.bytes_read += n
+        fp = fingerprint(unit.path, main_stat.size)
+        self.c.bytes_read += fp.bytes_read
+        why = self._not_settled(unit, main_stat, fp.complete, on_disk)
+        if why:
+            self.c.waiting += 1
+            self.report.waiting.append((unit.path, why))
+            return
+        setattr(self.c, change, getattr(self.c, change) + 1)
+        self._trace(unit, main_stat, on_disk)
+
+    def _not_settled(self, unit: Unit, main: Stat, complete: bool, on_disk: dict[str, Stat]) -> str | None:
+        age = self.now - main.mtime_ns / 1e9
+        if not complete and not unit.path.endswith(".zst") and age < INCOMPLETE_GIVE_UP_S:
+            return "its last line is incomplete (the agent may be writing it)"
+        if self.opt.ignore_settle:
+            return None
+        newest = max([main.mtime_ns] + [on_disk[m].mtime_ns for m in unit.members if m in on_disk])
+        if self.now - newest / 1e9 < self.opt.settle_seconds:
+            return f"modified within the last {self.opt.settle_seconds:g} s (settle window)"
+        return None
+
+    def _trace(self, unit: Unit, main: Stat, on_disk: dict[str, Stat]) -> None:
+        from ..pipeline import retrace_one
+        from ..store.sink import StoreSink
+
+        assert self.report.run_id is not None
+        sink = StoreSink(self.store, now=self.now_iso, unit_path=unit.path, run_id=self.report.run_id)
+        with self.store.transaction():
+            outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False)
+            self.hold.maybe("traced")
+            failed = [o for o in outcomes if o.status == "failed"]
+            status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
+            members = sorted(m for m in sink.files_read | set(unit.members)
+                             if m != unit.path and self._under_roots(m))
+            states = [self._state(unit.path, unit.path, main, status,
+                                  "; ".join(o.message for o in failed) or None, unit.source_kind)]
+            for m in members:
+                st = on_disk.get(m) or stat_path(m)
+                if st is not None:
+                    states.append(self._state(m, unit.path, st, "member", None, unit.source_kind))
+            self.store.put_file_states(states)
+            for o in failed:
+                err = ErrorRow(self.report.run_id, o.path, o.message, self.now_iso)
+                self.store.add_error(err)
+                self.report.failures.append(err)
+        self.hold.maybe("committed")
+        self.c.bytes_read += main.size + sum(on_disk[m].size for m in members if m in on_disk)
+        self.c.traces_written += sink.written
+        if status == "skipped":
+            self.c.skipped += 1
+        elif status == "ok":
+            self.c.traced += 1
+
+    def _state(self, path: str, unit_path: str, st: Stat, status: str, error: str | None,
+               kind: str | None) -> FileState:
+        fp = fingerprint(path, st.size) if not path.endswith(".zst") else None
+        if fp is not None:
+            self.c.bytes_read += fp.bytes_read
+        return FileState(path, unit_path, kind, st.dev, st.ino, st.size, st.mtime_ns,
+                         fp.head_sha256 if fp else "", fp.tail_sha256 if fp else None,
+                         fp.tail_offset if fp else 0, fp.read_to if fp else st.size,
+                         status, error, self.now_iso, self.report.run_id)  # type: ignore[arg-type]
+
+    def _record_failure(self, path: str, message: str, st: Stat | None, _: list[str]) -> None:
+        assert self.report.run_id is not None
+        err = ErrorRow(self.report.run_id, path, message, self.now_iso)
+        with self.store.transaction():
+            if st is not None:
+                self.store.put_file_states([self._state(path, path, st, "failed", message, None)])
+            self.store.add_error(err)
+        self.report.failures.append(err)
+
+    def _under_roots(self, path: str) -> bool:
+        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+    # ------------------------------------------------------------------ gone, ignored, cleanup
+    def _mark_gone(self, plan: Plan, known: dict[str, FileState]) -> None:
+        gone = [known[p] for p in plan.gone]
+        if not gone:
+            return
+        self.c.gone += sum(1 for s in gone if s.path == s.unit_path)
+        self.store.put_file_states([FileState(**{**vars(s), "status": "source_gone", "updated_at": self.now_iso,
+                                                 "run_id": self.report.run_id}) for s in gone])
+
+    def _remember_ignored(self, plan: Plan, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+        """Files under the roots that no session claims are remembered too, so the next run
+        does not search them again (they are looked at again only when they change)."""
+        now = self.store.file_states(self.roots)
+        rows = [self._state(p, "", on_disk[p], "ignored", None, None) for p in sorted(plan.unclaimed)
+                if p in on_disk and (p not in now or now[p].status == "ignored")]
+        if rows:
+            self.store.put_file_states(rows)
+
+    def _cleanup_warning(self, plan: Plan, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+        from ._cleanup import cleanup_warnings
+
+        home = self.opt.claude_home or Path.home() / ".claude"
+        states = self.store.file_states(self.roots)
+        sessions = [(u.path, on_disk[u.path].mtime_ns, states.get(u.path)) for u in plan.units if u.path in on_disk]
+        self.report.warnings += cleanup_warnings(home, sessions, self.now, CLEANUP_WARN_DAYS)
+
+
+@dataclass
+class _TestHold:
+    """For the crash tests only: `FORSY_SWEEP_TEST_HOLD=N:stage` makes the Nth traced session
+    file stop at `stage` (`traced`: inside its transaction; `committed`: after it), write
+    `FORSY_SWEEP_TEST_MARK` and sleep until killed. Unset, it does nothing."""
+
+    n: int = 0
+    stage: str = ""
+    mark: str = ""
+    seen: int = 0
+
+    @staticmethod
+    def from_env() -> _TestHold:
+        spec = os.environ.get("FORSY_SWEEP_TEST_HOLD", "")
+        if not spec:
+            return _TestHold()
+        n, _, stage = spec.partition(":")
+        return _TestHold(int(n), stage or "traced", os.environ.get("FORSY_SWEEP_TEST_MARK", ""))
+
+    def maybe(self, stage: str) -> None:
+        if not self.n or stage != self.stage:
+            return
+        self.seen += 1
+        if self.seen == self.n:
+            if self.mark:
+                Path(self.mark).write_text(str(os.getpid()))
+            while True:
+                time.sleep(60)
+
+
+__all__ = ["SweepOptions", "SweepReport", "iso", "pid_alive", "sweep"]

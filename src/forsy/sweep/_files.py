@@ -1,0 +1,138 @@
+"""Looking at files without reading them: the walk (one stat per file) and, only for files
+that changed, a fingerprint (the first block and the last complete line)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as stat_
+from dataclasses import dataclass
+from typing import Literal
+
+HEAD_BLOCK = 4096
+_CHUNK = 65536
+# what the walk looks at under a root; other files (tool-results/*.txt, …) are read, when a
+# session needs them, through the session that names them
+SESSION_SUFFIXES = (".jsonl", ".jsonl.zst")
+
+
+@dataclass(frozen=True)
+class Stat:
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+
+    @staticmethod
+    def of(st: os.stat_result) -> Stat:
+        return Stat(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def walk(root: str) -> dict[str, Stat]:
+    """Every session-like regular file at or under `root` (symlinked folders are not
+    followed: a loop or a link out of the tree must not make a sweep endless)."""
+    out: dict[str, Stat] = {}
+    try:
+        st = os.stat(root)
+    except OSError:
+        return out
+    if stat_.S_ISREG(st.st_mode):
+        out[root] = Stat.of(st)
+        return out
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue  # a folder we may not list is not ours to report on each run
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                elif e.name.endswith(SESSION_SUFFIXES) and e.is_file(follow_symlinks=False):
+                    out[e.path] = Stat.of(e.stat(follow_symlinks=False))
+            except OSError:
+                continue  # vanished between listing and stat: next run sees it gone
+    return out
+
+
+def stat_path(path: str) -> Stat | None:
+    try:
+        return Stat.of(os.stat(path))
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    head_sha256: str  # of the first min(HEAD_BLOCK, size) bytes
+    tail_sha256: str | None  # of the last complete line (None: no complete line)
+    tail_offset: int  # where that line starts
+    read_to: int  # the byte after its newline: everything before is complete lines
+    complete: bool  # the file ends with a newline (or is empty)
+    bytes_read: int
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(path: str, size: int) -> Fingerprint:
+    """Hashes of the first block and of the last complete line, reading back from `size`
+    only as far as that line (a grown file costs its new tail, not its whole length)."""
+    with open(path, "rb") as f:
+        head = f.read(min(HEAD_BLOCK, size))
+        n = len(head)
+        end = size
+        read_to = -1  # the end of the last complete line
+        start = -1  # the start of that line
+        buf = b""
+        pos = size
+        while pos > 0 and start < 0:
+            step = min(_CHUNK, pos)
+            pos -= step
+            f.seek(pos)
+            chunk = f.read(step)
+            n += len(chunk)
+            buf = chunk + buf
+            if read_to < 0:
+                i = buf.rfind(b"\n")
+                if i < 0:
+                    continue
+                read_to = pos + i + 1
+            j = buf.rfind(b"\n", 0, read_to - pos - 1)
+            if j >= 0:
+                start = pos + j + 1
+        if read_to < 0:
+            return Fingerprint(_sha(head), None, 0, 0, size == 0, n)
+        start = max(start, 0)
+        line = buf[start - pos:read_to - pos]
+        return Fingerprint(_sha(head), _sha(line), start, read_to, read_to == end, n)
+
+
+Change = Literal["grown", "rewritten"]
+
+
+def classify(path: str, now: Stat, head_sha256: str, old_size: int, tail_sha256: str | None, tail_offset: int,
+             read_to: int, old: Stat) -> tuple[Change, int]:
+    """How a known file changed: `grown` (same file, same first block, its last complete
+    line still in place, longer) or `rewritten` (anything else); and the bytes read to tell."""
+    if (now.dev, now.ino) != (old.dev, old.ino) or now.size < read_to or path.endswith(".zst"):
+        return "rewritten", 0
+    try:
+        with open(path, "rb") as f:
+            head = f.read(min(HEAD_BLOCK, old_size))
+            n = len(head)
+            if _sha(head) != head_sha256:
+                return "rewritten", n
+            if tail_sha256 is None:
+                return ("grown" if now.size > old_size else "rewritten"), n
+            f.seek(tail_offset)
+            line = f.read(read_to - tail_offset)
+            n += len(line)
+    except OSError:
+        return "rewritten", 0
+    if _sha(line) != tail_sha256:
+        return "rewritten", n
+    return ("grown" if now.size > read_to else "rewritten"), n
