@@ -1,0 +1,67 @@
+"""The `forsy` command line: parses arguments, calls one library function, prints.
+
+One private module per command group (`_retrace`, `_check`, `_ls`); what they share (the one
+place errors become messages, terminal-safe text, JSON, the run summary) is in `_output`.
+Exit codes are `errors.ExitCode` (the README's table is tested against it).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+from ..errors import ExitCode
+from ._check import schema, validate, verify
+from ._output import STATE, friendly, quiet_stdout, safe
+from ._retrace import retrace
+
+# the names other command modules (cli_sweep) import from here
+_friendly = friendly
+_safe = safe
+
+app = typer.Typer(
+    name="forsy",
+    help="Retrace AI agent logs (Claude Code, Codex, shell history, git) into honest Forsy work traces.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"forsy {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show Python tracebacks on errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    STATE["debug"] = debug
+
+
+app.command("retrace")(retrace)
+app.command("validate")(validate)
+app.command("verify")(verify)
+app.command("schema")(schema)
+
+from ..cli_sweep import register as _register_sweep  # noqa: E402  (needs app and _friendly above)
+
+_register_sweep(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:
+        quiet_stdout()
+        sys.exit(ExitCode.BROKEN_PIPE)
+
+
+__all__ = ["STATE", "app", "main"]

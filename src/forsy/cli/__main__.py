@@ -1,0 +1,3 @@
+from forsy.cli import main
+
+main()
