@@ -6,6 +6,8 @@
    (prose, JSON-in-a-string twice escaped, URL-encoded, .env dumps, markdown, tool output);
    a snippet counts as found when none of its secrets is left in any form (raw, JSON-escaped
    once or twice, URL-encoded). Per kind, and for forsy rules alone (no engine findings).
+   Also the command-line set (tests/cmdline_secrets.py): credentials given as a tool's flag
+   or an environment assignment, and their look-alikes (ports, prompts, `$VAR`...).
 2. false positives: look-alikes (UUIDs, git SHAs, sha256/sha512 digests, base64 images,
    versions, timestamps, ports, code that names secrets...) must come out unchanged; and
    what is masked in the real agent logs under ../shared/real_logs (read at run time, never
@@ -31,8 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
+from cmdline_secrets import CmdlineGen  # noqa: E402
 from forsy.redact import EngineHit, KingfisherEngine, Redactor, shared_engine  # noqa: E402
-from secretgen import SecretGen  # noqa: E402
+from secretgen import SecretGen, forms  # noqa: E402
 
 REAL_LOGS = ROOT.parent / "shared" / "real_logs"
 
@@ -74,6 +77,17 @@ def engine_alone(engine: KingfisherEngine, n: int, seed: int) -> float:
                 data[h.start : h.end] = b"\x00" * (h.end - h.start)
         found += not p.leaks(data.decode("utf-8", "replace"))
     return found / n
+
+
+def cmdline(engine: Any, n: int, seed: int) -> tuple[int, int, list[str], int, list[str]]:
+    """Command lines: (lines, masked, missed, look-alikes, changed look-alikes)."""
+    gen = CmdlineGen(seed=seed)
+    cases, clean = gen.must_mask(n), gen.must_not_mask(n)
+    red = Redactor(engine=engine)
+    outs = red.redact_many([c.text for c in cases])
+    missed = [o for c, o in zip(cases, outs, strict=True) if any(f in o for s in c.secrets for f in forms(s))]
+    changed = [o for t, o in zip(clean, red.redact_many(clean), strict=True) if t != o]
+    return len(cases), len(cases) - len(missed), missed, len(clean), changed
 
 
 def lookalike_fp(engine: Any, n: int, seed: int) -> list[tuple[str, str]]:
@@ -175,6 +189,12 @@ def main(argv: list[str]) -> int:
         print(f"  {kind:16} {found[kind]:7} {total[kind]:5} {own_found[kind]:12}")
     for text in missed[:5]:
         print(f"  missed: {text!r:.160}")
+
+    lines, masked, missed_lines, n_clean, changed = cmdline(engine, args.secrets, args.seed)
+    print(f"\ncommand lines (tests/cmdline_secrets.py): {masked}/{lines} masked, "
+          f"{len(changed)}/{n_clean} look-alikes changed")
+    for text in missed_lines[:5] + changed[:5]:
+        print(f"  {text!r:.160}")
 
     fps = lookalike_fp(engine, args.lookalikes, args.seed + 1)
     print(f"\nfalse positives on {args.lookalikes} look-alikes: {len(fps)}")

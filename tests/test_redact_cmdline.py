@@ -133,3 +133,40 @@ def test_putty_private_key_is_masked_whole(red: Redactor) -> None:
             assert "[PRIVATE_KEY_" in out
             if text.startswith("$ cat"):
                 assert out.startswith("$ cat deploy.ppk\n[PRIVATE_KEY_") and out.endswith("$ ls\n")
+
+
+CONTEXTS = {
+    "bash -c": lambda t: "bash -c " + json.dumps(t),
+    "code fence": lambda t: f"Run:\n```bash\n$ {t}\n```\n",
+    "CRLF": lambda t: f"{t}\r\necho ok\r\n",
+    "between commands": lambda t: f"cd /srv; {t}; echo done",
+    "twice escaped": lambda t: json.dumps({"type": "tool_use", "input": json.dumps({"command": t})}),
+}
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_in_context_batched(context: str, red: Redactor) -> None:
+    """Batched with its neighbours (a quote left open by one must not swallow the next)."""
+    wrap = CONTEXTS[context]
+    outs = red.redact_many([wrap(c.text) for c in CASES])
+    assert [o for c, o in zip(CASES, outs, strict=True) if _leaks(c, o)] == []
+    clean = [wrap(t) for t in CLEAN]
+    assert [o for t, o in zip(clean, red.redact_many(clean), strict=True) if t != o] == []
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("mysql -u root -p; echo done", "-p; echo"),  # -p prompts; ";" is not its password
+    ("az login --service-principal -u http://app-deployer -p x", "http://app-deployer"),  # -u URL: no user:pass
+    ("wget --ask-password --user=alice https://x", "--user=alice"),  # a flag after a flag is no value
+    ("openssl rsa -in k.pem -passin env:KEY_PASS HTTP/1.1", "HTTP/1.1"),  # env:VAR is a reference
+    ("export PASSWORD_MIN_LENGTH=8 TOKEN_COUNT=5", "=8 TOKEN_COUNT=5"),
+])
+def test_lookalikes_older_rules_used_to_mask(text: str, kept: str, red: Redactor) -> None:
+    assert kept in red.redact(text)
+
+
+def test_truncated_pem_with_headers_is_masked_to_its_end(red: Redactor) -> None:
+    body = SecretGen(seed=SEED).chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 64)
+    text = ("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00FF\n\n"
+            f"{body}\n(output truncated)")
+    assert body not in red.redact(text)

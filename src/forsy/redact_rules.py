@@ -322,6 +322,8 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     ("nuget", "-Password -ApiKey"), ("gh secret set", "-b --body"), ("kubectl", "--token --password"),
     ("consul", "-token"), ("nomad", "-token"), ("vault login", "#1~"), ("cargo login", "#1~"),
     ("ngrok authtoken", "#1~"), ("ngrok config add-authtoken", "#1~"), ("snyk auth", "#1~"),
+    ("doctl auth init", "-t --access-token"), ("mc alias set", "#4"), ("mc config host add", "#4"),
+    ("ConvertTo-SecureString", "#1 -String"),
     # databases, brokers, directories, shares, remote shells
     ("redis-cli", "-a --pass"), ("redis-server", "--requirepass --masterauth"),
     ("sqlcmd", "-P+"), ("bcp", "-P+"), ("osql", "-P+"), ("influx", "-password"),
