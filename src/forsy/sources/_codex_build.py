@@ -22,7 +22,7 @@ from typing import Any
 from ..evidence import Event, Ref, Session, SessionMeta, pointer
 from ._codex_fork import FindParent, ForkInfo, own_start
 from ._codex_index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
-from ._codex_read import LoadedFile, Rec
+from ._codex_read import LoadedFile, Rec, bad_type, typed
 from ._codex_text import context_kind, env_cwd, request_span
 from ._codex_tools import CALLS, RESULTS, ToolTracker
 
@@ -56,6 +56,9 @@ SILENT_EVENTS = frozenset(
      "mcp_startup_complete"}
 )  # fmt: skip
 SILENT_ITEMS = frozenset({"ghost_snapshot", "other"})
+# event_msg types that exist to carry one text field (without it they are not understood)
+TEXT_EVENTS = {"user_message": "message", "agent_message": "message", "agent_reasoning": "text",
+               "agent_reasoning_raw_content": "text"}  # fmt: skip
 # Injected texts that record something a person did (ran `!cmd` in the TUI): always notes.
 ACTION_KINDS = frozenset({"user_shell_command"})
 SILENT_KINDS = frozenset({"state", "world_state", "inter_agent_communication_metadata"})
@@ -181,6 +184,25 @@ class ThreadBuilder:
             self.warned.add(code)
             self.session.warn(code, message + " (reported once)", self.lf.source, rec.line)
 
+    def _typed(self, rec: Rec, obj: dict[str, Any], key: str, *want: type) -> Any:
+        return typed(self.session, self.lf.source, rec.line, obj, key, *want)
+
+    def _blocks(self, rec: Rec, obj: dict[str, Any], key: str) -> list[tuple[int, dict[str, Any]]]:
+        """The content blocks (objects) of a list field, with their positions; anything
+        else in their place is a warning."""
+        blocks = self._typed(rec, obj, key, list) or []
+        out = []
+        for i, b in enumerate(blocks):
+            if isinstance(b, dict):
+                out.append((i, b))
+            else:
+                bad_type(self.session, self.lf.source, rec.line, i, b, (dict,))
+        return out
+
+    def _count(self, rec: Rec, obj: dict[str, Any], key: str) -> int:
+        items = self._typed(rec, obj, key, list)
+        return len(items) if items else 0
+
     def _unknown(self, rec: Rec, what: str) -> None:
         self.session.quality.unknown_records += 1
         self._warn_once(f"unknown:{what}", rec, f"unknown record type {what!r}; skipped")
@@ -217,33 +239,33 @@ class ThreadBuilder:
         self.tools.result(rec)
 
     def _message(self, rec: Rec) -> None:
-        role = rec.payload.get("role")
-        content = rec.payload.get("content")
-        blocks = content if isinstance(content, list) else []
+        role = self._typed(rec, rec.payload, "role", str)
+        blocks = self._blocks(rec, rec.payload, "content")
         if role == "assistant":
-            for i, b in enumerate(blocks):
-                text = b.get("text") if isinstance(b, dict) else None
-                if isinstance(text, str) and text:
+            phase = self._typed(rec, rec.payload, "phase", str)
+            for i, b in blocks:
+                text = self._typed(rec, b, "text", str)
+                if text:
                     self.seen_dialogue = True
                     ev = self._event("agent_text", rec, "content", i, "text", text=text, group=self._group(rec))
-                    if isinstance(rec.payload.get("phase"), str):
-                        ev.meta["phase"] = rec.payload["phase"]
+                    if phase is not None:
+                        ev.meta["phase"] = phase
             return
         self.group = None
         if role == "user":
             self._user_message(rec, blocks)
             return
-        for i, b in enumerate(blocks):
-            text = b.get("text") if isinstance(b, dict) else None
-            if isinstance(text, str) and text.strip():
+        for i, b in blocks:
+            text = self._typed(rec, b, "text", str)
+            if text is not None and text.strip():
                 self._context(context_kind(text) or str(role), rec, i, text, str(role))
 
-    def _user_message(self, rec: Rec, blocks: list[Any]) -> None:
+    def _user_message(self, rec: Rec, blocks: list[tuple[int, dict[str, Any]]]) -> None:
         typed_ok = not self.index.has_user_events or rec.idx in self.index.typed
-        images = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "input_image")
-        for i, b in enumerate(blocks):
-            text = b.get("text") if isinstance(b, dict) else None
-            if not isinstance(text, str) or not text.strip():
+        images = sum(1 for _, b in blocks if b.get("type") == "input_image")
+        for i, b in blocks:
+            text = self._typed(rec, b, "text", str)
+            if text is None or not text.strip():
                 continue
             kind = context_kind(text)
             if kind is not None:
@@ -296,10 +318,9 @@ class ThreadBuilder:
         p = rec.payload
         found = False
         for part, key in (("summary", "summary"), ("raw", "content")):
-            blocks = p.get(key)
-            for i, b in enumerate(blocks if isinstance(blocks, list) else []):
-                text = b.get("text") if isinstance(b, dict) else None
-                if isinstance(text, str) and text:
+            for i, b in self._blocks(rec, p, key):
+                text = self._typed(rec, b, "text", str)
+                if text:
                     found = True
                     ev = self._event("reasoning", rec, key, i, "text", text=text, group=self._group(rec))
                     ev.meta["part"] = part
@@ -313,29 +334,31 @@ class ThreadBuilder:
         if rec.idx in self.index.mirrored:
             q = self.session.quality.extra
             q["event_msg_mirrors"] = q.get("event_msg_mirrors", 0) + 1
-        elif sub == "user_message" and isinstance(p.get("message"), str):
+        elif sub in TEXT_EVENTS and self._typed(rec, p, TEXT_EVENTS[sub], str) is None:
+            self._unknown(rec, f"event_msg:{sub}")  # the text this event exists for is missing
+        elif sub == "user_message":
             self.group = None
             if self.subagent:
                 self._subagent_input(rec, ("message",), p["message"])
             else:
                 ev = self._user(rec, ("message",), p["message"])
-                images = len(p.get("images") or []) + len(p.get("local_images") or [])
+                images = self._count(rec, p, "images") + self._count(rec, p, "local_images")
                 if images:
                     ev.meta["images"] = images
-        elif sub == "agent_message" and isinstance(p.get("message"), str):
+        elif sub == "agent_message":
             self.seen_dialogue = True
             ev = self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec))
-            if isinstance(p.get("phase"), str):
-                ev.meta["phase"] = p["phase"]
-        elif sub in ("agent_reasoning", "agent_reasoning_raw_content") and isinstance(p.get("text"), str):
+            if (phase := self._typed(rec, p, "phase", str)) is not None:
+                ev.meta["phase"] = phase
+        elif sub in ("agent_reasoning", "agent_reasoning_raw_content"):
             ev = self._event("reasoning", rec, "text", text=p["text"], group=self._group(rec))
             ev.meta["part"] = "summary" if sub == "agent_reasoning" else "raw"
         elif sub == "token_count":
             self.group = None
-            self._tokens(p)
+            self._tokens(rec, p)
         elif sub in ("task_started", "turn_started"):
             self.group = None
-            self.turn_id = p["turn_id"] if isinstance(p.get("turn_id"), str) else self.turn_id
+            self.turn_id = self._typed(rec, p, "turn_id", str) or self.turn_id
         elif sub == "turn_aborted":
             self.group = None
             self._aborted(rec)
@@ -350,14 +373,14 @@ class ThreadBuilder:
     def _other_event(self, rec: Rec, sub: str) -> None:
         p = rec.payload
         if sub in NOTE_EVENTS:
-            key = "message" if isinstance(p.get("message"), str) else None
-            self._note(rec, sub, *(key,) if key else (), text=p.get(key) if key else None)
+            msg = self._typed(rec, p, "message", str)
+            self._note(rec, sub, *("message",) if msg is not None else (), text=msg)
         elif sub == "item_completed":
-            item = p.get("item")
-            if isinstance(item, dict) and item.get("type") == "plan" and isinstance(item.get("text"), str):
-                self._note(rec, "plan", "item", "text", text=item["text"])
-        elif sub == "thread_name_updated" and isinstance(p.get("thread_name"), str):
-            self.meta.extra["thread_name"] = p["thread_name"]
+            item = self._typed(rec, p, "item", dict)
+            if item is not None and item.get("type") == "plan" and (text := self._typed(rec, item, "text", str)):
+                self._note(rec, "plan", "item", "text", text=text)
+        elif sub == "thread_name_updated" and (name := self._typed(rec, p, "thread_name", str)) is not None:
+            self.meta.extra["thread_name"] = name
         elif sub in ("task_complete", "turn_complete"):
             self.group = None
         elif sub not in SILENT_EVENTS:
@@ -373,8 +396,8 @@ class ThreadBuilder:
         ev.meta["reason"] = reason
 
     def _rollback(self, rec: Rec) -> None:
-        n = rec.payload.get("num_turns")
-        if isinstance(n, int) and n > 0 and self.user_idx:
+        n = self._typed(rec, rec.payload, "num_turns", int)
+        if n is not None and n > 0 and self.user_idx:
             # Codex drops the last n user turns from the model's history: mark them.
             cut = self.user_idx[-min(n, len(self.user_idx))]
             for ev in self.events[cut:]:
@@ -382,18 +405,18 @@ class ThreadBuilder:
                     ev.abandoned = True
                     self.session.quality.abandoned_events += 1
             del self.user_idx[-min(n, len(self.user_idx)) :]
-        self._note(rec, "thread_rolled_back").meta["num_turns"] = n
+        self._note(rec, "thread_rolled_back").meta["num_turns"] = rec.payload.get("num_turns")
 
     def _compaction(self, rec: Rec) -> None:
         if self.last_compaction is not None:
             idx, count = self.last_compaction
             if rec.idx - idx <= WINDOW and count == len(self.events):
                 return  # the twin of the compaction just recorded
-        msg = rec.payload.get("message") if rec.kind == "compacted" else None
-        text = msg if isinstance(msg, str) and msg else None
+        msg = self._typed(rec, rec.payload, "message", str) if rec.kind == "compacted" else None
+        text = msg or None
         ev = self._event("compaction", rec, *("message",) if text else (), actor="system", text=text)
-        hist = rec.payload.get("replacement_history")
-        if isinstance(hist, list):
+        hist = self._typed(rec, rec.payload, "replacement_history", list)
+        if hist is not None:
             ev.meta["replacement_history_items"] = len(hist)
         if rec.kind == "response_item":
             ev.meta["encrypted"] = True
@@ -411,32 +434,33 @@ class ThreadBuilder:
         )
 
     # ---------------------------------------------------------------- session facts
-    def _tokens(self, p: dict[str, Any]) -> None:
-        info = p.get("info")
-        if not isinstance(info, dict):
+    def _tokens(self, rec: Rec, p: dict[str, Any]) -> None:
+        info = self._typed(rec, p, "info", dict)
+        if info is None:
             return
-        total = info.get("total_token_usage")
-        if isinstance(total, dict):
+        total = self._typed(rec, info, "total_token_usage", dict)
+        if total is not None:
             # Cumulative for the thread: the last one is the total, never a sum.
-            usage = {k: v for k, v in total.items() if isinstance(v, int) and not isinstance(v, bool)}
+            usage = {k: v for k in total if (v := self._typed(rec, total, k, int)) is not None}
             self.meta.token_usage = usage
-        if isinstance(info.get("model_context_window"), int):
-            self.meta.extra["model_context_window"] = info["model_context_window"]
+        if (window := self._typed(rec, info, "model_context_window", int)) is not None:
+            self.meta.extra["model_context_window"] = window
 
     def _turn_context(self, rec: Rec) -> None:
         self.group = None
         p = rec.payload
-        model = p.get("model")
-        if isinstance(model, str) and model not in self.meta.models:
+        model = self._typed(rec, p, "model", str)
+        if model is not None and model not in self.meta.models:
             self.meta.models.append(model)
-        if isinstance(p.get("turn_id"), str):
-            self.turn_id = p["turn_id"]
-        if self.meta.cwd is None and isinstance(p.get("cwd"), str):
-            self.meta.cwd = p["cwd"]
+        if (turn_id := self._typed(rec, p, "turn_id", str)) is not None:
+            self.turn_id = turn_id
+        cwd = self._typed(rec, p, "cwd", str)
+        if self.meta.cwd is None and cwd is not None:
+            self.meta.cwd = cwd
         settings = {k: p[k] for k in TURN_KEYS if k in p}
-        mode = p.get("collaboration_mode")
-        if isinstance(mode, dict):
-            st = mode["settings"] if isinstance(mode.get("settings"), dict) else {}
+        mode = self._typed(rec, p, "collaboration_mode", dict)
+        if mode is not None:
+            st = self._typed(rec, mode, "settings", dict) or {}
             settings["collaboration_mode"] = {
                 "mode": mode.get("mode"),
                 "reasoning_effort": st.get("reasoning_effort"),
@@ -449,25 +473,25 @@ class ThreadBuilder:
     def _read_meta(self, rec: Rec) -> None:
         p = rec.payload
         m = self.meta
-        if isinstance(p.get("id"), str) and p["id"]:
-            self.thread_id = p["id"]
-        m.agent_version = p.get("cli_version") if isinstance(p.get("cli_version"), str) else None
-        m.cwd = p.get("cwd") if isinstance(p.get("cwd"), str) else None
-        git = p.get("git")
-        if isinstance(git, dict):
-            m.git_branch = git.get("branch") if isinstance(git.get("branch"), str) else None
+        if thread_id := self._typed(rec, p, "id", str):
+            self.thread_id = thread_id
+        m.agent_version = self._typed(rec, p, "cli_version", str)
+        m.cwd = self._typed(rec, p, "cwd", str)
+        git = self._typed(rec, p, "git", dict)
+        if git is not None:
+            m.git_branch = self._typed(rec, git, "branch", str)
             m.extra["git"] = {k: v for k, v in git.items() if k != "branch"}
-        base = p.get("base_instructions")
-        if isinstance(base, dict) and isinstance(base.get("text"), str):
-            m.system_prompt = base["text"]
+        base = self._typed(rec, p, "base_instructions", dict)
+        if base is not None and (text := self._typed(rec, base, "text", str)) is not None:
+            m.system_prompt = text
             m.system_prompt_ref = Ref(rec.ev, pointer(*rec.base, "base_instructions", "text"))
-        if isinstance(p.get("instructions"), str) and p["instructions"]:
+        if self._typed(rec, p, "instructions", str):
             # Before `base_instructions` (2025 – early 2026) this field held the user's
             # instructions (AGENTS.md), not the system prompt, which was not recorded.
             m.memory = p["instructions"]
             m.extra["memory_ref"] = {"ev": rec.ev, "pointer": pointer(*rec.base, "instructions")}
-        tools = p.get("dynamic_tools")
-        if isinstance(tools, list):
+        tools = self._typed(rec, p, "dynamic_tools", list)
+        if tools is not None:
             m.tools = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
         m.extra.update({k: p[k] for k in META_EXTRA_KEYS if p.get(k) is not None})
         self._read_source(p)

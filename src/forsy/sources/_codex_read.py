@@ -5,6 +5,11 @@ a `.jsonl.zst` file is decompressed first (evidence offsets then refer to the
 decompressed stream, which `SourceFile.sha256` does not cover: it is the file on disk).
 Decompression stops with an InputError once the stream expands past the size or ratio
 caps of `_lines.Limits` (a "zstd bomb" is refused, never held whole in memory).
+
+A record nested deeper than MAX_DEPTH is skipped with a warning (Codex writes about 10
+levels; a thousand would break every recursive step after reading). Every field the
+reader uses is read through `typed`: a value of another type than Codex writes is a
+warning naming file and line, and the field is treated as absent.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from ..evidence import Evidence, Session, SourceFile
 from ._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+MAX_DEPTH = 200  # nesting of one record; real rollouts reach about 10
+MAX_TYPE_WARNINGS = 20  # per file; quality.extra["bad_field_types"] counts them all
 ENVELOPE_KINDS = frozenset(
     {
         "session_meta",
@@ -115,7 +122,8 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
         session.quality.records += 1
         raw_digest = sha256(rl.raw)
         obj, lossy = _parse(rl.raw)
-        rec = _classify(obj, len(recs), rl.line) if isinstance(obj, dict) else None
+        deep = rl.raw.count(b"[") + rl.raw.count(b"{") > MAX_DEPTH and _too_deep(obj)
+        rec = _classify(obj, len(recs), rl.line) if isinstance(obj, dict) and not deep else None
         rtype = _record_type(rec) if rec is not None else None
         ev = session.add_evidence(Evidence.make(source, rl.line, rl.offset, rl.raw, raw_digest, rtype))
         if not rl.complete:
@@ -124,6 +132,10 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
         if obj is None:
             session.quality.unparsable_records += 1
             session.warn("unparsable", "line is not JSON; skipped", source, rl.line)
+            continue
+        if deep:
+            session.quality.unparsable_records += 1
+            session.warn("too_deep", f"JSON nested deeper than {MAX_DEPTH} levels; skipped", source, rl.line)
             continue
         if rec is None:
             session.quality.unknown_records += 1
@@ -135,7 +147,55 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
         rec.ev = ev
         rec.lossy = lossy
         recs.append(rec)
+        if rec.ts is None and obj.get("timestamp") is not None:
+            bad_type(session, source, rl.line, "timestamp", obj["timestamp"], (str,))
     return LoadedFile(path, source, recs, sf, packed)
+
+
+def _too_deep(obj: Any) -> bool:
+    """Is `obj` nested deeper than MAX_DEPTH? (Iterative: recursion is what it guards.)"""
+    stack = [(obj, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > MAX_DEPTH:
+            return True
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values() if isinstance(x, dict | list))
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v if isinstance(x, dict | list))
+    return False
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
+               dict: "an object"}  # fmt: skip
+
+
+def _type_name(v: Any) -> str:
+    return "null" if v is None else _TYPE_NAMES.get(type(v), type(v).__name__)
+
+
+def typed(session: Session, source: str, line: int, obj: dict[str, Any], key: str, *want: type) -> Any:
+    """obj[key] when it is of a type in `want`; None when absent or null (Codex writes null
+    for optional fields); otherwise None and a warning naming the line (a bool is not an
+    integer here)."""
+    v = obj.get(key)
+    if v is None:
+        return None
+    if isinstance(v, want) and not (isinstance(v, bool) and bool not in want):
+        return v
+    bad_type(session, source, line, key, v, want)
+    return None
+
+
+def bad_type(session: Session, source: str, line: int, key: str | int, v: Any, want: tuple[type, ...]) -> None:
+    q = session.quality.extra
+    q["bad_field_types"] = n = q.get("bad_field_types", 0) + 1
+    if n <= MAX_TYPE_WARNINGS:
+        wanted = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in want)
+        what = f"field {key!r}" if isinstance(key, str) else f"item {key}"
+        session.warn("bad_field_type", f"{what} is {_type_name(v)}, not {wanted}; ignored", source, line)
+    elif n == MAX_TYPE_WARNINGS + 1:
+        session.warn("bad_field_type", "more fields of an unexpected type (quality.extra counts them)", source)
 
 
 def _parse(raw: bytes) -> tuple[Any, bool]:

@@ -20,7 +20,7 @@ import orjson
 
 from ..evidence import Event, Session, pointer
 from ._codex_index import Index
-from ._codex_read import Rec
+from ._codex_read import Rec, bad_type, typed
 from ._codex_text import Output, is_error, json_args, parse_output, truncated_by_codex
 
 CALLS = frozenset(
@@ -51,19 +51,26 @@ class ToolTracker:
     spawned: dict[str, str] = field(default_factory=dict)  # agent id from spawn_agent output -> call_id
     call_events: list[Event] = field(default_factory=list)
 
+    def _typed(self, rec: Rec, obj: dict[str, Any], key: str, *want: type) -> Any:
+        return typed(self.session, self.source, rec.line, obj, key, *want)
+
+    def _str(self, rec: Rec, obj: dict[str, Any], key: str) -> str | None:
+        """A string field; an empty one counts as absent."""
+        return self._typed(rec, obj, key, str) or None
+
     # ------------------------------------------------------------------ calls
     def call(self, rec: Rec, group: str | None) -> Event:
         p = rec.payload
         sub = rec.sub
-        call_id = _str(p.get("call_id"))
+        call_id = self._str(rec, p, "call_id")
         meta: dict[str, Any] = {}
         if sub == "function_call":
             tool, args, ptr = self._function(rec, meta)
         elif sub == "custom_tool_call":
-            tool, args, ptr = _str(p.get("name")), p.get("input"), "input"
+            tool, args, ptr = self._str(rec, p, "name"), p.get("input"), "input"
         elif sub == "local_shell_call":
             tool, args, ptr = "local_shell", p.get("action"), "action"
-            call_id = call_id or _str(p.get("id"))
+            call_id = call_id or self._str(rec, p, "id")
         elif sub == "web_search_call":
             tool, args, ptr = "web_search", p.get("action"), "action"
             call_id = self.index.web_search_ids.get(rec.idx)
@@ -73,9 +80,9 @@ class ToolTracker:
             tool, args, ptr = "tool_search", p.get("arguments"), "arguments"
         else:  # image_generation_call
             tool, args, ptr = "image_generation", p.get("revised_prompt"), "revised_prompt"
-            call_id = call_id or _str(p.get("id"))
-        if isinstance(p.get("status"), str):
-            meta["status"] = p["status"]
+            call_id = call_id or self._str(rec, p, "id")
+        if (status := self._typed(rec, p, "status", str)) is not None:
+            meta["status"] = status
         parts = (ptr,) if ptr in p else ()
         ev = self.new_event("tool_call", rec, *parts, call_id=call_id, tool=tool, args=args, group=group)
         ev.meta.update(meta)
@@ -86,7 +93,7 @@ class ToolTracker:
 
     def _function(self, rec: Rec, meta: dict[str, Any]) -> tuple[str | None, Any, str]:
         p = rec.payload
-        name = _str(p.get("name"))
+        name = self._str(rec, p, "name")
         raw = p.get("arguments")
         args, ok = json_args(raw)
         if isinstance(raw, str):
@@ -104,7 +111,7 @@ class ToolTracker:
                         self.source,
                         rec.line,
                     )
-        ns = _str(p.get("namespace"))
+        ns = self._str(rec, p, "namespace")
         end = self.index.ends.get(_str(p.get("call_id")) or "")
         inv = end.payload.get("invocation") if end is not None and end.sub == "mcp_tool_call_end" else None
         if isinstance(inv, dict) and isinstance(inv.get("server"), str) and isinstance(inv.get("tool"), str):
@@ -119,7 +126,7 @@ class ToolTracker:
     # ---------------------------------------------------------------- results
     def result(self, rec: Rec) -> Event:
         p = rec.payload
-        call_id = _str(p.get("call_id"))
+        call_id = self._str(rec, p, "call_id")
         out, parts, meta = self._output(rec)
         success = out.success
         end = self.index.ends.get(call_id or "")
@@ -160,18 +167,25 @@ class ToolTracker:
             return out, ("output",), meta
         if isinstance(o, dict):
             # The early object form {content, success}.
-            text = o.get("content") if isinstance(o.get("content"), str) else None
+            text = self._typed(rec, o, "content", str)
             out = parse_output(text) if text is not None else Output(None)
-            ok = o.get("success")
-            out.success = ok if isinstance(ok, bool) else None
+            out.success = self._typed(rec, o, "success", bool)
             return out, ("output", "content") if text is not None else ("output",), meta
         if isinstance(o, list):
-            return self._items(o, meta)
+            return self._items(rec, o, meta)
+        if o is not None:
+            bad_type(self.session, self.source, rec.line, "output", o, (str, dict, list))
         return Output(None), (), meta
 
-    @staticmethod
-    def _items(items: list[Any], meta: dict[str, Any]) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
-        texts = [(k, b["text"]) for k, b in enumerate(items) if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    def _items(
+        self, rec: Rec, items: list[Any], meta: dict[str, Any]
+    ) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+        texts: list[tuple[int, str]] = []
+        for k, b in enumerate(items):
+            if not isinstance(b, dict):
+                bad_type(self.session, self.source, rec.line, k, b, (dict,))
+            elif (t := self._typed(rec, b, "text", str)) is not None:
+                texts.append((k, t))
         images = sum(1 for b in items if isinstance(b, dict) and b.get("type") == "input_image")
         if images:
             meta["images"] = images
@@ -192,26 +206,26 @@ class ToolTracker:
             return {"ev": end.ev, "pointer": pointer("payload", key)}
 
         if end.sub == "exec_command_end":
-            code = p.get("exit_code")
-            if out.exit_code is None and isinstance(code, int) and not isinstance(code, bool):
+            code = self._typed(end, p, "exit_code", int)
+            if out.exit_code is None and code is not None:
                 # Unified exec answers "Process running…" first; the exit comes later here.
                 out.exit_code = code
                 meta["exit_code_from"] = ref("exit_code")
-            dur = p.get("duration")
-            if out.duration_s is None and isinstance(dur, dict):
-                secs, nanos = dur.get("secs"), dur.get("nanos")
-                if isinstance(secs, int) and isinstance(nanos, int):
+            dur = self._typed(end, p, "duration", dict)
+            if out.duration_s is None and dur is not None:
+                secs, nanos = self._typed(end, dur, "secs", int), self._typed(end, dur, "nanos", int)
+                if secs is not None and nanos is not None:
                     out.duration_s = secs + nanos / 1e9
                     meta["duration_from"] = ref("duration")
-        elif end.sub == "patch_apply_end" and isinstance(p.get("success"), bool):
-            success = p["success"] if success is None else success
+        elif end.sub == "patch_apply_end" and (ok := self._typed(end, p, "success", bool)) is not None:
+            success = ok if success is None else success
             meta["success_from"] = ref("success")
         elif end.sub == "mcp_tool_call_end":
-            res = p.get("result")
-            if isinstance(res, dict) and "Err" in res:
+            res = self._typed(end, p, "result", dict)
+            if res is not None and "Err" in res:
                 success = False
-            elif isinstance(res, dict) and isinstance(res.get("Ok"), dict):
-                err = res["Ok"].get("isError", res["Ok"].get("is_error"))
+            elif res is not None and (ok_part := self._typed(end, res, "Ok", dict)) is not None:
+                err = ok_part.get("isError", ok_part.get("is_error"))
                 success = not err if isinstance(err, bool) else success
             meta["success_from"] = ref("result")
         return success
