@@ -193,6 +193,8 @@ def test_assemble_reports_what_it_did_not_write(tmp_path: Path) -> None:
     ws = [w for w in manifest["warnings"] if w["code"] == "time-not-written"]
     assert [(w["file"], w["line"]) for w in ws] == [(FILE, 3)]
     assert "yesterday" not in ws[0]["message"]  # assembled after redaction: never quotes the value
+    # the pipeline reports the log's odd time too (times.check_times, called right after reading)
+    assert [(w["file"], w["line"]) for w in manifest["warnings"] if w["code"] == "time-unparsable"] == [(FILE, 3)]
 
 
 POOL = ["2026-05-01T10:00:00.000Z", "2026-05-01T10:00:05Z", "2026-05-01T12:00:01+02:00", "2026-05-01T09:59:59Z",
