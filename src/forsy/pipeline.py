@@ -12,7 +12,9 @@ a raw secret.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +29,65 @@ from .sinks import FolderSink, Sink
 from .sources import ReadContext
 from .times import check_times
 
-Progress = Callable[[str, int, int], None]  # (label, done, total)
+Stage = Literal["reading", "redacting", "segmenting", "writing", "done"]
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where a run is: emitted by `retrace`/`retrace_one` as each session file enters a stage,
+    and once with stage "done" when the file is finished. Byte counts are file sizes (what a
+    person can relate to `ls -l`): `bytes_done` counts the files finished before this one,
+    `file_bytes` is the size of the file in hand; `bytes_total` the sum over the run."""
+
+    stage: Stage
+    path: str  # the session file in hand ("--history/--git" for a run without one)
+    index: int  # 1-based number of the file in hand
+    files: int  # files in the run
+    file_bytes: int
+    bytes_done: int
+    bytes_total: int
+
+
+Progress = Callable[[ProgressEvent], None]
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+@dataclass
+class _Meter:
+    """Turns "this file, this stage" into ProgressEvents with the run's byte counts."""
+
+    emit: Progress | None
+    path: str = ""
+    index: int = 0
+    files: int = 1
+    file_bytes: int = 0
+    bytes_done: int = 0
+    bytes_total: int = 0
+
+    def start(self, path: str, size: int) -> None:
+        self.path, self.file_bytes = path, size
+        self.index += 1
+
+    def stage(self, stage: Stage) -> None:
+        if self.emit is not None:
+            self.emit(ProgressEvent(stage, self.path, self.index, self.files, self.file_bytes, self.bytes_done,
+                                    self.bytes_total))
+
+    def finish(self) -> None:
+        self.bytes_done += self.file_bytes
+        self.stage("done")
+
+
+_NO_METER = _Meter(None)
+# The stage callback of the session in hand, for `process` (whose signature callers and tests
+# rely on) to report "redacting" and "segmenting" without a new parameter.
+_STAGE_HOOK: ContextVar[Callable[[Stage], None]] = ContextVar("forsy_stage_hook", default=lambda _: None)
 
 
 @dataclass
@@ -43,6 +103,32 @@ class RetraceOptions:
     llm_api_base: str | None = None
     llm_client: Any = None  # injected for tests; otherwise litellm on the LLM path
     cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    """What the model pass of one session came to (the whole report is `manifest.llm`):
+    kept on the Outcome so a caller that does not keep the trace can still report it."""
+
+    model: str
+    accepted: int  # model values that passed the checks and are in the trace
+    fallbacks: int  # chunks that got no usable answer and kept the deterministic result
+    warning: str | None  # the report's warning, when there is one
+
+
+@dataclass(frozen=True)
+class TimelineCounts:
+    """What `--history`/`--git` contributed to one trace (`timeline.merge`'s counts), kept on
+    the Outcome so a caller can say it without keeping the trace."""
+
+    sources: tuple[tuple[str, int], ...]  # (kind, entries read) per history file / repository, in the order given
+    commands: int  # history commands in the timeline (matched to an agent call or on their own)
+    commits: int
+    outside_window: int  # history commands and commits left out: their time is outside the window
+    untimed_left_out: int  # left out: no time, so they cannot be placed in a window
+    window_from: str | None
+    window_to: str | None
+    window_rule: str  # "explicit", "agent-span±300s" or "none"
 
 
 @dataclass
@@ -69,6 +155,8 @@ class Outcome:
     session: Session | None = field(default=None, repr=False)
     error: ForsyError | None = field(default=None, repr=False)
     exit_code: int = ExitCode.OK
+    llm: LLMResult | None = None  # set when the run had a model pass (`RetraceOptions.llm_model`)
+    timeline: TimelineCounts | None = None  # set when history or git was merged in
 
     @property
     def folder(self) -> Path | None:
@@ -210,13 +298,16 @@ def make_redactor(sessions: list[Session]) -> Any:
 
 
 def process(session: Session, options: RetraceOptions, redactor: Any | None) -> Assembled:
+    stage = _STAGE_HOOK.get()
     if redactor is not None:
+        stage("redacting")
         _redact_session(session, redactor)
         report: dict[str, Any] = redactor.report()
         tier = "research_preview"
     else:
         report = {"enabled": False, "note": "redaction disabled with --no-redact"}
         tier = "private"
+    stage("segmenting")
     seg = Segmenter(session)
     drafts = seg.run()
     if not options.llm_model:
@@ -245,11 +336,13 @@ def one_trace_expected(paths: Sequence[Path]) -> bool:
 
 
 def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, *, sink: Sink | None = None,
-            keep: bool = True, progress: Progress | None = None) -> RetraceRun:
+            keep: bool = True, progress: Progress | None = None, raise_if_empty: bool = True) -> RetraceRun:
     """Retrace every session named by `paths`, one session at a time: each is read, redacted,
     segmented, assembled and handed to `sink` before the next is read. A session that fails
     is recorded (file and message) and the run goes on; when nothing at all could be traced,
-    the first failure is raised. With no sink (and no `options.out`) traces stay in memory.
+    the first failure is raised (unless `raise_if_empty=False`: then the run, with every
+    outcome, is returned, for a caller that lists them all). With no sink (and no
+    `options.out`) traces stay in memory. `progress` gets a `ProgressEvent` at each stage.
     """
     options = options or RetraceOptions()
     given = [Path(p).expanduser() for p in paths]
@@ -258,14 +351,22 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         sink = FolderSink(options.out, parent=not one_trace_expected(given))
     timeline = _timeline_inputs(options) if (options.history or options.git) else None
     run = RetraceRun()
+    meter = _Meter(progress)
     if not found and timeline is not None:
         tl = timeline
-        run.outcomes += _retrace_loaded(lambda: [_merge(None, tl, options)], "--history/--git", options, sink, keep)
-    for i, (src, path) in enumerate(found):
-        run.outcomes += retrace_one(path, options, sink=sink, keep=keep, source=src, timeline=timeline)
-        if progress:
-            progress(path.name, i + 1, len(found))
-    if not run.results:
+        meter.bytes_total = sum(_size(h) for h in options.history)
+        meter.start("--history/--git", meter.bytes_total)
+        meter.stage("reading")
+        run.outcomes += _retrace_loaded(lambda: [_merge(None, tl, options)], "--history/--git", options, sink, keep,
+                                        meter)
+        meter.finish()
+    sizes = [_size(path) for _, path in found]
+    meter.files, meter.bytes_total = max(1, len(found)), sum(sizes)
+    for (src, path), size in zip(found, sizes, strict=True):
+        meter.start(str(path), size)
+        run.outcomes += _retrace_file(path, options, sink, keep, src, timeline, meter)
+        meter.finish()
+    if not run.results and raise_if_empty:
         first = run.failed[0].error if run.failed else None
         if first is not None:
             raise first
@@ -277,12 +378,21 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
 
 def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,
                 keep: bool = True, source: sources.Source | None = None,
-                timeline: _Timeline | None = None) -> list[Outcome]:
+                timeline: _Timeline | None = None, progress: Progress | None = None) -> list[Outcome]:
     """Retrace one session file: an outcome per session it holds (usually one), never raising
     for what went wrong with the file (the outcome says so)."""
     options = options or RetraceOptions()
     p = Path(path).expanduser()
+    meter = _Meter(progress, files=1)
+    meter.bytes_total = _size(p)
+    meter.start(str(p), meter.bytes_total)
+    out = _retrace_file(p, options, sink, keep, source, timeline, meter)
+    meter.finish()
+    return out
 
+
+def _retrace_file(p: Path, options: RetraceOptions, sink: Sink | None, keep: bool, source: sources.Source | None,
+                  timeline: _Timeline | None, meter: _Meter) -> list[Outcome]:
     def load() -> list[Session]:
         src = source or sources.detect(p)
         got = src.read(p, ReadContext(root=p.parent, debug=options.debug))
@@ -290,31 +400,40 @@ def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink
             got = [_merge(s, timeline, options) for s in got if s.source_kind != "shell"] or got
         return got
 
-    return _retrace_loaded(load, str(p), options, sink, keep)
+    meter.stage("reading")
+    return _retrace_loaded(load, str(p), options, sink, keep, meter)
 
 
 def _retrace_loaded(load: Callable[[], list[Session]], where: str, options: RetraceOptions, sink: Sink | None,
-                    keep: bool) -> list[Outcome]:
+                    keep: bool, meter: _Meter = _NO_METER) -> list[Outcome]:
     try:
         sessions = load()
     except Exception as e:  # one file's failure (or a bug) must not stop the others
         return [_failed(where, e, options)]
-    return [_retrace_session(s, where, options, sink, keep) for s in sessions]
+    return [_retrace_session(s, where, options, sink, keep, meter) for s in sessions]
 
 
-def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink | None, keep: bool) -> Outcome:
+def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink | None, keep: bool,
+                     meter: _Meter = _NO_METER) -> Outcome:
     place = s.files[0].abs_path if s.files else where
     if not _has_work(s):
         unreadable = bool(s.quality.unparsable_records and not s.quality.records)
         return Outcome(place, "failed" if unreadable else "skipped", _no_work_reason(s), session_id=s.session_id,
                        warnings=list(s.warnings), exit_code=ExitCode.INPUT if unreadable else ExitCode.OK,
-                       error=NoWork(_no_work_reason(s), path=place) if unreadable else None)
+                       error=NoWork(_no_work_reason(s), path=place) if unreadable else None,
+                       timeline=_timeline_counts(s))
     try:
         s.warnings.extend(check_times(s))  # odd times are reported, never used to order anything
         redactor = make_redactor([s]) if options.redact else None
-        a = process(s, options, redactor)
+        token = _STAGE_HOOK.set(meter.stage)
+        try:
+            a = process(s, options, redactor)
+        finally:
+            _STAGE_HOOK.reset(token)
         if not a.trace.steps:
             raise NoWork("the log holds no work (no messages, calls or commands)", path=place)
+        if sink is not None:
+            meter.stage("writing")
         where_to = sink.write(a, s) if sink is not None else None
     except Exception as e:
         return _failed(place, e, options)
@@ -322,7 +441,33 @@ def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink
     return Outcome(place, "written" if where_to else "traced", session_id=s.session_id, trace_id=t.trace_id,
                    where=where_to, steps=t.summary.total_steps, turns=t.summary.total_turns,
                    confidence=t.summary.agent_confidence, warnings=list(s.warnings),
-                   assembled=a if keep else None, session=s if keep else None)
+                   assembled=a if keep else None, session=s if keep else None,
+                   llm=_llm_result(a), timeline=_timeline_counts(s))
+
+
+def _timeline_counts(s: Session) -> TimelineCounts | None:
+    c = s.meta.extra.get("timeline")
+    if not isinstance(c, dict):
+        return None
+    w = c.get("window")
+    win: dict[str, Any] = w if isinstance(w, dict) else {}
+
+    def n(key: str) -> int:
+        v = c.get(key)
+        return v if isinstance(v, int) else 0
+
+    srcs = tuple((str(x.get("kind")), int(x.get("events") or 0)) for x in c.get("sources") or [] if isinstance(x, dict))
+    return TimelineCounts(srcs, n("commands"), n("commits"), n("outside_window"), n("untimed_left_out"),
+                          win.get("from"), win.get("to"), str(win.get("rule") or "none"))
+
+
+def _llm_result(a: Assembled) -> LLMResult | None:
+    rep = a.manifest.llm
+    if rep is None:
+        return None
+    warning = rep.get("warning")
+    return LLMResult(model=str(rep.get("model") or ""), accepted=int(rep.get("accepted") or 0),
+                     fallbacks=int(rep.get("fallbacks") or 0), warning=warning if isinstance(warning, str) else None)
 
 
 def _failed(where: str, e: Exception, options: RetraceOptions) -> Outcome:

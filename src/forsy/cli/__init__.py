@@ -15,7 +15,8 @@ import typer
 from .. import __version__
 from ..errors import ExitCode
 from ._check import schema, validate, verify
-from ._output import STATE, friendly, quiet_stdout, safe
+from ._ls import ls
+from ._output import STATE, DebugOpt, friendly, quiet_stdout, safe
 from ._retrace import retrace
 
 # the names other command modules (cli_sweep) import from here
@@ -26,7 +27,7 @@ app = typer.Typer(
     name="forsy",
     help="Retrace AI agent logs (Claude Code, Codex, shell history, git) into honest Forsy work traces.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
@@ -39,17 +40,18 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    debug: Annotated[bool, typer.Option("--debug", help="Show Python tracebacks on errors.")] = False,
+    debug: DebugOpt = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
-    STATE["debug"] = debug
+    STATE["debug"] = debug  # set anew on every invocation; a command's own --debug can only add to it
 
 
 app.command("retrace")(retrace)
 app.command("validate")(validate)
 app.command("verify")(verify)
 app.command("schema")(schema)
+app.command("ls")(ls)
 
 from ..cli_sweep import register as _register_sweep  # noqa: E402  (needs app and _friendly above)
 

@@ -10,7 +10,9 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import orjson
 import typer
@@ -18,9 +20,23 @@ from rich.console import Console
 
 from ..errors import ExitCode, ForsyError
 
+if TYPE_CHECKING:
+    from ..validate import Finding, Report
+
 err = Console(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 STATE = {"debug": False}
+
+# `--debug` is accepted before the command (`forsy --debug retrace …`) and after it
+# (`forsy retrace … --debug`), as the error messages say "run with --debug".
+DebugOpt = Annotated[bool, typer.Option("--debug", envvar="FORSY_DEBUG",
+                                        help="Show Python tracebacks on errors.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per line (JSON Lines), one per trace.")]
+
+
+def set_debug(debug: bool) -> bool:
+    STATE["debug"] = STATE["debug"] or debug
+    return STATE["debug"]
 
 
 def friendly(fn: F) -> F:
@@ -31,7 +47,7 @@ def friendly(fn: F) -> F:
         except ForsyError as e:
             if STATE["debug"]:
                 raise
-            typer.echo(f"forsy: error: {safe(str(e))}", err=True)
+            typer.echo(error_line(e), err=True)
             raise typer.Exit(e.exit_code) from None
         except (typer.Exit, typer.Abort):
             raise
@@ -49,6 +65,10 @@ def friendly(fn: F) -> F:
             raise typer.Exit(ExitCode.INTERNAL) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def error_line(e: ForsyError) -> str:
+    return f"forsy: error: {safe(str(e))}"
 
 
 def safe(text: str) -> str:
@@ -69,3 +89,56 @@ def quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+# --- one vocabulary for what retrace and validate report about a trace -----------------------
+#
+# "error(s)" and "warning(s)" are the findings of `forsy validate` (rule ids in
+# docs/validation.md); "reading warning(s)" are problems met while reading the log, listed in
+# manifest.json. `retrace` validates each folder it writes, so both commands print the same
+# three counts for the same trace.
+
+
+@dataclass(frozen=True)
+class TraceCheck:
+    errors: list[str]
+    warnings: list[str]
+    reading_warnings: list[str]
+
+    def counts(self) -> str:
+        return (f"{len(self.errors)} error(s), {len(self.warnings)} warning(s), "
+                f"{len(self.reading_warnings)} reading warning(s)")
+
+
+def check_folder(path: Path) -> tuple[TraceCheck, Report]:
+    """Validate a trace folder (or trace.json) and read its manifest's reading warnings."""
+    from ..validate import validate_path
+
+    report = validate_path(path)
+    return TraceCheck([_finding(f) for f in report.errors], [_finding(f) for f in report.warnings],
+                      reading_warnings(path)), report
+
+
+def _finding(f: Finding) -> str:
+    return f"{f.rule} " + (f"step {f.step}: " if f.step is not None else "") + safe(f.message)
+
+
+def reading_warnings(path: Path) -> list[str]:
+    """The reading warnings a trace folder's manifest.json lists ([] when there is none)."""
+    folder = path if path.is_dir() else path.parent
+    try:
+        m = orjson.loads((folder / "manifest.json").read_bytes())
+    except (OSError, ValueError):
+        return []
+    ws = m.get("warnings") if isinstance(m, dict) else None
+    return [warning_text(w.get("file"), w.get("line"), str(w.get("message")))
+            for w in ws or [] if isinstance(w, dict)]
+
+
+def warning_text(file: object, line: object, message: str) -> str:
+    where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+    return safe(where + message)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -1,70 +1,268 @@
-"""`forsy retrace`: agent logs (and shell history, git) into Forsy trace folders."""
+"""`forsy retrace`: agent logs (and shell history, git) into Forsy trace folders.
+
+What a run prints, and where (README, "Use"):
+* stdout: one line per written trace (folder, steps, turns, confidence, and the counts
+  `forsy validate` gives for it), or with `--json` one JSON object per line per session;
+* stderr: reading warnings (the first 5 of a trace; all with `--verbose`), model fallbacks,
+  every failure with its file and message, skipped sessions with `--verbose`, and last one
+  summary line: written, skipped (reasons counted), failed. `--quiet`: failures and errors only.
+"""
 
 from __future__ import annotations
 
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..errors import ForsyError
-from ._output import STATE, err, friendly, safe
+from ..errors import ExitCode, ForsyError, InputError, NoWork
+from ..pipeline import Outcome, RetraceRun, TimelineCounts
+from ..times import aware, parse_iso
+from ._output import (
+    DebugOpt,
+    JsonOpt,
+    TraceCheck,
+    check_folder,
+    emit_json,
+    err,
+    error_line,
+    friendly,
+    plural,
+    safe,
+    set_debug,
+    warning_text,
+)
+from ._progress import ProgressLine
+
+SHOWN_WARNINGS = 5  # reading warnings printed per trace without --verbose (all are in manifest.json)
+OUTSIDE = "outside the --since/--until window"
 
 
 @friendly
 def retrace(
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="Session logs: a file, a session directory, or a project directory (each session → one trace).",
-        show_default=False)] = None,
+        help="Session logs: a file, a session directory, a project directory (each session → one trace), "
+             "or - for one session on standard input.", show_default=False)] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output",
-        help="Trace folder (one session) or parent folder (several). Default: ./forsy-traces/<session>.")] = None,
+        help="Trace folder (one session file) or parent folder (a directory or several files). "
+             "Default: ./forsy-traces/<agent>-<project>-<date>-<session>/.")] = None,
     history: Annotated[list[Path] | None, typer.Option("--history",
         help="Shell history file to merge into the timeline (bash, zsh, fish, atuin).")] = None,
     git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.")] = None,
-    since: Annotated[str | None, typer.Option(help="Start of the time window (ISO 8601) for history/git.")] = None,
-    until: Annotated[str | None, typer.Option(help="End of the time window (ISO 8601) for history/git.")] = None,
+    since: Annotated[str | None, typer.Option(
+        help="Start of the time window (ISO 8601, e.g. 2026-05-01 or 2026-05-01T10:00:00Z): history and "
+             "commits before it are left out, sessions that ended before it are skipped.")] = None,
+    until: Annotated[str | None, typer.Option(
+        help="End of the time window (ISO 8601): history and commits after it are left out, sessions "
+             "that started after it are skipped.")] = None,
     no_redact: Annotated[bool, typer.Option("--no-redact",
         help="Do NOT mask secrets and personal data (the trace is marked private).")] = False,
-    llm: Annotated[str | None, typer.Option(
-        "--llm", help="litellm model for cited proposals (needs forsy[llm]).")] = None,
-    llm_api_base: Annotated[str | None, typer.Option("--llm-api-base",
+    llm: Annotated[str | None, typer.Option("--llm", envvar="FORSY_LLM_MODEL",
+        help="litellm model for cited proposals (needs the extra: pip install 'forsy\\[llm]').")] = None,
+    llm_api_base: Annotated[str | None, typer.Option("--llm-api-base", envvar="FORSY_LLM_API_BASE",
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
+    llm_cache_dir: Annotated[Path | None, typer.Option("--llm-cache-dir", envvar="FORSY_LLM_CACHE_DIR",
+        help="Folder of the model answer cache (llm.sqlite3). Default: $XDG_CACHE_HOME/forsy.")] = None,
+    llm_required: Annotated[bool, typer.Option("--llm-required",
+        help="Exit 5 when the model path fell back to the deterministic result for any part of a trace.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", envvar="FORSY_QUIET",
+        help="Print only errors (no progress, no per-trace lines, no summary).")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose",
+        help="List every skipped session and every reading warning.")] = False,
+    as_json: JsonOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
     from ..pipeline import RetraceOptions, one_trace_expected
     from ..pipeline import retrace as run
     from ..sinks import FolderSink
 
+    set_debug(debug)
+    lo, hi = _time("--since", since), _time("--until", until)
+    if lo is not None and hi is not None and hi < lo:
+        raise InputError(f"--until {until} is before --since {since}")
     if not paths and not history and not git:
-        raise ForsyError("give a session log, or --history/--git for a trace without an agent log")
+        raise InputError("nothing to retrace: give a session log (a file, a directory, or - for standard input), "
+                         "or --history/--git for a trace without an agent log (see forsy retrace --help)")
     if no_redact:
         err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
-    opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since,
-                          until=until, debug=STATE["debug"], llm_model=llm, llm_api_base=llm_api_base)
-    given = list(paths or [])
-    sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("retracing", total=None)
+    opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since, until=until,
+                          debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir)
+    with _stdin_spooled(list(paths or [])) as given:
+        files, outside = _window_filter(given, lo, hi)
+        if given and not files:
+            raise InputError(f"no session in the window {_window_text(since, until)}: "
+                             f"{plural(len(outside), 'session')} found, all outside it")
+        sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))
+        with ProgressLine(enabled=not quiet) as bar:
+            done = run(files, opts, sink=sink, keep=False, progress=bar, raise_if_empty=False)
+    done.outcomes[:0] = outside
+    code = _report(done, quiet=quiet, verbose=verbose, as_json=as_json, llm_required=llm_required)
+    problem = None if done.results else _nothing_written(done, since, until)
+    if problem is not None:
+        typer.echo(error_line(problem), err=True)
+        code = problem.exit_code
+    if not quiet:
+        typer.echo(summary_line(done), err=True)
+    if code:
+        raise typer.Exit(code)
 
-        def tick(label: str, done: int, total: int) -> None:
-            bar.update(task, description=f"retraced {label}", completed=done, total=total)
 
-        run_ = run(given, opts, sink=sink, keep=False, progress=tick)
-    for r in run_.results:
-        typer.echo(f"{r.where}: {r.steps} steps, {r.turns} turns, confidence {r.confidence}, "
-                   f"{len(r.warnings)} warning(s)")
-        for w in r.warnings[:5]:
-            where = f"{w.file}:{w.line}: " if w.file and w.line else (f"{w.file}: " if w.file else "")
-            typer.echo(f"  warning: {safe(where + w.message)}", err=True)
-        if len(r.warnings) > 5:
-            typer.echo(f"  … {len(r.warnings) - 5} more in {r.where}/manifest.json", err=True)
-    for sk in run_.skipped:
-        typer.echo(f"forsy: {sk.status}: {safe(sk.path)}: {safe(sk.message)}", err=True)
-    if run_.skipped:
-        typer.echo(f"forsy: {len(run_.results)} written, {len(run_.skipped) - len(run_.failed)} skipped, "
-                   f"{len(run_.failed)} failed", err=True)
-    if run_.exit_code:
-        raise typer.Exit(run_.exit_code)
+def _time(flag: str, value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    dt = parse_iso(value)
+    if dt is None:
+        raise InputError(f"{flag} {value!r} is not a time forsy reads (ISO 8601: 2026-05-01, "
+                         "2026-05-01T10:00, 2026-05-01T10:00:00Z, 2026-05-01T12:00:00+02:00)")
+    return aware(dt)
+
+
+def _window_text(since: str | None, until: str | None) -> str:
+    return f"--since {since or '(open)'} --until {until or '(open)'}"
+
+
+@contextmanager
+def _stdin_spooled(paths: list[Path]) -> Iterator[list[Path]]:
+    """`-` is a session read from standard input: spooled to a private temporary file (forsy
+    reads a log more than once), retraced like any file, and removed whatever happens."""
+    if Path("-") not in paths:
+        yield paths
+        return
+    if paths.count(Path("-")) > 1:
+        raise InputError("- (standard input) can be given only once")
+    tmp = Path(tempfile.mkdtemp(prefix="forsy-stdin-"))
+    try:
+        spool = tmp / "stdin.jsonl"
+        with open(spool, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+        yield [spool if p == Path("-") else p for p in paths]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _window_filter(given: list[Path], lo: datetime | None, hi: datetime | None) -> tuple[list[Path], list[Outcome]]:
+    """The session files to retrace, and an outcome for each one wholly outside the window.
+
+    The window applies to agent sessions too: a session that ended before --since or started
+    after --until is skipped (and counted); one that overlaps the window is traced whole; one
+    without readable times cannot be placed and is traced.
+    """
+    if (lo is None and hi is None) or not given:
+        return given, []
+    from ..pipeline import discover
+    from ._ls import look, outside
+
+    keep: list[Path] = []
+    out: list[Outcome] = []
+    for src, p in discover(given):
+        info = look(src.name, p)
+        if src.name != "shell" and outside(info, lo, hi):
+            out.append(Outcome(str(p), "skipped", f"{OUTSIDE} (session {info.start} .. {info.end})"))
+        else:
+            keep.append(p)
+    return keep, out
+
+
+def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_required: bool) -> int:
+    """Print what became of every session; the exit code."""
+    code = done.exit_code
+    for o in done.outcomes:
+        check = check_folder(Path(o.where))[0] if o.status == "written" and o.where else None
+        if check is not None and check.errors and not code:
+            code = ExitCode.INVALID  # forsy wrote a trace that breaks the format: a bug, never hidden
+        if as_json:
+            emit_json(_json(o, check), indent=False)
+        elif o.status == "written" and not quiet:
+            typer.echo(f"{o.where}: {plural(o.steps, 'step')}, {plural(o.turns, 'turn')}, "
+                       f"confidence {o.confidence}; {check.counts() if check else ''}")
+        if o.status == "failed":
+            typer.echo(f"forsy: failed: {safe(o.path)}: {safe(o.message)}", err=True)
+        elif o.status == "skipped" and verbose and not quiet:
+            typer.echo(f"forsy: skipped: {safe(o.path)}: {safe(o.message)}", err=True)
+        if not quiet:
+            shown = o.warnings if verbose else o.warnings[:SHOWN_WARNINGS]
+            for w in shown:
+                typer.echo(f"  warning: {warning_text(w.file, w.line, w.message)}", err=True)
+            if len(o.warnings) > len(shown):
+                typer.echo(f"  … {len(o.warnings) - len(shown)} more in {o.where or o.path}/manifest.json "
+                           "(--verbose lists them)", err=True)
+        if o.llm is not None and o.llm.fallbacks and (not quiet or llm_required):
+            typer.echo(f"forsy: warning: {safe(o.where or o.path)}: model {o.llm.model}: "
+                       f"{o.llm.warning or 'fell back to the deterministic result'}", err=True)
+    if llm_required and _fell_back(done) and code in (ExitCode.OK, ExitCode.PARTIAL):
+        code = ExitCode.LLM
+    return int(code)
+
+
+def _fell_back(done: RetraceRun) -> list[Outcome]:
+    return [o for o in done.outcomes if o.llm is not None and o.llm.fallbacks]
+
+
+def summary_line(done: RetraceRun) -> str:
+    """The one line that ends every run (stderr): written, skipped with reasons, failed, and
+    what the model path and history/git came to."""
+    fell_back = _fell_back(done)
+    written = [o for o in done.outcomes if o.status in ("written", "traced")]
+    skipped = [o for o in done.outcomes if o.status == "skipped"]
+    reasons = Counter(OUTSIDE if o.message.startswith(OUTSIDE) else o.message for o in skipped)
+    why = "; ".join(f"{n} {r}" for r, n in reasons.most_common())
+    line = (f"forsy: {len(written)} written, {len(skipped)} skipped" + (f" ({why})" if why else "")
+            + f", {len(done.failed)} failed")
+    if fell_back:
+        line += f"; model fell back in {plural(len(fell_back), 'trace')} (see manifest.json llm)"
+    timeline = [o.timeline for o in done.outcomes if o.timeline is not None]
+    if timeline:
+        line += "; " + _timeline_text(timeline)
+    return line
+
+
+def _timeline_text(counts: list[TimelineCounts]) -> str:
+    """What history and git gave: entries read per source (the first trace's sources are every
+    trace's), then what the traces took and left out, summed over the traces."""
+    srcs = ", ".join(f"{kind} {plural(n, 'entry' if kind == 'shell' else 'commit').replace('entrys', 'entries')}"
+                     for kind, n in counts[0].sources)
+    c = counts[0]
+    win = (f"{c.window_from or '(open)'} .. {c.window_to or '(open)'}" if len(counts) == 1
+           else "each trace's window")
+    took = sum(x.commands for x in counts)
+    commits = sum(x.commits for x in counts)
+    out = sum(x.outside_window for x in counts)
+    untimed = sum(x.untimed_left_out for x in counts)
+    return (f"history/git read: {srcs or 'nothing'}; in the timeline: {plural(took, 'command')}, "
+            f"{plural(commits, 'commit')}; left out: {out} outside the window ({win}), {untimed} without a time")
+
+
+def _json(o: Outcome, check: TraceCheck | None) -> dict[str, object]:
+    return {
+        "path": o.where, "input": o.path, "status": o.status, "session_id": o.session_id, "trace_id": o.trace_id,
+        "steps": o.steps, "turns": o.turns, "confidence": o.confidence,
+        "errors": (check.errors if check else []) + ([o.message] if o.status == "failed" else []),
+        "warnings": check.warnings if check else [],
+        "reading_warnings": [warning_text(w.file, w.line, w.message) for w in o.warnings],
+        "message": o.message or None,
+        "llm": None if o.llm is None else {"model": o.llm.model, "accepted": o.llm.accepted,
+                                           "fallbacks": o.llm.fallbacks, "warning": o.llm.warning},
+    }
+
+
+def _nothing_written(done: RetraceRun, since: str | None, until: str | None) -> ForsyError:
+    """Nothing was traced: the error that says why (each failure was listed already)."""
+    if done.failed:
+        first = done.failed[0]
+        return first.error or ForsyError(first.message, path=first.path)
+    if since is not None or until is not None:
+        return InputError(f"nothing in the window {_window_text(since, until)}: no session, history entry or "
+                          "commit with work in it")
+    if done.outcomes:
+        first = done.outcomes[0]
+        return NoWork(first.message, path=first.path)
+    return InputError("no sessions found")
