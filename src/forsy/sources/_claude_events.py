@@ -15,11 +15,18 @@ and provenance can cite them:
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from ..evidence import Event, Ref, pointer
 from ._records import Record
+
+# session.warn: (code, message, file, line)
+Warn = Callable[[str, str, str | None, int | None], None]
 
 COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
@@ -93,12 +100,90 @@ def classify_user_text(text: str) -> tuple[str, str | None]:
     return "typed", None
 
 
-class EventBuilder:
-    """Turns one record into events, for one actor ("agent" or "subagent:<id>")."""
+def kind_of(v: Any) -> str:
+    """A JSON value's kind, as a warning names it."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int | float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    return "a list" if isinstance(v, list) else "an object"
 
-    def __init__(self, actor: str, abandoned: set[str]):
+
+# Top-level fields later rules read, with the one kind each may have (null = absent). A field
+# of another kind is warned about with file and line and read as absent, so no later rule
+# meets a list where it expects a string (hashing it, comparing it, slicing it).
+_STR_FIELDS = ("uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "version", "gitBranch",
+               "agentId", "subtype", "summary", "leafUuid", "parentToolUseID")
+_BOOL_FIELDS = ("isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage")
+_MESSAGE_TYPES = ("user", "assistant")
+
+
+def check_record(rec: Record, warn: Warn) -> Record | None:
+    """The record with every field of the wrong kind read as absent (each one warned about),
+    or None when its `type` is not a string (nothing can tell what the record is)."""
+    d = rec.data
+    src, line = rec.ev.source, rec.ev.line
+    t = d.get("type")
+    if t is not None and not isinstance(t, str):
+        warn("field-type", f"record type is {kind_of(t)}, not a string; record skipped", src, line)
+        return None
+    bad = [k for k in _STR_FIELDS if d.get(k) is not None and not isinstance(d[k], str)]
+    bad += [k for k in _BOOL_FIELDS if d.get(k) is not None and not isinstance(d[k], bool)]
+    for k in bad:
+        want = "true/false" if k in _BOOL_FIELDS else "a string"
+        warn("field-type", f"{k} is {kind_of(d[k])}, not {want}; read as absent", src, line)
+    msg = d.get("message")
+    fixed_msg: dict[str, Any] | None = None
+    if t in _MESSAGE_TYPES:
+        if not isinstance(msg, dict):
+            what = "has no message" if msg is None else f"has a message that is {kind_of(msg)}, not an object"
+            warn("field-type", f"{t} record {what}; nothing read from it", src, line)
+            bad.append("message")
+        else:
+            fixed_msg = _check_message(msg, rec, t, warn)
+    if not bad and fixed_msg is msg:
+        return rec
+    data = {k: v for k, v in d.items() if k not in bad}
+    if fixed_msg is not None:
+        data["message"] = fixed_msg
+    return Record(rec.ev, data, rec.prefix)
+
+
+def _check_message(msg: dict[str, Any], rec: Record, t: str, warn: Warn) -> dict[str, Any]:
+    src, line = rec.ev.source, rec.ev.line
+    bad = [k for k in ("id", "model") if msg.get(k) is not None and not isinstance(msg[k], str)]
+    for k in bad:
+        warn("field-type", f"message.{k} is {kind_of(msg[k])}, not a string; read as absent", src, line)
+    if msg.get("usage") is not None and not isinstance(msg["usage"], dict):
+        warn("field-type", f"message.usage is {kind_of(msg['usage'])}, not an object; read as absent", src, line)
+        bad.append("usage")
+    c = msg.get("content")
+    if not isinstance(c, str | list):
+        what = "no content" if c is None else f"content that is {kind_of(c)}, not text or a list of blocks"
+        warn("field-type", f"{t} message has {what}; nothing read from it", src, line)
+        bad.append("content")
+    return {k: v for k, v in msg.items() if k not in bad} if bad else msg
+
+
+class EventBuilder:
+    """Turns one record into events, for one actor ("agent" or "subagent:<id>").
+
+    Records must have passed `check_record`; what is checked here is the content blocks,
+    each warned about (file, line) when it cannot be read, so nothing vanishes silently.
+    """
+
+    def __init__(self, actor: str, abandoned: set[str], warn: Warn):
         self.actor = actor
         self.abandoned = abandoned
+        self.warn = warn
+        self.call_lines: dict[str, int | None] = {}  # tool_use id → line of its first call
+
+    def _skip(self, rec: Record, what: str) -> None:
+        self.warn("unread-content", f"{what}; not read", rec.ev.source, rec.ev.line)
 
     def from_record(self, rec: Record) -> list[Event]:
         d = rec.data
@@ -122,6 +207,24 @@ class EventBuilder:
     def _flag(self, rec: Record) -> bool:
         return str(rec.data.get("uuid")) in self.abandoned
 
+    def _call_id(self, rec: Record, b: dict[str, Any], key: str, i: int) -> str | None:
+        cid = b.get(key)
+        if isinstance(cid, str):
+            return cid
+        self.warn("field-type", f"message.content[{i}].{key} is {kind_of(cid)}, not a string; the "
+                  f"{'call' if key == 'id' else 'result'} is kept unlinked", rec.ev.source, rec.ev.line)
+        return None
+
+    def _new_call(self, rec: Record, cid: str | None) -> None:
+        if cid is None:
+            return
+        if cid in self.call_lines:
+            first = self.call_lines[cid]
+            self.warn("duplicate-call-id", f"tool_use id {cid!r} was already used at line {first}; both calls are "
+                      "kept, a result can be linked to only one of them", rec.ev.source, rec.ev.line)
+        else:
+            self.call_lines[cid] = rec.ev.line
+
     def _assistant(self, rec: Record) -> list[Event]:
         d = rec.data
         msg: dict[str, Any] = d["message"] if isinstance(d.get("message"), dict) else {}
@@ -140,6 +243,7 @@ class EventBuilder:
             return out
         for i, b in enumerate(blocks):
             if not isinstance(b, dict):
+                self._skip(rec, f"message.content[{i}] is {kind_of(b)}, not a content block")
                 continue
             ref = refs_for[0] if refs_for else None
             bt = b.get("type")
@@ -156,26 +260,33 @@ class EventBuilder:
                     out.append(Event("reasoning", self.actor, ts, [r], text=b["thinking"], group=group,
                                      abandoned=ab))
                 else:
+                    if b.get("thinking") is not None and not isinstance(b["thinking"], str):
+                        self._skip(rec, f"message.content[{i}].thinking is {kind_of(b['thinking'])}, not text")
                     out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
                                      group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
             elif bt == "redacted_thinking":
                 out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
                                  group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
             elif bt in ("tool_use", "server_tool_use") and isinstance(b.get("name"), str):
+                cid = self._call_id(rec, b, "id", i)
+                self._new_call(rec, cid)
                 r = Ref(rec.ev.id, pointer("message", "content", i, "input"))
-                e = Event("tool_call", self.actor, ts, [r], call_id=str(b.get("id")), tool=mcp_name(b["name"]),
+                e = Event("tool_call", self.actor, ts, [r], call_id=cid, tool=mcp_name(b["name"]),
                           args=b.get("input"), group=group, abandoned=ab)
                 if e.tool != b["name"]:
                     e.meta["raw_name"] = b["name"]
                 if bt == "server_tool_use":
                     e.meta["server_side"] = True
                 out.append(e)
-            elif isinstance(bt, str) and bt.endswith("_tool_result") and b.get("tool_use_id"):
+            elif isinstance(bt, str) and bt.endswith("_tool_result") and b.get("tool_use_id") is not None:
                 # server-side tool results (web search) arrive inside the assistant message
+                cid = self._call_id(rec, b, "tool_use_id", i)
                 text, excerpt = _server_result_text(b.get("content"))
                 r = Ref(rec.ev.id, pointer("message", "content", i, "content"))
-                out.append(Event("tool_result", self.actor, ts, [r], text=text, call_id=str(b["tool_use_id"]),
+                out.append(Event("tool_result", self.actor, ts, [r], text=text, call_id=cid,
                                  is_error=False, excerpt=excerpt, abandoned=ab))
+            else:
+                self._skip(rec, _odd_block(b, i))
         return out
 
     def _user(self, rec: Record) -> list[Event]:
@@ -197,6 +308,7 @@ class EventBuilder:
         texts: list[tuple[int, str]] = []
         for i, b in enumerate(content):
             if not isinstance(b, dict):
+                self._skip(rec, f"message.content[{i}] is {kind_of(b)}, not a content block")
                 continue
             if b.get("type") == "tool_result":
                 out.append(self._tool_result(rec, b, i, ts, ab))
@@ -204,6 +316,8 @@ class EventBuilder:
                 texts.append((i, b["text"]))
             elif b.get("type") in ("image", "document"):
                 texts.append((i, ""))
+            else:
+                self._skip(rec, _odd_block(b, i))
         typed = [(i, t) for i, t in texts if t]
         images = len(texts) - len(typed)
         for i, t in typed:
@@ -213,7 +327,6 @@ class EventBuilder:
                 if e.kind == "user":
                     e.meta["attachments_omitted"] = images
         return out
-
     def _user_text(self, rec: Record, text: str, ptr: str, ts: str | None, ab: bool) -> list[Event]:
         d = rec.data
         ref = [Ref(rec.ev.id, ptr)]
@@ -236,9 +349,20 @@ class EventBuilder:
         return [Event("note", "system", ts, ref, text=text, abandoned=ab, meta={"subtype": "injected"})]
 
     def _tool_result(self, rec: Record, b: dict[str, Any], i: int, ts: str | None, ab: bool) -> Event:
-        text, excerpt = content_text(b.get("content"))
+        content = b.get("content")
+        if content is None or isinstance(content, str | list):
+            text, excerpt = content_text(content)
+        else:
+            self.warn("field-type", f"message.content[{i}].content is {kind_of(content)}, not text or a list of "
+                      "blocks; kept as its JSON text", rec.ev.source, rec.ev.line)
+            text, excerpt = json_text(content), False
+        is_error = b.get("is_error")
+        if is_error is not None and not isinstance(is_error, bool):
+            self.warn("field-type", f"message.content[{i}].is_error is {kind_of(is_error)}, not true/false; "
+                      "read as not known", rec.ev.source, rec.ev.line)
         e = Event("tool_result", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i, "content"))],
-                  text=text, call_id=str(b.get("tool_use_id")), is_error=bool(b.get("is_error")),
+                  text=text, call_id=self._call_id(rec, b, "tool_use_id", i),
+                  is_error=bool(is_error) if is_error is None or isinstance(is_error, bool) else None,
                   excerpt=excerpt, abandoned=ab)
         rich = rec.data.get("toolUseResult")
         if rich is not None:
@@ -255,6 +379,8 @@ class EventBuilder:
         ts = d.get("timestamp") if isinstance(d.get("timestamp"), str) else None
         sub = d.get("subtype")
         content: str = d["content"] if isinstance(d.get("content"), str) else ""
+        if d.get("content") is not None and not isinstance(d["content"], str):
+            self._skip(rec, f"system content is {kind_of(d['content'])}, not text")
         ref = [Ref(rec.ev.id, pointer("content"))]
         ab = self._flag(rec)
         if sub == "local_command" and self.actor == "agent":
@@ -292,9 +418,27 @@ def _plain_text(content: Any) -> tuple[str, bool]:
 
 
 def _server_result_text(content: Any) -> tuple[str, bool]:
-    import orjson
-
     if isinstance(content, str):
         return content, False
     # web search results: a list of {title, url, ...}; keep them as exact JSON text
-    return orjson.dumps(content).decode(), False
+    return json_text(content), False
+
+
+def json_text(value: Any) -> str:
+    """A parsed value as compact JSON text. orjson refuses integers beyond 64 bits and deep
+    nesting; the stdlib writes both exactly (records are at most MAX_DEPTH deep)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _odd_block(b: dict[str, Any], i: int) -> str:
+    """Why a content block was not read, for its warning."""
+    bt = b.get("type")
+    if not isinstance(bt, str):
+        return f"message.content[{i}] has a type that is {kind_of(bt)}"
+    for key in ("text", "name", "tool_use_id"):
+        if key in b and not isinstance(b[key], str):
+            return f"message.content[{i}] ({bt}) has a {key} that is {kind_of(b[key])}, not a string"
+    return f"message.content[{i}] is a {bt!r} block, a kind forsy does not read"

@@ -2,14 +2,22 @@
 
 Each record comes with its `Evidence` (source, line, byte offset and length, sha256 of the
 bytes). Damaged lines are reported and skipped, never fatal: a line that is not JSON, two
-records spliced on one line (the readable first one is kept), NUL runs, invalid UTF-8.
+records spliced on one line, NUL runs, invalid UTF-8, values nested deeper than any later
+stage can walk.
+
+Recovery from a damaged line keeps only what is provably a whole top-level record: an object
+that starts the line, or starts right after a whole object that did (records spliced on one
+line), and that the caller's `is_record` accepts. An object found further in (e.g. the
+subagent message nested inside a cut `agent_progress` record) is never taken for a record:
+everything not kept is reported with its byte range. Each line costs one parse attempt per
+object kept, so recovery is linear in the line's size.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +26,22 @@ import orjson
 from ..evidence import Evidence, Warning_
 from ._lines import iter_lines, sha256
 
+# What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
+IsRecord = Callable[[dict[str, Any]], bool]
+
+# Deepest nesting a record may have. Later stages (redaction, segmenter, writers) walk values
+# recursively; real logs nest ~11 levels, so 200 leaves them a wide margin while keeping a
+# hostile record from ending in an internal error far from its file and line.
+MAX_DEPTH = 200
+
 
 @dataclass(slots=True)
 class Record:
     ev: Evidence
     data: dict[str, Any]
+    # JSON pointer of `data` inside the record's bytes: "" for the record itself, else e.g.
+    # "/data/message" for a subagent message copied inside an `agent_progress` record
+    prefix: str = ""
 
 
 # a JSON number of 19+ digits starts right after one of : , [ (and optional spaces); looking
@@ -65,55 +84,59 @@ _MISSING = object()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _objects(raw: bytes) -> list[tuple[dict[str, Any], int, int]]:
-    """Every complete JSON object of a damaged line (e.g. two records spliced on one line),
-    with its byte start and end inside the line."""
-    text = raw.decode("utf-8", "surrogateescape")
-    dec = json.JSONDecoder()
-    out: list[tuple[dict[str, Any], int, int]] = []
-    pos = 0
-    while True:
-        start = text.find("{", pos)
-        if start == -1:
-            return out
-        try:
-            value, end = dec.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            pos = start + 1
-            continue
-        if isinstance(value, dict):
-            b0 = len(text[:start].encode("utf-8", "surrogateescape"))
-            b1 = b0 + len(text[start:end].encode("utf-8", "surrogateescape"))
-            out.append((_scrub(value), b0, b1))
-        pos = end
+def too_deep(raw: bytes, value: Any) -> bool:
+    """Whether `value` (parsed from `raw`) nests deeper than MAX_DEPTH. A line with fewer
+    brackets than that cannot, so most lines cost two byte counts; the walk is iterative."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for x in v.values() if isinstance(x, dict | list))
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v if isinstance(x, dict | list))
+    return False
+
+
+def _count(counters: dict[str, int], key: str) -> None:
+    counters[key] = counters.get(key, 0) + 1
 
 
 def iter_jsonl(
-    data: bytes, source: str, warnings: list[Warning_], counters: dict[str, int]
+    data: bytes, source: str, warnings: list[Warning_], counters: dict[str, int], is_record: IsRecord | None = None
 ) -> Iterator[Record]:
-    """Records of a JSONL log; problems go to `warnings` with file and line."""
+    """Records of a JSONL log; problems go to `warnings` with file and line. `is_record` says
+    what a top-level record looks like (used when recovering records from a damaged line)."""
     for rl in iter_lines(data):
         raw = rl.raw
         value = _loads(raw)
         if value is _MISSING and b"\x00" in raw:
             stripped = raw.replace(b"\x00", b"")
             if not stripped.strip():
-                counters["unparsable"] = counters.get("unparsable", 0) + 1
+                _count(counters, "unparsable")
                 warnings.append(Warning_("nul-run", f"a run of {len(raw)} NUL bytes; skipped", source, rl.line))
                 continue
             value = _loads(stripped)
             if value is not _MISSING:
                 warnings.append(Warning_("nul-bytes", "NUL bytes removed from the line", source, rl.line))
         if value is _MISSING:
-            yield from _recover(rl.raw, rl.offset, rl.complete, source, rl.line, warnings, counters)
+            yield from _recover(rl.raw, rl.offset, rl.complete, source, rl.line, warnings, counters, is_record)
             continue
         if not rl.complete:
             warnings.append(Warning_("no-final-newline", "last line has no newline (file still being written?)",
                                      source, rl.line))
-        counters["records"] = counters.get("records", 0) + 1
+        _count(counters, "records")
         if not isinstance(value, dict):
-            counters["unparsable"] = counters.get("unparsable", 0) + 1
+            _count(counters, "unparsable")
             warnings.append(Warning_("not-an-object", "line is JSON but not an object; skipped", source, rl.line))
+            continue
+        if too_deep(raw, value):
+            _count(counters, "unparsable")
+            warnings.append(Warning_("too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped",
+                                     source, rl.line))
             continue
         yield _record(source, rl.line, rl.offset, raw, value)
 
@@ -123,24 +146,67 @@ def _record(source: str, line: int, offset: int, raw: bytes, value: dict[str, An
     return Record(Evidence.make(source, line, offset, raw, sha256(raw), rtype), value)
 
 
+def _ranges(spans: list[tuple[int, int]]) -> str:
+    return ", ".join(f"bytes {a}-{b}" for a, b in spans)
+
+
+def _top_level(raw: bytes, is_record: IsRecord | None) -> tuple[list[tuple[dict[str, Any], int, int]],
+                                                                   list[tuple[int, int]]]:
+    """(kept, lost) of a damaged line: the whole records that start it, one after another,
+    with their byte start and end; and the byte ranges of everything else."""
+    text = raw.decode("utf-8", "surrogateescape")
+    dec = json.JSONDecoder()
+    kept: list[tuple[dict[str, Any], int, int]] = []
+    lost: list[tuple[int, int]] = []
+    pos = 1 if text.startswith("\ufeff") else 0
+    byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
+    n = len(text)
+    while True:
+        skip = pos
+        while skip < n and text[skip] in " \t\r":
+            skip += 1
+        byte_pos += len(text[pos:skip].encode("utf-8", "surrogateescape"))
+        pos = skip
+        if pos >= n:
+            return kept, lost
+        try:  # one attempt per start position: only where a top-level record can start
+            value, end = dec.raw_decode(text, pos) if text[pos] == "{" else (None, -1)
+        except (ValueError, RecursionError):
+            end = -1
+        if end == -1:
+            lost.append((byte_pos, len(raw)))
+            return kept, lost
+        b1 = byte_pos + len(text[pos:end].encode("utf-8", "surrogateescape"))
+        try:
+            value = _scrub(value)
+        except RecursionError:
+            value = None
+        if (isinstance(value, dict) and (is_record is None or is_record(value))
+                and not too_deep(raw[byte_pos:b1], value)):
+            kept.append((value, byte_pos, b1))
+        else:
+            lost.append((byte_pos, b1))  # whole JSON, but not a record of this log
+        pos, byte_pos = end, b1
+
+
 def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, warnings: list[Warning_],
-             counters: dict[str, int]) -> Iterator[Record]:
-    """What can still be read from a damaged line: each complete object on it."""
-    found = _objects(raw) if len(raw) < 64_000_000 else []
+             counters: dict[str, int], is_record: IsRecord | None) -> Iterator[Record]:
+    """What can still be read from a damaged line: the whole records that start it."""
+    found, lost = _top_level(raw, is_record) if len(raw) < 64_000_000 else ([], [(0, len(raw))])
     if not found:
-        counters["unparsable"] = counters.get("unparsable", 0) + 1
+        _count(counters, "unparsable")
         if not complete:
             warnings.append(Warning_("truncated-line", "last line is cut off (file still being written?); "
-                                     "skipped", source, line))
+                                     f"skipped: {_ranges(lost)} lost", source, line))
         else:
-            warnings.append(Warning_("unparsable-line", f"line is not JSON ({len(raw)} bytes); skipped",
-                                     source, line))
+            warnings.append(Warning_("unparsable-line", f"line is not JSON ({len(raw)} bytes); "
+                                     f"skipped: {_ranges(lost)} lost", source, line))
         return
     warnings.append(Warning_("damaged-line", f"line is damaged (spliced, cut or with junk); kept the {len(found)} "
-                             "complete record(s) in it", source, line))
-    counters["damaged"] = counters.get("damaged", 0) + 1
+                             f"whole record(s) that start it; {_ranges(lost) or 'nothing'} lost", source, line))
+    _count(counters, "damaged")
     for value, b0, b1 in found:
-        counters["records"] = counters.get("records", 0) + 1
+        _count(counters, "records")
         yield _record(source, line, offset + b0, raw[b0:b1], value)
 
 
@@ -169,15 +235,23 @@ def iter_json_array(
         try:
             value, end = dec.raw_decode(text, skip)
         except (ValueError, RecursionError):
-            counters["unparsable"] = counters.get("unparsable", 0) + 1
-            warnings.append(Warning_("unparsable-element", "array element is not JSON; stopped reading",
-                                     source, line))
+            _count(counters, "unparsable")
+            warnings.append(Warning_("unparsable-element", "array element is not JSON; stopped reading "
+                                     f"(bytes {byte_pos}-{len(data)} of the file lost)", source, line))
             return
         raw = text[skip:end].encode("utf-8", "surrogateescape")
-        counters["records"] = counters.get("records", 0) + 1
-        if isinstance(value, dict):
+        _count(counters, "records")
+        if not isinstance(value, dict):
+            _count(counters, "unparsable")
+            warnings.append(Warning_("not-an-object", f"array element is {type(value).__name__}, not an object; "
+                                     "skipped", source, line))
+        elif too_deep(raw, value):
+            _count(counters, "unparsable")
+            warnings.append(Warning_("too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped",
+                                     source, line))
+        else:
             rtype = value.get("type") if isinstance(value.get("type"), str) else None
-            yield Record(Evidence.make(source, line, byte_pos, raw, sha256(raw), rtype), value)
+            yield Record(Evidence.make(source, line, byte_pos, raw, sha256(raw), rtype), _scrub(value))
         line += text.count("\n", skip, end)
         byte_pos += len(raw)
         pos = end

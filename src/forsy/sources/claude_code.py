@@ -3,7 +3,11 @@
 What this module handles, and the rule it follows for each:
 
 * **Dedupe**: a resumed session can re-write earlier lines; a record whose `uuid` was seen
-  before is skipped (counted in `quality.duplicate_records`).
+  before with the same content is skipped (counted in `quality.duplicate_records`); one with
+  other content under the same `uuid` is kept and warned about (file and line).
+* **Field kinds**: every field a rule reads is checked where the record is read
+  (`check_record`, and the content blocks in `EventBuilder`); one of the wrong kind is a
+  warning with file and line and is read as absent, and the rest of the file goes through.
 * **Branches and rewinds**: the work is the `parentUuid` chain from the last message back
   to the root (following `logicalParentUuid` across compactions). Records off that chain
   that merely hang off it (results of parallel calls, split assistant lines of the same
@@ -34,7 +38,7 @@ import orjson
 from ..errors import InputError
 from ..evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
 from . import ReadContext
-from ._claude_events import EventBuilder, classify_user_text
+from ._claude_events import EventBuilder, check_record, classify_user_text, kind_of
 from ._lines import read_bytes, sha256, source_name
 from ._records import Record, iter_json_array, iter_jsonl
 
@@ -113,17 +117,34 @@ def discover_sessions(path: Path) -> list[Path]:
         raise InputError(e.strerror or str(e), path=path) from None
 
 
+_RECORD_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId")
+
+
+def _is_top_record(d: dict[str, Any]) -> bool:
+    """What a whole Claude Code record looks like, for recovery from a damaged line: a type
+    and one of the keys every record type carries (a nested message has no sessionId...)."""
+    return isinstance(d.get("type"), str) and any(k in d for k in _RECORD_KEYS)
+
+
 def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]:
     data = read_bytes(path)
     rel = source_name(path, ctx.root)
     session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
     counters: dict[str, int] = {}
-    it = iter_json_array if data.lstrip()[:1] == b"[" else iter_jsonl
-    recs = [_slim(r) for r in it(data, rel, session.warnings, counters)]
+    if data.lstrip()[:1] == b"[":
+        read = iter_json_array(data, rel, session.warnings, counters)
+    else:
+        read = iter_jsonl(data, rel, session.warnings, counters, _is_top_record)
+    recs: list[Record] = []
+    for r in read:
+        session.add_evidence(r.ev)
+        checked = check_record(_slim(r), session.warn)
+        if checked is None:
+            session.quality.unknown_records += 1
+            continue
+        recs.append(checked)
     session.quality.records += counters.get("records", 0)
     session.quality.unparsable_records += counters.get("unparsable", 0)
-    for r in recs:
-        session.add_evidence(r.ev)
     return recs
 
 
@@ -162,7 +183,7 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
         session.events = _thread_events(th, session)
         return session
     abandoned = _abandoned(main, session)
-    builder = EventBuilder("agent", abandoned)
+    builder = EventBuilder("agent", abandoned, session.warn)
     events: list[Event] = []
     for r in main:
         if r.data.get("type") in WORK_TYPES:
@@ -181,16 +202,31 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     return session
 
 
+# What a record says (as opposed to where and when it was written): a resumed session's
+# replay of a record repeats these exactly.
+_CONTENT_KEYS = ("type", "subtype", "message", "content", "toolUseResult", "data", "summary", "isMeta",
+                 "isCompactSummary")
+
+
+def _same_content(a: Record, b: Record) -> bool:
+    return a.ev.sha256 == b.ev.sha256 or all(a.data.get(k) == b.data.get(k) for k in _CONTENT_KEYS)
+
+
 def _dedupe(recs: list[Record], session: Session) -> list[Record]:
-    seen: set[str] = set()
+    seen: dict[str, Record] = {}
     out: list[Record] = []
     for r in recs:
         u = r.data.get("uuid")
         if isinstance(u, str):
-            if u in seen:
+            first = seen.get(u)
+            if first is None:
+                seen[u] = r
+            elif _same_content(first, r):
                 session.quality.duplicate_records += 1
                 continue
-            seen.add(u)
+            else:
+                session.warn("uuid-reused", f"uuid {u!r} was already used at line {first.ev.line} by a record "
+                             "with other content; both are kept", r.ev.source, r.ev.line)
         out.append(r)
     if session.quality.duplicate_records:
         session.warn("duplicate-records", f"{session.quality.duplicate_records} records repeated by uuid "
@@ -200,6 +236,7 @@ def _dedupe(recs: list[Record], session: Session) -> list[Record]:
 
 def _collect_meta(recs: list[Record], session: Session) -> None:
     meta = session.meta
+    models = set(meta.models)
     usage: dict[str, dict[str, int]] = {}
     unknown: dict[str, int] = {}
     titles: list[str] = []
@@ -223,11 +260,15 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
         if isinstance(d.get("gitBranch"), str) and d["gitBranch"] and meta.git_branch is None:
             meta.git_branch = d["gitBranch"]
         if t == "system" and d.get("subtype") == "init" and isinstance(d.get("tools"), list):
-            meta.tools = [str(x) for x in d["tools"]]
+            meta.tools = [x for x in d["tools"] if isinstance(x, str)]
+            if len(meta.tools) < len(d["tools"]):
+                session.warn("field-type", "tools lists names that are not strings; those were not read",
+                             r.ev.source, r.ev.line)
         msg = d.get("message")
         if t == "assistant" and isinstance(msg, dict):
             model = msg.get("model")
-            if isinstance(model, str) and model != "<synthetic>" and model not in meta.models:
+            if isinstance(model, str) and model != "<synthetic>" and model not in models:
+                models.add(model)
                 meta.models.append(model)
             u = msg.get("usage")
             if isinstance(u, dict) and isinstance(msg.get("id"), str):
@@ -235,8 +276,11 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
                 cur = usage.setdefault(key, {})
                 for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
                     v = u.get(k)
-                    if isinstance(v, int):
+                    if isinstance(v, int) and not isinstance(v, bool):
                         cur[k] = max(cur.get(k, 0), v)  # split lines repeat (or grow) one message's usage
+                    elif v is not None:
+                        session.warn("field-type", f"message.usage.{k} is {kind_of(v)}, not a whole number; "
+                                     "not counted", r.ev.source, r.ev.line)
     total: dict[str, int] = defaultdict(int)
     side: dict[str, int] = defaultdict(int)
     for key, u in usage.items():
@@ -272,9 +316,34 @@ def _is_typed(d: dict[str, Any]) -> bool:
     return False
 
 
+def _roots(by_uuid: dict[str, Record]) -> dict[str, str]:
+    """Each uuid's root: its farthest ancestor by parent links inside `by_uuid` (a loop's
+    root is the record where the walk closed it). Linear: every uuid is walked once, each
+    walk ending at a uuid whose root is already known."""
+    root_of: dict[str, str] = {}
+    for start in by_uuid:
+        chain: list[str] = []
+        on_chain: set[str] = set()
+        u = start
+        while u not in root_of:
+            chain.append(u)
+            on_chain.add(u)
+            p = _parent(by_uuid[u].data)
+            if p is None or p not in by_uuid or p in on_chain:
+                break
+            u = p
+        r = root_of.get(u, u)
+        for c in chain:
+            root_of[c] = r
+    return root_of
+
+
 def _abandoned(main: list[Record], session: Session) -> set[str]:
     """uuids of records on branches the user rewound away from."""
-    by_uuid = {r.data["uuid"]: r for r in main if isinstance(r.data.get("uuid"), str)}
+    by_uuid: dict[str, Record] = {}
+    for r in main:  # a uuid reused with other content: the graph follows its first record
+        if isinstance(r.data.get("uuid"), str):
+            by_uuid.setdefault(r.data["uuid"], r)
     leaf = next((r for r in reversed(main) if r.data.get("type") in ("user", "assistant")
                  and isinstance(r.data.get("uuid"), str)), None)
     if leaf is None:
@@ -285,22 +354,8 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
         path.add(cur.data["uuid"])
         p = _parent(cur.data)
         cur = by_uuid.get(p) if p else None
-    root_of: dict[str, str] = {}
-
-    def root(u: str) -> str:
-        chain: list[str] = []
-        while u in by_uuid and u not in root_of and len(chain) < 1_000_000:
-            chain.append(u)
-            p = _parent(by_uuid[u].data)
-            if p is None or p not in by_uuid or p in chain:
-                break
-            u = p
-        r = root_of.get(u, u)
-        for c in chain:
-            root_of[c] = r
-        return r
-
-    leaf_root = root(leaf.data["uuid"])
+    root_of = _roots(by_uuid)
+    leaf_root = root_of[leaf.data["uuid"]]
     path_msgs = {(r.data.get("message") or {}).get("id") for r in main
                  if r.data.get("uuid") in path and r.data.get("type") == "assistant"}
     on_path = [r for r in main if r.data.get("uuid") in path
@@ -311,7 +366,7 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
         u = r.data.get("uuid")
         if not isinstance(u, str) or u in path or r.data.get("type") not in ("user", "assistant", "system"):
             continue
-        if root(u) != leaf_root:
+        if root_of[u] != leaf_root:
             continue  # another tree (a continued session): not a rewind
         p = _parent(r.data)
         d = r.data
@@ -375,13 +430,19 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
         meta_file = f.with_suffix(".meta.json")
         if meta_file.is_file():
             try:
-                th.meta = orjson.loads(meta_file.read_bytes())
+                meta = orjson.loads(meta_file.read_bytes())
             except (orjson.JSONDecodeError, OSError):
                 session.warn("bad-meta", "unreadable subagent .meta.json", meta_file.name)
+            else:
+                if isinstance(meta, dict):
+                    th.meta = meta
+                else:
+                    session.warn("bad-meta", f"subagent .meta.json holds {kind_of(meta)}, not an object",
+                                 meta_file.name)
         threads.append(th)
         seen_ids.add(agent_id)
     threads.extend(_inline_threads(inline))
-    threads.extend(_progress_threads(main, seen_ids))
+    threads.extend(_progress_threads(main, seen_ids, session))
     for th in threads:
         th.warmup = (th.prompt or "").strip() == "Warmup"
     _link(threads, main, session)
@@ -406,14 +467,20 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
 
 
 def _inline_threads(inline: list[Record]) -> list[Thread]:
-    by_uuid = {r.data.get("uuid"): r for r in inline}
+    """Inline sidechain records grouped by the root of their parent chain (one subagent each)."""
+    by_uuid: dict[str, Record] = {}
+    for r in inline:
+        if isinstance(r.data.get("uuid"), str):
+            by_uuid.setdefault(r.data["uuid"], r)
+    root_of = _roots(by_uuid)
     groups: dict[str, list[Record]] = defaultdict(list)
     for r in inline:
-        cur, hops = r, 0
-        while _parent(cur.data) in by_uuid and hops < 100_000:
-            cur = by_uuid[_parent(cur.data)]
-            hops += 1
-        groups[str(cur.data.get("uuid"))].append(r)
+        u = r.data.get("uuid")
+        p = _parent(r.data)
+        if isinstance(u, str):
+            groups[root_of[u]].append(r)
+        else:  # no uuid: it belongs to its parent's thread, else it starts its own
+            groups[root_of[p] if p in root_of else "None"].append(r)
     out = []
     for root_uuid, recs in groups.items():
         agent_id = next((str(r.data["agentId"]) for r in recs if r.data.get("agentId")), root_uuid[:8])
@@ -421,7 +488,7 @@ def _inline_threads(inline: list[Record]) -> list[Thread]:
     return out
 
 
-def _progress_threads(main: list[Record], have: set[str]) -> list[Thread]:
+def _progress_threads(main: list[Record], have: set[str], session: Session) -> list[Thread]:
     """Subagent messages copied into `agent_progress` records, for agents with no file."""
     groups: dict[str, list[Record]] = defaultdict(list)
     calls: dict[str, str] = {}
@@ -431,16 +498,27 @@ def _progress_threads(main: list[Record], have: set[str]) -> list[Thread]:
         data = d.get("data") if d.get("type") == "progress" else None
         if not isinstance(data, dict) or data.get("type") != "agent_progress":
             continue
-        agent_id = str(data.get("agentId") or "")
-        inner = data.get("message")
-        if not agent_id or agent_id in have or not isinstance(inner, dict):
+        agent_id, inner = data.get("agentId"), data.get("message")
+        if not isinstance(agent_id, str) or not agent_id or not isinstance(inner, dict):
+            what = (f"data.agentId that is {kind_of(agent_id)}" if not isinstance(agent_id, str) or not agent_id
+                    else f"data.message that is {kind_of(inner)}")
+            session.warn("field-type", f"agent_progress record with {what}; its subagent message was not read",
+                         r.ev.source, r.ev.line)
             continue
-        # re-root the copy so the event builder sees an ordinary record; pointers get a prefix
-        groups[agent_id].append(Record(r.ev, {**inner, "_ptr_prefix": "/data/message"}))
+        if agent_id in have:
+            continue  # the subagent's own file holds this message
+        # re-root the copy so the event builder sees an ordinary record; its pointers get a prefix
+        copy = check_record(Record(r.ev, inner, "/data/message"), session.warn)
+        if copy is None:
+            continue
+        groups[agent_id].append(copy)
         if isinstance(d.get("parentToolUseID"), str):
             calls.setdefault(agent_id, d["parentToolUseID"])
         if isinstance(data.get("prompt"), str):
             prompts.setdefault(agent_id, data["prompt"])
+        elif data.get("prompt") is not None:
+            session.warn("field-type", f"data.prompt is {kind_of(data['prompt'])}, not a string; read as absent",
+                         r.ev.source, r.ev.line)
     out = []
     for agent_id, recs in groups.items():
         th = Thread(agent_id, recs, "progress", prompts.get(agent_id) or _root_prompt(recs))
@@ -477,10 +555,10 @@ def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
 
 
 def _thread_events(th: Thread, session: Session) -> list[Event]:
-    builder = EventBuilder(f"subagent:{th.agent_id}", set())
+    builder = EventBuilder(f"subagent:{th.agent_id}", set(), session.warn)
     out: list[Event] = []
     for r in th.records:
-        prefix = r.data.get("_ptr_prefix", "")
+        prefix = r.prefix
         evs = builder.from_record(r)
         for e in evs:
             if prefix:
@@ -524,13 +602,15 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
     opened: list[list[Event]] = []
     opened_keys: list[int] = []
     used: set[str] = set()
+    next_loose = 0  # loose threads before this index are placed
     for e in events:
         if e.kind != "tool_call":
             for _k, evs in sorted(zip(opened_keys, opened, strict=True), key=lambda kv: kv[0]):
                 out.extend(evs)
             opened, opened_keys = [], []
-        while loose and e.ts is not None and (loose[0][0].ts or "") < e.ts:
-            out.extend(loose.pop(0))
+        while next_loose < len(loose) and e.ts is not None and (loose[next_loose][0].ts or "") < e.ts:
+            out.extend(loose[next_loose])
+            next_loose += 1
         out.append(e)
         if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in used:
             used.add(e.call_id)
@@ -538,7 +618,7 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
             opened_keys.append(order[e.call_id])
     for evs in opened:
         out.extend(evs)
-    for evs in loose:
+    for evs in loose[next_loose:]:
         out.extend(evs)
     for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
         if cid not in used:
