@@ -75,7 +75,7 @@ def test_real_claude_log(log: Path, tmp_path: Path) -> None:
         assert ei.value.exit_code in (2, 3)
         assert not out.exists()
         return
-    [res] = retrace([log], RetraceOptions(out=out, redact=False))
+    [res] = retrace([log], RetraceOptions(out=out, redact=False)).results
     report = validate_path(out)
     assert report.errors == [], [str(f) for f in report.errors[:5]]
 
