@@ -77,7 +77,11 @@ class SqliteStore:
         self._depth = 0
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()
-        self._migrate()
+        try:
+            self._migrate()
+        except BaseException:
+            self.conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -106,14 +110,13 @@ class SqliteStore:
     def _migrate(self) -> None:
         self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
         done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+        unknown = done - {name for name, _ in MIGRATIONS}
+        if unknown:  # its tables may mean something this version does not know: do not touch it
+            raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})", path=self.path)
         if all(name in done for name, _ in MIGRATIONS):
             return
         with self.transaction(immediate=True):  # a second process waits, then finds them applied
             done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
-            unknown = done - {name for name, _ in MIGRATIONS}
-            if unknown:
-                raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})",
-                                 path=self.path)
             for name, sql in MIGRATIONS:
                 if name in done:
                     continue
@@ -127,6 +130,12 @@ class SqliteStore:
 
     # ------------------------------------------------------------------ lock
     def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
+        # Look first without a write transaction: the running sweep may hold SQLite's write
+        # lock (it commits a session at a time), and a second sweep must answer at once
+        # rather than wait for it. The check is repeated under the write lock to decide.
+        holder = self.lock_holder()
+        if holder is not None and holder.pid != me.pid and alive(holder):
+            return holder
         with self.transaction(immediate=True):
             holder = self.lock_holder()
             if holder is not None and holder.pid != me.pid and alive(holder):

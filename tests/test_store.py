@@ -1,0 +1,174 @@
+"""The store of draft traces: schema and migrations, the repository API, search, export."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from _paths import SAMPLES
+from forsy.config import Config, load_config
+from forsy.errors import InputError
+from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.store import FileState, LockInfo, Store, TraceQuery, open_store
+from forsy.store._sqlite import MIGRATIONS
+from forsy.store.export import export_trace
+from forsy.store.sink import StoreSink
+from forsy.validate import validate_path
+
+NOW = "2026-03-01T12:00:00+00:00"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    yield s  # type: ignore[misc]
+    s.close()
+
+
+def put(store: Store, name: str) -> str:
+    sink = StoreSink(store, now=NOW)
+    [o] = retrace_one(SAMPLES / "claude" / name, RetraceOptions(), sink=sink, keep=False)
+    assert o.status == "written" and o.trace_id
+    return o.trace_id
+
+
+def test_schema_migrations_recorded_in_order_and_pragmas(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    s = open_store(str(db))
+    s.close()
+    s = open_store(f"sqlite:///{db}")  # reopened: nothing applied twice
+    s.close()
+    with sqlite3.connect(db) as c:
+        assert [r[0] for r in c.execute("SELECT name FROM schema_migrations ORDER BY rowid")] == \
+            [name for name, _ in MIGRATIONS]
+        assert c.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
+    assert {"sessions", "source_files", "traces", "trace_files", "drafts", "proposals", "audit", "runs", "errors",
+            "trace_text"} <= names
+    assert {"traces_agent", "traces_project", "traces_started", "traces_confidence", "drafts_status"} <= names
+
+
+def test_a_store_from_a_newer_forsy_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    open_store(str(db)).close()
+    with sqlite3.connect(db) as c:
+        c.execute("INSERT INTO schema_migrations VALUES ('9999_future', 'x')")
+    with pytest.raises(InputError, match="newer forsy"):
+        open_store(str(db))
+
+
+def test_store_urls(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="PostgreSQL"):
+        open_store("postgresql://localhost/forsy")
+    with pytest.raises(InputError, match="unknown store URL"):
+        open_store("mysql://x")
+    os.chdir(tmp_path)
+    open_store("sqlite:rel.db").close()
+    assert (tmp_path / "rel.db").is_file()
+
+
+def test_a_trace_is_stored_once_as_a_pending_draft(store: Store) -> None:
+    tid = put(store, "demo-session.jsonl")
+    assert put(store, "demo-session.jsonl") == tid  # the same trace again: not a second draft
+    rows = store.traces(TraceQuery())
+    assert [(r.trace_id, r.status, r.agent, r.project) for r in rows] == [(tid, "pending", "claude-code", "textkit")]
+    files = {f.name: f.data for f in store.trace_files(tid)}
+    assert {"trace.json", "manifest.json", "provenance.json", "README.md"} <= set(files)
+    row = store.trace(tid)
+    assert row is not None
+    assert row.sha256["trace.json"] == hashlib.sha256(files["trace.json"]).hexdigest()
+
+
+def test_draft_status_changes_are_checked_and_audited(store: Store, tmp_path: Path) -> None:
+    tid = put(store, "demo-session.jsonl")
+    store.set_draft_status(tid, "approved", "alice", NOW, "looks right")
+    assert store.traces(TraceQuery(status="approved"))[0].trace_id == tid
+    assert store.traces(TraceQuery(status="pending")) == []
+    with pytest.raises(InputError):
+        store.set_draft_status(tid, "shipped", "alice", NOW)  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        store.set_draft_status("forsy_nope", "approved", "alice", NOW)
+    with sqlite3.connect(tmp_path / "store.db") as c:
+        actions = [r[0] for r in c.execute("SELECT action FROM audit ORDER BY id")]
+        assert actions == ["draft_created", "status"]
+        with pytest.raises(sqlite3.IntegrityError):  # the database itself refuses an unknown status
+            c.execute("UPDATE drafts SET status = 'shipped'")
+
+
+def test_queries_by_agent_project_confidence_and_full_text(store: Store) -> None:
+    a = put(store, "demo-session.jsonl")
+    b = put(store, "compaction-and-branches.jsonl")
+    assert {r.trace_id for r in store.traces(TraceQuery(agent="claude-code"))} == {a, b}
+    assert [r.trace_id for r in store.traces(TraceQuery(project="widgets"))] == [b]
+    assert store.traces(TraceQuery(agent="codex-cli")) == []
+    conf = {r.trace_id: r.confidence or 0 for r in store.traces(TraceQuery())}
+    top = max(conf.values())
+    assert {r.trace_id for r in store.traces(TraceQuery(min_confidence=top))} == {t for t, c in conf.items()
+                                                                                  if c >= top}
+    # a prompt word, a tool input word; FTS syntax in the query is taken literally
+    assert [r.trace_id for r in store.traces(TraceQuery(text="header row"))] == [b]
+    assert [r.trace_id for r in store.traces(TraceQuery(text="test_export.py"))] == [b]
+    assert store.traces(TraceQuery(text='slugify" OR "header')) == []
+    assert [r.trace_id for r in store.traces(TraceQuery(since="2026-02-17"))] == [b]
+
+
+def test_export_writes_the_stored_trace_byte_for_byte(store: Store, tmp_path: Path) -> None:
+    tid = put(store, "compaction-and-branches.jsonl")
+    folder = export_trace(store, tid, tmp_path / "out")
+    stored = {f.name: f.data for f in store.trace_files(tid)}
+    for name in ("trace.json", "provenance.json", "manifest.json", "README.md"):
+        assert (folder / name).read_bytes() == stored[name], name
+    assert not validate_path(folder).errors
+    with pytest.raises(InputError, match="no trace"):
+        export_trace(store, "forsy_nope", tmp_path / "x")
+
+
+def test_file_states_under_a_root_do_not_leak_into_a_sibling(store: Store) -> None:
+    def fs(path: str) -> FileState:
+        return FileState(path, path, "claude_code", 1, 2, 3, 4, "h", None, 0, 3, "ok", None, NOW, None)
+
+    store.put_file_states([fs("/a/b/x.jsonl"), fs("/a/bc/y.jsonl"), fs("/a/b")])
+    assert set(store.file_states(["/a/b"])) == {"/a/b", "/a/b/x.jsonl"}
+    assert set(store.file_states(["/a/b/"])) == {"/a/b", "/a/b/x.jsonl"}
+    assert set(store.file_states(["/"])) == {"/a/b", "/a/b/x.jsonl", "/a/bc/y.jsonl"}
+
+
+def test_lock_held_by_a_live_process_is_not_taken(store: Store) -> None:
+    mine = LockInfo(os.getpid(), "h", NOW)
+    other = LockInfo(os.getpid() + 1, "h", NOW)
+    assert store.acquire_lock(mine, lambda _: True) is None
+    assert store.acquire_lock(other, lambda _: True) == mine
+    assert store.acquire_lock(other, lambda _: False) is None  # the holder is dead: taken over
+    assert store.lock_holder() == other
+    store.release_lock(mine.pid)  # not ours to release any more
+    assert store.lock_holder() == other
+    store.release_lock(other.pid)
+    assert store.lock_holder() is None
+
+
+def test_a_failed_transaction_leaves_nothing(store: Store) -> None:
+    with pytest.raises(RuntimeError), store.transaction():
+        put(store, "demo-session.jsonl")
+        raise RuntimeError("killed")
+    assert store.traces(TraceQuery()) == []
+
+
+def test_config_file_env_and_flags(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "config.toml"
+    cfg_file.write_text('roots = ["~/logs"]\nsettle_seconds = 30\nstore = "sqlite:///x.db"\nredact = true\n')
+    cfg = load_config(cfg_file, env={})
+    assert cfg.roots == [Path("~/logs").expanduser()] and cfg.settle_seconds == 30 and cfg.store == "sqlite:///x.db"
+    cfg = load_config(cfg_file, env={"FORSY_STORE": "sqlite:///env.db", "FORSY_SETTLE_SECONDS": "5"})
+    assert (cfg.store, cfg.settle_seconds) == ("sqlite:///env.db", 5.0)
+    assert cfg.with_flags(store="sqlite:///flag.db", settle_seconds=None).store == "sqlite:///flag.db"
+    assert load_config(tmp_path / "absent.toml", env={}) == Config()
+    cfg_file.write_text("root = 1\n")
+    with pytest.raises(InputError, match="unknown config key"):
+        load_config(cfg_file, env={})
+    cfg_file.write_text("settle_seconds = [\n")
+    with pytest.raises(InputError, match="cannot read the config file"):
+        load_config(cfg_file, env={})
