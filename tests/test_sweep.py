@@ -151,7 +151,7 @@ def test_new_subagent_file_retraces_its_session(tree: Path, store: Store, monkey
     calls = Counter(monkeypatch)
     rep = run(store, tree)
     assert calls.calls == [str(tree / "claude" / "-home-dev-projects-b" / f"{SUB_ID}.jsonl")]
-    assert rep.counts.unchanged == 4
+    assert (rep.counts.unchanged, rep.counts.grown) == (4, 1)
 
 
 def test_rewritten_file_is_traced_from_scratch(tree: Path, store: Store) -> None:

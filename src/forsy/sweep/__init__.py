@@ -173,6 +173,11 @@ class _Sweep:
         if main_stat is None:
             return  # vanished since the walk: the next run marks it gone
         change: str = unit.change
+        old_main = known.get(unit.path)
+        if change == "changed" and old_main is not None and old_main.status != "source_gone" and \
+                (old_main.dev, old_main.ino, old_main.size, old_main.mtime_ns) == \
+                (main_stat.dev, main_stat.ino, main_stat.size, main_stat.mtime_ns):
+            change = "grown"  # the session file is as it was: one of its other files (a subagent's) grew
         if change == "changed":
             old = known[unit.path]
             change, n = classify(unit.path, main_stat, old.head_sha256, old.size, old.tail_sha256, old.tail_offset,
