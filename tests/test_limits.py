@@ -125,7 +125,9 @@ try:
     print("READ")
 except InputError as e:
     print(e)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+# VmHWM is this process's own peak (ru_maxrss may carry the forking parent's over exec)
+hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")] if sys.platform == "linux" else []
+print(int(hwm[0].split()[1]) // 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
     r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
