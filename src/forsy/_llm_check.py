@@ -19,6 +19,7 @@ from pydantic import ValidationError as PydanticError
 from ._llm_evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
 from ._llm_request import FILL_AGENT, FILL_USER, Chunk, Plan
 from .models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, FieldProvenance, TerminationReason
+from .rules.catalogue import check as check_rule
 from .segment import Draft
 
 MAX_VALUE_CHARS = 1500
@@ -183,17 +184,18 @@ class Checker:
         prov = self._prov(cites)
         target.set("directive", value, prov)
         target.values["eval"] = -1
-        target.prov["eval"] = self._prov(cites, rule=f"M-correction (user correction in step {u + 1})")
+        fix: dict[str, str | int | float] = {"user_step": u + 1}
+        target.prov["eval"] = self._prov(cites, rule="M-correction", params=fix)
         if target.values.get("success") is True:
             was = target.prov.get("success")
-            target.set("success", False, self._prov(cites, rule=f"M-correction (user correction in step {u + 1})",
+            target.set("success", False, self._prov(cites, rule="M-correction", params=fix,
                                                      replaced={"value": True, "rule": was.rule if was else None}))
         if target.values.get("eval_reason") is None:
             target.set("eval_reason", f"The user corrected this step in step {u + 1}.",
-                       self._prov(cites, rule="M-correction"))
+                       self._prov(cites, rule="M-correction", params=fix))
         user = self.drafts[u]
         if user.values.get("caused_by") is None:
-            user.set("caused_by", [k + 1], self._prov(cites, rule="M-correction (the step the user corrected)"))
+            user.set("caused_by", [k + 1], self._prov(cites, rule="M-correction", params=fix))
 
     def _session(self, ch: Chunk, p: Proposal) -> None:
         key = SESSION_KEYS.get(p.field)
@@ -263,8 +265,8 @@ class Checker:
         words = set(step_evidence(self.drafts[user_step], "input"))
         return any(c.id in words for c in cites)
 
-    def _prov(self, cites: list[Cite], rule: str | None = None, replaced: dict[str, Any] | None = None
-              ) -> FieldProvenance:
+    def _prov(self, cites: list[Cite], rule: str | None = None, replaced: dict[str, Any] | None = None,
+              params: dict[str, str | int | float] | None = None) -> FieldProvenance:
         refs: list[dict[str, str]] = []
         for c in cites:
             ref = {"id": c.id, "pointer": c.pointer}
@@ -274,5 +276,8 @@ class Checker:
         model["citations"] = [{"id": c.id, "quote": c.quote, "score": c.score} for c in cites]
         if replaced is not None:
             model["replaced"] = replaced
-        return FieldProvenance.model_validate({"origin": "model", "rule": rule, "evidence": refs, "model": model})
+        if rule is not None:
+            check_rule(rule, params)
+        return FieldProvenance.model_validate({"origin": "model", "rule": rule, "params": params, "evidence": refs,
+                                               "model": model})
 

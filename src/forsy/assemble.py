@@ -142,7 +142,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     time_warnings = _drop_unwritable_times(session, drafts)
     tf: dict[str, FieldProvenance] = {}
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
-    tf["trace_id"] = derived("T-id: hash(source kind, session id, source sha256s)", src_refs)
+    tf["trace_id"] = derived("T-id", src_refs)
 
     users = [d for d in drafts if d.values["action"] == "user_message" and not d.meta.get("abandoned")]
     if users:
@@ -159,7 +159,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         tf["agent_tools"] = derived("T-tools/listed", src_refs)
     else:
         agent_tools = used
-        tf["agent_tools"] = derived("T-tools/used-only (the log does not list available tools)", src_refs)
+        tf["agent_tools"] = derived("T-tools/used-only", src_refs)
 
     started, ended = _span(drafts)
     if started:
@@ -186,7 +186,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
 
     agent_config, skills = _config(session, drafts)
     if agent_config:
-        tf["agent_config"] = derived("T-config: copied values from session records", src_refs)
+        tf["agent_config"] = derived("T-config", src_refs)
     system_prompt = session.meta.system_prompt
     if system_prompt is not None and session.meta.system_prompt_ref is not None:
         tf["system_prompt"] = copied([session.meta.system_prompt_ref])
@@ -213,7 +213,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         "dataset_summary": {"title": title, "description": description, "tags": _tags(drafts, session),
                             "release_tier": release_tier, "validation_level": validation_level},
     })
-    tf["summary.agent_confidence"] = derived("score.confidence (see manifest confidence_factors)", src_refs)
+    tf["summary.agent_confidence"] = derived("T-confidence", src_refs)
     tf["dataset_summary"] = derived("T-card", src_refs)
     prov = _provenance(tid, session, drafts, tf)
     prov.matches = list(matches or [])

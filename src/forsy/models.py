@@ -308,7 +308,10 @@ class EvidenceRef(_Model):
 
 class FieldProvenance(_Model):
     origin: Origin
-    rule: str | None = Field(default=None, description="Named rule for derived values.")
+    rule: str | None = Field(default=None, description="Named rule (forsy.rules.catalogue) for derived values.")
+    params: dict[str, str | int | float] | None = Field(
+        default=None, exclude_if=lambda v: v is None,
+        description="The rule's parameters for this value (e.g. the similarity of a retry); absent when none.")
     evidence: list[EvidenceRef] = Field(default_factory=list)
     redacted: bool = Field(default=False, description="Placeholders replace parts of the copy.")
     excerpt: bool = Field(default=False, description="Only part of the evidence was copied.")

@@ -31,6 +31,7 @@ from rapidfuzz import fuzz
 
 from .evidence import Event, Ref, Session
 from .models import EvidenceRef, FieldProvenance
+from .rules.catalogue import check as check_rule
 
 RETRY_SIMILARITY = 90.0
 RETRY_WINDOW = 8
@@ -69,14 +70,14 @@ def json_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def source_rule(e: Event, default: str | None = None) -> str | None:
+def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[str, str | int | float] | None]:
     """How a copied value sits in its record, for `forsy verify`: a JSON string to parse
-    first (`json-string:<inner pointer>`) or a slice of the text (`span`)."""
+    first (`C-json-string` with its inner pointer) or a slice of the text (`C-span`)."""
     if "inner_pointer" in e.meta:
-        return f"json-string:{e.meta['inner_pointer']}"
+        return "C-json-string", {"pointer": str(e.meta["inner_pointer"])}
     if "span" in e.meta:
-        return "span"
-    return default
+        return "C-span", None
+    return default, None
 
 
 def _refs(refs: list[Ref]) -> list[EvidenceRef]:
@@ -85,14 +86,23 @@ def _refs(refs: list[Ref]) -> list[EvidenceRef]:
     return [EvidenceRef.model_construct(id=r.ev, pointer=r.pointer) for r in refs]
 
 
-def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False) -> FieldProvenance:
-    return FieldProvenance.model_construct(origin="copied", rule=rule, evidence=_refs(refs), redacted=False,
-                                           excerpt=excerpt, model=None)
+def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False,
+           params: dict[str, str | int | float] | None = None) -> FieldProvenance:
+    if rule is not None:
+        check_rule(rule, params)
+    return FieldProvenance.model_construct(origin="copied", rule=rule, params=params, evidence=_refs(refs),
+                                           redacted=False, excerpt=excerpt, model=None)
 
 
-def derived(rule: str, refs: list[Ref]) -> FieldProvenance:
-    return FieldProvenance.model_construct(origin="derived", rule=rule, evidence=_refs(refs), redacted=False,
-                                           excerpt=False, model=None)
+def _num(v: object) -> str | int | float:
+    return v if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
+
+
+def derived(rule: str, refs: list[Ref], **params: str | int | float) -> FieldProvenance:
+    """A value derived by `rule` (an id of forsy.rules.catalogue) with its parameters."""
+    check_rule(rule, params)
+    return FieldProvenance.model_construct(origin="derived", rule=rule, params=params or None, evidence=_refs(refs),
+                                           redacted=False, excerpt=False, model=None)
 
 
 @dataclass
@@ -163,7 +173,7 @@ class Segmenter:
         d = Draft({"actor": actor, "action": action, "turn": self.turn, "eval": 0}, actor_key=actor)
         if action != "user_message":
             d.values["execution_mode"] = "serial"
-            d.prov["execution_mode"] = derived("R-parallel (one call per message: serial)", e.refs[:1] if e else [])
+            d.prov["execution_mode"] = derived("R-parallel/serial", e.refs[:1] if e else [])
         if e is not None and e.abandoned:
             d.values["eval_reason"] = ("On a branch the user rewound away from: kept because it happened, "
                                        "but not part of the final conversation path.")
@@ -186,7 +196,11 @@ class Segmenter:
         d = self._new("user", "user_message", e)
         d.values.pop("eval_reason", None)  # user messages carry no eval_reason (spec invariant)
         rule = e.meta.get("rule")
-        prov = derived(f"R-user/{rule}", e.refs) if rule else copied(e.refs, rule=source_rule(e, "R-user"))
+        if rule:
+            prov = derived(f"R-user/{rule}", e.refs)
+        else:
+            src_rule, params = source_rule(e, "R-user")
+            prov = copied(e.refs, rule=src_rule, params=params)
         d.set("input", e.text, prov)
         if self.last_user is None:
             d.set("message_role", "direct_request", derived("R-first-request", e.refs))
@@ -245,8 +259,8 @@ class Segmenter:
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
         if e.args is not None:  # a call logged without arguments keeps a null input
-            rule = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
-            d.set("input", json_text(e.args), copied(e.refs, rule=rule))
+            rule, params = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
+            d.set("input", json_text(e.args), copied(e.refs, rule=rule, params=params))
         if pend.texts:
             self._reasoning(d, pend.texts)
             pend.texts = []
@@ -274,7 +288,8 @@ class Segmenter:
         for actor, parent in list(self.subagent_parent.items()):
             if parent == e.call_id:
                 self._flush(actor, final=True)
-        d.set("output", e.text, copied(e.refs, rule=source_rule(e), excerpt=e.excerpt))
+        rule, params = source_rule(e)
+        d.set("output", e.text, copied(e.refs, rule=rule, params=params, excerpt=e.excerpt))
         if e.excerpt:
             self.session.quality.truncated_outputs += 1
         rejected = bool(e.meta.get("rejected"))
@@ -324,7 +339,7 @@ class Segmenter:
         d.set("tool", "shell", derived("R-shell", e.refs))
         d.set("operation", "execute", derived("R-shell", e.refs))
         decoded = e.meta.get("decoded")
-        d.set("input", e.text, derived(f"R-shell/decoded ({decoded})", e.refs) if decoded else copied(e.refs))
+        d.set("input", e.text, derived("R-shell/decoded", e.refs, decoding=str(decoded)) if decoded else copied(e.refs))
         code = e.meta.get("exit_code")
         if isinstance(code, int):
             d.set("success", code == 0, derived("R-shell/exit-code", e.refs))
@@ -357,10 +372,10 @@ class Segmenter:
             match = e.meta.get("match") or {}
             sha = str(e.meta.get("sha", ""))
             files = [str(f.get("path")) for f in e.meta.get("files") or [] if isinstance(f, dict)]
-            rule = f"R-commit/{match.get('rule')} (score {match.get('score')})"
             note = f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])})."
             if d.values.get("state_change") is None:
-                d.set("state_change", note, derived(rule, e.refs[:1]))
+                d.set("state_change", note, derived("R-commit/match", e.refs[:1], match=str(match.get("rule")),
+                                                    score=_num(match.get("score"))))
             self.matches.append({"kind": "commit", "step": idx + 1, "sha": sha, "rule": match.get("rule"),
                                  "score": match.get("score"), "evidence": [r.ev for r in e.refs[:1]],
                                  "uncertain": False, "files": files})
@@ -475,21 +490,21 @@ class Segmenter:
                 continue  # a sibling sent in the same message is not retried by this call
             score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
             if score >= RETRY_SIMILARITY:
-                rule = f"R-retry (similarity {score:.0f} to failed step {i + 1})"
-                d.set("retry_of", i + 1, derived(rule, e.refs))
-                d.set("causal_type", "retry_after_failure", derived(rule, e.refs))
+                params: dict[str, str | int | float] = {"similarity": round(score), "failed_step": i + 1}
+                d.set("retry_of", i + 1, derived("R-retry", e.refs, **params))
+                d.set("causal_type", "retry_after_failure", derived("R-retry", e.refs, **params))
                 cb = sorted(set((d.values.get("caused_by") or []) + [i + 1]))
-                d.set("caused_by", cb, derived(rule, e.refs))
+                d.set("caused_by", cb, derived("R-retry", e.refs, **params))
                 d.set("causal_note", f"Repeats step {i + 1}, which failed (input similarity {score:.0f}); "
                       f"also follows step(s) {', '.join(str(x) for x in cb if x != i + 1) or 'none'}.",
-                      derived(rule, e.refs))
+                      derived("R-retry", e.refs, **params))
                 return
 
     def _times(self, d: Draft, start: Event | None, end: Event | None) -> None:
         for name, e in (("started_at", start), ("ended_at", end)):
             if e is None or not e.ts:
                 continue
-            prov = copied([e.ts_ref]) if e.ts_ref else derived("R-time (timestamp of the record)", e.refs[:1])
+            prov = copied([e.ts_ref]) if e.ts_ref else derived("R-time", e.refs[:1])
             d.set(name, e.ts, prov)
 
     def _mark_abandoned(self, d: Draft, e: Event) -> None:

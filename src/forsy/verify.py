@@ -217,8 +217,8 @@ def _check_field(rep: VerifyReport, src: _Sources, evidence: dict[str, Any], ste
         rule = fp.get("rule") or ""
         try:
             v = resolve_pointer(rec, ref.get("pointer", "")) if not isinstance(rec, str) else rec
-            if rule.startswith("json-string:") and isinstance(v, str):
-                v = resolve_pointer(json.loads(v), rule[len("json-string:"):])
+            if rule == "C-json-string" and isinstance(v, str):
+                v = resolve_pointer(json.loads(v), str((fp.get("params") or {}).get("pointer", "")))
         except (KeyError, IndexError, ValueError):
             rep.problems.append(f"step {step} {fname}: pointer {ref.get('pointer')} does not resolve")
             return
@@ -230,7 +230,7 @@ def _check_field(rep: VerifyReport, src: _Sources, evidence: dict[str, Any], ste
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader
-    if fp.get("rule") == "span":
+    if fp.get("rule") == "C-span":
         ok = text in pieces[0]
     elif len(pieces) == 1:
         ok = _matches(text, pieces[0]) or (fname == "input" and _json_equal(text, pieces[0]))

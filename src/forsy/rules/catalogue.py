@@ -1,0 +1,132 @@
+"""Every named rule a derived (or specially copied) value can cite, defined once.
+
+A rule id names *what* was done ("R-retry"); the numbers and names that vary from one use
+to the next are its parameters ({"similarity": 93, "failed_step": 4}), kept apart in
+provenance (`FieldProvenance.params`) so ids can be counted, documented and tested. Citing
+an id that is not here is a bug (`check` raises), and docs/rules.md's rule table is
+generated from this list (`markdown`) and tested against it.
+
+Id prefixes: R- segmentation (steps and their fields), T- trace-level fields, A- artifacts,
+M- model-proposed corrections, C- how a copied value sits in its record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    summary: str
+    params: tuple[str, ...] = ()
+
+
+_RULES: tuple[Rule, ...] = (
+    # -- how copied values sit in their record (forsy verify reads these)
+    Rule("C-json-string", "The value is inside a JSON document held as a string: parse it, then follow `pointer`.",
+         ("pointer",)),
+    Rule("C-span", "The value is a slice of the cited text (it must occur in it)."),
+    # -- segmentation
+    Rule("R-user", "A message the user typed, copied as written."),
+    Rule("R-user/slash-command", "A slash command, written as `/name args` from the command tags the log holds."),
+    Rule("R-user/bash-input", "A `!command` the user ran through the agent, written as `!command`."),
+    Rule("R-first-request", "The first user message of a session is its direct request."),
+    Rule("R-interrupt/R-rewind", "The user interrupted the agent or rewound the conversation before this message."),
+    Rule("R-abandoned", "The record is on a branch the user rewound away from: kept and flagged."),
+    Rule("R-error", "An API error or a failed call: the step failed."),
+    Rule("R-error/rejected", "The user rejected the tool call."),
+    Rule("R-call/name", "The tool name, from the call record."),
+    Rule("R-call/json", "The call's arguments as canonical JSON text."),
+    Rule("R-call/error-flag", "Success is the inverse of the result's error flag."),
+    Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
+    Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
+    Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),
+    Rule("R-shell/decoded", "The command's text was decoded from its bytes as `decoding` says.", ("decoding",)),
+    Rule("R-shell/exit-code", "Success is exit status 0, from the history's own record."),
+    Rule("R-commit", "A git commit is one write step of tool `git`."),
+    Rule("R-commit/show", "The output is the commit's `git show` header and message."),
+    Rule("R-commit/match", "The commit was attributed to an agent call by the timeline rule `match` with `score`.",
+         ("match", "score")),
+    Rule("R-reasoning", "The agent's reasoning text before the action, copied."),
+    Rule("R-reasoning/joined", "Several reasoning texts before the action, joined by newlines."),
+    Rule("R-answer", "The agent's visible answer, copied."),
+    Rule("R-answer/joined", "Several answer texts of one turn, joined by newlines."),
+    Rule("R-answer/thinking-only", "A turn with reasoning and no visible answer is an analyze step."),
+    Rule("R-cause/user", "An agent step is caused by the user message that started its turn."),
+    Rule("R-cause/results", "An agent step is caused by the tool results it read."),
+    Rule("R-cause/delegation", "A subagent's first step is caused by the call that spawned it."),
+    Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window.",
+         ("similarity", "failed_step")),
+    Rule("R-time", "The timestamp of the record the step comes from."),
+    Rule("R-parallel", "Calls issued in one model message run in parallel (one group)."),
+    Rule("R-parallel/serial", "One call per model message: the step ran serially."),
+    # -- trace-level fields
+    Rule("T-id", "The trace id: a hash of the source kind, the session id and the sha256 of every source."),
+    Rule("T-times", "started_at / ended_at: the earliest and latest step times, compared as times."),
+    Rule("T-task/no-user-message", "No user message: the task says what evidence the work was recorded in."),
+    Rule("T-tools/listed", "The tools the log lists as available."),
+    Rule("T-tools/used-only", "The log does not list available tools: the tools the steps used."),
+    Rule("T-config", "agent_config: values copied from the session's records (model, version, cwd, …)."),
+    Rule("T-card", "The dataset card's title and description, written by rule from counts."),
+    Rule("T-confidence", "summary.agent_confidence from score.confidence; factors in the manifest."),
+    Rule("T-termination/answer", "The session ends on an answer: task complete."),
+    Rule("T-termination/none", "The session has no agent step at the end to judge from."),
+    Rule("T-termination/interrupt", "The user interrupted the last step."),
+    Rule("T-termination/no-result", "The last call has no result: partial, then stopped."),
+    Rule("T-termination/rejected", "The user rejected the last call."),
+    Rule("T-termination/api-error", "The session ends on an API error."),
+    Rule("T-termination/other", "None of the above."),
+    # -- artifacts
+    Rule("A-write", "A successful whole-file write: the file was created or overwritten with the content."),
+    Rule("A-edit", "A successful edit: the file was modified; the diff from the tool's patch."),
+    Rule("A-patch", "An apply_patch: the files its patch names, each with its section."),
+    Rule("A-commit", "A commit's files, with the status git gives."),
+    Rule("A-persisted", "A tool output the agent saw only a preview of, saved in full by the agent."),
+    # -- model corrections (the optional LLM pass)
+    Rule("M-correction", "The user message of step `user_step` corrects an earlier step (model-proposed, "
+         "citations checked): directive, eval −1, success false, and the cause link.", ("user_step",)),
+)
+
+CATALOGUE: dict[str, Rule] = {r.id: r for r in _RULES}
+
+
+def check(rule_id: str, params: Mapping[str, object] | None = None) -> None:
+    """A rule cited in provenance must be in the catalogue, with exactly its declared parameters.
+    Several rules behind one value are joined with '+' (an artifact written, then edited)."""
+    parts = rule_id.split("+")
+    declared: set[str] = set()
+    for part in parts:
+        r = CATALOGUE.get(part)
+        if r is None:
+            raise KeyError(f"rule {part!r} is not in forsy.rules.catalogue")
+        declared.update(r.params)
+    if set(params or {}) != declared:
+        raise KeyError(f"rule {rule_id!r} takes parameters {sorted(declared)}, got {sorted(params or {})}")
+
+
+def markdown() -> str:
+    """The rule table of docs/rules.md (between its `rule-catalogue` markers)."""
+    lines = ["| rule | parameters | what it says |", "|---|---|---|"]
+    for r in _RULES:
+        params = ", ".join(f"`{p}`" for p in r.params)
+        lines.append(f"| `{r.id}` | {params} | {r.summary} |")
+    return "\n".join(lines) + "\n"
+
+
+START, END = "<!-- rule-catalogue:start -->", "<!-- rule-catalogue:end -->"
+
+
+def with_table(doc: str) -> str:
+    """`doc` (docs/rules.md) with the generated table between its markers."""
+    a, b = doc.index(START) + len(START), doc.index(END)
+    return doc[:a] + "\n" + markdown() + doc[b:]
+
+
+if __name__ == "__main__":  # python -m forsy.rules.catalogue docs/rules.md: regenerate the table
+    import sys
+    from pathlib import Path
+
+    target = Path(sys.argv[1])
+    target.write_text(with_table(target.read_text("utf-8")), "utf-8")
