@@ -37,7 +37,8 @@ class ProgressEvent:
     """Where a run is: emitted by `retrace`/`retrace_one` as each session file enters a stage,
     and once with stage "done" when the file is finished. Byte counts are file sizes (what a
     person can relate to `ls -l`): `bytes_done` counts the files finished before this one,
-    `file_bytes` is the size of the file in hand; `bytes_total` the sum over the run."""
+    `file_bytes` is the size of the file in hand (counted in `bytes_done` from its "done" event
+    on); `bytes_total` the sum over the run."""
 
     stage: Stage
     path: str  # the session file in hand ("--history/--git" for a run without one)
@@ -336,17 +337,22 @@ def one_trace_expected(paths: Sequence[Path]) -> bool:
 
 
 def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, *, sink: Sink | None = None,
-            keep: bool = True, progress: Progress | None = None, raise_if_empty: bool = True) -> RetraceRun:
+            keep: bool = True, progress: Progress | None = None, raise_if_empty: bool = True,
+            select: Callable[[sources.Source, Path], bool] | None = None) -> RetraceRun:
     """Retrace every session named by `paths`, one session at a time: each is read, redacted,
     segmented, assembled and handed to `sink` before the next is read. A session that fails
     is recorded (file and message) and the run goes on; when nothing at all could be traced,
     the first failure is raised (unless `raise_if_empty=False`: then the run, with every
     outcome, is returned, for a caller that lists them all). With no sink (and no
     `options.out`) traces stay in memory. `progress` gets a `ProgressEvent` at each stage.
+    `select`, when given, decides which discovered session files are read at all (the caller
+    reports the others; the CLI uses it for a --since/--until window).
     """
     options = options or RetraceOptions()
     given = [Path(p).expanduser() for p in paths]
     found = discover(given) if given else []
+    if select is not None:
+        found = [(src, p) for src, p in found if select(src, p)]
     if sink is None and options.out is not None:
         sink = FolderSink(options.out, parent=not one_trace_expected(given))
     timeline = _timeline_inputs(options) if (options.history or options.git) else None

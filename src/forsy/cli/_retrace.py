@@ -24,6 +24,7 @@ import typer
 
 from ..errors import ExitCode, ForsyError, InputError, NoWork
 from ..pipeline import Outcome, RetraceRun, TimelineCounts
+from ..sources import Source
 from ..times import aware, parse_iso
 from ._output import (
     DebugOpt,
@@ -43,6 +44,7 @@ from ._progress import ProgressLine
 
 SHOWN_WARNINGS = 5  # reading warnings printed per trace without --verbose (all are in manifest.json)
 OUTSIDE = "outside the --since/--until window"
+NO_TIME = "no time in the log: cannot be placed in the --since/--until window"
 
 
 @friendly
@@ -96,15 +98,15 @@ def retrace(
                   "and personal data; it is marked release tier 'private'.[/]")
     opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since, until=until,
                           debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir)
+    window = _Window(lo, hi)
     with _stdin_spooled(list(paths or [])) as given:
-        files, outside = _window_filter(given, lo, hi)
-        if given and not files:
-            raise InputError(f"no session in the window {_window_text(since, until)}: "
-                             f"{plural(len(outside), 'session')} found, all outside it")
         sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))
         with ProgressLine(enabled=not quiet) as bar:
-            done = run(files, opts, sink=sink, keep=False, progress=bar, raise_if_empty=False)
-    done.outcomes[:0] = outside
+            done = run(given, opts, sink=sink, keep=False, progress=bar, raise_if_empty=False,
+                       select=window.select if window.active else None)
+    done.outcomes[:0] = window.left_out
+    if window.active:
+        _say_what_the_window_left(done)
     code = _report(done, quiet=quiet, verbose=verbose, as_json=as_json, llm_required=llm_required)
     problem = None if done.results else _nothing_written(done, since, until)
     if problem is not None:
@@ -149,27 +151,44 @@ def _stdin_spooled(paths: list[Path]) -> Iterator[list[Path]]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _window_filter(given: list[Path], lo: datetime | None, hi: datetime | None) -> tuple[list[Path], list[Outcome]]:
-    """The session files to retrace, and an outcome for each one wholly outside the window.
+class _Window:
+    """--since/--until applied to agent sessions, as to history and commits (timeline.merge):
+    a session that ended before --since or started after --until is skipped, and so is one
+    with no readable time (it cannot be placed, as history entries without a time are left
+    out); a session that overlaps the window is traced whole. Each skip is an outcome."""
 
-    The window applies to agent sessions too: a session that ended before --since or started
-    after --until is skipped (and counted); one that overlaps the window is traced whole; one
-    without readable times cannot be placed and is traced.
-    """
-    if (lo is None and hi is None) or not given:
-        return given, []
-    from ..pipeline import discover
-    from ._ls import look, outside
+    def __init__(self, lo: datetime | None, hi: datetime | None) -> None:
+        self.lo, self.hi = lo, hi
+        self.left_out: list[Outcome] = []
 
-    keep: list[Path] = []
-    out: list[Outcome] = []
-    for src, p in discover(given):
-        info = look(src.name, p)
-        if src.name != "shell" and outside(info, lo, hi):
-            out.append(Outcome(str(p), "skipped", f"{OUTSIDE} (session {info.start} .. {info.end})"))
-        else:
-            keep.append(p)
-    return keep, out
+    @property
+    def active(self) -> bool:
+        return self.lo is not None or self.hi is not None
+
+    def select(self, src: Source, path: Path) -> bool:
+        from ._ls import look, outside
+
+        if src.name == "shell":
+            return True  # a history file given as a session: timeline.merge applies the window to each entry
+        try:
+            info = look(src.name, path)
+        except ForsyError:
+            return True  # unreadable: let the run report it as it would without a window
+        if info.start is None or info.end is None:
+            self.left_out.append(Outcome(str(path), "skipped", f"{NO_TIME}"))
+            return False
+        if outside(info, self.lo, self.hi):
+            self.left_out.append(Outcome(str(path), "skipped", f"{OUTSIDE} (session {info.start} .. {info.end})"))
+            return False
+        return True
+
+
+def _say_what_the_window_left(done: RetraceRun) -> None:
+    """A history/git trace that is empty because of the window says so, not "no work"."""
+    for o in done.outcomes:
+        t = o.timeline
+        if o.status == "skipped" and t is not None and not (t.commands or t.commits) and t.outside_window:
+            o.message = f"{OUTSIDE}: all {t.outside_window} history entries and commits are outside it"
 
 
 def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_required: bool) -> int:
@@ -259,6 +278,8 @@ def _nothing_written(done: RetraceRun, since: str | None, until: str | None) -> 
     if done.failed:
         first = done.failed[0]
         return first.error or ForsyError(first.message, path=first.path)
+    if done.outcomes and all(o.message.startswith((OUTSIDE, NO_TIME)) and o.timeline is None for o in done.outcomes):
+        return InputError(f"no session in the window {_window_text(since, until)}")
     if since is not None or until is not None:
         return InputError(f"nothing in the window {_window_text(since, until)}: no session, history entry or "
                           "commit with work in it")

@@ -32,11 +32,48 @@ def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj, option=JSON_OPTS) + b"\n"
 
 
+TITLE_CHARS = 80  # of the task's first line in the card's title
+
+
+def card_title(a: Assembled) -> str:
+    """The card's title: `dataset_summary.title` with the task's first line cut at a word
+    boundary (with an ellipsis), not mid-word. The title in trace.json is left as written."""
+    t = a.trace
+    prefix, sep, head = t.dataset_summary.title.partition(": ")
+    first = t.task.strip().splitlines()[0] if t.task.strip() else ""
+    if not sep or not first.startswith(head) or len(first) <= len(head):
+        return t.dataset_summary.title
+    if len(first) <= TITLE_CHARS:
+        return f"{prefix}: {first}"
+    cut = first[:TITLE_CHARS]
+    space = cut.rfind(" ")
+    if space > TITLE_CHARS // 2:  # a word boundary not too far back; else one very long word is cut
+        cut = cut[:space]
+    return f"{prefix}: {cut.rstrip(' ,;:.-')}…"
+
+
+def _yaml_str(text: str) -> str:
+    """A YAML double-quoted scalar (a JSON string is one)."""
+    return orjson.dumps(text).decode()
+
+
+def front_matter(a: Assembled) -> list[str]:
+    """Hugging Face dataset-card metadata (YAML between `---` lines). The licence of a log is
+    not known to forsy: `license: other` with `license_name: unknown`, and the card says so."""
+    t = a.trace
+    tags = ["forsy", "agent-trace", *t.dataset_summary.tags]
+    out = ["---", "license: other", "license_name: unknown", f"pretty_name: {_yaml_str(card_title(a))}", "tags:"]
+    out += [f"- {_yaml_str(tag)}" for tag in dict.fromkeys(tags)]
+    out += ["task_categories:", "- text-generation", "size_categories:", "- n<1K", "---", ""]
+    return out
+
+
 def readme(a: Assembled) -> str:
     t, m = a.trace, a.manifest
     ds = t.dataset_summary
     lines = [
-        f"# {ds.title}",
+        *front_matter(a),
+        f"# {card_title(a)}",
         "",
         ds.description,
         "",
@@ -71,7 +108,8 @@ def readme(a: Assembled) -> str:
     lines.append("- Goal achievement was not assessed; fields no rule supports are null.")
     if m.warnings:
         lines.append(f"- {len(m.warnings)} reading warning(s); see manifest.json.")
-    lines += ["", "Licence of the content: that of the source log; this card makes no further claim.", ""]
+    lines += ["", "Licence: unknown. The content's licence is that of the source log, which forsy cannot know "
+              "(hence `license: other`, `license_name: unknown` above); this card makes no further claim.", ""]
     return "\n".join(lines)
 
 
