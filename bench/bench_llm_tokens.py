@@ -44,9 +44,9 @@ def main() -> int:
         return 0
 
     from forsy import pipeline
-    from forsy._llm_request import estimate_tokens
     from forsy.llm import LLMConfig, evidence_texts, plan
-    from forsy.segment import Segmenter
+    from forsy.llm._request import estimate_tokens
+    from forsy.rules.segment import Segmenter
 
     session = pipeline.read([args.input], pipeline.RetraceOptions())[0]
     redactor = pipeline.make_redactor([session])

@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible chat server for tests: NOT a model.
 
-It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of prompts/segment_v1.md)
+It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of src/forsy/llm/prompts/segment_v1.md)
 and answers by a fixed script chosen by the model name (`openai/scripted-<behaviour>`):
 
     good            proposes templated values whose quotes are copied from the evidence blocks

@@ -25,12 +25,12 @@ import pytest
 
 from _paths import ROOT
 from forsy.assemble import assemble
-from forsy.sinks.folder import write_folder
 from forsy.errors import LLMError
 from forsy.evidence import Session
 from forsy.llm import LLMConfig, LLMOutcome, apply_trace_fields, enrich, evidence_texts, plan
 from forsy.pipeline import RetraceOptions, read
-from forsy.segment import Draft, Segmenter
+from forsy.rules.segment import Draft, Segmenter
+from forsy.sinks.folder import write_folder
 from forsy.validate import validate_path, validate_trace
 from llm_server import FAB, ScriptedClient, ScriptedHTTPError, ScriptedServer
 
@@ -239,7 +239,7 @@ def test_evidence_texts_hold_what_forsy_read(correction_log: Path) -> None:
 
 
 def test_quote_rules() -> None:
-    from forsy._llm_evidence import EvidenceIndex, looks_injected
+    from forsy.llm._evidence import EvidenceIndex, looks_injected
 
     idx = EvidenceIndex(texts={"e": "FAILED test_calc.py::test_add -   assert -1 == 3\n1 failed, 2 passed"})
     m = idx.find("e", "test_add - assert -1 == 3")  # whitespace normalised
@@ -417,7 +417,7 @@ def test_chunked_long_session_bounded_concurrency(tmp_path: Path) -> None:
     r = run.report
     assert r["chunks"] >= 4 and client.calls == r["chunks"] == r["calls"] and r["oversized_steps"] == 0
     assert client.peak == 2  # several chunks in flight, never more than max_concurrency
-    from forsy._llm_request import estimate_tokens
+    from forsy.llm._request import estimate_tokens
 
     for req in client.requests:
         assert sum(estimate_tokens(m["content"]) for m in req["messages"]) <= cfg.chunk_tokens
@@ -432,7 +432,7 @@ def test_chunked_long_session_bounded_concurrency(tmp_path: Path) -> None:
     assert again.calls == 0 and run2.report["calls"] == 0 and run2.report["cache_hits"] == r["chunks"]
     assert run2.trace == run.trace and run2.prov == run.prov
     with sqlite3.connect(tmp_path / "cache" / "llm.sqlite3") as db:
-        from forsy._llm_cache import MIGRATIONS
+        from forsy.llm._cache import MIGRATIONS
 
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert db.execute("SELECT count(*) FROM answers").fetchone()[0] == r["chunks"]

@@ -15,10 +15,10 @@ import pytest
 import _gitrepo
 from forsy.errors import InputError
 from forsy.evidence import Event, Ref, Session, SessionMeta
+from forsy.rules.timeline import merge, to_epoch
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
 from forsy.sources.shell import ShellHistorySource
-from forsy.timeline import merge, to_epoch
 
 PROJECT = Path(__file__).resolve().parents[1]
 T0 = datetime(2024, 3, 1, 10, 0, 0, tzinfo=UTC)

@@ -24,7 +24,7 @@ from .assemble import Assembled, assemble
 from .errors import ExitCode, ForsyError, InputError, NoWork
 from .evidence import Ref, Session, Warning_
 from .models import Trace
-from .segment import Segmenter
+from .rules.segment import Segmenter
 from .sinks import FolderSink, Sink
 from .sources import ReadContext
 from .times import check_times
@@ -517,6 +517,6 @@ def _timeline_inputs(options: RetraceOptions) -> _Timeline:
 
 
 def _merge(agent: Session | None, tl: _Timeline, options: RetraceOptions) -> Session:
-    from . import timeline
+    from .rules import timeline
 
     return timeline.merge(agent, tl.history, tl.git, window=(options.since, options.until))

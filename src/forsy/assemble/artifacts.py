@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .segment import Draft
-from .tools import ToolSpec, spec
+from ..rules.segment import Draft
+from ..tools import ToolSpec, spec
 
 PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 

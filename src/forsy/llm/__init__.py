@@ -22,22 +22,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._llm_cache import AnswerCache, default_path
-from ._llm_call import CallResult, Completion, call_chunk
-from ._llm_check import Checker, Tally, parse_answer
-from ._llm_evidence import (
+from ..assemble.score import Factor
+from ..errors import LLMError
+from ..evidence import Ref, Session
+from ..models import EvidenceInfo, FieldProvenance
+from ..rules.segment import Draft
+from ._cache import AnswerCache, default_path
+from ._call import CallResult, Completion, call_chunk
+from ._check import Checker, Tally, parse_answer
+from ._evidence import (
     EXACT_MIN_CHARS,
     FUZZY_MIN_CHARS,
     FUZZY_MIN_SCORE,
     EvidenceIndex,
     build_index,
 )
-from ._llm_request import CHUNK_FILL, Plan, Prompt, load_prompt, plan_chunks, request_params
-from .errors import LLMError
-from .evidence import Ref, Session
-from .models import EvidenceInfo, FieldProvenance
-from .score import Factor
-from .segment import Draft
+from ._request import CHUNK_FILL, Plan, Prompt, load_prompt, plan_chunks, request_params
 
 MAX_REJECT_PENALTY = 20.0
 MAX_LISTED = 100  # rejections listed one by one in the report (all are counted)
@@ -246,7 +246,7 @@ def _still_empty(checker: Checker) -> tuple[int, float] | None:
 
 def _termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
     """The termination reason the deterministic pass gives (the model may only refine 'other')."""
-    from . import assemble
+    from .. import assemble
 
     fn = getattr(assemble, "_termination", None)
     if fn is None:

@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .evidence import Session
-from .segment import Draft
+from ..evidence import Session
+from ..rules.segment import Draft
 
 
 @dataclass

@@ -15,8 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._validate_base import Sink, comparable, is_int, is_str_list, is_text, member, parse_time, show
-from .models import (
+from ..models import (
     KNOWN_CAUSAL_TYPES,
     KNOWN_FEEDBACK_TYPES,
     KNOWN_MESSAGE_ROLES,
@@ -27,6 +26,7 @@ from .models import (
     ExecutionMode,
     InputSource,
 )
+from ._base import Sink, comparable, is_int, is_str_list, is_text, member, parse_time, show
 
 ACTIONS = frozenset(a.value for a in Action)
 EXECUTION_MODES = frozenset(m.value for m in ExecutionMode)

@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from pydantic import ValidationError as PydanticError
 
-from ._llm_evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
-from ._llm_request import FILL_AGENT, FILL_USER, Chunk, Plan
-from .models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, FieldProvenance, TerminationReason
-from .rules.catalogue import check as check_rule
-from .segment import Draft
+from ..models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, FieldProvenance, TerminationReason
+from ..rules.catalogue import check as check_rule
+from ..rules.segment import Draft
+from ._evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
+from ._request import FILL_AGENT, FILL_USER, Chunk, Plan
 
 MAX_VALUE_CHARS = 1500
 # Fields a model never writes: copied from the log, or set by a rule from it.

@@ -13,9 +13,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ._validate_base import Sink, comparable, is_int, is_str_list, is_text, member, parse_time, show
-from ._validate_steps import Counts
-from .models import (
+from ..models import (
     SCHEMA_VERSION,
     TOP_LEVEL_FIELDS,
     Artifact,
@@ -29,6 +27,8 @@ from .models import (
     TraceMode,
     ValidationLevel,
 )
+from ._base import Sink, comparable, is_int, is_str_list, is_text, member, parse_time, show
+from ._steps import Counts
 
 TRACE_MODES = frozenset(m.value for m in TraceMode)
 VALIDATION_LEVELS = frozenset(v.value for v in ValidationLevel)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeGuard
 
-from . import times
+from .. import times
 
 Severity = Literal["error", "warning"]
 

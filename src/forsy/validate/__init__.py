@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._validate_base import RULES, Finding, Rule, Severity, Sink, is_int
-from ._validate_folder import check_artifact_files, check_manifest, check_provenance
-from ._validate_parts import (
+from ._base import RULES, Finding, Rule, Severity, Sink, is_int
+from ._folder import check_artifact_files, check_manifest, check_provenance
+from ._parts import (
     check_dataset_summary,
     check_final_output,
     check_static_output,
@@ -35,7 +35,7 @@ from ._validate_parts import (
     check_trace_times,
     is_legacy,
 )
-from ._validate_steps import check_steps, count_steps
+from ._steps import check_steps, count_steps
 
 __all__ = [
     "RULES",

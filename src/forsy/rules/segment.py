@@ -29,9 +29,9 @@ from typing import Any
 import orjson
 from rapidfuzz import fuzz
 
-from .evidence import Event, Ref, Session
-from .models import EvidenceRef, FieldProvenance
-from .rules.catalogue import check as check_rule
+from ..evidence import Event, Ref, Session
+from ..models import EvidenceRef, FieldProvenance
+from .catalogue import check as check_rule
 
 RETRY_SIMILARITY = 90.0
 RETRY_WINDOW = 8

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._validate_base import Sink, show
-from ._validate_parts import ARTIFACT_REF_RE, HASH_RE
-from ._validate_steps import Counts
-from .models import STEP_FIELDS, TOP_LEVEL_FIELDS, FieldProvenance, Manifest, Provenance
+from ..models import STEP_FIELDS, TOP_LEVEL_FIELDS, FieldProvenance, Manifest, Provenance
+from ._base import Sink, show
+from ._parts import ARTIFACT_REF_RE, HASH_RE
+from ._steps import Counts
 
 # Fields that need no provenance entry: structure and labels, not content copied from evidence.
 PROVENANCE_EXEMPT = frozenset({"step", "turn", "actor", "action", "eval"})

@@ -16,8 +16,8 @@ from typing import Any
 
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from ._llm_check import parse_answer
-from .errors import LLMError
+from ..errors import LLMError
+from ._check import parse_answer
 
 Completion = Callable[..., Any]
 PARSE_TRIES = 2  # the first answer and one retry

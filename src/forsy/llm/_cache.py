@@ -13,7 +13,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import LLMError
+from ..errors import LLMError
 
 MIGRATIONS: tuple[str, ...] = (
     """CREATE TABLE answers (

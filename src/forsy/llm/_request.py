@@ -17,9 +17,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ._llm_evidence import EvidenceIndex, step_evidence
-from .evidence import Session
-from .segment import Draft
+from ..evidence import Session
+from ..rules.segment import Draft
+from ._evidence import EvidenceIndex, step_evidence
 
 PROMPT_NAME = "segment_v1"
 CHUNK_FILL = 0.7  # share of chunk_tokens the request may use; the rest is spare
@@ -51,11 +51,11 @@ class Prompt:
 
 def _prompt_dirs() -> list[Path]:
     here = Path(__file__).resolve().parent
-    return [here / "prompts", here.parents[1] / "prompts"]  # installed wheel, then the source tree
+    return [here / "prompts"]  # package data: in the source tree and in the wheel alike
 
 
 def load_prompt(name: str = PROMPT_NAME) -> Prompt:
-    from .errors import LLMError
+    from ..errors import LLMError
 
     for d in _prompt_dirs():
         p = d / f"{name}.md"
@@ -256,7 +256,7 @@ def plan_chunks(session: Session, drafts: list[Draft], idx: EvidenceIndex, promp
     fixed = estimate_tokens(prompt.system) + estimate_tokens(prompt.user.template)
     budget = int(chunk_tokens * CHUNK_FILL) - fixed
     if budget < MIN_BODY_TOKENS:
-        from .errors import LLMError
+        from ..errors import LLMError
 
         raise LLMError(f"chunk_tokens {chunk_tokens} is too small: the prompt alone takes about {fixed} tokens; "
                        f"use at least {int((fixed + MIN_BODY_TOKENS) / CHUNK_FILL) + 1}")

@@ -22,8 +22,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from .evidence import Session
-from .segment import Draft, json_text
+from ..evidence import Session
+from ..rules.segment import Draft, json_text
 
 EXACT_MIN_CHARS = 12
 FUZZY_MIN_CHARS = 20

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, artifacts, times
-from .evidence import Ref, Session, Warning_
-from .ids import trace_id as make_trace_id
-from .models import (
+from .. import __version__, times
+from ..evidence import Ref, Session, Warning_
+from ..ids import trace_id as make_trace_id
+from ..models import (
     SCHEMA_VERSION,
     STEP_FIELDS,
     EvidenceInfo,
@@ -36,8 +36,9 @@ from .models import (
     StepProvenance,
     Trace,
 )
+from ..rules.segment import Draft, copied, derived
+from . import artifacts
 from .score import Factor, confidence
-from .segment import Draft, copied, derived
 
 NOT_ASSESSED = ("Not assessed: forsy's deterministic pass copies what the log holds and does not judge "
                 "whether the user's goal was met.")

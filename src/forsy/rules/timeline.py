@@ -60,10 +60,10 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from .errors import InputError
-from .evidence import Event, Quality, Session, SessionMeta, SourceFile
-from .ids import make_id
-from .tools import ToolKind, kind_of, spec
+from ..errors import InputError
+from ..evidence import Event, Quality, Session, SessionMeta, SourceFile
+from ..ids import make_id
+from ..tools import ToolKind, kind_of, spec
 
 STRICT_SCORE = 0.95  # rapidfuzz ratio / 100; every match score in forsy is in [0, 1]
 LOOSE_SCORE = 0.80
