@@ -371,5 +371,5 @@ def test_readme_names_only_options_and_commands_that_exist() -> None:
             assert flag in helps[cmd], (cmd, flag)
     for flag in set(re.findall(r"`(--[a-z][a-z-]+)", use)):
         assert any(flag in h for h in helps.values()), flag
-    for code in re.findall(r"exits? (\d+)", use):
+    for code in re.findall(r"exits? (\d+)", text):
         assert int(code) in set(ExitCode), code
