@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from forsy import redact_rules as rr
 from forsy.errors import RedactionError
 from forsy.redact import (
     OVERLAP,
@@ -30,6 +29,7 @@ from forsy.redact import (
     chunks,
     user_names_from_paths,
 )
+from forsy.redact import rules as rr
 from secretgen import SecretGen, forms
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*\]")

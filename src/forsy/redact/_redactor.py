@@ -1,84 +1,31 @@
-"""Mask secrets and personal data in agent-log text, before anything is stored or sent.
-
-    redactor = Redactor(user_names={"alice"}, extra_person_names={"Alice Smith"})
-    safe = redactor.redact(text)              # str -> str
-    safe_record = redactor.redact_value(rec)  # JSON-like value -> same shape, every string redacted
-    redactor.report()                         # counts only: never values, never the mapping
-
-Detection = the kingfisher engine (offline, in-process; its validation and revocation
-parts, which call providers over the network, are never used) + forsy's own rules
-(redact_rules.py) for what the engine misses in logs: generic `password = …`
-assignments, auth headers, cookies, passwords in URLs, personal data.
-
-Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER]`…
-The same value always gets the same placeholder for the life of one Redactor; numbers are
-given in order of first appearance, so the same input gives byte-identical output. The
-value -> placeholder mapping lives only in memory, keyed by a salted hash.
-
-Escaped text: agent logs keep secrets JSON-escaped (tool arguments are JSON in a string)
-or URL-encoded. Rules read one or more levels of escaping in place; where a value holds
-escapes, and on lines with %XX escapes, the text is also scanned in a decoded view that
-maps each span found back to the original, where it is masked in its encoded form.
-
-Speed: the rules run where literals occur (found by the engine in its native pass, or
-with bytes.find), never as regexes sliding over the whole text. Many short strings
-(`redact_many`, `redact_value`) are scanned together, which is ~10x faster than one call
-each. One Redactor is safe to share between threads (a lock guards numbering and counts).
-
-Fail closed: a string that cannot be scanned (engine error, unknown object) becomes
-`[UNSCANNABLE_TEXT]` and is counted in `report()["unscannable"]`.
-"""
+"""The Redactor: one consistent placeholder mapping; batching many strings into one scan;
+hits found in the raw text and in its decoded views, merged, then masked (see __init__.py)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
-import os
-import re
 import secrets
-import tempfile
 import threading
 import urllib.parse
-from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from forsy.errors import RedactionError
-from forsy.redact_rules import (
-    CREDENTIAL,
-    EMAIL,
-    GENERIC_ACCOUNTS,
-    NATIVE_ANCHORS_ANY_CASE,
-    NATIVE_ANCHORS_CASED,
-    PATH_USER,
-    PERSON,
-    PHONE,
-    PHONE_ANCHOR_PATTERN,
-    PLACEHOLDER_RE,
-    PRIVATE_KEY,
-    Anchors,
-    Finder,
-    Hit,
-    WordList,
-    accept_value,
-    home_path_user,
-    json_view_rules,
-    name_tier,
-    project_rules,
-)
 
-__all__ = ["UNSCANNABLE", "EngineHit", "Hit", "KingfisherEngine", "Redactor", "SecretEngine",
-           "user_names_from_paths"]
+from ._anchors import Anchors
+from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Finder, Hit
+from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
+from ._merge import resolve
+from ._values import accept_value, name_tier
+from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
+from .personal import GENERIC_ACCOUNTS, WordList, home_path_user
+from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
-ANCHOR_RULE = "custom.forsy-anchor.tokens"
-PHONE_ANCHOR_RULE = "custom.forsy-anchor.phone"
-_ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 # Kingfisher is scanned in chunks this long (chars) that overlap by more than the longest
 # secret it matches, so a secret on a chunk border is whole in one of them.
 CHUNK = 1 << 20
@@ -90,128 +37,9 @@ ENGINE_MIN_LEN = 8
 SEPARATOR = "\n\x1e\n"
 BATCH_CHARS = 1 << 16
 COOKIE_PREFIX = "Cookie: "
-# When spans of different kinds overlap, the merged span takes the most sensitive kind
-KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5}
 # Decoded views report these kinds only: names and paths are handled in the raw text
 VIEW_KINDS = frozenset({PRIVATE_KEY, CREDENTIAL, EMAIL, PHONE})
 NON_PERSON_NAMES = frozenset({"github", "claude", "unknown", "your name", "anonymous", "actions-user"})
-
-
-# ---------------------------------------------------------------- engine
-class EngineHit(NamedTuple):
-    """One engine finding: rule id and byte offsets into the scanned UTF-8 data."""
-
-    rule: str
-    start: int
-    end: int
-
-
-class SecretEngine(Protocol):
-    """What the redactor needs from a detection engine (injectable for tests).
-
-    `reports_anchors`: the engine also reports where token prefixes occur (rule ANCHOR_RULE),
-    so the token rules need not search for them; False makes the rules search themselves.
-    """
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def reports_anchors(self) -> bool: ...
-
-    def scan(self, data: bytes) -> Sequence[EngineHit]: ...
-
-
-def default_cache_dir() -> Path:
-    """Where kingfisher keeps its compiled rules: forsy's own user cache folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "forsy" / "kingfisher-rules"
-
-
-class KingfisherEngine:
-    """The kingfisher scanner over in-memory bytes. Offline: only Rules and Scanner are used.
-
-    Building the rules takes ~4 s the first time and ~0.4 s once cached in `cache_dir`;
-    use `shared_engine()` to build it once per process.
-    """
-
-    def __init__(self, cache_dir: Path | None = None) -> None:
-        try:
-            import kingfisher_sdk as kf
-
-            folder = cache_dir or default_cache_dir()
-            cache = _private_dir(folder)
-            with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
-                anchors = _anchor_rules_file(folder if cache else Path(tmp))
-                rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
-            # redact=True: findings carry offsets but not the secret, so no extra copies live on
-            self._scanner = kf.Scanner(rules, base64=True, dedup=False, redact=True)
-            self._name = f"kingfisher {kf.__version__}"
-        except Exception as exc:  # any failure to start means nothing can be scanned
-            raise RedactionError(f"secret scanner could not start: {type(exc).__name__}: {exc}") from exc
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def reports_anchors(self) -> bool:
-        return True
-
-    def scan(self, data: bytes) -> list[EngineHit]:
-        out = []
-        for f in self._scanner.scan(data):
-            loc = f.location
-            out.append(EngineHit(f.rule_id, loc["start_offset"], loc["end_offset"]))
-        return out
-
-
-def _anchor_rules_file(folder: Path) -> Path:
-    """Kingfisher rules reporting where forsy's rare anchor literals occur (NATIVE_ANCHORS).
-
-    Searching ~45 literals with bytes.find costs more than the whole native scan; the
-    engine finds them all in its single pass (Hyperscan), and they are rare, so cheap to report.
-    """
-    def alternation(literals: Iterable[str]) -> str:
-        return "|".join(re.sub(r"([.\\/\t])", lambda m: "\\t" if m.group() == "\t" else "\\" + m.group(), lit)
-                        for lit in literals)
-
-    # lower/Capitalised/UPPER rather than (?i): the engine scans 1.5x faster
-    any_case = [v for lit in NATIVE_ANCHORS_ANY_CASE for v in dict.fromkeys((lit, lit.capitalize(), lit.upper()))]
-    rules = [
-        {"name": "forsy anchors", "id": ANCHOR_RULE,
-         "pattern": f"({alternation([*NATIVE_ANCHORS_CASED, *any_case])})"},
-        {"name": "forsy phone anchors", "id": PHONE_ANCHOR_RULE, "pattern": PHONE_ANCHOR_PATTERN},
-    ]
-    text = "rules:\n" + "".join(
-        "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())
-        + "\n" for r in rules)
-    path = folder / f"forsy-anchors-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yml"
-    if not path.exists():
-        path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _private_dir(folder: Path) -> bool:
-    """Create the cache folder (owner-only); False if that is impossible (then no cache)."""
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return folder.is_dir() and os.access(folder, os.W_OK)
-    except OSError:
-        return False
-
-
-_ENGINES: dict[Path | None, KingfisherEngine] = {}
-_ENGINES_LOCK = threading.Lock()
-
-
-def shared_engine(cache_dir: Path | None = None) -> KingfisherEngine:
-    """One kingfisher engine per cache folder per process (rules are costly to build)."""
-    with _ENGINES_LOCK:
-        engine = _ENGINES.get(cache_dir)
-        if engine is None:
-            engine = _ENGINES[cache_dir] = KingfisherEngine(cache_dir)
-        return engine
 
 
 # ---------------------------------------------------------------- the redactor
@@ -569,203 +397,3 @@ def chunks(text: str) -> Iterator[tuple[int, str]]:
             return
         start = end - OVERLAP
 
-
-# ---------------------------------------------------------------- offsets
-def byte_spans_to_char(chunk: str, data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte offsets into `data` (UTF-8 of `chunk`) -> str indices, widened to whole chars."""
-    if len(data) == len(chunk):  # ASCII: bytes and chars line up
-        return spans
-    n = len(data)
-    wanted: set[int] = set()
-    snapped = []
-    for start, end in spans:
-        start, end = max(0, min(start, n)), max(0, min(end, n))
-        while 0 < start < n and data[start] & 0xC0 == 0x80:
-            start -= 1
-        while 0 < end < n and data[end] & 0xC0 == 0x80:
-            end += 1
-        snapped.append((start, end))
-        wanted.update((start, end))
-    index: dict[int, int] = {}
-    prev_b = prev_c = 0
-    for b in sorted(wanted):
-        prev_c += len(data[prev_b:b].decode("utf-8", "replace"))
-        prev_b = b
-        index[b] = prev_c
-    return [(index[s], index[e]) for s, e in snapped]
-
-
-# ---------------------------------------------------------------- decoded views
-JSON_ESCAPE = _JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\"\\/bfnrt]))")
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-
-
-def _unescape_one(m: re.Match[str]) -> str:
-    if m.group(1) is None:
-        return _SIMPLE_ESCAPES[m.group(2)]
-    return _unicode(m.group(1))
-
-
-_UNICODE_RUN = re.compile(r"(?:\\u[0-9a-fA-F]{4})+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SIMPLE_PAIRS = (('\\"', '"'), ("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\/", "/"), ("\\b", "\b"),
-                 ("\\f", "\f"))
-_PUA = "\ue000"
-
-
-def json_unescape(text: str) -> str:
-    """JSON string escapes decoded (tolerant: text need not be a JSON string).
-
-    Same result as `_JSON_ESCAPE.sub(_unescape_one, text)` (which View's map relies on),
-    but with str.replace: escaped backslashes are set aside first, so the later
-    replacements cannot see a backslash that was part of one."""
-    if "\\" not in text:
-        return text
-    if _PUA in text:
-        return _JSON_ESCAPE.sub(_unescape_one, text)
-    out = text.replace("\\\\", _PUA)
-    for escape, char in _SIMPLE_PAIRS:
-        if escape in out:
-            out = out.replace(escape, char)
-    if "\\u" in out:
-        out = _UNICODE_RUN.sub(_unicode_run, out)
-    return out.replace(_PUA, "\\")
-
-
-def _unicode_run(m: re.Match[str]) -> str:
-    """A run of \\uXXXX escapes, one char each (a surrogate half becomes U+FFFD, as in _unicode)."""
-    run = m.group()
-    if len(run) == 6:  # the usual case ("\\u001b[0m"): one escape
-        return _unicode(run[2:])
-    decoded = run.encode("ascii").decode("unicode_escape")
-    return _SURROGATE.sub("\ufffd", decoded) if _SURROGATE.search(decoded) else decoded
-
-
-@functools.lru_cache(maxsize=1024)
-def _unicode(hex4: str) -> str:
-    code = int(hex4, 16)
-    return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a view must stay encodable
-
-
-class View:
-    """A decoded copy of a text that knows where each of its spans came from.
-
-    Decoding only replaces escape sequences, so the map is the sorted list of those
-    replacements: (view start, view length, raw start, raw end); between two of them view
-    and raw text are equal, shifted. The map is built only when a span must be mapped.
-    """
-
-    def __init__(self, kind: str, raw: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str],
-                 text: str | None = None) -> None:
-        self.kind = kind  # "json" or "url"
-        self._raw_text, self._pattern, self._decode = raw, pattern, decode
-        self.text = pattern.sub(decode, raw) if text is None else text
-        self._map: tuple[array[int], array[int], array[int], array[int]] | None = None
-
-    def _build_map(self) -> tuple[array[int], array[int], array[int], array[int]]:
-        v_start, v_len, r_start, r_end = array("q"), array("q"), array("q"), array("q")
-        shift = 0
-        for m in self._pattern.finditer(self._raw_text):
-            rep = self._decode(m)
-            v_start.append(m.start() + shift)
-            v_len.append(len(rep))
-            r_start.append(m.start())
-            r_end.append(m.end())
-            shift += len(rep) - (m.end() - m.start())
-        return v_start, v_len, r_start, r_end
-
-    def _raw(self, v: int, *, end: bool) -> int:
-        """Raw index of view index v (a start), or just past the raw char of view index v (an end)."""
-        if self._map is None:
-            self._map = self._build_map()
-        v_start, v_len, r_start, r_end = self._map
-        i = bisect_right(v_start, v) - 1
-        if i < 0:
-            return v + end
-        if v < v_start[i] + v_len[i]:  # v is part of a decoded escape: take the whole escape
-            return r_end[i] if end else r_start[i]
-        return r_end[i] + (v - v_start[i] - v_len[i]) + end
-
-    def raw_span(self, start: int, end: int) -> tuple[int, int]:
-        return self._raw(start, end=False), self._raw(end - 1, end=True)
-
-
-def neutralise_escapes(text: str) -> str:
-    """Escaped newlines, tabs and quotes as whitespace and plain quotes, same length (for the
-    engine, which needs only token boundaries, and whose offsets must stay raw offsets)."""
-    for escape, same_length in (("\\n", "\n "), ("\\r", "\r "), ("\\t", "\t "), ('\\"', '" ')):
-        if escape in text:
-            text = text.replace(escape, same_length)
-    return text
-
-
-def json_view(text: str) -> View | None:
-    """The text JSON-unescaped, if it holds JSON escapes."""
-    if "\\" in text and _JSON_ESCAPE.search(text):
-        return View("json", text, _JSON_ESCAPE, _unescape_one, json_unescape(text))
-    return None
-
-
-def url_views(text: str) -> list[tuple[int, View]]:
-    """URL-decoded views of the lines that hold %XX escapes, with their offsets in the text.
-
-    Only those lines: decoding and rescanning all of a text for a few escapes costs more
-    than everything else (URL-encoded data has no raw newline, so a secret is on one line)."""
-    out: list[tuple[int, View]] = []
-    pos = 0
-    while "%" in text and (m := _PERCENT.search(text, pos)) is not None:
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        end = len(text) if end < 0 else end
-        out.append((start, View("url", text[start:end], _PERCENT_RUN, _unquote_run)))
-        pos = end
-    return out
-
-
-def _unquote_run(m: re.Match[str]) -> str:
-    return urllib.parse.unquote(m.group(), errors="replace")
-
-
-# ---------------------------------------------------------------- merging
-def resolve(text: str, hits: list[Hit]) -> list[Hit]:
-    """Sorted, non-overlapping spans; hits that are only existing placeholders dropped."""
-    if not hits:
-        return []
-    if "[" in text:
-        placeholders = [m.span() for m in PLACEHOLDER_RE.finditer(text)]
-        if placeholders:
-            hits = [h for h in (_around_placeholders(text, h, placeholders) for h in hits) if h is not None]
-    hits.sort(key=lambda h: (h.start, -h.end, KIND_RANK[h.kind]))
-    merged: list[Hit] = []
-    for h in hits:
-        if merged and h.start < merged[-1].end:
-            last = merged[-1]
-            kind = min(last.kind, h.kind, key=KIND_RANK.__getitem__)
-            rule = last.rule if kind == last.kind else h.rule
-            merged[-1] = Hit(last.start, max(last.end, h.end), kind, rule)
-        else:
-            merged.append(h)
-    return merged
-
-
-def _around_placeholders(text: str, hit: Hit, placeholders: list[tuple[int, int]]) -> Hit | None:
-    """Idempotence: a hit that is (mostly) a placeholder already is no hit; one that cuts
-    into a placeholder is widened to hold it whole."""
-    starts = [s for s, _ in placeholders]
-    i = max(0, bisect_right(starts, hit.start) - 1)
-    start, end = hit.start, hit.end
-    residue = 0
-    pos = start
-    while i < len(placeholders) and placeholders[i][0] < end:
-        s, e = placeholders[i]
-        if e > start:
-            residue += sum(c.isalnum() for c in text[pos:s]) if s > pos else 0
-            pos = max(pos, e)
-            start, end = min(start, s), max(end, e)
-        i += 1
-    if pos == hit.start:  # touches no placeholder
-        return hit
-    residue += sum(c.isalnum() for c in text[pos:end])
-    return Hit(start, end, hit.kind, hit.rule) if residue >= 4 else None

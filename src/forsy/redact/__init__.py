@@ -1,0 +1,56 @@
+"""Mask secrets and personal data in agent-log text, before anything is stored or sent.
+
+    redactor = Redactor(user_names={"alice"}, extra_person_names={"Alice Smith"})
+    safe = redactor.redact(text)              # str -> str
+    safe_record = redactor.redact_value(rec)  # JSON-like value -> same shape, every string redacted
+    redactor.report()                         # counts only: never values, never the mapping
+
+Detection = the kingfisher engine (offline, in-process; its validation and revocation
+parts, which call providers over the network, are never used) + forsy's own rules
+(rules.py, cmdline.py, personal.py) for what the engine misses in logs: generic `password = …`
+assignments, auth headers, cookies, passwords in URLs, personal data.
+
+Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER]`…
+The same value always gets the same placeholder for the life of one Redactor; numbers are
+given in order of first appearance, so the same input gives byte-identical output. The
+value -> placeholder mapping lives only in memory, keyed by a salted hash.
+
+Escaped text: agent logs keep secrets JSON-escaped (tool arguments are JSON in a string)
+or URL-encoded. Rules read one or more levels of escaping in place; where a value holds
+escapes, and on lines with %XX escapes, the text is also scanned in a decoded view that
+maps each span found back to the original, where it is masked in its encoded form.
+
+Speed: the rules run where literals occur (found by the engine in its native pass, or
+with bytes.find), never as regexes sliding over the whole text. Many short strings
+(`redact_many`, `redact_value`) are scanned together, which is ~10x faster than one call
+each. One Redactor is safe to share between threads (a lock guards numbering and counts).
+
+Fail closed: a string that cannot be scanned (engine error, unknown object) becomes
+`[UNSCANNABLE_TEXT]` and is counted in `report()["unscannable"]`.
+"""
+
+from __future__ import annotations
+
+from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Hit
+from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine
+from ._redactor import CHUNK, OVERLAP, UNSCANNABLE, Redactor, chunks, user_names_from_paths
+
+__all__ = [
+    "CHUNK",
+    "CREDENTIAL",
+    "EMAIL",
+    "OVERLAP",
+    "PATH_USER",
+    "PERSON",
+    "PHONE",
+    "PRIVATE_KEY",
+    "UNSCANNABLE",
+    "EngineHit",
+    "Hit",
+    "KingfisherEngine",
+    "Redactor",
+    "SecretEngine",
+    "chunks",
+    "shared_engine",
+    "user_names_from_paths",
+]

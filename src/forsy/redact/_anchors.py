@@ -1,0 +1,84 @@
+"""Where rule literals occur in a text (Anchors), and which literals the engine reports itself."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ._tokens import TOKEN_FINDER
+from .cmdline import CLI_ANCHORS
+
+# Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
+# costly to search for here (one pass over the text each). Common ones stay here.
+NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals + CLI_ANCHORS
+NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
+                           "--user", ":\\/\\/", "sshpass", "pass:")
+NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
+
+
+_CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
+
+
+class Anchors:
+    """Where literals occur in a text: found in its UTF-8 bytes (memchr-fast, and `bytes.lower`
+    is ASCII-only so offsets do not move), returned as sorted str indices.
+
+    Rare literals (NATIVE_ANCHORS) are found by the engine in its own single pass when it
+    can (`engine` = their positions); then they are not searched for here at all.
+    """
+
+    def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None) -> None:
+        self.text = text
+        self.data = text.encode("utf-8") if data is None else data
+        self.engine = engine  # positions of NATIVE_ANCHORS, or None: search them here
+        self.phone: list[int] | None = None  # where phone numbers may start, if the engine said
+        self._lower: bytes | None = None
+        self._marks: bytes | None = None
+        self._by_head: dict[str, list[int]] | None = None
+        # set by rules that met a secret name or URL whose value holds an escape
+        self.want_json_view = False
+
+    def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
+        out: list[int] = []
+        for lit in literals:
+            if self.engine is None or lit not in NATIVE_ANCHORS:
+                out += self._search(lit, ignore_case)
+            elif self.engine:
+                n, text = len(lit), self.text
+                cands = self._buckets().get(lit[:2].lower(), ())
+                out += [i for i in cands if (text[i : i + n].lower() if ignore_case else text[i : i + n]) == lit]
+        out.sort()
+        return out
+
+    def _buckets(self) -> dict[str, list[int]]:
+        """Engine anchor positions by their first two chars (lower-cased)."""
+        if self._by_head is None:
+            self._by_head = {}
+            for i in self.engine or ():
+                self._by_head.setdefault(self.text[i : i + 2].lower(), []).append(i)
+        return self._by_head
+
+    def _search(self, lit: str, ignore_case: bool) -> list[int]:
+        if ignore_case and self._lower is None:
+            self._lower = self.data.lower()
+        hay = self._lower if ignore_case and self._lower is not None else self.data
+        needle = (lit.lower() if ignore_case else lit).encode("utf-8")
+        found = []
+        i = hay.find(needle)
+        while i >= 0:
+            found.append(i)
+            i = hay.find(needle, i + 1)
+        return self.chars(found)
+
+    def chars(self, offsets: list[int]) -> list[int]:
+        """Sorted byte offsets (at char starts) -> str indices."""
+        if len(self.data) == len(self.text) or not offsets:
+            return offsets
+        if self._marks is None:  # every continuation byte becomes 0x80: counted in C below
+            self._marks = self.data.translate(_CONTINUATION)
+        out, prev, chars = [], 0, 0
+        for b in offsets:
+            chars += (b - prev) - self._marks.count(b"\x80", prev, b)
+            prev = b
+            out.append(chars)
+        return out
+

@@ -1,0 +1,140 @@
+"""The kingfisher secret engine (offline, in-process), and the anchors it reports for forsy's rules."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import NamedTuple, Protocol
+
+from forsy.errors import RedactionError
+
+from ._anchors import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
+from .personal import PHONE_ANCHOR_PATTERN
+
+ANCHOR_RULE = "custom.forsy-anchor.tokens"
+PHONE_ANCHOR_RULE = "custom.forsy-anchor.phone"
+_ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
+
+
+# ---------------------------------------------------------------- engine
+class EngineHit(NamedTuple):
+    """One engine finding: rule id and byte offsets into the scanned UTF-8 data."""
+
+    rule: str
+    start: int
+    end: int
+
+
+class SecretEngine(Protocol):
+    """What the redactor needs from a detection engine (injectable for tests).
+
+    `reports_anchors`: the engine also reports where token prefixes occur (rule ANCHOR_RULE),
+    so the token rules need not search for them; False makes the rules search themselves.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reports_anchors(self) -> bool: ...
+
+    def scan(self, data: bytes) -> Sequence[EngineHit]: ...
+
+
+def default_cache_dir() -> Path:
+    """Where kingfisher keeps its compiled rules: forsy's own user cache folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "forsy" / "kingfisher-rules"
+
+
+class KingfisherEngine:
+    """The kingfisher scanner over in-memory bytes. Offline: only Rules and Scanner are used.
+
+    Building the rules takes ~4 s the first time and ~0.4 s once cached in `cache_dir`;
+    use `shared_engine()` to build it once per process.
+    """
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        try:
+            import kingfisher_sdk as kf
+
+            folder = cache_dir or default_cache_dir()
+            cache = _private_dir(folder)
+            with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
+                anchors = _anchor_rules_file(folder if cache else Path(tmp))
+                rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
+            # redact=True: findings carry offsets but not the secret, so no extra copies live on
+            self._scanner = kf.Scanner(rules, base64=True, dedup=False, redact=True)
+            self._name = f"kingfisher {kf.__version__}"
+        except Exception as exc:  # any failure to start means nothing can be scanned
+            raise RedactionError(f"secret scanner could not start: {type(exc).__name__}: {exc}") from exc
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def reports_anchors(self) -> bool:
+        return True
+
+    def scan(self, data: bytes) -> list[EngineHit]:
+        out = []
+        for f in self._scanner.scan(data):
+            loc = f.location
+            out.append(EngineHit(f.rule_id, loc["start_offset"], loc["end_offset"]))
+        return out
+
+
+def _anchor_rules_file(folder: Path) -> Path:
+    """Kingfisher rules reporting where forsy's rare anchor literals occur (NATIVE_ANCHORS).
+
+    Searching ~45 literals with bytes.find costs more than the whole native scan; the
+    engine finds them all in its single pass (Hyperscan), and they are rare, so cheap to report.
+    """
+    def alternation(literals: Iterable[str]) -> str:
+        return "|".join(re.sub(r"([.\\/\t])", lambda m: "\\t" if m.group() == "\t" else "\\" + m.group(), lit)
+                        for lit in literals)
+
+    # lower/Capitalised/UPPER rather than (?i): the engine scans 1.5x faster
+    any_case = [v for lit in NATIVE_ANCHORS_ANY_CASE for v in dict.fromkeys((lit, lit.capitalize(), lit.upper()))]
+    rules = [
+        {"name": "forsy anchors", "id": ANCHOR_RULE,
+         "pattern": f"({alternation([*NATIVE_ANCHORS_CASED, *any_case])})"},
+        {"name": "forsy phone anchors", "id": PHONE_ANCHOR_RULE, "pattern": PHONE_ANCHOR_PATTERN},
+    ]
+    text = "rules:\n" + "".join(
+        "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())
+        + "\n" for r in rules)
+    path = folder / f"forsy-anchors-{hashlib.sha256(text.encode()).hexdigest()[:16]}.yml"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _private_dir(folder: Path) -> bool:
+    """Create the cache folder (owner-only); False if that is impossible (then no cache)."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder.is_dir() and os.access(folder, os.W_OK)
+    except OSError:
+        return False
+
+
+_ENGINES: dict[Path | None, KingfisherEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def shared_engine(cache_dir: Path | None = None) -> KingfisherEngine:
+    """One kingfisher engine per cache folder per process (rules are costly to build)."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(cache_dir)
+        if engine is None:
+            engine = _ENGINES[cache_dir] = KingfisherEngine(cache_dir)
+        return engine
+

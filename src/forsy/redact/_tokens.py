@@ -1,0 +1,78 @@
+"""Token-prefix rules (`ghp_…`, `AKIA…`, `sk-…`, JWTs…) and authorization-header rules."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from ._base import RB, RegexRule, TokenRules, _rx, _token_like, is_template, looks_random
+
+TOKEN_RULES: tuple[RegexRule, ...] = (
+    _rx("aws-access-key-id", r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})" + RB,
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
+    _rx("github-token", r"(?P<v>gh[pousr]_[A-Za-z0-9]{36,251})" + RB, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    _rx("github-fine-grained-pat", r"(?P<v>github_pat_[A-Za-z0-9_]{40,251})" + RB, ("github_pat_",)),
+    _rx("gitlab-token", r"(?P<v>gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,250}"
+        r"(?:\.[A-Za-z0-9_-]{2,250}){0,3})", ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "gloas-",
+                                               "glsoat-", "glft-", "glimt-", "glagent-")),
+    _rx("slack-token", r"(?P<v>xox[abposre]-[A-Za-z0-9-]{10,250})", ("xox",)),
+    _rx("slack-app-token", r"(?P<v>xapp-\d-[A-Z0-9]{6,}-\d{6,}-[a-z0-9]{20,})", ("xapp-",)),
+    _rx("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9+/_-]{20,200})",
+        ("hooks.slack.com",)),
+    _rx("stripe-key", r"(?P<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,247})" + RB, ("sk_live_", "sk_test_",
+                                                                                  "rk_live_", "rk_test_")),
+    _rx("stripe-webhook-secret", r"(?P<v>whsec_[A-Za-z0-9+/=]{20,100})", ("whsec_",)),
+    _rx("anthropic-key", r"(?P<v>sk-ant-[A-Za-z0-9_-]{20,250})", ("sk-ant-",)),
+    _rx("openai-key", r"(?P<v>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,250})", ("sk-",),
+        accept=_token_like),
+    _rx("google-api-key", r"(?P<v>AIza[0-9A-Za-z_-]{35})" + RB, ("AIza",)),
+    _rx("google-oauth", r"(?P<v>(?:ya29\.[0-9A-Za-z_-]{20,2000}|GOCSPX-[0-9A-Za-z_-]{20,60}))",
+        ("ya29.", "GOCSPX-")),
+    _rx("huggingface-token", r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_token_like),
+    _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
+    _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
+    _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}+\.eyJ[A-Za-z0-9_-]{5,8000}+\.[A-Za-z0-9_-]{0,1000}+)", ("eyJ",)),
+    # Sentry-style DSN: the 32-hex key is the URL user name
+    _rx("dsn-key", r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@", ("://",), bounded=False),
+)
+
+TOKEN_FINDER = TokenRules(TOKEN_RULES)
+
+# ---------------------------------------------------------------- headers and commands
+_HEADER_VALUE = r"[A-Za-z0-9._~+/=-]"
+HEADER_RULES: tuple[RegexRule, ...] = (
+    _rx("auth-header",
+        r"authorization\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[ \t]*"
+        r"(?:(?:bearer|basic|token|bot|apikey|sso-key|key)[ \t]+)?(?P<v>" + _HEADER_VALUE + r"{8,4096})",
+        ("authorization",), ignore_case=True,
+        accept=lambda v: looks_random(v, 8) or is_basic_credential(v)),
+    _rx("auth-scheme", r"(?:bearer|basic)[ \t]+(?P<v>" + _HEADER_VALUE + r"{12,4096})",
+        ("bearer", "basic"), ignore_case=True,
+        accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
+    _rx("mysql-password",
+        r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
+        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>[^\s'\"\\;&|<>()`]{1,200})(?P=q)", ("mysql", "mariadb"),
+        accept=lambda v: not is_template(v)),
+    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
+        ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
+    _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
+        ("sshpass",), accept=lambda v: not is_template(v)),
+    _rx("openssl-pass", r"pass:(?P<v>[^\s'\"]{1,200})", ("pass:",), ignore_case=False,
+        accept=lambda v: not is_template(v)),
+)
+
+# Tools whose flags or arguments carry a credential: (the command as typed, where its
+# secret is). The command's words are the anchor; what follows is read as shell words up to
+
+
+def is_basic_credential(value: str) -> bool:
+    """A Basic auth value: base64 of `user:password`."""
+    if len(value) < 8 or len(value) % 4 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+

@@ -1,0 +1,126 @@
+"""Is a value the literal secret of a name? Secret names (`name_tier`) and values (`accept_value`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ._base import _WORDY, PLACEHOLDER_RE, is_template, looks_random
+
+# "icon@2x.png" is a file name, not an address
+FILE_EXTENSIONS = frozenset(
+    "png jpg jpeg gif svg webp ico bmp tif tiff js mjs cjs ts mts tsx jsx json jsonl py pyc pyi rs go rb java kt "
+    "swift c h cc cpp hpp cs php md mdx txt css scss sass less html htm xml yml yaml toml ini cfg conf lock sh "
+    "bash zsh fish log csv tsv sql db sqlite zip gz tgz tar bz2 xz whl jar map wasm vue svelte lua pl r dart ex "
+    "exs erl hs ml scala gradle env example tmp bak pdf doc docx xls xlsx ppt pptx mp3 mp4 mov wav ogg webm ttf "
+    "otf woff woff2 eot patch diff orig swp pem crt key pub so dylib dll exe bin o a out class pkl pt onnx "
+    "ipynb".split()
+)
+
+
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_OPEN_QUOTE = re.compile(r"\\{0,3}[\"'`]")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
+
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret"})
+LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
+RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
+RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+# "<word>_key" names that hold identifiers or public values, not secrets
+_PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary", "foreign", "sort", "partition",
+                               "cache", "idempotency", "dedup", "hot", "route", "lookup", "object", "map", "dict",
+                               "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut"})
+# After the secret word a name may go on only with words that keep it a secret value
+_TRAILING_OK = frozenset({"base", "value", "plain", "plaintext", "raw", "b64", "base64", "hex", "new", "old",
+                          "current", "confirm", "confirmation", "again", "repeat", "verify", "prod", "dev",
+                          "test", "staging", "live", "v1", "v2"})
+# Values that are types, flags or words, not secrets
+STOPWORDS = frozenset({
+    "str", "string", "int", "integer", "bool", "boolean", "bytes", "none", "null", "nil", "true", "false",
+    "undefined", "required", "optional", "any", "object", "text", "char", "varchar", "unknown", "empty",
+    "hidden", "redacted", "masked", "sensitive", "yes", "no", "on", "off", "enabled", "disabled", "env",
+    "value", "default", "secretstr", "secretbytes", "secretstring", "password", "passwd", "secret", "token",
+    "key", "string;", "number", "void", "self", "cls", "this", "na", "n/a", "tbd", "todo", "see", "set",
+    "unset", "missing", "invalid", "valid", "expired", "provided", "present", "absent", "included",
+})
+_CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config.", "settings.", "args.",
+                  "options.", "opts.", "req.", "request.", "window.", "import.", "getenv", "kwargs", "params.")
+
+
+@functools.lru_cache(maxsize=4096)
+def name_tier(name: str) -> int:
+    """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
+    parts = [p.lower() for p in _NAME_PARTS.findall(name)]
+    if len(parts) >= 2 and parts[-1] in ("key", "keys") and parts[-2] in _PUBLIC_KEY_KINDS:
+        return 0
+    literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) for p in parts]
+    secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) for p, lit in zip(parts, literal, strict=True)]
+    if not any(secret):
+        return 0
+    last = max(i for i, s in enumerate(secret) if s)
+    if not all(p.isdigit() or p in _TRAILING_OK for p in parts[last + 1 :]):
+        return 0
+    return 1 if any(literal[: last + 1]) else 2
+
+
+def _pathlike(value: str) -> bool:
+    if value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:")):
+        return True
+    head, dot, ext = value.rpartition(".")
+    if dot and ext.lower() in FILE_EXTENSIONS:
+        return True
+    segments = value.split("/")
+    return len(segments) > 1 and all(_WORDY.fullmatch(s) or s.isdigit() or not s for s in segments)
+
+
+def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool = False) -> bool:
+    """Is this the literal secret of `name`, rather than code, a type, a word or a template?
+
+    `code`: the assignment reads as program code (`password = x`, `f(password=x)`, `{"password": x}`),
+    where a bare word is a variable; elsewhere (YAML, .env, CLI flags) it is the value itself."""
+    if not value or is_template(value) or PLACEHOLDER_RE.search(value) or value.lower() in STOPWORDS:
+        return False
+    if value.lower() == name.lower().lstrip("-") or (not quoted and _code_like(value, code)):
+        return False
+    if tier == 2:
+        need = 20 if name.lower().strip("-_.") == "key" else 16
+        return looks_random(value, need) and not _pathlike(value)
+    return len(value) >= 3
+
+
+def _code_like(value: str, code: bool) -> bool:
+    """A bare value that reads as code: a call, an object, a variable name."""
+    if value.startswith(("{", "[", "(", "<")) or "(" in value or value.startswith(_CODE_PREFIXES):
+        return True
+    bare = value.lstrip("&| ")  # `&ref`, `|| default`; "&QsT!#9" is a literal
+    if value.startswith(("&", "|")) and not (_IDENT.fullmatch(bare) or _DOTTED.fullmatch(bare)):
+        return False
+    if _DOTTED.fullmatch(bare) and not any(c.isdigit() for c in bare):
+        return True  # settings.db_password
+    if not _IDENT.fullmatch(bare) or any(c.isdigit() for c in bare):
+        return False
+    # a variable name: in code any word-like one; elsewhere only snake_case ("letmein" is a value)
+    return bool(_WORDY.fullmatch(bare)) if code else "_" in bare.strip("_")
+
+
+
+def _closing_quote(text: str, pos: int, opener: str) -> int:
+    """Where the string opened by `opener` (a quote after k backslashes) ends, or -1.
+
+    k = 0: the first quote after an even number of backslashes. k > 0 (a string inside
+    escaped JSON): the first quote after exactly k; one after more is escaped deeper, part of
+    the value (whose exact end the JSON-unescaped view then finds)."""
+    quote, k = opener[-1], len(opener) - 1
+    limit = min(len(text), pos + 1024)
+    i = text.find(quote, pos, limit)
+    while i >= 0:
+        b = i
+        while b > pos and text[b - 1] == "\\":
+            b -= 1
+        n = i - b
+        if (k == 0 and n % 2 == 0) or (k > 0 and n <= k):
+            return i - n if k else i
+        i = text.find(quote, i + 1, limit)
+    return -1
+

@@ -1,0 +1,142 @@
+"""Personal data: email addresses, phone numbers, account names in home paths, given names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._base import _ALNUM, EMAIL, PATH_USER, PHONE, Hit, left_ok
+from ._values import FILE_EXTENSIONS
+
+if TYPE_CHECKING:
+    from ._anchors import Anchors
+
+# ---------------------------------------------------------------- emails
+_EMAIL_DOMAIN = re.compile(
+    r"@(?P<d>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*"
+    r"\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9]|/)"
+)
+_LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
+# Not personal: machine senders
+_EMAIL_LOCAL_SKIP = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"})
+
+
+
+def email(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Email addresses: the domain is matched by regex, the local part by walking left.
+
+    Not followed by "/": "pkg@scope.io/name" is a package path, not an address."""
+    if "@" not in text:
+        return
+    for m in _EMAIL_DOMAIN.finditer(text):
+        if m.group("tld").lower() in FILE_EXTENSIONS:
+            continue
+        start = _local_start(text, m.start())
+        local = text[start : m.start()]
+        if not local or local.endswith(".") or local.lower() in _EMAIL_LOCAL_SKIP:
+            continue  # ("Promise.@resolve" is code, not an address)
+        yield Hit(start, m.end(), EMAIL, "email")
+
+
+def _local_start(text: str, at: int) -> int:
+    start = at
+    while start > 0 and at - start < 64 and text[start - 1] in _LOCAL_CHARS:
+        start -= 1
+    # "\nalice@…" (JSON escape) or "%0Aalice@…" (URL escape): the escape is not the address
+    if start >= 1 and text[start - 1] == "\\" and start < at and text[start] in "nrtbf":
+        start += 1
+    elif start >= 1 and text[start - 1] == "%" and re.match(r"[0-9A-Fa-f]{2}", text[start : start + 2]):
+        start += 2
+    while start < at and text[start] in ".+-":
+        start += 1
+    return start
+
+
+# ---------------------------------------------------------------- phone numbers
+# Conservative: an international "+CC …" number of 8-15 digits with separators (or 10+ digits
+# compact), or a North-American number written with the usual punctuation. Not inside a
+# longer token (versions, hashes, timestamps, ports: the boundary checks).
+# (possessive digit groups: a long digit run has one way to be split, not thousands)
+_PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}+(?:[ .\-]?\(\d{1,4}+\))?(?:[ .\-]?\d{1,5}+){1,5})(?![\w\-+/]|[.:]\d)")
+_PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w\-+/]|[.:]\d)")
+_PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w\-+/]|[.:]\d)")
+_NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
+
+
+def phone(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Phone numbers in international or NANP notation."""
+    native = anchors.phone
+    if native is not None:  # the engine found where numbers may start: match only there
+        matches = [m for i in native for rx in _PHONES if (m := rx.match(text, i)) is not None]
+    else:
+        matches = [m for rx in _PHONES for m in rx.finditer(text)]
+    for m in matches:
+        if m.re is _PHONE_INTL:
+            digits = sum(c.isdigit() for c in m.group("v"))
+            if not (8 <= digits <= 15 and (not m.group("v").isdigit() or digits >= 10)):
+                continue
+        if _phone_left(text, m.start()):
+            yield Hit(m.start(), m.end(), PHONE, "phone")
+
+
+_PHONES = (_PHONE_INTL, _PHONE_NANP, _PHONE_PAREN)
+# The same three shapes, loosely, in the engine's regex dialect (no look-around): it reports
+# where one may start, _PHONES decide.
+PHONE_ANCHOR_PATTERN = r"(\+[1-9][0-9 .()-]{7,24}|[2-9][0-9]{2}[-.][2-9][0-9]{2}[-.][0-9]{4}|\([2-9][0-9]{2}\))"
+
+
+def _phone_left(text: str, i: int) -> bool:
+    return i == 0 or text[i - 1] not in _NOT_BEFORE_PHONE or (text[i - 1] in _ALNUM and left_ok(text, i))
+
+
+# ---------------------------------------------------------------- home paths
+_SEPS = ("/", "\\/", "\\")
+_HOME_NAME = re.compile(r"(?:Users|home)(?:\\/|/|\\{1,4})(?P<v>[A-Za-z0-9_][A-Za-z0-9._-]{0,63})"
+                        r"(?=$|\\|/|[\s\"'`:;,)\]}>|])")
+GENERIC_ACCOUNTS = frozenset({
+    "shared", "public", "default", "user", "username", "you", "yourname", "your-name", "your_name", "me", "runner",
+    "ubuntu", "root", "admin", "ec2-user", "vagrant", "node", "app", "circleci", "jenkins", "travis", "docker",
+    "codespace", "vscode", "linuxbrew", "guest", "nobody", "name", "example", "foo", "bar", "john", "jane",
+    "johndoe", "developer", "dev", "all users", "default user", "defaultapppool",
+})
+
+
+def home_path_user(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The account name in /Users/NAME, /home/NAME, C:\\Users\\NAME (also JSON-escaped)."""
+    for i in anchors.find(("Users", "home")):
+        if i == 0 or text[i - 1] not in "/\\":  # a path component, not a word
+            continue
+        m = _HOME_NAME.match(text, i)
+        if m is None or m.group("v").lower() in GENERIC_ACCOUNTS:
+            continue
+        yield Hit(m.start("v"), m.end("v"), PATH_USER, "home-path")
+
+
+
+# ---------------------------------------------------------------- given names
+class WordList:
+    """Whole-word occurrences of given strings (user names, git author names)."""
+
+    def __init__(self, words: list[str], kind: str, rule: str, *, ignore_case: bool) -> None:
+        self.kind, self.rule = kind, rule
+        forms = {w for word in words for w in ((word, word.lower(), word.upper(), word.title()) if ignore_case
+                                               else (word,))}
+        self.words = tuple(sorted(forms, key=len, reverse=True))
+
+    def __call__(self, text: str, anchors: Anchors) -> Iterator[Hit]:
+        taken = -1
+        for i in anchors.find(self.words):
+            if i < taken:
+                continue
+            for w in self.words:  # longest first
+                end = i + len(w)
+                if text.startswith(w, i) and (left_ok(text, i) and (i == 0 or text[i - 1] != "_")) and (
+                        end == len(text) or text[end] not in _WORD):
+                    taken = end
+                    yield Hit(i, end, self.kind, self.rule)
+                    break
+
+
+_WORD = _ALNUM | {"_"}
+

@@ -1,0 +1,278 @@
+"""forsy's own detection rules: what the kingfisher engine misses in agent logs.
+
+The rules that run, in order (project_rules), and those that read the value of a name:
+URL passwords, PEM and PuTTY keys, cookies, `name = value` assignments. Tokens, personal
+data and command lines have modules of their own; the parts every rule is made of are
+described in _base.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ._anchors import Anchors
+from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER_RE, PRIVATE_KEY, Finder, Hit, is_template
+from ._tokens import HEADER_RULES, TOKEN_FINDER
+from ._values import _OPEN_QUOTE, _closing_quote, accept_value, name_tier
+from .cmdline import _flag_value, cli_secret, setter_value
+from .personal import email, home_path_user, phone
+
+__all__ = ["Anchors", "assignment", "cookie", "json_view_rules", "name_tier", "private_key", "project_rules",
+           "putty_key", "url_password"]
+
+# ---------------------------------------------------------------- URLs with passwords
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_URL_USERINFO = re.compile(r"[^\s:/?#@\"'\\<>]{0,128}:(?P<v>[^\s/?#\"'\\<>]{1,256})@(?=[A-Za-z0-9\[_-])")
+_URL_USERINFO_ESCAPED = re.compile(r"[^\s:/?#@\"'<>]{0,128}:[^\s/?#\"'<>]{1,256}@")
+
+
+def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """`scheme://user:password@host`: the password (kept encoded as it appears)."""
+    if "@" not in text:
+        return
+    for i in anchors.find(("://", ":\\/\\/")):
+        j = i
+        while j > 0 and i - j < 21 and text[j - 1] in _SCHEME_CHARS:
+            j -= 1
+        if j == i or not text[j].isalpha():  # no scheme before "://"
+            continue
+        at = i + (3 if text[i + 1] == "/" else 5)
+        m = _URL_USERINFO.match(text, at)
+        if m is None and "\\" in text[at : at + 400] and _URL_USERINFO_ESCAPED.match(text, at):
+            anchors.want_json_view = True  # user info with an escape in it: read it decoded
+        if m is None or is_template(m.group("v")) or PLACEHOLDER_RE.search(m.group("v")):
+            continue
+        yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "url-password")
+
+
+# ---------------------------------------------------------------- PEM private keys
+_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# Body lines after a BEGIN with no END (truncated tool output): base64 or "Key: value"
+# headers (tried first: "Proc-Type" would otherwise end the body as base64 "Proc"),
+# separated by real or escaped newlines.
+_PEM_BODY = re.compile(
+    r"(?:(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\n\\]{0,200}|[A-Za-z0-9+/=]{1,128})?)*"
+)
+PEM_MAX = 64 * 1024
+
+
+def private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A whole PEM/OpenSSH/PGP private key block, BEGIN to END (or to the end of its body)."""
+    if "PRIVATE KEY" not in text:
+        return
+    pos = 0
+    end_at, end_stop = -1, -1  # the first END after the last search (start, end); end_stop -1: none
+    while (m := _PEM_BEGIN.search(text, pos)) is not None:
+        if end_at < m.end():  # search again only once past it: linear in the text
+            e = _PEM_END.search(text, m.end())
+            end_at, end_stop = (e.start(), e.end()) if e else (len(text) + 1, -1)
+        end = end_stop if end_stop >= 0 and end_at - m.end() <= PEM_MAX else _body_end(text, m.end())
+        yield Hit(m.start(), end, PRIVATE_KEY, "private-key")
+        pos = end
+
+
+def _body_end(text: str, pos: int) -> int:
+    body = _PEM_BODY.match(text, pos, pos + PEM_MAX)
+    return body.end() if body else pos
+
+
+
+# ---------------------------------------------------------------- cookies
+_COOKIE = re.compile(r"(?:cookie\\{0,3}[\"']?[ \t]*:|(?P<flag>cookie[ \t]+))[ \t]*\\{0,3}[\"']?"
+                     r"(?P<v>[^\r\n\"'\\]{1,8192})", re.IGNORECASE)
+COOKIE_ATTRIBUTES = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority", "version"})
+
+
+def cookie(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Values of `Cookie:` / `Set-Cookie:` / `curl --cookie` pairs (attributes like Path stay)."""
+    for i in anchors.find(("cookie",), ignore_case=True):
+        if i > 0 and text[i - 1] in _ALNUM:
+            continue
+        m = _COOKIE.match(text, i)
+        if m is None or (m.group("flag") and text[i - 2 : i] != "--"):
+            continue  # "cookie VALUE" only as curl's "--cookie VALUE"
+        yield from _cookie_values(text, m.start("v"), m.end("v"))
+
+
+def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
+    """The value of each `name=value` of a cookie list (split in Python: linear time)."""
+    pos = start
+    for part in text[start:end].split(";"):
+        name, eq, value = part.partition("=")
+        stripped = value.strip()
+        if eq and name.strip() and stripped and name.strip().lower() not in COOKIE_ATTRIBUTES and not is_template(
+                stripped):
+            vstart = pos + len(name) + 1 + (len(value) - len(value.lstrip()))
+            yield Hit(vstart, vstart + len(stripped), CREDENTIAL, "cookie")
+        pos += len(part) + 1
+
+
+
+# ---------------------------------------------------------------- name = value assignments
+# Found keyword-first (then the name is grown around it) so that no regex ever starts
+# with an unbounded identifier repeat: that would be quadratic on long base64 runs.
+_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+# "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
+_PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
+_PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
+_SEPARATOR = re.compile(
+    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
+    + _PROSE_SEP + r")[ \t]*")
+_CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
+# `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
+_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+# `<password>value</password>` and netrc's `login NAME password VALUE`
+_XML_VALUE = re.compile(r">(?P<v>[^<>\n]{1,1024})</")
+_NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
+_NETRC_VALUE = re.compile(r"[ \t]+(?P<v>\S{1,1024})")
+_BARE = re.compile(r"[^\s\"'`\\,;<>]{1,1024}")
+_FORM_FIELD = re.compile(r"&(?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
+
+
+
+def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """`name = value`, `name: value`, `"name": "value"`, `--name=value` with a secret-looking name."""
+    done = 0
+    n = len(text)
+    for i in anchors.find(_KEYWORDS, ignore_case=True):
+        if i < done:
+            continue
+        m = _NAME_TAIL.match(text, i)
+        end = done = m.end() if m else i
+        # most keyword hits ("input_tokens": 12, "the key is") are ruled out here, cheaply
+        if end >= n or text[end] not in _AFTER_NAME or not name_tier(text[i:end]):
+            continue  # (no secret word before the first keyword, so the tail's tier bounds the name's)
+        start = _name_start(text, i)
+        name = text[start:end]
+        tier = name_tier(name)
+        if tier:
+            hit = (_value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
+                   or setter_value(text, start, end, name, tier, anchors))
+            if hit is not None:
+                done = hit.end
+                yield hit
+
+
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_AFTER_NAME = frozenset(" \t\"':=\\|>")
+
+
+def _name_start(text: str, start: int) -> int:
+    lo = max(0, start - 64)
+    while start > lo and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    # "\nPASSWORD=…" in escaped text: the "n" of the escape is not part of the name
+    if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
+        start += 1
+    elif start >= 1 and text[start - 1] == "%" and re.match(r"[0-9A-Fa-f]{2}", text[start : start + 2]):
+        start += 2
+    return start
+
+
+
+
+def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit | None:
+    """`<password>value</password>`, or netrc's `… login NAME password VALUE`."""
+    if start > 0 and text[start - 1] == "<" and text[end : end + 1] == ">":
+        m = _XML_VALUE.match(text, end)
+        if m and text.startswith(name + ">", m.end()) and accept_value(name, tier, m["v"], quoted=True):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    elif name.lower() == "password" and _NETRC_LOGIN.search(text, max(0, start - 200), start):
+        m = _NETRC_VALUE.match(text, end)
+        if m and accept_value(name, tier, m["v"], quoted=True):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    return None
+
+
+def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) -> Hit | None:
+    """The secret value after `name` at `pos`, if a literal one follows a separator.
+
+    A value that holds an escape (`\\\"` in a quoted one, `\\\\` in a bare one) cannot be
+    cut right here: it asks for the JSON-unescaped view (anchors.want_json_view)."""
+    # a flag: `--name`, or `-name` as a word of its own (Go, PowerShell, keytool style)
+    before = pos - len(name) - 1
+    flag = name.startswith("--") or (name.startswith("-") and (before < 0 or text[before] in " \t\"'("))
+    if flag:
+        sep_re = _CLI_SEPARATOR
+    else:
+        sep_re = _ENV_SEPARATOR if name.isupper() else _SEPARATOR
+    sep = sep_re.match(text, pos)
+    if sep is None:
+        return None
+    vstart = sep.end()
+    spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
+    env_style = (name.isupper() or name.startswith("-") or (before >= 0 and text[before] == "=")) and not spaced
+    # on a command line a bare word is the value itself, never a variable (that is `$x`)
+    code = not flag and not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
+    opener = _OPEN_QUOTE.match(text, vstart)
+    if opener is not None:
+        close = _closing_quote(text, opener.end(), opener.group())
+        value = text[opener.end() : close]
+        if close < 0 or "\\" in value:
+            anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
+        if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True):
+            return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
+        return None
+    prose = sep.group("sep").strip() in ("is", "was")
+    if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
+            text, vstart)):
+        return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
+    if flag:
+        return _flag_value(text, name, tier, vstart, sep.group("sep") != "=", anchors)
+    # `NAME=value` (shell, .env) or `--from-literal=name=value`: a comma is part of the value
+    # (a trailing one is not: stripped below)
+    bare = (_ENV_BARE if env_style and sep.group("sep") == "=" else _BARE).match(text, vstart)
+    if bare is None:
+        return None
+    stop = bare.end()
+    if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
+        anchors.want_json_view = True
+    value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
+    if accept_value(name, tier, value, quoted=False, code=code):
+        return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
+    return None
+
+
+
+# ---------------------------------------------------------------- PuTTY private keys
+# PuTTY-User-Key-File-2/3: header lines, Public-Lines, Private-Lines (base64), Private-MAC;
+# raw or with JSON-escaped newlines. Masked whole, like a PEM block.
+_PUTTY_HEAD = re.compile(r"PuTTY-User-Key-File-\d{1,2}: [^\n\\]{0,200}")
+_PUTTY_MAC = re.compile(r"Private-MAC: [0-9a-fA-F]{1,128}")
+
+
+def putty_key(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A PuTTY .ppk key, from its first line to its Private-MAC (or the end of its body)."""
+    if "PuTTY-User-Key-File-" not in text:
+        return
+    pos = 0
+    while (start := text.find("PuTTY-User-Key-File-", pos)) >= 0:
+        head = _PUTTY_HEAD.match(text, start)
+        if head is None:
+            pos = start + 1
+            continue
+        body_end = _body_end(text, head.end())
+        mac = _PUTTY_MAC.search(text, head.end(), body_end)
+        end = mac.end() if mac is not None else body_end
+        yield Hit(start, end, PRIVATE_KEY, "private-key")
+        pos = end
+
+
+
+_ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
+
+
+
+def json_view_rules() -> tuple[Finder, ...]:
+    """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
+    others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
+    return (url_password, assignment, cli_secret)
+
+
+def project_rules() -> tuple[Finder, ...]:
+    """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
+    return (private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, cli_secret,
+            email, phone, home_path_user)
