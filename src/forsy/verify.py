@@ -20,8 +20,10 @@ from typing import Any
 
 import orjson
 
+from . import sources
 from .errors import InputError
 from .evidence import resolve_pointer
+from .sources._lines import inside
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*\]")
 
@@ -73,8 +75,8 @@ class _Sources:
 
     def bytes_of(self, name: str) -> bytes | None:
         if name not in self.cache:
-            data = self._git(name) if name.startswith("git:") else (
-                self._atuin(name) if name.startswith("atuin:") else self._file(name))
+            # a name with a source's scheme (git:, atuin:) is read back by that source
+            data = sources.read_back(name, self.roots) if sources.has_scheme(name) else self._file(name)
             if data is None:
                 return None
             self.cache[name] = data
@@ -82,7 +84,7 @@ class _Sources:
 
     def _file(self, name: str) -> bytes | None:
         for root in self.roots:
-            p = _inside(root, name)
+            p = inside(root, name)
             if p is not None and p.is_file():
                 return p.read_bytes()
         if PLACEHOLDER.search(name) and name in self.sources:
@@ -105,51 +107,6 @@ class _Sources:
                         if hashlib.sha256(data).hexdigest() == self.sources[name]:
                             return data
         return None
-
-    def _git(self, name: str) -> bytes | None:
-        """`git:<repo>@<sha>`: re-run the documented `git show` in a repository under the roots."""
-        from .sources.git import show_bytes
-
-        repo_name, _, sha = name[len("git:"):].rpartition("@")
-        for root in self.roots:
-            inside = _inside(root, repo_name)
-            for cand in (root, *([inside] if inside is not None else [])):
-                if (cand / ".git").exists() and (cand.resolve().name == repo_name or cand == root):
-                    try:
-                        return show_bytes(cand, sha)
-                    except InputError:
-                        continue
-        return None
-
-    def _atuin(self, name: str) -> bytes | None:
-        """`atuin:<db>#<row id>`: the canonical JSON of that row of atuin's history table."""
-        import sqlite3
-
-        from .ids import canonical
-
-        db_name, _, row_id = name[len("atuin:"):].rpartition("#")
-        for root in self.roots:
-            db = _inside(root, db_name)
-            if db is None or not db.is_file():
-                continue
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-            try:
-                con.row_factory = sqlite3.Row
-                row = con.execute("SELECT * FROM history WHERE id = ?", (row_id,)).fetchone()
-            finally:
-                con.close()
-            if row is not None:
-                d = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v) for k, v in dict(row).items()}
-                return canonical(d)
-        return None
-
-
-def _inside(root: Path, name: str) -> Path | None:
-    """`root / name` when it stays under `root` (after following `..` and links), else None:
-    a crafted provenance.json must not make verify open files outside the roots it was given."""
-    base = root.resolve()
-    p = (base / name).resolve()
-    return p if p == base or p.is_relative_to(base) else None
 
 
 def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> VerifyReport:

@@ -15,10 +15,11 @@ the built-in ones use.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from ..errors import InputError, UnsupportedFormat
 from ._lines import Limits, open_regular
@@ -32,6 +33,7 @@ BUILTIN: dict[str, str] = {
     "claude_code": "forsy.sources.claude_code:ClaudeCodeSource",
     "codex": "forsy.sources.codex:CodexSource",
     "shell": "forsy.sources.shell:ShellHistorySource",
+    "git": "forsy.sources.git:GitSource",
 }
 
 
@@ -54,6 +56,30 @@ class Source(Protocol):
     def discover(self, path: Path) -> list[Path]: ...
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]: ...
+
+
+class ReadsBack(Protocol):
+    """A source whose evidence names are not plain file paths (`git:<repo>@<sha>`,
+    `atuin:<db>#<row>`) reads its own evidence back for `forsy verify`."""
+
+    schemes: ClassVar[tuple[str, ...]]  # evidence-name prefixes this source owns
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None: ...
+
+
+def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
+    """The bytes of evidence `name` re-read by the source that owns its scheme; None when no
+    source owns it or the source cannot find it under `roots`. Plain file names are the
+    caller's (verify reads them itself)."""
+    for src in available():
+        schemes: tuple[str, ...] = getattr(src, "schemes", ())
+        if any(name.startswith(s) for s in schemes):
+            return cast("ReadsBack", src).read_back(name, roots)
+    return None
+
+
+def has_scheme(name: str) -> bool:
+    return any(name.startswith(s) for src in available() for s in getattr(src, "schemes", ()))
 
 
 def registry() -> dict[str, str]:

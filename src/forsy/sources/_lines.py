@@ -175,3 +175,11 @@ def source_name(path: Path, root: Path | None) -> str:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def inside(root: Path, name: str) -> Path | None:
+    """`root / name` when it stays under `root` (after following `..` and links), else None:
+    a name read from a trace (provenance.json) must never open a file outside the roots given."""
+    base = root.resolve()
+    p = (base / name).resolve()
+    return p if p == base or p.is_relative_to(base) else None

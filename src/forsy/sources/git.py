@@ -26,16 +26,17 @@ import email.header
 import email.utils
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InputError
 from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ..ids import make_id
 from . import ReadContext
-from ._lines import read_bytes, sha256, source_name
+from ._lines import inside, read_bytes, sha256, source_name
 
 GIT_SHOW_ARGS = (
     "-c", "core.quotepath=true",
@@ -83,6 +84,37 @@ def show_bytes(repo: Path, sha: str) -> bytes:
 
 
 # --- dates ---------------------------------------------------------------------------------
+
+
+class GitSource:
+    """Git is read through `--git REPO` (`read_git`), never detected from a file; as a
+    registered source it reads its own evidence back for `forsy verify`."""
+
+    name: ClassVar[str] = "git"
+    schemes: ClassVar[tuple[str, ...]] = ("git:",)
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        return []
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        return [read_git(path, since=None, until=None, ctx=ctx)]
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        """`git:<repo>@<sha>`: re-run the documented `git show` in a repository under the roots
+        (the root itself, or its folder named `<repo>`)."""
+        repo_name, _, sha = name[len("git:"):].rpartition("@")
+        for root in roots:
+            named = inside(root, repo_name)
+            for cand in (root, *([named] if named is not None else [])):
+                if (cand / ".git").exists() and (cand.resolve().name == repo_name or cand == root):
+                    try:
+                        return show_bytes(cand, sha)
+                    except InputError:
+                        continue
+        return None
 
 
 def parse_when(value: str | None, what: str) -> datetime | None:

@@ -31,6 +31,7 @@ Events keep file order (the eternal history interleaves shells, so it is not tim
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,7 +41,7 @@ from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ..ids import canonical, make_id
 from . import ReadContext
 from . import _shell_formats as fmts
-from ._lines import read_bytes, sha256, source_name
+from ._lines import inside, read_bytes, sha256, source_name
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history")
@@ -72,6 +73,25 @@ def _looks_foreign(head: bytes) -> bool:
 
 class ShellHistorySource:
     name: ClassVar[str] = "shell"
+    schemes: ClassVar[tuple[str, ...]] = ("atuin:",)
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        """`atuin:<db>#<row id>`: the canonical JSON of that row of atuin's history table."""
+        db_name, _, row_id = name[len("atuin:"):].rpartition("#")
+        for root in roots:
+            db = inside(root, db_name)
+            if db is None or not db.is_file():
+                continue
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                con.row_factory = sqlite3.Row
+                row = con.execute("SELECT * FROM history WHERE id = ?", (row_id,)).fetchone()
+            finally:
+                con.close()
+            if row is not None:
+                d = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v) for k, v in dict(row).items()}
+                return canonical(d)
+        return None
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if head.startswith(SQLITE_MAGIC):
