@@ -455,3 +455,26 @@ def test_real_timestamps_where_the_format_has_them() -> None:
         e for e in eternal.events if e.text == 'git commit -m "tidy scripts for convert and subtract\n"'
     ]
     assert multi.meta["session"] == "11353" and multi.ts == "2013-01-02T05:33:42Z"
+
+
+def test_verify_reads_atuin_rows_back_through_the_shell_source(tmp_path: Path) -> None:
+    """verify has no atuin code: the shell source re-reads `atuin:<db>#<id>` evidence; a row
+    changed after the trace was made is reported, and a `../` db name never leaves the roots."""
+    from forsy.pipeline import RetraceOptions, retrace
+    from forsy.verify import verify_folder
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    db = logs / "history.db"
+    make_atuin(db, [("a1", 1_700_000_000_000_000_000, 5, 0, "make test", "/w", "s1", "h:u", None, "me", None, "zsh", 0),
+                    ("a2", 1_700_000_060_000_000_000, 5, 1, "make lint", "/w", "s1", "h:u", None, "me", None, "zsh", 0)])
+    out = tmp_path / "t"
+    retrace([db], RetraceOptions(out=out, redact=False))
+    rep = verify_folder(out, [logs])
+    assert rep.ok and rep.checked >= 2, rep.problems
+    con = sqlite3.connect(db)
+    con.execute("update history set command = 'make deploy' where id = 'a2'")
+    con.commit()
+    con.close()
+    rep = verify_folder(out, [logs])
+    assert not rep.ok
