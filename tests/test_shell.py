@@ -466,8 +466,9 @@ def test_verify_reads_atuin_rows_back_through_the_shell_source(tmp_path: Path) -
     logs = tmp_path / "logs"
     logs.mkdir()
     db = logs / "history.db"
-    make_atuin(db, [("a1", 1_700_000_000_000_000_000, 5, 0, "make test", "/w", "s1", "h:u", None, "me", None, "zsh", 0),
-                    ("a2", 1_700_000_060_000_000_000, 5, 1, "make lint", "/w", "s1", "h:u", None, "me", None, "zsh", 0)])
+    t0 = 1_700_000_000_000_000_000
+    make_atuin(db, [("a1", t0, 5, 0, "make test", "/w", "s1", "h:u", None, "me", None, "zsh", 0),
+                    ("a2", t0 + 60_000_000_000, 5, 1, "make lint", "/w", "s1", "h:u", None, "me", None, "zsh", 0)])
     out = tmp_path / "t"
     retrace([db], RetraceOptions(out=out, redact=False))
     rep = verify_folder(out, [logs])
