@@ -27,7 +27,7 @@ from _paths import ROOT
 from forsy.assemble import assemble
 from forsy.errors import LLMError
 from forsy.evidence import Session
-from forsy.llm import LLMConfig, LLMOutcome, apply_trace_fields, enrich, evidence_texts, plan
+from forsy.llm import LLMConfig, LLMOutcome, enrich, evidence_texts, plan
 from forsy.pipeline import RetraceOptions, read
 from forsy.rules.segment import Draft, Segmenter
 from forsy.sinks.folder import write_folder
@@ -117,11 +117,8 @@ class Run:
         self.session, self.drafts, self.outcome = session, drafts, outcome
         kw: dict[str, Any] = {}
         if outcome is not None:
-            kw = {"extra_factors": outcome.factors, "validation_level": outcome.validation_level,
-                  "llm": outcome.report}
+            kw = {"proposals": outcome.proposals, "extra_factors": outcome.factors, "llm": outcome.report}
         self.assembled = assemble(session, drafts, release_tier="private", redaction={"enabled": False}, **kw)
-        if outcome is not None:
-            apply_trace_fields(self.assembled, session, outcome)
         self.trace = self.assembled.trace.model_dump(mode="json")
         self.prov = self.assembled.provenance.model_dump(mode="json")
         self.manifest = self.assembled.manifest.model_dump(mode="json")
@@ -532,9 +529,11 @@ def test_each_rule_names_its_rejection(tmp_path: Path) -> None:
     assert steps[1]["reasoning"] == "I'll write the function first."  # the agent's words stay
     assert steps[5]["reasoning"] == "The user said add must return a + b"
     assert steps[8]["output"] is None and steps[8]["reasoning"].startswith("Checking")
-    # a model's reasoning on a step with no output does not lift the empty-fields penalty
-    factor = next(f for f in run.manifest["confidence_factors"] if f["name"] == "model_reasoning_not_evidence")
-    assert factor["value"] == 1
+    # a model's reasoning is not evidence: the empty-fields penalty is the no-model one
+    def empty(r: Run) -> dict[str, Any]:
+        return next(f for f in r.manifest["confidence_factors"] if f["name"] == "empty_fields")
+
+    assert empty(run) == empty(base)
     rejected = next(f for f in run.manifest["confidence_factors"] if f["name"] == "model_claims_rejected")
     assert run.trace["summary"]["agent_confidence"] == round(base.trace["summary"]["agent_confidence"]
                                                              - rejected["penalty"])

@@ -24,6 +24,7 @@ from .assemble import Assembled, assemble
 from .errors import ExitCode, ForsyError, InputError, NoWork
 from .evidence import Ref, Session, Warning_
 from .models import Trace
+from .protocols import Completion, NoRedactor, Redactor
 from .rules.segment import Segmenter
 from .sinks import FolderSink, Sink
 from .sources import ReadContext
@@ -102,7 +103,7 @@ class RetraceOptions:
     debug: bool = False
     llm_model: str | None = None
     llm_api_base: str | None = None
-    llm_client: Any = None  # injected for tests; otherwise litellm on the LLM path
+    llm_client: Completion | None = None  # injected (tests, a library caller); otherwise litellm on the LLM path
     cache_dir: Path | None = None
 
 
@@ -221,11 +222,11 @@ def read(paths: Iterable[Path], options: RetraceOptions) -> list[Session]:
     return list(read_sessions(list(paths), debug=options.debug))
 
 
-def _redact_session(session: Session, redactor: Any) -> None:
+def _redact_session(session: Session, redactor: Redactor) -> None:
     """Mask every string a later stage could write or send, in one fixed order (so the
     placeholder numbers, and the output, are the same on every run)."""
-    texts = [e for e in session.events if e.text is not None]
-    for e, red in zip(texts, redactor.redact_many([e.text for e in texts]), strict=True):
+    texts = [(e, e.text) for e in session.events if e.text is not None]
+    for (e, _), red in zip(texts, redactor.redact_many([t for _, t in texts]), strict=True):
         e.text = red
     rv = redactor.redact_value
     for e in session.events:
@@ -245,7 +246,7 @@ def _redact_session(session: Session, redactor: Any) -> None:
     _redact_names(session, redactor)
 
 
-def _redact_names(session: Session, redactor: Any) -> None:
+def _redact_names(session: Session, redactor: Redactor) -> None:
     """File names, folder names and session ids are text too: a secret or a person's name in
     them must not reach the manifest, provenance, folder names or stdout. Evidence ids stay
     as they were made (hashes of the raw place, which reveal nothing)."""
@@ -277,7 +278,7 @@ def _redact_meta(meta: dict[str, Any], rv: Callable[[Any], Any]) -> dict[str, An
     return out
 
 
-def _rescan(a: Assembled, redactor: Any) -> None:
+def _rescan(a: Assembled, redactor: Redactor) -> None:
     """A last scan of what will be written: anything found (e.g. a secret split across two
     records that a rule joined) is masked in place, and counted."""
     doc = a.trace.model_dump(mode="json")
@@ -289,44 +290,42 @@ def _rescan(a: Assembled, redactor: Any) -> None:
     a.manifest.redaction = {**redactor.report(), "rescan_fixed": True}
 
 
-def make_redactor(sessions: list[Session]) -> Any:
-    from .redact import Redactor, user_names_from_paths
+def make_redactor(sessions: list[Session]) -> Redactor:
+    from .redact import Redactor as RuleRedactor
+    from .redact import user_names_from_paths
 
     paths = [s.meta.cwd for s in sessions if s.meta.cwd]
     authors = {str(e.meta.get("author_name")) for s in sessions for e in s.events
                if e.kind == "commit" and e.meta.get("author_name")}
-    return Redactor(user_names=user_names_from_paths(paths), extra_person_names=authors)
+    return RuleRedactor(user_names=user_names_from_paths(paths), extra_person_names=authors)
 
 
-def process(session: Session, options: RetraceOptions, redactor: Any | None) -> Assembled:
+def process(session: Session, options: RetraceOptions, redactor: Redactor | None) -> Assembled:
+    """One session, read: redacted (unless `redactor` is None or a `NoRedactor`), segmented,
+    [given to the model,] assembled."""
     stage = _STAGE_HOOK.get()
-    if redactor is not None:
+    red: Redactor = NoRedactor() if redactor is None else redactor
+    redacting = not isinstance(red, NoRedactor)
+    if redacting:
         stage("redacting")
-        _redact_session(session, redactor)
-        report: dict[str, Any] = redactor.report()
-        tier = "research_preview"
-    else:
-        report = {"enabled": False, "note": "redaction disabled with --no-redact"}
-        tier = "private"
+        _redact_session(session, red)
+    report = red.report()
+    tier = "research_preview" if redacting else "private"
     stage("segmenting")
     seg = Segmenter(session)
     drafts = seg.run()
     if not options.llm_model:
         assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches)
-        if redactor is not None:
-            _rescan(assembled, redactor)
-        return assembled
-    from .llm import LLMConfig, apply_trace_fields, enrich
+    else:
+        from .llm import LLMConfig, enrich
 
-    cfg = LLMConfig(model=options.llm_model, api_base=options.llm_api_base, cache_dir=options.cache_dir,
-                    client=options.llm_client)
-    outcome = enrich(session, drafts, cfg)  # only null fields, only values whose citations pass
-    assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches,
-                         extra_factors=outcome.factors, validation_level=outcome.validation_level,
-                         llm=outcome.report)
-    apply_trace_fields(assembled, session, outcome)
-    if redactor is not None:
-        _rescan(assembled, redactor)
+        cfg = LLMConfig(model=options.llm_model, api_base=options.llm_api_base, cache_dir=options.cache_dir,
+                        client=options.llm_client)
+        outcome = enrich(session, drafts, cfg)  # proposals for null fields, only those whose citations pass
+        assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches,
+                             proposals=outcome.proposals, extra_factors=outcome.factors, llm=outcome.report)
+    if redacting:
+        _rescan(assembled, red)
     return assembled
 
 

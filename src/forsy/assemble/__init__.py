@@ -13,10 +13,15 @@
   when it ends with an API error; partial_then_stopped when the last call has no result;
   other otherwise.
 * T-card: the dataset card states what was traced and what is missing, from counts.
+
+Values that no rule derived come in as `proposals` (`forsy.proposals`): `assemble` lays them
+over copies of the drafts and over the trace-level fields, so it is a pure function of the
+drafts and the accepted proposals (the caller's drafts are not changed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +41,7 @@ from ..models import (
     StepProvenance,
     Trace,
 )
+from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
 from ..rules.segment import Draft, copied, derived
 from . import artifacts
 from .score import Factor, confidence
@@ -65,7 +71,8 @@ def _steps(drafts: list[Draft]) -> list[Step]:
     return steps
 
 
-def _termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
+def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
+    """T-termination: (reason, rule id) from how the session ends (a proposal may refine only 'other')."""
     main = [d for d in drafts if not d.meta.get("abandoned") and d.actor_key in ("agent", "user", "system")]
     last_event = next((e for e in reversed(session.events) if not e.abandoned and e.actor in ("agent", "user")
                        and e.kind != "note"), None)
@@ -137,9 +144,17 @@ def _card(session: Session, drafts: list[Draft], task: str, n_turns: int) -> tup
 
 
 def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redaction: dict[str, Any],
-             extra_factors: list[Factor] | None = None, validation_level: str = "retraced_from_logs",
+             proposals: Sequence[Proposal] = (), extra_factors: list[Factor] | None = None,
              llm: dict[str, Any] | None = None, matches: list[dict[str, Any]] | None = None) -> Assembled:
+    """The trace of `drafts` with the accepted `proposals` laid over them (neither is changed).
+
+    validation_level is `model_reviewed` when a model's proposal is in the trace, else
+    `retraced_from_logs`.
+    """
     tid = make_trace_id(session.source_kind, session.session_id, [f.sha256 for f in session.files])
+    overlay = trace_overlay(proposals)
+    drafts = apply_to_drafts(drafts, proposals)
+    validation_level = "model_reviewed" if overlay.model_values else "retraced_from_logs"
     time_warnings = _drop_unwritable_times(session, drafts)
     tf: dict[str, FieldProvenance] = {}
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
@@ -174,7 +189,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         final_output = outs[-1].values.get("output")
         tf["final_output"] = outs[-1].prov["output"]
 
-    termination, trule = _termination(session, drafts)
+    ending, trule = termination(session, drafts)
     tf["termination_reason"] = derived(trule, src_refs)
 
     sens = "redacted" if redaction.get("enabled") else "private"
@@ -196,26 +211,37 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     turns = len({s.turn for s in steps})
     conf, factors = confidence(session, drafts, extra_factors)
     title, description = _card(session, drafts, task, turns)
+    description += _proposed_note(overlay)
     evals = [s.eval for s in steps]
+    goal_notes = overlay.get("summary.goal_notes")
+    if goal_notes is None and "summary.goal_achieved" not in overlay.values:
+        goal_notes = NOT_ASSESSED  # once an outcome is proposed, the rule's "not assessed" no longer holds
     summary = {
         "total_steps": len(steps), "total_turns": turns, "positive_steps": evals.count(1),
         "negative_steps": evals.count(-1), "neutral_steps": evals.count(0),
         "directive_signals": sum(1 for s in steps if s.directive is not None),
-        "human_feedback": _feedback(steps), "agent_confidence": conf, "goal_achieved": None,
-        "goal_notes": NOT_ASSESSED,
+        "human_feedback": _feedback(steps), "agent_confidence": conf,
+        "goal_achieved": overlay.get("summary.goal_achieved"), "goal_notes": goal_notes,
     }
+    refined = overlay.get("termination_reason")
+    if ending == "other" and refined is not None:
+        ending = str(refined)
+    else:
+        overlay.values.pop("termination_reason", None)  # a rule's reason stands
     trace = Trace.model_validate({
         "schema_version": SCHEMA_VERSION, "trace_id": tid, "prior_trace_id": None, "trace_mode": "retraced",
         "validation_level": validation_level, "task": task, "agent_tools": agent_tools,
         "started_at": started, "ended_at": ended, "system_prompt": system_prompt,
         "skills": skills or None, "memory": session.meta.memory, "agent_config": agent_config or None,
-        "learning": None, "termination_reason": termination, "steps": steps, "final_output": final_output,
+        "learning": overlay.get("learning"), "termination_reason": ending, "steps": steps, "final_output": final_output,
         "static_output": {"artifacts": art_dicts}, "summary": summary,
         "dataset_summary": {"title": title, "description": description, "tags": _tags(drafts, session),
                             "release_tier": release_tier, "validation_level": validation_level},
     })
     tf["summary.agent_confidence"] = derived("T-confidence", src_refs)
     tf["dataset_summary"] = derived("T-card", src_refs)
+    for key, (_, fp) in sorted(overlay.values.items()):
+        tf[key] = fp
     prov = _provenance(tid, session, drafts, tf)
     prov.matches = list(matches or [])
     for m in prov.matches:
@@ -229,6 +255,19 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     manifest.warnings.extend(ManifestWarning(code=w.code, message=w.message, file=w.file, line=w.line)
                              for w in time_warnings)
     return Assembled(trace, prov, manifest, files)
+
+
+def _proposed_note(overlay: TraceOverlay) -> str:
+    """What the card adds when proposals are in the trace (its rule-made text says nothing was inferred)."""
+    note = ""
+    if overlay.model_values:
+        note += (f" A model ({', '.join(overlay.models)}) then proposed values for {overlay.model_values} null "
+                 "field(s); each kept value cites evidence whose quotes forsy found in the log (origin 'model' in "
+                 "provenance.json).")
+    described = overlay.get("dataset_summary.description")
+    if described is not None:
+        note += f" Summary proposed by a model (citations checked): {described}"
+    return note
 
 
 def _span(drafts: list[Draft]) -> tuple[str | None, str | None]:

@@ -19,7 +19,9 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 |                       | no output or no timestamps                                   |
 | model claims rejected | up to 20 × the share of a model's claims that failed checks  |
 
-Nothing raises the score: a field the evidence does not support stays null.
+Nothing raises the score: a field the evidence does not support stays null, and a reasoning
+or output whose provenance origin is `model` (a proposal, not the log) is not evidence, so it
+counts as empty here.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ class Factor:
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "penalty": round(self.penalty, 2), "note": self.note}
+
+
+def _from_log(d: Draft, name: str) -> bool:
+    """A non-empty value that the log holds (a proposal, a model's or a reviewer's, is not evidence of the step)."""
+    p = d.prov.get(name)
+    return bool(d.values.get(name)) and (p is None or p.origin in ("copied", "derived"))
 
 
 def _capped(per: float, count: float, cap: float) -> float:
@@ -74,7 +82,7 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
     factors.append(Factor("uncertain_matches", unc, _capped(2, unc, 10), "history/git matches not asserted"))
     agent = [d for d in drafts if d.values["action"] != "user_message"]
     if agent:
-        empty = sum(1 for d in agent if not (d.values.get("reasoning") or d.values.get("output"))
+        empty = sum(1 for d in agent if not (_from_log(d, "reasoning") or _from_log(d, "output"))
                     or not d.values.get("started_at"))
         share = empty / len(agent)
         factors.append(Factor("empty_fields", round(share, 3), 15 * share,

@@ -1,15 +1,16 @@
 """The optional model pass (`forsy retrace --llm MODEL`): cited proposals for fields rules leave null.
 
     outcome = enrich(session, drafts, LLMConfig(model="openai/gpt-4o-mini"))
-    assembled = assemble(session, drafts, ..., extra_factors=outcome.factors,
-                         validation_level=outcome.validation_level, llm=outcome.report)
-    apply_trace_fields(assembled, session, outcome)
+    assembled = assemble(session, drafts, ..., proposals=outcome.proposals,
+                         extra_factors=outcome.factors, llm=outcome.report)
 
 The model sees only redacted text (redaction runs on the session before this), in delimited
 evidence blocks, and only for fields the deterministic pass could not fill. Each value it
 proposes must cite evidence; forsy checks every quote against the text it read from that
-evidence (`_llm_evidence`) and keeps a value only when all its citations pass. Copied fields
-are never touched. See docs/llm.md for the prompt, the thresholds and the limits.
+evidence (`_evidence`) and keeps a value only when all its citations pass. What passes
+becomes a `forsy.proposals.Proposal` (the drafts are never changed here); `assemble` lays
+the accepted proposals over the drafts. Copied fields are never touched. See docs/llm.md
+for the prompt, the thresholds and the limits.
 
 This is the only module that imports litellm, lazily, so forsy runs without the extra.
 """
@@ -22,13 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..assemble import termination
 from ..assemble.score import Factor
 from ..errors import LLMError
-from ..evidence import Ref, Session
-from ..models import EvidenceInfo, FieldProvenance
+from ..evidence import Session
+from ..proposals import Actor, Proposal
+from ..protocols import Completion
 from ..rules.segment import Draft
 from ._cache import AnswerCache, default_path
-from ._call import CallResult, Completion, call_chunk
+from ._call import CallResult, call_chunk
 from ._check import Checker, Tally, parse_answer
 from ._evidence import (
     EXACT_MIN_CHARS,
@@ -41,7 +44,6 @@ from ._request import CHUNK_FILL, Plan, Prompt, load_prompt, plan_chunks, reques
 
 MAX_REJECT_PENALTY = 20.0
 MAX_LISTED = 100  # rejections listed one by one in the report (all are counted)
-EMPTY_FIELDS_PENALTY = 15.0  # score.py's "empty fields" factor, kept for model-filled reasoning
 NOTE = ("Values whose provenance origin is 'model' were proposed by a language model; forsy kept a value only "
         "when every quote it cited was found in the cited evidence. A citation shows a value is grounded in the "
         "log, not that it is right.")
@@ -55,7 +57,7 @@ class LLMConfig:
     timeout_s: float = 60
     cache_dir: Path | None = None
     chunk_tokens: int = 6000
-    client: Any = None  # injected completion callable (tests); else litellm.completion
+    client: Completion | None = None  # injected completion callable (tests); else litellm.completion
     retries: int = 3  # transient failures retried per request
     backoff_s: float = 1.0  # first backoff; doubles each retry (at most 20 s)
     use_cache: bool = True
@@ -63,10 +65,9 @@ class LLMConfig:
 
 @dataclass
 class LLMOutcome:
-    report: dict[str, Any]
+    report: dict[str, Any]  # manifest.json's `llm`: calls, tokens, accepted and rejected by reason
     factors: list[Factor]
-    validation_level: str
-    trace_fields: dict[str, tuple[Any, FieldProvenance]] = field(default_factory=dict)
+    proposals: list[Proposal] = field(default_factory=list)  # accepted, in order: what `assemble` lays over
 
 
 def evidence_texts(session: Session) -> dict[str, str]:
@@ -91,17 +92,17 @@ def litellm_module() -> Any:
 def plan(session: Session, drafts: list[Draft], cfg: LLMConfig) -> Plan:
     """The chunks `enrich` would send (no call): for dry runs and the token benchmark."""
     return plan_chunks(session, drafts, build_index(session), load_prompt(), cfg.chunk_tokens,
-                       _termination(session, drafts))
+                       termination(session, drafts))
 
 
 def enrich(session: Session, drafts: list[Draft], cfg: LLMConfig) -> LLMOutcome:
-    """Ask the model for the null fields of `drafts`; keep (in place) only values whose citations pass."""
+    """Ask the model for the null fields of `drafts`: the proposals whose citations pass (drafts unchanged)."""
     prompt = load_prompt()
     idx = build_index(session)
-    the_plan = plan_chunks(session, drafts, idx, prompt, cfg.chunk_tokens, _termination(session, drafts))
+    the_plan = plan_chunks(session, drafts, idx, prompt, cfg.chunk_tokens, termination(session, drafts))
     client, cost_of = _client(cfg)
     answers, stats = _answers(the_plan, prompt, cfg, client, cost_of)
-    checker = Checker(drafts, idx, the_plan, {"model": cfg.model, "prompt_version": prompt.name})
+    checker = Checker(drafts, idx, the_plan, Actor(cfg.model, prompt_version=prompt.name))
     for ch in the_plan.chunks:
         if ch.index in answers:
             checker.apply(ch, answers[ch.index])
@@ -222,82 +223,10 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
         share = rejected / t.proposed
         factors.append(Factor("model_claims_rejected", round(share, 3), MAX_REJECT_PENALTY * share,
                               "share of the model's proposed values that failed forsy's checks and were dropped"))
-    unfilled = _still_empty(checker)
-    if unfilled:
-        factors.append(Factor("model_reasoning_not_evidence", unfilled[0], unfilled[1],
-                              "agent steps whose only reasoning is a model's proposal still count as empty"))
     if stats.fallbacks:
         report["warning"] = (f"{sum(stats.fallbacks.values())} of {len(the_plan.chunks)} chunk(s) fell back to the "
                              "deterministic result (no usable answer)")
-    level = "model_reviewed" if t.accepted else "retraced_from_logs"
-    return LLMOutcome(report, factors, level, dict(checker.trace_fields))
+    return LLMOutcome(report, factors, list(checker.accepted))
 
 
-def _still_empty(checker: Checker) -> tuple[int, float] | None:
-    """Keep score.py's empty-fields penalty where only a model filled the reasoning: a model never raises confidence.
-
-    Mirrors `score.confidence` (15 × share of agent steps with neither reasoning nor output, or no time).
-    """
-    agent = [d for d in checker.drafts if d.values["action"] != "user_message"]
-    n = sum(1 for i in checker.model_reasoning if not checker.drafts[i].values.get("output")
-            and checker.drafts[i].values.get("started_at"))
-    return (n, EMPTY_FIELDS_PENALTY * n / len(agent)) if n and agent else None
-
-
-def _termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
-    """The termination reason the deterministic pass gives (the model may only refine 'other')."""
-    from .. import assemble
-
-    fn = getattr(assemble, "_termination", None)
-    if fn is None:
-        return "task_complete", "unknown"  # never ask the model when the rule cannot be read
-    reason, rule = fn(session, drafts)
-    return str(reason), str(rule)
-
-
-# ---------------------------------------------------------------------- trace fields
-def apply_trace_fields(assembled: Any, session: Session, outcome: LLMOutcome) -> None:
-    """Put accepted session-level values on an assembled trace (until `assemble` takes them itself).
-
-    learning, summary.goal_achieved / goal_notes replace the deterministic nulls; termination_reason
-    only replaces the rule's 'other'. The card says how many values a model added (its rule-made text
-    says nothing was inferred), and the model's description, when accepted, follows it.
-    """
-    trace, prov, fields = assembled.trace, assembled.provenance, outcome.trace_fields
-    if outcome.report.get("accepted"):
-        trace.dataset_summary.description += (
-            f" A model ({outcome.report.get('model')}) then proposed values for {outcome.report['accepted']} null "
-            "field(s); each kept value cites evidence whose quotes forsy found in the log (origin 'model' in "
-            "provenance.json).")
-    for key, (value, fp) in sorted(fields.items()):
-        if key == "learning":
-            trace.learning = value
-        elif key == "summary.goal_achieved":
-            trace.summary.goal_achieved = value
-        elif key == "summary.goal_notes":
-            trace.summary.goal_notes = value
-        elif key == "termination_reason":
-            if trace.termination_reason != "other":
-                continue
-            trace.termination_reason = value
-        elif key == "dataset_summary.description":
-            trace.dataset_summary.description += f" Summary proposed by a model (citations checked): {value}"
-        else:
-            continue
-        prov.trace_fields[key] = fp
-        for ref in fp.evidence:
-            _add_evidence(prov.evidence, session, Ref(ref.id, ref.pointer))
-    if "summary.goal_achieved" in fields and "summary.goal_notes" not in fields:
-        trace.summary.goal_notes = None  # the rule's "not assessed" note no longer holds
-    prov.evidence = dict(sorted(prov.evidence.items()))
-
-
-def _add_evidence(known: dict[str, EvidenceInfo], session: Session, ref: Ref) -> None:
-    ev = session.evidence.get(ref.ev)
-    if ev is not None and ref.ev not in known:
-        known[ref.ev] = EvidenceInfo(source=ev.source, line=ev.line, byte_offset=ev.byte_offset,
-                                     byte_length=ev.byte_length, sha256=ev.sha256, record_type=ev.record_type)
-
-
-__all__ = ["EvidenceIndex", "LLMConfig", "LLMOutcome", "apply_trace_fields", "enrich", "evidence_texts",
-           "litellm_module", "plan"]
+__all__ = ["EvidenceIndex", "LLMConfig", "LLMOutcome", "enrich", "evidence_texts", "litellm_module", "plan"]

@@ -17,9 +17,9 @@ from typing import Any
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..errors import LLMError
+from ..protocols import Completion
 from ._check import parse_answer
 
-Completion = Callable[..., Any]
 PARSE_TRIES = 2  # the first answer and one retry
 PERMANENT_STATUS = frozenset({400, 401, 403, 404, 422})
 

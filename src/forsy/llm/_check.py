@@ -1,9 +1,12 @@
-"""The model's answer → checked proposals → values on drafts (or dropped, with a reason).
+"""The model's answer → checked proposals (`forsy.proposals.Proposal`), or dropped with a reason.
 
-A proposal is accepted only when every one of its citations passes (`_llm_evidence`), its
-field is one the model may fill and is still null, and its value is of the right type or in
-the spec's set. Everything else is dropped and counted by reason; nothing the model wrote
-reaches the trace unless it passed.
+A proposal is accepted only when every one of its citations passes (`_evidence`), its field
+is one the model may fill and is still null, and its value is of the right type or in the
+spec's set. Everything else is dropped and counted by reason; nothing the model wrote reaches
+the trace unless it passed. The checker never changes the caller's drafts: it works on a
+copy with the proposals accepted so far laid over it (a later proposal may depend on an
+earlier one, e.g. a directive on the correction it follows), and hands back the accepted
+proposals for `assemble` to lay over the drafts the same way.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from pydantic import ValidationError as PydanticError
 
-from ..models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, FieldProvenance, TerminationReason
-from ..rules.catalogue import check as check_rule
+from ..models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, TerminationReason
+from ..proposals import Actor, Citation, Proposal, Replaced, Value, apply_step, copy_drafts, step_path, trace_path
 from ..rules.segment import Draft
 from ._evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
 from ._request import FILL_AGENT, FILL_USER, Chunk, Plan
@@ -36,18 +39,18 @@ ENUMS: dict[str, frozenset[str]] = {
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.S)
 
 
-class Citation(BaseModel):
+class RawCitation(BaseModel):
     model_config = ConfigDict(extra="ignore")
     evidence_id: str
     quote: str
 
 
-class Proposal(BaseModel):
+class RawProposal(BaseModel):
     model_config = ConfigDict(extra="ignore")
     step: StrictInt | None = None
     field: str
     value: Any = None
-    citations: list[Citation] = Field(default_factory=list)
+    citations: list[RawCitation] = Field(default_factory=list)
     about_step: StrictInt | None = None
 
 
@@ -95,23 +98,24 @@ class Rejected(Exception):
 class Checker:
     """Checks each chunk's proposals against the evidence and the drafts, in chunk order."""
 
-    def __init__(self, drafts: list[Draft], idx: EvidenceIndex, plan: Plan, model_info: dict[str, str]):
-        self.drafts, self.idx, self.plan, self.model_info = drafts, idx, plan, model_info
+    def __init__(self, drafts: list[Draft], idx: EvidenceIndex, plan: Plan, actor: Actor):
+        self.drafts = copy_drafts(drafts)  # the drafts as the accepted proposals leave them
+        self.idx, self.plan, self.actor = idx, plan, actor
         self.tally = Tally()
-        self.trace_fields: dict[str, tuple[Any, FieldProvenance]] = {}
+        self.accepted: list[Proposal] = []  # append-only, in the order they were accepted
+        self.trace_keys: set[str] = set()
         self.users = [i for i, d in enumerate(drafts) if d.values["action"] == "user_message"]
         self.first_step: dict[str, int] = {}  # evidence id → the first step citing it
         for i, d in enumerate(drafts):
             for ev in d.evidence:
                 self.first_step.setdefault(ev, i)
-        self.model_reasoning: list[int] = []  # steps whose reasoning a model supplied
 
     def apply(self, chunk: Chunk, raw: list[dict[str, Any]]) -> None:
-        props: list[Proposal] = []
+        props: list[RawProposal] = []
         for r in raw:
             self.tally.proposed += 1
             try:
-                props.append(Proposal.model_validate(r))
+                props.append(RawProposal.model_validate(r))
             except PydanticError:
                 self.tally.rejected["malformed_proposal"] += 1
                 self.tally.rejections.append((None, "?", "malformed_proposal"))
@@ -131,7 +135,7 @@ class Checker:
                 self.tally.accepted_fields[p.field] += 1
 
     # ------------------------------------------------------------------ one proposal
-    def _one(self, ch: Chunk, p: Proposal) -> None:
+    def _one(self, ch: Chunk, p: RawProposal) -> None:
         if p.step is None:
             return self._session(ch, p)
         if p.field == "directive":
@@ -153,11 +157,9 @@ class Checker:
             raise Rejected("not_user_words")
         if any(self.first_step.get(c.id, -1) > i for c in cites):
             raise Rejected("later_evidence")  # a step is described by what was known then, not by hindsight
-        d.set(p.field, value, self._prov(cites))
-        if p.field == "reasoning":
-            self.model_reasoning.append(i)
+        self._accept(self._proposal(step_path(i + 1, p.field), value, cites))
 
-    def _directive(self, ch: Chunk, p: Proposal) -> None:
+    def _directive(self, ch: Chunk, p: RawProposal) -> None:
         k, u = (p.step or 0) - 1, (p.about_step or 0) - 1
         if not (0 <= k < len(self.drafts)) or (k not in ch.steps and k not in ch.context):
             raise Rejected("unknown_step")
@@ -181,37 +183,38 @@ class Checker:
 
     def _correct(self, target: Draft, k: int, u: int, value: str, cites: list[Cite]) -> None:
         """A user's correction: directive, eval −1 (and success false, which eval −1 requires) on the step."""
-        prov = self._prov(cites)
-        target.set("directive", value, prov)
-        target.values["eval"] = -1
-        fix: dict[str, str | int | float] = {"user_step": u + 1}
-        target.prov["eval"] = self._prov(cites, rule="M-correction", params=fix)
+        fix = (("user_step", u + 1),)
+        at = k + 1
+        self._accept(self._proposal(step_path(at, "directive"), value, cites))
+        self._accept(self._proposal(step_path(at, "eval"), -1, cites, rule="M-correction", params=fix))
         if target.values.get("success") is True:
             was = target.prov.get("success")
-            target.set("success", False, self._prov(cites, rule="M-correction", params=fix,
-                                                     replaced={"value": True, "rule": was.rule if was else None}))
+            self._accept(self._proposal(step_path(at, "success"), False, cites, rule="M-correction", params=fix,
+                                        replaced=Replaced(True, was.rule if was else None)))
         if target.values.get("eval_reason") is None:
-            target.set("eval_reason", f"The user corrected this step in step {u + 1}.",
-                       self._prov(cites, rule="M-correction", params=fix))
+            self._accept(self._proposal(step_path(at, "eval_reason"), f"The user corrected this step in step {u + 1}.",
+                                        cites, rule="M-correction", params=fix))
         user = self.drafts[u]
         if user.values.get("caused_by") is None:
-            user.set("caused_by", [k + 1], self._prov(cites, rule="M-correction", params=fix))
+            self._accept(self._proposal(step_path(u + 1, "caused_by"), (k + 1,), cites, rule="M-correction",
+                                        params=fix))
 
-    def _session(self, ch: Chunk, p: Proposal) -> None:
+    def _session(self, ch: Chunk, p: RawProposal) -> None:
         key = SESSION_KEYS.get(p.field)
         if key is None:
             raise Rejected(self._not_allowed(None, p.field))
-        if key in self.trace_fields:
+        if key in self.trace_keys:
             raise Rejected("already_filled")
         if p.field not in ch.session_fields:
             raise Rejected("already_filled" if p.field == "termination_reason" else "field_not_allowed")
-        if p.field == "goal_notes" and SESSION_KEYS["goal_achieved"] not in self.trace_fields:
+        if p.field == "goal_notes" and SESSION_KEYS["goal_achieved"] not in self.trace_keys:
             raise Rejected("depends_on_rejected")  # notes on an outcome that was not accepted
         value = self._value(p.field, p.value)
         cites = self._cites(ch, p, value if isinstance(value, str) else None, session=True)
         if p.field == "goal_achieved" and value is True and not any(self._shows_result(c.id) for c in cites):
             raise Rejected("goal_unsupported")
-        self.trace_fields[key] = (value, self._prov(cites))
+        self.trace_keys.add(key)
+        self._accept(self._proposal(trace_path(key), value, cites))
 
     # ------------------------------------------------------------------ checks
     def _not_allowed(self, d: Draft | None, name: str) -> str:
@@ -230,7 +233,7 @@ class Checker:
             raise Rejected("bad_value")
         return value
 
-    def _cites(self, ch: Chunk, p: Proposal, value: str | None, session: bool = False) -> list[Cite]:
+    def _cites(self, ch: Chunk, p: RawProposal, value: str | None, session: bool = False) -> list[Cite]:
         if not p.citations:
             raise Rejected("no_citation")
         if value is not None and (looks_injected(value) or self.idx.tainted(value)):
@@ -265,19 +268,14 @@ class Checker:
         words = set(step_evidence(self.drafts[user_step], "input"))
         return any(c.id in words for c in cites)
 
-    def _prov(self, cites: list[Cite], rule: str | None = None, replaced: dict[str, Any] | None = None,
-              params: dict[str, str | int | float] | None = None) -> FieldProvenance:
-        refs: list[dict[str, str]] = []
-        for c in cites:
-            ref = {"id": c.id, "pointer": c.pointer}
-            if ref not in refs:
-                refs.append(ref)
-        model: dict[str, Any] = dict(self.model_info)
-        model["citations"] = [{"id": c.id, "quote": c.quote, "score": c.score} for c in cites]
-        if replaced is not None:
-            model["replaced"] = replaced
-        if rule is not None:
-            check_rule(rule, params)
-        return FieldProvenance.model_validate({"origin": "model", "rule": rule, "params": params, "evidence": refs,
-                                               "model": model})
+    def _proposal(self, path: str, value: Value, cites: list[Cite], rule: str | None = None,
+                  params: tuple[tuple[str, str | int | float], ...] | None = None,
+                  replaced: Replaced | None = None) -> Proposal:
+        return Proposal(path, value, "model", self.actor,
+                        tuple(Citation(c.id, c.pointer, c.quote, c.score) for c in cites),
+                        rule=rule, params=params, replaces=replaced)
+
+    def _accept(self, p: Proposal) -> None:
+        self.accepted.append(p)
+        apply_step(self.drafts, p)  # the same overlay `assemble` lays: later checks see it
 
