@@ -246,7 +246,6 @@ def test_history_window_with_nothing_in_it_says_so(tmp_path: Path) -> None:
     assert "nothing in the window" in r.stderr and "holds no work" not in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="sniffing in sources/shell.py")
 def test_history_that_is_not_a_history_is_refused(tmp_path: Path) -> None:
     r = runner.invoke(app, ["retrace", "--history", str(ROOT / "README.md"), "-o", str(tmp_path / "o")])
     assert r.exit_code in (ExitCode.INPUT, ExitCode.UNSUPPORTED)

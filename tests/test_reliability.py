@@ -213,3 +213,23 @@ def test_validate_into_a_closed_pipe_is_not_an_internal_error(tmp_path: Path) ->
         rc = p.wait(timeout=60)
     assert rc == ExitCode.BROKEN_PIPE, (rc, err)
     assert "internal error" not in err and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_sessions_whose_ids_share_a_prefix_get_their_own_folders(tmp_path: Path) -> None:
+    """Short names collide (the first 8 characters of the id): the name grows, nothing is refused."""
+    logs = tmp_path / "proj"
+    logs.mkdir()
+    for n in range(3):
+        sid = f"aaaaaaaa-0000-0000-0000-00000000000{n}"
+        (logs / f"{sid}.jsonl").write_text(_session(sid, f"prompt {n}"))
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["retrace", str(logs), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    folders = sorted(out.iterdir())
+    assert len(folders) == 3
+    prompts = sorted(json.loads((f / "trace.json").read_text())["steps"][0]["input"] for f in folders)
+    assert prompts == ["prompt 0", "prompt 1", "prompt 2"]
+    # a re-run finds each trace's own folder again (nothing new, nothing refused)
+    r = runner.invoke(app, ["retrace", str(logs), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    assert sorted(out.iterdir()) == folders

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from . import sources
 from .assemble import Assembled, assemble
-from .errors import ExitCode, ForsyError, InputError, NoWork
+from .errors import ExitCode, ForsyError, InputError, NoWork, UnsupportedFormat
 from .evidence import Ref, Session, Warning_
 from .models import Trace
 from .protocols import Completion, NoRedactor, Redactor
@@ -509,6 +509,9 @@ def _timeline_inputs(options: RetraceOptions) -> _Timeline:
     shell = ShellHistorySource()
     hist: list[Session] = []
     for h in options.history:
+        why = shell.refuses(h, sources.read_head(h))
+        if why:
+            raise UnsupportedFormat(f"--history: {why}", path=h)
         hist.extend(shell.read(h, ReadContext(root=h.parent)))
     git = [read_git(options.git, since=options.since, until=options.until, ctx=ReadContext(root=options.git))] \
         if options.git else []

@@ -169,25 +169,48 @@ def trace_name(session: Session, started_at: str | None = None) -> str:
 
 class FolderSink:
     """One trace folder per session: `out` itself (`parent=False`, one session given) or
-    `out/<trace_name>` (a directory or several sessions). Two traces of one run never share
-    a folder, and a folder of another trace is never replaced (`check_destination`)."""
+    `out/<trace_name>` (a directory or several sessions). Two traces never share a folder:
+    when the short name is taken (another trace of this run, or another trace's folder on
+    disk), the name grows (the whole session id, then the trace id) instead of replacing
+    anything; a folder of another trace is never replaced (`check_destination`)."""
 
     def __init__(self, out: Path, *, parent: bool) -> None:
         self.out = out
         self.parent = parent
         self._written: dict[Path, str] = {}
 
-    def destination(self, a: Assembled, session: Session) -> Path:
-        return self.out / trace_name(session, a.trace.started_at) if self.parent else self.out
+    def candidates(self, a: Assembled, session: Session) -> list[Path]:
+        if not self.parent:
+            return [self.out]
+        short = trace_name(session, a.trace.started_at)
+        sid = _name_part(session.session_id, 64)
+        longer = short.replace(_name_part(session.session_id, 8), sid, 1) if sid else short
+        return list(dict.fromkeys([self.out / short, self.out / longer,
+                                   self.out / f"{longer}-{a.trace.trace_id.removeprefix('forsy_')[:12]}"]))
 
     def write(self, a: Assembled, session: Session) -> str:
-        dest = self.destination(a, session)
-        if self._written.get(dest, a.trace.trace_id) != a.trace.trace_id:
-            raise OutputError(f"another trace of this run ({self._written[dest]}) was written to this folder; "
-                              "refusing to replace it", path=dest)
-        folder = write_folder(a, dest)
-        self._written[dest] = a.trace.trace_id
-        return str(folder)
+        tid = a.trace.trace_id
+        cands = self.candidates(a, session)
+        for i, dest in enumerate(cands):
+            last = i == len(cands) - 1
+            if self._written.get(dest, tid) != tid:
+                if last:
+                    raise OutputError(f"another trace of this run ({self._written[dest]}) was written to this "
+                                      "folder; refusing to replace it", path=dest)
+                continue
+            if not last and self.parent and self._holds_another_trace(dest, a):
+                continue
+            folder = write_folder(a, dest)
+            self._written[dest] = tid
+            return str(folder)
+        raise AssertionError("unreachable: the last candidate either raises or is written")
+
+    @staticmethod
+    def _holds_another_trace(dest: Path, a: Assembled) -> bool:
+        owned = owned_trace_folder(Path(os.path.realpath(dest))) if dest.exists() else None
+        m = a.manifest
+        return owned is not None and (owned.source_kind, owned.session_id, owned.sources[:1]) != (
+            m.source_kind, m.session_id, tuple(s.path for s in m.sources[:1]))
 
 
 def write_folder(a: Assembled, dest: Path) -> Path:

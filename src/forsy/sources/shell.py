@@ -65,6 +65,13 @@ def rel_source(path: Path, ctx: ReadContext) -> str:
     return source_name(path, ctx.root)
 
 
+# suffixes of documents, data and source files: never a shell history, whatever they hold
+NOT_HISTORY_SUFFIXES = frozenset(
+    ".md .markdown .rst .txt .html .htm .xml .json .jsonl .yaml .yml .toml .ini .cfg .csv .tsv .pdf "
+    ".py .js .ts .go .rs .java .c .h .cpp .rb .php .sh .zsh .bash .fish .ps1 .lock .log".split()
+)
+
+
 def _looks_foreign(head: bytes) -> bool:
     """JSON (agent logs) or binary: never a text shell history, whatever the name."""
     s = head.lstrip()
@@ -102,6 +109,20 @@ class ShellHistorySource:
         if path.name in HISTORY_NAMES or path.name.endswith("_history"):
             return True
         return fmts.strong_signature(head)
+
+    def refuses(self, path: Path, head: bytes) -> str | None:
+        """Why a file given as `--history` is not a shell history, or None when it may be one.
+
+        A plain bash history has no signature of its own, so a file of any name is taken
+        unless it is plainly something else: JSON or binary, or a document or source file
+        by its suffix (a README.md would otherwise become "commands")."""
+        if self.sniff(path, head):
+            return None
+        if _looks_foreign(head):
+            return "JSON or binary data, not a shell history"
+        if path.suffix.lower() in NOT_HISTORY_SUFFIXES:
+            return f"a {path.suffix} file, not a shell history"
+        return None
 
     def discover(self, path: Path) -> list[Path]:
         if not path.is_dir():
