@@ -136,6 +136,13 @@ def check_record(rec: Record, warn: Warn) -> Record | None:
     for k in bad:
         want = "true/false" if k in _BOOL_FIELDS else "a string"
         warn("field-type", f"{k} is {kind_of(d[k])}, not {want}; read as absent", src, line)
+    data = d.get("data")
+    if t == "progress" and not (isinstance(data, dict) and isinstance(data.get("type"), str)):
+        what = f"data.type that is {kind_of(data.get('type'))}" if isinstance(data, dict) else \
+            f"data that is {kind_of(data)}"
+        warn("field-type", f"progress record with {what}; its data was not read", src, line)
+        if data is not None:
+            bad.append("data")
     msg = d.get("message")
     fixed_msg: dict[str, Any] | None = None
     if t in _MESSAGE_TYPES:
@@ -147,10 +154,10 @@ def check_record(rec: Record, warn: Warn) -> Record | None:
             fixed_msg = _check_message(msg, rec, t, warn)
     if not bad and fixed_msg is msg:
         return rec
-    data = {k: v for k, v in d.items() if k not in bad}
+    kept = {k: v for k, v in d.items() if k not in bad}
     if fixed_msg is not None:
-        data["message"] = fixed_msg
-    return Record(rec.ev, data, rec.prefix)
+        kept["message"] = fixed_msg
+    return Record(rec.ev, kept, rec.prefix)
 
 
 def _check_message(msg: dict[str, Any], rec: Record, t: str, warn: Warn) -> dict[str, Any]:

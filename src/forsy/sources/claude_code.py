@@ -138,11 +138,11 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
     recs: list[Record] = []
     for r in read:
         session.add_evidence(r.ev)
-        checked = check_record(_slim(r), session.warn)
+        checked = check_record(r, session.warn)
         if checked is None:
             session.quality.unknown_records += 1
             continue
-        recs.append(checked)
+        recs.append(_slim(checked))
     session.quality.records += counters.get("records", 0)
     session.quality.unparsable_records += counters.get("unparsable", 0)
     return recs
@@ -152,13 +152,16 @@ _STUB_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", 
               "version", "cwd", "gitBranch")
 
 
+def _is_agent_progress(d: dict[str, Any]) -> bool:
+    return d.get("type") == "progress" and isinstance(d.get("data"), dict) and d["data"].get("type") == "agent_progress"
+
+
 def _slim(r: Record) -> Record:
     """Hook/bash progress and file snapshots carry no work: keep only what the graph and the
     metadata need (most lines of a 2.1 log are progress records; this bounds memory)."""
     d = r.data
     t = d.get("type")
-    if t == "file-history-snapshot" or (t == "progress" and not (
-            isinstance(d.get("data"), dict) and d["data"].get("type") == "agent_progress")):
+    if t == "file-history-snapshot" or (t == "progress" and not _is_agent_progress(d)):
         r.data = {k: d[k] for k in _STUB_KEYS if k in d}
     return r
 
@@ -172,6 +175,10 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     main = [r for r in recs if not r.data.get("isSidechain")]
     inline = [r for r in recs if r.data.get("isSidechain")]
     _collect_meta(recs, session)
+    for r in inline:  # progress copies are read from the main chain only
+        if _is_agent_progress(r.data):
+            session.warn("unread-content", "agent_progress record marked isSidechain; its copy of a subagent "
+                         "message was not read", r.ev.source, r.ev.line)
     session.session_id = session.session_id or path.stem  # the records' sessionId, else the file name
     if AGENT_FILE.match(path.name) and not main:
         # a subagent transcript given on its own: its prompt came from the parent agent
@@ -510,6 +517,10 @@ def _progress_threads(main: list[Record], have: set[str], session: Session) -> l
         # re-root the copy so the event builder sees an ordinary record; its pointers get a prefix
         copy = check_record(Record(r.ev, inner, "/data/message"), session.warn)
         if copy is None:
+            continue
+        if copy.data.get("type") not in WORK_TYPES:
+            session.warn("unread-content", f"agent_progress message of type {copy.data.get('type')!r}; not read",
+                         r.ev.source, r.ev.line)
             continue
         groups[agent_id].append(copy)
         if isinstance(d.get("parentToolUseID"), str):
