@@ -10,7 +10,7 @@ parts, which call providers over the network, are never used) + forsy's own rule
 (rules.py, cmdline.py, personal.py) for what the engine misses in logs: generic `password = …`
 assignments, auth headers, cookies, passwords in URLs, personal data.
 
-Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER]`…
+Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER_1]`…
 The same value always gets the same placeholder for the life of one Redactor; numbers are
 given in order of first appearance, so the same input gives byte-identical output. The
 value -> placeholder mapping lives only in memory, keyed by a salted hash.

@@ -28,9 +28,14 @@ EMAIL = "EMAIL"
 PHONE = "PHONE"
 PERSON = "PERSON"
 PATH_USER = "PATH_USER"
+# Not masked: a documentation placeholder where a secret would be (`your_password`,
+# `changeme`, `${VAR:-default}`); reported, so a reviewer knows one was seen.
+PLACEHOLDER = "PLACEHOLDER"
 
 # Placeholders this module writes; text already holding them must come out unchanged.
-PLACEHOLDER_RE = re.compile(r"\[(?:(?:CREDENTIAL|PRIVATE_KEY|EMAIL|PHONE|PERSON)_\d+|PATH_USER|UNSCANNABLE_TEXT)\]")
+# (`[PATH_USER]` unnumbered: the form older traces hold)
+PLACEHOLDER_RE = re.compile(
+    r"\[(?:(?:CREDENTIAL|PRIVATE_KEY|EMAIL|PHONE|PERSON|PATH_USER)_\d+|PATH_USER|UNSCANNABLE_TEXT)\]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 
-from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER_RE, PRIVATE_KEY, Hit
+from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PLACEHOLDER_RE, PRIVATE_KEY, Hit
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
-KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5}
+KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5, PLACEHOLDER: 6}
+# forsy rules that find exactly the secret part of what an engine rule matches whole: a
+# connection string's password (not host, port, database), curl's `user:PASSWORD`
+EXACT_RULES = frozenset({"url-password", "curl-user"})
+# placeholders that stand where an engine rule sees a secret (`postgres://u:your_password@db`)
+URI_PLACEHOLDER_RULES = frozenset({"url-password", "shell-default"})
 
 
 # ---------------------------------------------------------------- merging
@@ -19,7 +25,46 @@ def resolve(text: str, hits: list[Hit]) -> list[Hit]:
         placeholders = [m.span() for m in PLACEHOLDER_RE.finditer(text)]
         if placeholders:
             hits = [h for h in (_around_placeholders(text, h, placeholders) for h in hits) if h is not None]
+    if any(h.rule in EXACT_RULES or h.kind == PLACEHOLDER for h in hits):
+        hits = narrowest(text, hits)
+    stand_ins = [h for h in hits if h.kind == PLACEHOLDER]
+    if stand_ins:
+        hits = [h for h in hits if h.kind != PLACEHOLDER]
     hits.sort(key=lambda h: (h.start, -h.end, KIND_RANK[h.kind]))
+    merged = _merge(hits)
+    if stand_ins:  # reported only where nothing is masked
+        kept = [p for p in _merge(sorted(stand_ins, key=lambda h: (h.start, -h.end)))
+                if not any(m.start < p.end and p.start < m.end for m in merged)]
+        merged = sorted(merged + kept, key=lambda h: h.start)
+    return merged
+
+
+def narrowest(text: str, hits: list[Hit]) -> list[Hit]:
+    """Engine spans that hold a forsy span of exactly the secret give way to it; engine spans
+    over a URI whose password is a documentation placeholder are dropped."""
+    exact = sorted((h for h in hits if h.rule in EXACT_RULES and h.kind == CREDENTIAL), key=lambda h: h.start)
+    stand_ins = sorted((h for h in hits if h.kind == PLACEHOLDER and h.rule in URI_PLACEHOLDER_RULES),
+                       key=lambda h: h.start)
+
+    def inside(h: Hit, spans: list[Hit]) -> Iterator[Hit]:
+        """The spans that start in h and end in it (bisect: linear in the spans, not quadratic)."""
+        i = bisect_left([s.start for s in spans], h.start) if len(spans) > 8 else 0
+        while i < len(spans) and spans[i].start < h.end:
+            if spans[i].start >= h.start and spans[i].end <= h.end:
+                yield spans[i]
+            i += 1
+
+    def wider(h: Hit) -> bool:
+        if not h.rule.startswith("kingfisher:"):
+            return False
+        if any(e.end - e.start < h.end - h.start for e in inside(h, exact)):
+            return True
+        return any(True for _ in inside(h, stand_ins)) and "://" in text[h.start : h.end]
+
+    return [h for h in hits if not wider(h)]
+
+
+def _merge(hits: list[Hit]) -> list[Hit]:
     merged: list[Hit] = []
     for h in hits:
         if merged and h.start < merged[-1].end:

@@ -17,12 +17,12 @@ from typing import Any
 from forsy.errors import RedactionError
 
 from ._anchors import Anchors
-from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Finder, Hit
+from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Finder, Hit
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
 from ._merge import resolve
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
-from .personal import GENERIC_ACCOUNTS, WordList, home_path_user
+from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
@@ -55,7 +55,8 @@ class Redactor:
         self._engine: SecretEngine = engine if engine is not None else shared_engine(cache_dir)
         self._rules: list[Finder] = list(project_rules())
         self._json_rules: list[Finder] = list(json_view_rules())
-        users = sorted({u for u in user_names if len(u) >= 3 and u.lower() not in GENERIC_ACCOUNTS})
+        # the log owner's names, masked everywhere (not a name the log already anonymised)
+        users = sorted({u for u in user_names if is_person_account(u)})
         if users:
             self._rules.append(WordList(users, PATH_USER, "user-name", ignore_case=False))
         persons = sorted({" ".join(p.split()) for p in extra_person_names if _is_person_name(p)})
@@ -67,6 +68,7 @@ class Redactor:
         self._by_kind: Counter[str] = Counter()
         self._by_rule: Counter[str] = Counter()
         self._unscannable = 0
+        self._stand_ins = 0
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------ public API
@@ -101,7 +103,7 @@ class Redactor:
 
         Empty on text that `redact` already produced: use it to assert nothing slipped through.
         """
-        return self._find_many([valid_text(text)])[0]
+        return [h for h in self._find_many([valid_text(text)])[0] if h.kind != PLACEHOLDER]
 
     def report(self) -> dict[str, Any]:
         """Counts of what was masked, by kind and by rule. Never values, never the mapping."""
@@ -112,6 +114,8 @@ class Redactor:
                 "by_kind": dict(sorted(self._by_kind.items())),
                 "by_rule": dict(sorted(self._by_rule.items())),
                 "unscannable": self._unscannable,
+                # documentation placeholders seen where a secret goes (`your_password`): kept
+                "placeholders": self._stand_ins,
             }
 
     # ------------------------------------------------------------ detection
@@ -213,6 +217,9 @@ class Redactor:
         pos = 0
         with self._lock:
             for h in hits:
+                if h.kind == PLACEHOLDER:  # a documentation placeholder: counted, kept
+                    self._stand_ins += 1
+                    continue
                 out.append(text[pos : h.start])
                 out.append(self._placeholder(h.kind, text[h.start : h.end]))
                 self._by_kind[h.kind] += 1
@@ -223,8 +230,6 @@ class Redactor:
 
     def _placeholder(self, kind: str, value: str) -> str:
         """Caller holds the lock. Same (kind, normalised value) -> same placeholder."""
-        if kind == PATH_USER:
-            return "[PATH_USER]"
         key = hashlib.blake2b(f"{kind}\0{normalise(kind, value)}".encode("utf-8", "surrogatepass"),
                               key=self._salt, digest_size=16).digest()
         placeholder = self._placeholders.get(key)

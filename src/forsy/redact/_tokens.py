@@ -54,7 +54,8 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
         r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>[^\s'\"\\;&|<>()`]{1,200})(?P=q)", ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
-    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
+    # (no `%`, `(`, `)` in the user: `date -u +%H:%M)` is a format, not user:password)
+    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@%()]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
         ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
     _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
         ("sshpass",), accept=lambda v: not is_template(v)),

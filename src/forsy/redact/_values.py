@@ -30,7 +30,8 @@ RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "au
 # "<word>_key" names that hold identifiers or public values, not secrets
 _PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary", "foreign", "sort", "partition",
                                "cache", "idempotency", "dedup", "hot", "route", "lookup", "object", "map", "dict",
-                               "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut"})
+                               "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut",
+                               "signing", "gpg", "pgp"})  # a signing key's id is public
 # After the secret word a name may go on only with words that keep it a secret value
 _TRAILING_OK = frozenset({"base", "value", "plain", "plaintext", "raw", "b64", "base64", "hex", "new", "old",
                           "current", "confirm", "confirmation", "again", "repeat", "verify", "prod", "dev",
@@ -83,6 +84,8 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool =
         return False
     if value.lower() == name.lower().lstrip("-") or (not quoted and _code_like(value, code)):
         return False
+    if is_doc_placeholder(value) or _DIGEST.fullmatch(value):
+        return False
     if tier == 2:
         need = 20 if name.lower().strip("-_.") == "key" else 16
         return looks_random(value, need) and not _pathlike(value)
@@ -124,3 +127,21 @@ def _closing_quote(text: str, pos: int, opener: str) -> int:
         i = text.find(quote, i + 1, limit)
     return -1
 
+
+
+# What documentation writes where a secret goes: `your_password`, `your-api-key-here`,
+# `changeme`, `change-in-production`, `replace-me`, `<token>`, `xxxx` (templates: is_template)
+_DOC_PLACEHOLDER = re.compile(
+    r"(?i)(?:^|[-_.\s])(?:your|my)[-_.]?(?:[a-z]+[-_.]?){0,4}$|^(?:your|enter|insert|put|add)[-_.]?your|"
+    r"change[-_.]?(?:me|it|this)(?:$|[-_.!0-9])|change[-_.]?(?:in|for|before)[-_.]?prod|replace[-_.]?(?:me|with|this)|"
+    r"(?:^|[-_.])(?:placeholder|dummy|example|sample)(?:$|[-_.])|[-_.]here$")
+
+
+def is_doc_placeholder(value: str) -> bool:
+    """A value documentation writes in a secret's place: reported as a placeholder, not masked."""
+    return len(value) <= 64 and _DOC_PLACEHOLDER.search(value) is not None
+
+
+# A digest labelled with its version or algorithm (`v2:<64 hex>`, `sha256:<hex>`): a cache
+# key or checksum, not a secret (a bare hex value under a secret name stays one)
+_DIGEST = re.compile(r"(?:v\d{1,2}|sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-f]{32,128}")

@@ -18,8 +18,26 @@ _EMAIL_DOMAIN = re.compile(
     r"\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9]|/)"
 )
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
-# Not personal: machine senders
-_EMAIL_LOCAL_SKIP = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon"})
+# Not personal: machine senders, the role addresses of organisations (`support@vendor.com`) and
+# the local parts documentation writes (`your-email@…`)
+_EMAIL_LOCAL_SKIP = frozenset({
+    "git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon",
+    "support", "help", "info", "contact", "sales", "security", "abuse", "postmaster", "hostmaster", "webmaster",
+    "hello", "team", "billing", "privacy", "legal", "press", "feedback", "notifications", "newsletter",
+    "marketing", "careers", "jobs", "office", "enquiries", "inquiries", "partners", "alerts", "bounce", "bounces",
+    "your-email", "youremail", "your.email", "your_email", "your.name", "yourname", "you", "email", "someone",
+    "username", "user.name", "firstname.lastname", "first.last",
+})
+# Documentation and test domains (RFC 2606, RFC 6761) and the stand-ins documentation uses
+_DOC_TLDS = frozenset({"test", "invalid", "local", "localhost", "example"})
+_DOC_DOMAINS = frozenset({"example.com", "example.org", "example.net", "company.com", "domain.com", "email.com",
+                          "yourdomain.com", "yourcompany.com", "mydomain.com", "mycompany.com"})
+# `unit@instance.service` is a systemd unit, not an address
+_UNIT_SUFFIXES = frozenset({"service", "socket", "target", "timer", "mount", "automount", "swap", "path", "slice",
+                            "scope", "device"})
+# `user@host` after ssh, scp, rsync… on the same command line is a login, not an address
+_SSH_COMMAND = re.compile(r"(?:^|[\s(`'\"])(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id|sshfs|ssh-keyscan)[ \t]"
+                          r"[^\n;&|#]*$")
 
 
 
@@ -30,13 +48,28 @@ def email(text: str, anchors: Anchors) -> Iterator[Hit]:
     if "@" not in text:
         return
     for m in _EMAIL_DOMAIN.finditer(text):
-        if m.group("tld").lower() in FILE_EXTENSIONS:
+        tld = m.group("tld").lower()
+        if tld in FILE_EXTENSIONS or tld in _UNIT_SUFFIXES or _doc_domain(m.group("d").lower(), tld):
             continue
         start = _local_start(text, m.start())
         local = text[start : m.start()]
         if not local or local.endswith(".") or local.lower() in _EMAIL_LOCAL_SKIP:
             continue  # ("Promise.@resolve" is code, not an address)
+        if _ssh_target(text, start):
+            continue
         yield Hit(start, m.end(), EMAIL, "email")
+
+
+def _doc_domain(domain: str, tld: str) -> bool:
+    if tld in _DOC_TLDS or domain in _DOC_DOMAINS:
+        return True
+    return domain.endswith((".example.com", ".example.org", ".example.net"))
+
+
+def _ssh_target(text: str, start: int) -> bool:
+    window = text[max(0, start - 200) : start]
+    cut = max(window.rfind(c) for c in ("\n", ";", "&", "|", "#", "\\n"))
+    return _SSH_COMMAND.search(window[cut + 1 :] if cut >= 0 else window) is not None
 
 
 def _local_start(text: str, at: int) -> int:
@@ -108,9 +141,45 @@ def home_path_user(text: str, anchors: Anchors) -> Iterator[Hit]:
         if i == 0 or text[i - 1] not in "/\\":  # a path component, not a word
             continue
         m = _HOME_NAME.match(text, i)
-        if m is None or m.group("v").lower() in GENERIC_ACCOUNTS:
+        if m is None or not is_person_account(m.group("v")) or _url_route(text, i):
             continue
         yield Hit(m.start("v"), m.end("v"), PATH_USER, "home-path")
+
+
+# Home-directory names that are not people: service accounts, documentation placeholders,
+# names already anonymised, and folders (`/home/Downloads` is a mistake worth seeing)
+_NOT_PEOPLE_PARTS = frozenset({
+    "agent", "bot", "svc", "service", "daemon", "runner", "worker", "deploy", "deployer", "build", "builder", "ci",
+    "jenkins", "gitlab", "github", "actions", "ftp", "sftp", "www", "web", "data", "backup", "mail", "postgres",
+    "mysql", "redis", "nginx", "apache", "git", "gitea", "wechat", "steam", "minecraft", "odoo", "oracle", "hadoop",
+    "spark", "kafka", "elastic", "grafana", "prometheus", "jupyter", "ansible", "linux", "pi", "debian", "centos",
+    "fedora", "kali", "alpine", "opc", "azureuser", "bitnami", "ec2", "administrator", "operator", "system",
+    "server", "host", "test", "tests", "testing", "tester", "sample", "samples", "demo", "example", "examples",
+    "anonymous", "anon", "placeholder", "dummy", "fake", "redacted", "someone", "somebody", "project", "projects",
+    "your", "yourusername", "yourname", "username", "user", "users", "myuser", "myname", "downloads",
+    "documents", "desktop", "library", "pictures", "music", "movies", "videos", "applications", "templates",
+    "credentials", "workspace", "workspaces", "repos", "src", "bin", "lib", "tmp", "temp", "config", "share",
+})
+_ACCOUNT_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_URL_ROUTE = re.compile(r"(?:https?|wss?)://[^/\s\"'`<>]+/")
+
+
+def is_person_account(name: str) -> bool:
+    """An account name that may be a person's (masked), not a service account, placeholder or folder."""
+    low = name.lower()
+    if len(low) < 3 or low in GENERIC_ACCOUNTS or low.startswith(("your", "my-", "my_")):
+        return False
+    if any(p.lower() in _NOT_PEOPLE_PARTS for p in _ACCOUNT_PARTS.findall(name)):
+        return False
+    # `ftpuser`, `appuser`, `testuser`: a short service word before "user"
+    return not (low.endswith("user") and len(low) <= 8)
+
+
+def _url_route(text: str, i: int) -> bool:
+    """`http://host:5678/home/credentials`: a route of a web address, not a home directory."""
+    lo = max(0, i - 300)
+    token = max(text.rfind(c, lo, i) for c in " \t\n\"'`<>(")
+    return _URL_ROUTE.search(text, max(lo, token + 1), i) is not None
 
 
 

@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 
 from ._anchors import Anchors
-from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER_RE, PRIVATE_KEY, Finder, Hit, is_template
+from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER, PLACEHOLDER_RE, PRIVATE_KEY, Finder, Hit, is_template
 from ._tokens import HEADER_RULES, TOKEN_FINDER
-from ._values import _OPEN_QUOTE, _closing_quote, accept_value, name_tier
+from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
 from .personal import email, home_path_user, phone
 
@@ -43,7 +43,8 @@ def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
             anchors.want_json_view = True  # user info with an escape in it: read it decoded
         if m is None or is_template(m.group("v")) or PLACEHOLDER_RE.search(m.group("v")):
             continue
-        yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "url-password")
+        kind = PLACEHOLDER if is_doc_placeholder(m.group("v")) else CREDENTIAL  # `user:your_password@`
+        yield Hit(m.start("v"), m.end("v"), kind, "url-password")
 
 
 # ---------------------------------------------------------------- PEM private keys
@@ -148,7 +149,13 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         start = _name_start(text, i)
         name = text[start:end]
         tier = name_tier(name)
-        if tier:
+        if tier and text[start - 2 : start] == "${":  # a shell expansion: `${NAME}` refers to a value
+            default = _SHELL_DEFAULT.match(text, end)  # `${NAME:-default}`: documentation's stand-in
+            if default is not None:
+                done = default.end()
+                if default.end("v") > default.start("v"):
+                    yield Hit(default.start("v"), default.end("v"), PLACEHOLDER, "shell-default")
+        elif tier:
             hit = (_value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
                    or setter_value(text, start, end, name, tier, anchors))
             if hit is not None:
@@ -157,6 +164,7 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
 _AFTER_NAME = frozenset(" \t\"':=\\|>")
 
 
@@ -213,8 +221,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         value = text[opener.end() : close]
         if close < 0 or "\\" in value:
             anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
-        if close > opener.end() and "\n" not in value and accept_value(name, tier, value, quoted=True):
-            return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
+        if close > opener.end() and "\n" not in value:
+            return _value_hit(name, tier, value, opener.end(), quoted=True)
         return None
     prose = sep.group("sep").strip() in ("is", "was")
     if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
@@ -231,8 +239,15 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
     value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
-    if accept_value(name, tier, value, quoted=False, code=code):
-        return Hit(vstart, vstart + len(value), CREDENTIAL, "secret-assignment")
+    return _value_hit(name, tier, value, vstart, quoted=False, code=code)
+
+
+def _value_hit(name: str, tier: int, value: str, start: int, *, quoted: bool, code: bool = False) -> Hit | None:
+    """The value at `start` as a secret, as a documentation placeholder (reported, not masked), or nothing."""
+    if accept_value(name, tier, value, quoted=quoted, code=code):
+        return Hit(start, start + len(value), CREDENTIAL, "secret-assignment")
+    if is_doc_placeholder(value):
+        return Hit(start, start + len(value), PLACEHOLDER, "secret-assignment")
     return None
 
 
