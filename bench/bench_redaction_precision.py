@@ -270,13 +270,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--review", action="store_true", help="print the spans not labelled yet, with context")
     ap.add_argument("--all", action="store_true", help="with --review: every span, labelled or not")
     ap.add_argument("--dump", type=Path, help="write every span (with context: keep it out of the repo) as JSONL")
+    ap.add_argument("--from-dump", type=Path, help="measure the spans of an earlier --dump (e.g. of older code)")
     ap.add_argument("--planted", type=int, default=0, help="also measure recall on N planted secrets")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     if not REAL_LOGS.is_dir():
         print(f"skipped: {REAL_LOGS} is absent")
         return 0
-    col = collect()
+    if args.from_dump:
+        rows = [json.loads(line) for line in args.from_dump.read_text(encoding="utf-8").splitlines() if line]
+        col = Collected([Span(**r) for r in rows], 0, len({r["log"] for r in rows}))
+    else:
+        col = collect()
     labels = load_labels()
     if args.dump:
         with args.dump.open("w", encoding="utf-8") as f:
