@@ -1,9 +1,9 @@
 """A scripted OpenAI-compatible chat server for tests: NOT a model.
 
-It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of src/forsy/llm/prompts/segment_v1.md)
+It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of src/forsy/llm/prompts/segment_v2.md)
 and answers by a fixed script chosen by the model name (`openai/scripted-<behaviour>`):
 
-    good            proposes templated values whose quotes are copied from the evidence blocks
+    good            proposes values that restate quotes copied from the evidence blocks
     fabricate       values and quotes that are in no evidence (marker FABRICATED-9c1), fake ids,
                     copied-field overwrites, off-enum values, a goal claim with no citation
     wrong-quotes    real ids, but each quote is taken from another block (marker WRONGQ-4d2)
@@ -12,7 +12,14 @@ and answers by a fixed script chosen by the model name (`openai/scripted-<behavi
     malformed       an answer that is not JSON, every time
     malformed-once  not JSON the first time a request is seen, then `good`
     429             HTTP 429 the first time a request is seen, then `good`
-    timeout         sleeps `slow_s` seconds before answering `good` (past the client's timeout)
+    timeout         sleeps `slow_s` seconds before answering `good` (past the client's timeout); the HTTP
+                    server watches the socket meanwhile and counts a client that hung up (`cancelled`)
+    invent          real evidence ids, verbatim quotes, invented values (marker words INVENTED_MARKERS):
+                    a foreign word, a number, a path, an enum without its kind of quote, a field on a
+                    step it does not apply to, a quote with one character changed
+    overflow        HTTP 400 "exceeds the available context size" (llama.cpp's words) for a request
+                    longer than `OVERFLOW_CHARS`, else `good`
+    fenced          the `good` answer inside a ```json fence, with words before and after
 
 Run by the tests as a fixture (127.0.0.1, a free port, stops by itself after `max_seconds` or
 `max_requests`), or by hand for an end-to-end check:
@@ -29,6 +36,8 @@ import argparse
 import hashlib
 import json
 import re
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,7 +49,8 @@ BLOCK = re.compile(r'<evidence id="([^"]+)" role="([^"]*)">\n(.*?)\n</evidence>'
 INJECTED = re.compile(r"[^.\n]*ignore (all )?previous instructions[^.\n]*", re.I)
 OMITTED = "\n…["
 BEHAVIOURS = ("good", "fabricate", "wrong-quotes", "bad-ids", "inject", "malformed", "malformed-once", "429",
-              "timeout")
+              "timeout", "invent", "overflow", "fenced")
+OVERFLOW_CHARS = 6000
 
 
 class ScriptedHTTPError(Exception):
@@ -108,11 +118,11 @@ def good(req: dict[str, Any]) -> list[dict[str, Any]]:
                 res = None  # too short a result to quote (forsy needs 12 characters or the whole text)
             if res and "state_change" in s["fill"]:
                 q = quote(blocks[res][1])
-                out.append({"step": s["n"], "field": "state_change", "value": f"The {s['tool']} call returned: {q}",
+                out.append({"step": s["n"], "field": "state_change", "value": f"The call returned: {q}",
                             "citations": cite(res, q)})
             if prev_result and "observation" in s["fill"]:
                 q = quote(blocks[prev_result][1])
-                out.append({"step": s["n"], "field": "observation", "value": f"The previous result read: {q}",
+                out.append({"step": s["n"], "field": "observation", "value": f"The result read: {q}",
                             "citations": cite(prev_result, q)})
         prev_result = _quotable(s, req) or prev_result
     if req["session"]:
@@ -136,14 +146,14 @@ def _user(s: dict[str, Any], req: dict[str, Any]) -> list[dict[str, Any]]:
                 {"step": s["n"], "field": "message_role", "value": "new_constraint", "citations": cite(ev, q)}]
     out = [{"step": s["n"], "field": f, "value": "correction", "citations": cite(ev, q)}
            for f in ("message_role", "feedback_type")]
-    out.append({"step": s["n"], "field": "feedback_content", "value": f"The user corrected the agent: {q}",
+    out.append({"step": s["n"], "field": "feedback_content", "value": f"The user said: {q}",
                 "citations": cite(ev, q)})
     earlier = [x for x in req["steps"] if x["n"] < s["n"] and x["actor"] != "user"]
     edits = [x for x in earlier if x["tool"] in ("Write", "Edit", "MultiEdit")]
     target = (edits or earlier or [None])[-1]
     if target is not None:
         out.append({"step": target["n"], "field": "directive", "about_step": s["n"],
-                    "value": f"Follow the user's correction: {q}", "citations": cite(ev, q)})
+                    "value": q, "citations": cite(ev, q)})
     return out
 
 
@@ -159,7 +169,7 @@ def _session_good(req: dict[str, Any]) -> list[dict[str, Any]]:
         out += [{"step": None, "field": "goal_achieved", "value": ok, "citations": cite(final, q)},
                 {"step": None, "field": "goal_notes", "value": f"The agent's final answer says: {q}",
                  "citations": cite(final, q)},
-                {"step": None, "field": "learning", "value": f"Candidate lesson: check the result, as in: {q}",
+                {"step": None, "field": "learning", "value": f"Candidate lesson: {q}",
                  "citations": cite(final, q)}]
     if task:
         q = quote(blocks[task][1], 120)
@@ -255,7 +265,65 @@ def inject(req: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-SCRIPTS = {"good": good, "fabricate": fabricate, "wrong-quotes": wrong_quotes, "bad-ids": bad_ids, "inject": inject}
+INVENTED_MARKERS = ("production database", "/etc/forsy-invented.conf", "4242", "INVENTED")
+
+
+def _long_quote(req: dict[str, Any]) -> tuple[str, str] | None:
+    for ev, (_, text) in req["blocks"].items():
+        q = quote(text, 200)
+        if len(q) >= 40 and any(c.isalpha() for c in q):
+            return ev, q
+    return None
+
+
+def invent(req: dict[str, Any]) -> list[dict[str, Any]]:
+    """Real ids and verbatim quotes, invented values: what a model that makes things up but copies well sends."""
+    blocks = req["blocks"]
+    out: list[dict[str, Any]] = []
+    adds = (" and then deleted the production database", " in 4242 seconds", " after editing /etc/forsy-invented.conf",
+            " INVENTED")
+    for k, s in enumerate(x for x in req["steps"] if not x["context"]):
+        own = [e for e, _ in s["evidence"] if e in blocks]
+        if not own:
+            continue
+        ev = own[-1]
+        q = quote(blocks[ev][1], 120)
+        for f in s["fill"]:
+            if f in ("message_role", "feedback_type"):
+                kind = "approval" if re.search(r"\b(no|not|wrong|instead)\b", q, re.I) else "correction"
+                out.append({"step": s["n"], "field": f, "value": kind, "citations": cite(ev, q)})
+            else:
+                out.append({"step": s["n"], "field": f, "value": q + adds[k % len(adds)], "citations": cite(ev, q)})
+        if s["actor"] != "user" and not s["tool"] and "state_change" not in s["fill"]:
+            out.append({"step": s["n"], "field": "state_change", "value": q, "citations": cite(ev, q)})
+    long = _long_quote(req)
+    if long is not None:  # one character changed in a long quote, the value is the changed text
+        ev, q = long
+        i = next(j for j in range(len(q) // 2, len(q)) if q[j].isalpha())
+        changed = q[:i] + ("x" if q[i] != "x" else "y") + q[i + 1:]
+        step = next((x["n"] for x in req["steps"] if not x["context"] and "observation" in x["fill"]), None)
+        if step is not None:
+            out.append({"step": step, "field": "observation", "value": changed, "citations": cite(ev, changed)})
+    if req["session"]:
+        sess = req["session"]
+        task = next((e for e in sess["task"] if e in blocks), None)
+        final = next((e for e in sess["final"] if e in blocks), None)
+        if task:
+            tq = quote(blocks[task][1], 120)
+            out += [{"step": None, "field": "goal_achieved", "value": True, "citations": cite(task, tq)},
+                    {"step": None, "field": "description", "value": f"The user asked: {tq} INVENTED",
+                     "citations": cite(task, tq)}]
+        if final:
+            fq = quote(blocks[final][1], 120)
+            out += [{"step": None, "field": "learning", "value": f"{fq} and the tests passed on the production "
+                     "database", "citations": cite(final, fq)},
+                    {"step": None, "field": "termination_reason", "value": "user_confirmed_done",
+                     "citations": cite(final, fq)}]
+    return out
+
+
+SCRIPTS = {"good": good, "fabricate": fabricate, "wrong-quotes": wrong_quotes, "bad-ids": bad_ids, "inject": inject,
+           "invent": invent, "fenced": good, "overflow": good}
 
 
 class Script:
@@ -266,7 +334,8 @@ class Script:
         self.seen: dict[str, int] = {}
         self.lock = threading.Lock()
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: dict[str, Any], wait: Any = None) -> tuple[int, dict[str, Any]]:
+        """(status, payload). `wait(seconds)`, when given, sleeps and says whether the client hung up."""
         model = str(body.get("model", "")).split("/")[-1]
         behaviour = model.removeprefix("scripted-")
         if behaviour not in BEHAVIOURS:
@@ -276,14 +345,22 @@ class Script:
             n = self.seen[key] = self.seen.get(key, 0) + 1
         if behaviour == "429" and n == 1:
             return 429, {"error": {"message": "Rate limit reached (scripted)", "type": "rate_limit_error"}}
-        if behaviour == "timeout":
+        if behaviour == "timeout" and wait is not None:
+            if wait(self.slow_s):
+                return 499, {"error": {"message": "client closed the connection", "type": "cancelled"}}
+        elif behaviour == "timeout":
             time.sleep(self.slow_s)
         user = "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user")
+        if behaviour == "overflow" and len(user) > OVERFLOW_CHARS:
+            return 400, {"error": {"message": f"the request exceeds the available context size ({len(user) // 4} "
+                                              f"tokens, n_ctx {OVERFLOW_CHARS // 4})", "type": "invalid_request_error"}}
         if behaviour == "malformed" or (behaviour == "malformed-once" and n == 1):
             content = 'Here are my proposals: {proposals: [{"step": 1, "field": '
         else:
             script = SCRIPTS.get(behaviour, good)
             content = json.dumps({"proposals": script(parse_request(user))}, ensure_ascii=False)
+            if behaviour == "fenced":
+                content = f"Here are the proposals:\n```json\n{content}\n```\nEach cites the evidence."
         return 200, completion(str(body.get("model")), content, len(user) // 4)
 
 
@@ -340,8 +417,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             status, payload = 404, {"error": {"message": "only /v1/chat/completions", "type": "not_found"}}
         else:
-            status, payload = self.server.script.answer(body)
+            status, payload = self.server.script.answer(body, self._wait)
         self.server.count()
+        if status == 499:
+            self.server.cancelled += 1  # the client closed the connection: no answer is written
+            return
         data = json.dumps(payload).encode()
         try:
             self.send_response(status)
@@ -353,6 +433,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout scenario)
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`, watching the socket: True as soon as the client has closed it."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([self.connection], [], [], min(0.05, max(0.0, end - time.monotonic())))
+            if ready:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return True
+                except OSError:
+                    return True
+                time.sleep(0.05)  # readable but not closed (a pipelined byte): keep waiting
+        return False
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
@@ -368,6 +462,7 @@ class ScriptedServer(ThreadingHTTPServer):
         self.script = Script(slow_s)
         self.max_requests = max_requests
         self.requests = 0
+        self.cancelled = 0  # requests whose client hung up before the answer (timeout scenario)
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
         self._timer = threading.Timer(max_seconds, self.stop)
         self._timer.daemon = True

@@ -136,7 +136,7 @@ def test_the_model_pass_returns_proposals_and_leaves_drafts_alone(tmp_path: Path
     assert _snapshot(drafts) == before
     assert out.proposals and all(isinstance(p, Proposal) and p.origin == "model" for p in out.proposals)
     assert sum(1 for p in out.proposals if p.primary) == out.report["accepted"]
-    assert {p.actor for p in out.proposals} == {Actor("openai/scripted-good", "segment_v1")}
+    assert {p.actor for p in out.proposals} == {Actor("openai/scripted-good", "segment_v2")}
 
 
 def test_no_redactor_is_the_no_redact_path(tmp_path: Path) -> None:

@@ -104,6 +104,9 @@ class RetraceOptions:
     llm_model: str | None = None
     llm_api_base: str | None = None
     llm_client: Completion | None = None  # injected (tests, a library caller); otherwise litellm on the LLM path
+    llm_timeout_s: float = 60.0  # per request; then the connection is closed, not re-sent
+    llm_concurrency: int = 4
+    llm_chunk_tokens: int = 6000
     cache_dir: Path | None = None
 
 
@@ -320,7 +323,8 @@ def process(session: Session, options: RetraceOptions, redactor: Redactor | None
         from .llm import LLMConfig, enrich
 
         cfg = LLMConfig(model=options.llm_model, api_base=options.llm_api_base, cache_dir=options.cache_dir,
-                        client=options.llm_client)
+                        client=options.llm_client, timeout_s=options.llm_timeout_s,
+                        max_concurrency=options.llm_concurrency, chunk_tokens=options.llm_chunk_tokens)
         outcome = enrich(session, drafts, cfg)  # proposals for null fields, only those whose citations pass
         assembled = assemble(session, drafts, release_tier=tier, redaction=report, matches=seg.matches,
                              proposals=outcome.proposals, extra_factors=outcome.factors, llm=outcome.report)

@@ -5,7 +5,7 @@ language model's cited proposal (`forsy.llm` checks it before it becomes one), t
 reviewer's edit. Each is a frozen record:
 
     Proposal(path="/steps/3/state_change", value="pytest: 1 failed", origin="model",
-             actor=Actor("openai/gpt-4o-mini", prompt_version="segment_v1"),
+             actor=Actor("openai/gpt-4o-mini", prompt_version="segment_v2"),
              citations=(Citation("ev_…", "/message/content/0", "1 failed, 2 passed", 100.0),))
 
 Paths (one syntax for every field, JSON-pointer-like, steps numbered from 1 as in trace.json):

@@ -72,6 +72,15 @@ def retrace(
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
     llm_cache_dir: Annotated[Path | None, typer.Option("--llm-cache-dir", envvar="FORSY_LLM_CACHE_DIR",
         help="Folder of the model answer cache (llm.sqlite3). Default: $XDG_CACHE_HOME/forsy.")] = None,
+    llm_timeout: Annotated[float, typer.Option("--llm-timeout", envvar="FORSY_LLM_TIMEOUT", min=1.0,
+        help="Seconds one model request may take; then the connection is closed and that part keeps the "
+             "deterministic result (not re-sent). A CPU-served local model needs 300-900.")] = 60.0,
+    llm_concurrency: Annotated[int, typer.Option("--llm-concurrency", envvar="FORSY_LLM_CONCURRENCY", min=1,
+        help="Model requests in flight at once. 1 for a local CPU server (it answers one at a time).")] = 4,
+    llm_chunk_tokens: Annotated[int, typer.Option("--llm-chunk-tokens", envvar="FORSY_LLM_CHUNK_TOKENS", min=500,
+        help="Tokens per model request (prompt and answer). At most the server's context size "
+             "(llama.cpp: its n_ctx); a smaller chunk answers sooner. A chunk the server refuses as too "
+             "long is split and asked again.")] = 6000,
     llm_required: Annotated[bool, typer.Option("--llm-required",
         help="Exit 5 when the model path fell back to the deterministic result for any part of a trace.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", envvar="FORSY_QUIET",
@@ -97,7 +106,9 @@ def retrace(
         err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
     opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since, until=until,
-                          debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir)
+                          debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir,
+                          llm_timeout_s=llm_timeout, llm_concurrency=llm_concurrency,
+                          llm_chunk_tokens=llm_chunk_tokens)
     window = _Window(lo, hi)
     with _stdin_spooled(list(paths or [])) as given:
         sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))

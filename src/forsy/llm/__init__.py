@@ -35,18 +35,17 @@ from ._call import CallResult, call_chunk
 from ._check import Checker, Tally, parse_answer
 from ._evidence import (
     EXACT_MIN_CHARS,
-    FUZZY_MIN_CHARS,
-    FUZZY_MIN_SCORE,
+    MAX_EDIT_DISTANCE,
     EvidenceIndex,
     build_index,
 )
-from ._request import CHUNK_FILL, Plan, Prompt, load_prompt, plan_chunks, request_params
+from ._request import CHUNK_FILL, Chunk, Plan, Prompt, load_prompt, plan_chunks, request_params, split_chunk
 
-MAX_REJECT_PENALTY = 20.0
 MAX_LISTED = 100  # rejections listed one by one in the report (all are counted)
 NOTE = ("Values whose provenance origin is 'model' were proposed by a language model; forsy kept a value only "
-        "when every quote it cited was found in the cited evidence. A citation shows a value is grounded in the "
-        "log, not that it is right.")
+        "when every quote it cited was found verbatim in the cited evidence and the value says nothing (no word, "
+        "number, path or name) its quotes do not. A citation shows a value is grounded in the log, not that it "
+        "is right.")
 
 
 @dataclass
@@ -61,6 +60,7 @@ class LLMConfig:
     retries: int = 3  # transient failures retried per request
     backoff_s: float = 1.0  # first backoff; doubles each retry (at most 20 s)
     use_cache: bool = True
+    json_mode: bool | None = None  # None: on for a hosted provider, off with api_base (fenced JSON is read)
 
 
 @dataclass
@@ -101,25 +101,43 @@ def enrich(session: Session, drafts: list[Draft], cfg: LLMConfig) -> LLMOutcome:
     idx = build_index(session)
     the_plan = plan_chunks(session, drafts, idx, prompt, cfg.chunk_tokens, termination(session, drafts))
     client, cost_of = _client(cfg)
-    answers, stats = _answers(the_plan, prompt, cfg, client, cost_of)
+    splitter = _Splitter(the_plan, drafts, idx, prompt)
+    answered, stats = _answers(the_plan, prompt, cfg, client, cost_of, splitter)
     checker = Checker(drafts, idx, the_plan, Actor(cfg.model, prompt_version=prompt.name))
-    for ch in the_plan.chunks:
-        if ch.index in answers:
-            checker.apply(ch, answers[ch.index])
+    for ch, proposals in answered:
+        checker.apply(ch, proposals)
     return _outcome(cfg, prompt, the_plan, stats, checker)
 
 
 # ---------------------------------------------------------------------- calls
+MAX_SPLITS = 3  # a chunk too long for the server's context is halved at most this many times
+
+
 @dataclass
 class _Stats:
     calls: int = 0
     retries: int = 0
+    timeouts: int = 0
+    splits: int = 0
+    seconds: float = 0.0
     malformed_answers: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    sent_estimate_all_calls: int = 0
     cost: float | None = None
     fallbacks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Splitter:
+    plan: Plan
+    drafts: list[Draft]
+    idx: EvidenceIndex
+    prompt: Prompt
+
+    def split(self, ch: Chunk, key: tuple[int, ...]) -> list[Chunk]:
+        return split_chunk(self.plan, ch, self.drafts, self.idx, self.prompt, ".".join(str(k + 1) for k in key))
 
 
 def _client(cfg: LLMConfig) -> tuple[Completion, Any]:
@@ -136,8 +154,14 @@ def _client(cfg: LLMConfig) -> tuple[Completion, Any]:
     return lit.completion, cost_of
 
 
+def json_mode(cfg: LLMConfig) -> bool:
+    """JSON mode for a hosted provider (litellm drops it where unsupported); not for a local server."""
+    return cfg.json_mode if cfg.json_mode is not None else cfg.api_base is None
+
+
 def _kwargs(cfg: LLMConfig, messages: list[dict[str, str]]) -> dict[str, Any]:
-    kw = request_params(cfg.model, messages) | {"timeout": cfg.timeout_s, "max_retries": 0, "drop_params": True}
+    kw = request_params(cfg.model, messages, json_mode(cfg)) | {"timeout": cfg.timeout_s, "max_retries": 0,
+                                                                "drop_params": True}
     if cfg.api_base:
         kw["api_base"] = cfg.api_base
         if cfg.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
@@ -145,55 +169,75 @@ def _kwargs(cfg: LLMConfig, messages: list[dict[str, str]]) -> dict[str, Any]:
     return kw
 
 
-def _answers(the_plan: Plan, prompt: Prompt, cfg: LLMConfig, client: Completion, cost_of: Any
-             ) -> tuple[dict[int, list[dict[str, Any]]], _Stats]:
+Answered = list[tuple[Chunk, list[dict[str, Any]]]]
+
+
+def _answers(the_plan: Plan, prompt: Prompt, cfg: LLMConfig, client: Completion, cost_of: Any,
+             splitter: _Splitter) -> tuple[Answered, _Stats]:
+    """Each chunk's proposals, in chunk order (a split chunk's halves in its place)."""
     stats = _Stats()
-    answers: dict[int, list[dict[str, Any]]] = {}
+    got: dict[tuple[int, ...], tuple[Chunk, list[dict[str, Any]]]] = {}
     cache = AnswerCache((cfg.cache_dir / "llm.sqlite3") if cfg.cache_dir else default_path()) \
         if cfg.use_cache else None
-    todo = []
+    todo: list[tuple[tuple[int, ...], Chunk]] = [((ch.index,), ch) for ch in the_plan.chunks]
     try:
-        for ch in the_plan.chunks:
-            hit = cache.get(cfg.model, prompt.name, ch.request_sha256) if cache else None
-            if hit is not None:
-                try:
-                    answers[ch.index] = parse_answer(hit)
-                    stats.cache_hits += 1
-                    continue
-                except ValueError:
-                    pass  # a stored answer this version cannot read: ask again
-            todo.append(ch)
-        with ThreadPoolExecutor(max_workers=max(1, cfg.max_concurrency)) as pool:
-            futures: list[tuple[int, str, Future[CallResult]]] = [
-                (ch.index, ch.request_sha256, pool.submit(call_chunk, client, _kwargs(cfg, ch.messages), cfg.retries,
-                                                          cfg.backoff_s, cost_of)) for ch in todo]
-            try:
-                results = [(i, sha, f.result()) for i, sha, f in futures]
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-        for i, sha, r in results:  # in chunk order: the report and the cache do not depend on timing
-            _count(stats, r)
-            if r.proposals is not None and r.content is not None:
-                answers[i] = r.proposals
-                if cache:
-                    cache.put(cfg.model, prompt.name, sha, r.content, r.usage)
+        while todo:
+            asked = []
+            for key, ch in todo:
+                hit = cache.get(cfg.model, prompt.name, ch.request_sha256) if cache else None
+                if hit is not None:
+                    try:
+                        got[key] = (ch, parse_answer(hit))
+                        stats.cache_hits += 1
+                        continue
+                    except ValueError:
+                        pass  # a stored answer this version cannot read: ask again
+                asked.append((key, ch))
+            todo = []
+            for (key, ch), r in zip(asked, _ask(asked, cfg, client, cost_of), strict=True):
+                _count(stats, r, ch)  # in chunk order: the report and the cache do not depend on timing
+                if r.failure == "context_overflow" and len(key) <= MAX_SPLITS:
+                    halves = splitter.split(ch, key)
+                    if halves:
+                        stats.splits += 1
+                        todo += [((*key, k), h) for k, h in enumerate(halves)]
+                        continue
+                if r.failure is not None:
+                    stats.fallbacks[r.failure] = stats.fallbacks.get(r.failure, 0) + 1
+                if r.proposals is not None and r.content is not None:
+                    got[key] = (ch, r.proposals)
+                    if cache:
+                        cache.put(cfg.model, prompt.name, ch.request_sha256, r.content, r.usage)
     finally:
         if cache:
             cache.close()
-    return answers, stats
+    return [got[k] for k in sorted(got)], stats
 
 
-def _count(stats: _Stats, r: CallResult) -> None:
+def _ask(asked: list[tuple[tuple[int, ...], Chunk]], cfg: LLMConfig, client: Completion, cost_of: Any
+         ) -> list[CallResult]:
+    with ThreadPoolExecutor(max_workers=max(1, cfg.max_concurrency)) as pool:
+        futures: list[Future[CallResult]] = [
+            pool.submit(call_chunk, client, _kwargs(cfg, ch.messages), cfg.retries, cfg.backoff_s, cost_of)
+            for _, ch in asked]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def _count(stats: _Stats, r: CallResult, ch: Chunk) -> None:
     stats.calls += r.attempts
     stats.retries += r.retries
+    stats.timeouts += r.timeouts
+    stats.seconds += r.seconds
+    stats.sent_estimate_all_calls += ch.tokens * r.attempts
     stats.malformed_answers += r.malformed
     stats.prompt_tokens += r.usage["prompt_tokens"]
     stats.completion_tokens += r.usage["completion_tokens"]
     if r.cost is not None:
         stats.cost = (stats.cost or 0.0) + r.cost
-    if r.failure is not None:
-        stats.fallbacks[r.failure] = stats.fallbacks.get(r.failure, 0) + 1
 
 
 # ---------------------------------------------------------------------- outcome
@@ -203,9 +247,11 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
     report: dict[str, Any] = {
         "model": cfg.model, "prompt_version": prompt.name, "prompt_sha256": prompt.sha256,
         "chunks": len(the_plan.chunks), "chunk_tokens": cfg.chunk_tokens, "oversized_steps": the_plan.oversized,
-        "calls": stats.calls, "retries": stats.retries, "cache_hits": stats.cache_hits,
-        "tokens": {"sent_estimate": the_plan.tokens, "prompt": stats.prompt_tokens,
-                   "completion": stats.completion_tokens},
+        "calls": stats.calls, "retries": stats.retries, "timeouts": stats.timeouts,
+        "context_splits": stats.splits, "call_seconds": round(stats.seconds, 3), "cache_hits": stats.cache_hits,
+        "timeout_s": cfg.timeout_s, "concurrency": cfg.max_concurrency, "json_mode": json_mode(cfg),
+        "tokens": {"sent_estimate": the_plan.tokens, "sent_estimate_all_calls": stats.sent_estimate_all_calls,
+                   "prompt": stats.prompt_tokens, "completion": stats.completion_tokens},
         "cost_usd": round(stats.cost, 6) if stats.cost is not None else None,
         "proposed": t.proposed, "accepted": t.accepted, "rejected": rejected,
         "rejected_by_reason": dict(sorted(t.rejected.items())),
@@ -213,16 +259,12 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
         "rejections": [{"step": s, "field": f, "reason": r} for s, f, r in t.rejections[:MAX_LISTED]],
         "malformed_answers": stats.malformed_answers,
         "fallbacks": sum(stats.fallbacks.values()), "fallbacks_by_reason": dict(sorted(stats.fallbacks.items())),
-        "checks": {"exact_min_chars": EXACT_MIN_CHARS, "fuzzy_min_chars": FUZZY_MIN_CHARS,
-                   "fuzzy_min_partial_ratio": FUZZY_MIN_SCORE, "all_citations_must_pass": True,
+        "checks": {"exact_min_chars": EXACT_MIN_CHARS, "max_edit_distance": MAX_EDIT_DISTANCE,
+                   "values_grounded_in_quotes": True, "all_citations_must_pass": True,
                    "chunk_fill": CHUNK_FILL},
         "note": NOTE,
     }
-    factors = []
-    if t.proposed:
-        share = rejected / t.proposed
-        factors.append(Factor("model_claims_rejected", round(share, 3), MAX_REJECT_PENALTY * share,
-                              "share of the model's proposed values that failed forsy's checks and were dropped"))
+    factors: list[Factor] = []  # refused proposals are reported, never scored: they are not in the trace
     if stats.fallbacks:
         report["warning"] = (f"{sum(stats.fallbacks.values())} of {len(the_plan.chunks)} chunk(s) fell back to the "
                              "deterministic result (no usable answer)")

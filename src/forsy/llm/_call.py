@@ -1,7 +1,13 @@
 """One chunk's call: transient failures retried with backoff, a bad answer asked once more.
 
-* Transient (429, 5xx, timeouts, connection errors): retried by tenacity with exponential
-  backoff; litellm is told `max_retries=0` so the two never stack.
+* Transient (429, 5xx, connection errors): retried by tenacity with exponential backoff;
+  litellm is told `max_retries=0` so the two never stack.
+* A timeout is not retried: the client closes the connection (httpx drops a connection whose
+  response did not finish), which tells a server that watches its sockets to stop, and the
+  chunk falls back. Re-sending the same request to a slow local server only queued a second
+  copy behind the first one it was still working on.
+* A chunk too large for the server's context (`context_overflow`) comes back to the caller,
+  which splits it and asks again (`forsy.llm._answers`).
 * An answer that does not parse as the proposals object: asked once more; a second bad answer
   and exhausted retries make that chunk fall back to the deterministic result (counted).
 * A configuration problem (bad key, unknown model, refused request): `LLMError` at once —
@@ -10,6 +16,8 @@
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,10 +38,24 @@ class CallResult:
     content: str | None = None
     attempts: int = 0  # requests sent to the provider
     retries: int = 0  # of which retries after a transient failure
+    timeouts: int = 0  # requests given up (connection closed) after the timeout
+    seconds: float = 0.0  # wall time of every attempt, answered or not
     malformed: int = 0  # answers that did not parse
     usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
     cost: float | None = None
     failure: str | None = None  # why the chunk fell back: malformed, timeout, rate_limited, ...
+
+
+_OVERFLOW = re.compile(r"context (window|length)|maximum context|exceeds? (the )?context|n_ctx|too many tokens|"
+                       r"prompt is too long|input is too long|reduce the length", re.I)
+
+
+def overflowed(exc: BaseException) -> bool:
+    """Did the server refuse the request as too long for its context? (litellm's class, or the text
+    an OpenAI-compatible server such as llama.cpp's puts in its 400)."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    return "ContextWindow" in name or (status in (400, 413, 422, None) and bool(_OVERFLOW.search(str(exc)[:2000])))
 
 
 def failure_kind(exc: BaseException) -> str | None:
@@ -54,8 +76,6 @@ def failure_kind(exc: BaseException) -> str | None:
 def _permanent(exc: Exception) -> LLMError | None:
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
-    if "ContextWindow" in name:
-        return None  # this chunk is too big for the model; others may pass
     if status in PERMANENT_STATUS or not isinstance(status, int):
         # The provider's message may quote part of a key: name the failure, not its text.
         hint = (f" (HTTP {status}); check --llm, --llm-api-base and the provider's API key" if status else
@@ -65,6 +85,14 @@ def _permanent(exc: Exception) -> LLMError | None:
 
 
 def _content(resp: Any) -> tuple[str | None, dict[str, int]]:
+    """The answer's text and token counts, from a dict or an SDK object; (None, zeros) for anything else."""
+    try:
+        return _read(resp)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None, {"prompt_tokens": 0, "completion_tokens": 0}
+
+
+def _read(resp: Any) -> tuple[str | None, dict[str, int]]:
     if isinstance(resp, dict):
         choices = resp.get("choices") or [{}]
         content = (choices[0].get("message") or {}).get("content")
@@ -86,7 +114,12 @@ def call_chunk(client: Completion, kwargs: dict[str, Any], retries: int, backoff
         except LLMError:
             raise
         except Exception as e:  # provider errors are foreign: sorted into transient / permanent here
+            if overflowed(e):
+                res.failure = "context_overflow"
+                return res
             kind = failure_kind(e)
+            if kind == "timeout":
+                res.timeouts += 1
             if kind is None:
                 err = _permanent(e)
                 if err is not None:
@@ -111,13 +144,21 @@ def call_chunk(client: Completion, kwargs: dict[str, Any], retries: int, backoff
     return res
 
 
+def _retryable(e: BaseException) -> bool:
+    return not overflowed(e) and failure_kind(e) in ("rate_limited", "connection", "server_error")
+
+
 def _send(client: Completion, kwargs: dict[str, Any], retries: int, backoff_s: float, res: CallResult) -> Any:
     retrying = Retrying(stop=stop_after_attempt(retries + 1), wait=wait_exponential(multiplier=backoff_s, max=20),
-                        retry=retry_if_exception(lambda e: failure_kind(e) is not None), reraise=True)
+                        retry=retry_if_exception(_retryable), reraise=True)
     for attempt in retrying:
         with attempt:
             res.attempts += 1
             if attempt.retry_state.attempt_number > 1:
                 res.retries += 1
-            return client(**kwargs)
+            t0 = time.monotonic()
+            try:
+                return client(**kwargs)
+            finally:
+                res.seconds += time.monotonic() - t0
     raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover

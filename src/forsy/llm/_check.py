@@ -22,7 +22,8 @@ from pydantic import ValidationError as PydanticError
 from ..models import KNOWN_FEEDBACK_TYPES, KNOWN_MESSAGE_ROLES, STEP_FIELDS, TerminationReason
 from ..proposals import Actor, Citation, Proposal, Replaced, Value, apply_step, copy_drafts, step_path, trace_path
 from ..rules.segment import Draft
-from ._evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, shares_words, step_evidence
+from ._evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, step_evidence
+from ._ground import FAILURE, KIND_RULES, TERMINATION_RULES, TEST_PASS, USER_DONE, ungrounded
 from ._request import FILL_AGENT, FILL_USER, Chunk, Plan
 
 MAX_VALUE_CHARS = 1500
@@ -36,7 +37,7 @@ ENUMS: dict[str, frozenset[str]] = {
     "message_role": KNOWN_MESSAGE_ROLES, "feedback_type": KNOWN_FEEDBACK_TYPES,
     "termination_reason": frozenset(t.value for t in TerminationReason),
 }
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.S)
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)\n[ \t]*```", re.S)
 
 
 class RawCitation(BaseModel):
@@ -62,13 +63,22 @@ class Envelope(BaseModel):
 
 
 def parse_answer(content: str) -> list[dict[str, Any]]:
-    """The proposals of an answer; ValueError when it is not the JSON object the prompt asks for."""
-    m = _FENCE.match(content)
-    text = m.group(1) if m else content
-    try:
-        return Envelope.model_validate_json(text.strip()).proposals
-    except PydanticError as e:
-        raise ValueError(f"answer is not a proposals object: {e.error_count()} error(s)") from None
+    """The proposals of an answer; ValueError when it is not the JSON object the prompt asks for.
+
+    Read as sent (JSON mode), else from the first fenced block that holds the object (```json …```,
+    with or without words around it: what a model without JSON mode writes), else from the
+    outermost {...} in the text."""
+    candidates = [content.strip()] + [m.group(1).strip() for m in _FENCE.finditer(content)]
+    first, last = content.find("{"), content.rfind("}")
+    if 0 <= first < last:
+        candidates.append(content[first:last + 1])
+    errors = 0
+    for text in candidates:
+        try:
+            return Envelope.model_validate_json(text).proposals
+        except PydanticError as e:
+            errors = e.error_count()
+    raise ValueError(f"answer is not a proposals object: {errors} error(s)")
 
 
 @dataclass
@@ -151,12 +161,22 @@ class Checker:
             raise Rejected("already_filled")
         if p.field not in self.plan.fills[i]:
             raise Rejected("field_not_allowed")  # e.g. feedback on the initial request
+        if p.field in ("state_change", "alternatives_considered") and not (d.call_id or d.values.get("tool")):
+            raise Rejected("not_applicable")  # no action: nothing changed, nothing was chosen over another
         value = self._value(p.field, p.value)
         cites = self._cites(ch, p, value)
-        if d.values["action"] == "user_message" and not self._cites_words(cites, i):
-            raise Rejected("not_user_words")
+        if d.values["action"] == "user_message":
+            if not self._cites_words(cites, i):
+                raise Rejected("not_user_words")
+            rule = KIND_RULES.get(value) if p.field in ENUMS else None
+            if rule is not None and not any(rule.search(c.quote) for c in cites):
+                raise Rejected("enum_unsupported")  # e.g. "correction" where the user's words correct nothing
         if any(self.first_step.get(c.id, -1) > i for c in cites):
             raise Rejected("later_evidence")  # a step is described by what was known then, not by hindsight
+        if p.field == "state_change" and not any(c.id in d.evidence for c in cites):
+            raise Rejected("not_applicable")  # what a step changed is in its own call or result
+        if p.field == "causal_note" and not any(self.first_step.get(c.id, i) < i for c in cites):
+            raise Rejected("not_applicable")  # a causal note rests on an earlier step
         self._accept(self._proposal(step_path(i + 1, p.field), value, cites))
 
     def _directive(self, ch: Chunk, p: RawProposal) -> None:
@@ -211,8 +231,10 @@ class Checker:
             raise Rejected("depends_on_rejected")  # notes on an outcome that was not accepted
         value = self._value(p.field, p.value)
         cites = self._cites(ch, p, value if isinstance(value, str) else None, session=True)
-        if p.field == "goal_achieved" and value is True and not any(self._shows_result(c.id) for c in cites):
+        if p.field == "goal_achieved" and not any(self._shows_outcome(c, value) for c in cites):
             raise Rejected("goal_unsupported")
+        if p.field == "termination_reason" and not any(self._shows_ending(c, value) for c in cites):
+            raise Rejected("enum_unsupported")
         self.trace_keys.add(key)
         self._accept(self._proposal(trace_path(key), value, cites))
 
@@ -254,8 +276,10 @@ class Checker:
             if session and self._said_by_person(c.evidence_id) and SUCCESS_CLAIM.search(m.span):
                 raise Rejected("injection_suspect")  # a typed "the task succeeded" is not an outcome
             out.append(Cite(c.evidence_id, m.span, m.score, m.pointer))
-        if value is not None and p.field not in ENUMS and not shares_words(value, [c.quote for c in out]):
-            raise Rejected("unsupported_value")  # the quotes say nothing the value says
+        if value is not None and p.field not in ENUMS:
+            miss = ungrounded(value, [c.quote for c in out])
+            if miss is not None:
+                raise Rejected(miss[0])  # the value says something (a word, a number, a path) no quote says
         return out
 
     def _said_by_person(self, ev: str) -> bool:
@@ -263,6 +287,20 @@ class Checker:
 
     def _shows_result(self, ev: str) -> bool:
         return "tool_result" in self.idx.kinds.get(ev, set()) or ev in self.plan.final_answer
+
+    def _shows_outcome(self, c: Cite, achieved: object) -> bool:
+        """goal_achieved true: a passing test or build in a result or the final answer, or the user
+        confirming it works; false: a failure in the quote."""
+        if achieved is not True:
+            return bool(FAILURE.search(c.quote))
+        if self._shows_result(c.id) and TEST_PASS.search(c.quote) and not FAILURE.search(c.quote):
+            return True
+        return "user" in self.idx.kinds.get(c.id, set()) and bool(USER_DONE.search(c.quote)) \
+            and not FAILURE.search(c.quote)
+
+    def _shows_ending(self, c: Cite, reason: object) -> bool:
+        rule = TERMINATION_RULES.get(str(reason))
+        return rule is not None and bool(self.idx.kinds.get(c.id, set()) & rule[1]) and bool(rule[0].search(c.quote))
 
     def _cites_words(self, cites: list[Cite], user_step: int) -> bool:
         words = set(step_evidence(self.drafts[user_step], "input"))

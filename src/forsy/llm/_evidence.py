@@ -2,13 +2,12 @@
 
 The model sees excerpts of the evidence texts below and must quote them. A quote passes when,
 after whitespace is normalised (runs of whitespace → one space; no other change, so the
-matched span maps back to the evidence's exact characters), it is
-
-* an exact substring of the cited evidence's text and at least `EXACT_MIN_CHARS` long (or the
-  whole text, when the text is shorter than that), or
-* at least `FUZZY_MIN_CHARS` long and scores ≥ `FUZZY_MIN_SCORE` with rapidfuzz
-  `partial_ratio` against that text (a copy slip, e.g. a dropped character; the citation then
-  records the evidence's own span, never the model's version).
+matched span maps back to the evidence's exact characters), it is an exact substring of the
+cited evidence's text and at least `EXACT_MIN_CHARS` long (or the whole text, when the text
+is shorter than that). There is no fuzzy match: edit distance 0. A near copy — one character
+changed in a long quote — is a different text and fails (`quote_not_found`); a fuzzy bound
+would let "ran the tests again" pass for "ran the tests", and the value checks that follow
+(`_ground`) rest on the quote being the log's own words.
 
 Independently of where it was found, a quote (or a value) that looks like an instruction aimed
 at the tracer is rejected as `injection_suspect`: log text is data, never instructions.
@@ -26,8 +25,7 @@ from ..evidence import Session
 from ..rules.segment import Draft, json_text
 
 EXACT_MIN_CHARS = 12
-FUZZY_MIN_CHARS = 20
-FUZZY_MIN_SCORE = 95.0
+MAX_EDIT_DISTANCE = 0  # after whitespace normalisation; stated in the report
 TAINT_MIN_SCORE = 90.0  # partial_ratio of an injected payload inside a proposed value
 
 _WS = re.compile(r"\s+")
@@ -91,7 +89,7 @@ def _norm_map(text: str) -> tuple[str, list[int]]:
 @dataclass
 class Match:
     span: str  # the evidence's own text that the quote matched
-    score: float  # 100 for an exact match, else the partial_ratio
+    score: float  # 100: only exact matches pass (kept in provenance for readers of older traces)
     pointer: str  # JSON pointer of the event text holding it ("" when it spans several)
 
 
@@ -180,13 +178,7 @@ def _find(text: str, quote: str, pieces: tuple[tuple[str, str], ...]) -> Match |
     if pos >= 0 and (len(q) >= EXACT_MIN_CHARS or len(q) == len(norm)):
         span = text[where[pos]: where[pos + len(q) - 1] + 1]
         return Match(span, 100.0, _pointer(span, pieces))
-    if len(q) < FUZZY_MIN_CHARS:
-        return None
-    al = fuzz.partial_ratio_alignment(q, norm, score_cutoff=FUZZY_MIN_SCORE)
-    if al is None or al.dest_end <= al.dest_start:
-        return None
-    span = text[where[al.dest_start]: where[al.dest_end - 1] + 1]
-    return Match(span, round(al.score, 1), _pointer(span, pieces))
+    return None
 
 
 def _pointer(span: str, pieces: tuple[tuple[str, str], ...]) -> str:

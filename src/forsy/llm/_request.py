@@ -21,7 +21,7 @@ from ..evidence import Session
 from ..rules.segment import Draft
 from ._evidence import EvidenceIndex, step_evidence
 
-PROMPT_NAME = "segment_v1"
+PROMPT_NAME = "segment_v2"
 CHUNK_FILL = 0.7  # share of chunk_tokens the request may use; the rest is spare
 CHARS_PER_TOKEN = 4
 MIN_BODY_TOKENS = 300  # below this a chunk holds hardly one step
@@ -167,6 +167,7 @@ class _Builder:
         self.drafts, self.idx, self.plan, self.budget = drafts, idx, plan, budget
         self.final = {i for i, d in enumerate(drafts) if set(step_evidence(d, "output")) & set(plan.final_answer)
                       and d.values["action"] == "output"}
+        self.out: list[Chunk] = []
         self.cur = Chunk(0, [])
         self.parts: list[str] = []
         self.used = 0
@@ -192,8 +193,8 @@ class _Builder:
     def _close(self) -> None:
         if self.cur.steps or self.cur.session_fields:
             self.cur.body = "".join(self.parts)
-            self.plan.chunks.append(self.cur)
-        self.cur = Chunk(len(self.plan.chunks), [])
+            self.out.append(self.cur)
+        self.cur = Chunk(len(self.out), [])
         self.parts, self.used = [], 0
 
     def step(self, i: int) -> None:
@@ -260,20 +261,48 @@ def plan_chunks(session: Session, drafts: list[Draft], idx: EvidenceIndex, promp
 
         raise LLMError(f"chunk_tokens {chunk_tokens} is too small: the prompt alone takes about {fixed} tokens; "
                        f"use at least {int((fixed + MIN_BODY_TOKENS) / CHUNK_FILL) + 1}")
-    b = _Builder(drafts, idx, plan, budget)
-    for i in range(len(drafts)):
-        b.step(i)
     fields = list(SESSION_FIELDS) + (["termination_reason"] if termination[0] == "other" else [])
-    b.session(fields)
+    plan.chunks = _build(drafts, idx, plan, budget, list(range(len(drafts))), fields)
     total = len(plan.chunks)
     for c in plan.chunks:
-        first, last = (c.steps[0] + 1, c.steps[-1] + 1) if c.steps else (0, 0)
-        user = prompt.user.substitute(part=c.index + 1, total=total, first=first, last=last,
-                                      steps_total=len(drafts), body=c.body)
-        c.messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": user}]
-        c.tokens = estimate_tokens(prompt.system) + estimate_tokens(user)
+        _messages(c, prompt, str(c.index + 1), total, len(drafts))
         plan.tokens += c.tokens
     return plan
+
+
+def _build(drafts: list[Draft], idx: EvidenceIndex, plan: Plan, budget: int, steps: list[int],
+           fields: list[str]) -> list[Chunk]:
+    b = _Builder(drafts, idx, plan, budget)
+    for i in steps:
+        b.step(i)
+    if fields:
+        b.session(fields)
+    else:
+        b._close()
+    return b.out
+
+
+def _messages(c: Chunk, prompt: Prompt, part: str, total: int, steps_total: int) -> None:
+    first, last = (c.steps[0] + 1, c.steps[-1] + 1) if c.steps else (0, 0)
+    user = prompt.user.substitute(part=part, total=total, first=first, last=last, steps_total=steps_total,
+                                  body=c.body)
+    c.messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": user}]
+    c.tokens = estimate_tokens(prompt.system) + estimate_tokens(user)
+
+
+def split_chunk(plan: Plan, c: Chunk, drafts: list[Draft], idx: EvidenceIndex, prompt: Prompt,
+                part: str) -> list[Chunk]:
+    """A chunk the server found too long for its context, as two (steps halved; the session
+    question goes with the second half, or alone when it was alone). [] when it cannot be split."""
+    if len(c.steps) < 2 and not (c.steps and c.session_fields):
+        return []
+    half = (len(c.steps) + 1) // 2 if len(c.steps) >= 2 else len(c.steps)
+    budget = max(MIN_BODY_TOKENS, c.tokens // 2)  # a half may still split, or get shorter excerpts
+    out = _build(drafts, idx, plan, budget, c.steps[:half], []) + \
+        _build(drafts, idx, plan, budget, c.steps[half:], c.session_fields)
+    for k, sub in enumerate(out):
+        _messages(sub, prompt, f"{part}.{k + 1}", len(plan.chunks), len(drafts))
+    return out
 
 
 def _final_answer(drafts: list[Draft]) -> list[str]:
@@ -282,6 +311,12 @@ def _final_answer(drafts: list[Draft]) -> list[str]:
     return step_evidence(outs[-1], "output") if outs else []
 
 
-def request_params(model: str, messages: list[dict[str, str]]) -> dict[str, Any]:
-    """The part of a request that decides the answer (what the cache key hashes)."""
-    return {"model": model, "messages": messages, "temperature": 0, "response_format": {"type": "json_object"}}
+def request_params(model: str, messages: list[dict[str, str]], json_mode: bool = True) -> dict[str, Any]:
+    """The part of a request that decides the answer (what the cache key hashes).
+
+    JSON mode (`response_format`) where the provider has it; without it (a local server, where
+    JSON mode made a small model copy the prompt's example), the answer is read from fenced JSON."""
+    params: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0}
+    if json_mode:
+        params["response_format"] = {"type": "json_object"}
+    return params
