@@ -276,6 +276,15 @@ def _long_quote(req: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _kind_rules() -> dict[str, re.Pattern[str]]:
+    """forsy's kinds of quote per enum value (the invent script picks a value its quote does not support)."""
+    try:
+        from forsy.llm._ground import KIND_RULES
+    except ImportError:  # a forsy without grounding rules (to show these tests fail there)
+        return {"correction": re.compile(r"\b(no|not|wrong|instead)\b", re.I), "approval": re.compile(r"\bok\b")}
+    return KIND_RULES
+
+
 def invent(req: dict[str, Any]) -> list[dict[str, Any]]:
     """Real ids and verbatim quotes, invented values: what a model that makes things up but copies well sends."""
     blocks = req["blocks"]
@@ -290,8 +299,9 @@ def invent(req: dict[str, Any]) -> list[dict[str, Any]]:
         q = quote(blocks[ev][1], 120)
         for f in s["fill"]:
             if f in ("message_role", "feedback_type"):
-                kind = "approval" if re.search(r"\b(no|not|wrong|instead)\b", q, re.I) else "correction"
-                out.append({"step": s["n"], "field": f, "value": kind, "citations": cite(ev, q)})
+                kind = next((k for k, rule in _kind_rules().items() if not rule.search(q)), None)  # what q is not
+                if kind is not None and (f == "message_role" or kind != "new_constraint"):
+                    out.append({"step": s["n"], "field": f, "value": kind, "citations": cite(ev, q)})
             else:
                 out.append({"step": s["n"], "field": f, "value": q + adds[k % len(adds)], "citations": cite(ev, q)})
         if s["actor"] != "user" and not s["tool"] and "state_change" not in s["fill"]:

@@ -295,7 +295,8 @@ class Checker:
             return bool(FAILURE.search(c.quote))
         if self._shows_result(c.id) and TEST_PASS.search(c.quote) and not FAILURE.search(c.quote):
             return True
-        return "user" in self.idx.kinds.get(c.id, set()) and bool(USER_DONE.search(c.quote)) \
+        later = bool(self.users) and self.first_step.get(c.id, -1) > self.users[0]  # not the task's own words
+        return later and "user" in self.idx.kinds.get(c.id, set()) and bool(USER_DONE.search(c.quote)) \
             and not FAILURE.search(c.quote)
 
     def _shows_ending(self, c: Cite, reason: object) -> bool:

@@ -79,9 +79,13 @@ def ungrounded(value: str, quotes: Iterable[str]) -> tuple[str, str] | None:
         low = tok.casefold().strip(".-:")
         if not low:
             continue
+        if re.fullmatch(r"[\d.,:%-]+", low):  # a number: as a whole number of a quote ("3" is not in "0.123")
+            if not re.search(rf"(?<![\w.]){re.escape(low)}(?![\w]|\.\d)", q):
+                return "ungrounded_number", tok
+            continue
         if _is_identifier(tok):
             if low not in q:
-                return ("ungrounded_number" if re.fullmatch(r"[\d.,:%-]+", low) else "ungrounded_identifier", tok)
+                return "ungrounded_identifier", tok
             continue
         for w in _WORD.findall(low):
             if w.isdigit():
