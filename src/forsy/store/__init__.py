@@ -6,9 +6,10 @@
     store.traces(TraceQuery(agent="claude-code", status="pending"))
 
 Callers use only the `Store` protocol and the dataclasses of `models`, so another backend
-(PostgreSQL through psycopg 3 is the next one) is a new module and one line in
-`open_store`, not a change to the sweep or the CLI. Everything database-specific (SQL
-dialect, FTS5, WAL, file locking) stays inside the backend module.
+is a new module and one line in `open_store`, not a change to the sweep or the CLI: SQLite
+(`_sqlite`, the default) and PostgreSQL through psycopg 3 (`_postgres`, for a team).
+Everything database-specific (SQL dialect, FTS5, WAL, file locking) stays inside the
+backend module.
 """
 
 from __future__ import annotations
@@ -98,18 +99,21 @@ class Store(Protocol):
 
 
 def open_store(url: str | None = None) -> Store:
-    """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, or a plain path); the
-    default store (`FORSY_STORE`, else the platform data folder) when None."""
+    """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq
+    URL `postgresql://user@/db?host=SOCKET_DIR&port=N`); the default store (`FORSY_STORE`,
+    else the platform data folder) when None."""
     from ..config import default_store_url
 
     url = url or default_store_url()
-    if url.startswith(("postgresql:", "postgres:")):
-        raise InputError("PostgreSQL stores are not available yet; use sqlite:///path/to.db")
+    if url.startswith(("postgresql:", "postgres:")):  # a libpq URL: postgresql://user@/db?host=/socket/dir
+        from ._postgres import PostgresStore
+
+        return PostgresStore(url)
     if url.startswith("sqlite:"):
         rest = url[len("sqlite:"):]
         path = rest[2:] if rest.startswith("//") else rest  # sqlite:///abs → /abs; sqlite:rel → rel
     elif "://" in url:
-        raise InputError(f"unknown store URL {url!r}; use sqlite:///path/to.db")
+        raise InputError(f"unknown store URL {url!r}; use sqlite:///path/to.db or postgresql://…")
     else:
         path = url
     if not path:

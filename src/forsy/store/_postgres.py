@@ -1,0 +1,430 @@
+"""The store in a PostgreSQL database (psycopg 3), shared by many sweepers and reviewers.
+
+`postgresql://user@/db?host=/run/postgresql&port=5432` (any libpq URL or key=value string).
+The connection is in autocommit mode and `transaction()` opens one explicit transaction
+(nested: joins it), like the SQLite backend. Differences from SQLite that callers can see:
+
+- Each sweeper has a name (`FORSY_HOST`, else the machine's host name): what it remembers of
+  its files (`source_files`), its sessions and its sweep lock are keyed by that name too, so
+  two machines with the same paths (CI runners, containers) never see each other's files as
+  gone, and sweep at the same time. Runs record the name.
+- Full-text search is a tsvector over the same words SQLite's unicode61 tokenizer makes.
+- Concurrent writers: a trace added by two sweepers at once is stored once (the second
+  `add_trace` returns False); the job queue is `SELECT … FOR UPDATE SKIP LOCKED` (`jobs`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import zstandard
+
+from ..errors import InputError
+from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, Migration, for_backend
+from .models import (
+    DRAFT_STATUSES,
+    AuditRow,
+    DraftState,
+    DraftStatus,
+    ErrorRow,
+    FileState,
+    LockInfo,
+    NewTrace,
+    ProposalRow,
+    ReviewChange,
+    ReviewConflict,
+    RunCounts,
+    RunRow,
+    StoredFile,
+    TraceQuery,
+    TraceRow,
+)
+
+try:
+    import psycopg
+except ImportError:  # pragma: no cover - the optional extra is not installed
+    psycopg = None  # type: ignore[assignment]
+
+MIGRATIONS: list[Migration] = for_backend(POSTGRESQL_ONLY)
+_COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
+           "traces_written", "bytes_read")
+_FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
+              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
+# A tsvector holds at most 1 MB: a long text is indexed in pieces of this many characters
+# (a phrase across two pieces is not found; every word still is).
+TEXT_PIECE = 100_000
+# The database's clock, in seconds since the epoch: leases are compared with it, so the
+# machines' own clocks need not agree.
+EPOCH_SQL = "extract(epoch from clock_timestamp())::double precision"
+_WORD = re.compile(r"[^\W_]+")  # SQLite unicode61: letters and digits make words, all else separates
+
+
+def words(text: str) -> str:
+    """`text` as the words full-text search indexes, lower-case, one space apart."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def sweeper_name() -> str:
+    return os.environ.get("FORSY_HOST") or socket.gethostname()
+
+
+def _redacted(url: str) -> str:
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)  # a password in the URL is not printed
+
+
+class PostgresStore:
+    dialect = "postgresql"
+
+    def __init__(self, url: str, *, migrate: bool = True) -> None:
+        if psycopg is None:
+            raise InputError("PostgreSQL stores need psycopg: pip install 'forsy[postgres]'")
+        self.url = url
+        self.host = sweeper_name()
+        try:
+            self.conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as e:  # the URL given leads to no store: an input problem
+            raise InputError(f"cannot connect to the PostgreSQL store {_redacted(url)}: "
+                              f"{str(e).strip()}") from None
+        self._depth = 0
+        self._zc = zstandard.ZstdCompressor(level=3)
+        self._zd = zstandard.ZstdDecompressor()
+        try:
+            self._check_or_migrate(migrate)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
+        try:
+            with self.conn.transaction():
+                yield
+        finally:
+            self._depth = 0
+
+    def _q(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, args).fetchall()  # type: ignore[arg-type]
+
+    def _x(self, sql: str, args: Sequence[object] = ()) -> int:
+        return self.conn.execute(sql, args).rowcount  # type: ignore[arg-type]
+
+    def _check_or_migrate(self, migrate: bool) -> None:
+        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                          "(seq BIGINT GENERATED ALWAYS AS IDENTITY, name TEXT PRIMARY KEY, applied_at TEXT)")
+        done = set(self.migrations())
+        unknown = done - {name for name, _ in MIGRATIONS}
+        if unknown:  # its tables may mean something this version does not know: do not touch it
+            raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})")
+        if all(name in done for name, _ in MIGRATIONS):
+            return
+        if not migrate:
+            raise InputError("the store's schema is not up to date: run `forsy store migrate --store URL`")
+        self.migrate()
+
+    def migrate(self) -> list[str]:
+        """Apply the migrations not applied yet (several processes at once: one does, the
+        others wait for it and find them applied); their names."""
+        applied: list[str] = []
+        with self.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext('forsy.migrate'))")
+            done = set(self.migrations())
+            for name, sql in MIGRATIONS:
+                if name in done:
+                    continue
+                self.conn.execute(sql.format(**POSTGRESQL_DIALECT))  # type: ignore[arg-type]
+                self.conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (%s, now()::text)",
+                                  (name,))
+                applied.append(name)
+        return applied
+
+    def migrations(self) -> list[str]:
+        return [r[0] for r in self._q("SELECT name FROM schema_migrations ORDER BY seq")]
+
+    # ------------------------------------------------------------------ lock (one per sweeper)
+    def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
+        with self.transaction():
+            # the row lock makes a second sweep of this name wait for the first's decision
+            self._x("INSERT INTO sweep_lock (sweeper, id, pid, host, since) VALUES (%s, 1, 0, '', '') "
+                    "ON CONFLICT (sweeper) DO NOTHING", (self.host,))
+            self._q("SELECT 1 FROM sweep_lock WHERE sweeper = %s FOR UPDATE", (self.host,))
+            holder = self.lock_holder()
+            if holder is not None and holder.pid != me.pid and alive(holder):
+                return holder
+            self._x("UPDATE sweep_lock SET pid = %s, host = %s, since = %s WHERE sweeper = %s",
+                    (me.pid, me.host, me.since, self.host))
+        return None
+
+    def release_lock(self, pid: int) -> None:
+        with self.transaction():
+            self._x("UPDATE sweep_lock SET pid = 0, host = '', since = '' WHERE sweeper = %s AND pid = %s",
+                    (self.host, pid))
+
+    def lock_holder(self) -> LockInfo | None:
+        rows = self._q("SELECT pid, host, since FROM sweep_lock WHERE sweeper = %s AND pid <> 0", (self.host,))
+        return LockInfo(rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    # ------------------------------------------------------------------ runs
+    def start_run(self, started_at: str, pid: int, roots: list[str]) -> int:
+        with self.transaction():
+            rows = self._q("INSERT INTO runs (started_at, pid, status, roots, host) VALUES (%s, %s, 'running', %s, %s) "
+                           "RETURNING id", (started_at, pid, json.dumps(roots), self.host))
+        return int(rows[0][0])
+
+    def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None:
+        sets = ", ".join(f"{c} = %s" for c in _COUNTS)
+        with self.transaction():
+            self._x(f"UPDATE runs SET status = 'done', finished_at = %s, duration_s = %s, {sets} WHERE id = %s",
+                    (finished_at, duration_s, *(getattr(counts, c) for c in _COUNTS), run_id))
+
+    def interrupt_running(self) -> int:
+        # only this sweeper's runs: another machine's running sweep is alive as far as we know
+        with self.transaction():
+            return self._x("UPDATE runs SET status = 'interrupted' WHERE status = 'running' AND host = %s",
+                           (self.host,))
+
+    def runs(self, limit: int = 10) -> list[RunRow]:
+        cols = ", ".join(_COUNTS)
+        rows = self._q(f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {cols} "
+                       "FROM runs WHERE host = %s ORDER BY id DESC LIMIT %s", (self.host, limit))
+        return [RunRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), RunCounts(*r[7:]), r[6]) for r in rows]
+
+    def add_error(self, error: ErrorRow) -> None:
+        with self.transaction():
+            self._x("INSERT INTO errors (run_id, path, message, at) VALUES (%s, %s, %s, %s)",
+                    (error.run_id, error.path, error.message, error.at))
+
+    def errors(self, run_id: int) -> list[ErrorRow]:
+        rows = self._q("SELECT run_id, path, message, at FROM errors WHERE run_id = %s ORDER BY id", (run_id,))
+        return [ErrorRow(*r) for r in rows]
+
+    # ------------------------------------------------------------------ source files (this sweeper's)
+    def file_states(self, under: list[str]) -> dict[str, FileState]:
+        out: dict[str, FileState] = {}
+        cols = ", ".join(_FILE_COLS)
+        for root in under:
+            root = root.rstrip(os.sep) or os.sep
+            lo = root if root.endswith(os.sep) else root + os.sep
+            hi = lo[:-1] + chr(ord(os.sep) + 1)  # every path that starts with lo sorts in [lo, hi)
+            # COLLATE "C": byte order, as the range above assumes (a locale collation would not)
+            rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND (path = %s OR "
+                           '(path COLLATE "C" >= %s AND path COLLATE "C" < %s))', (self.host, root, lo, hi))
+            for r in rows:
+                out[r[0]] = FileState(*r)
+        return out
+
+    def put_file_states(self, states: list[FileState]) -> None:
+        if not states:
+            return
+        cols = ", ".join(_FILE_COLS)
+        marks = ", ".join("%s" for _ in _FILE_COLS)
+        upd = ", ".join(f"{c} = excluded.{c}" for c in _FILE_COLS[1:])
+        with self.transaction(), self.conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO source_files (host, {cols}) VALUES (%s, {marks}) "
+                f"ON CONFLICT (host, path) DO UPDATE SET {upd}",
+                [(self.host, *(getattr(s, c) for c in _FILE_COLS)) for s in states])
+
+    def failures(self) -> list[FileState]:
+        cols = ", ".join(_FILE_COLS)
+        rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'failed' ORDER BY path",
+                       (self.host,))
+        return [FileState(*r) for r in rows]
+
+    # ------------------------------------------------------------------ traces
+    def add_trace(self, trace: NewTrace, now: str) -> bool:
+        with self.transaction():
+            if self._q("SELECT 1 FROM traces WHERE trace_id = %s", (trace.trace_id,)):
+                return False
+            self._x("INSERT INTO sessions (host, source_kind, session_id, unit_path, agent, project, first_seen) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (host, unit_path, session_id) DO NOTHING",
+                    (self.host, trace.source_kind, trace.session_id, trace.unit_path, trace.agent, trace.project,
+                     now))
+            ref = self._q("SELECT id FROM sessions WHERE host = %s AND unit_path = %s AND session_id = %s",
+                          (self.host, trace.unit_path, trace.session_id))[0][0]
+            # another sweeper may be adding the same trace right now: the second waits, then adds nothing
+            added = self._q(
+                "INSERT INTO traces (trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, "
+                "confidence, steps, turns, task, created_at, run_id) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (trace_id) DO NOTHING RETURNING trace_id",
+                (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
+                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
+            if not added:
+                return False
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO trace_files (trace_id, name, data, size, sha256) VALUES (%s, %s, %s, %s, %s)",
+                    [(trace.trace_id, f.name, self._zc.compress(f.data), len(f.data),
+                      hashlib.sha256(f.data).hexdigest()) for f in trace.files])
+                pieces = [(trace.trace_id, what, words(text[i:i + TEXT_PIECE]))
+                          for what, text in trace.texts if text for i in range(0, len(text), TEXT_PIECE)]
+                if pieces:
+                    cur.executemany("INSERT INTO trace_text (trace_id, what, words) VALUES (%s, %s, %s)", pieces)
+            draft = self._q("INSERT INTO drafts (trace_id, status, created_at, updated_at) "
+                            "VALUES (%s, 'pending', %s, %s) RETURNING id", (trace.trace_id, now, now))[0][0]
+            self._x("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (%s, %s, %s, %s, %s)",
+                    (now, "forsy", "draft_created", draft,
+                     json.dumps({"trace_id": trace.trace_id, "prior_trace_id": trace.prior_trace_id,
+                                 "host": self.host})))
+        return True
+
+    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
+        rows = self._q(
+            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
+            "WHERE s.host = %s AND s.unit_path = %s AND s.session_id = %s "
+            "ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1", (self.host, unit_path, session_id))
+        return rows[0][0] if rows else None
+
+    _SELECT = (
+        "SELECT t.trace_id, d.id, d.status, s.source_kind, s.session_id, s.unit_path, t.agent, t.project, "
+        "t.started_at, t.ended_at, t.confidence, t.steps, t.turns, t.task, t.prior_trace_id, t.created_at, "
+        "COALESCE(f.status = 'source_gone', false) "
+        "FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s ON s.id = t.session_ref "
+        "LEFT JOIN source_files f ON f.host = s.host AND f.path = s.unit_path")
+
+    @staticmethod
+    def _row(r: tuple[Any, ...], sha: dict[str, str] | None = None) -> TraceRow:
+        return TraceRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+                        r[14], r[15], bool(r[16]), sha or {})
+
+    def trace(self, trace_id: str) -> TraceRow | None:
+        rows = self._q(self._SELECT + " WHERE t.trace_id = %s", (trace_id,))
+        if not rows:
+            return None
+        sha = {n: s for n, s in self._q("SELECT name, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name",
+                                        (trace_id,))}
+        return self._row(rows[0], sha)
+
+    def trace_files(self, trace_id: str) -> list[StoredFile]:
+        rows = self._q("SELECT name, data, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name", (trace_id,))
+        out = []
+        for name, blob, sha in rows:
+            data = self._zd.decompress(bytes(blob))
+            if hashlib.sha256(data).hexdigest() != sha:
+                raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256")
+            out.append(StoredFile(name, data))
+        return out
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]:
+        where: list[str] = []
+        args: list[Any] = []
+        for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
+            if val is not None:
+                where.append(f"{col} = %s")
+                args.append(val)
+        if query.since is not None:
+            where.append("t.started_at >= %s")
+            args.append(query.since)
+        if query.until is not None:
+            where.append("t.started_at < %s")
+            args.append(query.until)
+        if query.min_confidence is not None:
+            where.append("t.confidence >= %s")
+            args.append(query.min_confidence)
+        if query.latest_only:
+            where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
+        if query.reviewed is not None:
+            where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+        if query.text:
+            # every whitespace-separated word of the query must occur, each as a phrase of its
+            # own words (as the SQLite backend quotes each word for FTS5)
+            phrases = [words(w) for w in query.text.split()]
+            if not all(phrases):
+                return []  # a word of punctuation only matches nothing (FTS5: the same)
+            for p in phrases:
+                where.append("t.trace_id IN (SELECT trace_id FROM trace_text "
+                             "WHERE tsv @@ phraseto_tsquery('simple', %s))")
+                args.append(p)
+        sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
+        # NULLs last, as SQLite orders them in DESC order
+        sql += ' ORDER BY t.started_at DESC NULLS LAST, t.trace_id COLLATE "C" LIMIT %s'
+        return [self._row(r) for r in self._q(sql, (*args, query.limit))]
+
+    def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
+        if status not in DRAFT_STATUSES:
+            raise InputError(f"unknown draft status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+        with self.transaction():
+            rows = self._q("SELECT id, status FROM drafts WHERE trace_id = %s FOR UPDATE", (trace_id,))
+            if not rows:
+                raise InputError(f"no draft of trace {trace_id} in the store")
+            draft, old = rows[0]
+            self._x("UPDATE drafts SET status = %s, updated_at = %s WHERE id = %s",
+                    (status, now, draft))
+            self._x("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (%s, %s, %s, %s, %s)",
+                    (now, actor, "status", draft, json.dumps({"from": old, "to": status, "note": note})))
+
+    # ------------------------------------------------------------------ review
+    _DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
+
+    def draft_state(self, trace_id: str) -> DraftState | None:
+        rows = self._q(f"SELECT {self._DRAFT_COLS} FROM drafts WHERE trace_id = %s", (trace_id,))
+        return DraftState(*rows[0]) if rows else None
+
+    def proposals(self, trace_id: str) -> list[ProposalRow]:
+        rows = self._q("SELECT id, trace_id, path, value_json, origin, actor, created_at, replaced_json, "
+                       "citations_json FROM proposals WHERE trace_id = %s ORDER BY id", (trace_id,))
+        return [ProposalRow(*r) for r in rows]
+
+    def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
+        sql = ("SELECT a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, "
+               "a.before_sha256, a.after_sha256 FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id")
+        args: tuple[Any, ...] = ()
+        if trace_id is not None:
+            sql += " WHERE a.trace_id = %s OR d.trace_id = %s"
+            args = (trace_id, trace_id)
+        return [AuditRow(*r) for r in self._q(sql + " ORDER BY a.id LIMIT %s", (*args, limit))]
+
+    def record_review(self, change: ReviewChange) -> DraftState:
+        with self.transaction():
+            # the draft's row lock: a second reviewer's action waits here, then sees the new
+            # version and is refused (one save wins, the other is a conflict, nothing is lost)
+            rows = self._q("SELECT id, version FROM drafts WHERE trace_id = %s FOR UPDATE", (change.trace_id,))
+            if not rows:
+                raise InputError(f"no draft of trace {change.trace_id} in the store")
+            draft_id, version = rows[0]
+            if version != change.expected_version:
+                raise ReviewConflict(
+                    f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
+                    f"now {version}): another review action came first; nothing was written, look again")
+            p = change.proposal
+            if p is not None:
+                self._x("INSERT INTO proposals (draft_id, trace_id, path, value_json, origin, actor, created_at, "
+                        "citations_json, replaced_json) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                        (draft_id, change.trace_id, p.path, p.value_json, p.origin, p.actor, change.at,
+                         p.citations_json, p.replaced_json))
+            reviewed_as = None
+            if change.reviewed is not None:
+                reviewed_as = change.reviewed.trace_id
+                self.add_trace(change.reviewed, change.at)
+                self._x("UPDATE drafts SET status = 'approved', review_of = %s, validation_level = %s, "
+                        "updated_at = %s WHERE trace_id = %s",
+                        (change.trace_id, change.validation_level, change.at, reviewed_as))
+            self._x("UPDATE drafts SET status = COALESCE(%s, status), version = version + 1, updated_at = %s, "
+                    "reviewed_as = COALESCE(%s, reviewed_as) WHERE id = %s",
+                    (change.status, change.at, reviewed_as, draft_id))
+            self._x("INSERT INTO audit (at, actor, action, draft_id, detail_json, trace_id, before_sha256, "
+                    "after_sha256) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    (change.at, change.actor, change.action, draft_id, change.detail_json, change.trace_id,
+                     change.before_sha256, change.after_sha256))
+        state = self.draft_state(change.trace_id)
+        assert state is not None
+        return state
