@@ -1,0 +1,199 @@
+"""The team commands: `forsy worker`, `forsy store migrate|copy`, `forsy jobs …` (registered
+on the main app by `register`; `store` subcommands join those of `cli_sweep`)."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from .cli_sweep import StoreOpt, _store_url, store_app
+from .errors import InputError
+
+jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@store_app.command("migrate")
+def store_migrate(store: StoreOpt = None) -> None:
+    """Create the store or bring its schema up to date (prints the migrations applied)."""
+    from .store import open_store
+
+    url = _store_url(store)
+    st = open_store(url)  # opening applies what is missing, under a lock (several at once: one does it)
+    try:
+        names: list[str] = st.migrations() if hasattr(st, "migrations") else []
+    finally:
+        st.close()
+    typer.echo(f"{url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
+
+
+@store_app.command("copy")
+def store_copy(
+    src: Annotated[str, typer.Option("--from", help="The store to copy from (sqlite:///path.db).")],
+    dst: Annotated[str, typer.Option("--to", help="The store to copy into (postgresql://…).")],
+    ship_evidence: Annotated[bool, typer.Option(
+        "--ship-evidence", help="Also copy the redacted log records each trace cites (read from the logs "
+                                "on this machine). Off: only redacted traces, manifests and provenance.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+) -> None:
+    """Copy every trace of one store into another (idempotent: run it twice, nothing doubles)."""
+    from .store import open_store
+    from .store.copy import check_copyable, copy_store
+
+    a = open_store(src)
+    try:
+        b = open_store(dst)
+        try:
+            check_copyable(a, b)
+            rep = copy_store(a, b, _now(), ship_evidence=ship_evidence)
+        finally:
+            b.close()
+    finally:
+        a.close()
+    if as_json:
+        sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there, {rep.status_set} review status(es) "
+               f"set" + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
+    for m in rep.evidence_missing:
+        typer.echo(f"forsy: evidence not shipped: {m}", err=True)
+    for m in rep.not_copied:
+        typer.echo(f"forsy: not copied: {m}", err=True)
+
+
+def worker_cmd(
+    store: StoreOpt = None,
+    lease: Annotated[float, typer.Option("--lease", help="Seconds a claimed job stays this worker's without a "
+                                         "renewal (renewed every third of it while the job runs).")] = 60.0,
+    poll: Annotated[float, typer.Option("--poll", help="Seconds between looks when the queue is empty.")] = 1.0,
+    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these job kinds (retrace, export, "
+                                                   "enrich); default all.")] = None,
+    until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop when no job is left.")] = False,
+    max_jobs: Annotated[int | None, typer.Option("--max-jobs", help="Stop after this many jobs.")] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Re-traces do NOT mask secrets.")] = False,
+) -> None:
+    """Run the store's jobs until stopped (Ctrl-C / SIGTERM: the job in hand is finished first)."""
+    from .pipeline import RetraceOptions
+    from .store.jobs import JOB_KINDS, JobKind
+    from .worker import WorkerOptions, run_worker
+
+    kinds: list[JobKind] = []
+    for k in kind or list(JOB_KINDS):
+        if k not in JOB_KINDS:
+            raise InputError(f"unknown job kind {k!r}; known: {', '.join(JOB_KINDS)}")
+        kinds.append(k)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if stop.is_set():  # a second signal: stop now (the job's lease will pass; another takes it)
+            raise KeyboardInterrupt
+        stop.set()
+        typer.echo("forsy worker: stopping after the job in hand", err=True)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        report = run_worker(WorkerOptions(_store_url(store), lease_s=lease, poll_s=poll, kinds=tuple(kinds),
+                                          max_jobs=max_jobs, exit_when_idle=until_idle,
+                                          retrace=RetraceOptions(redact=not no_redact)), stop)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    typer.echo(f"worker {report.worker}: {len(report.done)} job(s) done, {len(report.failed)} failed, "
+               f"{len(report.lost)} taken over by another worker")
+    for job_id, why in report.failed:
+        typer.echo(f"forsy: job {job_id} failed: {why}", err=True)
+
+
+@jobs_app.command("list")
+def jobs_list(
+    store: StoreOpt = None,
+    status: Annotated[str | None, typer.Option(help="queued, running, done or failed.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """List the jobs (and the counts per status)."""
+    from .store import open_store
+    from .store.jobs import JobQueue
+
+    if status not in (None, "queued", "running", "done", "failed"):
+        raise InputError(f"unknown job status {status!r}")
+    st = open_store(_store_url(store))
+    try:
+        q = JobQueue(st)
+        jobs, counts = q.jobs(status), q.counts()  # type: ignore[arg-type]
+    finally:
+        st.close()
+    for j in jobs:
+        if as_json:
+            sys.stdout.write(orjson.dumps(vars(j)).decode() + "\n")
+        else:
+            typer.echo(f"{j.id:6} {j.kind:8} {j.status:8} attempts {j.attempts}  {j.worker or '-'}  "
+                       f"{orjson.dumps(j.args).decode()}" + (f"  error: {j.error}" if j.error else ""))
+    if not as_json:
+        typer.echo(", ".join(f"{n} {s}" for s, n in counts.items()) or "no jobs")
+
+
+@jobs_app.command("add")
+def jobs_add(
+    kind: Annotated[str, typer.Argument(help="export (approved or chosen traces → folders), retrace or "
+                                        "enrich (session files of this machine)")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="retrace/enrich: the session files.")] = None,
+    store: StoreOpt = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="export: the parent folder.")] = None,
+    status: Annotated[str, typer.Option(help="export: traces of this draft status.")] = "approved",
+    model: Annotated[str | None, typer.Option(help="enrich: the litellm model.")] = None,
+) -> None:
+    """Queue jobs (each at most once: adding the same work again adds nothing)."""
+    from .store import DRAFT_STATUSES, TraceQuery, open_store
+    from .store.jobs import JobQueue
+    from .worker import worker_name
+
+    st = open_store(_store_url(store))
+    added = total = 0
+    try:
+        q = JobQueue(st)
+        if kind == "export":
+            if output is None or status not in DRAFT_STATUSES:
+                raise InputError("export jobs need -o FOLDER and a known --status")
+            for r in st.traces(TraceQuery(status=status, limit=10**9)):
+                total += 1
+                added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, _now())
+        elif kind in ("retrace", "enrich"):
+            if kind == "enrich" and not model:
+                raise InputError("enrich jobs need --model")
+            for p in paths or []:
+                if not p.is_file():
+                    raise InputError("no such file", path=p)
+                args = {"path": str(p.resolve())} | ({"model": model} if kind == "enrich" and model else {})
+                total += 1
+                added += q.enqueue(kind, args, _now(), host=worker_name())  # type: ignore[arg-type]
+        else:
+            raise InputError(f"unknown job kind {kind!r}; known: export, retrace, enrich")
+    finally:
+        st.close()
+    typer.echo(f"{added} job(s) added, {total - added} already queued")
+
+
+def register(app: typer.Typer) -> None:
+    from .cli import _friendly
+
+    app.command("worker")(_friendly(worker_cmd))
+    for cmd in jobs_app.registered_commands:
+        if cmd.callback is not None:
+            cmd.callback = _friendly(cmd.callback)
+    app.add_typer(jobs_app, name="jobs")
+    for cmd in store_app.registered_commands:  # migrate and copy join `forsy store`
+        if cmd.callback is not None and cmd.callback in (store_migrate, store_copy):
+            cmd.callback = _friendly(cmd.callback)
+
+
+__all__ = ["register"]
