@@ -1,3 +1,3 @@
-from forsy.cli import main
+from . import main
 
 main()

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-from forsy.errors import RedactionError
-
+from ..errors import RedactionError
 from ._anchors import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
 from .personal import PHONE_ANCHOR_PATTERN
 

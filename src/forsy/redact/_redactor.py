@@ -14,8 +14,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from forsy.errors import RedactionError
-
+from ..errors import RedactionError
 from ._anchors import Anchors
 from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Finder, Hit
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine

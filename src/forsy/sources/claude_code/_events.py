@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from ..evidence import Event, Ref, pointer
-from ._records import Record
+from ...evidence import Event, Ref, pointer
+from .._records import Record
 
 # session.warn: (code, message, file, line)
 Warn = Callable[[str, str, str | None, int | None], None]

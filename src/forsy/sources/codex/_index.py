@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._codex_read import Rec
+from ._read import Rec
 
 WINDOW = 4
 

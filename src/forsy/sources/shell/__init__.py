@@ -36,12 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import InputError
-from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
-from ..ids import canonical, make_id
-from . import ReadContext
-from . import _shell_formats as fmts
-from ._lines import inside, read_bytes, sha256, source_name
+from ...errors import InputError
+from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
+from ...ids import canonical, make_id
+from .. import ReadContext
+from .._lines import inside, read_bytes, sha256, source_name
+from . import _formats as fmts
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history")

@@ -35,12 +35,12 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ..errors import InputError
-from ..evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
-from . import ReadContext
-from ._claude_events import EventBuilder, check_record, classify_user_text, kind_of
-from ._lines import read_bytes, sha256, source_name
-from ._records import Record, iter_json_array, iter_jsonl
+from ...errors import InputError
+from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from .. import ReadContext
+from .._lines import read_bytes, sha256, source_name
+from .._records import Record, iter_json_array, iter_jsonl
+from ._events import EventBuilder, check_record, classify_user_text, kind_of
 
 KNOWN_TYPES = frozenset(
     "user assistant system summary file-history-snapshot queue-operation progress attachment "

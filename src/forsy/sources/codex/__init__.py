@@ -29,13 +29,13 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ..errors import InputError
-from ..evidence import Event, Session, SessionMeta
-from . import ReadContext
-from ._codex_build import Thread, ThreadBuilder
-from ._codex_fork import candidate_paths
-from ._codex_read import LoadedFile, head_text, load_file
-from ._lines import open_regular, source_name
+from ...errors import InputError
+from ...evidence import Event, Session, SessionMeta
+from .. import ReadContext
+from .._lines import open_regular, source_name
+from ._build import Thread, ThreadBuilder
+from ._fork import candidate_paths
+from ._read import LoadedFile, head_text, load_file
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for

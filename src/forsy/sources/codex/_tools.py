@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
-from ..evidence import Event, Session, pointer
-from ._codex_index import Index
-from ._codex_read import Rec, bad_type, typed
-from ._codex_text import Output, is_error, json_args, parse_output, truncated_by_codex
+from ...evidence import Event, Session, pointer
+from ._index import Index
+from ._read import Rec, bad_type, typed
+from ._text import Output, is_error, json_args, parse_output, truncated_by_codex
 
 CALLS = frozenset(
     {

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..evidence import Session
-from ._codex_read import LoadedFile, Rec
+from ...evidence import Session
+from ._read import LoadedFile, Rec
 
 
 @dataclass(slots=True)

@@ -22,9 +22,9 @@ from typing import Any
 import orjson
 import zstandard
 
-from ..errors import InputError
-from ..evidence import Evidence, Session, SourceFile
-from ._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
+from ...errors import InputError
+from ...evidence import Evidence, Session, SourceFile
+from .._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 MAX_DEPTH = 200  # nesting of one record; real rollouts reach about 10

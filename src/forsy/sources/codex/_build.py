@@ -19,12 +19,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..evidence import Event, Ref, Session, SessionMeta, pointer
-from ._codex_fork import FindParent, ForkInfo, own_start
-from ._codex_index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
-from ._codex_read import LoadedFile, Rec, bad_type, typed
-from ._codex_text import context_kind, env_cwd, request_span
-from ._codex_tools import CALLS, RESULTS, ToolTracker
+from ...evidence import Event, Ref, Session, SessionMeta, pointer
+from ._fork import FindParent, ForkInfo, own_start
+from ._index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
+from ._read import LoadedFile, Rec, bad_type, typed
+from ._text import context_kind, env_cwd, request_span
+from ._tools import CALLS, RESULTS, ToolTracker
 
 META_EXTRA_KEYS = (
     "originator", "model_provider", "source", "timestamp", "forked_from_id", "parent_thread_id",
