@@ -233,3 +233,25 @@ def test_sessions_whose_ids_share_a_prefix_get_their_own_folders(tmp_path: Path)
     r = runner.invoke(app, ["retrace", str(logs), "-o", str(out), "--no-redact"])
     assert r.exit_code == 0, r.output
     assert sorted(out.iterdir()) == folders
+
+
+def test_home_and_claude_folders_are_discovered(tmp_path: Path) -> None:
+    """`forsy retrace ~/.claude` and `forsy retrace ~` find the sessions under .claude/projects
+    (and Codex's under .codex/sessions) instead of nothing, or only one agent's."""
+    home = tmp_path / "home"
+    proj = home / ".claude" / "projects" / "-home-dev-proj"
+    proj.mkdir(parents=True)
+    (proj / "s-1.jsonl").write_text(_session("s-1"))
+    day = home / ".codex" / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True)
+    import shutil
+
+    from _paths import SAMPLES
+
+    rollout = next((SAMPLES / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollout, day / rollout.name)
+    for given, expect in ((home / ".claude", 1), (home, 2)):
+        out = tmp_path / f"out-{given.name}"
+        r = runner.invoke(app, ["retrace", str(given), "-o", str(out), "--no-redact"])
+        assert r.exit_code == 0, r.output
+        assert len(list(out.iterdir())) == expect, (given, r.output)

@@ -98,7 +98,12 @@ def _is_session_file(p: Path) -> bool:
 
 
 def discover_sessions(path: Path) -> list[Path]:
-    """Session files under a project dir, a projects root, or a session dir."""
+    """Session files under a project dir, a projects root, a session dir, Claude Code's own
+    folder (`~/.claude`) or a home folder (`~`, whose `.claude/projects` is the root)."""
+    for root in (path / ".claude" / "projects", path / "projects"):
+        if root.is_dir() and not (path / f"{path.name}.jsonl").exists():
+            path = root
+            break
     try:
         if (path.parent / f"{path.name}.jsonl").is_file() and (
             (path / "subagents").is_dir() or (path / "tool-results").is_dir()

@@ -67,6 +67,10 @@ class CodexSource:
             return [path] if self._is_rollout(path) else []
         if not path.is_dir():
             return []
+        for root in (path / ".codex" / "sessions", path / "sessions"):
+            if root.is_dir():  # a home folder (~) or Codex's own folder (~/.codex): not the whole tree
+                path = root
+                break
         found = {p for p in path.rglob("rollout-*.jsonl") if p.is_file()}
         found |= {p for p in path.rglob("*.jsonl.zst") if p.is_file()}
         rollouts = sorted(p for p in found if self._is_rollout(p))
