@@ -22,12 +22,19 @@ from typing import Protocol
 from ..errors import InputError
 from .models import (
     DRAFT_STATUSES,
+    AuditRow,
+    DraftState,
     DraftStatus,
     ErrorRow,
     FileState,
     FileStatus,
     LockInfo,
+    NewProposal,
     NewTrace,
+    ProposalRow,
+    ReviewAction,
+    ReviewChange,
+    ReviewConflict,
     RunCounts,
     RunRow,
     StoredFile,
@@ -97,6 +104,25 @@ class Store(Protocol):
         """Change a draft's review status, with an audit record."""
         ...
 
+    # --- the review queue (forsy review; migration 0004_review)
+    def draft_state(self, trace_id: str) -> DraftState | None:
+        """The review state of a stored trace (None: no such trace)."""
+        ...
+
+    def proposals(self, trace_id: str) -> list[ProposalRow]:
+        """The proposals made on a draft, oldest first (append-only: the last for a path wins)."""
+        ...
+
+    def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
+        """Audit records, oldest first: of one trace (its draft's records and those naming it),
+        or all of them."""
+        ...
+
+    def record_review(self, change: ReviewChange) -> DraftState:
+        """Apply one review action atomically (see `ReviewChange`); the draft's new state.
+        Raises `ReviewConflict` when the draft is no longer at `change.expected_version`."""
+        ...
+
 
 def open_store(url: str | None = None) -> Store:
     """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq
@@ -125,12 +151,19 @@ def open_store(url: str | None = None) -> Store:
 
 __all__ = [
     "DRAFT_STATUSES",
+    "AuditRow",
+    "DraftState",
     "DraftStatus",
     "ErrorRow",
     "FileState",
     "FileStatus",
     "LockInfo",
+    "NewProposal",
     "NewTrace",
+    "ProposalRow",
+    "ReviewAction",
+    "ReviewChange",
+    "ReviewConflict",
     "RunCounts",
     "RunRow",
     "Store",

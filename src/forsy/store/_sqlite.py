@@ -23,11 +23,16 @@ from ..errors import InputError, OutputError
 from .migrations import CORE, Migration
 from .models import (
     DRAFT_STATUSES,
+    AuditRow,
+    DraftState,
     DraftStatus,
     ErrorRow,
     FileState,
     LockInfo,
     NewTrace,
+    ProposalRow,
+    ReviewChange,
+    ReviewConflict,
     RunCounts,
     RunRow,
     StoredFile,
@@ -301,6 +306,8 @@ class SqliteStore:
             args.append(query.min_confidence)
         if query.latest_only:
             where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
+        if query.reviewed is not None:
+            where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
         if query.text:
             where.append("t.trace_id IN (SELECT trace_id FROM trace_text WHERE trace_text MATCH ?)")
             args.append(_fts_query(query.text))
@@ -322,6 +329,70 @@ class SqliteStore:
             self.conn.execute("UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?", (status, now, row[0]))
             self.conn.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
                               (now, actor, "status", row[0], json.dumps({"from": row[1], "to": status, "note": note})))
+
+    # ------------------------------------------------------------------ review
+    _DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
+
+    def draft_state(self, trace_id: str) -> DraftState | None:
+        r = self.conn.execute(f"SELECT {self._DRAFT_COLS} FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
+        return DraftState(*r) if r else None
+
+    def proposals(self, trace_id: str) -> list[ProposalRow]:
+        rows = self.conn.execute(
+            "SELECT id, trace_id, path, value_json, origin, actor, created_at, replaced_json, citations_json "
+            "FROM proposals WHERE trace_id = ? ORDER BY id", (trace_id,)).fetchall()
+        return [ProposalRow(*r) for r in rows]
+
+    def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
+        cols = "a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, " \
+               "a.before_sha256, a.after_sha256"
+        sql = f"SELECT {cols} FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id"
+        args: tuple[Any, ...] = ()
+        if trace_id is not None:
+            sql += " WHERE a.trace_id = ? OR d.trace_id = ?"
+            args = (trace_id, trace_id)
+        rows = self.conn.execute(sql + " ORDER BY a.id LIMIT ?", (*args, limit)).fetchall()
+        return [AuditRow(*r) for r in rows]
+
+    def record_review(self, change: ReviewChange) -> DraftState:
+        # BEGIN IMMEDIATE: the version is read and bumped under the write lock, so of two
+        # reviewers acting on the same version exactly one wins and the other gets a conflict.
+        with self.transaction(immediate=True):
+            row = self.conn.execute("SELECT id, version FROM drafts WHERE trace_id = ?",
+                                    (change.trace_id,)).fetchone()
+            if row is None:
+                raise InputError(f"no draft of trace {change.trace_id} in the store")
+            draft_id, version = row
+            if version != change.expected_version:
+                raise ReviewConflict(
+                    f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
+                    f"now {version}): another review action came first; nothing was written, look again")
+            p = change.proposal
+            if p is not None:
+                self.conn.execute(
+                    "INSERT INTO proposals (draft_id, trace_id, path, value_json, origin, actor, created_at, "
+                    "citations_json, replaced_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (draft_id, change.trace_id, p.path, p.value_json, p.origin, p.actor, change.at,
+                     p.citations_json, p.replaced_json))
+            reviewed_as = None
+            if change.reviewed is not None:
+                reviewed_as = change.reviewed.trace_id
+                self.add_trace(change.reviewed, change.at)
+                self.conn.execute(
+                    "UPDATE drafts SET status = 'approved', review_of = ?, validation_level = ?, updated_at = ? "
+                    "WHERE trace_id = ?", (change.trace_id, change.validation_level, change.at, reviewed_as))
+            self.conn.execute(
+                "UPDATE drafts SET status = COALESCE(?, status), version = version + 1, updated_at = ?, "
+                "reviewed_as = COALESCE(?, reviewed_as) WHERE id = ?",
+                (change.status, change.at, reviewed_as, draft_id))
+            self.conn.execute(
+                "INSERT INTO audit (at, actor, action, draft_id, detail_json, trace_id, before_sha256, after_sha256) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (change.at, change.actor, change.action, draft_id, change.detail_json, change.trace_id,
+                 change.before_sha256, change.after_sha256))
+        state = self.draft_state(change.trace_id)
+        assert state is not None
+        return state
 
 
 def _fts_query(text: str) -> str:

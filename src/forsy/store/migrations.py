@@ -184,6 +184,22 @@ CREATE TABLE reviewer_tokens (
 );
 """))
 
+# The review queue (forsy review). It uses the drafts' row `version` of 0003_team: every review
+# action names the version it was decided on and bumps it, so two reviewers acting on the same
+# state conflict instead of one losing the other's edit. Here: the link between a draft and the
+# trace its approval made, the value an edit replaced, the trace hashes around each action.
+CORE.append(("0004_review", """
+ALTER TABLE drafts ADD COLUMN reviewed_as TEXT;  -- on a draft: the trace its approval made
+ALTER TABLE drafts ADD COLUMN review_of TEXT;  -- on a reviewed trace: the draft it was made from
+ALTER TABLE drafts ADD COLUMN validation_level TEXT;  -- on a reviewed trace: the level chosen
+ALTER TABLE proposals ADD COLUMN replaced_json TEXT;  -- the value the proposal replaced (null: none)
+ALTER TABLE audit ADD COLUMN trace_id TEXT;
+ALTER TABLE audit ADD COLUMN before_sha256 TEXT;  -- sha256 of the draft's trace.json with its edits, before
+ALTER TABLE audit ADD COLUMN after_sha256 TEXT;  -- and after the action (an approval: the reviewed trace's)
+CREATE INDEX drafts_review_of ON drafts(review_of);
+CREATE INDEX audit_trace ON audit(trace_id);
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..errors import InputError
+
 DraftStatus = Literal["pending", "approved", "rejected", "needs_changes"]
 DRAFT_STATUSES: tuple[DraftStatus, ...] = ("pending", "approved", "rejected", "needs_changes")
 
@@ -107,6 +109,7 @@ class TraceQuery:
     min_confidence: int | None = None
     text: str | None = None
     latest_only: bool = False  # hide drafts a later draft of the same session replaced
+    reviewed: bool | None = None  # True: only traces a review approved; False: only the sweep's drafts
     limit: int = 1000
 
 
@@ -151,3 +154,86 @@ class LockInfo:
     pid: int
     host: str
     since: str
+
+
+# --- the review queue (forsy review)
+
+ReviewAction = Literal["edit", "approve", "reject", "needs_changes"]
+
+
+class ReviewConflict(InputError):
+    """The draft changed since the reviewer looked at it (another reviewer acted first): the
+    action is refused, nothing is written, and the reviewer looks again."""
+
+
+@dataclass(frozen=True)
+class DraftState:
+    """The review state of one stored trace. `version` grows by one with every review action:
+    an action names the version it was decided on, and a different one is a conflict."""
+
+    draft_id: int
+    trace_id: str
+    status: DraftStatus
+    version: int
+    updated_at: str
+    reviewed_as: str | None  # on a draft: the trace its approval made
+    review_of: str | None  # on a reviewed trace: the draft it was made from
+    validation_level: str | None  # on a reviewed trace: the level the reviewer chose
+
+
+@dataclass(frozen=True)
+class ProposalRow:
+    """A stored proposal: `path` in `forsy.proposals` syntax (/steps/3/reasoning), values as JSON text."""
+
+    id: int
+    trace_id: str
+    path: str
+    value_json: str
+    origin: Literal["model", "human"]
+    actor: str
+    created_at: str
+    replaced_json: str | None  # JSON of the value replaced (None: the field was null or unset)
+    citations_json: str = "[]"
+
+
+@dataclass(frozen=True)
+class NewProposal:
+    path: str
+    value_json: str
+    origin: Literal["model", "human"]
+    actor: str
+    replaced_json: str | None
+    citations_json: str = "[]"
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: int
+    at: str
+    actor: str
+    action: str
+    trace_id: str | None
+    detail_json: str
+    before_sha256: str | None
+    after_sha256: str | None
+
+
+@dataclass(frozen=True)
+class ReviewChange:
+    """One review action, applied by `Store.record_review` in one transaction: refused with
+    `ReviewConflict` unless the draft is still at `expected_version`; then the proposal is
+    appended, the reviewed trace stored (as an approved trace pointing back at the draft), the
+    status set, the version increased and the audit record written — all or nothing."""
+
+    trace_id: str
+    expected_version: int
+    action: ReviewAction
+    actor: str
+    at: str
+    status: DraftStatus | None = None  # the draft's new status (None: unchanged)
+    proposal: NewProposal | None = None
+    reviewed: NewTrace | None = None  # the trace an approval made
+    validation_level: str | None = None
+    detail_json: str = "{}"
+    before_sha256: str | None = None
+    after_sha256: str | None = None

@@ -1,0 +1,155 @@
+"""The review actions: edit a field, approve at a level, reject with a reason, ask for changes.
+
+Each is one `Store.record_review` call: refused with `ReviewConflict` when the draft moved on
+since the reviewer read it (`expected_version`), else written together with its audit record
+(who, when, what, and the sha256 of the draft's trace.json with its edits before and after).
+Only drafts from the sweep are reviewed; a reviewed trace is the result, not a new draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from ..errors import InputError
+from ..models import Trace
+from ..proposals import Proposal
+from ..store import DraftState, NewProposal, NewTrace, ReviewAction, ReviewChange, Store, StoredFile
+from .overlay import (
+    Json,
+    current_value,
+    effective,
+    effective_sha256,
+    human_proposal,
+    parse_value,
+    proposal_json,
+    reviewed_folder,
+    trace_bytes,
+)
+from .source import LoadedTrace, from_store
+
+OPEN = ("pending", "needs_changes")  # a draft in these states can still be edited, approved or rejected
+
+
+@dataclass(frozen=True)
+class Done:
+    state: DraftState
+    reviewed_trace_id: str | None = None
+
+
+def _open_draft(store: Store, trace_id: str, expected_version: int | None) -> tuple[LoadedTrace, int]:
+    d = from_store(store, trace_id)
+    state = d.state
+    assert state is not None
+    if state.review_of is not None:
+        raise InputError(f"trace {trace_id} is the result of a review (of draft {state.review_of}), not a draft")
+    if state.status not in OPEN:
+        extra = f"; it was reviewed as {state.reviewed_as}" if state.reviewed_as else ""
+        raise InputError(f"trace {trace_id} is {state.status}{extra}: only pending drafts and drafts needing "
+                         "changes are reviewed")
+    return d, state.version if expected_version is None else expected_version
+
+
+def _detail(**kw: object) -> str:
+    return orjson.dumps({k: v for k, v in kw.items() if v is not None}).decode()
+
+
+def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at: str,
+         expected_version: int | None = None) -> Done:
+    """Set one field of a draft (a human proposal; the draft's stored files are not touched)."""
+    d, version = _open_draft(store, trace_id, expected_version)
+    value = parse_value(path, text)
+    old = current_value(d.trace, path)
+    p = human_proposal(d.trace, path, value, reviewer, at)
+    before = effective_sha256(d.files, d.proposals)
+    try:
+        after_doc = trace_bytes(_applied(d, p))
+    except ValueError as e:
+        raise InputError(f"{path}: the edited trace would not be valid: {e}") from None
+    value_json, replaced_json = proposal_json(p)
+    change = ReviewChange(
+        trace_id, version, "edit", reviewer, at,
+        proposal=NewProposal(path, value_json, "human", reviewer, replaced_json),
+        detail_json=_detail(path=path, value=value, replaced=old),
+        before_sha256=before, after_sha256=hashlib.sha256(after_doc).hexdigest())
+    return Done(store.record_review(change))
+
+
+def _applied(d: LoadedTrace, p: Proposal) -> Json:
+    trace, _ = effective(d.files, [*d.proposals, p])
+    return trace
+
+
+def _texts(t: Trace) -> list[tuple[str, str]]:
+    """What full-text search finds the reviewed trace by (as the sweep's `search_texts`)."""
+    out = [("task", t.task)]
+    for s in t.steps:
+        if s.input is not None and (s.action == "user_message" or s.tool is not None):
+            out.append(("prompt" if s.action == "user_message" else "tool_input", s.input))
+    return out
+
+
+def approve(store: Store, trace_id: str, level: str, *, reviewer: str, at: str,
+            expected_version: int | None = None) -> Done:
+    """Approve a draft at `level`: the reviewed trace (draft + edits) is checked with
+    `forsy validate` and stored as an approved trace pointing back at the draft."""
+    d, version = _open_draft(store, trace_id, expected_version)
+    assert d.row is not None
+    rv = reviewed_folder(d.files, d.proposals, level=level, reviewer=reviewer, at=at)
+    _validate(rv.files)
+    row = d.row
+    a_trace = rv.trace
+    new = NewTrace(
+        trace_id=rv.trace_id, source_kind=row.source_kind, session_id=row.session_id, unit_path=row.unit_path,
+        agent=row.agent, project=row.project, started_at=row.started_at, ended_at=row.ended_at,
+        confidence=row.confidence, steps=row.steps, turns=row.turns, task=a_trace.task,
+        files=[StoredFile(n, b) for n, b in sorted(rv.files.items())], texts=_texts(a_trace), prior_trace_id=trace_id)
+    change = ReviewChange(
+        trace_id, version, "approve", reviewer, at, status="approved", reviewed=new, validation_level=level,
+        detail_json=_detail(level=level, reviewed_trace_id=rv.trace_id, edits=len(d.proposals)),
+        before_sha256=effective_sha256(d.files, d.proposals),
+        after_sha256=hashlib.sha256(rv.files["trace.json"]).hexdigest())
+    return Done(store.record_review(change), rv.trace_id)
+
+
+def _validate(files: dict[str, bytes]) -> None:
+    from ..validate import validate_path
+
+    with tempfile.TemporaryDirectory(prefix="forsy-review-") as tmp:
+        for name, data in files.items():
+            p = Path(tmp, name)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        report = validate_path(Path(tmp))
+    if report.errors:
+        shown = "; ".join(f"{f.rule} {f.message}" for f in report.errors[:3])
+        more = f" (and {len(report.errors) - 3} more)" if len(report.errors) > 3 else ""
+        raise InputError(f"the reviewed trace does not pass forsy validate: {shown}{more}; nothing was approved")
+
+
+def _status(store: Store, trace_id: str, action: ReviewAction, status: str, note: str, *, reviewer: str, at: str,
+            expected_version: int | None) -> Done:
+    d, version = _open_draft(store, trace_id, expected_version)
+    if action == "reject" and not note.strip():
+        raise InputError("a rejection needs a reason (--reason)")
+    digest = effective_sha256(d.files, d.proposals)
+    change = ReviewChange(trace_id, version, action, reviewer, at, status=status,  # type: ignore[arg-type]
+                          detail_json=_detail(note=note.strip() or None, status_before=d.state and d.state.status),
+                          before_sha256=digest, after_sha256=digest)
+    return Done(store.record_review(change))
+
+
+def reject(store: Store, trace_id: str, reason: str, *, reviewer: str, at: str,
+           expected_version: int | None = None) -> Done:
+    return _status(store, trace_id, "reject", "rejected", reason, reviewer=reviewer, at=at,
+                   expected_version=expected_version)
+
+
+def needs_changes(store: Store, trace_id: str, note: str, *, reviewer: str, at: str,
+                  expected_version: int | None = None) -> Done:
+    return _status(store, trace_id, "needs_changes", "needs_changes", note, reviewer=reviewer, at=at,
+                   expected_version=expected_version)

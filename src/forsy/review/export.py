@@ -1,0 +1,83 @@
+"""Publish: the approved traces as trace folders plus one JSON Lines index, ready for a dataset.
+
+    export_approved(store, Path("dataset"))   # dataset/<trace_id>/…, dataset/index.jsonl
+
+Each folder holds the stored files byte for byte (checked against their sha256, so the export
+is the reviewed trace the audit log names). A folder already there is left alone when it holds
+exactly these files, and refused otherwise: forsy never overwrites what it did not write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from ..errors import InputError, OutputError
+from ..store import Store, TraceQuery
+
+INDEX = "index.jsonl"
+
+
+@dataclass(frozen=True)
+class Exported:
+    trace_id: str
+    folder: Path
+    written: bool  # False: an identical folder was already there
+
+
+def export_approved(store: Store, dest: Path, *, agent: str | None = None,
+                    project: str | None = None) -> list[Exported]:
+    """Write every reviewed (approved) trace under `dest`, and `dest/index.jsonl` (one line each)."""
+    rows = store.traces(TraceQuery(status="approved", reviewed=True, agent=agent, project=project, limit=1_000_000))
+    dest.mkdir(parents=True, exist_ok=True)
+    out: list[Exported] = []
+    index: list[bytes] = []
+    for row in sorted(rows, key=lambda r: r.trace_id):
+        files = {f.name: f.data for f in store.trace_files(row.trace_id)}
+        state = store.draft_state(row.trace_id)
+        folder = dest / row.trace_id
+        out.append(Exported(row.trace_id, folder, _write(folder, files)))
+        review = [a for a in store.audit(row.prior_trace_id) if a.action == "approve"] if row.prior_trace_id else []
+        index.append(orjson.dumps({
+            "trace_id": row.trace_id, "prior_trace_id": row.prior_trace_id, "folder": row.trace_id,
+            "validation_level": state.validation_level if state else None,
+            "reviewer": review[-1].actor if review else None, "approved_at": review[-1].at if review else None,
+            "agent": row.agent, "project": row.project, "started_at": row.started_at, "ended_at": row.ended_at,
+            "steps": row.steps, "turns": row.turns, "confidence": row.confidence, "task": row.task,
+            "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files.items())},
+        }) + b"\n")
+    tmp = dest / f".{INDEX}.tmp-{os.getpid()}"
+    tmp.write_bytes(b"".join(index))
+    os.replace(tmp, dest / INDEX)  # the index is forsy's own file: replaced whole, atomically
+    return out
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> bool:
+    if folder.exists():
+        present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
+        same = present == set(files) and all(
+            not (folder / n).is_symlink() and (folder / n).read_bytes() == d for n, d in files.items())
+        if same:
+            return False
+        raise OutputError("holds other files than this trace's; refusing to replace it (export to a new folder)",
+                          path=folder)
+    tmp = folder.parent / f".{folder.name}.forsy-tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        for name, data in files.items():
+            p = tmp / name
+            if not p.resolve().is_relative_to(tmp.resolve()):
+                raise InputError(f"stored file name {name!r} leaves its folder")
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        os.rename(tmp, folder)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=folder) from None
+    return True

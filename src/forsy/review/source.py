@@ -1,0 +1,250 @@
+"""A trace to read or review, from a trace folder or the store, and the evidence of its steps.
+
+The raw logs stay on the machine that swept them: a step's evidence is read back from the
+log (the store remembers the session file's path; a folder needs `--logs`), and when the log
+is not there, or changed since, the view says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from ..proposals import Proposal
+from ..store import DraftState, Store, TraceRow
+from ..verify import VerifyReport, _check_field, _Sources  # the per-field check verify runs
+from .overlay import Json, effective, stored_proposal
+
+RECORD_CAP = 20_000  # characters of a log record shown before "show all"
+
+
+@dataclass
+class LoadedTrace:
+    trace_id: str
+    files: dict[str, bytes]
+    trace: Json  # with the reviewer's edits applied
+    provenance: Json
+    manifest: Json
+    roots: list[Path]  # where the logs are looked for (empty: nowhere)
+    row: TraceRow | None = None  # set when read from the store
+    state: DraftState | None = None
+    proposals: list[Proposal] = field(default_factory=list)
+
+    @property
+    def steps(self) -> list[Json]:
+        steps = self.trace.get("steps")
+        return steps if isinstance(steps, list) else []
+
+    def step_provenance(self, n: int) -> Json:
+        for sp in self.provenance.get("steps") or []:
+            if sp.get("step") == n:
+                return sp  # type: ignore[no-any-return]
+        return {"step": n, "evidence": [], "fields": {}}
+
+
+def _json(files: dict[str, bytes], name: str) -> Json:
+    try:
+        doc = orjson.loads(files[name])
+    except (KeyError, orjson.JSONDecodeError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def from_folder(path: Path, logs: list[Path] | None = None) -> LoadedTrace:
+    folder = path.parent if path.is_file() else path
+    files: dict[str, bytes] = {}
+    for name in ("trace.json", "provenance.json", "manifest.json"):
+        p = folder / name
+        if p.is_file():
+            files[name] = p.read_bytes()
+    if "trace.json" not in files:
+        raise InputError("no trace.json here: give a trace folder or a stored trace id", path=folder)
+    try:
+        trace = orjson.loads(files["trace.json"])
+    except orjson.JSONDecodeError as e:
+        raise InputError(f"trace.json is not JSON: {e}", path=folder) from None
+    if not isinstance(trace, dict):
+        raise InputError("trace.json is not a JSON object", path=folder)
+    roots = [r.parent if r.is_file() else r for r in (logs or [])]
+    return LoadedTrace(str(trace.get("trace_id")), files, trace, _json(files, "provenance.json"),
+                       _json(files, "manifest.json"), roots)
+
+
+def from_store(store: Store, trace_id: str, logs: list[Path] | None = None) -> LoadedTrace:
+    row = store.trace(trace_id)
+    if row is None:
+        raise InputError(f"no trace {trace_id} in the store {store.url}")
+    files = {f.name: f.data for f in store.trace_files(trace_id)}
+    proposals = [stored_proposal(p.path, p.value_json, p.origin, p.actor, p.created_at, p.replaced_json)
+                 for p in store.proposals(trace_id)]
+    trace, prov = effective(files, proposals)
+    roots = [r.parent if r.is_file() else r for r in (logs or [])] or [Path(row.unit_path).parent]
+    return LoadedTrace(trace_id, files, trace, prov, _json(files, "manifest.json"), roots, row,
+                       store.draft_state(trace_id), proposals)
+
+
+def load(ref: str, store_url: str | None, logs: list[Path] | None = None) -> LoadedTrace:
+    """A trace folder (or its trace.json) when `ref` is a path, else a trace id in the store."""
+    p = Path(ref)
+    if p.exists():
+        return from_folder(p, logs)
+    if "/" in ref or ref.endswith(".json"):
+        raise InputError("no such file or directory", path=p)
+    from ..store import open_store
+
+    st = open_store(store_url)
+    try:
+        return from_store(st, ref, logs)
+    finally:
+        st.close()
+
+
+# ---------------------------------------------------------------- evidence
+
+
+@dataclass(frozen=True)
+class Span:
+    field: str
+    start: int  # character offsets in the record's text
+    end: int
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    id: str
+    source: str
+    line: int | None
+    byte_offset: int
+    byte_length: int
+    sha256: str
+    record_type: str | None
+    text: str | None  # the record's bytes as text (None: not available)
+    note: str  # why it is not available, or "" when it is
+    spans: tuple[Span, ...] = ()  # where copied values sit in `text`
+    fields: tuple[str, ...] = ()  # the step's fields that cite this record
+
+
+@dataclass(frozen=True)
+class StepEvidence:
+    records: list[EvidenceView]
+    verdicts: dict[str, str]  # field -> "matches the log" / the problem / why it was not checked
+    log_note: str  # "" when the logs were found and unchanged
+
+
+class EvidenceReader:
+    """Reads evidence records back from the logs under `roots`, each source once."""
+
+    def __init__(self, loaded: LoadedTrace) -> None:
+        self.loaded = loaded
+        self.sources: dict[str, str] = dict(loaded.provenance.get("sources") or {})
+        self.src = _Sources(loaded.roots, self.sources)
+        self._checked: dict[str, str] = {}
+
+    def source_note(self, name: str) -> str:
+        """"" when the source is here and unchanged, else why its bytes cannot be shown."""
+        if name not in self._checked:
+            if not self.loaded.roots:
+                note = f"the log {name} is not on this machine (give --logs to read it)"
+            else:
+                try:
+                    data = self.src.bytes_of(name)
+                except OSError as e:
+                    data, note = None, f"the log {name} cannot be read: {e.strerror or e}"
+                else:
+                    note = f"the log {name} is not on this machine (it stays where it was swept)"
+                if data is not None:
+                    digest = self.sources.get(name)
+                    note = "" if digest is None or hashlib.sha256(data).hexdigest() == digest else \
+                        f"the log {name} changed since the trace was made (sha256 differs)"
+            self._checked[name] = note
+        return self._checked[name]
+
+    def step(self, n: int) -> StepEvidence:
+        sp = self.loaded.step_provenance(n)
+        evidence: dict[str, Any] = self.loaded.provenance.get("evidence") or {}
+        cited: dict[str, list[tuple[str, str]]] = {}
+        for fname, fp in (sp.get("fields") or {}).items():
+            for ref in fp.get("evidence") or []:
+                cited.setdefault(ref.get("id"), []).append((fname, ref.get("pointer") or ""))
+        records = []
+        for ev_id in dict.fromkeys([*sp.get("evidence", []), *cited]):
+            info = evidence.get(ev_id)
+            if not isinstance(info, dict):
+                continue
+            records.append(self._record(ev_id, info, cited.get(ev_id, [])))
+        notes = [n for n in dict.fromkeys(self.source_note(r.source) for r in records) if n]
+        return StepEvidence(records, self._verdicts(n, sp, evidence), "; ".join(notes))
+
+    def _record(self, ev_id: str, info: Json, fields: list[tuple[str, str]]) -> EvidenceView:
+        source, offset, length = str(info.get("source")), int(info.get("byte_offset") or 0), \
+            int(info.get("byte_length") or 0)
+        digest = str(info.get("sha256"))
+
+        def view(text: str | None, note: str, spans: tuple[Span, ...] = ()) -> EvidenceView:
+            return EvidenceView(ev_id, source, info.get("line"), offset, length, digest, info.get("record_type"),
+                                text, note, spans, tuple(dict.fromkeys(f for f, _ in fields)))
+
+        note = self.source_note(source)
+        data = self.src.bytes_of(source) if not note else None
+        if data is None:
+            return view(None, note)
+        raw = data[offset: offset + length]
+        if hashlib.sha256(raw).hexdigest() != digest:
+            return view(None, "the bytes at this place no longer match their sha256")
+        text = raw.decode("utf-8", "replace")
+        return view(text, "", tuple(_spans(text, fields)))
+
+    def _verdicts(self, n: int, sp: Json, evidence: Json) -> dict[str, str]:
+        out: dict[str, str] = {}
+        steps = self.loaded.steps
+        step = steps[n - 1] if 1 <= n <= len(steps) else {}
+        for fname, fp in (sp.get("fields") or {}).items():
+            origin = fp.get("origin")
+            if origin != "copied":
+                who = fp.get("model") or {}
+                out[fname] = {"derived": f"derived by rule {fp.get('rule')}",
+                              "model": f"proposed by model {who.get('model')}",
+                              "human": f"edited by {who.get('reviewer')}"}.get(str(origin), str(origin))
+                continue
+            srcs = {str((evidence.get(r.get("id")) or {}).get("source")) for r in fp.get("evidence") or []}
+            notes = [self.source_note(s) for s in srcs if self.source_note(s)]
+            if notes:
+                out[fname] = "not checked: " + notes[0]
+                continue
+            rep = VerifyReport()
+            _check_field(rep, self.src, evidence, n, fname, step.get(fname), fp)
+            out[fname] = ("differs: " + rep.problems[0]) if rep.problems else \
+                ("matches the log" if rep.checked else "not checked (nothing to compare)")
+        return out
+
+
+def _spans(text: str, fields: list[tuple[str, str]]) -> list[Span]:
+    """Where each cited value sits in the record's text: the value resolved by its pointer,
+    found as JSON string text in the record (both escapings JSON writers use)."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return []
+    from ..evidence import resolve_pointer
+
+    out = []
+    for fname, pointer in fields:
+        try:
+            v = resolve_pointer(record, pointer)
+        except (KeyError, IndexError, ValueError):
+            continue
+        if pointer == "" or not isinstance(v, str | int | float | bool) or v == "":
+            continue
+        for cand in (json.dumps(v, ensure_ascii=False), json.dumps(v)):
+            body = cand[1:-1] if isinstance(v, str) else cand
+            i = text.find(body)
+            if i >= 0:
+                out.append(Span(fname, i, i + len(body)))
+                break
+    return sorted(out, key=lambda s: s.start)
