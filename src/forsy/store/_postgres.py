@@ -122,10 +122,10 @@ class PostgresStore:
             self._depth = 0
 
     def _q(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, args).fetchall()  # type: ignore[arg-type]
+        return self.conn.execute(sql, args).fetchall()
 
     def _x(self, sql: str, args: Sequence[object] = ()) -> int:
-        return self.conn.execute(sql, args).rowcount  # type: ignore[arg-type]
+        return self.conn.execute(sql, args).rowcount
 
     def _check_or_migrate(self, migrate: bool) -> None:
         self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -150,7 +150,7 @@ class PostgresStore:
             for name, sql in MIGRATIONS:
                 if name in done:
                     continue
-                self.conn.execute(sql.format(**POSTGRESQL_DIALECT))  # type: ignore[arg-type]
+                self.conn.execute(sql.format(**POSTGRESQL_DIALECT))
                 self.conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (%s, now()::text)",
                                   (name,))
                 applied.append(name)
