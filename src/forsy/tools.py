@@ -62,6 +62,15 @@ CODEX_TOOLS: tuple[ToolSpec, ...] = (
     _t("spawn_agent", "other", K.DELEGATE), _t("wait_agent", "other", K.DELEGATE),
     _t("send_input", "other", K.DELEGATE), _t("resume_agent", "other", K.DELEGATE),
 )  # fmt: skip
+GEMINI_TOOLS: tuple[ToolSpec, ...] = (
+    _t("read_file", "read", K.READ), _t("read_many_files", "read", K.READ), _t("list_directory", "read", K.READ),
+    _t("glob", "search", K.SEARCH), _t("search_file_content", "search", K.SEARCH),
+    _t("google_web_search", "search", K.WEB), _t("web_fetch", "download", K.WEB),
+    _t("write_file", "write", K.EDIT, "file"), _t("replace", "edit", K.EDIT, "file"),
+    _t("run_shell_command", "execute", K.SHELL), _t("write_todos", "plan", K.PLAN),
+    _t("save_memory", "other", K.OTHER), _t("delegate_to_agent", "other", K.DELEGATE),
+    _t("activate_skill", "other", K.OTHER),
+)  # fmt: skip
 GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
 
@@ -70,6 +79,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "codex": CODEX_TOOLS,
     "git": GIT_TOOLS,
     "shell": SHELL_HISTORY_TOOLS,
+    "gemini": GEMINI_TOOLS,
 }
 
 

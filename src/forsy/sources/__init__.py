@@ -34,6 +34,7 @@ BUILTIN: dict[str, str] = {
     "codex": "forsy.sources.codex:CodexSource",
     "shell": "forsy.sources.shell:ShellHistorySource",
     "git": "forsy.sources.git:GitSource",
+    "gemini": "forsy.sources.gemini:GeminiSource",
 }
 
 

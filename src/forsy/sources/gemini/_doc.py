@@ -1,0 +1,117 @@
+"""The elements of an array that is one member of a top-level JSON object, located exactly.
+
+Gemini CLI saves a chat as one JSON object whose `messages` member is the list of messages.
+Each message becomes one `Evidence` covering its exact bytes inside the file (with the line
+where it starts), so `forsy verify` can re-read and hash it like a JSONL line. The other
+top-level members are returned parsed, for the session's facts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...evidence import Evidence
+from .._lines import sha256
+from .._records import MAX_DEPTH, Record, _scrub, too_deep
+
+
+@dataclass
+class Doc:
+    header: dict[str, Any] = field(default_factory=dict)  # top-level members but the array
+    records: list[Record] = field(default_factory=list)
+    problems: list[tuple[str, str, int]] = field(default_factory=list)  # (code, message, line)
+    elements: int = 0  # elements met in the array, objects or not
+
+
+class _Cursor:
+    def __init__(self, data: bytes) -> None:
+        self.text = data.decode("utf-8", "surrogateescape")
+        self.pos = 0
+        self.byte = 0
+        self.line = 1
+
+    def advance(self, to: int) -> None:
+        chunk = self.text[self.pos : to]
+        self.byte += len(chunk.encode("utf-8", "surrogateescape"))
+        self.line += chunk.count("\n")
+        self.pos = to
+
+    def skip(self, chars: str) -> str:
+        """Skip `chars`; the next character ("" at the end)."""
+        i = self.pos
+        while i < len(self.text) and self.text[i] in chars:
+            i += 1
+        self.advance(i)
+        return self.text[i] if i < len(self.text) else ""
+
+
+def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
+    """The top-level object's members, and the elements of its array member `key` as records.
+    None when the data is not a JSON object whose members can be walked."""
+    doc = Doc()
+    cur = _Cursor(data.removeprefix(b"\xef\xbb\xbf"))
+    dec = json.JSONDecoder()
+    if data.startswith(b"\xef\xbb\xbf"):
+        cur.byte = 3
+    if cur.skip(" \t\r\n") != "{":
+        return None
+    cur.advance(cur.pos + 1)
+    while True:
+        ch = cur.skip(" \t\r\n,")
+        if ch == "}":
+            return doc
+        if ch != '"':
+            return None
+        try:
+            name, end = dec.raw_decode(cur.text, cur.pos)
+        except ValueError:
+            return None
+        cur.advance(end)
+        if cur.skip(" \t\r\n") != ":":
+            return None
+        cur.advance(cur.pos + 1)
+        ch = cur.skip(" \t\r\n")
+        if name == key and ch == "[":
+            cur.advance(cur.pos + 1)
+            if not _elements(cur, dec, source, doc):
+                return doc  # the rest of the file is lost: reported by _elements
+            continue
+        try:
+            value, end = dec.raw_decode(cur.text, cur.pos)
+        except (ValueError, RecursionError):
+            doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
+            return doc
+        doc.header[str(name)] = _scrub(value)
+        cur.advance(end)
+
+
+def _elements(cur: _Cursor, dec: json.JSONDecoder, source: str, doc: Doc) -> bool:
+    while True:
+        ch = cur.skip(" \t\r\n,")
+        if ch == "]":
+            cur.advance(cur.pos + 1)
+            return True
+        if not ch:
+            doc.problems.append(("truncated", "the file ends inside the array (still being written?)", cur.line))
+            return False
+        try:
+            value, end = dec.raw_decode(cur.text, cur.pos)
+        except (ValueError, RecursionError):
+            doc.problems.append(("unparsable-element", f"element is not JSON; stopped reading (bytes {cur.byte}- "
+                                 "of the file lost)", cur.line))
+            return False
+        raw = cur.text[cur.pos : end].encode("utf-8", "surrogateescape")
+        doc.elements += 1
+        if not isinstance(value, dict):
+            doc.problems.append(("not-an-object", f"element is {type(value).__name__}, not an object; skipped",
+                                 cur.line))
+        elif too_deep(raw, value):
+            doc.problems.append(("too-deep", f"element nests values more than {MAX_DEPTH} levels deep; skipped",
+                                 cur.line))
+        else:
+            rtype = value.get("type") if isinstance(value.get("type"), str) else None
+            ev = Evidence.make(source, cur.line, cur.byte, raw, sha256(raw), rtype)
+            doc.records.append(Record(ev, _scrub(value)))
+        cur.advance(end)
