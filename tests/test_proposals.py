@@ -24,7 +24,7 @@ from forsy.rules.segment import Draft, Segmenter
 from llm_server import ScriptedClient
 from test_llm import CORRECTION, call, result, write_log
 
-MODEL = Actor("openai/test-model", prompt_version="segment_v1")
+MODEL = Actor("openai/test-model", prompt_version="segment_v2")
 
 
 def _session(tmp_path: Path) -> tuple[Any, list[Draft]]:
@@ -85,7 +85,7 @@ def test_assemble_is_a_pure_function_of_drafts_and_proposals(tmp_path: Path) -> 
     assert t["steps"][2]["state_change"] == "all 3 tests pass" and base["trace"]["steps"][2]["state_change"] is None
     sc = prov["steps"][2]["fields"]["state_change"]
     assert sc["origin"] == "model" and sc["model"] == {
-        "model": "openai/test-model", "prompt_version": "segment_v1",
+        "model": "openai/test-model", "prompt_version": "segment_v2",
         "citations": [{"id": cite.evidence_id, "quote": cite.quote, "score": 100.0}]}
     assert sc["evidence"] == [{"id": cite.evidence_id, "pointer": ""}] and cite.evidence_id in prov["evidence"]
     assert t["steps"][1]["success"] is False

@@ -17,11 +17,11 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 | uncertain matches     | 2 per uncertain history/git match, at most 10                |
 | empty fields          | up to 15 × the share of agent steps with no reasoning,      |
 |                       | no output or no timestamps                                   |
-| model claims rejected | up to 20 × the share of a model's claims that failed checks  |
 
 Nothing raises the score: a field the evidence does not support stays null, and a reasoning
 or output whose provenance origin is `model` (a proposal, not the log) is not evidence, so it
-counts as empty here.
+counts as empty here. A model's refused proposals are not in the trace and are not scored
+(`manifest.llm` reports them).
 """
 
 from __future__ import annotations
