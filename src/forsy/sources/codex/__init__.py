@@ -67,8 +67,9 @@ class CodexSource:
             return [path] if self._is_rollout(path) else []
         if not path.is_dir():
             return []
-        for root in (path / ".codex" / "sessions", path / "sessions"):
-            if root.is_dir():  # a home folder (~) or Codex's own folder (~/.codex): not the whole tree
+        # a home folder (~) or Codex's own folder (~/.codex): its sessions, not the whole tree
+        for root in (path / ".codex" / "sessions", *([path / "sessions"] if path.name == ".codex" else [])):
+            if root.is_dir():
                 path = root
                 break
         found = {p for p in path.rglob("rollout-*.jsonl") if p.is_file()}
