@@ -56,6 +56,9 @@ app.command("ls")(ls)
 from ..cli_sweep import register as _register_sweep  # noqa: E402  (needs app and _friendly above)
 
 _register_sweep(app)
+from ..cli_review import register as _register_review  # noqa: E402
+
+_register_review(app)
 from ..cli_team import register as _register_team  # noqa: E402
 
 _register_team(app)

@@ -1,0 +1,392 @@
+"""`forsy show`, `forsy render` and `forsy review …` (registered on the main app by `register`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import orjson
+import typer
+
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .review.actions import Done
+    from .review.source import LoadedTrace
+    from .store import Store
+
+review_app = typer.Typer(name="review", no_args_is_help=True,
+                         help="The review queue: list drafts, read them against their evidence, edit, approve, reject.")
+
+StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite:///path/to.db). "
+                                              "Default: FORSY_STORE, the config file, else the data folder.")]
+LogsOpt = Annotated[list[Path] | None, typer.Option("--logs", help="Where the logs are (to show each step's "
+                                                    "evidence); a stored trace knows its session's folder.")]
+ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is reviewing ('Name <email>'). "
+                                                 "Default: FORSY_REVIEWER, else git config user.name/email.")]
+VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse if the draft is no longer at "
+                                                "this version (see `forsy review show`): another reviewer acted.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON Lines.")]
+IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy review list`).")]
+
+
+def _url(flag: str | None) -> str:
+    from .config import default_store_url, load_config
+
+    return flag or load_config().store or default_store_url()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _line(data: object) -> None:
+    sys.stdout.write(orjson.dumps(data).decode() + "\n")
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+# ---------------------------------------------------------------- show / render
+
+
+def _t(text: object) -> str:
+    """Log text for the terminal: control characters shown, rich markup not interpreted."""
+    from rich.markup import escape
+
+    from .cli._output import safe
+
+    return "\n".join(escape(safe(line)) for line in ("" if text is None else str(text)).split("\n"))
+
+
+def print_trace(d: LoadedTrace, step: int | None, con: Console) -> None:
+    from rich.table import Table
+
+    from .review.source import EvidenceReader
+    from .review.view import extras, header, rows, step_view
+
+    if step is not None:
+        if not 1 <= step <= len(d.steps):
+            raise InputError(f"no step {step}: the trace has {len(d.steps)} steps")
+        v = step_view(d, step, EvidenceReader(d), cap=None)
+        con.print(f"[bold]step {step} of {len(d.steps)}[/] · {_t(v.row.actor)} · {_t(v.row.what)}")
+        for f in v.fields:
+            if f.value == "":
+                continue
+            verdict = f" · {_t(f.verdict)}" if f.verdict and not f.verdict.startswith(("derived", "edited")) else ""
+            con.print(f"[bold cyan]{f.name}[/] [dim]({_t(f.origin)}{verdict})[/]")
+            con.print(_t(f.value))
+        ev = v.evidence
+        if ev is not None:
+            con.print("[bold]evidence[/]" + (f" [yellow]{_t(ev.log_note)}[/]" if ev.log_note else ""))
+            for rec in ev.records:
+                con.print(f"  {rec.id} {_t(rec.source)}:{rec.line} bytes {rec.byte_offset}+{rec.byte_length} "
+                          f"{_t(rec.record_type or '')} cited by {', '.join(rec.fields) or '-'}")
+                con.print("    " + (_t(rec.text[:2000]) if rec.text is not None else f"[yellow]{_t(rec.note)}[/]"))
+        return
+    h = header(d)
+    con.print(f"[bold]{_t(h.trace_id)}[/]" + (f" (prior {_t(h.prior_trace_id)})" if h.prior_trace_id else ""))
+    con.print(f"task: {_t(h.task)}")
+    con.print(f"agent {_t(h.agent)} · model {_t(h.model)} · {_t(h.started_at)} → {_t(h.ended_at)}")
+    con.print(f"tokens: {_t(h.tokens)}")
+    con.print(f"confidence {_t(h.confidence)}: " + "; ".join(_t(f) for f in h.factors))
+    con.print(f"validation level {_t(h.validation_level)} · {h.steps} steps · {h.turns} turns"
+              + (f" · review: {h.status} (version {h.version})" if h.status else "")
+              + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
+    table = Table(show_lines=False, pad_edge=False)
+    for col in ("step", "time", "actor", "tool / operation", "input", "ok", "eval"):
+        table.add_column(col, overflow="fold" if col == "input" else "ellipsis")
+    for r in rows(d):
+        style = "red" if r.failed else None
+        table.add_row(str(r.step), r.time, _t(r.actor), _t(r.what), _t(r.input), r.success, r.eval, style=style)
+    con.print(table)
+    ex = extras(d)
+    if ex.failed:
+        con.print("failed steps: " + ", ".join(f"{r.step} ({_t(r.what)})" for r in ex.failed))
+    for path, kind, steps in ex.files:
+        con.print(f"file {kind}: {_t(path)} (steps {steps})")
+    if ex.subagents:
+        con.print("subagents: " + ", ".join(_t(s) for s in ex.subagents))
+
+
+def show_cmd(
+    trace: Annotated[str, typer.Argument(help="A trace folder, its trace.json, or a stored trace id.")],
+    step: Annotated[int | None, typer.Option("--step", help="Show this step whole, with provenance and evidence.")]
+    = None,
+    store: StoreOpt = None,
+    logs: LogsOpt = None,
+) -> None:
+    """Read a trace in the terminal: header, steps, failures, files; --step N for one step whole."""
+    from .review.source import load
+
+    print_trace(load(trace, _url(store), logs), step, _console())
+
+
+def render_cmd(
+    trace: Annotated[str, typer.Argument(help="A trace folder, its trace.json, or a stored trace id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The page to write: .html or .md.")],
+    store: StoreOpt = None,
+    logs: LogsOpt = None,
+) -> None:
+    """Write a trace as one self-contained page (HTML opens offline from file://, or Markdown)."""
+    from .review.source import load
+    from .web.render import render_html, render_markdown
+
+    suffix = output.suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise InputError("the page is .html or .md", path=output)
+    if output.exists() and not output.is_file():
+        raise InputError("exists and is not a file", path=output)
+    d = load(trace, _url(store), logs)
+    text = render_markdown(d) if suffix == ".md" else render_html(d)
+    tmp = output.with_name(f".{output.name}.forsy-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(output)
+    typer.echo(str(output))
+
+
+# ---------------------------------------------------------------- review
+
+
+def _open(store: str | None) -> Store:
+    from .store import open_store
+
+    return open_store(_url(store))
+
+
+@review_app.command("list")
+def review_list(
+    store: StoreOpt = None,
+    agent: Annotated[str | None, typer.Option(help="Only this agent (claude-code, codex-cli, …).")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project (folder name).")] = None,
+    status: Annotated[str | None, typer.Option(help="pending, approved, rejected or needs_changes.")] = None,
+    since: Annotated[str | None, typer.Option(help="Started at or after (2026-01-31, or a full ISO time).")] = None,
+    until: Annotated[str | None, typer.Option(help="Started before.")] = None,
+    min_confidence: Annotated[int | None, typer.Option("--min-confidence")] = None,
+    max_confidence: Annotated[int | None, typer.Option("--max-confidence")] = None,
+    search: Annotated[str | None, typer.Option(help="Words that must occur in a prompt or tool input.")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Also drafts a later draft replaced.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The drafts to review (the newest of each session), with their status."""
+    from .store import DRAFT_STATUSES, TraceQuery
+
+    if status is not None and status not in DRAFT_STATUSES:
+        raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+    st = _open(store)
+    try:
+        found = st.traces(TraceQuery(agent=agent, project=project, status=status, since=since,
+                                     until=until, min_confidence=min_confidence, text=search,
+                                     latest_only=not every, reviewed=False))
+        found = [r for r in found if max_confidence is None or (r.confidence or 0) <= max_confidence]
+        states = {r.trace_id: st.draft_state(r.trace_id) for r in found}
+    finally:
+        st.close()
+    for r in found:
+        s = states[r.trace_id]
+        if as_json:
+            _line({**{k: v for k, v in vars(r).items() if k != "sha256"}, "version": s.version if s else None,
+                   "reviewed_as": s.reviewed_as if s else None})
+        else:
+            typer.echo(f"{r.trace_id}  {r.status:13} {r.agent or '-':12} {_short(r.project or '-', 20):20} "
+                       f"{(r.started_at or '-')[:19]:19} conf {r.confidence}  {r.steps} steps  {_short(r.task, 50)}")
+
+
+def _short(text: str, n: int) -> str:
+    from .cli._output import safe
+    from .review.view import short
+
+    return safe(short(text, n))
+
+
+@review_app.command("show")
+def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--step")] = None, store: StoreOpt = None,
+                logs: LogsOpt = None, as_json: JsonOpt = False) -> None:
+    """A draft with its review state, edits and audit log (--step N: one step whole)."""
+    from .review.source import from_store
+
+    st = _open(store)
+    try:
+        d = from_store(st, trace_id, logs)
+        log = st.audit(trace_id)
+    finally:
+        st.close()
+    if as_json:
+        s = d.state
+        _line({"trace_id": trace_id, "status": s.status if s else None, "version": s.version if s else None,
+               "reviewed_as": s.reviewed_as if s else None, "review_of": s.review_of if s else None,
+               "edits": [{"path": p.path, "value": p.value, "reviewer": p.actor.name, "time": p.time,
+                          "replaced": p.replaces.value if p.replaces else None} for p in d.proposals]})
+        return
+    con = _console()
+    print_trace(d, step, con)
+    if step is None:
+        for p in d.proposals:
+            con.print(f"edit {p.path} by {_t(p.actor.name)} at {p.time}: {_t(_short(str(p.value), 80))}")
+        for a in log:
+            con.print(f"audit {a.at} {_t(a.actor)} {a.action} {_t(_short(a.detail_json, 100))}")
+
+
+def _act(store: str | None, what: str, call: Callable[[Store], Done]) -> None:
+    st = _open(store)
+    try:
+        done = call(st)
+    finally:
+        st.close()
+    s = done.state
+    typer.echo(f"{s.trace_id}: {what}; now {s.status} (version {s.version})"
+               + (f"; reviewed trace {done.reviewed_trace_id}" if done.reviewed_trace_id else ""))
+
+
+@review_app.command("edit")
+def review_edit(
+    trace_id: IdArg,
+    field: Annotated[str, typer.Option("--field", help="A step field (reasoning, output, success, eval, …) or, "
+                                       "without --step, a trace field (learning, summary.goal_notes, …).")],
+    value: Annotated[str, typer.Option("--value", help="The new value (true/false, -1/0/1 where typed).")],
+    step: Annotated[int | None, typer.Option("--step", help="The step (from 1).")] = None,
+    store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
+) -> None:
+    """Correct one field of a draft (kept as an edit over the draft, with the old value)."""
+    from .review import actions, field_path
+    from .review.identity import reviewer as who
+
+    me = who(reviewer)
+    _act(store, f"edited {field_path(step, field)}", lambda st: actions.edit(
+        st, trace_id, field_path(step, field), value, reviewer=me, at=_now(), expected_version=expect_version))
+
+
+@review_app.command("approve")
+def review_approve(
+    trace_id: IdArg,
+    level: Annotated[str, typer.Option("--level", help="human_reviewed, expert_reviewed or client_validated.")]
+    = "human_reviewed",
+    store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
+) -> None:
+    """Approve a draft: store the reviewed trace (draft + edits, new id, prior = the draft)."""
+    from .review import actions
+    from .review.identity import reviewer as who
+
+    me = who(reviewer)
+    _act(store, f"approved as {level}", lambda st: actions.approve(
+        st, trace_id, level, reviewer=me, at=_now(), expected_version=expect_version))
+
+
+@review_app.command("reject")
+def review_reject(
+    trace_id: IdArg,
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
+    store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
+) -> None:
+    """Reject a draft, with a reason."""
+    from .review import actions
+    from .review.identity import reviewer as who
+
+    me = who(reviewer)
+    _act(store, "rejected", lambda st: actions.reject(
+        st, trace_id, reason, reviewer=me, at=_now(), expected_version=expect_version))
+
+
+@review_app.command("needs-changes")
+def review_needs_changes(
+    trace_id: IdArg,
+    note: Annotated[str, typer.Option("--note", help="What should change.")] = "",
+    store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
+) -> None:
+    """Mark a draft as needing changes (it stays open for edits)."""
+    from .review import actions
+    from .review.identity import reviewer as who
+
+    me = who(reviewer)
+    _act(store, "marked as needing changes", lambda st: actions.needs_changes(
+        st, trace_id, note, reviewer=me, at=_now(), expected_version=expect_version))
+
+
+@review_app.command("export")
+def review_export(
+    output: Annotated[Path, typer.Option("-o", "--output", help="The folder to write (one folder per trace, "
+                                         "and index.jsonl).")],
+    status: Annotated[str, typer.Option("--status", help="Only 'approved' traces are published.")] = "approved",
+    agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    store: StoreOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Write the approved (reviewed) traces as trace folders plus one JSON Lines index."""
+    from .review.export import INDEX, export_approved
+
+    if status != "approved":
+        raise InputError("only approved traces are exported (--status approved)")
+    st = _open(store)
+    try:
+        done = export_approved(st, output, agent=agent, project=project)
+    finally:
+        st.close()
+    for e in done:
+        if as_json:
+            _line({"trace_id": e.trace_id, "folder": str(e.folder), "written": e.written})
+    if not as_json:
+        typer.echo(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written); "
+                   f"index {output / INDEX}")
+
+
+@review_app.command("audit")
+def review_audit(
+    trace_id: Annotated[str | None, typer.Argument(help="Only this trace's records.")] = None,
+    store: StoreOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """The audit log: who did what to which draft, when, with the trace hashes before and after."""
+    st = _open(store)
+    try:
+        log = st.audit(trace_id, limit=1_000_000)
+    finally:
+        st.close()
+    for a in log:
+        if as_json:
+            _line({**vars(a), "detail": orjson.loads(a.detail_json)})
+        else:
+            typer.echo(f"{a.id} {a.at} {_short(a.actor, 40)} {a.action} {a.trace_id or '-'} "
+                       f"{(a.before_sha256 or '-')[:12]}→{(a.after_sha256 or '-')[:12]} {_short(a.detail_json, 80)}")
+
+
+@review_app.command("serve")
+def review_serve(
+    store: StoreOpt = None,
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free one).")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="Address to bind; not loopback needs --allow-remote "
+                                      "and --token.")] = "127.0.0.1",
+    allow_remote: Annotated[bool, typer.Option("--allow-remote", help="Allow a non-loopback --host.")] = False,
+    token: Annotated[str | None, typer.Option("--token", envvar="FORSY_REVIEW_TOKEN",
+                                              help="Use this token (32+ characters) instead of a random one.")]
+    = None,
+    reviewer: ReviewerOpt = None,
+) -> None:
+    """Review in a browser: prints the URL to open (with its token) as the first line."""
+    from .review.identity import reviewer as who
+    from .web.serve import serve
+
+    me = who(reviewer)
+    url = _url(store)
+    _open(url).close()  # a store that cannot be opened is an error now, not at the first page
+    serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token)
+
+
+def register(app: typer.Typer) -> None:
+    from .cli import _friendly
+
+    app.command("show")(_friendly(show_cmd))
+    app.command("render")(_friendly(render_cmd))
+    for cmd in review_app.registered_commands:
+        if cmd.callback is not None:
+            cmd.callback = _friendly(cmd.callback)
+    app.add_typer(review_app, name="review")
+
+
+__all__ = ["register"]

@@ -1,0 +1,266 @@
+"""`forsy review serve`: the review queue in a browser (Starlette, Jinja2, uvicorn; no JS build).
+
+Safe by default, as Jupyter is:
+- it binds 127.0.0.1; another address needs an explicit flag and a token the user chose;
+- a random token is in the URL printed at start; the first request carrying it gets an
+  HttpOnly, SameSite=Strict cookie, and every request (pages, static files, actions) must
+  carry one or the other, compared in constant time;
+- the Host header must name the address served (a DNS-rebinding page cannot talk to it);
+- every form carries a CSRF token (an HMAC of the session token), checked on every POST;
+- every value is escaped by the templates; a Content-Security-Policy allows only this
+  server's own stylesheet and script; ids only in URLs, never paths;
+- every action names the draft version it was decided on: a second reviewer acting on a
+  stale page gets a conflict (409), never a silently lost edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..errors import ForsyError, InputError
+from ..review import actions
+from ..review.overlay import REVIEW_LEVELS, field_path
+from ..review.source import EvidenceReader, from_store
+from ..review.view import extras, header, rows, step_view
+from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
+from .pages import env
+
+COOKIE = "forsy_review"
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'")
+STEPS_PER_PAGE = 200
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+_STATIC = {"review.css": "text/css; charset=utf-8", "review.js": "text/javascript; charset=utf-8"}
+MAX_FORM = 4 * 1024 * 1024  # bytes of a form body (an edited field can be long, not unbounded)
+
+
+@dataclass
+class Settings:
+    store_url: str  # a store is opened per request: a connection stays in the thread that opened it
+    reviewer: str
+    token: str
+    hosts: set[str]  # Host header values accepted ("127.0.0.1:8765", "localhost:8765")
+    clock: Callable[[], str] = field(default=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @property
+    def csrf(self) -> str:
+        return hmac.new(self.token.encode(), b"forsy-review-csrf", hashlib.sha256).hexdigest()
+
+
+Handler = Callable[[Request, Settings], Awaitable[Response]]
+
+
+@contextmanager
+def _store(s: Settings) -> Iterator[Store]:
+    st = open_store(s.store_url)
+    try:
+        yield st
+    finally:
+        st.close()
+
+
+def _secure(resp: Response) -> Response:
+    resp.headers["Content-Security-Policy"] = CSP
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Frame-Options"] = "DENY"
+    return resp
+
+
+def _page(s: Settings, name: str, status: int = 200, **ctx: Any) -> Response:
+    base = dict(static=False, reviewer=s.reviewer, message=None, message_kind="", csrf=s.csrf)
+    html = env().get_template(name).render(**{**base, **ctx})
+    return _secure(HTMLResponse(html, status_code=status))
+
+
+def _error(s: Settings, status: int, heading: str, detail: str, back: str | None = None) -> Response:
+    return _page(s, "error.html", status, title=heading, heading=heading, detail=detail, back=back)
+
+
+def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        if request.headers.get("host", "") not in s.hosts:
+            return _secure(Response("unknown host", status_code=421, media_type="text/plain"))
+        given = request.query_params.get("token")
+        cookie = request.cookies.get(COOKIE, "")
+        if given is not None and hmac.compare_digest(given.encode(), s.token.encode()):
+            # the token's first use: keep it in a cookie, and drop it from the address bar
+            rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+            resp = RedirectResponse(request.url.path + ("?" + urlencode(rest) if rest else ""), status_code=303)
+            resp.set_cookie(COOKIE, s.token, httponly=True, samesite="strict", path="/")
+            return _secure(resp)
+        if not (cookie and hmac.compare_digest(cookie.encode(), s.token.encode())):
+            return _secure(Response("forbidden: open the URL with its token that `forsy review serve` printed",
+                                    status_code=403, media_type="text/plain"))
+        try:
+            return await handler(request, s)
+        except ReviewConflict as e:
+            return _error(s, 409, "Conflict: someone acted first", e.message, request.headers.get("referer"))
+        except ForsyError as e:
+            return _error(s, 400, "Refused", e.message)
+    return endpoint
+
+
+async def _form(request: Request, s: Settings) -> dict[str, str] | Response:
+    """The POSTed form (urlencoded), or a refusal when its CSRF token is missing or wrong."""
+    body = await request.body()
+    if len(body) > MAX_FORM:
+        return _error(s, 413, "Too large", f"a form of more than {MAX_FORM} bytes")
+    try:
+        data = {k: v[-1] for k, v in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
+    except UnicodeDecodeError:
+        return _error(s, 400, "Refused", "the form is not UTF-8")
+    if not hmac.compare_digest(data.get("csrf", "").encode(), s.csrf.encode()):
+        return _error(s, 403, "Refused", "the form's CSRF token is missing or wrong; reload the page")
+    return data
+
+
+def _tid(request: Request) -> str:
+    tid = str(request.path_params["tid"])
+    if not _ID.match(tid):
+        raise InputError("not a trace id")
+    return tid
+
+
+def _int(v: str | None, name: str) -> int | None:
+    if v is None or v.strip() == "":
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise InputError(f"{name} is not a number: {v[:40]!r}") from None
+
+
+# ---------------------------------------------------------------- pages
+
+
+async def queue(request: Request, s: Settings) -> Response:
+    q = request.query_params
+    status = q.get("status") or None
+    if status is not None and status not in DRAFT_STATUSES:
+        raise InputError(f"unknown status {status[:40]!r}")
+    f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
+                   since=q.get("since") or None, until=q.get("until") or None,
+                   min_confidence=_int(q.get("min_confidence"), "confidence"), text=q.get("text") or None,
+                   latest_only=True, reviewed=False, limit=500)
+    with _store(s) as st:
+        found = st.traces(f)
+        everything = st.traces(TraceQuery(latest_only=True, reviewed=False, limit=1_000_000))
+    counts = [(st, sum(1 for r in everything if r.status == st)) for st in DRAFT_STATUSES]
+    return _page(s, "queue.html", title="Review queue", rows=found, counts=counts, f=f, statuses=DRAFT_STATUSES)
+
+
+async def draft(request: Request, s: Settings) -> Response:
+    tid = _tid(request)
+    with _store(s) as st:
+        d = from_store(st, tid)
+    h = header(d)
+    page = max(1, _int(request.query_params.get("page"), "page") or 1)
+    all_rows = rows(d)
+    pages = max(1, -(-len(all_rows) // STEPS_PER_PAGE))
+    shown = all_rows[(page - 1) * STEPS_PER_PAGE: page * STEPS_PER_PAGE]
+    edits = [{"path": p.path, "actor": p.actor.name, "time": p.time} for p in d.proposals]
+    can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
+    msg = request.query_params.get("done")
+    return _page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edits,
+                 extras=extras(d), step_rows=shown, pages=pages, page=page, step_views=[],
+                 step_url=lambda n: f"/t/{tid}/s/{n}", message=_DONE.get(msg or ""), message_kind="ok")
+
+
+_DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
+         "needs_changes": "Marked as needing changes."}
+
+
+async def step(request: Request, s: Settings) -> Response:
+    tid = _tid(request)
+    n = int(request.path_params["n"])
+    with _store(s) as st:
+        d = from_store(st, tid)
+    if not 1 <= n <= len(d.steps):
+        raise InputError(f"no step {n}: the trace has {len(d.steps)} steps")
+    full = request.query_params.get("full") == "1"
+    v = step_view(d, n, EvidenceReader(d), cap=None if full else 4_000)
+    can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
+    return _page(s, "step.html", title=f"{tid} step {n}", trace_id=tid, v=v, total=len(d.steps), full=full,
+                 prev=n - 1 if n > 1 else None, next=n + 1 if n < len(d.steps) else None,
+                 version=d.state.version if d.state else 0, can_review=can,
+                 message=_DONE.get(request.query_params.get("done") or ""), message_kind="ok")
+
+
+async def audit(request: Request, s: Settings) -> Response:
+    tid = request.query_params.get("trace")
+    if tid is not None and not _ID.match(tid):
+        raise InputError("not a trace id")
+    with _store(s) as st:
+        log = st.audit(tid)
+    return _page(s, "audit.html", title="Audit log", rows=log, trace_id=tid)
+
+
+async def static(request: Request, s: Settings) -> Response:
+    name = str(request.path_params["name"])
+    if name not in _STATIC:  # a fixed list: no path from the URL ever reaches the file system
+        return _secure(Response("not found", status_code=404, media_type="text/plain"))
+    data = resources.files("forsy.web").joinpath("static", name).read_bytes()
+    return _secure(Response(data, media_type=_STATIC[name]))
+
+
+# ---------------------------------------------------------------- actions
+
+
+async def act(request: Request, s: Settings) -> Response:
+    tid = _tid(request)
+    form = await _form(request, s)
+    if isinstance(form, Response):
+        return form
+    what = str(request.path_params["action"])
+    version = _int(form.get("version"), "version")
+    if version is None:
+        raise InputError("the form names no draft version; reload the page")
+    kw: dict[str, Any] = dict(reviewer=s.reviewer, at=s.clock(), expected_version=version)
+    back = f"/t/{tid}"
+    with _store(s) as st:
+        if what == "edit":
+            n = _int(form.get("step"), "step")
+            actions.edit(st, tid, field_path(n, form.get("field", "")), form.get("value", ""), **kw)
+            back = f"/t/{tid}/s/{n}" if n else back
+        elif what == "approve":
+            actions.approve(st, tid, form.get("level", ""), **kw)
+        elif what == "reject":
+            actions.reject(st, tid, form.get("reason", ""), **kw)
+        elif what == "needs-changes":
+            actions.needs_changes(st, tid, form.get("note", ""), **kw)
+            what = "needs_changes"
+        else:
+            return _error(s, 404, "Not found", "no such action")
+    return _secure(RedirectResponse(f"{back}?done={what}", status_code=303))
+
+
+def make_app(settings: Settings) -> Starlette:
+    def r(path: str, h: Handler, methods: list[str] | None = None) -> Route:
+        return Route(path, _guard(settings, h), methods=methods or ["GET"])
+
+    return Starlette(routes=[
+        r("/", queue), r("/audit", audit), r("/static/{name}", static),
+        r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step),
+        r("/t/{tid}/{action}", act, ["POST"]),
+    ])
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)

@@ -1,0 +1,71 @@
+"""The templates, shared by the web app and `forsy render` (the same pages, served or static).
+
+Jinja2 with autoescaping on for every .html template: every piece of log text is escaped
+where it is written into the page, never marked safe. The Markdown page escapes for
+Markdown instead (`md_text`, `fence`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+import jinja2
+
+from ..review.source import RECORD_CAP, EvidenceView
+from ..review.view import short
+
+
+def segments(r: EvidenceView, cap: int | None) -> list[tuple[str, str]]:
+    """The record's text cut into (text, fields) pieces: a non-empty `fields` marks a copied span."""
+    text = r.text or ""
+    if cap is not None:
+        text = text[:cap]
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for s in r.spans:
+        if s.start < pos or s.start >= len(text):
+            continue  # overlapping or beyond the cut: the first span shown wins
+        end = min(s.end, len(text))
+        if s.start > pos:
+            out.append((text[pos:s.start], ""))
+        names = ", ".join(x.field for x in r.spans if (x.start, x.end) == (s.start, s.end))
+        out.append((text[s.start:end], names))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], ""))
+    return out
+
+
+def md_text(text: object) -> str:
+    """Inline Markdown text: HTML and Markdown syntax characters shown as themselves."""
+    s = " ".join(str("" if text is None else text).split())
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]|~])", r"\\\1", s)  # links, images, emphasis, code, table cells
+
+
+def fence(text: object) -> str:
+    """A fenced code block holding `text` literally (the fence is longer than any run of backticks in it)."""
+    s = str("" if text is None else text)
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    f = "`" * max(3, longest + 1)
+    return f"{f}text\n{s}\n{f}"
+
+
+@cache
+def env() -> jinja2.Environment:
+    e = jinja2.Environment(
+        loader=jinja2.PackageLoader("forsy.web", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP)
+    e.filters.update(md_text=md_text, fence=fence)
+    return e
+
+
+def css() -> str:
+    return resources.files("forsy.web").joinpath("static/review.css").read_text("utf-8")

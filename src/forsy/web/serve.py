@@ -1,0 +1,55 @@
+"""Start the review server: bind, print the URL with its token (the first line on stdout), serve."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+
+from ..errors import InputError
+from .app import Settings, make_app, new_token
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(store_url: str, reviewer: str, *, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
+          token: str | None = None) -> None:
+    """Serve until interrupted. A non-loopback `host` needs `allow_remote` and a `token` of the
+    user's own (a random one printed on a shared machine's terminal is not a secret)."""
+    if not _is_loopback(host):
+        if not allow_remote or not token:
+            raise InputError(f"refusing to serve on {host}, which is not this machine's loopback: "
+                             "give --allow-remote and --token (at least 32 characters) to do it on purpose")
+    if token is not None and len(token) < 32:
+        raise InputError("a --token needs at least 32 characters")
+    token = token or new_token()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    hosts = {f"{shown}:{real_port}"}
+    if _is_loopback(host):
+        hosts |= {f"127.0.0.1:{real_port}", f"localhost:{real_port}", f"[::1]:{real_port}"}
+    import uvicorn
+
+    app = make_app(Settings(store_url=store_url, reviewer=reviewer, token=token, hosts=hosts))
+    sys.stdout.write(f"http://{shown}:{real_port}/?token={token}\n")
+    sys.stdout.flush()
+    sys.stderr.write(f"forsy: reviewing as {reviewer}; store {store_url}; Ctrl-C to stop\n")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
