@@ -71,6 +71,13 @@ GEMINI_TOOLS: tuple[ToolSpec, ...] = (
     _t("save_memory", "other", K.OTHER), _t("delegate_to_agent", "other", K.DELEGATE),
     _t("activate_skill", "other", K.OTHER),
 )  # fmt: skip
+# OpenHands: the tool of a step is the action type of the event (`run`, `edit`, ...)
+OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
+    _t("run", "execute", K.SHELL), _t("run_ipython", "execute", K.SHELL), _t("read", "read", K.READ),
+    _t("edit", "edit", K.EDIT, "file"), _t("write", "write", K.EDIT, "file"), _t("browse", "download", K.WEB),
+    _t("browse_interactive", "other", K.WEB), _t("delegate", "other", K.DELEGATE), _t("mcp", "other", K.OTHER),
+    _t("task_tracking", "plan", K.PLAN),
+)  # fmt: skip
 GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
 
@@ -80,6 +87,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "git": GIT_TOOLS,
     "shell": SHELL_HISTORY_TOOLS,
     "gemini": GEMINI_TOOLS,
+    "openhands": OPENHANDS_TOOLS,
 }
 
 

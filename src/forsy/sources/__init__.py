@@ -35,6 +35,7 @@ BUILTIN: dict[str, str] = {
     "shell": "forsy.sources.shell:ShellHistorySource",
     "git": "forsy.sources.git:GitSource",
     "gemini": "forsy.sources.gemini:GeminiSource",
+    "openhands": "forsy.sources.openhands:OpenHandsSource",
 }
 
 

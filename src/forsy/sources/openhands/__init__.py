@@ -1,0 +1,283 @@
+"""OpenHands trajectories and evaluation outputs → `Session`s.
+
+Two shapes hold OpenHands' event stream:
+
+* a trajectory (`~/.openhands/sessions/<id>/...` exported, or saved with
+  `save_trajectory_path`): one JSON array of events. Each event is one `Evidence` (its exact
+  bytes inside the file). An event is an action (`action`, `args`, `source`, `id`,
+  `timestamp`, `tool_call_metadata`) or an observation (`observation`, `content`, `cause` =
+  the id of the action it answers, `extras`);
+* an evaluation or resolver `output.jsonl`: one instance per line (`instruction`,
+  `history`, `metrics`, ...); each line is one `Evidence` and one session, its events cited
+  at `/history/<i>`. Older outputs write events without `id`, `cause`, `source` or
+  `timestamp`: an observation then answers the oldest action still waiting whose type it
+  names (`run` answers `run`), else the oldest waiting one; the pairing rule is counted in
+  `quality.extra["paired_by_order"]`.
+
+What each event gives:
+
+* `message` from the user → `user` (the words from `args.content`); from the agent →
+  `agent_text`. `system` → the session's system prompt. `finish` → `agent_text` (its
+  `final_thought`, else its `thought`, else `message`). `think` → `reasoning`.
+* any other action (run, run_ipython, edit, read, write, browse, ...) → its `thought` as
+  `reasoning`, then a `tool_call`: the tool is the action type, the arguments the action's
+  exact `args`; the model and token counts come from `tool_call_metadata` / `llm_metrics`.
+* its observation → `tool_result` with `content`; an `error` observation, `success: false`
+  or a non-zero exit code (`extras.metadata.exit_code`, or `exit_code`) is an error.
+* `recall` actions and observations (workspace context OpenHands injects) → `note`s;
+  `change_agent_state`, `agent_state_changed` and `null` observations are bookkeeping and
+  are counted in `quality.extra["state_events"]`, not made events.
+
+Not recorded by the format: the working directory (only as `extras.metadata.working_dir`
+of shell observations, not per session) and, in older outputs, any time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from .. import ReadContext
+from .._lines import open_regular, read_bytes, sha256, source_name
+from .._records import Record, iter_json_array, iter_jsonl
+
+STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
+NOTES = frozenset({"recall"})
+ERROR_OBS = frozenset({"error"})
+
+
+class OpenHandsSource:
+    name: ClassVar[str] = "openhands"
+    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions",)  # under the home folder
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if h.startswith(b"["):
+            # the first event may be a system prompt of tens of KiB: look at the whole head
+            first = h[1:].lstrip()
+            return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
+                b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
+                                                                  or b'"thought"' in first)
+        if h.startswith(b"{"):
+            line = h.split(b"\n", 1)[0]
+            return b'"history"' in line[:65536] and b'"instruction"' in line[:65536] or (
+                b'"instruction"' in h[:4096] and b'"history": [' in h)
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        if path.is_file():
+            return [path] if self._sniff_file(path) else []
+        if not path.is_dir():
+            return []
+        cands = {p for p in path.rglob("*.json") if p.is_file()} | {p for p in path.rglob("output*.jsonl")}
+        return sorted(p for p in cands if self._sniff_file(p))
+
+    def _sniff_file(self, path: Path) -> bool:
+        try:
+            with open_regular(path) as f:
+                return self.sniff(path, f.read(65536))
+        except (InputError, OSError):
+            return False
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        data = read_bytes(path, ctx.limits)
+        name = source_name(path, ctx.root)
+        file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
+        warnings: list[Warning_] = []
+        counters: dict[str, int] = {}
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            s = _session(path.stem, file)
+            recs = list(iter_json_array(data, name, warnings, counters))
+            b = _Builder(s)
+            for rec in recs:
+                s.add_evidence(rec.ev)
+                b.event(rec, rec.data, "")
+            b.finish()
+            s.quality.records = counters.get("records", 0)
+            s.quality.unparsable_records = counters.get("unparsable", 0)
+            s.warnings[:0] = warnings
+            return [s]
+        out = []
+        for rec in iter_jsonl(data, name, warnings, counters, lambda d: "history" in d):
+            out.append(_instance(rec, file, path))
+        if not out:
+            out.append(_session(path.stem, file))
+        out[0].warnings[:0] = warnings
+        out[0].quality.unparsable_records += counters.get("unparsable", 0)
+        return out
+
+
+def _session(sid: str, file: SourceFile) -> Session:
+    return Session("openhands", sid, [file], {}, [], SessionMeta(agent="openhands"))
+
+
+def _instance(rec: Record, file: SourceFile, path: Path) -> Session:
+    d = rec.data
+    sid = d.get("instance_id")
+    issue = d.get("issue")
+    if not isinstance(sid, str | int) and isinstance(issue, dict):
+        sid = f"{issue.get('owner')}/{issue.get('repo')}#{issue.get('number')}"
+    s = _session(str(sid) if isinstance(sid, str | int) else f"{path.stem}:L{rec.ev.line}", file)
+    s.add_evidence(rec.ev)
+    s.quality.records = 1
+    hist = d.get("history")
+    b = _Builder(s)
+    if not isinstance(hist, list):
+        s.warn("no-history", "the instance has no history list", rec.ev.source, rec.ev.line)
+        return s
+    for i, e in enumerate(hist):
+        if isinstance(e, dict):
+            b.event(rec, e, pointer("history", i))
+        elif isinstance(e, list) and len(e) == 2 and all(isinstance(x, dict) for x in e):
+            # the oldest outputs write (action, observation) pairs
+            b.event(rec, e[0], pointer("history", i, 0))
+            b.event(rec, e[1], pointer("history", i, 1))
+        else:
+            s.warn("not-an-object", f"history[{i}] is not an event; skipped", rec.ev.source, rec.ev.line)
+    b.finish()
+    return s
+
+
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+class _Builder:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.waiting: list[tuple[str, str]] = []  # (call id, action type), oldest first
+        self.by_id: dict[str, str] = {}  # event id -> call id
+        self.answered: set[str] = set()
+        self.seen_agent = False
+
+    def _ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
+        ts = _s(e.get("timestamp"))
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, base + key)],
+                   ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, **fields)
+        self.s.events.append(ev)
+        return ev
+
+    def event(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        if "action" in e:
+            self._action(rec, e, base)
+        elif "observation" in e:
+            self._observation(rec, e, base)
+        else:
+            self.s.quality.unknown_records += 1
+            self.s.warn("unknown-record", f"event at {base or '/'} is neither an action nor an observation; skipped",
+                        rec.ev.source, rec.ev.line)
+
+    def _text(self, rec: Record, base: str, e: dict[str, Any], *keys: str) -> tuple[str, str] | None:
+        """The first non-empty text among `keys` ("args/x" or "x") with its pointer."""
+        for k in keys:
+            obj: Any = e
+            for part in k.split("/"):
+                obj = obj.get(part) if isinstance(obj, dict) else None
+            if isinstance(obj, str) and obj.strip():
+                return obj, "/" + k
+        return None
+
+    def _action(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        s, action = self.s, e.get("action")
+        source = _s(e.get("source"))
+        self._metrics(e)
+        if action in STATE:
+            s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            return
+        if action == "message":
+            got = self._text(rec, base, e, "args/content", "message", "content")
+            user = source == "user" or (source is None and not self.seen_agent)
+            if got:
+                kind = "user" if user else "agent_text"
+                self._ev(kind, rec, base, got[1], e, actor="user" if user else "agent", text=got[0])
+            return
+        if action == "system":
+            got = self._text(rec, base, e, "args/content", "message")
+            if got and s.meta.system_prompt is None:
+                s.meta.system_prompt = got[0]
+                s.meta.system_prompt_ref = Ref(rec.ev.id, base + got[1])
+            return
+        if action in NOTES:
+            got = self._text(rec, base, e, "args/query", "message")
+            self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            return
+        self.seen_agent = True
+        if action == "finish":
+            got = self._text(rec, base, e, "args/final_thought", "args/thought", "message", "thought")
+            if got:
+                self._ev("agent_text", rec, base, got[1], e, text=got[0])
+            return
+        thought = self._text(rec, base, e, "args/thought", "thought")
+        if thought:
+            self._ev("reasoning", rec, base, thought[1], e, text=thought[0])
+        if action == "think":
+            return
+        if not isinstance(action, str):
+            s.quality.unknown_records += 1
+            s.warn("field-type", f"action at {base or '/'} is not text; skipped", rec.ev.source, rec.ev.line)
+            return
+        eid = e.get("id")
+        tcm = e.get("tool_call_metadata")
+        tcid = tcm.get("tool_call_id") if isinstance(tcm, dict) else None
+        call_id = str(eid) if isinstance(eid, int | str) else _s(tcid) or f"{rec.ev.id}{base}"
+        # the oldest outputs write the arguments beside `action`: the whole event is cited
+        args_key = "/args" if "args" in e else ""
+        args = e.get("args") if args_key else e
+        self._ev("tool_call", rec, base, args_key, e, call_id=call_id, tool=action, args=args,
+                 name_ref=Ref(rec.ev.id, base + "/action"))
+        self.waiting.append((call_id, action))
+        if isinstance(eid, int | str):
+            self.by_id[str(eid)] = call_id
+
+    def _observation(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        s, obs = self.s, e.get("observation")
+        if obs in STATE:
+            s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            return
+        if obs in NOTES:
+            got = self._text(rec, base, e, "content", "message")
+            self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            return
+        cause = e.get("cause")
+        call_id = self.by_id.get(str(cause)) if isinstance(cause, int | str) else None
+        if call_id is None and cause is None and self.waiting:
+            pick = next((w for w in self.waiting if w[1] == obs), self.waiting[0])
+            call_id = pick[0]
+            s.quality.extra["paired_by_order"] = s.quality.extra.get("paired_by_order", 0) + 1
+        if call_id is None or call_id in self.answered:
+            s.quality.extra["unpaired_observations"] = s.quality.extra.get("unpaired_observations", 0) + 1
+            s.warn("unpaired-observation", f"observation {obs!r} at {base or '/'} answers no waiting action "
+                   f"(cause {cause!r}); kept out of the trace", rec.ev.source, rec.ev.line)
+            return
+        self.waiting = [w for w in self.waiting if w[0] != call_id]
+        self.answered.add(call_id)
+        content = e.get("content")
+        text = content if isinstance(content, str) else orjson.dumps(content).decode() if content is not None else ""
+        extras = e.get("extras")
+        meta = extras.get("metadata") if isinstance(extras, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else e.get("exit_code")
+        failed = obs in ERROR_OBS or e.get("success") is False or (isinstance(code, int) and code != 0)
+        self._ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
+
+    def _metrics(self, e: dict[str, Any]) -> None:
+        tcm = e.get("tool_call_metadata")
+        resp = tcm.get("model_response") if isinstance(tcm, dict) else None
+        model = resp.get("model") if isinstance(resp, dict) else None
+        if isinstance(model, str) and model and model not in self.s.meta.models:
+            self.s.meta.models.append(model)
+        llm = e.get("llm_metrics")
+        usage = llm.get("accumulated_token_usage") if isinstance(llm, dict) else None
+        if isinstance(usage, dict):  # accumulated: the last one holds the session's totals
+            for k in ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens"):
+                v = usage.get(k)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    self.s.meta.token_usage[k] = v
+
+    def finish(self) -> None:
+        for call_id, action in self.waiting:
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)

@@ -1,0 +1,124 @@
+"""OpenHands trajectories and output.jsonl: every prompt, call and result in the trace, in order.
+
+The oracle reads the raw JSON with the standard library (not forsy's reader): the user's
+messages, and for each action that is not bookkeeping its type, exact arguments and the
+content of the observation that answers it (by `cause`, or in order in old outputs).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import forsy
+from _paths import REAL_LOGS, needs_shared
+from forsy.sources import ReadContext, detect
+from forsy.sources.openhands import OpenHandsSource
+from forsy.validate import validate_path
+from forsy.verify import verify_folder
+
+BASE = REAL_LOGS / "openhands"
+REAL = sorted([*BASE.rglob("*.json"), *BASE.rglob("*.jsonl")]) if BASE.is_dir() else []
+NOT_CALLS = {"message", "system", "recall", "finish", "think", "change_agent_state"}
+
+
+def retrace(path: Path, out: Path) -> list[dict[str, Any]]:
+    """Trace folders of every session in `path`, each checked by validate and verify."""
+    run = forsy.retrace([path], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
+    assert not run.failed, [o.message for o in run.failed]
+    traces = []
+    for t in sorted(out.rglob("trace.json")):
+        rep = validate_path(t.parent)
+        assert not rep.errors, [str(e) for e in rep.errors]
+        ver = verify_folder(t.parent, [path.parent])
+        assert ver.ok, ver.problems
+        traces.append(json.loads(t.read_text("utf-8")))
+    return traces
+
+
+def _events_oracle(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    results: dict[Any, str] = {}
+    pending: list[int] = []  # old outputs: positions of calls waiting for an observation
+    for e in events:
+        if "observation" in e and e["observation"] not in ("null", "agent_state_changed", "recall"):
+            if "cause" in e:
+                results[e["cause"]] = e["content"]
+            else:
+                i = pending.pop(0)
+                out[i] = (*out[i][:3], e["content"])
+        act = e.get("action")
+        if act == "message" and (e.get("source") == "user" or (e.get("source") is None and not out)):
+            out.append(("user", e["args"]["content"] if "args" in e else e["content"]))
+        elif act is not None and act not in NOT_CALLS:
+            out.append(("call", act, e["args"] if "args" in e else e, e.get("id")))
+            if "id" not in e:
+                pending.append(len(out) - 1)
+    return [(*x[:3], results.get(x[3], x[3])) if x[0] == "call" and "id" in events[0] else x for x in out]
+
+
+def oracle(path: Path) -> list[list[tuple[Any, ...]]]:
+    if path.suffix == ".jsonl":
+        return [_events_oracle(json.loads(line)["history"]) for line in path.read_text("utf-8").splitlines()]
+    return [_events_oracle(json.loads(path.read_text("utf-8")))]
+
+
+def from_trace(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for st in trace["steps"]:
+        if st["action"] == "user_message":
+            out.append(("user", st["input"]))
+        elif st.get("tool"):
+            out.append(("call", st["tool"], json.loads(st["input"]), st["output"]))
+    return out
+
+
+@needs_shared
+@pytest.mark.real_logs
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_real_openhands_logs_against_the_oracle(path: Path, tmp_path: Path) -> None:
+    assert isinstance(detect(path), OpenHandsSource)
+    traces = retrace(path, tmp_path / "out")
+    want = oracle(path)
+    # trace folders are named by session: compare as sets of step lists, each in order
+    assert sorted(map(repr, (from_trace(t) for t in traces))) == sorted(map(repr, want))
+
+
+@needs_shared
+@pytest.mark.real_logs
+def test_real_trajectory_facts() -> None:
+    path = BASE / "sachiny0106__Xelron/docs/rfcs/0001-trajectory-format/openhands_trajectory.json"
+    raw = json.loads(path.read_text("utf-8"))
+    [s] = OpenHandsSource().read(path, ReadContext(root=path.parent))
+    assert s.meta.system_prompt == raw[0]["args"]["content"]
+    assert s.meta.models == ["gpt-5-2025-08-07"]
+    last = [e for e in raw if "llm_metrics" in e][-1]["llm_metrics"]["accumulated_token_usage"]
+    assert s.meta.token_usage["prompt_tokens"] == last["prompt_tokens"]
+    assert [e.ts for e in s.events if e.kind == "user"] == [raw[1]["timestamp"]]
+    assert s.quality.missing_results == 0
+
+
+def test_unanswered_and_unpaired_are_reported(tmp_path: Path) -> None:
+    events = [
+        {"id": 1, "timestamp": "2026-01-01T00:00:00", "source": "user", "action": "message",
+         "args": {"content": "go"}},
+        {"id": 2, "timestamp": "2026-01-01T00:00:01", "source": "agent", "action": "run",
+         "args": {"command": "false", "thought": "try"}},
+        {"id": 3, "timestamp": "2026-01-01T00:00:02", "source": "agent", "observation": "run", "cause": 2,
+         "content": "", "extras": {"metadata": {"exit_code": 1}}},
+        {"id": 4, "timestamp": "2026-01-01T00:00:03", "source": "agent", "observation": "run", "cause": 99,
+         "content": "stray", "extras": {}},
+        {"id": 5, "timestamp": "2026-01-01T00:00:04", "source": "agent", "action": "read",
+         "args": {"path": "/x", "thought": ""}},
+        "junk",
+    ]
+    p = tmp_path / "traj.json"
+    p.write_text(json.dumps(events))
+    [s] = OpenHandsSource().read(p, ReadContext(root=tmp_path))
+    assert [e.kind for e in s.events] == ["user", "reasoning", "tool_call", "tool_result", "tool_call"]
+    assert s.events[3].is_error is True
+    assert s.quality.missing_results == 1 and s.quality.extra["unpaired_observations"] == 1
+    assert {"unpaired-observation", "no-result", "not-an-object"} <= {w.code for w in s.warnings}
