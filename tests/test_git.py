@@ -16,6 +16,7 @@ import pytest
 from _gitrepo import Repo
 from forsy.errors import InputError
 from forsy.evidence import Event, Session
+from forsy.payloads import CommitInfo
 from forsy.sources import ReadContext
 from forsy.sources.git import GIT_SHOW_ARGS, parse_diff, read_git, read_patch
 
@@ -53,6 +54,11 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     return r
 
 
+def ci(e: Event) -> CommitInfo:
+    assert isinstance(e.info, CommitInfo)
+    return e.info
+
+
 def read(repo: Repo, since: str | None = None, until: str | None = None) -> Session:
     return read_git(repo.path, since=since, until=until, ctx=ReadContext(root=repo.path))
 
@@ -62,7 +68,7 @@ def by_msg(s: Session) -> dict[str, Event]:
 
 
 def files(e: Event) -> dict[str, dict[str, Any]]:
-    return {f["path"]: f for f in e.meta["files"]}
+    return {f["path"]: f for f in ci(e).files}
 
 
 def test_commits_in_time_order_with_people_and_dates(repo: Repo) -> None:
@@ -84,12 +90,12 @@ def test_commits_in_time_order_with_people_and_dates(repo: Repo) -> None:
     assert first.kind == "commit" and first.actor == "human:git"
     assert first.text == "Add app\n\nFirst version of the app."
     assert first.ts == "2024-01-01T10:00:00Z"
-    assert first.meta["author_name"] == "Ada Dev" and first.meta["author_email"] == "ada@example.org"
-    assert first.meta["committer_date"] == "2024-01-01T10:00:00+00:00"
-    assert first.meta["sha"] == repo.git("rev-list", "--max-parents=0", "HEAD").strip()
+    assert ci(first).author_name == "Ada Dev" and ci(first).author_email == "ada@example.org"
+    assert ci(first).committer_date == "2024-01-01T10:00:00+00:00"
+    assert ci(first).sha == repo.git("rev-list", "--max-parents=0", "HEAD").strip()
     rename = by_msg(s)["Rename app to main"]
     assert (
-        rename.ts == "2024-01-01T08:10:00Z" and rename.meta["committer_date"] == "2024-01-01T10:10:00+02:00"
+        rename.ts == "2024-01-01T08:10:00Z" and ci(rename).committer_date == "2024-01-01T10:10:00+02:00"
     )
     assert not s.warnings
 
@@ -134,9 +140,9 @@ def test_rename_delete_and_quoted_names(repo: Repo) -> None:
 def test_merge_commit_is_noted(repo: Repo) -> None:
     s = read(repo)
     merge = by_msg(s)["Merge feature"]
-    assert merge.meta["merge"] is True and len(merge.meta["parents"]) == 2
+    assert ci(merge).merge is True and len(ci(merge).parents) == 2
     assert s.quality.extra["merge_commits"] == 1
-    assert merge.meta["files"] == []  # a clean merge: git show has no combined diff to show
+    assert ci(merge).files == []  # a clean merge: git show has no combined diff to show
 
 
 def test_window_filters_by_author_or_committer_date(repo: Repo) -> None:
@@ -159,7 +165,7 @@ def test_evidence_hash_is_sha256_of_documented_git_show(repo: Repo) -> None:
     assert len(s.evidence) == len(s.events)
     for e in s.events:
         ev = s.evidence[e.refs[0].ev]
-        sha = e.meta["sha"]
+        sha = ci(e).sha
         assert ev.source == f"git:demo@{sha}" and ev.line is None and ev.byte_offset == 0
         out = subprocess.run(
             ["git", "-C", str(repo.path), *GIT_SHOW_ARGS, sha], env=repo.env, capture_output=True, check=True
@@ -204,11 +210,11 @@ def test_format_patch_mbox(repo: Repo, tmp_path: Path) -> None:
     s = read_patch(both, ReadContext(root=tmp_path))
     assert [(e.text or "").split("\n")[0] for e in s.events] == ["Edit app, add logo", "Rename app to main"]
     edit, ren = s.events
-    assert edit.meta["author_name"] == "Ada Dev" and edit.ts == "2024-01-01T10:05:00Z"
-    assert edit.meta["sha"] == repo.git("rev-parse", "HEAD~5").strip()
-    assert {f["path"]: f["status"] for f in edit.meta["files"]} == {"logo.png": "A", "src/app.py": "M"}
-    assert ren.meta["files"][0]["status"] == "R" and ren.ts == "2024-01-01T08:10:00Z"
-    assert not ren.meta["files"][0]["diff"].rstrip().endswith("-- ")  # the mail signature is not diff
+    assert ci(edit).author_name == "Ada Dev" and edit.ts == "2024-01-01T10:05:00Z"
+    assert ci(edit).sha == repo.git("rev-parse", "HEAD~5").strip()
+    assert {f["path"]: f["status"] for f in ci(edit).files} == {"logo.png": "A", "src/app.py": "M"}
+    assert ci(ren).files[0]["status"] == "R" and ren.ts == "2024-01-01T08:10:00Z"
+    assert not ci(ren).files[0]["diff"].rstrip().endswith("-- ")  # the mail signature is not diff
     data = both.read_bytes()
     for e in s.events:
         ev = s.evidence[e.refs[0].ev]
@@ -227,8 +233,8 @@ def test_plain_unified_diff(tmp_path: Path) -> None:
     )
     s = read_patch(d, ReadContext())
     (e,) = s.events
-    assert e.kind == "commit" and e.ts is None and e.text is None and e.meta["sha"] is None
-    fs = e.meta["files"]
+    assert e.kind == "commit" and e.ts is None and e.text is None and ci(e).sha is None
+    fs = ci(e).files
     assert [(f["path"], f["status"]) for f in fs] == [("new/a.txt", "M"), ("new.txt", "A")]
     assert fs[0]["old_path"] == "old/a.txt"
     assert fs[0]["hunks"][0]["header"] == "@@ -1,2 +1,2 @@" and fs[1]["hunks"][0]["new_lines"] == 1
@@ -265,8 +271,8 @@ def test_merge_with_resolved_conflict_has_combined_diff(tmp_path: Path) -> None:
     r.write("f", "a\nXM\nc\n")
     r.commit("Merge x", "2024-02-01T10:03:00+00:00")
     merge = read(r).events[-1]
-    assert merge.meta["merge"] is True
-    (f,) = merge.meta["files"]
+    assert ci(merge).merge is True
+    (f,) = ci(merge).files
     assert f["path"] == "f" and f["combined"] is True and f["diff"].startswith("diff --cc f\n")
     assert f["hunks"] == [
         {"header": "@@@ -1,3 -1,3 +1,3 @@@", "old_start": 1, "old_lines": 3, "new_start": 1, "new_lines": 3}

@@ -16,7 +16,8 @@ from types import ModuleType
 import pytest
 
 from forsy.errors import ForsyError
-from forsy.evidence import Session
+from forsy.evidence import Event, Session
+from forsy.payloads import ShellInfo
 from forsy.sources import ReadContext
 from forsy.sources.shell import ShellHistorySource
 
@@ -25,6 +26,17 @@ SAMPLES = ROOT / "sample_logs" / "shell"
 REAL = ROOT.parent / "shared" / "real_logs" / "shell"
 ORACLE = ROOT.parent / "shared" / "tools" / "history_check.py"
 SRC = ShellHistorySource()
+
+
+def si(e: Event) -> ShellInfo:
+    assert isinstance(e.info, ShellInfo)
+    return e.info
+
+
+def ri(e: Event) -> str:
+    rec = si(e).record_ref
+    assert rec is not None
+    return rec.ev
 
 
 def read(path: Path) -> Session:
@@ -52,10 +64,10 @@ def check_evidence(s: Session, path: Path) -> None:
         raw = data[ev.byte_offset : ev.byte_offset + ev.byte_length]
         assert hashlib.sha256(raw).hexdigest() == ev.sha256
         assert ev.line is not None and data[: ev.byte_offset].count(b"\n") + 1 == ev.line
-        if "decoded" not in e.meta:
+        if si(e).decoded is None:
             assert raw.decode("utf-8") == e.text
-        if "record_ref" in e.meta:
-            rec = s.evidence[e.meta["record_ref"]["ev"]]
+        if (rr := si(e).record_ref) is not None:
+            rec = s.evidence[rr.ev]
             assert rec.byte_offset <= ev.byte_offset
             assert ev.byte_offset + ev.byte_length <= rec.byte_offset + rec.byte_length
             rec_raw = data[rec.byte_offset : rec.byte_offset + rec.byte_length]
@@ -77,7 +89,7 @@ def test_bash_plain_sample() -> None:
         "vim README.md",
     ]
     assert times(s) == [None] * 6
-    assert all(e.actor == "human:shell" and e.meta == {"shell": "bash"} for e in s.events)
+    assert all(e.actor == "human:shell" and si(e) == ShellInfo(shell="bash") for e in s.events)
     assert s.source_kind == "shell" and s.meta.agent == "shell"
     assert [s.evidence[e.refs[0].ev].line for e in s.events] == [1, 2, 3, 4, 5, 8]
     assert not s.warnings
@@ -103,7 +115,7 @@ def test_bash_epoch_sample() -> None:
     # the command's own bytes; the record (the `#epoch` line and the command) is cited beside
     assert (first.line, first.byte_offset, first.byte_length) == (2, 12, len(b"cd ~/project"))
     assert first.record_type == "bash_epoch"
-    rec = s.evidence[s.events[0].meta["record_ref"]["ev"]]
+    rec = s.evidence[ri(s.events[0])]
     assert (rec.line, rec.byte_offset, rec.byte_length) == (1, 0, len(b"#1700000000\ncd ~/project"))
     assert rec.record_type == "bash_epoch_record"
     check_evidence(s, p)
@@ -122,12 +134,12 @@ def test_zsh_extended_sample_decodes_metafied_utf8_and_continuations() -> None:
         "git status",
     ]
     assert times(s)[0] == "2023-11-14T22:16:40Z"
-    assert [e.meta["duration_s"] for e in s.events] == [0.0, 2.0, 0.0, 12.0, 1.0, 0.0]
+    assert [si(e).duration_s for e in s.events] == [0.0, 2.0, 0.0, 12.0, 1.0, 0.0]
     loop = s.evidence[s.events[3].refs[0].ev]
     assert loop.line == 4 and loop.record_type == "zsh_extended"
     assert p.read_bytes()[loop.byte_offset : loop.byte_offset + loop.byte_length].count(b"\n") == 2
-    assert s.events[5].meta["shell"] == "zsh"
-    assert [("decoded" in e.meta) for e in s.events] == [False, False, True, True, True, False]
+    assert si(s.events[5]).shell == "zsh"
+    assert [(si(e).decoded is not None) for e in s.events] == [False, False, True, True, True, False]
     first = s.evidence[s.events[0].refs[0].ev]
     assert p.read_bytes()[first.byte_offset : first.byte_offset + first.byte_length] == b"cd ~/src/forsy"
     check_evidence(s, p)
@@ -148,12 +160,12 @@ def test_fish_sample_escapes_and_paths() -> None:
         "2023-11-14T22:18:40Z",
         "2023-11-14T22:18:50Z",
     ]
-    assert s.events[2].meta["paths"] == ["notes.txt"]
+    assert si(s.events[2]).paths == ["notes.txt"]
     assert s.evidence[s.events[2].refs[0].ev].line == 5
-    assert s.evidence[s.events[2].meta["record_ref"]["ev"]].byte_length == len(
+    assert s.evidence[ri(s.events[2])].byte_length == len(
         b'- cmd: echo "a\\\\b" > notes.txt\n   when: 1700000320\n   paths:\n    - notes.txt'
     )
-    assert [("decoded" in e.meta) for e in s.events] == [False, True, True, True]
+    assert [(si(e).decoded is not None) for e in s.events] == [False, True, True, True]
     check_evidence(s, p)
 
 
@@ -161,10 +173,10 @@ def test_eternal_sample_multiline_and_repeated_entries() -> None:
     p = SAMPLES / "sample.bash_eternal_history"
     s = read(p)
     assert cmds(s) == ["cd ~/src/forsy", 'git commit -m "two\nlines"', 'git commit -m "two\nlines"', "make"]
-    assert [e.meta["session"] for e in s.events] == ["31337", "31337", "31337", "4242"]
-    assert [e.meta["histnum"] for e in s.events] == [101, 102, 102, 7]
-    assert "duplicate_of_line" not in s.events[1].meta
-    assert s.events[2].meta["duplicate_of_line"] == 2
+    assert [si(e).session for e in s.events] == ["31337", "31337", "31337", "4242"]
+    assert [si(e).histnum for e in s.events] == [101, 102, 102, 7]
+    assert si(s.events[1]).duplicate_of_line is None
+    assert si(s.events[2]).duplicate_of_line == 2
     assert s.quality.duplicate_records == 1
     assert times(s)[3] == "2023-11-14T22:19:59Z"  # file order is kept, not time order
     check_evidence(s, p)
@@ -246,7 +258,7 @@ def test_binary_file_warnings_are_capped(tmp_path: Path) -> None:
     p = tmp_path / ".bash_history"
     p.write_bytes(b"\xff\xfe garbage\n" * 500)
     s = read(p)
-    assert len(s.events) == 500 and all(e.meta["decoded"] for e in s.events)
+    assert len(s.events) == 500 and all(si(e).decoded for e in s.events)
     assert [w.line for w in s.warnings[:20]] == list(range(1, 21))
     assert len(s.warnings) == 21 and s.warnings[-1].message == "480 more lines with this problem"
 
@@ -328,15 +340,15 @@ def test_atuin_rows_with_authors(tmp_path: Path) -> None:
     assert s.quality.extra["deleted_rows"] == 1
     assert times(s) == ["2023-11-14T22:13:20Z", "2023-11-14T22:13:22.250000Z", "2023-11-14T22:13:25Z"]
     human, agent, by_name = s.events
-    assert human.actor == "human:shell" and human.meta["exit_code"] == 0 and human.meta["duration_s"] == 1.5
-    assert human.meta["cwd"] == "/src/x" and human.meta["session"] == "s1" and human.meta["shell"] == "zsh"
-    assert agent.actor == "agent:shell" and agent.meta["author"] == "claude-code"
-    assert agent.meta["exit_code"] == 1 and agent.meta["intent"] == "run tests"
+    assert human.actor == "human:shell" and si(human).exit_code == 0 and si(human).duration_s == 1.5
+    assert si(human).cwd == "/src/x" and si(human).session == "s1" and si(human).shell == "zsh"
+    assert agent.actor == "agent:shell" and si(agent).author == "claude-code"
+    assert si(agent).exit_code == 1 and si(agent).intent == "run tests"
     # no author_kind: atuin goes by the name, and "codex" is one of its known agents
     assert (
         by_name.actor == "agent:shell"
-        and "exit_code" not in by_name.meta
-        and "duration_s" not in by_name.meta
+        and si(by_name).exit_code is None
+        and si(by_name).duration_s is None
     )
     assert agent.refs[0].pointer == "/command"
     ev = s.evidence[agent.refs[0].ev]
@@ -454,7 +466,7 @@ def test_real_timestamps_where_the_format_has_them() -> None:
     (multi,) = [
         e for e in eternal.events if e.text == 'git commit -m "tidy scripts for convert and subtract\n"'
     ]
-    assert multi.meta["session"] == "11353" and multi.ts == "2013-01-02T05:33:42Z"
+    assert si(multi).session == "11353" and multi.ts == "2013-01-02T05:33:42Z"
 
 
 def test_verify_reads_atuin_rows_back_through_the_shell_source(tmp_path: Path) -> None:

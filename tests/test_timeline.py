@@ -15,6 +15,7 @@ import pytest
 import _gitrepo
 from forsy.errors import InputError
 from forsy.evidence import Event, Ref, Session, SessionMeta
+from forsy.payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
 from forsy.rules.timeline import merge, to_epoch
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
@@ -138,55 +139,70 @@ def commits(s: Session) -> dict[str, Event]:
     return {e.text or "": e for e in s.events if e.kind == "commit"}
 
 
+def hist_of(e: Event) -> HistoryMatch | None:
+    return e.info.shell_history if isinstance(e.info, CallInfo) else None
+
+
+def possible(e: Event) -> Match | None:
+    return e.info.possible_match if isinstance(e.info, ShellInfo | CommitInfo) else None
+
+
+def commit(e: Event) -> CommitInfo:
+    assert isinstance(e.info, CommitInfo)
+    return e.info
+
+
 def test_agent_commands_merge_into_their_calls(world: dict[str, Any]) -> None:
     m = world["merged"]
     c1 = calls(m)["c1"]
-    sh = c1.meta["shell_history"]
-    assert sh["match"]["rule"] == "command-text+time" and sh["match"]["score"] == 1.0
-    assert sh["match"]["dt_s"] == 1.0  # zsh keeps whole seconds
-    assert sh["exit_code"] is None and sh["duration_s"] == 0.0  # zsh records no exit code
-    ev = m.evidence[sh["ref"]["ev"]]
+    sh = hist_of(c1)
+    assert sh is not None and sh.match.rule == "command-text+time" and sh.match.score == 1.0
+    assert sh.match.dt_s == 1.0  # zsh keeps whole seconds
+    assert sh.exit_code is None and sh.duration_s == 0.0  # zsh records no exit code
+    assert sh.record is not None
+    ev = m.evidence[sh.record]
     assert ev.source == ".zsh_history" and ev.line == 2
     assert c1.refs == world["agent"].events[1].refs  # refs still say where the call was copied from
-    assert calls(m)["c3"].meta["shell_history"]["match"]["score"] == 1.0
+    assert (h3 := hist_of(calls(m)["c3"])) is not None and h3.match.score == 1.0
     assert "pytest   -q" not in commands(m) and 'git add -A && git commit -m "Fix parser"' not in commands(m)
-    assert "shell_history" not in world["agent"].events[1].meta  # the input session is untouched
+    assert hist_of(world["agent"].events[1]) is None  # the input session is untouched
 
 
 def test_human_commands_stay_human(world: dict[str, Any]) -> None:
     cmds = commands(world["merged"])
     for text in ("cd ~/demo", "vim docs/notes.md", "git commit -am 'human tweak'"):
-        assert cmds[text].actor == "human:shell" and "possible_match" not in cmds[text].meta
+        assert cmds[text].actor == "human:shell" and possible(cmds[text]) is None
     assert "make deploy" not in cmds  # an hour after the session: outside the window
 
 
 def test_uncertain_matches_are_recorded_not_merged(world: dict[str, Any]) -> None:
     m = world["merged"]
     cmds = commands(m)
-    by_score = cmds["ls -l"].meta["possible_match"]
-    assert by_score["call_id"] == "c6" and by_score["uncertain"] is True and 0.8 <= by_score["score"] < 0.95
-    by_time = cmds["git status"].meta["possible_match"]
-    assert by_time["call_id"] == "c5" and by_time["score"] == 1.0 and by_time["dt_s"] == pytest.approx(42)
-    assert "shell_history" not in calls(m)["c5"].meta and "shell_history" not in calls(m)["c6"].meta
+    by_score = possible(cmds["ls -l"])
+    assert by_score is not None and by_score.call_id == "c6" and 0.8 <= by_score.score < 0.95
+    by_time = possible(cmds["git status"])
+    assert by_time is not None and by_time.call_id == "c5" and by_time.score == 1.0
+    assert by_time.dt_s == pytest.approx(42)
+    assert hist_of(calls(m)["c5"]) is None and hist_of(calls(m)["c6"]) is None
     big = commits(m)["Big change"]
-    assert big.actor == "human:git" and "matched_call_id" not in big.meta
-    assert big.meta["possible_match"]["call_id"] == "c7" and big.meta["possible_match"]["files"] == [
-        "src/app.py"
-    ]
+    assert big.actor == "human:git" and commit(big).matched_call_id is None
+    big_possible = possible(big)
+    assert big_possible is not None and big_possible.call_id == "c7" and big_possible.files == ("src/app.py",)
     assert m.quality.extra["uncertain_matches"] == 3
 
 
 def test_commits_attributed_to_the_calls_that_made_them(world: dict[str, Any]) -> None:
     cs = commits(world["merged"])
     fix = cs["Fix parser"]
-    assert fix.actor == "agent" and fix.meta["matched_call_id"] == "c3"
-    assert fix.meta["match"] == {"rule": "shell-git-commit+time", "score": 1.0, "files": ["src/app.py"]}
+    assert fix.actor == "agent" and commit(fix).matched_call_id == "c3"
+    assert commit(fix).match == Match("shell-git-commit+time", 1.0, files=("src/app.py",))
     notes = cs["Add notes"]
-    assert notes.actor == "agent" and notes.meta["matched_call_id"] == "c4"
-    assert notes.meta["match"]["rule"] == "edits-before-commit" and notes.meta["match"]["score"] == 0.5
-    assert notes.meta["match"]["files"] == ["docs/notes.md"]
+    assert notes.actor == "agent" and commit(notes).matched_call_id == "c4"
+    nm = commit(notes).match
+    assert nm is not None and nm.rule == "edits-before-commit" and nm.score == 0.5
+    assert nm.files == ("docs/notes.md",)
     tweak = cs["human tweak"]
-    assert tweak.actor == "human:git" and "match" not in tweak.meta and "possible_match" not in tweak.meta
+    assert tweak.actor == "human:git" and commit(tweak).match is None and possible(tweak) is None
     assert "Initial" not in cs  # half an hour before the session
     assert all(e.actor == "human:git" for e in world["git"].events)  # input untouched
 
@@ -216,7 +232,7 @@ def test_counts_evidence_and_session(world: dict[str, Any]) -> None:
     for e in m.events:
         for r in e.refs:
             assert r.ev in m.evidence or r.ev.startswith("ev_agent")
-    ids = {e.meta["shell_history"]["ref"]["ev"] for e in m.events if "shell_history" in e.meta}
+    ids = {h.record for e in m.events if (h := hist_of(e)) is not None}
     assert ids <= set(m.evidence)
     assert {f.kind for f in m.files} == {"shell", "git"}
 
@@ -231,7 +247,7 @@ def test_each_command_matches_one_call_in_order(tmp_path: Path) -> None:
     log.call("c", "Bash", {"command": "make"}, 0.4, 0.5)
     hist = zsh_history(tmp_path, [(0.02, "make"), (0.22, "make")])
     m = merge(log.session(), [hist], [])
-    got = {cid: e.meta.get("shell_history", {}).get("ref", {}).get("ev") for cid, e in calls(m).items()}
+    got = {cid: h.record if (h := hist_of(e)) is not None else None for cid, e in calls(m).items()}
     assert got["a"] and got["b"] and got["a"] != got["b"] and got["c"] is None
     assert commands(m) == {}
 
@@ -243,8 +259,9 @@ def test_codex_shell_argv_matches_history(tmp_path: Path) -> None:
     log.add("agent_text", 1.1, text="next")
     hist = zsh_history(tmp_path, [(0.01, "npm test"), (1.02, "npm run lint")])
     m = merge(log.session(), [hist], [])
-    assert calls(m)["x"].meta["shell_history"]["match"]["score"] == 1.0
-    assert calls(m)["y"].meta["shell_history"]["match"]["dt_s"] == 1.0
+    hx, hy = hist_of(calls(m)["x"]), hist_of(calls(m)["y"])
+    assert hx is not None and hx.match.score == 1.0
+    assert hy is not None and hy.match.dt_s == 1.0
 
 
 def test_no_agent_merges_history_and_git_in_time_order(tmp_path: Path) -> None:

@@ -16,9 +16,12 @@ Events are plain slotted dataclasses, not pydantic models: a 100 MB log has ~100
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .ids import evidence_id
+
+if TYPE_CHECKING:
+    from .payloads import Link, Payload
 
 EventKind = Literal[
     "user",  # words a person typed (slash commands included)
@@ -99,6 +102,8 @@ class Event:
     meta: dict[str, Any] = field(default_factory=dict)
     ts_ref: Ref | None = None  # where `ts` was copied from (else it is cited as derived)
     name_ref: Ref | None = None  # where `tool` was copied from
+    info: Payload | None = None  # what the source knows beyond these fields (forsy.payloads)
+    link: Link | None = None  # a subagent's event: the call that spawned its thread
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ from .assemble import Assembled, assemble
 from .errors import ExitCode, ForsyError, InputError, NoWork, UnsupportedFormat
 from .evidence import Ref, Session, Warning_
 from .models import Trace
+from .payloads import CommitInfo, redact_payload
 from .protocols import Completion, NoRedactor, Redactor
 from .rules.segment import Segmenter
 from .sinks import FolderSink, Sink
@@ -237,6 +238,10 @@ def _redact_session(session: Session, redactor: Redactor) -> None:
             e.args = rv(e.args)
         if e.meta:
             e.meta = _redact_meta(e.meta, rv)
+        if e.info is not None:
+            redact_payload(e.info, rv)
+        if e.link is not None:
+            redact_payload(e.link, rv)
     m = session.meta
     for name in ("system_prompt", "memory", "cwd", "git_branch"):
         v = getattr(m, name)
@@ -298,8 +303,8 @@ def make_redactor(sessions: list[Session]) -> Redactor:
     from .redact import user_names_from_paths
 
     paths = [s.meta.cwd for s in sessions if s.meta.cwd]
-    authors = {str(e.meta.get("author_name")) for s in sessions for e in s.events
-               if e.kind == "commit" and e.meta.get("author_name")}
+    authors = {e.info.author_name for s in sessions for e in s.events
+               if isinstance(e.info, CommitInfo) and e.info.author_name}
     return RuleRedactor(user_names=user_names_from_paths(paths), extra_person_names=authors)
 
 

@@ -155,8 +155,7 @@ def _plain(v: Value) -> object:
 
 def copy_drafts(drafts: Sequence[Draft]) -> list[Draft]:
     """Drafts whose values, provenance and evidence lists can change without touching the originals."""
-    return [Draft(values=dict(d.values), prov=dict(d.prov), evidence=list(d.evidence), call_id=d.call_id,
-                  tool_args=d.tool_args, rich=d.rich, actor_key=d.actor_key, meta=dict(d.meta)) for d in drafts]
+    return [d.copy() for d in drafts]
 
 
 def apply_step(drafts: list[Draft], p: Proposal) -> None:

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..evidence import Event
+from ..payloads import CommitInfo
 from ..rules.segment import Draft
 from ..tools import ToolSpec, spec
 
@@ -58,14 +60,14 @@ def _patch_diff(hunks: Any) -> str | None:
 def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
     arts: dict[str, ArtifactDraft] = {}
     for i, d in enumerate(drafts, start=1):
-        if d.values.get("success") is not True and not d.meta.get("commits"):
+        if d.values.get("success") is not True and not d.commits:
             continue
         tool = spec(d.values.get("tool"))
         if tool is not None and tool.edit_form == "file":
             _file_edit(arts, i, d, tool)
         elif tool is not None and tool.edit_form == "patch":
             _apply_patch(arts, i, d)
-        for c in d.meta.get("commits", []):
+        for c in d.commits:
             _commit(arts, i, c)
         if d.meta.get("persisted"):
             _persisted(arts, i, d)
@@ -123,15 +125,17 @@ def _apply_patch(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
         a.state = f"Last changed in step {step} by apply_patch."
 
 
-def _commit(arts: dict[str, ArtifactDraft], step: int, commit: Any) -> None:
-    meta = getattr(commit, "meta", {})
-    sha = str(meta.get("sha", ""))[:12]
-    for f in meta.get("files") or []:
-        if not isinstance(f, dict) or not isinstance(f.get("path"), str):
+def _commit(arts: dict[str, ArtifactDraft], step: int, commit: Event) -> None:
+    if not isinstance(commit.info, CommitInfo):
+        return
+    sha = str(commit.info.sha)[:12]
+    for f in commit.info.files:
+        path = f.get("path")
+        if not isinstance(path, str):
             continue
         status = str(f.get("status", "M"))[:1]
         kind = {"A": "created", "D": "deleted"}.get(status, "modified")
-        a = _get(arts, f["path"], kind, "deliverable")
+        a = _get(arts, path, kind, "deliverable")
         if step not in a.related_steps:
             a.related_steps.append(step)
         a.diffs.append(f"commit {sha} (step {step}):\n{f.get('diff') or ''}".rstrip())

@@ -22,6 +22,7 @@ rules are listed in docs/rules.md and named in provenance.json:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from rapidfuzz import fuzz
 
 from ..evidence import Event, Ref, Session
 from ..models import EvidenceRef, FieldProvenance
+from ..payloads import CallInfo, CommitInfo, HistoryMatch, ShellInfo
 from .catalogue import check as check_rule
 
 RETRY_SIMILARITY = 90.0
@@ -117,6 +119,14 @@ class Draft:
     rich: Any = None
     actor_key: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    commits: list[Event] = field(default_factory=list)  # commits that record this step's change
+    shell: ShellInfo | None = None  # a shell history command's record
+    shell_history: HistoryMatch | None = None  # a call matched to the shell history
+
+    def copy(self) -> Draft:
+        """A draft whose values, provenance and evidence lists can change without touching this one."""
+        return dataclasses.replace(self, values=dict(self.values), prov=dict(self.prov), evidence=list(self.evidence),
+                                   meta=dict(self.meta), commits=list(self.commits))
 
     def set(self, name: str, value: Any, prov: FieldProvenance) -> None:
         if value is None:
@@ -269,8 +279,8 @@ class Segmenter:
         self._times(d, e, None)
         if e.call_id:
             self.calls[e.call_id] = len(self.drafts) - 1
-        hist = e.meta.get("shell_history")
-        if isinstance(hist, dict):
+        hist = e.info.shell_history if isinstance(e.info, CallInfo) else None
+        if hist is not None:
             self._history_match(d, hist)
         if e.meta.get("result_in_log") is False:
             d.meta["no_result_expected"] = True  # e.g. Codex web searches leave no result record
@@ -330,65 +340,67 @@ class Segmenter:
             self.compact_meta = e.meta.get("compact") or {}
 
     def _on_shell_command(self, e: Event) -> None:
-        possible = e.meta.get("possible_match")
+        info = e.info if isinstance(e.info, ShellInfo) else ShellInfo()
+        possible = info.possible_match
         d = self._new(e.actor, "agent_step", e)
-        if isinstance(possible, dict):
+        if possible is not None:
             self.matches.append({"kind": "shell_history", "step": len(self.drafts), "uncertain": True,
-                                 "rule": possible.get("rule"), "score": possible.get("score"),
-                                 "evidence": [r.ev for r in e.refs[:1]], "possible_call_id": possible.get("call_id")})
+                                 "rule": possible.rule, "score": possible.score,
+                                 "evidence": [r.ev for r in e.refs[:1]], "possible_call_id": possible.call_id})
         d.set("tool", "shell", derived("R-shell", e.refs))
         d.set("operation", "execute", derived("R-shell", e.refs))
-        decoded = e.meta.get("decoded")
+        decoded = info.decoded
         d.set("input", e.text, derived("R-shell/decoded", e.refs, decoding=str(decoded)) if decoded else copied(e.refs))
-        code = e.meta.get("exit_code")
+        code = info.exit_code
         if isinstance(code, int):
             d.set("success", code == 0, derived("R-shell/exit-code", e.refs))
             if code != 0:
                 d.values["eval"] = -1
                 d.set("eval_reason", f"The command exited with status {code}.", derived("R-shell/exit-code", e.refs))
         self._times(d, e, e)
-        d.meta.update({"shell": e.meta})
+        d.shell = info
 
-    def _history_match(self, d: Draft, hist: dict[str, Any]) -> None:
-        ref = hist.get("ref") or {}
-        match = hist.get("match") or {}
-        self.matches.append({"kind": "shell_history", "step": len(self.drafts), "rule": match.get("rule"),
-                             "score": match.get("score"), "dt_s": match.get("dt_s"),
-                             "evidence": [ref.get("ev")] if ref.get("ev") else [], "uncertain": False,
-                             "exit_code": hist.get("exit_code"), "duration_s": hist.get("duration_s")})
-        d.meta["shell_history"] = hist
+    def _history_match(self, d: Draft, hist: HistoryMatch) -> None:
+        match = hist.match
+        self.matches.append({"kind": "shell_history", "step": len(self.drafts), "rule": match.rule,
+                             "score": match.score, "dt_s": match.dt_s,
+                             "evidence": [hist.record] if hist.record else [], "uncertain": False,
+                             "exit_code": hist.exit_code, "duration_s": hist.duration_s})
+        d.shell_history = hist
 
     def _on_commit(self, e: Event) -> None:
-        target = e.meta.get("matched_call_id")
-        possible = e.meta.get("possible_match")
-        if isinstance(possible, dict):
-            self.matches.append({"kind": "commit", "step": None, "sha": e.meta.get("sha"), "uncertain": True,
-                                 "rule": possible.get("rule"), "score": possible.get("score"),
+        info = e.info if isinstance(e.info, CommitInfo) else CommitInfo()
+        target = info.matched_call_id
+        possible = info.possible_match
+        if possible is not None:
+            self.matches.append({"kind": "commit", "step": None, "sha": info.sha, "uncertain": True,
+                                 "rule": possible.rule, "score": possible.score,
                                  "evidence": [r.ev for r in e.refs[:1]]})
         if target and target in self.calls:
             idx = self.calls[target]
             d = self.drafts[idx]
-            d.meta.setdefault("commits", []).append(e)
-            match = e.meta.get("match") or {}
-            sha = str(e.meta.get("sha", ""))
-            files = [str(f.get("path")) for f in e.meta.get("files") or [] if isinstance(f, dict)]
+            d.commits.append(e)
+            match = info.match
+            sha = str(info.sha)
+            files = [str(f.get("path")) for f in info.files]
             note = f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])})."
             if d.values.get("state_change") is None:
-                d.set("state_change", note, derived("R-commit/match", e.refs[:1], match=str(match.get("rule")),
-                                                    score=_num(match.get("score"))))
-            self.matches.append({"kind": "commit", "step": idx + 1, "sha": sha, "rule": match.get("rule"),
-                                 "score": match.get("score"), "evidence": [r.ev for r in e.refs[:1]],
+                d.set("state_change", note, derived("R-commit/match", e.refs[:1],
+                                                    match=str(match.rule if match else None),
+                                                    score=_num(match.score if match else None)))
+            self.matches.append({"kind": "commit", "step": idx + 1, "sha": sha, "rule": match.rule if match else None,
+                                 "score": match.score if match else None, "evidence": [r.ev for r in e.refs[:1]],
                                  "uncertain": False, "files": files})
             return
         d = self._new(e.actor, "agent_step", e)
         d.set("tool", "git", derived("R-commit", e.refs))
         d.set("operation", "write", derived("R-commit", e.refs))
-        sha = str(e.meta.get("sha", ""))
+        sha = str(info.sha)
         d.set("output", f"commit {sha}\n\n{e.text or ''}".rstrip(), derived("R-commit/show", e.refs))
         d.set("state_change", f"Commit {sha[:12]} was recorded in the repository.", derived("R-commit", e.refs))
         d.set("success", True, derived("R-commit", e.refs))
         self._times(d, e, e)
-        d.meta.setdefault("commits", []).append(e)
+        d.commits.append(e)
 
     # ------------------------------------------------------------------ rules
     def _reasoning(self, d: Draft, texts: list[Event]) -> None:

@@ -1,7 +1,7 @@
 """One timeline from an agent session, shell histories and git commits.
 
 `merge(agent, history, git, window=)` returns ONE `Session`. What it decides, and by which
-rule (every decision is written into the events' `meta` with its rule and score):
+rule (every decision is written into the events' payloads with its rule and score):
 
 Shell commands an agent ran (rule "command-text+time")
     An agent shell call (Claude Code `Bash`, Codex `shell`/`exec_command`/`local_shell`/
@@ -13,11 +13,11 @@ Shell commands an agent ran (rule "command-text+time")
     * each command matches at most one call and each call at most one command; calls are
       taken in time order and, among equal candidates, the higher score, then the smaller
       time gap, then the earlier history entry wins (so repeated commands pair in order).
-    A match is not a separate event: the call gets `meta["shell_history"]` (exit code,
+    A match is not a separate event: the call's `CallInfo.shell_history` (exit code,
     duration, a ref to the history evidence, the match) and the evidence joins the session.
     A pair that only reaches the loose bounds (score >= 0.80, time within 120 s) is
-    *uncertain*: not merged; the command stays an event with `meta["possible_match"]`
-    (`"uncertain": True`) and `quality.extra["uncertain_matches"]` counts it.
+    *uncertain*: not merged; the command stays an event with `ShellInfo.possible_match`
+    and `quality.extra["uncertain_matches"]` counts it.
 
 Commits the agent made
     * "shell-git-commit+time" (strong): a shell call whose command runs `git commit`
@@ -29,7 +29,7 @@ Commits the agent made
       touching the commit's files. coverage = files touched / files in the commit; a match
       needs coverage >= 0.5, score = 0.5 x coverage (always below any strong match);
       0 < coverage < 0.5 is recorded as an uncertain `possible_match`.
-    A matched commit gets `meta["matched_call_id"]`, `meta["match"]` = {rule, score, files}
+    A matched commit gets `CommitInfo.matched_call_id` and `match` (rule, score, files)
     and the actor of the matched call ("agent", "subagent:<id>"); an unmatched commit keeps
     "human:git".
 
@@ -63,6 +63,7 @@ from rapidfuzz import fuzz
 from ..errors import InputError
 from ..evidence import Event, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
+from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
 from ..tools import ToolKind, kind_of, spec
 
 STRICT_SCORE = 0.95  # rapidfuzz ratio / 100; every match score in forsy is in [0, 1]
@@ -269,35 +270,42 @@ def _match_commands(calls: list[_Call], hist: list[_Hist]) -> tuple[dict[int, _F
     return strict, loose
 
 
-def _shell_history_meta(h: _Hist, f: _Found) -> dict[str, Any]:
-    return {
-        "exit_code": h.event.meta.get("exit_code"),
-        "duration_s": h.event.meta.get("duration_s"),
-        "ref": _record_ref(h.event),
-        "match": {"rule": "command-text+time", "score": round(f.score, 4), "dt_s": round(f.dt, 3)},
-    }
+def _shell(e: Event) -> ShellInfo:
+    return e.info if isinstance(e.info, ShellInfo) else ShellInfo()
 
 
-def _record_ref(e: Event) -> dict[str, Any]:
+def _commit(e: Event) -> CommitInfo:
+    return e.info if isinstance(e.info, CommitInfo) else CommitInfo()
+
+
+def _history_match(h: _Hist, f: _Found) -> HistoryMatch:
+    info = _shell(h.event)
+    return HistoryMatch(
+        exit_code=info.exit_code,
+        duration_s=info.duration_s,
+        record=_record_id(h.event),
+        match=Match("command-text+time", round(f.score, 4), dt_s=round(f.dt, 3)),
+    )
+
+
+def _record_id(e: Event) -> str | None:
     """The history record the exit code and duration come from (the whole record)."""
-    rec = e.meta.get("record_ref")
-    if isinstance(rec, dict):
-        return {"ev": rec.get("ev"), "pointer": ""}
-    return {"ev": e.refs[0].ev if e.refs else None, "pointer": ""}
+    rec = _shell(e).record_ref
+    if rec is not None:
+        return rec.ev
+    return e.refs[0].ev if e.refs else None
 
 
-def _possible(call: Event, rule: str, score: float, dt: float | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"call_id": call.call_id, "rule": rule, "score": round(score, 3), "uncertain": True}
-    if dt is not None:
-        out["dt_s"] = round(dt, 3)
-    return out
+def _possible(call: Event, rule: str, score: float, dt: float | None, files: tuple[str, ...] = ()) -> Match:
+    return Match(rule, round(score, 3), dt_s=round(dt, 3) if dt is not None else None, call_id=call.call_id,
+                 files=files)
 
 
 # --- commits <-> calls ---------------------------------------------------------------------
 
 
 def _commit_paths(e: Event) -> list[str]:
-    return [str(f["path"]) for f in e.meta.get("files") or [] if isinstance(f, dict) and f.get("path")]
+    return [str(f["path"]) for f in _commit(e).files if f.get("path")]
 
 
 def _strong_commit_match(e: Event, t: float, calls: list[_Call]) -> tuple[_Call, float] | None:
@@ -341,29 +349,25 @@ def _attribute_commit(e: Event, t: float | None, prev_t: float, calls: list[_Cal
     strong = _strong_commit_match(e, t, calls)
     if strong:
         c, score = strong
-        match = {"rule": "shell-git-commit+time", "score": round(score, 3), "files": _commit_paths(e)}
+        match = Match("shell-git-commit+time", round(score, 3), files=tuple(_commit_paths(e)))
         return _matched_commit(e, c, match), "matched"
     hits, files, coverage = _weak_commit_match(e, t, prev_t, calls)
     if hits and coverage >= WEAK_MIN_COVERAGE:
         last = max(hits, key=lambda c: c.start)
-        match = {
-            "rule": "edits-before-commit",
-            "score": round(0.5 * coverage, 3),
-            "files": files,
-            "calls": [c.event.call_id for c in hits],
-        }
+        match = Match("edits-before-commit", round(0.5 * coverage, 3), files=tuple(files),
+                      calls=tuple(c.event.call_id for c in hits))
         return _matched_commit(e, last, match), "matched"
     if hits:
         last = max(hits, key=lambda c: c.start)
-        possible = _possible(last.event, "edits-before-commit", 0.5 * coverage, None)
-        meta = {**e.meta, "possible_match": {**possible, "files": files}}
-        return dataclasses.replace(e, meta=meta), "uncertain"
+        possible = _possible(last.event, "edits-before-commit", 0.5 * coverage, None, tuple(files))
+        info = dataclasses.replace(_commit(e), possible_match=possible)
+        return dataclasses.replace(e, info=info), "uncertain"
     return e, "human"
 
 
-def _matched_commit(e: Event, c: _Call, match: dict[str, Any]) -> Event:
-    meta = {**e.meta, "matched_call_id": c.event.call_id, "match": match}
-    return dataclasses.replace(e, actor=c.event.actor, meta=meta)
+def _matched_commit(e: Event, c: _Call, match: Match) -> Event:
+    info = dataclasses.replace(_commit(e), matched_call_id=c.event.call_id, match=match)
+    return dataclasses.replace(e, actor=c.event.actor, info=info)
 
 
 # --- window and order ----------------------------------------------------------------------
@@ -444,9 +448,8 @@ class _Out:
     def cite(self, e: Event, source: Session) -> None:
         """Bring the evidence an event cites (refs and its record) into the merged session."""
         ids = [r.ev for r in e.refs]
-        rec = e.meta.get("record_ref")
-        if isinstance(rec, dict):
-            ids.append(str(rec.get("ev")))
+        if isinstance(e.info, ShellInfo) and e.info.record_ref is not None:
+            ids.append(e.info.record_ref.ev)
         for i in ids:
             ev = source.evidence.get(i)
             if ev is not None:
@@ -509,8 +512,10 @@ def _merge_history(
         f = strict.get(h.order)
         if f is not None:
             call = replaced.get(id(f.call.event), f.call.event)
-            meta = {**call.meta, "shell_history": _shell_history_meta(h, f)}
-            replaced[id(f.call.event)] = dataclasses.replace(call, meta=meta)
+            # copies: the input session's events stay as they were read
+            info = call.info if isinstance(call.info, CallInfo) else CallInfo()
+            info = dataclasses.replace(info, shell_history=_history_match(h, f))
+            replaced[id(f.call.event)] = dataclasses.replace(call, info=info)
             out.cite(e, src)
             out.bump("commands")
             out.bump("matched")
@@ -521,7 +526,7 @@ def _merge_history(
         u = loose.get(h.order)
         if u is not None:
             possible = _possible(u.call.event, "command-text+time", u.score, u.dt)
-            e = dataclasses.replace(e, meta={**e.meta, "possible_match": possible})
+            e = dataclasses.replace(e, info=dataclasses.replace(_shell(e), possible_match=possible))
             out.bump("uncertain")
         out.cite(e, src)
         out.bump("commands")

@@ -30,11 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..errors import InputError
 from ..evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ..ids import make_id
+from ..payloads import CommitInfo, FileChange, Hunk
 from . import ReadContext
 from ._lines import inside, read_bytes, sha256, source_name
 
@@ -199,13 +200,12 @@ def _add_commit(session: Session, source: str, raw: bytes) -> None:
     ev = Evidence.make(source, None, 0, raw, sha256(raw), "git_commit")
     session.add_evidence(ev)
     session.quality.records += 1
-    meta = _raw_meta(head)
-    meta["files"] = parse_diff(diff)
-    if len(meta["parents"]) > 1:
-        meta["merge"] = True
+    info, ts = _raw_info(head)
+    info.files = parse_diff(diff)
+    if len(info.parents) > 1:
+        info.merge = True
         session.quality.extra["merge_commits"] = session.quality.extra.get("merge_commits", 0) + 1
-    ts = meta.pop("_ts", None)
-    session.events.append(Event("commit", "human:git", ts, [Ref(ev.id, "")], text=msg, meta=meta))
+    session.events.append(Event("commit", "human:git", ts, [Ref(ev.id, "")], text=msg, info=info))
 
 
 def _split_raw_show(text: str) -> tuple[list[str], str, str]:
@@ -227,28 +227,24 @@ def _split_raw_show(text: str) -> tuple[list[str], str, str]:
     return head, "\n".join(msg), rest
 
 
-def _raw_meta(head: list[str]) -> dict[str, Any]:
-    meta: dict[str, Any] = {"sha": None, "parents": []}
+def _raw_info(head: list[str]) -> tuple[CommitInfo, str | None]:
+    """The commit's header fields, and its time (the committer's, in UTC)."""
+    info = CommitInfo()
+    ts: str | None = None
     for line in head:
         key, _, value = line.partition(" ")
         if key == "commit":
-            meta["sha"] = value.split()[0] if value else None
+            info.sha = value.split()[0] if value else None
         elif key == "parent":
-            meta["parents"].append(value)
-        elif key in ("author", "committer"):
-            _person(meta, key, value)
-    return meta
-
-
-def _person(meta: dict[str, Any], key: str, value: str) -> None:
-    m = RAW_PERSON.match(value)
-    if not m:
-        return
-    name, mail, epoch, tz = m.group(1), m.group(2), int(m.group(3)), m.group(4)
-    meta[f"{key}_name"], meta[f"{key}_email"] = name, mail
-    meta[f"{key}_date"] = _iso(epoch, tz)
-    if key == "committer":
-        meta["_ts"] = _iso(epoch)
+            info.parents.append(value)
+        elif key in ("author", "committer") and (m := RAW_PERSON.match(value)):
+            name, mail, epoch, tz = m.group(1), m.group(2), int(m.group(3)), m.group(4)
+            if key == "author":
+                info.author_name, info.author_email, info.author_date = name, mail, _iso(epoch, tz)
+            else:
+                info.committer_name, info.committer_email, info.committer_date = name, mail, _iso(epoch, tz)
+                ts = _iso(epoch)
+    return info, ts
 
 
 # --- diff parsing --------------------------------------------------------------------------
@@ -259,14 +255,14 @@ class _File:
     git: bool  # started by a `diff --git`/`--cc` line (else a plain `---`/`+++` pair)
     combined: bool = False
     lines: list[str] = field(default_factory=list)
-    hunks: list[dict[str, Any]] = field(default_factory=list)
+    hunks: list[Hunk] = field(default_factory=list)
     path: str | None = None
     old_path: str | None = None
     status: str = "M"
     binary: bool = False
 
 
-def parse_diff(diff: str) -> list[dict[str, Any]]:
+def parse_diff(diff: str) -> list[FileChange]:
     """Files of a git (or plain unified) diff: path, status A/M/D/R, diff text, hunks.
 
     Hunk bodies are consumed by their line counts, so a removed line `-- x` followed by an
@@ -315,10 +311,10 @@ def _consume(left: tuple[int, int], line: str) -> tuple[int, int]:
     return max(old - 1, 0), max(new - 1, 0)  # context (" ", or "" where a tool trimmed it)
 
 
-def _file_dict(f: _File) -> dict[str, Any]:
+def _file_dict(f: _File) -> FileChange:
     while f.lines and f.lines[-1] == "":
         f.lines.pop()
-    out: dict[str, Any] = {
+    out: FileChange = {
         "path": f.path,
         "status": f.status,
         "diff": "\n".join(f.lines) + "\n",
@@ -333,7 +329,7 @@ def _file_dict(f: _File) -> dict[str, Any]:
     return out
 
 
-def _hunk(line: str, m: re.Match[str]) -> dict[str, Any]:
+def _hunk(line: str, m: re.Match[str]) -> Hunk:
     a, b, c, d = m.groups()
     return {
         "header": line,
@@ -464,7 +460,7 @@ def read_patch(path: Path, ctx: ReadContext) -> Session:
     chunks = list(zip(starts, [*starts[1:], len(data)], strict=True)) if starts else [(0, len(data))]
     for a, b in chunks:
         _add_patch(session, src, data, a, b, mbox=bool(starts))
-    if not any(e.meta["files"] for e in session.events):
+    if not any(isinstance(e.info, CommitInfo) and e.info.files for e in session.events):
         session.warn("patch_without_diff", "no diff found in the file", src)
     return session
 
@@ -478,28 +474,28 @@ def _add_patch(session: Session, src: str, data: bytes, a: int, b: int, *, mbox:
     text = raw.decode("utf-8", "replace")
     if "\ufffd" in text:
         session.warn("invalid_utf8", "patch is not valid UTF-8; replaced", src, line)
-    meta: dict[str, Any] = {"sha": None, "patch": True}
+    info = CommitInfo(patch=True)
     msg: str | None = None
     ts: str | None = None
     diff = text
     if mbox:
-        msg, ts, diff = _mbox_fields(text, meta)
-    meta["files"] = parse_diff(diff)
-    session.events.append(Event("commit", "human:git", ts, [Ref(ev.id, "")], text=msg, meta=meta))
+        msg, ts, diff = _mbox_fields(text, info)
+    info.files = parse_diff(diff)
+    session.events.append(Event("commit", "human:git", ts, [Ref(ev.id, "")], text=msg, info=info))
 
 
-def _mbox_fields(text: str, meta: dict[str, Any]) -> tuple[str, str | None, str]:
+def _mbox_fields(text: str, info: CommitInfo) -> tuple[str, str | None, str]:
     """Headers, message and diff of one format-patch mail."""
     head, _, body = text.partition("\n\n")
     headers = _mail_headers(head)
-    meta["sha"] = head.split(" ", 2)[1] if head.startswith("From ") else None
+    info.sha = head.split(" ", 2)[1] if head.startswith("From ") else None
     name, mail = email.utils.parseaddr(headers.get("from", ""))
-    meta["author_name"], meta["author_email"] = name or None, mail or None
+    info.author_name, info.author_email = name or None, mail or None
     ts = None
     if "date" in headers:
         try:
             dt = email.utils.parsedate_to_datetime(headers["date"])
-            meta["author_date"] = dt.isoformat()
+            info.author_date = dt.isoformat()
             ts = dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         except (TypeError, ValueError):
             pass

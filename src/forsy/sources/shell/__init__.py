@@ -7,22 +7,22 @@ One history file is one `Session` (source_kind "shell"). Every command gives:
   copied command can be compared byte for byte. When the record holds more than the
   command (a bash `#epoch` line, a zsh `: <start>:<elapsed>;` prefix, fish `when:`/`paths:`
   lines, the eternal-history prefix) a second `Evidence` covers the whole record
-  (record_type "<type>_record") and `meta["record_ref"]` cites it: times, durations and
+  (record_type "<type>_record") and `ShellInfo.record_ref` cites it: times, durations and
   paths are read from there. When the text is not simply the UTF-8 of those bytes (zsh
-  metafied bytes and continuations, fish escapes, invalid UTF-8), `meta["decoded"]` states
+  metafied bytes and continuations, fish escapes, invalid UTF-8), `ShellInfo.decoded` states
   the rule. For atuin, whose rows have no byte place in the file, the source is
   `atuin:<path>#<row id>`, the bytes are the canonical JSON (sorted keys, no spaces, UTF-8;
   `forsy.ids.canonical`) of the row's columns as `SELECT * FROM history WHERE id = ?`
   returns them, and the command is cited with pointer "/command".
 * one `shell_command` `Event`: `text` is the exact command (decoded), `ts` the record's own
   time in ISO 8601 UTC when the format has one (None otherwise, never guessed), actor
-  `"human:shell"` (or `"agent:shell"` for an atuin row whose author is an agent), `meta`
-  holds only what the record says: exit_code, duration_s, cwd, shell, session, ...
+  `"human:shell"` (or `"agent:shell"` for an atuin row whose author is an agent), `info`
+  (a `ShellInfo`) holds only what the record says: exit_code, duration_s, cwd, shell, session, ...
 
 Empty commands (zsh logs `: <t>:0;` for some bare prompts) ran nothing: they are counted in
 `quality.extra["empty_commands"]`, not made events. An eternal-history entry logged again
 (same pid, history number, time and text: PROMPT_COMMAND on an empty prompt) is kept and
-marked `meta["duplicate_of_line"]`, counted in `quality.duplicate_records`.
+marked `ShellInfo.duplicate_of_line`, counted in `quality.duplicate_records`.
 
 Events keep file order (the eternal history interleaves shells, so it is not time order:
 `timeline.merge` orders by time).
@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ...ids import canonical, make_id
+from ...payloads import ShellInfo
 from .. import ReadContext
 from .._lines import inside, read_bytes, sha256, source_name
 from . import _formats as fmts
@@ -195,24 +196,23 @@ def _add_entry(session: Session, src: str, data: bytes, entry: fmts.Entry, shell
     raw = data[a:b]
     ev = Evidence.make(src, cmd_line, a, raw, sha256(raw), entry.record_type)
     session.add_evidence(ev)
-    meta: dict[str, Any] = {"shell": shell, **entry.meta}
+    info = entry.info
+    info.shell = shell
     if (a, b) != (entry.offset, entry.end):
         # the time, duration or paths come from the rest of the record: cite it too
         rec = data[entry.offset : entry.end]
         rec_ev = Evidence.make(src, entry.line, entry.offset, rec, sha256(rec), entry.record_type + "_record")
-        meta["record_ref"] = {"ev": session.add_evidence(rec_ev), "pointer": ""}
+        info.record_ref = Ref(session.add_evidence(rec_ev), "")
     if raw.decode("utf-8", "replace") != entry.command:
-        meta["decoded"] = DECODING[shell]
+        info.decoded = DECODING[shell]
     elif "\ufffd" in entry.command and "\ufffd" not in raw.decode("utf-8", "ignore"):
-        meta["decoded"] = "invalid UTF-8 replaced by U+FFFD"
-    dup_line = meta.pop("duplicate_of_line", None)
-    if dup_line is not None:
+        info.decoded = "invalid UTF-8 replaced by U+FFFD"
+    if info.duplicate_of_line is not None:
         # the eternal log repeated an entry (same pid, number, time, text): say so
-        meta["duplicate_of_line"] = dup_line
         session.quality.duplicate_records += 1
     session.quality.records += 1
     ts = _safe_iso(session, src, entry)
-    event = Event("shell_command", "human:shell", ts, [Ref(ev.id, "")], text=entry.command, meta=meta)
+    event = Event("shell_command", "human:shell", ts, [Ref(ev.id, "")], text=entry.command, info=info)
     session.events.append(event)
 
 
@@ -288,29 +288,32 @@ def _add_atuin_row(session: Session, src: str, row: dict[str, Any]) -> None:
     ev = Evidence.make(f"atuin:{src}#{row.get('id')}", None, 0, raw, sha256(raw), "atuin_history")
     session.add_evidence(ev)
     session.quality.records += 1
-    meta = _atuin_meta(row)
+    info = _atuin_info(row)
     actor = "agent:shell" if _atuin_is_agent(row) else "human:shell"
     ts_ns = row.get("timestamp")
     ts = iso_utc(ts_ns // 10**9, ts_ns % 10**9) if isinstance(ts_ns, int) else None
     text = str(row.get("command") or "")
     # the row's JSON holds the command exactly: cite it with a pointer
-    session.events.append(Event("shell_command", actor, ts, [Ref(ev.id, "/command")], text=text, meta=meta))
+    session.events.append(Event("shell_command", actor, ts, [Ref(ev.id, "/command")], text=text, info=info))
 
 
-def _atuin_meta(row: dict[str, Any]) -> dict[str, Any]:
-    meta: dict[str, Any] = {"atuin_id": row.get("id")}
+def _atuin_info(row: dict[str, Any]) -> ShellInfo:
+    info = ShellInfo(atuin_id=row.get("id"))
     exit_code, duration = row.get("exit"), row.get("duration")
     # atuin stores -1 where it does not know (imported entries, commands still running)
     if isinstance(exit_code, int) and exit_code != -1:
-        meta["exit_code"] = exit_code
+        info.exit_code = exit_code
     if isinstance(duration, int) and duration >= 0:
-        meta["duration_s"] = duration / 1e9
-    for key in ("cwd", "session", "hostname", "shell", "author", "intent"):
-        if row.get(key) not in (None, ""):
-            meta[key] = row[key]
-    if row.get("author_kind") is not None:
-        meta["author_kind"] = row["author_kind"]
-    return meta
+        info.duration_s = duration / 1e9
+
+    def text(key: str) -> str | None:
+        v = row.get(key)
+        return None if v in (None, "") else str(v)
+
+    info.cwd, info.session, info.hostname = text("cwd"), text("session"), text("hostname")
+    info.shell, info.author, info.intent = text("shell"), text("author"), text("intent")
+    info.author_kind = row.get("author_kind")
+    return info
 
 
 def _atuin_is_agent(row: dict[str, Any]) -> bool:

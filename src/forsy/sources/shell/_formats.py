@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+
+from ...payloads import ShellInfo
 
 BASH_EPOCH = re.compile(rb"#(\d{9,11})")
 ETERNAL = re.compile(rb"(\d+) (\S+) +(\d+) +(\d{9,11}) (.*)", re.DOTALL)
@@ -47,7 +48,7 @@ class Entry:
     command: str
     record_type: str
     epoch: int | None = None  # seconds since 1970 (UTC), when the format has one
-    meta: dict[str, Any] = field(default_factory=dict)
+    info: ShellInfo = field(default_factory=ShellInfo)  # what the record says besides the command
     cmd_line: int = 0  # where the command's own bytes start (0: same as the record)
     cmd_offset: int = -1
     cmd_end: int = -1  # -1: the record's end
@@ -218,7 +219,7 @@ def _orphan_stamp(out: Parsed, stamp: _Line) -> None:
 def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
     out = Parsed(fmt, "bash")
     cur: tuple[Entry, list[bytes]] | None = None
-    seen: dict[tuple[str, str, int, str], int] = {}
+    seen: dict[tuple[str | None, str | None, int | None, str], int] = {}
 
     def flush() -> None:
         if cur is None:
@@ -227,9 +228,9 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
         entry.command = decode(b"\n".join(parts), out.problems, entry.line)
         # PROMPT_COMMAND logs `history 1` again when nothing new was run (an empty
         # prompt): same pid, history number, time and text. Kept, but marked.
-        key = (entry.meta["session"], entry.meta["user"], entry.meta["histnum"], entry.command)
+        key = (entry.info.session, entry.info.user, entry.info.histnum, entry.command)
         if key in seen and entry.epoch == out.entries[seen[key]].epoch:
-            entry.meta["duplicate_of_line"] = out.entries[seen[key]].line
+            entry.info.duplicate_of_line = out.entries[seen[key]].line
         else:
             seen[key] = len(out.entries)
         out.entries.append(entry)
@@ -241,7 +242,7 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
             flush()
             blanks = []
             pid, user, num, epoch, cmd = m.groups()
-            meta = {"session": pid.decode(), "user": user.decode("utf-8", "replace"), "histnum": int(num)}
+            info = ShellInfo(session=pid.decode(), user=user.decode("utf-8", "replace"), histnum=int(num))
             cur = (
                 Entry(
                     ln.n,
@@ -250,7 +251,7 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
                     "",
                     "bash_eternal",
                     int(epoch),
-                    meta,
+                    info,
                     ln.n,
                     ln.offset + m.start(5),
                 ),  # fmt: skip
@@ -297,10 +298,10 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
     end = last.offset + len(last.raw)
     m = ZSH_EXT.fullmatch(parts[0]) if fmt == "zsh_extended" else None
     epoch: int | None = None
-    meta: dict[str, Any] = {}
+    info = ShellInfo()
     if m:
         epoch = int(m.group(1))
-        meta["duration_s"] = float(int(m.group(2)))
+        info.duration_s = float(int(m.group(2)))
         parts = [m.group(3), *parts[1:]]
         rtype = "zsh_extended"
     elif fmt == "zsh_extended":
@@ -311,7 +312,7 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
         rtype = "zsh_plain"
     text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
     cmd_offset = first.offset + m.start(3) if m else -1
-    return Entry(first.n, first.offset, end, text, rtype, epoch, meta, first.n, cmd_offset)
+    return Entry(first.n, first.offset, end, text, rtype, epoch, info, first.n, cmd_offset)
 
 
 # --- fish ----------------------------------------------------------------------------------
@@ -345,7 +346,7 @@ def parse_fish(data: bytes, fmt: str = "fish") -> Parsed:
         if m:
             start = ln.offset + (m.start(1) if m.group(1) is not None else len(ln.raw))
             end = ln.offset + len(ln.raw)
-            cur = Entry(ln.n, ln.offset, end, "", "fish", None, {}, ln.n, start, end)
+            cur = Entry(ln.n, ln.offset, end, "", "fish", None, ShellInfo(), ln.n, start, end)
             cur.command = fish_unescape(decode(m.group(1) or b"", out.problems, ln.n))
             out.entries.append(cur)
             in_paths = False
@@ -367,10 +368,13 @@ def _fish_field(out: Parsed, cur: Entry, ln: _Line, in_paths: bool) -> bool:
         cur.epoch = int(w.group(1))
         return False
     if stripped == b"paths:":
-        cur.meta.setdefault("paths", [])
+        if cur.info.paths is None:
+            cur.info.paths = []
         return True
     if in_paths and stripped.startswith(b"- "):
-        cur.meta["paths"].append(fish_unescape(decode(stripped[2:], out.problems, ln.n)))
+        if cur.info.paths is None:
+            cur.info.paths = []
+        cur.info.paths.append(fish_unescape(decode(stripped[2:], out.problems, ln.n)))
         return True
     # fish skips keys it does not know; so do we, but say so
     out.problems.append(Problem("unknown_fish_field", f"unknown field {stripped[:40]!r}", ln.n))
