@@ -81,7 +81,7 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console) -> None:
         for f in v.fields:
             if f.value == "":
                 continue
-            verdict = f" · {_t(f.verdict)}" if f.verdict and not f.verdict.startswith(("derived", "edited")) else ""
+            verdict = f" · {_t(f.verdict)}" if f.verdict else ""
             con.print(f"[bold cyan]{f.name}[/] [dim]({_t(f.origin)}{verdict})[/]")
             con.print(_t(f.value))
         ev = v.evidence

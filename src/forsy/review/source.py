@@ -205,13 +205,8 @@ class EvidenceReader:
         steps = self.loaded.steps
         step = steps[n - 1] if 1 <= n <= len(steps) else {}
         for fname, fp in (sp.get("fields") or {}).items():
-            origin = fp.get("origin")
-            if origin != "copied":
-                who = fp.get("model") or {}
-                out[fname] = {"derived": f"derived by rule {fp.get('rule')}",
-                              "model": f"proposed by model {who.get('model')}",
-                              "human": f"edited by {who.get('reviewer')}"}.get(str(origin), str(origin))
-                continue
+            if fp.get("origin") != "copied":
+                continue  # only copied values can be checked against the log; the others say how they were made
             srcs = {str((evidence.get(r.get("id")) or {}).get("source")) for r in fp.get("evidence") or []}
             notes = [self.source_note(s) for s in srcs if self.source_note(s)]
             if notes:
