@@ -62,6 +62,9 @@ _register_review(app)
 from ..cli_team import register as _register_team  # noqa: E402
 
 _register_team(app)
+from ..cli_export import register as _register_export  # noqa: E402
+
+_register_export(app)
 
 
 def main() -> None:

@@ -1,0 +1,70 @@
+"""The `forsy export` command (registered on the main app by `register`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from .errors import InputError
+
+
+def export_cmd(
+    traces: Annotated[list[Path] | None, typer.Argument(help="Trace folders (or trace.json files) to export.",
+                                                        show_default=False)] = None,
+    to: Annotated[str, typer.Option("--to", help="Format: invariant, opentraces, atif, openai, hf or otlp.")] = "",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="The file (or folder, for hf and for "
+                                                "several invariant/atif traces) to write.")] = None,
+    from_store: Annotated[str | None, typer.Option("--from-store", help="Export the store's traces matching this "
+                                                   "full-text query ('*' for all).")] = None,
+    store: Annotated[str | None, typer.Option("--store", help="Store URL (default: FORSY_STORE, the config file, "
+                                              "else the data folder).")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="With --from-store: only drafts of this status.")]
+    = None,
+    approved_only: Annotated[bool, typer.Option("--approved-only", help="Only traces a review approved.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse an export that would lose values (see the loss "
+                                         "report).")] = False,
+    dataset: Annotated[str | None, typer.Option("--dataset", help="invariant: the dataset name of the upload JSON.")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the loss report as JSON.")] = False,
+) -> None:
+    """Export traces to a format other tools read; writes a loss report beside the output."""
+    from .export import FORMATS, ExportOptions, export, load_folder, load_store
+
+    if to not in FORMATS:
+        raise InputError(f"--to must be one of {', '.join(sorted(FORMATS))}" + (f" (got {to!r})" if to else ""))
+    if output is None:
+        raise InputError("-o PATH is required")
+    if bool(traces) == bool(from_store):
+        raise InputError("give trace folders or --from-store QUERY (one of the two)")
+    if from_store:
+        from .cli_sweep import _store_url
+        from .store import DRAFT_STATUSES, TraceQuery
+
+        if status is not None and status not in DRAFT_STATUSES:
+            raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
+        text = None if from_store.strip() in ("*", "") else from_store
+        bundles = load_store(_store_url(store), TraceQuery(text=text, status=status))
+    else:
+        bundles = [load_folder(p) for p in traces or []]
+    res = export(bundles, to, output, strict=strict, options=ExportOptions(approved_only=approved_only,
+                                                                            dataset=dataset))
+    if as_json:
+        sys.stdout.write(orjson.dumps(res.report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    lost = res.report.lost_fields()
+    typer.echo(f"{res.paths[0]}: {res.traces} trace(s) as {to}; "
+               + (f"lost: {', '.join(lost)}" if lost else "nothing lost"))
+    typer.echo(f"loss report: {res.paths[-1]}")
+
+
+def register(app: typer.Typer) -> None:
+    from .cli import _friendly
+
+    app.command("export")(_friendly(export_cmd))
+
+
+__all__ = ["register"]
