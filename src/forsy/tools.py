@@ -78,6 +78,16 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     _t("browse_interactive", "other", K.WEB), _t("delegate", "other", K.DELEGATE), _t("mcp", "other", K.OTHER),
     _t("task_tracking", "plan", K.PLAN),
 )  # fmt: skip
+CLINE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),
+    _t("list_code_definition_names", "search", K.SEARCH), _t("web_fetch", "download", K.WEB),
+    _t("browser_action", "other", K.WEB), _t("write_to_file", "write", K.EDIT, "file"),
+    _t("replace_in_file", "edit", K.EDIT, "file"), _t("execute_command", "execute", K.SHELL),
+    _t("ask_followup_question", "ask_user", K.ASK_USER), _t("attempt_completion", "answer", K.OTHER),
+    _t("plan_mode_respond", "plan", K.PLAN), _t("new_task", "other", K.DELEGATE),
+    _t("use_mcp_tool", "other", K.OTHER), _t("access_mcp_resource", "other", K.OTHER),
+    _t("load_mcp_documentation", "other", K.OTHER),
+)  # fmt: skip
 GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
 
@@ -88,6 +98,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "shell": SHELL_HISTORY_TOOLS,
     "gemini": GEMINI_TOOLS,
     "openhands": OPENHANDS_TOOLS,
+    "cline": CLINE_TOOLS,
 }
 
 

@@ -36,6 +36,7 @@ BUILTIN: dict[str, str] = {
     "git": "forsy.sources.git:GitSource",
     "gemini": "forsy.sources.gemini:GeminiSource",
     "openhands": "forsy.sources.openhands:OpenHandsSource",
+    "cline": "forsy.sources.cline:ClineSource",
 }
 
 

@@ -1,0 +1,309 @@
+"""Cline tasks (VS Code globalStorage `saoudrizwan.claude-dev/tasks/<task id>/`) → `Session`s.
+
+A task folder holds two views of one task, and forsy reads both:
+
+* `api_conversation_history.json`: what the model saw and said, a JSON array of Anthropic
+  messages. Each message is one `Evidence` (its exact bytes). Assistant messages give
+  `reasoning` (thinking blocks), `agent_text` (text blocks) and `tool_call`s (tool_use
+  blocks: exact name and input; calls of one message share a group). User messages give
+  the results: Cline writes each result as a text block `[<tool> for '<what>'] Result:\n...`
+  answering the previous message's tool_use, in order (or, with native tool results, a
+  `tool_result` block naming the call). `<environment_details>` blocks and Cline's reminders
+  (`# task_progress ...`, `# TODO LIST UPDATE REQUIRED ...`, `[TASK RESUMPTION] ...`) are
+  context Cline injected, not the user's words: counted in `quality.extra`, not made events.
+  A result saying "The user denied this operation" is the user's rejection: an error, counted
+  in `quality.extra["rejected_calls"]`.
+* `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
+  `say: "text"` record is the task exactly as typed (the API view wraps it in `<task>`), and
+  `say: "user_feedback"` records are the user's later words: both are copied from here. An
+  assistant message's time is the `ts` of the first UI record that names its place
+  (`conversationHistoryIndex` = its index - 1), written as ISO 8601 UTC (derived, R-time).
+  Approvals asked (`ask: "tool" | "command" | ...`) are counted in `quality.extra`.
+
+`task_metadata.json` and `focus_chain_taskid_*.md` name the task too: any of the task's files
+reads the whole folder. The model comes from each message's `modelInfo`, tokens from its
+`metrics`. Not recorded: the system prompt and the tools offered (Cline does not save them).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...errors import InputError
+from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from .. import ReadContext
+from .._lines import open_regular, read_bytes, sha256, source_name
+from .._records import Record, iter_json_array
+
+API = "api_conversation_history.json"
+UI = "ui_messages.json"
+META = "task_metadata.json"
+RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
+INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
+DENIED = "The user denied this operation"
+ASKS = frozenset({"tool", "command", "followup", "browser_action_launch", "use_mcp_server", "api_req_failed"})
+
+
+class ClineSource:
+    name: ClassVar[str] = "cline"
+    # VS Code (and forks) keep extension storage here, under the home folder
+    default_roots: ClassVar[tuple[str, ...]] = (
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ".vscode-server/data/User/globalStorage/saoudrizwan.claude-dev/tasks",
+    )
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if path.name == API:
+            return h.startswith(b"[") and b'"role"' in h[:4096]
+        if path.name == UI:
+            return h.startswith(b"[") and b'"ts"' in h[:4096] and (b'"say"' in h or b'"ask"' in h)
+        if path.name == META:
+            return h.startswith(b"{") and (path.parent / API).is_file()
+        if path.name.startswith("focus_chain_taskid_") and path.suffix == ".md":
+            return (path.parent / API).is_file()
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        if path.is_file():
+            return [path] if self._sniff_file(path) else []
+        if not path.is_dir():
+            return []
+        return sorted(p for p in path.rglob(API) if p.is_file() and self._sniff_file(p))
+
+    def _sniff_file(self, path: Path) -> bool:
+        try:
+            with open_regular(path) as f:
+                return self.sniff(path, f.read(65536))
+        except (InputError, OSError):
+            return False
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        folder = path.parent
+        api = folder / API
+        if not api.is_file():
+            raise InputError(f"a Cline task file without its {API}", path=path)
+        s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))
+        api_recs = _load(api, s, ctx)
+        ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
+        if not ui_recs:
+            s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts", None, None)
+        if (folder / META).is_file():
+            _load_file(folder / META, s, ctx)  # cited as a source file; its facts are not needed
+        _Task(s, api_recs, ui_recs).build()
+        return [s]
+
+
+def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
+    data = read_bytes(path, ctx.limits)
+    name = source_name(path, ctx.root)
+    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
+    return data, name
+
+
+def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
+    data, name = _load_file(path, s, ctx)
+    warnings: list[Warning_] = []
+    counters: dict[str, int] = {}
+    recs = list(iter_json_array(data, name, warnings, counters))
+    s.warnings.extend(warnings)
+    s.quality.records += counters.get("records", 0)
+    s.quality.unparsable_records += counters.get("unparsable", 0)
+    for r in recs:
+        s.add_evidence(r.ev)
+    return recs
+
+
+def _iso(ms: Any) -> str | None:
+    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _bump(s: Session, key: str) -> None:
+    s.quality.extra[key] = s.quality.extra.get(key, 0) + 1
+
+
+class _Task:
+    def __init__(self, s: Session, api: list[Record], ui: list[Record]) -> None:
+        self.s, self.api, self.ui = s, api, ui
+        self.times: dict[int, str] = {}  # api message index -> time of its first UI record
+        self.pending: list[Event] = []  # tool calls of the last assistant message, unanswered
+        self.calls: dict[str, Event] = {}
+        self.feedback: list[Record] = []
+        self.task: Record | None = None
+
+    def build(self) -> None:
+        self._read_ui()
+        for j, rec in enumerate(self.api):
+            role = rec.data.get("role")
+            if role == "assistant":
+                self._missing()
+                self._assistant(j, rec)
+            elif role == "user":
+                self._user(j, rec)
+            else:
+                self.s.quality.unknown_records += 1
+                self.s.warn("unknown-record", f"message role {role!r}; skipped", rec.ev.source, rec.ev.line)
+        last = self.pending[-1] if self.pending else None
+        if last is not None and last.tool == "attempt_completion":
+            self.pending.pop()  # the task ended on it: its answer is the user's next task, if any
+            _bump(self.s, "completion_unanswered")
+        self._missing()
+        for rec in self.feedback:
+            self.s.warn("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end",
+                        rec.ev.source, rec.ev.line)
+            self._user_ui(rec)
+
+    def _read_ui(self) -> None:
+        for i, rec in enumerate(self.ui):
+            d = rec.data
+            idx = d.get("conversationHistoryIndex")
+            if isinstance(idx, int) and idx + 1 not in self.times and d.get("say") not in ("checkpoint_created",):
+                ts = _iso(d.get("ts"))
+                if ts:
+                    self.times[idx + 1] = ts
+            if d.get("say") == "text" and i == 0:
+                self.task = rec
+            elif d.get("say") == "user_feedback":
+                self.feedback.append(rec)
+            elif d.get("type") == "ask" and d.get("ask") in ASKS:
+                _bump(self.s, f"asks_{d.get('ask')}")
+
+    def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None = None, **fields: Any) -> Event:
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)], **fields)
+        self.s.events.append(ev)
+        return ev
+
+    def _user_ui(self, rec: Record) -> None:
+        text = rec.data.get("text")
+        if isinstance(text, str) and text.strip():
+            self._ev("user", rec, "/text", _iso(rec.data.get("ts")), actor="user", text=text)
+
+    def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
+        c = rec.data.get("content")
+        if isinstance(c, str):
+            return [("/content", {"type": "text", "text": c, "_whole": True})]
+        if not isinstance(c, list):
+            self.s.warn("field-type", "message content is neither text nor a list of blocks; skipped",
+                        rec.ev.source, rec.ev.line)
+            return []
+        out = []
+        for i, b in enumerate(c):
+            if isinstance(b, dict):
+                out.append((pointer("content", i), b))
+            else:
+                self.s.warn("field-type", f"content[{i}] is not a block; skipped", rec.ev.source, rec.ev.line)
+        return out
+
+    def _assistant(self, j: int, rec: Record) -> None:
+        s, ts = self.s, self.times.get(j)
+        info = rec.data.get("modelInfo")
+        model = info.get("modelId") if isinstance(info, dict) else None
+        if isinstance(model, str) and model not in s.meta.models:
+            s.meta.models.append(model)
+        metrics = rec.data.get("metrics")
+        tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+        for k, v in (tokens.items() if isinstance(tokens, dict) else []):
+            if isinstance(v, int) and not isinstance(v, bool):
+                s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
+        for ptr, b in self._blocks(rec):
+            bt = b.get("type")
+            if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
+                self._ev("reasoning", rec, ptr + "/thinking", ts, text=b["thinking"])
+            elif bt == "text" and isinstance(b.get("text"), str) and b["text"].strip():
+                self._ev("agent_text", rec, ptr if b.get("_whole") else ptr + "/text", ts, text=b["text"])
+            elif bt == "tool_use":
+                name = b.get("name") if isinstance(b.get("name"), str) else None
+                raw_id = b.get("id")
+                cid = raw_id if isinstance(raw_id, str) else f"{rec.ev.id}{ptr}"
+                ev = self._ev("tool_call", rec, ptr + "/input", ts, call_id=cid, tool=name, args=b.get("input"),
+                              group=f"M{j}", name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
+                self.pending.append(ev)
+                self.calls[cid] = ev
+            elif bt not in ("thinking", "text", "redacted_thinking"):
+                s.quality.unknown_records += 1
+                s.warn("unknown-block", f"assistant block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
+
+    def _user(self, j: int, rec: Record) -> None:
+        for ptr, b in self._blocks(rec):
+            bt = b.get("type")
+            if bt == "tool_result":
+                self._native_result(rec, ptr, b)
+                continue
+            if bt == "image":
+                _bump(self.s, "images")
+                continue
+            text = b.get("text")
+            if bt != "text" or not isinstance(text, str):
+                self.s.quality.unknown_records += 1
+                self.s.warn("unknown-block", f"user block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
+                continue
+            tptr = ptr if b.get("_whole") else ptr + "/text"
+            body = text.lstrip()
+            m = RESULT.match(body)
+            if m and self.pending:
+                call = self.pending.pop(0)
+                if call.tool != m.group(1):
+                    self.s.warn("result-name", f"result names {m.group(1)!r} but answers the {call.tool!r} call "
+                                "before it (paired in order)", rec.ev.source, rec.ev.line)
+                self._result(rec, tptr, call, text)
+            elif body.startswith(INJECTED):
+                _bump(self.s, "injected_context")
+            elif j == 0 and body.startswith("<task>"):
+                self._task_prompt(rec, tptr, text)
+            else:
+                self._prompt(rec, tptr, text)
+
+    def _task_prompt(self, rec: Record, ptr: str, text: str) -> None:
+        t = self.task
+        typed = t.data.get("text") if t is not None else None
+        if t is not None and isinstance(typed, str) and typed.strip() and typed in text:
+            self._user_ui(t)
+        else:
+            self._ev("user", rec, ptr, None, actor="user", text=text)
+
+    def _prompt(self, rec: Record, ptr: str, text: str) -> None:
+        for fb in self.feedback:
+            said = fb.data.get("text")
+            if isinstance(said, str) and said.strip() and said in text:
+                self.feedback.remove(fb)
+                self._user_ui(fb)
+                return
+        self._ev("user", rec, ptr, None, actor="user", text=text)
+
+    def _result(self, rec: Record, ptr: str, call: Event, text: str) -> None:
+        denied = DENIED in text
+        if denied:
+            _bump(self.s, "rejected_calls")
+        self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
+                 is_error=denied or text.lstrip().startswith("[ERROR]"))
+
+    def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
+        cid = b.get("tool_use_id")
+        call = self.calls.get(cid) if isinstance(cid, str) else None
+        if call is None or call not in self.pending:
+            self.s.warn("orphan-result", f"tool_result for unknown call {cid!r}; skipped", rec.ev.source, rec.ev.line)
+            return
+        self.pending.remove(call)
+        c = b.get("content")
+        if isinstance(c, str):
+            self._result(rec, ptr + "/content", call, c)
+            return
+        parts = [(pointer("content", i), x["text"]) for i, x in enumerate(c if isinstance(c, list) else [])
+                 if isinstance(x, dict) and isinstance(x.get("text"), str)]
+        text = "\n".join(t for _, t in parts)
+        ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
+                   [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool, text=text,
+                   is_error=b.get("is_error") is True or DENIED in text)
+        self.s.events.append(ev)
+
+    def _missing(self) -> None:
+        for call in self.pending:
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", f"tool call {call.call_id} ({call.tool}) has no result", None, None)
+        self.pending = []
