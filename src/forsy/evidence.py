@@ -159,9 +159,34 @@ class Quality:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+LedgerHeading = Literal["metadata", "set_aside", "duplicate"]
+
+# Warning codes of a record that was read but could not be parsed (it has no Evidence): the
+# shared readers' (sources/_records.py), Codex's and shell history's. The manifest's ledger
+# counts these under `unparsable`, by the file and line the warning names.
+UNPARSABLE_WARNINGS = frozenset({
+    "nul-run", "truncated-line", "unparsable-line", "not-an-object", "too-deep", "unparsable-element",
+    "unparsable", "too_deep", "unparsable_line", "orphan_timestamp", "zsh_unprefixed_line",
+})
+
+
+@dataclass(slots=True, frozen=True)
+class Mark:
+    """Why a record that no step cites was read: metadata (`name` says which), set aside by
+    the rule `name`, or a duplicate (`name` says of what). `subtype` refines its record type."""
+
+    heading: LedgerHeading
+    name: str
+    subtype: str | None = None
+
+
 @dataclass(slots=True)
 class Session:
-    """What one source read from one piece of work."""
+    """What one source read from one piece of work.
+
+    `ledger` marks, per evidence id, why a record was used other than as a step's evidence
+    (`mark`); a record neither cited by the trace nor marked is `unknown` in the manifest.
+    """
 
     source_kind: str
     session_id: str
@@ -171,6 +196,11 @@ class Session:
     meta: SessionMeta
     quality: Quality = field(default_factory=Quality)
     warnings: list[Warning_] = field(default_factory=list)
+    ledger: dict[str, Mark] = field(default_factory=dict)
+
+    def mark(self, ev_id: str, heading: LedgerHeading, name: str, subtype: str | None = None) -> None:
+        """Say why the record `ev_id` was read if no step cites it (the last mark stands)."""
+        self.ledger[ev_id] = Mark(heading, name, subtype)
 
     def add_evidence(self, ev: Evidence) -> str:
         self.evidence.setdefault(ev.id, ev)
