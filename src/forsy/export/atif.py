@@ -27,7 +27,8 @@ from ._chat import arguments_object, call_id
 from ._core import Bundle, Cover, ExportContext, ExportOptions, OutFile, coverage
 
 SCHEMA = "ATIF-v1.8"
-_NATIVE = {"step", "tool", "input", "output", "reasoning", "started_at"}  # fields ATIF holds itself
+# fields ATIF holds itself (started_at too, but a parallel call shares its step's timestamp: kept in extra)
+_NATIVE = {"step", "tool", "input", "output", "reasoning"}
 _TOP_EXTRA = ("trace_id", "prior_trace_id", "trace_mode", "validation_level", "task", "agent_tools", "started_at",
               "ended_at", "skills", "memory", "agent_config", "learning", "termination_reason", "final_output",
               "static_output", "summary", "dataset_summary", "schema_version")

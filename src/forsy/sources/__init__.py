@@ -37,6 +37,10 @@ BUILTIN: dict[str, str] = {
     "gemini": "forsy.sources.gemini:GeminiSource",
     "openhands": "forsy.sources.openhands:OpenHandsSource",
     "cline": "forsy.sources.cline:ClineSource",
+    "invariant": "forsy.sources.invariant:InvariantSource",
+    "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
+    "atif": "forsy.sources.atif:AtifSource",
+    "forsy_v1": "forsy.sources.forsy_v1:ForsyV1Source",
 }
 
 

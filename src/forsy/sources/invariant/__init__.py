@@ -1,0 +1,114 @@
+"""Invariant traces (the Explorer's event list) → `Session`s.
+
+Two shapes: the event list itself (a JSON array of events, one session), and the Explorer's
+dataset upload JSON (`{"messages": [[events...], ...], "metadata": [...]}`, one session per
+event list). Events are chat messages with Invariant's `metadata` (read by
+`sources.openai_chat._chat`: actor, times, the success flag when forsy wrote them).
+
+Each array element of the event list is one evidence record (its exact bytes, with the line
+where it starts); the upload JSON is one record, cited by pointer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ...evidence import Evidence, Session, Warning_
+from .. import ReadContext
+from .._records import iter_json_array
+from ..openai_chat._chat import ChatState, chat_events, chat_message, load_doc, new_session
+
+KIND = "invariant"
+
+
+def _is_event(d: object) -> bool:
+    return isinstance(d, dict) and isinstance(d.get("role"), str)
+
+
+class InvariantSource:
+    name: ClassVar[str] = KIND
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if s.startswith(b"["):
+            # an event list: its first element is a chat event (Claude Code's array dumps have no "role" at top)
+            body = s[1:].lstrip()
+            return body.startswith(b"{") and b'"role"' in body[:4096] and b'"sessionId"' not in head
+        return s.startswith(b"{") and b'"messages"' in s[:200] and orjson_prefix_is_upload(s)
+
+    def discover(self, path: Path) -> list[Path]:
+        if path.is_file():
+            return [path] if path.suffix == ".json" else []
+        if not path.is_dir():
+            return []
+        out = []
+        for p in sorted(path.glob("*.json")):
+            try:
+                with p.open("rb") as f:
+                    if p.is_file() and self.sniff(p, f.read(65536)):
+                        out.append(p)
+            except OSError:
+                continue
+        return out
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        doc = load_doc(path, ctx, KIND)
+        if doc.data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+            return _read_upload(path, doc)
+        s = new_session(KIND, path.stem, doc, "invariant")
+        warnings: list[Warning_] = []
+        counters: dict[str, int] = {}
+        records = list(iter_json_array(doc.data, doc.source, warnings, counters))
+        s.warnings.extend(warnings)
+        s.quality.records = counters.get("records", 0)
+        s.quality.unparsable_records = counters.get("unparsable", 0)
+        for r in records:
+            s.add_evidence(r.ev)
+        # one conversation over many records: each message is read inside its own record
+        _read_elements(s, [(r.ev.id, r.data, r.ev.line) for r in records])
+        return [s]
+
+
+def orjson_prefix_is_upload(s: bytes) -> bool:
+    """`{"messages": [[` (spaces allowed): a list of event lists."""
+    i = s.find(b'"messages"')
+    rest = s[i + len(b'"messages"'):].lstrip()
+    if not rest.startswith(b":"):
+        return False
+    rest = rest[1:].lstrip()
+    return rest.startswith(b"[") and rest[1:].lstrip().startswith(b"[")
+
+
+def _read_elements(s: Session, elements: list[tuple[str, dict[str, Any], int | None]]) -> None:
+    """Each element is one message in its own record (pointer ""): one conversation."""
+    state = ChatState()
+    for ev, data, line in elements:
+        chat_message(s, data, ev, "", line, state)
+
+
+def _read_upload(path: Path, doc: Any) -> list[Session]:
+    out: list[Session] = []
+    try:
+        whole = orjson.loads(doc.data)
+    except orjson.JSONDecodeError:
+        whole = None
+    lists = whole.get("messages") if isinstance(whole, dict) else None
+    if not isinstance(lists, list):
+        s = new_session(KIND, path.stem, doc, "invariant")
+        s.quality.unparsable_records = 1
+        s.warn("unparsable", "not an Invariant upload JSON (no messages list); skipped", doc.source, None)
+        return [s]
+    for n, events in enumerate(lists):
+        s = new_session(KIND, f"{path.stem}#{n}", doc, "invariant")
+        ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "dataset"))
+        s.quality.records = 1
+        if isinstance(events, list):
+            chat_events(s, events, ev, f"/messages/{n}", 1)
+        else:
+            s.quality.unknown_records += 1
+            s.warn("not-an-event-list", f"messages[{n}] is not a list of events; skipped", doc.source, 1)
+        out.append(s)
+    return out

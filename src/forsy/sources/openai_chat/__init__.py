@@ -1,0 +1,90 @@
+"""OpenAI chat message lists (the fine-tuning format) → `Session`s.
+
+A file is JSON lines, each `{"messages": [...]}` (one conversation per line, one session
+each), or one JSON object `{"messages": [...]}`. Each line (or the file) is one evidence
+record; values are cited by their JSON pointer inside it. The messages are read by `_chat`.
+A JSON array of messages is Invariant's event list (`sources.invariant`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import ClassVar
+
+import orjson
+
+from ...evidence import Evidence, Session, Warning_
+from .. import ReadContext
+from .._records import iter_jsonl
+from ._chat import chat_events, load_doc, new_session
+
+KIND = "openai_chat"
+_OPENS = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*\{')
+
+
+def _is_conversation(d: object) -> bool:
+    if not isinstance(d, dict) or not isinstance(d.get("messages"), list):
+        return False
+    msgs = d["messages"]
+    return not msgs or (isinstance(msgs[0], dict) and "role" in msgs[0])
+
+
+class OpenAIChatSource:
+    name: ClassVar[str] = KIND
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        try:
+            return _is_conversation(orjson.loads(first))
+        except orjson.JSONDecodeError:
+            return bool(_OPENS.match(head.lstrip(b"\xef\xbb\xbf")))
+
+    def discover(self, path: Path) -> list[Path]:
+        # only the files of the folder itself: a chat export is named, not searched for
+        if path.is_file():
+            return [path] if path.suffix in (".json", ".jsonl") else []
+        if not path.is_dir():
+            return []
+        out = []
+        for p in sorted(path.glob("*.json*")):
+            try:
+                with p.open("rb") as f:
+                    if p.is_file() and self.sniff(p, f.read(65536)):
+                        out.append(p)
+            except OSError:
+                continue
+        return out
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        doc = load_doc(path, ctx, KIND)
+        try:
+            whole = orjson.loads(doc.data)
+        except orjson.JSONDecodeError:
+            whole = None
+        if _is_conversation(whole):
+            assert isinstance(whole, dict)
+            s = new_session(KIND, path.stem, doc, "openai-chat")
+            ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "conversation"))
+            s.quality.records = 1
+            chat_events(s, whole["messages"], ev, "/messages", 1)
+            return [s]
+        out: list[Session] = []
+        warnings: list[Warning_] = []
+        counters: dict[str, int] = {}
+        for rec in iter_jsonl(doc.data, doc.source, warnings, counters):
+            s = new_session(KIND, f"{path.stem}#{rec.ev.line}", doc, "openai-chat")
+            s.add_evidence(rec.ev)
+            s.quality.records = 1
+            if not _is_conversation(rec.data):
+                s.quality.unknown_records += 1
+                s.warn("not-a-conversation", "line has no messages list; skipped", doc.source, rec.ev.line)
+            else:
+                chat_events(s, rec.data["messages"], rec.ev.id, "/messages", rec.ev.line)
+            out.append(s)
+        if not out:
+            s = new_session(KIND, path.stem, doc, "openai-chat")
+            out.append(s)
+        out[0].warnings[:0] = warnings
+        out[0].quality.unparsable_records += counters.get("unparsable", 0)
+        return out
