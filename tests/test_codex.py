@@ -16,6 +16,7 @@ import pytest
 import zstandard
 
 from forsy.evidence import Event, Session, resolve_pointer
+from forsy.payloads import Link, ResultInfo
 from forsy.sources import ReadContext
 from forsy.sources.codex import CodexSource
 
@@ -67,6 +68,16 @@ def stream(path: Path) -> bytes:
     return data
 
 
+def inf(e: Event) -> Any:
+    """The event's payload (any class: each test knows the kind it reads)."""
+    assert e.info is not None, e
+    return e.info
+
+
+def lnk(e: Event) -> Link:
+    return e.link if e.link is not None else Link()
+
+
 def check_refs(s: Session, root: Path) -> None:
     """Every ref: the bytes at the evidence place hash to its sha256 and, parsed and
     followed by the pointer, give exactly the event's text or args."""
@@ -77,15 +88,17 @@ def check_refs(s: Session, root: Path) -> None:
             ev = s.evidence[ref.ev]
             raw = files[ev.source][ev.byte_offset : ev.byte_offset + ev.byte_length]
             assert hashlib.sha256(raw).hexdigest() == ev.sha256
-            doc = orjson.loads(raw.decode("utf-8", "replace") if e.meta.get("lossy_utf8") else raw)
+            info = e.info
+            assert info is not None
+            doc = orjson.loads(raw.decode("utf-8", "replace") if info.lossy_utf8 else raw)
             val = resolve_pointer(doc, ref.pointer)
-            if "inner_pointer" in e.meta:
-                val = resolve_pointer(orjson.loads(val), e.meta["inner_pointer"])
-            if "span" in e.meta:
-                a, b = e.meta["span"]
+            if info.inner_pointer is not None:
+                val = resolve_pointer(orjson.loads(val), info.inner_pointer)
+            if info.span is not None:
+                a, b = info.span
                 val = val[a:b]
-            if "parts" in e.meta:
-                val = e.meta["joined"].join(resolve_pointer(doc, ref.pointer + p[7:]) for p in e.meta["parts"])
+            if isinstance(info, ResultInfo) and info.parts is not None and info.joined is not None:
+                val = info.joined.join(resolve_pointer(doc, ref.pointer + p[7:]) for p in info.parts)
             want = e.args if e.kind == "tool_call" else e.text
             if want is not None:
                 assert val == want, (e.kind, ref.pointer)
@@ -108,7 +121,7 @@ def test_typed_prompts_verbatim_and_injected_context_elsewhere(main: Session) ->
     ctx = main.meta.extra["context"]
     assert [(c["kind"], c["text"]) for c in ctx] == [("agents_md", AGENTS_MD), ("environment_context", ENV)]
     (note,) = kinds(main, "note")
-    assert note.meta["subtype"] == "environment_context"
+    assert inf(note).subtype == "environment_context"
     assert note.text == "<environment_context>\n  <cwd>/home/dev/invoice-tool/tests</cwd>\n</environment_context>"
 
 
@@ -137,12 +150,12 @@ def test_every_call_with_exact_args_in_order(main: Session) -> None:
             {"command": ["bash", "-lc", "pytest -k rounding -q"], "workdir": CWD},
         ),
     ]
-    assert kinds(main, "tool_call")[5].meta["args_unparsed"] is True
+    assert inf(kinds(main, "tool_call")[5]).args_unparsed is True
     assert any(w.code == "unparsable_arguments" and w.line == 38 for w in main.warnings)
 
 
 def test_every_output_with_exit_code_and_error_flag(main: Session) -> None:
-    results = [(e.call_id, e.text, e.meta.get("exit_code"), e.meta.get("duration_s"), e.is_error)
+    results = [(e.call_id, e.text, inf(e).exit_code, inf(e).duration_s, e.is_error)
                for e in kinds(main, "tool_result")]  # fmt: skip
     assert results == [
         ("call_read_total", "def total(amounts):\n    return sum(float(x) for x in amounts)\n",
@@ -156,7 +169,7 @@ def test_every_output_with_exit_code_and_error_flag(main: Session) -> None:
         ("call_bad_args", "failed to parse function arguments: EOF while parsing a list at line 1 column 40",
          None, None, True),
     ]  # fmt: skip
-    assert "raw" not in kinds(main, "tool_result")[0].meta  # the JSON held nothing more than output
+    assert inf(kinds(main, "tool_result")[0]).raw is None  # the JSON held nothing more than output
 
 
 def test_order_groups_and_no_duplicates(main: Session) -> None:
@@ -189,7 +202,7 @@ def test_quality_counts(main: Session) -> None:
     q = main.quality
     assert q.records == 41
     assert q.missing_results == 1
-    assert kinds(main, "tool_call")[-1].meta["no_result"] is True
+    assert inf(kinds(main, "tool_call")[-1]).no_result is True
     assert q.encrypted_reasoning == 1
     assert q.unparsable_records == q.unknown_records == q.compactions == 0
 
@@ -245,7 +258,7 @@ def test_legacy_bare_format() -> None:
                                       "env": None, "user": None}),
         ("call_fix", "shell", {"command": ["bash", "-lc", "ruff check --fix src"]}),
     ]  # fmt: skip
-    assert [(e.call_id, e.meta["exit_code"], e.is_error) for e in kinds(s, "tool_result")] == [
+    assert [(e.call_id, inf(e).exit_code, e.is_error) for e in kinds(s, "tool_result")] == [
         ("call_lint", 2, True),
         ("call_fix", 0, False),
     ]
@@ -273,14 +286,14 @@ def test_parent_reads_its_subagent_and_links_the_spawning_call(parent: Session) 
     ]
     sub = [e for e in parent.events if e.actor == f"subagent:{CHILD_ID}"]
     assert [e.kind for e in sub] == ["reasoning", "tool_call", "tool_result", "agent_text"]
-    first_child = next(e for e in parent.events if e.meta.get("parent_thread_id") == PARENT_ID)
-    assert first_child.kind == "note" and first_child.meta["subtype"] == "subagent_input"
+    first_child = next(e for e in parent.events if lnk(e).parent_thread_id == PARENT_ID)
+    assert first_child.kind == "note" and inf(first_child).subtype == "subagent_input"
     assert first_child.text == "Review the tests for uses of `calc`."
     assert first_child.actor == "agent"  # the parent agent wrote it, not a person
-    assert first_child.meta["parent_call_id"] == "call_spawn"
-    assert first_child.meta["link_rule"] == "collab_agent_spawn_end"
+    assert lnk(first_child).parent_call_id == "call_spawn"
+    assert lnk(first_child).link_rule == "collab_agent_spawn_end"
     first_own = next(e for e in parent.events if e.actor == f"subagent:{CHILD_ID}")
-    assert first_own.kind == "reasoning" and first_own.meta["parent_call_id"] == "call_spawn"
+    assert first_own.kind == "reasoning" and lnk(first_own).parent_call_id == "call_spawn"
     (info,) = parent.meta.extra["subagents"]
     assert (info["id"], info["parent_call_id"], info["nickname"], info["role"]) == (
         CHILD_ID, "call_spawn", "Ada", "explorer",
@@ -305,7 +318,7 @@ def test_spawn_link_from_the_spawn_agent_output_alone(tmp_path: Path) -> None:
     s = read(tmp_path / PARENT.name)
     (info,) = s.meta.extra["subagents"]
     assert info["parent_call_id"] is None
-    assert not any("parent_call_id" in e.meta for e in s.events)
+    assert not any(lnk(e).parent_call_id is not None for e in s.events)
     assert s.quality.missing_results == 1  # the spawn call, now without its output
 
 
@@ -316,9 +329,9 @@ def test_parent_prompts_interrupt_and_compaction(parent: Session) -> None:
         "Apply it again with the right context.",
         "Use sed instead.",
     ]
-    assert users[0].meta["wrapped"] == "ide_context" and users[0].refs[0].pointer == "/payload/content/0/text"
+    assert inf(users[0]).wrapped == "ide_context" and users[0].refs[0].pointer == "/payload/content/0/text"
     (intr,) = kinds(parent, "interrupt")
-    assert intr.actor == "user" and intr.meta["reason"] == "interrupted"
+    assert intr.actor == "user" and inf(intr).reason == "interrupted"
     (comp,) = kinds(parent, "compaction")
     assert comp.text is not None and comp.text.startswith("Summary of the work so far:")
     assert parent.quality.compactions == 1
@@ -337,9 +350,9 @@ def test_parent_prompts_interrupt_and_compaction(parent: Session) -> None:
 def test_unified_exec_mcp_namespace_and_failed_patch(parent: Session) -> None:
     res = {e.call_id: e for e in kinds(parent, "tool_result")}
     grep = res["call_grep"]
-    assert grep.meta["exec_session_id"] == 4100 and grep.meta["exit_code"] == 2 and grep.is_error is True
-    assert grep.meta["exit_code_from"]["pointer"] == "/payload/exit_code"
-    assert res["call_poll"].meta["exec_call_id"] == "call_grep" and res["call_poll"].meta["exit_code"] == 2
+    assert inf(grep).exec_session_id == 4100 and inf(grep).exit_code == 2 and grep.is_error is True
+    assert inf(grep).exit_code_from.pointer == "/payload/exit_code"
+    assert inf(res["call_poll"]).exec_call_id == "call_grep" and inf(res["call_poll"]).exit_code == 2
     assert res["call_graph"].text == "shop/cart.py:12 calc"
     assert res["call_rename"].is_error is True
     assert res["call_sed"].is_error is False
@@ -360,7 +373,7 @@ def test_subagent_file_read_alone() -> None:
     assert kinds(s, "user") == []
     assert {e.actor for e in s.events if e.kind != "note"} == {f"subagent:{CHILD_ID}"}
     assert s.meta.extra["parent_thread_id"] == PARENT_ID and s.meta.extra["subagent"] == "thread_spawn"
-    assert s.events[0].meta["subtype"] == "subagent_input" and "parent_call_id" not in s.events[0].meta
+    assert inf(s.events[0]).subtype == "subagent_input" and lnk(s.events[0]).parent_call_id is None
 
 
 def test_sniff() -> None:
@@ -468,7 +481,7 @@ def test_fork_reference_marks_where_the_thread_begins(tmp_path: Path) -> None:
     assert [(e.kind, e.text) for e in s.events] == [
         ("note", None), ("user", "second, differently"), ("agent_text", "done differently"),
     ]  # fmt: skip
-    assert s.events[0].meta["subtype"] == "fork_reference" and s.events[0].meta["nth_user_message"] == 1
+    assert inf(s.events[0]).subtype == "fork_reference" and inf(s.events[0]).raw["nth_user_message"] == 1
 
 
 def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_path: Path) -> None:
@@ -504,11 +517,11 @@ def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_
         ("note", "You are the forked agent."), ("note", "look"), ("tool_call", None), ("tool_result", out),
         ("agent_text", "found it"),
     ]  # fmt: skip
-    assert sub[0].meta["subtype"] == "forked_spawn_output" and sub[0].meta["parent_call_id"] == "call_fs"
-    assert sub[0].meta["link_rule"] == "forked_spawn_output" and sub[2].meta["parent_call_id"] == "call_fs"
+    assert inf(sub[0]).subtype == "forked_spawn_output" and lnk(sub[0]).parent_call_id == "call_fs"
+    assert lnk(sub[0]).link_rule == "forked_spawn_output" and lnk(sub[2]).parent_call_id == "call_fs"
     assert s.meta.extra["subagents"][0]["parent_call_id"] == "call_fs"
     assert [e.text for e in kinds(s, "user")] == ["first"]  # the child's copy of it was skipped
-    assert sub[3].meta["truncated_by_codex"] is True and s.quality.truncated_outputs == 1
+    assert inf(sub[3]).truncated_by_codex is True and s.quality.truncated_outputs == 1
     assert s.quality.missing_results == 0
 
 
@@ -545,7 +558,7 @@ def test_event_msg_stands_in_when_its_response_item_is_absent(tmp_path: Path) ->
         ("agent_text", "after", "/payload/content/0/text"),
         ("compaction", None, "/payload"),
     ]
-    assert s.events[-1].meta["encrypted"] is True and s.quality.compactions == 2
+    assert inf(s.events[-1]).encrypted is True and s.quality.compactions == 2
     assert s.events[1].group == s.events[2].group
     check_refs(s, tmp_path)
 
@@ -634,7 +647,7 @@ def test_invalid_utf8_keeps_the_record(tmp_path: Path) -> None:
     s = read(path)
     texts = [e.text for e in kinds(s, "agent_text")]
     assert texts[0] == "The total adds floats, so cents drift.\ufffd I will switch it to Decimal."
-    assert kinds(s, "agent_text")[0].meta["lossy_utf8"] is True
+    assert inf(kinds(s, "agent_text")[0]).lossy_utf8 is True
     check_refs(s, tmp_path)
 
 

@@ -10,6 +10,7 @@ or be named by a warning (a wrong type is never dropped silently).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -175,7 +176,14 @@ def test_one_field_of_another_type(tmp_path: Path, which: int, value: Any, depth
     if line in base and not absent:
         assert line in _cited_lines(s, src.name) or line in warned, (path, value)
     # everything read is writable (the trace writer falls back to the stdlib for big ints)
-    json.dumps([e.args for e in s.events] + [e.meta for e in s.events] + [s.meta.extra, s.quality.extra])
+    json.dumps([e.args for e in s.events] + [e.info for e in s.events] + [s.meta.extra, s.quality.extra],
+               default=_fields)
+
+
+def _fields(obj: object) -> dict[str, object]:
+    """A payload (or a Ref, a Match inside one) as JSON: its fields, one level at a time."""
+    assert dataclasses.is_dataclass(obj) and not isinstance(obj, type), obj
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
 
 
 @pytest.mark.parametrize("name", ["plain.bash_history", "epoch.bash_history", "extended.zsh_history",
@@ -193,4 +201,4 @@ def test_shell_lines_of_another_shape(tmp_path: Path, name: str) -> None:
                 s = ShellHistorySource().read(f, ReadContext(root=tmp_path))[0]
             except ForsyError:
                 continue
-            json.dumps([e.meta for e in s.events] + [e.text for e in s.events])
+            json.dumps([e.info for e in s.events] + [e.text for e in s.events], default=_fields)

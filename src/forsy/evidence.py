@@ -83,8 +83,9 @@ class Event:
     """One thing that happened, in a shape common to all sources.
 
     Fields not relevant to a kind stay None. `refs` cite where `text`/`args` were copied
-    from; `meta` holds source-specific extras that rules may use (exit codes, rich tool
-    results, subagent ids...).
+    from; `info` holds what the source knows beyond these fields, typed per kind (exit
+    codes, rich tool results, commit files... see forsy.payloads); `link` ties a subagent's
+    event to its spawning call.
     """
 
     kind: EventKind
@@ -99,7 +100,6 @@ class Event:
     group: str | None = None  # calls sharing a group were issued together (parallel)
     abandoned: bool = False  # on a branch the user rewound away from
     excerpt: bool = False  # text is only part of what the log held (stated in text)
-    meta: dict[str, Any] = field(default_factory=dict)
     ts_ref: Ref | None = None  # where `ts` was copied from (else it is cited as derived)
     name_ref: Ref | None = None  # where `tool` was copied from
     info: Payload | None = None  # what the source knows beyond these fields (forsy.payloads)

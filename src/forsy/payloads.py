@@ -229,6 +229,14 @@ class CommitInfo(Info):
 
 Payload = MessageInfo | CallInfo | ResultInfo | NoteInfo | ShellInfo | CommitInfo
 
+# The payload class of each event kind.
+PAYLOAD_FOR_KIND: dict[str, type[Payload]] = {
+    "user": MessageInfo, "agent_text": MessageInfo, "reasoning": MessageInfo,
+    "tool_call": CallInfo, "tool_result": ResultInfo,
+    "note": NoteInfo, "interrupt": NoteInfo, "compaction": NoteInfo,
+    "shell_command": ShellInfo, "commit": CommitInfo,
+}  # fmt: skip
+
 
 def redact_payload(obj: Info | Link | Persisted | HistoryMatch, rv: Callable[[object], object]) -> None:
     """Mask, in place, the fields the class declares as log text (nested payloads too)."""

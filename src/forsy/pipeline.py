@@ -22,7 +22,7 @@ from typing import Any, Literal
 from . import sources
 from .assemble import Assembled, assemble
 from .errors import ExitCode, ForsyError, InputError, NoWork, UnsupportedFormat
-from .evidence import Ref, Session, Warning_
+from .evidence import Session, Warning_
 from .models import Trace
 from .payloads import CommitInfo, redact_payload
 from .protocols import Completion, NoRedactor, Redactor
@@ -236,8 +236,6 @@ def _redact_session(session: Session, redactor: Redactor) -> None:
     for e in session.events:
         if e.args is not None:
             e.args = rv(e.args)
-        if e.meta:
-            e.meta = _redact_meta(e.meta, rv)
         if e.info is not None:
             redact_payload(e.info, rv)
         if e.link is not None:
@@ -272,18 +270,6 @@ def _redact_names(session: Session, redactor: Redactor) -> None:
     for w in session.warnings:
         if w.file is not None:
             w.file = renamed.get(w.file) or redactor.redact(w.file)
-
-
-def _redact_meta(meta: dict[str, Any], rv: Callable[[Any], Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in meta.items():
-        if isinstance(v, Ref):
-            out[k] = v  # evidence pointers are ids, not text
-        elif k == "persisted" and isinstance(v, dict):
-            out[k] = {**v, "text": rv(v.get("text"))}
-        else:
-            out[k] = rv(v)
-    return out
 
 
 def _rescan(a: Assembled, redactor: Redactor) -> None:

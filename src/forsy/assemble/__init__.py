@@ -73,7 +73,7 @@ def _steps(drafts: list[Draft]) -> list[Step]:
 
 def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
     """T-termination: (reason, rule id) from how the session ends (a proposal may refine only 'other')."""
-    main = [d for d in drafts if not d.meta.get("abandoned") and d.actor_key in ("agent", "user", "system")]
+    main = [d for d in drafts if not d.abandoned and d.actor_key in ("agent", "user", "system")]
     last_event = next((e for e in reversed(session.events) if not e.abandoned and e.actor in ("agent", "user")
                        and e.kind != "note"), None)
     if last_event is not None and last_event.kind == "interrupt":
@@ -160,7 +160,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
     tf["trace_id"] = derived("T-id", src_refs)
 
-    users = [d for d in drafts if d.values["action"] == "user_message" and not d.meta.get("abandoned")]
+    users = [d for d in drafts if d.values["action"] == "user_message" and not d.abandoned]
     if users:
         task = str(users[0].values["input"])
         tf["task"] = users[0].prov["input"]
@@ -184,7 +184,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
 
     final_output = None
     outs = [d for d in drafts if d.values["action"] == "output" and d.actor_key == "agent"
-            and not d.meta.get("abandoned")]
+            and not d.abandoned]
     if outs:
         final_output = outs[-1].values.get("output")
         tf["final_output"] = outs[-1].prov["output"]
@@ -381,10 +381,10 @@ def _manifest(tid: str, session: Session, trace: Trace, drafts: list[Draft], fac
     counts = {
         "records": q.records, "unparsable_records": q.unparsable_records, "duplicate_records": q.duplicate_records,
         "unknown_records": q.unknown_records, "compactions": q.compactions,
-        "abandoned_steps": sum(1 for d in drafts if d.meta.get("abandoned")),
+        "abandoned_steps": sum(1 for d in drafts if d.abandoned),
         "tool_calls": sum(1 for d in drafts if d.call_id),
         "missing_results": sum(1 for d in drafts if d.call_id and "output" not in d.values
-                               and not d.meta.get("no_result_expected")),
+                               and not d.no_result_expected),
         "truncated_outputs": q.truncated_outputs, "encrypted_reasoning": q.encrypted_reasoning,
         "subagents": len({d.actor_key for d in drafts if d.actor_key.startswith("subagent:")}),
         "evidence_records": len(session.evidence),

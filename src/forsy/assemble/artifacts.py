@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence import Event
-from ..payloads import CommitInfo
+from ..payloads import CommitInfo, Persisted
 from ..rules.segment import Draft
 from ..tools import ToolSpec, spec
 
@@ -69,8 +69,8 @@ def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
             _apply_patch(arts, i, d)
         for c in d.commits:
             _commit(arts, i, c)
-        if d.meta.get("persisted"):
-            _persisted(arts, i, d)
+        if d.result is not None and d.result.persisted is not None:
+            _persisted(arts, i, d.result.persisted)
     return list(arts.values())
 
 
@@ -143,14 +143,13 @@ def _commit(arts: dict[str, ArtifactDraft], step: int, commit: Event) -> None:
         a.state = f"Committed in {sha} (step {step})."
 
 
-def _persisted(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
-    p = d.meta["persisted"]
-    name = str(p.get("source", "")).rsplit("/", 1)[-1] or f"step-{step}.txt"
+def _persisted(arts: dict[str, ArtifactDraft], step: int, p: Persisted) -> None:
+    name = p.source.rsplit("/", 1)[-1] or f"step-{step}.txt"
     rel = f"artifacts/tool-results/{name}"
     a = _get(arts, rel, "observed", "evidence")
     a.related_steps.append(step)
     a.content = None
-    a.file = (rel, str(p.get("text", "")))
+    a.file = (rel, p.text)
     a.description = f"Full output of step {step}; the model saw only a preview."
     a.state = f"Saved by Claude Code to tool-results/{name}; copied here."
     a.rules.append("A-persisted")

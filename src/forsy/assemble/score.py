@@ -62,7 +62,7 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
                       "shell and git evidence only: no reasoning, no outputs")]
     factors.append(Factor("unparsable_records", q.unparsable_records, _capped(2, q.unparsable_records, 20),
                           "records that could not be read"))
-    missing = sum(1 for d in drafts if d.call_id and "output" not in d.values and not d.meta.get("no_result_expected"))
+    missing = sum(1 for d in drafts if d.call_id and "output" not in d.values and not d.no_result_expected)
     factors.append(Factor("missing_results", missing, _capped(3, missing, 15), "calls whose result is not in the log"))
     factors.append(Factor("truncated_outputs", q.truncated_outputs, _capped(1, q.truncated_outputs, 10),
                           "outputs that are excerpts of what the tool returned"))

@@ -154,7 +154,7 @@ def _line(n: int, d: Draft, fill: list[str], roles: dict[str, str], prefix: str 
     for k in ("tool", "operation", "success", "eval", "caused_by", "retry_of"):
         if v.get(k) is not None:
             bits.append(f"{k}={json.dumps(v[k])}")
-    if d.meta.get("abandoned"):
+    if d.abandoned:
         bits.append("abandoned-branch")
     ev = ", ".join(f"{e} ({r})" for e, r in roles.items())
     bits.append(f"evidence: {ev or '-'}")
@@ -225,7 +225,7 @@ class _Builder:
 
     def session(self, fields: list[str]) -> None:
         users = [i for i, d in enumerate(self.drafts) if d.values["action"] == "user_message"
-                 and not d.meta.get("abandoned")]
+                 and not d.abandoned]
         task_ev = step_evidence(self.drafts[users[0]], "input") if users else []
         reason, rule = self.plan.termination
         calls = sum(1 for d in self.drafts if d.call_id)
@@ -307,7 +307,7 @@ def split_chunk(plan: Plan, c: Chunk, drafts: list[Draft], idx: EvidenceIndex, p
 
 def _final_answer(drafts: list[Draft]) -> list[str]:
     outs = [d for d in drafts if d.values["action"] == "output" and d.actor_key == "agent"
-            and not d.meta.get("abandoned")]
+            and not d.abandoned]
     return step_evidence(outs[-1], "output") if outs else []
 
 

@@ -32,7 +32,7 @@ from rapidfuzz import fuzz
 
 from ..evidence import Event, Ref, Session
 from ..models import EvidenceRef, FieldProvenance
-from ..payloads import CallInfo, CommitInfo, HistoryMatch, ShellInfo
+from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
 from .catalogue import check as check_rule
 
 RETRY_SIMILARITY = 90.0
@@ -75,9 +75,9 @@ def json_text(value: Any) -> str:
 def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[str, str | int | float] | None]:
     """How a copied value sits in its record, for `forsy verify`: a JSON string to parse
     first (`C-json-string` with its inner pointer) or a slice of the text (`C-span`)."""
-    if "inner_pointer" in e.meta:
-        return "C-json-string", {"pointer": str(e.meta["inner_pointer"])}
-    if "span" in e.meta:
+    if e.info is not None and e.info.inner_pointer is not None:
+        return "C-json-string", {"pointer": e.info.inner_pointer}
+    if e.info is not None and e.info.span is not None:
         return "C-span", None
     return default, None
 
@@ -118,7 +118,10 @@ class Draft:
     tool_args: Any = None
     rich: Any = None
     actor_key: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
+    abandoned: bool = False  # on a branch the user rewound away from
+    group: str | None = None  # the call's parallel group as the source wrote it
+    no_result_expected: bool = False  # the log never holds this call's result (Codex web search)
+    result: ResultInfo | None = None  # the tool result's payload (persisted output, exit code...)
     commits: list[Event] = field(default_factory=list)  # commits that record this step's change
     shell: ShellInfo | None = None  # a shell history command's record
     shell_history: HistoryMatch | None = None  # a call matched to the shell history
@@ -126,7 +129,7 @@ class Draft:
     def copy(self) -> Draft:
         """A draft whose values, provenance and evidence lists can change without touching this one."""
         return dataclasses.replace(self, values=dict(self.values), prov=dict(self.prov), evidence=list(self.evidence),
-                                   meta=dict(self.meta), commits=list(self.commits))
+                                   commits=list(self.commits))
 
     def set(self, name: str, value: Any, prov: FieldProvenance) -> None:
         if value is None:
@@ -158,7 +161,7 @@ class Segmenter:
         self.subagent_parent: dict[str, str] = {}  # actor → spawning call_id
         self.first_action: set[str] = set()
         self.interrupts: list[Event] = []
-        self.compact_meta: dict[str, Any] | None = None
+        self.compact_meta: dict[str, JSONValue] | None = None
         self.abandoned_run: list[int] = []
         self.counts: dict[str, int] = {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
         self.matches: list[dict[str, Any]] = []  # history/git match decisions, for provenance
@@ -166,7 +169,7 @@ class Segmenter:
     # ------------------------------------------------------------------ driving
     def run(self) -> list[Draft]:
         for e in self.session.events:
-            parent = e.meta.get("parent_call_id") if e.actor.startswith("subagent:") else None
+            parent = e.link.parent_call_id if e.link is not None and e.actor.startswith("subagent:") else None
             if parent and e.actor not in self.subagent_parent:
                 self.subagent_parent[e.actor] = parent  # its answer is flushed when that call returns
             handler = getattr(self, f"_on_{e.kind}", None)
@@ -188,7 +191,7 @@ class Segmenter:
             d.values["eval_reason"] = ("On a branch the user rewound away from: kept because it happened, "
                                        "but not part of the final conversation path.")
             d.prov["eval_reason"] = derived("R-abandoned", e.refs[:1])
-            d.meta["abandoned"] = True
+            d.abandoned = True
         self.drafts.append(d)
         return d
 
@@ -205,7 +208,7 @@ class Segmenter:
             self.turn = 1
         d = self._new("user", "user_message", e)
         d.values.pop("eval_reason", None)  # user messages carry no eval_reason (spec invariant)
-        rule = e.meta.get("rule")
+        rule = e.info.rule if isinstance(e.info, MessageInfo) else None
         if rule:
             prov = derived(f"R-user/{rule}", e.refs)
         else:
@@ -217,7 +220,7 @@ class Segmenter:
         notes = []
         if self.interrupts:
             notes.append(f"The user interrupted the agent {len(self.interrupts)} time(s) before this message.")
-        if d.meta.get("abandoned") or (self.abandoned_run and not e.abandoned):
+        if d.abandoned or (self.abandoned_run and not e.abandoned):
             if self.abandoned_run and not e.abandoned:
                 a, b = self.abandoned_run[0] + 1, self.abandoned_run[-1] + 1
                 notes.append(f"The conversation was rewound before this message: steps {a}-{b} are on an "
@@ -228,7 +231,7 @@ class Segmenter:
             d.set("causal_note", " ".join(notes), derived("R-interrupt/R-rewind", refs))
         self.interrupts = []
         if e.abandoned:
-            d.meta["abandoned"] = True
+            d.abandoned = True
             d.set("causal_note", ((d.values.get("causal_note") or "") + " This message is on a branch the user later "
                   "rewound away from.").strip(), derived("R-abandoned", e.refs))
             self._mark_abandoned(d, e)
@@ -242,7 +245,8 @@ class Segmenter:
         self._flush_all()
 
     def _on_agent_text(self, e: Event) -> None:
-        if e.meta.get("api_error"):
+        info = e.info if isinstance(e.info, MessageInfo) else None
+        if info is not None and info.api_error:
             self._flush(e.actor)
             self.counts["api_errors"] += 1
             d = self._new(e.actor, "error", e)
@@ -253,7 +257,7 @@ class Segmenter:
             self._times(d, e, e)
             self._mark_abandoned(d, e)
             return
-        if e.meta.get("synthetic"):
+        if info is not None and info.synthetic:
             return  # "No response requested." and similar harness fillers are not work
         self._pend(e.actor).texts.append(e)
 
@@ -264,7 +268,7 @@ class Segmenter:
         pend = self._pend(e.actor)
         d = self._new(e.actor, "agent_step", e)
         d.call_id, d.tool_args = e.call_id, e.args
-        d.meta["group"] = e.group
+        d.group = e.group
         tool = e.tool or "unknown"
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
@@ -282,8 +286,8 @@ class Segmenter:
         hist = e.info.shell_history if isinstance(e.info, CallInfo) else None
         if hist is not None:
             self._history_match(d, hist)
-        if e.meta.get("result_in_log") is False:
-            d.meta["no_result_expected"] = True  # e.g. Codex web searches leave no result record
+        if isinstance(e.info, CallInfo) and not e.info.result_in_log:
+            d.no_result_expected = True  # e.g. Codex web searches leave no result record
         key = (e.actor, e.group or f"solo-{len(self.drafts)}")
         self.groups.setdefault(key, []).append(len(self.drafts) - 1)
         self._mark_abandoned(d, e)
@@ -302,7 +306,8 @@ class Segmenter:
         d.set("output", e.text, copied(e.refs, rule=rule, params=params, excerpt=e.excerpt))
         if e.excerpt:
             self.session.quality.truncated_outputs += 1
-        rejected = bool(e.meta.get("rejected"))
+        info = e.info if isinstance(e.info, ResultInfo) else None
+        rejected = info is not None and info.rejected
         ok = not (e.is_error or rejected)
         d.set("success", ok, derived("R-call/error-flag", e.refs))
         if rejected:
@@ -314,9 +319,8 @@ class Segmenter:
         elif e.is_error:
             d.values["eval"] = -1
             d.set("eval_reason", "The tool returned an error.", derived("R-error", e.refs))
-        d.rich = e.meta.get("rich")
-        d.meta.update({k: v for k, v in e.meta.items() if k in ("persisted", "persisted_missing", "exit_code",
-                                                              "duration_s", "rich_ref")})
+        d.rich = info.rich if info is not None else None
+        d.result = info
         self._times(d, None, e)
         self._pend(d.actor_key).results.append(idx)
 
@@ -336,8 +340,8 @@ class Segmenter:
         self.compact_meta = None
 
     def _on_note(self, e: Event) -> None:
-        if e.meta.get("subtype") == "compact_boundary":
-            self.compact_meta = e.meta.get("compact") or {}
+        if isinstance(e.info, NoteInfo) and e.info.subtype == "compact_boundary":
+            self.compact_meta = e.info.compact if isinstance(e.info.compact, dict) else {}
 
     def _on_shell_command(self, e: Event) -> None:
         info = e.info if isinstance(e.info, ShellInfo) else ShellInfo()
@@ -458,15 +462,16 @@ class Segmenter:
                 if k in first.prov:
                     d.set(k, first.values[k], first.prov[k])
             return
-        parent_call = e.meta.get("parent_call_id")
+        parent_call = e.link.parent_call_id if e.link is not None else None
         if actor.startswith("subagent:") and parent_call and actor not in self.first_action:
             idx = self.calls.get(parent_call)
             if idx is not None and idx < me:
                 self.first_action.add(actor)
                 d.set("caused_by", [idx + 1], derived("R-cause/delegation", e.refs))
                 d.set("causal_type", "delegation_to_subagent", derived("R-cause/delegation", e.refs))
+                rule = e.link.link_rule if e.link else None
                 d.set("causal_note", f"Work delegated by the {self.drafts[idx].values.get('tool')} call in "
-                      f"step {idx + 1} (linked by {e.meta.get('link_rule')}).", derived("R-cause/delegation", e.refs))
+                      f"step {idx + 1} (linked by {rule}).", derived("R-cause/delegation", e.refs))
                 return
         results = [i for i in pend.results if i < me]
         pend.results = []
@@ -498,7 +503,7 @@ class Segmenter:
                 return
             if prev.values.get("tool") != d.values.get("tool") or prev.values.get("success") is not False:
                 continue
-            if e.group and prev.meta.get("group") == e.group:
+            if e.group and prev.group == e.group:
                 continue  # a sibling sent in the same message is not retried by this call
             score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
             if score >= RETRY_SIMILARITY:

@@ -37,6 +37,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from ...payloads import Link, NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
 from .._lines import read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
@@ -209,7 +210,8 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     if first is not None and first.kind == "compaction":
         session.quality.extra["starts_from_summary"] = 1  # the earlier work is logged elsewhere
     session.quality.encrypted_reasoning = sum(
-        1 for e in session.events if e.kind == "note" and e.meta.get("subtype") == "encrypted_reasoning"
+        1 for e in session.events
+        if e.kind == "note" and isinstance(e.info, NoteInfo) and e.info.subtype == "encrypted_reasoning"
     )
     return session
 
@@ -583,12 +585,12 @@ def _thread_events(th: Thread, session: Session) -> list[Event]:
                     e.ts_ref = Ref(e.ts_ref.ev, prefix + e.ts_ref.pointer)
                 if e.name_ref is not None:
                     e.name_ref = Ref(e.name_ref.ev, prefix + e.name_ref.pointer)
-                if "rich_ref" in e.meta:
-                    e.meta["rich_ref"] = Ref(e.meta["rich_ref"].ev, prefix + e.meta["rich_ref"].pointer)
-            e.meta["subagent"] = th.agent_id
+                if isinstance(e.info, ResultInfo) and e.info.rich_ref is not None:
+                    e.info.rich_ref = Ref(e.info.rich_ref.ev, prefix + e.info.rich_ref.pointer)
         out.extend(evs)
     for e in out:  # every event knows its spawning call: the segmenter links the first action
-        e.meta.update({"parent_call_id": th.call_id, "link_rule": th.link_rule, "thread_source": th.source})
+        e.link = Link(subagent=th.agent_id, parent_call_id=th.call_id, link_rule=th.link_rule,
+                      thread_source=th.source)
     return out
 
 
@@ -651,15 +653,18 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
         m = PERSISTED.search(e.text)
         if not m:
             continue
-        e.meta["persisted_path"] = m.group(1)
+        if not isinstance(e.info, ResultInfo):
+            e.info = ResultInfo()
+        info = e.info
+        info.persisted_path = m.group(1)
         f = tr_dir / Path(m.group(1)).name
         if not f.is_file():
             session.quality.truncated_outputs += 1
-            e.meta["persisted_missing"] = True
+            info.persisted_missing = True
             continue
         data = read_bytes(f)
         rel = source_name(f, ctx.root)
         ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
         session.add_evidence(ev)
         session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
-        e.meta["persisted"] = {"ref": Ref(ev.id, ""), "text": data.decode("utf-8", "replace"), "source": rel}
+        info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from ...evidence import Event, Ref, pointer
+from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 
 # session.warn: (code, message, file, line)
@@ -207,7 +208,8 @@ class EventBuilder:
             for e in evs:
                 e.ts_ref = Ref(rec.ev.id, "/timestamp")
         for e in evs:
-            if e.kind == "tool_call" and e.refs and e.refs[0].pointer.endswith("/input") and "raw_name" not in e.meta:
+            if e.kind == "tool_call" and e.refs and e.refs[0].pointer.endswith("/input") and not (
+                    isinstance(e.info, CallInfo) and e.info.raw_name is not None):
                 e.name_ref = Ref(e.refs[0].ev, e.refs[0].pointer[: -len("/input")] + "/name")
         return evs
 
@@ -258,8 +260,7 @@ class EventBuilder:
                 r = ref or Ref(rec.ev.id, pointer("message", "content", i, "text"))
                 e = Event("agent_text", self.actor, ts, [r], text=b["text"], group=group, abandoned=ab)
                 if d.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
-                    e.meta["synthetic"] = True
-                    e.meta["api_error"] = bool(d.get("isApiErrorMessage"))
+                    e.info = MessageInfo(synthetic=True, api_error=bool(d.get("isApiErrorMessage")))
                 out.append(e)
             elif bt == "thinking":
                 if isinstance(b.get("thinking"), str) and b["thinking"].strip():
@@ -270,20 +271,19 @@ class EventBuilder:
                     if b.get("thinking") is not None and not isinstance(b["thinking"], str):
                         self._skip(rec, f"message.content[{i}].thinking is {kind_of(b['thinking'])}, not text")
                     out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
-                                     group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
+                                     group=group, abandoned=ab, info=NoteInfo(subtype="encrypted_reasoning")))
             elif bt == "redacted_thinking":
                 out.append(Event("note", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i))],
-                                 group=group, abandoned=ab, meta={"subtype": "encrypted_reasoning"}))
+                                 group=group, abandoned=ab, info=NoteInfo(subtype="encrypted_reasoning")))
             elif bt in ("tool_use", "server_tool_use") and isinstance(b.get("name"), str):
                 cid = self._call_id(rec, b, "id", i)
                 self._new_call(rec, cid)
                 r = Ref(rec.ev.id, pointer("message", "content", i, "input"))
                 e = Event("tool_call", self.actor, ts, [r], call_id=cid, tool=mcp_name(b["name"]),
                           args=b.get("input"), group=group, abandoned=ab)
-                if e.tool != b["name"]:
-                    e.meta["raw_name"] = b["name"]
-                if bt == "server_tool_use":
-                    e.meta["server_side"] = True
+                if e.tool != b["name"] or bt == "server_tool_use":
+                    e.info = CallInfo(raw_name=b["name"] if e.tool != b["name"] else None,
+                                      server_side=bt == "server_tool_use")
                 out.append(e)
             elif isinstance(bt, str) and bt.endswith("_tool_result") and b.get("tool_use_id") is not None:
                 # server-side tool results (web search) arrive inside the assistant message
@@ -332,28 +332,30 @@ class EventBuilder:
         if images and any(e.kind == "user" for e in out):
             for e in out:
                 if e.kind == "user":
-                    e.meta["attachments_omitted"] = images
+                    if not isinstance(e.info, MessageInfo):
+                        e.info = MessageInfo()
+                    e.info.attachments_omitted = images
         return out
     def _user_text(self, rec: Record, text: str, ptr: str, ts: str | None, ab: bool) -> list[Event]:
         d = rec.data
         ref = [Ref(rec.ev.id, ptr)]
         if d.get("isMeta"):
-            return [Event("note", "system", ts, ref, text=text, abandoned=ab, meta={"subtype": "meta"})]
+            return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype="meta"))]
         if self.actor != "agent":
             # inside a subagent transcript the "user" is the parent agent or the harness
             kind, _ = classify_user_text(text)
             sub = "interrupt" if kind == "interrupt" else "subagent_prompt"
-            return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, meta={"subtype": sub})]
+            return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sub))]
         kind, derived = classify_user_text(text)
         if kind == "typed":
             return [Event("user", "user", ts, ref, text=text, abandoned=ab)]
         if kind in ("slash-command", "bash-input"):
-            return [Event("user", "user", ts, ref, text=derived, abandoned=ab, meta={"rule": kind})]
+            return [Event("user", "user", ts, ref, text=derived, abandoned=ab, info=MessageInfo(rule=kind))]
         if kind == "interrupt":
             return [Event("interrupt", "user", ts, ref, text=text, abandoned=ab)]
         if kind == "compaction":
             return [Event("compaction", "system", ts, ref, text=text, abandoned=ab)]
-        return [Event("note", "system", ts, ref, text=text, abandoned=ab, meta={"subtype": "injected"})]
+        return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype="injected"))]
 
     def _tool_result(self, rec: Record, b: dict[str, Any], i: int, ts: str | None, ab: bool) -> Event:
         content = b.get("content")
@@ -371,14 +373,16 @@ class EventBuilder:
                   text=text, call_id=self._call_id(rec, b, "tool_use_id", i),
                   is_error=bool(is_error) if is_error is None or isinstance(is_error, bool) else None,
                   excerpt=excerpt, abandoned=ab)
+        info = ResultInfo()
         rich = rec.data.get("toolUseResult")
         if rich is not None:
-            e.meta["rich"] = _slim_rich(rich)
-            e.meta["rich_ref"] = Ref(rec.ev.id, "/toolUseResult")
+            info.rich = _slim_rich(rich)
+            info.rich_ref = Ref(rec.ev.id, "/toolUseResult")
         if isinstance(rich, str) and rich.startswith("User rejected"):
-            e.meta["rejected"] = True
+            info.rejected = True
         elif isinstance(text, str) and text.startswith("The user doesn't want to proceed with this tool use"):
-            e.meta["rejected"] = True
+            info.rejected = True
+        e.info = info
         return e
 
     def _system(self, rec: Record) -> list[Event]:
@@ -393,11 +397,12 @@ class EventBuilder:
         if sub == "local_command" and self.actor == "agent":
             kind, derived = classify_user_text(content)
             if kind == "slash-command":
-                return [Event("user", "user", ts, ref, text=derived, abandoned=ab, meta={"rule": kind})]
-            return [Event("note", "system", ts, ref, text=content, abandoned=ab, meta={"subtype": "local_command"})]
+                return [Event("user", "user", ts, ref, text=derived, abandoned=ab, info=MessageInfo(rule=kind))]
+            return [Event("note", "system", ts, ref, text=content, abandoned=ab,
+                          info=NoteInfo(subtype="local_command"))]
         if sub == "compact_boundary":
             return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
-                          meta={"subtype": "compact_boundary", "compact": d.get("compactMetadata")})]
+                          info=NoteInfo(subtype="compact_boundary", compact=d.get("compactMetadata")))]
         return []
 
 

@@ -15,7 +15,7 @@ Subagents: a thread spawned by another has its own file whose `session_meta.sour
 `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
 the subagent files in its directory (recursively); their events get actor
 `subagent:<thread id>` and are merged into the parent's events by timestamp, each file
-keeping its own order. The first event of a subagent carries `meta["parent_call_id"]`
+keeping its own order. The first event of a subagent carries `link.parent_call_id`
 only when Codex recorded the spawning call exactly: a `collab_agent_spawn_end` event or a
 `spawn_agent` output naming the thread, or the spawn output Codex writes into a forked
 child.
@@ -31,6 +31,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Event, Session, SessionMeta
+from ...payloads import Link, NoteInfo
 from .. import ReadContext
 from .._lines import open_regular, source_name
 from ._build import Thread, ThreadBuilder
@@ -150,16 +151,14 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
     if call_id is None and child.spawn_marker in parent.call_ids:
         call_id, rule = child.spawn_marker, "forked_spawn_output"
     for ev in child.events:
-        if ev.meta.get("subtype") == "subagent_input" and ev.actor == "agent":
+        if isinstance(ev.info, NoteInfo) and ev.info.subtype == "subagent_input" and ev.actor == "agent":
             ev.actor = parent.actor
     # The link goes on the thread's first event and on its first event by the subagent itself
     # (the first may be the parent's prompt, written by the parent).
     own = next((e for e in child.events if e.actor == child.actor), None)
     for ev in {id(e): e for e in (child.events[:1] + ([own] if own else []))}.values():
-        ev.meta["parent_thread_id"] = parent.thread_id
-        if call_id is not None:
-            ev.meta["parent_call_id"] = call_id
-            ev.meta["link_rule"] = rule
+        ev.link = Link(parent_thread_id=parent.thread_id, parent_call_id=call_id,
+                       link_rule=rule if call_id is not None else None)
     for model in child.meta.models:
         if model not in meta.models:
             meta.models.append(model)

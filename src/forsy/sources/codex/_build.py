@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...evidence import Event, Ref, Session, SessionMeta, pointer
+from ...payloads import PAYLOAD_FOR_KIND, MessageInfo, NoteInfo, Payload
 from ._fork import FindParent, ForkInfo, own_start
 from ._index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
 from ._read import LoadedFile, Rec, bad_type, typed
@@ -149,8 +150,8 @@ class ThreadBuilder:
         elif kind == "compacted":
             self._compaction(rec)
         elif kind in ("fork_reference", "rollout_reference"):
-            note = self._event("note", rec, actor="system")
-            note.meta.update({"subtype": kind, **{k: v for k, v in rec.payload.items() if k != "type"}})
+            raw = {k: v for k, v in rec.payload.items() if k != "type"}
+            self._event("note", rec, actor="system", info=NoteInfo(subtype=kind, raw=raw))
         elif kind == "inter_agent_communication":
             self._inter_agent(rec)
         elif kind in ("session_meta", "bare_header"):
@@ -159,12 +160,13 @@ class ThreadBuilder:
             self._unknown(rec, kind)
 
     # ------------------------------------------------------------------ events
-    def _event(self, kind: Any, rec: Rec, *parts: str | int, actor: str | None = None, **fields: Any) -> Event:
-        ev = Event(kind, actor or self.actor, rec.ts, [Ref(rec.ev, pointer(*rec.base, *parts))], **fields)
-        if self.turn_id is not None:
-            ev.meta["turn_id"] = self.turn_id
-        if rec.lossy:
-            ev.meta["lossy_utf8"] = True
+    def _event(
+        self, kind: Any, rec: Rec, *parts: str | int, actor: str | None = None, info: Payload | None = None,
+        **fields: Any,
+    ) -> Event:
+        info = info if info is not None else PAYLOAD_FOR_KIND[kind]()
+        info.turn_id, info.lossy_utf8 = self.turn_id, rec.lossy
+        ev = Event(kind, actor or self.actor, rec.ts, [Ref(rec.ev, pointer(*rec.base, *parts))], info=info, **fields)
         self.events.append(ev)
         return ev
 
@@ -174,10 +176,8 @@ class ThreadBuilder:
             self.group = f"{tag}L{rec.line}"
         return self.group
 
-    def _note(self, rec: Rec, subtype: str, *parts: str | int, text: str | None = None) -> Event:
-        ev = self._event("note", rec, *parts, actor="system", text=text)
-        ev.meta["subtype"] = subtype
-        return ev
+    def _note(self, rec: Rec, subtype: str, *parts: str | int, text: str | None = None, **info: Any) -> Event:
+        return self._event("note", rec, *parts, actor="system", text=text, info=NoteInfo(subtype=subtype, **info))
 
     def _warn_once(self, code: str, rec: Rec, message: str) -> None:
         if code not in self.warned:
@@ -233,8 +233,8 @@ class ThreadBuilder:
                 # A forked spawn: Codex writes the spawning call's output into the child.
                 self.spawn_marker = call_id
                 out = rec.payload.get("output")
-                note = self._note(rec, "forked_spawn_output", "output", text=out if isinstance(out, str) else None)
-                note.meta["spawn_call_id"] = call_id
+                self._note(rec, "forked_spawn_output", "output", text=out if isinstance(out, str) else None,
+                           spawn_call_id=call_id)
                 return
         self.tools.result(rec)
 
@@ -247,9 +247,8 @@ class ThreadBuilder:
                 text = self._typed(rec, b, "text", str)
                 if text:
                     self.seen_dialogue = True
-                    ev = self._event("agent_text", rec, "content", i, "text", text=text, group=self._group(rec))
-                    if phase is not None:
-                        ev.meta["phase"] = phase
+                    self._event("agent_text", rec, "content", i, "text", text=text, group=self._group(rec),
+                                info=MessageInfo(phase=phase))
             return
         self.group = None
         if role == "user":
@@ -275,34 +274,28 @@ class ThreadBuilder:
             elif not typed_ok:
                 self._context("unconfirmed_user_text", rec, i, text, "user")
             else:
-                ev = self._user(rec, ("content", i, "text"), text)
-                if images:
-                    ev.meta["images"], images = images, 0
+                self._user(rec, ("content", i, "text"), text).images, images = images, 0
 
-    def _user(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> Event:
+    def _user(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> MessageInfo:
         span = request_span(text)
-        ev = self._event("user", rec, *parts, actor="user", text=text[span[0] : span[1]] if span else text)
-        if span:
-            ev.meta["span"] = list(span)
-            ev.meta["wrapped"] = "ide_context"
+        info = MessageInfo(span=(span[0], span[1]), wrapped="ide_context") if span else MessageInfo()
+        self._event("user", rec, *parts, actor="user", text=text[span[0] : span[1]] if span else text, info=info)
         self.user_idx.append(len(self.events) - 1)
         self.seen_dialogue = True
-        return ev
+        return info
 
     def _subagent_input(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> None:
         # In a subagent's thread the "user" is the agent that spawned it, not a person.
-        ev = self._event("note", rec, *parts, actor=self.parent_actor, text=text)
-        ev.meta["subtype"] = "subagent_input"
+        self._event("note", rec, *parts, actor=self.parent_actor, text=text, info=NoteInfo(subtype="subagent_input"))
         self.seen_dialogue = True
 
     def _context(self, kind: str, rec: Rec, i: int, text: str, role: str) -> None:
         parts = ("content", i, "text")
         if kind == "turn_aborted" and not self.index.has_abort_events:
-            ev = self._event("interrupt", rec, *parts, actor="user", text=text)
-            ev.meta["subtype"] = "turn_aborted_notice"
+            self._event("interrupt", rec, *parts, actor="user", text=text, info=NoteInfo(subtype="turn_aborted_notice"))
             return
         if self.seen_dialogue or kind in ACTION_KINDS:
-            self._note(rec, kind, *parts, text=text).meta["role"] = role
+            self._note(rec, kind, *parts, text=text, role=role)
             return
         ref = {"ev": rec.ev, "pointer": pointer(*rec.base, *parts)}
         self.meta.extra.setdefault("context", []).append({"kind": kind, "role": role, "text": text, **ref})
@@ -322,8 +315,8 @@ class ThreadBuilder:
                 text = self._typed(rec, b, "text", str)
                 if text:
                     found = True
-                    ev = self._event("reasoning", rec, key, i, "text", text=text, group=self._group(rec))
-                    ev.meta["part"] = part
+                    self._event("reasoning", rec, key, i, "text", text=text, group=self._group(rec),
+                                info=MessageInfo(part=part))
         if not found and p.get("encrypted_content"):
             self.session.quality.encrypted_reasoning += 1
 
@@ -341,18 +334,15 @@ class ThreadBuilder:
             if self.subagent:
                 self._subagent_input(rec, ("message",), p["message"])
             else:
-                ev = self._user(rec, ("message",), p["message"])
-                images = self._count(rec, p, "images") + self._count(rec, p, "local_images")
-                if images:
-                    ev.meta["images"] = images
+                info = self._user(rec, ("message",), p["message"])
+                info.images = self._count(rec, p, "images") + self._count(rec, p, "local_images")
         elif sub == "agent_message":
             self.seen_dialogue = True
-            ev = self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec))
-            if (phase := self._typed(rec, p, "phase", str)) is not None:
-                ev.meta["phase"] = phase
+            self._event("agent_text", rec, "message", text=p["message"], group=self._group(rec),
+                        info=MessageInfo(phase=self._typed(rec, p, "phase", str)))
         elif sub in ("agent_reasoning", "agent_reasoning_raw_content"):
-            ev = self._event("reasoning", rec, "text", text=p["text"], group=self._group(rec))
-            ev.meta["part"] = "summary" if sub == "agent_reasoning" else "raw"
+            self._event("reasoning", rec, "text", text=p["text"], group=self._group(rec),
+                        info=MessageInfo(part="summary" if sub == "agent_reasoning" else "raw"))
         elif sub == "token_count":
             self.group = None
             self._tokens(rec, p)
@@ -390,10 +380,9 @@ class ThreadBuilder:
         reason = rec.payload.get("reason")
         parts = ("reason",) if "reason" in rec.payload else ()
         if reason == "interrupted":
-            ev = self._event("interrupt", rec, *parts, actor="user")
+            self._event("interrupt", rec, *parts, actor="user", info=NoteInfo(reason=reason))
         else:
-            ev = self._note(rec, "turn_aborted", *parts)
-        ev.meta["reason"] = reason
+            self._note(rec, "turn_aborted", *parts, reason=reason)
 
     def _rollback(self, rec: Rec) -> None:
         n = self._typed(rec, rec.payload, "num_turns", int)
@@ -405,7 +394,7 @@ class ThreadBuilder:
                     ev.abandoned = True
                     self.session.quality.abandoned_events += 1
             del self.user_idx[-min(n, len(self.user_idx)) :]
-        self._note(rec, "thread_rolled_back").meta["num_turns"] = rec.payload.get("num_turns")
+        self._note(rec, "thread_rolled_back", num_turns=rec.payload.get("num_turns"))
 
     def _compaction(self, rec: Rec) -> None:
         if self.last_compaction is not None:
@@ -414,12 +403,10 @@ class ThreadBuilder:
                 return  # the twin of the compaction just recorded
         msg = self._typed(rec, rec.payload, "message", str) if rec.kind == "compacted" else None
         text = msg or None
-        ev = self._event("compaction", rec, *("message",) if text else (), actor="system", text=text)
         hist = self._typed(rec, rec.payload, "replacement_history", list)
-        if hist is not None:
-            ev.meta["replacement_history_items"] = len(hist)
-        if rec.kind == "response_item":
-            ev.meta["encrypted"] = True
+        info = NoteInfo(replacement_history_items=len(hist) if hist is not None else None,
+                        encrypted=rec.kind == "response_item")
+        self._event("compaction", rec, *("message",) if text else (), actor="system", text=text, info=info)
         self.session.quality.compactions += 1
         self.group = None
         self.last_compaction = (rec.idx, len(self.events))

@@ -6,7 +6,7 @@ Calls: `function_call` (arguments are a JSON string, parsed), `custom_tool_call`
 `image_generation_call`. Results: `function_call_output`, `custom_tool_call_output`,
 `tool_search_output`; later `*_end` events add exit codes and success flags.
 
-When `meta["inner_pointer"]` is set on an event, its ref points at a JSON *string*: parse
+When `info.inner_pointer` is set on an event, its ref points at a JSON *string*: parse
 that string and follow `inner_pointer` inside it to get the event's text/args.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 
 import orjson
 
-from ...evidence import Event, Session, pointer
+from ...evidence import Event, Ref, Session, pointer
+from ...payloads import CallInfo, ResultInfo
 from ._index import Index
 from ._read import Rec, bad_type, typed
 from ._text import Output, is_error, json_args, parse_output, truncated_by_codex
@@ -36,7 +37,7 @@ CALLS = frozenset(
 RESULTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
 NO_RESULT_EXPECTED = frozenset({"web_search", "image_generation"})
 
-NewEvent = Callable[..., Event]
+NewEvent = Callable[..., Event]  # (kind, rec, *pointer parts, info=..., **fields) -> Event
 
 
 @dataclass
@@ -49,7 +50,7 @@ class ToolTracker:
     results: set[str] = field(default_factory=set)
     exec_sessions: dict[int, str] = field(default_factory=dict)  # unified exec id -> call_id
     spawned: dict[str, str] = field(default_factory=dict)  # agent id from spawn_agent output -> call_id
-    call_events: list[Event] = field(default_factory=list)
+    call_events: list[tuple[Event, CallInfo]] = field(default_factory=list)
 
     def _typed(self, rec: Rec, obj: dict[str, Any], key: str, *want: type) -> Any:
         return typed(self.session, self.source, rec.line, obj, key, *want)
@@ -63,9 +64,9 @@ class ToolTracker:
         p = rec.payload
         sub = rec.sub
         call_id = self._str(rec, p, "call_id")
-        meta: dict[str, Any] = {}
+        info = CallInfo()
         if sub == "function_call":
-            tool, args, ptr = self._function(rec, meta)
+            tool, args, ptr = self._function(rec, info)
         elif sub == "custom_tool_call":
             tool, args, ptr = self._str(rec, p, "name"), p.get("input"), "input"
         elif sub == "local_shell_call":
@@ -75,32 +76,30 @@ class ToolTracker:
             tool, args, ptr = "web_search", p.get("action"), "action"
             call_id = self.index.web_search_ids.get(rec.idx)
             if call_id:
-                meta["call_id_from"] = "web_search_end"
+                info.call_id_from = "web_search_end"
         elif sub == "tool_search_call":
             tool, args, ptr = "tool_search", p.get("arguments"), "arguments"
         else:  # image_generation_call
             tool, args, ptr = "image_generation", p.get("revised_prompt"), "revised_prompt"
             call_id = call_id or self._str(rec, p, "id")
-        if (status := self._typed(rec, p, "status", str)) is not None:
-            meta["status"] = status
+        info.status = self._typed(rec, p, "status", str)
         parts = (ptr,) if ptr in p else ()
-        ev = self.new_event("tool_call", rec, *parts, call_id=call_id, tool=tool, args=args, group=group)
-        ev.meta.update(meta)
+        ev = self.new_event("tool_call", rec, *parts, call_id=call_id, tool=tool, args=args, group=group, info=info)
         if call_id:
             self.calls.setdefault(call_id, ev)
-        self.call_events.append(ev)
+        self.call_events.append((ev, info))
         return ev
 
-    def _function(self, rec: Rec, meta: dict[str, Any]) -> tuple[str | None, Any, str]:
+    def _function(self, rec: Rec, info: CallInfo) -> tuple[str | None, Any, str]:
         p = rec.payload
         name = self._str(rec, p, "name")
         raw = p.get("arguments")
         args, ok = json_args(raw)
         if isinstance(raw, str):
             if ok:
-                meta["inner_pointer"] = ""
+                info.inner_pointer = ""
             else:
-                meta["args_unparsed"] = True
+                info.args_unparsed = True
                 q = self.session.quality.extra
                 q["unparsable_arguments"] = q.get("unparsable_arguments", 0) + 1
                 if q["unparsable_arguments"] == 1:
@@ -120,106 +119,95 @@ class ToolTracker:
         elif ns and ns.startswith("mcp__") and name:
             name = f"mcp:{ns[5:].rstrip('_')}.{name}"
         elif ns:
-            meta["namespace"] = ns
+            info.namespace = ns
         return name, args, "arguments"
 
     # ---------------------------------------------------------------- results
     def result(self, rec: Rec) -> Event:
         p = rec.payload
         call_id = self._str(rec, p, "call_id")
-        out, parts, meta = self._output(rec)
+        info = ResultInfo()
+        out, parts = self._output(rec, info)
         success = out.success
         end = self.index.ends.get(call_id or "")
         if end is not None:
-            success = self._from_end(end, out, meta, success)
-        if out.exit_code is not None:
-            meta["exit_code"] = out.exit_code
-        if out.duration_s is not None:
-            meta["duration_s"] = out.duration_s
-        if out.inner is not None:
-            meta["inner_pointer"] = out.inner
+            success = self._from_end(end, out, info, success)
+        info.exit_code, info.duration_s, info.inner_pointer = out.exit_code, out.duration_s, out.inner
+        info.truncated_by_codex = truncated_by_codex(out.text)
         ev = self.new_event(
             "tool_result", rec, *parts, call_id=call_id, text=out.text,
-            is_error=is_error(out.exit_code, success, out.text),
+            is_error=is_error(out.exit_code, success, out.text), info=info,
         )  # fmt: skip
-        ev.meta.update(meta)
-        if truncated_by_codex(out.text):
-            ev.meta["truncated_by_codex"] = True
+        if info.truncated_by_codex:
             self.session.quality.truncated_outputs += 1
         if call_id:
             self.results.add(call_id)
-            self._link(call_id, out, ev)
-            if call_id not in self.calls:
-                ev.meta["orphan"] = True
+            self._link(call_id, out, info)
+            info.orphan = call_id not in self.calls
         return ev
 
-    def _output(self, rec: Rec) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+    def _output(self, rec: Rec, info: ResultInfo) -> tuple[Output, tuple[str | int, ...]]:
         p = rec.payload
-        meta: dict[str, Any] = {}
         if rec.sub == "tool_search_output":
-            meta["tools"] = p.get("tools")
-            return Output(None), ("tools",) if "tools" in p else (), meta
+            info.tools = p.get("tools")
+            return Output(None), ("tools",) if "tools" in p else ()
         o = p.get("output")
         if isinstance(o, str):
             out = parse_output(o)
             if out.extra:
-                meta["raw"] = o
-            return out, ("output",), meta
+                info.raw = o
+            return out, ("output",)
         if isinstance(o, dict):
             # The early object form {content, success}.
             text = self._typed(rec, o, "content", str)
             out = parse_output(text) if text is not None else Output(None)
             out.success = self._typed(rec, o, "success", bool)
-            return out, ("output", "content") if text is not None else ("output",), meta
+            return out, ("output", "content") if text is not None else ("output",)
         if isinstance(o, list):
-            return self._items(rec, o, meta)
+            return self._items(rec, o, info)
         if o is not None:
             bad_type(self.session, self.source, rec.line, "output", o, (str, dict, list))
-        return Output(None), (), meta
+        return Output(None), ()
 
-    def _items(
-        self, rec: Rec, items: list[Any], meta: dict[str, Any]
-    ) -> tuple[Output, tuple[str | int, ...], dict[str, Any]]:
+    def _items(self, rec: Rec, items: list[Any], info: ResultInfo) -> tuple[Output, tuple[str | int, ...]]:
         texts: list[tuple[int, str]] = []
         for k, b in enumerate(items):
             if not isinstance(b, dict):
                 bad_type(self.session, self.source, rec.line, k, b, (dict,))
             elif (t := self._typed(rec, b, "text", str)) is not None:
                 texts.append((k, t))
-        images = sum(1 for b in items if isinstance(b, dict) and b.get("type") == "input_image")
-        if images:
-            meta["images"] = images
+        info.images = sum(1 for b in items if isinstance(b, dict) and b.get("type") == "input_image")
         if len(texts) == 1:
             k, t = texts[0]
-            return parse_output(t), ("output", k, "text"), meta
+            return parse_output(t), ("output", k, "text")
         if texts:
-            # Several text parts: joined with "\n"; meta["parts"] holds each part's pointer.
-            meta["joined"] = "\n"
-            meta["parts"] = [pointer("output", k, "text") for k, _ in texts]
-            return Output("\n".join(t for _, t in texts)), ("output",), meta
-        return Output(None), ("output",), meta
+            # Several text parts: joined with "\n"; `parts` holds each part's pointer.
+            info.joined = "\n"
+            info.parts = [pointer("output", k, "text") for k, _ in texts]
+            return Output("\n".join(t for _, t in texts)), ("output",)
+        return Output(None), ("output",)
 
-    def _from_end(self, end: Rec, out: Output, meta: dict[str, Any], success: bool | None) -> bool | None:
+    def _from_end(self, end: Rec, out: Output, info: ResultInfo, success: bool | None) -> bool | None:
         p = end.payload
 
-        def ref(key: str) -> dict[str, str]:
-            return {"ev": end.ev, "pointer": pointer("payload", key)}
+        def ref(key: str) -> Ref:
+            return Ref(end.ev, pointer("payload", key))
 
         if end.sub == "exec_command_end":
             code = self._typed(end, p, "exit_code", int)
             if out.exit_code is None and code is not None:
                 # Unified exec answers "Process running…" first; the exit comes later here.
                 out.exit_code = code
-                meta["exit_code_from"] = ref("exit_code")
+                info.exit_code_from = ref("exit_code")
             dur = self._typed(end, p, "duration", dict)
             if out.duration_s is None and dur is not None:
                 secs, nanos = self._typed(end, dur, "secs", int), self._typed(end, dur, "nanos", int)
                 if secs is not None and nanos is not None:
                     out.duration_s = secs + nanos / 1e9
-                    meta["duration_from"] = ref("duration")
+                    info.duration_from = ref("duration")
         elif end.sub == "patch_apply_end" and (ok := self._typed(end, p, "success", bool)) is not None:
             success = ok if success is None else success
-            meta["success_from"] = ref("success")
+            info.success_from = ref("success")
         elif end.sub == "mcp_tool_call_end":
             res = self._typed(end, p, "result", dict)
             if res is not None and "Err" in res:
@@ -227,13 +215,13 @@ class ToolTracker:
             elif res is not None and (ok_part := self._typed(end, res, "Ok", dict)) is not None:
                 err = ok_part.get("isError", ok_part.get("is_error"))
                 success = not err if isinstance(err, bool) else success
-            meta["success_from"] = ref("result")
+            info.success_from = ref("result")
         return success
 
-    def _link(self, call_id: str, out: Output, ev: Event) -> None:
+    def _link(self, call_id: str, out: Output, info: ResultInfo) -> None:
         call = self.calls.get(call_id)
         if out.exec_session is not None:
-            ev.meta["exec_session_id"] = out.exec_session
+            info.exec_session_id = out.exec_session
             if call is not None and call.tool != "write_stdin":
                 self.exec_sessions[out.exec_session] = call_id
         if call is None:
@@ -242,7 +230,7 @@ class ToolTracker:
             sid = call.args.get("session_id")
             if isinstance(sid, int) and sid in self.exec_sessions:
                 # A poll of a unified exec process: name the call that started it.
-                ev.meta["exec_call_id"] = self.exec_sessions[sid]
+                info.exec_call_id = self.exec_sessions[sid]
         if call.tool == "spawn_agent" and isinstance(out.text, str) and out.text.startswith("{"):
             try:
                 obj = orjson.loads(out.text)
@@ -253,12 +241,12 @@ class ToolTracker:
 
     def finish(self) -> None:
         """Calls without a result are kept; they are counted and flagged."""
-        for ev in self.call_events:
+        for ev, info in self.call_events:
             if ev.tool in NO_RESULT_EXPECTED:
-                ev.meta["result_in_log"] = False
+                info.result_in_log = False
                 continue
             if ev.call_id is None or ev.call_id not in self.results:
-                ev.meta["no_result"] = True
+                info.no_result = True
                 self.session.quality.missing_results += 1
 
 
