@@ -296,7 +296,7 @@ class Manifest(_Model):
     )
 
 
-Origin = Literal["copied", "derived", "model"]
+Origin = Literal["copied", "derived", "model", "human"]
 
 
 class EvidenceRef(_Model):
@@ -316,6 +316,9 @@ class FieldProvenance(_Model):
     redacted: bool = Field(default=False, description="Placeholders replace parts of the copy.")
     excerpt: bool = Field(default=False, description="Only part of the evidence was copied.")
     model: dict[str, Any] | None = None
+    reviewer: dict[str, Any] | None = Field(
+        default=None, exclude_if=lambda v: v is None,
+        description="origin 'human': who edited the value, when, and the value it replaced; absent otherwise.")
 
 
 class StepProvenance(_Model):

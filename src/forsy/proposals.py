@@ -145,8 +145,9 @@ def provenance(p: Proposal) -> FieldProvenance:
     if p.time is not None:
         who["time"] = p.time
     params = dict(p.params) if p.params else None
-    return FieldProvenance.model_validate({"origin": p.origin, "rule": p.rule, "params": params,
-                                           "evidence": refs, "model": who})
+    return FieldProvenance.model_validate({"origin": p.origin, "rule": p.rule, "params": params, "evidence": refs,
+                                           "model": who if p.origin == "model" else None,
+                                           "reviewer": who if p.origin == "human" else None})
 
 
 def _plain(v: Value) -> object:

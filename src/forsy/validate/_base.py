@@ -162,7 +162,7 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
     ("P005", _W, "provenance has more than one entry for a step."),
     ("P006", _E, "provenance cites an evidence id that provenance.evidence does not hold."),
     ("P007", _W, "A non-null step field has no provenance entry."),
-    ("P008", _E, "A field whose origin is 'model' carries no model information."),
+    ("P008", _E, "A field whose origin is 'model' names no model, or whose origin is 'human' names no reviewer."),
     ("P009", _E, "provenance names a field that is not a step (or top-level) field."),
     ("P010", _W, "provenance describes a field that is null in the trace."),
     ("P011", _W, "An evidence record's source is not listed in provenance.sources."),

@@ -297,6 +297,8 @@ def _field_provenance(step: int | None, f: str, fp: FieldProvenance, prov: Prove
             )
     if fp.origin == "model" and not fp.model:
         sink.add("P008", f"{f} comes from a model but names no model", step=step, field=f)
+    if fp.origin == "human" and not (fp.reviewer or {}).get("reviewer"):
+        sink.add("P008", f"{f} comes from a reviewer's edit but names no reviewer", step=step, field=f)
     if fp.origin == "derived" and not fp.rule:
         sink.add("P012", f"{f} is derived but names no rule", step=step, field=f)
     if fp.origin == "copied" and not fp.evidence:
