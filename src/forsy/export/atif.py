@@ -42,7 +42,9 @@ def _extra(s: Step) -> dict[str, Any]:
 def _call(s: Step) -> dict[str, Any]:
     args = arguments_object(s.input)
     call: dict[str, Any] = {"tool_call_id": call_id(s), "function_name": s.tool, "arguments": args}
-    if args is None:
+    if s.input is None:
+        call["extra"] = {"no_input": True}
+    elif args is None:
         call["arguments"], call["extra"] = {"input": s.input}, {"raw_input": True}
     return call
 
@@ -56,16 +58,17 @@ def trajectory(b: Bundle) -> dict[str, Any]:
     for s in t.steps:
         if s.action == "agent_step" and s.tool is not None:
             key = (s.actor, s.parallel_group) if s.parallel_group else None
-            result = {"source_call_id": call_id(s), "content": s.output}
+            # no result in the log: no observation result (an empty one would read as a result)
+            results = [{"source_call_id": call_id(s), "content": s.output}] if s.output is not None else []
             if key is not None and key == open_group and s.reasoning is None:
                 last = steps[-1]
                 last["tool_calls"].append(_call(s))
-                last["observation"]["results"].append(result)
+                last["observation"]["results"].extend(results)
                 last["extra"]["forsy_steps"].append(_extra(s))
                 continue
             open_group = key
             st: dict[str, Any] = {"source": "agent", "message": "", "tool_calls": [_call(s)],
-                                  "observation": {"results": [result]}}
+                                  "observation": {"results": results}}
             if s.reasoning is not None:
                 st["reasoning_content"] = s.reasoning
         else:

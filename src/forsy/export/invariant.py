@@ -5,7 +5,8 @@ The event list is the conversation of `_chat` in Invariant's shape: `{role, cont
 tool_calls: [{id, type: "function", function: {name, arguments}}]}`, tool results as
 `{role: "tool", tool_call_id, content}`. `arguments` is the step's input as a JSON object; an
 input that is not one (a raw command line, a patch) is passed as `{"input": <text>}` and the
-event's metadata says so (`raw_input: true`), since Invariant parses arguments into a dict.
+event's metadata says so (`raw_input: true`), since Invariant parses arguments into a dict; a
+call logged without arguments has `{}` and `no_input: true`.
 Each event, and each call, carries `metadata` (a field every Invariant event has) with the
 step number, actor and times, and the tool message with the step's success.
 
@@ -52,7 +53,9 @@ def _event(m: Msg) -> dict[str, Any]:
             args = arguments_object(c.input)
             cmeta: dict[str, Any] = {"forsy_step": c.step.step, "actor": c.step.actor,
                                      "started_at": c.step.started_at}
-            if args is None:
+            if c.input is None:
+                cmeta["no_input"] = True
+            elif args is None:
                 args, cmeta["raw_input"] = {"input": c.input}, True
             calls.append({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": args},
                           "metadata": cmeta})

@@ -3,9 +3,9 @@
 The file is one JSON document and one evidence record; every value is cited by its JSON
 pointer inside it. Per step:
 
-* `system`: the first step's message is the system prompt; a later one is a compaction when
-  forsy wrote it as one (its `extra.forsy_steps[0].actor` is `system`), else a note, warned
-  about (it is not a step of the work);
+* `system`: a compaction when forsy wrote it as one (its `extra.forsy_steps[0].actor` is
+  `system`); else the first step's message is the system prompt, and a later one a note,
+  warned about (it is not a step of the work);
 * `user`: a user event with the exact message;
 * `agent`: its `reasoning_content` as reasoning, its message as agent text, one tool call per
   `tool_calls` entry (the calls of a step share a group: issued together), and one result
@@ -132,10 +132,10 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
     actor = _str(fs0.get("actor"))
     source = st["source"]
     if source == "system":
-        if first and text is not None:
-            s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)
-        elif actor == "system":
+        if actor == "system":
             s.events.append(Event("compaction", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
+        elif first and text is not None:
+            s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)
         else:
             s.events.append(Event("note", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
             s.warn("system-step", f"system step {p} is kept as a note, not a step", src, None)
@@ -159,7 +159,9 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
             continue
         args, aptr = c.get("arguments"), f"{cp}/arguments"
         extra = _dict(c.get("extra"))
-        if extra.get("raw_input") is True and isinstance(args, dict) and isinstance(args.get("input"), str):
+        if extra.get("no_input") is True:
+            args = None
+        elif extra.get("raw_input") is True and isinstance(args, dict) and isinstance(args.get("input"), str):
             args, aptr = args["input"], f"{aptr}/input"
         cid = c["tool_call_id"] if isinstance(c.get("tool_call_id"), str) else f"{ev}:{cp}"
         fs = _forsy(st, k)

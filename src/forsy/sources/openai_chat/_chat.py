@@ -1,16 +1,17 @@
 """Chat messages (OpenAI's shape, which Invariant's event list shares) → events, and the
 file plumbing the JSON-document importers share.
 
-* `system` first in a conversation → the session's system prompt; a later `system` message
-  with Invariant metadata saying it was a Forsy `system` step (a compaction) → a compaction
-  event; any other later `system` message is kept as a note and warned about (it is not a
+* a `system` message with Invariant metadata saying it was a Forsy `system` step (a
+  compaction) → a compaction event; else the first one is the session's system prompt, and
+  any other `system` message is kept as a note and warned about (it is not a
   step);
 * `user` → a user event with the exact content;
 * `assistant` → its content as agent text, then one tool call per `tool_calls` entry (the
   calls of one message share a group: they were issued together). `arguments` as an object
   is the call's arguments; as text it is parsed when it holds a JSON object written compactly
   (so the step's input is the text itself), else kept as text. Invariant metadata
-  `raw_input: true` says the object `{"input": text}` stands for the text;
+  `raw_input: true` says the object `{"input": text}` stands for the text, `no_input: true`
+  that the call was logged without arguments;
 * `tool` → the result of `tool_call_id` (Invariant allows it absent: then, as Invariant's own
   reader does, the last call, and a warning says so). `metadata.success: false` is the error
   flag;
@@ -65,6 +66,8 @@ def _text(content: Any, ptr: str) -> tuple[str | None, str] | None:
 
 def _args(fn: dict[str, Any], meta: dict[str, Any], ptr: str) -> tuple[Any, str]:
     raw = fn.get("arguments")
+    if meta.get("no_input") is True:
+        return None, ptr
     if meta.get("raw_input") is True and isinstance(raw, dict) and isinstance(raw.get("input"), str):
         return raw["input"], f"{ptr}/input"
     if isinstance(raw, str):
@@ -120,10 +123,10 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
     actor = meta.get("actor") if isinstance(meta.get("actor"), str) else None
     ts, ts_ref = _time(meta, "started_at", ev, p)
     if role == "system":
-        if first and text is not None:
-            s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)
-        elif actor == "system" and meta.get("action") == "agent_step":
+        if actor == "system" and meta.get("action") == "agent_step":
             s.events.append(Event("compaction", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
+        elif first and text is not None:
+            s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)
         else:
             s.events.append(Event("note", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
             s.warn("system-message", f"system message {p} in the middle of the conversation is kept as a note, "
