@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from _paths import SAMPLES
-from _review import HUMAN_ORIGIN, needs_human_origin, put
+from _review import put
 from forsy.cli import app
 from forsy.errors import InputError
 from forsy.review.identity import reviewer
@@ -163,26 +163,29 @@ def test_apply_to_trace_is_pure_and_recounts_evals(db: tuple[str, str]) -> None:
     assert new_t["steps"][4]["eval"] == 1
     assert new_t["summary"]["positive_steps"] == trace["summary"]["positive_steps"] + 1
     fp = next(sp for sp in new_p["steps"] if sp["step"] == 5)["fields"]["eval"]
-    assert fp["origin"] == "human" and fp["model"]["reviewer"] == ADA
-    assert fp["model"]["replaced"]["value"] == 0 and fp["model"]["time"] == "2026-03-02T00:00:00Z"
+    assert fp["origin"] == "human" and fp["reviewer"]["reviewer"] == ADA
+    assert fp["reviewer"]["replaced"]["value"] == 0 and fp["reviewer"]["time"] == "2026-03-02T00:00:00Z"
 
 
-def test_approval_is_refused_while_validate_refuses_it(db: tuple[str, str]) -> None:
-    """Nothing is approved that `forsy validate` would refuse: the draft stays pending, no trace is added."""
-    if HUMAN_ORIGIN:
-        pytest.skip("models.Origin lists 'human': approvals validate (see the approval test)")
+def test_approval_is_refused_when_validate_finds_errors(db: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is approved that `forsy validate` refuses: the draft stays pending, no trace is added."""
+    import forsy.validate
+    from forsy.validate import Finding, Report
+
+    bad = Report("x", [Finding(rule="S001", severity="error", message="broken on purpose")], False, {})
+    monkeypatch.setattr(forsy.validate, "validate_path", lambda _p: bad)
     url, tid = db
     code, _, err = cli("review", "approve", tid, "--level", "human_reviewed", "--store", url)
-    assert code == 2 and "does not pass forsy validate" in err
+    assert code == 2 and "does not pass forsy validate: S001 broken on purpose" in err
     st = open_store(url)
     try:
         assert st.draft_state(tid).status == "pending"  # type: ignore[union-attr]
         assert len(st.traces(TraceQuery())) == 1
+        assert [a.action for a in st.audit(tid)] == ["draft_created"]
     finally:
         st.close()
 
 
-@needs_human_origin
 def test_approve_makes_a_new_trace_that_validates_and_exports(db: tuple[str, str], tmp_path: Path) -> None:
     url, tid = db
     assert cli("review", "edit", tid, "--step", "2", "--field", "reasoning", "--value", "Read it first.",
@@ -203,7 +206,7 @@ def test_approve_makes_a_new_trace_that_validates_and_exports(db: tuple[str, str
     assert t["steps"][1]["reasoning"] == "Read it first."
     prov = json.loads((folder / "provenance.json").read_text())
     fp = next(sp for sp in prov["steps"] if sp["step"] == 2)["fields"]["reasoning"]
-    assert fp["origin"] == "human" and fp["model"]["reviewer"] == ADA
+    assert fp["origin"] == "human" and fp["reviewer"]["reviewer"] == ADA
     assert validate_path(folder).ok, [str(f) for f in validate_path(folder).errors]
     audit = [json.loads(x) for x in cli("review", "audit", tid, "--json", "--store", url)[1].splitlines()]
     assert audit[-1]["action"] == "approve"

@@ -19,7 +19,7 @@ with warnings.catch_warnings():  # starlette 1.10 prefers `httpx2` for its test 
     warnings.simplefilter("ignore", UserWarning)  # StarletteDeprecationWarning is a UserWarning
     from starlette.testclient import TestClient
 
-from _review import SHOWN, hostile_log, needs_human_origin, put
+from _review import SHOWN, hostile_log, put
 from forsy.store import Store, open_store
 from forsy.validate import validate_path
 from forsy.web.app import Settings, make_app
@@ -184,7 +184,6 @@ def test_browser_queue_filter_draft_evidence_edit(server: tuple[str, str, str], 
         st.close()
 
 
-@needs_human_origin
 def test_browser_approve_then_export(server: tuple[str, str, str], page: object, tmp_path: Path) -> None:
     from playwright.sync_api import Page, expect
 
@@ -206,5 +205,5 @@ def test_browser_approve_then_export(server: tuple[str, str, str], page: object,
     t = json.loads((e.folder / "trace.json").read_text())
     assert (t["trace_id"], t["prior_trace_id"], t["validation_level"]) == (new, tid, "human_reviewed")
     fp = next(sp for sp in json.loads((e.folder / "provenance.json").read_text())["steps"] if sp["step"] == 2)
-    assert fp["fields"]["reasoning"]["model"]["reviewer"] == ADA
+    assert fp["fields"]["reasoning"]["reviewer"]["reviewer"] == ADA
     assert validate_path(e.folder).ok

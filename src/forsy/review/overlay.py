@@ -13,8 +13,8 @@ the edits, so the same review of the same draft is the same trace), `prior_trace
 draft, `validation_level` = the level chosen; manifest and README follow, and every other
 file is carried over byte for byte.
 
-Provenance entries are built as JSON objects here rather than through `models.FieldProvenance`,
-whose `origin` does not list "human" yet (see docs/review.md).
+Provenance entries are built as JSON objects (the shape of `models.FieldProvenance`, origin
+`human` with its `reviewer`), so a large provenance.json is not revalidated field by field.
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ def human_proposal(trace: Json, path: str, value: Value, reviewer: str, at: str)
 
 
 def field_provenance(p: Proposal, old: Json | None = None) -> Json:
-    """provenance.json's entry for a proposal's value (`forsy.proposals.provenance`, as JSON).
-    The replaced value keeps the rule and origin it had, so the correction can be audited."""
+    """provenance.json's entry for a proposal's value: `forsy.proposals.provenance` as JSON, with
+    the replaced value's own rule and origin kept, so the correction can be audited."""
     who: Json = {"model": p.actor.name} if p.origin == "model" else {"reviewer": p.actor.name}
     if p.actor.prompt_version is not None:
         who["prompt_version"] = p.actor.prompt_version
@@ -122,7 +122,11 @@ def field_provenance(p: Proposal, old: Json | None = None) -> Json:
         ref = {"id": c.evidence_id, "pointer": c.pointer}
         if ref not in refs:
             refs.append(ref)
-    return {"origin": p.origin, "rule": p.rule, "evidence": refs, "redacted": False, "excerpt": False, "model": who}
+    out: Json = {"origin": p.origin, "rule": p.rule, "evidence": refs, "redacted": False, "excerpt": False,
+                 "model": who if p.origin == "model" else None}
+    if p.origin == "human":
+        out["reviewer"] = who
+    return out
 
 
 def _copy(doc: Json) -> Json:
@@ -252,7 +256,8 @@ def reviewed_folder(files: dict[str, bytes], proposals: Sequence[Proposal], *, l
 
 
 def _human(who: Json) -> Json:
-    return {"origin": "human", "rule": None, "evidence": [], "redacted": False, "excerpt": False, "model": who}
+    return {"origin": "human", "rule": None, "evidence": [], "redacted": False, "excerpt": False, "model": None,
+            "reviewer": who}
 
 
 def proposal_json(p: Proposal) -> tuple[str, str | None]:

@@ -125,7 +125,7 @@ def rows(d: LoadedTrace) -> list[StepRow]:
 def origin_text(fp: dict[str, Any] | None) -> str:
     if not fp:
         return "no provenance recorded"
-    who = fp.get("model") or {}
+    who = fp.get("reviewer") or fp.get("model") or {}
     origin = fp.get("origin")
     if origin == "copied":
         refs = ", ".join(str(r.get("id")) for r in fp.get("evidence") or [])
