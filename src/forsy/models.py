@@ -269,6 +269,31 @@ class SourceFileInfo(_Model):
     sha256: str
 
 
+LedgerHeadingName = Literal["cited", "metadata", "set_aside", "duplicate", "unparsable", "unknown"]
+LEDGER_HEADINGS: tuple[str, ...] = ("cited", "metadata", "set_aside", "duplicate", "unparsable", "unknown")
+
+
+class LedgerEntry(_Model):
+    """How many records of one type (and subtype) of a file went under one heading, and why."""
+
+    heading: LedgerHeadingName
+    record_type: str = Field(description="The record's type, '/subtype' when the source names one; "
+                                         "'(none)' for a record without a type.")
+    rule: str | None = Field(default=None, description="metadata: what it was used as; set_aside: the "
+                                                       "rule (docs/rules.md); duplicate: of what.")
+    count: int = Field(ge=1)
+    text: int = Field(default=0, ge=0, description="unknown only: how many of them carry text.")
+
+
+class LedgerFile(_Model):
+    """Every record read from one input file, accounted for: the totals add up to `records_read`."""
+
+    path: str
+    records_read: int = Field(ge=0)
+    totals: dict[LedgerHeadingName, int]
+    entries: list[LedgerEntry] = Field(default_factory=list)
+
+
 class Manifest(_Model):
     """`manifest.json`: what the trace was made from, how, and what went wrong."""
 
@@ -291,6 +316,9 @@ class Manifest(_Model):
     redaction: dict[str, Any] = Field(default_factory=dict)
     llm: dict[str, Any] | None = None
     warnings: list[ManifestWarning] = Field(default_factory=list)
+    ledger: list[LedgerFile] | None = Field(
+        default=None, description="Per input file, every record read: cited, metadata, set aside, duplicate, "
+                                  "unparsable or unknown (absent in manifests written before the ledger).")
     files: dict[str, str] = Field(
         default_factory=dict, description="Bare sha256 hex of each written file, by path in the folder."
     )

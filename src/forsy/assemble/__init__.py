@@ -22,7 +22,7 @@ drafts and the accepted proposals (the caller's drafts are not changed).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__, times
@@ -43,7 +43,7 @@ from ..models import (
 )
 from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
 from ..rules.segment import Draft, copied, derived
-from . import artifacts
+from . import artifacts, ledger
 from .score import Factor, confidence
 
 NOT_ASSESSED = ("Not assessed: forsy's deterministic pass copies what the log holds and does not judge "
@@ -207,9 +207,23 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     if system_prompt is not None and session.meta.system_prompt_ref is not None:
         tf["system_prompt"] = copied([session.meta.system_prompt_ref])
 
+    refined = overlay.get("termination_reason")
+    if ending == "other" and refined is not None:
+        ending = str(refined)
+    else:
+        overlay.values.pop("termination_reason", None)  # a rule's reason stands
+    tf["summary.agent_confidence"] = derived("T-confidence", src_refs)
+    tf["dataset_summary"] = derived("T-card", src_refs)
+    for key, (_, fp) in sorted(overlay.values.items()):
+        tf[key] = fp
+    prov = _provenance(tid, session, drafts, tf)
+    cited = set(prov.evidence) | {str(e) for m in matches or [] for e in m.get("evidence") or []}
+    books = ledger.build(session, cited)
     steps = _steps(drafts)
     turns = len({s.turn for s in steps})
-    conf, factors = confidence(session, drafts, extra_factors)
+    # unknown records lower confidence only when they carry text (words the trace may lack)
+    scored = replace(session, quality=replace(session.quality, unknown_records=books.unknown_with_text))
+    conf, factors = confidence(scored, drafts, extra_factors)
     title, description = _card(session, drafts, task, turns)
     description += _proposed_note(overlay)
     evals = [s.eval for s in steps]
@@ -223,11 +237,6 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         "human_feedback": _feedback(steps), "agent_confidence": conf,
         "goal_achieved": overlay.get("summary.goal_achieved"), "goal_notes": goal_notes,
     }
-    refined = overlay.get("termination_reason")
-    if ending == "other" and refined is not None:
-        ending = str(refined)
-    else:
-        overlay.values.pop("termination_reason", None)  # a rule's reason stands
     trace = Trace.model_validate({
         "schema_version": SCHEMA_VERSION, "trace_id": tid, "prior_trace_id": None, "trace_mode": "retraced",
         "validation_level": validation_level, "task": task, "agent_tools": agent_tools,
@@ -238,11 +247,6 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         "dataset_summary": {"title": title, "description": description, "tags": _tags(drafts, session),
                             "release_tier": release_tier, "validation_level": validation_level},
     })
-    tf["summary.agent_confidence"] = derived("T-confidence", src_refs)
-    tf["dataset_summary"] = derived("T-card", src_refs)
-    for key, (_, fp) in sorted(overlay.values.items()):
-        tf[key] = fp
-    prov = _provenance(tid, session, drafts, tf)
     prov.matches = list(matches or [])
     for m in prov.matches:
         for eid in m.get("evidence") or []:
@@ -253,7 +257,8 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
                                                   record_type=ev.record_type)
     manifest = _manifest(tid, session, trace, drafts, factors, release_tier, redaction, llm)
     manifest.warnings.extend(ManifestWarning(code=w.code, message=w.message, file=w.file, line=w.line)
-                             for w in time_warnings)
+                             for w in time_warnings + books.warnings)
+    manifest.ledger = books.files
     return Assembled(trace, prov, manifest, files)
 
 

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import orjson
 
 from ...errors import InputError
-from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from ...evidence import Event, Evidence, LedgerHeading, Quality, Ref, Session, SessionMeta, SourceFile
 from ...payloads import Link, NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
 from .._lines import read_bytes, sha256, source_name
@@ -148,10 +148,76 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
         if checked is None:
             session.quality.unknown_records += 1
             continue
+        _mark_by_type(checked, session)
         recs.append(_slim(checked))
     session.quality.records += counters.get("records", 0)
     session.quality.unparsable_records += counters.get("unparsable", 0)
     return recs
+
+
+# The ledger (manifest.json): what a record that no step cites was read for, by its type
+# (docs/rules.md names each rule). user/assistant/system records are marked by what they
+# became (`_mark_notes`); a type not here and not read as work is `unknown`.
+_BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
+    "file-history-snapshot": ("set_aside", "file-history-snapshot"),
+    "queue-operation": ("set_aside", "queue-operation"),
+    "last-prompt": ("set_aside", "last-prompt"),
+    "attachment": ("set_aside", "attachment"),
+    "summary": ("metadata", "title"),
+    "custom-title": ("metadata", "title"),
+    "title": ("metadata", "title"),
+    "ai-title": ("metadata", "title"),
+    "agent-name": ("metadata", "agent name"),
+    "tag": ("metadata", "tag"),
+    "pr-link": ("metadata", "pull request link"),
+    "x-summary": ("metadata", "title"),
+    "mode": ("metadata", "mode"),
+    "permission-mode": ("metadata", "permission mode"),
+    "result": ("metadata", "usage"),
+}
+# system subtypes that are not work; any other subtype no event is made of stays `unknown`
+_SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "api_error",
+                               "microcompact_boundary", "bridge_status"})
+
+
+def _mark_by_type(r: Record, session: Session) -> None:
+    d = r.data
+    t = d.get("type")
+    if t == "progress":
+        data = d.get("data")
+        sub = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+        rule = ("agent_progress copies a subagent's message" if sub == "agent_progress"
+                else "progress records carry no work")
+        session.mark(r.ev.id, "set_aside", rule, sub)
+    elif t == "assistant":
+        session.mark(r.ev.id, "metadata", "model and usage")  # when no step cites it (e.g. an empty split line)
+    elif t == "system":
+        sub = d.get("subtype") if isinstance(d.get("subtype"), str) else None
+        if sub == "init":
+            session.mark(r.ev.id, "metadata", "tools", sub)
+        elif sub == "compact_boundary":
+            session.mark(r.ev.id, "metadata", "compaction trigger", sub)
+        elif sub in _SYSTEM_SET_ASIDE or (sub is None and "level" in d):  # 1.0.x: hook run notices
+            session.mark(r.ev.id, "set_aside", "system notices are not steps", sub)
+    elif isinstance(t, str) and t in _BY_TYPE:
+        heading, name = _BY_TYPE[t]
+        sub = d.get("operation") if t == "queue-operation" and isinstance(d.get("operation"), str) else None
+        session.mark(r.ev.id, heading, name, sub)
+
+
+def _mark_notes(events: list[Event], session: Session) -> None:
+    """Records that became only notes (injected text, isMeta lines, local command output...):
+    the segmenter makes no step of a note; the ledger names the note's kind."""
+    for e in events:
+        if e.kind == "interrupt":
+            for ref in e.refs:
+                session.mark(ref.ev, "metadata", "interrupt (termination_reason)")
+        elif e.kind == "note":
+            sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
+            if sub == "compact_boundary":
+                continue
+            for ref in e.refs:
+                session.mark(ref.ev, "set_aside", "notes are not steps", sub)
 
 
 _STUB_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "sessionId",
@@ -192,8 +258,11 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
         th = Thread(agent_id, inline, "file", _root_prompt(inline))
         if (th.prompt or "").strip() == "Warmup":
             session.warn("warmup-only", "a Warmup sidechain (cache priming), not work", session.files[-1].path)
+            for r in inline:
+                session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
             return session
         session.events = _thread_events(th, session)
+        _mark_notes(session.events, session)
         return session
     abandoned = _abandoned(main, session)
     builder = EventBuilder("agent", abandoned, session.warn)
@@ -204,6 +273,7 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     threads = _threads(path, ctx, session, main, inline)
     _attach_persisted(events, path, ctx, session)
     session.events = _merge_threads(events, threads, session)
+    _mark_notes(session.events, session)
     session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
     session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
     first = next((e for e in session.events if e.kind != "note"), None)
@@ -237,6 +307,7 @@ def _dedupe(recs: list[Record], session: Session) -> list[Record]:
                 seen[u] = r
             elif _same_content(first, r):
                 session.quality.duplicate_records += 1
+                session.mark(r.ev.id, "duplicate", "resume replay of an earlier line")
                 continue
             else:
                 session.warn("uuid-reused", f"uuid {u!r} was already used at line {first.ev.line} by a record "
@@ -438,7 +509,7 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
             session.quality.extra["compaction_agents"] = session.quality.extra.get("compaction_agents", 0) + 1
             continue
         sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
-                      session.warnings)
+                      session.warnings, session.ledger)
         recs = _dedupe(load_records(f, ctx, sub), sub)
         th = Thread(agent_id, recs, "file", _root_prompt(recs))
         meta_file = f.with_suffix(".meta.json")
@@ -459,6 +530,9 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
     threads.extend(_progress_threads(main, seen_ids, session))
     for th in threads:
         th.warmup = (th.prompt or "").strip() == "Warmup"
+        if th.warmup:
+            for r in th.records:
+                session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
     _link(threads, main, session)
     return threads
 
