@@ -215,3 +215,13 @@ def test_approve_makes_a_new_trace_that_validates_and_exports(db: tuple[str, str
     assert code == 2 and "is approved" in err
     # exported again: the identical folder is left alone, not rewritten
     assert "0 written" in cli("review", "export", "-o", str(out_dir), "--store", url)[1]
+
+
+def test_reviewer_from_the_config_file(tmp_path: Path) -> None:
+    """The config file's `reviewer` comes after the flag and FORSY_REVIEWER, before git."""
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('reviewer = "Ada Lovelace <ada@acme-mail.io>"\n')
+    env = {"FORSY_CONFIG": str(cfg)}
+    assert reviewer(env=env) == "Ada Lovelace <ada@acme-mail.io>"
+    assert reviewer(env={**env, "FORSY_REVIEWER": "Bob <b@acme-mail.io>"}) == "Bob <b@acme-mail.io>"
+    assert reviewer("Cy <c@acme-mail.io>", env=env) == "Cy <c@acme-mail.io>"

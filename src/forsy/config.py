@@ -62,6 +62,7 @@ class Config:
     redact: bool = True
     llm_model: str | None = None
     llm_api_base: str | None = None
+    reviewer: str | None = None  # "Name <email>" recorded with review actions (else FORSY_REVIEWER, git config)
     source: Path | None = None  # the config file read, if any
 
     def with_flags(self, **flags: object) -> Config:
@@ -98,7 +99,7 @@ def _paths(value: object, key: str, path: Path) -> list[Path]:
     return [Path(v).expanduser() for v in items]
 
 
-_KNOWN = {"roots", "histories", "git", "store", "settle_seconds", "redact", "llm_model", "llm_api_base"}
+_KNOWN = {"roots", "histories", "git", "store", "settle_seconds", "redact", "llm_model", "llm_api_base", "reviewer"}
 
 
 def _from_toml(data: dict[str, object], path: Path) -> Config:
@@ -116,7 +117,7 @@ def _from_toml(data: dict[str, object], path: Path) -> Config:
         if len(git) != 1:
             raise InputError("config key 'git' names one repository", path=path)
         cfg = replace(cfg, git=git[0])
-    for key in ("store", "llm_model", "llm_api_base"):
+    for key in ("store", "llm_model", "llm_api_base", "reviewer"):
         if key in data:
             if not isinstance(data[key], str):
                 raise InputError(f"config key {key!r} must be a string", path=path)

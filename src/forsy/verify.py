@@ -67,7 +67,10 @@ def _content_text(v: Any) -> str:
     return _as_text(v)
 
 
-class _Sources:
+class Sources:
+    """The source logs under the given roots, read once each: plain files by name (inside the
+    roots only), scheme names (git:, atuin:) by the source that owns them."""
+
     def __init__(self, roots: list[Path], sources: dict[str, str]):
         self.roots = roots
         self.sources = sources
@@ -121,7 +124,7 @@ def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> Ver
         raise InputError(f"cannot read trace folder: {e}", path=folder) from None
     # a log file given instead of its folder: evidence names are relative to the file's folder
     roots = [r.parent if r.is_file() else r for r in roots]
-    src = _Sources(roots, prov.get("sources", {}))
+    src = Sources(roots, prov.get("sources", {}))
     rep = VerifyReport()
     for name, digest in prov.get("sources", {}).items():
         data = src.bytes_of(name)
@@ -138,11 +141,11 @@ def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> Ver
         for fname, fp in sp.get("fields", {}).items():
             if fp.get("origin") != "copied":
                 continue
-            _check_field(rep, src, evidence, sp["step"], fname, step.get(fname), fp)
+            check_field(rep, src, evidence, sp["step"], fname, step.get(fname), fp)
     return rep
 
 
-def _record(src: _Sources, info: dict[str, Any]) -> tuple[Any, str | None]:
+def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None]:
     data = src.bytes_of(info["source"])
     if data is None:
         return None, f"source {info['source']} missing"
@@ -158,7 +161,7 @@ def _record(src: _Sources, info: dict[str, Any]) -> tuple[Any, str | None]:
             return raw.decode("utf-8", "replace"), None
 
 
-def _check_field(rep: VerifyReport, src: _Sources, evidence: dict[str, Any], step: int, fname: str,
+def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step: int, fname: str,
                  value: Any, fp: dict[str, Any]) -> None:
     refs = fp.get("evidence") or []
     pieces: list[str] = []

@@ -1,6 +1,7 @@
 """Who is reviewing: recorded with every edit and action, so it is never guessed.
 
-In order: the `--reviewer` flag, `FORSY_REVIEWER`, then git's `user.name` and `user.email`
+In order: the `--reviewer` flag, `FORSY_REVIEWER`, the config file's `reviewer`, then git's
+`user.name` and `user.email`
 (`Name <email>`). With none of them the action is refused: an anonymous approval would be a
 claim nobody made.
 """
@@ -23,9 +24,16 @@ def _git(key: str) -> str:
     return out.stdout.strip() if out.returncode == 0 else ""
 
 
-def reviewer(flag: str | None = None, env: Mapping[str, str] | None = None) -> str:
+def reviewer(flag: str | None = None, env: Mapping[str, str] | None = None, configured: str | None = None) -> str:
     env = os.environ if env is None else env
-    for given in (flag, env.get("FORSY_REVIEWER")):
+    if configured is None:
+        from ..config import load_config
+
+        try:
+            configured = load_config(env=env).reviewer
+        except InputError:
+            configured = None  # a broken config file is reported by the commands that need it
+    for given in (flag, env.get("FORSY_REVIEWER"), configured):
         if given and given.strip():
             return _clean(given)
     name, email = _git("user.name"), _git("user.email")

@@ -18,7 +18,7 @@ import orjson
 from ..errors import InputError
 from ..proposals import Proposal
 from ..store import DraftState, Store, TraceRow
-from ..verify import VerifyReport, _check_field, _Sources  # the per-field check verify runs
+from ..verify import Sources, VerifyReport, check_field  # the per-field check verify runs
 from .overlay import Json, effective, stored_proposal
 
 RECORD_CAP = 20_000  # characters of a log record shown before "show all"
@@ -143,7 +143,7 @@ class EvidenceReader:
     def __init__(self, loaded: LoadedTrace) -> None:
         self.loaded = loaded
         self.sources: dict[str, str] = dict(loaded.provenance.get("sources") or {})
-        self.src = _Sources(loaded.roots, self.sources)
+        self.src = Sources(loaded.roots, self.sources)
         self._checked: dict[str, str] = {}
 
     def source_note(self, name: str) -> str:
@@ -213,7 +213,7 @@ class EvidenceReader:
                 out[fname] = "not checked: " + notes[0]
                 continue
             rep = VerifyReport()
-            _check_field(rep, self.src, evidence, n, fname, step.get(fname), fp)
+            check_field(rep, self.src, evidence, n, fname, step.get(fname), fp)
             out[fname] = ("differs: " + rep.problems[0]) if rep.problems else \
                 ("matches the log" if rep.checked else "not checked (nothing to compare)")
         return out
