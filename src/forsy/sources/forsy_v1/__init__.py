@@ -196,4 +196,4 @@ class _Upgrade:
                 continue
             if k == "task" and v == first_user:
                 continue  # forsy derives the task from the first user message: the same words
-            self.gaps[k].append("trace")
+            self.gaps[f"trace.{k}"].append("the trace")
