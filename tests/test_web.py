@@ -207,3 +207,29 @@ def test_browser_approve_then_export(server: tuple[str, str, str], page: object,
     fp = next(sp for sp in json.loads((e.folder / "provenance.json").read_text())["steps"] if sp["step"] == 2)
     assert fp["fields"]["reasoning"]["reviewer"]["reviewer"] == ADA
     assert validate_path(e.folder).ok
+
+
+def test_team_mode_each_reviewer_logs_in_with_their_own_token(tmp_path: Path) -> None:
+    """--reviewer-tokens: a reviewer's own token (stored hashed) logs them in and names them on
+    every action; a revoked or unknown token is refused; the server's token still works."""
+    from forsy.store.reviewers import create_reviewer_token, revoke_reviewer_tokens
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    tid = put(st, hostile_log(tmp_path / "logs"))
+    bob_token = create_reviewer_token(st, "Bob <bob@example.org>", "2026-03-02T09:00:00+00:00")
+    s = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST}, reviewer_tokens=True,
+                 clock=lambda: "2026-03-02T10:00:00+00:00")
+    with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=False) as c:
+        assert c.get("/?token=forsy_rt_not-a-real-one").status_code == 403
+        r = c.get(f"/?token={bob_token}")
+        assert r.status_code == 303
+        page = c.get("/")
+        assert page.status_code == 200 and "Bob" in page.text
+        bob_csrf = Settings(store_url="", reviewer="", token=bob_token, hosts=set()).csrf
+        r = c.post(f"/t/{tid}/reject", data={"reason": "wrong model name", "version": "0", "csrf": bob_csrf})
+        assert r.status_code in (200, 303), r.text[:300]
+        assert any(a.actor.startswith("Bob") and a.action == "reject" for a in st.audit(tid, 10))
+        revoke_reviewer_tokens(st, "Bob <bob@example.org>", "2026-03-02T11:00:00+00:00")
+        assert c.get("/").status_code == 403  # the cookie's token no longer logs anyone in
+    st.close()

@@ -367,6 +367,8 @@ def review_serve(
                                               help="Use this token (32+ characters) instead of a random one.")]
     = None,
     reviewer: ReviewerOpt = None,
+    reviewer_tokens: Annotated[bool, typer.Option("--reviewer-tokens", help="Team mode: each reviewer logs in "
+                                                  "with their own token (`forsy review token add NAME`).")] = False,
 ) -> None:
     """Review in a browser: prints the URL to open (with its token) as the first line."""
     from .review.identity import reviewer as who
@@ -375,7 +377,38 @@ def review_serve(
     me = who(reviewer)
     url = _url(store)
     _open(url).close()  # a store that cannot be opened is an error now, not at the first page
-    serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token)
+    serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token, reviewer_tokens=reviewer_tokens)
+
+
+token_app = typer.Typer(name="token", no_args_is_help=True,
+                        help="Reviewer tokens for `forsy review serve --reviewer-tokens` (stored hashed).")
+
+
+@token_app.command("add")
+def token_add(name: Annotated[str, typer.Argument(help="The reviewer, e.g. 'Ada <ada@example.org>'.")],
+              store: StoreOpt = None) -> None:
+    """Make a login token for a reviewer; it is printed once and only its sha256 is stored."""
+    from .store.reviewers import create_reviewer_token
+
+    st = _open(store)
+    try:
+        typer.echo(create_reviewer_token(st, name, _now()))
+    finally:
+        st.close()
+
+
+@token_app.command("revoke")
+def token_revoke(name: Annotated[str, typer.Argument(help="The reviewer whose tokens stop working.")],
+                 store: StoreOpt = None) -> None:
+    """Revoke every token of a reviewer."""
+    from .store.reviewers import revoke_reviewer_tokens
+
+    st = _open(store)
+    try:
+        n = revoke_reviewer_tokens(st, name, _now())
+    finally:
+        st.close()
+    typer.echo(f"{n} token(s) revoked")
 
 
 def register(app: typer.Typer) -> None:
@@ -386,6 +419,7 @@ def register(app: typer.Typer) -> None:
     for cmd in review_app.registered_commands:
         if cmd.callback is not None:
             cmd.callback = _friendly(cmd.callback)
+    review_app.add_typer(token_app, name="token")
     app.add_typer(review_app, name="review")
 
 

@@ -21,7 +21,7 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
@@ -38,6 +38,7 @@ from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.source import EvidenceReader, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
+from ..store.reviewers import verify_reviewer_token
 from .pages import env
 
 COOKIE = "forsy_review"
@@ -55,6 +56,9 @@ class Settings:
     reviewer: str
     token: str
     hosts: set[str]  # Host header values accepted ("127.0.0.1:8765", "localhost:8765")
+    # team mode: each reviewer logs in with a token of their own (`forsy review token add`, stored
+    # hashed in the store); the token names who acts, so actions are never one shared identity
+    reviewer_tokens: bool = False
     clock: Callable[[], str] = field(default=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     @property
@@ -99,22 +103,38 @@ def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Respo
             return _secure(Response("unknown host", status_code=421, media_type="text/plain"))
         given = request.query_params.get("token")
         cookie = request.cookies.get(COOKIE, "")
-        if given is not None and hmac.compare_digest(given.encode(), s.token.encode()):
+        if given is not None and _identify(s, given) is not None:
             # the token's first use: keep it in a cookie, and drop it from the address bar
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
             resp = RedirectResponse(request.url.path + ("?" + urlencode(rest) if rest else ""), status_code=303)
-            resp.set_cookie(COOKIE, s.token, httponly=True, samesite="strict", path="/")
+            resp.set_cookie(COOKIE, given, httponly=True, samesite="strict", path="/")
             return _secure(resp)
-        if not (cookie and hmac.compare_digest(cookie.encode(), s.token.encode())):
-            return _secure(Response("forbidden: open the URL with its token that `forsy review serve` printed",
+        rs = _identify(s, cookie) if cookie else None
+        if rs is None:
+            return _secure(Response("forbidden: open the URL with its token that `forsy review serve` printed"
+                                    + (", or with your own reviewer token" if s.reviewer_tokens else ""),
                                     status_code=403, media_type="text/plain"))
         try:
-            return await handler(request, s)
+            return await handler(request, rs)
         except ReviewConflict as e:
             return _error(s, 409, "Conflict: someone acted first", e.message, request.headers.get("referer"))
         except ForsyError as e:
             return _error(s, 400, "Refused", e.message)
     return endpoint
+
+
+def _identify(s: Settings, token: str) -> Settings | None:
+    """The settings of the request's reviewer: the server's own token acts as the server's
+    reviewer; in team mode a reviewer's own token (checked against its stored hash) acts as
+    that reviewer, with a CSRF secret of its own. None: not allowed in."""
+    if hmac.compare_digest(token.encode(), s.token.encode()):
+        return s
+    if s.reviewer_tokens:
+        with _store(s) as st:
+            who = verify_reviewer_token(st, token)
+        if who is not None:
+            return replace(s, reviewer=who, token=token)
+    return None
 
 
 async def _form(request: Request, s: Settings) -> dict[str, str] | Response:

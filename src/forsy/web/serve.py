@@ -22,13 +22,15 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(store_url: str, reviewer: str, *, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
-          token: str | None = None) -> None:
-    """Serve until interrupted. A non-loopback `host` needs `allow_remote` and a `token` of the
-    user's own (a random one printed on a shared machine's terminal is not a secret)."""
+          token: str | None = None, reviewer_tokens: bool = False) -> None:
+    """Serve until interrupted. A non-loopback `host` needs `allow_remote` and either a `token`
+    of the user's own (a random one printed on a shared machine's terminal is not a secret) or
+    `reviewer_tokens` (each reviewer logs in with their own token, stored hashed)."""
     if not _is_loopback(host):
-        if not allow_remote or not token:
-            raise InputError(f"refusing to serve on {host}, which is not this machine's loopback: "
-                             "give --allow-remote and --token (at least 32 characters) to do it on purpose")
+        if not allow_remote or not (token or reviewer_tokens):
+            raise InputError(f"refusing to serve on {host}, which is not this machine's loopback: give "
+                             "--allow-remote and --token (at least 32 characters) or --reviewer-tokens to do it "
+                             "on purpose")
     if token is not None and len(token) < 32:
         raise InputError("a --token needs at least 32 characters")
     token = token or new_token()
@@ -47,7 +49,8 @@ def serve(store_url: str, reviewer: str, *, host: str = "127.0.0.1", port: int =
         hosts |= {f"127.0.0.1:{real_port}", f"localhost:{real_port}", f"[::1]:{real_port}"}
     import uvicorn
 
-    app = make_app(Settings(store_url=store_url, reviewer=reviewer, token=token, hosts=hosts))
+    app = make_app(Settings(store_url=store_url, reviewer=reviewer, token=token, hosts=hosts,
+                            reviewer_tokens=reviewer_tokens))
     sys.stdout.write(f"http://{shown}:{real_port}/?token={token}\n")
     sys.stdout.flush()
     sys.stderr.write(f"forsy: reviewing as {reviewer}; store {store_url}; Ctrl-C to stop\n")
