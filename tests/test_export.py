@@ -314,3 +314,23 @@ def test_cli_export(demo: Bundle, tmp_path: Path) -> None:
     assert not (tmp_path / "o.jsonl").exists()
     r = runner.invoke(app, ["export", demo.where, "--to", "nope", "-o", str(tmp_path / "x")])
     assert r.exit_code == 2 and "--to must be one of" in r.output
+
+
+def test_export_from_store(tmp_path: Path) -> None:
+    from forsy.store import open_store
+    from forsy.store.sink import StoreSink
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        retrace([DEMO], RetraceOptions(redact=False), sink=StoreSink(st, now="2026-01-01T00:00:00Z"))
+    finally:
+        st.close()
+    runner = CliRunner()
+    out = tmp_path / "s.jsonl"
+    r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", "opentraces", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert len(out.read_text().splitlines()) == 1
+    r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", "openai", "--approved-only",
+                            "-o", str(tmp_path / "a.jsonl")])
+    assert r.exit_code == 2 and "none approved" in r.output  # the draft is pending
