@@ -159,9 +159,17 @@ def json_mode(cfg: LLMConfig) -> bool:
     return cfg.json_mode if cfg.json_mode is not None else cfg.api_base is None
 
 
-def _kwargs(cfg: LLMConfig, messages: list[dict[str, str]]) -> dict[str, Any]:
-    kw = request_params(cfg.model, messages, json_mode(cfg)) | {"timeout": cfg.timeout_s, "max_retries": 0,
-                                                                "drop_params": True}
+def answer_tokens(cfg: LLMConfig, ch: Chunk) -> int:
+    """The answer's share of `chunk_tokens` (`max_tokens`): what the request leaves, at least 30%.
+
+    Without it a local server generates until its context is full (minutes on a CPU) when a
+    small model runs on; a truncated answer is malformed and asked once more."""
+    return max(int(cfg.chunk_tokens * (1 - CHUNK_FILL)), cfg.chunk_tokens - ch.tokens)
+
+
+def _kwargs(cfg: LLMConfig, ch: Chunk) -> dict[str, Any]:
+    kw = request_params(cfg.model, ch.messages, json_mode(cfg), answer_tokens(cfg, ch)) | {
+        "timeout": cfg.timeout_s, "max_retries": 0, "drop_params": True}
     if cfg.api_base:
         kw["api_base"] = cfg.api_base
         if cfg.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
@@ -218,7 +226,7 @@ def _ask(asked: list[tuple[tuple[int, ...], Chunk]], cfg: LLMConfig, client: Com
          ) -> list[CallResult]:
     with ThreadPoolExecutor(max_workers=max(1, cfg.max_concurrency)) as pool:
         futures: list[Future[CallResult]] = [
-            pool.submit(call_chunk, client, _kwargs(cfg, ch.messages), cfg.retries, cfg.backoff_s, cost_of)
+            pool.submit(call_chunk, client, _kwargs(cfg, ch), cfg.retries, cfg.backoff_s, cost_of)
             for _, ch in asked]
         try:
             return [f.result() for f in futures]

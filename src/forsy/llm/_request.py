@@ -311,12 +311,15 @@ def _final_answer(drafts: list[Draft]) -> list[str]:
     return step_evidence(outs[-1], "output") if outs else []
 
 
-def request_params(model: str, messages: list[dict[str, str]], json_mode: bool = True) -> dict[str, Any]:
+def request_params(model: str, messages: list[dict[str, str]], json_mode: bool = True,
+                   max_tokens: int | None = None) -> dict[str, Any]:
     """The part of a request that decides the answer (what the cache key hashes).
 
     JSON mode (`response_format`) where the provider has it; without it (a local server, where
     JSON mode made a small model copy the prompt's example), the answer is read from fenced JSON."""
     params: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0}
+    if max_tokens is not None:
+        params["max_tokens"] = max_tokens
     if json_mode:
         params["response_format"] = {"type": "json_object"}
     return params
