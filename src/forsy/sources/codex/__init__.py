@@ -36,6 +36,7 @@ from .. import ReadContext
 from .._lines import open_regular, source_name
 from ._build import Thread, ThreadBuilder
 from ._fork import candidate_paths
+from ._ledger import mark_thread
 from ._read import LoadedFile, head_text, load_file
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -105,6 +106,8 @@ class CodexSource:
             _link(session.meta, child, parent)
         session.events = _merge(streams) if len(streams) > 1 else main.events
         session.files = [t.lf.file for t in reader.threads]
+        for t in reader.threads:
+            mark_thread(session, t)
         return [session]
 
 

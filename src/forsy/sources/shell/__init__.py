@@ -144,6 +144,7 @@ class ShellHistorySource:
                 _add_entry(session, src, data, entry, parsed.shell)
             else:
                 _count_empty(session)
+                _set_aside_empty(session, src, data, entry)
         _report(session, src, parsed.problems)
         if not parsed.entries:
             session.warn("empty_history", "no command found", src)
@@ -167,6 +168,13 @@ def _report(session: Session, src: str, problems: list[fmts.Problem]) -> None:
 def _count_empty(session: Session) -> None:
     """An empty command (zsh records `: <t>:0;` for a bare Enter) ran nothing: no event."""
     session.quality.extra["empty_commands"] = session.quality.extra.get("empty_commands", 0) + 1
+
+
+def _set_aside_empty(session: Session, src: str, data: bytes, entry: fmts.Entry) -> None:
+    """The ledger accounts for an empty entry too: its bytes, set aside by a named rule."""
+    raw = data[entry.offset : entry.end]
+    ev = Evidence.make(src, entry.line, entry.offset, raw, sha256(raw), entry.record_type + "_record")
+    session.mark(session.add_evidence(ev), "set_aside", "empty commands ran nothing")
 
 
 def _new_session(path: Path, src: str, data: bytes, fmt: str) -> Session:
@@ -203,6 +211,8 @@ def _add_entry(session: Session, src: str, data: bytes, entry: fmts.Entry, shell
         rec = data[entry.offset : entry.end]
         rec_ev = Evidence.make(src, entry.line, entry.offset, rec, sha256(rec), entry.record_type + "_record")
         info.record_ref = Ref(session.add_evidence(rec_ev), "")
+        # the same entry's whole bytes: read for its time, duration, exit code or paths
+        session.mark(info.record_ref.ev, "metadata", "the entry's time, duration and paths")
     if raw.decode("utf-8", "replace") != entry.command:
         info.decoded = DECODING[shell]
     elif "\ufffd" in entry.command and "\ufffd" not in raw.decode("utf-8", "ignore"):

@@ -1,0 +1,59 @@
+"""What each rollout record no step cites was read for (the manifest's ledger).
+
+Marked after a thread is built, from its records' kinds, so the reading code stays as it
+is; a record cited by the trace is `cited` whatever its mark. docs/rules.md names each rule.
+"""
+
+from __future__ import annotations
+
+from ...evidence import LedgerHeading, Session
+from ...payloads import NoteInfo
+from ._build import SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread
+from ._index import COMPACTION_ITEMS, build_index
+
+_BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
+    "session_meta": ("metadata", "session meta (id, version, cwd, git, instructions)"),
+    "bare_header": ("metadata", "session meta (id, version, cwd, git, instructions)"),
+    "turn_context": ("metadata", "turn context (model, cwd, policies)"),
+    "response_item:message": ("metadata", "context shown to the model (agent_config.context, memory, cwd)"),
+    "event_msg:token_count": ("metadata", "usage"),
+    "event_msg:task_started": ("metadata", "turn id"),
+    "event_msg:turn_started": ("metadata", "turn id"),
+    "event_msg:thread_name_updated": ("metadata", "title"),
+    # when not cited, the compaction was read from the record these repeat (compaction_mirror)
+    "event_msg:context_compacted": ("duplicate", "compaction written twice"),
+    "event_msg:task_complete": ("set_aside", "turn boundaries carry no work"),
+    "event_msg:turn_complete": ("set_aside", "turn boundaries carry no work"),
+}
+_LIFECYCLE = "lifecycle events repeat the items they announce"
+_SILENT = "state records carry no work"
+_GHOST = "ghost_snapshot (undo snapshot)"
+_ENCRYPTED = "encrypted reasoning is not readable"
+
+
+def mark_thread(session: Session, t: Thread) -> None:
+    recs = t.lf.recs
+    mirrored = build_index(recs, t.fork.start).mirrored
+    for rec in recs:
+        key = f"{rec.kind}:{rec.sub}" if rec.kind in ("response_item", "event_msg") else rec.kind
+        if rec.idx < t.fork.start:
+            session.mark(rec.ev, "set_aside", "a fork's copy of its parent's history")
+        elif rec.idx in mirrored:
+            session.mark(rec.ev, "duplicate", "event_msg repeats a response item")
+        elif key in _BY_KIND:
+            session.mark(rec.ev, *_BY_KIND[key])
+        elif rec.kind == "response_item" and rec.sub in COMPACTION_ITEMS:
+            session.mark(rec.ev, "duplicate", "compaction written twice")
+        elif rec.kind == "event_msg" and rec.sub in SILENT_EVENTS:
+            session.mark(rec.ev, "set_aside", _LIFECYCLE)
+        elif rec.kind in SILENT_KINDS:
+            session.mark(rec.ev, "set_aside", _SILENT)
+        elif rec.kind == "response_item" and rec.sub in SILENT_ITEMS:
+            session.mark(rec.ev, "set_aside", _GHOST if rec.sub == "ghost_snapshot" else _SILENT)
+        elif key == "response_item:reasoning" and rec.payload.get("encrypted_content"):
+            session.mark(rec.ev, "set_aside", _ENCRYPTED)
+    for e in t.events:
+        if e.kind == "note":
+            sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
+            for ref in e.refs:
+                session.mark(ref.ev, "set_aside", "notes are not steps", sub)
