@@ -111,11 +111,26 @@ def _tags(drafts: list[Draft], session: Session) -> list[str]:
     return tags
 
 
+TITLE_CHARS = 80  # of the task's first line in dataset_summary.title
+
+
+def short_title(line: str, limit: int = TITLE_CHARS) -> str:
+    """`line` cut at a word boundary with an ellipsis when longer than `limit` (one very long
+    word is cut where it must be)."""
+    if len(line) <= limit:
+        return line
+    cut = line[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return f"{cut.rstrip(' ,;:.-')}…"
+
+
 def _card(session: Session, drafts: list[Draft], task: str, n_turns: int) -> tuple[str, str]:
     who = {"claude_code": "Claude Code", "codex": "Codex CLI", "shell": "shell history",
            "git": "git"}.get(session.source_kind, session.source_kind)
     head = task.strip().splitlines()[0] if task.strip() else "session"
-    title = f"{who} session {session.session_id[:8]}: {head[:80]}"
+    title = f"{who} session {session.session_id[:8]}: {short_title(head)}"
     calls = sum(1 for d in drafts if d.call_id)
     failed = sum(1 for d in drafts if d.values.get("success") is False)
     subs = len({d.actor_key for d in drafts if d.actor_key.startswith("subagent:")})

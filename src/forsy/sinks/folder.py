@@ -32,24 +32,11 @@ def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj, option=JSON_OPTS) + b"\n"
 
 
-TITLE_CHARS = 80  # of the task's first line in the card's title
 
 
 def card_title(a: Assembled) -> str:
-    """The card's title: `dataset_summary.title` with the task's first line cut at a word
-    boundary (with an ellipsis), not mid-word. The title in trace.json is left as written."""
-    t = a.trace
-    prefix, sep, head = t.dataset_summary.title.partition(": ")
-    first = t.task.strip().splitlines()[0] if t.task.strip() else ""
-    if not sep or not first.startswith(head) or len(first) <= len(head):
-        return t.dataset_summary.title
-    if len(first) <= TITLE_CHARS:
-        return f"{prefix}: {first}"
-    cut = first[:TITLE_CHARS]
-    space = cut.rfind(" ")
-    if space > TITLE_CHARS // 2:  # a word boundary not too far back; else one very long word is cut
-        cut = cut[:space]
-    return f"{prefix}: {cut.rstrip(' ,;:.-')}…"
+    """The card's title: `dataset_summary.title` (assemble cuts the task at a word boundary)."""
+    return a.trace.dataset_summary.title
 
 
 def _yaml_str(text: str) -> str:
