@@ -602,6 +602,11 @@ def _write(name: str, text: str) -> Callable[[Path], Any]:
     return lambda root: (root / name).write_text(text, encoding="utf-8")
 
 
+def _ledger_file(read: int, cited: int) -> dict[str, Any]:
+    entries = [{"heading": "cited", "record_type": "user", "count": cited}]
+    return {"path": "log.jsonl", "records_read": read, "totals": {"cited": cited}, "entries": entries}
+
+
 # (rule, step, keyword arguments of write_folder)
 FOLDER_MUTATIONS: list[tuple[str, int | None, dict[str, Any]]] = [
     ("F001", None, {"after": lambda r: (r / "trace.json").unlink()}),
@@ -628,6 +633,8 @@ FOLDER_MUTATIONS: list[tuple[str, int | None, dict[str, Any]]] = [
     ("N007", None, {"manifest": drop("files", "provenance.json")}),
     ("N007", None, {"manifest": _set("files", {})}),
     ("N008", None, {"manifest": _set("started_at", "2025-03-14T13:00:00Z")}),
+    ("N009", None, {"manifest": _set("ledger", [_ledger_file(read=2, cited=1)])}),
+    ("N010", None, {"manifest": _set("ledger", [_ledger_file(read=99, cited=99)])}),
     ("P001", None, {"after": _write("provenance.json", "not json")}),
     ("P001", None, {"after": _write("provenance.json", "[1]")}),
     ("P002", None, {"provenance": drop("evidence")}),

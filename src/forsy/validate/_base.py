@@ -155,6 +155,10 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
     ("N006", _E, "A manifest 'files' entry names a missing file, or its sha256 differs."),
     ("N007", _W, "A file of the trace folder is not listed in manifest 'files'."),
     ("N008", _W, "manifest started_at/ended_at differ from the trace's."),
+    ("N009", _E, "The manifest's ledger does not add up: a file's entries, totals and records_read disagree, or "
+                 "its records with evidence differ from counts.evidence_records."),
+    ("N010", _W, "The ledger's cited records differ from provenance.json's evidence, or its unparsable records "
+                 "from counts.unparsable_records."),
     ("P001", _E, "provenance.json cannot be read, is not JSON, or is not an object."),
     ("P002", _E, "provenance.json does not match the Provenance model."),
     ("P003", _E, "provenance.trace_id differs from the trace's trace_id."),

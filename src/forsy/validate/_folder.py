@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..models import STEP_FIELDS, TOP_LEVEL_FIELDS, FieldProvenance, Manifest, Provenance
 from ._base import Sink, show
+from ._ledger import check_ledger, ledger_vs_provenance
 from ._parts import ARTIFACT_REF_RE, HASH_RE
 from ._steps import Counts
 
@@ -137,6 +138,7 @@ def check_manifest(m: Any, t: dict[str, Any], counts: Counts, folder: Path | Non
             field="manifest.trace_id",
         )
     _manifest_agrees(m, t, counts, sink)
+    check_ledger(m, sink)
     if folder is not None:
         _manifest_files(m, folder, sink)
 
@@ -233,6 +235,7 @@ def check_provenance(raw: Any, t: dict[str, Any], steps: list[Any], manifest: An
                 field="provenance.evidence",
             )
     _sources_agree(prov, manifest, sink)
+    ledger_vs_provenance(prov, manifest, sink)
 
 
 def _provenance_steps(prov: Provenance, steps: list[Any], sink: Sink) -> None:
