@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from forsy.cli import app
@@ -255,3 +256,18 @@ def test_home_and_claude_folders_are_discovered(tmp_path: Path) -> None:
         r = runner.invoke(app, ["retrace", str(given), "-o", str(out), "--no-redact"])
         assert r.exit_code == 0, r.output
         assert len(list(out.iterdir())) == expect, (given, r.output)
+
+
+def test_one_file_holding_several_sessions_gets_o_as_their_parent(tmp_path: Path) -> None:
+    """An OpenHands evaluation output.jsonl holds one trace per line: `-o DIR` with that one file
+    writes each into DIR/<name>, never the first into DIR and the others refused."""
+    from _paths import REAL_LOGS
+
+    found = sorted(REAL_LOGS.glob("openhands/**/output.jsonl")) if REAL_LOGS.is_dir() else []
+    if not found:
+        pytest.skip("../shared/real_logs/openhands is absent")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["retrace", str(found[0]), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    folders = [p for p in out.iterdir() if p.is_dir()]
+    assert len(folders) >= 2 and not (out / "trace.json").exists()

@@ -47,9 +47,19 @@ def default_store_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def default_log_roots(home: Path | None = None) -> list[Path]:
-    """The folders where the agents forsy reads write their logs (whether or not they exist)."""
+    """The folders where the agents forsy reads write their logs (whether or not they exist):
+    Claude Code's and Codex's, then each registered source's own `default_roots` (relative to
+    the home folder), in registry order, without repeats."""
+    from .sources import available
+
     home = home or Path.home()
-    return [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    roots = [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    for src in available():
+        for rel in getattr(src, "default_roots", ()):
+            p = home / rel
+            if p not in roots:
+                roots.append(p)
+    return roots
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,10 @@ class RetraceOptions:
     llm_concurrency: int = 4
     llm_chunk_tokens: int = 6000
     cache_dir: Path | None = None
+    # Processes retracing session files at once (a directory or several files). Output is
+    # byte-identical whatever the number: results reach the sink in input order. The model
+    # pass (`llm_model`) runs in one process.
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -334,7 +338,10 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
             keep: bool = True, progress: Progress | None = None, raise_if_empty: bool = True,
             select: Callable[[sources.Source, Path], bool] | None = None) -> RetraceRun:
     """Retrace every session named by `paths`, one session at a time: each is read, redacted,
-    segmented, assembled and handed to `sink` before the next is read. A session that fails
+    segmented, assembled and handed to `sink` before the next is read. With `options.jobs`
+    > 1, files are read to assembled in that many worker processes (at most a few open at
+    once) and handed to `sink` here, in input order: the same output as one process gives
+    (`_parallel`). A session that fails
     is recorded (file and message) and the run goes on; when nothing at all could be traced,
     the first failure is raised (unless `raise_if_empty=False`: then the run, with every
     outcome, is returned, for a caller that lists them all). With no sink (and no
@@ -362,10 +369,16 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         meter.finish()
     sizes = [_size(path) for _, path in found]
     meter.files, meter.bytes_total = max(1, len(found)), sum(sizes)
-    for (src, path), size in zip(found, sizes, strict=True):
-        meter.start(str(path), size)
-        run.outcomes += _retrace_file(path, options, sink, keep, src, timeline, meter)
-        meter.finish()
+    jobs = parallel_jobs(options, len(found))
+    if jobs > 1:
+        from ._parallel import retrace_in_order
+
+        run.outcomes += retrace_in_order(found, sizes, options, sink, keep, timeline, meter, jobs)
+    else:
+        for (src, path), size in zip(found, sizes, strict=True):
+            meter.start(str(path), size)
+            run.outcomes += _retrace_file(path, options, sink, keep, src, timeline, meter)
+            meter.finish()
     if not run.results and raise_if_empty:
         first = run.failed[0].error if run.failed else None
         if first is not None:
@@ -374,6 +387,15 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
             raise NoWork(run.skipped[0].message, path=run.skipped[0].path)
         raise InputError("no sessions found", path=given[0] if given else None)
     return run
+
+
+def parallel_jobs(options: RetraceOptions, files: int) -> int:
+    """How many worker processes a run of `files` session files uses: 1 (in this process)
+    for one file, or when the model pass is on (its requests are already concurrent, and an
+    injected client need not survive a trip to another process)."""
+    if options.llm_model:
+        return 1
+    return max(1, min(options.jobs, files))
 
 
 def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,
@@ -410,6 +432,8 @@ def _retrace_loaded(load: Callable[[], list[Session]], where: str, options: Retr
         sessions = load()
     except Exception as e:  # one file's failure (or a bug) must not stop the others
         return [_failed(where, e, options)]
+    if len(sessions) > 1 and isinstance(sink, FolderSink):
+        sink.several()  # one file holding several sessions (an evaluation output.jsonl): -o is their parent
     return [_retrace_session(s, where, options, sink, keep, meter) for s in sessions]
 
 

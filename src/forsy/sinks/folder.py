@@ -166,6 +166,12 @@ class FolderSink:
         self.parent = parent
         self._written: dict[Path, str] = {}
 
+    def several(self) -> None:
+        """More than one trace is coming from what was given as one session: `out` becomes
+        their parent (before anything was written into it as a trace folder)."""
+        if not self._written:
+            self.parent = True
+
     def candidates(self, a: Assembled, session: Session) -> list[Path]:
         if not self.parent:
             return [self.out]
