@@ -1,0 +1,251 @@
+"""A directory retraced (or swept) with several processes gives what one process gives, byte
+for byte: the same folders and files, the same outcomes in the same order, the same printed
+lines and exit codes, the same store rows (issue 11: "results merged in a fixed order so
+output stays byte-identical to a serial run"; issue 12: the first sweep on both cores).
+
+A session whose worker raises, or whose worker process dies, fails alone: the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _paths import REAL_LOGS, SAMPLES
+from forsy import _parallel, pipeline
+from forsy.cli import app
+from forsy.errors import ExitCode
+from forsy.pipeline import Outcome, ProgressEvent, RetraceOptions, RetraceRun
+from forsy.sinks import FolderSink
+from forsy.store import open_store
+from forsy.sweep import SweepOptions, SweepReport, sweep
+
+runner = CliRunner()
+BROKEN = "zz-broken.jsonl"
+# real logs, small enough for a quick test (claude projects, a subagent session, codex rollouts)
+REAL = [
+    "claude/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project",
+    "claude/marot__spotter/test/fixtures/transcripts/short.jsonl",
+    "claude/marot__spotter/test/fixtures/transcripts/tool_heavy.jsonl",
+    "claude/kfischer-okarin__scripts-and-tools/src/claude-history/test/fixtures/claude-projects/-Users-user-project",
+    "codex/codemie-ai__codemie-code/tests/integration/metrics/fixtures/codex/sessions",
+    "codex/madshn__localpush/src-tauri/tests/fixtures/codex/2026-02-23/raw/sessions",
+]
+
+
+def build_dir(root: Path) -> Path:
+    """Varied sessions in one tree: the samples (a subagent session, codex rollouts), two files
+    of one session (their folder names depend on which comes first), a log without work, a
+    broken file, and real logs when ../shared is there. Claude Code's part is laid out as its
+    `projects` folder, as forsy finds it in a home folder."""
+    logs = root / "logs"
+    proj = logs / "projects" / "-home-dev-proj"
+    proj.mkdir(parents=True)
+    for p in sorted((SAMPLES / "claude").glob("*.jsonl")):
+        shutil.copy(p, proj / p.name)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", proj / "demo-session-copy.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents", logs / "projects" / "-home-dev-sub")
+    shutil.copytree(SAMPLES / "codex" / "sessions", logs / "codex" / "sessions")
+    (proj / "no-work.jsonl").write_text(json.dumps({"type": "summary", "summary": "nothing", "leafUuid": "x"}) + "\n")
+    (proj / BROKEN).write_bytes(b"\x00\x01\x02 not json at all \xff\xfe\n" * 3)
+    for i, rel in enumerate(REAL):
+        src = REAL_LOGS / rel
+        dest = logs / ("projects" if rel.startswith("claude/") else "codex") / f"real-{i:02d}"
+        if src.is_dir():
+            shutil.copytree(src, dest)
+        elif src.is_file():
+            dest.mkdir(parents=True)
+            shutil.copy(src, dest / src.name)
+    return logs
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_dir(tmp_path_factory.mktemp("parallel"))
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def comparable(o: Outcome, out: Path) -> dict[str, object]:
+    """An outcome as data, its folder relative to the run's output folder."""
+    d = asdict(o)
+    d.pop("assembled"), d.pop("session")
+    d.pop("error")
+    d["error"] = None if o.error is None else (type(o.error).__name__, str(o.error), o.error.exit_code)
+    d["where"] = None if o.where is None else Path(o.where).relative_to(out).as_posix()
+    return d
+
+
+def retrace(logs: Path, out: Path, jobs: int) -> tuple[RetraceRun, list[ProgressEvent]]:
+    events: list[ProgressEvent] = []
+    run = pipeline.retrace([logs], RetraceOptions(jobs=jobs), sink=FolderSink(out, parent=True), keep=False,
+                           progress=events.append, raise_if_empty=False)
+    return run, events
+
+
+@dataclass
+class Serial:
+    run: RetraceRun
+    events: list[ProgressEvent]
+    out: Path
+
+
+@pytest.fixture(scope="module")
+def serial(logs: Path) -> Serial:
+    """The directory retraced in one process, once for the tests that compare with it."""
+    out = logs.parent / "serial" / "out"
+    return Serial(*retrace(logs, out, jobs=1), out)
+
+
+def test_a_directory_retraced_on_two_processes_is_byte_identical_to_one(logs: Path, serial: Serial,
+                                                                        tmp_path: Path) -> None:
+    one, ev1 = serial.run, serial.events
+    two, ev2 = retrace(logs, tmp_path / "out", jobs=2)
+    t1, t2 = tree(serial.out), tree(tmp_path / "out")
+    assert sorted(t1) == sorted(t2)  # the same folder names, the same files
+    assert [k for k in t1 if t1[k] != t2[k]] == []  # every file byte for byte
+    assert [comparable(o, serial.out) for o in one.outcomes] == [comparable(o, tmp_path / "out") for o in two.outcomes]
+    assert one.exit_code == two.exit_code == ExitCode.PARTIAL
+    statuses = {o.status for o in one.outcomes}
+    assert {"written", "skipped", "failed"} <= statuses and len(one.results) >= 6
+    assert any(o.path.endswith(BROKEN) for o in two.failed)
+    # progress: each file starts and finishes in input order, and the byte counts add up the same way
+    done1 = [(e.path, e.index, e.files, e.bytes_done, e.bytes_total) for e in ev1 if e.stage == "done"]
+    done2 = [(e.path, e.index, e.files, e.bytes_done, e.bytes_total) for e in ev2 if e.stage == "done"]
+    assert done1 == done2 and len(done1) == done1[0][2]
+    assert [e.index for e in ev2] == sorted(e.index for e in ev2)
+    assert {e.stage for e in ev2} >= {"reading", "writing", "done"}
+
+
+def test_the_cli_prints_the_same_lines_and_exit_code_with_jobs_2(logs: Path, tmp_path: Path) -> None:
+    res = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs / "traces"
+        r = runner.invoke(app, ["retrace", str(logs), "-o", str(out), "--jobs", jobs])
+        res[jobs] = (r.exit_code, r.stdout.replace(str(out), "OUT"), r.stderr.replace(str(out), "OUT"), tree(out))
+    assert res["1"] == res["2"]
+    assert res["2"][0] == ExitCode.PARTIAL and BROKEN in res["2"][2]
+
+
+def test_keep_gives_the_same_traces_in_memory(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for p in sorted((SAMPLES / "claude").glob("*.jsonl")):
+        shutil.copy(p, logs / p.name)
+    runs = [pipeline.retrace([logs], RetraceOptions(jobs=j), keep=True) for j in (1, 2)]
+    a, b = ([(o.status, o.trace_id, o.assembled.trace.model_dump_json() if o.assembled else None,
+              o.session.session_id if o.session else None, len(o.session.events) if o.session else 0)
+             for o in r.outcomes] for r in runs)
+    assert a == b and all(x[2] for x in a) and all(x[4] for x in a)
+
+
+# --------------------------------------------------------------------------- faults in a worker
+
+def _with_fault(monkeypatch: pytest.MonkeyPatch, kind: str, name: str) -> None:
+    monkeypatch.setenv("FORSY_PARALLEL_TEST_FAULT", f"{kind}:{name}")  # read by the worker processes only
+
+
+@pytest.mark.parametrize("kind", ["raise", "kill"])
+def test_a_worker_that_raises_or_dies_fails_its_session_alone(logs: Path, serial: Serial, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    victim = "compaction-and-branches.jsonl"
+    _with_fault(monkeypatch, kind, victim)
+    faulty, _ = retrace(logs, tmp_path / "out", jobs=2)
+    assert len(serial.run.outcomes) == len(faulty.outcomes)
+    for s, f in zip(serial.run.outcomes, faulty.outcomes, strict=True):
+        if Path(s.path).name == victim:
+            assert f.status == "failed" and f.exit_code == ExitCode.INTERNAL and f.path == s.path
+            assert ("RuntimeError" if kind == "raise" else "worker process") in f.message, f.message
+        else:
+            assert comparable(s, serial.out) == comparable(f, tmp_path / "out")
+    assert faulty.exit_code == ExitCode.PARTIAL
+    [lost] = [o for o in serial.run.outcomes if Path(o.path).name == victim]
+    assert lost.where is not None
+    gone = Path(lost.where).relative_to(serial.out).as_posix() + "/"
+    assert {k: v for k, v in tree(serial.out).items() if not k.startswith(gone)} == tree(tmp_path / "out")
+
+
+def test_at_most_a_few_sessions_are_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory stays bounded: the parent never has more than jobs + read-ahead files submitted
+    and not yet handed to the sink, whatever the directory's size."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    demo = (SAMPLES / "claude" / "demo-session.jsonl").read_text()
+    for i in range(12):
+        (logs / f"s{i:02d}.jsonl").write_text(demo.replace("demo", f"demo{i:02d}"))
+    outstanding: list[int] = []
+    live = {"n": 0}
+    submit, finish = _parallel.SessionPool.submit, _parallel.SessionPool.finish
+
+    def counted_submit(self: _parallel.SessionPool, *a: object, **kw: object) -> _parallel.Pending:
+        live["n"] += 1
+        outstanding.append(live["n"])
+        return submit(self, *a, **kw)  # type: ignore[arg-type]
+
+    def counted_finish(self: _parallel.SessionPool, *a: object, **kw: object) -> list[Outcome]:
+        live["n"] -= 1
+        return finish(self, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_parallel.SessionPool, "submit", counted_submit)
+    monkeypatch.setattr(_parallel.SessionPool, "finish", counted_finish)
+    run = pipeline.retrace([logs], RetraceOptions(jobs=2), sink=FolderSink(tmp_path / "out", parent=True),
+                           keep=False)
+    assert len(run.results) == 12 and len(outstanding) == 12
+    assert max(outstanding) <= 2 + _parallel.READ_AHEAD
+
+
+# --------------------------------------------------------------------------- sweep
+
+def _rows(db: Path) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
+    with sqlite3.connect(db) as c:
+        tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                          "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name")]
+        for t in tables:
+            if t in ("runs", "sweep_lock", "schema_migrations"):
+                continue  # durations, pids, migration times
+            yield t, list(c.execute(f"SELECT * FROM {t} ORDER BY rowid"))  # table names from the schema
+        yield "runs", list(c.execute("SELECT status, roots, seen, unchanged, new, failed, traces_written FROM runs"))
+
+
+def _sweep(logs: Path, db: Path, jobs: int) -> SweepReport:
+    store = open_store(f"sqlite:///{db}")
+    try:
+        return sweep(store, SweepOptions(roots=[logs], retrace=RetraceOptions(jobs=jobs), ignore_settle=True,
+                                         now=lambda: 1_800_000_000.0, claude_home=logs / "no-claude-home"))
+    finally:
+        store.close()
+
+
+def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, tmp_path: Path) -> None:
+    one, two = _sweep(logs, tmp_path / "one.db", 1), _sweep(logs, tmp_path / "two.db", 2)
+    r1, r2 = dict(_rows(tmp_path / "one.db")), dict(_rows(tmp_path / "two.db"))
+    assert sorted(r1) == sorted(r2)
+    for table in r1:
+        assert r1[table] == r2[table], table  # drafts, traces, their stored files, file states, errors, in order
+    assert len(r1["drafts"]) >= 6 and len(r1["trace_files"]) > len(r1["drafts"])
+    assert one.exit_code == two.exit_code == ExitCode.PARTIAL
+    assert (vars(one.counts), one.failures, one.waiting, one.warnings) == \
+           (vars(two.counts), two.failures, two.waiting, two.warnings)
+    assert any(BROKEN in e.path for e in two.failures)
+    # and a re-run of the parallel store finds nothing to do
+    again = _sweep(logs, tmp_path / "two.db", 2)
+    assert again.counts.unchanged == again.counts.seen and again.counts.traced == 0
+
+
+def test_cli_sweep_takes_jobs(logs: Path, tmp_path: Path) -> None:
+    outs = []
+    for jobs in ("1", "2"):
+        r = runner.invoke(app, ["sweep", str(logs), "--now", "--json", "--jobs", jobs,
+                                "--store", f"sqlite:///{tmp_path / (jobs + '.db')}"])
+        d = json.loads(r.stdout)
+        outs.append((r.exit_code, d["counts"], d["failures"], d["exit_code"]))
+    assert outs[0] == outs[1] and outs[0][0] == ExitCode.PARTIAL
