@@ -389,6 +389,14 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
     return run
 
 
+def default_jobs() -> int:
+    """The CLI's `--jobs` when not given: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def parallel_jobs(options: RetraceOptions, files: int) -> int:
     """How many worker processes a run of `files` session files uses: 1 (in this process)
     for one file, or when the model pass is on (its requests are already concurrent, and an
