@@ -9,6 +9,7 @@ whose known values live in `KNOWN_*` sets: others are allowed and `forsy validat
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -91,6 +92,16 @@ KNOWN_MESSAGE_ROLES = frozenset(
     "direct_request answer_to_agent_question correction approval clarification selection "
     "status_update new_constraint other".split()
 )
+# The step actors forsy writes and `forsy validate` accepts (S018), one definition for both:
+# a role, optionally ':<id>' (subagent:a1b2, agent:shell), or 'human:<tool>' for a person seen
+# through a tool's own record (human:shell, human:git).
+ACTOR_RE = re.compile(r"(?:user|agent|subagent|system)(?::[A-Za-z0-9_.\-]+)?|human:[A-Za-z0-9_.\-]+")
+
+
+def is_known_actor(actor: str) -> bool:
+    return ACTOR_RE.fullmatch(actor) is not None
+
+
 KNOWN_FEEDBACK_TYPES = frozenset("correction approval clarification new_instruction other".split())
 
 Eval = Literal[-1, 0, 1]

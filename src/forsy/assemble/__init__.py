@@ -155,6 +155,9 @@ def _card(session: Session, drafts: list[Draft], task: str, n_turns: int) -> tup
         gaps.append(f"{q.encrypted_reasoning} reasoning block(s) not readable")
     if gaps:
         parts.append("Known limits: " + ", ".join(gaps) + ".")
+    ai_title = session.meta.extra.get("ai_title")
+    if isinstance(ai_title, str) and ai_title.strip():
+        parts.append(f"Title the agent gave the session: {ai_title.strip()}")
     return title, " ".join(parts)
 
 
@@ -365,7 +368,7 @@ def _config(session: Session, drafts: list[Draft]) -> tuple[dict[str, Any], list
     if m.token_usage:
         cfg["token_usage"] = dict(m.token_usage)
     for k, v in m.extra.items():
-        if k in ("titles",):
+        if k in ("titles", "ai_title"):
             continue
         cfg[k] = v
     skills = sorted({str(d.tool_args.get("skill") or d.tool_args.get("command"))

@@ -89,7 +89,7 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
     ("S015", _W, "A non-user step's success is null (not assessed)."),
     ("S016", _E, "A step has a parallel_group but its execution_mode is not parallel."),
     ("S017", _W, "A step is parallel but has no parallel_group."),
-    ("S018", _W, "actor is not a usual label (user, agent, subagent, system, optionally ':<id>')."),
+    ("S018", _W, "actor is not a usual label (user, agent, subagent, system, optionally ':<id>'; human:<tool>)."),
     ("S019", _W, "A step that is not a user_message has actor 'user'."),
     ("S020", _W, "A step uses a tool that agent_tools does not list."),
     ("S021", _W, "The first step is not a user_message (the initial request is missing)."),

@@ -7,7 +7,6 @@ Steps are named by their 1-based position, which is what `step` should hold anyw
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +24,7 @@ from ..models import (
     Action,
     ExecutionMode,
     InputSource,
+    is_known_actor,
 )
 from ._base import Sink, comparable, is_int, is_str_list, is_text, member, parse_time, show
 
@@ -61,7 +61,6 @@ _STR_FIELDS = (
 )
 _NON_USER_ONLY_FOR_USER = ("feedback_content", "message_role", "feedback_type")
 
-_ACTOR = re.compile(r"(user|agent|subagent|system)(:[A-Za-z0-9_.\-]+)?")
 
 LEGACY_STEP_FIELDS = {"step_index": "step", "feedback": "feedback_type / feedback_content"}
 LEGACY_ACTIONS = {
@@ -234,7 +233,7 @@ def _actor(i: int, s: dict[str, Any], user: bool, sink: Sink) -> None:
     actor = s.get("actor")
     if not is_text(actor):
         return
-    if not _ACTOR.fullmatch(actor):
+    if not is_known_actor(actor):  # the writer's definition (forsy.models)
         sink.add("S018", f"actor {show(actor)} is not a usual label", step=i, field="actor")
     if actor == "user" and not user and member(s.get("action"), ACTIONS):
         sink.add("S019", f"actor 'user' on a step whose action is {s['action']}", step=i, field="actor")

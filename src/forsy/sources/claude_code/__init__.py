@@ -45,7 +45,7 @@ from ._events import EventBuilder, check_record, classify_user_text, kind_of
 
 KNOWN_TYPES = frozenset(
     "user assistant system summary file-history-snapshot queue-operation progress attachment "
-    "last-prompt custom-title title mode tag agent-name pr-link x-summary result".split()
+    "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title".split()
 )
 WORK_TYPES = frozenset({"user", "assistant", "system"})
 PERSISTED = re.compile(r"Full output saved to: (\S+)")
@@ -336,6 +336,8 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
             continue
         if t == "summary" and isinstance(d.get("summary"), str):
             titles.append(d["summary"])
+        if t in ("permission-mode", "ai-title"):
+            _mode_or_title(r, meta, session)
         if isinstance(d.get("sessionId"), str) and not d.get("isSidechain") and session.session_id == "":
             session.session_id = d["sessionId"]
         if isinstance(d.get("version"), str):
@@ -378,6 +380,24 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
         meta.extra["titles"] = titles
     if unknown:
         session.quality.unknown_records += sum(unknown.values())
+
+
+def _mode_or_title(r: Record, meta: SessionMeta, session: Session) -> None:
+    """2.1.16x+: `permission-mode` (the mode the user switched to) → agent_config.permission_modes,
+    in order; `ai-title` (the title Claude Code generated) → the card. Read from the one
+    string field the record carries besides its envelope."""
+    d = r.data
+    keys = ("permissionMode", "mode") if d["type"] == "permission-mode" else ("aiTitle", "title")
+    value = next((d[k] for k in keys if isinstance(d.get(k), str)), None)
+    if value is None:
+        session.warn("field-type", f"{d['type']} record without a string {keys[0]}; not read", r.ev.source, r.ev.line)
+        return
+    if d["type"] == "ai-title":
+        meta.extra["ai_title"] = value  # the latest title stands
+        return
+    modes: list[str] = meta.extra.setdefault("permission_modes", [])
+    if not modes or modes[-1] != value:
+        modes.append(value)
 
 
 def _parent(d: dict[str, Any]) -> str | None:

@@ -1,0 +1,76 @@
+"""What twenty more real logs showed (issue 9), each on a small fixture of the same shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from forsy.models import Manifest, Trace, is_known_actor
+from forsy.pipeline import RetraceOptions, retrace
+from forsy.validate import validate_path
+
+
+def rec(i: int, kind: str, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"type": kind, "uuid": f"u{i}", "parentUuid": f"u{i - 1}" if i > 1 else None,
+                            "sessionId": "sess-9", "timestamp": f"2026-01-01T10:00:{i:02d}.000Z",
+                            "version": "2.1.170"}
+    base.update(extra)
+    return base
+
+
+def _write(tmp_path: Path, name: str, records: list[dict[str, Any]]) -> Path:
+    p = tmp_path / name
+    p.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return p
+
+
+def _trace(folder: Path) -> tuple[Trace, Manifest]:
+    return (Trace.model_validate_json((folder / "trace.json").read_bytes()),
+            Manifest.model_validate_json((folder / "manifest.json").read_bytes()))
+
+
+# ---------------------------------------------------------------- 5. newer record types
+
+
+def test_permission_mode_and_ai_title_are_read_not_unknown(tmp_path: Path) -> None:
+    log = _write(tmp_path, "sess-9.jsonl", [
+        {"type": "permission-mode", "permissionMode": "plan", "sessionId": "sess-9"},
+        rec(1, "user", message={"role": "user", "content": "plan the refactor"}),
+        {"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": "sess-9"},
+        rec(2, "assistant", message={"id": "m2", "role": "assistant", "model": "claude-x",
+                                     "content": [{"type": "text", "text": "Here is the plan."}]}),
+        {"type": "ai-title", "aiTitle": "Refactor planning", "sessionId": "sess-9"},
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    assert not [w for w in m.warnings if w.code in ("unknown-record-type", "ledger-unknown")]
+    assert m.counts["unknown_records"] == 0
+    factor = next(f for f in m.confidence_factors if f["name"] == "unknown_records") \
+        if any(f["name"] == "unknown_records" for f in m.confidence_factors) else None
+    assert factor is None or factor["penalty"] == 0
+    assert trace.agent_config is not None and trace.agent_config["permission_modes"] == ["plan", "acceptEdits"]
+    assert "Refactor planning" in trace.dataset_summary.description
+    assert m.ledger is not None and m.ledger[0].totals["unknown"] == 0
+
+
+# ---------------------------------------------------------------- 8. validator and writer agree on actors
+
+
+def test_validator_accepts_the_actors_forsy_writes(tmp_path: Path) -> None:
+    hist = tmp_path / ".zsh_history"
+    hist.write_text(": 1767261600:0;ls -la\n: 1767261610:2;make test\n", encoding="utf-8")
+    out = tmp_path / "t"
+    retrace([hist], RetraceOptions(out=out, redact=False))
+    trace, _ = _trace(out)
+    assert {s.actor for s in trace.steps} == {"human:shell"}
+    assert all(is_known_actor(s.actor) for s in trace.steps)
+    assert [f for f in validate_path(out).findings if f.rule == "S018"] == []
+
+
+def test_one_definition_of_legal_actors() -> None:
+    for actor in ("user", "agent", "system", "subagent:a1b2", "human:shell", "agent:shell", "human:git"):
+        assert is_known_actor(actor), actor
+    for actor in ("robot", "human", "user:", "agent:x y"):
+        assert not is_known_actor(actor), actor
