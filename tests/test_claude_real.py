@@ -99,6 +99,12 @@ def test_real_claude_log(log: Path, tmp_path: Path) -> None:
         return found
 
     in_places, out_places = places("input"), places("output")
+    # every agent-*.jsonl under the session's subagents/ tree, at any depth, is read and so
+    # checked below (compaction agents are not work)
+    tree = log.parent / log.stem / "subagents"
+    on_disk = {p.resolve() for p in tree.rglob("agent-*.jsonl") if not p.name.startswith("agent-acompact")} \
+        if tree.is_dir() else set()
+    assert on_disk <= {Path(f.abs_path).resolve() for f in res.session.files}
     for src in res.session.files:
         p = Path(src.abs_path)
         if p.suffix not in (".jsonl", ".json"):

@@ -74,3 +74,43 @@ def test_one_definition_of_legal_actors() -> None:
         assert is_known_actor(actor), actor
     for actor in ("robot", "human", "user:", "agent:x y"):
         assert not is_known_actor(actor), actor
+
+
+# ---------------------------------------------------------------- 1. subagents at any depth
+
+
+def _call(i: int, cid: str, name: str, inp: dict[str, Any]) -> dict[str, Any]:
+    return rec(i, "assistant", message={"id": f"m{i}", "role": "assistant", "model": "claude-x",
+                                        "content": [{"type": "tool_use", "id": cid, "name": name, "input": inp}]})
+
+
+def _result(i: int, cid: str, text: str, **extra: Any) -> dict[str, Any]:
+    return rec(i, "user", message={"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": cid, "content": text}]}, **extra)
+
+
+def test_workflow_agents_deep_under_subagents_are_read(tmp_path: Path) -> None:
+    log = _write(tmp_path, "sess-9.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "run the review workflow"}),
+        _call(2, "toolu_wf", "Workflow", {"name": "review"}),
+        _result(3, "toolu_wf", "workflow finished", toolUseResult={"agentId": "w1"}),
+        rec(4, "assistant", message={"id": "m4", "role": "assistant", "model": "claude-x",
+                                     "content": [{"type": "text", "text": "Reviewed."}]}),
+    ])
+    deep = tmp_path / "sess-9" / "subagents" / "workflows" / "wf_1"
+    deep.mkdir(parents=True)
+    side = {"isSidechain": True, "agentId": "w1"}
+    _write(deep, "agent-w1.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "review src/"}, **side),
+        {**_call(2, "toolu_ls", "Bash", {"command": "ls src"}), **side},
+        {**_result(3, "toolu_ls", "a.py"), **side},
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    sub = [s for s in trace.steps if s.actor == "subagent:w1"]
+    assert [s.tool for s in sub] == ["Bash"]
+    assert "sess-9/subagents/workflows/wf_1/agent-w1.jsonl" in {f.path for f in m.sources}
+    assert m.ledger is not None
+    deep_ledger = next(f for f in m.ledger if f.path.endswith("agent-w1.jsonl"))
+    assert deep_ledger.records_read == 3 and deep_ledger.totals["unknown"] == 0

@@ -561,7 +561,9 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     found: list[Path] = []
     sub_dir = path.parent / path.stem / "subagents"
     if sub_dir.is_dir():
-        found.extend(sorted(p for p in sub_dir.iterdir() if AGENT_FILE.match(p.name)))
+        # at any depth: 2.1.1xx writes workflow agents under subagents/workflows/wf_<id>/
+        found.extend(sorted((p for p in sub_dir.rglob("agent-*.jsonl") if AGENT_FILE.match(p.name) and p.is_file()),
+                            key=lambda p: p.relative_to(sub_dir).parts))
     # pre-2.1 layout: agent-<id>.jsonl beside the session files, tied by sessionId
     for p in sorted(path.parent.glob("agent-*.jsonl")):
         try:
