@@ -114,3 +114,23 @@ def test_workflow_agents_deep_under_subagents_are_read(tmp_path: Path) -> None:
     assert m.ledger is not None
     deep_ledger = next(f for f in m.ledger if f.path.endswith("agent-w1.jsonl"))
     assert deep_ledger.records_read == 3 and deep_ledger.totals["unknown"] == 0
+
+
+# ---------------------------------------------------------------- 3. a subagent file on its own
+
+
+def test_a_subagent_file_retraced_alone_keeps_its_prompt_as_the_task(tmp_path: Path) -> None:
+    side = {"isSidechain": True, "agentId": "s1"}
+    log = _write(tmp_path, "agent-s1.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "Find every TODO in src/ and list them"}, **side),
+        {**_call(2, "toolu_g", "Grep", {"pattern": "TODO"}), **side},
+        {**_result(3, "toolu_g", "src/a.py:3: TODO"), **side},
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    assert trace.task == "Find every TODO in src/ and list them"
+    assert trace.steps[0].action == "user_message" and trace.steps[0].input == trace.task
+    assert trace.steps[1].tool == "Grep"
+    assert validate_path(out).errors == []
+    assert m.ledger is not None and m.ledger[0].totals["cited"] == 3

@@ -205,6 +205,19 @@ def _mark_by_type(r: Record, session: Session) -> None:
         session.mark(r.ev.id, heading, name, sub)
 
 
+def _prompt_is_the_task(events: list[Event], recs: list[Record]) -> list[Event]:
+    """A subagent transcript retraced on its own: the prompt its parent sent (the first user
+    record) is the task, so it becomes the user message, copied verbatim; the rest of the
+    thread stays the subagent's."""
+    first = next((r for r in recs if r.data.get("type") == "user"), None)
+    for i, e in enumerate(events):
+        if (first is not None and e.kind == "note" and isinstance(e.info, NoteInfo)
+                and e.info.subtype == "subagent_prompt" and e.refs and e.refs[0].ev == first.ev.id):
+            events[i] = Event("user", "user", e.ts, e.refs, text=e.text, ts_ref=e.ts_ref)
+            break
+    return events
+
+
 def _mark_notes(events: list[Event], session: Session) -> None:
     """Records that became only notes (injected text, isMeta lines, local command output...):
     the segmenter makes no step of a note; the ledger names the note's kind."""
@@ -261,7 +274,7 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
             for r in inline:
                 session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
             return session
-        session.events = _thread_events(th, session)
+        session.events = _prompt_is_the_task(_thread_events(th, session), inline)
         _mark_notes(session.events, session)
         return session
     abandoned = _abandoned(main, session)
