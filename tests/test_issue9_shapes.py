@@ -134,3 +134,29 @@ def test_a_subagent_file_retraced_alone_keeps_its_prompt_as_the_task(tmp_path: P
     assert trace.steps[1].tool == "Grep"
     assert validate_path(out).errors == []
     assert m.ledger is not None and m.ledger[0].totals["cited"] == 3
+
+
+# ---------------------------------------------------------------- 7. the old Codex format
+
+
+def test_old_codex_header_gives_started_at(tmp_path: Path) -> None:
+    log = tmp_path / "rollout-2025-05-01T10-00-00-0a0b0c0d-1111-2222-3333-444455556666.jsonl"
+    lines = [
+        {"id": "0a0b0c0d-1111-2222-3333-444455556666", "timestamp": "2025-05-01T10:00:00.000Z",
+         "instructions": "Prefer small commits.", "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": "fix the lint"}]},
+        {"type": "message", "id": None, "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]},
+        {"record_type": "state"},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    assert trace.started_at == "2025-05-01T10:00:00.000Z"
+    assert trace.memory == "Prefer small commits."  # the old header's instructions are the user's (AGENTS.md)
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["trace_fields"]["started_at"]["origin"] == "copied"
+    assert prov["trace_fields"]["started_at"]["evidence"][0]["pointer"] == "/timestamp"
+    assert validate_path(out).errors == []
+    assert m.ledger is not None and m.ledger[0].totals["unknown"] == 0

@@ -137,6 +137,9 @@ class SessionMeta:
     tools: list[str] = field(default_factory=list)
     system_prompt: str | None = None
     system_prompt_ref: Ref | None = None
+    # when a header says the session started, for a log whose records carry no times (old Codex)
+    started_at: str | None = None
+    started_at_ref: Ref | None = None
     skills: list[str] = field(default_factory=list)
     memory: str | None = None
     token_usage: dict[str, int] = field(default_factory=dict)

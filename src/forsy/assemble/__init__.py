@@ -7,6 +7,8 @@
   (`times.span`), each copied as written. A step time that is not a placeable time (does not
   parse, or lies outside 1990..2099) or a step end before its start is not written: the
   field is null, the evidence stays cited, and a `time-not-written` warning names it.
+  T-times/header: when no step has a time, started_at is copied from the log's header
+  (the first record of an old Codex rollout, whose items carry no times).
 * T-final: final_output is the last answer of the main agent on the final path.
 * T-termination: task_complete when the session ends with the agent's answer;
   user_abandoned when it ends with an interrupt or a rejected call; error_unrecoverable
@@ -196,7 +198,12 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         tf["agent_tools"] = derived("T-tools/used-only", src_refs)
 
     started, ended = _span(drafts)
-    if started:
+    header = session.meta.started_at
+    if started is None and header is not None and session.meta.started_at_ref is not None \
+            and times.instant(header) is not None:
+        started = header  # T-times/header: no step has a time, the log's header says when it began
+        tf["started_at"] = copied([session.meta.started_at_ref], rule="T-times/header")
+    elif started:
         tf["started_at"] = derived("T-times", src_refs)
         tf["ended_at"] = derived("T-times", src_refs)
 

@@ -463,6 +463,8 @@ class ThreadBuilder:
         if thread_id := self._typed(rec, p, "id", str):
             self.thread_id = thread_id
         m.agent_version = self._typed(rec, p, "cli_version", str)
+        if rec.kind == "bare_header" and (ts := self._typed(rec, p, "timestamp", str)) is not None:
+            m.started_at, m.started_at_ref = ts, Ref(rec.ev, pointer(*rec.base, "timestamp"))  # bare items have none
         m.cwd = self._typed(rec, p, "cwd", str)
         git = self._typed(rec, p, "git", dict)
         if git is not None:
