@@ -9,6 +9,7 @@ from typing import Any
 from forsy.models import Manifest, Trace, is_known_actor
 from forsy.pipeline import RetraceOptions, retrace
 from forsy.validate import validate_path
+from forsy.verify import verify_folder
 
 
 def rec(i: int, kind: str, **extra: Any) -> dict[str, Any]:
@@ -160,3 +161,29 @@ def test_old_codex_header_gives_started_at(tmp_path: Path) -> None:
     assert prov["trace_fields"]["started_at"]["evidence"][0]["pointer"] == "/timestamp"
     assert validate_path(out).errors == []
     assert m.ledger is not None and m.ledger[0].totals["unknown"] == 0
+
+
+# ---------------------------------------------------------------- 4. API errors and retries
+
+
+def test_api_errors_are_error_steps_and_end_the_session(tmp_path: Path) -> None:
+    def api_error(i: int, status: int, message: str, attempt: int) -> dict[str, Any]:
+        return rec(i, "system", subtype="api_error", level="error", retryAttempt=attempt, maxRetries=10,
+                   retryInMs=500, error={"status": status, "message": message})
+
+    log = _write(tmp_path, "sess-9.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "summarise the README"}),
+        api_error(2, 429, "rate_limit_error: too many requests", 1),
+        api_error(3, 401, "Invalid API key", 2),
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    errors = [s for s in trace.steps if s.action == "error"]
+    assert [s.output for s in errors] == ["rate_limit_error: too many requests", "Invalid API key"]
+    assert [s.started_at for s in errors] == ["2026-01-01T10:00:02.000Z", "2026-01-01T10:00:03.000Z"]
+    assert all(s.success is False and s.eval == -1 for s in errors)
+    assert trace.termination_reason == "error_unrecoverable"
+    assert m.ledger is not None and m.ledger[0].totals["cited"] == 3
+    assert validate_path(out).errors == []
+    assert verify_folder(out, [tmp_path]).ok  # the outputs are the records' exact error messages

@@ -176,8 +176,8 @@ _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "result": ("metadata", "usage"),
 }
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
-_SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "api_error",
-                               "microcompact_boundary", "bridge_status"})
+_SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
+                               "bridge_status"})
 
 
 def _mark_by_type(r: Record, session: Session) -> None:

@@ -403,6 +403,8 @@ class EventBuilder:
         if sub == "compact_boundary":
             return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
                           info=NoteInfo(subtype="compact_boundary", compact=d.get("compactMetadata")))]
+        if sub == "api_error":
+            return [_api_error(rec, self.actor, ts, ab)]
         return []
 
 
@@ -454,3 +456,20 @@ def _odd_block(b: dict[str, Any], i: int) -> str:
         if key in b and not isinstance(b[key], str):
             return f"message.content[{i}] ({bt}) has a {key} that is {kind_of(b[key])}, not a string"
     return f"message.content[{i}] is a {bt!r} block, a kind forsy does not read"
+
+
+# Where a `system` api_error record (one failed model call, retried or final) says what failed.
+_API_ERROR_TEXT = (("error", "message"), ("error", "error", "message"), ("content",))
+
+
+def _api_error(rec: Record, actor: str, ts: str | None, ab: bool) -> Event:
+    """A failed model call (429, 401, overloaded...): an error step of the agent, with its time;
+    its text is the record's error message when it has one (else the step's output is null)."""
+    for path in _API_ERROR_TEXT:
+        v: Any = rec.data
+        for k in path:
+            v = v.get(k) if isinstance(v, dict) else None
+        if isinstance(v, str) and v:
+            return Event("agent_text", actor, ts, [Ref(rec.ev.id, pointer(*path))], text=v, abandoned=ab,
+                         info=MessageInfo(api_error=True))
+    return Event("agent_text", actor, ts, [Ref(rec.ev.id, "")], abandoned=ab, info=MessageInfo(api_error=True))
