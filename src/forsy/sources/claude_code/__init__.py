@@ -15,11 +15,15 @@ What this module handles, and the rule it follows for each:
   their descendants, are an *abandoned* branch: kept as events flagged `abandoned`, so
   what happened stays visible but is not presented as the work.
 * **Subagents**: inline sidechain lines (1.0.x), sibling `agent-<id>.jsonl` files, and
-  `<session>/subagents/agent-<id>.jsonl` (+ `.meta.json`); when no file holds a subagent's
+  `agent-<id>.jsonl` (+ `.meta.json`) at any depth under `<session>/subagents/` (workflow
+  agents: `subagents/workflows/wf_<id>/`); when no file holds a subagent's
   transcript, its `agent_progress` copies in the main log are used. A thread is linked to
   its spawning Task/Agent call only by an exact key: `toolUseResult.agentId`, the progress
   record's `parentToolUseID`, or a prompt identical to the call's `prompt` argument (and
   unique). Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
+  A subagent file retraced on its own: the prompt its parent sent is the task.
+* **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
+  by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
 * **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
   attachment, last-prompt, titles, modes…) feed `SessionMeta` and are otherwise skipped;
   an unknown record type is one warning per type.
