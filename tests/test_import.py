@@ -15,6 +15,7 @@ import pytest
 
 from _paths import SAMPLES, SHARED, real_logs
 from forsy import sources
+from forsy.errors import UnsupportedFormat
 from forsy.export import Bundle, coverage_of, export
 from forsy.models import Trace
 from forsy.pipeline import RetraceOptions, retrace
@@ -255,3 +256,29 @@ def test_openai_jsonl_bad_line_is_reported(tmp_path: Path) -> None:
 
 def test_claude_array_dumps_are_not_taken_for_invariant() -> None:
     assert sources.detect(SAMPLES / "claude" / "hook-array.json").name == "claude_code"
+
+
+# --------------------------------------------------------------------------- real Invariant traces
+INVARIANT = real_logs("invariant", "**/*.json", "**/*.jsonl")
+
+
+@pytest.mark.skipif(not INVARIANT, reason="../shared/real_logs/invariant is absent")
+def test_real_invariant_traces_import(tmp_path: Path) -> None:
+    """The event lists and the Explorer's JSONL datasets among the real Invariant files import
+    and validate; the files that are not Invariant's shape (a mini-swe-agent trajectory, a list
+    of ShareGPT conversations) are refused as unsupported, not misread."""
+    read = refused = 0
+    for i, f in enumerate(INVARIANT):
+        try:
+            src = sources.detect(f)
+        except UnsupportedFormat:
+            refused += 1
+            continue
+        assert src.name == "invariant", f
+        run = retrace([f], RetraceOptions(redact=False, out=tmp_path / f"i{i}"))
+        for o in run.results:
+            assert o.folder is not None and validate_path(o.folder).errors == []
+            trace = Trace.model_validate_json((o.folder / "trace.json").read_text())
+            assert any(s.tool for s in trace.steps) or any(s.action == "user_message" for s in trace.steps)
+            read += 1
+    assert read >= 4 and refused >= 2

@@ -1,9 +1,11 @@
 """Invariant traces (the Explorer's event list) → `Session`s.
 
-Two shapes: the event list itself (a JSON array of events, one session), and the Explorer's
+Three shapes: the event list itself (a JSON array of events, one session), the Explorer's
 dataset upload JSON (`{"messages": [[events...], ...], "metadata": [...]}`, one session per
-event list). Events are chat messages with Invariant's `metadata` (read by
-`sources.openai_chat._chat`: actor, times, the success flag when forsy wrote them).
+event list), and the Explorer's JSONL dataset (a `{"metadata": ...}` line, then one trace a
+line: an event list or `{"messages": [...]}`; one session per line). Events are chat
+messages with Invariant's `metadata` (read by `sources.openai_chat._chat`: actor, times, the
+success flag when forsy wrote them).
 
 Each array element of the event list is one evidence record (its exact bytes, with the line
 where it starts); the upload JSON is one record, cited by pointer.
@@ -11,6 +13,8 @@ where it starts); the upload JSON is one record, cited by pointer.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,6 +22,7 @@ import orjson
 
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
+from .._lines import iter_lines, sha256
 from .._records import iter_json_array
 from ..openai_chat._chat import ChatState, chat_events, chat_message, load_doc, new_session
 
@@ -34,10 +39,19 @@ class InvariantSource:
     def sniff(self, path: Path, head: bytes) -> bool:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if s.startswith(b"["):
-            # an event list: its first element is a chat event (Claude Code's array dumps have no "role" at top)
-            body = s[1:].lstrip()
-            return body.startswith(b"{") and b'"role"' in body[:4096] and b'"sessionId"' not in head
-        return s.startswith(b"{") and b'"messages"' in s[:200] and orjson_prefix_is_upload(s)
+            return _first_is_event(s)
+        if s.startswith(b"{") and b'"messages"' in s[:200] and orjson_prefix_is_upload(s):
+            return True
+        # the Explorer's JSONL dataset: a first line {"metadata": ...}, then one trace a line
+        first, _, rest = s.partition(b"\n")
+        try:
+            d = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return False
+        if not (isinstance(d, dict) and set(d) == {"metadata"}):
+            return False
+        nxt = rest.lstrip()
+        return nxt.startswith(b"[") and _first_is_event(nxt) or nxt.startswith(b"{") and b'"messages"' in nxt[:400]
 
     def discover(self, path: Path) -> list[Path]:
         if path.is_file():
@@ -57,6 +71,9 @@ class InvariantSource:
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
         if doc.data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+            first = doc.data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+            if first.rstrip().endswith(b"}") and _is_metadata_line(first):
+                return _read_jsonl(path, doc)
             return _read_upload(path, doc)
         s = new_session(KIND, path.stem, doc, "invariant")
         warnings: list[Warning_] = []
@@ -111,4 +128,57 @@ def _read_upload(path: Path, doc: Any) -> list[Session]:
             s.quality.unknown_records += 1
             s.warn("not-an-event-list", f"messages[{n}] is not a list of events; skipped", doc.source, 1)
         out.append(s)
+    return out
+
+
+def _first_is_event(s: bytes) -> bool:
+    """Whether the array opening `s` starts with a chat event (a "role"). Claude Code's array
+    dumps and other arrays of objects are not event lists."""
+    body = s[1:].lstrip()
+    if not body.startswith(b"{"):
+        return False
+    try:
+        first, _ = json.JSONDecoder().raw_decode(body.decode("utf-8", "replace"))
+    except ValueError:  # a first element longer than the head: its opening must name the role
+        return bool(re.match(rb'\{\s*"role"\s*:', body))
+    return _is_event(first)
+
+
+def _is_metadata_line(line: bytes) -> bool:
+    try:
+        d = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(d, dict) and set(d) == {"metadata"}
+
+
+def _read_jsonl(path: Path, doc: Any) -> list[Session]:
+    """The Explorer's JSONL dataset: a metadata line, then one trace a line (an event list, or
+    an object with its `messages`). One session per trace line; each line is its evidence."""
+    out: list[Session] = []
+    skipped: list[tuple[str, int]] = []
+    for rl in iter_lines(doc.data):
+        ev = Evidence.make(doc.source, rl.line, rl.offset, rl.raw, sha256(rl.raw), None)
+        try:
+            d = orjson.loads(rl.raw)
+        except orjson.JSONDecodeError:
+            skipped.append(("line is not JSON; skipped", rl.line))
+            continue
+        if isinstance(d, dict) and set(d) == {"metadata"}:
+            continue  # the dataset's own description
+        msgs, ptr = (d, "") if isinstance(d, list) else (d.get("messages"), "/messages") if isinstance(d, dict) \
+            else (None, "")
+        if not isinstance(msgs, list):
+            skipped.append(("line is neither an event list nor an object with messages; skipped", rl.line))
+            continue
+        s = new_session(KIND, f"{path.stem}#{rl.line}", doc, "invariant")
+        s.add_evidence(ev)
+        s.quality.records = 1
+        chat_events(s, msgs, ev.id, ptr, rl.line)
+        out.append(s)
+    if not out:
+        out.append(new_session(KIND, path.stem, doc, "invariant"))
+    for message, line in skipped:
+        out[0].quality.unparsable_records += 1
+        out[0].warn("unparsable-line", message, doc.source, line)
     return out
