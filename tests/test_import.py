@@ -282,3 +282,24 @@ def test_real_invariant_traces_import(tmp_path: Path) -> None:
             assert any(s.tool for s in trace.steps) or any(s.action == "user_message" for s in trace.steps)
             read += 1
     assert read >= 4 and refused >= 2
+
+
+@needs_upstream
+def test_upgraded_legacy_traces_score_by_what_could_not_be_carried_over() -> None:
+    """A legacy trace's values that v0.1 cannot take lower confidence (40 × their share): the
+    upgrade never claims more than the legacy file held."""
+    from forsy.pipeline import RetraceOptions, retrace_one
+
+    files = sorted(UPSTREAM.glob("*/trace.json"))
+    assert len(files) >= 10
+    checked = 0
+    for p in files:
+        [o] = retrace_one(p, RetraceOptions(redact=False))
+        assert o.assembled is not None
+        m = o.assembled.manifest
+        lost, kept = m.counts.get("not_upgraded_values", 0), m.counts.get("upgraded_values", 0)
+        factor = next((f for f in m.confidence_factors if f["name"] == "legacy_not_upgraded"), None)
+        if lost + kept:
+            assert factor is not None and abs(factor["penalty"] - round(40 * lost / (lost + kept), 2)) < 0.01, p.name
+            checked += 1
+    assert checked >= 10

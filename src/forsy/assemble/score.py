@@ -15,6 +15,8 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 | unlinked subagents    | 5 per subagent thread whose spawning call is unknown, ≤ 15   |
 | unknown record types  | 1 per record, at most 5                                      |
 | uncertain matches     | 2 per uncertain history/git match, at most 10                |
+| legacy not upgraded   | up to 40 × the share of a legacy forsy-v1/v2 trace's values  |
+|                       | that could not be carried into v0.1                          |
 | empty fields          | up to 15 × the share of agent steps with no reasoning,      |
 |                       | no output or no timestamps                                   |
 
@@ -80,6 +82,11 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
                           "records of unknown types skipped"))
     unc = q.extra.get("uncertain_matches", 0)
     factors.append(Factor("uncertain_matches", unc, _capped(2, unc, 10), "history/git matches not asserted"))
+    legacy_lost, legacy_kept = q.extra.get("not_upgraded_values", 0), q.extra.get("upgraded_values", 0)
+    if legacy_lost or legacy_kept:  # an imported forsy-v1/v2 trace: what could not be carried over
+        share = legacy_lost / (legacy_lost + legacy_kept)
+        factors.append(Factor("legacy_not_upgraded", round(share, 3), 40 * share,
+                              "values of the legacy trace the v0.1 format could not take (listed in warnings)"))
     agent = [d for d in drafts if d.values["action"] != "user_message"]
     if agent:
         empty = sum(1 for d in agent if not (_from_log(d, "reasoning") or _from_log(d, "output"))
