@@ -9,8 +9,11 @@ A session whose worker raises, or whose worker process dies, fails alone: the ru
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import signal
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -208,11 +211,14 @@ def test_at_most_a_few_sessions_are_in_flight(tmp_path: Path, monkeypatch: pytes
 def _rows(db: Path) -> Iterator[tuple[str, list[tuple[object, ...]]]]:
     with sqlite3.connect(db) as c:
         tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' "
-                                          "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name")]
+                                          "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
         for t in tables:
             if t in ("runs", "sweep_lock", "schema_migrations"):
                 continue  # durations, pids, migration times
-            yield t, list(c.execute(f"SELECT * FROM {t} ORDER BY rowid"))  # table names from the schema
+            try:  # in insertion order, which is the order the sweep stored them in
+                yield t, list(c.execute(f"SELECT * FROM {t} ORDER BY rowid"))  # table names from the schema
+            except sqlite3.OperationalError:  # a WITHOUT ROWID table: by its key
+                yield t, sorted(c.execute(f"SELECT * FROM {t}"), key=repr)
         yield "runs", list(c.execute("SELECT status, roots, seen, unchanged, new, failed, traces_written FROM runs"))
 
 
@@ -220,14 +226,26 @@ def _sweep(logs: Path, db: Path, jobs: int) -> SweepReport:
     store = open_store(f"sqlite:///{db}")
     try:
         return sweep(store, SweepOptions(roots=[logs], retrace=RetraceOptions(jobs=jobs), ignore_settle=True,
-                                         now=lambda: 1_800_000_000.0, claude_home=logs / "no-claude-home"))
+                                         now=lambda: NOW, claude_home=logs / "no-claude-home"))
     finally:
         store.close()
 
 
-def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, tmp_path: Path) -> None:
-    one, two = _sweep(logs, tmp_path / "one.db", 1), _sweep(logs, tmp_path / "two.db", 2)
-    r1, r2 = dict(_rows(tmp_path / "one.db")), dict(_rows(tmp_path / "two.db"))
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture(scope="module")
+def serial_store(logs: Path) -> tuple[Path, SweepReport]:
+    """The directory swept in one process, once, for the tests that compare with it."""
+    db = logs.parent / "serial.db"
+    return db, _sweep(logs, db, 1)
+
+
+def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, serial_store: tuple[Path, SweepReport],
+                                                         tmp_path: Path) -> None:
+    db1, one = serial_store
+    two = _sweep(logs, tmp_path / "two.db", 2)
+    r1, r2 = dict(_rows(db1)), dict(_rows(tmp_path / "two.db"))
     assert sorted(r1) == sorted(r2)
     for table in r1:
         assert r1[table] == r2[table], table  # drafts, traces, their stored files, file states, errors, in order
@@ -241,11 +259,79 @@ def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, tmp_path: P
     assert again.counts.unchanged == again.counts.seen and again.counts.traced == 0
 
 
-def test_cli_sweep_takes_jobs(logs: Path, tmp_path: Path) -> None:
-    outs = []
-    for jobs in ("1", "2"):
-        r = runner.invoke(app, ["sweep", str(logs), "--now", "--json", "--jobs", jobs,
-                                "--store", f"sqlite:///{tmp_path / (jobs + '.db')}"])
-        d = json.loads(r.stdout)
-        outs.append((r.exit_code, d["counts"], d["failures"], d["exit_code"]))
-    assert outs[0] == outs[1] and outs[0][0] == ExitCode.PARTIAL
+def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_store: tuple[Path, SweepReport],
+                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pools: list[int] = []
+    real = _parallel.SessionPool.__init__
+
+    def counted(self: _parallel.SessionPool, options: RetraceOptions, jobs: int, *a: object) -> None:
+        pools.append(jobs)
+        real(self, options, jobs, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_parallel.SessionPool, "__init__", counted)
+    r = runner.invoke(app, ["sweep", str(logs), "--now", "--json", "--jobs", "2",
+                            "--store", f"sqlite:///{tmp_path / 'cli.db'}"])
+    assert pools == [2]
+    d = json.loads(r.stdout)
+    assert r.exit_code == d["exit_code"] == serial_store[1].exit_code == ExitCode.PARTIAL
+    assert d["counts"] == vars(serial_store[1].counts)
+    assert untimed(dict(_rows(tmp_path / "cli.db"))) == untimed(dict(_rows(serial_store[0])))
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")  # the sweep's clock (sweep.iso)
+
+
+def untimed(tables: dict[str, list[tuple[object, ...]]]) -> dict[str, list[tuple[object, ...]]]:
+    """The rows with the sweep's own timestamps blanked (the CLI sweeps at the wall clock's time)."""
+    return {t: [tuple("TIME" if isinstance(v, str) and _STAMP.fullmatch(v) else v for v in row) for row in rows]
+            for t, rows in tables.items()}
+
+
+def _workers_of(home: Path) -> list[int]:
+    """Worker processes (and their resource tracker) started by a sweep run with HOME=home."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"multiprocessing" in (proc / "cmdline").read_bytes() and \
+                    f"HOME={home}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                found.append(int(proc.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_kill_9_mid_parallel_sweep_then_rerun(tmp_path: Path) -> None:
+    """The crash test of tests/test_sweep.py with --jobs 2, killed inside the second file's
+    transaction (the first committed, more in the workers): the killed transaction leaves
+    nothing, the re-run does every file once, and no worker outlives its killed parent."""
+    hold, done_before = "2:traced", 1
+    from test_sweep import _spawn, _wait_for, build_tree, units
+    from test_sweep import run as sweep_once
+
+    tree = build_tree(tmp_path)
+    shutil.rmtree(tree / "codex" / "sessions" / "2026")  # three claude session files
+    shutil.rmtree(tree / "claude" / "-home-dev-projects-b")
+    db, mark = tmp_path / "store.db", tmp_path / "held"
+    child = _spawn(tree, db, hold, mark, ["--jobs", "2"])
+    _wait_for(mark, child)
+    home = tree.parent / "home"
+    assert _workers_of(home), "the sweep ran in one process"
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    deadline = time.monotonic() + 30  # generous: a worker notices within half a second
+    while _workers_of(home) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _workers_of(home) == []
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        done = c.execute("SELECT status FROM source_files WHERE path = unit_path").fetchall()
+        assert len(done) == done_before
+        assert c.execute("SELECT count(*) FROM drafts").fetchone()[0] == done_before
+    store = open_store(f"sqlite:///{db}")
+    try:
+        rep = sweep_once(store, tree)
+        assert rep.counts.failed == 0 and rep.counts.new == 3 - done_before
+        assert set(units(store).values()) == {"ok"} and len(units(store)) == 3
+    finally:
+        store.close()

@@ -25,6 +25,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -83,9 +85,20 @@ class _WorkerState:
 _STATE = _WorkerState()
 
 
-def _init(options: RetraceOptions, timeline: _Timeline | None) -> None:
-    """Each worker gets the options and the history/git timeline once, not with every file."""
+def _init(options: RetraceOptions, timeline: _Timeline | None, parent: int) -> None:
+    """Each worker gets the options and the history/git timeline once, not with every file,
+    and leaves when its parent is gone."""
     _STATE.options, _STATE.timeline = options, timeline
+    threading.Thread(target=_exit_with, args=(parent,), name="forsy-parent-watch", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """A parent killed with SIGKILL (a cron job's timeout, the crash tests) cannot stop its
+    workers, and a worker waiting for its next file would wait for ever: when its parent is
+    gone (it was adopted by another process), it exits, within half a second."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _work(path: Path, source: Source | None, keep: bool, sinked: bool) -> _FileResult:
@@ -141,7 +154,7 @@ class SessionPool:
 
     def _new(self, workers: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(workers, mp_context=self._ctx, initializer=_init,
-                                   initargs=(self.options, self.timeline))
+                                   initargs=(self.options, self.timeline, os.getpid()))
 
     def __enter__(self) -> SessionPool:
         return self

@@ -50,6 +50,11 @@ def sweep_cmd(
     git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.")] = None,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Do NOT mask secrets (marked private).")] = False,
     llm: Annotated[str | None, typer.Option("--llm", help="litellm model for cited proposals.")] = None,
+    jobs: Annotated[int | None, typer.Option("-j", "--jobs", envvar="FORSY_JOBS", min=1,
+        help="Processes retracing session files at once. Default: the number of CPUs when the files to "
+             "trace add up to 4 MB or more, else 1. The store ends up the same whatever the number; the "
+             "model pass (--llm) runs in one.",
+        show_default=False)] = None,
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""
     from .cli import STATE, _safe
@@ -81,7 +86,7 @@ def sweep_cmd(
         opts = SweepOptions(roots=roots, settle_seconds=cfg.settle_seconds, ignore_settle=now,
                             retrace=RetraceOptions(redact=cfg.redact, history=cfg.histories, git=cfg.git,
                                                    llm_model=cfg.llm_model, llm_api_base=cfg.llm_api_base,
-                                                   debug=STATE["debug"]))
+                                                   debug=STATE["debug"], jobs=jobs or 0))
         report = sweep(st, opts)
     finally:
         st.close()

@@ -111,7 +111,7 @@ class RetraceOptions:
     cache_dir: Path | None = None
     # Processes retracing session files at once (a directory or several files). Output is
     # byte-identical whatever the number: results reach the sink in input order. The model
-    # pass (`llm_model`) runs in one process.
+    # pass (`llm_model`) runs in one process. 0: auto (`parallel_jobs`).
     jobs: int = 1
 
 
@@ -369,7 +369,7 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         meter.finish()
     sizes = [_size(path) for _, path in found]
     meter.files, meter.bytes_total = max(1, len(found)), sum(sizes)
-    jobs = parallel_jobs(options, len(found))
+    jobs = parallel_jobs(options, len(found), sum(sizes))
     if jobs > 1:
         from ._parallel import retrace_in_order
 
@@ -389,21 +389,32 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
     return run
 
 
+# Below this, auto (`jobs=0`) stays in one process: each worker spends ~1.5 s of CPU starting
+# (imports, compiling the secret rules) before its first file, about what 2-3 MB of logs
+# take to retrace (bench/README.md, "Both cores").
+AUTO_PARALLEL_BYTES = 4_000_000
+
+
 def default_jobs() -> int:
-    """The CLI's `--jobs` when not given: the CPUs this process may run on."""
+    """The CPUs this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # not on Linux
         return max(1, os.cpu_count() or 1)
 
 
-def parallel_jobs(options: RetraceOptions, files: int) -> int:
-    """How many worker processes a run of `files` session files uses: 1 (in this process)
-    for one file, or when the model pass is on (its requests are already concurrent, and an
-    injected client need not survive a trip to another process)."""
+def parallel_jobs(options: RetraceOptions, files: int, total_bytes: int) -> int:
+    """How many worker processes a run of `files` session files uses (1: in this process):
+    `options.jobs`, at most one per file; with `jobs=0` (auto, the CLI's default) the CPUs,
+    for a run of AUTO_PARALLEL_BYTES or more. The model pass runs in one process (its
+    requests are already concurrent, and an injected client need not survive a trip to
+    another process)."""
     if options.llm_model:
         return 1
-    return max(1, min(options.jobs, files))
+    jobs = options.jobs
+    if jobs == 0:
+        jobs = default_jobs() if total_bytes >= AUTO_PARALLEL_BYTES else 1
+    return max(1, min(jobs, files))
 
 
 def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,

@@ -84,8 +84,9 @@ def retrace(
     llm_required: Annotated[bool, typer.Option("--llm-required",
         help="Exit 5 when the model path fell back to the deterministic result for any part of a trace.")] = False,
     jobs: Annotated[int | None, typer.Option("-j", "--jobs", envvar="FORSY_JOBS", min=1,
-        help="Processes retracing session files at once (default: the number of CPUs). The output is the "
-             "same whatever the number; the model pass (--llm) runs in one.", show_default=False)] = None,
+        help="Processes retracing session files at once. Default: the number of CPUs when the logs add up "
+             "to 4 MB or more, else 1. The output is the same whatever the number; the model pass (--llm) "
+             "runs in one.", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", envvar="FORSY_QUIET",
         help="Print only errors (no progress, no per-trace lines, no summary).")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose",
@@ -94,7 +95,7 @@ def retrace(
     debug: DebugOpt = False,
 ) -> None:
     """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
-    from ..pipeline import RetraceOptions, default_jobs, one_trace_expected
+    from ..pipeline import RetraceOptions, one_trace_expected
     from ..pipeline import retrace as run
     from ..sinks import FolderSink
 
@@ -111,7 +112,7 @@ def retrace(
     opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since, until=until,
                           debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir,
                           llm_timeout_s=llm_timeout, llm_concurrency=llm_concurrency,
-                          llm_chunk_tokens=llm_chunk_tokens, jobs=jobs or default_jobs())
+                          llm_chunk_tokens=llm_chunk_tokens, jobs=jobs or 0)
     window = _Window(lo, hi)
     with _stdin_spooled(list(paths or [])) as given:
         sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))

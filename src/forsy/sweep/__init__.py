@@ -13,7 +13,10 @@ One run, in order:
 6. a session touched within the settle window, or ending in an incomplete line, waits for
    the next run; every other is traced through `pipeline.retrace_one` into the store, and
    its traces and its files' new state are committed in one transaction — a kill -9 at any
-   point leaves the previous state, and the next run does that session again;
+   point leaves the previous state, and the next run does that session again. With
+   `retrace.jobs` > 1 the reading to assembled runs in worker processes a few sessions
+   ahead, while the store writes stay here, in order, one transaction per session: the
+   store ends up byte for byte as a serial sweep leaves it;
 7. the run's counts are recorded, the lock released.
 
 Only a session's own files (those under the roots) are watched: a shell history or git
@@ -26,16 +29,21 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, ForsyError
-from ..pipeline import RetraceOptions
+from ..pipeline import RetraceOptions, parallel_jobs
 from ..store import ErrorRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, stat_path, walk
 from ._units import Plan, Unit, plan_units
+
+if TYPE_CHECKING:
+    from .._parallel import Pending, SessionPool
 
 INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
 CLEANUP_WARN_DAYS = 5
@@ -134,8 +142,14 @@ class _Sweep:
         known = self.store.file_states(self.roots)
         plan = plan_units(on_disk, known, self.roots, self._discover)
         self._mark_gone(plan, known)
-        for unit in plan.units:
-            self._one(unit, known, on_disk)
+        changed = [u for u in plan.units if u.failure is None and u.change != "unchanged"]
+        jobs = parallel_jobs(self.opt.retrace, len(changed),
+                             sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk))
+        if jobs > 1:
+            self._run_parallel(plan.units, known, on_disk, jobs)
+        else:
+            for unit in plan.units:
+                self._do(self._check(unit, known, on_disk), on_disk, None)
         self._remember_ignored(plan, known, on_disk)
         self.c.failed = sum(1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
         self._cleanup_warning(plan, known, on_disk)
@@ -160,18 +174,60 @@ class _Sweep:
                     problems.append((r, e.message))
         return mains, problems
 
+    def _run_parallel(self, units: list[Unit], known: dict[str, FileState], on_disk: dict[str, Stat],
+                      jobs: int) -> None:
+        """The units on `jobs` processes: each unit is checked and, when it is to be traced,
+        sent to a worker a few units ahead; everything the store and the report see (rows,
+        transactions, failures) happens here in unit order, exactly as in a serial sweep."""
+        from .._parallel import SessionPool
+
+        todo = iter(units)
+        queue: deque[_Todo] = deque()
+        flying = 0  # traces submitted and not yet committed: what bounds memory
+
+        def fill(pool: SessionPool, limit: int) -> None:
+            nonlocal flying
+            while flying < limit:
+                unit = next(todo, None)
+                if unit is None:
+                    return
+                step = self._check(unit, known, on_disk)
+                if isinstance(step, _ToTrace):
+                    step.pending = pool.submit(Path(unit.path), None, keep=False, sinked=True)
+                    flying += 1
+                queue.append(step)
+
+        with SessionPool(self.opt.retrace, jobs) as pool:
+            fill(pool, pool.window)
+            while queue:
+                step = queue.popleft()
+                if isinstance(step, _ToTrace):
+                    flying -= 1
+                    fill(pool, pool.window - 1)  # the next file goes to a worker before this one is waited for
+                self._do(step, on_disk, pool)
+                fill(pool, pool.window)
+
     # ------------------------------------------------------------------ one session file
-    def _one(self, unit: Unit, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+    def _do(self, step: _Todo, on_disk: dict[str, Stat], pool: SessionPool | None) -> None:
+        if isinstance(step, _ToTrace):
+            self._trace(step.unit, step.main, on_disk, pool, step.pending)
+        elif step is not None:
+            assert step.failure is not None
+            self._record_failure(step.path, step.failure, on_disk.get(step.path), [step.path])
+
+    def _check(self, unit: Unit, known: dict[str, FileState], on_disk: dict[str, Stat]) -> _Todo:
+        """Count one session file and say what is left to do with it: nothing (unchanged,
+        vanished, waiting), record its failure (the unit), or trace it. Reads no more than its
+        fingerprint, and writes nothing to the store."""
         self.c.seen += 1
         if unit.failure is not None:
-            self._record_failure(unit.path, unit.failure, on_disk.get(unit.path), [unit.path])
-            return
+            return unit
         if unit.change == "unchanged":
             self.c.unchanged += 1
-            return
+            return None
         main_stat = on_disk.get(unit.path) or stat_path(unit.path)
         if main_stat is None:
-            return  # vanished since the walk: the next run marks it gone
+            return None  # vanished since the walk: the next run marks it gone
         change: str = unit.change
         old_main = known.get(unit.path)
         if change == "changed" and old_main is not None and old_main.status != "source_gone" and \
@@ -189,9 +245,9 @@ class _Sweep:
         if why:
             self.c.waiting += 1
             self.report.waiting.append((unit.path, why))
-            return
+            return None
         setattr(self.c, change, getattr(self.c, change) + 1)
-        self._trace(unit, main_stat, on_disk)
+        return _ToTrace(unit, main_stat)
 
     def _not_settled(self, unit: Unit, main: Stat, complete: bool, on_disk: dict[str, Stat]) -> str | None:
         age = self.now - main.mtime_ns / 1e9
@@ -204,14 +260,18 @@ class _Sweep:
             return f"modified within the last {self.opt.settle_seconds:g} s (settle window)"
         return None
 
-    def _trace(self, unit: Unit, main: Stat, on_disk: dict[str, Stat]) -> None:
-        from ..pipeline import retrace_one
+    def _trace(self, unit: Unit, main: Stat, on_disk: dict[str, Stat], pool: SessionPool | None = None,
+               pending: Pending | None = None) -> None:
+        from ..pipeline import _Meter, retrace_one
         from ..store.sink import StoreSink
 
         assert self.report.run_id is not None
         sink = StoreSink(self.store, now=self.now_iso, unit_path=unit.path, run_id=self.report.run_id)
         with self.store.transaction():
-            outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False)
+            if pool is not None and pending is not None:  # read → assembled in a worker; stored here
+                outcomes = pool.finish(pending, sink, _Meter(None))
+            else:
+                outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False)
             self.hold.maybe("traced")
             failed = [o for o in outcomes if o.status == "failed"]
             status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
@@ -283,6 +343,18 @@ class _Sweep:
         states = self.store.file_states(self.roots)
         sessions = [(u.path, on_disk[u.path].mtime_ns, states.get(u.path)) for u in plan.units if u.path in on_disk]
         self.report.warnings += cleanup_warnings(home, sessions, self.now, CLEANUP_WARN_DAYS)
+
+
+@dataclass
+class _ToTrace:
+    """A session file to trace: its unit, its stat, and its work in the pool (when parallel)."""
+
+    unit: Unit
+    main: Stat
+    pending: Pending | None = None
+
+
+_Todo = _ToTrace | Unit | None  # trace it; record the unit's failure; nothing more to do
 
 
 @dataclass
