@@ -1,0 +1,107 @@
+"""Claude Code records: read, slimmed, and marked in the ledger when they carry no work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...evidence import LedgerHeading, Session, SourceFile
+from .. import ReadContext
+from .._lines import read_bytes, sha256, source_name
+from .._records import Record, iter_json_array, iter_jsonl
+from ._events import check_record
+
+_BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
+    "file-history-snapshot": ("set_aside", "file-history-snapshot"),
+    "queue-operation": ("set_aside", "queue-operation"),
+    "last-prompt": ("set_aside", "last-prompt"),
+    "attachment": ("set_aside", "attachment"),
+    "summary": ("metadata", "title"),
+    "custom-title": ("metadata", "title"),
+    "title": ("metadata", "title"),
+    "ai-title": ("metadata", "title"),
+    "agent-name": ("metadata", "agent name"),
+    "tag": ("metadata", "tag"),
+    "pr-link": ("metadata", "pull request link"),
+    "x-summary": ("metadata", "title"),
+    "mode": ("metadata", "mode"),
+    "permission-mode": ("metadata", "permission mode"),
+    "result": ("metadata", "usage"),
+}
+
+_RECORD_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId")
+
+
+def _is_top_record(d: dict[str, Any]) -> bool:
+    """What a whole Claude Code record looks like, for recovery from a damaged line: a type
+    and one of the keys every record type carries (a nested message has no sessionId...)."""
+    return isinstance(d.get("type"), str) and any(k in d for k in _RECORD_KEYS)
+
+
+def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]:
+    data = read_bytes(path)
+    rel = source_name(path, ctx.root)
+    session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
+    counters: dict[str, int] = {}
+    if data.lstrip()[:1] == b"[":
+        read = iter_json_array(data, rel, session.warnings, counters)
+    else:
+        read = iter_jsonl(data, rel, session.warnings, counters, _is_top_record)
+    recs: list[Record] = []
+    for r in read:
+        session.add_evidence(r.ev)
+        checked = check_record(r, session.warn)
+        if checked is None:
+            session.quality.unknown_records += 1
+            continue
+        _mark_by_type(checked, session)
+        recs.append(_slim(checked))
+    session.quality.records += counters.get("records", 0)
+    session.quality.unparsable_records += counters.get("unparsable", 0)
+    return recs
+# system subtypes that are not work; any other subtype no event is made of stays `unknown`
+_SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
+                               "bridge_status"})
+
+
+def _mark_by_type(r: Record, session: Session) -> None:
+    d = r.data
+    t = d.get("type")
+    if t == "progress":
+        data = d.get("data")
+        sub = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+        rule = ("agent_progress copies a subagent's message" if sub == "agent_progress"
+                else "progress records carry no work")
+        session.mark(r.ev.id, "set_aside", rule, sub)
+    elif t == "assistant":
+        session.mark(r.ev.id, "metadata", "model and usage")  # when no step cites it (e.g. an empty split line)
+    elif t == "system":
+        sub = d.get("subtype") if isinstance(d.get("subtype"), str) else None
+        if sub == "init":
+            session.mark(r.ev.id, "metadata", "tools", sub)
+        elif sub == "compact_boundary":
+            session.mark(r.ev.id, "metadata", "compaction trigger", sub)
+        elif sub in _SYSTEM_SET_ASIDE or (sub is None and "level" in d):  # 1.0.x: hook run notices
+            session.mark(r.ev.id, "set_aside", "system notices are not steps", sub)
+    elif isinstance(t, str) and t in _BY_TYPE:
+        heading, name = _BY_TYPE[t]
+        sub = d.get("operation") if t == "queue-operation" and isinstance(d.get("operation"), str) else None
+        session.mark(r.ev.id, heading, name, sub)
+
+
+_STUB_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "sessionId",
+              "version", "cwd", "gitBranch")
+
+
+def _is_agent_progress(d: dict[str, Any]) -> bool:
+    return d.get("type") == "progress" and isinstance(d.get("data"), dict) and d["data"].get("type") == "agent_progress"
+
+
+def _slim(r: Record) -> Record:
+    """Hook/bash progress and file snapshots carry no work: keep only what the graph and the
+    metadata need (most lines of a 2.1 log are progress records; this bounds memory)."""
+    d = r.data
+    t = d.get("type")
+    if t == "file-history-snapshot" or (t == "progress" and not _is_agent_progress(d)):
+        r.data = {k: d[k] for k in _STUB_KEYS if k in d}
+    return r

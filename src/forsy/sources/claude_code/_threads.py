@@ -1,0 +1,274 @@
+"""Subagent threads of a Claude Code session: found (files, inline sidechains, progress copies), linked to
+the call that spawned them by an exact key, and merged into the session's events."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...evidence import Event, Ref, Session
+from ...payloads import Link, ResultInfo
+from .. import ReadContext
+from .._records import Record
+from ._events import EventBuilder, check_record, kind_of
+from ._graph import _dedupe, _parent, _result_ids, _roots
+from ._load import load_records
+
+WORK_TYPES = frozenset({"user", "assistant", "system"})
+AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
+
+
+@dataclass
+class Thread:
+    """A subagent transcript and how it was linked."""
+
+    agent_id: str
+    records: list[Record]
+    source: str  # "file", "inline", "progress"
+    prompt: str | None = None
+    warmup: bool = False
+    call_id: str | None = None
+    link_rule: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- subagents
+
+
+def _root_prompt(recs: list[Record]) -> str | None:
+    for r in recs:
+        if r.data.get("type") == "user":
+            c = (r.data.get("message") or {}).get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                texts = [b.get("text") for b in c if isinstance(b, dict) and b.get("type") == "text"]
+                return "\n".join(t for t in texts if isinstance(t, str)) or None
+            return None
+    return None
+
+
+def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
+             inline: list[Record]) -> list[Thread]:
+    threads: list[Thread] = []
+    seen_ids: set[str] = set()
+    for f in _subagent_files(path, session.session_id):
+        agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
+        if agent_id.startswith("acompact"):
+            session.quality.extra["compaction_agents"] = session.quality.extra.get("compaction_agents", 0) + 1
+            continue
+        sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
+                      session.warnings, session.ledger)
+        recs = _dedupe(load_records(f, ctx, sub), sub)
+        th = Thread(agent_id, recs, "file", _root_prompt(recs))
+        meta_file = f.with_suffix(".meta.json")
+        if meta_file.is_file():
+            try:
+                meta = orjson.loads(meta_file.read_bytes())
+            except (orjson.JSONDecodeError, OSError):
+                session.warn("bad-meta", "unreadable subagent .meta.json", meta_file.name)
+            else:
+                if isinstance(meta, dict):
+                    th.meta = meta
+                else:
+                    session.warn("bad-meta", f"subagent .meta.json holds {kind_of(meta)}, not an object",
+                                 meta_file.name)
+        threads.append(th)
+        seen_ids.add(agent_id)
+    threads.extend(_inline_threads(inline))
+    threads.extend(_progress_threads(main, seen_ids, session))
+    for th in threads:
+        th.warmup = (th.prompt or "").strip() == "Warmup"
+        if th.warmup:
+            for r in th.records:
+                session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
+    _link(threads, main, session)
+    return threads
+
+
+def _subagent_files(path: Path, session_id: str) -> list[Path]:
+    found: list[Path] = []
+    sub_dir = path.parent / path.stem / "subagents"
+    if sub_dir.is_dir():
+        # at any depth: 2.1.1xx writes workflow agents under subagents/workflows/wf_<id>/
+        found.extend(sorted((p for p in sub_dir.rglob("agent-*.jsonl") if AGENT_FILE.match(p.name) and p.is_file()),
+                            key=lambda p: p.relative_to(sub_dir).parts))
+    # pre-2.1 layout: agent-<id>.jsonl beside the session files, tied by sessionId
+    for p in sorted(path.parent.glob("agent-*.jsonl")):
+        try:
+            with p.open("rb") as fh:
+                head = fh.read(8192)
+        except OSError:
+            continue
+        if session_id and f'"sessionId":"{session_id}"'.encode() in head.replace(b": ", b":"):
+            found.append(p)
+    return found
+
+
+def _inline_threads(inline: list[Record]) -> list[Thread]:
+    """Inline sidechain records grouped by the root of their parent chain (one subagent each)."""
+    by_uuid: dict[str, Record] = {}
+    for r in inline:
+        if isinstance(r.data.get("uuid"), str):
+            by_uuid.setdefault(r.data["uuid"], r)
+    root_of = _roots(by_uuid)
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for r in inline:
+        u = r.data.get("uuid")
+        p = _parent(r.data)
+        if isinstance(u, str):
+            groups[root_of[u]].append(r)
+        else:  # no uuid: it belongs to its parent's thread, else it starts its own
+            groups[root_of[p] if p in root_of else "None"].append(r)
+    out = []
+    for root_uuid, recs in groups.items():
+        agent_id = next((str(r.data["agentId"]) for r in recs if r.data.get("agentId")), root_uuid[:8])
+        out.append(Thread(agent_id, recs, "inline", _root_prompt(recs)))
+    return out
+
+
+def _progress_threads(main: list[Record], have: set[str], session: Session) -> list[Thread]:
+    """Subagent messages copied into `agent_progress` records, for agents with no file."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    calls: dict[str, str] = {}
+    prompts: dict[str, str] = {}
+    for r in main:
+        d = r.data
+        data = d.get("data") if d.get("type") == "progress" else None
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            continue
+        agent_id, inner = data.get("agentId"), data.get("message")
+        if not isinstance(agent_id, str) or not agent_id or not isinstance(inner, dict):
+            what = (f"data.agentId that is {kind_of(agent_id)}" if not isinstance(agent_id, str) or not agent_id
+                    else f"data.message that is {kind_of(inner)}")
+            session.warn("field-type", f"agent_progress record with {what}; its subagent message was not read",
+                         r.ev.source, r.ev.line)
+            continue
+        if agent_id in have:
+            continue  # the subagent's own file holds this message
+        # re-root the copy so the event builder sees an ordinary record; its pointers get a prefix
+        copy = check_record(Record(r.ev, inner, "/data/message"), session.warn)
+        if copy is None:
+            continue
+        if copy.data.get("type") not in WORK_TYPES:
+            session.warn("unread-content", f"agent_progress message of type {copy.data.get('type')!r}; not read",
+                         r.ev.source, r.ev.line)
+            continue
+        groups[agent_id].append(copy)
+        if isinstance(d.get("parentToolUseID"), str):
+            calls.setdefault(agent_id, d["parentToolUseID"])
+        if isinstance(data.get("prompt"), str):
+            prompts.setdefault(agent_id, data["prompt"])
+        elif data.get("prompt") is not None:
+            session.warn("field-type", f"data.prompt is {kind_of(data['prompt'])}, not a string; read as absent",
+                         r.ev.source, r.ev.line)
+    out = []
+    for agent_id, recs in groups.items():
+        th = Thread(agent_id, recs, "progress", prompts.get(agent_id) or _root_prompt(recs))
+        if agent_id in calls:
+            th.call_id, th.link_rule = calls[agent_id], "progress.parentToolUseID"
+        out.append(th)
+    return out
+
+
+def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
+    by_agent: dict[str, str] = {}
+    prompt_calls: dict[str, list[str]] = defaultdict(list)
+    for r in main:
+        rich = r.data.get("toolUseResult")
+        if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
+            for cid in _result_ids(r.data):
+                by_agent[rich["agentId"]] = cid
+        msg = r.data.get("message")
+        if r.data.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+            for b in msg["content"]:
+                inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
+                if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
+                    prompt_calls[inp["prompt"]].append(str(b.get("id")))
+    for th in threads:
+        if th.call_id or th.warmup:
+            continue
+        if th.agent_id in by_agent:
+            th.call_id, th.link_rule = by_agent[th.agent_id], "toolUseResult.agentId"
+        elif th.prompt and len(prompt_calls.get(th.prompt, [])) == 1:
+            th.call_id, th.link_rule = prompt_calls[th.prompt][0], "identical-prompt"
+        else:
+            session.warn("unlinked-subagent", f"subagent {th.agent_id}: spawning call not identified exactly; "
+                         "its steps are placed by time without a causal link")
+
+
+def _thread_events(th: Thread, session: Session) -> list[Event]:
+    builder = EventBuilder(f"subagent:{th.agent_id}", set(), session.warn)
+    out: list[Event] = []
+    for r in th.records:
+        prefix = r.prefix
+        evs = builder.from_record(r)
+        for e in evs:
+            if prefix:
+                e.refs = [Ref(x.ev, prefix + x.pointer) for x in e.refs]
+                if e.ts_ref is not None:
+                    e.ts_ref = Ref(e.ts_ref.ev, prefix + e.ts_ref.pointer)
+                if e.name_ref is not None:
+                    e.name_ref = Ref(e.name_ref.ev, prefix + e.name_ref.pointer)
+                if isinstance(e.info, ResultInfo) and e.info.rich_ref is not None:
+                    e.info.rich_ref = Ref(e.info.rich_ref.ev, prefix + e.info.rich_ref.pointer)
+        out.extend(evs)
+    for e in out:  # every event knows its spawning call: the segmenter links the first action
+        e.link = Link(subagent=th.agent_id, parent_call_id=th.call_id, link_rule=th.link_rule,
+                      thread_source=th.source)
+    return out
+
+
+def _merge_threads(events: list[Event], threads: list[Thread], session: Session) -> list[Event]:
+    """Main events in log order; each linked subagent's events follow its spawning call(s),
+    one subagent after another in the order they were spawned, before any result returns
+    (as Claude Code writes inline sidechains). Parallel subagents are therefore grouped by
+    subagent, not interleaved by time. Unlinked threads go before the first main event
+    that is later than their start."""
+    work = [th for th in threads if not th.warmup]
+    if len(threads) > len(work):
+        session.quality.extra["warmup_threads"] = len(threads) - len(work)
+    by_call: dict[str, list[Event]] = {}
+    order: dict[str, int] = {}  # inline threads keep the file's order; others the spawning order
+    loose: list[list[Event]] = []
+    for th in work:
+        evs = _thread_events(th, session)
+        if not evs:
+            continue
+        if th.call_id and th.call_id not in by_call:
+            by_call[th.call_id] = evs
+            order[th.call_id] = (th.records[0].ev.line or 0) if th.source == "inline" else 10**12 + len(order)
+        else:
+            loose.append(evs)
+    loose.sort(key=lambda evs: evs[0].ts or "")
+    out: list[Event] = []
+    opened: list[list[Event]] = []
+    opened_keys: list[int] = []
+    used: set[str] = set()
+    next_loose = 0  # loose threads before this index are placed
+    for e in events:
+        if e.kind != "tool_call":
+            for _k, evs in sorted(zip(opened_keys, opened, strict=True), key=lambda kv: kv[0]):
+                out.extend(evs)
+            opened, opened_keys = [], []
+        while next_loose < len(loose) and e.ts is not None and (loose[next_loose][0].ts or "") < e.ts:
+            out.extend(loose[next_loose])
+            next_loose += 1
+        out.append(e)
+        if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in used:
+            used.add(e.call_id)
+            opened.append(by_call[e.call_id])
+            opened_keys.append(order[e.call_id])
+    for evs in opened:
+        out.extend(evs)
+    for evs in loose[next_loose:]:
+        out.extend(evs)
+    for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
+        if cid not in used:
+            out.extend(evs)
+    return out
