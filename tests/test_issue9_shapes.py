@@ -187,3 +187,146 @@ def test_api_errors_are_error_steps_and_end_the_session(tmp_path: Path) -> None:
     assert m.ledger is not None and m.ledger[0].totals["cited"] == 3
     assert validate_path(out).errors == []
     assert verify_folder(out, [tmp_path]).ok  # the outputs are the records' exact error messages
+
+
+# ---------------------------------------------------------------- 2. hook feedback is work
+
+
+def _assistant(i: int, *blocks: dict[str, Any]) -> dict[str, Any]:
+    return rec(i, "assistant", message={"id": f"m{i}", "role": "assistant", "model": "claude-x",
+                                        "content": list(blocks)})
+
+
+def _steps_by(trace: Trace) -> list[tuple[str, str, str | None]]:
+    return [(s.actor, s.action, s.output) for s in trace.steps]
+
+
+def test_a_stop_hook_feedback_is_a_hook_step_between_two_answers(tmp_path: Path) -> None:
+    feedback = "Stop hook feedback:\n[./check.sh]: the tests were not run; run them before stopping"
+    log = _write(tmp_path, "sess-9.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "fix the failing test"}),
+        _assistant(2, {"type": "text", "text": "Done: the assertion is fixed."}),
+        rec(3, "user", isMeta=True, message={"role": "user", "content": feedback}),
+        _assistant(4, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}),
+        rec(5, "user", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"}]}),
+        _assistant(6, {"type": "text", "text": "The tests pass."}),
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    assert _steps_by(trace) == [
+        ("user", "user_message", None),
+        ("agent", "output", "Done: the assertion is fixed."),  # not merged with the answer after the hook
+        ("system:hook", "agent_step", feedback),
+        ("agent", "agent_step", "3 passed"),
+        ("agent", "output", "The tests pass."),
+    ]
+    hook, call = trace.steps[2], trace.steps[3]
+    assert hook.caused_by == [2]  # the answer the agent tried to stop on
+    assert call.caused_by == [3]  # the agent went on because of the hook's feedback
+    assert hook.success is True and "Stop" in (hook.causal_note or "")
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["steps"][2]["fields"]["output"]["origin"] == "copied"
+    assert m.ledger is not None and m.ledger[0].totals["unknown"] == 0
+    assert all(is_known_actor(s.actor) for s in trace.steps)
+    report = validate_path(out)
+    assert report.errors == [] and not [f for f in report.findings if f.rule == "S018"]
+    assert verify_folder(out, [tmp_path]).ok  # the hook step's output is the record's exact text
+
+
+def test_answers_are_not_merged_across_a_stop_hook(tmp_path: Path) -> None:
+    log = _write(tmp_path, "sess-9.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "summarise the change"}),
+        _assistant(2, {"type": "text", "text": "It renames calc."}),
+        rec(3, "user", isMeta=True, message={"role": "user", "content": [
+            {"type": "text", "text": "Stop hook feedback:\nmention the tests too"}]}),
+        _assistant(4, {"type": "text", "text": "It renames calc and updates its tests."}),
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, _ = _trace(out)
+    outputs = [s for s in trace.steps if s.action == "output"]
+    assert [s.output for s in outputs] == ["It renames calc.", "It renames calc and updates its tests."]
+    assert outputs[1].caused_by == [3] and trace.steps[2].actor == "system:hook"
+    assert trace.final_output == "It renames calc and updates its tests."
+
+
+def test_a_user_prompt_submit_hook_addition_is_a_hook_step(tmp_path: Path) -> None:
+    added = "<user-prompt-submit-hook>Current branch: feature/cart</user-prompt-submit-hook>"
+    log = _write(tmp_path, "sess-9.jsonl", [
+        rec(1, "user", message={"role": "user", "content": "which branch am I on?"}),
+        rec(2, "user", message={"role": "user", "content": added}),
+        _assistant(3, {"type": "text", "text": "feature/cart."}),
+    ])
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, _ = _trace(out)
+    assert _steps_by(trace) == [("user", "user_message", None), ("system:hook", "agent_step", added),
+                                ("agent", "output", "feature/cart.")]
+    assert trace.steps[1].caused_by == [1]
+    assert trace.steps[2].caused_by == [1, 2]  # the request, and what the hook added to it
+    assert trace.task == "which branch am I on?"
+    assert validate_path(out).errors == []
+    assert verify_folder(out, [tmp_path]).ok
+
+
+# ---------------------------------------------------------------- 6. context around the user's words
+
+
+def _codex(tmp_path: Path, prompt: str, typed: str) -> Path:
+    sid = "019e2a10-9999-7000-8000-000000000009"
+    log = tmp_path / f"rollout-2026-05-12T09-00-00-{sid}.jsonl"
+    lines: list[dict[str, Any]] = [
+        {"timestamp": "2026-05-12T09:00:00.000Z", "type": "session_meta",
+         "payload": {"id": sid, "timestamp": "2026-05-12T09:00:00.000Z", "cwd": "/home/dev/shop",
+                     "originator": "codex_vscode", "cli_version": "0.40.0"}},
+        {"timestamp": "2026-05-12T09:00:01.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}},
+        {"timestamp": "2026-05-12T09:00:01.001Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": typed, "images": []}},
+        {"timestamp": "2026-05-12T09:00:02.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return log
+
+
+def test_the_ide_context_around_a_codex_prompt_is_kept(tmp_path: Path) -> None:
+    context = ("# Context from my IDE setup:\n\n## Active file: shop/cart.py\n\n## Open tabs:\n"
+               "- cart.py: shop/cart.py\n- test_cart.py: tests/test_cart.py\n\n## My request for Codex:\n")
+    typed = "Rename `calc` to `compute_total`."
+    log = _codex(tmp_path, context + typed, typed)
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, m = _trace(out)
+    assert trace.task == typed
+    user = next(s for s in trace.steps if s.action == "user_message")
+    assert user.input == typed and user.observation is None  # the request exactly, as before
+    ctx = [s for s in trace.steps if s.actor == "system:ide"]
+    assert len(ctx) == 1 and ctx[0].output == context  # what the agent was shown with it
+    assert ctx[0].turn == user.turn and ctx[0].caused_by == [user.step]
+    assert trace.steps[0].action == "user_message"  # the first step stays the request (S021)
+    prov = json.loads((out / "provenance.json").read_text())
+    p_user = prov["steps"][user.step - 1]["fields"]["input"]
+    p_ctx = prov["steps"][ctx[0].step - 1]["fields"]["output"]
+    assert p_ctx["origin"] == "copied" and p_ctx["rule"] == "C-span"
+    assert p_ctx["evidence"] == p_user["evidence"]  # the same record, the other slice of its text
+    answer = next(s for s in trace.steps if s.action == "output")
+    assert answer.caused_by == [user.step]
+    report = validate_path(out)
+    assert report.errors == [] and not [f for f in report.findings if f.rule in ("S018", "S021")]
+    assert verify_folder(out, [tmp_path]).ok
+    assert m.ledger is not None and m.ledger[0].totals["unknown"] == 0
+
+
+def test_the_files_a_desktop_prompt_mentions_are_kept(tmp_path: Path) -> None:
+    context = "# Files mentioned by the user:\n\n## cart.py: /home/dev/shop/cart.py\n\n## My request for Codex:\n"
+    typed = "why does this round down?"
+    log = _codex(tmp_path, context + typed, typed)
+    out = tmp_path / "t"
+    retrace([log], RetraceOptions(out=out, redact=False))
+    trace, _ = _trace(out)
+    assert [(s.actor, s.input, s.output) for s in trace.steps] == [
+        ("user", typed, None), ("system:ide", None, context), ("agent", None, "Done.")]
+    assert verify_folder(out, [tmp_path]).ok

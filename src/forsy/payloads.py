@@ -52,12 +52,16 @@ class Link:
 class MessageInfo(Info):
     """user, agent_text and reasoning events."""
 
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("turn_id", "context")
+
     rule: str | None = None  # a user event derived by this rule (slash-command, bash-input)
     synthetic: bool = False  # a harness filler or API error, not the model's words
     api_error: bool = False
     attachments_omitted: int = 0  # Claude Code: images/documents sent with the message
     images: int = 0  # Codex: images sent with the message
     wrapped: str | None = None  # the words were cut out of this wrapper (with `span`)
+    context: str | None = None  # the rest of that wrapper: what the client sent with the words ...
+    context_span: tuple[int, int] | None = None  # ... and where it is in the same string
     phase: str | None = None  # Codex: commentary / final_answer
     part: str | None = None  # Codex reasoning: "summary" or "raw"
 
@@ -148,6 +152,8 @@ class NoteInfo(Info):
 
     subtype: str | None = None
     role: str | None = None
+    hook: str | None = None  # subtype "hook": the hook event (Stop, PreToolUse, UserPromptSubmit...) ...
+    hook_target: str | None = None  # ... and the actor it intervened with ("agent", "subagent:<id>")
     compact: JSONValue = None  # Claude Code: compactMetadata
     num_turns: JSONValue = None  # Codex thread_rolled_back, as written
     reason: JSONValue = None  # Codex turn_aborted, as written

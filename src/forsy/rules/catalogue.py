@@ -57,6 +57,12 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-cause/user", "An agent step is caused by the user message that started its turn."),
     Rule("R-cause/results", "An agent step is caused by the tool results it read."),
     Rule("R-cause/delegation", "A subagent's first step is caused by the call that spawned it."),
+    Rule("R-cause/hook", "An action that follows a hook's intervention is caused by it (and, for the turn's "
+         "first action, by the user message)."),
+    Rule("R-hook", "A hook's intervention (a Stop hook's feedback, context a hook added) is a `system:hook` step "
+         "whose output is the text the agent was given, caused by the step before; answers are not joined across it."),
+    Rule("R-user/context", "The context a client wrapped the user's words in (IDE setup, open tabs, files mentioned) "
+         "is a `system:ide` step after the user message; its output is the other slice of the same text."),
     Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window.",
          ("similarity", "failed_step")),
     Rule("R-time", "The timestamp of the record the step comes from."),

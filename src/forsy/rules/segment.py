@@ -18,6 +18,11 @@ rules are listed in docs/rules.md and named in provenance.json:
   rapidfuzz) within the last 8 steps is `retry_of` it.
 * R-compaction: a compaction is a `system` step whose output is the summary the model got.
 * R-abandoned: steps from rewound branches keep their place, flagged in eval_reason.
+* R-hook: a hook's intervention (a Stop hook's feedback, context a hook added) is a step of
+  actor `system:hook`, caused by the step before; the actor's pending answer ends there and
+  its next action is caused by the hook (R-cause/hook).
+* R-user/context: the context a client sent around the user's words (IDE setup, files
+  mentioned) is a `system:ide` step right after the user message, copied as a slice.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ OPERATIONS: dict[str, str] = {
     "TaskOutput": "read", "AskUserQuestion": "ask_user", "Skill": "other", "SlashCommand": "other",
     "view_image": "read", "git": "write",
 }  # fmt: skip
+HOOK_ACTOR = "system:hook"
+CONTEXT_ACTOR = "system:ide"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 
@@ -238,6 +245,21 @@ class Segmenter:
         self._times(d, e, e)
         self.last_user = len(self.drafts) - 1
         self.first_action = set()
+        if isinstance(e.info, MessageInfo) and e.info.context is not None:
+            self._user_context(e, e.info.context)
+
+    def _user_context(self, e: Event, context: str) -> None:
+        """R-user/context: what the client wrapped the words in, a step after the user message
+        (not before: a trace's first step is its request), in the same turn."""
+        user = len(self.drafts)
+        d = self._new(CONTEXT_ACTOR, "agent_step", e)
+        d.set("output", context, copied(e.refs, rule="C-span"))
+        for name, value in (("operation", "other"), ("success", True), ("caused_by", [user]),
+                            ("causal_type", "user_request"), ("causal_note", "The client sent this context with "
+                             f"the user's message of step {user}; the agent was shown both.")):
+            d.set(name, value, derived("R-user/context", e.refs))
+        self._times(d, e, e)
+        self._mark_abandoned(d, e)
 
     def _on_interrupt(self, e: Event) -> None:
         self.counts["interrupts"] += 1
@@ -342,6 +364,30 @@ class Segmenter:
     def _on_note(self, e: Event) -> None:
         if isinstance(e.info, NoteInfo) and e.info.subtype == "compact_boundary":
             self.compact_meta = e.info.compact if isinstance(e.info.compact, dict) else {}
+        elif isinstance(e.info, NoteInfo) and e.info.subtype == "hook":
+            self._hook(e, e.info)
+
+    def _hook(self, e: Event, info: NoteInfo) -> None:
+        """R-hook: the hook's text is what the agent was given; the answer pending before it is
+        ended (it is not merged with the one after), and the hook causes the next action."""
+        target = info.hook_target or "agent"
+        self._flush(target)
+        before = len(self.drafts)  # the step before, 1-based (0: none)
+        d = self._new(HOOK_ACTOR, "agent_step", e)
+        d.set("operation", "other", derived("R-hook", e.refs))
+        d.set("output", e.text, copied(e.refs))
+        d.set("success", True, derived("R-hook", e.refs))
+        what = f"A {info.hook or 'hook'} hook"
+        if before:
+            d.set("caused_by", [before], derived("R-hook", e.refs))
+            d.set("causal_type", "other", derived("R-hook", e.refs))
+            note = f"{what} ran after step {before}; its output was given to the agent."
+        else:
+            note = f"{what} ran; its output was given to the agent."
+        d.set("causal_note", note, derived("R-hook", e.refs))
+        self._times(d, e, e)
+        self._mark_abandoned(d, e)
+        self._pend(target).results.append(len(self.drafts) - 1)
 
     def _on_shell_command(self, e: Event) -> None:
         info = e.info if isinstance(e.info, ShellInfo) else ShellInfo()
@@ -475,7 +521,9 @@ class Segmenter:
                 return
         results = [i for i in pend.results if i < me]
         pend.results = []
-        if results:
+        if results and all(self.drafts[i].actor_key == HOOK_ACTOR for i in results):
+            self._hook_cause(d, e, results)
+        elif results:
             sub = any(self.drafts[i].values.get("tool") in SUBAGENT_TOOLS for i in results)
             ctype = ("used_subagent_result" if sub else
                      "dependency_on_tool_result" if len(results) == 1 else "dependency_on_multiple_prior_steps")
@@ -489,6 +537,15 @@ class Segmenter:
             d.set("caused_by", [self.last_user + 1], derived("R-cause/user", e.refs))
             d.set("causal_type", ctype, derived("R-cause/user", e.refs))
         self.first_action.add(actor)
+
+    def _hook_cause(self, d: Draft, e: Event, hooks: list[int]) -> None:
+        """R-cause/hook: the action follows the hook(s); the turn's first action also the request."""
+        opens_turn = d.actor_key == "agent" and "agent" not in self.first_action and self.last_user is not None
+        steps = sorted(i + 1 for i in hooks + ([self.last_user] if opens_turn and self.last_user is not None else []))
+        ctype = "other" if len(steps) == 1 else "dependency_on_multiple_prior_steps"
+        for name, value in (("caused_by", steps), ("causal_type", ctype), ("causal_note", "Followed the hook "
+                            f"intervention(s) of step(s) {', '.join(str(i + 1) for i in hooks)}.")):
+            d.set(name, value, derived("R-cause/hook", e.refs))
 
     def _retry(self, d: Draft, e: Event) -> None:
         me = len(self.drafts) - 1

@@ -9,6 +9,10 @@ and provenance can cite them:
 * `bash-input`: `<bash-input>cmd</bash-input>` (the user ran `!cmd`) → a `user` event "!cmd";
 * everything else a person did not type — `isMeta` lines, caveats, `<system-reminder>`,
   `<local-command-stdout>`, `<task-notification>`, command expansions — is a `note`;
+* `hook`: what a hook gave the agent — a Stop hook's feedback (`Stop hook feedback: …`, an
+  isMeta line), context a hook added (`<user-prompt-submit-hook>`, `<system-reminder>` +
+  `PostToolUse:Edit hook additional context: …`) — is a `note` of actor `system:hook`
+  naming the hook event and the actor it intervened with (the segmenter makes it a step);
 * `[Request interrupted by user…]` → an `interrupt` event;
 * `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
 """
@@ -40,6 +44,27 @@ INJECTED_PREFIXES = (
     "<task-notification>", "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "Caveat: ",
     "<command-message>", "<user-prompt-submit-hook>", "<session-start-hook>", "<ide_", "<post-tool-use-hook>",
 )  # fmt: skip
+
+# Hook events whose output reaches the model during the work (SessionStart context stays a note).
+HOOK_EVENTS = "PreToolUse|PostToolUse|UserPromptSubmit|Stop|SubagentStop"
+# `<Event>[:<matcher>] hook <what>`: how Claude Code introduces a hook's output to the model.
+HOOK_TEXT = re.compile(rf"(?P<wrap><system-reminder>\s*)?(?P<event>{HOOK_EVENTS})(?::\S*)? hook "
+                       r"(?:feedback|additional context|blocking error|error)\b")
+HOOK_TAGS = {"<user-prompt-submit-hook>": "UserPromptSubmit", "<post-tool-use-hook>": "PostToolUse"}
+HOOK_ACTOR = "system:hook"
+
+
+def hook_event(text: str, meta: bool) -> str | None:
+    """The hook event whose output `text` is, or None. An unwrapped `X hook feedback:` line counts
+    only on an isMeta record: a person may type those words."""
+    s = text.lstrip()
+    for tag, event in HOOK_TAGS.items():
+        if s.startswith(tag):
+            return event
+    m = HOOK_TEXT.match(s)
+    if m is None or not (meta or m.group("wrap")):
+        return None
+    return m.group("event")
 
 
 def mcp_name(name: str) -> str:
@@ -339,6 +364,10 @@ class EventBuilder:
     def _user_text(self, rec: Record, text: str, ptr: str, ts: str | None, ab: bool) -> list[Event]:
         d = rec.data
         ref = [Ref(rec.ev.id, ptr)]
+        hook = hook_event(text, bool(d.get("isMeta")))
+        if hook is not None:
+            return [Event("note", HOOK_ACTOR, ts, ref, text=text, abandoned=ab,
+                          info=NoteInfo(subtype="hook", hook=hook, hook_target=self.actor))]
         if d.get("isMeta"):
             return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype="meta"))]
         if self.actor != "agent":

@@ -278,7 +278,12 @@ class ThreadBuilder:
 
     def _user(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> MessageInfo:
         span = request_span(text)
-        info = MessageInfo(span=(span[0], span[1]), wrapped="ide_context") if span else MessageInfo()
+        info = MessageInfo()
+        if span:
+            # The client's context above the words (active file, open tabs, files mentioned) is
+            # what the agent was shown with them: kept as the other slice of the same string.
+            info = MessageInfo(span=(span[0], span[1]), wrapped="ide_context", context=text[: span[0]],
+                               context_span=(0, span[0]))
         self._event("user", rec, *parts, actor="user", text=text[span[0] : span[1]] if span else text, info=info)
         self.user_idx.append(len(self.events) - 1)
         self.seen_dialogue = True
