@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -103,6 +103,38 @@ def open_regular(path: Path) -> BinaryIO:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+HEAD = 65536  # how much of a file a source's sniff sees (`sources.HEAD_BYTES`)
+Sniff = Callable[[Path, bytes], bool]
+
+
+def sniff_file(path: Path, sniff: Sniff) -> bool:
+    """Whether the head of `path` sniffs as a source's file; False for one that cannot be
+    read or is not regular (opened through `open_regular`: a FIFO never blocks discovery)."""
+    try:
+        with open_regular(path) as f:
+            return sniff(path, f.read(HEAD))
+    except (InputError, OSError):
+        return False
+
+
+def sniffed(paths: Iterable[Path], sniff: Sniff) -> list[Path]:
+    """The files among `paths` that sniff as the source's, in path order, each once."""
+    return sorted({p for p in paths if sniff_file(p, sniff)})
+
+
+def discover_sniffed(path: Path, sniff: Sniff, patterns: tuple[str, ...], *, recursive: bool = False,
+                     named: Callable[[Path], bool] | None = None) -> list[Path]:
+    """A source's `discover`: a file named is taken when `named` accepts it (by default: when
+    it sniffs as the source's); a folder gives its files matching `patterns` (searched below
+    it too when `recursive`) that sniff as the source's; anything else gives nothing."""
+    if path.is_file():
+        return [path] if (named(path) if named is not None else sniff_file(path, sniff)) else []
+    if not path.is_dir():
+        return []
+    glob = path.rglob if recursive else path.glob
+    return sniffed((p for pattern in patterns for p in glob(pattern)), sniff)
 
 
 @dataclass(slots=True)

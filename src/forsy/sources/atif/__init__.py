@@ -26,6 +26,7 @@ import orjson
 
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
+from .._lines import discover_sniffed
 from ..openai_chat._chat import load_doc, new_session
 
 KIND = "atif"
@@ -66,19 +67,7 @@ class AtifSource:
         return s.startswith(b"{") and b'"schema_version"' in s[:400] and b'"ATIF-v' in s[:600]
 
     def discover(self, path: Path) -> list[Path]:
-        if path.is_file():
-            return [path] if path.suffix == ".json" else []
-        if not path.is_dir():
-            return []
-        out = []
-        for p in sorted(path.glob("*.json")):
-            try:
-                with p.open("rb") as f:
-                    if p.is_file() and self.sniff(p, f.read(65536)):
-                        out.append(p)
-            except OSError:
-                continue
-        return out
+        return discover_sniffed(path, self.sniff, ("*.json",), named=lambda p: p.suffix == ".json")
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)

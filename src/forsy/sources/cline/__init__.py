@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
 from .. import ReadContext
-from .._lines import open_regular, read_bytes, sha256, source_name
+from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
 
 API = "api_conversation_history.json"
@@ -69,18 +69,7 @@ class ClineSource:
         return False
 
     def discover(self, path: Path) -> list[Path]:
-        if path.is_file():
-            return [path] if self._sniff_file(path) else []
-        if not path.is_dir():
-            return []
-        return sorted(p for p in path.rglob(API) if p.is_file() and self._sniff_file(p))
-
-    def _sniff_file(self, path: Path) -> bool:
-        try:
-            with open_regular(path) as f:
-                return self.sniff(path, f.read(65536))
-        except (InputError, OSError):
-            return False
+        return discover_sniffed(path, self.sniff, (API,), recursive=True)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         folder = path.parent

@@ -35,6 +35,7 @@ import orjson
 
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
+from .._lines import discover_sniffed
 from ..openai_chat._chat import load_doc, new_session
 
 KIND = "forsy_v1"
@@ -60,18 +61,7 @@ class ForsyV1Source:
                                           or b'"schema_version":"%s"' % v.encode() in head for v in VERSIONS)
 
     def discover(self, path: Path) -> list[Path]:
-        if path.is_file():
-            return [path] if self._ours(path) else []
-        if not path.is_dir():
-            return []
-        return [p for p in sorted(path.rglob("trace.json")) if self._ours(p)]
-
-    def _ours(self, p: Path) -> bool:
-        try:
-            with p.open("rb") as f:
-                return p.is_file() and self.sniff(p, f.read(65536))
-        except OSError:
-            return False
+        return discover_sniffed(path, self.sniff, ("trace.json",), recursive=True)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)

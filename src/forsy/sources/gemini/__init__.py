@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
 from .. import ReadContext
-from .._lines import open_regular, read_bytes, sha256, source_name
+from .._lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from .._records import Record, iter_json_array
 from ._doc import read_object_array
 
@@ -56,22 +56,14 @@ class GeminiSource:
 
     def discover(self, path: Path) -> list[Path]:
         if path.is_file():
-            return [path] if self._sniff_file(path) else []
+            return [path] if sniff_file(path, self.sniff) else []
         if not path.is_dir():
             return []
-        chats = sorted(p for p in path.rglob("*.json") if p.is_file() and p.name != "logs.json"
-                       and self._sniff_file(p))
-        logs = sorted(p for p in path.rglob("logs.json") if p.is_file() and self._sniff_file(p))
+        chats = sniffed((p for p in path.rglob("*.json") if p.name != "logs.json"), self.sniff)
+        logs = sniffed(path.rglob("logs.json"), self.sniff)
         # a logs.json whose every session has its chat here adds nothing of its own
         have = {_chat_id(p) for p in chats}
         return chats + [p for p in logs if not _log_ids(p) <= have]
-
-    def _sniff_file(self, path: Path) -> bool:
-        try:
-            with open_regular(path) as f:
-                return self.sniff(path, f.read(65536))
-        except (InputError, OSError):
-            return False
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         data = read_bytes(path, ctx.limits)

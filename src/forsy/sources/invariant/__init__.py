@@ -22,7 +22,7 @@ import orjson
 
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
-from .._lines import iter_lines, sha256
+from .._lines import discover_sniffed, iter_lines, sha256
 from .._records import iter_json_array
 from ..openai_chat._chat import ChatState, chat_events, chat_message, load_doc, new_session
 
@@ -54,19 +54,7 @@ class InvariantSource:
         return nxt.startswith(b"[") and _first_is_event(nxt) or nxt.startswith(b"{") and b'"messages"' in nxt[:400]
 
     def discover(self, path: Path) -> list[Path]:
-        if path.is_file():
-            return [path] if path.suffix == ".json" else []
-        if not path.is_dir():
-            return []
-        out = []
-        for p in sorted(path.glob("*.json")):
-            try:
-                with p.open("rb") as f:
-                    if p.is_file() and self.sniff(p, f.read(65536)):
-                        out.append(p)
-            except OSError:
-                continue
-        return out
+        return discover_sniffed(path, self.sniff, ("*.json",), named=lambda p: p.suffix == ".json")
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)

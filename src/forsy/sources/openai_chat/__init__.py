@@ -16,6 +16,7 @@ import orjson
 
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
+from .._lines import discover_sniffed
 from .._records import iter_jsonl
 from ._chat import chat_events, load_doc, new_session
 
@@ -42,19 +43,7 @@ class OpenAIChatSource:
 
     def discover(self, path: Path) -> list[Path]:
         # only the files of the folder itself: a chat export is named, not searched for
-        if path.is_file():
-            return [path] if path.suffix in (".json", ".jsonl") else []
-        if not path.is_dir():
-            return []
-        out = []
-        for p in sorted(path.glob("*.json*")):
-            try:
-                with p.open("rb") as f:
-                    if p.is_file() and self.sniff(p, f.read(65536)):
-                        out.append(p)
-            except OSError:
-                continue
-        return out
+        return discover_sniffed(path, self.sniff, ("*.json*",), named=lambda p: p.suffix in (".json", ".jsonl"))
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)

@@ -39,10 +39,9 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
 from .. import ReadContext
-from .._lines import open_regular, read_bytes, sha256, source_name
+from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
 
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
@@ -69,19 +68,7 @@ class OpenHandsSource:
         return False
 
     def discover(self, path: Path) -> list[Path]:
-        if path.is_file():
-            return [path] if self._sniff_file(path) else []
-        if not path.is_dir():
-            return []
-        cands = {p for p in path.rglob("*.json") if p.is_file()} | {p for p in path.rglob("output*.jsonl")}
-        return sorted(p for p in cands if self._sniff_file(p))
-
-    def _sniff_file(self, path: Path) -> bool:
-        try:
-            with open_regular(path) as f:
-                return self.sniff(path, f.read(65536))
-        except (InputError, OSError):
-            return False
+        return discover_sniffed(path, self.sniff, ("*.json", "output*.jsonl"), recursive=True)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         data = read_bytes(path, ctx.limits)
