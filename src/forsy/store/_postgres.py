@@ -27,9 +27,25 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError
+from ._query import (
+    AUDIT_SELECT,
+    COUNTS,
+    DRAFT_COLS,
+    FILE_COLS,
+    PROPOSAL_COLS,
+    RUN_SELECT,
+    TRACE_COLS,
+    check_status,
+    check_version,
+    path_range,
+    run_row,
+    stored_files,
+    trace_filters,
+    trace_row,
+    trace_select,
+)
 from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, Migration, for_backend
 from .models import (
-    DRAFT_STATUSES,
     AuditRow,
     DraftState,
     DraftStatus,
@@ -39,7 +55,6 @@ from .models import (
     NewTrace,
     ProposalRow,
     ReviewChange,
-    ReviewConflict,
     RunCounts,
     RunRow,
     StoredFile,
@@ -53,10 +68,6 @@ except ImportError:  # pragma: no cover - the optional extra is not installed
     psycopg = None  # type: ignore[assignment]
 
 MIGRATIONS: list[Migration] = for_backend(POSTGRESQL_ONLY)
-_COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
-           "traces_written", "bytes_read")
-_FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
-              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
 # A tsvector holds at most 1 MB: a long text is indexed in pieces of this many characters
 # (a phrase across two pieces is not found; every word still is).
 TEXT_PIECE = 100_000
@@ -190,10 +201,10 @@ class PostgresStore:
         return int(rows[0][0])
 
     def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None:
-        sets = ", ".join(f"{c} = %s" for c in _COUNTS)
+        sets = ", ".join(f"{c} = %s" for c in COUNTS)
         with self.transaction():
             self._x(f"UPDATE runs SET status = 'done', finished_at = %s, duration_s = %s, {sets} WHERE id = %s",
-                    (finished_at, duration_s, *(getattr(counts, c) for c in _COUNTS), run_id))
+                    (finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
 
     def interrupt_running(self) -> int:
         # only this sweeper's runs: another machine's running sweep is alive as far as we know
@@ -202,10 +213,8 @@ class PostgresStore:
                            (self.host,))
 
     def runs(self, limit: int = 10) -> list[RunRow]:
-        cols = ", ".join(_COUNTS)
-        rows = self._q(f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {cols} "
-                       "FROM runs WHERE host = %s ORDER BY id DESC LIMIT %s", (self.host, limit))
-        return [RunRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), RunCounts(*r[7:]), r[6]) for r in rows]
+        rows = self._q(RUN_SELECT + " WHERE host = %s ORDER BY id DESC LIMIT %s", (self.host, limit))
+        return [run_row(r) for r in rows]
 
     def add_error(self, error: ErrorRow) -> None:
         with self.transaction():
@@ -219,11 +228,9 @@ class PostgresStore:
     # ------------------------------------------------------------------ source files (this sweeper's)
     def file_states(self, under: list[str]) -> dict[str, FileState]:
         out: dict[str, FileState] = {}
-        cols = ", ".join(_FILE_COLS)
+        cols = ", ".join(FILE_COLS)
         for root in under:
-            root = root.rstrip(os.sep) or os.sep
-            lo = root if root.endswith(os.sep) else root + os.sep
-            hi = lo[:-1] + chr(ord(os.sep) + 1)  # every path that starts with lo sorts in [lo, hi)
+            root, lo, hi = path_range(root)
             # COLLATE "C": byte order, as the range above assumes (a locale collation would not)
             rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND (path = %s OR "
                            '(path COLLATE "C" >= %s AND path COLLATE "C" < %s))', (self.host, root, lo, hi))
@@ -234,17 +241,17 @@ class PostgresStore:
     def put_file_states(self, states: list[FileState]) -> None:
         if not states:
             return
-        cols = ", ".join(_FILE_COLS)
-        marks = ", ".join("%s" for _ in _FILE_COLS)
-        upd = ", ".join(f"{c} = excluded.{c}" for c in _FILE_COLS[1:])
+        cols = ", ".join(FILE_COLS)
+        marks = ", ".join("%s" for _ in FILE_COLS)
+        upd = ", ".join(f"{c} = excluded.{c}" for c in FILE_COLS[1:])
         with self.transaction(), self.conn.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO source_files (host, {cols}) VALUES (%s, {marks}) "
                 f"ON CONFLICT (host, path) DO UPDATE SET {upd}",
-                [(self.host, *(getattr(s, c) for c in _FILE_COLS)) for s in states])
+                [(self.host, *(getattr(s, c) for c in FILE_COLS)) for s in states])
 
     def failures(self) -> list[FileState]:
-        cols = ", ".join(_FILE_COLS)
+        cols = ", ".join(FILE_COLS)
         rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'failed' ORDER BY path",
                        (self.host,))
         return [FileState(*r) for r in rows]
@@ -262,9 +269,7 @@ class PostgresStore:
                           (self.host, trace.unit_path, trace.session_id))[0][0]
             # another sweeper may be adding the same trace right now: the second waits, then adds nothing
             added = self._q(
-                "INSERT INTO traces (trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, "
-                "confidence, steps, turns, task, created_at, run_id) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                f"INSERT INTO traces ({TRACE_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (trace_id) DO NOTHING RETURNING trace_id",
                 (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
                  trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
@@ -294,17 +299,7 @@ class PostgresStore:
             "ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1", (self.host, unit_path, session_id))
         return rows[0][0] if rows else None
 
-    _SELECT = (
-        "SELECT t.trace_id, d.id, d.status, s.source_kind, s.session_id, s.unit_path, t.agent, t.project, "
-        "t.started_at, t.ended_at, t.confidence, t.steps, t.turns, t.task, t.prior_trace_id, t.created_at, "
-        "COALESCE(f.status = 'source_gone', false) "
-        "FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s ON s.id = t.session_ref "
-        "LEFT JOIN source_files f ON f.host = s.host AND f.path = s.unit_path")
-
-    @staticmethod
-    def _row(r: tuple[Any, ...], sha: dict[str, str] | None = None) -> TraceRow:
-        return TraceRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
-                        r[14], r[15], bool(r[16]), sha or {})
+    _SELECT = trace_select("false", "f.host = s.host AND f.path = s.unit_path")
 
     def trace(self, trace_id: str) -> TraceRow | None:
         rows = self._q(self._SELECT + " WHERE t.trace_id = %s", (trace_id,))
@@ -312,38 +307,14 @@ class PostgresStore:
             return None
         sha = {n: s for n, s in self._q("SELECT name, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name",
                                         (trace_id,))}
-        return self._row(rows[0], sha)
+        return trace_row(rows[0], sha)
 
     def trace_files(self, trace_id: str) -> list[StoredFile]:
         rows = self._q("SELECT name, data, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name", (trace_id,))
-        out = []
-        for name, blob, sha in rows:
-            data = self._zd.decompress(bytes(blob))
-            if hashlib.sha256(data).hexdigest() != sha:
-                raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256")
-            out.append(StoredFile(name, data))
-        return out
+        return stored_files(rows, self._zd, trace_id)
 
     def traces(self, query: TraceQuery) -> list[TraceRow]:
-        where: list[str] = []
-        args: list[Any] = []
-        for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
-            if val is not None:
-                where.append(f"{col} = %s")
-                args.append(val)
-        if query.since is not None:
-            where.append("t.started_at >= %s")
-            args.append(query.since)
-        if query.until is not None:
-            where.append("t.started_at < %s")
-            args.append(query.until)
-        if query.min_confidence is not None:
-            where.append("t.confidence >= %s")
-            args.append(query.min_confidence)
-        if query.latest_only:
-            where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
-        if query.reviewed is not None:
-            where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+        where, args = trace_filters(query, "%s")
         if query.text:
             # every whitespace-separated word of the query must occur, each as a phrase of its
             # own words (as the SQLite backend quotes each word for FTS5)
@@ -357,11 +328,10 @@ class PostgresStore:
         sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
         # NULLs last, as SQLite orders them in DESC order
         sql += ' ORDER BY t.started_at DESC NULLS LAST, t.trace_id COLLATE "C" LIMIT %s'
-        return [self._row(r) for r in self._q(sql, (*args, query.limit))]
+        return [trace_row(r) for r in self._q(sql, (*args, query.limit))]
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
-        if status not in DRAFT_STATUSES:
-            raise InputError(f"unknown draft status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+        check_status(status)
         with self.transaction():
             rows = self._q("SELECT id, status FROM drafts WHERE trace_id = %s FOR UPDATE", (trace_id,))
             if not rows:
@@ -373,20 +343,16 @@ class PostgresStore:
                     (now, actor, "status", draft, json.dumps({"from": old, "to": status, "note": note})))
 
     # ------------------------------------------------------------------ review
-    _DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
-
     def draft_state(self, trace_id: str) -> DraftState | None:
-        rows = self._q(f"SELECT {self._DRAFT_COLS} FROM drafts WHERE trace_id = %s", (trace_id,))
+        rows = self._q(f"SELECT {DRAFT_COLS} FROM drafts WHERE trace_id = %s", (trace_id,))
         return DraftState(*rows[0]) if rows else None
 
     def proposals(self, trace_id: str) -> list[ProposalRow]:
-        rows = self._q("SELECT id, trace_id, path, value_json, origin, actor, created_at, replaced_json, "
-                       "citations_json FROM proposals WHERE trace_id = %s ORDER BY id", (trace_id,))
+        rows = self._q(f"SELECT {PROPOSAL_COLS} FROM proposals WHERE trace_id = %s ORDER BY id", (trace_id,))
         return [ProposalRow(*r) for r in rows]
 
     def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
-        sql = ("SELECT a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, "
-               "a.before_sha256, a.after_sha256 FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id")
+        sql = AUDIT_SELECT
         args: tuple[Any, ...] = ()
         if trace_id is not None:
             sql += " WHERE a.trace_id = %s OR d.trace_id = %s"
@@ -401,10 +367,7 @@ class PostgresStore:
             if not rows:
                 raise InputError(f"no draft of trace {change.trace_id} in the store")
             draft_id, version = rows[0]
-            if version != change.expected_version:
-                raise ReviewConflict(
-                    f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
-                    f"now {version}): another review action came first; nothing was written, look again")
+            check_version(change, version)
             p = change.proposal
             if p is not None:
                 self._x("INSERT INTO proposals (draft_id, trace_id, path, value_json, origin, actor, created_at, "

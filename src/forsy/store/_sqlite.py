@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,9 +19,25 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError, OutputError
+from ._query import (
+    AUDIT_SELECT,
+    COUNTS,
+    DRAFT_COLS,
+    FILE_COLS,
+    PROPOSAL_COLS,
+    RUN_SELECT,
+    TRACE_COLS,
+    check_status,
+    check_version,
+    path_range,
+    run_row,
+    stored_files,
+    trace_filters,
+    trace_row,
+    trace_select,
+)
 from .migrations import CORE, Migration
 from .models import (
-    DRAFT_STATUSES,
     AuditRow,
     DraftState,
     DraftStatus,
@@ -32,7 +47,6 @@ from .models import (
     NewTrace,
     ProposalRow,
     ReviewChange,
-    ReviewConflict,
     RunCounts,
     RunRow,
     StoredFile,
@@ -48,10 +62,6 @@ CREATE VIRTUAL TABLE trace_text USING fts5(trace_id UNINDEXED, what UNINDEXED, t
 ]
 MIGRATIONS: list[Migration] = [*CORE, *SQLITE_ONLY]
 _DIALECT = {"pk": "INTEGER PRIMARY KEY", "blob": "BLOB"}
-_COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
-           "traces_written", "bytes_read")
-_FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
-              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -168,10 +178,10 @@ class SqliteStore:
         return cur.lastrowid
 
     def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None:
-        sets = ", ".join(f"{c} = ?" for c in _COUNTS)
+        sets = ", ".join(f"{c} = ?" for c in COUNTS)
         with self.transaction():
             self.conn.execute(f"UPDATE runs SET status = 'done', finished_at = ?, duration_s = ?, {sets} WHERE id = ?",
-                              (finished_at, duration_s, *(getattr(counts, c) for c in _COUNTS), run_id))
+                              (finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
 
     def interrupt_running(self) -> int:
         with self.transaction():
@@ -179,10 +189,8 @@ class SqliteStore:
         return cur.rowcount
 
     def runs(self, limit: int = 10) -> list[RunRow]:
-        cols = ", ".join(_COUNTS)
-        rows = self.conn.execute(f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {cols} "
-                                 "FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-        return [RunRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), RunCounts(*r[7:]), r[6]) for r in rows]
+        rows = self.conn.execute(RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [run_row(r) for r in rows]
 
     def add_error(self, error: ErrorRow) -> None:
         with self.transaction():
@@ -197,11 +205,9 @@ class SqliteStore:
     # ------------------------------------------------------------------ source files
     def file_states(self, under: list[str]) -> dict[str, FileState]:
         out: dict[str, FileState] = {}
-        cols = ", ".join(_FILE_COLS)
+        cols = ", ".join(FILE_COLS)
         for root in under:
-            root = root.rstrip(os.sep) or os.sep
-            lo = root if root.endswith(os.sep) else root + os.sep
-            hi = lo[:-1] + chr(ord(os.sep) + 1)  # every path that starts with lo sorts in [lo, hi)
+            root, lo, hi = path_range(root)
             rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE path = ? OR (path >= ? AND path < ?)",
                                      (root, lo, hi))
             for r in rows:
@@ -209,16 +215,16 @@ class SqliteStore:
         return out
 
     def put_file_states(self, states: list[FileState]) -> None:
-        cols = ", ".join(_FILE_COLS)
-        marks = ", ".join("?" for _ in _FILE_COLS)
-        upd = ", ".join(f"{c} = excluded.{c}" for c in _FILE_COLS[1:])
+        cols = ", ".join(FILE_COLS)
+        marks = ", ".join("?" for _ in FILE_COLS)
+        upd = ", ".join(f"{c} = excluded.{c}" for c in FILE_COLS[1:])
         with self.transaction():
             self.conn.executemany(
                 f"INSERT INTO source_files ({cols}) VALUES ({marks}) ON CONFLICT (path) DO UPDATE SET {upd}",
-                [tuple(getattr(s, c) for c in _FILE_COLS) for s in states])
+                [tuple(getattr(s, c) for c in FILE_COLS) for s in states])
 
     def failures(self) -> list[FileState]:
-        cols = ", ".join(_FILE_COLS)
+        cols = ", ".join(FILE_COLS)
         rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE status = 'failed' ORDER BY path")
         return [FileState(*r) for r in rows]
 
@@ -234,8 +240,7 @@ class SqliteStore:
             ref = self.conn.execute("SELECT id FROM sessions WHERE unit_path = ? AND session_id = ?",
                                     (trace.unit_path, trace.session_id)).fetchone()[0]
             self.conn.execute(
-                "INSERT INTO traces (trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, "
-                "confidence, steps, turns, task, created_at, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO traces ({TRACE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
                  trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
             self.conn.executemany(
@@ -258,16 +263,7 @@ class SqliteStore:
             (unit_path, session_id)).fetchone()
         return row[0] if row else None
 
-    _SELECT = (
-        "SELECT t.trace_id, d.id, d.status, s.source_kind, s.session_id, s.unit_path, t.agent, t.project, "
-        "t.started_at, t.ended_at, t.confidence, t.steps, t.turns, t.task, t.prior_trace_id, t.created_at, "
-        "COALESCE(f.status = 'source_gone', 0) "
-        "FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s ON s.id = t.session_ref "
-        "LEFT JOIN source_files f ON f.path = s.unit_path")
-
-    def _row(self, r: tuple[Any, ...], sha: dict[str, str] | None = None) -> TraceRow:
-        return TraceRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
-                        r[14], r[15], bool(r[16]), sha or {})
+    _SELECT = trace_select("0", "f.path = s.unit_path")
 
     def trace(self, trace_id: str) -> TraceRow | None:
         r = self.conn.execute(self._SELECT + " WHERE t.trace_id = ?", (trace_id,)).fetchone()
@@ -275,39 +271,15 @@ class SqliteStore:
             return None
         sha = dict(self.conn.execute("SELECT name, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
                                      (trace_id,)).fetchall())
-        return self._row(r, sha)
+        return trace_row(r, sha)
 
     def trace_files(self, trace_id: str) -> list[StoredFile]:
         rows = self.conn.execute("SELECT name, data, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
                                  (trace_id,)).fetchall()
-        out = []
-        for name, blob, sha in rows:
-            data = self._zd.decompress(blob)
-            if hashlib.sha256(data).hexdigest() != sha:
-                raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256", path=self.path)
-            out.append(StoredFile(name, data))
-        return out
+        return stored_files(rows, self._zd, trace_id, self.path)
 
     def traces(self, query: TraceQuery) -> list[TraceRow]:
-        where: list[str] = []
-        args: list[Any] = []
-        for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                args.append(val)
-        if query.since is not None:
-            where.append("t.started_at >= ?")
-            args.append(query.since)
-        if query.until is not None:
-            where.append("t.started_at < ?")
-            args.append(query.until)
-        if query.min_confidence is not None:
-            where.append("t.confidence >= ?")
-            args.append(query.min_confidence)
-        if query.latest_only:
-            where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
-        if query.reviewed is not None:
-            where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+        where, args = trace_filters(query, "?")
         if query.text:
             where.append("t.trace_id IN (SELECT trace_id FROM trace_text WHERE trace_text MATCH ?)")
             args.append(_fts_query(query.text))
@@ -317,11 +289,10 @@ class SqliteStore:
             rows = self.conn.execute(sql, (*args, query.limit)).fetchall()
         except sqlite3.OperationalError as e:
             raise InputError(f"cannot run this search: {e}") from None
-        return [self._row(r) for r in rows]
+        return [trace_row(r) for r in rows]
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
-        if status not in DRAFT_STATUSES:
-            raise InputError(f"unknown draft status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+        check_status(status)
         with self.transaction():
             row = self.conn.execute("SELECT id, status FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
             if row is None:
@@ -331,22 +302,17 @@ class SqliteStore:
                               (now, actor, "status", row[0], json.dumps({"from": row[1], "to": status, "note": note})))
 
     # ------------------------------------------------------------------ review
-    _DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
-
     def draft_state(self, trace_id: str) -> DraftState | None:
-        r = self.conn.execute(f"SELECT {self._DRAFT_COLS} FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
+        r = self.conn.execute(f"SELECT {DRAFT_COLS} FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
         return DraftState(*r) if r else None
 
     def proposals(self, trace_id: str) -> list[ProposalRow]:
-        rows = self.conn.execute(
-            "SELECT id, trace_id, path, value_json, origin, actor, created_at, replaced_json, citations_json "
-            "FROM proposals WHERE trace_id = ? ORDER BY id", (trace_id,)).fetchall()
+        rows = self.conn.execute(f"SELECT {PROPOSAL_COLS} FROM proposals WHERE trace_id = ? ORDER BY id",
+                                 (trace_id,)).fetchall()
         return [ProposalRow(*r) for r in rows]
 
     def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
-        cols = "a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, " \
-               "a.before_sha256, a.after_sha256"
-        sql = f"SELECT {cols} FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id"
+        sql = AUDIT_SELECT
         args: tuple[Any, ...] = ()
         if trace_id is not None:
             sql += " WHERE a.trace_id = ? OR d.trace_id = ?"
@@ -363,10 +329,7 @@ class SqliteStore:
             if row is None:
                 raise InputError(f"no draft of trace {change.trace_id} in the store")
             draft_id, version = row
-            if version != change.expected_version:
-                raise ReviewConflict(
-                    f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
-                    f"now {version}): another review action came first; nothing was written, look again")
+            check_version(change, version)
             p = change.proposal
             if p is not None:
                 self.conn.execute(

@@ -1,0 +1,104 @@
+"""The SQL and row handling both backends share, built for a placeholder `mark` (`?` for
+SQLite, `%s` for psycopg). What differs by dialect stays in the backend that needs it:
+full-text search, NULL ordering, collations, the PostgreSQL sweeper (host) columns."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import zstandard
+
+from ..errors import InputError
+from .models import DRAFT_STATUSES, ReviewChange, ReviewConflict, RunCounts, RunRow, StoredFile, TraceQuery, TraceRow
+
+COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
+          "traces_written", "bytes_read")
+FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
+             "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
+DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
+PROPOSAL_COLS = "id, trace_id, path, value_json, origin, actor, created_at, replaced_json, citations_json"
+RUN_SELECT = f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {', '.join(COUNTS)} FROM runs"
+AUDIT_SELECT = ("SELECT a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, "
+                "a.before_sha256, a.after_sha256 FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id")
+TRACE_COLS = ("trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, confidence, steps, "
+              "turns, task, created_at, run_id")
+
+
+def trace_select(false: str, file_join: str) -> str:
+    """The SELECT of `TraceRow`s: `false` is the dialect's false, `file_join` the condition
+    that finds a session's source file."""
+    return (
+        "SELECT t.trace_id, d.id, d.status, s.source_kind, s.session_id, s.unit_path, t.agent, t.project, "
+        "t.started_at, t.ended_at, t.confidence, t.steps, t.turns, t.task, t.prior_trace_id, t.created_at, "
+        f"COALESCE(f.status = 'source_gone', {false}) "
+        "FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s ON s.id = t.session_ref "
+        f"LEFT JOIN source_files f ON {file_join}")
+
+
+def trace_row(r: tuple[Any, ...], sha: dict[str, str] | None = None) -> TraceRow:
+    return TraceRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+                    r[14], r[15], bool(r[16]), sha or {})
+
+
+def run_row(r: tuple[Any, ...]) -> RunRow:
+    return RunRow(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), RunCounts(*r[7:]), r[6])
+
+
+def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
+    """The WHERE conditions and their arguments of every filter but the text search (whose
+    SQL is the backend's own)."""
+    where: list[str] = []
+    args: list[Any] = []
+    for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
+        if val is not None:
+            where.append(f"{col} = {mark}")
+            args.append(val)
+    bounds: tuple[tuple[str, object], ...] = (
+        ("t.started_at >=", query.since), ("t.started_at <", query.until), ("t.confidence >=", query.min_confidence))
+    for cond, bound in bounds:
+        if bound is not None:
+            where.append(f"{cond} {mark}")
+            args.append(bound)
+    if query.latest_only:
+        where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
+    if query.reviewed is not None:
+        where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+    return where, args
+
+
+def path_range(root: str) -> tuple[str, str, str]:
+    """`root` without a trailing separator, and the range [lo, hi) every path below it sorts in
+    (byte order)."""
+    root = root.rstrip(os.sep) or os.sep
+    lo = root if root.endswith(os.sep) else root + os.sep
+    hi = lo[:-1] + chr(ord(os.sep) + 1)
+    return root, lo, hi
+
+
+def stored_files(rows: list[tuple[Any, ...]], zd: zstandard.ZstdDecompressor, trace_id: str,
+                 path: Path | None = None) -> list[StoredFile]:
+    """(name, compressed data, sha256) rows as files, each checked against its sha256."""
+    out = []
+    for name, blob, sha in rows:
+        data = zd.decompress(bytes(blob))
+        if hashlib.sha256(data).hexdigest() != sha:
+            raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256", path=path)
+        out.append(StoredFile(name, data))
+    return out
+
+
+def check_status(status: str) -> None:
+    if status not in DRAFT_STATUSES:
+        raise InputError(f"unknown draft status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
+
+
+def check_version(change: ReviewChange, version: int) -> None:
+    """A review acts on the version it read: another action since is a conflict."""
+    if version != change.expected_version:
+        raise ReviewConflict(
+            f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
+            f"now {version}): another review action came first; nothing was written, look again")
