@@ -11,6 +11,11 @@ read with os.wait4 (Linux: ru_maxrss of that process only).
 
     python bench/bench_dir_memory.py            # 200 sessions
     python bench/bench_dir_memory.py -n 50 --no-redact
+    python bench/bench_dir_memory.py --compare-jobs 1,2 --rounds 3   # wall time, one process vs two
+
+With --compare-jobs, the same directory is retraced with each --jobs value in interleaved
+rounds (the order alternates, so a neighbour's load falls on all alike): median wall time,
+sessions/s, MB/s, and the peak RSS of the parent process (workers hold one session each).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,11 +75,37 @@ def peak_mb(args: list[str]) -> tuple[float, float]:
     return usage.ru_maxrss / 1024, wall
 
 
+def compare_jobs(d: Path, out: Path, n: int, size: int, rounds: int, jobs: list[int], extra: list[str]) -> None:
+    walls: dict[int, list[float]] = {j: [] for j in jobs}
+    peaks: dict[int, list[float]] = {j: [] for j in jobs}
+    loads = [os.getloadavg()[0]]
+    for r in range(rounds):
+        for j in jobs if r % 2 == 0 else jobs[::-1]:
+            dest = out / f"j{j}-r{r}"
+            peak, wall = peak_mb(["retrace", str(d), "-o", str(dest), "--jobs", str(j), *extra])
+            walls[j].append(wall)
+            peaks[j].append(peak)
+            loads.append(os.getloadavg()[0])
+            print(f"  round {r + 1}, --jobs {j}: {wall:.1f} s, parent peak {peak:.0f} MB", flush=True)
+            shutil.rmtree(dest)
+    print(f"directory: {n} sessions, {size / 1e6:.1f} MB; load average (1 min) during the runs: "
+          f"{min(loads):.1f} .. {max(loads):.1f} on {os.cpu_count()} cores")
+    print("| --jobs | wall, median s | sessions/s | MB/s | × --jobs 1 | parent peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    base = statistics.median(walls[jobs[0]])
+    for j in jobs:
+        m = statistics.median(walls[j])
+        print(f"| {j} | {m:.1f} | {n / m:.1f} | {size / 1e6 / m:.2f} | {base / m:.2f} | "
+              f"{statistics.median(peaks[j]):.0f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=200)
     ap.add_argument("--largest", type=Path, default=LARGEST)
     ap.add_argument("--no-redact", action="store_true")
+    ap.add_argument("--compare-jobs", type=str, metavar="1,2", help="only compare retrace wall time with these --jobs")
+    ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     largest = a.largest if a.largest.is_file() else max(pool(), key=lambda p: p.stat().st_size)
     extra = ["--no-redact"] if a.no_redact else []
@@ -81,13 +113,17 @@ def main() -> None:
         d = Path(tmp) / "sessions"
         d.mkdir()
         size = build(d, a.n)
+        if a.compare_jobs:
+            compare_jobs(d, Path(tmp), a.n, size, a.rounds, [int(j) for j in a.compare_jobs.split(",")], extra)
+            return
         big = d / largest.name
         shutil.copy(largest, big)
         one = Path(tmp) / "one"
         one.mkdir()
         shutil.copy(largest, one / largest.name)
+        # one process (--jobs 1): wait4's peak RSS is that process's alone, workers' would not count
         alone, t_alone = peak_mb(["retrace", str(one / largest.name), "-o", str(Path(tmp) / "out1"), *extra])
-        whole, t_whole = peak_mb(["retrace", str(d), "-o", str(Path(tmp) / "out2"), *extra])
+        whole, t_whole = peak_mb(["retrace", str(d), "-o", str(Path(tmp) / "out2"), "--jobs", "1", *extra])
         written = sum(1 for _ in (Path(tmp) / "out2").iterdir())
     print(f"directory: {a.n + 1} sessions, {size / 1e6 + largest.stat().st_size / 1e6:.1f} MB "
           f"({written} trace folders written); largest session: {largest.name} {largest.stat().st_size / 1e6:.2f} MB")
