@@ -13,28 +13,13 @@ from typing import Any
 
 import pytest
 
-import forsy
+from _oracle import from_trace, retrace
 from _paths import REAL_LOGS, needs_shared
 from forsy.sources import ReadContext, detect
 from forsy.sources.cline import ClineSource
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
 
 BASE = REAL_LOGS / "cline"
 REAL = sorted(p for p in BASE.rglob("*") if p.is_file()) if BASE.is_dir() else []
-
-
-def retrace(path: Path, out: Path) -> list[dict[str, Any]]:
-    run = forsy.retrace([path], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
-    assert not run.failed, [o.message for o in run.failed]
-    traces = []
-    for t in sorted(out.rglob("trace.json")):
-        rep = validate_path(t.parent)
-        assert not rep.errors, [str(e) for e in rep.errors]
-        ver = verify_folder(t.parent, [path.parent])
-        assert ver.ok, ver.problems
-        traces.append(json.loads(t.read_text("utf-8")))
-    return traces
 
 
 def oracle(folder: Path) -> list[tuple[Any, ...]]:
@@ -51,16 +36,6 @@ def oracle(folder: Path) -> list[tuple[Any, ...]]:
             answer = answers[k] if k < len(answers) else None
             assert answer is None or answer.startswith(f"[{b['name']}")
             out.append(("call", b["name"], b["input"], answer))
-    return out
-
-
-def from_trace(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for st in trace["steps"]:
-        if st["action"] == "user_message":
-            out.append(("user", st["input"]))
-        elif st.get("tool"):
-            out.append(("call", st["tool"], json.loads(st["input"]), st["output"]))
     return out
 
 

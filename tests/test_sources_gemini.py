@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from _oracle import checked_traces, from_trace
 from _paths import REAL_LOGS, needs_shared
 from forsy.cli import app
 from forsy.sources import ReadContext, detect
 from forsy.sources.gemini import GeminiSource
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
 
 runner = CliRunner()
 REAL = sorted((REAL_LOGS / "gemini").rglob("*.json")) if (REAL_LOGS / "gemini").is_dir() else []
@@ -29,14 +28,7 @@ def retrace(path: Path, out: Path) -> list[dict[str, Any]]:
     """Trace folders made by the CLI from `path`, each checked by validate and verify."""
     r = runner.invoke(app, ["retrace", str(path), "-o", str(out), "--no-redact"])
     assert r.exit_code == 0, r.output
-    traces = []
-    for t in sorted(out.rglob("trace.json")):
-        rep = validate_path(t.parent)
-        assert not rep.errors, [str(e) for e in rep.errors]
-        ver = verify_folder(t.parent, [path.parent])
-        assert ver.ok, ver.problems
-        traces.append(json.loads(t.read_text("utf-8")))
-    return traces
+    return checked_traces(out, path)
 
 
 def oracle(path: Path) -> list[tuple[Any, ...]]:
@@ -51,16 +43,6 @@ def oracle(path: Path) -> list[tuple[Any, ...]]:
         for tc in m.get("toolCalls") or []:
             resp = tc["result"][0]["functionResponse"]["response"]
             out.append(("call", tc["name"], tc["args"], resp.get("output", resp.get("error"))))
-    return out
-
-
-def from_trace(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for st in trace["steps"]:
-        if st["action"] == "user_message":
-            out.append(("user", st["input"]))
-        elif st.get("tool"):
-            out.append(("call", st["tool"], json.loads(st["input"]), st["output"]))
     return out
 
 

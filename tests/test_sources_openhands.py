@@ -13,30 +13,14 @@ from typing import Any
 
 import pytest
 
-import forsy
+from _oracle import from_trace, retrace
 from _paths import REAL_LOGS, needs_shared
 from forsy.sources import ReadContext, detect
 from forsy.sources.openhands import OpenHandsSource
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
 
 BASE = REAL_LOGS / "openhands"
 REAL = sorted([*BASE.rglob("*.json"), *BASE.rglob("*.jsonl")]) if BASE.is_dir() else []
 NOT_CALLS = {"message", "system", "recall", "finish", "think", "change_agent_state"}
-
-
-def retrace(path: Path, out: Path) -> list[dict[str, Any]]:
-    """Trace folders of every session in `path`, each checked by validate and verify."""
-    run = forsy.retrace([path], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
-    assert not run.failed, [o.message for o in run.failed]
-    traces = []
-    for t in sorted(out.rglob("trace.json")):
-        rep = validate_path(t.parent)
-        assert not rep.errors, [str(e) for e in rep.errors]
-        ver = verify_folder(t.parent, [path.parent])
-        assert ver.ok, ver.problems
-        traces.append(json.loads(t.read_text("utf-8")))
-    return traces
 
 
 def _events_oracle(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -64,16 +48,6 @@ def oracle(path: Path) -> list[list[tuple[Any, ...]]]:
     if path.suffix == ".jsonl":
         return [_events_oracle(json.loads(line)["history"]) for line in path.read_text("utf-8").splitlines()]
     return [_events_oracle(json.loads(path.read_text("utf-8")))]
-
-
-def from_trace(trace: dict[str, Any]) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for st in trace["steps"]:
-        if st["action"] == "user_message":
-            out.append(("user", st["input"]))
-        elif st.get("tool"):
-            out.append(("call", st["tool"], json.loads(st["input"]), st["output"]))
-    return out
 
 
 @needs_shared
