@@ -22,12 +22,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
 from .._lines import discover_sniffed
-from ..openai_chat._chat import load_doc, new_session
+from ..openai_chat._chat import load_doc, new_session, parsed
 
 KIND = "atif"
 
@@ -71,10 +69,7 @@ class AtifSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
-        try:
-            d = orjson.loads(doc.data)
-        except orjson.JSONDecodeError:
-            d = None
+        d = parsed(doc)
         sid = (d.get("session_id") or d.get("trajectory_id")) if isinstance(d, dict) else None
         s = new_session(KIND, sid if isinstance(sid, str) and sid else path.stem, doc, "atif")
         ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "trajectory"))

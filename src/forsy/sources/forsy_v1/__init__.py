@@ -31,12 +31,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
 from .._lines import discover_sniffed
-from ..openai_chat._chat import load_doc, new_session
+from ..openai_chat._chat import load_doc, new_session, parsed
 
 KIND = "forsy_v1"
 VERSIONS = ("forsy-v1", "forsy-v2")
@@ -65,10 +63,7 @@ class ForsyV1Source:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
-        try:
-            d = orjson.loads(doc.data)
-        except orjson.JSONDecodeError:
-            d = None
+        d = parsed(doc)
         tid = _str(d.get("trace_id")) if isinstance(d, dict) else None
         s = new_session(KIND, tid or path.parent.name, doc, "forsy-v1")
         ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "legacy-trace"))

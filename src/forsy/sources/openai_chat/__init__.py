@@ -18,7 +18,7 @@ from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
 from .._lines import discover_sniffed
 from .._records import iter_jsonl
-from ._chat import chat_events, load_doc, new_session
+from ._chat import chat_events, load_doc, new_session, parsed
 
 KIND = "openai_chat"
 _OPENS = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*\{')
@@ -47,10 +47,7 @@ class OpenAIChatSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
-        try:
-            whole = orjson.loads(doc.data)
-        except orjson.JSONDecodeError:
-            whole = None
+        whole = parsed(doc)
         if _is_conversation(whole):
             assert isinstance(whole, dict)
             s = new_session(KIND, path.stem, doc, "openai-chat")

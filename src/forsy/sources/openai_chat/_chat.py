@@ -50,6 +50,14 @@ def load_doc(path: Path, ctx: ReadContext, kind: str) -> Doc:
     return Doc(data, src, SourceFile(src, str(path.resolve()), kind, len(data), sha256(data)))
 
 
+def parsed(doc: Doc) -> Any:
+    """The document's JSON, or None when it is not one JSON value (the reader then warns)."""
+    try:
+        return orjson.loads(doc.data)
+    except orjson.JSONDecodeError:
+        return None
+
+
 def new_session(kind: str, session_id: str, doc: Doc, agent: str) -> Session:
     return Session(kind, session_id, [doc.file], {}, [], SessionMeta(agent=agent))
 
