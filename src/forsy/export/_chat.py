@@ -100,7 +100,7 @@ def messages(trace: Trace, ctx: ExportContext, *, answer_reasoning: bool = False
         flush()
         if s.action == "user_message":
             out.append(Msg("user", s.input, [s]))
-        elif s.actor == "system" and s.output is not None:
+        elif s.actor in ("system", "system:hook") and s.output is not None:  # hooks: R-hook on import
             out.append(Msg("system", s.output, [s]))
         elif s.output is not None:
             if s.reasoning is not None and not answer_reasoning:

@@ -75,7 +75,7 @@ def trajectory(b: Bundle) -> dict[str, Any]:
             open_group = None
             if s.action == "user_message":
                 st = {"source": "user", "message": s.input or ""}
-            elif s.actor == "system":
+            elif s.actor in ("system", "system:hook"):  # a hook's intervention reads back as one (R-hook)
                 st = {"source": "system", "message": s.output or ""}
             else:
                 st = {"source": "agent", "message": s.output or ""}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...evidence import Event, Evidence, Ref, Session
+from ...payloads import NoteInfo
 from .. import ReadContext
 from .._lines import discover_sniffed
 from ..openai_chat._chat import load_doc, new_session, parsed
@@ -116,7 +117,10 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
     actor = _str(fs0.get("actor"))
     source = st["source"]
     if source == "system":
-        if actor == "system":
+        if actor == "system:hook":  # a hook's intervention exported by forsy: a hook step again (R-hook)
+            s.events.append(Event("note", "system:hook", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref,
+                                  info=NoteInfo(subtype="hook")))
+        elif actor == "system":
             s.events.append(Event("compaction", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
         elif first and text is not None:
             s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)

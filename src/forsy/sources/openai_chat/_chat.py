@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile
+from ...payloads import NoteInfo
 from ...rules.segment import json_text
 from .. import ReadContext
 from .._lines import read_bytes, sha256, source_name
@@ -131,7 +132,11 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
     actor = meta.get("actor") if isinstance(meta.get("actor"), str) else None
     ts, ts_ref = _time(meta, "started_at", ev, p)
     if role == "system":
-        if actor == "system" and meta.get("action") == "agent_step":
+        if actor == "system:hook" and meta.get("action") == "agent_step":
+            # a hook's intervention exported by forsy: a hook step again (R-hook), never an answer
+            s.events.append(Event("note", "system:hook", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref,
+                                  info=NoteInfo(subtype="hook")))
+        elif actor == "system" and meta.get("action") == "agent_step":
             s.events.append(Event("compaction", "system", ts, [Ref(ev, tptr)], text=text, ts_ref=ts_ref))
         elif first and text is not None:
             s.meta.system_prompt, s.meta.system_prompt_ref = text, Ref(ev, tptr)
