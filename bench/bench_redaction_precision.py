@@ -122,6 +122,7 @@ def _docs(outcome: Any) -> dict[str, Any]:
 
 def collect(root: Path = REAL_LOGS) -> Collected:
     """Retrace every real log with and without redaction and list the masked spans."""
+    root = root.resolve()  # the logs' paths come back resolved (../shared may be a link)
     logs = [p for agent in AGENTS if (root / agent).is_dir() for p in sorted((root / agent).rglob("*"))
             if p.is_file() and _readable(p)]
     plain = retrace(logs, RetraceOptions(redact=False), raise_if_empty=False)
@@ -135,7 +136,8 @@ def collect(root: Path = REAL_LOGS) -> Collected:
         if r is None or o.assembled is None or r.assembled is None or o.session is None:
             continue
         done += 1
-        log = str(Path(o.path).relative_to(root)) if Path(o.path).is_relative_to(root) else o.path
+        where = Path(o.path).resolve()
+        log = str(where.relative_to(root)) if where.is_relative_to(root) else o.path
         cwd = [o.session.meta.cwd] if o.session.meta.cwd else []
         scanner = Redactor(user_names=user_names_from_paths(cwd))
         d1, d2 = _docs(o), _docs(r)
