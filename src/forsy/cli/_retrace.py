@@ -218,7 +218,8 @@ def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_
         elif o.status == "written" and not quiet:
             typer.echo(f"{o.where}: {plural(o.steps, 'step')}, {plural(o.turns, 'turn')}, "
                        f"confidence {o.confidence}; {check.counts() if check else ''}")
-        if o.status == "failed":
+        if o.status == "failed" and not (len(done.outcomes) == 1 and not as_json):
+            # a run of one session that failed: the error line below says it once
             typer.echo(f"forsy: failed: {safe(o.path)}: {safe(o.message)}", err=True)
         elif o.status == "skipped" and verbose and not quiet:
             typer.echo(f"forsy: skipped: {safe(o.path)}: {safe(o.message)}", err=True)
