@@ -25,9 +25,9 @@ import zstandard
 from ...errors import InputError
 from ...evidence import Evidence, Session, SourceFile
 from .._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
+from .._records import MAX_DEPTH, too_deep
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-MAX_DEPTH = 200  # nesting of one record; real rollouts reach about 10
 MAX_TYPE_WARNINGS = 20  # per file; quality.extra["bad_field_types"] counts them all
 ENVELOPE_KINDS = frozenset(
     {
@@ -122,7 +122,7 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
         session.quality.records += 1
         raw_digest = sha256(rl.raw)
         obj, lossy = _parse(rl.raw)
-        deep = rl.raw.count(b"[") + rl.raw.count(b"{") > MAX_DEPTH and _too_deep(obj)
+        deep = too_deep(rl.raw, obj)
         rec = _classify(obj, len(recs), rl.line) if isinstance(obj, dict) and not deep else None
         rtype = _record_type(rec) if rec is not None else None
         ev = session.add_evidence(Evidence.make(source, rl.line, rl.offset, rl.raw, raw_digest, rtype))
@@ -151,19 +151,6 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
             bad_type(session, source, rl.line, "timestamp", obj["timestamp"], (str,))
     return LoadedFile(path, source, recs, sf, packed)
 
-
-def _too_deep(obj: Any) -> bool:
-    """Is `obj` nested deeper than MAX_DEPTH? (Iterative: recursion is what it guards.)"""
-    stack = [(obj, 1)]
-    while stack:
-        v, d = stack.pop()
-        if d > MAX_DEPTH:
-            return True
-        if isinstance(v, dict):
-            stack.extend((x, d + 1) for x in v.values() if isinstance(x, dict | list))
-        elif isinstance(v, list):
-            stack.extend((x, d + 1) for x in v if isinstance(x, dict | list))
-    return False
 
 
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
