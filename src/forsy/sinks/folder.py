@@ -202,8 +202,7 @@ class FolderSink:
     def _holds_another_trace(dest: Path, a: Assembled) -> bool:
         owned = owned_trace_folder(Path(os.path.realpath(dest))) if dest.exists() else None
         m = a.manifest
-        return owned is not None and (owned.source_kind, owned.session_id, owned.sources[:1]) != (
-            m.source_kind, m.session_id, tuple(s.path for s in m.sources[:1]))
+        return owned is not None and not owned.same_source(m.source_kind, m.session_id, [s.path for s in m.sources])
 
 
 def write_folder(a: Assembled, dest: Path) -> Path:
@@ -244,6 +243,11 @@ class OwnedFolder:
     source_kind: str
     session_id: str | None
     sources: tuple[str, ...]
+
+    def same_source(self, source_kind: str, session_id: str | None, sources: list[str]) -> bool:
+        """The same trace source: kind, session id and first source file (its other files, such as
+        subagents, may come and go as the session grows)."""
+        return (self.source_kind, self.session_id, self.sources[:1]) == (source_kind, session_id, tuple(sources[:1]))
 
 
 def owned_trace_folder(folder: Path) -> OwnedFolder | None:
@@ -304,7 +308,7 @@ def check_destination(dest: Path, source_kind: str, session_id: str | None, sour
         raise OutputError(f"destination holds files forsy did not write ({shown}); refusing to replace it. "
                           "Give -o a new or empty folder, or a trace folder forsy wrote for this session",
                           path=dest)
-    if (owned.source_kind, owned.session_id, owned.sources[:1]) != (source_kind, session_id, tuple(sources[:1])):
+    if not owned.same_source(source_kind, session_id, sources):
         raise OutputError(f"destination holds another trace (session {owned.session_id} from "
                           f"{', '.join(owned.sources[:1]) or 'unknown'}); refusing to replace it", path=dest)
 
