@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from ..errors import InputError, UnsupportedFormat
+from ._lines import HEAD as HEAD_BYTES
 from ._lines import Limits, open_regular
 
 if TYPE_CHECKING:
     from ..evidence import Session
 
-HEAD_BYTES = 65536
 
 BUILTIN: dict[str, str] = {
     "claude_code": "forsy.sources.claude_code:ClaudeCodeSource",

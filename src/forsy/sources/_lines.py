@@ -105,7 +105,7 @@ def open_regular(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-HEAD = 65536  # how much of a file a source's sniff sees (`sources.HEAD_BYTES`)
+HEAD = 65536  # how much of a file a source's sniff sees (also `sources.HEAD_BYTES`)
 Sniff = Callable[[Path, bytes], bool]
 
 
