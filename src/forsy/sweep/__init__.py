@@ -44,6 +44,7 @@ from ._units import Plan, Unit, plan_units
 
 if TYPE_CHECKING:
     from .._parallel import Pending, SessionPool
+    from ..pipeline import _Timeline
 
 INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
 CLEANUP_WARN_DAYS = 5
@@ -132,6 +133,7 @@ class _Sweep:
         self.now = options.now()
         self.now_iso = iso(self.now)
         self.hold = _TestHold.from_env()
+        self.timeline: _Timeline | None = None  # the config's histories and git, read once per run
 
     def run(self) -> None:
         t0 = time.perf_counter()
@@ -145,6 +147,10 @@ class _Sweep:
         changed = [u for u in plan.units if u.failure is None and u.change != "unchanged"]
         jobs = parallel_jobs(self.opt.retrace, len(changed),
                              sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk))
+        if changed and (self.opt.retrace.history or self.opt.retrace.git):
+            from ..pipeline import _timeline_inputs
+
+            self.timeline = _timeline_inputs(self.opt.retrace)  # only when something is to be traced
         if jobs > 1:
             self._run_parallel(plan.units, known, on_disk, jobs)
         else:
@@ -197,7 +203,7 @@ class _Sweep:
                     flying += 1
                 queue.append(step)
 
-        with SessionPool(self.opt.retrace, jobs) as pool:
+        with SessionPool(self.opt.retrace, jobs, self.timeline) as pool:
             fill(pool, pool.window)
             while queue:
                 step = queue.popleft()
@@ -271,7 +277,8 @@ class _Sweep:
             if pool is not None and pending is not None:  # read → assembled in a worker; stored here
                 outcomes = pool.finish(pending, sink, _Meter(None))
             else:
-                outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False)
+                outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False,
+                                       timeline=self.timeline)
             self.hold.maybe("traced")
             failed = [o for o in outcomes if o.status == "failed"]
             status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")

@@ -1,0 +1,85 @@
+"""`forsy sweep` merges the shell histories and the git repository named in its config (or its
+`--history`/`--git` flags) into each trace it makes, as `forsy retrace --history/--git` does:
+the sweep docs promise it, and a sweep that dropped them would lose that evidence silently."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from forsy.pipeline import RetraceOptions, retrace
+from forsy.store import Store, TraceQuery, open_store
+from forsy.sweep import SweepOptions, sweep
+
+T0 = 1767261600  # 2026-01-01T10:00:00Z
+
+
+def _iso(sec: int) -> str:
+    return f"2026-01-01T10:{sec // 60:02d}:{sec % 60:02d}.000Z"
+
+
+def _git(repo: Path, *args: str, when: int | None = None) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.org",
+           "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.org",
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{T0 + when} +0000"
+    subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict[str, Path]:
+    """A Claude session (0:15–0:40), a zsh history with a command of its own in that window and
+    a repository with a commit made by hand in it."""
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "a.txt").write_text("one\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "hand-made commit in the window", when=25)
+    recs = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "sw-1", "cwd": str(repo),
+         "timestamp": _iso(15), "message": {"role": "user", "content": "Look at the repo"}},
+        {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "sessionId": "sw-1", "cwd": str(repo),
+         "timestamp": _iso(40), "message": {"id": "m2", "role": "assistant",
+                                            "content": [{"type": "text", "text": "Looked."}]}},
+    ]
+    logs = tmp_path / "logs" / "claude" / "-proj"
+    logs.mkdir(parents=True)
+    (logs / "sw-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    hist = tmp_path / "hist" / ".zsh_history"
+    hist.parent.mkdir()
+    hist.write_bytes(f": {T0 + 20}:0;make check-the-window\n".encode())
+    return {"repo": repo, "logs": tmp_path / "logs", "history": hist}
+
+
+def _step_texts(trace: dict[str, object]) -> str:
+    return json.dumps(trace["steps"])
+
+
+def test_sweep_merges_config_history_and_git_into_each_trace(world: dict[str, Path], tmp_path: Path) -> None:
+    store: Store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        opts = RetraceOptions(redact=False, history=[world["history"]], git=world["repo"])
+        rep = sweep(store, SweepOptions(roots=[world["logs"] / "claude"], retrace=opts, ignore_settle=True,
+                                        claude_home=tmp_path / "no-claude-home"))
+        assert rep.counts.failed == 0, rep
+        assert rep.counts.traced == 1, rep
+        [row] = store.traces(TraceQuery(limit=10))
+        files = {f.name: f.data for f in store.trace_files(row.trace_id)}
+        trace = json.loads(files["trace.json"])
+        text = _step_texts(trace)
+        assert "make check-the-window" in text  # the history's command
+        assert "hand-made commit in the window" in text  # the commit
+        # the same steps `forsy retrace --history --git` makes for that session
+        out = tmp_path / "retraced"
+        retrace([world["logs"] / "claude" / "-proj" / "sw-1.jsonl"],
+                RetraceOptions(out=out, redact=False, history=[world["history"]], git=world["repo"]))
+        direct = json.loads((out / "trace.json").read_bytes())
+        assert [s["action"] for s in trace["steps"]] == [s["action"] for s in direct["steps"]]
+    finally:
+        store.close()
