@@ -541,13 +541,18 @@ class _Timeline:
 
 
 def _timeline_inputs(options: RetraceOptions) -> _Timeline:
+    from .sources.asciinema import AsciinemaSource
     from .sources.git import read_git
     from .sources.shell import ShellHistorySource
 
-    shell = ShellHistorySource()
+    shell, cast = ShellHistorySource(), AsciinemaSource()
     hist: list[Session] = []
     for h in options.history:
-        why = shell.refuses(h, sources.read_head(h))
+        head = sources.read_head(h)
+        if cast.sniff(h, head):  # a terminal recording: its commands, as a history's
+            hist.extend(cast.read_history(h, ReadContext(root=h.parent)))
+            continue
+        why = shell.refuses(h, head)
         if why:
             raise UnsupportedFormat(f"--history: {why}", path=h)
         hist.extend(shell.read(h, ReadContext(root=h.parent)))
