@@ -76,6 +76,26 @@ class Replaced:
 
 
 @dataclass(frozen=True)
+class Grouping:
+    """How a value of an accepted model grouping (proposed steps, docs/llm.md) came to be.
+
+    The model grouped a run of rule-made steps into proposed steps and turns with a goal each;
+    every value it set (a step's `turn`, the `reasoning` that states its proposed step's goal)
+    names the proposal, where in it the step sits, and the checks the whole grouping passed."""
+
+    proposal: str  # the request's prompt version ("steps_v1")
+    turn: int  # the turn the step is in (as written in the trace)
+    turn_goal: str  # the proposed turn's goal (checked like the step's)
+    group: int  # the proposed step, numbered from 1 over the whole grouping
+    steps: tuple[int, int]  # the trace steps (first, last) that proposed step covers
+    checks: tuple[str, ...]  # the checks the grouping passed (all of them, or it is not here)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"proposal": self.proposal, "turn": self.turn, "turn_goal": self.turn_goal, "group": self.group,
+                "steps": list(self.steps), "checks": list(self.checks)}
+
+
+@dataclass(frozen=True)
 class Proposal:
     path: str
     value: Value
@@ -86,6 +106,7 @@ class Proposal:
     params: Params | None = None
     replaces: Replaced | None = None
     time: str | None = None  # when it was made (an injected clock; None for the model pass: re-runs match)
+    grouping: Grouping | None = None  # set on the values of an accepted grouping (proposed steps)
 
     def __post_init__(self) -> None:
         parse_path(self.path)  # a proposal with a path forsy cannot place is a bug, not data
@@ -144,6 +165,8 @@ def provenance(p: Proposal) -> FieldProvenance:
         who["replaced"] = {"value": p.replaces.value, "rule": p.replaces.rule}
     if p.time is not None:
         who["time"] = p.time
+    if p.grouping is not None:
+        who["grouping"] = p.grouping.as_dict()
     params = dict(p.params) if p.params else None
     return FieldProvenance.model_validate({"origin": p.origin, "rule": p.rule, "params": params, "evidence": refs,
                                            "model": who if p.origin == "model" else None,
@@ -203,6 +226,6 @@ def trace_overlay(proposals: Iterable[Proposal]) -> TraceOverlay:
     return out
 
 
-__all__ = ["TRACE_PATHS", "Actor", "Citation", "Proposal", "ProposalOrigin", "Replaced", "StepPath", "TraceOverlay",
-           "apply_step", "apply_to_drafts", "copy_drafts", "parse_path", "provenance", "step_path", "trace_overlay",
-           "trace_path"]
+__all__ = ["TRACE_PATHS", "Actor", "Citation", "Grouping", "Proposal", "ProposalOrigin", "Replaced", "StepPath",
+           "TraceOverlay", "apply_step", "apply_to_drafts", "copy_drafts", "parse_path", "provenance", "step_path",
+           "trace_overlay", "trace_path"]

@@ -27,11 +27,11 @@ from ..assemble import termination
 from ..assemble.score import Factor
 from ..errors import LLMError
 from ..evidence import Session
-from ..proposals import Actor, Proposal
+from ..proposals import Actor, Proposal, apply_to_drafts
 from ..protocols import Completion
 from ..rules.segment import Draft
 from ._cache import AnswerCache, default_path
-from ._call import CallResult, call_chunk
+from ._call import CallResult, Parse, call_chunk
 from ._check import Checker, Tally, parse_answer
 from ._evidence import (
     EXACT_MIN_CHARS,
@@ -40,6 +40,10 @@ from ._evidence import (
     build_index,
 )
 from ._request import CHUNK_FILL, Chunk, Plan, Prompt, load_prompt, plan_chunks, request_params, split_chunk
+from ._steps import CHECKS as STEP_CHECKS
+from ._steps import MIN_RUN, CheckedTurn, Refused, Window, check_window, parse_grouping, proposals_for, scopes
+from ._steps import PROMPT_NAME as STEPS_PROMPT
+from ._steps import windows as step_windows
 
 MAX_LISTED = 100  # rejections listed one by one in the report (all are counted)
 NOTE = ("Values whose provenance origin is 'model' were proposed by a language model; forsy kept a value only "
@@ -61,6 +65,7 @@ class LLMConfig:
     backoff_s: float = 1.0  # first backoff; doubles each retry (at most 20 s)
     use_cache: bool = True
     json_mode: bool | None = None  # None: on for a hosted provider, off with api_base (fenced JSON is read)
+    propose_steps: bool = True  # ask for a grouping where the rules cannot segment well (`_steps`)
 
 
 @dataclass
@@ -96,17 +101,91 @@ def plan(session: Session, drafts: list[Draft], cfg: LLMConfig) -> Plan:
 
 
 def enrich(session: Session, drafts: list[Draft], cfg: LLMConfig) -> LLMOutcome:
-    """Ask the model for the null fields of `drafts`: the proposals whose citations pass (drafts unchanged)."""
+    """Ask the model for the null fields of `drafts`: the proposals whose citations pass (drafts unchanged).
+
+    Where the rules cannot segment well (shell commands only, or a long run of them), the model
+    is first asked for a grouping into steps and turns (`_steps`); an accepted one is laid under
+    the field pass, which then asks only for what is still null."""
     prompt = load_prompt()
     idx = build_index(session)
-    the_plan = plan_chunks(session, drafts, idx, prompt, cfg.chunk_tokens, termination(session, drafts))
     client, cost_of = _client(cfg)
-    splitter = _Splitter(the_plan, drafts, idx, prompt)
-    answered, stats = _answers(the_plan, prompt, cfg, client, cost_of, splitter)
-    checker = Checker(drafts, idx, the_plan, Actor(cfg.model, prompt_version=prompt.name))
+    stats = _Stats()
+    grouped = _propose_steps(drafts, idx, cfg, client, cost_of, stats) if cfg.propose_steps else _Grouped()
+    base = apply_to_drafts(drafts, grouped.proposals) if grouped.proposals else drafts
+    the_plan = plan_chunks(session, base, idx, prompt, cfg.chunk_tokens, termination(session, base))
+    splitter = _Splitter(the_plan, base, idx, prompt)
+    answered = _answers(the_plan.chunks, prompt.name, cfg, client, cost_of, stats, splitter)
+    checker = Checker(base, idx, the_plan, Actor(cfg.model, prompt_version=prompt.name))
     for ch, proposals in answered:
         checker.apply(ch, proposals)
-    return _outcome(cfg, prompt, the_plan, stats, checker)
+    return _outcome(cfg, prompt, the_plan, stats, checker, grouped)
+
+
+# ---------------------------------------------------------------------- proposed steps
+GROUPING_PENALTY = 5.0  # confidence points: the trace's grouping is a model's (checked) proposal, not a rule's
+
+
+@dataclass
+class _Grouped:
+    proposals: list[Proposal] = field(default_factory=list)
+    report: dict[str, Any] | None = None  # manifest.llm.steps (None: no scope was eligible)
+    fallbacks: int = 0  # requests that got no usable answer
+    grouped_steps: int = 0  # rule-made steps an accepted grouping covers
+
+
+def _propose_steps(drafts: list[Draft], idx: EvidenceIndex, cfg: LLMConfig, client: Completion, cost_of: Any,
+                   stats: _Stats) -> _Grouped:
+    """Ask for a grouping of each eligible scope; keep each scope's grouping only when every
+    request of it was answered and the whole grouping passed every check (never a partial mix)."""
+    found = scopes(drafts)
+    if not found:
+        return _Grouped()
+    prompt = load_prompt(STEPS_PROMPT)
+    wins: list[Window] = []
+    for sc in found:
+        wins += step_windows(sc, drafts, idx, prompt, cfg.chunk_tokens, len(wins))
+    failed: dict[int, str] = {}
+    answered = _answers([w.chunk for w in wins], prompt.name, cfg, client, cost_of, stats, parse=parse_grouping,
+                        failed=failed)
+    got = {ch.index: items for ch, items in answered}
+    out = _Grouped(fallbacks=len(failed))
+    actor = Actor(cfg.model, prompt_version=prompt.name)
+    entries: list[dict[str, Any]] = []
+    reasons: dict[str, int] = {}
+    group = 1
+    for sc in found:
+        entry: dict[str, Any] = {"steps": [sc.first + 1, sc.last + 1], "evidence_ids": len(sc.items),
+                                 "turns_proposed": sc.turns, "requests": 0, "status": "accepted"}
+        turns: list[CheckedTurn] = []
+        for w in (w for w in wins if w.scope is sc):
+            entry["requests"] += 1
+            if w.chunk.index in failed:
+                entry.update(status="fallback", reason=failed[w.chunk.index])
+                break
+            raw = got[w.chunk.index]
+            if not raw:
+                entry["status"] = "declined"  # the model proposed no grouping: nothing to check
+                break
+            try:
+                turns += check_window(w, raw, drafts, idx)
+            except Refused as r:
+                entry.update(status="rejected", reason=r.reason, at={"request": entry["requests"], **r.at})
+                reasons[r.reason] = reasons.get(r.reason, 0) + 1
+                break
+        if entry["status"] == "accepted":
+            n_steps = sum(len(t.steps) for t in turns)
+            out.proposals += proposals_for(sc, turns, drafts, actor, group)
+            group += n_steps
+            out.grouped_steps += sc.last - sc.first + 1
+            entry.update(turns=len(turns), proposed_steps=n_steps)
+        entries.append(entry)
+    status = [e["status"] for e in entries]
+    out.report = {"prompt_version": prompt.name, "prompt_sha256": prompt.sha256, "min_run": MIN_RUN,
+                  "scopes": entries, "accepted": status.count("accepted"), "rejected": status.count("rejected"),
+                  "declined": status.count("declined"), "fell_back": status.count("fallback"),
+                  "rejected_by_reason": dict(sorted(reasons.items())), "checks": list(STEP_CHECKS),
+                  "penalty": GROUPING_PENALTY if out.proposals else 0.0}
+    return out
 
 
 # ---------------------------------------------------------------------- calls
@@ -180,31 +259,32 @@ def _kwargs(cfg: LLMConfig, ch: Chunk) -> dict[str, Any]:
 Answered = list[tuple[Chunk, list[dict[str, Any]]]]
 
 
-def _answers(the_plan: Plan, prompt: Prompt, cfg: LLMConfig, client: Completion, cost_of: Any,
-             splitter: _Splitter) -> tuple[Answered, _Stats]:
-    """Each chunk's proposals, in chunk order (a split chunk's halves in its place)."""
-    stats = _Stats()
+def _answers(chunks: list[Chunk], prompt_name: str, cfg: LLMConfig, client: Completion, cost_of: Any,
+             stats: _Stats, splitter: _Splitter | None = None, parse: Parse = parse_answer,
+             failed: dict[int, str] | None = None) -> Answered:
+    """Each chunk's answer items, in chunk order (a split chunk's halves in its place); the
+    reason a chunk got no usable answer goes to `failed` (chunk index → reason) when given."""
     got: dict[tuple[int, ...], tuple[Chunk, list[dict[str, Any]]]] = {}
     cache = AnswerCache((cfg.cache_dir / "llm.sqlite3") if cfg.cache_dir else default_path()) \
         if cfg.use_cache else None
-    todo: list[tuple[tuple[int, ...], Chunk]] = [((ch.index,), ch) for ch in the_plan.chunks]
+    todo: list[tuple[tuple[int, ...], Chunk]] = [((ch.index,), ch) for ch in chunks]
     try:
         while todo:
             asked = []
             for key, ch in todo:
-                hit = cache.get(cfg.model, prompt.name, ch.request_sha256) if cache else None
+                hit = cache.get(cfg.model, prompt_name, ch.request_sha256) if cache else None
                 if hit is not None:
                     try:
-                        got[key] = (ch, parse_answer(hit))
+                        got[key] = (ch, parse(hit))
                         stats.cache_hits += 1
                         continue
                     except ValueError:
                         pass  # a stored answer this version cannot read: ask again
                 asked.append((key, ch))
             todo = []
-            for (key, ch), r in zip(asked, _ask(asked, cfg, client, cost_of), strict=True):
+            for (key, ch), r in zip(asked, _ask(asked, cfg, client, cost_of, parse), strict=True):
                 _count(stats, r, ch)  # in chunk order: the report and the cache do not depend on timing
-                if r.failure == "context_overflow" and len(key) <= MAX_SPLITS:
+                if r.failure == "context_overflow" and len(key) <= MAX_SPLITS and splitter is not None:
                     halves = splitter.split(ch, key)
                     if halves:
                         stats.splits += 1
@@ -215,18 +295,20 @@ def _answers(the_plan: Plan, prompt: Prompt, cfg: LLMConfig, client: Completion,
                 if r.proposals is not None and r.content is not None:
                     got[key] = (ch, r.proposals)
                     if cache:
-                        cache.put(cfg.model, prompt.name, ch.request_sha256, r.content, r.usage)
+                        cache.put(cfg.model, prompt_name, ch.request_sha256, r.content, r.usage)
+                elif failed is not None:
+                    failed.setdefault(key[0], r.failure or "malformed")
     finally:
         if cache:
             cache.close()
-    return [got[k] for k in sorted(got)], stats
+    return [got[k] for k in sorted(got)]
 
 
-def _ask(asked: list[tuple[tuple[int, ...], Chunk]], cfg: LLMConfig, client: Completion, cost_of: Any
-         ) -> list[CallResult]:
+def _ask(asked: list[tuple[tuple[int, ...], Chunk]], cfg: LLMConfig, client: Completion, cost_of: Any,
+         parse: Parse) -> list[CallResult]:
     with ThreadPoolExecutor(max_workers=max(1, cfg.max_concurrency)) as pool:
         futures: list[Future[CallResult]] = [
-            pool.submit(call_chunk, client, _kwargs(cfg, ch), cfg.retries, cfg.backoff_s, cost_of)
+            pool.submit(call_chunk, client, _kwargs(cfg, ch), cfg.retries, cfg.backoff_s, cost_of, parse)
             for _, ch in asked]
         try:
             return [f.result() for f in futures]
@@ -249,7 +331,8 @@ def _count(stats: _Stats, r: CallResult, ch: Chunk) -> None:
 
 
 # ---------------------------------------------------------------------- outcome
-def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, checker: Checker) -> LLMOutcome:
+def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, checker: Checker,
+             grouped: _Grouped) -> LLMOutcome:
     t: Tally = checker.tally
     rejected = sum(t.rejected.values())
     report: dict[str, Any] = {
@@ -273,10 +356,21 @@ def _outcome(cfg: LLMConfig, prompt: Prompt, the_plan: Plan, stats: _Stats, chec
         "note": NOTE,
     }
     factors: list[Factor] = []  # refused proposals are reported, never scored: they are not in the trace
-    if stats.fallbacks:
-        report["warning"] = (f"{sum(stats.fallbacks.values())} of {len(the_plan.chunks)} chunk(s) fell back to the "
-                             "deterministic result (no usable answer)")
-    return LLMOutcome(report, factors, list(checker.accepted))
+    if grouped.report is not None:
+        report["steps"] = grouped.report
+    if grouped.proposals:  # what the model added: the grouping itself, not a value copied from the log
+        factors.append(Factor("model_grouping", grouped.grouped_steps, GROUPING_PENALTY,
+                              "steps grouped into proposed steps and turns by a model (checked whole), not by rules"))
+    warnings = []
+    chunk_fallbacks = sum(stats.fallbacks.values()) - grouped.fallbacks
+    if chunk_fallbacks:
+        warnings.append(f"{chunk_fallbacks} of {len(the_plan.chunks)} chunk(s) fell back to the deterministic "
+                        "result (no usable answer)")
+    if grouped.fallbacks:
+        warnings.append(f"{grouped.fallbacks} grouping request(s) fell back: the rule-made steps are kept")
+    if warnings:
+        report["warning"] = "; ".join(warnings)
+    return LLMOutcome(report, factors, [*grouped.proposals, *checker.accepted])
 
 
 __all__ = ["EvidenceIndex", "LLMConfig", "LLMOutcome", "enrich", "evidence_texts", "litellm_module", "plan"]

@@ -105,8 +105,11 @@ def _read(resp: Any) -> tuple[str | None, dict[str, int]]:
     return (content if isinstance(content, str) else None), usage
 
 
+Parse = Callable[[str], list[dict[str, Any]]]  # an answer's items, or ValueError when it is not the object asked for
+
+
 def call_chunk(client: Completion, kwargs: dict[str, Any], retries: int, backoff_s: float,
-               cost_of: Callable[[Any], float | None]) -> CallResult:
+               cost_of: Callable[[Any], float | None], parse: Parse = parse_answer) -> CallResult:
     res = CallResult()
     for _ in range(PARSE_TRIES):
         try:
@@ -134,7 +137,7 @@ def call_chunk(client: Completion, kwargs: dict[str, Any], retries: int, backoff
         if c is not None:
             res.cost = (res.cost or 0.0) + c
         try:
-            res.proposals = parse_answer(content or "")
+            res.proposals = parse(content or "")
             res.content = content
             res.failure = None
             return res

@@ -68,17 +68,22 @@ def parse_answer(content: str) -> list[dict[str, Any]]:
     Read as sent (JSON mode), else from the first fenced block that holds the object (```json …```,
     with or without words around it: what a model without JSON mode writes), else from the
     outermost {...} in the text."""
-    candidates = [content.strip()] + [m.group(1).strip() for m in _FENCE.finditer(content)]
-    first, last = content.find("{"), content.rfind("}")
-    if 0 <= first < last:
-        candidates.append(content[first:last + 1])
     errors = 0
-    for text in candidates:
+    for text in answer_candidates(content):
         try:
             return Envelope.model_validate_json(text).proposals
         except PydanticError as e:
             errors = e.error_count()
     raise ValueError(f"answer is not a proposals object: {errors} error(s)")
+
+
+def answer_candidates(content: str) -> list[str]:
+    """Where the JSON object of an answer may be: the whole text, each fenced block, the outermost {...}."""
+    candidates = [content.strip()] + [m.group(1).strip() for m in _FENCE.finditer(content)]
+    first, last = content.find("{"), content.rfind("}")
+    if 0 <= first < last:
+        candidates.append(content[first:last + 1])
+    return candidates
 
 
 @dataclass
