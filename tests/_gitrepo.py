@@ -12,7 +12,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 class Repo:
     """A throwaway repository with fixed names and dates, so every sha is the same each run."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, init: bool = True) -> None:
         assert PROJECT not in path.resolve().parents, "tests must never touch the project repo"
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
@@ -27,7 +27,17 @@ class Repo:
             "GIT_COMMITTER_EMAIL": "ada@example.org",
             "GIT_CEILING_DIRECTORIES": str(path.parent),
         }
-        self.git("init", "-q", "-b", "main")
+        if init:
+            self.git("init", "-q", "-b", "main")
+
+    @classmethod
+    def partial_clone(cls, origin: Repo, path: Path) -> Repo:
+        """`git clone --filter=blob:none` of `origin` (a local path): the checkout fetches the blobs
+        of HEAD's tree, older blobs stay in the origin (missing here until lazily fetched)."""
+        origin.git("config", "uploadpack.allowFilter", "true")
+        clone = cls(path, init=False)
+        clone.git("clone", "-q", "--filter=blob:none", f"file://{origin.path}", str(path))
+        return clone
 
     def git(self, *args: str, when: str | None = None) -> str:
         env = dict(self.env)

@@ -7,7 +7,8 @@ an id that is not here is a bug (`check` raises), and docs/rules.md's rule table
 generated from this list (`markdown`) and tested against it.
 
 Id prefixes: R- segmentation (steps and their fields), T- trace-level fields, A- artifacts,
-M- model-proposed corrections, C- how a copied value sits in its record.
+M- model-proposed corrections, C- how a copied value sits in its record, G- how the timeline
+ties a git commit to the log (the `match` of R-commit/match; forsy.rules.commits).
 """
 
 from __future__ import annotations
@@ -91,6 +92,21 @@ _RULES: tuple[Rule, ...] = (
     Rule("A-patch", "An apply_patch: the files its patch names, each with its section."),
     Rule("A-commit", "A commit's files, with the status git gives."),
     Rule("A-persisted", "A tool output the agent saw only a preview of, saved in full by the agent."),
+    # -- git commits on the agent's timeline (forsy.rules.commits)
+    Rule("G-named-commit", "A result names the commit its command made (`[branch sha] subject`, Aider's `Commit sha "
+         "subject`): that commit, the sha resolved in the repository, is the call's (score 1)."),
+    Rule("G-named-mention", "A result names a commit it did not make (`HEAD is now at sha`, a push's `old..new`): "
+         "recorded in `named_commits`, never attributed to the call."),
+    Rule("G-named-pull-request", "`gh pr merge` names pull request #N: the window's one commit of that pull request "
+         "(subject ending `(#N)`, or `Merge pull request #N`) is the call's (score 0.95)."),
+    Rule("G-named-rewritten", "A named commit the repository lacks (a warning says so) is linked to the one window "
+         "commit with its subject authored before the log named it: \"rebased as\" (score 0.7, uncertain)."),
+    Rule("G-amend", "`git commit --amend` names a new commit: it replaces the earlier named commit of its branch "
+         "on the timeline; both records link each other."),
+    Rule("G-squash", "A commit whose patch id equals that of an agent's branch since it left the commit's parent "
+         "squashes those commits: linked to all of them."),
+    Rule("G-refuse", "A time or edited-files match the log contradicts (the call's result names other commits, its "
+         "message another subject, or the edits were already committed) is refused."),
     # -- model corrections (the optional LLM pass)
     Rule("M-correction", "The user message of step `user_step` corrects an earlier step (model-proposed, "
          "citations checked): directive, eval −1, success false, and the cause link.", ("user_step",)),

@@ -19,19 +19,19 @@ Shell commands an agent ran (rule "command-text+time")
     *uncertain*: not merged; the command stays an event with `ShellInfo.possible_match`
     and `quality.extra["uncertain_matches"]` counts it.
 
-Commits the agent made
-    * "shell-git-commit+time" (strong): a shell call whose command runs `git commit`
-      (or merge/cherry-pick/revert/am/rebase/pull) and whose [call time - 2 s, end + 2 s]
-      holds the commit's committer time. Score 0.8 + 0.2 x (rapidfuzz partial_ratio of the
-      commit subject within the command / 100).
-    * "edits-before-commit" (weak): edit calls (Edit/MultiEdit/Write/NotebookEdit/
-      apply_patch) after the previous commit of the repository and not after this one,
-      touching the commit's files. coverage = files touched / files in the commit; a match
-      needs coverage >= 0.5, score = 0.5 x coverage (always below any strong match);
-      0 < coverage < 0.5 is recorded as an uncertain `possible_match`.
+Commits the agent made (forsy.rules.commits; its docstring states each rule)
+    First what the log says: a result that names a commit (`[branch sha] subject` of `git
+    commit`, Aider's `Commit sha subject`, `gh pr merge`'s pull request) attributes that commit
+    to the naming call exactly (G-named-commit), an amend replaces the commit it amended
+    (G-amend: that commit leaves the timeline), a named commit the repository lacks is
+    reported and linked to its rebased form (G-named-rewritten), a squash to all the commits
+    it holds (G-squash); every named commit is listed in `named_commits` (sha, status, the
+    branches holding it, the evidence and span of the name). Only the other commits are
+    matched by time ("shell-git-commit+time") or edited files ("edits-before-commit"), and
+    such a match is refused when the log contradicts it (G-refuse).
     A matched commit gets `CommitInfo.matched_call_id` and `match` (rule, score, files)
     and the actor of the matched call ("agent", "subagent:<id>"); an unmatched commit keeps
-    "human:git".
+    "human:git". `commit_branches` maps every commit on the timeline to its branches.
 
 Window
     Explicit `window=(since, until)` (ISO 8601, either side open) when given; else, with an
@@ -63,40 +63,29 @@ from rapidfuzz import fuzz
 from ..errors import InputError
 from ..evidence import Event, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
-from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
+from ..payloads import CallInfo, HistoryMatch, Match, ShellInfo
 from ..tools import ToolKind, kind_of, spec
+from . import commits
+from .commits import CallSpan as _Call
+from .commits import to_epoch
+
+__all__ = ["edit_paths", "merge", "norm_cmd", "shell_command_of", "to_epoch"]
 
 STRICT_SCORE = 0.95  # rapidfuzz ratio / 100; every match score in forsy is in [0, 1]
 LOOSE_SCORE = 0.80
 STRICT_SLACK_S = 5.0
 LOOSE_SLACK_S = 120.0
-COMMIT_SLACK_S = 2.0  # commit dates are whole seconds
 DEFAULT_PAD_S = 300.0
-WEAK_MIN_COVERAGE = 0.5
-GIT_COMMIT = re.compile(
-    r"(?:^|[\s;&|(`])git(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+"
-    r"(commit|merge|cherry-pick|revert|am|rebase|pull)\b"
-)
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 NEG_INF = float("-inf")
 COUNT_KEYS = (
     "commands", "matched", "uncertain", "commits", "matched_commits", "uncertain_commits", "human_commits",
-    "outside_window", "untimed_left_out",
+    "outside_window", "untimed_left_out", "commits_named", "named_matched", "named_missing", "named_rewritten",
+    "named_amended", "refused_matches", "amended_away",
 )  # fmt: skip
 
 
 # --- small helpers -------------------------------------------------------------------------
-
-
-def to_epoch(ts: str | None) -> float | None:
-    """Seconds since 1970 of an ISO 8601 time; naive times are read as UTC; None if unreadable."""
-    if not ts:
-        return None
-    try:
-        dt = datetime.fromisoformat(ts.strip())
-    except ValueError:
-        return None
-    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
 
 
 def _iso(t: float) -> str:
@@ -147,24 +136,7 @@ def edit_paths(e: Event) -> list[str]:
     return [a or b for t in texts for a, b in PATCH_FILE.findall(t)]
 
 
-def _same_file(agent_path: str, repo_path: str) -> bool:
-    """An agent's path (absolute or relative) names the repository-relative path."""
-    a = agent_path.replace("\\", "/").removeprefix("./")
-    if a.startswith("/"):
-        return a.endswith("/" + repo_path)
-    return a == repo_path or repo_path.endswith("/" + a)
-
-
 # --- the agent's calls ---------------------------------------------------------------------
-
-
-@dataclass
-class _Call:
-    event: Event
-    start: float
-    end: float
-    command: str | None  # normalized shell command
-    paths: list[str]
 
 
 def _index_calls(agent: Session) -> list[_Call]:
@@ -210,10 +182,6 @@ class _Found:
     call: _Call
     score: float
     dt: float  # history time - call time, seconds
-
-
-def _bracket(c: _Call, t: float, slack: float) -> bool:
-    return c.start - slack <= t <= c.end + slack
 
 
 class _Timed:
@@ -274,10 +242,6 @@ def _shell(e: Event) -> ShellInfo:
     return e.info if isinstance(e.info, ShellInfo) else ShellInfo()
 
 
-def _commit(e: Event) -> CommitInfo:
-    return e.info if isinstance(e.info, CommitInfo) else CommitInfo()
-
-
 def _history_match(h: _Hist, f: _Found) -> HistoryMatch:
     info = _shell(h.event)
     return HistoryMatch(
@@ -299,75 +263,6 @@ def _record_id(e: Event) -> str | None:
 def _possible(call: Event, rule: str, score: float, dt: float | None, files: tuple[str, ...] = ()) -> Match:
     return Match(rule, round(score, 3), dt_s=round(dt, 3) if dt is not None else None, call_id=call.call_id,
                  files=files)
-
-
-# --- commits <-> calls ---------------------------------------------------------------------
-
-
-def _commit_paths(e: Event) -> list[str]:
-    return [str(f["path"]) for f in _commit(e).files if f.get("path")]
-
-
-def _strong_commit_match(e: Event, t: float, calls: list[_Call]) -> tuple[_Call, float] | None:
-    """The `git commit` call whose time brackets the commit (best subject match, then latest)."""
-    subject = (e.text or "").split("\n", 1)[0].strip()
-    best: tuple[tuple[float, float], _Call, float] | None = None
-    for c in calls:
-        if not c.command or not GIT_COMMIT.search(c.command) or not _bracket(c, t, COMMIT_SLACK_S):
-            continue
-        sim = fuzz.partial_ratio(subject, c.command) / 100 if subject else 0.0
-        score = 0.8 + 0.2 * sim
-        key = (score, c.start)
-        if best is None or key > best[0]:
-            best = (key, c, score)
-    return (best[1], best[2]) if best else None
-
-
-def _weak_commit_match(
-    e: Event, t: float, prev_t: float, calls: list[_Call]
-) -> tuple[list[_Call], list[str], float]:
-    """Edit calls in (prev_t, t] touching the commit's files; (calls, files, coverage)."""
-    paths = _commit_paths(e)
-    if not paths:
-        return [], [], 0.0
-    hits: list[_Call] = []
-    touched: set[str] = set()
-    for c in calls:
-        if not c.paths or not prev_t < c.start <= t:
-            continue
-        got = {p for p in paths for a in c.paths if _same_file(a, p)}
-        if got:
-            hits.append(c)
-            touched |= got
-    return hits, sorted(touched), len(touched) / len(paths)
-
-
-def _attribute_commit(e: Event, t: float | None, prev_t: float, calls: list[_Call]) -> tuple[Event, str]:
-    """A copy of the commit event with its match; and "matched", "uncertain" or "human"."""
-    if t is None:
-        return e, "human"
-    strong = _strong_commit_match(e, t, calls)
-    if strong:
-        c, score = strong
-        match = Match("shell-git-commit+time", round(score, 3), files=tuple(_commit_paths(e)))
-        return _matched_commit(e, c, match), "matched"
-    hits, files, coverage = _weak_commit_match(e, t, prev_t, calls)
-    if hits and coverage >= WEAK_MIN_COVERAGE:
-        last = max(hits, key=lambda c: c.start)
-        match = Match("edits-before-commit", round(0.5 * coverage, 3), files=tuple(files),
-                      calls=tuple(c.event.call_id for c in hits))
-        return _matched_commit(e, last, match), "matched"
-    if hits:
-        last = max(hits, key=lambda c: c.start)
-        possible = _possible(last.event, "edits-before-commit", 0.5 * coverage, None, tuple(files))
-        info = dataclasses.replace(_commit(e), possible_match=possible)
-        return dataclasses.replace(e, info=info), "uncertain"
-    return e, "human"
-
-
-def _matched_commit(e: Event, c: _Call, match: Match) -> Event:
-    info = dataclasses.replace(_commit(e), matched_call_id=c.event.call_id, match=match)
-    return dataclasses.replace(e, actor=c.event.actor, info=info)
 
 
 # --- window and order ----------------------------------------------------------------------
@@ -470,11 +365,14 @@ def merge(
     out.counts.update(dict.fromkeys(COUNT_KEYS, 0))
     replaced: dict[int, Event] = {}
     hist_items = _merge_history(out, calls, history, win, replaced)
-    git_items = _merge_commits(out, calls, git, win)
+    named = commits.plan(agent, git, calls)
+    git_items = _merge_commits(out, calls, git, win, named)
     agent_items = _agent_items(agent, replaced)
     merged = heapq.merge(agent_items, hist_items, git_items, key=lambda x: (x[0], x[1], x[2]))
     out.session.events = [x[3] for x in merged]
-    uncertain = out.counts["uncertain"] + out.counts["uncertain_commits"]
+    _named_out(out, named)
+    # a link to a rewritten commit is not what the log says: it lowers confidence as an uncertain match
+    uncertain = out.counts["uncertain"] + out.counts["uncertain_commits"] + out.counts["named_rewritten"]
     q = out.session.quality.extra
     q["uncertain_matches"] = q.get("uncertain_matches", 0) + uncertain
     lo, hi = win.lo, win.hi
@@ -534,20 +432,38 @@ def _merge_history(
     return items
 
 
+def _named_out(out: _Out, named: commits.NamedPlan) -> None:
+    """What the log named, in the timeline's counts; its warnings in the session's."""
+    for k, v in named.counts.items():
+        out.bump(k, v)
+    out.counts["named_commits"] = [dataclasses.asdict(r) for r in named.records]
+    out.counts["squashes"] = [{"sha": s, "squash_of": of} for s, of in named.squashes]
+    out.session.warnings.extend(named.warnings)
+
+
 def _merge_commits(
-    out: _Out, calls: list[_Call], git: list[Session], win: _Window
+    out: _Out, calls: list[_Call], git: list[Session], win: _Window, named: commits.NamedPlan
 ) -> list[tuple[float, int, int, Event]]:
     items: list[tuple[float, int, int, Event]] = []
+    held: dict[str, list[str]] = {}
     seq = 0
     for s in git:
         prev_t = NEG_INF
         for key, e, _ in _sorted_source([s], "commit"):
             t = to_epoch(e.ts)
-            new, verdict = _attribute_commit(e, t, prev_t, calls)
+            sha = getattr(e.info, "sha", None)
+            if sha in named.drop:
+                out.bump("amended_away")  # G-amend: the amending commit stands for it
+                continue
+            new, verdict = commits.attribute(e, t, prev_t, calls, named)
             prev_t = t if t is not None else prev_t
             if verdict != "matched" and not win.holds(t):
                 out.bump("outside_window" if t is not None else "untimed_left_out")
                 continue
+            if verdict == "refused":
+                out.bump("refused_matches")
+            if sha:
+                held[sha] = list(getattr(e.info, "branches", []))
             out.bump("commits")
             out.bump(
                 {"matched": "matched_commits", "uncertain": "uncertain_commits"}.get(verdict, "human_commits")
@@ -555,6 +471,7 @@ def _merge_commits(
             out.cite(new, s)
             items.append((key, 2, seq, new))
             seq += 1
+    out.counts["commit_branches"] = held
     items.sort(key=lambda x: (x[0], x[2]))
     return items
 

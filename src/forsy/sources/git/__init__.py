@@ -1,8 +1,12 @@
 """Git commits as evidence, read with the `git` command line (never reimplemented).
 
 `read_git(repo, since=, until=, ctx=)` gives one `Session` (source_kind "git") with one
-`commit` event per commit reachable from HEAD whose author or committer date lies in the
-window, oldest first. Each commit's evidence is the exact stdout of
+`commit` event per commit whose author or committer date lies in the window, oldest first:
+the commits of every local and remote-tracking branch, of HEAD and of every reflog entry
+(`git log --branches --remotes HEAD --reflog`), not one revision. Each commit's payload is a
+`GitCommitInfo`: the branches whose history holds it (none: reachable only from a reflog, an
+amended or rebased-away commit), its `git patch-id --stable`, and what a partial clone lacks.
+Each commit's evidence is the exact stdout of
 
     git -C <repo> <GIT_SHOW_ARGS...> <sha>
 
@@ -13,6 +17,14 @@ hash, so anyone can re-run it and compare (the bytes depend on git's diff algori
 the same git version and repository config give the same bytes). The evidence source is
 `git:<repo dir name>@<sha>`, line None, offset 0; the session lists the same name as one
 of its `files` (kind "git", abs_path the repository), with that length and hash.
+
+A partial clone may lack a blob the diff needs. git is never let fetch it (no lazy fetch, no
+transport allowed: `_run.NO_FETCH_ENV`); the commit is read as `git show --format=raw --raw
+--no-renames --no-abbrev` instead (its files and blob ids; evidence `git:<repo>@<sha>:raw`),
+or, if a tree is missing too, as `--no-patch` (`git:<repo>@<sha>:header`); the missing objects
+are named in `GitCommitInfo.missing` and a `git_missing_object` warning, and the retrace goes on.
+`GitLookup` answers the timeline's questions about commits a log names (a short sha resolved,
+the patch id of a branch squashed onto another).
 
 `read_patch(path, ctx)` reads a `git format-patch` mbox (one or more patches) or a plain
 unified diff and gives commit events with what the file holds (file evidence with lines).
@@ -32,10 +44,14 @@ from .. import ReadContext
 from .._lines import inside
 from ._diff import parse_diff
 from ._patch import read_patch
-from ._read import read_git
-from ._run import GIT_SHOW_ARGS, parse_when, show_bytes
+from ._read import GitCommitInfo, read_git
+from ._refs import GitLookup
+from ._run import GIT_SHOW_ARGS, SHOW_FORMS, parse_when, show_bytes
 
-__all__ = ["GIT_SHOW_ARGS", "GitSource", "parse_diff", "parse_when", "read_git", "read_patch", "show_bytes"]
+__all__ = [
+    "GIT_SHOW_ARGS", "GitCommitInfo", "GitLookup", "GitSource", "parse_diff", "parse_when", "read_git", "read_patch",
+    "show_bytes",
+]  # fmt: skip
 
 
 class GitSource:
@@ -55,15 +71,18 @@ class GitSource:
         return [read_git(path, since=None, until=None, ctx=ctx)]
 
     def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
-        """`git:<repo>@<sha>`: re-run the documented `git show` in a repository under the roots
-        (the root itself, or its folder named `<repo>`)."""
-        repo_name, _, sha = name[len("git:"):].rpartition("@")
+        """`git:<repo>@<sha>[:raw|:header]`: re-run the documented `git show` (of that form) in a
+        repository under the roots (the root itself, or its folder named `<repo>`)."""
+        repo_name, _, rest = name[len("git:") :].rpartition("@")
+        sha, colon, form = rest.partition(":")
+        if colon + form not in SHOW_FORMS:
+            return None
         for root in roots:
             named = inside(root, repo_name)
             for cand in (root, *([named] if named is not None else [])):
-                if (cand / ".git").exists() and (cand.resolve().name == repo_name or cand == root):
+                if (cand.resolve().name == repo_name or cand == root) and cand.is_dir():
                     try:
-                        return show_bytes(cand, sha)
+                        return show_bytes(cand, sha, colon + form)
                     except InputError:
                         continue
         return None

@@ -109,19 +109,19 @@ def _header_line(f: _File, line: str) -> None:
     if line.startswith("diff --git "):
         f.old_path, f.path = _git_header_paths(line[len("diff --git ") :])
     elif line.startswith(("diff --cc ", "diff --combined ")):
-        f.path = f.old_path = _unquote(line.split(" ", 2)[2])
+        f.path = f.old_path = unquote(line.split(" ", 2)[2])
     elif line.startswith("new file mode"):
         f.status = "A"
     elif line.startswith("deleted file mode"):
         f.status = "D"
     elif line.startswith("rename from "):
-        f.status, f.old_path = "R", _unquote(line[len("rename from ") :])
+        f.status, f.old_path = "R", unquote(line[len("rename from ") :])
     elif line.startswith("rename to "):
-        f.path = _unquote(line[len("rename to ") :])
+        f.path = unquote(line[len("rename to ") :])
     elif line.startswith("copy from "):
-        f.status, f.old_path = "C", _unquote(line[len("copy from ") :])
+        f.status, f.old_path = "C", unquote(line[len("copy from ") :])
     elif line.startswith("copy to "):
-        f.path = _unquote(line[len("copy to ") :])
+        f.path = unquote(line[len("copy to ") :])
     elif line.startswith(("Binary files ", "GIT binary patch")):
         f.binary = True
     elif line.startswith("--- "):
@@ -132,7 +132,7 @@ def _header_line(f: _File, line: str) -> None:
 
 def _plain_path(f: _File, spec: str, *, old: bool) -> None:
     """`--- a/x` / `+++ b/x` (a tab and a date may follow in plain diffs)."""
-    p = _unquote(spec.split("\t")[0].rstrip())
+    p = unquote(spec.split("\t")[0].rstrip())
     if p == "/dev/null":
         f.status = "A" if old else "D"
         return
@@ -149,11 +149,11 @@ def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
     """`a/<old> b/<new>` of a `diff --git` line; quoted or not, spaces allowed."""
     if rest.startswith('"'):
         old, tail = _take_quoted(rest)
-        new = _unquote(tail.strip())
+        new = unquote(tail.strip())
         return _strip_prefix(old, "a/"), _strip_prefix(new, "b/")
     if rest.endswith('"'):
         k = rest.find(' "')
-        return _strip_prefix(rest[:k], "a/"), _strip_prefix(_unquote(rest[k + 1 :]), "b/")
+        return _strip_prefix(rest[:k], "a/"), _strip_prefix(unquote(rest[k + 1 :]), "b/")
     # unquoted: both halves are equal except for renames, which also have "rename" lines
     n = (len(rest) - 5) // 2
     if rest.startswith("a/") and rest[2 + n : 5 + n] == " b/" and rest[2 : 2 + n] == rest[5 + n :]:
@@ -172,15 +172,15 @@ def _take_quoted(s: str) -> tuple[str, str]:
             i += 2
             continue
         if s[i] == '"':
-            return _unquote(s[: i + 1]), s[i + 1 :]
+            return unquote(s[: i + 1]), s[i + 1 :]
         i += 1
-    return _unquote(s), ""
+    return unquote(s), ""
 
 
 _C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
-def _unquote(s: str) -> str:
+def unquote(s: str) -> str:
     """git's C-style quoted path (`"caf\\303\\251"`) back to text."""
     if len(s) < 2 or not (s.startswith('"') and s.endswith('"')):
         return s

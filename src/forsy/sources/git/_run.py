@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from datetime import UTC, datetime, timedelta, timezone
@@ -9,46 +10,59 @@ from pathlib import Path
 
 from ...errors import InputError
 
-GIT_SHOW_ARGS = (
+# The -c settings fix what a user's config could change in the bytes of `git show`.
+_STABLE = (
     "-c", "core.quotepath=true",
     "-c", "diff.noprefix=false",
     "-c", "diff.mnemonicPrefix=false",
     "-c", "diff.relative=false",
     "-c", "log.showSignature=false",
-    "show", "--no-color", "--no-ext-diff", "--no-textconv",
-    "--format=raw", "--patch", "-M", "--full-index",
 )  # fmt: skip
-HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-CC_HUNK = re.compile(r"^@@@+ -(\d+)(?:,(\d+))? (?:-\d+(?:,\d+)? )*\+(\d+)(?:,(\d+))? @@@+")
-RAW_PERSON = re.compile(r"^(.*) <(.*)> (-?\d+) ([+-]\d{4})$")
+GIT_SHOW_ARGS = (
+    *_STABLE, "show", "--no-color", "--no-ext-diff", "--no-textconv", "--format=raw", "--patch", "-M", "--full-index",
+)  # fmt: skip
+# When the diff cannot be read (a partial clone lacks a blob): the files and blob ids, which
+# need only trees (no rename detection: that compares contents) ...
+GIT_SHOW_RAW_ARGS = (*_STABLE, "show", "--no-color", "--format=raw", "--raw", "--no-renames", "--no-abbrev")
+# ... and when even a tree is missing, the commit's header and message alone.
+GIT_SHOW_HEADER_ARGS = (*_STABLE, "show", "--no-color", "--format=raw", "--no-patch")
+# the evidence name's suffix for each form (`git:<repo>@<sha><suffix>`)
+SHOW_FORMS: dict[str, tuple[str, ...]] = {"": GIT_SHOW_ARGS, ":raw": GIT_SHOW_RAW_ARGS, ":header": GIT_SHOW_HEADER_ARGS}
 GIT_TIMEOUT_S = 120
+
+# Never a network call: in a partial clone git fetches a missing object from the promisor
+# remote on its own ("lazy fetch"). GIT_NO_LAZY_FETCH (git >= 2.44) turns that off; older git
+# (2.39 here) does not know it, so every transport is also refused (GIT_ALLOW_PROTOCOL names
+# none that exists, and it overrides any protocol.*.allow of the user's config).
+NO_FETCH_ENV = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "none", "GIT_TERMINAL_PROMPT": "0"}
 
 
 # --- running git ---------------------------------------------------------------------------
 
 
-def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def run_git(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, **NO_FETCH_ENV}
     try:
-        return subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, timeout=GIT_TIMEOUT_S, check=False
-        )
+        return subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, env=env,
+                              timeout=GIT_TIMEOUT_S, check=False)
     except FileNotFoundError:
         raise InputError("the git command is not installed", path=repo) from None
     except subprocess.TimeoutExpired:
         raise InputError(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s", path=repo) from None
 
 
-def _check_work_tree(repo: Path) -> None:
+def check_repo(repo: Path) -> None:
+    """A work tree, or a bare repository (a mirror): both hold the commits."""
     if not repo.is_dir():
         raise InputError("not a git work tree (no such directory)", path=repo)
-    r = _git(repo, "rev-parse", "--is-inside-work-tree")
-    if r.returncode != 0 or r.stdout.strip() != b"true":
+    r = run_git(repo, "rev-parse", "--is-inside-work-tree", "--is-bare-repository")
+    if r.returncode != 0 or b"true" not in r.stdout.split():
         raise InputError("not a git work tree", path=repo)
 
 
-def show_bytes(repo: Path, sha: str) -> bytes:
-    """The exact bytes a commit's evidence hashes (see the module docstring)."""
-    r = _git(repo, *GIT_SHOW_ARGS, sha)
+def show_bytes(repo: Path, sha: str, form: str = "") -> bytes:
+    """The exact bytes a commit's evidence hashes (see the package docstring)."""
+    r = run_git(repo, *SHOW_FORMS[form], sha)
     if r.returncode != 0:
         raise InputError(f"git show {sha} failed: {r.stderr.decode('utf-8', 'replace').strip()}", path=repo)
     return r.stdout
@@ -67,7 +81,7 @@ def parse_when(value: str | None, what: str) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def _iso(epoch: int, tz: str | None = None) -> str:
+def iso_of(epoch: int, tz: str | None = None) -> str:
     """ISO 8601 of an epoch: UTC with "Z", or in the `+hhmm` offset git recorded."""
     if tz is None:
         return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
