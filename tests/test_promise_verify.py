@@ -1,0 +1,387 @@
+"""`forsy verify` refuses what does not match the log (issue 21): each check of verify.py is
+shown failing on a hand-made trace folder whose expected report is written out here, so a
+verify that stopped checking (a hash, a value, a span, a source) fails a test by name.
+
+The folders are built by hand (trace.json + provenance.json over a two-line log) rather than
+by a retrace, so the expected problems are known exactly and no other module is involved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forsy.errors import InputError
+from forsy.verify import Sources, VerifyReport, _as_text, _content_text, _matches, check_field, verify_folder
+
+LINE1 = {"type": "user", "message": {"content": "List the files please"}}
+LINE2 = {"type": "tool",
+         "content": [{"type": "text", "text": "a.py"}, {"type": "image"}, {"type": "text", "text": "b.py"}],
+         "args": "{\"cmd\": \"ls -la\", \"n\": 2}"}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _log(tmp: Path, *records: Any, name: str = "s.jsonl") -> tuple[Path, dict[str, Any]]:
+    """Write the log; return it and its evidence table: e1, e2, ... one per line."""
+    lines = [r if isinstance(r, bytes) else json.dumps(r).encode() for r in records]
+    data = b"".join(line + b"\n" for line in lines)
+    path = tmp / "logs" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    evidence, off = {}, 0
+    for i, line in enumerate(lines, 1):
+        evidence[f"e{i}"] = {"source": name, "line": i, "byte_offset": off, "byte_length": len(line),
+                             "sha256": _sha(line)}
+        off += len(line) + 1
+    return path, evidence
+
+
+def _folder(tmp: Path, log: Path, evidence: dict[str, Any], steps: list[dict[str, Any]],
+            fields: list[dict[str, Any]], sources: dict[str, str] | None = None) -> Path:
+    out = tmp / "trace"
+    out.mkdir(exist_ok=True)
+    (out / "trace.json").write_text(json.dumps({"steps": steps}))
+    prov = {"sources": sources if sources is not None else {log.name: _sha(log.read_bytes())},
+            "evidence": evidence,
+            "steps": [{"step": i, "fields": f} for i, f in enumerate(fields, 1)]}
+    (out / "provenance.json").write_text(json.dumps(prov))
+    return out
+
+
+def _copied(eid: str, pointer: str, **extra: Any) -> dict[str, Any]:
+    return {"origin": "copied", "evidence": [{"id": eid, "pointer": pointer}], **extra}
+
+
+def _one(tmp: Path, value: Any, field: dict[str, Any], fname: str = "input", *records: Any) -> VerifyReport:
+    log, ev = _log(tmp, *(records or (LINE1, LINE2)))
+    return verify_folder(_folder(tmp, log, ev, [{fname: value}], [{fname: field}]), [log.parent])
+
+
+# ------------------------------------------------------------------------- whole folders
+def test_verify_accepts_a_value_copied_exactly(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "List the files please", _copied("e1", "/message/content"))
+    assert (rep.ok, rep.checked, rep.skipped, rep.problems) == (True, 1, 0, [])
+
+
+def test_verify_reports_a_changed_value(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "List the files, please", _copied("e1", "/message/content"))
+    assert rep.problems == ["step 1 input: value differs from the log at e1"]
+    assert (rep.ok, rep.checked) == (False, 1)
+
+
+def test_verify_reports_a_changed_byte_in_the_log(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    folder = _folder(tmp_path, log, ev, [{"input": "List the files please"}],
+                     [{"input": _copied("e1", "/message/content")}])
+    log.write_bytes(log.read_bytes().replace(b"List", b"Lost"))
+    rep = verify_folder(folder, [log.parent])
+    assert rep.problems == ["source s.jsonl changed since the trace was made (sha256 differs)"]
+    assert rep.checked == 0  # nothing is compared against a log that is not the one recorded
+
+
+def test_verify_reports_a_missing_source(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1)
+    folder = _folder(tmp_path, log, ev, [{"input": "x"}], [{"input": _copied("e1", "/message/content")}])
+    log.unlink()
+    rep = verify_folder(folder, [log.parent])
+    assert rep.problems == [f"source s.jsonl not found under {log.parent}"]
+
+
+def test_verify_reports_every_missing_source_naming_all_roots(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1)
+    folder = _folder(tmp_path, log, ev, [], [], sources={"a.jsonl": "0" * 64, "b.jsonl": "1" * 64})
+    other = tmp_path / "other"
+    other.mkdir()
+    rep = verify_folder(folder, [log.parent, other])
+    assert rep.problems == [f"source a.jsonl not found under {log.parent}, {other}",
+                            f"source b.jsonl not found under {log.parent}, {other}"]
+
+
+def test_verify_reports_a_moved_span(tmp_path: Path) -> None:
+    """Evidence pointing one byte off: the bytes read no longer hash to the recorded sha256."""
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    ev["e1"]["byte_offset"] += 1
+    rep = verify_folder(_folder(tmp_path, log, ev, [{"input": "List the files please"}],
+                                [{"input": _copied("e1", "/message/content")}]), [log.parent])
+    assert rep.problems == ["step 1 input: bytes at s.jsonl:1 do not match their sha256"]
+
+
+def test_verify_reports_a_span_one_byte_short(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    ev["e2"]["byte_length"] -= 1
+    rep = verify_folder(_folder(tmp_path, log, ev, [{"input": "ls"}], [{"input": _copied("e2", "/args")}]),
+                        [log.parent])
+    assert rep.problems == ["step 1 input: bytes at s.jsonl:2 do not match their sha256"]
+
+
+def test_verify_reads_the_second_record_at_its_offset(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "{\"cmd\": \"ls -la\", \"n\": 2}", _copied("e2", "/args"))
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_follows_the_step_number_to_its_step(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    steps = [{"input": "List the files please"}, {"input": "{\"cmd\": \"ls -la\", \"n\": 2}"}]
+    fields = [{"input": _copied("e1", "/message/content")}, {"input": _copied("e2", "/args")}]
+    rep = verify_folder(_folder(tmp_path, log, ev, steps, fields), [log.parent])
+    assert (rep.problems, rep.checked) == ([], 2)
+    steps.reverse()
+    rep = verify_folder(_folder(tmp_path, log, ev, steps, fields), [log.parent])
+    assert rep.problems == ["step 1 input: value differs from the log at e1",
+                            "step 2 input: value differs from the log at e2"]
+
+
+def test_verify_checks_only_copied_fields(tmp_path: Path) -> None:
+    derived = {"origin": "derived", "evidence": [{"id": "e1", "pointer": "/message/content"}]}
+    rep = _one(tmp_path, "anything at all", derived)
+    assert (rep.problems, rep.checked, rep.skipped) == ([], 0, 0)
+
+
+def test_verify_accepts_the_log_file_itself_as_root(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1)
+    folder = _folder(tmp_path, log, ev, [{"input": "List the files please"}],
+                     [{"input": _copied("e1", "/message/content")}])
+    rep = verify_folder(folder, [log])
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_of_a_folder_without_a_trace_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read trace folder"):
+        verify_folder(tmp_path, [tmp_path])
+    (tmp_path / "trace.json").write_text("{}")
+    (tmp_path / "provenance.json").write_text("not json")
+    with pytest.raises(InputError, match="cannot read trace folder"):
+        verify_folder(tmp_path, [tmp_path])
+
+
+def test_verify_with_no_provenance_sections_checks_nothing(tmp_path: Path) -> None:
+    (tmp_path / "trace.json").write_text("{}")
+    (tmp_path / "provenance.json").write_text("{}")
+    rep = verify_folder(tmp_path, [tmp_path])
+    assert (rep.ok, rep.checked, rep.skipped) == (True, 0, 0)
+
+
+# ------------------------------------------------------------------------- one field
+def test_verify_reports_evidence_missing_from_provenance(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "x", _copied("e9", "/message/content"))
+    assert rep.problems == ["step 1 input: evidence e9 not in provenance"]
+
+
+def test_verify_reports_a_pointer_that_does_not_resolve(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "x", _copied("e1", "/message/nope"))
+    assert rep.problems == ["step 1 input: pointer /message/nope does not resolve"]
+    rep = _one(tmp_path, "x", _copied("e2", "/content/7"))
+    assert rep.problems == ["step 1 input: pointer /content/7 does not resolve"]
+    rep = _one(tmp_path, "x", _copied("e2", "/content/x"))
+    assert rep.problems == ["step 1 input: pointer /content/x does not resolve"]
+
+
+def test_verify_skips_a_null_value_and_a_field_without_evidence(tmp_path: Path) -> None:
+    rep = _one(tmp_path, None, _copied("e1", "/message/content"))
+    assert (rep.problems, rep.checked, rep.skipped) == ([], 0, 1)
+    rep = _one(tmp_path, "x", {"origin": "copied", "evidence": []})
+    assert (rep.problems, rep.checked, rep.skipped) == ([], 0, 1)
+    rep = _one(tmp_path, "x", {"origin": "copied"})
+    assert (rep.problems, rep.checked, rep.skipped) == ([], 0, 1)
+
+
+def test_verify_output_joins_text_blocks_with_newlines(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "a.py\nb.py", _copied("e2", "/content"), "output")
+    assert (rep.problems, rep.checked) == ([], 1)
+    rep = _one(tmp_path, "a.pyb.py", _copied("e2", "/content"), "output")
+    assert rep.problems == ["step 1 output: value differs from the log at e2"]
+
+
+def test_verify_input_compares_json_by_value(tmp_path: Path) -> None:
+    """An input re-serialised ({"cmd":"ls -la","n":2}) is the same JSON value as the log's."""
+    rep = _one(tmp_path, {"n": 2, "cmd": "ls -la"}, _copied("e2", "/args"))
+    assert (rep.problems, rep.checked) == ([], 1)
+    rep = _one(tmp_path, {"n": 3, "cmd": "ls -la"}, _copied("e2", "/args"))
+    assert rep.problems == ["step 1 input: value differs from the log at e2"]
+
+
+def test_verify_json_equality_is_for_inputs_only(tmp_path: Path) -> None:
+    rep = _one(tmp_path, {"n": 2, "cmd": "ls -la"}, _copied("e2", "/args"), "reasoning")
+    assert rep.problems == ["step 1 reasoning: value differs from the log at e2"]
+
+
+def test_verify_c_json_string_follows_the_inner_pointer(tmp_path: Path) -> None:
+    field = _copied("e2", "/args", rule="C-json-string", params={"pointer": "/cmd"})
+    assert _one(tmp_path, "ls -la", field).problems == []
+    assert _one(tmp_path, "ls -l", field).problems == ["step 1 input: value differs from the log at e2"]
+    bad = _copied("e2", "/args", rule="C-json-string", params={"pointer": "/nope"})
+    assert _one(tmp_path, "ls -la", bad).problems == ["step 1 input: pointer /args does not resolve"]
+
+
+def test_verify_c_span_accepts_a_substring_only(tmp_path: Path) -> None:
+    span = _copied("e1", "/message/content", rule="C-span")
+    assert _one(tmp_path, "the files", span).problems == []
+    assert _one(tmp_path, "the file please", span).problems == [
+        "step 1 input: value differs from the log at e1"]
+
+
+def test_verify_does_not_compare_an_excerpt(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "…files…", _copied("e1", "/message/content", excerpt=True))
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_joined_values_must_contain_every_piece(tmp_path: Path) -> None:
+    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
+                                             {"id": "e2", "pointer": "/args"}]}
+    joined = "List the files please\n\n{\"cmd\": \"ls -la\", \"n\": 2}"
+    assert _one(tmp_path, joined, two).problems == []
+    assert _one(tmp_path, "List the files please", two).problems == [
+        "step 1 input: value differs from the log at e1"]
+
+
+def test_verify_joined_values_ignore_blank_pieces(tmp_path: Path) -> None:
+    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
+                                             {"id": "e2", "pointer": "/blank"}]}
+    rep = _one(tmp_path, "List the files please", two, "input", LINE1, {"blank": "  "})
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_reads_a_record_that_is_not_json_as_text(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "echo hi", _copied("e1", ""), "input", b"echo hi")
+    assert (rep.problems, rep.checked) == ([], 1)
+    rep = _one(tmp_path, "echo ho", _copied("e1", ""), "input", b"echo hi")
+    assert rep.problems == ["step 1 input: value differs from the log at e1"]
+
+
+def test_verify_reads_json_with_a_lone_surrogate_escape(tmp_path: Path) -> None:
+    """orjson refuses a lone surrogate; the json fallback reads it, so the value is compared."""
+    rep = _one(tmp_path, "a\ud800b", _copied("e1", "/t"), "input", b'{"t": "a\\ud800b"}')
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_reads_undecodable_bytes_as_replacement_text(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "caf\ufffd", _copied("e1", ""), "input", b"caf\xff")
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_reports_evidence_whose_source_is_gone(tmp_path: Path) -> None:
+    src = Sources([tmp_path], {})
+    rep = VerifyReport()
+    evidence = {"e1": {"source": "gone.jsonl", "line": 1, "byte_offset": 0, "byte_length": 2, "sha256": "x"}}
+    check_field(rep, src, evidence, 3, "output", "v", _copied("e1", ""))
+    assert rep.problems == ["step 3 output: source gone.jsonl missing"]
+
+
+def test_verify_matches_redacted_values_piece_by_piece(tmp_path: Path) -> None:
+    field = _copied("e1", "/message/content")
+    assert _one(tmp_path, "List [PERSON_1] please", field).problems == []
+    assert _one(tmp_path, "please [PERSON_1] List", field).problems == [
+        "step 1 input: value differs from the log at e1"]
+
+
+# ------------------------------------------------------------------------- helpers
+@pytest.mark.parametrize(("value", "source", "expected"), [
+    ("abc", "abc", True),
+    ("abc", "abd", False),
+    ("a[EMAIL]b", "a x@y.z b", True),
+    ("b[EMAIL]a", "a x@y.z b", False),
+    ("ab[SECRET_1]b", "ab", False),  # the second piece must come after the first, not overlap it
+    ("[SECRET_1]", "anything", True),
+    ("[A9_B]x", "yx", True),
+    ("[a]x", "yx", False),  # lower case is not a placeholder
+    ("[9A]x", "yx", False),  # a placeholder starts with a letter
+    ("[]x", "yx", False),
+    ("x[A][B]y", "x..y", True),
+    ("x[A]y[B]z", "xzy", False),
+])
+def test_redacted_value_matches_its_source(value: str, source: str, expected: bool) -> None:
+    assert _matches(value, source) is expected
+
+
+def test_as_text_keeps_strings_and_serialises_the_rest_compactly() -> None:
+    assert _as_text("a\"b") == "a\"b"
+    assert _as_text({"a": [1, None]}) == '{"a":[1,null]}'
+    assert _as_text({1: "x"}) == '{"1":"x"}'
+
+
+def test_content_text_joins_only_text_blocks() -> None:
+    assert _content_text([{"text": "a"}, "b", {"text": 3}, {"x": "y"}, {"text": "c"}]) == "a\nc"
+    assert _content_text("plain") == "plain"
+    assert _content_text({"text": "a"}) == '{"text":"a"}'
+
+
+def test_sources_reads_each_file_once(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(b"one\n")
+    src = Sources([tmp_path], {})
+    assert src.bytes_of("a.jsonl") == b"one\n"
+    (tmp_path / "a.jsonl").write_bytes(b"two\n")
+    assert src.bytes_of("a.jsonl") == b"one\n"  # what the checks saw stays one version
+    assert src.bytes_of("b.jsonl") is None
+    assert "b.jsonl" not in src.cache
+
+
+def test_sources_never_leave_their_roots(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_bytes(b"s")
+    root = tmp_path / "root"
+    root.mkdir()
+    assert Sources([root], {}).bytes_of("../secret.txt") is None
+    assert Sources([root], {}).bytes_of(".") is None  # the root itself is not a file
+
+
+def test_sources_search_every_root_in_order(tmp_path: Path) -> None:
+    for sub in ("r1", "r2"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "r2" / "a.log").write_bytes(b"second")
+    assert Sources([tmp_path / "r1", tmp_path / "r2"], {}).bytes_of("a.log") == b"second"
+    (tmp_path / "r1" / "a.log").write_bytes(b"first")
+    assert Sources([tmp_path / "r1", tmp_path / "r2"], {}).bytes_of("a.log") == b"first"
+
+
+def test_a_redacted_source_name_is_found_by_its_hash_only(tmp_path: Path) -> None:
+    (tmp_path / "proj-alice").mkdir()
+    (tmp_path / "proj-bob").mkdir()
+    (tmp_path / "proj-alice" / "s.jsonl").write_bytes(b"alice's log")
+    (tmp_path / "proj-bob" / "s.jsonl").write_bytes(b"bob's log")
+    name = "proj-[PERSON_1]/s.jsonl"
+    assert Sources([tmp_path], {name: _sha(b"bob's log")}).bytes_of(name) == b"bob's log"
+    assert Sources([tmp_path], {name: _sha(b"alice's log")}).bytes_of(name) == b"alice's log"
+    assert Sources([tmp_path], {name: _sha(b"nobody's")}).bytes_of(name) is None
+    # a placeholder name that provenance does not list is not searched for
+    assert Sources([tmp_path], {}).bytes_of(name) is None
+
+
+def test_a_redacted_source_name_must_fit_the_whole_path(tmp_path: Path) -> None:
+    (tmp_path / "proj-alice").mkdir()
+    (tmp_path / "proj-alice" / "s.jsonl.bak").write_bytes(b"log")
+    name = "proj-[PERSON_1]/s.jsonl"
+    assert Sources([tmp_path], {name: _sha(b"log")}).bytes_of(name) is None
+
+
+def test_a_redacted_file_name_alone_is_found(tmp_path: Path) -> None:
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "s-sk_live_1.jsonl").write_bytes(b"log")
+    name = "s-[SECRET_1].jsonl"
+    assert Sources([tmp_path], {name: _sha(b"log")}).bytes_of(name) == b"log"
+
+
+def test_a_redacted_source_name_never_follows_a_symlink(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(b"log")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "s-x.jsonl").symlink_to(outside)
+    name = "s-[SECRET_1].jsonl"
+    assert Sources([root], {name: _sha(b"log")}).bytes_of(name) is None
+
+
+def test_a_redacted_source_name_is_verified_end_to_end(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1, name="s-sk_live_1.jsonl")
+    name = "s-[SECRET_1].jsonl"
+    for e in ev.values():
+        e["source"] = name
+    folder = _folder(tmp_path, log, ev, [{"input": "List the files please"}],
+                     [{"input": _copied("e1", "/message/content")}], sources={name: _sha(log.read_bytes())})
+    rep = verify_folder(folder, [log.parent])
+    assert (rep.problems, rep.checked) == ([], 1)
