@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +14,7 @@ from typer.testing import CliRunner
 from forsy.cli import app
 from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
+from forsy.validate import validate_path
 
 runner = CliRunner()
 
@@ -68,7 +65,11 @@ def test_truncated_last_line(tmp_path: Path) -> None:
     trace, man = run(tmp_path, data)
     assert inputs(trace)[-1] == "second request" and len(trace["steps"]) == 4
     assert any(w["code"] == "truncated-line" and w["line"] == 7 for w in man["warnings"])
-    assert man["agent_confidence"] < 90
+    # by hand (assemble/score.py): base 90 (an agent transcript); the cut line is 1 unparsable
+    # record, -2; both calls have their output and times (empty_fields 0): 90 - 2 = 88
+    assert [(f["name"], f["value"], f["penalty"]) for f in man["confidence_factors"]] == [
+        ("base", 90.0, 0.0), ("unparsable_records", 1, 2)]
+    assert man["agent_confidence"] == 88 == trace["summary"]["agent_confidence"]
 
 
 def test_spliced_records_both_kept(tmp_path: Path) -> None:
@@ -129,38 +130,40 @@ def test_directory_without_sessions_and_symlink_loop(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "loop" in r.output and "Traceback" not in r.output
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def _accounted_lines(out: Path) -> tuple[set[int], set[int]]:
+    """(lines cited as evidence, lines named by a warning) of the trace folder `out`."""
+    prov = json.loads((out / "provenance.json").read_text())
+    man = json.loads((out / "manifest.json").read_text())
+    return {e["line"] for e in prov["evidence"].values()}, {w["line"] for w in man["warnings"] if w.get("line")}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 40), st.binary(max_size=8)), max_size=6))
-def test_mutated_logs_never_crash(tmp_path: Path, cuts: list[tuple[int, int, bytes]]) -> None:
+def test_mutated_logs_never_crash_and_every_line_is_cited_or_warned(tmp_path: Path,
+                                                                   cuts: list[tuple[int, int, bytes]]) -> None:
+    """Random cuts and junk: either a ForsyError naming the file, or a valid trace in which
+    every non-blank line of the file is cited as evidence or named by a warning (never lost
+    silently)."""
     data = bytearray(b"\n".join(BASE) + b"\n")
     for pos, length, junk in cuts:
         pos %= len(data) + 1
         data[pos:pos + length] = junk
     p = tmp_path / "m.jsonl"
     p.write_bytes(bytes(data))
+    out = tmp_path / "mo"
+    if out.exists():
+        shutil.rmtree(out)
     try:
-        retrace([p], RetraceOptions(out=tmp_path / "mo", redact=False))
-    except ForsyError:
-        pass  # a clear error is fine; anything else fails the test
+        retrace([p], RetraceOptions(out=out, redact=False))
+    except ForsyError as e:
+        assert e.path is not None and Path(e.path).name == "m.jsonl", str(e)
+        return
+    assert validate_path(out).errors == []
+    cited, warned = _accounted_lines(out)
+    lines = {i for i, raw in enumerate(bytes(data).split(b"\n"), 1) if raw.strip()}
+    assert lines <= cited | warned, f"lines neither cited nor warned about: {sorted(lines - cited - warned)}"
 
 
-def test_kill_mid_write_leaves_old_or_new_folder(tmp_path: Path) -> None:
-    big = [user(1, None, "go")]
-    for i in range(2, 4000, 2):
-        big.append(call(i, i - 1, f"c{i}", f"echo {i}"))
-        big.append(result(i + 1, i, f"c{i}", "y" * 2000))
-    src = tmp_path / "big.jsonl"
-    src.write_bytes(b"\n".join(lines(*big)) + b"\n")
-    out = tmp_path / "trace"
-    cmd = [sys.executable, "-m", "forsy.cli", "retrace", str(src), "-o", str(out), "--no-redact"]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
-    good = (out / "trace.json").read_bytes()
-    for delay in (0.05, 0.3, 0.8, 1.5):
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        assert (out / "trace.json").read_bytes() == good  # same input: the old or the new folder, byte-identical
-        assert json.loads((out / "manifest.json").read_text())["files"]["trace.json"]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".trace.")] == []  # stale work folders cleaned
+# The kill-mid-write test that stood here (SIGKILL after fixed delays) rarely landed inside the
+# write: tests/test_atomic_write.py kills the writer before each of its steps in turn.
