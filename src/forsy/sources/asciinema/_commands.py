@@ -121,11 +121,11 @@ class Reader:
         done = self.screen.take()
         if self.state == "prompt":
             self.echo.append(e)
-            if done:
-                self._enter(done[0], e)
-                self._out(e, done[1:])
-            return
-        if self.state == "before":
+            if not done:
+                return  # still typing: the line in progress is the prompt and the keys echoed
+            self._enter(done[0], e)
+            self._out(e, done[1:])
+        elif self.state == "before":
             self.marks.mark(e, "set_aside", "terminal output before the first prompt (no command)")
         else:
             self._out(e, done)
