@@ -1,0 +1,259 @@
+"""The segmentation rules' promises on hand-built event streams (rules/segment.py): a tool
+result lands on the call with its id (never on the latest call), an unknown id is a warning,
+retries and causes are the steps computed by hand here, parallel siblings are one group.
+Each expectation is written out; the events are built directly, so no reader is involved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forsy.evidence import Event, Quality, Ref, Session, SessionMeta
+from forsy.payloads import CallInfo, Link, MessageInfo, ResultInfo
+from forsy.rules.segment import RETRY_WINDOW, Draft, Segmenter
+
+TS = "2026-01-01T10:00:00Z"
+
+
+def _ev(kind: str, actor: str = "agent", n: int = 0, **kw: Any) -> Event:
+    return Event(kind, actor, kw.pop("ts", f"2026-01-01T10:00:{n:02d}Z"), [Ref(f"e{n}", "")], **kw)  # type: ignore[arg-type]
+
+
+def user(text: str, n: int = 0) -> Event:
+    return _ev("user", "user", n, text=text)
+
+
+def call(cid: str, tool: str, args: Any, n: int = 0, actor: str = "agent", **kw: Any) -> Event:
+    return _ev("tool_call", actor, n, call_id=cid, tool=tool, args=args, **kw)
+
+
+def result(cid: str, text: str, n: int = 0, actor: str = "agent", **kw: Any) -> Event:
+    return _ev("tool_result", actor, n, call_id=cid, text=text, **kw)
+
+
+def text(t: str, n: int = 0, actor: str = "agent", **kw: Any) -> Event:
+    return _ev("agent_text", actor, n, text=t, **kw)
+
+
+def _run(*events: Event) -> tuple[list[Draft], Session]:
+    s = Session("claude-code", "s", [], {}, list(events), SessionMeta(), Quality())
+    return Segmenter(s).run(), s
+
+
+def _v(d: Draft, *names: str) -> tuple[Any, ...]:
+    return tuple(d.values.get(n) for n in names)
+
+
+# ------------------------------------------------------------------ linking by id
+def test_results_link_to_their_call_by_id_not_to_the_latest_call() -> None:
+    drafts, s = _run(user("go"), call("c1", "Bash", {"command": "ls"}, 1), call("c2", "Read", {"path": "a"}, 2),
+                     result("c1", "a.py", 3), result("c2", "print(1)", 4))
+    assert [_v(d, "tool", "output") for d in drafts[1:]] == [("Bash", "a.py"), ("Read", "print(1)")]
+    assert [d.prov["output"].evidence[0].id for d in drafts[1:]] == ["e3", "e4"]
+    assert [d.values["ended_at"] for d in drafts[1:]] == ["2026-01-01T10:00:03Z", "2026-01-01T10:00:04Z"]
+    assert s.warnings == []
+
+
+def test_a_result_for_an_unknown_call_is_a_warning_and_not_a_step() -> None:
+    drafts, s = _run(user("go"), call("c1", "Bash", "ls", 1), result("zz", "lost", 2))
+    assert len(drafts) == 2 and "output" not in drafts[1].values
+    assert [(w.code, w.message) for w in s.warnings] == [("orphan-result", "result for unknown call 'zz' kept out "
+                                                                           "of the trace")]
+
+
+def test_a_result_without_an_id_is_an_orphan_too() -> None:
+    drafts, s = _run(user("go"), call("c1", "Bash", "ls", 1), result(None, "?", 2))  # type: ignore[arg-type]
+    assert "output" not in drafts[1].values
+    assert [w.code for w in s.warnings] == ["orphan-result"]
+
+
+def test_a_call_without_an_id_gets_no_result() -> None:
+    drafts, s = _run(user("go"), call(None, "Bash", "ls", 1), result("", "x", 2))  # type: ignore[arg-type]
+    assert "output" not in drafts[1].values
+    assert [w.code for w in s.warnings] == ["orphan-result"]
+
+
+def test_a_failed_result_is_eval_minus_one_with_its_reason() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "false", 1), result("c1", "exit 1", 2, is_error=True))
+    d = drafts[1]
+    assert _v(d, "success", "eval", "eval_reason") == (False, -1, "The tool returned an error.")
+    assert d.prov["success"].rule == "R-call/error-flag"
+    assert d.prov["eval_reason"].rule == "R-error"
+
+
+def test_a_good_result_is_success_with_eval_zero() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "true", 1), result("c1", "", 2, is_error=False))
+    assert _v(drafts[1], "success", "eval", "eval_reason", "output") == (True, 0, None, "")
+
+
+def test_a_rejected_call_says_so_and_changed_nothing() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "rm x", 1),
+                     result("c1", "no", 2, info=ResultInfo(rejected=True)))
+    d = drafts[1]
+    assert _v(d, "success", "eval", "eval_reason", "state_change") == (
+        False, -1, "The user rejected this tool call.", "No change: the tool call was rejected, so it did not run.")
+    assert d.prov["eval_reason"].rule == "R-error/rejected"
+
+
+def test_an_excerpt_result_is_counted_as_truncated() -> None:
+    drafts, s = _run(user("go"), call("c1", "Read", "a", 1), result("c1", "[…]", 2, excerpt=True),
+                     call("c2", "Read", "b", 3), result("c2", "full", 4))
+    assert s.quality.truncated_outputs == 1
+    assert (drafts[1].prov["output"].excerpt, drafts[2].prov["output"].excerpt) == (True, False)
+
+
+# ------------------------------------------------------------------ retries
+def _retry_case(first: str, second: str, *, err: bool = True, tool2: str = "Bash") -> list[Draft]:
+    drafts, _ = _run(user("go"), call("c1", "Bash", {"command": first}, 1), result("c1", "x", 2, is_error=err),
+                     call("c2", tool2, {"command": second}, 3), result("c2", "ok", 4))
+    return drafts
+
+
+def test_a_repeated_failed_call_is_a_retry_of_that_step() -> None:
+    d = _retry_case("pytest -x tests", "pytest -x tests")[2]
+    assert _v(d, "retry_of", "causal_type", "caused_by") == (2, "retry_after_failure", [2])
+    assert d.prov["retry_of"].rule == "R-retry"
+    assert d.prov["retry_of"].params == {"similarity": 100, "failed_step": 2}
+    assert d.values["causal_note"] == "Repeats step 2, which failed (input similarity 100); also follows step(s) none."
+
+
+def test_a_similar_failed_call_is_a_retry_with_its_similarity() -> None:
+    d = _retry_case("pytest -x tests/test_a.py", "pytest -x tests/test_b.py")[2]
+    assert d.values["retry_of"] == 2
+    # inputs '{"command":"pytest -x tests/test_a.py"}' and ..._b.py: 39 chars each, one differs,
+    # indel distance 2 of 78 → similarity 100 × 76/78 = 97.4
+    assert d.prov["retry_of"].params == {"similarity": 97, "failed_step": 2}
+
+
+def test_the_retry_threshold_is_90_inclusive() -> None:
+    """Plain-string inputs of 10 chars: one char changed is 90 % similar (a retry), two is 80 %."""
+    def second(args: str) -> Draft:
+        drafts, _ = _run(user("go"), call("c1", "Bash", "abcdefghij", 1), result("c1", "x", 2, is_error=True),
+                         call("c2", "Bash", args, 3))
+        return drafts[2]
+    assert second("abcdefghiX").prov["retry_of"].params == {"similarity": 90, "failed_step": 2}
+    assert "retry_of" not in second("abcdefghXX").values
+
+
+def test_a_dissimilar_call_after_a_failure_is_not_a_retry() -> None:
+    d = _retry_case("pytest -x tests", "git status")[2]
+    assert "retry_of" not in d.values
+    assert _v(d, "caused_by", "causal_type") == ([2], "dependency_on_tool_result")
+
+
+def test_no_retry_after_a_success() -> None:
+    d = _retry_case("pytest -x tests", "pytest -x tests", err=False)[2]
+    assert "retry_of" not in d.values
+
+
+def test_no_retry_of_another_tool() -> None:
+    d = _retry_case("pytest -x tests", "pytest -x tests", tool2="Shell")[2]
+    assert "retry_of" not in d.values
+
+
+def test_a_retry_also_keeps_what_it_followed() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "fail", 2, is_error=True),
+                     call("c2", "Read", "Makefile", 3), result("c2", "all:", 4),
+                     call("c3", "Bash", "make", 5), result("c3", "ok", 6))
+    d = drafts[3]
+    assert _v(d, "retry_of", "caused_by") == (2, [2, 3])
+    assert d.values["causal_note"] == "Repeats step 2, which failed (input similarity 100); also follows step(s) 3."
+
+
+def test_the_latest_failure_is_the_one_retried() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "fail", 2, is_error=True),
+                     call("c2", "Bash", "make", 3), result("c2", "fail", 4, is_error=True),
+                     call("c3", "Bash", "make", 5))
+    assert [d.values.get("retry_of") for d in drafts] == [None, None, 2, 3]
+
+
+def test_retries_look_back_at_most_the_window_of_the_same_actor() -> None:
+    fillers = [e for i in range(RETRY_WINDOW - 1) for e in (call(f"f{i}", "Read", f"f{i}", 3), result(f"f{i}", "x", 3))]
+    others = [call(f"s{i}", "Read", "y", 3, actor="subagent:a") for i in range(3)]
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "fail", 2, is_error=True),
+                     *others, *fillers, call("c9", "Bash", "make", 4))
+    assert drafts[-1].values.get("retry_of") == 2  # 8th step back of this actor: still in the window
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "fail", 2, is_error=True),
+                     *fillers, call("fx", "Read", "z", 3), call("c9", "Bash", "make", 4))
+    assert "retry_of" not in drafts[-1].values  # 9th step back: out of it
+
+
+def test_a_parallel_sibling_is_not_a_retry_of_its_group() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1, group="m1"), result("c1", "fail", 2, is_error=True),
+                     call("c2", "Bash", "make", 3, group="m1"))
+    assert "retry_of" not in drafts[2].values
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1, group="m1"), result("c1", "fail", 2, is_error=True),
+                     call("c2", "Bash", "make", 3, group="m2"))
+    assert drafts[2].values.get("retry_of") == 2
+
+
+# ------------------------------------------------------------------ causes
+def test_the_first_action_follows_the_request_then_results() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "ls", 1), result("c1", "a", 2), call("c2", "Read", "a", 3))
+    assert _v(drafts[1], "caused_by", "causal_type") == ([1], "user_request")
+    assert drafts[1].prov["caused_by"].rule == "R-cause/user"
+    assert _v(drafts[2], "caused_by", "causal_type", "causal_note") == (
+        [2], "dependency_on_tool_result", "Followed the result(s) of step(s) 2.")
+
+
+def test_a_later_request_is_a_follow_up() -> None:
+    drafts, _ = _run(user("go"), text("done", 1), user("more", 2), call("c1", "Bash", "ls", 3))
+    assert [d.values["turn"] for d in drafts] == [1, 1, 2, 2]
+    assert _v(drafts[3], "caused_by", "causal_type") == ([3], "follow_up_user_request")
+
+
+def test_an_action_after_several_results_depends_on_all_of_them() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Read", "a", 1), call("c2", "Read", "b", 2), result("c2", "B", 3),
+                     result("c1", "A", 4), text("both read", 5))
+    assert _v(drafts[3], "action", "caused_by", "causal_type", "causal_note") == (
+        "output", [2, 3], "dependency_on_multiple_prior_steps", "Followed the result(s) of step(s) 2, 3.")
+
+
+def test_an_action_after_a_subagent_result_uses_it() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Task", {"prompt": "look"}, 1), result("c1", "found", 2),
+                     text("it found it", 3))
+    assert _v(drafts[2], "caused_by", "causal_type") == ([2], "used_subagent_result")
+
+
+def test_a_new_request_drops_earlier_results() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Read", "a", 1), result("c1", "A", 2), user("now b", 3),
+                     call("c2", "Read", "b", 4))
+    assert _v(drafts[3], "caused_by", "causal_type") == ([3], "follow_up_user_request")
+
+
+def test_parallel_siblings_share_the_first_calls_cause_and_a_group() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Read", "a", 1, group="m1"), call("c2", "Read", "b", 2, group="m1"),
+                     call("c3", "Read", "c", 3), result("c1", "A", 4), result("c2", "B", 5), result("c3", "C", 6))
+    assert [_v(d, "caused_by", "causal_type", "execution_mode", "parallel_group") for d in drafts[1:]] == [
+        ([1], "user_request", "parallel", "pg_001"),
+        ([1], "user_request", "parallel", "pg_001"),
+        (None, None, "serial", None),
+    ]
+
+
+def test_subagent_work_is_caused_by_its_spawning_call() -> None:
+    link = Link(subagent="a1", parent_call_id="c1", link_rule="R-link/agent-id")
+    drafts, s = _run(user("go"), call("c1", "Task", {"prompt": "look"}, 1),
+                     call("s1", "Grep", "x", 2, actor="subagent:a1", link=link),
+                     result("s1", "hit", 3, actor="subagent:a1", link=link),
+                     text("found it", 4, actor="subagent:a1", link=link),
+                     result("c1", "found it", 5))
+    sub = drafts[2]
+    assert _v(sub, "actor", "caused_by", "causal_type", "causal_note") == (
+        "subagent:a1", [2], "delegation_to_subagent",
+        "Work delegated by the Task call in step 2 (linked by R-link/agent-id).")
+    answer = drafts[3]  # the subagent's answer is flushed when its spawning call returns
+    assert _v(answer, "actor", "action", "output", "caused_by") == ("subagent:a1", "output", "found it", [3])
+    assert drafts[1].values["output"] == "found it"
+    assert s.warnings == []
+
+
+def test_an_api_error_is_an_error_step() -> None:
+    drafts, _ = _run(user("go"), text("overloaded", 1, info=MessageInfo(api_error=True)))
+    assert _v(drafts[1], "action", "success", "eval", "eval_reason") == (
+        "error", False, -1, "The model call failed with an API error.")
+
+
+def test_a_call_without_a_result_in_the_log_expects_none() -> None:
+    drafts, _ = _run(user("go"), call("w1", "web_search", {"q": "x"}, 1, info=CallInfo(result_in_log=False)),
+                     call("c2", "Bash", "ls", 2))
+    assert (drafts[1].no_result_expected, drafts[2].no_result_expected) == (True, False)
