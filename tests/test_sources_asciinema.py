@@ -289,7 +289,8 @@ def test_history_recording_goes_on_the_agent_timeline(tmp_path: Path) -> None:
     cast.parent.mkdir()
     # the agent's `ls -la` ran at 10:00:20 (call) / 10:00:25 (result); a person typed `pwd` at 10:00:40
     cast.write_text('{"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}\n'
-                    '[20.0, "o", "dev@box:/proj$ "]\n[21.0, "i", "ls -la\\r"]\n[21.0, "o", "ls -la\\r\\ntotal 8\\r\\n"]\n'
+                    '[20.0, "o", "dev@box:/proj$ "]\n[21.0, "i", "ls -la\\r"]\n'
+                    '[21.0, "o", "ls -la\\r\\ntotal 8\\r\\n"]\n'
                     '[21.1, "o", "dev@box:/proj$ "]\n[40.0, "i", "pwd\\r"]\n[40.0, "o", "pwd\\r\\n/proj\\r\\n"]\n'
                     '[40.1, "o", "dev@box:/proj$ "]\n')
     out = tmp_path / "trace"
