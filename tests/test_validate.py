@@ -463,6 +463,8 @@ MUTATIONS: list[tuple[str, int | None, Edit]] = [
     ("U002", 1, at(1, directive="never on a user message")),
     ("U002", 6, at(6, execution_mode="serial")),
     ("U003", 1, at(1, eval=False)),
+    ("U003", 1, at(1, eval=1)),  # an int, in range for other steps: only U003 says no
+    ("U003", 1, at(1, eval=-1)),
     ("U004", 1, at(1, input="")),
     ("U004", 6, at(6, input=None)),
     ("U005", 1, at(1, feedback_content="restates the request")),
@@ -556,6 +558,13 @@ def test_mutation_is_reported(rule: str, step: int | None, edit: Edit) -> None:
     findings = validate_trace(_mutated(edit))
     assert (rule, step) in rules(findings), [str(f) for f in findings]
     assert all(f.severity == RULES[f.rule].severity for f in findings)
+
+
+@pytest.mark.parametrize("value", [1, -1, False, True, 0.0, "0", None])
+def test_u003_a_user_message_eval_must_be_the_integer_0(value: Any) -> None:
+    findings = validate_trace(_mutated(at(1, eval=value)))
+    assert ("U003", 1) in rules(findings), [str(f) for f in findings]
+    assert ("U003", 1) not in rules(validate_trace(_mutated(at(1, eval=0))))
 
 
 def test_legacy_mutations_set_the_legacy_flag(tmp_path: Path) -> None:
@@ -807,12 +816,18 @@ def test_at_least_as_strict_as_forsy_check(
 @pytest.mark.parametrize(
     ("rule", "step", "edit"), MUTATIONS, ids=[f"{r}-{n}" for n, (r, _, _) in enumerate(MUTATIONS)]
 )
-def test_each_mutation_cross_checked(tmp_path: Path, rule: str, step: int | None, edit: Edit) -> None:
+def test_each_mutation_cross_checked_fires_its_rule_from_the_file(
+    tmp_path: Path, rule: str, step: int | None, edit: Edit
+) -> None:
+    """Read back from a file, the mutation still gives its own rule; and whatever the
+    independent checker calls an error, we do too (every case asserts, whether or not the
+    checker has an opinion on it)."""
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(_mutated(edit)), encoding="utf-8")
+    report = validate_path(path)
+    assert (rule, step) in rules(report.findings), [str(f) for f in report.findings]
     theirs = checker_errors(path)
-    if theirs:
-        assert validate_path(path).errors, theirs
+    assert not theirs or report.errors, theirs
 
 
 @FAST
