@@ -274,3 +274,46 @@ def test_amend_replaces_the_earlier_commit() -> None:
     named = {n["named"]: n for n in out.meta.extra["timeline"]["named_commits"]}
     assert (named[a[:7]]["status"], named[a[:7]]["amended_as"], named[a[:7]]["amended_by"]) == ("amended", b[:7], "k2")
     assert named[b[:7]]["amends"] == a[:7]
+
+
+def _one_call(command: str, result: str, *, error: bool = False) -> Session:
+    return Session("claude_code", "s", [], {}, [
+        _event("tool_call", 10, 1, call_id="k1", tool="Bash", args={"command": command}),
+        _event("tool_result", 40, 2, call_id="k1", text=result, is_error=error),
+    ], SessionMeta(agent="claude-code"))
+
+
+def _actor_of(agent: Session, subject: str) -> tuple[str, int]:
+    git = Session("git", "g", [], {}, [_commit("e" * 40, 30, subject, ["c" * 40])], SessionMeta())
+    out = merge(agent, [], [git], window=(SINCE, UNTIL))
+    (c,) = [e for e in out.events if e.kind == "commit"]
+    return c.actor, out.meta.extra["timeline"]["refused_matches"]
+
+
+HEREDOC = ("git commit -m \"$(cat <<'EOF'\nfeat: unified transcript visualization\n\n"
+           "Extract shared transcript pipeline\nEOF\n)\"")
+
+
+def test_heuristic_refused_when_the_message_is_another_subject() -> None:
+    # spotter 4d5611e5: a failed `git commit` (pre-commit hook) took a commit made elsewhere at that time
+    failed = _one_call(HEREDOC, "Pre-commit validation failed:\n[DIALYZER] ...", error=True)
+    assert _actor_of(failed, "feat: add transcript tail adapter and live tail workers") == ("human:git", 1)
+    assert _actor_of(_one_call(HEREDOC, ""), "feat: add transcript tail adapter and live tail workers") \
+        == ("human:git", 1)
+    assert _actor_of(_one_call('git commit -qam "fix: one"', ""), "feat: other") == ("human:git", 1)
+    # the same subject: the time match stands
+    assert _actor_of(_one_call(HEREDOC, ""), "feat: unified transcript visualization") == ("agent", 0)
+    assert _actor_of(_one_call('git commit -qam "fix: one"', ""), "fix: one") == ("agent", 0)
+
+
+def test_named_commit_copied_to_another_branch() -> None:
+    # spotter 4d5611e5: 64f1b9a on spotter-dov, rebased onto master as edd69f5 (same subject, author and
+    # author date; another patch id: the rebase changed the diff)
+    a, b = "a" * 40, "b" * 40
+    agent = _one_call("git commit -m one", f"[topic {a[:7]}] one")
+    first, copy = _commit(a, 20, "one", ["c" * 40]), _commit(b, 25, "one", ["d" * 40])
+    assert isinstance(copy.info, GitCommitInfo)
+    copy.info.author_date, copy.info.branches = iso(20), ["master"]
+    out = merge(agent, [], [Session("git", "g", [], {}, [first, copy], SessionMeta())], window=(SINCE, UNTIL))
+    (rec,) = out.meta.extra["timeline"]["named_commits"]
+    assert (rec["sha"], rec["status"], rec["same_change_as"]) == (a, "matched", [b])

@@ -25,8 +25,9 @@ Rewritten commits
       with the sha and the step) is linked to its rewritten form: the one window commit with
       the same subject whose author date is not after the log named it (a rebase keeps the
       author date); that commit is attributed to the naming call, "rebased as" in the warning.
-      A named commit reachable only from a reflog is linked to the branch commit with the same
-      `git patch-id` (`rebased_as`); one on a branch lists the others (`same_change_as`).
+      A named commit found lists its copies (`same_change_as`: the same `git patch-id`, or the
+      same subject, author and author date); one reachable only from a reflog is `rebased_as`
+      its one copy on a branch.
     * `G-squash`: a window commit whose patch id equals that of everything an agent's commit
       adds since its branch left the commit's parent (their merge base) squashes those
       commits (two or more): `squash_of` lists them all.
@@ -41,8 +42,10 @@ Heuristics (`attribute`), for commits no log line names
       one, touching the commit's files; coverage >= 0.5 matches (score 0.5 x coverage), less is
       an uncertain `possible_match`.
     `G-refuse`: a strong match is refused when the call's result names the commit(s) it made
-    and this is not one of them, or when the call's `-m` message does not hold the commit's
-    subject (partial_ratio < 60); the commit stays the human's (`refused_matches` counts them).
+    and this is not one of them, when the call failed (its result is an error) and names no
+    commit, or when the first line of the call's `-m` message (a heredoc's too) is not the
+    commit's subject (rapidfuzz ratio < 80); a weak one when its edits come before a result
+    that named a commit the agent made. The commit stays the human's (`refused_matches`).
 """
 
 from __future__ import annotations
@@ -65,13 +68,14 @@ COMMIT_SLACK_S = 2.0  # commit dates are whole seconds
 WEAK_MIN_COVERAGE = 0.5
 REWRITTEN_SCORE = 0.7
 PR_SCORE = 0.95
-SUBJECT_MIN = 60.0  # rapidfuzz partial_ratio of a commit subject within the call's -m message
+SUBJECT_MIN = 80.0  # rapidfuzz ratio of a commit's subject and the first line of the call's -m message
 GIT_COMMIT = re.compile(
     r"(?:^|[\s;&|(`])git(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+"
     r"(commit|merge|cherry-pick|revert|am|rebase|pull)\b"
 )
 GH_PR_MERGE = re.compile(r"(?:^|[\s;&|(`])gh\s+pr\s+merge\b")
-MESSAGE_ARG = re.compile(r"(?:^|\s)(?:-m|--message)(?:=|\s+)")
+MESSAGE_ARG = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:=|\s+)")
+HEREDOC_START = re.compile(r"""^["']?\$\(cat\s+<<-?\s*['"]?\w+['"]?[ \t]*\n""")
 _SHA = r"([0-9a-f]{7,40})"
 COMMIT_LINE = re.compile(rf"^\[(detached HEAD|[^\s\]]+)(?: \(root-commit\))? {_SHA}\] (.+)$", re.MULTILINE)
 AIDER_LINE = re.compile(rf"^Commit {_SHA} (.+)$", re.MULTILINE)
@@ -129,6 +133,8 @@ class CallSpan:
     end: float
     command: str | None  # normalized shell command
     paths: list[str]
+    raw_command: str | None = None  # as the agent wrote it (a heredoc message keeps its lines)
+    failed: bool = False  # its result is an error
 
 
 def _bracket(c: CallSpan, t: float, slack: float) -> bool:
@@ -360,16 +366,23 @@ def _rewritten(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None
 
 
 def _same_change(win: _Window, rec: NamedRecord) -> None:
-    """A named commit's change under other shas (`git patch-id`): rebased or cherry-picked copies."""
-    info = win.commits[rec.sha or ""].info
-    pid = getattr(info, "patch_id", None)
-    if not pid:
-        return
-    same = [s for s, e in win.commits.items() if s != rec.sha and getattr(e.info, "patch_id", None) == pid]
-    on_branch = [s for s in same if getattr(win.commits[s].info, "branches", [])]
+    """A named commit's change under other shas: the same `git patch-id`, or the same subject,
+    author and author date (a rebase that had to change the diff); rebased or cherry-picked copies."""
+    e = win.commits[rec.sha or ""]
+    info, pid = _info(e), getattr(e.info, "patch_id", None)
+    who = (_subject(e), info.author_name, info.author_email, to_epoch(info.author_date))
+
+    def same(o: Event) -> bool:
+        oi = _info(o)
+        if pid and getattr(o.info, "patch_id", None) == pid:
+            return True
+        return who[3] is not None and (_subject(o), oi.author_name, oi.author_email, to_epoch(oi.author_date)) == who
+
+    copies = [s for s, o in win.commits.items() if s != rec.sha and same(o)]
+    on_branch = [s for s in copies if getattr(win.commits[s].info, "branches", [])]
     if isinstance(info, GitCommitInfo) and not info.branches and len(on_branch) == 1:
         rec.rebased_as = on_branch[0]  # only a reflog holds the named one: it was rewritten
-    rec.same_change_as = same
+    rec.same_change_as = copies
 
 
 def _squashes(out: NamedPlan, win: _Window, made: list[_Naming]) -> None:
@@ -442,14 +455,32 @@ def _strong(e: Event, t: float, calls: list[CallSpan], busy: set[str]) -> tuple[
         if not c.command or not GIT_COMMIT.search(c.command) or not _bracket(c, t, COMMIT_SLACK_S):
             continue
         sim = fuzz.partial_ratio(subject, c.command) if subject else 0.0
-        if (c.event.call_id in busy) or (subject and MESSAGE_ARG.search(c.command) and sim < SUBJECT_MIN):
-            refused = True  # its result names other commits, or its message is another subject
+        said = message_subject(c.raw_command or c.command)
+        if c.event.call_id in busy or c.failed or (subject and said is not None
+                                                    and fuzz.ratio(subject, said) < SUBJECT_MIN):
+            refused = True  # its result names other commits, it failed, or its message is another subject
             continue
         score = 0.8 + 0.2 * sim / 100
         key = (score, c.start)
         if best is None or key > best[0]:
             best = (key, c, score)
     return ((best[1], best[2]) if best else None), refused
+
+
+def message_subject(command: str) -> str | None:
+    """The first line of a `git commit -m` message in a command (quoted, bare, or a heredoc)."""
+    m = MESSAGE_ARG.search(command)
+    if m is None:
+        return None
+    rest = command[m.end():]
+    if h := HEREDOC_START.match(rest):
+        return rest[h.end():].split("\n", 1)[0].strip()
+    if rest[:1] in ("'", '"'):
+        body = rest[1:]
+        end = body.find(rest[0])
+        return (body if end < 0 else body[:end]).split("\n", 1)[0].strip()
+    words = rest.split()
+    return words[0] if words else None
 
 
 def _weak(e: Event, t: float, prev_t: float, calls: list[CallSpan]) -> tuple[list[CallSpan], list[str], float]:

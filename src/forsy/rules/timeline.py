@@ -142,10 +142,13 @@ def edit_paths(e: Event) -> list[str]:
 def _index_calls(agent: Session) -> list[_Call]:
     """Timed tool calls with their end: the result's time, else the next timed agent event."""
     result_ts: dict[str, float] = {}
+    failed: set[str] = set()
     for e in agent.events:
         t = to_epoch(e.ts)
         if e.kind == "tool_result" and e.call_id and t is not None:
             result_ts.setdefault(e.call_id, t)
+        if e.kind == "tool_result" and e.call_id and e.is_error:
+            failed.add(e.call_id)
     # the time of the next timed event after each position (for calls with no result)
     nxt: list[float | None] = [None] * len(agent.events)
     later: float | None = None
@@ -161,7 +164,8 @@ def _index_calls(agent: Session) -> list[_Call]:
         fallback = nxt[i]
         end = result_ts.get(e.call_id or "", fallback if fallback is not None else start)
         cmd = shell_command_of(e)
-        calls.append(_Call(e, start, max(end, start), norm_cmd(cmd) if cmd else None, edit_paths(e)))
+        calls.append(_Call(e, start, max(end, start), norm_cmd(cmd) if cmd else None, edit_paths(e),
+                           raw_command=cmd, failed=(e.call_id or "") in failed))
     calls.sort(key=lambda c: c.start)
     return calls
 
