@@ -277,3 +277,33 @@ def test_merge_with_resolved_conflict_has_combined_diff(tmp_path: Path) -> None:
     assert f["hunks"] == [
         {"header": "@@@ -1,3 -1,3 +1,3 @@@", "old_start": 1, "old_lines": 3, "new_start": 1, "new_lines": 3}
     ]
+
+
+def test_partial_clone_never_fetches(tmp_path: Path) -> None:
+    """The origin is still there: a lazy fetch would succeed, and must not be tried."""
+    up = Repo(tmp_path / "up")
+    up.write("data.txt", "v1\n")
+    up.commit("one", "2024-01-01T10:00:00+00:00")
+    up.write("data.txt", "v2\n")
+    up.commit("two", "2024-01-01T10:05:00+00:00")
+    clone = Repo.partial_clone(up, tmp_path / "clone")
+    old_blob = up.git("rev-parse", "HEAD~1:data.txt").strip()
+    s = read(clone)
+    assert [w.code for w in s.warnings] == ["git_missing_object", "git_missing_object"]
+    assert all(old_blob in m for e in s.events for m in ci(e).missing)
+    assert [e.refs[0].ev for e in s.events] and all(ev.source.endswith(":raw") for ev in s.evidence.values())
+    r = subprocess.run(["git", "-C", str(clone.path), "cat-file", "-e", old_blob], env={**clone.env,
+                       "GIT_ALLOW_PROTOCOL": "none"}, capture_output=True, check=False)
+    assert r.returncode != 0  # still missing: nothing was fetched
+
+
+def test_bare_repository_and_every_branch(repo: Repo, tmp_path: Path) -> None:
+    bare = tmp_path / "demo.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(bare)], env=repo.env, check=True)
+    subprocess.run(["git", "-C", str(bare), "branch", "-q", "side", "main^2"], env=repo.env, check=True)
+    s = read_git(bare, since=None, until=None, ctx=ReadContext(root=bare))
+    assert len(s.events) == len(read(repo).events)
+    heads = {ci(e).sha: ci(e) for e in s.events}
+    main_head = repo.git("rev-parse", "main").strip()
+    assert heads[main_head].branches == ["main"]  # the merge: on main only
+    assert heads[repo.git("rev-parse", "feature").strip()].branches == ["feature", "main", "side"]

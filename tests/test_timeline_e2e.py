@@ -44,6 +44,7 @@ def world(tmp_path: Path) -> dict[str, Path]:
     (repo / "notes.md").write_text("human notes\n")
     git(repo, "add", "notes.md")
     git(repo, "commit", "-q", "-m", "notes by hand", when=90)  # the human, after the session
+    v2 = git(repo, "rev-parse", "--short=7", "HEAD~1")  # what `git commit` printed for the agent's commit
 
     def rec(i: int, kind: str, msg: dict[str, object], **extra: object) -> dict[str, object]:
         return {"type": kind, "uuid": f"u{i}", "parentUuid": f"u{i - 1}" if i > 1 else None, "sessionId": "tl-1",
@@ -60,7 +61,7 @@ def world(tmp_path: Path) -> dict[str, Path]:
             {"type": "tool_use", "id": "c2", "name": "Bash", "input": {
                 "command": "git commit -am 'bump to v2'"}}]}),
         rec(5, "user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c2",
-                                                     "content": "[main abc1234] bump to v2"}]}),
+                                                     "content": f"[main {v2}] bump to v2"}]}),
         rec(6, "assistant", {"id": "m6", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}),
     ]
     logs = tmp_path / "logs"
@@ -87,7 +88,7 @@ def test_commits_and_commands_on_one_timeline(world: dict[str, Path], tmp_path: 
     sha_v2 = git(world["repo"], "rev-parse", "HEAD~1")
     assert sha_v2[:12] in commit_step["state_change"]
     m = [x for x in prov["matches"] if x["kind"] == "commit" and not x["uncertain"]]
-    assert [(x["step"], x["sha"]) for x in m] == [(commit_step["step"], sha_v2)]
+    assert [(x["step"], x["sha"], x["rule"]) for x in m] == [(commit_step["step"], sha_v2, "G-named-commit")]
     art = next(a for a in trace["static_output"]["artifacts"] if a["path"] == "app.py")
     assert commit_step["step"] in art["related_steps"] and "+print('v2')" in art["diff"]
     # the history line of that command is the same run: no separate step, match recorded
