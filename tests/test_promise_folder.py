@@ -1,0 +1,362 @@
+"""The trace folder writer never destroys and never leaves half a folder (sinks/folder.py):
+a failure injected at each step of a write leaves the destination as it was; what forsy did
+not write is refused with a message naming it; folder names are the hand-computed ones."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forsy.assemble import Assembled
+from forsy.errors import OutputError
+from forsy.evidence import Quality, Session, SessionMeta, SourceFile
+from forsy.pipeline import RetraceOptions, process, read
+from forsy.sinks import folder as F
+from forsy.sinks.folder import FolderSink, OwnedFolder, check_destination, owned_trace_folder, trace_name, write_folder
+
+
+def _log(tmp: Path, sid: str = "s-1", prompt: str = "List the files please", name: str | None = None) -> Path:
+    recs = [
+        {"type": "user", "uuid": f"{sid}-u1", "parentUuid": None, "sessionId": sid, "version": "2.1.38",
+         "cwd": "/home/dev/proj", "timestamp": "2026-01-01T10:00:00.000Z",
+         "message": {"role": "user", "content": prompt}},
+        {"type": "assistant", "uuid": f"{sid}-a1", "parentUuid": f"{sid}-u1", "sessionId": sid,
+         "timestamp": "2026-01-01T10:00:01.000Z",
+         "message": {"id": f"msg-{sid}", "role": "assistant", "model": "claude-test",
+                     "content": [{"type": "text", "text": "Done: two files."}]}},
+    ]
+    path = tmp / (name or f"{sid}.jsonl")
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def _trace(tmp: Path, sid: str = "s-1", prompt: str = "List the files please",
+           name: str | None = None) -> tuple[Assembled, Session]:
+    session = read([_log(tmp, sid, prompt, name)], RetraceOptions())[0]
+    return process(session, RetraceOptions(redact=False), None), session
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# ------------------------------------------------------------------ a whole write
+def test_a_new_folder_holds_exactly_the_trace_files_hashed_in_the_manifest(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "out" / "t"
+    assert write_folder(a, dest) == dest
+    files = _tree(dest)
+    assert sorted(files) == ["README.md", "manifest.json", "provenance.json", "trace.json"]
+    manifest = json.loads(files["manifest.json"])
+    assert manifest["files"] == {n: hashlib.sha256(files[n]).hexdigest()
+                                 for n in ("README.md", "provenance.json", "trace.json")}
+    assert list(manifest["files"]) == sorted(manifest["files"])
+    assert files["trace.json"].endswith(b"}\n") and files["manifest.json"].endswith(b"}\n")
+    assert os.listdir(dest.parent) == ["t"]  # no work folder left beside it
+
+
+def test_rewriting_its_own_folder_replaces_it_and_leaves_nothing_beside(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    first = _tree(dest)
+    a2, _ = _trace(tmp_path, prompt="List the files please")
+    write_folder(a2, dest)
+    assert _tree(dest) == first
+    assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]
+
+
+def test_a_second_trace_of_the_source_replaces_the_first(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    write_folder(a2, dest)
+    assert b"Now list the tests" in (dest / "trace.json").read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]
+
+
+def _fail_at(n: int) -> Callable[[Path, bytes], None]:
+    calls = {"n": 0}
+    real = F._write
+
+    def write(path: Path, data: bytes) -> None:
+        calls["n"] += 1
+        if calls["n"] == n:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+    return write
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4])  # trace.json, provenance.json, README.md, manifest.json
+def test_a_failure_at_any_file_leaves_the_previous_folder_untouched(tmp_path: Path, step: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    before = _tree(dest)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    monkeypatch.setattr(F, "_write", _fail_at(step))
+    with pytest.raises(OutputError, match="cannot write the trace folder: No space left on device"):
+        write_folder(a2, dest)
+    assert _tree(dest) == before
+
+
+@pytest.mark.parametrize("step", [1, 4])
+def test_a_failure_on_a_new_folder_leaves_no_folder(tmp_path: Path, step: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = _trace(tmp_path)
+    monkeypatch.setattr(F, "_write", _fail_at(step))
+    with pytest.raises(OutputError):
+        write_folder(a, tmp_path / "t")
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_failed_swap_leaves_the_previous_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    before = _tree(dest)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+
+    def broken(*args: object) -> None:
+        raise OSError(5, "I/O error")
+    monkeypatch.setattr(F, "_swap_into_place", broken)
+    with pytest.raises(OutputError, match="I/O error"):
+        write_folder(a2, dest)
+    assert _tree(dest) == before
+
+
+def test_without_rename_exchange_two_renames_replace_the_folder(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    monkeypatch.setattr(F, "_exchange", lambda x, y: False)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    write_folder(a2, dest)
+    assert b"Now list the tests" in (dest / "trace.json").read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]  # the old folder moved aside is gone
+
+
+def test_rename_exchange_swaps_two_folders(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x").write_text("from a")
+    (tmp_path / "b" / "y").write_text("from b")
+    if not F._exchange(tmp_path / "a", tmp_path / "b"):
+        pytest.skip("renameat2(RENAME_EXCHANGE) unsupported here")
+    assert os.listdir(tmp_path / "a") == ["y"] and os.listdir(tmp_path / "b") == ["x"]
+    assert F._exchange(tmp_path / "a", tmp_path / "missing") is False
+
+
+def test_a_destination_filled_during_the_write_is_swapped_back_untouched(tmp_path: Path) -> None:
+    """The check right after the swap: what replaced the destination meanwhile goes back."""
+    dest, tmp = tmp_path / "t", tmp_path / ".t.forsy-tmp-1"
+    dest.mkdir()
+    (dest / "notes.md").write_text("mine")
+    tmp.mkdir()
+    (tmp / "trace.json").write_text("{}")
+    with pytest.raises(OutputError, match="destination changed while the trace was written"):
+        F._swap_into_place(tmp, dest)
+    assert _tree(dest) == {"notes.md": b"mine"}
+    assert not tmp.exists()
+
+
+def test_an_empty_destination_is_replaced(tmp_path: Path) -> None:
+    dest, tmp = tmp_path / "t", tmp_path / ".t.forsy-tmp-1"
+    dest.mkdir()
+    tmp.mkdir()
+    (tmp / "trace.json").write_text("{}")
+    F._swap_into_place(tmp, dest)
+    assert _tree(dest) == {"trace.json": b"{}"} and not tmp.exists()
+
+
+def test_a_symlinked_destination_is_written_where_it_points(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert write_folder(a, tmp_path / "link") == tmp_path / "real"
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "real" / "trace.json").is_file()
+
+
+# ------------------------------------------------------------------ refusing what forsy did not write
+def test_a_file_at_the_destination_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "t").write_text("x")
+    with pytest.raises(OutputError, match="destination exists and is not a folder; refusing to replace it"):
+        check_destination(tmp_path / "t", "claude-code", "s", [])
+
+
+def test_foreign_files_are_named_five_at_most(tmp_path: Path) -> None:
+    dest = tmp_path / "t"
+    dest.mkdir()
+    for n in ("a", "b", "c", "d", "e", "f", "g"):
+        (dest / n).write_text(n)
+    (dest / "dir").mkdir()
+    with pytest.raises(OutputError) as e:
+        check_destination(dest, "claude-code", "s", [])
+    assert str(e.value.args[0]).startswith(
+        "destination holds files forsy did not write (a, b, c, d, dir/ and 3 more); refusing to replace it. "
+        "Give -o a new or empty folder, or a trace folder forsy wrote for this session")
+    (dest / "f").unlink()
+    (dest / "g").unlink()
+    (dest / "e").unlink()
+    with pytest.raises(OutputError, match=r"\(a, b, c, d, dir/\); refusing"):
+        check_destination(dest, "claude-code", "s", [])
+
+
+def test_another_traces_folder_is_refused_naming_its_session(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    with pytest.raises(OutputError, match=r"destination holds another trace \(session s-1 from s-1.jsonl\); "
+                                          "refusing to replace it"):
+        check_destination(dest, "claude_code", "other", ["o.jsonl"])
+    check_destination(dest, "claude_code", "s-1", ["s-1.jsonl", "extra"])  # the same source: allowed
+    with pytest.raises(OutputError):
+        check_destination(dest, "codex", "s-1", ["s-1.jsonl"])
+    with pytest.raises(OutputError):
+        check_destination(dest, "claude_code", "s-1", ["other.jsonl"])
+
+
+def test_owned_folder_compares_kind_session_and_first_source() -> None:
+    owned = OwnedFolder("claude-code", "s", ("a.jsonl", "sub.jsonl"))
+    assert owned.same_source("claude-code", "s", ["a.jsonl"])
+    assert not owned.same_source("claude-code", "s", ["b.jsonl", "a.jsonl"])
+    assert not owned.same_source("claude-code", "t", ["a.jsonl"])
+    assert not owned.same_source("codex", "s", ["a.jsonl"])
+
+
+@pytest.mark.parametrize("damage", ["extra file", "edited file", "missing file", "file link", "dir link",
+                                    "not forsy", "no files", "not json", "manifest a list", "subfolder"])
+def test_a_trace_folder_changed_in_any_way_is_not_forsys(tmp_path: Path, damage: str) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    assert owned_trace_folder(dest) == OwnedFolder("claude_code", "s-1", ("s-1.jsonl",))
+    manifest = json.loads((dest / "manifest.json").read_text())
+    if damage == "extra file":
+        (dest / "NOTES.md").write_text("x")
+    elif damage == "edited file":
+        (dest / "README.md").write_text("edited")
+    elif damage == "missing file":
+        (dest / "README.md").unlink()
+    elif damage == "file link":
+        (dest / "README.md").unlink()
+        (dest / "README.md").symlink_to(tmp_path / "s-1.jsonl")
+    elif damage == "dir link":
+        (dest / "artifacts").symlink_to(tmp_path)
+    elif damage == "subfolder":
+        (dest / "artifacts").mkdir()
+        (dest / "artifacts" / "x.txt").write_text("x")
+    elif damage == "not forsy":
+        manifest["generator"] = {"name": "other"}
+        (dest / "manifest.json").write_text(json.dumps(manifest))
+    elif damage == "no files":
+        manifest["files"] = {}
+        (dest / "manifest.json").write_text(json.dumps(manifest))
+    elif damage == "not json":
+        (dest / "manifest.json").write_text("{")
+    elif damage == "manifest a list":
+        (dest / "manifest.json").write_text("[]")
+    assert owned_trace_folder(dest) is None
+
+
+def test_an_owned_folder_with_an_artifact_is_still_owned(tmp_path: Path) -> None:
+    dest = tmp_path / "t"
+    (dest / "artifacts").mkdir(parents=True)
+    (dest / "artifacts" / "o.txt").write_bytes(b"out")
+    (dest / "trace.json").write_bytes(b"{}")
+    files = {"artifacts/o.txt": hashlib.sha256(b"out").hexdigest(), "trace.json": hashlib.sha256(b"{}").hexdigest()}
+    (dest / "manifest.json").write_text(json.dumps({"generator": {"name": "forsy"}, "files": files,
+                                                    "source_kind": "codex", "session_id": None,
+                                                    "sources": [{"path": "r.jsonl"}, "odd", {"path": "b"}]}))
+    assert owned_trace_folder(dest) == OwnedFolder("codex", None, ("r.jsonl", "b"))
+
+
+# ------------------------------------------------------------------ leftovers of killed runs
+def test_work_folders_of_dead_runs_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    names = [f".t.forsy-tmp-{dead}", f".t.forsy-old-{dead}", f".t.forsy-tmp-{os.getpid()}",
+             f".t.forsy-tmp-{os.getppid()}", ".t.forsy-tmp-x", f".u.forsy-tmp-{dead}"]
+    for n in names:
+        (tmp_path / n).mkdir()
+        (tmp_path / n / "f").write_text("x")
+    F._clean_stale(tmp_path / "t")
+    assert sorted(os.listdir(tmp_path)) == sorted(names[2:])
+
+
+# ------------------------------------------------------------------ names
+def _session(sid: str, *, agent: str = "claude-code", cwd: str | None = "/home/dev/My Proj",
+             file: str | None = None) -> Session:
+    files = [SourceFile(file, file, "claude-code", 0, "")] if file else []
+    return Session("claude-code", sid, files, {}, [], SessionMeta(agent=agent, cwd=cwd), Quality())
+
+
+@pytest.mark.parametrize(("session", "started", "name"), [
+    (_session("0123456789abcdef"), "2026-01-02T03:04:05Z", "claude-code-My-Proj-2026-01-02-01234567"),
+    (_session("0123456789abcdef"), None, "claude-code-My-Proj-01234567"),
+    (_session("0123456789abcdef"), "yesterday", "claude-code-My-Proj-01234567"),
+    (_session("ab", cwd="C:\\Users\\dev\\win"), None, "claude-code-win-ab"),
+    (_session("ab", agent="", cwd=None), None, "claude-code-ab"),
+    (_session("0123456789", file="p/0123456789.jsonl"), None, "claude-code-My-Proj-01234567"),
+    (_session("0123456789", file="p/forked-copy.jsonl"), None, "claude-code-My-Proj-01234567-forked-copy"),
+    (_session("../..", agent="", cwd="/"), None, "claude-code"),
+    (_session("x" * 50, agent="a" * 40, cwd=None), None, "a" * 32 + "-xxxxxxxx"),
+])
+def test_trace_names(session: Session, started: str | None, name: str) -> None:
+    assert trace_name(session, started) == name
+
+
+def test_trace_name_of_nothing_usable_is_trace() -> None:
+    s = Session("", "..", [], {}, [], SessionMeta(agent="", cwd=None), Quality())
+    assert trace_name(s) == "trace"
+
+
+def test_two_sessions_with_one_short_name_get_two_folders(tmp_path: Path) -> None:
+    sink = FolderSink(tmp_path / "out", parent=True)
+    a1, s1 = _trace(tmp_path, sid="abcdefgh-1111")
+    a2, s2 = _trace(tmp_path, sid="abcdefgh-2222")
+    w1, w2 = sink.write(a1, s1), sink.write(a2, s2)
+    assert Path(w1).name == "claude-code-proj-2026-01-01-abcdefgh"
+    assert Path(w2).name == "claude-code-proj-2026-01-01-abcdefgh-2222"
+    assert sink.write(a1, s1) == w1  # the same trace again: its own folder
+
+
+def test_a_folder_of_another_trace_on_disk_is_not_reused(tmp_path: Path) -> None:
+    a1, s1 = _trace(tmp_path, sid="abcdefgh-1111")
+    a2, s2 = _trace(tmp_path, sid="abcdefgh-2222")
+    FolderSink(tmp_path / "out", parent=True).write(a1, s1)
+    w2 = FolderSink(tmp_path / "out", parent=True).write(a2, s2)  # a later run
+    assert Path(w2).name == "claude-code-proj-2026-01-01-abcdefgh-2222"
+    assert sorted(os.listdir(tmp_path / "out")) == ["claude-code-proj-2026-01-01-abcdefgh",
+                                                    "claude-code-proj-2026-01-01-abcdefgh-2222"]
+
+
+def test_one_session_given_writes_out_itself_until_several_come(tmp_path: Path) -> None:
+    a1, s1 = _trace(tmp_path, sid="s-1")
+    sink = FolderSink(tmp_path / "one", parent=False)
+    assert sink.write(a1, s1) == str(tmp_path / "one")
+    sink.several()  # too late: something was written as the folder itself
+    assert sink.parent is False
+    fresh = FolderSink(tmp_path / "two", parent=False)
+    fresh.several()
+    assert fresh.parent is True
+
+
+def test_a_run_never_writes_two_traces_into_one_folder(tmp_path: Path) -> None:
+    a1, s1 = _trace(tmp_path, sid="s-1")
+    a2, s2 = _trace(tmp_path, sid="s-2")
+    sink = FolderSink(tmp_path / "one", parent=False)
+    sink.write(a1, s1)
+    with pytest.raises(OutputError, match=r"another trace of this run \(forsy_[0-9a-f]+\) was written to this "
+                                          "folder; refusing to replace it"):
+        sink.write(a2, s2)
