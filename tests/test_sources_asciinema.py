@@ -79,7 +79,12 @@ def oracle(path: Path) -> list[tuple[str, list[str]]]:
              and all(ch >= " " or ch == "\n" for ch in e[2][:-1])]
     out: list[tuple[str, list[str]]] = []
     cur: list[str] | None = None
+    more: list[str] = []  # a multi-line command's later lines, echoed after "> "
     for line in shown:
+        if more and line == f"> {more[0]}".rstrip():
+            more.pop(0)
+            continue
+        more = []
         m = PROMPT_LINE.match(line)
         if m:
             rest = line[m.end():]
@@ -87,6 +92,7 @@ def oracle(path: Path) -> list[tuple[str, list[str]]]:
             if rest.strip():
                 cmd = typed.pop(0) if typed else rest
                 assert cmd.split("\n")[0] == rest, (cmd, rest)
+                more = cmd.split("\n")[1:]
                 cur = []
                 out.append((cmd, cur))
             continue
@@ -314,3 +320,16 @@ def test_history_recording_goes_on_the_agent_timeline(tmp_path: Path) -> None:
 def test_a_command_without_exit_code_has_no_success_value(tmp_path: Path) -> None:
     [trace] = retrace_cli(FIX / "typed.cast", tmp_path / "out")
     assert [s.get("success") for s in trace["steps"]] == [None, None]
+
+
+def test_a_multi_line_command_is_not_its_own_output(tmp_path: Path) -> None:
+    p = tmp_path / "heredoc.cast"
+    p.write_text('{"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}\n'
+                 '[0.1, "o", "# "]\n[1.0, "i", "cat <<EOF\\nhi\\nEOF\\r"]\n'
+                 '[1.0, "o", "cat <<EOF\\r\\n> hi\\r\\n> EOF\\r\\n"]\n[1.1, "o", "hi\\r\\n# "]\n')
+    [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
+    call, res = s.events
+    assert call.args == "cat <<EOF\nhi\nEOF" and call.info is not None and call.info.span == (0, 16)
+    assert res.text == "hi"
+    [trace] = retrace_cli(p, tmp_path / "out")
+    check_against_oracle(p, trace)

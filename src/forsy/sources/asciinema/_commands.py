@@ -13,7 +13,9 @@ The rule (docs/sources.md, "asciinema recordings"):
   editor interprets: arrows, Tab, backspace) what the terminal showed after the prompt.
   An empty line runs nothing (counted, set aside).
 * Output: everything the terminal showed after the command's line until the next prompt
-  (that prompt not included). The recording ending first leaves the command unfinished.
+  (that prompt not included), except the later lines of a multi-line typed command echoed
+  after the continuation prompt (`> ` + the line). The recording ending first leaves the
+  command unfinished.
 * A recording of one program (`asciinema rec -c CMD`: the header's `command` is not a
   shell) is one command: the header's command, with all the output.
 
@@ -99,6 +101,7 @@ class Reader:
         self.keys: list[CastEvent] = []  # input events at this prompt
         self.echo: list[CastEvent] = []  # output events at this prompt
         self.prompts = 0
+        self.cont: list[str] = []  # continuation lines of a multi-line typed command, not yet echoed
 
     def run(self) -> list[Command]:
         program = one_program(self.cast)
@@ -194,6 +197,7 @@ class Reader:
         t = next((k.t for k in self.keys if "\r" in k.data), e.t) if plain else e.t
         self.cur = Command(text, refs, span, plain, t, self.prompt.rstrip())
         self.commands.append(self.cur)
+        self.cont = text.split("\n")[1:] if plain else []
         self.state = "running"
 
     def _echo_text(self, line: str) -> str:
@@ -208,9 +212,23 @@ class Reader:
         if self.cur is None:  # after an empty line (the shell's "exit" on Ctrl-D...)
             self.marks.mark(e, "set_aside", "output after an empty command line")
             return
+        if self.cont:
+            lines = self._uncontinued(lines)
         self.cur.lines.extend(lines)
         if not self.cur.out_refs or self.cur.out_refs[-1].ev != e.ev.id:
             self.cur.out_refs.append(Ref(e.ev.id, "/2"))
+
+    def _uncontinued(self, lines: list[str]) -> list[str]:
+        """A multi-line command's later lines, echoed after the shell's continuation prompt
+        (`> `), are the command, not its output."""
+        kept = []
+        for ln in lines:
+            if self.cont and ln == ("> " + self.cont[0]).rstrip():
+                self.cont.pop(0)
+                continue
+            self.cont = []
+            kept.append(ln)
+        return kept
 
     def _unout(self, e: CastEvent) -> None:
         if self.cur is not None and self.cur.out_refs and self.cur.out_refs[-1].ev == e.ev.id:
