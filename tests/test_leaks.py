@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from _paths import SHARED, needs_shared, real_logs
-from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
 from secretgen import Planted, SecretGen
 
@@ -22,6 +21,8 @@ pytestmark = [needs_shared, pytest.mark.real_logs]
 
 LOGS = [p for p in real_logs("claude", "**/*.jsonl", "**/chat.json") + real_logs("codex")
         if p.stat().st_size > 3000 and not p.name.startswith("agent-a1593bc")]
+# logs that hold no work, by name, with the reason forsy gives (checked: not a silent skip)
+NO_WORK = {"agent-36541525.jsonl": "a Warmup stub (cache priming), not work"}
 TEXT_KEYS = {"text", "content", "command", "stdout", "stderr", "output", "arguments", "input", "prompt",
              "thinking", "base_instructions", "message", "result", "new_string", "old_string", "query"}
 
@@ -75,10 +76,15 @@ def test_no_planted_secret_leaks(log: Path, tmp_path: Path) -> None:
     plant_file(log, src, planter)
     assert planter.planted
     out = tmp_path / "out"
-    try:
-        retrace([src], RetraceOptions(out=out))
-    except ForsyError as e:
-        pytest.skip(f"no trace for this log: {e}")
+    # every log here holds work: a refusal (a ForsyError, a failed or skipped session) is a
+    # failure of this test, never a skip (issue 21: refused Codex sessions passed as skips)
+    run = retrace([src], RetraceOptions(out=out), raise_if_empty=False)
+    if log.name in NO_WORK:  # the one log that holds no work: skipped for its stated reason, nothing written
+        assert [(o.status, o.message) for o in run.outcomes] == [("skipped", NO_WORK[log.name])]
+        assert not out.exists()
+        return
+    assert [(o.status, o.message) for o in run.outcomes if o.status != "written"] == []
+    assert run.results
     secrets = sorted({s for p in planter.planted for s in p.secrets})
     secret_file = tmp_path / "secrets.txt"
     secret_file.write_text("\n".join(secrets) + "\n")
