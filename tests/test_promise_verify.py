@@ -8,6 +8,7 @@ by a retrace, so the expected problems are known exactly and no other module is 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from forsy import sources
 from forsy.errors import InputError
 from forsy.verify import Sources, VerifyReport, _as_text, _content_text, _matches, check_field, verify_folder
 
@@ -22,6 +24,14 @@ LINE1 = {"type": "user", "message": {"content": "List the files please"}}
 LINE2 = {"type": "tool",
          "content": [{"type": "text", "text": "a.py"}, {"type": "image"}, {"type": "text", "text": "b.py"}],
          "args": "{\"cmd\": \"ls -la\", \"n\": 2}"}
+
+
+@pytest.fixture(autouse=True)
+def _registry_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify asks the source registry, per source name, whether the name has a scheme; each ask
+    scans every installed package's entry points (~0.5 s here). Same answers, read once per test,
+    so a mutation run (which runs these tests per mutant) stays fast."""
+    monkeypatch.setattr(sources, "registry", functools.cache(sources.registry))
 
 
 def _sha(data: bytes) -> str:
