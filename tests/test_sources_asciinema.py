@@ -333,3 +333,24 @@ def test_a_multi_line_command_is_not_its_own_output(tmp_path: Path) -> None:
     assert res.text == "hi"
     [trace] = retrace_cli(p, tmp_path / "out")
     check_against_oracle(p, trace)
+
+
+def test_lone_surrogates_are_replaced_and_said(tmp_path: Path) -> None:
+    # JSON may escape a lone surrogate (\ud800): not text, so it cannot be written as UTF-8
+    p = tmp_path / "sur.cast"
+    p.write_text('{"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}\n[0.1, "o", "$ "]\n'
+                 '[0.2, "i", "echo ok\\r"]\n[0.3, "o", "echo ok\\r\\n\\ud800x\\r\\n$ "]\n')
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    assert not validate_path(out).errors
+    trace = json.loads((out / "trace.json").read_text("utf-8"))
+    assert steps_of(trace) == [("echo ok", "\ufffdx")]
+    [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
+    assert ("lossy-text", 4) in [(w.code, w.line) for w in s.warnings]
+    q = tmp_path / "prog.cast"
+    q.write_text('{"version": 3, "term": {"cols": 80, "rows": 24}, "command": "run \\udc80", "title": "\\ud800"}\n'
+                 '[0.1, "o", "done\\r\\n"]\n')
+    r = runner.invoke(app, ["retrace", str(q), "-o", str(tmp_path / "out2"), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    assert steps_of(json.loads((tmp_path / "out2" / "trace.json").read_text("utf-8"))) == [("run \ufffd", "done")]

@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ...evidence import Evidence
 from .._lines import iter_lines, sha256
+from .._records import _scrub
 
 KNOWN_CODES = frozenset("oirmx")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(slots=True)
@@ -89,7 +92,7 @@ def parse(data: bytes, source: str) -> Cast | None:
     if header is None:
         return None
     hev = Evidence.make(source, first.line, first.offset, first.raw, sha256(first.raw), "header")
-    cast = Cast(int(header["version"]), header, hev)
+    cast = Cast(int(header["version"]), _scrub(header), hev)  # lone surrogates → U+FFFD
     cast.start = _start(header, cast.problems, first.line)
     clock = 0.0
     for ln in lines:
@@ -144,4 +147,9 @@ def _event(raw: bytes, problems: list[Problem], line: int) -> tuple[float, str, 
             or not isinstance(code, str) or not isinstance(text, str):
         problems.append(Problem("unparsable-line", "an event whose time, code or data has the wrong type", line))
         return None
+    if _SURROGATE.search(text):
+        # JSON can escape a lone surrogate, which is no character: it cannot be written as UTF-8
+        problems.append(Problem("lossy-text", "data holds a lone surrogate (\\ud800-\\udfff); read as U+FFFD",
+                                line))
+        text = _SURROGATE.sub("\ufffd", text)
     return float(t), code, text
