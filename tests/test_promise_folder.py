@@ -4,6 +4,7 @@ not write is refused with a message naming it; folder names are the hand-compute
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -14,12 +15,20 @@ from pathlib import Path
 
 import pytest
 
+from forsy import sources
 from forsy.assemble import Assembled
 from forsy.errors import OutputError
 from forsy.evidence import Quality, Session, SessionMeta, SourceFile
 from forsy.pipeline import RetraceOptions, process, read
 from forsy.sinks import folder as F
 from forsy.sinks.folder import FolderSink, OwnedFolder, check_destination, owned_trace_folder, trace_name, write_folder
+
+
+@pytest.fixture(autouse=True)
+def _registry_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a log asks the source registry, which scans every installed package's entry points
+    (~0.5 s here) on each ask. Same answers, read once per test, so a mutation run stays fast."""
+    monkeypatch.setattr(sources, "registry", functools.cache(sources.registry))
 
 
 def _log(tmp: Path, sid: str = "s-1", prompt: str = "List the files please", name: str | None = None) -> Path:
