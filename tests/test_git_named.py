@@ -317,3 +317,18 @@ def test_named_commit_copied_to_another_branch() -> None:
     out = merge(agent, [], [Session("git", "g", [], {}, [first, copy], SessionMeta())], window=(SINCE, UNTIL))
     (rec,) = out.meta.extra["timeline"]["named_commits"]
     assert (rec["sha"], rec["status"], rec["same_change_as"]) == (a, "matched", [b])
+
+
+def test_aider_note_and_pull_request_name_commits() -> None:
+    a, pr = "a" * 40, "f" * 40
+    agent = Session("aider", "s", [], {}, [
+        _event("note", 10, 1, text="Applied edit to app.py\nCommit aaaaaaa feat: from aider\n"),
+        _event("tool_call", 20, 2, call_id="k1", tool="Bash", args={"command": "gh pr merge 12 --squash"}),
+        _event("tool_result", 24, 3, call_id="k1", text="✓ Squashed and merged pull request #12 (Add things)"),
+    ], SessionMeta(agent="aider"))
+    git = Session("git", "g", [], {}, [_commit(a, 9, "feat: from aider", ["c" * 40]),
+                                       _commit(pr, 23, "Add things (#12)", [a])], SessionMeta())
+    out = merge(agent, [], [git], window=(SINCE, UNTIL))
+    got = {e.info.sha: (e.actor, e.info.matched_call_id, e.info.match.rule if e.info.match else None)
+           for e in out.events if isinstance(e.info, CommitInfo)}
+    assert got == {a: ("agent", None, "G-named-commit"), pr: ("agent", "k1", "G-named-pull-request")}
