@@ -214,19 +214,20 @@ def test_damaged_lines_are_warned_with_their_line_and_counted(tmp_path: Path) ->
                  '{"an": "object"}\n'
                  '[NaN, "o", "x"]\n'
                  '[0.2, "z", "what"]\n'
+                 '[1' + '0' * 400 + ', "o", "x"]\n'
                  '[0.3, "i", "true\\r"]\n'
                  '[0.4, "o", "true\\r\\n$ "]\n')
     [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
     bad = [(w.code, w.line) for w in s.warnings]
     assert ("unparsable-line", 3) in bad and ("unparsable-line", 4) in bad and ("unparsable-line", 5) in bad
-    assert ("unknown-record", 6) in bad
-    assert s.quality.unparsable_records == 3 and s.quality.unknown_records == 1
+    assert ("unknown-record", 6) in bad and ("unparsable-line", 7) in bad
+    assert s.quality.unparsable_records == 4 and s.quality.unknown_records == 1
     assert [e.args for e in s.events if e.kind == "tool_call"] == ["true"]
     out = tmp_path / "out"
     r = runner.invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
     assert r.exit_code == 0, r.output
     m = json.loads((out / "manifest.json").read_text("utf-8"))
-    assert m["ledger"][0]["totals"]["unparsable"] == 3 and m["ledger"][0]["records_read"] == 8
+    assert m["ledger"][0]["totals"]["unparsable"] == 4 and m["ledger"][0]["records_read"] == 9
 
 
 def test_sniff_takes_cast_headers_only(tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def _event(raw: bytes, problems: list[Problem], line: int) -> tuple[float, str, 
         problems.append(Problem("unparsable-line", "not a [time, code, data] event", line))
         return None
     t, code, text = v
-    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) \
+    if isinstance(t, bool) or not isinstance(t, int | float) or not _finite(t) \
             or not isinstance(code, str) or not isinstance(text, str):
         problems.append(Problem("unparsable-line", "an event whose time, code or data has the wrong type", line))
         return None
@@ -153,3 +153,11 @@ def _event(raw: bytes, problems: list[Problem], line: int) -> tuple[float, str, 
                                 line))
         text = _SURROGATE.sub("\ufffd", text)
     return float(t), code, text
+
+
+def _finite(t: int | float) -> bool:
+    """A time that is a number of seconds (JSON allows integers past any float, and NaN)."""
+    try:
+        return math.isfinite(t)
+    except OverflowError:
+        return False
