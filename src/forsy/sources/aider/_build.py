@@ -1,0 +1,414 @@
+"""Events of one aider session from its writes (`_md.Item`s), in file order.
+
+A session's writes come in units: the header and aider's start-up messages; a user input
+and the messages right after it; a model reply and the messages after it. What each gives:
+
+* header `# aider chat started at T`: `meta.started_at` (T as written: local time, no zone);
+* start-up and settings messages (`Aider v…`, `Main model: … with … edit format`, `Model:`,
+  `Models:`, `Weak model:`, `Editor model:`, `Git repo:`, `Repo-map:`, the command line):
+  the session's facts (`agent_version`, `models`, `agent_config`), marked metadata;
+* a user input: a `user` event, verbatim. Two kinds are not the user's words: a
+  confirmation aider answered itself (`… (Y)es/(N)o… [Yes]: s`, a group's "skip all") is a
+  `note`; the architect's answer passed on to the editor model (the input repeats the reply
+  before it) is a `note` too, marked a duplicate of that reply.
+  `/run X`, `!X`, `/test X`, `/lint X` and `/git X` are also a call of that command (args X),
+  answered by the messages aider wrote right after the input (the command's output);
+* a reply: `reasoning`, `agent_text` and edit `tool_call`s (`_reply`), the edits of one reply
+  in one group. Each edit is answered by the `Applied edit to <path>` message naming its
+  file; an edit with no such message is answered by aider's failure report (`… failed to
+  match`, `did not conform to the edit format`) as an error, by a refused `Create new file?`
+  as a rejection, else it has no result (warned, counted);
+* a shell command the reply suggested (a message followed by `Run shell command(s)?`): a
+  `shell` call (args: that message), answered by the `Running …` messages, or rejected;
+* `^C again to exit` / `^C KeyboardInterrupt`: an `interrupt`;
+* any other message (token and cost lines, `Commit <sha> <subject>`, added files, warnings,
+  errors, confirmations): a `note` with the message verbatim (the commit matcher reads them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...evidence import Event, Evidence, Ref, Session
+from ...payloads import CallInfo, NoteInfo, ResultInfo
+from ._evidence import Cutter
+from ._md import HEADER, Item, Line
+from ._reply import Block, split
+
+QUESTION = re.compile(r".*\? \(Y\)es/\(N\)o.*\]: ?(\S*)\s*\Z", re.S)
+APPLIED = re.compile(r"Applied edit to (.+?)\s*\Z")
+COMMANDS = frozenset({"/run", "/test", "/lint", "/git"})
+EDIT_TOOLS = {"search_replace": "search_replace", "udiff": "udiff", "whole": "whole_file"}
+FAILED = ("failed to match", "failed to exactly match", "did not conform to the edit format",
+          "SearchReplaceNoExactMatch")
+REPORT_ENDS = ("Applied edit to ", "Commit ", "Tokens: ", "You can use /undo", "Committing ")
+OTHERS_APPLIED = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully")
+SEARCH_LINE = re.compile(r"<{5,9} SEARCH\Z")
+INTERRUPTS = ("^C again to exit", "^C KeyboardInterrupt")
+RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ lines? of output to the chat)")
+VERSION = re.compile(r"Aider v(\S+)\Z")
+MODEL = re.compile(r"(Main model|Model|Models|Weak model|Editor model): (.+?)\Z")
+WITH_FORMAT = re.compile(r"(\S+) with (\S+) edit format(?:, weak model (\S+))?")
+SETTING = re.compile(r"(Git repo|Repo-map): (.+?)\Z")
+COMMAND_LINE = re.compile(r"\S*[/\\]aider(?:\.exe)?(?: .*)?\Z|aider(?: .*)?\Z")
+
+
+@dataclass
+class Message:
+    ev: Evidence
+    text: str
+    lines: list[Line]
+    used: bool = False
+    empty: bool = False  # a blank quote line (`>`): no text of its own
+
+
+@dataclass
+class _State:
+    edits: list[tuple[Event, str | None]] = field(default_factory=list)  # this reply's calls, path
+    last_reply: str | None = None  # the reply's visible text, normalised (architect hand-off)
+    started: bool = False  # a user input or reply was seen (later settings are switches)
+    answered: set[str] = field(default_factory=set)  # call ids with a result
+
+
+def norm(text: str) -> str:
+    return "\n".join(ln.rstrip() for ln in text.split("\n") if ln.strip())
+
+
+def _bump(s: Session, key: str, n: int = 1) -> None:
+    s.quality.extra[key] = s.quality.extra.get(key, 0) + n
+
+
+class Builder:
+    def __init__(self, s: Session, cut: Cutter) -> None:
+        self.s, self.cut = s, cut
+        self.st = _State()
+
+    # ------------------------------------------------------------------ helpers
+    def _ev(self, kind: Any, actor: str, refs: list[Evidence], **fields: Any) -> Event:
+        ev = Event(kind, actor, None, [Ref(r.id) for r in refs], **fields)
+        self.s.events.append(ev)
+        return ev
+
+    def _note(self, m: Message, sub: str) -> None:
+        m.used = True
+        self._ev("note", "system", [m.ev], text=m.text, info=NoteInfo(subtype=sub))
+        self.s.mark(m.ev.id, "set_aside", "aider's messages are notes, not steps", sub)
+
+    def messages(self, items: list[Item]) -> list[Message]:
+        out = []
+        for it in items:
+            if len(it.lines) == 1 and it.lines[0].text.strip() == ">":  # aider's blank quote line
+                ev, _ = self.cut.lines(self.s, it.lines, "aider_output")
+                self.s.mark(ev.id, "set_aside", "empty aider message (a blank quote line)")
+                out.append(Message(ev, "", it.lines, used=True, empty=True))
+                continue
+            ev, text = self.cut.prefixed(self.s, it.lines, 2, "aider_output")
+            out.append(Message(ev, text, it.lines))
+        return out
+
+    # ------------------------------------------------------------------ units
+    def header(self, item: Item) -> None:
+        line = item.lines[0]
+        m = HEADER.match(line.text)
+        assert m is not None  # an item of kind "header" matched it
+        start = line.start + len(line.text[: m.start(1)].encode("utf-8"))
+        ev = self.cut.range(self.s, line.no, start, start + len(m.group(1).encode("utf-8")), "session_start")
+        self.s.meta.started_at = self.cut.text(ev.byte_offset, ev.byte_offset + ev.byte_length)
+        self.s.meta.started_at_ref = Ref(ev.id)
+        self.s.mark(ev.id, "metadata", "session start time")
+
+    def user(self, item: Item, after: list[Item]) -> None:
+        s = self.st
+        refs: list[Evidence] = []
+        texts: list[str] = []
+        for ln in item.lines:
+            ev, text = self.cut.prefixed(self.s, [ln], 5, "user_line")
+            texts.append(text)
+            if text.strip():
+                refs.append(ev)
+            else:
+                self.s.mark(ev.id, "set_aside", "blank line of a user input")
+        text = "\n".join(texts)
+        msgs = self.messages(after)
+        self.st.started = True
+        if len(item.lines) == 1 and QUESTION.match(text):
+            self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="confirmation"))
+            for r in refs:
+                self.s.mark(r.id, "set_aside", "a confirmation aider answered for a group", "confirmation")
+            _bump(self.s, "auto_confirmations")
+        elif s.last_reply is not None and norm(text) == s.last_reply and len(item.lines) > 1:
+            self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="editor_request"))
+            for r in refs:
+                self.s.mark(r.id, "duplicate", "the architect's answer passed on to the editor model")
+            _bump(self.s, "editor_requests")
+        else:
+            self._ev("user", "user", refs, text=text)
+            m = command(text)
+            glued = bool(msgs) and msgs[0].lines[0].no == item.lines[-1].no + 1
+            if m is not None and refs:
+                self._command(m, refs[0], msgs if glued else [])
+        s.edits = []
+        self.outputs(msgs)
+
+    def _command(self, m: tuple[str, int, str], ref: Evidence, msgs: list[Message]) -> None:
+        """A command the user ran through aider: a call answered by the output written after it."""
+        tool, start, arg = m
+        info = CallInfo(span=(start, start + len(arg))) if arg else None
+        cid = f"{ref.id}:cmd"
+        self._ev("tool_call", "agent", [ref], call_id=cid, tool=tool, args=arg or None, info=info)
+        out = _contiguous(msgs)
+        while out and out[-1].empty:
+            out.pop()
+        if not any(not x.empty for x in out):
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", f"{tool} {arg[:60]!r}: no output written after it", ref.source, ref.line)
+            return
+        self._result(cid, tool, out)
+
+    def reply(self, item: Item, after: list[Item]) -> None:
+        msgs = self.messages(after)
+        applied = {m.group(1) for x in msgs if (m := APPLIED.match(x.text))}
+        blocks = split(item.lines, applied)
+        group = f"reply-L{item.lines[0].no}"
+        self.st.edits = []
+        visible: list[str] = []
+        for b in blocks:
+            ev, text = self.cut.lines(self.s, b.lines, {"edit": "edit_block"}.get(b.kind, b.kind))
+            if b.kind == "reasoning":
+                self._ev("reasoning", "agent", [ev], text=text)
+            elif b.kind == "text":
+                visible.append(text)
+                self._ev("agent_text", "agent", [ev], text=text)
+            else:
+                visible.append(text)
+                self._edit(b, ev, text, group)
+        self.st.last_reply = norm("\n".join(visible))
+        self.st.started = True
+        # results first (they name their call wherever they stand), then the other messages
+        for x in msgs:
+            if (a := APPLIED.match(x.text)) is not None and any(p == a.group(1) for _, p in self.st.edits):
+                self._applied(x, a.group(1))
+        self._failures(msgs)
+        self.outputs(msgs)
+        self._unanswered_edits()
+
+    def _failures(self, msgs: list[Message]) -> None:
+        """Edits aider did not report applied, answered by its failure report (`_report`): an
+        error for an edit of a file the report names, unless the report quotes the blocks that
+        failed and not this one; a success when it says the other blocks were applied; an error
+        for every edit when it names none of their files."""
+        report = _report(msgs)
+        if not report:
+            return
+        text = _squash("\n".join(x.text for x in report))
+        quoted = text if "<<<<<<< SEARCH" in text else ""
+        ok = [x for x in report if OTHERS_APPLIED.search(x.text)]
+        names_none = not any(p and p in text for _, p in self.st.edits)
+        for c, path in self.st.edits:
+            if str(c.call_id) in self.st.answered:
+                continue
+            body = _search_body(str(c.args))
+            # whole lines: a SEARCH of `x = 1` is not the quoted `self.x = 1`
+            failed = bool(path and path in text) and not (quoted and body and f"\n{body}\n" not in f"\n{quoted}\n")
+            if failed or names_none:
+                self._result(str(c.call_id), str(c.tool), report, error=True)
+            elif ok:
+                self._result(str(c.call_id), str(c.tool), ok, error=False)
+
+    def _edit(self, b: Block, ev: Evidence, text: str, group: str) -> None:
+        tool = EDIT_TOOLS[b.form or "search_replace"]
+        cid = f"{ev.id}:edit"
+        call = self._ev("tool_call", "agent", [ev], call_id=cid, tool=tool, args=text, group=group)
+        self.st.edits.append((call, b.path))
+        _bump(self.s, "edits_reconstructed")
+
+    def _answer(self, call: Event, m: Message, *, error: bool = False, rejected: bool = False) -> None:
+        m.used = True
+        self.st.answered.add(str(call.call_id))
+        self._ev("tool_result", "agent", [m.ev], call_id=call.call_id, tool=call.tool, text=m.text,
+                 is_error=error or None, info=ResultInfo(rejected=True) if rejected else None)
+
+    # ------------------------------------------------------------------ aider's messages
+    def outputs(self, msgs: list[Message]) -> None:
+        for k, m in enumerate(msgs):
+            if m.used:
+                continue
+            q = QUESTION.match(m.text)
+            nxt = msgs[k + 1] if k + 1 < len(msgs) else None
+            if nxt is not None and not q and _glued(m, nxt) and QUESTION.match(nxt.text) \
+                    and nxt.text.startswith("Run shell command"):
+                self._shell(m, nxt, msgs[k + 2:])
+            elif (a := APPLIED.match(m.text)) is not None:
+                self._applied(m, a.group(1))
+            elif q:
+                self._confirmation(m, msgs[k - 1] if k else None, q.group(1))
+            elif _interrupt(m.text):
+                m.used = True
+                self._ev("interrupt", "user", [m.ev], text=m.text)
+                self.s.mark(m.ev.id, "set_aside", "interrupt (Ctrl-C)")
+            elif self._setting(m):
+                continue
+            else:
+                self._note(m, _subtype(m.text))
+
+    def _shell(self, subject: Message, question: Message, rest: list[Message]) -> None:
+        subject.used = question.used = True
+        cid = f"{subject.ev.id}:shell"
+        call = self._ev("tool_call", "agent", [subject.ev], call_id=cid, tool="shell", args=subject.text)
+        answer = QUESTION.match(question.text)
+        if answer is not None and answer.group(1).lower().startswith(("n", "d", "s")):
+            self._answer(call, question, rejected=True)
+            return
+        ran: list[Message] = []
+        prev = question
+        for x in rest:
+            if not _glued(prev, x) or not (RAN.match(x.text) or (ran and len(x.lines) > 1)):
+                break
+            ran.append(x)
+            prev = x
+        if not ran:
+            self._note(question, "confirmation")
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", "a shell command aider ran has no report of its run", subject.ev.source,
+                        subject.ev.line)
+            return
+        self._note(question, "confirmation")
+        self._result(cid, "shell", ran)
+
+    def _result(self, cid: str, tool: str, msgs: list[Message], error: bool | None = None) -> None:
+        for x in msgs:
+            x.used = True
+        self.st.answered.add(cid)
+        self._ev("tool_result", "agent", [x.ev for x in msgs if not x.empty], call_id=cid, tool=tool,
+                 text="\n".join(x.text for x in msgs), is_error=error)
+
+    def _applied(self, m: Message, path: str) -> None:
+        hits = [c for c, p in self.st.edits if p == path and str(c.call_id) not in self.st.answered]
+        if not hits:
+            self._note(m, "applied_edit")
+            return
+        for c in hits:
+            self._answer(c, m)
+            m.used = True
+
+    def _confirmation(self, m: Message, subject: Message | None, answer: str) -> None:
+        if m.text.startswith("Create new file?") and answer.lower().startswith("n") and subject is not None:
+            for c, p in self.st.edits:
+                if p == subject.text.strip() and str(c.call_id) not in self.st.answered:
+                    self._answer(c, m, rejected=True)
+        _bump(self.s, "confirmations")
+        if not m.used:
+            self._note(m, "confirmation")
+
+    def _setting(self, m: Message) -> bool:
+        """Session facts from a settings message (module docstring); True when it was one."""
+        t, meta = m.text, self.s.meta
+        if (v := VERSION.match(t)) is not None:
+            meta.agent_version = meta.agent_version or v.group(1)
+        elif (md := MODEL.match(t)) is not None:
+            w = WITH_FORMAT.match(md.group(2))
+            model = w.group(1) if w else md.group(2).strip()
+            if md.group(1) in ("Main model", "Model", "Models"):
+                if model not in meta.models:
+                    meta.models.append(model)
+                if w:
+                    meta.extra.setdefault("edit_format", w.group(2))
+                    if w.group(3):
+                        meta.extra.setdefault("weak_model", w.group(3))
+            else:
+                meta.extra.setdefault(md.group(1).lower().replace(" ", "_"), model)
+        elif (st := SETTING.match(t)) is not None:
+            meta.extra.setdefault(st.group(1).lower().replace("-", "_").replace(" ", "_"), st.group(2))
+        elif not self.st.started and "\n" not in t and COMMAND_LINE.match(t):
+            meta.extra.setdefault("command", t)
+        else:
+            return False
+        m.used = True
+        self.s.mark(m.ev.id, "metadata", "settings (version, models, edit format, git repo, repo map)")
+        return True
+
+    def _unanswered_edits(self) -> None:
+        for c, p in self.st.edits:
+            if str(c.call_id) in self.st.answered:
+                continue
+            self.s.quality.missing_results += 1
+            ref = self.s.evidence[c.refs[0].ev]
+            self.s.warn("no-result", f"edit of {p or 'a file'}: aider reported no applied edit and no failure for it",
+                        ref.source, ref.line)
+
+
+def _report(msgs: list[Message]) -> list[Message]:
+    """Aider's report of edits that failed: each message naming a failure and the messages
+    written right after it (the blocks it quotes), up to its next kind of message."""
+    out: list[Message] = []
+    k = 0
+    while k < len(msgs):
+        m = msgs[k]
+        if m.used or not any(f in m.text for f in FAILED):
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(msgs) and _glued(msgs[j], msgs[j + 1]) and not msgs[j + 1].text.startswith(REPORT_ENDS):
+            j += 1
+        out.extend(x for x in msgs[k : j + 1] if not x.empty and not x.used and x not in out)
+        k = j + 1
+    return out
+
+
+def _squash(text: str) -> str:
+    """Text with each line stripped and blank lines dropped (a quoted block compares so)."""
+    return "\n".join(ln.strip() for ln in text.split("\n") if ln.strip())
+
+
+def _search_body(block: str) -> str | None:
+    """The SEARCH section of a SEARCH/REPLACE block, squashed; None for another kind of edit."""
+    lines = block.split("\n")
+    start = next((i for i, ln in enumerate(lines) if SEARCH_LINE.match(ln.strip())), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip().startswith("=======")), len(lines))
+    return _squash("\n".join(lines[start + 1 : end]))
+
+
+def _glued(a: Message, b: Message) -> bool:
+    """Whether message `b` was written right after `a` (no blank line between)."""
+    return b.lines[0].no == a.lines[-1].no + 1
+
+
+def _contiguous(msgs: list[Message]) -> list[Message]:
+    """The messages right after a user input: up to the first blank line."""
+    out: list[Message] = []
+    for m in msgs:
+        if out and not _glued(out[-1], m) or _interrupt(m.text):
+            break
+        out.append(m)
+    return out
+
+
+def command(text: str) -> tuple[str, int, str] | None:
+    """(tool, where its argument starts, the argument) of a command input: `/run X`, `!X`..."""
+    if text.startswith("!"):
+        head, rest = "!", text[1:]
+    else:
+        head, sep, rest = text.partition(" ")
+        if head not in COMMANDS:
+            return None
+        head, rest = head + sep, rest
+    arg = rest.lstrip()
+    return ("/run" if head == "!" else head.strip()), len(text) - len(arg), arg
+
+
+def _interrupt(text: str) -> bool:
+    return text.strip() in INTERRUPTS
+
+
+def _subtype(text: str) -> str:
+    if text.startswith("Tokens:"):
+        return "usage"
+    if text.startswith("Commit "):
+        return "commit"
+    if text.startswith(("Added ", "Removed ", "Dropping ")):
+        return "context"
+    return "message"

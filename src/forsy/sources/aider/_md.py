@@ -1,0 +1,190 @@
+"""Aider's `.aider.chat.history.md` cut into what wrote each line, with exact byte ranges.
+
+Aider appends to the file (aider/io.py, `append_chat_history`) in four ways, and the file
+holds nothing else:
+
+* a session header: `\\n# aider chat started at YYYY-MM-DD HH:MM:SS\\n\\n` (local time);
+* what the user sent (`user_input`): every line prefixed `#### ` and ended with two spaces
+  (a markdown line break), the whole preceded by a blank line;
+* aider's own output (`tool_output`, `tool_error`, `tool_warning`, confirmations): a message
+  is `> ` + its text + two spaces. A message of several lines written in one call has only
+  its first line prefixed (`> `) and only its last line ended with two spaces; the lines
+  between are raw (a repo map, a command's output);
+* the model's reply (`ai_output`): `\\n` + the reply stripped + `\\n\\n`, so always between
+  blank lines.
+
+So every line aider writes for the user or itself ends with two spaces, and a reply starts
+after a blank line. The rules below follow from that, and are what forsy claims (docs):
+
+* a `#### ` line ending with two spaces is the user's; consecutive ones are one input;
+* a `> ` line ending with two spaces is one aider message; a `> ` line that does not is the
+  first line of a several-line message that ends at the first line ending with two spaces.
+  Right after another aider line such a message may hold blank lines; after a blank line it
+  must end before the next blank line, else the line is the reply's own markdown quote;
+* a line that is none of these right after an aider message (no blank line between) is the
+  rest of that message (a padded multi-line subject, `glued_end`);
+* everything else between blank-line-separated aider writes is the model's reply, blank
+  lines inside it included. Blank lines between writes are separators (counted, not records).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+HEADER = re.compile(r"# aider chat started at (\S.*?)\s*\Z")
+BREAK = "  "  # the markdown line break aider ends its lines with
+
+
+@dataclass(slots=True)
+class Line:
+    no: int  # 1-based
+    start: int  # byte offset of its first byte
+    end: int  # byte offset just past its last byte (without \r\n)
+    text: str
+
+
+@dataclass(slots=True)
+class Item:
+    """One write: "header", "user" (one input, its lines), "output" (one aider message, its
+    lines) or "text" (the model's reply, blank lines at both ends trimmed)."""
+
+    kind: str
+    lines: list[Line]
+
+
+@dataclass
+class Chat:
+    items: list[Item] = field(default_factory=list)
+    blank_lines: int = 0  # separators between writes
+    unterminated: list[int] = field(default_factory=list)  # lines of messages cut by a header / the end
+
+
+def split_lines(data: bytes) -> list[Line]:
+    out: list[Line] = []
+    pos, n, size = 0, 0, len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        nxt = size if end == -1 else end + 1
+        end = size if end == -1 else end
+        stop = end - 1 if end > pos and data[end - 1 : end] == b"\r" else end
+        n += 1
+        out.append(Line(n, pos, stop, data[pos:stop].decode("utf-8", "replace")))
+        pos = nxt
+    return out
+
+
+def is_blank(t: str) -> bool:
+    return not t.strip()
+
+
+def is_user(t: str) -> bool:
+    return (t.startswith("#### ") or t == "####") and t.endswith(BREAK)
+
+
+def is_quote(t: str) -> bool:
+    return t == ">" or t.startswith("> ")
+
+
+def is_header(t: str) -> bool:
+    return HEADER.match(t) is not None
+
+
+class _Parser:
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+        self.chat = Chat()
+
+    def message_end(self, i: int, after_aider: bool) -> int | None:
+        """The last line of the aider message starting at line index `i` (module docstring)."""
+        t = self.lines[i].text
+        if t.endswith(BREAK) or t == ">":
+            return i
+        j = i + 1
+        while j < len(self.lines):
+            u = self.lines[j].text
+            if is_header(u):
+                break
+            if is_blank(u) and not after_aider:
+                return None
+            if u.endswith(BREAK):
+                return j
+            j += 1
+        if not after_aider:
+            return None
+        # cut by the next session's header or the end of the file: up to its last non-blank line
+        end = j - 1
+        while end > i and is_blank(self.lines[end].text):
+            end -= 1
+        self.chat.unterminated.append(self.lines[i].no)
+        return end
+
+    def glued_end(self, i: int) -> int | None:
+        """A line right after an aider message (no blank line: a reply never starts so) is the
+        rest of that message when the message's last line came early: a confirmation's subject
+        of several lines is padded to one width, so its first line already ends with spaces.
+        The rest ends at the first line ending with two spaces, before any blank line."""
+        for j in range(i, len(self.lines)):
+            u = self.lines[j].text
+            if is_blank(u) or is_header(u) or is_user(u) or is_quote(u):
+                return None
+            if u.endswith(BREAK):
+                return j
+        return None
+
+    def starts_write(self, k: int) -> bool:
+        """Whether line `k`, after a blank line, starts an aider write (ends a reply)."""
+        t = self.lines[k].text
+        return is_header(t) or is_user(t) or (is_quote(t) and self.message_end(k, False) is not None)
+
+    def run(self) -> Chat:
+        lines, chat = self.lines, self.chat
+        i, n, after_aider = 0, len(lines), False
+        while i < n:
+            t = lines[i].text
+            if is_blank(t):
+                chat.blank_lines += 1
+                after_aider = False
+                i += 1
+            elif is_header(t):
+                chat.items.append(Item("header", [lines[i]]))
+                after_aider, i = False, i + 1
+            elif is_user(t):
+                j = i
+                while j < n and is_user(lines[j].text):
+                    j += 1
+                chat.items.append(Item("user", lines[i:j]))
+                after_aider, i = True, j
+            elif after_aider and chat.items[-1].kind == "output" and not is_quote(t) \
+                    and (end := self.glued_end(i)) is not None:
+                chat.items[-1].lines.extend(lines[i : end + 1])  # the rest of a padded message
+                i = end + 1
+            elif is_quote(t) and (end := self.message_end(i, after_aider)) is not None:
+                chat.items.append(Item("output", lines[i : end + 1]))
+                after_aider, i = True, end + 1
+            else:
+                i = self._text(i)
+                after_aider = False
+        return chat
+
+    def _text(self, i: int) -> int:
+        """A reply from line `i`: up to the last non-blank line before an aider write."""
+        lines, n = self.lines, len(self.lines)
+        j, last = i, i
+        while j < n:
+            if is_blank(lines[j].text):
+                j += 1
+                continue
+            if j > last + 1 and self.starts_write(j):
+                break
+            if j == last + 1 and j > i and (is_header(lines[j].text) or is_user(lines[j].text)):
+                break  # an aider write glued to the reply (never written so; a damaged file)
+            last = j
+            j += 1
+        self.chat.items.append(Item("text", lines[i : last + 1]))
+        self.chat.blank_lines += j - last - 1
+        return j
+
+
+def parse(data: bytes) -> Chat:
+    return _Parser(split_lines(data)).run()
