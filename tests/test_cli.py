@@ -120,7 +120,7 @@ def test_console_script_runs(session_file: Path, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
 
 
-OTHER_KINDS = ["aider"]  # atif, invariant, gemini, cline, openhands, asciinema are read now
+OTHER_KINDS: list[str] = []  # atif, invariant, gemini, cline, openhands, asciinema, aider are read now
 
 
 @needs_shared

@@ -88,6 +88,13 @@ CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("use_mcp_tool", "other", K.OTHER), _t("access_mcp_resource", "other", K.OTHER),
     _t("load_mcp_documentation", "other", K.OTHER),
 )  # fmt: skip
+# Aider: edits reconstructed from the reply's blocks (the arguments are the block's text); the
+# commands the user ran through aider (`/run`, `!`, `/test`, `/lint`, `/git`); shell commands a reply suggested
+AIDER_TOOLS: tuple[ToolSpec, ...] = (
+    _t("search_replace", "edit", K.EDIT), _t("udiff", "edit", K.EDIT), _t("whole_file", "write", K.EDIT),
+    _t("/run", "execute", K.SHELL), _t("/test", "execute", K.SHELL), _t("/lint", "execute", K.SHELL),
+    _t("/git", "execute", K.SHELL), _t("shell", "execute", K.SHELL),
+)  # fmt: skip
 GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
 
@@ -99,6 +106,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "gemini": GEMINI_TOOLS,
     "openhands": OPENHANDS_TOOLS,
     "cline": CLINE_TOOLS,
+    "aider": AIDER_TOOLS,
 }
 
 

@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "gemini": "forsy.sources.gemini:GeminiSource",
     "openhands": "forsy.sources.openhands:OpenHandsSource",
     "cline": "forsy.sources.cline:ClineSource",
+    "aider": "forsy.sources.aider:AiderSource",
     "asciinema": "forsy.sources.asciinema:AsciinemaSource",
     "invariant": "forsy.sources.invariant:InvariantSource",
     "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
