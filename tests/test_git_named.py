@@ -10,6 +10,7 @@ name the commits (`[branch sha] subject`).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -332,3 +333,18 @@ def test_aider_note_and_pull_request_name_commits() -> None:
     got = {e.info.sha: (e.actor, e.info.matched_call_id, e.info.match.rule if e.info.match else None)
            for e in out.events if isinstance(e.info, CommitInfo)}
     assert got == {a: ("agent", None, "G-named-commit"), pr: ("agent", "k1", "G-named-pull-request")}
+
+
+def test_named_commit_outside_the_window_is_reported(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "small")
+    r.write("x.txt", "x\n")
+    r.git("add", "x.txt")
+    sha = commit(r, -1000, "-m", "long ago")
+    git = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
+    assert git.events == []
+    out = merge(_one_call("git commit -m 'long ago'", f"[main {sha[:8]}] long ago"), [], [git],
+                window=(SINCE, UNTIL))
+    (rec,) = out.meta.extra["timeline"]["named_commits"]
+    assert (rec["sha"], rec["status"]) == (sha, "outside_window")
+    (w,) = [w for w in out.warnings if w.code == "git_named_commit_outside_window"]
+    assert sha[:8] in w.message and "k1" in w.message

@@ -13,8 +13,10 @@ Named commits (rule `G-named-commit`, score 1.0)
     * `gh pr merge`'s `Merged pull request #N (title)`: the commit of that pull request in the
       window (subject ending `(#N)` or `Merge pull request #N`), `G-named-pull-request`, 0.95.
     The sha prefix is resolved among the window's commits, else in the repository
-    (`GitLookup`); a named commit found is attributed to the naming call, with its evidence
-    (the result's record) and the span of the name in its text in `named_commits`.
+    (`GitLookup`; one the repository holds outside the window is a warning,
+    `git_named_commit_outside_window`); a named commit found is attributed to the naming
+    call, with its evidence (the result's record) and the span of the name in its text in
+    `named_commits`.
 
 Rewritten commits
     * `G-amend`: a `git commit --amend` names a new commit on the branch the previous named
@@ -253,7 +255,7 @@ def plan(agent: Session | None, git: list[Session], calls: list[CallSpan]) -> Na
     namings = [x for e in agent.events if e.kind in ("tool_result", "note") for x in _namings(agent, e, by_id)]
     made = [x for x in namings if x.n.made]
     for x in namings:
-        _resolve(out, win, x)
+        _resolve(out, win, x, agent)
     _amends(out, win, made)
     for x in made:
         if x.rec.status == "missing":
@@ -290,7 +292,11 @@ def _claim(out: NamedPlan, x: _Naming, sha: str, rule: str, score: float) -> Non
     out.claims[sha] = Claim(sha, rule, score, actor, x.rec.call_id if x.call else None)
 
 
-def _resolve(out: NamedPlan, win: _Window, x: _Naming) -> None:
+def _step(x: _Naming) -> str:
+    return f"the result of call {x.rec.call_id}" if x.rec.call_id else "a note"
+
+
+def _resolve(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None:
     rec, n = x.rec, x.n
     if n.kind == "pr":
         hits = [s for s, e in win.commits.items()
@@ -310,6 +316,11 @@ def _resolve(out: NamedPlan, win: _Window, x: _Naming) -> None:
         return
     if not inside:
         rec.status = "outside_window"
+        ev = agent.evidence.get(rec.evidence or "")
+        out.warnings.append(Warning_(
+            "git_named_commit_outside_window", f"{_step(x)} names commit {rec.named} ({sha}, {rec.subject}), which "
+            "the repository holds outside the time window: it is not on the timeline", ev.source if ev else None,
+            ev.line if ev else None))
         return
     rec.branches = list(getattr(win.commits[sha].info, "branches", []))
     if not n.made:
@@ -359,9 +370,8 @@ def _rewritten(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None
         where = f"; {len(cands)} commits in the window have its subject: not linked"
     else:
         where = "; no rewritten form found in the window"
-    step = f"the result of call {rec.call_id}" if rec.call_id else "a note"
     out.warnings.append(Warning_(
-        "git_named_commit_missing", f"{step} names commit {rec.named} ({rec.subject}), which the repository does "
+        "git_named_commit_missing", f"{_step(x)} names commit {rec.named} ({rec.subject}), which the repository does "
         f"not hold{where}", ev.source if ev else None, ev.line if ev else None))
 
 
