@@ -348,3 +348,30 @@ def test_named_commit_outside_the_window_is_reported(tmp_path: Path) -> None:
     assert (rec["sha"], rec["status"]) == (sha, "outside_window")
     (w,) = [w for w in out.warnings if w.code == "git_named_commit_outside_window"]
     assert sha[:8] in w.message and "k1" in w.message
+
+
+def test_rebased_commit_still_in_the_reflog(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "rl")
+    r.write("base.txt", "b\n")
+    r.git("add", "-A")
+    commit(r, 5, "-m", "base")
+    r.git("checkout", "-q", "-b", "topic")
+    r.write("t.txt", "t\n")
+    r.git("add", "t.txt")
+    first = commit(r, 30, "-m", "topic work")
+    r.git("checkout", "-q", "main")
+    r.write("m.txt", "m\n")
+    r.git("add", "m.txt")
+    commit(r, 40, "-m", "main work")
+    r.git("checkout", "-q", "topic")
+    r.env["GIT_COMMITTER_DATE"] = when(60)
+    r.git("rebase", "-q", "main")
+    rebased = r.git("rev-parse", "HEAD").strip()
+    git = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
+    infos = {e.info.sha: e.info for e in git.events if isinstance(e.info, GitCommitInfo)}
+    assert infos[first].branches == [] and infos[rebased].branches == ["topic"]  # the original: reflog only
+    out = merge(_one_call("git commit -m 'topic work'", f"[topic {first[:7]}] topic work"), [], [git],
+                window=(SINCE, UNTIL))
+    (rec,) = out.meta.extra["timeline"]["named_commits"]
+    assert (rec["sha"], rec["status"], rec["rebased_as"], rec["same_change_as"]) == (first, "matched", rebased,
+                                                                                    [rebased])
