@@ -4,8 +4,9 @@
 `commit` event per commit whose author or committer date lies in the window, oldest first:
 the commits of every local and remote-tracking branch, of HEAD and of every reflog entry
 (`git log --date-order --branches --remotes HEAD --reflog`), not one revision (parents
-before children). Each commit's payload is a `GitCommitInfo`: the branches whose history holds it (none: reachable only from a reflog, an
-amended or rebased-away commit), its `git patch-id --stable`, and what a partial clone lacks.
+before children). Each commit's payload is a `GitCommitInfo`: the branches whose history
+holds it (none: reachable only from a reflog, an amended or rebased-away commit), its
+`git patch-id --stable`, and what a partial clone lacks.
 Each commit's evidence is the exact stdout of
 
     git -C <repo> <GIT_SHOW_ARGS...> <sha>
