@@ -110,13 +110,13 @@ CLARIFY = re.compile(r"\?|\b(i mean|to clarify|meaning|what i meant|by that|in o
 CONSTRAINT = re.compile(r"\b(must|always|never|only|don'?t|do not|make sure|without|instead|use|avoid|keep)\b", re.I)
 # a test run or build that passed, as a tool prints it or the agent's final answer reports it
 TEST_PASS = re.compile(r"\b(\d+ passed|all (\d+ )?tests? pass(ed|es)?|tests? pass(ed|es)?|build succeeded|"
-                       r"ok \(\d+ tests?\)|0 failed|exit code 0)\b", re.I)
+                       r"ok \(\d+ tests?\b|0 failed|exit code 0)\b", re.I)
 FAILURE = re.compile(r"\b(fail(ed|s|ing|ure)?|errors?|exception|traceback|could not|couldn'?t|cannot|can'?t|"
                      r"unable|not (done|fixed|working|pass\w*)|still (fails?|broken|failing)|blocked)\b", re.I)
 USER_DONE = re.compile(r"\b(thanks|thank you|that works|works now|lgtm|looks good|perfect|all good|done)\b", re.I)
 STOPPED = re.compile(r"\b(stop|cancel|abort|never ?mind|forget it|leave it|interrupt\w*|rejected)\b", re.I)
 BLOCKED = re.compile(r"\b(cannot|can'?t|unable|blocked|permission|not allowed|need (access|you)|denied)\b", re.I)
-TIMEOUT = re.compile(r"\b(time[d ]?out|timeout|took too long|deadline)\b", re.I)
+TIMEOUT = re.compile(r"\b(timed? ?out|took too long|deadline)\b", re.I)
 
 # message_role / feedback_type values with a kind of quote; the others need the user's own words only.
 KIND_RULES: dict[str, re.Pattern[str]] = {
