@@ -385,9 +385,13 @@ def completion(model: str, content: str, prompt_tokens: int) -> dict[str, Any]:
 class ScriptedClient:
     """The script as an injected completion callable; counts calls and how many ran at once."""
 
-    def __init__(self, model: str | None = None, delay_s: float = 0.0):
+    def __init__(self, model: str | None = None, delay_s: float = 0.0, gate: int = 0):
+        """`gate` > 1: the first `gate` calls wait for each other before answering, so that many
+        are in flight at once whatever the machine's speed (a limit below `gate` breaks the
+        barrier after 60 s and those calls fail); later calls do not wait."""
         self.script = Script(slow_s=0.0)
         self.model, self.delay_s = model, delay_s
+        self.barrier = threading.Barrier(gate, timeout=60) if gate > 1 else None
         self.calls = 0
         self.running = 0
         self.peak = 0
@@ -400,7 +404,10 @@ class ScriptedClient:
             self.running += 1
             self.peak = max(self.peak, self.running)
             self.requests.append(kwargs)
+            gated = self.barrier is not None and self.calls <= self.barrier.parties
         try:
+            if gated and self.barrier is not None:
+                self.barrier.wait()
             time.sleep(self.delay_s)
             body = {"model": self.model or kwargs["model"], "messages": kwargs["messages"]}
             if str(body["model"]).endswith("scripted-timeout"):

@@ -160,13 +160,54 @@ def assert_valid(run: Run) -> None:
     assert report.errors == [], report.errors
 
 
-def assert_copied_unchanged(run: Run, base: Run) -> None:
-    for a, b in zip(run.trace["steps"], base.trace["steps"], strict=True):
-        for f in ("step", "turn", "actor", "action", "tool", "operation", "input", "output", "started_at",
-                  "ended_at", "caused_by" if a["action"] != "user_message" else "step", "retry_of"):
-            assert a[f] == b[f], (a["step"], f)
-    for k in ("task", "final_output", "agent_tools", "started_at", "ended_at"):
-        assert run.trace[k] == base.trace[k]
+# The CORRECTION log's steps as the rules give them, worked out by hand (not read back from a
+# run): (step, turn, actor, action, tool, operation, input, output, started_at, ended_at, caused_by,
+# retry_of). R-cause: a turn's first action follows its user message; later ones the results that
+# came since. R-retry: step 7 repeats step 3's failed `pytest -q` (same tool, similarity 100,
+# 3 agent steps back, within 8), so it is retry_of 3 and caused by [3, 6] (the Edit's result too).
+WRITE = '{"file_path":"/home/dev/proj/calc.py","content":"def add(a, b):\\n    return a - b\\n"}'
+EDIT = '{"file_path":"/home/dev/proj/calc.py","old_string":"return a - b","new_string":"return a + b"}'
+FAILED = "F..\nFAILED test_calc.py::test_add - assert -1 == 3\n1 failed, 2 passed in 0.12s"
+CORRECTION_STEPS: list[tuple[Any, ...]] = [
+    (1, 1, "user", "user_message", None, None, CORRECTION[0]["message"]["content"], None, T % 0, T % 0, None, None),
+    (2, 1, "agent", "agent_step", "Write", "write", WRITE, "File created successfully at: /home/dev/proj/calc.py",
+     T % 1, T % 2, [1], None),
+    (3, 1, "agent", "agent_step", "Bash", "execute", '{"command":"pytest -q"}', FAILED, T % 3, T % 4, [2], None),
+    (4, 1, "agent", "output", None, "answer", None, "The tests fail: test_add expects 3 but add() returned -1.",
+     T % 5, T % 5, [3], None),
+    (5, 2, "user", "user_message", None, None, "No, that's wrong: add must return a + b, not a - b. Fix it.", None,
+     T % 6, T % 6, None, None),
+    (6, 2, "agent", "agent_step", "Edit", "edit", EDIT, "The file /home/dev/proj/calc.py has been updated.",
+     T % 7, T % 8, [5], None),
+    (7, 2, "agent", "agent_step", "Bash", "execute", '{"command":"pytest -q"}', "...\n3 passed in 0.10s",
+     T % 9, T % 10, [3, 6], 3),
+    (8, 2, "agent", "output", None, "answer", None, "Fixed: add() now returns a + b and all 3 tests pass.",
+     T % 11, T % 11, [7], None),
+]
+STEP_KEYS = ("step", "turn", "actor", "action", "tool", "operation", "input", "output", "started_at", "ended_at",
+             "caused_by", "retry_of")
+
+
+def assert_copied_as_logged(run: Run) -> None:
+    """The values a model may not touch are the hand-worked ones of CORRECTION_STEPS (a model
+    pass that changed them, and a segmenter that got them wrong, both fail here)."""
+    # a user message's caused_by is not from the log: a model may propose it (the step a correction is about)
+    got = [tuple(None if k == "caused_by" and s["action"] == "user_message" else s[k] for k in STEP_KEYS)
+           for s in run.trace["steps"]]
+    assert got == CORRECTION_STEPS
+    assert (run.trace["task"], run.trace["final_output"], run.trace["agent_tools"], run.trace["started_at"],
+            run.trace["ended_at"]) == (CORRECTION_STEPS[0][6], CORRECTION_STEPS[-1][7], ["Bash", "Edit", "Write"],
+                                       T % 0, T % 11)
+
+
+def assert_confidence(run: Run, score: int, factors: list[tuple[str, float, float]]) -> None:
+    got = [(f["name"], f["value"], f["penalty"]) for f in run.manifest["confidence_factors"]]
+    assert (run.trace["summary"]["agent_confidence"], got) == (score, factors)
+
+
+# CORRECTION by hand (assemble/score.py): an agent transcript (base 90); every call has its
+# result, every agent step an output and times: no penalty. A model's proposals never change it.
+CORRECTION_CONFIDENCE: tuple[int, list[tuple[str, float, float]]] = (90, [("base", 90.0, 0.0)])
 
 
 def assert_citations_verifiable(run: Run) -> None:
@@ -272,7 +313,11 @@ def test_good_answer_citations_pass(correction_log: Path, api_base: str, tmp_pat
     assert r["calls"] == 1 and r["proposed"] == r["accepted"] > 0 and r["rejected"] == 0
     assert run.trace["validation_level"] == "model_reviewed" == run.manifest["validation_level"]
     assert_valid(run)
-    assert_copied_unchanged(run, base)
+    assert_copied_as_logged(base)
+    assert_copied_as_logged(run)
+    assert run.trace["steps"][4]["caused_by"] == [2]  # the correction is about step 2: the model's proposal
+    assert run.prov["steps"][4]["fields"]["caused_by"]["origin"] == "model"
+    assert_confidence(run, *CORRECTION_CONFIDENCE)
     assert_citations_verifiable(run)
     steps = run.trace["steps"]
     # the user's correction: classified on the user message, directive and eval -1 on the Write it corrects
@@ -307,8 +352,8 @@ def test_fabricating_server_adds_nothing(correction_log: Path, api_base: str, tm
     assert run.trace["steps"] == base.trace["steps"] and run.trace["summary"]["goal_achieved"] is None
     assert run.trace["validation_level"] == "retraced_from_logs"
     # refused proposals are reported, not scored: nothing reached the trace, so the confidence is the no-model one
-    assert run.trace["summary"]["agent_confidence"] == base.trace["summary"]["agent_confidence"]
-    assert run.manifest["confidence_factors"] == base.manifest["confidence_factors"]
+    assert_confidence(run, *CORRECTION_CONFIDENCE)
+    assert_copied_as_logged(run)
     assert_valid(run)
 
 
@@ -375,21 +420,21 @@ def test_timeout_cancels_the_request_and_does_not_resend_it(correction_log: Path
     """A timed-out request is given up by closing the connection (the server sees it hang up), not sent
     again while the server still works on it; the fallback is counted and warned about."""
     base = retrace(correction_log, tmp_path / "base", None)
-    with ScriptedServer(max_seconds=30, slow_s=5.0) as srv:
-        t0 = time.monotonic()
+    # No wall-clock threshold: the server would take 120 s to answer, so a client that waited for
+    # it would hit the server's own stop; seeing the hang-up (cancelled) is what proves it gave up.
+    with ScriptedServer(max_seconds=240, slow_s=120.0) as srv:
         run = retrace(correction_log, tmp_path, LLMConfig(model="openai/scripted-timeout", api_base=srv.base_url,
                                                           timeout_s=0.5, retries=2, backoff_s=0.01, use_cache=False))
-        elapsed = time.monotonic() - t0
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 60  # a bounded wait for the server's thread, left as soon as it notices
         while srv.cancelled < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (srv.requests, srv.cancelled) == (1, 1)  # one request, and the server saw the client hang up
     r = run.report
     assert (r["calls"], r["retries"], r["timeouts"], r["fallbacks_by_reason"]) == (1, 0, 1, {"timeout": 1})
-    assert "fell back" in r["warning"] and 0.5 <= r["call_seconds"] < 5.0  # gave up before the server answered
+    assert "fell back" in r["warning"] and r["call_seconds"] >= 0.5  # the timeout was waited for, not skipped
     assert r["tokens"]["sent_estimate_all_calls"] == r["tokens"]["sent_estimate"]  # the one call is counted
-    assert elapsed < 30 and run.trace["steps"] == base.trace["steps"]
-    assert run.trace["summary"]["agent_confidence"] == base.trace["summary"]["agent_confidence"]
+    assert run.trace["steps"] == base.trace["steps"]
+    assert_confidence(run, *CORRECTION_CONFIDENCE)
     assert_valid(run)
 
 
@@ -417,13 +462,13 @@ def test_malformed_once_then_good(correction_log: Path, tmp_path: Path) -> None:
 
 def test_chunked_long_session_bounded_concurrency(tmp_path: Path) -> None:
     log = write_log(tmp_path, "s-long", long_session())
-    client = ScriptedClient(delay_s=0.1)
+    client = ScriptedClient(gate=2)  # the first two calls wait for each other: 2 in flight, by construction
     cfg = LLMConfig(model="openai/scripted-good", client=client, chunk_tokens=2500, max_concurrency=2,
                     cache_dir=tmp_path / "cache")
     run = retrace(log, tmp_path / "a", cfg)
     r = run.report
     assert r["chunks"] >= 4 and client.calls == r["chunks"] == r["calls"] and r["oversized_steps"] == 0
-    assert client.peak == 2  # several chunks in flight, never more than max_concurrency
+    assert client.peak == 2  # two chunks in flight (the gate), never more than max_concurrency
     from forsy.llm._request import estimate_tokens
 
     for req in client.requests:
@@ -548,7 +593,9 @@ def test_each_rule_names_its_rejection(tmp_path: Path) -> None:
         return next(f for f in r.manifest["confidence_factors"] if f["name"] == "empty_fields")
 
     assert empty(run) == empty(base)
-    # refused proposals are reported, not scored; accepted ones are not evidence: the no-model confidence
-    assert run.trace["summary"]["agent_confidence"] == base.trace["summary"]["agent_confidence"]
-    assert run.manifest["confidence_factors"] == base.manifest["confidence_factors"]
+    # refused proposals are reported, not scored; accepted ones are not evidence. By hand: agent
+    # steps 2, 3, 4, 6, 7, 8, 9; step 9 (git diff) has no result: missing_results 1 × 3 = 3; its
+    # only reasoning is the model's, so it stays empty: 1/7 = 0.143, × 15 = 2.14;
+    # 90 - 3 - 2.142857 = 84.857 -> 85 (with the model's reasoning counted it would be 87)
+    assert_confidence(run, 85, [("base", 90.0, 0.0), ("missing_results", 1, 3), ("empty_fields", 0.143, 2.14)])
     assert_valid(run)
