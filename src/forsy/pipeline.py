@@ -198,8 +198,13 @@ class RetraceRun:
         return ExitCode.PARTIAL if self.results else self.failed[0].exit_code
 
 
-def discover(paths: Iterable[Path]) -> list[tuple[sources.Source, Path]]:
-    """Every session file named by `paths` (files, session dirs, project dirs), with its source."""
+def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None) -> list[tuple[sources.Source, Path]]:
+    """Every session file named by `paths` (files, session dirs, project dirs, folders of
+    collected logs: `sources._walk`), with its source. `unread`, when given, gets what under a
+    named folder was not read, and why: files that look like logs in no format forsy reads,
+    folders the walk did not search."""
+    from .sources._walk import discover_tree
+
     found: list[tuple[sources.Source, Path]] = []
     for p in paths:
         if not p.exists() and not p.is_symlink():
@@ -211,12 +216,15 @@ def discover(paths: Iterable[Path]) -> list[tuple[sources.Source, Path]]:
         if not is_dir:
             found.append((sources.detect(p), p))
             continue
-        hits: list[tuple[sources.Source, Path]] = []
-        for src in sources.available():
-            hits.extend((src, f) for f in src.discover(p))
-        if not hits:
-            raise InputError("no session logs forsy reads were found in this directory", path=p)
-        found.extend(hits)
+        tree = discover_tree(p, sources.available())
+        if not tree.found:
+            raise InputError("no session logs forsy reads were found in this directory"
+                             + (f" ({len(tree.unrecognised)} file(s) that look like logs, in no format forsy reads)"
+                                if tree.unrecognised else ""), path=p)
+        found.extend(tree.found)
+        if unread is not None:
+            unread.extend((u, NOT_READ) for u in tree.unrecognised)
+            unread.extend(tree.not_searched)
     return found
 
 
@@ -351,7 +359,8 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
     """
     options = options or RetraceOptions()
     given = [Path(p).expanduser() for p in paths]
-    found = discover(given) if given else []
+    unread: list[tuple[Path, str]] = []
+    found = discover(given, unread) if given else []
     if select is not None:
         found = [(src, p) for src, p in found if select(src, p)]
     if sink is None and options.out is not None:
@@ -386,6 +395,7 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         if run.skipped:
             raise NoWork(run.skipped[0].message, path=run.skipped[0].path)
         raise InputError("no sessions found", path=given[0] if given else None)
+    run.outcomes += [Outcome(str(u), "skipped", why) for u, why in unread]
     return run
 
 
@@ -415,6 +425,10 @@ def parallel_jobs(options: RetraceOptions, files: int, total_bytes: int) -> int:
     if jobs == 0:
         jobs = default_jobs() if total_bytes >= AUTO_PARALLEL_BYTES else 1
     return max(1, min(jobs, files))
+
+
+# a file under a named folder that looks like a log (its name) and that no source reads
+NOT_READ = "not a log format forsy reads"
 
 
 def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,

@@ -49,6 +49,7 @@ ASKS = frozenset({"tool", "command", "followup", "browser_action_launch", "use_m
 
 class ClineSource:
     name: ClassVar[str] = "cline"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
     # VS Code (and forks) keep extension storage here, under the home folder
     default_roots: ClassVar[tuple[str, ...]] = (
         ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",

@@ -52,6 +52,7 @@ def _str(v: Any) -> str | None:
 
 class ForsyV1Source:
     name: ClassVar[str] = KIND
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
 
     def sniff(self, path: Path, head: bytes) -> bool:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")

@@ -43,6 +43,7 @@ TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 
 class GeminiSource:
     name: ClassVar[str] = "gemini"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
     default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
 
     def sniff(self, path: Path, head: bytes) -> bool:

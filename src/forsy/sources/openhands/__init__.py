@@ -51,6 +51,7 @@ ERROR_OBS = frozenset({"error"})
 
 class OpenHandsSource:
     name: ClassVar[str] = "openhands"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
     default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions",)  # under the home folder
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -1,0 +1,161 @@
+"""Session files anywhere under a directory the user names, not only where an agent puts them.
+
+Each source's own `discover(dir)` knows its agent's layout (Claude Code's projects folder
+and session directories, Codex's dated folders, Cline's task folders…), but only from the
+folder it is given. A folder of collected logs (an archive, a repository's fixtures, a
+download of several agents' logs) holds them deeper, and before this walk `forsy retrace
+DIR` read the sessions at the top and left the rest without a word.
+
+The walk asks every source's `discover` at the named folder, and the sources that do not
+search below it themselves (`searches_below`) again at each subfolder, down to `MAX_DEPTH`.
+Asking the sources (rather than sniffing every file) keeps their rules about which files
+are sessions and which are parts of one (a Claude session's `subagents/`, Gemini's
+`logs.json`, Cline's `ui_messages.json`); a file found twice is read once. A session's
+folder (`<stem>/` next to a found `<stem>.jsonl`) is not entered, and files beside a found
+session are taken as its agent's (metadata, parts), not reported. What the walk skips, it
+says:
+
+* folders whose name starts with a dot, and `VENDOR` folders (dependencies, caches, VCS
+  data); a home folder is searched only where the agents keep their logs;
+* files that look like logs (`LOG_SUFFIXES`) that no source recognises, counted in
+  `Discovery.unrecognised` for the caller to report;
+* folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
+  listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from . import Source
+
+MAX_DEPTH = 16
+MAX_DIRS = 20_000
+VENDOR = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "dist", "build", "target"})
+# suffixes of files a user may expect forsy to read; anything else is not mentioned
+LOG_SUFFIXES = (".jsonl", ".json", ".cast", ".zst", "_history", ".history")
+
+
+@dataclass
+class Discovery:
+    found: list[tuple[Source, Path]] = field(default_factory=list)
+    unrecognised: list[Path] = field(default_factory=list)  # log-like files no source reads
+    not_searched: list[tuple[Path, str]] = field(default_factory=list)  # (folder, why)
+
+
+def _is_home(d: Path) -> bool:
+    try:
+        return d.resolve() == Path.home().resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def discover_tree(root: Path, available: list[Source]) -> Discovery:
+    """Every session file under `root` by the sources' own rules, searched level by level."""
+    out = Discovery()
+    candidates: list[Path] = []
+    seen: set[Path] = set()
+    listed = 0
+    deep_said = False  # the depth limit is reported once, with the first folder it left out
+
+    beside: set[str] = set()  # folders holding a found session file: their other files are its parts
+    session_dirs: set[str] = set()  # `<dir>/<stem>/` next to a found `<dir>/<stem>.<ext>`: its parts too
+    shallow = [s for s in available if not getattr(s, "searches_below", False)]
+
+    def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
+        hits: list[tuple[Source, Path]] = []
+        for src in asked:
+            for f in src.discover(d):
+                key = Path(os.path.abspath(f))
+                if key in seen or not _is_its(src, f, available):
+                    continue
+                seen.add(key)
+                hits.append((src, f))
+                beside.add(str(key.parent))
+                session_dirs.add(str(key.parent / key.name.split(".")[0]))
+        return hits
+
+    out.found.extend(structural(root, available))  # a source that `searches_below` is asked here only
+    if _is_home(root):
+        return out  # a home folder: only the agents' own folders (their discover knows them)
+    todo: list[tuple[Path, int]] = [(root, 0)]  # a stack: depth first, in name order
+    while todo:
+        d, depth = todo.pop()
+        if depth > 0:
+            out.found.extend(structural(d, shallow))
+        listed += 1
+        if listed > MAX_DIRS:
+            out.not_searched.append((d, f"not searched: forsy stops looking after {MAX_DIRS:,} folders "
+                                        "(name a narrower folder)"))
+            break
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError as err:
+            if depth == 0:
+                raise InputError("permission denied" if isinstance(err, PermissionError)
+                                 else (err.strerror or str(err)), path=d) from None
+            out.not_searched.append((d, f"not searched: {err.strerror or err}"))
+            continue
+        subs: list[tuple[Path, int]] = []
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name.startswith(".") or e.name in VENDOR:
+                        continue
+                    if depth + 1 > MAX_DEPTH:
+                        if not deep_said:
+                            deep_said = True
+                            out.not_searched.append((Path(e.path), f"not searched: deeper than {MAX_DEPTH} "
+                                                                   "folders below the named one (name it directly)"))
+                        continue
+                    if os.path.abspath(e.path) not in session_dirs:
+                        subs.append((Path(e.path), depth + 1))
+                elif e.is_symlink() and e.is_dir(follow_symlinks=True):
+                    if not e.name.startswith("."):
+                        out.not_searched.append((Path(e.path), "not searched: a link to a folder (not followed, "
+                                                               "so no folder is read twice; name it directly)"))
+                elif e.name.endswith(LOG_SUFFIXES) and os.path.abspath(d) not in beside:
+                    if e.is_file(follow_symlinks=True):
+                        candidates.append(Path(e.path))
+                    else:
+                        out.not_searched.append((Path(e.path), "not read: not a regular file"))
+            except OSError as err:
+                out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
+        todo.extend(reversed(subs))
+    # a log-like file that is no session found and that no source recognises (a part of a
+    # found session, such as a subagent's file, is recognised by its source)
+    out.unrecognised = [p for p in candidates
+                        if Path(os.path.abspath(p)) not in seen and not _recognised(p, available)]
+    return out
+
+
+def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
+    """Is a file `src.discover` offered really `src`'s? Some sources take every `*.jsonl` of
+    a folder that has their layout; in a folder of another agent's logs (a Codex day folder
+    holds a session and its subagents' rollouts) that would read one file twice, once as
+    the wrong kind. A file another source sniffs as its own is left to that source (found
+    by its discover, or a part of a session it found). One that nobody sniffs stays
+    `src`'s: reading it says what is wrong with it (a damaged session fails loudly)."""
+    from . import read_head
+
+    try:
+        head = read_head(f)
+    except (OSError, InputError):
+        return True  # unreadable: reading it reports why
+    return src.sniff(f, head) or not any(o.sniff(f, head) for o in available if o is not src)
+
+
+def _recognised(p: Path, available: list[Source]) -> bool:
+    from . import read_head
+
+    try:
+        head = read_head(p)
+    except (OSError, InputError):
+        return False
+    return any(src.sniff(p, head) for src in available)

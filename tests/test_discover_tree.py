@@ -1,0 +1,142 @@
+"""`forsy retrace DIR` on a folder of collected logs: every session at any depth is found by
+its source's own rules, each read once, and what is not read is said (sources/_walk.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _paths import SAMPLES
+from forsy.cli import app
+from forsy.pipeline import NOT_READ, RetraceOptions, discover, retrace
+from forsy.sources import _walk
+
+SUB = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
+
+
+def collected(tmp_path: Path) -> Path:
+    """An archive of several agents' logs, each deeper than its agent keeps them."""
+    root = tmp_path / "archive"
+    deep = root / "team" / "alice" / "2026" / "claude-sessions"
+    deep.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", deep / "demo-session.jsonl")
+    # a session with its subagent: the subagent file is part of it, not a session of its own
+    sess = root / "team" / "bob" / "export"
+    sess.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "subagents" / f"{SUB}.jsonl", sess / f"{SUB}.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, sess / SUB)
+    shutil.copytree(SAMPLES / "codex" / "sessions", root / "team" / "carol" / "codex")
+    hist = root / "team" / "dave" / "shell"
+    hist.mkdir(parents=True)
+    shutil.copy(SAMPLES / "shell" / "extended.zsh_history", hist / ".zsh_history")
+    # log-like files in no format forsy reads, and files that are not logs at all
+    (root / "team" / "notes.json").write_text(json.dumps({"todo": ["x"]}))
+    (root / "team" / "alice" / "junk.json").write_text("not json at all\n")
+    (root / "team" / "README.md").write_text("# archive\n")
+    # what a walk must not enter: hidden folders and dependencies
+    for skip in (".git", "node_modules"):
+        (root / "team" / "erin" / skip / "x").mkdir(parents=True)
+        shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "team" / "erin" / skip / "x" / "s.jsonl")
+    return root
+
+
+def test_every_session_in_a_collected_tree_is_found_once(tmp_path: Path) -> None:
+    root = collected(tmp_path)
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    got = sorted((src.name, str(p.relative_to(root))) for src, p in found)
+    assert got == [
+        ("claude_code", "team/alice/2026/claude-sessions/demo-session.jsonl"),
+        ("claude_code", f"team/bob/export/{SUB}.jsonl"),
+        # its subagent's rollout beside it is part of it (Codex reads the two together)
+        ("codex", "team/carol/codex/2026/05/12/rollout-2026-05-12T09-00-00-019e2a10-0000-7000-8000-00000000aaaa.jsonl"),
+        ("shell", "team/dave/shell/.zsh_history"),
+    ]
+    # the two log-like files nobody reads are said; the subagent file (its session's part),
+    # the markdown and the skipped folders are not
+    assert sorted((str(p.relative_to(root)), why) for p, why in unread) == [
+        ("team/alice/junk.json", NOT_READ), ("team/notes.json", NOT_READ)]
+
+
+def test_a_run_over_the_tree_reports_what_it_did_not_read(tmp_path: Path) -> None:
+    root = collected(tmp_path)
+    run = retrace([root], RetraceOptions(out=tmp_path / "out", redact=False))
+    assert len(run.results) == 4
+    not_read = sorted(Path(o.path).name for o in run.outcomes if o.status == "skipped" and o.message == NOT_READ)
+    assert not_read == ["junk.json", "notes.json"]
+    r = CliRunner().invoke(app, ["retrace", str(root), "-o", str(tmp_path / "out2"), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    assert "4 written, 2 skipped (2 not a log format forsy reads)" in r.output
+
+
+def test_a_tree_with_only_unknown_logs_says_how_many_it_saw(tmp_path: Path) -> None:
+    (tmp_path / "d" / "x").mkdir(parents=True)
+    (tmp_path / "d" / "x" / "a.json").write_text("not json at all\n")
+    r = CliRunner().invoke(app, ["retrace", str(tmp_path / "d"), "-o", str(tmp_path / "out")])
+    assert r.exit_code != 0
+    assert "no session logs forsy reads were found" in r.output
+    assert "1 file(s) that look like logs" in r.output
+
+
+def test_the_depth_limit_is_reported_not_silent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_walk, "MAX_DEPTH", 1)
+    root = tmp_path / "r"
+    (root / "a").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "a" / "s.jsonl")
+    deep = root / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", deep / "s.jsonl")
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p.relative_to(root) for _, p in found] == [Path("a/s.jsonl")]
+    [(folder, why)] = unread
+    assert folder == root / "b" / "c" and "deeper than 1 folders" in why
+
+
+def test_a_home_folder_is_searched_only_where_agents_keep_logs(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    proj = home / ".claude" / "projects" / "-p"
+    proj.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", proj / "s.jsonl")
+    # a project folder in the home holding a copy: the home walk does not go there
+    (home / "src" / "fixtures").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", home / "src" / "fixtures" / "s.jsonl")
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: home))
+    found = discover([home])
+    assert [p for _, p in found] == [proj / "s.jsonl"]
+
+
+def test_the_usual_layouts_find_what_they_found_before(tmp_path: Path) -> None:
+    """~/.claude/projects-like and ~/.codex/sessions-like roots: the walk adds nothing and
+    reports nothing (their sessions' folders are their agents')."""
+    projects = tmp_path / "projects"
+    p = projects / "-home-dev-a"
+    p.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / f"subagents/{SUB}.jsonl", p / f"{SUB}.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, p / SUB)
+    (p / SUB / "tool-results").mkdir()
+    (p / SUB / "tool-results" / "x.json").write_text("{}")
+    unread: list[tuple[Path, str]] = []
+    assert [q for _, q in discover([projects], unread)] == [p / f"{SUB}.jsonl"]
+    assert unread == []
+
+
+def test_what_the_walk_cannot_enter_is_reported(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "r"
+    (root / "ok").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "ok" / "s.jsonl")
+    (root / "elsewhere").mkdir()
+    (root / "link").symlink_to(root / "elsewhere")
+    os.mkfifo(root / "pipe.jsonl")
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [root / "ok" / "s.jsonl"]
+    assert sorted((p.name, why.split(":")[0]) for p, why in unread) == [("link", "not searched"),
+                                                                       ("pipe.jsonl", "not read")]
