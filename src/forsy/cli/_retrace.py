@@ -50,8 +50,9 @@ NO_TIME = "no time in the log: cannot be placed in the --since/--until window"
 @friendly
 def retrace(
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="Session logs: a file, a session directory, a project directory (each session → one trace), "
-             "or - for one session on standard input.", show_default=False)] = None,
+        help="Session logs: a file, a session directory, a project directory, any folder of collected "
+             "logs (searched below; files it does not read are counted as skipped, --verbose lists them) "
+             "— each session → one trace — or - for one session on standard input.", show_default=False)] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output",
         help="Trace folder (one session file) or parent folder (a directory or several files). "
              "Default: ./forsy-traces/<agent>-<project>-<date>-<session>/.")] = None,
