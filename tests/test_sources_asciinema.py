@@ -355,3 +355,17 @@ def test_lone_surrogates_are_replaced_and_said(tmp_path: Path) -> None:
     r = runner.invoke(app, ["retrace", str(q), "-o", str(tmp_path / "out2"), "--no-redact"])
     assert r.exit_code == 0, r.output
     assert steps_of(json.loads((tmp_path / "out2" / "trace.json").read_text("utf-8"))) == [("run \ufffd", "done")]
+
+
+@pytest.mark.xfail(strict=True, reason="verify's C-span check (text in the cited string) does not allow for redaction "
+                   "placeholders; the plain check does (report: verify.check_field)")
+def test_a_redacted_typed_command_still_verifies(tmp_path: Path) -> None:
+    p = tmp_path / "secret.cast"
+    cmd = "export GITHUB_TOKEN=ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    p.write_text('{"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}\n[0.1, "o", "$ "]\n'
+                 f'[0.2, "i", "{cmd}\\r"]\n[0.3, "o", "{cmd}\\r\\n$ "]\n')
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["retrace", str(p), "-o", str(out)]).exit_code == 0
+    assert "ghp_" not in (out / "trace.json").read_text("utf-8")
+    ver = verify_folder(out, [tmp_path])
+    assert ver.ok, ver.problems

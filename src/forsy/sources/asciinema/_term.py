@@ -38,6 +38,8 @@ _SEQ = re.compile(
 # how many characters an unfinished sequence may hold before it is given up as text
 MAX_PENDING = 4096
 _CONTROLS = {chr(c) for c in range(32)} - {"\t", "\n", "\r", "\b"} | {"\x7f"}
+_LINE_EDITS = frozenset("KCDGP@")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class Screen:
@@ -81,7 +83,11 @@ class Screen:
             i = m.end()
 
     def _text(self, s: str) -> None:
-        for ch in s:
+        pos = 0
+        for m in _CONTROL.finditer(s):
+            if m.start() > pos:
+                self._put(s[pos : m.start()])
+            ch = m.group()
             if ch == "\n":
                 self.lines.append("".join(self.line).rstrip())
                 self.line, self.col = [], 0
@@ -89,21 +95,24 @@ class Screen:
                 self.col = 0
             elif ch == "\b":
                 self.col = max(0, self.col - 1)
-            elif ch in _CONTROLS:
-                continue
-            else:
+            elif ch == "\t":
                 self._put(ch)
+            pos = m.end()  # other control characters write nothing
+        if pos < len(s):
+            self._put(s[pos:])
 
-    def _put(self, ch: str) -> None:
-        if self.col < len(self.line):
-            self.line[self.col] = ch
-        else:
-            self.line.extend(" " * (self.col - len(self.line)))
-            self.line.append(ch)
-        self.col += 1
+    def _put(self, run: str) -> None:
+        """Printable text at the cursor, overwriting what is there (one slice, not per character)."""
+        line, col = self.line, self.col
+        if col > len(line):
+            line.extend(" " * (col - len(line)))
+        line[col : col + len(run)] = run
+        self.col = col + len(run)
 
     def _csi(self, body: str) -> None:
         final, params = body[-1], body[:-1]
+        if final not in _LINE_EDITS:
+            return  # colours (SGR, most of them), screen addressing: nothing on the line changes
         if params.startswith(("?", ">", "<", "=")):
             return  # private modes (bracketed paste, cursor visibility): nothing drawn
         nums = [int(x) if x.isdigit() else 0 for x in params.split(";")] if params else []
