@@ -271,6 +271,24 @@ def test_verify_reads_json_with_a_lone_surrogate_escape(tmp_path: Path) -> None:
     assert (rep.problems, rep.checked) == ([], 1)
 
 
+def test_verify_reads_invalid_utf8_inside_json_as_surrogate_escapes(tmp_path: Path) -> None:
+    """A JSON record with a byte that is not UTF-8 is still JSON: its string holds the byte as
+    a surrogate escape (what the reader copied), so the pointer resolves and the value matches."""
+    rep = _one(tmp_path, "caf\udcff", _copied("e1", "/t"), "input", b'{"t": "caf\xff"}')
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_compares_a_text_record_whole_whatever_its_pointer(tmp_path: Path) -> None:
+    rep = _one(tmp_path, "echo hi", _copied("e1", "/cmd"), "input", b"echo hi")
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
+def test_verify_reads_a_reference_without_pointer_as_the_whole_record(tmp_path: Path) -> None:
+    field = {"origin": "copied", "evidence": [{"id": "e1"}]}
+    rep = _one(tmp_path, LINE1, field)
+    assert (rep.problems, rep.checked) == ([], 1)
+
+
 def test_verify_reads_undecodable_bytes_as_replacement_text(tmp_path: Path) -> None:
     rep = _one(tmp_path, "caf\ufffd", _copied("e1", ""), "input", b"caf\xff")
     assert (rep.problems, rep.checked) == ([], 1)
@@ -305,6 +323,7 @@ def test_verify_matches_redacted_values_piece_by_piece(tmp_path: Path) -> None:
     ("[]x", "yx", False),
     ("x[A][B]y", "x..y", True),
     ("x[A]y[B]z", "xzy", False),
+    ("a[X]b", "a..b..a", True),  # the first occurrence of a piece counts, not the last
 ])
 def test_redacted_value_matches_its_source(value: str, source: str, expected: bool) -> None:
     assert _matches(value, source) is expected
