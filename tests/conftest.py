@@ -9,8 +9,24 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
+
+from _seed import TEST_SEED
+
+if TYPE_CHECKING:
+    from forsy.redact import KingfisherEngine
+
+# Hypothesis draws the same examples every run (derandomize: its seed comes from each test's
+# source); a run never depends on the clock or on an earlier run's example database.
+settings.register_profile("forsy", derandomize=True, database=None)
+settings.load_profile("forsy")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"forsy: random seed {TEST_SEED} (FORSY_TEST_SEED), hypothesis derandomized"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -102,3 +118,26 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """The URL of a fresh, empty PostgreSQL database."""
     return pg_server.new_database()
+
+
+# --------------------------------------------------------------------------- secret engine
+@pytest.fixture(scope="session")
+def kingfisher_engine(tmp_path_factory: pytest.TempPathFactory) -> KingfisherEngine:
+    """The real secret engine, built once per session (its rules take seconds to compile, and a
+    shuffled run would rebuild a module-scoped one each time a module comes back), in a fresh
+    cache folder, with Python sockets blocked: building and scanning work offline."""
+    import socket
+
+    from forsy.redact import KingfisherEngine
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("network access attempted")
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("connect", "connect_ex", "sendto"):
+            mp.setattr(socket.socket, name, refuse)
+        mp.setattr(socket, "getaddrinfo", refuse)
+        mp.setattr(socket, "create_connection", refuse)
+        eng = KingfisherEngine(tmp_path_factory.mktemp("kingfisher-cache"))
+        assert eng.scan(b"token ghp_" + b"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")  # scanning works offline
+    return eng
