@@ -146,7 +146,9 @@ def build_index(session: Session) -> EvidenceIndex:
     for ev_id, pieces in idx.pieces.items():
         idx.texts[ev_id] = "\n".join(t for _, t in pieces)
     payloads: set[str] = set()
-    for text in idx.texts.values():
+    # each distinct text once: a terminal recording's command output is the text of every one of
+    # its output events (over a thousand ids for one command), and scanning each copy took minutes
+    for text in set(idx.texts.values()):
         for pat in INJECTION_PATTERNS:
             for hit in pat.finditer(text):
                 window = text[max(0, hit.start() - TAINT_WINDOW): hit.end() + TAINT_WINDOW]

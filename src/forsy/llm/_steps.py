@@ -34,6 +34,7 @@ PROMPT_NAME = "steps_v1"
 MIN_RUN = 8  # shell commands in a row, inside a session with other steps, worth a grouping
 MIN_SHELL_ONLY = 2  # a shell-only session of one step has nothing to group
 MAX_GOAL_CHARS = 300
+MAX_LISTED_IDS = 4  # a rule step with more records shows them as one run, first..last
 # The checks an accepted grouping passed, in the order they run (named in provenance and the report).
 CHECKS = ("well_formed", "turns_allowed", "ids_known_and_in_scope", "each_id_once", "every_id_covered",
           "steps_contiguous", "steps_in_order", "rule_steps_whole", "goals_cite_own_evidence", "quotes_verbatim",
@@ -57,8 +58,12 @@ class Scope:
 
 
 def _is_command(d: Draft) -> bool:
-    """A shell-history command (R-shell) or a commit step (R-commit): records with no words around them."""
-    return d.shell is not None or (d.values.get("tool") == "git" and bool(d.commits) and d.call_id is None)
+    """A shell-history command (R-shell), a command of a terminal recording (a tool step of a
+    `human:` actor) or a commit step (R-commit): records with no words around them."""
+    if d.values.get("reasoning") is not None:
+        return False
+    return d.shell is not None or (d.actor_key.startswith("human:") and d.values.get("tool") is not None) or \
+        (d.values.get("tool") == "git" and bool(d.commits) and d.call_id is None)
 
 
 def scopes(drafts: list[Draft]) -> list[Scope]:
@@ -75,7 +80,7 @@ def scopes(drafts: list[Draft]) -> list[Scope]:
     else:
         runs, start = [], None
         for i in range(len(drafts) + 1):
-            if i < len(drafts) and _is_command(drafts[i]) and drafts[i].values.get("reasoning") is None:
+            if i < len(drafts) and _is_command(drafts[i]):
                 start = i if start is None else start
                 continue
             if start is not None and i - start >= MIN_RUN:
@@ -117,16 +122,25 @@ def _role(d: Draft, ev: str) -> str:
 
 
 def _render(i: int, d: Draft, items: list[str], idx: EvidenceIndex) -> str:
+    """A rule step's line and its records' texts. Many ids (a terminal recording cites every
+    output event of a command) are listed as one run, `first..last`; a text several ids share
+    is shown once, under the first of them."""
     v = d.values
     bits = [f"STEP {i + 1}", str(v.get("actor")), f"turn={v.get('turn')}"]
     for k in ("tool", "success", "started_at"):
         if v.get(k) is not None:
             bits.append(f"{k}={v[k]}")
-    bits.append("evidence: " + ", ".join(items))
+    listed = ", ".join(items) if len(items) <= MAX_LISTED_IDS else f"{items[0]}..{items[-1]} ({len(items)} ids)"
+    bits.append("evidence: " + listed)
     text = " | ".join(bits) + "\n"
     head, tail = EXCERPT["default"]
+    shown: set[str] = set()
     for ev in items:
-        body = excerpt(idx.texts.get(ev, ""), head, tail).replace("<evidence", "‹evidence").replace(
+        full = idx.texts.get(ev, "")
+        if full in shown:
+            continue
+        shown.add(full)
+        body = excerpt(full, head, tail).replace("<evidence", "‹evidence").replace(
             "</evidence", "‹/evidence")  # evidence cannot close its own block
         text += f'<evidence id="{ev}" role="{_role(d, ev)}">\n{body}\n</evidence>\n'
     return text
@@ -233,11 +247,8 @@ def check_window(w: Window, raw: list[dict[str, Any]], drafts: list[Draft], idx:
     seen: set[str] = set()
     for t, turn in enumerate(turns, start=1):
         for s, step in enumerate(turn.steps, start=1):
+            step.evidence_ids = _expand(step.evidence_ids, w.items, pos, idx, t, s)
             for ev in step.evidence_ids:
-                if ev not in idx.texts:
-                    raise Refused("unknown_id", t, s)
-                if ev not in pos:
-                    raise Refused("out_of_scope", t, s, ev)
                 if ev in seen:
                     raise Refused("evidence_overlap", t, s, ev)
                 seen.add(ev)
@@ -262,6 +273,26 @@ def check_window(w: Window, raw: list[dict[str, Any]], drafts: list[Draft], idx:
             steps.append(CheckedStep((a, b), _goal(step.goal, step.citations, set(step.evidence_ids), idx, t, s)))
         own = {ev for step in turn.steps for ev in step.evidence_ids}
         out.append(CheckedTurn(_goal(turn.goal, turn.citations, own, idx, t, None), steps))
+    return out
+
+
+def _expand(ids: list[str], items: list[str], pos: dict[str, int], idx: EvidenceIndex, t: int,
+            s: int) -> list[str]:
+    """The ids a step names, a run `first..last` read as every id from first to last as listed."""
+    out: list[str] = []
+    for entry in ids:
+        ends = entry.split("..") if ".." in entry else [entry]
+        if len(ends) > 2:
+            raise Refused("malformed_grouping", t, s)
+        for ev in ends:
+            if ev not in idx.texts:
+                raise Refused("unknown_id", t, s)
+            if ev not in pos:
+                raise Refused("out_of_scope", t, s, ev)
+        a, b = pos[ends[0]], pos[ends[-1]]
+        if b < a:
+            raise Refused("out_of_order", t, s)  # a run written backwards
+        out += items[a:b + 1]
     return out
 
 
