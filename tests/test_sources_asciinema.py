@@ -369,3 +369,24 @@ def test_a_redacted_typed_command_still_verifies(tmp_path: Path) -> None:
     assert "ghp_" not in (out / "trace.json").read_text("utf-8")
     ver = verify_folder(out, [tmp_path])
     assert ver.ok, ver.problems
+
+
+@pytest.mark.parametrize("prompt", ["➜  proj git:(main) ✗ ", "PS C:\\Users\\dev> ", "(venv) dev@box:~/p$ ",
+                                    "[dev@box proj]$ ", "bash-5.2$ ", "dev@box proj % "])
+def test_prompt_shapes(prompt: str, tmp_path: Path) -> None:
+    p = tmp_path / "p.cast"
+    p.write_text(json.dumps({"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}) + "\n"
+                 + json.dumps([0.1, "o", prompt]) + "\n" + json.dumps([0.2, "o", "make\r\nok\r\n" + prompt]) + "\n")
+    [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.args or e.text) for e in s.events] == [("tool_call", "make"), ("tool_result", "ok")]
+
+
+@pytest.mark.parametrize(("command", "one"), [("bash -c 'make test'", True), ("/bin/zsh", False),
+                                              ("tmux attach", False), ("npm test", True)])
+def test_which_header_commands_are_one_program(command: str, one: bool, tmp_path: Path) -> None:
+    p = tmp_path / "c.cast"
+    p.write_text(json.dumps({"version": 2, "width": 80, "height": 24, "command": command}) + "\n"
+                 + json.dumps([0.1, "o", "$ "]) + "\n" + json.dumps([0.2, "o", "ls\r\nfile\r\n$ "]) + "\n")
+    [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
+    calls = [e.args for e in s.events if e.kind == "tool_call"]
+    assert calls == ([command] if one else ["ls"])

@@ -5,8 +5,9 @@ The rule (docs/sources.md, "asciinema recordings"):
 * Prompt: after each output (`o`) event, the line in progress on the terminal (escapes
   removed, overwrites applied: `_term.Screen`) is a prompt when the whole of it matches
   `PROMPT`: `user@host:path$ `, `user@host path % `, `[user@host dir]$ `, `bash-5.2$ `,
-  `~/dir$ `, `/app# `, or a bare `$ `, `# `, `% `, `❯ `, each optionally after a
-  `(venv) ` and ending in a blank. A continuation prompt (`> `) is not one.
+  `~/dir$ `, `/app# `, oh-my-zsh's `➜  dir git:(main) ✗ `, PowerShell's `PS C:\\dir> `,
+  or a bare `$ `, `# `, `% `, `❯ `, each optionally after a `(venv) ` and ending in a
+  blank. A continuation prompt (`> `) is not one.
 * Command: the line at the prompt ends (the terminal shows a newline). Its text is what was
   typed: the input (`i`) events since the prompt, up to the first Enter (`\\r`), when they
   hold only printable keys and newlines; else (no input recorded, or keys the shell's line
@@ -16,8 +17,9 @@ The rule (docs/sources.md, "asciinema recordings"):
   (that prompt not included), except the later lines of a multi-line typed command echoed
   after the continuation prompt (`> ` + the line). The recording ending first leaves the
   command unfinished.
-* A recording of one program (`asciinema rec -c CMD`: the header's `command` is not a
-  shell) is one command: the header's command, with all the output.
+* A recording of one program (`asciinema rec -c CMD`: the header's `command` is not an
+  interactive shell, tmux or screen; `bash -c ...` is one program) is one command: the
+  header's command, with all the output.
 
 Input events while a command runs went to that program (an answer, Ctrl-D): read, marked as
 metadata, not commands. Every event is either cited by a command or marked (`Marks`).
@@ -40,6 +42,8 @@ PROMPT = re.compile(
     r"|[\w.-]+-\d[\w.]*[$#]"  # bash-5.2$
     r"|[~/][^\s]* ?[$#%❯]"  # ~/src$  /app#
     r"|[$#%❯]"  # bare
+    r"|➜ +\S+(?: git:\(\S+\))?(?: ✗)?"  # oh-my-zsh's default theme: ➜  proj git:(main) ✗
+    r"|PS [A-Za-z]:\\[^>]*>"  # PowerShell: PS C:\Users\me>
     r") "
 )
 MAX_PROMPT = 400  # a longer line in progress is not checked (keeps the cost linear)
@@ -83,8 +87,11 @@ def one_program(cast: Cast) -> str | None:
     cmd = cast.header.get("command")
     if not isinstance(cmd, str) or not cmd.strip():
         return None
-    first = cmd.strip().split()[0].rsplit("/", 1)[-1]
-    return None if first in SHELLS or first in ("tmux", "screen") else cmd
+    words = cmd.split()
+    first = words[0].rsplit("/", 1)[-1]
+    if first in ("tmux", "screen") or (first in SHELLS and "-c" not in words):
+        return None  # an interactive shell: its commands are found from the prompt
+    return cmd
 
 
 class Reader:
