@@ -13,6 +13,7 @@ NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals + CLI_ANCHORS
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:")
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
+_CASED = frozenset(NATIVE_ANCHORS_CASED)
 
 
 _CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
@@ -24,12 +25,18 @@ class Anchors:
 
     Rare literals (NATIVE_ANCHORS) are found by the engine in its own single pass when it
     can (`engine` = their positions); then they are not searched for here at all.
+    `cased_only`: take only the cased literals from the engine, looked up without
+    ignore_case; the any-case ones are searched here, mixed case included (what a text
+    without engine anchors gets: a decoded view, see Redactor._view_anchors).
     """
 
-    def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None) -> None:
+    def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None, *,
+                 cased_only: bool = False) -> None:
         self.text = text
         self.data = text.encode("utf-8") if data is None else data
         self.engine = engine  # positions of NATIVE_ANCHORS, or None: search them here
+        self._native = _CASED if cased_only else NATIVE_ANCHORS  # the literals `engine` answers for
+        self._cased_only = cased_only
         self.phone: list[int] | None = None  # where phone numbers may start, if the engine said
         self._lower: bytes | None = None
         self._marks: bytes | None = None
@@ -40,7 +47,7 @@ class Anchors:
     def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
         out: list[int] = []
         for lit in literals:
-            if self.engine is None or lit not in NATIVE_ANCHORS:
+            if self.engine is None or lit not in self._native or (ignore_case and self._cased_only):
                 out += self._search(lit, ignore_case)
             elif self.engine:
                 n, text = len(lit), self.text

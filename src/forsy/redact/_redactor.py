@@ -160,7 +160,7 @@ class Redactor:
         # and raw rules already read escaped quotes and newlines); the URL ones always.
         view = json_view(chunk) if anchors.want_json_view else None
         if view is not None:
-            json_anchors = Anchors(view.text)
+            json_anchors = self._view_anchors(view.text)
             found = [h for rule in self._json_rules for h in rule(view.text, json_anchors)]
             hits += self._from_view(view, 0, found)
         urls = url_views(chunk)
@@ -172,6 +172,24 @@ class Redactor:
             for (offset, v), part in zip(urls, distribute(found, [len(t) for t in texts]), strict=True):
                 hits += self._from_view(v, offset, part)
         return hits
+
+    def _view_anchors(self, text: str) -> Anchors:
+        """Anchors of a JSON-decoded view. Its rules ask for ~120 cased literals (the CLI
+        commands, token prefixes): a bytes.find pass for each cost more than the rest of the
+        view's scan, so the engine reports them in its one pass. The any-case literals are
+        still searched here, mixed case included, as before (the engine only knows three
+        spellings of each); the engine's findings in the view are not used (as before)."""
+        if not self._engine.reports_anchors or len(text) < ENGINE_MIN_LEN:
+            return Anchors(text)
+        data = text.encode("utf-8")
+        found = [(f.start, f.end) for f in self._engine.scan(data) if f.rule.startswith(ANCHOR_RULE)]
+        # The engine reports matches that do not overlap: a literal starting inside another
+        # one's match ("zip " in "unzip ") is not reported. Every place inside a match is a
+        # candidate too (Anchors keeps those where a literal really starts), so the view's
+        # anchors are exactly what one bytes.find per literal finds.
+        spans = byte_spans_to_char(text, data, found) if found else []
+        starts = sorted({i for start, end in spans for i in range(start, max(end, start + 1))})
+        return Anchors(text, data, starts, cased_only=True)
 
     @staticmethod
     def _from_view(view: View, offset: int, found: list[Hit]) -> list[Hit]:

@@ -1,0 +1,103 @@
+"""What makes a large retrace fast, checked without a clock (bench/README.md has the numbers).
+
+* The cyclic garbage collector is paused while one file is read, traced and written (every
+  full collection walks all live objects: a third of the CPU of a 100 MB session), and it is
+  back on afterwards, also when the file failed.
+* A JSON-decoded view's anchors come from the engine's one pass, not from one bytes.find
+  per literal, and they are exactly what those searches find (overlapping literals too).
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from pathlib import Path
+
+import pytest
+
+from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.redact import Redactor
+from forsy.redact._anchors import NATIVE_ANCHORS_CASED, Anchors
+from forsy.sources.claude_code import ClaudeCodeSource
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_logs" / "claude" / "demo-session.jsonl"
+
+
+def test_gc_paused_while_a_file_is_traced_and_restored_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    read = ClaudeCodeSource.read
+
+    def spying_read(self: ClaudeCodeSource, path: Path, ctx: object) -> object:
+        seen.append(gc.isenabled())
+        return read(self, path, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ClaudeCodeSource, "read", spying_read)
+    assert gc.isenabled()
+    out = retrace_one(SAMPLE, RetraceOptions(redact=False), source=ClaudeCodeSource())
+    assert out[0].status == "traced"
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_gc_back_on_after_a_file_that_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing_read(self: ClaudeCodeSource, path: Path, ctx: object) -> object:
+        assert not gc.isenabled()
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ClaudeCodeSource, "read", failing_read)
+    out = retrace_one(SAMPLE, RetraceOptions(redact=False), source=ClaudeCodeSource())
+    assert out[0].status == "failed"
+    assert gc.isenabled()
+
+
+def test_gc_left_off_when_it_was_off() -> None:
+    gc.disable()
+    try:
+        retrace_one(SAMPLE, RetraceOptions(redact=False), source=ClaudeCodeSource())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def _overlapping_text(seed: int) -> str:
+    """Literals, their prefixes and suffixes glued together: many occurrences overlap
+    ("zip " inside "unzip "), where the engine reports only one match."""
+    lits = sorted(NATIVE_ANCHORS_CASED)
+    chars = sorted(set("".join(lits))) + ["é", "\U0001f600", "\n"]
+    rng = random.Random(seed)
+    parts: list[str] = []
+    for _ in range(2000):
+        lit = rng.choice(lits)
+        cut = rng.randrange(len(lit))
+        parts.append(lit if rng.random() < 0.5 else (lit[cut:] if rng.random() < 0.5 else lit[:cut]))
+        if rng.random() < 0.3:
+            parts.append("".join(rng.choice(chars) for _ in range(rng.randrange(4))))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_view_anchors_are_exactly_the_searched_ones(seed: int) -> None:
+    red = Redactor()
+    text = _overlapping_text(seed)
+    for t in (text, text.upper(), "x" + text):
+        fast, searched = red._view_anchors(t), Anchors(t)
+        for lit in sorted(NATIVE_ANCHORS_CASED):
+            assert fast.find((lit,)) == searched.find((lit,)), lit
+
+
+def test_view_anchors_do_not_search_each_cased_literal(monkeypatch: pytest.MonkeyPatch) -> None:
+    searched: list[str] = []
+    search = Anchors._search
+
+    def counting(self: Anchors, lit: str, ignore_case: bool) -> list[int]:
+        searched.append(lit)
+        return search(self, lit, ignore_case)
+
+    monkeypatch.setattr(Anchors, "_search", counting)
+    red = Redactor()
+    # a secret-looking name whose value holds an escape: the JSON view is built and scanned
+    text = 'run \\"mysql -u root -p\\\\"x\\" then password=\\"a\\\\nb\\" ' * 50
+    red.redact(text)
+    cased = set(NATIVE_ANCHORS_CASED)
+    assert searched, "the rules searched nothing: the test no longer reaches the view"
+    assert not cased & set(searched)
