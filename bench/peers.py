@@ -18,7 +18,9 @@ What it does:
    (`os.wait4`: `ru_maxrss` of that process only). The median of the rounds is shown.
 4. Prints a markdown table: wall s, MB/s, peak RSS ÷ input, × bare orjson; with the machine,
    the date, forsy's commit and the load average before and after (the ratios within one
-   run are what matter on a shared machine).
+   run are what matter on a shared machine). Also the child's CPU seconds (user + system,
+   from the same `wait4`) and the ratio on CPU: on a loaded machine wall time is mostly
+   waiting for a core, CPU time much less so.
 
 What each tool does with the file:
 
@@ -116,12 +118,13 @@ def command(tool: str, path: Path, out: Path, cache: Path) -> list[str]:
 @dataclass
 class Runs:
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system seconds
     rss: list[int] = field(default_factory=list)  # bytes
     failed: str = ""
 
 
-def run_once(cmd: list[str], work: Path) -> tuple[float, int, int, str]:
-    """(wall seconds, peak RSS bytes, exit code, stderr tail) of one child process."""
+def run_once(cmd: list[str], work: Path) -> tuple[float, float, int, int, str]:
+    """(wall seconds, CPU seconds, peak RSS bytes, exit code, stderr tail) of one child process."""
     work.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src")) if cmd[0] == sys.executable else None
     with tempfile.TemporaryFile() as err:
@@ -131,7 +134,8 @@ def run_once(cmd: list[str], work: Path) -> tuple[float, int, int, str]:
         seconds = time.perf_counter() - t0
         err.seek(0)
         tail = " ".join(err.read().decode("utf-8", "replace").strip().splitlines()[-2:])[:200]
-    return seconds, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), tail  # Linux: KiB
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), tail  # Linux: KiB
 
 
 def commit() -> str:
@@ -157,31 +161,38 @@ def measure(path: Path, tools: list[str], rounds: int, cache: Path, tmp: Path) -
             if runs[tool].failed:
                 continue
             work = tmp / f"{tool}-{r}"
-            seconds, rss, code, tail = run_once(command(tool, path, work, cache), work)
+            seconds, cpu, rss, code, tail = run_once(command(tool, path, work, cache), work)
             shutil.rmtree(work, ignore_errors=True)
             if code != 0:
                 runs[tool].failed = f"exit {code}: {tail}"
                 continue
             runs[tool].seconds.append(seconds)
+            runs[tool].cpu.append(cpu)
             runs[tool].rss.append(rss)
-            print(f"  round {r + 1} {tool:<24} {seconds:7.2f} s  peak RSS {rss / MB:7.0f} MB", flush=True)
+            print(f"  round {r + 1} {tool:<24} {seconds:7.2f} s  CPU {cpu:7.2f} s  peak RSS {rss / MB:7.0f} MB",
+                  flush=True)
     return runs
 
 
 def table(path: Path, runs: dict[str, Runs]) -> str:
     mb = path.stat().st_size / MB
-    base = statistics.median(runs["orjson"].seconds) if "orjson" in runs and runs["orjson"].seconds else None
-    rows = ["| tool (version) | what it produces | wall s | MB/s | peak RSS ÷ input | × bare orjson |",
-            "|---|---|---:|---:|---:|---:|"]
+    ok = "orjson" in runs and runs["orjson"].seconds
+    base = statistics.median(runs["orjson"].seconds) if ok else None
+    base_cpu = statistics.median(runs["orjson"].cpu) if ok else None
+    rows = ["| tool (version) | what it produces | wall s | MB/s | peak RSS ÷ input | × bare orjson "
+            "| CPU s | × orjson (CPU) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"]
     for tool, r in runs.items():
         label, what = LABELS[tool]
         if not r.seconds:
-            rows.append(f"| {label} | {what} | failed: {r.failed} | | | |")
+            rows.append(f"| {label} | {what} | failed: {r.failed} | | | | | |")
             continue
-        s = statistics.median(r.seconds)
+        s, cpu = statistics.median(r.seconds), statistics.median(r.cpu)
         rss = statistics.median(r.rss) / MB
         ratio = f"{s / base:.1f}" if base else ""
-        rows.append(f"| {label} | {what} | {s:.2f} | {mb / s:.1f} | {rss / mb:.2f} | {ratio} |")
+        ratio_cpu = f"{cpu / base_cpu:.1f}" if base_cpu else ""
+        rows.append(f"| {label} | {what} | {s:.2f} | {mb / s:.1f} | {rss / mb:.2f} | {ratio} | {cpu:.2f} "
+                    f"| {ratio_cpu} |")
     return "\n".join(rows)
 
 
