@@ -21,6 +21,11 @@ and answers by a fixed script chosen by the model name (`openai/scripted-<behavi
                     longer than `OVERFLOW_CHARS`, else `good`
     fenced          the `good` answer inside a ```json fence, with words before and after
 
+A grouping request (proposed steps, src/forsy/llm/prompts/steps_v1.md: a shell-only session or a
+long run of shell commands) is answered by `grouping`: a valid grouping for `good`, one forsy
+must reject for `invent`, `fabricate`, `wrong-quotes`, `bad-ids` and `inject`; `fenced`,
+`malformed`, `timeout`, `429` and `overflow` behave as for any request.
+
 Run by the tests as a fixture (127.0.0.1, a free port, stops by itself after `max_seconds` or
 `max_requests`), or by hand for an end-to-end check:
 
@@ -332,6 +337,40 @@ def invent(req: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+# ---------------------------------------------------------------------- grouping requests (prompts/steps_v1.md)
+GROUP_STEP = re.compile(r"^STEP (\d+) \| .* \| evidence: (.*)$", re.M)
+GROUPING_INVENTION = " then deployed to production"
+
+
+def grouping(behaviour: str, text: str) -> dict[str, Any]:
+    """A grouping request's answer: one turn, each rule step a proposed step whose goal is the head
+    of its first block (a command), citing it — valid for `good` and the behaviours that answer
+    as it does. `invent` and `fabricate` append an invention to one goal, `wrong-quotes` cites
+    the next step's record, `bad-ids` names an id forsy never read, `inject` makes a goal of a
+    planted instruction: each of those is a grouping forsy must reject whole."""
+    blocks = {m.group(1): m.group(3) for m in BLOCK.finditer(text)}
+    rows = [(int(m.group(1)), m.group(2).split(" (")[0].split(", ")) for m in GROUP_STEP.finditer(text)]
+    steps = []
+    for _, ids in rows:
+        ev = ids[0].split("..")[0]
+        q = blocks.get(ev, "").split(OMITTED, 1)[0][:200].strip()
+        steps.append({"evidence_ids": ids, "goal": q, "citations": cite(ev, q)})
+    if not steps:
+        return {"turns": []}
+    last = steps[-1]
+    if behaviour in ("invent", "fabricate"):
+        last["goal"] += GROUPING_INVENTION
+    elif behaviour == "wrong-quotes" and len(steps) > 1:
+        steps[0]["citations"] = steps[1]["citations"]
+    elif behaviour == "bad-ids":
+        last["evidence_ids"] = [*last["evidence_ids"], "ev_00000000badid77e"]
+    elif behaviour == "inject":
+        planted = next((m.group(0).strip() for t in blocks.values() for m in INJECTED.finditer(t)), None)
+        if planted:
+            last["goal"] = planted
+    return {"turns": [{"goal": steps[0]["goal"], "citations": steps[0]["citations"], "steps": steps}]}
+
+
 SCRIPTS = {"good": good, "fabricate": fabricate, "wrong-quotes": wrong_quotes, "bad-ids": bad_ids, "inject": inject,
            "invent": invent, "fenced": good, "overflow": good}
 
@@ -366,11 +405,13 @@ class Script:
                                               f"tokens, n_ctx {OVERFLOW_CHARS // 4})", "type": "invalid_request_error"}}
         if behaviour == "malformed" or (behaviour == "malformed-once" and n == 1):
             content = 'Here are my proposals: {proposals: [{"step": 1, "field": '
+        elif user.startswith("GROUPING"):  # a proposed-steps request (prompts/steps_v1.md)
+            content = json.dumps(grouping(behaviour, user), ensure_ascii=False)
         else:
             script = SCRIPTS.get(behaviour, good)
             content = json.dumps({"proposals": script(parse_request(user))}, ensure_ascii=False)
-            if behaviour == "fenced":
-                content = f"Here are the proposals:\n```json\n{content}\n```\nEach cites the evidence."
+        if behaviour == "fenced":
+            content = f"Here are the proposals:\n```json\n{content}\n```\nEach cites the evidence."
         return 200, completion(str(body.get("model")), content, len(user) // 4)
 
 

@@ -554,3 +554,27 @@ def test_evidence_index_scans_a_shared_text_once(monkeypatch: pytest.MonkeyPatch
     idx = _evidence.build_index(session)
     assert len(idx.texts) == 500 and all(t == out for t in idx.texts.values())
     assert len(scans) == len(_evidence.INJECTION_PATTERNS)  # one scan of the one text per pattern
+
+
+@pytest.mark.parametrize(("behaviour", "status", "reason"), [
+    ("good", "accepted", None), ("fenced", "accepted", None), ("invent", "rejected", "ungrounded_word"),
+    ("fabricate", "rejected", "ungrounded_word"), ("wrong-quotes", "rejected", "citation_outside_step"),
+    ("bad-ids", "rejected", "unknown_id"), ("malformed", "fallback", "malformed")])
+def test_scripted_server_grouping_behaviours(history: Path, tmp_path: Path, behaviour: str, status: str,
+                                             reason: str | None) -> None:
+    """tests/llm_server.py's scripts (SCRIPTED, NOT A MODEL) answer grouping requests too."""
+    from llm_server import ScriptedClient
+
+    base = run(history, tmp_path, None)
+    opts = RetraceOptions(llm_model=f"openai/scripted-{behaviour}", llm_client=ScriptedClient(),
+                          cache_dir=tmp_path / "cache")
+    [outcome] = retrace_one(history, opts)
+    assert outcome.assembled is not None
+    files = render(outcome.assembled)
+    scope = steps_report(files)["scopes"][0]
+    assert (scope["status"], scope.get("reason")) == (status, reason)
+    if status != "accepted":
+        assert files["trace.json"] == base["trace.json"]
+        assert b"deployed to production" not in b"".join(files.values())
+    else:
+        assert [s["reasoning"] for s in json.loads(files["trace.json"])["steps"]] == COMMANDS
