@@ -260,6 +260,8 @@ def test_valid_grouping_is_applied(history: Path, tmp_path: Path) -> None:
     assert factors["model_grouping"]["penalty"] == 5.0
     assert trace["summary"]["agent_confidence"] == before["summary"]["agent_confidence"] - 5
     assert trace["validation_level"] == "model_reviewed"
+    # the card counts the null fields filled (the reasonings), not the turns re-numbered
+    assert f"proposed values for {len(COMMANDS)} null field(s)" in trace["dataset_summary"]["description"]
     rep = steps_report(files)
     assert rep["accepted"] == 1 and rep["scopes"][0]["status"] == "accepted"
     assert rep["scopes"][0]["turns"] == 2 and rep["scopes"][0]["proposed_steps"] == 5

@@ -216,7 +216,10 @@ class TraceOverlay:
 def trace_overlay(proposals: Iterable[Proposal]) -> TraceOverlay:
     out = TraceOverlay()
     for p in proposals:
-        if p.origin == "model" and p.primary:
+        # a grouping's turn numbers re-number a field the rules set, they fill no null field: the
+        # card's count ("values for N null fields") leaves them out; provenance marks each one
+        regrouped = p.grouping is not None and p.path.endswith("/turn")
+        if p.origin == "model" and p.primary and not regrouped:
             out.model_values += 1
             if p.actor.name not in out.models:
                 out.models.append(p.actor.name)
