@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import forsy
 from _oracle import retrace
 from _paths import REAL_LOGS, needs_shared
-from forsy.sources import detect
+from forsy.payloads import ResultInfo
+from forsy.sources import ReadContext, detect
 from forsy.sources.aider import AiderSource
+from forsy.validate import validate_path
+from forsy.verify import verify_folder
 
 BASE = REAL_LOGS / "aider"
 REAL = sorted(p for p in BASE.rglob("*") if p.is_file() and "input" not in p.name) if BASE.is_dir() else []
@@ -246,10 +251,147 @@ def _line(trace_dir: Path) -> int:
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.parent.name if p.name.startswith(".") else p.name)
 def test_real_aider_chat_against_the_oracle(path: Path, tmp_path: Path) -> None:
     assert isinstance(detect(path), AiderSource)
-    retrace(path, tmp_path / "out")
-    got = {_line(t.parent): from_trace(json.loads(t.read_text("utf-8")))
-           for t in (tmp_path / "out").rglob("trace.json")}
+    out = tmp_path / "out"
+    run = forsy.retrace([path], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
+    assert not run.failed, [o.message for o in run.failed]
+    dirs = sorted(t.parent for t in out.rglob("trace.json"))
+    # every folder validated; verified too, but of a log of more than 1 MB (the 4 MB fixture:
+    # ~680 traces, each re-reading and hashing the whole log) every 20th, to keep this test short
+    step = 20 if path.stat().st_size > 1 << 20 else 1
+    for k, d in enumerate(dirs):
+        assert not validate_path(d).errors, d
+        if k % step == 0:
+            ver = verify_folder(d, [path.parent])
+            assert ver.ok, ver.problems
+        m = json.loads((d / "manifest.json").read_text("utf-8"))
+        for f in m["ledger"]:
+            assert sum(f["totals"].values()) == f["records_read"] and f["totals"]["unknown"] == 0, f
+    got = {_line(d): from_trace(json.loads((d / "trace.json").read_text("utf-8"))) for d in dirs}
     want = oracle(path)
     assert set(got) <= set(want)
     for line, items in want.items():
         assert got.get(line, []) == items, line
+
+
+# ---------------------------------------------------------------- hand-written samples
+def _read(path: Path) -> list[Any]:
+    return AiderSource().read(path, ReadContext(root=path.parent))
+
+
+def _covered(path: Path, sessions: list[Any]) -> None:
+    """Every non-blank line of the file lies in some record's byte range; the blank ones are
+    the sessions' `blank_lines`."""
+    data = path.read_bytes()
+    spans = sorted((ev.byte_offset, ev.byte_offset + ev.byte_length) for s in sessions for ev in s.evidence.values()
+                   if ev.source == path.name)
+    pos, blank = 0, 0
+    for raw in data.split(b"\n")[: data.count(b"\n")]:
+        start, end = pos, pos + len(raw)
+        pos = end + 1
+        if not raw.strip():
+            blank += 1
+            continue
+        assert any(a <= end and b >= start for a, b in spans), (start, raw)
+    key = "blank_lines" if path.name.endswith(".md") else "input_blank_lines"
+    assert sum(s.quality.extra.get(key, 0) for s in sessions) == blank
+
+
+def test_sample_sessions_events_and_facts() -> None:
+    chat = FIXTURES / "project" / ".aider.chat.history.md"
+    s1, s2 = _read(chat)
+    assert [s1.session_id, s2.session_id] == ["20260301-090000-L2", "20260301-100000-L46"]
+    assert s1.meta.agent_version == "0.86.0" and s1.meta.models == ["gpt-test"]
+    assert s1.meta.extra["edit_format"] == "diff" and s1.meta.extra["weak_model"] == "gpt-mini"
+    assert s1.meta.extra["git_repo"] == ".git with 3 files" and s1.meta.started_at == "2026-03-01 09:00:00"
+    assert s2.meta.extra["edit_format"] == "whole"
+    kinds = [(e.kind, e.tool) for e in s1.events if e.kind != "note"]
+    assert kinds == [("user", None), ("reasoning", None), ("agent_text", None), ("tool_call", "search_replace"),
+                     ("tool_result", "search_replace"), ("tool_call", "shell"), ("tool_result", "shell"),
+                     ("user", None), ("tool_call", "/run"), ("tool_result", "/run"), ("user", None), ("user", None)]
+    users = [e for e in s1.events if e.kind == "user"]
+    # typed times from the input history; /tokens was typed but is not in the chat: added at its place
+    assert [(e.text, e.ts) for e in users] == [
+        ("make greet() say hello to a name\nkeep the old default", "2026-03-01 09:00:05.100000"),
+        ("/run pytest -q", "2026-03-01 09:01:00.000000"), ("/tokens", "2026-03-01 09:01:10.000000"),
+        ("/ex", "2026-03-01 09:01:20.000000")]
+    edit = next(e for e in s1.events if e.tool == "search_replace" and e.kind == "tool_call")
+    assert edit.args.startswith("app.py\n```python\n<<<<<<< SEARCH") and edit.args.endswith(">>>>>>> REPLACE\n```")
+    res = {e.tool: e for e in s1.events if e.kind == "tool_result"}
+    assert res["search_replace"].text == "Applied edit to app.py"
+    assert res["/run"].text == ("1 passed in 0.01s\nall good\n"
+                                "Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: n")
+    assert isinstance(res["shell"].info, ResultInfo) and res["shell"].info.rejected
+    notes = [e.text for e in s1.events if e.kind == "note"]
+    assert "Commit 1a2b3c4 feat: greet takes a name" in notes  # verbatim, for the commit matcher
+    assert s1.quality.extra["typed_matched"] == 3 and s1.quality.extra["typed_answers"] == 1
+    assert s1.quality.extra["typed_added"] == 1 and s1.quality.extra["edits_reconstructed"] == 1
+    assert [e.kind for e in s2.events if e.kind != "note"] == ["user", "tool_call", "tool_result", "interrupt"]
+    _covered(chat, [s1, s2])
+    _covered(FIXTURES / "project" / ".aider.input.history", [s1, s2])
+
+
+def test_sample_trace_ledger_adds_up_and_verifies(tmp_path: Path) -> None:
+    chat = FIXTURES / "project" / ".aider.chat.history.md"
+    traces = retrace(chat, tmp_path / "out")  # validate and verify every trace folder
+    assert len(traces) == 2
+    for m in (json.loads(p.read_text("utf-8")) for p in (tmp_path / "out").rglob("manifest.json")):
+        for f in m["ledger"]:
+            assert sum(f["totals"].values()) == f["records_read"] and f["totals"]["unknown"] == 0
+    steps = [s for t in traces for s in t["steps"]]
+    edit = next(s for s in steps if s.get("tool") == "search_replace")
+    assert edit["output"] == "Applied edit to app.py"
+    assert next(s for s in steps if s.get("tool") == "shell")["success"] is False  # the user said no
+
+
+def test_discover_a_project_folder(tmp_path: Path) -> None:
+    proj, alone = tmp_path / "a", tmp_path / "b" / "c"
+    proj.mkdir()
+    alone.mkdir(parents=True)
+    for f in (FIXTURES / "project").iterdir():
+        shutil.copy(f, proj / f.name)
+    shutil.copy(FIXTURES / "project" / ".aider.input.history", alone / ".aider.input.history")
+    (tmp_path / "notes.md").write_text("# not aider\n")
+    # the input history beside a chat is read with it; one alone is a source of its own
+    assert AiderSource().discover(tmp_path) == [proj / ".aider.chat.history.md", alone / ".aider.input.history"]
+    [s] = AiderSource().read(alone / ".aider.input.history", ReadContext(root=tmp_path))
+    assert [e.text for e in s.events if e.kind == "user"] == [
+        "make greet() say hello to a name\nkeep the old default", "/run pytest -q", "/tokens", "/ex",
+        "rewrite notes.txt"]
+    assert all(e.ts for e in s.events) and [e.text for e in s.events if e.kind == "note"] == ["n"]
+
+
+def test_failed_and_partly_applied_edits(tmp_path: Path) -> None:
+    B = "  "
+    reply = "".join(f"{p}\n```\n<<<<<<< SEARCH\n{old}\n=======\nnew\n>>>>>>> REPLACE\n```\n\n"
+                    for p, old in (("a.py", "x = 1"), ("b.py", "self.x = 1"), ("c.py", "y = 2")))
+    text = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### fix{B}\n\n{reply}"
+            f"> The LLM did not conform to the edit format.{B}\n"
+            f"> # 1 SEARCH/REPLACE block failed to match!\n\n"
+            f"## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in b.py\n"
+            f"<<<<<<< SEARCH\nself.x = 1\n=======\nnew\n>>>>>>> REPLACE\n\n"
+            f"# The other 2 SEARCH/REPLACE blocks were applied successfully.{B}\n")
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_text(text)
+    [s] = _read(p)
+    got = {e.call_id: e for e in s.events if e.kind == "tool_result"}
+    calls = [e for e in s.events if e.kind == "tool_call"]
+    assert [got[c.call_id].is_error for c in calls] == [False, True, False]  # `x = 1` is not `self.x = 1`
+    assert oracle(p)[2] == [("user", "fix"), ("edit", "a.py", "applied"), ("edit", "b.py", "error"),
+                            ("edit", "c.py", "applied")]
+
+
+def test_damaged_chat_is_read_with_warnings(tmp_path: Path) -> None:
+    B = "  "
+    data = (f"stray line before any header\r\n\r\n# aider chat started at 2026-03-01 09:00:00\r\n\r\n"
+            f"#### caf\xe9 \u2603{B}\r\n\r\nanswer \xff\r\n\r\n> a message of two lines\r\nthat never ends").encode(
+                "utf-8", "surrogateescape").replace("\xe9".encode(), b"\xe9")
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_bytes(data)
+    pre, s = _read(p)
+    assert pre.session_id == "L1" and {w.code for w in pre.warnings} == {"no-session-header"}
+    # after a blank line, a quote that never ends with aider's line break is the reply's own
+    assert [e.kind for e in s.events] == ["user", "agent_text"]
+    assert s.events[1].text == "answer \xff\r\n\r\n> a message of two lines\r\nthat never ends"
+    assert s.events[0].text == "caf\ufffd \u2603"  # an invalid byte is replaced, never fatal
+    traces = retrace(p, tmp_path / "out")
+    assert len(traces) == 2

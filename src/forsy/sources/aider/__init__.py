@@ -93,12 +93,14 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     items = chat.items
     s: Session | None = None
     b: Builder | None = None
+    builders: list[Builder] = []
     i = 0
     while i < len(items):
         it = items[i]
         if it.kind == "header" or s is None:
             s = _session(_sid(it if it.kind == "header" else None, it.lines[0].no if it.kind == "header" else 1), file)
             b = Builder(s, cut)
+            builders.append(b)
             sessions.append(s)
             spans.append((it.lines[0].no, 0))
             if it.kind != "header":
@@ -125,6 +127,8 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
         sessions[0].warn("no-sessions", "no `# aider chat started at` header and no writes: an empty chat history",
                          name, None)
     _count_blank(sessions, spans, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
+    for s, b in zip(sessions, builders, strict=False):
+        s.quality.extra["blank_lines"] += b.blank_lines
     for line in chat.unterminated:
         owner = _owner(sessions, spans, line)
         owner.warn("unterminated-message", "an aider message of several lines has no closing line break before the "

@@ -84,6 +84,7 @@ class Builder:
     def __init__(self, s: Session, cut: Cutter) -> None:
         self.s, self.cut = s, cut
         self.st = _State()
+        self.blank_lines = 0  # inside replies, between their blocks
 
     # ------------------------------------------------------------------ helpers
     def _ev(self, kind: Any, actor: str, refs: list[Evidence], **fields: Any) -> Event:
@@ -171,12 +172,17 @@ class Builder:
         msgs = self.messages(after)
         applied = {m.group(1) for x in msgs if (m := APPLIED.match(x.text))}
         blocks = split(item.lines, applied)
+        inside = {ln.no for b in blocks for ln in b.lines}
+        # blank lines between the reply's blocks are separators, like those between writes
+        self.blank_lines += sum(1 for ln in item.lines if ln.no not in inside)
         group = f"reply-L{item.lines[0].no}"
         self.st.edits = []
         visible: list[str] = []
         for b in blocks:
             ev, text = self.cut.lines(self.s, b.lines, {"edit": "edit_block"}.get(b.kind, b.kind))
-            if b.kind == "reasoning":
+            if b.kind == "tag":
+                self.s.mark(ev.id, "set_aside", "the tag aider writes around the model's reasoning")
+            elif b.kind == "reasoning":
                 self._ev("reasoning", "agent", [ev], text=text)
             elif b.kind == "text":
                 visible.append(text)

@@ -5,7 +5,7 @@ it reports after it, in `Applied edit to <path>` lines. Forsy reconstructs the e
 from the reply's blocks, by the edit format's own syntax:
 
 * reasoning: a line `<thinking-content-…>` (aider's REASONING_TAG) or `<think>`/`<thinking>`
-  up to its closing tag line; the tag lines are not part of the text;
+  up to its closing tag line; the tag lines are blocks of their own (aider's markers);
 * SEARCH/REPLACE ("diff" and "diff-fenced" formats): a fenced block (``` or <source>) holding
   a `<<<<<<< SEARCH` line, with the file path on the line before the fence (or, diff-fenced,
   on the first line inside it); a SEARCH … REPLACE run outside any fence counts too;
@@ -32,8 +32,8 @@ UDIFF_PATH = re.compile(r"\+\+\+ (?:b/)?(\S.*?)\s*\Z")
 
 @dataclass(slots=True)
 class Block:
-    kind: str  # "reasoning" | "text" | "edit"
-    lines: list[Line]  # exact lines (tag lines of reasoning excluded)
+    kind: str  # "reasoning" | "tag" (a reasoning block's open or close line) | "text" | "edit"
+    lines: list[Line]  # exact lines
     path: str | None = None  # edit: the file it names
     form: str | None = None  # edit: "search_replace" | "udiff" | "whole"
 
@@ -77,8 +77,10 @@ def split(lines: list[Line], applied: set[str]) -> list[Block]:
             j = next((k for k in range(i + 1, n) if lines[k].text.strip() == close), None)
             if j is not None:
                 body = _trim(lines[i + 1 : j])
+                out.append(Block("tag", [lines[i]]))
                 if body:
                     out.append(Block("reasoning", body))
+                out.append(Block("tag", [lines[j]]))
                 i = j + 1
                 continue
         fence = FENCE.match(t.strip())
