@@ -4,6 +4,7 @@
     .venv/bin/python bench/peers.py --mb 100 300 --rounds 3
     .venv/bin/python bench/peers.py --mb 10 30 100 --tools forsy-plain forsy   # linearity
     .venv/bin/python bench/peers.py --cache /tmp/peers  # where the peers' venvs live
+    .venv/bin/python bench/peers.py --baseline /tmp/wt-old/src   # also forsy from another checkout
 
 What it does:
 
@@ -30,6 +31,8 @@ What each tool does with the file:
 * `claude-code-log`: `claude-code-log FILE -o out.json --no-cache` (a JSON transcript);
 * `forsy-plain`: `forsy retrace FILE -o DIR --no-redact` (a trace folder);
 * `forsy`: `forsy retrace FILE -o DIR` (redaction on, the default).
+* with `--baseline SRC`: the same two forsy runs with another checkout's `src` (e.g. a git
+  worktree of an older commit), interleaved with the others: before/after in one run.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class Peer:
 
 PEERS = (Peer("opentraces", "0.4.13"), Peer("claude-code-transcripts", "0.6"), Peer("claude-code-log", "1.7.0"))
 TOOLS = ("orjson", "opentraces", "claude-code-transcripts", "claude-code-log", "forsy-plain", "forsy")
+BASELINE_TOOLS = ("baseline-forsy-plain", "baseline-forsy")
 LABELS = {
     "orjson": ("bare `orjson.loads` per line (the limit)", "nothing"),
     "opentraces": ("opentraces 0.4.13 parser", "its trace record (in memory)"),
@@ -70,6 +74,8 @@ LABELS = {
     "claude-code-log": ("claude-code-log 1.7.0", "JSON transcript"),
     "forsy-plain": ("**forsy `--no-redact`**", "trace folder"),
     "forsy": ("**forsy** (redaction on)", "trace folder"),
+    "baseline-forsy-plain": ("forsy `--no-redact`, baseline checkout", "trace folder"),
+    "baseline-forsy": ("forsy (redaction on), baseline checkout", "trace folder"),
 }
 
 ORJSON_SCRIPT = "import sys, orjson\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
@@ -101,18 +107,22 @@ def install(peer: Peer, cache: Path) -> Path:
     return py
 
 
-def command(tool: str, path: Path, out: Path, cache: Path) -> list[str]:
+def command(tool: str, path: Path, out: Path, cache: Path, baseline: Path | None) -> tuple[list[str], Path | None]:
+    """The child's command line, and the forsy `src` to put on its PYTHONPATH (forsy runs only)."""
     bin_ = {p.name: p.venv(cache) / "bin" for p in PEERS}
     if tool == "orjson":
-        return [sys.executable, "-c", ORJSON_SCRIPT, str(path)]
+        return [sys.executable, "-c", ORJSON_SCRIPT, str(path)], None
     if tool == "opentraces":
-        return [str(bin_["opentraces"] / "python"), "-c", OPENTRACES_SCRIPT, str(path)]
+        return [str(bin_["opentraces"] / "python"), "-c", OPENTRACES_SCRIPT, str(path)], None
     if tool == "claude-code-transcripts":
-        return [str(bin_["claude-code-transcripts"] / "claude-code-transcripts"), "json", str(path), "-o", str(out)]
+        return [str(bin_["claude-code-transcripts"] / "claude-code-transcripts"), "json", str(path), "-o",
+                str(out)], None
     if tool == "claude-code-log":
-        return [str(bin_["claude-code-log"] / "claude-code-log"), str(path), "-o", str(out / "out.json"), "--no-cache"]
+        return [str(bin_["claude-code-log"] / "claude-code-log"), str(path), "-o", str(out / "out.json"),
+                "--no-cache"], None
     forsy = [sys.executable, "-c", "from forsy.cli import main; main()", "retrace", str(path), "-o", str(out / "t")]
-    return forsy + (["--no-redact"] if tool == "forsy-plain" else [])
+    src = baseline if tool.startswith("baseline-") else ROOT / "src"
+    return forsy + (["--no-redact"] if tool.endswith("forsy-plain") else []), src
 
 
 @dataclass
@@ -123,10 +133,10 @@ class Runs:
     failed: str = ""
 
 
-def run_once(cmd: list[str], work: Path) -> tuple[float, float, int, int, str]:
+def run_once(cmd: list[str], src: Path | None, work: Path) -> tuple[float, float, int, int, str]:
     """(wall seconds, CPU seconds, peak RSS bytes, exit code, stderr tail) of one child process."""
     work.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src")) if cmd[0] == sys.executable else None
+    env = dict(os.environ, PYTHONPATH=str(src)) if src is not None else None
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=work, env=env)
@@ -153,7 +163,8 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def measure(path: Path, tools: list[str], rounds: int, cache: Path, tmp: Path) -> dict[str, Runs]:
+def measure(path: Path, tools: list[str], rounds: int, cache: Path, tmp: Path,
+            baseline: Path | None) -> dict[str, Runs]:
     runs = {t: Runs() for t in tools}
     for r in range(rounds):
         order = tools[r % len(tools):] + tools[:r % len(tools)]  # rotate: no tool always first
@@ -161,7 +172,7 @@ def measure(path: Path, tools: list[str], rounds: int, cache: Path, tmp: Path) -
             if runs[tool].failed:
                 continue
             work = tmp / f"{tool}-{r}"
-            seconds, cpu, rss, code, tail = run_once(command(tool, path, work, cache), work)
+            seconds, cpu, rss, code, tail = run_once(*command(tool, path, work, cache, baseline), work)
             shutil.rmtree(work, ignore_errors=True)
             if code != 0:
                 runs[tool].failed = f"exit {code}: {tail}"
@@ -204,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=default_cache(), help="where the peers' venvs live")
     ap.add_argument("--source", type=Path, default=None, help="Claude Code session whose records are repeated")
     ap.add_argument("--input", type=Path, default=None, help="measure this session as is (no build)")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another forsy checkout's src folder: its two forsy runs are measured too")
     args = ap.parse_args(argv)
     tools = [t for t in TOOLS if t in args.tools]
+    if args.baseline:
+        tools += [t for t in BASELINE_TOOLS if t.removeprefix("baseline-") in tools]
     for peer in PEERS:
         if peer.name in tools:
             install(peer, args.cache)
@@ -226,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in inputs:
             before = load()
             print(f"\n{path.name} ({path.stat().st_size / MB:.1f} MB), load average {before}", flush=True)
-            runs = measure(path, tools, args.rounds, args.cache, tmp)
+            runs = measure(path, tools, args.rounds, args.cache, tmp, args.baseline)
             lines = sum(1 for _ in path.open("rb"))
             print(f"\n{path.stat().st_size / MB:.1f} MB, {lines} lines; {args.rounds} interleaved rounds, median; "
                   f"load average before {before}, after {load()}\n")
