@@ -24,6 +24,7 @@ the repo map and the files in the chat.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -47,6 +48,7 @@ class AiderSource:
     # Aider writes into each project's repository, not under the home folder: the sweep finds
     # its files under the folders it is given (`discover`), none by default.
     default_roots: ClassVar[tuple[str, ...]] = ()
+    searches_below: ClassVar[bool] = True  # `discover` walks the folders below the one given
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.removeprefix(b"\xef\xbb\xbf")
@@ -60,8 +62,8 @@ class AiderSource:
             return [path] if sniff_file(path, self.sniff) else []
         if not path.is_dir():
             return []
-        chats = sniffed(path.rglob(CHAT), self.sniff)
-        inputs = sniffed(path.rglob(INPUT), self.sniff)
+        chats = sniffed(_below(path, CHAT), self.sniff)
+        inputs = sniffed(_below(path, INPUT), self.sniff)
         # an input history beside a chat history is read with it
         return chats + [p for p in inputs if p.parent / CHAT not in chats]
 
@@ -72,6 +74,21 @@ class AiderSource:
         if path.name.endswith(INPUT):
             return _read_input(data, name, file)
         return _read_chat(path, data, name, file, ctx)
+
+
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv"})
+
+
+def _below(root: Path, name: str) -> list[Path]:
+    """Files called `name` in `root` and the folders below it, except hidden ones (`.git`,
+    `.venv`: aider writes its files at a repository's root, never inside them) and
+    dependency folders; links to folders are not followed."""
+    out: list[Path] = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        if name in files:
+            out.append(Path(dirpath) / name)
+    return out
 
 
 def _session(sid: str, file: SourceFile) -> Session:
