@@ -40,7 +40,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-error/rejected", "The user rejected the tool call."),
     Rule("R-call/name", "The tool name, from the call record."),
     Rule("R-call/json", "The call's arguments as canonical JSON text."),
-    Rule("R-call/error-flag", "Success is the inverse of the result's error flag."),
+    Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
+                              "null when the log records neither an error flag nor an exit code."),
     Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),

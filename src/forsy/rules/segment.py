@@ -330,8 +330,10 @@ class Segmenter:
             self.session.quality.truncated_outputs += 1
         info = e.info if isinstance(e.info, ResultInfo) else None
         rejected = info is not None and info.rejected
-        ok = not (e.is_error or rejected)
-        d.set("success", ok, derived("R-call/error-flag", e.refs))
+        if e.is_error is not None or rejected:
+            d.set("success", not (e.is_error or rejected), derived("R-call/error-flag", e.refs))
+        # else the log does not say whether the call worked (no exit code, no error flag):
+        # success stays null (validator S015: not assessed) rather than an invented `true`
         if rejected:
             self.counts["rejected_calls"] += 1
             d.values["eval"] = -1
