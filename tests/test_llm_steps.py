@@ -60,6 +60,7 @@ class Request:
     def __init__(self, user: str):
         self.steps = {int(m.group(1)): m.group(2).split(" (")[0].split(", ") for m in STEP_LINE.finditer(user)}
         self.texts = {m.group(1): m.group(3) for m in BLOCK.finditer(user)}
+        self.part = int(user.split(" ", 3)[2])  # "GROUPING part N of M: ..."
 
     def ev(self, step: int) -> str:
         return self.steps[step][0].split("..")[0]
@@ -580,3 +581,38 @@ def test_scripted_server_grouping_behaviours(history: Path, tmp_path: Path, beha
         assert b"deployed to production" not in b"".join(files.values())
     else:
         assert [s["reasoning"] for s in json.loads(files["trace.json"])["steps"]] == COMMANDS
+
+
+def test_a_scope_in_several_requests_is_kept_or_dropped_whole(tmp_path: Path) -> None:
+    """A history too long for one request is asked in windows; turn numbers run on across them,
+    and one refused window drops the grouping of every window (never a partial mix)."""
+    p = tmp_path / "long.bash_history"
+    p.write_text("".join(f"pytest -q tests/test_module_{k:02d}.py --maxfail 1\n" for k in range(60)), encoding="utf-8")
+
+    def files_for(make: Callable[[Request], Grouping], where: Path) -> tuple[ScriptedGrouper, dict[str, bytes]]:
+        client = ScriptedGrouper(make)
+        [o] = retrace_one(p, RetraceOptions(llm_model="openai/scripted-grouper", llm_client=client,
+                                            llm_chunk_tokens=2000, cache_dir=where))
+        assert o.assembled is not None
+        return client, render(o.assembled)
+
+    base = run(p, tmp_path, None)
+    client, files = files_for(lambda req: req.each_step_its_own(), tmp_path / "c1")
+    n = client.grouping_calls
+    assert n >= 2
+    scope = steps_report(files)["scopes"][0]
+    assert scope["status"] == "accepted" and scope["requests"] == n and scope["turns"] == n
+    turns = [s["turn"] for s in json.loads(files["trace.json"])["steps"]]
+    assert turns == sorted(turns) and set(turns) == set(range(1, n + 1))  # one turn per request, numbered on
+
+    def second_invents(req: Request) -> Grouping:
+        g = req.each_step_its_own()
+        if req.part == 2:  # requests run concurrently: the part, not the call order, picks the window
+            g["turns"][0]["steps"][0]["goal"] += " on the staging cluster"
+        return g
+
+    client, files = files_for(second_invents, tmp_path / "c2")
+    assert files["trace.json"] == base["trace.json"]
+    scope = steps_report(files)["scopes"][0]
+    assert scope["status"] == "rejected" and scope["reason"] == "ungrounded_word" and scope["requests"] == n
+    assert scope["at"]["request"] == 2

@@ -154,11 +154,11 @@ def _propose_steps(drafts: list[Draft], idx: EvidenceIndex, cfg: LLMConfig, clie
     reasons: dict[str, int] = {}
     group = 1
     for sc in found:
+        mine = [w for w in wins if w.scope is sc]
         entry: dict[str, Any] = {"steps": [sc.first + 1, sc.last + 1], "evidence_ids": len(sc.items),
-                                 "turns_proposed": sc.turns, "requests": 0, "status": "accepted"}
+                                 "turns_proposed": sc.turns, "requests": len(mine), "status": "accepted"}
         turns: list[CheckedTurn] = []
-        for w in (w for w in wins if w.scope is sc):
-            entry["requests"] += 1
+        for k, w in enumerate(mine, start=1):
             if w.chunk.index in failed:
                 entry.update(status="fallback", reason=failed[w.chunk.index])
                 break
@@ -169,7 +169,7 @@ def _propose_steps(drafts: list[Draft], idx: EvidenceIndex, cfg: LLMConfig, clie
             try:
                 turns += check_window(w, raw, drafts, idx)
             except Refused as r:
-                entry.update(status="rejected", reason=r.reason, at={"request": entry["requests"], **r.at})
+                entry.update(status="rejected", reason=r.reason, at={"request": k, **r.at})
                 reasons[r.reason] = reasons.get(r.reason, 0) + 1
                 break
         if entry["status"] == "accepted":
