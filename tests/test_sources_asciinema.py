@@ -314,6 +314,10 @@ def test_history_recording_goes_on_the_agent_timeline(tmp_path: Path) -> None:
     assert [s["input"] for s in shell] == ["pwd"] and shell[0]["started_at"] == "2026-01-01T10:00:40.000000Z"
     assert [s["step"] for s in steps if s.get("tool") in ("Bash", "shell")] == sorted(
         s["step"] for s in steps if s.get("tool") in ("Bash", "shell"))
+    # the run's summary line names the recording's commands as entries, not as commits
+    from forsy.cli._retrace import summary_line
+
+    assert "history/git read: asciinema 2 entries;" in summary_line(run)
 
 
 def test_a_command_without_exit_code_has_no_success_value(tmp_path: Path) -> None:

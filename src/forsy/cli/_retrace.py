@@ -264,7 +264,7 @@ def summary_line(done: RetraceRun) -> str:
 def _timeline_text(counts: list[TimelineCounts]) -> str:
     """What history and git gave: entries read per source (the first trace's sources are every
     trace's), then what the traces took and left out, summed over the traces."""
-    srcs = ", ".join(f"{kind} {plural(n, 'entry' if kind == 'shell' else 'commit').replace('entrys', 'entries')}"
+    srcs = ", ".join(f"{kind} {plural(n, 'commit' if kind == 'git' else 'entry').replace('entrys', 'entries')}"
                      for kind, n in counts[0].sources)
     c = counts[0]
     win = (f"{c.window_from or '(open)'} .. {c.window_to or '(open)'}" if len(counts) == 1
