@@ -257,3 +257,44 @@ def test_a_call_without_a_result_in_the_log_expects_none() -> None:
     drafts, _ = _run(user("go"), call("w1", "web_search", {"q": "x"}, 1, info=CallInfo(result_in_log=False)),
                      call("c2", "Bash", "ls", 2))
     assert (drafts[1].no_result_expected, drafts[2].no_result_expected) == (True, False)
+
+
+# ------------------------------------------------------------------ a call's own fields
+def test_a_call_copies_its_tool_name_and_arguments() -> None:
+    name_ref = Ref("e1", "/message/content/0/name")
+    drafts, _ = _run(user("go"), call("c1", "Bash", {"command": "ls -la", "n": 2}, 1, name_ref=name_ref))
+    d = drafts[1]
+    assert _v(d, "tool", "operation", "input", "started_at") == (
+        "Bash", "execute", '{"command":"ls -la","n":2}', "2026-01-01T10:00:01Z")
+    assert (d.prov["tool"].origin, d.prov["tool"].evidence[0].pointer) == ("copied", "/message/content/0/name")
+    assert (d.prov["input"].origin, d.prov["input"].rule) == ("copied", "R-call/json")
+    assert (d.prov["operation"].rule, d.prov["execution_mode"].rule) == ("R-operation", "R-parallel/serial")
+    assert (d.call_id, d.tool_args) == ("c1", {"command": "ls -la", "n": 2})
+    assert "ended_at" not in d.values
+
+
+def test_a_call_without_a_name_reference_derives_its_tool() -> None:
+    drafts, _ = _run(user("go"), call("c1", None, "raw args", 1))  # type: ignore[arg-type]
+    d = drafts[1]
+    assert _v(d, "tool", "operation", "input") == ("unknown", "other", "raw args")
+    assert (d.prov["tool"].origin, d.prov["tool"].rule) == ("derived", "R-call/name")
+    assert d.prov["input"].rule is None  # a string argument is copied as it is
+
+
+def test_a_call_without_arguments_keeps_a_null_input() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Read", None, 1))
+    assert "input" not in drafts[1].values
+
+
+def test_text_before_a_call_is_its_reasoning_and_not_an_answer() -> None:
+    drafts, _ = _run(user("go"), text("I will list the files", 1), _ev("reasoning", "agent", 2, text="think"),
+                     call("c1", "Bash", "ls", 3), result("c1", "a", 4), text("Two files.", 5))
+    assert [_v(d, "action", "reasoning") for d in drafts] == [
+        ("user_message", None), ("agent_step", "I will list the files\n\nthink"), ("output", None)]
+    assert drafts[2].values["output"] == "Two files."
+    assert drafts[1].values["started_at"] == "2026-01-01T10:00:03Z"  # the call's own time, not its texts'
+
+
+def test_a_thinking_only_turn_end_is_an_analyze_step() -> None:
+    drafts, _ = _run(user("go"), _ev("reasoning", "agent", 1, text="hmm"))
+    assert _v(drafts[1], "action", "operation", "reasoning", "caused_by") == ("agent_step", "analyze", "hmm", [1])
