@@ -15,6 +15,9 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 | unlinked subagents    | 5 per subagent thread whose spawning call is unknown, ≤ 15   |
 | unknown record types  | 1 per record, at most 5                                      |
 | uncertain matches     | 2 per uncertain history/git match, at most 10                |
+| commits without diff  | 2 per commit kept without its diff (a partial clone lacks    |
+|                       | its objects: files and metadata only), at most 10; listed    |
+|                       | only when there is one                                       |
 | legacy not upgraded   | up to 40 × the share of a legacy forsy-v1/v2 trace's values  |
 |                       | that could not be carried into v0.1                          |
 | empty fields          | up to 15 × the share of agent steps with no reasoning,      |
@@ -82,6 +85,10 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
                           "records of unknown types skipped"))
     unc = q.extra.get("uncertain_matches", 0)
     factors.append(Factor("uncertain_matches", unc, _capped(2, unc, 10), "history/git matches not asserted"))
+    no_diff = q.extra.get("commits_without_diff", 0)
+    if no_diff:  # sources.git: the change itself is unknown (not an excerpt: no output was cut)
+        factors.append(Factor("commits_without_diff", no_diff, _capped(2, no_diff, 10),
+                              "commits kept without their diff (objects a partial clone lacks)"))
     legacy_lost, legacy_kept = q.extra.get("not_upgraded_values", 0), q.extra.get("upgraded_values", 0)
     if legacy_lost or legacy_kept:  # an imported forsy-v1/v2 trace: what could not be carried over
         share = legacy_lost / (legacy_lost + legacy_kept)
