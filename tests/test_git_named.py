@@ -22,7 +22,7 @@ from forsy.pipeline import RetraceOptions, retrace
 from forsy.rules.commits import NAMED, named_in
 from forsy.rules.timeline import merge
 from forsy.sources import ReadContext
-from forsy.sources.git import GitCommitInfo, read_git
+from forsy.sources.git import read_git
 from forsy.validate import validate_path
 from forsy.verify import verify_folder
 
@@ -161,7 +161,7 @@ def test_catalogue_has_rules() -> None:
 def test_every_branch_and_missing_blob(world: dict[str, Any]) -> None:
     r, sha = world["repo"], world["sha"]
     s = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
-    infos = {e.info.sha: e.info for e in s.events if isinstance(e.info, GitCommitInfo)}
+    infos = {e.info.sha: e.info for e in s.events if isinstance(e.info, CommitInfo)}
     assert set(infos) == {sha[k] for k in ("u1", "h1", "c1r", "c2r", "sq", "d", "h2")}
     assert infos[sha["c1r"]].branches == ["feature"]
     assert infos[sha["sq"]].branches == ["main"]
@@ -255,7 +255,7 @@ def _event(kind: str, sec: int, n: int, **kw: Any) -> Event:
 
 
 def _commit(sha: str, sec: int, subject: str, parents: list[str]) -> Event:
-    info = GitCommitInfo(sha=sha, parents=parents, author_name="A", author_date=iso(sec), committer_date=iso(sec),
+    info = CommitInfo(sha=sha, parents=parents, author_name="A", author_date=iso(sec), committer_date=iso(sec),
                          branches=["main"])
     return Event("commit", "human:git", iso(sec), [Ref(f"ev_{sha}", "")], text=subject, info=info)
 
@@ -313,7 +313,7 @@ def test_named_commit_copied_to_another_branch() -> None:
     a, b = "a" * 40, "b" * 40
     agent = _one_call("git commit -m one", f"[topic {a[:7]}] one")
     first, copy = _commit(a, 20, "one", ["c" * 40]), _commit(b, 25, "one", ["d" * 40])
-    assert isinstance(copy.info, GitCommitInfo)
+    assert isinstance(copy.info, CommitInfo)
     copy.info.author_date, copy.info.branches = iso(20), ["master"]
     out = merge(agent, [], [Session("git", "g", [], {}, [first, copy], SessionMeta())], window=(SINCE, UNTIL))
     (rec,) = out.meta.extra["timeline"]["named_commits"]
@@ -368,10 +368,119 @@ def test_rebased_commit_still_in_the_reflog(tmp_path: Path) -> None:
     r.git("rebase", "-q", "main")
     rebased = r.git("rev-parse", "HEAD").strip()
     git = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
-    infos = {e.info.sha: e.info for e in git.events if isinstance(e.info, GitCommitInfo)}
+    infos = {e.info.sha: e.info for e in git.events if isinstance(e.info, CommitInfo)}
     assert infos[first].branches == [] and infos[rebased].branches == ["topic"]  # the original: reflog only
     out = merge(_one_call("git commit -m 'topic work'", f"[topic {first[:7]}] topic work"), [], [git],
                 window=(SINCE, UNTIL))
     (rec,) = out.meta.extra["timeline"]["named_commits"]
     assert (rec["sha"], rec["status"], rec["rebased_as"], rec["same_change_as"]) == (first, "matched", rebased,
                                                                                     [rebased])
+
+
+# --- the commit facts on the steps themselves ------------------------------------------------------
+
+
+def _step_no(trace: dict[str, Any], n: int) -> dict[str, Any]:
+    return next(s for s in trace["steps"] if s["step"] == n)
+
+
+def _prov_of(prov: dict[str, Any], step: int, field: str) -> dict[str, Any]:
+    sp = next(s for s in prov["steps"] if s["step"] == step)
+    return dict(sp["fields"][field])
+
+
+def test_commit_steps_say_which_branches_hold_them(world: dict[str, Any], traced: dict[str, Any]) -> None:
+    sha, trace, prov = world["sha"], traced["trace"], traced["provenance"]
+    # a person's commit on every branch: its own step says so, by R-commit/branches
+    u1 = next(s for s in trace["steps"] if s["actor"] == "human:git" and s["output"].startswith(f"commit {sha['u1']}"))
+    assert u1["state_change"] == (f"Commit {sha['u1'][:12]} was recorded in the repository, on branches feature, "
+                                  "main, origin/main.")
+    assert _prov_of(prov, u1["step"], "state_change")["rule"] == "R-commit+R-commit/branches"
+    # the agent's commit, on the step of the call that made it
+    docs = _step_of(trace, 'git commit -am "docs')
+    assert docs["state_change"] == f"Commit {sha['d'][:12]} records this change (1 file(s): notes.txt), on branch main."
+    assert _prov_of(prov, docs["step"], "state_change")["rule"] == "R-commit/named+R-commit/branches"
+    matches = {m["sha"]: m for m in prov["matches"] if m["kind"] == "commit" and not m["uncertain"]}
+    assert matches[sha["d"]]["branches"] == ["main"] and matches[sha["c1r"]]["branches"] == ["feature"]
+    assert sha["h1"] not in matches  # a person's commit: a step of its own, no match
+
+
+def test_provenance_names_the_bytes_that_named_the_commit(world: dict[str, Any], traced: dict[str, Any]) -> None:
+    from forsy.evidence import resolve_pointer
+
+    sha, trace, prov = world["sha"], traced["trace"], traced["provenance"]
+    m = next(m for m in prov["matches"] if m.get("sha") == sha["d"])
+    named = m["named_by"]
+    ev = prov["evidence"][named["evidence"]]
+    raw = world["session"].read_bytes()[ev["byte_offset"]:ev["byte_offset"] + ev["byte_length"]]
+    text = resolve_pointer(json.loads(raw), named["pointer"])
+    a, b = named["span"]
+    assert text[a:b] == f"[main {sha['d'][:10]}] docs: notes"
+    assert named["evidence"] in m["evidence"]
+    # the same in the rule's parameters of the step's state_change, and the evidence it cites
+    docs = _step_of(trace, 'git commit -am "docs')
+    fp = _prov_of(prov, docs["step"], "state_change")
+    assert fp["params"] == {"match": "G-named-commit", "score": 1.0, "named_in": named["evidence"],
+                            "pointer": named["pointer"], "span_start": a, "span_end": b}
+    assert {"id": named["evidence"], "pointer": named["pointer"]} in fp["evidence"]
+    # a rebased commit is named by the bytes of the original's line
+    c1r = next(m for m in prov["matches"] if m.get("sha") == sha["c1r"])
+    ev = prov["evidence"][c1r["named_by"]["evidence"]]
+    raw = world["session"].read_bytes()[ev["byte_offset"]:ev["byte_offset"] + ev["byte_length"]]
+    a, b = c1r["named_by"]["span"]
+    assert resolve_pointer(json.loads(raw), c1r["named_by"]["pointer"])[a:b] == f"[feature {sha['c1'][:7]}] feat: add a"
+
+
+def test_the_amend_step_redoes_the_amended_commit_step(traced: dict[str, Any]) -> None:
+    trace, prov = traced["trace"], traced["provenance"]
+    first, amend = _step_of(trace, 'git commit -am "fix: typo in a"'), _step_of(trace, "git commit --amend")
+    assert amend["retry_of"] == first["step"] and first["step"] in amend["caused_by"]
+    assert "amends the commit" in amend["causal_note"]
+    fp = _prov_of(prov, amend["step"], "retry_of")
+    assert fp["rule"] == "R-commit/amend" and fp["params"]["amended_step"] == first["step"]
+
+
+def test_a_commit_without_its_diff_is_its_own_confidence_factor(traced: dict[str, Any]) -> None:
+    factors = {f["name"]: f for f in traced["manifest"]["confidence_factors"]}
+    # by hand (assemble/score.py): one commit (u1) kept without its diff: 2 points; no output was cut
+    assert (factors["commits_without_diff"]["value"], factors["commits_without_diff"]["penalty"]) == (1, 2)
+    assert "truncated_outputs" not in factors  # the manifest lists factors that cost something: no output was cut
+
+
+def test_amend_link_when_the_amended_commit_is_still_in_the_repository() -> None:
+    from forsy.rules.segment import Segmenter
+
+    a, b, p = "a" * 40, "b" * 40, "c" * 40
+    agent = Session("claude_code", "s", [], {}, [
+        _event("tool_call", 10, 1, call_id="k1", tool="Bash", args={"command": "git commit -m one"}),
+        _event("tool_result", 12, 2, call_id="k1", text=f"[main {a[:7]}] one"),
+        _event("tool_call", 20, 3, call_id="k2", tool="Bash", args={"command": "git commit --amend -m one!"}),
+        _event("tool_result", 22, 4, call_id="k2", text=f"[main {b[:7]}] one!"),
+    ], SessionMeta(agent="claude-code"))
+    git = Session("git", "g", [], {}, [_commit(a, 11, "one", [p]), _commit(b, 21, "one!", [p])], SessionMeta())
+    drafts = Segmenter(merge(agent, [], [git], window=(SINCE, UNTIL))).run()
+    first, amend = drafts[0], drafts[1]
+    assert amend.values["retry_of"] == 1 and amend.values["caused_by"] == [1]
+    assert amend.prov["retry_of"].rule == "R-commit/amend" and amend.prov["retry_of"].params == {
+        "amended_step": 1, "amended": a[:7], "amended_as": b[:7]}
+    assert [r.id for r in amend.prov["retry_of"].evidence] == ["ev_2", "ev_4"]  # the two results that named them
+    assert "retry_of" not in first.values
+    assert amend.values["state_change"] == f"Commit {b[:12]} records this change (0 file(s): ), on branch main."
+
+
+def test_one_revision_read_says_nothing_of_branches(tmp_path: Path) -> None:
+    from forsy.rules.segment import Segmenter
+
+    r = Repo(tmp_path / "one")
+    r.write("x.txt", "x\n")
+    r.git("add", "x.txt")
+    sha = commit(r, 30, "-m", "only")
+    git = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path), rev="HEAD")
+    (e,) = git.events
+    assert isinstance(e.info, CommitInfo) and e.info.branches is None  # not asked: not "no branch"
+    (d,) = Segmenter(merge(None, [], [git], window=(SINCE, UNTIL))).run()
+    assert d.values["state_change"] == f"Commit {sha[:12]} was recorded in the repository."
+    assert d.prov["state_change"].rule == "R-commit"
+    every = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
+    (d,) = Segmenter(merge(None, [], [every], window=(SINCE, UNTIL))).run()
+    assert d.values["state_change"] == f"Commit {sha[:12]} was recorded in the repository, on branch main."

@@ -76,6 +76,13 @@ class Match:
     call_id: str | None = None  # an uncertain match: the call it may be
     files: tuple[str, ...] = ()
     calls: tuple[str | None, ...] = ()  # the edit calls a commit was matched by
+    # a commit the log names: the record that names it (evidence id), the pointer of the result's
+    # text in it (and inside a JSON string there, `inner_pointer`), and [start, end) of the name
+    # (`[branch sha] subject`) in that text
+    evidence: str | None = None
+    pointer: str | None = None
+    inner_pointer: str | None = None
+    span: tuple[int, int] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -210,11 +217,12 @@ class FileChange(TypedDict):
 
 @dataclass(slots=True, kw_only=True)
 class CommitInfo(Info):
-    """commit events (git commits and patches)."""
+    """commit events (git commits and patches). `branches`, `patch_id` and `missing` are what
+    only a repository can say (sources.git.read_git); a patch file leaves them unset."""
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = (
         "sha", "parents", "author_name", "author_email", "author_date",
-        "committer_name", "committer_email", "committer_date", "files",
+        "committer_name", "committer_email", "committer_date", "files", "branches", "missing",
     )  # fmt: skip
 
     sha: str | None = None
@@ -228,6 +236,11 @@ class CommitInfo(Info):
     files: list[FileChange] = field(default_factory=list)
     merge: bool = False
     patch: bool = False  # read from a patch file, not a repository
+    # the branches whose history holds it, as git reported them when read; [] = only a reflog holds
+    # it (amended or rebased away); None = not asked (a patch file, or one revision read)
+    branches: list[str] | None = None
+    patch_id: str | None = None  # `git patch-id --stable`: the same change under another sha
+    missing: list[str] = field(default_factory=list)  # objects a partial clone lacks ("blob <id> (<path>)")
     matched_call_id: str | None = None  # set by the timeline merge
     match: Match | None = None
     possible_match: Match | None = None

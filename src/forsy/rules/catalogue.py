@@ -51,6 +51,17 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-commit/show", "The output is the commit's `git show` header and message."),
     Rule("R-commit/match", "The commit was attributed to an agent call by the timeline rule `match` with `score`.",
          ("match", "score")),
+    Rule("R-commit/named", "The commit was attributed by the timeline rule `match` with `score` to the call whose "
+         "result names it: characters [`span_start`, `span_end`) of the text at `pointer` in record `named_in` (a "
+         "string, or its text blocks joined by newlines; a Codex output held as a JSON string: the `matches` entry's "
+         "`named_by.inner_pointer` inside it) are the name, e.g. `[branch sha] subject`.",
+         ("match", "score", "named_in", "pointer", "span_start", "span_end")),
+    Rule("R-commit/branches", "The state change names the branches whose history holds the commit, as git reported "
+         "them when the repository was read (local and remote-tracking branches, and `HEAD` when detached, each walked "
+         "with `git rev-list`); \"on no branch\" when only a reflog holds it (amended or rebased away)."),
+    Rule("R-commit/amend", "The call whose `git commit --amend` replaced the commit `amended` (now `amended_as`; "
+         "G-amend) redoes step `amended_step`, whose call made it: `retry_of` that step, added to `caused_by`.",
+         ("amended_step", "amended", "amended_as")),
     Rule("R-reasoning", "The agent's reasoning text before the action, copied."),
     Rule("R-reasoning/joined", "Several reasoning texts before the action, joined by newlines."),
     Rule("R-answer", "The agent's visible answer, copied."),

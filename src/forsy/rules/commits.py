@@ -15,8 +15,11 @@ Named commits (rule `G-named-commit`, score 1.0)
     The sha prefix is resolved among the window's commits, else in the repository
     (`GitLookup`; one the repository holds outside the window is a warning,
     `git_named_commit_outside_window`); a named commit found is attributed to the naming
-    call, with its evidence (the result's record) and the span of the name in its text in
-    `named_commits`.
+    call, with its evidence (the result's record), the pointer of the result's text in it
+    and the span [start, end) of the name in that text, in `named_commits` and in the
+    commit's `Match` (the segmenter copies them into provenance). The text is what forsy read
+    at the pointer: the string (for Codex, the JSON document it holds, followed to
+    `inner_pointer`), or its text blocks joined by newlines, as `forsy verify` reads it.
 
 Rewritten commits
     * `G-amend`: a `git commit --amend` names a new commit on the branch the previous named
@@ -62,7 +65,7 @@ from rapidfuzz import fuzz
 
 from ..evidence import Event, Session, Warning_
 from ..payloads import CommitInfo, Match
-from ..sources.git import GitCommitInfo, GitLookup
+from ..sources.git import GitLookup
 
 NAMED = ("G-named-commit", "G-named-mention", "G-named-pull-request", "G-named-rewritten", "G-amend", "G-squash",
          "G-refuse")
@@ -188,6 +191,8 @@ class NamedRecord:
     amended_by: str | None = None
     amends: str | None = None
     squash_of: list[str] = field(default_factory=list)
+    # the record's text is a JSON document held as a string (Codex): parse it, follow this, then `span`
+    inner_pointer: str | None = None
 
 
 @dataclass
@@ -197,6 +202,7 @@ class Claim:
     score: float
     actor: str
     call_id: str | None
+    named: NamedRecord  # the log line that names it: its evidence, pointer and span go into the Match
 
 
 @dataclass
@@ -280,7 +286,8 @@ def _namings(agent: Session, e: Event, by_id: dict[str, CallSpan]) -> list[_Nami
             continue
         ref = e.refs[0] if e.refs else None
         rec = NamedRecord(n.sha if n.kind != "pr" else f"#{n.pr}", n.kind, n.subject, e.call_id,
-                          ref.ev if ref else None, ref.pointer if ref else None, n.span)
+                          ref.ev if ref else None, ref.pointer if ref else None, n.span,
+                          inner_pointer=e.info.inner_pointer if e.info is not None else None)
         out.append(_Naming(n, rec, e, call, to_epoch(e.ts) if call is None else call.end))
     return out
 
@@ -289,7 +296,7 @@ def _claim(out: NamedPlan, x: _Naming, sha: str, rule: str, score: float) -> Non
     if sha in out.claims:
         return  # the first line that names it made it (a later one repeats it)
     actor = x.call.event.actor if x.call else x.event.actor
-    out.claims[sha] = Claim(sha, rule, score, actor, x.rec.call_id if x.call else None)
+    out.claims[sha] = Claim(sha, rule, score, actor, x.rec.call_id if x.call else None, x.rec)
 
 
 def _step(x: _Naming) -> str:
@@ -322,7 +329,7 @@ def _resolve(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None:
             "the repository holds outside the time window: it is not on the timeline", ev.source if ev else None,
             ev.line if ev else None))
         return
-    rec.branches = list(getattr(win.commits[sha].info, "branches", []))
+    rec.branches = list(_info(win.commits[sha]).branches or [])
     if not n.made:
         rec.status, rec.rule = "mentioned", "G-named-mention"
         return
@@ -362,7 +369,7 @@ def _rewritten(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None
     ev = agent.evidence.get(rec.evidence or "")
     if len(cands) == 1:
         rec.rebased_as, rec.rule = cands[0], "G-named-rewritten"
-        rec.branches = list(getattr(win.commits[cands[0]].info, "branches", []))
+        rec.branches = list(_info(win.commits[cands[0]]).branches or [])
         _claim(out, x, cands[0], "G-named-rewritten", REWRITTEN_SCORE)
         out.bump("named_rewritten")
         where = f"; rebased as {cands[0]} (same subject, authored before the log named it)"
@@ -379,18 +386,19 @@ def _same_change(win: _Window, rec: NamedRecord) -> None:
     """A named commit's change under other shas: the same `git patch-id`, or the same subject,
     author and author date (a rebase that had to change the diff); rebased or cherry-picked copies."""
     e = win.commits[rec.sha or ""]
-    info, pid = _info(e), getattr(e.info, "patch_id", None)
+    info = _info(e)
+    pid = info.patch_id
     who = (_subject(e), info.author_name, info.author_email, to_epoch(info.author_date))
 
     def same(o: Event) -> bool:
         oi = _info(o)
-        if pid and getattr(o.info, "patch_id", None) == pid:
+        if pid and oi.patch_id == pid:
             return True
         return who[3] is not None and (_subject(o), oi.author_name, oi.author_email, to_epoch(oi.author_date)) == who
 
     copies = [s for s, o in win.commits.items() if s != rec.sha and same(o)]
-    on_branch = [s for s in copies if getattr(win.commits[s].info, "branches", [])]
-    if isinstance(info, GitCommitInfo) and not info.branches and len(on_branch) == 1:
+    on_branch = [s for s in copies if _info(win.commits[s]).branches]
+    if info.branches == [] and len(on_branch) == 1:  # [] (not None: not asked): no branch holds it
         rec.rebased_as = on_branch[0]  # only a reflog holds the named one: it was rewritten
     rec.same_change_as = copies
 
@@ -406,7 +414,7 @@ def _squashes(out: NamedPlan, win: _Window, made: list[_Naming]) -> None:
         files = set(_paths(win.commits[tip]))
         for s in order[order.index(tip) + 1:]:
             e = win.commits[s]
-            pid, parents = getattr(e.info, "patch_id", None), _info(e).parents
+            pid, parents = _info(e).patch_id, _info(e).parents
             if s in done or not pid or len(parents) != 1 or not files <= set(_paths(e)) or win.lookup is None:
                 continue
             if win.lookup.is_ancestor(tip, s):
@@ -430,7 +438,9 @@ def attribute(e: Event, t: float | None, prev_t: float, calls: list[CallSpan], n
     sha = _info(e).sha
     claim = named.claims.get(sha or "")
     if claim is not None:
-        match = Match(claim.rule, claim.score, files=tuple(_paths(e)), calls=(claim.call_id,) if claim.call_id else ())
+        rec = claim.named
+        match = Match(claim.rule, claim.score, files=tuple(_paths(e)), calls=(claim.call_id,) if claim.call_id else (),
+                      evidence=rec.evidence, pointer=rec.pointer, inner_pointer=rec.inner_pointer, span=rec.span)
         info = dataclasses.replace(_info(e), matched_call_id=claim.call_id, match=match)
         return dataclasses.replace(e, actor=claim.actor, info=info), "matched"
     if t is None:

@@ -16,6 +16,7 @@ rules are listed in docs/rules.md and named in provenance.json:
   that arrived since the actor's previous action, or the spawning call (subagents).
 * R-retry: a call repeating a failed call of the same actor and tool (input similarity ≥ 90,
   rapidfuzz) within the last 8 steps is `retry_of` it.
+* R-commit: a commit is a step of its own or the change of its call (forsy.rules._commit_steps).
 * R-compaction: a compaction is a `system` step whose output is the summary the model got.
 * R-abandoned: steps from rewound branches keep their place, flagged in eval_reason.
 * R-hook: a hook's intervention (a Stop hook's feedback, context a hook added) is a step of
@@ -38,6 +39,7 @@ from rapidfuzz import fuzz
 from ..evidence import Event, Ref, Session
 from ..models import EvidenceRef, FieldProvenance
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
+from . import _commit_steps
 from .catalogue import check as check_rule
 
 RETRY_SIMILARITY = 90.0
@@ -62,11 +64,7 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_pat
 
 
 def operation_for(tool: str) -> str:
-    if tool in OPERATIONS:
-        return OPERATIONS[tool]
-    if tool.startswith("mcp:"):
-        return "other"
-    return "other"
+    return OPERATIONS.get(tool, "other")  # MCP and unknown tools: "other"
 
 
 def json_text(value: Any) -> str:
@@ -101,10 +99,6 @@ def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False,
         check_rule(rule, params)
     return FieldProvenance.model_construct(origin="copied", rule=rule, params=params, evidence=_refs(refs),
                                            redacted=False, excerpt=excerpt, model=None)
-
-
-def _num(v: object) -> str | int | float:
-    return v if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
 
 
 def derived(rule: str, refs: list[Ref], **params: str | int | float) -> FieldProvenance:
@@ -185,6 +179,7 @@ class Segmenter:
         for actor in list(self.pending):
             self._flush(actor, final=True)
         self._finish_parallel()
+        _commit_steps.link_amends(self.drafts, self.calls, self.session.meta.extra.get("timeline"), derived)
         return self.drafts
 
     def _new(self, actor: str, action: str, e: Event | None) -> Draft:
@@ -427,29 +422,23 @@ class Segmenter:
         if possible is not None:
             self.matches.append({"kind": "commit", "step": None, "sha": info.sha, "uncertain": True,
                                  "rule": possible.rule, "score": possible.score,
-                                 "evidence": [r.ev for r in e.refs[:1]]})
+                                 "evidence": [r.ev for r in e.refs[:1]], "branches": info.branches})
         if target and target in self.calls:
             idx = self.calls[target]
             d = self.drafts[idx]
             d.commits.append(e)
-            match = info.match
-            sha = str(info.sha)
-            files = [str(f.get("path")) for f in info.files]
-            note = f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])})."
+            said, entry = _commit_steps.matched(info, e, idx + 1)
             if d.values.get("state_change") is None:
-                d.set("state_change", note, derived("R-commit/match", e.refs[:1],
-                                                    match=str(match.rule if match else None),
-                                                    score=_num(match.score if match else None)))
-            self.matches.append({"kind": "commit", "step": idx + 1, "sha": sha, "rule": match.rule if match else None,
-                                 "score": match.score if match else None, "evidence": [r.ev for r in e.refs[:1]],
-                                 "uncertain": False, "files": files})
+                d.set("state_change", said.text, derived(said.rule, said.refs, **said.params))
+            self.matches.append(entry)
             return
         d = self._new(e.actor, "agent_step", e)
         d.set("tool", "git", derived("R-commit", e.refs))
         d.set("operation", "write", derived("R-commit", e.refs))
         sha = str(info.sha)
         d.set("output", f"commit {sha}\n\n{e.text or ''}".rstrip(), derived("R-commit/show", e.refs))
-        d.set("state_change", f"Commit {sha[:12]} was recorded in the repository.", derived("R-commit", e.refs))
+        said = _commit_steps.recorded(info, e)
+        d.set("state_change", said.text, derived(said.rule, said.refs, **said.params))
         d.set("success", True, derived("R-commit", e.refs))
         self._times(d, e, e)
         d.commits.append(e)

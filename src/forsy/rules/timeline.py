@@ -63,7 +63,7 @@ from rapidfuzz import fuzz
 from ..errors import InputError
 from ..evidence import Event, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
-from ..payloads import CallInfo, HistoryMatch, Match, ShellInfo
+from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
 from ..tools import ToolKind, kind_of, spec
 from . import commits
 from .commits import CallSpan as _Call
@@ -467,7 +467,8 @@ def _merge_commits(
             if verdict == "refused":
                 out.bump("refused_matches")
             if sha:
-                held[sha] = list(getattr(e.info, "branches", []))
+                known = e.info.branches if isinstance(e.info, CommitInfo) else None
+                held[sha] = list(known or [])
             out.bump("commits")
             out.bump(
                 {"matched": "matched_commits", "uncertain": "uncertain_commits"}.get(verdict, "human_commits")

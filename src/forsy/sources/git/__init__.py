@@ -4,9 +4,10 @@
 `commit` event per commit whose author or committer date lies in the window, oldest first:
 the commits of every local and remote-tracking branch, of HEAD and of every reflog entry
 (`git log --date-order --branches --remotes HEAD --reflog`), not one revision (parents
-before children). Each commit's payload is a `GitCommitInfo`: the branches whose history
-holds it (none: reachable only from a reflog, an amended or rebased-away commit), its
-`git patch-id --stable`, and what a partial clone lacks.
+before children). Each commit's payload is a `CommitInfo` with what only a repository can
+say: the branches whose history holds it (`[]`: reachable only from a reflog, an amended or
+rebased-away commit; `None` when one revision is read), its `git patch-id --stable`, and
+what a partial clone lacks.
 Each commit's evidence is the exact stdout of
 
     git -C <repo> <GIT_SHOW_ARGS...> <sha>
@@ -23,7 +24,7 @@ A partial clone may lack a blob the diff needs. git is never let fetch it (no la
 transport allowed: `_run.NO_FETCH_ENV`); the commit is read as `git show --format=raw --raw
 --no-renames --no-abbrev` instead (its files and blob ids; evidence `git:<repo>@<sha>:raw`),
 or, if a tree is missing too, as `--no-patch` (`git:<repo>@<sha>:header`); the missing objects
-are named in `GitCommitInfo.missing` and a `git_missing_object` warning, and the retrace goes on.
+are named in `CommitInfo.missing` and a `git_missing_object` warning, and the retrace goes on.
 `GitLookup` answers the timeline's questions about commits a log names (a short sha resolved,
 the patch id of a branch squashed onto another).
 
@@ -45,12 +46,12 @@ from .. import ReadContext
 from .._lines import inside
 from ._diff import parse_diff
 from ._patch import read_patch
-from ._read import GitCommitInfo, read_git
+from ._read import read_git
 from ._refs import GitLookup
 from ._run import GIT_SHOW_ARGS, SHOW_FORMS, parse_when, show_bytes
 
 __all__ = [
-    "GIT_SHOW_ARGS", "GitCommitInfo", "GitLookup", "GitSource", "parse_diff", "parse_when", "read_git", "read_patch",
+    "GIT_SHOW_ARGS", "GitLookup", "GitSource", "parse_diff", "parse_when", "read_git", "read_patch",
     "show_bytes",
 ]  # fmt: skip
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar
 
 from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
@@ -20,17 +18,6 @@ from ._run import check_repo, iso_of, parse_when, run_git, show_bytes
 
 RAW_PERSON = re.compile(r"^(.*) <(.*)> (-?\d+) ([+-]\d{4})$")
 RAW_DIFF = re.compile(r"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*\t(.*)$")
-
-
-@dataclass(slots=True, kw_only=True)
-class GitCommitInfo(CommitInfo):
-    """A commit read from a repository: what a patch file cannot say."""
-
-    TEXT_FIELDS: ClassVar[tuple[str, ...]] = (*CommitInfo.TEXT_FIELDS, "branches", "missing")
-
-    branches: list[str] = field(default_factory=list)  # branches whose history holds it; [] = reflog only
-    patch_id: str | None = None  # `git patch-id --stable`: the same change under another sha
-    missing: list[str] = field(default_factory=list)  # objects a partial clone lacks ("blob <id> (<path>)")
 
 
 # --- read_git ------------------------------------------------------------------------------
@@ -59,7 +46,7 @@ def read_git(
         # each commit is a source of its own: the bytes of its `git show`, like a file's
         session.files.append(SourceFile(source, str(repo), "git", len(raw), digests[-1]))
         info = _add_commit(session, source, raw)
-        info.branches = held.get(sha, [])
+        info.branches = held.get(sha, []) if rev is None else None  # one revision read: branches not asked
         info.missing = missing
         if missing:
             _warn_missing(session, source, sha, missing)
@@ -67,7 +54,7 @@ def read_git(
             full.append(raw)
     ids = patch_ids(repo, b"".join(full)) if full else {}
     for e in session.events:
-        if isinstance(e.info, GitCommitInfo) and e.info.sha:
+        if isinstance(e.info, CommitInfo) and e.info.sha:
             e.info.patch_id = ids.get(e.info.sha)
     session.session_id = make_id("git", name, since, until, digests)
     if not shas:
@@ -102,8 +89,9 @@ def _warn_missing(session: Session, source: str, sha: str, missing: list[str]) -
     session.warn("git_missing_object", f"commit {sha}: the repository lacks {', '.join(missing)} (a partial "
                  "clone; not fetched): kept with its metadata and file list, without its diff", source)
     q = session.quality
+    # its own confidence factor (assemble.score: commits_without_diff), not a truncated output:
+    # no tool output was cut, the change itself is unknown
     q.extra["commits_without_diff"] = q.extra.get("commits_without_diff", 0) + 1
-    q.truncated_outputs += 1  # the commit's step holds only part of what git would show
 
 
 def _branch(repo: Path) -> str | None:
@@ -126,7 +114,7 @@ def _shas_in_window(repo: Path, rev: str | None, lo: datetime | None, hi: dateti
     return out
 
 
-def _add_commit(session: Session, source: str, raw: bytes) -> GitCommitInfo:
+def _add_commit(session: Session, source: str, raw: bytes) -> CommitInfo:
     text = raw.decode("utf-8", "replace")
     if "\ufffd" in text and "\ufffd" not in raw.decode("utf-8", "ignore"):
         session.warn("invalid_utf8", "commit output is not valid UTF-8; replaced", source)
@@ -171,9 +159,9 @@ def _split_raw_show(text: str) -> tuple[list[str], str, str]:
     return head, "\n".join(msg), rest
 
 
-def _raw_info(head: list[str]) -> tuple[GitCommitInfo, str | None]:
+def _raw_info(head: list[str]) -> tuple[CommitInfo, str | None]:
     """The commit's header fields, and its time (the committer's, in UTC)."""
-    info = GitCommitInfo()
+    info = CommitInfo()
     ts: str | None = None
     for line in head:
         key, _, value = line.partition(" ")
