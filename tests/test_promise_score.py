@@ -154,6 +154,10 @@ def test_a_legacy_trace_loses_40_times_the_share_not_carried_over() -> None:
     assert "legacy_not_upgraded" not in _factors(_session(), [_step()])
     q = Quality(extra={"not_upgraded_values": 0, "upgraded_values": 5})
     assert _factors(_session(q), [_step()])["legacy_not_upgraded"]["penalty"] == 0
+    q = Quality(extra={"upgraded_values": 5})  # everything carried over: no count of lost values at all
+    assert _factors(_session(q), [_step()])["legacy_not_upgraded"] == {
+        "name": "legacy_not_upgraded", "value": 0.0, "penalty": 0.0,
+        "note": "values of the legacy trace the v0.1 format could not take (listed in warnings)"}
 
 
 def test_empty_fields_cost_15_times_the_share_of_empty_agent_steps() -> None:
