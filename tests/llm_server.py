@@ -350,7 +350,7 @@ def grouping(behaviour: str, text: str) -> dict[str, Any]:
     planted instruction: each of those is a grouping forsy must reject whole."""
     blocks = {m.group(1): m.group(3) for m in BLOCK.finditer(text)}
     rows = [(int(m.group(1)), m.group(2).split(" (")[0].split(", ")) for m in GROUP_STEP.finditer(text)]
-    steps = []
+    steps: list[dict[str, Any]] = []
     for _, ids in rows:
         ev = ids[0].split("..")[0]
         q = blocks.get(ev, "").split(OMITTED, 1)[0][:200].strip()
@@ -359,7 +359,7 @@ def grouping(behaviour: str, text: str) -> dict[str, Any]:
         return {"turns": []}
     last = steps[-1]
     if behaviour in ("invent", "fabricate"):
-        last["goal"] += GROUPING_INVENTION
+        last["goal"] = str(last["goal"]) + GROUPING_INVENTION
     elif behaviour == "wrong-quotes" and len(steps) > 1:
         steps[0]["citations"] = steps[1]["citations"]
     elif behaviour == "bad-ids":

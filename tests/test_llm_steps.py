@@ -616,3 +616,24 @@ def test_a_scope_in_several_requests_is_kept_or_dropped_whole(tmp_path: Path) ->
     scope = steps_report(files)["scopes"][0]
     assert scope["status"] == "rejected" and scope["reason"] == "ungrounded_word" and scope["requests"] == n
     assert scope["at"]["request"] == 2
+
+
+@pytest.mark.parametrize(("ids", "reason"), [
+    (["ev_a..ev_c", "ev_d"], None),  # a run first..last reads as every id between, as listed
+    (["ev_c..ev_a", "ev_d"], "out_of_order"),  # a run written backwards
+    (["ev_a..ev_b..ev_c", "ev_d"], "malformed_grouping"),
+    (["ev_a", "ev_b", "ev_c", "ev_d", "ev_elsewhere"], "out_of_scope"),  # read by forsy, not in this request
+])
+def test_runs_and_scope_of_ids(ids: list[str], reason: str | None) -> None:
+    w, idx = _window(True)
+    idx.texts["ev_elsewhere"] = "a record of another part of the log"
+    turn = {"goal": "make build", "citations": [{"evidence_id": "ev_a", "quote": "make build"}],
+            "steps": [{"evidence_ids": ids, "goal": "make build",
+                       "citations": [{"evidence_id": "ev_a", "quote": "make build"}]}]}
+    if reason is None:
+        [t] = check_window(w, [turn], [], idx)
+        assert [s.drafts for s in t.steps] == [(0, 2)]
+        return
+    with pytest.raises(Refused) as e:
+        check_window(w, [turn], [], idx)
+    assert e.value.reason == reason
