@@ -383,10 +383,10 @@ def test_a_grouping_cannot_split_a_rule_step() -> None:
     w, idx = _window(True)
     ok = [{"goal": "make build", "citations": [{"evidence_id": "ev_a", "quote": "make build"}],
            "steps": [_step(["ev_a", "ev_b", "ev_c"], idx), _step(["ev_d"], idx)]}]
-    assert [t.steps[0].drafts for t in check_window(w, ok, [], idx)] == [(0, 1)]
+    assert [t.steps[0].drafts for t in check_window(w, ok, idx)] == [(0, 1)]
     split = [{**ok[0], "steps": [_step(["ev_a", "ev_b"], idx), _step(["ev_c", "ev_d"], idx)]}]
     with pytest.raises(Refused) as e:
-        check_window(w, split, [], idx)
+        check_window(w, split, idx)
     assert e.value.reason == "splits_rule_step" and e.value.at == {"turn": 1, "step": 1}
 
 
@@ -397,10 +397,10 @@ def test_turns_inside_a_session_are_not_the_models() -> None:
     two = {"goal": "git push origin", "citations": [{"evidence_id": "ev_d", "quote": "git push origin"}],
            "steps": [_step(["ev_d"], idx)]}
     with pytest.raises(Refused) as e:
-        check_window(w, [one, two], [], idx)
+        check_window(w, [one, two], idx)
     assert e.value.reason == "turn_not_allowed"
     merged = {**one, "steps": [_step(["ev_a", "ev_b", "ev_c"], idx), _step(["ev_d"], idx)]}
-    assert len(check_window(w, [merged], [], idx)) == 1
+    assert len(check_window(w, [merged], idx)) == 1
 
 
 def test_enrich_without_a_grouping_scope_sends_no_grouping_request(tmp_path: Path) -> None:
@@ -631,9 +631,9 @@ def test_runs_and_scope_of_ids(ids: list[str], reason: str | None) -> None:
             "steps": [{"evidence_ids": ids, "goal": "make build",
                        "citations": [{"evidence_id": "ev_a", "quote": "make build"}]}]}
     if reason is None:
-        [t] = check_window(w, [turn], [], idx)
+        [t] = check_window(w, [turn], idx)
         assert [s.drafts for s in t.steps] == [(0, 2)]
         return
     with pytest.raises(Refused) as e:
-        check_window(w, [turn], [], idx)
+        check_window(w, [turn], idx)
     assert e.value.reason == reason

@@ -167,7 +167,7 @@ def _propose_steps(drafts: list[Draft], idx: EvidenceIndex, cfg: LLMConfig, clie
                 entry["status"] = "declined"  # the model proposed no grouping: nothing to check
                 break
             try:
-                turns += check_window(w, raw, drafts, idx)
+                turns += check_window(w, raw, idx)
             except Refused as r:
                 entry.update(status="rejected", reason=r.reason, at={"request": k, **r.at})
                 reasons[r.reason] = reasons.get(r.reason, 0) + 1

@@ -233,7 +233,7 @@ class Refused(Rejected):
         self.at = {k: v for k, v in (("turn", turn), ("step", step), ("evidence_id", evidence)) if v is not None}
 
 
-def check_window(w: Window, raw: list[dict[str, Any]], drafts: list[Draft], idx: EvidenceIndex) -> list[CheckedTurn]:
+def check_window(w: Window, raw: list[dict[str, Any]], idx: EvidenceIndex) -> list[CheckedTurn]:
     """The grouping of one window, checked whole; `Refused` at the first rule it breaks."""
     turns: list[RawTurn] = []
     for t, r in enumerate(raw, start=1):
