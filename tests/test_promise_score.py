@@ -154,6 +154,8 @@ def test_a_legacy_trace_loses_40_times_the_share_not_carried_over() -> None:
     assert "legacy_not_upgraded" not in _factors(_session(), [_step()])
     q = Quality(extra={"not_upgraded_values": 0, "upgraded_values": 5})
     assert _factors(_session(q), [_step()])["legacy_not_upgraded"]["penalty"] == 0
+    q = Quality(extra={"not_upgraded_values": 3})  # nothing carried over: no count of kept values at all
+    assert _penalty(_session(q), [_step()], "legacy_not_upgraded") == (1.0, 40.0)
     q = Quality(extra={"upgraded_values": 5})  # everything carried over: no count of lost values at all
     assert _factors(_session(q), [_step()])["legacy_not_upgraded"] == {
         "name": "legacy_not_upgraded", "value": 0.0, "penalty": 0.0,
