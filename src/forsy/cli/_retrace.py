@@ -68,7 +68,9 @@ def retrace(
     no_redact: Annotated[bool, typer.Option("--no-redact",
         help="Do NOT mask secrets and personal data (the trace is marked private).")] = False,
     llm: Annotated[str | None, typer.Option("--llm", envvar="FORSY_LLM_MODEL",
-        help="litellm model for cited proposals (needs the extra: pip install 'forsy\\[llm]').")] = None,
+        help="litellm model for cited proposals: null fields filled, and for shell-only work (histories, "
+             "terminal recordings) a grouping of commands into steps and turns with goals; every value "
+             "checked against quoted evidence (needs the extra: pip install 'forsy\\[llm]').")] = None,
     llm_api_base: Annotated[str | None, typer.Option("--llm-api-base", envvar="FORSY_LLM_API_BASE",
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
     llm_cache_dir: Annotated[Path | None, typer.Option("--llm-cache-dir", envvar="FORSY_LLM_CACHE_DIR",
