@@ -191,11 +191,13 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
             _flush(sessions[max(sessions)], reply, units[k:])
             last_reply = "\n".join(x.rstrip() for x in reply if x.strip() and not x.startswith("<"))
             reply = []
-        if kind == "header" or not sessions:
+        if kind == "header" or not sessions and kind != "blank":
             sessions[at + 1] = []
         at += len(ls)
         if kind == "text" or (kind == "blank" and reply):
             reply.extend(ls)
+            continue
+        if kind == "blank":
             continue
         out = sessions[max(sessions)]
         if kind == "user":
@@ -205,8 +207,8 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
             if len(ls) > 1 and "\n".join(x.rstrip() for x in text.split("\n") if x.strip()) in last_reply:
                 continue
             out.append(("user", text))
-            m = re.match(r"(/run|/test|/lint|/git)(?: +(.*))?\Z|(!) *(.*)", text, re.S)
-            if m:
+            m = re.match(r"(/run|/test|/lint|/git)(?: +(.*))?\Z|(!) *(.*)", text)
+            if m and len(ls) == 1:
                 tool, arg = ("/run", m.group(4)) if m.group(3) else (m.group(1), m.group(2))
                 got = []
                 for kk, x in units[k + 1 :]:
@@ -215,6 +217,8 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
                     got.append(_msg(x))
                 while got and not got[-1]:
                     got.pop()
+                while got and not got[0]:
+                    got.pop(0)
                 out.append(("call", tool, arg or None, "\n".join(got) if got else None))
     if reply and sessions:
         _flush(sessions[max(sessions)], reply, [])
@@ -395,3 +399,18 @@ def test_damaged_chat_is_read_with_warnings(tmp_path: Path) -> None:
     assert s.events[0].text == "caf\ufffd \u2603"  # an invalid byte is replaced, never fatal
     traces = retrace(p, tmp_path / "out")
     assert len(traces) == 2
+
+
+def test_inputs_with_blank_lines_and_quotes_around_output_verify(tmp_path: Path) -> None:
+    """Shapes a fuzzer found: an input whose first line is a command but that goes on (not a
+    command: aider runs one line), an input with blank lines, blank quote lines around an
+    output. Each value must still be the exact text of the records it cites."""
+    B = "  "
+    text = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### /run ls{B}\n#### and then{B}\n\n"
+            f"#### {B}\n#### hello{B}\n#### {B}\n\n#### /test pytest{B}\n>{B}\n> 1 passed\nok{B}\n>{B}\n")
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_text(text)
+    [trace] = retrace(p, tmp_path / "out")  # validated and verified
+    assert from_trace(trace) == [("user", "/run ls\nand then"), ("user", "\nhello\n"), ("user", "/test pytest"),
+                                 ("call", "/test", "pytest", "1 passed\nok")]
+    assert oracle(p) == {2: from_trace(trace)}

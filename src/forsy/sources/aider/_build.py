@@ -11,7 +11,8 @@ and the messages right after it; a model reply and the messages after it. What e
   confirmation aider answered itself (`… (Y)es/(N)o… [Yes]: s`, a group's "skip all") is a
   `note`; the architect's answer passed on to the editor model (the input repeats the reply
   before it) is a `note` too, marked a duplicate of that reply.
-  `/run X`, `!X`, `/test X`, `/lint X` and `/git X` are also a call of that command (args X),
+  `/run X`, `!X`, `/test X`, `/lint X` and `/git X` (an input of one line) are also a call of
+  that command (args X),
   answered by the messages aider wrote right after the input (the command's output);
 * a reply: `reasoning`, `agent_text` and edit `tool_call`s (`_reply`), the edits of one reply
   in one group. Each edit is answered by the `Applied edit to <path>` message naming its
@@ -125,16 +126,18 @@ class Builder:
         refs: list[Evidence] = []
         texts: list[str] = []
         for ln in item.lines:
+            # a blank line's record is empty: cited with the others, it says where the line was
             ev, text = self.cut.prefixed(self.s, [ln], 5, "user_line")
             texts.append(text)
-            if text.strip():
-                refs.append(ev)
-            else:
-                self.s.mark(ev.id, "set_aside", "blank line of a user input")
+            refs.append(ev)
         text = "\n".join(texts)
         msgs = self.messages(after)
         self.st.started = True
-        if len(item.lines) == 1 and QUESTION.match(text):
+        if not text.strip():  # only blank lines (aider writes `<blank>` for an empty input): nothing said
+            for r in refs:
+                self.s.mark(r.id, "set_aside", "a user input of blank lines")
+            _bump(self.s, "blank_inputs")
+        elif len(item.lines) == 1 and QUESTION.match(text):
             self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="confirmation"))
             for r in refs:
                 self.s.mark(r.id, "set_aside", "a confirmation aider answered for a group", "confirmation")
@@ -148,7 +151,7 @@ class Builder:
             self._ev("user", "user", refs, text=text)
             m = command(text)
             glued = bool(msgs) and msgs[0].lines[0].no == item.lines[-1].no + 1
-            if m is not None and refs:
+            if m is not None and len(item.lines) == 1:
                 self._command(m, refs[0], msgs if glued else [])
         s.edits = []
         self.outputs(msgs)
@@ -286,6 +289,10 @@ class Builder:
     def _result(self, cid: str, tool: str, msgs: list[Message], error: bool | None = None) -> None:
         for x in msgs:
             x.used = True
+        while msgs and msgs[0].empty:  # blank quote lines around the output are not part of it
+            msgs = msgs[1:]
+        while msgs and msgs[-1].empty:
+            msgs = msgs[:-1]
         self.st.answered.add(cid)
         self._ev("tool_result", "agent", [x.ev for x in msgs if not x.empty], call_id=cid, tool=tool,
                  text="\n".join(x.text for x in msgs), is_error=error)
