@@ -218,7 +218,10 @@ def write_folder(a: Assembled, dest: Path) -> Path:
         check_destination(dest, a.manifest.source_kind, a.manifest.session_id,
                           [s.path for s in a.manifest.sources])
         _clean_stale(dest)
-        tmp = dest.parent / f".{dest.name}.forsy-tmp-{os.getpid()}"
+    except OSError as e:
+        raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
+    tmp = dest.parent / f".{dest.name}.forsy-tmp-{os.getpid()}"
+    try:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir()
@@ -232,6 +235,8 @@ def write_folder(a: Assembled, dest: Path) -> Path:
         _write(tmp / "manifest.json", a.manifest.model_dump_json(indent=2).encode() + b"\n")
         _swap_into_place(tmp, dest)
     except OSError as e:
+        # our work folder only (the destination is never in it): nothing half-written stays
+        shutil.rmtree(tmp, ignore_errors=True)
         raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
     return dest
 
@@ -317,8 +322,11 @@ _RENAME_EXCHANGE = 2
 
 
 def _clean_stale(dest: Path) -> None:
-    """Remove work folders a killed run left beside `dest` (their process is gone)."""
-    for p in dest.parent.glob(f".{dest.name}.forsy-*-*"):
+    """Tidy what a killed run left beside `dest` (its process is gone): a work folder is
+    removed; the previous folder moved aside by the two-rename swap (`.forsy-old-`) goes
+    back to `dest` when the run died before the new folder took its place, and is removed
+    only when `dest` holds the new one."""
+    for p in sorted(dest.parent.glob(f".{dest.name}.forsy-*-*")):
         pid = p.name.rsplit("-", 1)[-1]
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
@@ -326,7 +334,10 @@ def _clean_stale(dest: Path) -> None:
             os.kill(int(pid), 0)
             continue  # still running: another forsy is writing there
         except ProcessLookupError:
-            shutil.rmtree(p, ignore_errors=True)
+            if ".forsy-old-" in p.name and not os.path.lexists(dest):
+                os.rename(p, dest)
+            else:
+                shutil.rmtree(p, ignore_errors=True)
         except PermissionError:
             continue
 
@@ -342,11 +353,17 @@ def _swap_into_place(tmp: Path, dest: Path) -> None:
             _exchange(tmp, dest)
             shutil.rmtree(tmp, ignore_errors=True)
             raise OutputError("destination changed while the trace was written; refusing to replace it", path=dest)
-        shutil.rmtree(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)  # the new folder is in place: tidying can fail harmlessly
         return
+    # no renameat2 (not Linux, or an old kernel): two renames, and the previous folder goes
+    # back whenever the second fails (or, after a kill, at the next write: _clean_stale)
     old = dest.parent / f".{dest.name}.forsy-old-{os.getpid()}"
     os.rename(dest, old)
-    os.rename(tmp, dest)
+    try:
+        os.rename(tmp, dest)
+    except OSError:
+        os.rename(old, dest)
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 
