@@ -484,3 +484,12 @@ def test_one_revision_read_says_nothing_of_branches(tmp_path: Path) -> None:
     every = read_git(r.path, since=SINCE, until=UNTIL, ctx=ReadContext(root=r.path))
     (d,) = Segmenter(merge(None, [], [every], window=(SINCE, UNTIL))).run()
     assert d.values["state_change"] == f"Commit {sha[:12]} was recorded in the repository, on branch main."
+
+
+def test_many_branches_are_counted_past_ten() -> None:
+    from forsy.rules._commit_steps import on_branches
+
+    names = [f"b{i:02d}" for i in range(17)]
+    assert on_branches(names) == ", on branches " + ", ".join(names[:10]) + " and 7 more"
+    assert (on_branches(["main"]), on_branches([]), on_branches(None)) == (
+        ", on branch main", ", on no branch (only a reflog holds it)", None)

@@ -30,13 +30,19 @@ Params = dict[str, str | int | float]
 Derive = Callable[..., FieldProvenance]  # segment.derived(rule, refs, **params)
 
 
+BRANCHES_SHOWN = 10  # a repository with hundreds of remote branches: the rest are counted, not listed
+
+
 def on_branches(branches: list[str] | None) -> str | None:
     """", on branches a, b" (R-commit/branches); None when the branches were not asked."""
     if branches is None:
         return None
     if not branches:
         return ", on no branch (only a reflog holds it)"
-    return f", on branch{'es' if len(branches) > 1 else ''} {', '.join(branches)}"
+    names = ", ".join(branches[:BRANCHES_SHOWN])
+    if len(branches) > BRANCHES_SHOWN:
+        names += f" and {len(branches) - BRANCHES_SHOWN} more"
+    return f", on branch{'es' if len(branches) > 1 else ''} {names}"
 
 
 @dataclass(frozen=True, slots=True)
