@@ -36,7 +36,8 @@ class Steps:
     """Numbers every file-system call of the writer; `fail(k)` runs `on_step` on call k."""
 
     def __init__(self, mp: pytest.MonkeyPatch, on_step: Callable[[], None], at: int) -> None:
-        self.n, self.at, self.on_step, self.names = 0, at, on_step, []
+        self.n, self.at, self.on_step = 0, at, on_step
+        self.names: list[str] = []
 
         def step(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
             def wrapper(*args: Any, **kwargs: Any) -> Any:
