@@ -76,6 +76,17 @@ def test_all_quotes_together_ground_a_value() -> None:
     assert ungrounded("cache cleared twice", ["the cache", "was cleared"]) == ("ungrounded_word", "twice")
 
 
+def test_an_identifier_of_capitals_is_checked_verbatim() -> None:
+    assert ungrounded("X-X", ["x x"]) == ("ungrounded_identifier", "X-X")
+    assert ungrounded("X-X", ["x-x"]) is None
+
+
+def test_a_digit_that_is_not_ascii_is_a_number_too() -> None:
+    """Ethiopic digit one (U+1369): a digit to str.isdigit, not to `\\d`, unchanged by NFKC."""
+    assert ungrounded("step \u1369", ["step"]) == ("ungrounded_number", "\u1369")
+    assert ungrounded("step \u1369", ["step \u1369"]) is None
+
+
 def test_quotes_are_words_not_substrings() -> None:
     assert ungrounded("cat", ["concatenate"]) == ("ungrounded_word", "cat")
 
@@ -91,7 +102,7 @@ def test_stems_drop_one_suffix_from_words_long_enough(word: str, stem: str) -> N
 @pytest.mark.parametrize(("tok", "ident"), [
     ("calc.py", True), ("a_b", True), ("x/y", True), ("a\\b", True), ("me@x", True), ("k=v", True), ("v2", True),
     ("a-b", True), ("a:b", True), ("getUser", True), ("word", False), ("Word", False), ("word.", False),
-    ("-word", False), ("WORD", False), (":word:", False),
+    ("-word", False), ("WORD", False), (":word:", False), ("Xylophone", False), ("X-X", True),
 ])
 def test_identifiers_are_tokens_with_digits_separators_or_inner_capitals(tok: str, ident: bool) -> None:
     assert _is_identifier(tok) is ident
