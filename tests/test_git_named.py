@@ -438,6 +438,9 @@ def test_the_amend_step_redoes_the_amended_commit_step(traced: dict[str, Any]) -
     assert "amends the commit" in amend["causal_note"]
     fp = _prov_of(prov, amend["step"], "retry_of")
     assert fp["rule"] == "R-commit/amend" and fp["params"]["amended_step"] == first["step"]
+    # an amend redoes a commit that worked: no failure was recovered from (no R-retry in this session)
+    assert not any(_prov_of(prov, s["step"], "retry_of")["rule"] == "R-retry" for s in trace["steps"] if s["retry_of"])
+    assert "failure-recovery" not in trace["dataset_summary"]["tags"]
 
 
 def test_a_commit_without_its_diff_is_its_own_confidence_factor(traced: dict[str, Any]) -> None:

@@ -107,7 +107,9 @@ def _tags(drafts: list[Draft], session: Session) -> list[str]:
         tags.append("mcp")
     if any(d.actor_key.startswith("subagent:") for d in drafts):
         tags.append("subagents")
-    if any(d.values.get("retry_of") for d in drafts):
+    # a retry of a failed call; an amend is `retry_of` too (R-commit/amend) but recovers from no failure
+    if any(d.values.get("retry_of") and (p := d.prov.get("retry_of")) is not None and p.rule == "R-retry"
+           for d in drafts):
         tags.append("failure-recovery")
     tags.append(session.source_kind.replace("_", "-"))
     return tags
