@@ -264,6 +264,7 @@ class Builder:
 
     def _shell(self, subject: Message, question: Message, rest: list[Message]) -> None:
         subject.used = question.used = True
+        _bump(self.s, "confirmations")
         cid = f"{subject.ev.id}:shell"
         call = self._ev("tool_call", "agent", [subject.ev], call_id=cid, tool="shell", args=subject.text)
         answer = QUESTION.match(question.text)
