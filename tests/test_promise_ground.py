@@ -87,6 +87,13 @@ def test_a_digit_that_is_not_ascii_is_a_number_too() -> None:
     assert ungrounded("step \u1369", ["step \u1369"]) is None
 
 
+@pytest.mark.parametrize("value", ["ab+zzzz", "the+zzzz", "\u1369+zzzz"])
+def test_every_word_of_a_joined_token_is_checked(value: str) -> None:
+    """`+` joins words into one token that is no identifier: a short, a function word or a
+    digit first does not excuse the words after it."""
+    assert ungrounded(value, ["ab the \u1369"]) == ("ungrounded_word", "zzzz")
+
+
 def test_quotes_are_words_not_substrings() -> None:
     assert ungrounded("cat", ["concatenate"]) == ("ungrounded_word", "cat")
 
