@@ -298,3 +298,13 @@ def test_text_before_a_call_is_its_reasoning_and_not_an_answer() -> None:
 def test_a_thinking_only_turn_end_is_an_analyze_step() -> None:
     drafts, _ = _run(user("go"), _ev("reasoning", "agent", 1, text="hmm"))
     assert _v(drafts[1], "action", "operation", "reasoning", "caused_by") == ("agent_step", "analyze", "hmm", [1])
+
+
+def test_an_orphan_result_warning_names_the_file_and_line_it_was_read_from() -> None:
+    from forsy.evidence import Evidence
+
+    s = Session("claude-code", "s", [], {}, [user("go"), call("c1", "Bash", "ls", 1), result("zz", "lost", 2)],
+                SessionMeta(), Quality())
+    s.add_evidence(Evidence("e2", "logs/s.jsonl", 7, 100, 20, "0" * 64))
+    Segmenter(s).run()
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("orphan-result", "logs/s.jsonl", 7)]

@@ -312,8 +312,9 @@ class Segmenter:
     def _on_tool_result(self, e: Event) -> None:
         idx = self.calls.get(e.call_id or "")
         if idx is None:
+            ev = self.session.evidence.get(e.refs[0].ev) if e.refs else None  # where the result was read
             self.session.warn("orphan-result", f"result for unknown call {e.call_id!r} kept out of the trace",
-                              None, None)
+                              ev.source if ev else None, ev.line if ev else None)
             return
         d = self.drafts[idx]
         for actor, parent in list(self.subagent_parent.items()):
