@@ -236,8 +236,9 @@ class Builder:
     def _answer(self, call: Event, m: Message, *, error: bool = False, rejected: bool = False) -> None:
         m.used = True
         self.st.answered.add(str(call.call_id))
+        # `Applied edit to X` says the edit succeeded; a refusal is a rejection, not an error
         self._ev("tool_result", "agent", [m.ev], call_id=call.call_id, tool=call.tool, text=m.text,
-                 is_error=error or None, info=ResultInfo(rejected=True) if rejected else None)
+                 is_error=error, info=ResultInfo(rejected=True) if rejected else None)
 
     # ------------------------------------------------------------------ aider's messages
     def outputs(self, msgs: list[Message]) -> None:
