@@ -66,6 +66,22 @@ def test_a_result_without_an_id_is_an_orphan_too() -> None:
     assert [w.code for w in s.warnings] == ["orphan-result"]
 
 
+def test_a_result_without_an_id_never_links_whatever_the_calls_ids() -> None:
+    drafts, s = _run(user("go"), call("XXXX", "Bash", "ls", 1), result(None, "?", 2))  # type: ignore[arg-type]
+    assert "output" not in drafts[1].values
+    assert [w.code for w in s.warnings] == ["orphan-result"]
+
+
+def test_a_subagent_that_only_thought_is_flushed_when_its_call_returns() -> None:
+    link = Link(subagent="a1", parent_call_id="c1", link_rule="R-link/agent-id")
+    drafts, _ = _run(user("go"), call("c1", "Task", {"prompt": "look"}, 1),
+                     _ev("reasoning", "subagent:a1", 2, text="pondering", link=link),
+                     result("c1", "nothing", 3), text("Nothing found.", 4))
+    assert [_v(d, "actor", "action", "operation") for d in drafts] == [
+        ("user", "user_message", None), ("agent", "agent_step", "other"), ("subagent:a1", "agent_step", "analyze"),
+        ("agent", "output", "answer")]
+
+
 def test_a_call_without_an_id_gets_no_result() -> None:
     drafts, s = _run(user("go"), call(None, "Bash", "ls", 1), result("", "x", 2))  # type: ignore[arg-type]
     assert "output" not in drafts[1].values
