@@ -12,13 +12,14 @@ and the messages right after it; a model reply and the messages after it. What e
   `note`; the architect's answer passed on to the editor model (the input repeats the reply
   before it) is a `note` too, marked a duplicate of that reply.
   `/run X`, `!X`, `/test X`, `/lint X` and `/git X` (an input of one line) are also a call of
-  that command (args X),
-  answered by the messages aider wrote right after the input (the command's output);
+  that command (args X), answered by the messages aider wrote right after the input (the
+  command's output; aider writes no exit status, so its success stays unknown);
 * a reply: `reasoning`, `agent_text` and edit `tool_call`s (`_reply`), the edits of one reply
   in one group. Each edit is answered by the `Applied edit to <path>` message naming its
-  file; an edit with no such message is answered by aider's failure report (`… failed to
-  match`, `did not conform to the edit format`) as an error, by a refused `Create new file?`
-  as a rejection, else it has no result (warned, counted);
+  file (a success); an edit with no such message by aider's failure report (`_failures`:
+  an error for the edits it names or quotes, a success for the others when it says they
+  were applied), by a refused `Create new file?` as a rejection, else it has no result
+  (warned, counted);
 * a shell command the reply suggested (a message followed by `Run shell command(s)?`): a
   `shell` call (args: that message), answered by the `Running …` messages, or rejected;
 * `^C again to exit` / `^C KeyboardInterrupt`: an `interrupt`;
