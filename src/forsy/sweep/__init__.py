@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from ..errors import ExitCode, ForsyError
 from ..pipeline import RetraceOptions, parallel_jobs
 from ..store import ErrorRow, FileState, LockInfo, RunCounts, Store
-from ._files import Stat, classify, fingerprint, stat_path, walk
+from ._files import Stat, classify, fingerprint, line_oriented, stat_path, walk
 from ._units import Plan, Unit, plan_units
 
 if TYPE_CHECKING:
@@ -257,7 +257,7 @@ class _Sweep:
 
     def _not_settled(self, unit: Unit, main: Stat, complete: bool, on_disk: dict[str, Stat]) -> str | None:
         age = self.now - main.mtime_ns / 1e9
-        if not complete and not unit.path.endswith(".zst") and age < INCOMPLETE_GIVE_UP_S:
+        if not complete and line_oriented(unit.path) and age < INCOMPLETE_GIVE_UP_S:
             return "its last line is incomplete (the agent may be writing it)"
         if self.opt.ignore_settle:
             return None

@@ -11,9 +11,25 @@ from typing import Literal
 
 HEAD_BLOCK = 4096
 _CHUNK = 65536
-# what the walk looks at under a root; other files (tool-results/*.txt, …) are read, when a
-# session needs them, through the session that names them
-SESSION_SUFFIXES = (".jsonl", ".jsonl.zst")
+# what the walk looks at under a root: the names of every kind of log a source reads (JSONL
+# sessions, JSON chats and task files, terminal recordings, shell and Aider histories);
+# other files (tool-results/*.txt, …) are read, when a session needs them, through the
+# session that names them. A file here that no source reads is remembered as ignored.
+SESSION_SUFFIXES = (".jsonl", ".jsonl.zst", ".json", ".cast", "_history", ".history", ".aider.chat.history.md")
+SESSION_NAMES = frozenset({"history.db"})  # atuin
+
+
+def session_like(name: str) -> bool:
+    return name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES
+
+
+# formats written a line at a time, where a last line without its newline is still being
+# written; a JSON document (a Gemini chat, a Cline task file) is rewritten whole instead
+LINE_SUFFIXES = (".jsonl", ".cast", "_history", ".history")
+
+
+def line_oriented(path: str) -> bool:
+    return path.endswith(LINE_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -50,7 +66,7 @@ def walk(root: str) -> dict[str, Stat]:
             try:
                 if e.is_dir(follow_symlinks=False):
                     stack.append(e.path)
-                elif e.name.endswith(SESSION_SUFFIXES) and e.is_file(follow_symlinks=False):
+                elif session_like(e.name) and e.is_file(follow_symlinks=False):
                     out[e.path] = Stat.of(e.stat(follow_symlinks=False))
             except OSError:
                 continue  # vanished between listing and stat: next run sees it gone
