@@ -68,3 +68,20 @@ def test_a_sweep_traces_every_kind_of_log_it_finds(logs: Path, tmp_path: Path) -
         assert (third.counts.grown + third.counts.rewritten, third.counts.traced) == (1, 1)
     finally:
         store.close()
+
+
+def test_an_empty_session_file_is_read_by_the_source_that_found_it(tmp_path: Path) -> None:
+    """Claude Code creates a session file before it writes to it: the sweep reads it with
+    the source whose discovery found it (no work: skipped), not by sniffing (an empty file
+    sniffs as nothing, and was a failure on every run)."""
+    proj = tmp_path / "projects" / "-home-dev-p"
+    proj.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", proj / "a.jsonl")
+    (proj / "b.jsonl").write_bytes(b"")
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        rep = _sweep(store, tmp_path / "projects")
+        assert (rep.counts.failed, rep.counts.traced, rep.counts.skipped) == (0, 1, 1), rep.failures
+        assert rep.exit_code == 0
+    finally:
+        store.close()

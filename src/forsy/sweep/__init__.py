@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import sources
 from ..errors import ExitCode, ForsyError
 from ..pipeline import RetraceOptions, parallel_jobs
 from ..store import ErrorRow, FileState, LockInfo, RunCounts, Store
@@ -45,6 +46,7 @@ from ._units import Plan, Unit, plan_units
 if TYPE_CHECKING:
     from .._parallel import Pending, SessionPool
     from ..pipeline import _Timeline
+    from ..sources import Source
 
 INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
 CLEANUP_WARN_DAYS = 5
@@ -105,6 +107,17 @@ def pid_alive(holder: LockInfo) -> bool:
     except PermissionError:
         return True  # someone else's process of that pid
     return True
+
+
+def _source(unit: Unit) -> Source | None:
+    """The source whose discovery found the session file: it reads it, as `forsy retrace DIR`
+    does (sniffing alone cannot tell what an empty or just-created file will be)."""
+    if unit.source_kind is None:
+        return None
+    try:
+        return sources.load(unit.source_kind)
+    except ForsyError:
+        return None  # a plugin source gone since the last run: sniff the file instead
 
 
 def sweep(store: Store, options: SweepOptions) -> SweepReport:
@@ -199,7 +212,7 @@ class _Sweep:
                     return
                 step = self._check(unit, known, on_disk)
                 if isinstance(step, _ToTrace):
-                    step.pending = pool.submit(Path(unit.path), None, keep=False, sinked=True)
+                    step.pending = pool.submit(Path(unit.path), _source(unit), keep=False, sinked=True)
                     flying += 1
                 queue.append(step)
 
@@ -278,7 +291,7 @@ class _Sweep:
                 outcomes = pool.finish(pending, sink, _Meter(None))
             else:
                 outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False,
-                                       timeline=self.timeline)
+                                       source=_source(unit), timeline=self.timeline)
             self.hold.maybe("traced")
             failed = [o for o in outcomes if o.status == "failed"]
             status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
