@@ -300,7 +300,21 @@ def test_work_folders_of_dead_runs_are_removed_and_live_ones_kept(tmp_path: Path
         (tmp_path / n).mkdir()
         (tmp_path / n / "f").write_text("x")
     F._clean_stale(tmp_path / "t")
-    assert sorted(os.listdir(tmp_path)) == sorted(names[2:])
+    # the dead run's work folder is removed; the previous folder it had moved aside goes back
+    # to the destination, which it left missing; the live runs' and other folders' stay
+    assert sorted(os.listdir(tmp_path)) == sorted([*names[2:], "t"])
+    assert (tmp_path / "t" / "f").read_text() == "x"
+
+
+def test_a_dead_runs_moved_aside_folder_is_removed_once_the_new_one_is_in_place(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "new").write_text("new")
+    (tmp_path / f".t.forsy-old-{dead}").mkdir()
+    F._clean_stale(tmp_path / "t")
+    assert sorted(os.listdir(tmp_path)) == ["t"]
+    assert os.listdir(tmp_path / "t") == ["new"]
 
 
 # ------------------------------------------------------------------ names

@@ -192,7 +192,10 @@ def test_verify_without_a_sources_table_reports_the_source_missing(tmp_path: Pat
 
 def test_verify_without_an_evidence_table_reports_each_reference(tmp_path: Path) -> None:
     log, ev = _log(tmp_path, LINE1)
-    folder = _folder(tmp_path, log, {}, [{"input": "x"}], [{"input": _copied("e1", "/message/content")}])
+    folder = _folder(tmp_path, log, ev, [{"input": "x"}], [{"input": _copied("e1", "/message/content")}])
+    prov = json.loads((folder / "provenance.json").read_text())
+    del prov["evidence"]
+    (folder / "provenance.json").write_text(json.dumps(prov))
     assert verify_folder(folder, [log.parent]).problems == ["step 1 input: evidence e1 not in provenance"]
 
 
