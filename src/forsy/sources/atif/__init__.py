@@ -175,6 +175,7 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
         fs = _forsy(st, index.get(cid, -1)) if cid in index else {}
         end = _str(fs.get("ended_at"))
         k = index[cid] if cid in index else -1
-        err = True if fs.get("success") is False else None
+        ok = fs.get("success")  # forsy's own step record: its success flag, both ways; else unknown
+        err = (not ok) if isinstance(ok, bool) else None
         s.events.append(Event("tool_result", who, end, [Ref(ev, rptr)], text=rtext, call_id=cid, is_error=err,
                               ts_ref=Ref(ev, f"{p}/extra/forsy_steps/{k}/ended_at") if end else None))

@@ -160,7 +160,8 @@ class _Upgrade:
                                        call_id=cid, tool=tool, args=text_in, group=group, ts_ref=ts_ref,
                                        name_ref=self.ref(f"{p}/tool")))
             if text_out is not None:
-                err = True if st.get("success") is False else None
+                ok = st.get("success")
+                err = (not ok) if isinstance(ok, bool) else None  # absent or null: unknown, not a success
                 self.s.events.append(Event("tool_result", actor, end, [self.ref(f"{p}/output")], text=text_out,
                                            call_id=cid, is_error=err, ts_ref=end_ref))
             return False

@@ -173,7 +173,8 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
             s.warn("tool-output-unlinked", f"tool output {p} names no tool_call_id: linked to the last call, as "
                    "Invariant's reader does", src, line)
         ets, ets_ref = _time(meta, "ended_at", ev, p)
-        err = True if meta.get("success") is False else None
+        ok = meta.get("success")  # forsy wrote it: true and false both say something; absent: unknown
+        err = (not ok) if isinstance(ok, bool) else None
         s.events.append(Event("tool_result", actor or "agent", ets, [Ref(ev, tptr)], text=text, call_id=cid,
                               is_error=err, ts_ref=ets_ref))
     else:
