@@ -324,3 +324,14 @@ def test_an_orphan_result_warning_names_the_file_and_line_it_was_read_from() -> 
     s.add_evidence(Evidence("e2", "logs/s.jsonl", 7, 100, 20, "0" * 64))
     Segmenter(s).run()
     assert [(w.code, w.file, w.line) for w in s.warnings] == [("orphan-result", "logs/s.jsonl", 7)]
+
+
+def test_the_operation_is_the_one_the_tool_table_declares_for_every_source() -> None:
+    """R-operation reads forsy.tools, the one table of tools: a Gemini or Cline read, an
+    OpenHands run, an Aider edit get their declared operation, not "other"."""
+    from forsy import tools
+
+    names = ["read_file", "run", "search_replace", "Read", "mcp__x__y"]
+    drafts, _ = _run(user("go"), *(call(f"c{i}", n, {}, i + 1) for i, n in enumerate(names)))
+    assert [d.values["operation"] for d in drafts[1:]] == ["read", "execute", "edit", "read", "other"]
+    assert [d.values["operation"] for d in drafts[1:]] == [tools.operation_for(n) for n in names]

@@ -36,6 +36,7 @@ from typing import Any
 import orjson
 from rapidfuzz import fuzz
 
+from .. import tools
 from ..evidence import Event, Ref, Session
 from ..models import EvidenceRef, FieldProvenance
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
@@ -45,18 +46,6 @@ from .catalogue import check as check_rule
 RETRY_SIMILARITY = 90.0
 RETRY_WINDOW = 8
 
-# R-operation: exact tool name → operation. Unknown tools fall back to prefix rules, then "other".
-OPERATIONS: dict[str, str] = {
-    "Read": "read", "NotebookRead": "read", "Glob": "search", "Grep": "search", "LS": "read",
-    "WebSearch": "search", "web_search": "search", "WebFetch": "download", "Write": "write",
-    "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit", "apply_patch": "edit",
-    "Bash": "execute", "BashOutput": "read", "KillShell": "execute", "KillBash": "execute",
-    "shell": "execute", "local_shell": "execute", "exec_command": "execute", "write_stdin": "execute",
-    "container.exec": "execute", "shell_command": "execute", "TodoWrite": "plan", "update_plan": "plan",
-    "ExitPlanMode": "plan", "EnterPlanMode": "plan", "Task": "other", "Agent": "other",
-    "TaskOutput": "read", "AskUserQuestion": "ask_user", "Skill": "other", "SlashCommand": "other",
-    "view_image": "read", "git": "write",
-}  # fmt: skip
 HOOK_ACTOR = "system:hook"
 CONTEXT_ACTOR = "system:ide"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
@@ -64,7 +53,9 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_pat
 
 
 def operation_for(tool: str) -> str:
-    return OPERATIONS.get(tool, "other")  # MCP and unknown tools: "other"
+    """R-operation: the operation the tool's source declares (forsy.tools, the one table of
+    tools); MCP and undeclared tools: "other"."""
+    return tools.operation_for(tool)
 
 
 def json_text(value: Any) -> str:
