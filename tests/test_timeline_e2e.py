@@ -98,6 +98,11 @@ def test_commits_and_commands_on_one_timeline(world: dict[str, Path], tmp_path: 
     assert [s["input"] for s in human] == ["ls -la"]
     human_commits = [s for s in steps if s["actor"] == "human:git"]
     assert [s["output"].splitlines()[-1] for s in human_commits] == ["initial import", "notes by hand"]
+    # every history record brought in is accounted for: cited by a step or a match, or marked
+    # (an entry's whole record, read for its time); none is unknown
+    man = json.loads((out / "manifest.json").read_text())
+    [hist_ledger] = [x for x in man["ledger"] if x["path"] == ".zsh_history"]
+    assert hist_ledger["totals"]["unknown"] == 0 and hist_ledger["records_read"] == 3, hist_ledger
     # every copied value checks out against the session, the history and the repository
     rep = verify_folder(out, [world["session"].parent, world["history"].parent, world["repo"]])
     assert rep.ok, rep.problems[:5]

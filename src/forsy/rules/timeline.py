@@ -344,15 +344,21 @@ class _Out:
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
 
-    def cite(self, e: Event, source: Session) -> None:
-        """Bring the evidence an event cites (refs and its record) into the merged session."""
+    def cite(self, e: Event, source: Session, only: str | None = None) -> None:
+        """Bring the evidence an event cites (refs and its record, or `only` that one) into the
+        merged session, with the source's ledger marks for them."""
         ids = [r.ev for r in e.refs]
         if isinstance(e.info, ShellInfo) and e.info.record_ref is not None:
             ids.append(e.info.record_ref.ev)
+        if only is not None:
+            ids = [only]
         for i in ids:
             ev = source.evidence.get(i)
             if ev is not None:
                 self.session.add_evidence(ev)
+            mark = source.ledger.get(i)  # why the source read it (an entry's whole record: its time…)
+            if mark is not None:
+                self.session.ledger.setdefault(i, mark)
 
 
 def merge(
@@ -418,7 +424,8 @@ def _merge_history(
             info = call.info if isinstance(call.info, CallInfo) else CallInfo()
             info = dataclasses.replace(info, shell_history=_history_match(h, f))
             replaced[id(f.call.event)] = dataclasses.replace(call, info=info)
-            out.cite(e, src)
+            # the match cites the entry's whole record; the command's own bytes are inside it
+            out.cite(e, src, only=_record_id(e))
             out.bump("commands")
             out.bump("matched")
             continue
