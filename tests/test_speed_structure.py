@@ -101,3 +101,18 @@ def test_view_anchors_do_not_search_each_cased_literal(monkeypatch: pytest.Monke
     cased = set(NATIVE_ANCHORS_CASED)
     assert searched, "the rules searched nothing: the test no longer reaches the view"
     assert not cased & set(searched)
+
+
+def test_the_long_number_precheck_answers_as_the_regex_does() -> None:
+    """sources._records: the digit-run precheck only skips the regex where it cannot match
+    (fixed seed; lines with runs of 18, 19 and 25 digits in numbers and in strings)."""
+    import random
+
+    from forsy.sources._records import _LONG_DIGITS, _long_number
+
+    rng = random.Random(20261124)
+    pieces = [b'{"a": ', b", ", b"[", b'"x', b'"', b"-", b" ", b"\x00", b"1" * 18, b"2" * 19, b"3" * 25, b"7"]
+    lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
+    lines += [b'{"n": 1234567890123456789}', b'{"s": "1234567890123456789"}', b'{"n": 123456789012345678}']
+    assert [_long_number(x) for x in lines] == [_LONG_DIGITS.search(x) is not None for x in lines]
+    assert sum(_long_number(x) for x in lines) > 100  # both answers occur

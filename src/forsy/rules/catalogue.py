@@ -59,8 +59,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-commit/branches", "The state change names the branches whose history holds the commit, as git reported "
          "them when the repository was read (local and remote-tracking branches, and `HEAD` when detached, each walked "
          "with `git rev-list`; the first 10 by name, the rest counted: all are in "
-         "`agent_config.timeline.commit_branches` and a matched commit's `matches` entry); \"on no branch\" when only a reflog holds it (amended or rebased "
-         "away)."),
+         "`agent_config.timeline.commit_branches` and a matched commit's `matches` entry); \"on no branch\" when "
+         "only a reflog holds it (amended or rebased away)."),
     Rule("R-commit/amend", "The call whose `git commit --amend` replaced the commit `amended` (now `amended_as`; "
          "G-amend) redoes step `amended_step`, whose call made it: `retry_of` that step, added to `caused_by`.",
          ("amended_step", "amended", "amended_as")),

@@ -47,10 +47,18 @@ class Record:
 # a JSON number of 19+ digits starts right after one of : , [ (and optional spaces); looking
 # only there is several times faster than scanning every digit run inside strings
 _LONG_DIGITS = re.compile(rb"[:,\[]\s*-?\d{19}")
+# and only when the line has a run of 19 digits at all: digits → NUL, then one substring
+# search (bytes.translate and `in` run in C, about 5× faster than the regex on agent logs)
+_DIGITS_TO_NUL = bytes.maketrans(b"0123456789", b"\0" * 10)
+_NUL_RUN = b"\0" * 19
+
+
+def _long_number(raw: bytes) -> bool:
+    return _NUL_RUN in raw.translate(_DIGITS_TO_NUL) and _LONG_DIGITS.search(raw) is not None
 
 
 def _loads(raw: bytes) -> Any:
-    if _LONG_DIGITS.search(raw) is None:
+    if not _long_number(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
