@@ -116,3 +116,23 @@ def test_the_long_number_precheck_answers_as_the_regex_does() -> None:
     lines += [b'{"n": 1234567890123456789}', b'{"s": "1234567890123456789"}', b'{"n": 123456789012345678}']
     assert [_long_number(x) for x in lines] == [_LONG_DIGITS.search(x) is not None for x in lines]
     assert sum(_long_number(x) for x in lines) > 100  # both answers occur
+
+
+def test_gc_paused_while_a_trace_is_validated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`forsy retrace` validates each folder it wrote (and `forsy validate` any folder): the
+    parse of a large trace.json is paused-collector work too."""
+    import forsy.validate as validate
+
+    seen: list[bool] = []
+    real = validate.validate_trace
+
+    def spying(*a: object, **kw: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validate, "validate_trace", spying)
+    from forsy.pipeline import retrace
+
+    retrace([SAMPLE], RetraceOptions(redact=False, out=tmp_path / "t"))
+    assert validate.validate_path(tmp_path / "t").errors == []
+    assert seen == [False] and gc.isenabled()

@@ -11,17 +11,16 @@ a raw secret.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from . import sources
+from ._gc import gc_paused
 from .assemble import Assembled, assemble
 from .errors import ExitCode, ForsyError, InputError, NoWork, UnsupportedFormat
 from .evidence import Session, Warning_
@@ -461,29 +460,9 @@ def _retrace_file(p: Path, options: RetraceOptions, sink: Sink | None, keep: boo
     return _retrace_loaded(load, str(p), options, sink, keep, meter)
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while one file is read, traced and written.
-
-    A large log keeps millions of objects alive until its trace is written (records,
-    events, drafts, provenance), and every full collection walks all of them: a third of
-    the CPU of a 100 MB session (bench/README.md), and the share grows with the log. What
-    forsy builds holds almost no reference cycles (under 1,000 cyclic objects left by a
-    30 MB session), and reference counting still frees everything else as it goes, so
-    memory does not grow. Collection resumes, if it was on, when the file is done.
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
 def _retrace_loaded(load: Callable[[], list[Session]], where: str, options: RetraceOptions, sink: Sink | None,
                     keep: bool, meter: _Meter = _NO_METER) -> list[Outcome]:
-    with _cyclic_gc_paused():
+    with gc_paused():
         try:
             sessions = load()
         except Exception as e:  # one file's failure (or a bug) must not stop the others

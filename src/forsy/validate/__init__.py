@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._gc import gc_paused
 from ._base import RULES, Finding, Rule, Severity, Sink, is_int
 from ._folder import check_artifact_files, check_manifest, check_provenance
 from ._parts import (
@@ -89,7 +90,11 @@ def validate_path(path: str | Path) -> Report:
     """Validate a `trace.json` file, or a trace folder (trace.json + manifest.json
     [+ provenance.json, artifacts/]). A file is checked alone: the folder rules (N, P, A011,
     A013, A014) need the folder to be given."""
-    path = Path(path)
+    with gc_paused():  # parsing a large trace builds millions of objects and no cycles (forsy._gc)
+        return _validate_path(Path(path))
+
+
+def _validate_path(path: Path) -> Report:
     sink = Sink()
     folder = path if _is_dir(path) else None
     trace = _load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
