@@ -335,3 +335,73 @@ def test_the_operation_is_the_one_the_tool_table_declares_for_every_source() -> 
     drafts, _ = _run(user("go"), *(call(f"c{i}", n, {}, i + 1) for i, n in enumerate(names)))
     assert [d.values["operation"] for d in drafts[1:]] == ["read", "execute", "edit", "read", "other"]
     assert [d.values["operation"] for d in drafts[1:]] == [tools.operation_for(n) for n in names]
+
+
+# ------------------------------------------------------------------ survivors of the mutation run
+def test_derived_tool_and_operation_cite_the_calls_first_record_only() -> None:
+    e = Event("tool_call", "agent", TS, [Ref("e1", "/a"), Ref("e2", "/b")], call_id="c1", tool="Bash", args="ls")
+    drafts, _ = _run(user("go"), e)
+    assert [r.id for r in drafts[1].prov["tool"].evidence] == ["e1"]
+    assert [r.id for r in drafts[1].prov["operation"].evidence] == ["e1"]
+    assert [r.id for r in drafts[1].prov["input"].evidence] == ["e1", "e2"]
+
+
+def test_a_call_matched_to_the_shell_history_keeps_the_match() -> None:
+    from forsy.payloads import HistoryMatch, Match
+
+    hist = HistoryMatch(exit_code=2, duration_s=1.5, record="h7", match=Match("R-history/exact", 1.0, dt_s=0.4))
+    events = [user("go"), call("c1", "Bash", "make", 1, info=CallInfo(shell_history=hist))]
+    s = Session("claude-code", "s", [], {}, events, SessionMeta(), Quality())
+    seg = Segmenter(s)
+    drafts = seg.run()
+    assert drafts[1].shell_history is hist
+    assert seg.matches == [{"kind": "shell_history", "step": 2, "rule": "R-history/exact", "score": 1.0, "dt_s": 0.4,
+                            "evidence": ["h7"], "uncertain": False, "exit_code": 2, "duration_s": 1.5}]
+
+
+def test_every_truncated_output_and_rejected_call_is_counted() -> None:
+    s = Session("claude-code", "s", [], {}, [
+        user("go"), call("c1", "Read", "a", 1), result("c1", "[…]", 2, excerpt=True),
+        call("c2", "Read", "b", 3), result("c2", "[…]", 4, excerpt=True),
+        call("c3", "Bash", "rm a", 5), result("c3", "no", 6, info=ResultInfo(rejected=True)),
+        call("c4", "Bash", "rm b", 7), result("c4", "no", 8, info=ResultInfo(rejected=True))], SessionMeta(), Quality())
+    seg = Segmenter(s)
+    drafts = seg.run()
+    assert s.quality.truncated_outputs == 2
+    assert seg.counts["rejected_calls"] == 2
+    assert isinstance(drafts[4].result, ResultInfo) and drafts[4].result.rejected
+
+
+def test_a_result_without_refs_or_with_a_foreign_payload_is_still_handled() -> None:
+    bare = Event("tool_result", "agent", TS, [], call_id="zz", text="lost")
+    drafts, s = _run(user("go"), call("c1", "Bash", "ls", 1), bare,
+                     result("c1", "ok", 2, is_error=False, info=MessageInfo()))
+    assert [w.code for w in s.warnings] == ["orphan-result"]
+    assert _v(drafts[1], "output", "success") == ("ok", True) and drafts[1].result is None
+
+
+def test_a_subagent_whose_spawning_call_is_unknown_is_not_delegated() -> None:
+    link = Link(subagent="a9", parent_call_id="nope", link_rule="R-link/agent-id")
+    drafts, _ = _run(user("go"), call("s1", "Grep", "x", 1, actor="subagent:a9", link=link))
+    assert _v(drafts[1], "caused_by", "causal_type") == (None, None)
+
+
+def test_two_argument_less_calls_of_one_tool_after_a_failure_are_a_retry() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", None, 1), result("c1", "x", 2, is_error=True),
+                     call("c2", "Bash", None, 3))
+    assert drafts[2].prov["retry_of"].params == {"similarity": 100, "failed_step": 2}
+
+
+def test_a_failed_sibling_is_skipped_and_the_earlier_failure_retried() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "x", 2, is_error=True),
+                     call("c2", "Bash", "make", 3, group="g2"), result("c2", "x", 4, is_error=True),
+                     call("c3", "Bash", "make", 5, group="g2"))
+    assert [d.values.get("retry_of") for d in drafts] == [None, None, 2, 2]
+
+
+def test_a_retry_note_lists_every_other_step_it_follows() -> None:
+    drafts, _ = _run(user("go"), call("c1", "Bash", "make", 1), result("c1", "fail", 2, is_error=True),
+                     call("c2", "Read", "a", 3), call("c3", "Read", "b", 4), result("c2", "A", 5), result("c3", "B", 6),
+                     call("c4", "Bash", "make", 7))
+    assert _v(drafts[4], "retry_of", "caused_by", "causal_note") == (
+        2, [2, 3, 4], "Repeats step 2, which failed (input similarity 100); also follows step(s) 3, 4.")
