@@ -115,3 +115,21 @@ def test_verify_json_output_says_mismatch(traced: tuple[Path, Path]) -> None:
     doc = json.loads(r.output)
     assert doc["status"] == "mismatch" and len(doc["errors"]) == 1
     assert doc["errors"][0].startswith("step 1 input: value differs from the log at ev_")
+
+
+def test_a_text_record_that_parses_as_json_verifies_as_written(tmp_path: Path) -> None:
+    """A history line (or an Aider line) is text: `1e3` or `[1,  2]` typed at a prompt must
+    verify against the bytes as written, not against their JSON reading (1000.0, [1, 2])."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / ".bash_history").write_text("1e3\n[1,  2]\n\"quoted\"\nls -la\n")
+    out = tmp_path / "trace"
+    retrace([logs / ".bash_history"], RetraceOptions(out=out, redact=False))
+    steps = json.loads((out / "trace.json").read_text("utf-8"))["steps"]
+    assert [s["input"] for s in steps] == ["1e3", "[1,  2]", '"quoted"', "ls -la"]
+    code, mismatches = _verify(out, logs)
+    assert (code, mismatches) == (ExitCode.OK, [])
+    # and a changed value is still caught
+    _edit_json(out / "trace.json", lambda d: d["steps"][0].update(input="1e4"))
+    code, mismatches = _verify(out, logs)
+    assert code != ExitCode.OK and len(mismatches) == 1 and "step 1 input" in mismatches[0]

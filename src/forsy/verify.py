@@ -145,32 +145,36 @@ def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> Ver
     return rep
 
 
-def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None]:
+def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None, str]:
+    """The record parsed (JSON when it parses, else its text), why it could not be read, and
+    its text as written."""
     data = src.bytes_of(info["source"])
     if data is None:
-        return None, f"source {info['source']} missing"
+        return None, f"source {info['source']} missing", ""
     raw = data[info["byte_offset"]: info["byte_offset"] + info["byte_length"]]
     if hashlib.sha256(raw).hexdigest() != info["sha256"]:
-        return None, f"bytes at {info['source']}:{info['line']} do not match their sha256"
+        return None, f"bytes at {info['source']}:{info['line']} do not match their sha256", ""
+    text = raw.decode("utf-8", "replace")
     try:
-        return orjson.loads(raw), None
+        return orjson.loads(raw), None, text
     except orjson.JSONDecodeError:
         try:
-            return json.loads(raw.decode("utf-8", "surrogateescape")), None
+            return json.loads(raw.decode("utf-8", "surrogateescape")), None, text
         except ValueError:
-            return raw.decode("utf-8", "replace"), None
+            return text, None, text
 
 
 def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step: int, fname: str,
                  value: Any, fp: dict[str, Any]) -> None:
     refs = fp.get("evidence") or []
     pieces: list[str] = []
+    raws: list[str] = []  # whole records as text (a text line that happens to parse as JSON: `[1, 2]`, `1e3`)
     for ref in refs:
         info = evidence.get(ref["id"])
         if info is None:
             rep.problems.append(f"step {step} {fname}: evidence {ref['id']} not in provenance")
             return
-        rec, err = _record(src, info)
+        rec, err, as_written = _record(src, info)
         if err:
             rep.problems.append(f"step {step} {fname}: {err}")
             return
@@ -183,6 +187,8 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
             rep.problems.append(f"step {step} {fname}: pointer {ref.get('pointer')} does not resolve")
             return
         pieces.append(_content_text(v) if fname == "output" else _as_text(v))
+        if not ref.get("pointer"):
+            raws.append(as_written)
     if not pieces or value is None:
         rep.skipped += 1
         return
@@ -190,14 +196,23 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader
-    if fp.get("rule") == "C-span":  # a slice of the cited string; a redacted slice has placeholders
-        ok = text in pieces[0] or _matches(text, pieces[0])
-    elif len(pieces) == 1:
-        ok = _matches(text, pieces[0]) or (fname == "input" and _json_equal(text, pieces[0]))
-    else:
-        ok = all(_matches(p, text) or p in text for p in pieces if p.strip())
+    span = fp.get("rule") == "C-span"
+    ok = _agrees(text, pieces, span) or (fname == "input" and len(pieces) == 1 and _json_equal(text, pieces[0]))
+    if not ok and len(raws) == len(pieces):  # every piece a whole record: compare with its text as written
+        ok = _agrees(text, raws, span)
     if not ok:
         rep.problems.append(f"step {step} {fname}: value differs from the log at {refs[0]['id']}")
+
+
+def _agrees(text: str, pieces: list[str], span: bool) -> bool:
+    """A copied value against what its evidence says: a slice of the one cited string
+    (`C-span`; a redacted slice matches by its placeholders), the one cited value, or each
+    of several pieces inside the value."""
+    if span:
+        return text in pieces[0] or _matches(text, pieces[0])
+    if len(pieces) == 1:
+        return _matches(text, pieces[0])
+    return all(_matches(p, text) or p in text for p in pieces if p.strip())
 
 
 def _json_equal(a: str, b: str) -> bool:
