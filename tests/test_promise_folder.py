@@ -160,8 +160,9 @@ def test_rename_exchange_swaps_two_folders(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "x").write_text("from a")
     (tmp_path / "b" / "y").write_text("from b")
-    if not F._exchange(tmp_path / "a", tmp_path / "b"):
-        pytest.skip("renameat2(RENAME_EXCHANGE) unsupported here")
+    if sys.platform != "linux":
+        pytest.skip("renameat2(RENAME_EXCHANGE) is Linux's")
+    assert F._exchange(tmp_path / "a", tmp_path / "b") is True
     assert os.listdir(tmp_path / "a") == ["y"] and os.listdir(tmp_path / "b") == ["x"]
     assert F._exchange(tmp_path / "a", tmp_path / "missing") is False
 
@@ -173,8 +174,9 @@ def test_a_destination_filled_during_the_write_is_swapped_back_untouched(tmp_pat
     (dest / "notes.md").write_text("mine")
     tmp.mkdir()
     (tmp / "trace.json").write_text("{}")
-    with pytest.raises(OutputError, match="destination changed while the trace was written"):
+    with pytest.raises(OutputError, match="destination changed while the trace was written") as e:
         F._swap_into_place(tmp, dest)
+    assert e.value.path == str(dest)
     assert _tree(dest) == {"notes.md": b"mine"}
     assert not tmp.exists()
 
@@ -276,6 +278,17 @@ def test_a_trace_folder_changed_in_any_way_is_not_forsys(tmp_path: Path, damage:
     elif damage == "manifest a list":
         (dest / "manifest.json").write_text("[]")
     assert owned_trace_folder(dest) is None
+
+
+def test_a_manifest_listing_no_files_is_not_forsys_even_alone(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text(json.dumps({"generator": {"name": "forsy"}, "files": {},
+                                                        "source_kind": "codex", "session_id": "s"}))
+    assert owned_trace_folder(tmp_path) is None
+
+
+def test_write_creates_missing_parent_folders(tmp_path: Path) -> None:
+    F._write(tmp_path / "a" / "b" / "c.txt", b"data")
+    assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"data"
 
 
 def test_an_owned_folder_with_an_artifact_is_still_owned(tmp_path: Path) -> None:
@@ -381,5 +394,6 @@ def test_a_run_never_writes_two_traces_into_one_folder(tmp_path: Path) -> None:
     sink = FolderSink(tmp_path / "one", parent=False)
     sink.write(a1, s1)
     with pytest.raises(OutputError, match=r"another trace of this run \(forsy_[0-9a-f]+\) was written to this "
-                                          "folder; refusing to replace it"):
+                                          "folder; refusing to replace it") as e:
         sink.write(a2, s2)
+    assert e.value.path == str(tmp_path / "one")
