@@ -323,9 +323,6 @@ def test_verify_joined_pieces_may_hold_bracketed_words(tmp_path: Path) -> None:
     assert (rep.problems, rep.checked) == ([], 1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: check_field compares a joined value's log pieces with `_matches(p, "
-                   "text)`, the roles reversed, so a joined value redaction masked is reported as differing "
-                   "(docs/testing.md, 'bugs found')")
 def test_verify_accepts_a_joined_value_with_a_redacted_piece(tmp_path: Path) -> None:
     two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
                                              {"id": "e2", "pointer": "/args"}]}
