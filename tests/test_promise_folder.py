@@ -123,9 +123,51 @@ def test_a_failure_on_a_new_folder_leaves_no_folder(tmp_path: Path, step: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     a, _ = _trace(tmp_path)
     monkeypatch.setattr(F, "_write", _fail_at(step))
-    with pytest.raises(OutputError):
+    with pytest.raises(OutputError) as e:
         write_folder(a, tmp_path / "t")
-    assert not (tmp_path / "t").exists()
+    assert (e.value.message, e.value.path) == ("cannot write the trace folder: No space left on device",
+                                               str(tmp_path / "t"))
+    assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl"]  # no folder, no work folder left
+
+
+def test_a_failed_second_rename_puts_the_previous_folder_back(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    before = _tree(dest)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    monkeypatch.setattr(F, "_exchange", lambda x, y: False)
+    real, calls = os.rename, []
+
+    def rename(src: object, dst: object) -> None:
+        calls.append(dst)
+        if len(calls) == 2:  # dest moved aside; now the new folder into place fails
+            raise OSError(5, "I/O error")
+        real(src, dst)  # type: ignore[arg-type]
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(OutputError, match="I/O error"):
+        write_folder(a2, dest)
+    assert _tree(dest) == before
+    assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]
+
+
+def test_a_stale_work_folder_of_this_process_is_replaced(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    stale = tmp_path / f".t.forsy-tmp-{os.getpid()}"
+    stale.mkdir()
+    (stale / "junk").write_text("x")
+    write_folder(a, tmp_path / "t")
+    assert sorted(os.listdir(tmp_path / "t")) == ["README.md", "manifest.json", "provenance.json", "trace.json"]
+    assert not stale.exists()
+
+
+def test_the_destinations_missing_parents_are_created(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "x" / "y" / "t"
+    write_folder(a, dest)
+    assert (dest / "trace.json").is_file()
+    assert (dest / "manifest.json").read_text().startswith('{\n  "')  # indented like the other files
 
 
 def test_a_failed_swap_leaves_the_previous_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -201,8 +243,10 @@ def test_a_symlinked_destination_is_written_where_it_points(tmp_path: Path) -> N
 # ------------------------------------------------------------------ refusing what forsy did not write
 def test_a_file_at_the_destination_is_refused(tmp_path: Path) -> None:
     (tmp_path / "t").write_text("x")
-    with pytest.raises(OutputError, match="destination exists and is not a folder; refusing to replace it"):
+    with pytest.raises(OutputError) as e:
         check_destination(tmp_path / "t", "claude-code", "s", [])
+    assert (e.value.message, e.value.path) == ("destination exists and is not a folder; refusing to replace it",
+                                               str(tmp_path / "t"))
 
 
 def test_foreign_files_are_named_five_at_most(tmp_path: Path) -> None:
@@ -213,11 +257,16 @@ def test_foreign_files_are_named_five_at_most(tmp_path: Path) -> None:
     (dest / "dir").mkdir()
     with pytest.raises(OutputError) as e:
         check_destination(dest, "claude-code", "s", [])
+    assert e.value.path == str(dest)
     assert str(e.value.args[0]).startswith(
         "destination holds files forsy did not write (a, b, c, d, dir/ and 3 more); refusing to replace it. "
         "Give -o a new or empty folder, or a trace folder forsy wrote for this session")
-    (dest / "f").unlink()
     (dest / "g").unlink()
+    (dest / "dir").rmdir()
+    with pytest.raises(OutputError, match=r"\(a, b, c, d, e and 1 more\); refusing"):
+        check_destination(dest, "claude-code", "s", [])
+    (dest / "dir").mkdir()
+    (dest / "f").unlink()
     (dest / "e").unlink()
     with pytest.raises(OutputError, match=r"\(a, b, c, d, dir/\); refusing"):
         check_destination(dest, "claude-code", "s", [])
@@ -227,9 +276,10 @@ def test_another_traces_folder_is_refused_naming_its_session(tmp_path: Path) -> 
     a, _ = _trace(tmp_path)
     dest = tmp_path / "t"
     write_folder(a, dest)
-    with pytest.raises(OutputError, match=r"destination holds another trace \(session s-1 from s-1.jsonl\); "
-                                          "refusing to replace it"):
+    with pytest.raises(OutputError) as e:
         check_destination(dest, "claude_code", "other", ["o.jsonl"])
+    assert (e.value.message, e.value.path) == (
+        "destination holds another trace (session s-1 from s-1.jsonl); refusing to replace it", str(dest))
     check_destination(dest, "claude_code", "s-1", ["s-1.jsonl", "extra"])  # the same source: allowed
     with pytest.raises(OutputError):
         check_destination(dest, "codex", "s-1", ["s-1.jsonl"])
@@ -311,12 +361,27 @@ def test_work_folders_of_dead_runs_are_removed_and_live_ones_kept(tmp_path: Path
              f".t.forsy-tmp-{os.getppid()}", ".t.forsy-tmp-x", f".u.forsy-tmp-{dead}"]
     for n in names:
         (tmp_path / n).mkdir()
-        (tmp_path / n / "f").write_text("x")
+        (tmp_path / n / "f").write_text("old" if "-old-" in n else "x")
     F._clean_stale(tmp_path / "t")
     # the dead run's work folder is removed; the previous folder it had moved aside goes back
     # to the destination, which it left missing; the live runs' and other folders' stay
     assert sorted(os.listdir(tmp_path)) == sorted([*names[2:], "t"])
-    assert (tmp_path / "t" / "f").read_text() == "x"
+    assert (tmp_path / "t" / "f").read_text() == "old"  # the previous folder, never the half-written one
+
+
+def test_a_live_runs_work_folder_is_left_alone_and_not_signalled(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for n in (f".t.forsy-aaa-{live.pid}", f".t.forsy-tmp-{dead}"):  # the live one is looked at first
+            (tmp_path / n).mkdir()
+        F._clean_stale(tmp_path / "t")
+        assert os.listdir(tmp_path) == [f".t.forsy-aaa-{live.pid}"]
+        assert live.poll() is None  # asked whether it runs (signal 0), never sent a signal
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_a_dead_runs_moved_aside_folder_is_removed_once_the_new_one_is_in_place(tmp_path: Path) -> None:
@@ -397,3 +462,13 @@ def test_a_run_never_writes_two_traces_into_one_folder(tmp_path: Path) -> None:
                                           "folder; refusing to replace it") as e:
         sink.write(a2, s2)
     assert e.value.path == str(tmp_path / "one")
+
+
+def test_another_trace_without_sources_is_named_as_from_unknown(tmp_path: Path) -> None:
+    (tmp_path / "trace.json").write_bytes(b"{}")
+    (tmp_path / "manifest.json").write_text(json.dumps({
+        "generator": {"name": "forsy"}, "files": {"trace.json": hashlib.sha256(b"{}").hexdigest()},
+        "source_kind": "codex", "session_id": "s9", "sources": []}))
+    with pytest.raises(OutputError) as e:
+        check_destination(tmp_path, "codex", "other", [])
+    assert e.value.message == "destination holds another trace (session s9 from unknown); refusing to replace it"
