@@ -405,3 +405,28 @@ def test_a_retry_note_lists_every_other_step_it_follows() -> None:
                      call("c4", "Bash", "make", 7))
     assert _v(drafts[4], "retry_of", "caused_by", "causal_note") == (
         2, [2, 3, 4], "Repeats step 2, which failed (input similarity 100); also follows step(s) 3, 4.")
+
+
+def test_an_action_after_a_hook_follows_the_hook_and_opens_the_turn_from_the_request() -> None:
+    from forsy.payloads import NoteInfo
+
+    hook = _ev("note", "system", 1, text="lint passed", info=NoteInfo(subtype="hook", hook="PostToolUse"))
+    drafts, _ = _run(user("go"), hook, call("c1", "Bash", "ls", 2))
+    assert _v(drafts[1], "actor", "caused_by") == ("system:hook", [1])
+    assert _v(drafts[2], "caused_by", "causal_type", "causal_note") == (
+        [1, 2], "dependency_on_multiple_prior_steps", "Followed the hook intervention(s) of step(s) 2.")
+
+
+def test_events_of_a_kind_no_rule_reads_are_passed_over() -> None:
+    odd = Event("telemetry", "system", TS, [Ref("e9", "")])  # type: ignore[arg-type]
+    drafts, s = _run(user("go"), odd, text("done", 1))
+    assert [d.values["action"] for d in drafts] == ["user_message", "output"]
+
+
+def test_a_subagent_linked_only_from_its_second_event_still_answers_when_its_call_returns() -> None:
+    link = Link(subagent="a1", parent_call_id="c1", link_rule="R-link/agent-id")
+    drafts, _ = _run(user("go"), call("c1", "Task", {"prompt": "look"}, 1),
+                     text("looking", 2, actor="subagent:a1"), text("found it", 3, actor="subagent:a1", link=link),
+                     result("c1", "found it", 4), text("It found it.", 5))
+    assert [_v(d, "actor", "action") for d in drafts] == [
+        ("user", "user_message"), ("agent", "agent_step"), ("subagent:a1", "output"), ("agent", "output")]
