@@ -90,3 +90,124 @@ def test_denied_call_and_feedback(tmp_path: Path) -> None:
     assert s.quality.extra["asks_command"] == 1 and s.quality.extra["injected_context"] == 1
     assert s.quality.missing_results == 1  # read_file never answered
     assert s.events[0].ts == "2026-01-22T03:48:00.628Z"
+
+
+# ---------------------------------------------------------------- the ledger adds up
+def _ledger(out: Path) -> list[dict[str, Any]]:
+    [m] = [json.loads(p.read_text("utf-8")) for p in out.rglob("manifest.json")]
+    files: list[dict[str, Any]] = m["ledger"]
+    return files
+
+
+def _headings(files: list[dict[str, Any]]) -> dict[tuple[str, str], set[str]]:
+    """(file name, record type) -> the headings its records are under."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for f in files:
+        for e in f["entries"]:
+            out.setdefault((Path(f["path"]).name, e["record_type"]), set()).add(e["heading"])
+    return out
+
+
+@needs_shared
+@pytest.mark.real_logs
+def test_real_task_ledger_accounts_for_every_record(tmp_path: Path) -> None:
+    folder = BASE / "gmfstu__Online-Card-Architecture/exported_conversation_1769053680585"
+    retrace(folder / "api_conversation_history.json", tmp_path / "out")
+    files = _ledger(tmp_path / "out")
+    for f in files:
+        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    # the oracle: an element of each array, and a top-level key of the task's metadata
+    raw = {name: json.loads((folder / name).read_text("utf-8"))
+           for name in ("api_conversation_history.json", "ui_messages.json", "task_metadata.json")}
+    assert {Path(f["path"]).name: f["records_read"] for f in files} == {k: len(v) for k, v in raw.items()}
+
+
+def _write_task(folder: Path, *, metrics: bool) -> None:
+    info = {"modelId": "m1", "providerId": "anthropic", "mode": "act"}
+    extra: dict[str, Any] = {"metrics": {"tokens": {"prompt": 3, "completion": 4, "cached": 5}}} if metrics else {}
+    api = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nfix it\n</task>"},
+                                     {"type": "text", "text": "<environment_details>\nx\n</environment_details>"}]},
+        {"role": "assistant", "modelInfo": info, **extra, "content": [
+            {"type": "thinking", "thinking": "look first", "signature": "s"},
+            {"type": "text", "text": "I will read a"},
+            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a", "task_progress": "- [ ] a"}}]},
+        {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a'] Result:\nA"}]},
+        {"role": "assistant", "modelInfo": info, "content": [
+            {"type": "text", "text": "Now list"},
+            {"type": "tool_use", "id": "t2", "name": "execute_command", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [
+            {"type": "text", "text": "[execute_command for 'ls'] Result:\nCommand executed.\nOutput:\nx.txt"}]},
+        {"role": "assistant", "modelInfo": info, "content": [
+            {"type": "text", "text": "All set"},
+            {"type": "tool_use", "id": "t3", "name": "attempt_completion", "input": {"result": "done, all of it"}}]},
+    ]
+    usage = {"tokensIn": 10, "tokensOut": 5, "cacheWrites": 1, "cacheReads": 2, "cost": 0.5}
+    t = 1769053680000
+    ui = [
+        {"ts": t, "type": "say", "say": "text", "text": "fix it", "conversationHistoryIndex": -1},
+        {"ts": t + 1, "type": "say", "say": "checkpoint_created", "conversationHistoryIndex": -1,
+         "lastCheckpointHash": "abc"},
+        {"ts": t + 2, "type": "say", "say": "api_req_started", "conversationHistoryIndex": -1,
+         "text": json.dumps({"request": "<task>\nfix it\n</task>", **usage})},
+        {"ts": t + 3, "type": "say", "say": "reasoning", "text": "look first", "conversationHistoryIndex": 0},
+        {"ts": t + 4, "type": "say", "say": "text", "text": "I will", "partial": True, "conversationHistoryIndex": 0},
+        {"ts": t + 5, "type": "say", "say": "tool", "text": '{"tool":"readFile","path":"a"}',
+         "conversationHistoryIndex": 0},
+        {"ts": t + 6, "type": "say", "say": "task_progress", "text": "- [ ] a", "conversationHistoryIndex": 1},
+        {"ts": t + 7, "type": "say", "say": "api_req_started", "conversationHistoryIndex": 1,
+         "text": json.dumps({"request": "[read_file for 'a'] Result:\nA", **usage})},
+        {"ts": t + 8, "type": "say", "say": "text", "text": "Now list", "conversationHistoryIndex": 2},
+        {"ts": t + 9, "type": "ask", "ask": "command", "text": "ls", "conversationHistoryIndex": 2},
+        {"ts": t + 10, "type": "ask", "ask": "command_output", "text": "\nx.txt", "conversationHistoryIndex": 3},
+        {"ts": t + 11, "type": "say", "say": "error", "text": "Cline had a hiccup", "conversationHistoryIndex": 3},
+        {"ts": t + 12, "type": "say", "say": "text", "text": "All set", "conversationHistoryIndex": 4},
+        {"ts": t + 13, "type": "say", "say": "completion_result", "text": "done, all of itHAS_CHANGES",
+         "conversationHistoryIndex": 4},
+        {"ts": t + 14, "type": "ask", "ask": "completion_result", "text": "", "conversationHistoryIndex": 4},
+        {"ts": t + 15, "type": "ask", "ask": "resume_completed_task", "conversationHistoryIndex": 4},
+    ]
+    meta = {"files_in_context": [{"path": "a", "record_state": "active", "record_source": "read_tool"}],
+            "model_usage": [{"ts": t, "model_id": "m1", "model_provider_id": "anthropic", "mode": "act"}],
+            "environment_history": [{"ts": t, "os_name": "linux", "cline_version": "3.51.0"}]}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "api_conversation_history.json").write_text(json.dumps(api, indent=1))
+    (folder / "ui_messages.json").write_text(json.dumps(ui, indent=1))
+    (folder / "task_metadata.json").write_text(json.dumps(meta, indent=2))
+
+
+def test_every_ui_record_kind_has_its_heading(tmp_path: Path) -> None:
+    _write_task(tmp_path / "task", metrics=True)
+    retrace(tmp_path / "task" / "api_conversation_history.json", tmp_path / "out")
+    files = _ledger(tmp_path / "out")
+    for f in files:
+        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    got = _headings(files)
+    ui = "ui_messages.json"
+    assert got[(ui, "say/text")] == {"cited", "metadata", "duplicate"}  # the task as typed; two times of
+    # api[3] and api[5] ("Now list", "All set"); the streamed fragment "I will" of api[1]'s text
+    assert got[(ui, "say/checkpoint_created")] == {"set_aside"}
+    assert got[(ui, "say/api_req_started")] == {"metadata"}  # token and cost counts
+    assert got[(ui, "say/reasoning")] == {"metadata"}  # its time is the time of the steps of api[1]
+    assert got[(ui, "say/tool")] == {"duplicate"}
+    assert got[(ui, "say/task_progress")] == {"set_aside"}
+    assert got[(ui, "ask/command")] == {"metadata"}  # an approval asked, counted
+    assert got[(ui, "ask/command_output")] == {"duplicate"}
+    assert got[(ui, "say/error")] == {"set_aside"}
+    assert got[(ui, "say/completion_result")] == {"duplicate"}
+    assert got[(ui, "ask/completion_result")] == {"set_aside"}
+    assert got[(ui, "ask/resume_completed_task")] == {"set_aside"}
+    meta = "task_metadata.json"
+    assert got[(meta, "files_in_context")] == {"set_aside"}
+    assert got[(meta, "model_usage")] == {"duplicate"}
+    assert got[(meta, "environment_history")] == {"set_aside"}
+
+
+def test_token_usage_from_the_ui_when_the_api_history_has_no_metrics(tmp_path: Path) -> None:
+    _write_task(tmp_path, metrics=False)
+    [s] = ClineSource().read(tmp_path / "api_conversation_history.json", ReadContext(root=tmp_path))
+    # the two api_req_started records: Cline's own names, summed (the cost is not a token count)
+    assert s.meta.token_usage == {"tokensIn": 20, "tokensOut": 10, "cacheWrites": 2, "cacheReads": 4}
+    _write_task(tmp_path / "m", metrics=True)
+    [s] = ClineSource().read(tmp_path / "m" / "api_conversation_history.json", ReadContext(root=tmp_path / "m"))
+    assert s.meta.token_usage == {"prompt": 3, "completion": 4, "cached": 5}  # the API's counts, as before

@@ -22,7 +22,14 @@ A task folder holds two views of one task, and forsy reads both:
 
 `task_metadata.json` and `focus_chain_taskid_*.md` name the task too: any of the task's files
 reads the whole folder. The model comes from each message's `modelInfo`, tokens from its
-`metrics`. Not recorded: the system prompt and the tools offered (Cline does not save them).
+`metrics`, or, when no message has them (older Cline), from the UI's `api_req_started`
+records (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`, summed; their `cost` is not a
+token count and is not kept). Not recorded: the system prompt and the tools offered (Cline
+does not save them).
+
+Every UI record and each top-level key of `task_metadata.json` is accounted for in the
+manifest's ledger (`_ledger.py`): cited by a step, or marked as a time, a count, the UI's
+copy of an API message, or Cline's bookkeeping.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, 
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
+from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 
 API = "api_conversation_history.json"
 UI = "ui_messages.json"
@@ -44,7 +52,6 @@ META = "task_metadata.json"
 RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 DENIED = "The user denied this operation"
-ASKS = frozenset({"tool", "command", "followup", "browser_action_launch", "use_mcp_server", "api_req_failed"})
 
 
 class ClineSource:
@@ -82,9 +89,11 @@ class ClineSource:
         ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
         if not ui_recs:
             s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts", None, None)
-        if (folder / META).is_file():
-            _load_file(folder / META, s, ctx)  # cited as a source file; its facts are not needed
-        _Task(s, api_recs, ui_recs).build()
+        task = _Task(s, api_recs, ui_recs)
+        task.build()
+        if (folder / META).is_file():  # after the build: its model_usage is checked against the models read
+            read_metadata(*_load_file(folder / META, s, ctx), s)
+        mark_ui(s, ui_recs, api_recs, task.timed, task.tokens_from_ui)
         return [s]
 
 
@@ -122,6 +131,9 @@ class _Task:
     def __init__(self, s: Session, api: list[Record], ui: list[Record]) -> None:
         self.s, self.api, self.ui = s, api, ui
         self.times: dict[int, str] = {}  # api message index -> time of its first UI record
+        self.time_rec: dict[int, str] = {}  # ... and that record's evidence id
+        self.timed: set[str] = set()  # the UI records whose time some event took
+        self.tokens_from_ui = False  # token usage summed from api_req_started (no API metrics)
         self.pending: list[Event] = []  # tool calls of the last assistant message, unanswered
         self.calls: dict[str, Event] = {}
         self.feedback: list[Record] = []
@@ -148,6 +160,18 @@ class _Task:
             self.s.warn("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end",
                         rec.ev.source, rec.ev.line)
             self._user_ui(rec)
+        if not self.s.meta.token_usage:
+            self._ui_tokens()
+
+    def _ui_tokens(self) -> None:
+        """Older Cline writes no `metrics` in the API history: each request's token counts are
+        in its UI `api_req_started` record (a JSON object as text), summed here."""
+        usage = self.s.meta.token_usage
+        for rec in self.ui:
+            if kind_of(rec.data) == ("say", "api_req_started"):
+                for k, v in (request_tokens(rec.data) or {}).items():
+                    usage[k] = usage.get(k, 0) + v
+                    self.tokens_from_ui = True
 
     def _read_ui(self) -> None:
         for i, rec in enumerate(self.ui):
@@ -157,11 +181,12 @@ class _Task:
                 ts = _iso(d.get("ts"))
                 if ts:
                     self.times[idx + 1] = ts
+                    self.time_rec[idx + 1] = rec.ev.id
             if d.get("say") == "text" and i == 0:
                 self.task = rec
             elif d.get("say") == "user_feedback":
                 self.feedback.append(rec)
-            elif d.get("type") == "ask" and d.get("ask") in ASKS:
+            elif d.get("type") == "ask" and d.get("ask") in ASKED:
                 _bump(self.s, f"asks_{d.get('ask')}")
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None = None, **fields: Any) -> Event:
@@ -201,6 +226,7 @@ class _Task:
         for k, v in (tokens.items() if isinstance(tokens, dict) else []):
             if isinstance(v, int) and not isinstance(v, bool):
                 s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
+        before = len(s.events)
         for ptr, b in self._blocks(rec):
             bt = b.get("type")
             if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
@@ -218,6 +244,8 @@ class _Task:
             elif bt not in ("thinking", "text", "redacted_thinking"):
                 s.quality.unknown_records += 1
                 s.warn("unknown-block", f"assistant block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
+        if ts and len(s.events) > before and j in self.time_rec:
+            self.timed.add(self.time_rec[j])
 
     def _user(self, j: int, rec: Record) -> None:
         for ptr, b in self._blocks(rec):
