@@ -96,3 +96,65 @@ def test_unanswered_and_unpaired_are_reported(tmp_path: Path) -> None:
     assert s.events[3].is_error is True
     assert s.quality.missing_results == 1 and s.quality.extra["unpaired_observations"] == 1
     assert {"unpaired-observation", "no-result", "not-an-object"} <= {w.code for w in s.warnings}
+
+
+# ---------------------------------------------------------------- the ledger adds up
+def _ledgers(out: Path) -> list[dict[str, Any]]:
+    return [f for p in sorted(out.rglob("manifest.json")) for f in json.loads(p.read_text("utf-8"))["ledger"]]
+
+
+@needs_shared
+@pytest.mark.real_logs
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_real_openhands_ledger_accounts_for_every_record(path: Path, tmp_path: Path) -> None:
+    retrace(path, tmp_path / "out")
+    files = _ledgers(tmp_path / "out")
+    for f in files:
+        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    # the oracle: an element of the trajectory's array, or a line of output.jsonl (each line a trace)
+    raw = path.read_text("utf-8")
+    want = len(json.loads(raw)) if path.suffix == ".json" else len(raw.splitlines())
+    assert sum(f["records_read"] for f in files) == want
+
+
+def test_every_event_kind_has_its_heading(tmp_path: Path) -> None:
+    t = "2026-01-01T00:00:0"
+    events = [
+        {"id": 0, "timestamp": t + "0", "source": "agent", "action": "system", "args": {"content": "You are"}},
+        {"id": 1, "timestamp": t + "1", "source": "environment", "action": "change_agent_state",
+         "args": {"agent_state": "init", "thought": ""}},
+        {"id": 2, "timestamp": t + "1", "source": "environment", "observation": "null", "cause": 1, "content": "",
+         "extras": {}},
+        {"id": 3, "timestamp": t + "1", "source": "environment", "observation": "agent_state_changed",
+         "content": "", "extras": {"agent_state": "init"}},
+        {"id": 4, "timestamp": t + "2", "source": "user", "action": "message", "args": {"content": "make hi"}},
+        {"id": 5, "timestamp": t + "2", "source": "user", "action": "recall",
+         "args": {"recall_type": "workspace_context", "query": "make hi", "thought": ""}},
+        {"id": 6, "timestamp": t + "3", "source": "environment", "observation": "recall", "cause": 5,
+         "content": "Added workspace context", "extras": {}},
+        {"id": 7, "timestamp": t + "4", "source": "agent", "action": "run", "args": {"command": "echo hi"}},
+        {"id": 8, "timestamp": t + "5", "source": "agent", "observation": "run", "cause": 7, "content": "hi",
+         "extras": {"metadata": {"exit_code": 0}}},
+        {"id": 9, "timestamp": t + "5", "source": "agent", "observation": "run", "cause": 99, "content": "stray",
+         "extras": {}},
+        {"id": 10, "timestamp": t + "6", "source": "agent", "action": "message", "args": {"content": " "}},
+        {"id": 11, "timestamp": t + "7", "source": "agent", "action": "finish", "args": {"final_thought": "done"}},
+    ]
+    p = tmp_path / "traj.json"
+    p.write_text(json.dumps(events, indent=1))
+    retrace(p, tmp_path / "out")
+    [f] = _ledgers(tmp_path / "out")
+    assert f["totals"]["unknown"] == 0 and f["records_read"] == len(events), f
+    got: dict[str, set[str]] = {}
+    for e in f["entries"]:
+        got.setdefault(e["record_type"], set()).add(e["heading"])
+    assert got == {
+        "(none)": {"cited"},  # system prompt, the user's message, run and its output, finish
+        "(none)/action:change_agent_state": {"set_aside"},
+        "(none)/observation:null": {"set_aside"},
+        "(none)/observation:agent_state_changed": {"set_aside"},
+        "(none)/action:recall": {"set_aside"},
+        "(none)/observation:recall": {"set_aside"},
+        "(none)/observation:run": {"set_aside"},  # the stray one: it answers no action
+        "(none)/action:message": {"set_aside"},  # no words
+    }

@@ -55,7 +55,7 @@ TEXTS = frozenset({("say", "text"), ("say", "reasoning"), ("say", "completion_re
                    ("say", "command_output"), ("ask", "command_output"), ("ask", "plan_mode_respond"),
                    ("say", "user_feedback")})
 SAME_TEXT = "the same words as an API conversation message (at its conversationHistoryIndex or the next)"
-# the asks counted in quality.extra (asks_<kind>): the reader's ASKS
+# the asks counted in quality.extra (asks_<kind>)
 ASKED = frozenset({"tool", "command", "followup", "browser_action_launch", "use_mcp_server", "api_req_failed"})
 HAS_CHANGES = "HAS_CHANGES"
 TIME = "the time of an API message's steps (R-time)"

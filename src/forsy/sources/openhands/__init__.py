@@ -28,6 +28,11 @@ What each event gives:
   `change_agent_state`, `agent_state_changed` and `null` observations are bookkeeping and
   are counted in `quality.extra["state_events"]`, not made events.
 
+Every event of a trajectory that no step cites is marked in the manifest's ledger with why it
+was read: state bookkeeping, `null` placeholders, `recall` context, messages with no words,
+observations that answer nothing (`Session.mark`). An output.jsonl line is one record: its
+steps cite it.
+
 Not recorded by the format: the working directory (only as `extras.metadata.working_dir`
 of shell observations, not per session) and, in older outputs, any time.
 """
@@ -39,7 +44,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from ...evidence import Event, LedgerHeading, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
@@ -47,6 +52,9 @@ from .._records import Record, iter_json_array, iter_jsonl
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
 NOTES = frozenset({"recall"})
 ERROR_OBS = frozenset({"error"})
+STATE_WHY = "agent state bookkeeping (counted as state_events), not work"
+NULL_WHY = "a 'No observation' placeholder (counted as state_events)"
+NOTE_WHY = "workspace context OpenHands injects (a note, not a step)"
 
 
 class OpenHandsSource:
@@ -149,6 +157,15 @@ class _Builder:
         self.s.events.append(ev)
         return ev
 
+    def _mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None:
+        """Say why an event no step cites was read (the manifest's ledger). Only an event that is
+        a record of its own (a trajectory's element): an output.jsonl line holds a whole instance."""
+        if base:
+            return
+        what = "action" if "action" in e else "observation"
+        name = e.get(what)
+        self.s.mark(rec.ev.id, heading, why, f"{what}:{name}" if isinstance(name, str) else what)
+
     def event(self, rec: Record, e: dict[str, Any], base: str) -> None:
         if "action" in e:
             self._action(rec, e, base)
@@ -175,6 +192,7 @@ class _Builder:
         self._metrics(e)
         if action in STATE:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            self._mark(rec, base, e, "set_aside", STATE_WHY)
             return
         if action == "message":
             got = self._text(rec, base, e, "args/content", "message", "content")
@@ -182,27 +200,37 @@ class _Builder:
             if got:
                 kind = "user" if user else "agent_text"
                 self._ev(kind, rec, base, got[1], e, actor="user" if user else "agent", text=got[0])
+            else:
+                self._mark(rec, base, e, "set_aside", "a message with no words")
             return
         if action == "system":
             got = self._text(rec, base, e, "args/content", "message")
             if got and s.meta.system_prompt is None:
                 s.meta.system_prompt = got[0]
                 s.meta.system_prompt_ref = Ref(rec.ev.id, base + got[1])
+            else:
+                self._mark(rec, base, e, "set_aside", "a system prompt after the first, or one with no words "
+                           "(the first is the session's)")
             return
         if action in NOTES:
             got = self._text(rec, base, e, "args/query", "message")
             self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self._mark(rec, base, e, "set_aside", NOTE_WHY)
             return
         self.seen_agent = True
         if action == "finish":
             got = self._text(rec, base, e, "args/final_thought", "args/thought", "message", "thought")
             if got:
                 self._ev("agent_text", rec, base, got[1], e, text=got[0])
+            else:
+                self._mark(rec, base, e, "set_aside", "a finish with no words")
             return
         thought = self._text(rec, base, e, "args/thought", "thought")
         if thought:
             self._ev("reasoning", rec, base, thought[1], e, text=thought[0])
         if action == "think":
+            if not thought:
+                self._mark(rec, base, e, "set_aside", "a think action with no words")
             return
         if not isinstance(action, str):
             s.quality.unknown_records += 1
@@ -225,10 +253,12 @@ class _Builder:
         s, obs = self.s, e.get("observation")
         if obs in STATE:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            self._mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
             return
         if obs in NOTES:
             got = self._text(rec, base, e, "content", "message")
             self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self._mark(rec, base, e, "set_aside", NOTE_WHY)
             return
         cause = e.get("cause")
         call_id = self.by_id.get(str(cause)) if isinstance(cause, int | str) else None
@@ -240,6 +270,8 @@ class _Builder:
             s.quality.extra["unpaired_observations"] = s.quality.extra.get("unpaired_observations", 0) + 1
             s.warn("unpaired-observation", f"observation {obs!r} at {base or '/'} answers no waiting action "
                    f"(cause {cause!r}); kept out of the trace", rec.ev.source, rec.ev.line)
+            self._mark(rec, base, e, "set_aside", "an observation that answers no waiting action (warned: "
+                       "unpaired-observation)")
             return
         self.waiting = [w for w in self.waiting if w[0] != call_id]
         self.answered.add(call_id)
