@@ -330,6 +330,19 @@ def test_verify_accepts_a_joined_value_with_a_redacted_piece(tmp_path: Path) -> 
     assert rep.problems == []
 
 
+def test_verify_compares_a_whole_text_record_with_its_text_as_written(tmp_path: Path) -> None:
+    """A history line that happens to parse as JSON (`1e3`, `[1,  2]`): its JSON reading differs
+    from the line, so the value is also compared with the record's bytes as written."""
+    whole = {"origin": "copied", "evidence": [{"id": "e1", "pointer": ""}]}
+    assert _one(tmp_path, "1e3", whole, "input", b"1e3").problems == []
+    assert _one(tmp_path, "[1,  2]", whole, "input", b"[1,  2]").problems == []
+    assert _one(tmp_path, "1e4", whole, "input", b"1e3").problems == ["step 1 input: value differs from the log at e1"]
+    inner = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/0"}]}
+    assert _one(tmp_path, "1", inner, "input", b"[1,  2]").problems == []
+    assert _one(tmp_path, "[1,  2]", inner, "input", b"[1,  2]").problems == [
+        "step 1 input: value differs from the log at e1"]  # a pointer inside: never the whole line
+
+
 def test_verify_reads_a_record_that_is_not_json_as_text(tmp_path: Path) -> None:
     rep = _one(tmp_path, "echo hi", _copied("e1", ""), "input", b"echo hi")
     assert (rep.problems, rep.checked) == ([], 1)
