@@ -154,6 +154,14 @@ def test_verify_checks_only_copied_fields(tmp_path: Path) -> None:
     assert (rep.problems, rep.checked, rep.skipped) == ([], 0, 0)
 
 
+def test_verify_checks_the_copied_fields_after_a_derived_one(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    derived = {"origin": "derived", "evidence": [{"id": "e1", "pointer": "/message/content"}]}
+    fields = [{"operation": derived, "input": _copied("e1", "/message/content")}]
+    rep = verify_folder(_folder(tmp_path, log, ev, [{"operation": "x", "input": "changed"}], fields), [log.parent])
+    assert rep.problems == ["step 1 input: value differs from the log at e1"]
+
+
 def test_verify_accepts_the_log_file_itself_as_root(tmp_path: Path) -> None:
     log, ev = _log(tmp_path, LINE1)
     folder = _folder(tmp_path, log, ev, [{"input": "List the files please"}],
