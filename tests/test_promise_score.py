@@ -204,3 +204,21 @@ def test_the_score_sums_every_penalty_and_never_goes_below_zero() -> None:
 
 def test_factor_penalty_is_rounded_to_hundredths_in_the_manifest() -> None:
     assert Factor("f", 1, 3.14159, "n").as_dict() == {"name": "f", "value": 1, "penalty": 3.14, "note": "n"}
+
+
+@pytest.mark.parametrize(("count", "penalty"), [(1, 2), (5, 10), (6, 10)])
+def test_commits_without_their_diff_cost_2_each_at_most_10(count: int, penalty: int) -> None:
+    q = Quality(extra={"commits_without_diff": count})
+    f = _factors(_session(q), [_step()])["commits_without_diff"]
+    assert f == {"name": "commits_without_diff", "value": count, "penalty": penalty,
+                 "note": "commits kept without their diff (objects a partial clone lacks)"}
+    assert confidence(_session(q), [_step()])[0] == 90 - penalty
+
+
+def test_commits_without_diff_are_listed_only_when_there_is_one() -> None:
+    assert "commits_without_diff" not in _factors(_session(), [_step()])
+
+
+def test_the_empty_share_is_rounded_to_three_places() -> None:
+    f = _factors(_session(), [_step(), _step(), _step(output=None)])["empty_fields"]
+    assert (f["value"], f["penalty"]) == (0.333, 5.0)
