@@ -66,6 +66,8 @@ from forsy.llm._ground import (
     ("ﬁle", ["file"], None),  # NFKC ligature
     ("...", ["x"], None),  # punctuation alone holds no term
     ("", [], None),
+    ("3 dragons", ["3 files"], ("ungrounded_word", "dragons")),  # a grounded number excuses nothing after it
+    ("calc.py dragons", ["calc.py"], ("ungrounded_word", "dragons")),  # nor does a grounded identifier
 ])
 def test_a_value_is_grounded_term_by_term(value: str, quotes: list[str], expected: tuple[str, str] | None) -> None:
     assert ungrounded(value, quotes) == expected
