@@ -313,3 +313,42 @@ def test_placeholders_in_the_text_are_counted_not_masked() -> None:
     assert red._apply("ab your_password", [Hit(3, 16, PLACEHOLDER, "p")]) == "ab your_password"
     assert red.report()["placeholders"] == 1
     assert red.report()["by_kind"] == {}
+
+
+def test_of_two_hits_of_one_kind_from_one_start_the_longer_names_the_rule() -> None:
+    assert resolve("x" * 20, [Hit(0, 5, CREDENTIAL, "short"), Hit(0, 10, CREDENTIAL, "long")]) == [
+        Hit(0, 10, CREDENTIAL, "long")]
+
+
+def test_an_engine_span_no_wider_than_the_exact_one_stays() -> None:
+    text = "postgres://u:pw123456@db/x"
+    same = [Hit(13, 21, CREDENTIAL, "kingfisher:pw"), Hit(13, 21, CREDENTIAL, "url-password")]
+    assert narrowest(text, same) == same
+    alone = [Hit(0, 26, CREDENTIAL, "kingfisher:postgres")]
+    assert narrowest(text, alone) == alone  # a URI with no documentation placeholder in it stays
+
+
+def test_several_exact_spans_and_stand_ins_are_all_looked_at() -> None:
+    text = "a://" + "".join(f"u:pw{i}23456@h " for i in range(10))
+    engine = Hit(0, len(text), CREDENTIAL, "kingfisher:wide")
+    exact = [Hit(6 + 15 * i, 14 + 15 * i, CREDENTIAL, "url-password") for i in range(10)]
+    assert narrowest(text, [engine, *reversed(exact)]) == list(reversed(exact))
+    stand = [Hit(6 + 15 * i, 14 + 15 * i, PLACEHOLDER, "url-password") for i in (3, 1)]
+    assert resolve(text, stand) == sorted(stand, key=lambda h: h.start)
+
+
+def test_a_stand_in_right_after_a_masked_span_is_still_reported() -> None:
+    text = "postgres://u:your_password@db and KEY"
+    masked = Hit(9, 13, CREDENTIAL, "other")
+    stand_in = Hit(13, 26, PLACEHOLDER, "url-password")
+    assert resolve(text, [masked, stand_in]) == [masked, stand_in]
+
+
+def test_a_placeholder_just_after_a_hit_does_not_widen_it() -> None:
+    assert resolve("abcdefgh[CREDENTIAL_1]", [Hit(0, 8, CREDENTIAL, "c")]) == [Hit(0, 8, CREDENTIAL, "c")]
+
+
+def test_a_hit_over_two_placeholders_holds_both() -> None:
+    text = "[CREDENTIAL_1] x [CREDENTIAL_2] abcdef"
+    assert resolve(text, [Hit(0, 38, CREDENTIAL, "c")]) == [Hit(0, 38, CREDENTIAL, "c")]
+    assert resolve(text, [Hit(5, 36, CREDENTIAL, "c")]) == [Hit(0, 36, CREDENTIAL, "c")]
