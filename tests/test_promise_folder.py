@@ -378,7 +378,9 @@ def test_a_live_runs_work_folder_is_left_alone_and_not_signalled(tmp_path: Path)
             (tmp_path / n).mkdir()
         F._clean_stale(tmp_path / "t")
         assert os.listdir(tmp_path) == [f".t.forsy-aaa-{live.pid}"]
-        assert live.poll() is None  # asked whether it runs (signal 0), never sent a signal
+        # asked whether it runs (signal 0), never sent a signal: a signalled child would exit at once
+        with pytest.raises(subprocess.TimeoutExpired):
+            live.wait(timeout=1)
     finally:
         live.kill()
         live.wait()
