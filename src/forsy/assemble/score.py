@@ -5,7 +5,8 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 
 | factor                | penalty                                                      |
 |-----------------------|--------------------------------------------------------------|
-| base                  | full agent transcript 90; shell/git only 40 (no reasoning)   |
+| base                  | full agent transcript 90; shell, terminal and git only 40    |
+|                       | (no agent reasoning)                                         |
 | unparsable records    | 2 per record, at most 20                                     |
 | missing results       | 3 per call with no result, at most 15                        |
 | truncated outputs     | 1 per output that is an excerpt, at most 10                  |
@@ -18,6 +19,10 @@ penalty named, measured and explained in the manifest (`confidence_factors`):
 | commits without diff  | 2 per commit kept without its diff (a partial clone lacks    |
 |                       | its objects: files and metadata only), at most 10; listed    |
 |                       | only when there is one                                       |
+| edits reconstructed   | 1 per 5 edits rebuilt from a reply's blocks rather than logged |
+|                       | as calls (Aider's markdown), at most 5; listed only when any |
+| exit codes unrecorded | 1 per 5 commands whose exit status the log does not hold (a  |
+|                       | terminal recording), at most 5; listed only when any         |
 | legacy not upgraded   | up to 40 × the share of a legacy forsy-v1/v2 trace's values  |
 |                       | that could not be carried into v0.1                          |
 | empty fields          | up to 15 × the share of agent steps with no reasoning,      |
@@ -64,6 +69,8 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
     has_agent = any(d.actor_key.startswith(("agent", "subagent")) for d in drafts)
     base = 90.0 if has_agent else 40.0
     factors = [Factor("base", base, 0.0, "full agent transcript" if has_agent else
+                      "terminal recording only: commands and output, no agent reasoning"
+                      if session.source_kind == "asciinema" else
                       "shell and git evidence only: no reasoning, no outputs")]
     factors.append(Factor("unparsable_records", q.unparsable_records, _capped(2, q.unparsable_records, 20),
                           "records that could not be read"))
@@ -89,6 +96,15 @@ def confidence(session: Session, drafts: list[Draft], extra: list[Factor] | None
     if no_diff:  # sources.git: the change itself is unknown (not an excerpt: no output was cut)
         factors.append(Factor("commits_without_diff", no_diff, _capped(2, no_diff, 10),
                               "commits kept without their diff (objects a partial clone lacks)"))
+    # what a format does not record, said where the score is (listed only when it applies)
+    rebuilt = q.extra.get("edits_reconstructed", 0)
+    if rebuilt:  # sources.aider: an edit is the reply's SEARCH/REPLACE or whole-file block, not a logged call
+        factors.append(Factor("edits_reconstructed", rebuilt, _capped(0.2, rebuilt, 5),
+                              "edits rebuilt from the reply's blocks (the log records no edit calls)"))
+    no_exit = q.extra.get("exit_codes_unrecorded", 0)
+    if no_exit:  # sources.asciinema: a recording shows output, never the exit status
+        factors.append(Factor("exit_codes_unrecorded", no_exit, _capped(0.2, no_exit, 5),
+                              "commands whose exit status the log does not hold (success left null)"))
     legacy_lost, legacy_kept = q.extra.get("not_upgraded_values", 0), q.extra.get("upgraded_values", 0)
     if legacy_lost or legacy_kept:  # an imported forsy-v1/v2 trace: what could not be carried over
         share = legacy_lost / (legacy_lost + legacy_kept)
