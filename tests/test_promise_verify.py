@@ -148,6 +148,32 @@ def test_verify_follows_the_step_number_to_its_step(tmp_path: Path) -> None:
                             "step 2 input: value differs from the log at e2"]
 
 
+def test_verify_reports_a_provenance_step_outside_the_trace(tmp_path: Path) -> None:
+    """Step numbers count from 1: 0, -1 and one past the end name no step. Each is reported
+    (not an IndexError, not the last step checked in its place) and the steps that do exist
+    are still checked."""
+    log, ev = _log(tmp_path, LINE1, LINE2)
+    steps = [{"input": "List the files please"}, {"input": "{\"cmd\": \"ls -la\", \"n\": 2}"}]
+    folder = _folder(tmp_path, log, ev, steps, [])
+    field = {"input": _copied("e2", "/args")}
+    prov = json.loads((folder / "provenance.json").read_text())
+    prov["steps"] = [{"step": n, "fields": field} for n in (0, 3, -1, 2)]
+    (folder / "provenance.json").write_text(json.dumps(prov))
+    rep = verify_folder(folder, [log.parent])
+    assert rep.problems == ["provenance step 0 is not in the trace",
+                            "provenance step 3 is not in the trace",
+                            "provenance step -1 is not in the trace"]
+    assert rep.checked == 1  # step 2, the one that exists
+
+
+def test_verify_reports_provenance_steps_of_a_trace_without_steps(tmp_path: Path) -> None:
+    log, ev = _log(tmp_path, LINE1)
+    folder = _folder(tmp_path, log, ev, [], [{"input": _copied("e1", "/message/content")}])
+    (folder / "trace.json").write_text("{}")
+    rep = verify_folder(folder, [log.parent])
+    assert (rep.problems, rep.checked) == (["provenance step 1 is not in the trace"], 0)
+
+
 def test_verify_checks_only_copied_fields(tmp_path: Path) -> None:
     derived = {"origin": "derived", "evidence": [{"id": "e1", "pointer": "/message/content"}]}
     rep = _one(tmp_path, "anything at all", derived)

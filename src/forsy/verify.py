@@ -137,11 +137,16 @@ def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> Ver
     evidence = prov.get("evidence", {})
     steps = trace.get("steps", [])
     for sp in prov.get("steps", []):
-        step = steps[sp["step"] - 1]
+        n = sp.get("step")
+        # step numbers count from 1; indexing with 0 or -1 would check another step in its place
+        if not (isinstance(n, int) and 1 <= n <= len(steps)):
+            rep.problems.append(f"provenance step {n} is not in the trace")
+            continue
+        step = steps[n - 1]
         for fname, fp in sp.get("fields", {}).items():
             if fp.get("origin") != "copied":
                 continue
-            check_field(rep, src, evidence, sp["step"], fname, step.get(fname), fp)
+            check_field(rep, src, evidence, n, fname, step.get(fname), fp)
     return rep
 
 
