@@ -87,6 +87,13 @@ def test_denied_call_and_feedback(tmp_path: Path) -> None:
     assert [(e.kind, e.text) for e in s.events if e.kind == "user"] == [("user", "fix it"), ("user", "not that")]
     [res] = [e for e in s.events if e.kind == "tool_result"]
     assert res.is_error is True and s.quality.extra["rejected_calls"] == 1
+    # the denial is the user's feedback on the step: rejected, eval -1 with the rule's reason
+    from forsy.rules.segment import Segmenter
+
+    [denied] = [d for d in Segmenter(s).run() if d.values.get("tool") == "execute_command"]
+    assert (denied.values["success"], denied.values["eval"], denied.values["eval_reason"]) == (
+        False, -1, "The user rejected this tool call.")
+    assert denied.prov["eval_reason"].rule == "R-error/rejected"
     assert s.quality.extra["asks_command"] == 1 and s.quality.extra["injected_context"] == 1
     assert s.quality.missing_results == 1  # read_file never answered
     assert s.events[0].ts == "2026-01-22T03:48:00.628Z"

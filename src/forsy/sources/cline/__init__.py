@@ -11,8 +11,9 @@ A task folder holds two views of one task, and forsy reads both:
   `tool_result` block naming the call). `<environment_details>` blocks and Cline's reminders
   (`# task_progress ...`, `# TODO LIST UPDATE REQUIRED ...`, `[TASK RESUMPTION] ...`) are
   context Cline injected, not the user's words: counted in `quality.extra`, not made events.
-  A result saying "The user denied this operation" is the user's rejection: an error, counted
-  in `quality.extra["rejected_calls"]`.
+  A result saying "The user denied this operation" is the user's rejection: an error, marked
+  rejected (the step's eval -1 and its reason, R-error/rejected), counted in
+  `quality.extra["rejected_calls"]`.
 * `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
   `say: "text"` record is the task exactly as typed (the API view wraps it in `<task>`), and
   `say: "user_feedback"` records are the user's later words: both are copied from here. An
@@ -41,6 +42,7 @@ from typing import Any, ClassVar
 
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from ...payloads import ResultInfo
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
@@ -299,7 +301,8 @@ class _Task:
         if denied:
             _bump(self.s, "rejected_calls")
         self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                 is_error=denied or text.lstrip().startswith("[ERROR]"))
+                 is_error=denied or text.lstrip().startswith("[ERROR]"),
+                 info=ResultInfo(rejected=True) if denied else None)  # the user's rejection: feedback on the step
 
     def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
         cid = b.get("tool_use_id")
@@ -317,7 +320,10 @@ class _Task:
         text = "\n".join(t for _, t in parts)
         ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
                    [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool, text=text,
-                   is_error=b.get("is_error") is True or DENIED in text)
+                   is_error=b.get("is_error") is True or DENIED in text,
+                   info=ResultInfo(rejected=True) if DENIED in text else None)
+        if DENIED in text:
+            _bump(self.s, "rejected_calls")
         self.s.events.append(ev)
 
     def _missing(self) -> None:
