@@ -152,6 +152,78 @@ def test_a_failed_second_rename_puts_the_previous_folder_back(tmp_path: Path,
     assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]
 
 
+def test_a_destination_whose_parent_cannot_be_made_is_an_output_error(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    (tmp_path / "f").write_text("a file, not a folder")
+    dest = tmp_path / "f" / "t"
+    with pytest.raises(OutputError) as e:
+        write_folder(a, dest)
+    assert (e.value.message, e.value.path) == ("cannot write the trace folder: File exists", str(dest))
+    assert (tmp_path / "f").read_text() == "a file, not a folder"
+
+
+@pytest.fixture
+def removal_fails(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every `shutil.rmtree` fails (a busy or read-only file): with `ignore_errors` it returns,
+    leaving the folder, as the real one does; without, it raises. Returns the folders asked for."""
+    asked: list[str] = []
+
+    def rmtree(path: object, ignore_errors: bool = False) -> None:
+        asked.append(os.path.basename(str(path)))
+        if not ignore_errors:
+            raise OSError(16, "Device or resource busy")
+    monkeypatch.setattr(F.shutil, "rmtree", rmtree)
+    return asked
+
+
+def test_a_failed_removal_of_the_work_folder_does_not_hide_the_write_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, removal_fails: list[str]) -> None:
+    a, _ = _trace(tmp_path)
+    monkeypatch.setattr(F, "_write", _fail_at(2))
+    with pytest.raises(OutputError) as e:
+        write_folder(a, tmp_path / "t")
+    assert e.value.message == "cannot write the trace folder: No space left on device"
+    assert removal_fails == [f".t.forsy-tmp-{os.getpid()}"]
+
+
+def test_a_failed_tidying_after_the_swap_still_leaves_the_new_folder_in_place(
+        tmp_path: Path, removal_fails: list[str]) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    assert write_folder(a2, dest) == dest
+    assert b"Now list the tests" in (dest / "trace.json").read_bytes()
+    # the previous folder, swapped into the work folder's name, is what could not be removed
+    assert removal_fails == [f".t.forsy-tmp-{os.getpid()}"]
+    assert b"List the files please" in (tmp_path / f".t.forsy-tmp-{os.getpid()}" / "trace.json").read_bytes()
+
+
+def test_a_failed_tidying_after_two_renames_still_leaves_the_new_folder_in_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, removal_fails: list[str]) -> None:
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    monkeypatch.setattr(F, "_exchange", lambda x, y: False)
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    assert write_folder(a2, dest) == dest
+    assert b"Now list the tests" in (dest / "trace.json").read_bytes()
+    assert removal_fails == [f".t.forsy-old-{os.getpid()}"]
+
+
+def test_a_destination_filled_during_the_write_is_refused_even_if_tidying_fails(
+        tmp_path: Path, removal_fails: list[str]) -> None:
+    dest, tmp = tmp_path / "t", tmp_path / ".t.forsy-tmp-1"
+    dest.mkdir()
+    (dest / "notes.md").write_text("mine")
+    tmp.mkdir()
+    (tmp / "trace.json").write_text("{}")
+    with pytest.raises(OutputError, match="destination changed while the trace was written"):
+        F._swap_into_place(tmp, dest)
+    assert _tree(dest) == {"notes.md": b"mine"}
+    assert removal_fails == [".t.forsy-tmp-1"]
+
+
 def test_a_stale_work_folder_of_this_process_is_replaced(tmp_path: Path) -> None:
     a, _ = _trace(tmp_path)
     stale = tmp_path / f".t.forsy-tmp-{os.getpid()}"
@@ -384,6 +456,17 @@ def test_a_live_runs_work_folder_is_left_alone_and_not_signalled(tmp_path: Path)
     finally:
         live.kill()
         live.wait()
+
+
+def test_a_dead_runs_work_folder_that_cannot_be_removed_does_not_stop_the_tidying(
+        tmp_path: Path, removal_fails: list[str]) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    for n in (f".t.forsy-aaa-{dead}", f".t.forsy-old-{dead}"):  # the removal comes first (sorted)
+        (tmp_path / n).mkdir()
+    F._clean_stale(tmp_path / "t")
+    assert removal_fails == [f".t.forsy-aaa-{dead}"]
+    assert sorted(os.listdir(tmp_path)) == [f".t.forsy-aaa-{dead}", "t"]  # the moved-aside folder went back
 
 
 def test_a_dead_runs_moved_aside_folder_is_removed_once_the_new_one_is_in_place(tmp_path: Path) -> None:
