@@ -8,6 +8,7 @@ import functools
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -172,7 +173,7 @@ def removal_fails(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         asked.append(os.path.basename(str(path)))
         if not ignore_errors:
             raise OSError(16, "Device or resource busy")
-    monkeypatch.setattr(F.shutil, "rmtree", rmtree)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
     return asked
 
 
