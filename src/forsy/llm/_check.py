@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from pydantic import ValidationError as PydanticError
@@ -25,6 +25,8 @@ from ..rules.segment import Draft
 from ._evidence import SUCCESS_CLAIM, EvidenceIndex, looks_injected, step_evidence
 from ._ground import FAILURE, KIND_RULES, TERMINATION_RULES, TEST_PASS, USER_DONE, ungrounded
 from ._request import FILL_AGENT, FILL_USER, Chunk, Plan
+
+E = TypeVar("E", bound=BaseModel)
 
 MAX_VALUE_CHARS = 1500
 # Fields a model never writes: copied from the log, or set by a rule from it.
@@ -68,13 +70,19 @@ def parse_answer(content: str) -> list[dict[str, Any]]:
     Read as sent (JSON mode), else from the first fenced block that holds the object (```json …```,
     with or without words around it: what a model without JSON mode writes), else from the
     outermost {...} in the text."""
+    return parse_envelope(content, Envelope, "proposals").proposals
+
+
+def parse_envelope(content: str, envelope: type[E], what: str) -> E:
+    """The first place in the answer that holds a valid `envelope` (`answer_candidates`);
+    ValueError naming `what` was asked for and how many errors the last try had."""
     errors = 0
     for text in answer_candidates(content):
         try:
-            return Envelope.model_validate_json(text).proposals
+            return envelope.model_validate_json(text)
         except PydanticError as e:
             errors = e.error_count()
-    raise ValueError(f"answer is not a proposals object: {errors} error(s)")
+    raise ValueError(f"answer is not a {what} object: {errors} error(s)")
 
 
 def answer_candidates(content: str) -> list[str]:

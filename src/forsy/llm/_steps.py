@@ -25,7 +25,7 @@ from pydantic import ValidationError as PydanticError
 
 from ..proposals import Actor, Citation, Grouping, Proposal, Replaced, step_path
 from ..rules.segment import Draft
-from ._check import RawCitation, Rejected, answer_candidates
+from ._check import RawCitation, Rejected, parse_envelope
 from ._evidence import EvidenceIndex, looks_injected, step_evidence
 from ._ground import ungrounded
 from ._request import CHUNK_FILL, EXCERPT, MIN_BODY_TOKENS, Chunk, Prompt, estimate_tokens, excerpt
@@ -198,13 +198,7 @@ class RawTurn(BaseModel):
 def parse_grouping(content: str) -> list[dict[str, Any]]:
     """The turns of an answer ([] when the model proposes no grouping); ValueError when it is not
     the object asked for (the same places are tried as for proposals: whole, fenced, outermost {…})."""
-    errors = 0
-    for text in answer_candidates(content):
-        try:
-            return GroupingEnvelope.model_validate_json(text).turns
-        except PydanticError as e:
-            errors = e.error_count()
-    raise ValueError(f"answer is not a grouping object: {errors} error(s)")
+    return parse_envelope(content, GroupingEnvelope, "grouping").turns
 
 
 @dataclass

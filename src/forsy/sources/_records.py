@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ..evidence import Evidence, Warning_
+from ..evidence import Evidence, Session, Warning_
 from ._lines import iter_lines, sha256
 
 # What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
@@ -51,6 +51,33 @@ _LONG_DIGITS = re.compile(rb"[:,\[]\s*-?\d{19}")
 # search (bytes.translate and `in` run in C, about 5× faster than the regex on agent logs)
 _DIGITS_TO_NUL = bytes.maketrans(b"0123456789", b"\0" * 10)
 _NUL_RUN = b"\0" * 19
+
+
+@dataclass(slots=True)
+class Problem:
+    """A line a reader could not use (or used with a caveat): a warning naming it."""
+
+    code: str
+    message: str
+    line: int | None
+
+
+MAX_WARNINGS = 20  # per kind and file: past it, one summary (a binary file would give thousands)
+
+
+def warn_problems(session: Session, src: str, problems: list[Problem], unparsable: frozenset[str]) -> None:
+    """Each problem a warning with file and line, up to MAX_WARNINGS of a kind, then one line
+    counting the rest; the codes in `unparsable` are lines that could not be read at all."""
+    seen: dict[str, int] = {}
+    for p in problems:
+        if p.code in unparsable:
+            session.quality.unparsable_records += 1
+        seen[p.code] = seen.get(p.code, 0) + 1
+        if seen[p.code] <= MAX_WARNINGS:
+            session.warn(p.code, p.message, src, p.line)
+    for code, n in seen.items():
+        if n > MAX_WARNINGS:
+            session.warn(code, f"{n - MAX_WARNINGS} more lines with this problem", src)
 
 
 def _long_number(raw: bytes) -> bool:

@@ -44,12 +44,12 @@ from ...ids import make_id
 from ...payloads import CallInfo, ResultInfo, ShellInfo
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
+from .._records import warn_problems
 from ._cast import Cast, header_of, parse
 from ._commands import Command, Reader
 
 ACTOR = "human:terminal"
 TOOL = "shell_command"
-MAX_WARNINGS = 20  # per kind and file
 DECODED = ("terminal recording: the line typed at the prompt (input events, else the echo after the prompt), "
            "escapes removed, line editing applied")
 
@@ -130,16 +130,7 @@ def _account(session: Session, cast: Cast, reader: Reader, src: str) -> None:
             session.warn("unknown-record", f"event code {e.code!r} is not one asciicast defines; kept unread", src,
                          e.ev.line)
     q.records = 1 + len(cast.comments) + len(cast.events)
-    seen: dict[str, int] = {}
-    for p in cast.problems:
-        if p.code == "unparsable-line":
-            q.unparsable_records += 1
-        seen[p.code] = seen.get(p.code, 0) + 1
-        if seen[p.code] <= MAX_WARNINGS:
-            session.warn(p.code, p.message, src, p.line)
-    for code, n in seen.items():
-        if n > MAX_WARNINGS:
-            session.warn(code, f"{n - MAX_WARNINGS} more lines with this problem", src)
+    warn_problems(session, src, cast.problems, frozenset({"unparsable-line"}))
     for key, n in reader.marks.counts.items():
         q.extra[key] = n
     commands = reader.commands

@@ -25,7 +25,7 @@ from typing import Any
 
 from ...evidence import Evidence
 from .._lines import iter_lines, sha256
-from .._records import _scrub
+from .._records import Problem, _scrub
 
 KNOWN_CODES = frozenset("oirmx")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -37,13 +37,6 @@ class CastEvent:
     t: float  # seconds since the recording began (v3 intervals summed)
     code: str
     data: str
-
-
-@dataclass(slots=True)
-class Problem:
-    code: str
-    message: str
-    line: int | None
 
 
 @dataclass(slots=True)

@@ -42,6 +42,7 @@ from ...ids import canonical, make_id
 from ...payloads import ShellInfo
 from .. import ReadContext
 from .._lines import inside, read_bytes, sha256, source_name
+from .._records import Problem, warn_problems
 from . import _formats as fmts
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -50,7 +51,7 @@ HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal
 # are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
 ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
 # subpaths where fish and atuin keep their history under a home directory
-MAX_WARNINGS = 20  # per kind and file
+UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"})  # lines not read at all
 XDG_HISTORIES = (".local/share/fish/fish_history", ".local/share/atuin/history.db")
 
 
@@ -151,18 +152,8 @@ class ShellHistorySource:
         return [session]
 
 
-def _report(session: Session, src: str, problems: list[fmts.Problem]) -> None:
-    """Warnings with file and line; past MAX_WARNINGS of a kind, one summary (binary files)."""
-    seen: dict[str, int] = {}
-    for p in problems:
-        if p.code in ("unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"):
-            session.quality.unparsable_records += 1
-        seen[p.code] = seen.get(p.code, 0) + 1
-        if seen[p.code] <= MAX_WARNINGS:
-            session.warn(p.code, p.message, src, p.line)
-    for code, n in seen.items():
-        if n > MAX_WARNINGS:
-            session.warn(code, f"{n - MAX_WARNINGS} more lines with this problem", src)
+def _report(session: Session, src: str, problems: list[Problem]) -> None:
+    warn_problems(session, src, problems, UNPARSABLE)
 
 
 def _count_empty(session: Session) -> None:

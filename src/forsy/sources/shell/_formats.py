@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ...payloads import ShellInfo
+from .._records import Problem
 
 BASH_EPOCH = re.compile(rb"#(\d{9,11})")
 ETERNAL = re.compile(rb"(\d+) (\S+) +(\d+) +(\d{9,11}) (.*)", re.DOTALL)
@@ -59,13 +60,6 @@ class Entry:
         if self.cmd_offset < 0:
             return self.line, self.offset, end
         return self.cmd_line, self.cmd_offset, end
-
-
-@dataclass(slots=True)
-class Problem:
-    code: str
-    message: str
-    line: int | None
 
 
 @dataclass(slots=True)
