@@ -364,6 +364,22 @@ def test_verify_accepts_a_joined_value_with_a_redacted_piece(tmp_path: Path) -> 
     assert rep.problems == []
 
 
+def test_verify_reports_a_redacted_joined_value_whose_other_text_differs(tmp_path: Path) -> None:
+    """A placeholder in a joined value excuses only the part it stands for."""
+    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
+                                             {"id": "e2", "pointer": "/args"}]}
+    rep = _one(tmp_path, "List the [PERSON_1] please\n\n{\"cmd\": \"rm -rf\", \"n\": 2}", two)
+    assert rep.problems == ["step 1 input: value differs from the log at e1"]
+
+
+def test_verify_c_span_accepts_a_redacted_slice(tmp_path: Path) -> None:
+    """A span whose secret was masked is no longer a substring; it matches by its placeholders."""
+    span = _copied("e1", "/message/content", rule="C-span")
+    assert _one(tmp_path, "the [PATH_1] please", span).problems == []
+    assert _one(tmp_path, "the [PATH_1] now", span).problems == [
+        "step 1 input: value differs from the log at e1"]
+
+
 def test_verify_compares_a_whole_text_record_with_its_text_as_written(tmp_path: Path) -> None:
     """A history line that happens to parse as JSON (`1e3`, `[1,  2]`): its JSON reading differs
     from the line, so the value is also compared with the record's bytes as written."""
