@@ -207,7 +207,9 @@ def test_every_ui_record_kind_has_its_heading(tmp_path: Path) -> None:
     meta = "task_metadata.json"
     assert got[(meta, "files_in_context")] == {"set_aside"}
     assert got[(meta, "model_usage")] == {"duplicate"}
-    assert got[(meta, "environment_history")] == {"set_aside"}
+    assert got[(meta, "environment_history")] == {"metadata"}  # read for the Cline version
+    trace = json.loads(next((tmp_path / "out").rglob("trace.json")).read_text("utf-8"))
+    assert trace["agent_config"]["agent_version"] == "3.51.0"
 
 
 def test_token_usage_from_the_ui_when_the_api_history_has_no_metrics(tmp_path: Path) -> None:

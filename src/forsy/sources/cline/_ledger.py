@@ -66,7 +66,7 @@ TOKENS_SEEN = ("token and cost counts of one API request (token usage is summed 
 META: dict[str, tuple[LedgerHeading, str]] = {
     "files_in_context": ("set_aside", "the files Cline tracked in the task's context (the calls that read and "
                          "edited them are steps)"),
-    "environment_history": ("set_aside", "the host, OS and Cline version of each run (not taken)"),
+    "environment_history": ("set_aside", "the host and OS of each run (no Cline version in it)"),
 }
 
 
@@ -172,8 +172,18 @@ def read_metadata(data: bytes, name: str, s: Session) -> None:
             else:
                 s.mark(ev.id, "set_aside", "models the API messages do not name (not taken: no message says "
                        "which model wrote it)")
+        elif key == "environment_history" and _cline_version(value):
+            s.meta.agent_version = _cline_version(value)
+            s.mark(ev.id, "metadata", "the Cline version (agent_version, the last run's); host and OS not taken")
         elif key in META:
             s.mark(ev.id, *META[key])
+
+
+def _cline_version(history: object) -> str | None:
+    """The Cline version of the task's last run (`environment_history[-1].cline_version`)."""
+    runs = [r for r in history if isinstance(r, dict)] if isinstance(history, list) else []
+    v = runs[-1].get("cline_version") if runs else None
+    return v if isinstance(v, str) and v.strip() else None
 
 
 def _members(text: str, start: int, dec: json.JSONDecoder) -> Iterator[tuple[str, int, int]]:
