@@ -393,6 +393,18 @@ def test_verify_compares_a_whole_text_record_with_its_text_as_written(tmp_path: 
         "step 1 input: value differs from the log at e1"]  # a pointer inside: never the whole line
 
 
+def test_verify_compares_a_whole_text_record_as_written_in_any_field(tmp_path: Path) -> None:
+    """Not only inputs (which also compare as JSON): an output `1e3` reads as 1000.0 and a list
+    holds no text blocks, so only the line as written agrees; a span is a slice of that line."""
+    whole = {"origin": "copied", "evidence": [{"id": "e1", "pointer": ""}]}
+    assert _one(tmp_path, "1e3", whole, "output", b"1e3").problems == []
+    assert _one(tmp_path, "[1,  2]", whole, "output", b"[1,  2]").problems == []
+    assert _one(tmp_path, "[1,  3]", whole, "output", b"[1,  2]").problems == [
+        "step 1 output: value differs from the log at e1"]
+    span = {**whole, "rule": "C-span"}
+    assert _one(tmp_path, "[1, ", span, "input", b"[1,  2]").problems == []  # "[1,2]" parsed holds no "[1, "
+
+
 def test_verify_reads_a_record_that_is_not_json_as_text(tmp_path: Path) -> None:
     rep = _one(tmp_path, "echo hi", _copied("e1", ""), "input", b"echo hi")
     assert (rep.problems, rep.checked) == ([], 1)
