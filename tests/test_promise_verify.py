@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -513,6 +514,21 @@ def test_sources_search_every_root_in_order(tmp_path: Path) -> None:
     assert Sources([tmp_path / "r1", tmp_path / "r2"], {}).bytes_of("a.log") == b"second"
     (tmp_path / "r1" / "a.log").write_bytes(b"first")
     assert Sources([tmp_path / "r1", tmp_path / "r2"], {}).bytes_of("a.log") == b"first"
+
+
+def test_sources_read_a_scheme_name_back_through_its_source(tmp_path: Path) -> None:
+    """`atuin:<db>#<row>` is no file name: the shell source reads that row of the database
+    under the roots (the row as JSON), and an unknown row or database is missing."""
+    con = sqlite3.connect(tmp_path / "history.db")
+    con.execute("CREATE TABLE history (id TEXT, command TEXT, exit INTEGER)")
+    con.execute("INSERT INTO history VALUES ('r1', 'ls -la', 0), ('r2', 'make', 2)")
+    con.commit()
+    con.close()
+    src = Sources([tmp_path / "elsewhere", tmp_path], {})
+    data = src.bytes_of("atuin:history.db#r2")
+    assert data is not None and json.loads(data) == {"id": "r2", "command": "make", "exit": 2}
+    assert src.bytes_of("atuin:history.db#r9") is None
+    assert src.bytes_of("atuin:other.db#r1") is None
 
 
 def test_a_redacted_source_name_is_found_by_its_hash_only(tmp_path: Path) -> None:
