@@ -219,8 +219,9 @@ def test_a_destination_filled_during_the_write_is_refused_even_if_tidying_fails(
     (dest / "notes.md").write_text("mine")
     tmp.mkdir()
     (tmp / "trace.json").write_text("{}")
-    with pytest.raises(OutputError, match="destination changed while the trace was written"):
+    with pytest.raises(OutputError) as e:
         F._swap_into_place(tmp, dest)
+    assert e.value.message == "destination changed while the trace was written; refusing to replace it"
     assert _tree(dest) == {"notes.md": b"mine"}
     assert removal_fails == [".t.forsy-tmp-1"]
 
@@ -516,6 +517,19 @@ def test_two_sessions_with_one_short_name_get_two_folders(tmp_path: Path) -> Non
     assert Path(w1).name == "claude-code-proj-2026-01-01-abcdefgh"
     assert Path(w2).name == "claude-code-proj-2026-01-01-abcdefgh-2222"
     assert sink.write(a1, s1) == w1  # the same trace again: its own folder
+
+
+def test_a_taken_name_grows_to_the_whole_session_id_then_the_trace_id(tmp_path: Path) -> None:
+    """The three names tried, in order: the short id (8 characters), the whole id (cut at 64
+    characters), then that plus the trace id's first 12 hex digits."""
+    digits = "0123456789" * 6
+    a, s = _trace(tmp_path, sid="abcdefghij" + digits)  # 70 characters
+    assert a.trace.trace_id.startswith("forsy_")
+    head = "claude-code-proj-2026-01-01-"
+    whole = head + "abcdefghij" + digits[:54]
+    assert FolderSink(tmp_path / "out", parent=True).candidates(a, s) == [
+        tmp_path / "out" / (head + "abcdefgh"), tmp_path / "out" / whole,
+        tmp_path / "out" / f"{whole}-{a.trace.trace_id[len('forsy_'):][:12]}"]
 
 
 def test_a_folder_of_another_trace_on_disk_is_not_reused(tmp_path: Path) -> None:
