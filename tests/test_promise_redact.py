@@ -6,6 +6,7 @@ sensitive kind. The real engine's rules are tested in test_redact.py."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -13,14 +14,17 @@ import pytest
 from forsy.errors import RedactionError
 from forsy.redact import EngineHit, Redactor
 from forsy.redact import _redactor as R
+from forsy.redact._anchors import Anchors
 from forsy.redact._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Hit
+from forsy.redact._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE
 from forsy.redact._merge import narrowest, resolve
 
 SECRET = b"SECRETTOKEN123"
 
 
 class Scripted:
-    """Finds SECRET (rule `fake.token`) and `KEYDATA` (rule `fake.private-key`); records each scan."""
+    """Finds SECRET (rule `fake.token`), `KEYDATA` (`fake.private-key`), `PEMDATA`
+    (`fake.ssh_private_key`) and `BOUNDTOKEN42` at a word start (`fake.bound`); records each scan."""
 
     name = "scripted"
     reports_anchors = False
@@ -34,11 +38,15 @@ class Scripted:
         if self.fail_on is not None and self.fail_on in data:
             raise RuntimeError("engine crashed")
         out = []
-        for needle, rule in ((SECRET, "fake.token"), (b"KEYDATA", "fake.private-key")):
+        for needle, rule in ((SECRET, "fake.token"), (b"KEYDATA", "fake.private-key"),
+                             (b"PEMDATA", "fake.ssh_private_key")):
             i = data.find(needle)
             while i >= 0:
                 out.append(EngineHit(rule, i, i + len(needle)))
                 i = data.find(needle, i + 1)
+        # like the real engine, BOUNDTOKEN42 only where a word starts (so "\\n" hides it)
+        for m in re.finditer(rb"(?<![A-Za-z0-9])BOUNDTOKEN42", data):
+            out.append(EngineHit("fake.bound", m.start(), m.end()))
         if b"EMPTYHIT" in data:
             i = data.find(b"EMPTYHIT")
             out.append(EngineHit("fake.empty", i, i))
@@ -352,3 +360,271 @@ def test_a_hit_over_two_placeholders_holds_both() -> None:
     text = "[CREDENTIAL_1] x [CREDENTIAL_2] abcdef"
     assert resolve(text, [Hit(0, 38, CREDENTIAL, "c")]) == [Hit(0, 38, CREDENTIAL, "c")]
     assert resolve(text, [Hit(5, 36, CREDENTIAL, "c")]) == [Hit(0, 36, CREDENTIAL, "c")]
+
+
+class Anchoring(Scripted):
+    """Scripted, and reports anchors as kingfisher does: token prefixes (`unzip `, `zip `, `ghp_`,
+    leftmost, never overlapping) and where a NANP phone number starts, unless told not to."""
+
+    reports_anchors = True
+
+    def __init__(self, *, tokens: bool = True, phones: bool = True) -> None:
+        super().__init__()
+        self.tokens, self.phones = tokens, phones
+
+    def scan(self, data: bytes) -> Sequence[EngineHit]:
+        out = list(super().scan(data))
+        if self.tokens:
+            out += [EngineHit(ANCHOR_RULE, m.start(), m.end()) for m in re.finditer(rb"unzip |zip |ghp_", data)]
+        if self.phones:
+            out += [EngineHit(PHONE_ANCHOR_RULE, m.start(), m.end()) for m in re.finditer(rb"\d{3}-\d{3}-\d{4}", data)]
+        return out
+
+
+# ------------------------------------------------------------------ decoded views, escapes, anchors
+def test_a_password_with_json_escapes_is_read_in_the_decoded_view() -> None:
+    red, _ = _red()
+    # the raw text's url-password rule cannot read `pa\u0073sWord99`; the JSON view reads passWord99
+    text = "SECRETTOKEN123 postgres://bob:pa\\u0073sWord99@db/x"
+    assert red.redact(text) == "[CREDENTIAL_1] postgres://bob:[CREDENTIAL_2]@db/x"
+    assert red.report()["by_rule"] == {"kingfisher:fake.token": 1, "url-password": 1}
+    assert red.redact("postgres://bob:passWord99@db/y") == "postgres://bob:[CREDENTIAL_2]@db/y"
+
+
+def test_a_url_encoded_secret_beside_a_raw_one_masks_both() -> None:
+    red, _ = _red()
+    assert red.redact("SECRETTOKEN123\nhttps://x.io/?q=SECRET%54OKEN123") == \
+        "[CREDENTIAL_1]\nhttps://x.io/?q=[CREDENTIAL_1]"
+    assert red.report()["by_rule"] == {"kingfisher:fake.token": 2}
+
+
+def test_an_escaped_newline_before_a_token_is_a_word_boundary_for_the_engine() -> None:
+    red, engine = _red()
+    assert red.redact("xBOUNDTOKEN42") == "xBOUNDTOKEN42"  # the double really wants a word start
+    assert red.redact('echo "a\\nBOUNDTOKEN42"') == 'echo "a\\n[CREDENTIAL_1]"'
+    assert engine.scans[-1] == b'echo "a\n BOUNDTOKEN42"'  # same length: offsets stay raw offsets
+
+
+def test_a_private_key_rule_spelt_with_an_underscore_gives_a_private_key_placeholder() -> None:
+    red, _ = _red()
+    assert red.redact("key PEMDATA end") == "key [PRIVATE_KEY_1] end"
+
+
+def test_a_decoded_views_anchors_are_what_a_search_finds() -> None:
+    red = Redactor(engine=Anchoring())
+    engine = red._engine
+    assert isinstance(engine, Anchoring)
+    # "é" is two bytes: the engine's byte offsets become char offsets; "zip " inside "unzip "
+    # is not reported by the engine (its matches never overlap) and is still an anchor
+    text = "é unzip a.zip ghp_x1 zip Bearer"
+    anchors = red._view_anchors(text)
+    assert engine.scans == [text.encode()]
+    expected = {"zip ": [4, 10, 21], "unzip ": [2], "ghp_": [14], "Bearer": [25]}
+    for literal, at in expected.items():
+        assert anchors.find([literal]) == at == Anchors(text).find([literal]), literal
+    assert anchors.find(["bearer"], ignore_case=True) == [25]  # any-case literals: searched, mixed case too
+
+
+def test_a_short_view_or_an_engine_without_anchors_searches_every_literal() -> None:
+    red = Redactor(engine=Anchoring())
+    engine = red._engine
+    assert isinstance(engine, Anchoring)
+    assert red._view_anchors("é ghp_x").find(["ghp_"]) == [2]  # 7 chars: not sent to the engine
+    assert engine.scans == []
+    assert red._view_anchors("é ghp_xy").find(["ghp_"]) == [2]
+    assert engine.scans == ["é ghp_xy".encode()]
+    plain, scripted = _red()
+    assert plain._view_anchors("é ghp_xyz").find(["ghp_"]) == [2]
+    assert scripted.scans == []
+
+
+def test_an_anchor_engines_token_and_phone_positions_are_used() -> None:
+    red = Redactor(engine=Anchoring())
+    token = "ghp_" + "A1b2" * 9
+    assert red.redact(f"call 415-555-0100 or {token}") == "call [PHONE_1] or [CREDENTIAL_1]"
+    assert red.report()["by_rule"] == {"github-token": 1, "phone": 1}
+
+
+def test_with_an_anchor_engine_the_rules_look_only_where_the_engine_points() -> None:
+    # the engine answers for token prefixes and phone starts in its one pass: the rules do not
+    # search them again, so what it does not point at is not looked at
+    quiet = Redactor(engine=Anchoring(tokens=False, phones=False))
+    token = "ghp_" + "A1b2" * 9
+    assert quiet.redact(f"call 415-555-0100 or {token}") == f"call 415-555-0100 or {token}"
+    assert quiet.redact(f"SECRETTOKEN123 415-555-0100 {token}") == f"[CREDENTIAL_1] 415-555-0100 {token}"
+    # an engine that reports no anchors at all: forsy searches them itself
+    plain, _ = _red()
+    assert plain.redact(f"call 415-555-0100 or {token}") == "call [PHONE_1] or [CREDENTIAL_1]"
+
+
+# ------------------------------------------------------------------ counting, placeholders, fields
+def test_every_documentation_placeholder_is_counted_and_hits_after_it_are_masked() -> None:
+    red, _ = _red()
+    hits = [Hit(0, 4, PLACEHOLDER, "p"), Hit(5, 9, PLACEHOLDER, "p"), Hit(10, 24, CREDENTIAL, "c")]
+    assert red._apply("your your SECRETTOKEN123", hits) == "your your [CREDENTIAL_1]"
+    assert red.report()["placeholders"] == 2
+    assert red.report()["by_kind"] == {"CREDENTIAL": 1}
+
+
+def test_an_email_in_another_case_is_the_same_placeholder() -> None:
+    red, _ = _red()
+    assert red.redact("Bob@AcmeCorp.io wrote to bob@acmecorp.io") == "[EMAIL_1] wrote to [EMAIL_1]"
+
+
+def test_a_secret_field_with_a_lone_surrogate_is_still_masked() -> None:
+    red, _ = _red()
+    assert red.redact_value({"password": "ab\ud800cdefgh99"}) == {"password": "[CREDENTIAL_1]"}
+
+
+def test_the_placeholder_mapping_is_salted_per_redactor() -> None:
+    # keys are keyed hashes, never a plain hash of a secret someone could look up
+    one, _ = _red()
+    two, _ = _red()
+    one.redact("SECRETTOKEN123")
+    two.redact("SECRETTOKEN123")
+    assert len(one._placeholders) == len(two._placeholders) == 1
+    assert one._placeholders.keys() != two._placeholders.keys()
+
+
+def test_every_secret_field_is_counted_and_each_value_has_its_placeholder() -> None:
+    red, _ = _red()
+    value = {"x": "SECRETTOKEN123", "password": "hunter2 is long", "secret": "hunter2 too long"}
+    assert red.redact_value(value) == {"x": "[CREDENTIAL_1]", "password": "[CREDENTIAL_2]",
+                                       "secret": "[CREDENTIAL_3]"}
+    assert red.report()["by_kind"] == {"CREDENTIAL": 3}
+    assert red.report()["by_rule"] == {"kingfisher:fake.token": 1, "secret-field": 2}
+
+
+def test_two_keys_equal_once_redacted_name_the_error_exactly() -> None:
+    red, _ = _red()
+    with pytest.raises(RedactionError, match="^two keys of one object are equal once redacted$"):
+        red.redact_value({"[CREDENTIAL_1]": 1, "SECRETTOKEN123": 2})
+
+
+def test_an_unscannable_cookie_header_is_replaced_whole() -> None:
+    red, _ = _red(fail_on=b"BOOM")
+    assert red.redact_value({"Cookie": "id=BOOM"}) == {"Cookie": "[UNSCANNABLE_TEXT]"}
+
+
+@pytest.mark.xfail(strict=True, reason="_rebuild_field calls _fail a second time for a cookie that failed to scan")
+def test_an_unscannable_cookie_header_is_counted_once() -> None:
+    red, _ = _red(fail_on=b"BOOM")
+    red.redact_value({"Cookie": "id=BOOM"})
+    assert red.report()["unscannable"] == 1
+
+
+@pytest.mark.parametrize(("key", "value", "cookie"), [
+    ("Cookie", "a=b", True), ("cookie", "a=b", True), ("COOKIE", "a=b", True), ("Set-Cookie", "a=b", True),
+    ("set-cookie", "a=b", True), ("cookies", "a=b", False), ("Cookie", 1, False), ("Cook1e", "a=b", False),
+])
+def test_cookie_fields(key: str, value: object, cookie: bool) -> None:
+    assert R._is_cookie_field(key, value) is cookie
+
+
+def test_the_owners_names_are_matched_in_their_case_and_counted_by_rule() -> None:
+    red, _ = _red(user_names={"alice"}, extra_person_names={"Bob Smith"})
+    assert red.redact("alice Alice BOB SMITH") == "[PATH_USER_1] Alice [PERSON_1]"
+    assert red.report()["by_rule"] == {"person-name": 1, "user-name": 1}
+
+
+def test_scan_reports_the_hits_not_the_documentation_placeholders() -> None:
+    red, _ = _red()
+    assert red.scan("a SECRETTOKEN123") == [Hit(2, 16, CREDENTIAL, "kingfisher:fake.token")]
+    assert red.scan("postgres://u:your_password@db") == []
+
+
+# ------------------------------------------------------------------ batches, chunks (more)
+def test_many_batches_each_keep_their_results() -> None:
+    red, _ = _red()
+    big = "a" * R.BATCH_CHARS
+    assert red.redact_many([big, "x SECRETTOKEN123"]) == [big, "x [CREDENTIAL_1]"]
+    bad, _ = _red(fail_on=b"BOOM")
+    assert bad.redact_many([big, "BOOM goes it", "x SECRETTOKEN123"]) == [big, "[UNSCANNABLE_TEXT]", "x [CREDENTIAL_1]"]
+
+
+def test_two_texts_are_scanned_once_together() -> None:
+    red, engine = _red()
+    assert red.redact_many(["one SECRETTOKEN123", "two"]) == ["one [CREDENTIAL_1]", "two"]
+    assert engine.scans == [R.SEPARATOR.join(["one SECRETTOKEN123", "two"]).encode()]
+
+
+def test_a_new_batch_starts_empty() -> None:
+    sep, b = len(R.SEPARATOR), R.BATCH_CHARS
+    # the second batch holds exactly BATCH_CHARS: b - sep - 10 + sep + 10
+    assert [len(x) for x in R.batches(["a" * (b - sep), "b" * (b - sep - 10), "c" * 10])] == [1, 2]
+
+
+def test_secrets_in_two_chunks_are_both_masked_and_counted() -> None:
+    red, _ = _red()
+    text = "SECRETTOKEN123 " + "x" * R.CHUNK + " SECRETTOKEN123"
+    assert red.redact(text) == "[CREDENTIAL_1] " + "x" * R.CHUNK + " [CREDENTIAL_1]"
+    assert red.report()["by_rule"] == {"kingfisher:fake.token": 2}
+
+
+def test_a_chunk_is_cut_after_the_last_newline_before_its_end_never_after_it() -> None:
+    n = R.CHUNK
+    two = "x" * (n - 200) + "\n" + "x" * 99 + "\n" + "y" * 300
+    assert [o for o, _ in R.chunks(two)] == [0, n - 99 - R.OVERLAP]
+    late = "z" * (n + 10) + "\n" + "z" * 5
+    assert [(o, len(t)) for o, t in R.chunks(late)] == [(0, n), (n - R.OVERLAP, 16 + R.OVERLAP)]
+
+
+def test_normalised_values() -> None:
+    assert R.normalise(PERSON, " Bob  Smith ") == "bob smith"
+    assert R.normalise(PHONE, "(415) 555-0100") == "4155550100"
+
+
+# ------------------------------------------------------------------ merging (more)
+def test_of_two_stand_ins_from_one_start_the_longer_names_the_rule() -> None:
+    text = "postgres://u:your_password@db and KEY"
+    long, short = Hit(13, 26, PLACEHOLDER, "url-password"), Hit(13, 20, PLACEHOLDER, "shell-default")
+    assert resolve(text, [short, long]) == [long]
+
+
+def test_a_stand_in_right_before_a_masked_span_is_still_reported() -> None:
+    text = "postgres://u:your_password@db and KEY"
+    stand_in, masked = Hit(13, 26, PLACEHOLDER, "url-password"), Hit(26, 29, CREDENTIAL, "other")
+    assert resolve(text, [masked, stand_in]) == [stand_in, masked]
+
+
+def test_only_an_exact_rules_credential_makes_an_engine_span_give_way() -> None:
+    text = "postgres://u:pw123456@db/x and more"
+    engine = Hit(0, 26, CREDENTIAL, "kingfisher:postgres")
+    other = Hit(13, 21, CREDENTIAL, "assignment")  # a credential of another rule is no exact secret
+    assert narrowest(text, [engine, other]) == [engine, other]
+
+
+def test_only_a_uri_placeholder_makes_an_engine_span_over_a_uri_give_way() -> None:
+    text = "postgres://u:your_password@db and KEY"
+    engine = Hit(0, 29, CREDENTIAL, "kingfisher:postgres")
+    for other in (Hit(13, 26, CREDENTIAL, "shell-default"), Hit(13, 26, PLACEHOLDER, "assignment")):
+        assert narrowest(text, [engine, other]) == [engine, other]
+
+
+def test_an_exact_span_is_inside_an_engine_span_only_when_wholly_inside() -> None:
+    text = "x" * 40
+    engine = Hit(0, 20, CREDENTIAL, "kingfisher:wide")
+    # neither is inside (one starts before, both end after): the engine span stays
+    outside = [Hit(2, 30, CREDENTIAL, "url-password"), Hit(10, 24, CREDENTIAL, "url-password")]
+    assert narrowest(text, [engine, *outside]) == [engine, *outside]
+    # one outside, then one inside: every exact span is looked at
+    mixed = [Hit(2, 30, CREDENTIAL, "url-password"), Hit(5, 12, CREDENTIAL, "url-password")]
+    assert narrowest(text, [engine, *mixed]) == mixed
+    # starting where the engine span starts is inside
+    same_start = Hit(0, 8, CREDENTIAL, "curl-user")
+    assert narrowest(text, [engine, same_start]) == [same_start]
+
+
+def test_a_placeholder_just_before_a_hit_does_not_widen_it() -> None:
+    text = "[CREDENTIAL_1]abcdefgh[EMAIL_1]xx"
+    assert resolve(text, [Hit(14, 25, CREDENTIAL, "c")]) == [Hit(14, 31, CREDENTIAL, "c")]
+
+
+def test_the_text_between_placeholders_adds_up() -> None:
+    # 3 + 2 alphanumerics around two placeholders: 5 >= 4, a secret
+    assert resolve("abc[EMAIL_1]de[EMAIL_2]", [Hit(0, 23, CREDENTIAL, "c")]) == [Hit(0, 23, CREDENTIAL, "c")]
+    # a hit from a placeholder's first char with 3 more: not a secret
+    assert resolve("[CREDENTIAL_1]abc", [Hit(0, 17, CREDENTIAL, "c")]) == []
+    # three placeholders, one letter between each: 2, not a secret (none of them is skipped)
+    text = "[EMAIL_1]a[EMAIL_2]b[EMAIL_3]"
+    assert resolve(text, [Hit(0, len(text), CREDENTIAL, "c")]) == []
