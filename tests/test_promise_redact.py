@@ -249,6 +249,10 @@ def test_valid_text_replaces_lone_surrogates_only() -> None:
 @pytest.mark.parametrize(("key", "value", "secret"), [
     ("password", "hunter2 is long", True), ("password", 1234, True), ("password", 1.5, True),
     ("password", True, False), ("name", "hunter2", False), ("token_count", 5, False),
+    # a JSON field's value is a literal (quoted), so a snake_case one is a value, not a variable
+    ("password", "hunter_two", True),
+    # a tier-2 name ("api_key") takes only a random-looking value
+    ("api_key", "Zq9xW2vB7kL4", False),
 ])
 def test_secret_fields(key: str, value: object, secret: bool) -> None:
     assert R.is_secret_field(key, value) is secret
@@ -567,6 +571,8 @@ def test_a_chunk_is_cut_after_the_last_newline_before_its_end_never_after_it() -
     assert [o for o, _ in R.chunks(two)] == [0, n - 99 - R.OVERLAP]
     late = "z" * (n + 10) + "\n" + "z" * 5
     assert [(o, len(t)) for o, t in R.chunks(late)] == [(0, n), (n - R.OVERLAP, 16 + R.OVERLAP)]
+    early = "a\n" + "z" * (n + 10)  # a newline before the overlap window is not a cut
+    assert [(o, len(t)) for o, t in R.chunks(early)] == [(0, n), (n - R.OVERLAP, 12 + R.OVERLAP)]
 
 
 def test_normalised_values() -> None:
