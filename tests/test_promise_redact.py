@@ -634,3 +634,21 @@ def test_the_text_between_placeholders_adds_up() -> None:
     # three placeholders, one letter between each: 2, not a secret (none of them is skipped)
     text = "[EMAIL_1]a[EMAIL_2]b[EMAIL_3]"
     assert resolve(text, [Hit(0, len(text), CREDENTIAL, "c")]) == []
+
+
+# ------------------------------------------------------------------ found by the mutation run: leaks
+# Python's json.dumps writes "é" as \u00e9: a secret whose value starts with (or, after mysql's -p,
+# holds) an escape is not read in the JSON-unescaped view, because no rule asks for it there.
+@pytest.mark.xfail(strict=True, reason="_value_after returns before asking for the JSON view when the value starts "
+                                       "with an escape (rules.py)")
+def test_a_password_value_starting_with_a_json_escape_is_masked() -> None:
+    red, _ = _red()
+    assert red.redact('{"cmd": "export DB_PASSWORD=\\u00e9clairPw2024"}') == \
+        '{"cmd": "export DB_PASSWORD=[CREDENTIAL_1]"}'
+
+
+@pytest.mark.xfail(strict=True, reason="mysql's -p value stops at an escape and does not ask for the JSON view "
+                                       "(cmdline.py): the rest of the password is left in clear")
+def test_a_mysql_password_holding_a_json_escape_is_masked_whole() -> None:
+    red, _ = _red()
+    assert red.redact('{"cmd": "mysql -u root -pS3cr\\u00e9tPw9 db"}') == '{"cmd": "mysql -u root -p[CREDENTIAL_1] db"}'
