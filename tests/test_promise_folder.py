@@ -4,6 +4,8 @@ not write is refused with a message naming it; folder names are the hand-compute
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import hashlib
 import json
@@ -281,6 +283,28 @@ def test_rename_exchange_swaps_two_folders(tmp_path: Path) -> None:
     assert F._exchange(tmp_path / "a", tmp_path / "b") is True
     assert os.listdir(tmp_path / "a") == ["y"] and os.listdir(tmp_path / "b") == ["x"]
     assert F._exchange(tmp_path / "a", tmp_path / "missing") is False
+
+
+@pytest.mark.parametrize("missing", ["libc", "renameat2"])
+def test_without_renameat2_the_exchange_is_unsupported_and_two_renames_replace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
+    """No libc found, or one without renameat2 (not Linux, old glibc): the exchange says so
+    (never claims a swap it did not make) and the two-rename path writes the new folder."""
+    a, _ = _trace(tmp_path)
+    dest = tmp_path / "t"
+    write_folder(a, dest)
+    if missing == "libc":
+        monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    else:
+        def no_renameat2(name: str, use_errno: bool = False) -> object:
+            raise AttributeError("renameat2")
+        monkeypatch.setattr(ctypes, "CDLL", no_renameat2)
+    (tmp_path / "x").mkdir()
+    assert F._exchange(tmp_path / "x", dest) is False
+    assert sorted(os.listdir(dest)) == ["README.md", "manifest.json", "provenance.json", "trace.json"]
+    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    write_folder(a2, dest)
+    assert b"Now list the tests" in (dest / "trace.json").read_bytes()
 
 
 def test_a_destination_filled_during_the_write_is_swapped_back_untouched(tmp_path: Path) -> None:
@@ -562,6 +586,16 @@ def test_a_run_never_writes_two_traces_into_one_folder(tmp_path: Path) -> None:
                                           "folder; refusing to replace it") as e:
         sink.write(a2, s2)
     assert e.value.path == str(tmp_path / "one")
+
+
+def test_another_trace_is_named_by_its_first_source_only(tmp_path: Path) -> None:
+    (tmp_path / "trace.json").write_bytes(b"{}")
+    (tmp_path / "manifest.json").write_text(json.dumps({
+        "generator": {"name": "forsy"}, "files": {"trace.json": hashlib.sha256(b"{}").hexdigest()},
+        "source_kind": "codex", "session_id": "s9", "sources": [{"path": "r.jsonl"}, {"path": "sub.jsonl"}]}))
+    with pytest.raises(OutputError) as e:
+        check_destination(tmp_path, "codex", "other", [])
+    assert e.value.message == "destination holds another trace (session s9 from r.jsonl); refusing to replace it"
 
 
 def test_another_trace_without_sources_is_named_as_from_unknown(tmp_path: Path) -> None:
