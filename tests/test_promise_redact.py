@@ -647,8 +647,8 @@ def test_a_password_value_starting_with_a_json_escape_is_masked() -> None:
         '{"cmd": "export DB_PASSWORD=[CREDENTIAL_1]"}'
 
 
-@pytest.mark.xfail(strict=True, reason="mysql's -p value stops at an escape and does not ask for the JSON view "
-                                       "(cmdline.py): the rest of the password is left in clear")
+@pytest.mark.xfail(strict=True, reason="the mysql-password rule's value (_tokens.py) stops at a backslash and the "
+                                       "rule is not run on the JSON view: the rest of the password is left in clear")
 def test_a_mysql_password_holding_a_json_escape_is_masked_whole() -> None:
     red, _ = _red()
     assert red.redact('{"cmd": "mysql -u root -pS3cr\\u00e9tPw9 db"}') == '{"cmd": "mysql -u root -p[CREDENTIAL_1] db"}'
