@@ -556,6 +556,16 @@ def test_a_taken_name_grows_to_the_whole_session_id_then_the_trace_id(tmp_path: 
         tmp_path / "out" / f"{whole}-{a.trace.trace_id[len('forsy_'):][:12]}"]
 
 
+def test_the_longer_name_grows_the_session_id_part_not_an_earlier_match(tmp_path: Path) -> None:
+    """A session id whose first 8 characters also occur earlier in the name (here in the date)
+    grows in its own place: the longer name is built with the whole id, not by replacing the
+    first match of the short one."""
+    a, s = _trace(tmp_path, sid="2026-01-xyz")
+    head = "claude-code-proj-2026-01-01-"
+    short, longer, _ = FolderSink(tmp_path / "out", parent=True).candidates(a, s)
+    assert (short.name, longer.name) == (head + "2026-01", head + "2026-01-xyz")
+
+
 def test_a_folder_of_another_trace_on_disk_is_not_reused(tmp_path: Path) -> None:
     a1, s1 = _trace(tmp_path, sid="abcdefgh-1111")
     a2, s2 = _trace(tmp_path, sid="abcdefgh-2222")

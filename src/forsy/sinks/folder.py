@@ -137,21 +137,21 @@ def _name_part(text: str, limit: int = 32) -> str:
     return _NAME_PART.sub("-", text).strip("-.")[:limit].strip("-.")
 
 
-def trace_name(session: Session, started_at: str | None = None) -> str:
+def trace_name(session: Session, started_at: str | None = None, id_len: int = 8) -> str:
     """A trace folder's name, for a person to find it: agent, project, date, short session
-    id, and the file's name when it is not the session id (a resumed or forked session's
-    files share one id, and each is its own trace)."""
-    parts = [session.meta.agent or session.source_kind]
+    id (`id_len` characters of it), and the file's name when it is not the session id (a
+    resumed or forked session's files share one id, and each is its own trace)."""
+    parts = [_name_part(session.meta.agent or session.source_kind)]
     if session.meta.cwd:
-        parts.append(PurePath(session.meta.cwd.replace("\\", "/")).name)
+        parts.append(_name_part(PurePath(session.meta.cwd.replace("\\", "/")).name))
     if started_at and _DATE.match(started_at):
-        parts.append(started_at[:10])
-    parts.append(_name_part(session.session_id, 8))
+        parts.append(_name_part(started_at[:10]))
+    parts.append(_name_part(session.session_id, id_len))
     if session.files:
         stem = PurePath(session.files[0].path).name.split(".jsonl")[0]
         if session.session_id not in stem and stem not in session.session_id:
-            parts.append(stem)
-    return "-".join(p for p in (_name_part(x) for x in parts) if p) or "trace"
+            parts.append(_name_part(stem))
+    return "-".join(p for p in parts if p) or "trace"
 
 
 class FolderSink:
@@ -176,8 +176,7 @@ class FolderSink:
         if not self.parent:
             return [self.out]
         short = trace_name(session, a.trace.started_at)
-        sid = _name_part(session.session_id, 64)
-        longer = short.replace(_name_part(session.session_id, 8), sid, 1) if sid else short
+        longer = trace_name(session, a.trace.started_at, id_len=64)  # the whole session id
         return list(dict.fromkeys([self.out / short, self.out / longer,
                                    self.out / f"{longer}-{a.trace.trace_id.removeprefix('forsy_')[:12]}"]))
 
