@@ -289,7 +289,10 @@ class Redactor:
         if isinstance(key, str) and is_secret_field(key, value):
             return self._mask_field(str(value))
         if _is_cookie_field(key, value):
-            redacted = self._apply(*next(found))
+            text, hits = next(found)
+            if hits is None:
+                return self._fail()  # unscannable: replaced whole, counted once
+            redacted = self._apply(text, hits)
             # the prefix holds nothing to mask, so it is still there
             return redacted[len(COOKIE_PREFIX) :] if redacted.startswith(COOKIE_PREFIX) else self._fail()
         return self._rebuild(value, found)

@@ -52,7 +52,9 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
     _rx("mysql-password",
         r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
-        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>[^\s'\"\\;&|<>()`]{1,200})(?P=q)", ("mysql", "mariadb"),
+        # a JSON \uXXXX escape (how json.dumps writes a non-ASCII character) is part of the value
+        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>(?:[^\s'\"\\;&|<>()`]|\\u[0-9a-fA-F]{4}){1,200})(?P=q)",
+        ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
     # (no `%`, `(`, `)` in the user: `date -u +%H:%M)` is a format, not user:password)
     _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@%()]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",

@@ -209,6 +209,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         sep_re = _ENV_SEPARATOR if name.isupper() else _SEPARATOR
     sep = sep_re.match(text, pos)
     if sep is None:
+        if text.startswith("\\u", pos):  # `password\u003d…`: an escaped separator, read decoded
+            anchors.want_json_view = True
         return None
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
@@ -234,6 +236,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     # (a trailing one is not: stripped below)
     bare = (_ENV_BARE if env_style and sep.group("sep") == "=" else _BARE).match(text, vstart)
     if bare is None:
+        if text.startswith("\\", vstart):  # a value that starts with an escape (`\u00e9clair`): read decoded
+            anchors.want_json_view = True
         return None
     stop = bare.end()
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
