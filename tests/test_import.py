@@ -79,7 +79,7 @@ def test_round_trip_keeps_what_the_format_carries(fmt: str, traced: list[Bundle]
         if any(st.action == "user_message" for st in b.trace.steps):
             assert again.task == b.trace.task  # else the task names the source kind, which differs
         checked += 1
-    assert checked >= 8
+    assert checked >= (8 if SHARED.is_dir() else 4)  # the sample logs alone give 4 traces openai can hold
 
 
 def test_round_trip_of_the_upload_json(traced: list[Bundle], tmp_path: Path) -> None:  # noqa: F811

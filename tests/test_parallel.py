@@ -249,7 +249,8 @@ def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, serial_stor
     assert sorted(r1) == sorted(r2)
     for table in r1:
         assert r1[table] == r2[table], table  # drafts, traces, their stored files, file states, errors, in order
-    assert len(r1["drafts"]) >= 6 and len(r1["trace_files"]) > len(r1["drafts"])
+    # the samples alone give 5 drafts (the demo session's copy is the same trace: stored once)
+    assert len(r1["drafts"]) >= (6 if REAL_LOGS.is_dir() else 5) and len(r1["trace_files"]) > len(r1["drafts"])
     assert one.exit_code == two.exit_code == ExitCode.PARTIAL
     assert (vars(one.counts), one.failures, one.waiting, one.warnings) == \
            (vars(two.counts), two.failures, two.waiting, two.warnings)

@@ -155,6 +155,7 @@ def test_browser_queue_filter_draft_evidence_edit(server: tuple[str, str, str], 
     expect(page.locator("td.task")).to_contain_text(SHOWN)  # the hostile text, shown as text
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / "draft.png"), full_page=True)
+    page.wait_for_load_state("load")  # the keys go to review.js (deferred): wait until it runs
     page.keyboard.press("j")  # keyboard: select the first step, open it
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"/s/1$"))
