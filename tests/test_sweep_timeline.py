@@ -5,8 +5,6 @@ the sweep docs promise it, and a sweep that dropped them would lose that evidenc
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,21 +12,7 @@ import pytest
 from forsy.pipeline import RetraceOptions, retrace
 from forsy.store import Store, TraceQuery, open_store
 from forsy.sweep import SweepOptions, sweep
-
-T0 = 1767261600  # 2026-01-01T10:00:00Z
-
-
-def _iso(sec: int) -> str:
-    return f"2026-01-01T10:{sec // 60:02d}:{sec % 60:02d}.000Z"
-
-
-def _git(repo: Path, *args: str, when: int | None = None) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.org",
-           "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.org",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{T0 + when} +0000"
-    subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True)
+from test_timeline_e2e import T0, git, iso  # the same world's helpers
 
 
 @pytest.fixture
@@ -37,15 +21,15 @@ def world(tmp_path: Path) -> dict[str, Path]:
     a repository with a commit made by hand in it."""
     repo = tmp_path / "proj"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     (repo / "a.txt").write_text("one\n")
-    _git(repo, "add", "a.txt")
-    _git(repo, "commit", "-q", "-m", "hand-made commit in the window", when=25)
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "hand-made commit in the window", when=25)
     recs = [
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "sw-1", "cwd": str(repo),
-         "timestamp": _iso(15), "message": {"role": "user", "content": "Look at the repo"}},
+         "timestamp": iso(15), "message": {"role": "user", "content": "Look at the repo"}},
         {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "sessionId": "sw-1", "cwd": str(repo),
-         "timestamp": _iso(40), "message": {"id": "m2", "role": "assistant",
+         "timestamp": iso(40), "message": {"id": "m2", "role": "assistant",
                                             "content": [{"type": "text", "text": "Looked."}]}},
     ]
     logs = tmp_path / "logs" / "claude" / "-proj"

@@ -199,6 +199,10 @@ class RetraceRun:
         return ExitCode.PARTIAL if self.results else self.failed[0].exit_code
 
 
+# a file under a named folder that looks like a log (its name) and that no source reads
+NOT_READ = "not a log format forsy reads"
+
+
 def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None) -> list[tuple[sources.Source, Path]]:
     """Every session file named by `paths` (files, session dirs, project dirs, folders of
     collected logs: `sources._walk`), with its source. `unread`, when given, gets what under a
@@ -426,10 +430,6 @@ def parallel_jobs(options: RetraceOptions, files: int, total_bytes: int) -> int:
     if jobs == 0:
         jobs = default_jobs() if total_bytes >= AUTO_PARALLEL_BYTES else 1
     return max(1, min(jobs, files))
-
-
-# a file under a named folder that looks like a log (its name) and that no source reads
-NOT_READ = "not a log format forsy reads"
 
 
 def retrace_one(path: str | Path, options: RetraceOptions | None = None, *, sink: Sink | None = None,

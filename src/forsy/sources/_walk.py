@@ -142,20 +142,20 @@ def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
     the wrong kind. A file another source sniffs as its own is left to that source (found
     by its discover, or a part of a session it found). One that nobody sniffs stays
     `src`'s: reading it says what is wrong with it (a damaged session fails loudly)."""
-    from . import read_head
-
-    try:
-        head = read_head(f)
-    except (OSError, InputError):
-        return True  # unreadable: reading it reports why
-    return src.sniff(f, head) or not any(o.sniff(f, head) for o in available if o is not src)
+    got = _sniffed_by(f, available)
+    return got is None or src in got or not got  # unreadable: reading it reports why
 
 
 def _recognised(p: Path, available: list[Source]) -> bool:
+    return bool(_sniffed_by(p, available))
+
+
+def _sniffed_by(p: Path, available: list[Source]) -> list[Source] | None:
+    """The sources that sniff `p` as their own; None when its head cannot be read."""
     from . import read_head
 
     try:
         head = read_head(p)
     except (OSError, InputError):
-        return False
-    return any(src.sniff(p, head) for src in available)
+        return None
+    return [src for src in available if src.sniff(p, head)]
