@@ -100,3 +100,43 @@ def test_html_page_opens_offline_and_runs_nothing(hostile: tuple[str, str], tmp_
         assert dialogs == []
         assert requests == [(tmp_path / "page.html").as_uri()]
         assert page.locator("img").count() == 0 and page.locator("script").count() == 0
+
+
+# ---------------------------------------------------------------- never overwriting what forsy did not write
+@pytest.mark.parametrize("name", ["notes.html", "notes.md"])
+def test_render_never_overwrites_a_page_it_did_not_write(hostile: tuple[str, str], tmp_path: Path,
+                                                         name: str) -> None:
+    url, tid = hostile
+    mine = tmp_path / name
+    mine.write_text("my own notes\n")
+    r = runner.invoke(app, ["render", tid, "-o", str(mine), "--store", url])
+    assert r.exit_code == 6, r.stderr  # an output error
+    assert f"{mine}: exists and was not written by forsy render; not overwritten" in r.stderr
+    assert mine.read_text() == "my own notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no work file left beside it
+
+
+@pytest.mark.parametrize("name", ["page.html", "page.md"])
+def test_render_replaces_its_own_page(hostile: tuple[str, str], tmp_path: Path, name: str) -> None:
+    url, tid = hostile
+    first = render(tmp_path, url, tid, name)
+    assert render(tmp_path, url, tid, name) == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_render_never_writes_through_a_symlink_it_did_not_make(hostile: tuple[str, str], tmp_path: Path) -> None:
+    url, tid = hostile
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep\n")
+    (tmp_path / "page.html").symlink_to(target)
+    r = runner.invoke(app, ["render", tid, "-o", str(tmp_path / "page.html"), "--store", url])
+    assert r.exit_code == 6 and "not overwritten" in r.stderr
+    assert target.read_text() == "keep\n" and (tmp_path / "page.html").is_symlink()
+
+
+def test_show_of_a_file_that_is_no_trace_names_that_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    r = runner.invoke(app, ["show", str(notes)])
+    assert r.exit_code == 2
+    assert f"{notes}: not a trace folder nor a trace's trace.json" in r.stderr

@@ -138,18 +138,13 @@ def render_cmd(
 ) -> None:
     """Write a trace as one self-contained page (HTML opens offline from file://, or Markdown)."""
     from .review.source import load
-    from .web.render import render_html, render_markdown
+    from .web.render import render_html, render_markdown, write_page
 
     suffix = output.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise InputError("the page is .html or .md", path=output)
-    if output.exists() and not output.is_file():
-        raise InputError("exists and is not a file", path=output)
     d = load(trace, _url(store), logs)
-    text = render_markdown(d) if suffix == ".md" else render_html(d)
-    tmp = output.with_name(f".{output.name}.forsy-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(output)
+    write_page(output, render_markdown(d) if suffix == ".md" else render_html(d))
     typer.echo(str(output))
 
 

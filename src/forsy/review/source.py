@@ -56,10 +56,15 @@ def _json(files: dict[str, bytes], name: str) -> Json:
     return doc if isinstance(doc, dict) else {}
 
 
+TRACE_FILES = ("trace.json", "provenance.json", "manifest.json")
+
+
 def from_folder(path: Path, logs: list[Path] | None = None) -> LoadedTrace:
-    folder = path.parent if path.is_file() else path
+    if not path.is_dir() and path.name not in TRACE_FILES:
+        raise InputError("not a trace folder nor a trace's trace.json", path=path)
+    folder = path if path.is_dir() else path.parent
     files: dict[str, bytes] = {}
-    for name in ("trace.json", "provenance.json", "manifest.json"):
+    for name in TRACE_FILES:
         p = folder / name
         if p.is_file():
             files[name] = p.read_bytes()

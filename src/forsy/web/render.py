@@ -3,13 +3,25 @@
 The HTML page carries its stylesheet inline and a Content-Security-Policy that allows
 nothing else (no script, no request, no font, no image), so it opens from file:// with the
 network off, and log text that slipped past escaping still could not run or fetch anything.
+
+Every page carries a mark (`HTML_MARK` in the head, `MD_MARK` as its first line) so that a
+second render may replace a page forsy wrote, and `write_page` refuses any other file: forsy
+never overwrites what it did not write.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from ..errors import OutputError
 from ..review.source import EvidenceReader, LoadedTrace
 from ..review.view import extras, header, rows, step_view
 from .pages import css, env
+
+HTML_MARK = '<meta name="generator" content="forsy render">'
+MD_MARK = "<!-- generator: forsy render -->"
+_HEAD = 4096  # the marks sit in the first bytes of a page
 
 
 def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
@@ -28,3 +40,33 @@ def render_html(d: LoadedTrace, *, evidence: bool = True) -> str:
 
 def render_markdown(d: LoadedTrace) -> str:
     return env().get_template("page.md").render(**_context(d, False))
+
+
+def rendered_by_forsy(path: Path) -> bool:
+    """Whether `path` is a page `forsy render` wrote (a symlink never is: replacing it would
+    write wherever it points)."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open("rb") as f:
+            head = f.read(_HEAD).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return head.startswith(MD_MARK) or (head.startswith("<!doctype html>") and HTML_MARK in head)
+
+
+def write_page(path: Path, text: str) -> None:
+    """Write a page whole (a work file renamed over it), never over a file forsy did not write."""
+    if path.exists() or path.is_symlink():
+        if path.is_dir():
+            raise OutputError("exists and is a folder, not a page", path=path)
+        if not rendered_by_forsy(path):
+            raise OutputError("exists and was not written by forsy render; not overwritten", path=path)
+    tmp = path.with_name(f".{path.name}.forsy-tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise OutputError(e.strerror or str(e), path=path) from None
+    finally:
+        tmp.unlink(missing_ok=True)
