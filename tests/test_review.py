@@ -225,3 +225,35 @@ def test_reviewer_from_the_config_file(tmp_path: Path) -> None:
     assert reviewer(env=env) == "Ada Lovelace <ada@acme-mail.io>"
     assert reviewer(env={**env, "FORSY_REVIEWER": "Bob <b@acme-mail.io>"}) == "Bob <b@acme-mail.io>"
     assert reviewer("Cy <c@acme-mail.io>", env=env) == "Cy <c@acme-mail.io>"
+
+
+@pytest.mark.parametrize("theirs", [b'{"id": 1, "text": "my dataset row"}\n', b"not json\n"])
+def test_export_never_overwrites_an_index_it_did_not_write(db: tuple[str, str], tmp_path: Path,
+                                                           theirs: bytes) -> None:
+    url, tid = db
+    assert cli("review", "approve", tid, "--store", url)[0] == 0
+    project = tmp_path / "my-project"
+    project.mkdir()
+    (project / "index.jsonl").write_bytes(theirs)
+    code, _, err = cli("review", "export", "-o", str(project), "--store", url)
+    assert code == 6, err
+    assert f"{project / 'index.jsonl'}: exists and was not written by forsy review export; not overwritten" in err
+    assert (project / "index.jsonl").read_bytes() == theirs
+    assert [p.name for p in project.iterdir()] == ["index.jsonl"]  # refused before any trace folder was written
+
+
+def test_export_replaces_its_own_index_and_never_a_symlinked_one(db: tuple[str, str], tmp_path: Path) -> None:
+    url, tid = db
+    assert cli("review", "approve", tid, "--store", url)[0] == 0
+    out = tmp_path / "dataset"
+    assert cli("review", "export", "-o", str(out), "--store", url)[0] == 0
+    first = (out / "index.jsonl").read_bytes()
+    assert cli("review", "export", "-o", str(out), "--store", url)[0] == 0
+    assert (out / "index.jsonl").read_bytes() == first
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_bytes(first)  # even holding forsy's own lines: replacing a link writes where it points
+    (out / "index.jsonl").unlink()
+    (out / "index.jsonl").symlink_to(other)
+    code, _, err = cli("review", "export", "-o", str(out), "--store", url)
+    assert code == 6 and "not overwritten" in err
+    assert (out / "index.jsonl").is_symlink() and other.read_bytes() == first

@@ -4,7 +4,10 @@
 
 Each folder holds the stored files byte for byte (checked against their sha256, so the export
 is the reviewed trace the audit log names). A folder already there is left alone when it holds
-exactly these files, and refused otherwise: forsy never overwrites what it did not write.
+exactly these files, and refused otherwise: forsy never overwrites what it did not write. The
+index is replaced whole only when it is one an export wrote (each line an object with the
+index's own keys; `-o` may point at a folder holding someone's own `index.jsonl`); otherwise the
+export is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
                     project: str | None = None) -> list[Exported]:
     """Write every reviewed (approved) trace under `dest`, and `dest/index.jsonl` (one line each)."""
     rows = store.traces(TraceQuery(status="approved", reviewed=True, agent=agent, project=project, limit=1_000_000))
+    if not _index_ours(dest / INDEX):
+        raise OutputError("exists and was not written by forsy review export; not overwritten", path=dest / INDEX)
     dest.mkdir(parents=True, exist_ok=True)
     out: list[Exported] = []
     index: list[bytes] = []
@@ -52,9 +57,38 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
             "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files.items())},
         }) + b"\n")
     tmp = dest / f".{INDEX}.tmp-{os.getpid()}"
-    tmp.write_bytes(b"".join(index))
-    os.replace(tmp, dest / INDEX)  # the index is forsy's own file: replaced whole, atomically
+    try:
+        tmp.write_bytes(b"".join(index))
+        os.replace(tmp, dest / INDEX)  # checked above as forsy's own: replaced whole, atomically
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write the index: {e.strerror or e}", path=dest / INDEX) from None
     return out
+
+
+# the keys every line of an index this module writes has (a later version may add others)
+_INDEX_KEYS = frozenset({"trace_id", "prior_trace_id", "folder", "sha256"})
+
+
+def _index_ours(path: Path) -> bool:
+    """No index yet, or one an export wrote: every line an object with the index's keys. An empty
+    file counts as ours (an export of no trace writes one, and replacing it loses nothing); a
+    symlink never does (replacing it would drop someone's link)."""
+    if path.is_symlink():
+        return False
+    if not path.exists():
+        return True
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as f:
+            for line in f:
+                doc = orjson.loads(line)
+                if not (isinstance(doc, dict) and _INDEX_KEYS <= doc.keys()):
+                    return False
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return True
 
 
 def _write(folder: Path, files: dict[str, bytes]) -> bool:
