@@ -225,3 +225,13 @@ def test_config_file_env_and_flags(tmp_path: Path) -> None:
     cfg_file.write_text("settle_seconds = [\n")
     with pytest.raises(InputError, match="cannot read the config file"):
         load_config(cfg_file, env={})
+
+
+@pytest.mark.parametrize("url", ["newdir/", "sqlite:newdir/", "{tmp}/existing"])
+def test_a_store_url_naming_a_folder_is_refused_not_made_a_file(tmp_path: Path, url: str) -> None:
+    """`--store ./newdir/` made a database file named `newdir`; a folder is never a store."""
+    (tmp_path / "existing").mkdir()
+    os.chdir(tmp_path)
+    with pytest.raises(InputError, match="names a folder; give the database file"):
+        open_store(url.format(tmp=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["existing"]

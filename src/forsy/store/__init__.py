@@ -144,6 +144,8 @@ def open_store(url: str | None = None) -> Store:
         path = url
     if not path:
         raise InputError(f"no database path in the store URL {url!r}")
+    if path.endswith(("/", "\\")) or Path(path).expanduser().is_dir():  # `--store ./data/` would make a file `data`
+        raise InputError(f"{url!r} names a folder; give the database file (e.g. {path.rstrip('/')}/forsy.db)")
     from ._sqlite import SqliteStore
 
     return SqliteStore(Path(path).expanduser(), url=url)
