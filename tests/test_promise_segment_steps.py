@@ -319,3 +319,299 @@ def test_a_rewound_api_error_is_named_by_the_next_message() -> None:
     assert drafts[1].abandoned
     assert _v1(drafts[2], "causal_note") == ("The conversation was rewound before this message: steps 2-2 are on an "
                                              "abandoned branch.")
+
+
+# ------------------------------------------------------------------ compactions (R-compaction)
+def _boundary(n: int, compact: Any) -> Event:
+    return _ev("note", "system", n, info=NoteInfo(subtype="compact_boundary", compact=compact))
+
+
+def test_a_compaction_is_a_system_step_with_the_summary_and_what_triggered_it() -> None:
+    drafts = _drafts(user("go", 0), text("partial", 1), _boundary(2, {"trigger": "auto", "preTokens": 12345}),
+                     _ev("compaction", "system", 3, text="Summary"), call("c1", "Bash", "ls", 4),
+                     _ev("compaction", "system", 5, text="Summary 2"))
+    assert [(d.values["actor"], d.values["action"]) for d in drafts] == [
+        ("user", "user_message"), ("agent", "output"), ("system", "agent_step"), ("agent", "agent_step"),
+        ("system", "agent_step")]  # the pending answer ends before the compaction; the note is no step
+    assert drafts[2].values == _step(
+        "system", "agent_step", operation="other", output="Summary", success=True, started_at=T(3), ended_at=T(3),
+        state_change="Context compacted (trigger: auto, 12345 tokens before): the model continued from this summary "
+                     "instead of the earlier conversation.")
+    assert _prov(drafts[2]) == {"execution_mode": f"{SERIAL} e3", "operation": "derived R-compaction e3",
+                                "output": "copied - e3", "state_change": "derived R-compaction e3",
+                                "success": "derived R-compaction e3", "started_at": "derived R-time e3",
+                                "ended_at": "derived R-time e3"}
+    # the boundary's facts belong to the compaction after it, not to the next one
+    assert drafts[4].values["state_change"] == ("Context compacted: the model continued from this summary instead of "
+                                                "the earlier conversation.")
+
+
+@pytest.mark.parametrize(("compact", "said"), [
+    ({"trigger": "manual"}, " (trigger: manual, None tokens before)"),
+    ({"preTokens": 500}, " (trigger: None, 500 tokens before)"),
+    ({"other": 1}, ""),
+    (None, ""),
+    ("auto", ""),
+])
+def test_a_compaction_says_what_its_boundary_recorded(compact: Any, said: str) -> None:
+    drafts = _drafts(_boundary(0, compact), _ev("compaction", "system", 1, text="S"))
+    assert drafts[0].values["state_change"] == (f"Context compacted{said}: the model continued from this summary "
+                                                "instead of the earlier conversation.")
+
+
+def test_notes_other_than_hooks_and_boundaries_make_no_step() -> None:
+    drafts = _drafts(user("go", 0), _ev("note", "system", 1, text="x", info=NoteInfo(subtype="away_summary")),
+                     _ev("note", "system", 2, text="y"), _ev("compaction", "system", 3, text="S"))
+    assert len(drafts) == 2
+    assert drafts[1].values["state_change"].startswith("Context compacted: ")
+
+
+# ------------------------------------------------------------------ hooks (R-hook)
+def _hook(n: int, out: str, hook: str | None = None, target: str | None = None, **kw: Any) -> Event:
+    return _ev("note", "system", n, text=out, info=NoteInfo(subtype="hook", hook=hook, hook_target=target), **kw)
+
+
+def test_a_hook_ends_the_pending_answer_and_causes_the_next_action() -> None:
+    drafts = _drafts(user("go", 0), text("Done.", 1), _hook(2, "Tests fail: fix them", "Stop"),
+                     call("c1", "Bash", "pytest", 3))
+    answer, hook, act = drafts[1:]
+    assert _v1(answer, "output") == "Done."
+    assert hook.values == _step("system:hook", "agent_step", operation="other", output="Tests fail: fix them",
+                                success=True, caused_by=[2], causal_type="other",
+                                causal_note="A Stop hook ran after step 2; its output was given to the agent.",
+                                started_at=T(2), ended_at=T(2))
+    assert _prov(hook) == {"execution_mode": f"{SERIAL} e2", "operation": "derived R-hook e2", "output": "copied - e2",
+                           "success": "derived R-hook e2", "caused_by": "derived R-hook e2",
+                           "causal_type": "derived R-hook e2", "causal_note": "derived R-hook e2",
+                           "started_at": "derived R-time e2", "ended_at": "derived R-time e2"}
+    assert hook.actor_key == "system:hook"
+    assert _v1(act, "caused_by") == [3] and _v1(act, "causal_type") == "other"
+    assert _v1(act, "causal_note") == "Followed the hook intervention(s) of step(s) 3."
+    assert _prov(act)["caused_by"] == "derived R-cause/hook e3"
+
+
+def test_a_hook_before_any_step_follows_nothing() -> None:
+    drafts = _drafts(_hook(0, "context"), call("c1", "Bash", "ls", 1))
+    hook = drafts[0]
+    assert (hook.values["turn"], _v1(hook, "caused_by"), _v1(hook, "causal_type")) == (1, None, None)
+    assert _v1(hook, "causal_note") == "A hook hook ran; its output was given to the agent."
+    assert _v1(drafts[1], "caused_by") == [1]
+
+
+def test_a_hook_on_a_subagent_ends_that_subagents_answer_only() -> None:
+    drafts = _drafts(user("go", 0), text("agent says", 1), text("sub says", 2, actor="subagent:a1"),
+                     _hook(3, "keep going", "SubagentStop", "subagent:a1"),
+                     call("s1", "Grep", "x", 4, actor="subagent:a1"), text("more", 5))
+    assert [(d.values["actor"], _v1(d, "output")) for d in drafts] == [
+        ("user", None), ("subagent:a1", "sub says"), ("system:hook", "keep going"), ("subagent:a1", None),
+        ("agent", "agent says\n\nmore")]
+    assert _v1(drafts[2], "causal_note") == "A SubagentStop hook ran after step 2; its output was given to the agent."
+    assert _v1(drafts[3], "caused_by") == [3]  # the subagent's next action follows the hook
+    assert _v1(drafts[4], "caused_by") == [1]  # the agent's answer does not
+
+
+def test_a_rewound_hook_is_named_by_the_next_message() -> None:
+    drafts = _drafts(user("go", 0), _hook(1, "x", "Stop", abandoned=True), user("again", 2))
+    assert drafts[1].abandoned
+    assert _v1(drafts[2], "causal_note") == ("The conversation was rewound before this message: steps 2-2 are on an "
+                                             "abandoned branch.")
+
+
+# ------------------------------------------------------------------ shell history (R-shell)
+def test_a_shell_command_is_an_execute_step_failed_by_its_exit_status() -> None:
+    info = ShellInfo(exit_code=2, possible_match=Match("G-history/near", 0.8, call_id="c9"))
+    e = Event("shell_command", "human:shell", T(1), [Ref("h1", "/cmd"), Ref("h1r", "")], text="make test", info=info)
+    drafts, seg = _seg(user("go", 0), e)
+    d = drafts[1]
+    assert d.values == _step("human:shell", "agent_step", eval=-1, tool="shell", operation="execute",
+                             input="make test", success=False, eval_reason="The command exited with status 2.",
+                             started_at=T(1), ended_at=T(1))
+    assert _prov(d) == {"execution_mode": f"{SERIAL} h1/cmd", "tool": "derived R-shell h1/cmd h1r",
+                        "operation": "derived R-shell h1/cmd h1r", "input": "copied - h1/cmd h1r",
+                        "success": "derived R-shell/exit-code h1/cmd h1r",
+                        "eval_reason": "derived R-shell/exit-code h1/cmd h1r",
+                        "started_at": "derived R-time h1/cmd", "ended_at": "derived R-time h1/cmd"}
+    assert d.shell is info
+    assert seg.matches == [{"kind": "shell_history", "step": 2, "uncertain": True, "rule": "G-history/near",
+                            "score": 0.8, "evidence": ["h1"], "possible_call_id": "c9"}]
+
+
+def test_a_shell_command_that_exited_0_worked_and_a_decoded_one_says_how() -> None:
+    e = _ev("shell_command", "human:shell", 1, text="ls é", info=ShellInfo(exit_code=0, decoded="latin-1"))
+    drafts, seg = _seg(e)
+    d = drafts[0]
+    assert _v1(d, "success") is True and d.values["eval"] == 0 and "eval_reason" not in d.values
+    assert _prov(d)["input"] == "derived R-shell/decoded {decoding=latin-1} e1"
+    assert seg.matches == []
+
+
+def test_a_shell_command_without_an_exit_status_has_no_success() -> None:
+    drafts = _drafts(_ev("shell_command", "human:shell", 1, text="ls"))
+    d = drafts[0]
+    assert "success" not in d.values and d.values["eval"] == 0
+    assert d.shell == ShellInfo()
+
+
+# ------------------------------------------------------------------ commits (R-commit)
+def test_a_commit_no_call_made_is_a_write_step_of_git() -> None:
+    info = CommitInfo(sha="abcdef1234567890", branches=["main"])
+    e = Event("commit", "git", T(1), [Ref("g1", ""), Ref("g1b", "/x")], text="fix: x\n\nbody\n", info=info)
+    drafts, seg = _seg(e)
+    d = drafts[0]
+    assert d.values == _step("git", "agent_step", tool="git", operation="write",
+                             output="commit abcdef1234567890\n\nfix: x\n\nbody",
+                             state_change="Commit abcdef123456 was recorded in the repository, on branch main.",
+                             success=True, started_at=T(1), ended_at=T(1))
+    assert _prov(d) == {"execution_mode": f"{SERIAL} g1", "tool": "derived R-commit g1 g1b/x",
+                        "operation": "derived R-commit g1 g1b/x", "output": "derived R-commit/show g1 g1b/x",
+                        "state_change": "derived R-commit+R-commit/branches g1 g1b/x",
+                        "success": "derived R-commit g1 g1b/x", "started_at": "derived R-time g1",
+                        "ended_at": "derived R-time g1"}
+    assert d.commits == [e] and seg.matches == []
+
+
+def test_a_commit_without_a_message_or_branches_says_only_its_sha() -> None:
+    d = _drafts(_ev("commit", "git", 1, text=None, info=CommitInfo(sha="abc")))[0]
+    assert _v1(d, "output") == "commit abc"
+    assert _v1(d, "state_change") == "Commit abc was recorded in the repository."
+    assert _prov(d)["state_change"] == "derived R-commit e1"
+
+
+def test_a_commit_that_may_be_a_calls_is_its_own_step_and_an_uncertain_match() -> None:
+    info = CommitInfo(sha="abc", branches=[], possible_match=Match("G-time", 0.5), matched_call_id="zz")
+    drafts, seg = _seg(user("go", 0), _ev("commit", "git", 1, text="x", info=info))
+    assert _v1(drafts[1], "state_change") == "Commit abc was recorded in the repository, on no branch (only a reflog " \
+                                             "holds it)."
+    assert seg.matches == [{"kind": "commit", "step": None, "sha": "abc", "uncertain": True, "rule": "G-time",
+                            "score": 0.5, "evidence": ["e1"], "branches": []}]
+
+
+def test_a_commit_matched_to_a_call_is_that_calls_change() -> None:
+    info = CommitInfo(sha="abcdef1234567890", matched_call_id="c1", match=Match("G-files", 0.9),
+                      files=[{"path": "a.py", "status": "M", "diff": "", "hunks": []}])
+    e = _ev("commit", "git", 3, text="edit a", info=info)
+    drafts, seg = _seg(user("go", 0), call("c1", "Edit", {"file_path": "a.py"}, 1), result("c1", "ok", 2), e)
+    assert len(drafts) == 2
+    d = drafts[1]
+    assert _v1(d, "state_change") == "Commit abcdef123456 records this change (1 file(s): a.py)."
+    assert _prov(d)["state_change"] == "derived R-commit/match {match=G-files,score=0.9} e3"
+    assert d.commits == [e] and _v1(d, "ended_at") == T(2)  # the call's times stay its own
+    assert seg.matches == [{"kind": "commit", "step": 2, "sha": "abcdef1234567890", "rule": "G-files", "score": 0.9,
+                            "evidence": ["e3"], "uncertain": False, "files": ["a.py"], "branches": None}]
+
+
+def test_a_commit_matched_to_a_call_keeps_the_change_the_call_already_states() -> None:
+    from forsy.payloads import ResultInfo
+
+    info = CommitInfo(sha="abc", matched_call_id="c1", match=Match("G-files", 0.9))
+    e = _ev("commit", "git", 3, info=info)
+    drafts, seg = _seg(user("go", 0), call("c1", "Bash", "git commit", 1),
+                       result("c1", "no", 2, info=ResultInfo(rejected=True)), e)
+    assert _v1(drafts[1], "state_change") == "No change: the tool call was rejected, so it did not run."
+    assert drafts[1].commits == [e] and [m["step"] for m in seg.matches] == [2]
+
+
+# ------------------------------------------------------------------ times (R-time)
+def test_a_step_without_a_time_has_none_and_a_copied_time_cites_its_field() -> None:
+    drafts = _drafts(_ev("user", "user", 0, text="go", ts=None), _ev("compaction", "system", 1, text="S", ts=""),
+                     Event("agent_text", "agent", T(2), [Ref("e2", "/m"), Ref("e2b", "")], text="ok",
+                           ts_ref=Ref("e2t", "/timestamp")))
+    assert [(_v1(d, "started_at"), _v1(d, "ended_at")) for d in drafts] == [(None, None), (None, None), (T(2), T(2))]
+    assert _prov(drafts[2])["started_at"] == "copied - e2t/timestamp"
+
+
+# ------------------------------------------------------------------ parallel groups (R-parallel)
+def test_parallel_groups_are_numbered_in_the_order_they_began_per_actor() -> None:
+    sub = "subagent:s"
+    drafts = _drafts(user("go", 0), call("a1", "Read", "x", 1, actor=sub, group="m1", name_ref=Ref("e1", "/name")),
+                     call("a2", "Read", "y", 2, actor=sub, group="m1"), call("b1", "Read", "p", 3, group="m0"),
+                     call("b2", "Read", "q", 4, group="m0"), call("c1", "Read", "r", 5, group="m9"),
+                     call("d1", "Read", "s", 6, group="m1"), call("d2", "Read", "t", 7, group="m1"))
+    assert [(_v1(d, "execution_mode"), _v1(d, "parallel_group")) for d in drafts[1:]] == [
+        ("parallel", "pg_001"), ("parallel", "pg_001"), ("parallel", "pg_002"), ("parallel", "pg_002"),
+        ("serial", None), ("parallel", "pg_003"), ("parallel", "pg_003")]
+    assert _prov(drafts[1])["execution_mode"] == "derived R-parallel e1/name"  # the evidence of the tool's name
+    assert _prov(drafts[1])["parallel_group"] == "derived R-parallel e1/name"
+    assert _prov(drafts[5])["execution_mode"] == f"{SERIAL} e5"
+
+
+# ------------------------------------------------------------------ amends (R-commit/amend)
+def _amend_meta() -> SessionMeta:
+    meta = SessionMeta()
+    meta.extra["timeline"] = {"named_commits": [
+        {"call_id": "k1", "named": "aaaaaaa", "evidence": "e2", "pointer": "/content", "amended_by": "k2",
+         "amended_as": "bbbbbbb"},
+        {"call_id": "k2", "named": "bbbbbbb", "evidence": "e6", "pointer": "/content"}]}
+    return meta
+
+
+def test_the_call_that_amended_a_commit_redoes_the_step_that_made_it() -> None:
+    drafts, _ = _seg(user("go", 0), call("k1", "Bash", "git commit -m one", 1), result("k1", "[main aaaaaaa] one", 2),
+                     call("r1", "Read", "a.py", 3), result("r1", "x", 4),
+                     call("k2", "Bash", "git commit --amend -m one!", 5), result("k2", "[main bbbbbbb] one!", 6),
+                     meta=_amend_meta())
+    d = drafts[3]
+    assert _v1(d, "retry_of") == 2 and "retry_of" not in drafts[1].values
+    assert (_v1(d, "caused_by"), _v1(d, "causal_type")) == ([2, 3], "dependency_on_multiple_prior_steps")
+    assert _v1(d, "causal_note") == ("Redoes step 2: amends the commit aaaaaaa it made (now bbbbbbb, git commit "
+                                     "--amend); caused by step(s) 2, 3.")
+    rule = "derived R-commit/amend {amended_step=2,amended=aaaaaaa,amended_as=bbbbbbb} e2/content e6/content"
+    assert {k: _prov(d)[k] for k in ("retry_of", "caused_by", "causal_type", "causal_note")} == dict.fromkeys(
+        ("retry_of", "caused_by", "causal_type", "causal_note"), rule)
+
+
+# ------------------------------------------------------------------ the provenance helpers and drafts
+def test_call_arguments_are_written_as_exact_json_whatever_their_keys_or_integers() -> None:
+    assert json_text("raw text") == "raw text"
+    assert json_text({"b": 1, "a": [0.5, None, True]}) == '{"b":1,"a":[0.5,null,true]}'  # the log's key order
+    assert json_text({1: 1e-7}) == json_text({"1": 1e-7}) == '{"1":1e-7}'  # a non-string key: the same writer
+    # beyond 64 bits orjson refuses: the standard library writes them exactly, text unescaped, no spaces
+    assert json_text({"n": 2**70, "s": "é", "l": [1, 2]}) == '{"n":1180591620717411303424,"s":"é","l":[1,2]}'
+
+
+def test_provenance_names_only_catalogued_rules_with_their_declared_parameters() -> None:
+    with pytest.raises(KeyError):
+        copied([], rule="R-no-such-rule")
+    with pytest.raises(KeyError):
+        copied([], rule="C-json-string")  # takes a pointer
+    with pytest.raises(KeyError):
+        derived("R-no-such-rule", [])
+    with pytest.raises(KeyError):
+        derived("R-retry", [], similarity=90)  # and the failed step
+    p = copied([Ref("e1", "/a")], excerpt=True)
+    assert (p.origin, p.rule, p.params, p.excerpt, p.redacted, p.model) == ("copied", None, None, True, False, None)
+    assert [(r.id, r.pointer) for r in p.evidence] == [("e1", "/a")]
+    q = derived("R-time", [Ref("e2", "")])
+    assert (q.origin, q.rule, q.params, q.excerpt, q.redacted, q.model) == ("derived", "R-time", None, False, False,
+                                                                            None)
+    assert (copied([], rule="C-json-string", params={"pointer": "/x"}).params,
+            derived("R-shell/decoded", [], decoding="utf-8").params) == ({"pointer": "/x"}, {"decoding": "utf-8"})
+
+
+def test_a_draft_sets_a_value_with_its_origin_once_per_evidence_and_never_a_null() -> None:
+    d = Draft({"actor": "agent"})
+    d.set("output", None, copied([Ref("e1", "")]))
+    assert "output" not in d.values and "output" not in d.prov and d.evidence == []
+    d.set("output", "x", copied([Ref("e2", "/a"), Ref("e1", ""), Ref("e2", "/b")]))
+    d.set("success", True, derived("R-time", [Ref("e1", ""), Ref("e3", "")]))
+    assert d.values == {"actor": "agent", "output": "x", "success": True}
+    assert d.evidence == ["e2", "e1", "e3"]
+
+
+def test_a_copied_draft_changes_without_touching_the_original() -> None:
+    d = Draft({"actor": "agent"}, call_id="c1")
+    d.set("output", "x", copied([Ref("e1", "")]))
+    d.commits.append(_ev("commit", "git", 1))
+    c = d.copy()
+    assert (c.values, c.prov, c.evidence, c.commits, c.call_id) == (d.values, d.prov, d.evidence, d.commits, "c1")
+    c.set("input", "y", copied([Ref("e2", "")]))
+    c.values["actor"] = "other"
+    c.commits.append(_ev("commit", "git", 2))
+    assert (d.values, list(d.prov), d.evidence, len(d.commits)) == ({"actor": "agent", "output": "x"}, ["output"],
+                                                                    ["e1"], 1)
+
+
+def test_a_fresh_segmenter_counts_nothing() -> None:
+    drafts, seg = _seg(user("go", 0), text("ok", 1))
+    assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
+    assert (seg.matches, seg.turn, seg.last_user, seg.interrupts, seg.abandoned_run) == ([], 1, 0, [], [])
