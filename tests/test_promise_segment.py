@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from forsy.evidence import Event, Quality, Ref, Session, SessionMeta
 from forsy.payloads import CallInfo, Link, MessageInfo, ResultInfo
-from forsy.rules.segment import RETRY_WINDOW, Draft, Segmenter
+from forsy.rules.segment import RETRY_WINDOW, Draft, Segmenter, copied, derived, json_text
 
 TS = "2026-01-01T10:00:00Z"
 
@@ -430,3 +432,61 @@ def test_a_subagent_linked_only_from_its_second_event_still_answers_when_its_cal
                      result("c1", "found it", 4), text("It found it.", 5))
     assert [_v(d, "actor", "action") for d in drafts] == [
         ("user", "user_message"), ("agent", "agent_step"), ("subagent:a1", "output"), ("agent", "output")]
+
+
+# ------------------------------------------------------------------ the provenance helpers and drafts
+def test_call_arguments_are_written_as_exact_json_whatever_their_keys_or_integers() -> None:
+    assert json_text("raw text") == "raw text"
+    assert json_text({"b": 1, "a": [0.5, None, True]}) == '{"b":1,"a":[0.5,null,true]}'  # the log's key order
+    assert json_text({1: 1e-7}) == json_text({"1": 1e-7}) == '{"1":1e-7}'  # a non-string key: the same writer
+    # beyond 64 bits orjson refuses: the standard library writes them exactly, text unescaped, no spaces
+    assert json_text({"n": 2**70, "s": "é", "l": [1, 2]}) == '{"n":1180591620717411303424,"s":"é","l":[1,2]}'
+
+
+def test_provenance_names_only_catalogued_rules_with_their_declared_parameters() -> None:
+    with pytest.raises(KeyError):
+        copied([], rule="R-no-such-rule")
+    with pytest.raises(KeyError):
+        copied([], rule="C-json-string")  # takes a pointer
+    with pytest.raises(KeyError):
+        derived("R-no-such-rule", [])
+    with pytest.raises(KeyError):
+        derived("R-retry", [], similarity=90)  # and the failed step
+    p = copied([Ref("e1", "/a")], excerpt=True)
+    assert (p.origin, p.rule, p.params, p.excerpt, p.redacted, p.model) == ("copied", None, None, True, False, None)
+    assert [(r.id, r.pointer) for r in p.evidence] == [("e1", "/a")]
+    q = derived("R-time", [Ref("e2", "")])
+    assert (q.origin, q.rule, q.params, q.excerpt, q.redacted, q.model) == ("derived", "R-time", None, False, False,
+                                                                            None)
+    assert (copied([], rule="C-json-string", params={"pointer": "/x"}).params,
+            derived("R-shell/decoded", [], decoding="utf-8").params) == ({"pointer": "/x"}, {"decoding": "utf-8"})
+
+
+def test_a_draft_sets_a_value_with_its_origin_once_per_evidence_and_never_a_null() -> None:
+    d = Draft({"actor": "agent"})
+    d.set("output", None, copied([Ref("e1", "")]))
+    assert "output" not in d.values and "output" not in d.prov and d.evidence == []
+    d.set("output", "x", copied([Ref("e2", "/a"), Ref("e1", ""), Ref("e2", "/b")]))
+    d.set("success", True, derived("R-time", [Ref("e1", ""), Ref("e3", "")]))
+    assert d.values == {"actor": "agent", "output": "x", "success": True}
+    assert d.evidence == ["e2", "e1", "e3"]
+
+
+def test_a_copied_draft_changes_without_touching_the_original() -> None:
+    d = Draft({"actor": "agent"}, call_id="c1")
+    d.set("output", "x", copied([Ref("e1", "")]))
+    d.commits.append(_ev("commit", "git", 1))
+    c = d.copy()
+    assert (c.values, c.prov, c.evidence, c.commits, c.call_id) == (d.values, d.prov, d.evidence, d.commits, "c1")
+    c.set("input", "y", copied([Ref("e2", "")]))
+    c.values["actor"] = "other"
+    c.commits.append(_ev("commit", "git", 2))
+    assert (d.values, list(d.prov), d.evidence, len(d.commits)) == ({"actor": "agent", "output": "x"}, ["output"],
+                                                                    ["e1"], 1)
+
+
+def test_a_fresh_segmenter_counts_nothing() -> None:
+    seg = Segmenter(Session("claude-code", "s", [], {}, [user("go", 0), text("ok", 1)], SessionMeta(), Quality()))
+    seg.run()
+    assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
+    assert (seg.matches, seg.turn, seg.last_user, seg.interrupts, seg.abandoned_run) == ([], 1, 0, [], [])

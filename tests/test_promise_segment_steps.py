@@ -12,7 +12,7 @@ import pytest
 
 from forsy.evidence import Event, Quality, Ref, Session, SessionMeta
 from forsy.payloads import CommitInfo, Link, Match, MessageInfo, NoteInfo, ShellInfo
-from forsy.rules.segment import Draft, Segmenter, copied, derived, json_text
+from forsy.rules.segment import Draft, Segmenter
 from test_promise_segment import _ev, call, result, text, user
 
 
@@ -55,6 +55,10 @@ def _step(actor: str, action: str, turn: int = 1, **values: Any) -> dict[str, An
 
 
 SERIAL = "derived R-parallel/serial"
+
+
+def _v1(d: Draft, name: str) -> Any:
+    return d.values.get(name)
 
 
 # ------------------------------------------------------------------ user messages (R-user)
@@ -100,10 +104,6 @@ def test_the_words_of_a_user_message_cite_how_they_sit_in_the_record(info: Messa
     (d,) = _drafts(_ev("user", "user", 0, text="/go", info=info))
     assert _v1(d, "input") == "/go"
     assert _prov(d)["input"] == prov
-
-
-def _v1(d: Draft, name: str) -> Any:
-    return d.values.get(name)
 
 
 def test_a_user_message_says_how_often_the_agent_was_interrupted_before_it() -> None:
@@ -273,12 +273,11 @@ def test_thinking_without_any_text_makes_no_step() -> None:
 def test_a_rewound_answer_and_analysis_are_on_the_rewound_branch() -> None:
     drafts = _drafts(user("go", 0), text("a", 1, abandoned=True), user("b", 2),
                      _ev("reasoning", "agent", 3, text="hm", abandoned=True), user("c", 4))
-    # the analysis is made at the end: the message before it cannot name it
     assert [(d.values["action"], d.abandoned) for d in drafts] == [
-        ("user_message", False), ("output", True), ("user_message", False), ("user_message", False),
-        ("agent_step", True)]
-    assert _v1(drafts[2], "causal_note") == ("The conversation was rewound before this message: steps 2-2 are on an "
-                                             "abandoned branch.")
+        ("user_message", False), ("output", True), ("user_message", False), ("agent_step", True),
+        ("user_message", False)]
+    assert [_v1(d, "causal_note") for d in drafts[2::2]] == [
+        f"The conversation was rewound before this message: steps {n}-{n} are on an abandoned branch." for n in (2, 4)]
 
 
 def test_a_rewound_analysis_is_named_by_the_next_message() -> None:
@@ -560,58 +559,21 @@ def test_the_call_that_amended_a_commit_redoes_the_step_that_made_it() -> None:
         ("retry_of", "caused_by", "causal_type", "causal_note"), rule)
 
 
-# ------------------------------------------------------------------ the provenance helpers and drafts
-def test_call_arguments_are_written_as_exact_json_whatever_their_keys_or_integers() -> None:
-    assert json_text("raw text") == "raw text"
-    assert json_text({"b": 1, "a": [0.5, None, True]}) == '{"b":1,"a":[0.5,null,true]}'  # the log's key order
-    assert json_text({1: 1e-7}) == json_text({"1": 1e-7}) == '{"1":1e-7}'  # a non-string key: the same writer
-    # beyond 64 bits orjson refuses: the standard library writes them exactly, text unescaped, no spaces
-    assert json_text({"n": 2**70, "s": "é", "l": [1, 2]}) == '{"n":1180591620717411303424,"s":"é","l":[1,2]}'
-
-
-def test_provenance_names_only_catalogued_rules_with_their_declared_parameters() -> None:
-    with pytest.raises(KeyError):
-        copied([], rule="R-no-such-rule")
-    with pytest.raises(KeyError):
-        copied([], rule="C-json-string")  # takes a pointer
-    with pytest.raises(KeyError):
-        derived("R-no-such-rule", [])
-    with pytest.raises(KeyError):
-        derived("R-retry", [], similarity=90)  # and the failed step
-    p = copied([Ref("e1", "/a")], excerpt=True)
-    assert (p.origin, p.rule, p.params, p.excerpt, p.redacted, p.model) == ("copied", None, None, True, False, None)
-    assert [(r.id, r.pointer) for r in p.evidence] == [("e1", "/a")]
-    q = derived("R-time", [Ref("e2", "")])
-    assert (q.origin, q.rule, q.params, q.excerpt, q.redacted, q.model) == ("derived", "R-time", None, False, False,
-                                                                            None)
-    assert (copied([], rule="C-json-string", params={"pointer": "/x"}).params,
-            derived("R-shell/decoded", [], decoding="utf-8").params) == ({"pointer": "/x"}, {"decoding": "utf-8"})
-
-
-def test_a_draft_sets_a_value_with_its_origin_once_per_evidence_and_never_a_null() -> None:
-    d = Draft({"actor": "agent"})
-    d.set("output", None, copied([Ref("e1", "")]))
-    assert "output" not in d.values and "output" not in d.prov and d.evidence == []
-    d.set("output", "x", copied([Ref("e2", "/a"), Ref("e1", ""), Ref("e2", "/b")]))
-    d.set("success", True, derived("R-time", [Ref("e1", ""), Ref("e3", "")]))
-    assert d.values == {"actor": "agent", "output": "x", "success": True}
-    assert d.evidence == ["e2", "e1", "e3"]
-
-
-def test_a_copied_draft_changes_without_touching_the_original() -> None:
-    d = Draft({"actor": "agent"}, call_id="c1")
-    d.set("output", "x", copied([Ref("e1", "")]))
-    d.commits.append(_ev("commit", "git", 1))
-    c = d.copy()
-    assert (c.values, c.prov, c.evidence, c.commits, c.call_id) == (d.values, d.prov, d.evidence, d.commits, "c1")
-    c.set("input", "y", copied([Ref("e2", "")]))
-    c.values["actor"] = "other"
-    c.commits.append(_ev("commit", "git", 2))
-    assert (d.values, list(d.prov), d.evidence, len(d.commits)) == ({"actor": "agent", "output": "x"}, ["output"],
-                                                                    ["e1"], 1)
-
-
-def test_a_fresh_segmenter_counts_nothing() -> None:
-    drafts, seg = _seg(user("go", 0), text("ok", 1))
-    assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
-    assert (seg.matches, seg.turn, seg.last_user, seg.interrupts, seg.abandoned_run) == ([], 1, 0, [], [])
+# ------------------------------------------------------------------ bugs found by mutation testing
+@pytest.mark.parametrize("boundary", [
+    [user("next", 2)],
+    [_ev("interrupt", "user", 2), user("next", 2)],
+    [_ev("compaction", "system", 2, text="S")],
+    [_hook(2, "go on", "Stop")],
+    [text("overloaded", 2, info=MessageInfo(api_error=True))],
+], ids=["user", "interrupt", "compaction", "hook", "api-error"])
+def test_thinking_that_ends_a_response_is_its_analysis_not_the_next_actions_reasoning(boundary: list[Event]) -> None:
+    """R-answer/thinking-only: a response that ended in thinking (the user wrote next, or an
+    interrupt, compaction, hook or API error came) is an analyze step there, in its turn and
+    caused by its request; it was carried over to become the reasoning of the next call, in the
+    next turn, "caused by" a message written after it."""
+    drafts = _drafts(user("go", 0), _ev("reasoning", "agent", 1, text="hm"), *boundary, call("c1", "Bash", "ls", 3))
+    analysis = drafts[1]
+    assert _v1(analysis, "reasoning") == "hm" and _v1(analysis, "operation") == "analyze"
+    assert (analysis.values["turn"], _v1(analysis, "caused_by"), _v1(analysis, "ended_at")) == (1, [1], T(1))
+    assert "reasoning" not in drafts[-1].values

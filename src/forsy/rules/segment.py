@@ -168,7 +168,7 @@ class Segmenter:
             if handler is not None:
                 handler(e)
         for actor in list(self.pending):
-            self._flush(actor, final=True)
+            self._flush(actor)
         self._finish_parallel()
         _commit_steps.link_amends(self.drafts, self.calls, self.session.meta.extra.get("timeline"), derived)
         return self.drafts
@@ -310,7 +310,7 @@ class Segmenter:
         d = self.drafts[idx]
         for actor, parent in list(self.subagent_parent.items()):
             if parent == e.call_id:
-                self._flush(actor, final=True)
+                self._flush(actor)
         rule, params = source_rule(e)
         d.set("output", e.text, copied(e.refs, rule=rule, params=params, excerpt=e.excerpt))
         if e.excerpt:
@@ -448,23 +448,26 @@ class Segmenter:
         for actor in list(self.pending):
             self._flush(actor)
 
-    def _flush(self, actor: str, final: bool = False) -> None:
-        """Text an actor wrote with no call after it is its answer (an `output` step)."""
+    def _flush(self, actor: str) -> None:
+        """Text an actor wrote with no call after it is its answer (an `output` step); thinking
+        with no text is its analysis. Called where the actor's response ended (a user message,
+        an interrupt, a compaction, a hook, an API error, its spawning call's result, the log's
+        end): a thought kept past that point would become the reasoning of a later call, in a
+        later turn, caused by a message written after it."""
         pend = self.pending.get(actor)
         if pend is None or not pend.texts:
             return
         answer = [t for t in pend.texts if t.kind == "agent_text" and t.text and t.text.strip()]
         if not answer:
-            if final:
-                thoughts = [t for t in pend.texts if t.text]
-                if thoughts:
-                    d = self._new(actor, "agent_step", thoughts[0])
-                    d.set("operation", "analyze", derived("R-answer/thinking-only", thoughts[0].refs))
-                    self._reasoning(d, thoughts)
-                    self._cause(d, thoughts[0], pend)
-                    self._times(d, thoughts[0], thoughts[-1])
-                    self._mark_abandoned(d, thoughts[0])
-                pend.texts = []
+            thoughts = [t for t in pend.texts if t.text]
+            if thoughts:
+                d = self._new(actor, "agent_step", thoughts[0])
+                d.set("operation", "analyze", derived("R-answer/thinking-only", thoughts[0].refs))
+                self._reasoning(d, thoughts)
+                self._cause(d, thoughts[0], pend)
+                self._times(d, thoughts[0], thoughts[-1])
+                self._mark_abandoned(d, thoughts[0])
+            pend.texts = []
             return
         thoughts = [t for t in pend.texts if t.kind == "reasoning"]
         first = pend.texts[0]
