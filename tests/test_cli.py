@@ -138,3 +138,22 @@ def test_console_script_runs(session_file: Path, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
 
 
+
+
+def test_a_session_given_twice_is_written_once_and_the_copy_named(session_file: Path, tmp_path: Path) -> None:
+    """A copy of a log in another folder makes the very same trace (ids are content hashes):
+    written once, the copy reported as skipped naming the first; the run said '2 written' of
+    one folder, the second write replacing the first."""
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    copy = backup / session_file.name
+    copy.write_bytes(session_file.read_bytes())
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["retrace", str(session_file), str(backup), "-o", str(out), "--verbose", "--json"])
+    assert r.exit_code == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(x["input"], x["status"]) for x in lines] == [(str(session_file), "written"), (str(copy), "skipped")]
+    assert lines[1]["message"] == f"the same trace as {session_file} (an identical session), written to " \
+        f"{lines[0]['path']}"
+    assert len(list(out.iterdir())) == 1
+    assert "1 written, 1 skipped (1 the same trace as another input)" in r.stderr

@@ -85,6 +85,7 @@ def comparable(o: Outcome, out: Path) -> dict[str, object]:
     d.pop("error")
     d["error"] = None if o.error is None else (type(o.error).__name__, str(o.error), o.error.exit_code)
     d["where"] = None if o.where is None else Path(o.where).relative_to(out).as_posix()
+    d["message"] = o.message.replace(str(out), "OUT")  # a copy's skip names the folder its trace went to
     return d
 
 
@@ -183,8 +184,10 @@ def test_at_most_a_few_sessions_are_in_flight(tmp_path: Path, monkeypatch: pytes
     logs = tmp_path / "logs"
     logs.mkdir()
     demo = (SAMPLES / "claude" / "demo-session.jsonl").read_text()
-    for i in range(12):
-        (logs / f"s{i:02d}.jsonl").write_text(demo.replace("demo", f"demo{i:02d}"))
+    sid = "d99e6618-d709-41f9-91b5-6b444aebcc56"
+    assert sid in demo
+    for i in range(12):  # twelve sessions, not twelve copies of one (a copy is the same trace: written once)
+        (logs / f"s{i:02d}.jsonl").write_text(demo.replace(sid, f"{sid[:-2]}{i:02d}"))
     outstanding: list[int] = []
     live = {"n": 0}
     submit, finish = _parallel.SessionPool.submit, _parallel.SessionPool.finish

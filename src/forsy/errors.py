@@ -103,3 +103,10 @@ class OutputError(ForsyError):
     """The trace folder could not be written."""
 
     exit_code: int = ExitCode.OUTPUT
+
+
+class SameTrace(ForsyError):
+    """A trace this run has already written (a session given twice: a log and its copy make the
+    same trace, ids being content hashes). Reported as skipped, naming the first; not an error."""
+
+    exit_code: int = ExitCode.OK

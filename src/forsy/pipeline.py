@@ -22,7 +22,7 @@ from typing import Any, Literal
 from . import sources
 from ._gc import gc_paused
 from .assemble import Assembled, assemble
-from .errors import ExitCode, ForsyError, InputError, NoWork, UnsupportedFormat
+from .errors import ExitCode, ForsyError, InputError, NoWork, SameTrace, UnsupportedFormat
 from .evidence import Session, Warning_
 from .models import Trace
 from .payloads import CommitInfo, redact_payload
@@ -370,6 +370,8 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         found = [(src, p) for src, p in found if select(src, p)]
     if sink is None and options.out is not None:
         sink = FolderSink(options.out, parent=not one_trace_expected(given))
+    if isinstance(sink, FolderSink):
+        sink = _OncePerRun(sink)
     timeline = _timeline_inputs(options) if (options.history or options.git) else None
     run = RetraceRun()
     meter = _Meter(progress)
@@ -467,7 +469,7 @@ def _retrace_loaded(load: Callable[[], list[Session]], where: str, options: Retr
             sessions = load()
         except Exception as e:  # one file's failure (or a bug) must not stop the others
             return [_failed(where, e, options)]
-        if len(sessions) > 1 and isinstance(sink, FolderSink):
+        if len(sessions) > 1 and isinstance(sink, (FolderSink, _OncePerRun)):
             sink.several()  # one file holding several sessions (an evaluation output.jsonl): -o is their parent
         return [_retrace_session(s, where, options, sink, keep, meter) for s in sessions]
 
@@ -529,7 +531,35 @@ def _llm_result(a: Assembled) -> LLMResult | None:
                      fallbacks=int(rep.get("fallbacks") or 0), warning=warning if isinstance(warning, str) else None)
 
 
+SAME_TRACE = "the same trace as "  # how a SameTrace skip's message starts (the CLI counts them by it)
+
+
+class _OncePerRun:
+    """A run's folder sink, taking each trace once. A session given twice (a log and its copy
+    in a backup folder) makes the very same trace: the second is a SameTrace skip naming the
+    first, where writing it again counted one folder as two written traces (or, under another
+    file name, wrote a duplicate folder)."""
+
+    def __init__(self, sink: FolderSink) -> None:
+        self.sink = sink
+        self.written: dict[str, tuple[str, str]] = {}  # trace id -> (its input, where it went)
+
+    def several(self) -> None:
+        self.sink.several()
+
+    def write(self, assembled: Assembled, session: Session) -> str:
+        tid = assembled.trace.trace_id
+        if tid in self.written:
+            first, where = self.written[tid]
+            raise SameTrace(f"{SAME_TRACE}{first} (an identical session), written to {where}")
+        where = self.sink.write(assembled, session)
+        self.written[tid] = (session.files[0].abs_path if session.files else "?", where)
+        return where
+
+
 def _failed(where: str, e: Exception, options: RetraceOptions) -> Outcome:
+    if isinstance(e, SameTrace):
+        return Outcome(where, "skipped", e.message)
     if isinstance(e, ForsyError):
         return Outcome(e.path or where, "failed", e.message, error=e, exit_code=e.exit_code)
     if options.debug:

@@ -23,7 +23,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExitCode, ForsyError, InputError, NoWork
-from ..pipeline import Outcome, RetraceRun, TimelineCounts
+from ..pipeline import SAME_TRACE, Outcome, RetraceRun, TimelineCounts
 from ..sources import Source
 from ..times import aware, parse_iso
 from ._output import (
@@ -251,7 +251,9 @@ def summary_line(done: RetraceRun) -> str:
     fell_back = _fell_back(done)
     written = [o for o in done.outcomes if o.status in ("written", "traced")]
     skipped = [o for o in done.outcomes if o.status == "skipped"]
-    reasons = Counter(OUTSIDE if o.message.startswith(OUTSIDE) else o.message for o in skipped)
+    reasons = Counter(OUTSIDE if o.message.startswith(OUTSIDE) else
+                      "the same trace as another input" if o.message.startswith(SAME_TRACE) else o.message
+                      for o in skipped)
     why = "; ".join(f"{n} {r}" for r, n in reasons.most_common())
     line = (f"forsy: {len(written)} written, {len(skipped)} skipped" + (f" ({why})" if why else "")
             + f", {len(done.failed)} failed")
