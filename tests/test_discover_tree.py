@@ -140,3 +140,21 @@ def test_what_the_walk_cannot_enter_is_reported(tmp_path: Path) -> None:
     assert [p for _, p in found] == [root / "ok" / "s.jsonl"]
     assert sorted((p.name, why.split(":")[0]) for p, why in unread) == [("link", "not searched"),
                                                                        ("pipe.jsonl", "not read")]
+
+
+def test_what_cannot_be_read_beside_a_session_is_reported_too(tmp_path: Path) -> None:
+    """Files beside a found session are taken as its parts (metadata, a subagent's file), so they
+    were not reported; but a FIFO or a broken link named like a log is never a part, and was
+    left out without a word."""
+    import os
+
+    root = tmp_path / "r"
+    root.mkdir()
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "s.jsonl")
+    os.mkfifo(root / "pipe.jsonl")
+    (root / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [root / "s.jsonl"]
+    assert sorted((p.name, why) for p, why in unread) == [("gone.jsonl", "not read: a link to nothing"),
+                                                          ("pipe.jsonl", "not read: not a regular file")]

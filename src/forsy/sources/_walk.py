@@ -120,11 +120,14 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     if not e.name.startswith("."):
                         out.not_searched.append((Path(e.path), "not searched: a link to a folder (not followed, "
                                                                "so no folder is read twice; name it directly)"))
-                elif e.name.endswith(LOG_SUFFIXES) and os.path.abspath(d) not in beside:
-                    if e.is_file(follow_symlinks=True):
-                        candidates.append(Path(e.path))
-                    else:
+                elif e.name.endswith(LOG_SUFFIXES):
+                    # a FIFO or a broken link is never a found session's part: reported even beside one
+                    if e.is_symlink() and not os.path.exists(e.path):
+                        out.not_searched.append((Path(e.path), "not read: a link to nothing"))
+                    elif not e.is_file(follow_symlinks=True):
                         out.not_searched.append((Path(e.path), "not read: not a regular file"))
+                    elif os.path.abspath(d) not in beside:
+                        candidates.append(Path(e.path))
             except OSError as err:
                 out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
         todo.extend(reversed(subs))
