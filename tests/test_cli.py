@@ -157,3 +157,21 @@ def test_a_session_given_twice_is_written_once_and_the_copy_named(session_file: 
         f"{lines[0]['path']}"
     assert len(list(out.iterdir())) == 1
     assert "1 written, 1 skipped (1 the same trace as another input)" in r.stderr
+
+
+def test_warnings_past_the_first_five_say_where_the_rest_are(session_file: Path, tmp_path: Path) -> None:
+    """A written trace keeps its reading warnings in its manifest.json; a file that failed has no
+    folder, so the line must not send the user to `<the log>/manifest.json`."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    noisy = logs / "noisy.jsonl"  # a session with seven lines that are not JSON: written, 7 warnings
+    noisy.write_text(session_file.read_text() + "not json\n" * 7)
+    broken = logs / "broken.jsonl"  # nothing readable at all: failed, with its warnings
+    broken.write_text("not json\n" * 7)
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["retrace", str(logs), "-o", str(out)])
+    assert r.exit_code == 7, r.stderr  # one written, one failed
+    [folder] = list(out.iterdir())
+    assert f"  … 2 more in {folder}/manifest.json (--verbose lists them)" in r.stderr
+    assert "  … 2 more (--verbose lists them)" in r.stderr
+    assert "broken.jsonl/manifest.json" not in r.stderr

@@ -231,8 +231,8 @@ def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_
             for w in shown:
                 typer.echo(f"  warning: {warning_text(w.file, w.line, w.message)}", err=True)
             if len(o.warnings) > len(shown):
-                typer.echo(f"  … {len(o.warnings) - len(shown)} more in {o.where or o.path}/manifest.json "
-                           "(--verbose lists them)", err=True)
+                kept = f" in {o.where}/manifest.json" if o.status == "written" and o.where else ""  # none else has one
+                typer.echo(f"  … {len(o.warnings) - len(shown)} more{kept} (--verbose lists them)", err=True)
         if o.llm is not None and o.llm.fallbacks and (not quiet or llm_required):
             typer.echo(f"forsy: warning: {safe(o.where or o.path)}: model {o.llm.model}: "
                        f"{o.llm.warning or 'fell back to the deterministic result'}", err=True)
