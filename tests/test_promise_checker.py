@@ -47,7 +47,7 @@ FINAL = "Fixed: add() now returns a + b and all 3 tests pass."
 # 5 Edit, 6 answer, 7 the user's correction, 8 final answer.
 L_TASK = "Make the tests in test_calc.py pass and tell me when done."
 L_CLAIM = "Looks good, all done: 3 passed."
-L_THANKS = "Thanks, that works now. The task is done."
+L_THANKS = "Thanks, that works now. The task is done. No clarification needed."
 L_UNDO = "No, revert that, thanks: test_add fails now. Stop here."
 L_FINAL = "Reverted: the fix is done and 3 passed. I stop here."
 LATER = [
@@ -157,15 +157,15 @@ def test_the_checker_never_changes_the_callers_drafts(corr: World) -> None:
 
 def test_the_tally_counts_every_proposal_each_acceptance_and_each_rejection(corr: World) -> None:
     c = run(corr, {"step": 2, "value": "no field"},
-            prop(3, "observation", FAIL_OUT, (corr.ev(FAIL_OUT), FAIL_OUT)),
+            prop(3, "observation", FAIL_OUT, (corr.ev(FAIL_OUT), FAIL_OUT)), {"field": "observation", "step": "3"},
             prop(9, "observation", "x", (corr.ev(FAIL_OUT), FAIL_OUT)),
             prop(7, "observation", PASS_OUT, (corr.ev(PASS_OUT), PASS_OUT)),
             prop(0, "observation", "x", (corr.ev(FAIL_OUT), FAIL_OUT)))
-    assert (c.tally.proposed, c.tally.accepted) == (5, 2)
+    assert (c.tally.proposed, c.tally.accepted) == (6, 2)
     assert c.tally.accepted_fields == Counter({"observation": 2})
-    assert c.tally.rejected == Counter({"unknown_step": 2, "malformed_proposal": 1})
-    assert c.tally.rejections == [(None, "?", "malformed_proposal"), (9, "observation", "unknown_step"),
-                                  (0, "observation", "unknown_step")]
+    assert c.tally.rejected == Counter({"unknown_step": 2, "malformed_proposal": 2})
+    assert c.tally.rejections == [(None, "?", "malformed_proposal"), (None, "?", "malformed_proposal"),
+                                  (9, "observation", "unknown_step"), (0, "observation", "unknown_step")]
 
 
 @pytest.mark.parametrize("raw", [
@@ -396,6 +396,13 @@ def test_a_classification_without_a_kind_rule_needs_only_the_users_words(corr: W
     assert [(p.path, p.value) for p in c.accepted] == [("/steps/5/message_role", "status_update")]
 
 
+def test_free_feedback_naming_a_kind_is_not_held_to_that_kinds_rule(later: World) -> None:
+    # only message_role and feedback_type are kinds; feedback_content is text grounded word by word
+    thanks = later.ev(L_THANKS)
+    c = run(later, prop(4, "feedback_content", "clarification", (thanks, "No clarification needed.")))
+    assert [(p.path, p.value) for p in c.accepted] == [("/steps/4/feedback_content", "clarification")]
+
+
 def test_one_quote_of_the_kind_among_several_is_enough(corr: World) -> None:
     words, task = corr.ev(WORDS), corr.ev(TASK)
     c = run(corr, prop(5, "message_role", "correction", (task, TASK), (words, WORDS)))
@@ -487,6 +494,7 @@ def test_a_step_is_corrected_once(corr: World) -> None:
 
 @pytest.mark.parametrize(("step", "about", "reason"), [
     (9, 5, "unknown_step"),  # no such step
+    (0, 5, "unknown_step"),
     (3, 6, "unknown_step"),  # step 6 is not a user message
     (3, None, "unknown_step"),  # about no step
     (3, 9, "unknown_step"),
@@ -512,6 +520,16 @@ def test_a_directive_may_name_a_context_step_but_not_a_step_outside_the_chunk(co
     # the user's message itself must be in the chunk
     c = run(corr, prop(3, "directive", "add must return a + b", (words, WORDS), about=5), steps=[0, 1, 2, 3])
     rejected(c, (3, "directive", "unknown_step"))
+
+
+def test_work_before_the_first_user_message_can_be_corrected_by_it(corr: World) -> None:
+    # a log that starts with the agent's work (a resumed session): the first user message is a correction
+    drafts = copy_drafts(corr.drafts[1:])
+    drafts[3].values["message_role"] = "correction"
+    words = corr.ev(WORDS)
+    c = run(corr, prop(1, "directive", "add must return a + b", (words, WORDS), about=4), drafts=drafts)
+    assert paths(c) == ["/steps/1/directive", "/steps/1/eval", "/steps/1/success", "/steps/1/eval_reason",
+                        "/steps/4/caused_by"]
 
 
 def test_only_work_since_the_previous_user_message_can_be_corrected(later: World) -> None:
