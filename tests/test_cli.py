@@ -175,3 +175,13 @@ def test_warnings_past_the_first_five_say_where_the_rest_are(session_file: Path,
     assert f"  … 2 more in {folder}/manifest.json (--verbose lists them)" in r.stderr
     assert "  … 2 more (--verbose lists them)" in r.stderr
     assert "broken.jsonl/manifest.json" not in r.stderr
+
+
+def test_standard_input_is_named_so_never_by_its_removed_spool_file(session_file: Path, tmp_path: Path) -> None:
+    r = runner.invoke(app, ["retrace", "-", "-o", str(tmp_path / "out"), "--json"], input=session_file.read_bytes())
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["input"] == "<stdin>"
+    r = runner.invoke(app, ["retrace", "-", "-o", str(tmp_path / "out2")], input=b"hello\n")
+    assert r.exit_code == 3
+    assert r.stderr.startswith("forsy: error: <stdin>: not a log format forsy reads"), r.stderr
+    assert "forsy-stdin-" not in r.stderr

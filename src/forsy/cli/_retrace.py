@@ -119,9 +119,19 @@ def retrace(
     window = _Window(lo, hi)
     with _stdin_spooled(list(paths or [])) as given:
         sink = FolderSink(output or Path("forsy-traces"), parent=output is None or not one_trace_expected(given))
-        with ProgressLine(enabled=not quiet) as bar:
-            done = run(given, opts, sink=sink, keep=False, progress=bar, raise_if_empty=False,
-                       select=window.select if window.active else None)
+        spooled = [str(g) for g, p in zip(given, paths or [], strict=True) if p == Path("-")]
+        try:
+            with ProgressLine(enabled=not quiet) as bar:
+                done = run(given, opts, sink=sink, keep=False, progress=bar, raise_if_empty=False,
+                           select=window.select if window.active else None)
+        except ForsyError as e:
+            _name_stdin(e, spooled)
+            raise
+        for o in done.outcomes:
+            if o.path in spooled:
+                o.path = STDIN
+            if o.error is not None:
+                _name_stdin(o.error, spooled)
     done.outcomes[:0] = window.left_out
     if window.active:
         _say_what_the_window_left(done)
@@ -167,6 +177,14 @@ def _stdin_spooled(paths: list[Path]) -> Iterator[list[Path]]:
         yield [spool if p == Path("-") else p for p in paths]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+STDIN = "<stdin>"  # how `-` is named in what a run prints (its spool file is gone by then)
+
+
+def _name_stdin(e: ForsyError, spooled: list[str]) -> None:
+    if e.path is not None and str(e.path) in spooled:
+        e.path = STDIN
 
 
 class _Window:
