@@ -109,11 +109,15 @@ def test_reject_needs_a_reason_and_closes_the_draft(db: tuple[str, str]) -> None
 def test_values_are_typed_and_structural_fields_are_not_editable(db: tuple[str, str]) -> None:
     url, tid = db
     for field, value, msg in [("success", "maybe", "true or false"), ("eval", "2", "-1, 0 or 1"),
-                              ("turn", "3", "cannot be edited"), ("reasoning", "  ", "empty value")]:
+                              ("turn", "3", "cannot be edited"), ("reasoning", "  ", "empty value"),
+                              ("nonsense", "x", "nonsense cannot be edited in review; editable: "),
+                              ("../1/reasoning", "x", "cannot be edited in review")]:
         code, _, err = cli("review", "edit", tid, "--step", "2", "--field", field, "--value", value, "--store", url)
         assert code == 2 and msg in err, (field, err)
     code, _, err = cli("review", "edit", tid, "--step", "99", "--field", "reasoning", "--value", "x", "--store", url)
     assert code == 2 and "no step 99" in err
+    code, _, err = cli("review", "edit", tid, "--field", "summary.nonsense", "--value", "x", "--store", url)
+    assert code == 2 and "cannot be edited in review; editable: /learning" in err, err  # a trace field no more known
     assert cli("review", "edit", tid, "--field", "summary.goal_achieved", "--value", "true", "--store", url)[0] == 0
 
 

@@ -64,11 +64,15 @@ def field_path(step: int | None, name: str) -> str:
 def parse_value(path: str, text: str) -> Value:
     """A value typed in by a reviewer, as the field's type: text as it is for text fields;
     true/false for booleans; -1, 0 or 1 for eval. Anything else is refused with the reason."""
-    where = parse_path(path)
+    on_step = path.startswith("/steps/")
+    try:
+        where: StepPath | str | None = parse_path(path)
+    except ValueError:  # no field of the format at all (a typo, a made-up name)
+        where = None
     kind = STEP_EDITABLE.get(where.field) if isinstance(where, StepPath) else TRACE_EDITABLE.get(path)
-    name = where.field if isinstance(where, StepPath) else path
+    name = where.field if isinstance(where, StepPath) else path.split("/", 3)[-1] if on_step else path
     if kind is None:
-        editable = ", ".join(sorted(STEP_EDITABLE)) if isinstance(where, StepPath) else ", ".join(TRACE_EDITABLE)
+        editable = ", ".join(sorted(STEP_EDITABLE)) if on_step else ", ".join(TRACE_EDITABLE)
         raise InputError(f"{name} cannot be edited in review; editable: {editable}")
     if kind is bool:
         low = text.strip().lower()
