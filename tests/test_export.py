@@ -334,3 +334,25 @@ def test_export_from_store(tmp_path: Path) -> None:
     r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", "openai", "--approved-only",
                             "-o", str(tmp_path / "a.jsonl")])
     assert r.exit_code == 2 and "none approved" in r.output  # the draft is pending
+
+
+def test_a_trace_given_twice_is_exported_once_and_said_so(demo: Bundle, tmp_path: Path) -> None:
+    """`forsy export T T` (or a folder and its copy) said '2 trace(s)' of one trace in one file."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(demo.where, copy)
+    res = export([demo, demo, load_folder(copy)], "atif", tmp_path / "a.json")
+    assert (res.traces, res.duplicates) == (1, 2)
+    assert json.loads((tmp_path / "a.json").read_text())["trajectory_id"] == demo.trace.trace_id
+    r = CliRunner().invoke(app, ["export", demo.where, str(copy), "--to", "atif", "-o", str(tmp_path / "b.json")])
+    assert r.exit_code == 0, r.stderr
+    assert f"{tmp_path / 'b.json'}: 1 trace(s) as atif (1 given twice: exported once);" in r.stdout
+
+
+def test_the_refusal_names_the_file_once(demo: Bundle, tmp_path: Path) -> None:
+    mine = tmp_path / "notes.json"
+    mine.write_text("my notes")
+    r = CliRunner().invoke(app, ["export", demo.where, "--to", "atif", "-o", str(mine)])
+    assert r.exit_code == 6
+    assert r.stderr == f"forsy: error: {mine}: exists and was not written by forsy export; not overwritten\n"

@@ -56,7 +56,8 @@ def export_cmd(
         sys.stdout.write(orjson.dumps(res.report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     lost = res.report.lost_fields()
-    typer.echo(f"{res.paths[0]}: {res.traces} trace(s) as {to}; "
+    twice = f" ({res.duplicates} given twice: exported once)" if res.duplicates else ""
+    typer.echo(f"{res.paths[0]}: {res.traces} trace(s) as {to}{twice}; "
                + (f"lost: {', '.join(lost)}" if lost else "nothing lost"))
     typer.echo(f"loss report: {res.paths[-1]}")
 

@@ -110,6 +110,7 @@ class ExportResult:
     paths: list[Path]  # what was written, loss report last
     report: LossReport
     traces: int
+    duplicates: int = 0  # traces given again (the same trace id): exported once
 
 
 def _target(out: Path, f: OutFile, folder: bool) -> Path:
@@ -152,6 +153,11 @@ def export(bundles: Sequence[Bundle], fmt: str, out: Path, *, strict: bool = Fal
         bundles = [b for b in bundles if approved(b)]
     if not bundles:
         raise InputError("no trace to export" + (" (none approved)" if options.approved_only else ""))
+    given = len(bundles)
+    firsts: dict[str, Bundle] = {}
+    for b in bundles:  # the first of each trace id, in the order given
+        firsts.setdefault(b.trace.trace_id, b)
+    bundles = list(firsts.values())
     ctx = ExportContext()
     files = exporter.convert(bundles, ctx, options)
     report = loss_report(exporter.name, exporter.coverage, bundles, ctx)
@@ -166,15 +172,14 @@ def export(bundles: Sequence[Bundle], fmt: str, out: Path, *, strict: bool = Fal
         if folder and out.exists() and not out.is_dir():
             taken.append(out)
         if taken:
-            raise OutputError(f"{taken[0]} exists and was not written by forsy export; not overwritten",
-                              path=taken[0])
+            raise OutputError("exists and was not written by forsy export; not overwritten", path=taken[0])
     try:
         for f, p in zip(files, targets, strict=True):
             _write(p, f.data)
         _write(rpath, orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     except OSError as e:
         raise OutputError(e.strerror or str(e), path=out) from None
-    return ExportResult(fmt, [*targets, rpath], report, len(bundles))
+    return ExportResult(fmt, [*targets, rpath], report, len(bundles), given - len(bundles))
 
 
 def coverage_of(fmt: str) -> dict[str, Cover]:
