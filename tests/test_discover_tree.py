@@ -158,3 +158,17 @@ def test_what_cannot_be_read_beside_a_session_is_reported_too(tmp_path: Path) ->
     assert [p for _, p in found] == [root / "s.jsonl"]
     assert sorted((p.name, why) for p, why in unread) == [("gone.jsonl", "not read: a link to nothing"),
                                                           ("pipe.jsonl", "not read: not a regular file")]
+
+
+def test_a_trace_folder_forsy_wrote_inside_the_tree_is_named_as_such(tmp_path: Path) -> None:
+    """`forsy retrace logs -o logs/traces`, then `forsy retrace logs`: the trace folder's three
+    JSON files were each 'not a log format forsy reads'; it is one folder of forsy's output."""
+    root = tmp_path / "logs"
+    root.mkdir()
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "s.jsonl")
+    retrace([root], RetraceOptions(out=root / "traces"))
+    [folder] = list((root / "traces").iterdir())
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [root / "s.jsonl"]
+    assert unread == [(folder, "not searched: a trace folder forsy wrote (its output, not a log)")]

@@ -19,12 +19,14 @@ says:
   data); a home folder is searched only where the agents keep their logs;
 * files that look like logs (`LOG_SUFFIXES`) that no source recognises, counted in
   `Discovery.unrecognised` for the caller to report;
+* trace folders forsy wrote (`-o` inside the tree), named once as forsy's output;
 * folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
   listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,7 +116,9 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                             out.not_searched.append((Path(e.path), f"not searched: deeper than {MAX_DEPTH} "
                                                                    "folders below the named one (name it directly)"))
                         continue
-                    if os.path.abspath(e.path) not in session_dirs:
+                    if _forsy_output(Path(e.path)):
+                        out.not_searched.append((Path(e.path), FORSY_OUTPUT))
+                    elif os.path.abspath(e.path) not in session_dirs:
                         subs.append((Path(e.path), depth + 1))
                 elif e.is_symlink() and e.is_dir(follow_symlinks=True):
                     if not e.name.startswith("."):
@@ -136,6 +140,23 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     out.unrecognised = [p for p in candidates
                         if Path(os.path.abspath(p)) not in seen and not _recognised(p, available)]
     return out
+
+
+FORSY_OUTPUT = "not searched: a trace folder forsy wrote (its output, not a log)"
+
+
+def _forsy_output(d: Path) -> bool:
+    """A trace folder forsy wrote (`-o` inside the tree it read): trace.json beside a manifest.json
+    that names forsy as its generator. Its files are forsy's output, never a log to read."""
+    manifest = d / "manifest.json"
+    try:
+        if not (manifest.is_file() and (d / "trace.json").is_file()) or manifest.stat().st_size > 16 << 20:
+            return False
+        doc = json.loads(manifest.read_bytes())
+    except (OSError, ValueError):
+        return False
+    gen = doc.get("generator") if isinstance(doc, dict) else None
+    return isinstance(gen, dict) and gen.get("name") == "forsy"
 
 
 def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
