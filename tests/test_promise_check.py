@@ -85,6 +85,9 @@ def test_anything_else_is_a_value_error_counting_the_errors(answer: str, errors:
 
 
 # ---------------------------------------------------------------------- the checker's sessions
+I_TASK = "Fix the failing test in parser.py please."  # INJECTION's task
+
+
 @pytest.fixture(scope="module")
 def corr(tmp_path_factory: pytest.TempPathFactory) -> World:
     return make_world(tmp_path_factory.mktemp("corr"), "s-corr", CORRECTION)
@@ -164,11 +167,29 @@ def test_goal_achieved_true_is_refused_on_a_failure_a_request_or_an_agents_word(
              (None, "goal_achieved", "goal_unsupported"))
 
 
-def test_goal_achieved_false_rests_on_a_failure(corr: World) -> None:
-    c = run(corr, prop(None, "goal_achieved", False, (corr.ev(FAIL_OUT), FAIL_OUT)))
-    assert [(p.path, p.value) for p in c.accepted] == [("/summary/goal_achieved", False)]
+def test_goal_achieved_false_rests_on_a_failure(inj: World, corr: World) -> None:
+    final = "the test still fails, so the task is not done"  # INJECTION's final answer
+    c = run(inj, prop(None, "goal_achieved", False, (inj.ev(final), final)))
+    assert c.accepted == [Proposal("/summary/goal_achieved", False, "model", ACTOR,
+                                   (cite(inj.ev(final), final, TEXT_PTR),))]
     rejected(run(corr, prop(None, "goal_achieved", False, (corr.ev(PASS_OUT), PASS_OUT))),
              (None, "goal_achieved", "goal_unsupported"))
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: any failure in the quote shows goal_achieved false, even one "
+                                       "fixed later in the session (docs/llm.md: 'false: a failure')")
+def test_goal_achieved_false_is_not_a_failure_fixed_later(corr: World) -> None:
+    # step 3's tests fail; step 6 fixes add(), step 7's tests pass and the final answer says so
+    rejected(run(corr, prop(None, "goal_achieved", False, (corr.ev(FAIL_OUT), FAIL_OUT))),
+             (None, "goal_achieved", "goal_unsupported"))
+
+
+def test_goal_achieved_false_is_not_the_tasks_own_words(inj: World) -> None:
+    # "fix the failing test" asks for work; like "tell me when done" for true, it shows no outcome
+    task, fail = inj.ev(I_TASK), inj.ev("1 failed in 0.05s")
+    rejected(run(inj, prop(None, "goal_achieved", False, (task, I_TASK))), (None, "goal_achieved", "goal_unsupported"))
+    c = run(inj, prop(None, "goal_achieved", False, (task, I_TASK), (fail, "1 failed in 0.05s")))
+    assert [(p.path, p.value) for p in c.accepted] == [("/summary/goal_achieved", False)]
 
 
 def test_a_later_user_confirming_it_works_shows_the_goal_achieved(later: World) -> None:
@@ -209,6 +230,8 @@ def test_without_a_user_message_goal_achieved_true_rests_on_a_result_only(corr: 
     rejected(run(corr, prop(None, "goal_achieved", True, (corr.ev(ANSWER), ANSWER)), drafts=drafts),
              (None, "goal_achieved", "goal_unsupported"))
     assert paths(run(corr, prop(None, "goal_achieved", True, (corr.ev(PASS_OUT), PASS_OUT)), drafts=drafts)) == [
+        "/summary/goal_achieved"]
+    assert paths(run(corr, prop(None, "goal_achieved", False, (corr.ev(ANSWER), ANSWER)), drafts=drafts)) == [
         "/summary/goal_achieved"]
 
 

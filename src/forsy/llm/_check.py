@@ -303,14 +303,18 @@ class Checker:
 
     def _shows_outcome(self, c: Cite, achieved: object) -> bool:
         """goal_achieved true: a passing test or build in a result or the final answer, or the user
-        confirming it works; false: a failure in the quote."""
+        confirming it works; false: a failure in the quote, but not in the task's own words ("fix the
+        failing test" asks for an outcome and shows none)."""
         if achieved is not True:
-            return bool(FAILURE.search(c.quote))
+            return bool(FAILURE.search(c.quote)) and not self._task_words(c.id)
         if self._shows_result(c.id) and TEST_PASS.search(c.quote) and not FAILURE.search(c.quote):
             return True
         later = bool(self.users) and self.first_step.get(c.id, -1) > self.users[0]  # not the task's own words
         return later and "user" in self.idx.kinds.get(c.id, set()) and bool(USER_DONE.search(c.quote)) \
             and not FAILURE.search(c.quote)
+
+    def _task_words(self, ev: str) -> bool:
+        return bool(self.users) and ev in step_evidence(self.drafts[self.users[0]], "input")
 
     def _shows_ending(self, c: Cite, reason: object) -> bool:
         rule = TERMINATION_RULES.get(str(reason))
