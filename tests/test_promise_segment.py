@@ -359,6 +359,11 @@ def test_a_call_matched_to_the_shell_history_keeps_the_match() -> None:
     assert drafts[1].shell_history is hist
     assert seg.matches == [{"kind": "shell_history", "step": 2, "rule": "R-history/exact", "score": 1.0, "dt_s": 0.4,
                             "evidence": ["h7"], "uncertain": False, "exit_code": 2, "duration_s": 1.5}]
+    unrecorded = HistoryMatch(exit_code=None, duration_s=None, record=None, match=Match("R-history/exact", 1.0))
+    seg = Segmenter(Session("claude-code", "s", [], {}, [call("c1", "Bash", "make", 1, info=CallInfo(
+        shell_history=unrecorded))], SessionMeta(), Quality()))
+    seg.run()
+    assert seg.matches[0]["evidence"] == []  # no history record to cite: none invented
 
 
 def test_every_truncated_output_and_rejected_call_is_counted() -> None:

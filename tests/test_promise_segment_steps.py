@@ -116,11 +116,11 @@ def test_a_user_message_says_how_often_the_agent_was_interrupted_before_it() -> 
     assert "causal_note" not in drafts[3].values  # counted once: the next message starts afresh
 
 
-def test_an_interrupt_without_evidence_cites_the_message_after_it() -> None:
+def test_an_interrupt_before_any_message_and_without_evidence_cites_the_message_after_it() -> None:
     bare = Event("interrupt", "user", T(2), [])
-    drafts = _drafts(user("go", 0), bare, user("stop", 3))
-    assert _v1(drafts[1], "causal_note") == "The user interrupted the agent 1 time(s) before this message."
-    assert _prov(drafts[1])["causal_note"] == "derived R-interrupt/R-rewind e3"
+    drafts = _drafts(bare, user("stop", 3))
+    assert _v1(drafts[0], "causal_note") == "The user interrupted the agent 1 time(s) before this message."
+    assert _prov(drafts[0])["causal_note"] == "derived R-interrupt/R-rewind e3"
 
 
 def test_an_interrupt_ends_the_pending_answer_so_text_after_it_is_another_answer() -> None:
@@ -137,14 +137,15 @@ def test_a_new_user_message_ends_every_pending_answer() -> None:
 
 # ------------------------------------------------------------------ rewinds (R-abandoned)
 def test_steps_on_a_rewound_branch_are_flagged_and_the_next_message_names_them() -> None:
-    drafts = _drafts(user("go", 0), call("c1", "Bash", "rm -rf x", 1, abandoned=True),
-                     result("c1", "gone", 2, abandoned=True), text("Removed.", 3, abandoned=True),
+    rm = Event("tool_call", "agent", T(1), [Ref("e1", ""), Ref("e1b", "/x")], call_id="c1", tool="Bash",
+               args="rm -rf x", abandoned=True)
+    drafts = _drafts(user("go", 0), rm, result("c1", "gone", 2, abandoned=True), text("Removed.", 3, abandoned=True),
                      user("no, keep x", 4), user("thanks", 5))
     reason = ("On a branch the user rewound away from: kept because it happened, but not part of the final "
               "conversation path.")
     assert [(d.abandoned, _v1(d, "eval_reason")) for d in drafts] == [
         (False, None), (True, reason), (True, reason), (False, None), (False, None)]
-    assert _prov(drafts[1])["eval_reason"] == "derived R-abandoned e1"
+    assert _prov(drafts[1])["eval_reason"] == "derived R-abandoned e1"  # the record's first reference only
     assert _prov(drafts[2])["eval_reason"] == "derived R-abandoned e3"  # the answer's first text
     assert _v1(drafts[3], "causal_note") == ("The conversation was rewound before this message: steps 2-3 are on an "
                                              "abandoned branch.")
@@ -167,6 +168,14 @@ def test_a_rewound_user_message_says_so_and_carries_no_eval_reason() -> None:
 def test_a_rewound_first_message_says_only_that() -> None:
     drafts = _drafts(_ev("user", "user", 0, text="old", abandoned=True))
     assert _v1(drafts[0], "causal_note") == "This message is on a branch the user later rewound away from."
+
+
+def test_a_message_after_an_interrupt_and_a_rewind_says_both() -> None:
+    drafts = _drafts(user("go", 0), call("c1", "Bash", "a", 1, abandoned=True), _ev("interrupt", "user", 2),
+                     user("no", 3))
+    assert _v1(drafts[2], "causal_note") == ("The user interrupted the agent 1 time(s) before this message. The "
+                                             "conversation was rewound before this message: steps 2-2 are on an "
+                                             "abandoned branch.")
 
 
 def test_a_rewound_message_after_a_rewound_branch_leaves_the_note_to_the_message_that_stays() -> None:
@@ -291,25 +300,28 @@ def test_a_rewound_analysis_is_named_by_the_next_message() -> None:
                                              "abandoned branch.")
 
 
-def test_a_harness_filler_is_not_work() -> None:
+def test_a_harness_filler_is_not_work_and_a_text_with_a_foreign_payload_still_is() -> None:
     drafts = _drafts(user("go", 0), text("No response requested.", 1, info=MessageInfo(synthetic=True)))
     assert len(drafts) == 1
+    drafts = _drafts(user("go", 0), text("Done.", 1, info=NoteInfo()))
+    assert _v1(drafts[1], "output") == "Done."
 
 
 # ------------------------------------------------------------------ API errors (R-error)
 def test_an_api_error_ends_the_pending_answer_and_is_an_error_step() -> None:
     drafts, seg = _seg(user("go", 0), text("working", 1), text("mine", 2, actor="subagent:a"),
-                       text("overloaded", 3, info=MessageInfo(api_error=True)))
+                       text("overloaded", 3, info=MessageInfo(api_error=True)),
+                       text("overloaded", 4, info=MessageInfo(api_error=True)))
     assert [(d.values["actor"], d.values["action"], _v1(d, "output")) for d in drafts] == [
         ("user", "user_message", None), ("agent", "output", "working"), ("agent", "error", "overloaded"),
-        ("subagent:a", "output", "mine")]  # the subagent's answer stays pending: the error was not its own
+        ("agent", "error", "overloaded"), ("subagent:a", "output", "mine")]  # not the subagent's error: it waits
     err = drafts[2]
     assert err.values == _step("agent", "error", eval=-1, output="overloaded", success=False,
                                eval_reason="The model call failed with an API error.", started_at=T(3), ended_at=T(3))
     assert _prov(err) == {"execution_mode": f"{SERIAL} e3", "output": "copied R-error e3",
                           "success": "derived R-error e3", "eval_reason": "derived R-error e3",
                           "started_at": "derived R-time e3", "ended_at": "derived R-time e3"}
-    assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 1}
+    assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 2}
 
 
 def test_a_rewound_api_error_is_named_by_the_next_message() -> None:
@@ -387,6 +399,14 @@ def test_a_hook_ends_the_pending_answer_and_causes_the_next_action() -> None:
     assert _v1(act, "caused_by") == [3] and _v1(act, "causal_type") == "other"
     assert _v1(act, "causal_note") == "Followed the hook intervention(s) of step(s) 3."
     assert _prov(act)["caused_by"] == "derived R-cause/hook e3"
+
+
+def test_an_action_after_two_hooks_follows_both() -> None:
+    drafts = _drafts(user("go", 0), text("Done.", 1), _hook(2, "a", "Stop"), _hook(3, "b", "Stop"),
+                     call("c1", "Bash", "ls", 4))
+    assert _v1(drafts[3], "caused_by") == [3]  # the second hook ran after the first
+    assert (_v1(drafts[4], "caused_by"), _v1(drafts[4], "causal_type"), _v1(drafts[4], "causal_note")) == (
+        [3, 4], "dependency_on_multiple_prior_steps", "Followed the hook intervention(s) of step(s) 3, 4.")
 
 
 def test_a_hook_before_any_step_follows_nothing() -> None:
@@ -476,9 +496,16 @@ def test_a_commit_without_a_message_or_branches_says_only_its_sha() -> None:
     assert _prov(d)["state_change"] == "derived R-commit e1"
 
 
+def test_a_commit_without_its_payload_is_still_a_step() -> None:
+    e = _ev("commit", "git", 1, text="x")
+    d = _drafts(e)[0]
+    assert (_v1(d, "tool"), _v1(d, "operation"), _v1(d, "success"), d.commits) == ("git", "write", True, [e])
+
+
 def test_a_commit_that_may_be_a_calls_is_its_own_step_and_an_uncertain_match() -> None:
     info = CommitInfo(sha="abc", branches=[], possible_match=Match("G-time", 0.5), matched_call_id="zz")
-    drafts, seg = _seg(user("go", 0), _ev("commit", "git", 1, text="x", info=info))
+    e = Event("commit", "git", T(1), [Ref("e1", ""), Ref("e1b", "/x")], text="x", info=info)
+    drafts, seg = _seg(user("go", 0), e)
     assert _v1(drafts[1], "state_change") == "Commit abc was recorded in the repository, on no branch (only a reflog " \
                                              "holds it)."
     assert seg.matches == [{"kind": "commit", "step": None, "sha": "abc", "uncertain": True, "rule": "G-time",
@@ -572,8 +599,9 @@ def test_thinking_that_ends_a_response_is_its_analysis_not_the_next_actions_reas
     interrupt, compaction, hook or API error came) is an analyze step there, in its turn and
     caused by its request; it was carried over to become the reasoning of the next call, in the
     next turn, "caused by" a message written after it."""
-    drafts = _drafts(user("go", 0), _ev("reasoning", "agent", 1, text="hm"), *boundary, call("c1", "Bash", "ls", 3))
+    drafts = _drafts(user("go", 0), _ev("reasoning", "agent", 1, text="hm"), *boundary,
+                     _ev("reasoning", "agent", 3, text="now"), call("c1", "Bash", "ls", 4))
     analysis = drafts[1]
     assert _v1(analysis, "reasoning") == "hm" and _v1(analysis, "operation") == "analyze"
     assert (analysis.values["turn"], _v1(analysis, "caused_by"), _v1(analysis, "ended_at")) == (1, [1], T(1))
-    assert "reasoning" not in drafts[-1].values
+    assert _v1(drafts[-1], "reasoning") == "now"
