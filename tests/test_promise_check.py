@@ -176,8 +176,6 @@ def test_goal_achieved_false_rests_on_a_failure(inj: World, corr: World) -> None
              (None, "goal_achieved", "goal_unsupported"))
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: any failure in the quote shows goal_achieved false, even one "
-                                       "fixed later in the session (docs/llm.md: 'false: a failure')")
 def test_goal_achieved_false_is_not_a_failure_fixed_later(corr: World) -> None:
     # step 3's tests fail; step 6 fixes add(), step 7's tests pass and the final answer says so
     rejected(run(corr, prop(None, "goal_achieved", False, (corr.ev(FAIL_OUT), FAIL_OUT))),
@@ -231,8 +229,9 @@ def test_without_a_user_message_goal_achieved_true_rests_on_a_result_only(corr: 
              (None, "goal_achieved", "goal_unsupported"))
     assert paths(run(corr, prop(None, "goal_achieved", True, (corr.ev(PASS_OUT), PASS_OUT)), drafts=drafts)) == [
         "/summary/goal_achieved"]
-    assert paths(run(corr, prop(None, "goal_achieved", False, (corr.ev(ANSWER), ANSWER)), drafts=drafts)) == [
-        "/summary/goal_achieved"]
+    # no task words to refuse (no user message), but the failure it shows was fixed later (step 7 passes)
+    rejected(run(corr, prop(None, "goal_achieved", False, (corr.ev(ANSWER), ANSWER)), drafts=drafts),
+             (None, "goal_achieved", "goal_unsupported"))
 
 
 ASK_TERMINATION = [*SESSION_FIELDS, "termination_reason"]

@@ -304,14 +304,21 @@ class Checker:
     def _shows_outcome(self, c: Cite, achieved: object) -> bool:
         """goal_achieved true: a passing test or build in a result or the final answer, or the user
         confirming it works; false: a failure in the quote, but not in the task's own words ("fix the
-        failing test" asks for an outcome and shows none)."""
+        failing test" asks for an outcome and shows none) and not one a later passing run fixed."""
         if achieved is not True:
-            return bool(FAILURE.search(c.quote)) and not self._task_words(c.id)
+            return bool(FAILURE.search(c.quote)) and not self._task_words(c.id) and not self._passed_after(c.id)
         if self._shows_result(c.id) and TEST_PASS.search(c.quote) and not FAILURE.search(c.quote):
             return True
         later = bool(self.users) and self.first_step.get(c.id, -1) > self.users[0]  # not the task's own words
         return later and "user" in self.idx.kinds.get(c.id, set()) and bool(USER_DONE.search(c.quote)) \
             and not FAILURE.search(c.quote)
+
+    def _passed_after(self, ev: str) -> bool:
+        """A tool result or the final answer after `ev`'s step showing a passing run and no failure:
+        the failure `ev` shows was fixed, so it says nothing of how the session ended."""
+        at = self.first_step.get(ev, -1)
+        return any(self.first_step.get(other, -1) > at and self._shows_result(other) and TEST_PASS.search(text)
+                   and not FAILURE.search(text) for other, text in self.idx.texts.items())
 
     def _task_words(self, ev: str) -> bool:
         return bool(self.users) and ev in step_evidence(self.drafts[self.users[0]], "input")
