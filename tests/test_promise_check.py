@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from forsy.llm._check import answer_candidates, parse_answer
 from forsy.llm._request import SESSION_FIELDS
 from forsy.proposals import Proposal
-from test_llm import CORRECTION, INJECTION
+from test_llm import CORRECTION, INJECTION, answer, call, rec, result
 from test_promise_checker import (
     ACTOR,
     ANSWER,
@@ -280,3 +281,25 @@ def test_a_model_citing_real_evidence_to_claim_a_planted_success_gets_nothing_th
         (None, "goal_achieved", "injection_suspect"), (None, "goal_achieved", "injection_suspect"),
         (None, "goal_achieved", "goal_unsupported"), (None, "learning", "injection_suspect"),
     ]
+
+
+# REGRESSED: the tests pass, then an edit breaks them: the last failure is how the session ended.
+R_BROKE = "1 failed, 2 passed in 0.12s"
+REGRESSED = [
+    rec(0, "user", "Tidy calc.py and keep the tests passing.", "u1", None),
+    call(1, "a1", "u1", "t1", "Bash", {"command": "pytest -q"}),
+    result(2, "r1", "a1", "t1", "...\n3 passed in 0.10s"),
+    call(3, "a2", "r1", "t2", "Edit", {"file_path": "/home/dev/proj/calc.py", "old_string": "a + b",
+                                       "new_string": "a - b"}),
+    result(4, "r2", "a2", "t2", "The file /home/dev/proj/calc.py has been updated."),
+    call(5, "a3", "r2", "t3", "Bash", {"command": "pytest -q"}),
+    result(6, "r3", "a3", "t3", "F..\n" + R_BROKE, True),
+    answer(7, "a4", "r3", "I stopped: test_add fails after my edit."),
+]
+
+
+def test_goal_achieved_false_rests_on_a_failure_after_a_pass(tmp_path: Path) -> None:
+    """Only a pass *after* the failure fixes it: here the pass came first, the failure last."""
+    w = make_world(tmp_path, "s-regressed", REGRESSED)
+    c = run(w, prop(None, "goal_achieved", False, (w.ev(R_BROKE), R_BROKE)))
+    assert [(p.path, p.value) for p in c.accepted] == [("/summary/goal_achieved", False)]
