@@ -277,6 +277,23 @@ def test_a_call_without_a_result_in_the_log_expects_none() -> None:
     assert (drafts[1].no_result_expected, drafts[2].no_result_expected) == (True, False)
 
 
+def test_parallel_groups_are_numbered_in_the_order_they_began_per_actor() -> None:
+    sub = "subagent:s"
+    drafts, _ = _run(user("go", 0), call("a1", "Read", "x", 1, actor=sub, group="m1", name_ref=Ref("e1", "/name")),
+                     call("a2", "Read", "y", 2, actor=sub, group="m1"), call("b1", "Read", "p", 3, group="m0"),
+                     call("b2", "Read", "q", 4, group="m0"), call("c1", "Read", "r", 5, group="m9"),
+                     call("d1", "Read", "s", 6, group="m1"), call("d2", "Read", "t", 7, group="m1"))
+    assert [_v(d, "execution_mode", "parallel_group") for d in drafts[1:]] == [
+        ("parallel", "pg_001"), ("parallel", "pg_001"), ("parallel", "pg_002"), ("parallel", "pg_002"),
+        ("serial", None), ("parallel", "pg_003"), ("parallel", "pg_003")]
+    for name in ("execution_mode", "parallel_group"):  # the evidence of the tool's name
+        p = drafts[1].prov[name]
+        assert (p.origin, p.rule, [(r.id, r.pointer) for r in p.evidence]) == (
+            "derived", "R-parallel", [("e1", "/name")])
+    p = drafts[5].prov["execution_mode"]
+    assert (p.rule, [r.id for r in p.evidence]) == ("R-parallel/serial", ["e5"])
+
+
 # ------------------------------------------------------------------ a call's own fields
 def test_a_call_copies_its_tool_name_and_arguments() -> None:
     name_ref = Ref("e1", "/message/content/0/name")

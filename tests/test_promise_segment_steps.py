@@ -496,6 +496,14 @@ def test_a_commit_without_a_message_or_branches_says_only_its_sha() -> None:
     assert _prov(d)["state_change"] == "derived R-commit e1"
 
 
+def test_a_patch_that_names_no_commit_gets_no_made_up_commit_header() -> None:
+    """A plain unified diff is read as a commit event without a sha: its output was "commit None"."""
+    drafts = _drafts(_ev("commit", "human:git", 1, info=CommitInfo(patch=True)),
+                     _ev("commit", "human:git", 2, text="fix: x\n", info=CommitInfo(patch=True)))
+    assert [_v1(d, "output") for d in drafts] == [None, "fix: x"]
+    assert _prov(drafts[1])["output"] == "derived R-commit/show e2"
+
+
 def test_a_commit_without_its_payload_is_still_a_step() -> None:
     e = _ev("commit", "git", 1, text="x")
     d = _drafts(e)[0]
@@ -544,21 +552,6 @@ def test_a_step_without_a_time_has_none_and_a_copied_time_cites_its_field() -> N
                            ts_ref=Ref("e2t", "/timestamp")))
     assert [(_v1(d, "started_at"), _v1(d, "ended_at")) for d in drafts] == [(None, None), (None, None), (T(2), T(2))]
     assert _prov(drafts[2])["started_at"] == "copied - e2t/timestamp"
-
-
-# ------------------------------------------------------------------ parallel groups (R-parallel)
-def test_parallel_groups_are_numbered_in_the_order_they_began_per_actor() -> None:
-    sub = "subagent:s"
-    drafts = _drafts(user("go", 0), call("a1", "Read", "x", 1, actor=sub, group="m1", name_ref=Ref("e1", "/name")),
-                     call("a2", "Read", "y", 2, actor=sub, group="m1"), call("b1", "Read", "p", 3, group="m0"),
-                     call("b2", "Read", "q", 4, group="m0"), call("c1", "Read", "r", 5, group="m9"),
-                     call("d1", "Read", "s", 6, group="m1"), call("d2", "Read", "t", 7, group="m1"))
-    assert [(_v1(d, "execution_mode"), _v1(d, "parallel_group")) for d in drafts[1:]] == [
-        ("parallel", "pg_001"), ("parallel", "pg_001"), ("parallel", "pg_002"), ("parallel", "pg_002"),
-        ("serial", None), ("parallel", "pg_003"), ("parallel", "pg_003")]
-    assert _prov(drafts[1])["execution_mode"] == "derived R-parallel e1/name"  # the evidence of the tool's name
-    assert _prov(drafts[1])["parallel_group"] == "derived R-parallel e1/name"
-    assert _prov(drafts[5])["execution_mode"] == f"{SERIAL} e5"
 
 
 # ------------------------------------------------------------------ amends (R-commit/amend)

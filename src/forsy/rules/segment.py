@@ -427,8 +427,8 @@ class Segmenter:
         d = self._new(e.actor, "agent_step", e)
         d.set("tool", "git", derived("R-commit", e.refs))
         d.set("operation", "write", derived("R-commit", e.refs))
-        sha = str(info.sha)
-        d.set("output", f"commit {sha}\n\n{e.text or ''}".rstrip(), derived("R-commit/show", e.refs))
+        header = f"commit {info.sha}\n\n" if info.sha else ""  # a plain diff names no commit: none is made up
+        d.set("output", f"{header}{e.text or ''}".rstrip() or None, derived("R-commit/show", e.refs))
         said = _commit_steps.recorded(info, e)
         d.set("state_change", said.text, derived(said.rule, said.refs, **said.params))
         d.set("success", True, derived("R-commit", e.refs))
