@@ -63,8 +63,11 @@ def store_copy(
     if as_json:
         sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
         return
-    typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there, {rep.status_set} review status(es) "
-               f"set" + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
+    typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there"
+               + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
+    typer.echo(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
+               f"{rep.audit_copied} audit record(s), {rep.status_set} draft status(es) set), "
+               f"{rep.reviews_already} already there")
     for m in rep.evidence_missing:
         typer.echo(f"forsy: evidence not shipped: {m}", err=True)
     for m in rep.not_copied:

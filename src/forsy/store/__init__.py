@@ -123,6 +123,16 @@ class Store(Protocol):
         Raises `ReviewConflict` when the draft is no longer at `change.expected_version`."""
         ...
 
+    def import_review(self, trace_id: str, state: DraftState, proposals: list[ProposalRow], audit: list[AuditRow],
+                      note: str, now: str) -> bool:
+        """Give a draft with no review history of its own (version 0, pending, no proposals, no
+        audit record but its `draft_created`) another store's: `state`'s status, version,
+        updated_at, reviewed_as, review_of and validation_level; `proposals` in order and `audit`
+        (not a `draft_created`) with their own times, actors and hashes; and one `review_copied`
+        audit record holding `note` (where it came from) — in one transaction. False, and nothing
+        written, when the draft has a history of its own: two histories are never merged."""
+        ...
+
 
 def open_store(url: str | None = None) -> Store:
     """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq

@@ -37,6 +37,9 @@ from ._query import (
     TRACE_COLS,
     check_status,
     check_version,
+    history_row,
+    history_sql,
+    import_writes,
     path_range,
     run_row,
     stored_files,
@@ -391,3 +394,20 @@ class PostgresStore:
         state = self.draft_state(change.trace_id)
         assert state is not None
         return state
+
+    def import_review(self, trace_id: str, state: DraftState, proposals: list[ProposalRow], audit: list[AuditRow],
+                      note: str, now: str) -> bool:
+        with self.transaction():
+            # the draft's row lock: a review action on it waits for the copy (and then finds the
+            # version moved on), or came first and the draft has a history of its own
+            rows = self._q(history_sql("%s") + " FOR UPDATE OF d", (trace_id,))
+            if not rows:
+                raise InputError(f"no draft of trace {trace_id} in the store")
+            draft_id, own = history_row(rows[0], trace_id)
+            if own:
+                return False
+            with self.conn.cursor() as cur:
+                for sql, args in import_writes("%s", draft_id, trace_id, state, proposals, audit, note, now):
+                    if args:
+                        cur.executemany(sql, args)
+        return True

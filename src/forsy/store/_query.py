@@ -13,7 +13,19 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError
-from .models import DRAFT_STATUSES, ReviewChange, ReviewConflict, RunCounts, RunRow, StoredFile, TraceQuery, TraceRow
+from .models import (
+    DRAFT_STATUSES,
+    AuditRow,
+    DraftState,
+    ProposalRow,
+    ReviewChange,
+    ReviewConflict,
+    RunCounts,
+    RunRow,
+    StoredFile,
+    TraceQuery,
+    TraceRow,
+)
 
 COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
           "traces_written", "bytes_read")
@@ -102,3 +114,56 @@ def check_version(change: ReviewChange, version: int) -> None:
         raise ReviewConflict(
             f"trace {change.trace_id} changed since it was read (version {change.expected_version}, "
             f"now {version}): another review action came first; nothing was written, look again")
+
+
+# --- carrying a review history from another store (`Store.import_review`, `forsy store copy`)
+
+COPY_ACTOR = "forsy store copy"
+COPY_ACTION = "review_copied"  # the audit record saying a history was copied in, and from where
+
+
+def history_sql(mark: str) -> str:
+    """A draft's id and whether it has a review history of its own: its state, how many
+    proposals, how many audit records besides its `draft_created`."""
+    return ("SELECT d.id, d.status, d.version, d.reviewed_as, d.review_of, d.validation_level, "
+            "(SELECT COUNT(*) FROM proposals p WHERE p.draft_id = d.id), "
+            "(SELECT COUNT(*) FROM audit a WHERE (a.draft_id = d.id OR a.trace_id = d.trace_id) "
+            "AND a.action <> 'draft_created') "
+            f"FROM drafts d WHERE d.trace_id = {mark}")
+
+
+def has_history(state: DraftState, proposals: int, audit: int) -> bool:
+    """Anything a review (or a status change) left on a draft: a fresh draft has none."""
+    return bool(state.status != "pending" or state.version or state.reviewed_as or state.review_of
+                or state.validation_level or proposals or audit)
+
+
+def history_row(r: tuple[Any, ...], trace_id: str) -> tuple[int, bool]:
+    """The draft's id and whether it has a history of its own, from a `history_sql` row."""
+    state = DraftState(r[0], trace_id, r[1], r[2], "", r[3], r[4], r[5])
+    return r[0], has_history(state, int(r[6]), int(r[7]))
+
+
+def import_writes(mark: str, draft_id: int, tid: str, state: DraftState, proposals: list[ProposalRow],
+                  audit: list[AuditRow], note: str, now: str) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The statements (each with its argument rows) that give a fresh draft the review history
+    of `state`: its state, its proposals in order, its audit records with their own times, actors
+    and hashes, then one record saying where it came from."""
+    check_status(state.status)
+    m = mark
+    detail = json.dumps({"note": note, "version": state.version, "proposals": len(proposals), "audit": len(audit)})
+    return [
+        (f"UPDATE drafts SET status = {m}, version = {m}, updated_at = {m}, reviewed_as = {m}, review_of = {m}, "
+         f"validation_level = {m} WHERE id = {m}",
+         [(state.status, state.version, state.updated_at, state.reviewed_as, state.review_of,
+           state.validation_level, draft_id)]),
+        ("INSERT INTO proposals (draft_id, trace_id, path, value_json, origin, actor, created_at, citations_json, "
+         f"replaced_json) VALUES ({m}, {m}, {m}, {m}, {m}, {m}, {m}, {m}, {m})",
+         [(draft_id, tid, p.path, p.value_json, p.origin, p.actor, p.created_at, p.citations_json, p.replaced_json)
+          for p in proposals]),
+        ("INSERT INTO audit (at, actor, action, draft_id, detail_json, trace_id, before_sha256, after_sha256) "
+         f"VALUES ({m}, {m}, {m}, {m}, {m}, {m}, {m}, {m})",
+         [*((a.at, a.actor, a.action, draft_id, a.detail_json, a.trace_id or tid, a.before_sha256, a.after_sha256)
+            for a in audit),
+          (now, COPY_ACTOR, COPY_ACTION, draft_id, detail, tid, None, None)]),
+    ]

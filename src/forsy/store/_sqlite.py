@@ -29,6 +29,9 @@ from ._query import (
     TRACE_COLS,
     check_status,
     check_version,
+    history_row,
+    history_sql,
+    import_writes,
     path_range,
     run_row,
     stored_files,
@@ -356,6 +359,22 @@ class SqliteStore:
         state = self.draft_state(change.trace_id)
         assert state is not None
         return state
+
+
+    def import_review(self, trace_id: str, state: DraftState, proposals: list[ProposalRow], audit: list[AuditRow],
+                      note: str, now: str) -> bool:
+        # under the write lock: a reviewer acting on the draft meanwhile either comes first (and
+        # the draft then has a history of its own: nothing is written) or after the copy
+        with self.transaction(immediate=True):
+            row = self.conn.execute(history_sql("?"), (trace_id,)).fetchone()
+            if row is None:
+                raise InputError(f"no draft of trace {trace_id} in the store")
+            draft_id, own = history_row(row, trace_id)
+            if own:
+                return False
+            for sql, rows in import_writes("?", draft_id, trace_id, state, proposals, audit, note, now):
+                self.conn.executemany(sql, rows)
+        return True
 
 
 def _fts_query(text: str) -> str:

@@ -1,21 +1,30 @@
 """`forsy store copy`: move a local store's traces into another (usually the team's shared one).
 
 What is copied: every trace with its folder files (redacted trace.json, manifest.json,
-provenance.json, README.md, artifacts/…), its search texts and its draft status. Raw logs
-never are. With `ship_evidence`, each trace also gets `evidence.jsonl`: the log records its
+provenance.json, README.md, artifacts/…), its search texts and its draft's review history:
+status, version, the reviewed-trace links (reviewed_as, review_of, validation_level), the
+reviewers' proposals (with the values they replaced) and the audit records (who, when, the
+trace hashes before and after), each as it was in the source, plus one `review_copied` audit
+record saying where it came from. So `forsy review export` on the destination publishes what
+was reviewed locally, and its audit log still says who reviewed what. Raw logs never are
+copied. With `ship_evidence`, each trace also gets `evidence.jsonl`: the log records its
 provenance cites, read from the logs on this machine (checked against their sha256) and
 redacted — only when asked, since a redacted record still carries more than the trace.
 
 Idempotent: a trace already in the destination is left as it is (trace ids are content
-hashes), so running it twice adds nothing. A trace's `prior_trace_id` is copied before it.
-What is not copied is counted in the report, not dropped silently: review proposals and
-audit records stay in the source store.
+hashes), and a review history found there as the source has it counts as already there, so
+running it twice adds nothing. A trace's `prior_trace_id` is copied before it, and a draft's
+reviewed trace right after it, in the same transaction. A review history is only given to a
+destination draft that has none of its own; one that has (reviewed there, or by an older copy
+that set only the status) is left untouched and the trace is listed in `not_copied` with why:
+two histories are never merged.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,26 +32,62 @@ from ..assemble import Assembled
 from ..errors import InputError
 from ..models import Manifest, Provenance, Trace
 from . import Store
-from .models import NewTrace, StoredFile, TraceQuery, TraceRow
+from ._query import COPY_ACTION, has_history
+from .models import AuditRow, DraftState, NewTrace, ProposalRow, StoredFile, TraceQuery, TraceRow
 from .sink import search_texts
 
 EVIDENCE_FILE = "evidence.jsonl"
+ALL = 10**9
 
 
 @dataclass
 class CopyReport:
     copied: int = 0
     already: int = 0  # in the destination before
-    status_set: int = 0
+    reviews_copied: int = 0  # drafts whose review history was carried
+    reviews_already: int = 0  # ... found there already, as the source has it (an earlier copy)
+    proposals_copied: int = 0
+    audit_copied: int = 0  # audit records carried (besides the one `review_copied` record each)
+    status_set: int = 0  # of the histories carried, those whose draft is no longer pending
     evidence_shipped: int = 0  # records
     evidence_missing: list[str] = field(default_factory=list)  # "trace: why"
-    not_copied: list[str] = field(default_factory=list)
+    not_copied: list[str] = field(default_factory=list)  # "trace: what and why"
+
+
+@dataclass(frozen=True)
+class _History:
+    state: DraftState
+    proposals: list[ProposalRow]
+    audit: list[AuditRow]  # without the draft's `draft_created` (each store has its own)
+
+    @staticmethod
+    def of(store: Store, trace_id: str) -> _History | None:
+        state = store.draft_state(trace_id)
+        if state is None:
+            return None
+        audit = [a for a in store.audit(trace_id, limit=ALL) if a.action != "draft_created"]
+        return _History(state, store.proposals(trace_id), audit)
+
+    def key(self) -> tuple[object, ...]:
+        """What two copies of one history share (not the row ids, which are each store's own, nor
+        the `review_copied` records each copy adds)."""
+        s = self.state
+        return ((s.status, s.version, s.updated_at, s.reviewed_as, s.review_of, s.validation_level),
+                [(p.path, p.value_json, p.origin, p.actor, p.created_at, p.replaced_json, p.citations_json)
+                 for p in self.proposals],
+                [(a.at, a.actor, a.action, a.detail_json, a.before_sha256, a.after_sha256)
+                 for a in self.audit if a.action != COPY_ACTION])
+
+    def describe(self) -> str:
+        return (f"{self.state.status}, version {self.state.version}, {len(self.proposals)} proposal(s), "
+                f"{len(self.audit)} audit record(s)")
 
 
 def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False) -> CopyReport:
     rep = CopyReport()
-    rows = {r.trace_id: r for r in src.traces(TraceQuery(limit=10**9))}
+    rows = {r.trace_id: r for r in src.traces(TraceQuery(limit=ALL))}
     done: set[str] = set()
+    note = f"copied from {shown_url(src.url)}"
 
     def one(row: TraceRow) -> None:
         if row.trace_id in done:
@@ -57,18 +102,41 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
             rep.copied += 1
         else:
             rep.already += 1
-        there = dst.trace(row.trace_id)
-        if there is not None and there.status == "pending" and row.status != "pending":
-            dst.set_draft_status(row.trace_id, row.status, "forsy store copy", now, f"copied from {src.url}")
-            rep.status_set += 1
+        reviewed_as = _carry_review(src, dst, row.trace_id, note, now, rep)
+        if reviewed_as and reviewed_as in rows:
+            one(rows[reviewed_as])  # an approved draft and the trace its approval made: together
 
     for row in sorted(rows.values(), key=lambda r: (r.created_at, r.trace_id)):
         with dst.transaction():
             one(row)
-    props = sum(len(src.proposals(t)) for t in rows) if hasattr(src, "proposals") else 0
-    if props:
-        rep.not_copied.append(f"{props} review proposal(s) (they stay in {src.url})")
     return rep
+
+
+def _carry_review(src: Store, dst: Store, trace_id: str, note: str, now: str, rep: CopyReport) -> str | None:
+    """Give the destination's draft the source's review history (when it has one); the trace
+    the source draft's approval made, if any."""
+    have = _History.of(src, trace_id)
+    if have is None or not has_history(have.state, len(have.proposals), len(have.audit)):
+        return have.state.reviewed_as if have else None
+    if dst.import_review(trace_id, have.state, have.proposals, have.audit, note, now):
+        rep.reviews_copied += 1
+        rep.proposals_copied += len(have.proposals)
+        rep.audit_copied += len(have.audit)
+        rep.status_set += int(have.state.status != "pending")
+        return have.state.reviewed_as
+    there = _History.of(dst, trace_id)
+    if there is not None and there.key() == have.key():
+        rep.reviews_already += 1  # an earlier copy of this very history
+    else:
+        rep.not_copied.append(
+            f"{trace_id}: its review history ({have.describe()}) stays in {shown_url(src.url)}: the destination's "
+            f"draft has its own review history ({there.describe() if there else 'gone'}); histories are never merged")
+    return have.state.reviewed_as
+
+
+def shown_url(url: str) -> str:
+    """A store URL as printed and recorded: without a password."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 def _new_trace(row: TraceRow, files: list[StoredFile]) -> NewTrace:
@@ -121,4 +189,4 @@ def check_copyable(src: Store, dst: Store) -> None:
         raise InputError("copying a store onto itself")
 
 
-__all__ = ["EVIDENCE_FILE", "CopyReport", "check_copyable", "copy_store"]
+__all__ = ["EVIDENCE_FILE", "CopyReport", "check_copyable", "copy_store", "shown_url"]
