@@ -182,3 +182,29 @@ def test_a_draft_sent_back_or_rejected_carries_its_status_and_note(
     finally:
         a.close()
         b.close()
+
+
+def test_a_draft_an_older_copy_gave_only_its_status_gets_its_history(
+        reviewed: tuple[str, str, str], dst_url: str, tmp_path: Path) -> None:
+    """The forsy before this one copied only the status (an audit record by `forsy store copy`):
+    that is no review of the destination's, so the history it stood for is given now, after it."""
+    src, tid, rid = reviewed
+    b = open_store(dst_url)
+    try:
+        assert put(b, SAMPLES / "claude" / "demo-session.jsonl") == tid
+        b.set_draft_status(tid, "approved", "forsy store copy", T3, f"copied from {src}")
+        [old] = [a for a in b.audit(tid) if a.action == "status"]
+    finally:
+        b.close()
+    rep = copy(src, dst_url)
+    assert published(dst_url, tmp_path / "from-team") == published(src, tmp_path / "from-local")
+    assert rep["not_copied"] == [] and rep["reviews_copied"] == 2
+    a, b = open_store(src), open_store(dst_url)
+    try:
+        assert history(b, tid)[:2] == history(a, tid)[:2]
+        assert history(b, tid)[2] == [_a(old), *history(a, tid)[2]]  # the older copy's record stays, first
+    finally:
+        a.close()
+        b.close()
+    again = copy(src, dst_url)
+    assert (again["reviews_copied"], again["reviews_already"], again["not_copied"]) == (0, 2, [])

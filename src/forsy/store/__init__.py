@@ -130,7 +130,8 @@ class Store(Protocol):
         updated_at, reviewed_as, review_of and validation_level; `proposals` in order and `audit`
         (not a `draft_created`) with their own times, actors and hashes; and one `review_copied`
         audit record holding `note` (where it came from) — in one transaction. False, and nothing
-        written, when the draft has a history of its own: two histories are never merged."""
+        written, when the draft has a history of its own: two histories are never merged. (A
+        status set by an older `forsy store copy`, which copied the status alone, is not one.)"""
         ...
 
 

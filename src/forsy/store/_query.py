@@ -122,13 +122,19 @@ COPY_ACTOR = "forsy store copy"
 COPY_ACTION = "review_copied"  # the audit record saying a history was copied in, and from where
 
 
+# What the forsy before `import_review` wrote when it copied a draft: its status alone, as an
+# audit record of this actor and action. It is no review made in the destination, so a draft
+# whose only history it is may still be given the history it stood for.
+_OLD_COPY = f"a.actor = '{COPY_ACTOR}' AND a.action = 'status'"
+
+
 def history_sql(mark: str) -> str:
-    """A draft's id and whether it has a review history of its own: its state, how many
-    proposals, how many audit records besides its `draft_created`."""
+    """A draft's id and state, how many proposals it has, how many audit records besides its
+    `draft_created` and an older copy's status records, and how many of those (`history_row`)."""
+    audit = "SELECT COUNT(*) FROM audit a WHERE (a.draft_id = d.id OR a.trace_id = d.trace_id) AND "
     return ("SELECT d.id, d.status, d.version, d.reviewed_as, d.review_of, d.validation_level, "
             "(SELECT COUNT(*) FROM proposals p WHERE p.draft_id = d.id), "
-            "(SELECT COUNT(*) FROM audit a WHERE (a.draft_id = d.id OR a.trace_id = d.trace_id) "
-            "AND a.action <> 'draft_created') "
+            f"({audit}a.action <> 'draft_created' AND NOT ({_OLD_COPY})), ({audit}{_OLD_COPY}) "
             f"FROM drafts d WHERE d.trace_id = {mark}")
 
 
@@ -139,9 +145,17 @@ def has_history(state: DraftState, proposals: int, audit: int) -> bool:
 
 
 def history_row(r: tuple[Any, ...], trace_id: str) -> tuple[int, bool]:
-    """The draft's id and whether it has a history of its own, from a `history_sql` row."""
-    state = DraftState(r[0], trace_id, r[1], r[2], "", r[3], r[4], r[5])
-    return r[0], has_history(state, int(r[6]), int(r[7]))
+    """The draft's id and whether it has a review history of its own, from a `history_sql` row: a
+    status other than pending counts unless an older copy set it (a status change is always audited)."""
+    draft_id, status, version, reviewed_as, review_of, level, proposals, audit, old_copy = r
+    state = DraftState(draft_id, trace_id, "pending" if int(old_copy) else status, version, "", reviewed_as,
+                       review_of, level)
+    return draft_id, has_history(state, int(proposals), int(audit))
+
+
+def old_copy_record(a: AuditRow) -> bool:
+    """An audit record of the forsy before `import_review`, which copied a draft's status alone."""
+    return a.actor == COPY_ACTOR and a.action == "status"
 
 
 def import_writes(mark: str, draft_id: int, tid: str, state: DraftState, proposals: list[ProposalRow],

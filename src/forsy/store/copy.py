@@ -15,9 +15,10 @@ Idempotent: a trace already in the destination is left as it is (trace ids are c
 hashes), and a review history found there as the source has it counts as already there, so
 running it twice adds nothing. A trace's `prior_trace_id` is copied before it, and a draft's
 reviewed trace right after it, in the same transaction. A review history is only given to a
-destination draft that has none of its own; one that has (reviewed there, or by an older copy
-that set only the status) is left untouched and the trace is listed in `not_copied` with why:
-two histories are never merged.
+destination draft that has none of its own; one that has (reviewed or given a status there) is
+left untouched and the trace is listed in `not_copied` with why: two histories are never merged.
+A status an older forsy's copy set (it copied nothing else) is no history of the destination's:
+such a draft is given the history it stood for, after that record.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..assemble import Assembled
 from ..errors import InputError
 from ..models import Manifest, Provenance, Trace
 from . import Store
-from ._query import COPY_ACTION, has_history
+from ._query import COPY_ACTION, has_history, old_copy_record
 from .models import AuditRow, DraftState, NewTrace, ProposalRow, StoredFile, TraceQuery, TraceRow
 from .sink import search_texts
 
@@ -70,13 +71,13 @@ class _History:
 
     def key(self) -> tuple[object, ...]:
         """What two copies of one history share (not the row ids, which are each store's own, nor
-        the `review_copied` records each copy adds)."""
+        the records copies add: `review_copied`, and an older forsy's status records)."""
         s = self.state
         return ((s.status, s.version, s.updated_at, s.reviewed_as, s.review_of, s.validation_level),
                 [(p.path, p.value_json, p.origin, p.actor, p.created_at, p.replaced_json, p.citations_json)
                  for p in self.proposals],
                 [(a.at, a.actor, a.action, a.detail_json, a.before_sha256, a.after_sha256)
-                 for a in self.audit if a.action != COPY_ACTION])
+                 for a in self.audit if a.action != COPY_ACTION and not old_copy_record(a)])
 
     def describe(self) -> str:
         return (f"{self.state.status}, version {self.state.version}, {len(self.proposals)} proposal(s), "
