@@ -149,14 +149,39 @@ def test_a_destination_draft_with_its_own_review_is_left_untouched_and_reported(
     finally:
         b.close()
     rep = copy(src, dst_url)
-    [why] = rep["not_copied"]  # type: ignore[misc]
-    assert tid in why and "own review history" in why
-    assert rep["reviews_copied"] == 1  # the reviewed trace is new there: its state is carried
     b = open_store(dst_url)
     try:
         assert history(b, tid) == own  # never two histories merged
+        # nor the trace Ada's approval made: the team store would publish an approval it does not
+        # hold, of a draft its own reviewer sent back
+        assert b.trace(rid) is None
     finally:
         b.close()
+    why, why_r = rep["not_copied"]  # type: ignore[misc]
+    assert why.startswith(tid) and "own review history" in why
+    assert why_r.startswith(rid) and f"approval of {tid}" in why_r
+    assert (rep["copied"], rep["already"], rep["reviews_copied"]) == (0, 1, 0)
+
+
+def test_a_draft_reviewed_further_after_its_copy_is_reported_not_updated(dst_url: str, tmp_path: Path) -> None:
+    src = f"sqlite:///{tmp_path / 'local.db'}"
+    a = open_store(src)
+    try:
+        tid = put(a, SAMPLES / "claude" / "demo-session.jsonl")
+        actions.needs_changes(a, tid, "Say why step 2 reads the file.", reviewer=BOB, at=T1)
+    finally:
+        a.close()
+    assert copy(src, dst_url)["reviews_copied"] == 1
+    a = open_store(src)
+    try:
+        rid = actions.approve(a, tid, "human_reviewed", reviewer=ADA, at=T2).reviewed_trace_id
+    finally:
+        a.close()
+    rep = copy(src, dst_url)
+    why, why_r = rep["not_copied"]  # type: ignore[misc]
+    assert why.startswith(tid) and "needs_changes, version 1" in why and "approved, version 2" in why
+    assert rid is not None and why_r.startswith(rid)
+    assert published(dst_url, tmp_path / "from-team") == (b"", {})
 
 
 @pytest.mark.parametrize("status", ["needs_changes", "rejected"])

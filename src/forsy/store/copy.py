@@ -16,7 +16,9 @@ hashes), and a review history found there as the source has it counts as already
 running it twice adds nothing. A trace's `prior_trace_id` is copied before it, and a draft's
 reviewed trace right after it, in the same transaction. A review history is only given to a
 destination draft that has none of its own; one that has (reviewed or given a status there) is
-left untouched and the trace is listed in `not_copied` with why: two histories are never merged.
+left untouched and the trace is listed in `not_copied` with why: two histories are never merged;
+the trace that draft's approval made in the source is then not copied (listed too), since the
+destination would publish an approval it holds no record of.
 A status an older forsy's copy set (it copied nothing else) is no history of the destination's:
 such a draft is given the history it stood for, after that record.
 """
@@ -88,6 +90,7 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
     rep = CopyReport()
     rows = {r.trace_id: r for r in src.traces(TraceQuery(limit=ALL))}
     done: set[str] = set()
+    refused: set[str] = set()  # drafts whose review history the destination did not take
     note = f"copied from {shown_url(src.url)}"
 
     def one(row: TraceRow) -> None:
@@ -96,6 +99,13 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
         done.add(row.trace_id)
         if row.prior_trace_id and row.prior_trace_id in rows:
             one(rows[row.prior_trace_id])  # the prior first: the link is a foreign key
+        have = _History.of(src, row.trace_id)
+        if have is not None and have.state.review_of in refused:
+            # the trace an approval made, without that approval: the destination would publish a
+            # review it holds no record of, of a draft that has another history there
+            rep.not_copied.append(f"{row.trace_id}: not copied: it is the trace the approval of "
+                                  f"{have.state.review_of} made, whose review history was not copied")
+            return
         files = src.trace_files(row.trace_id)
         if ship_evidence:
             files.append(StoredFile(EVIDENCE_FILE, _evidence(row, files, rep)))
@@ -103,9 +113,12 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
             rep.copied += 1
         else:
             rep.already += 1
-        reviewed_as = _carry_review(src, dst, row.trace_id, note, now, rep)
-        if reviewed_as and reviewed_as in rows:
-            one(rows[reviewed_as])  # an approved draft and the trace its approval made: together
+        if have is None:
+            return
+        if not _carry_review(src.url, dst, have, note, now, rep):
+            refused.add(row.trace_id)
+        if have.state.reviewed_as in rows:
+            one(rows[have.state.reviewed_as])  # an approved draft and the trace its approval made: together
 
     for row in sorted(rows.values(), key=lambda r: (r.created_at, r.trace_id)):
         with dst.transaction():
@@ -113,26 +126,26 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
     return rep
 
 
-def _carry_review(src: Store, dst: Store, trace_id: str, note: str, now: str, rep: CopyReport) -> str | None:
-    """Give the destination's draft the source's review history (when it has one); the trace
-    the source draft's approval made, if any."""
-    have = _History.of(src, trace_id)
-    if have is None or not has_history(have.state, len(have.proposals), len(have.audit)):
-        return have.state.reviewed_as if have else None
+def _carry_review(src_url: str, dst: Store, have: _History, note: str, now: str, rep: CopyReport) -> bool:
+    """Give the destination's draft the source's review history, when it has one; False when
+    the destination's draft has a history of its own (reported)."""
+    trace_id = have.state.trace_id
+    if not has_history(have.state, len(have.proposals), len(have.audit)):
+        return True
     if dst.import_review(trace_id, have.state, have.proposals, have.audit, note, now):
         rep.reviews_copied += 1
         rep.proposals_copied += len(have.proposals)
         rep.audit_copied += len(have.audit)
         rep.status_set += int(have.state.status != "pending")
-        return have.state.reviewed_as
+        return True
     there = _History.of(dst, trace_id)
     if there is not None and there.key() == have.key():
         rep.reviews_already += 1  # an earlier copy of this very history
-    else:
-        rep.not_copied.append(
-            f"{trace_id}: its review history ({have.describe()}) stays in {shown_url(src.url)}: the destination's "
-            f"draft has its own review history ({there.describe() if there else 'gone'}); histories are never merged")
-    return have.state.reviewed_as
+        return True
+    rep.not_copied.append(
+        f"{trace_id}: its review history ({have.describe()}) stays in {shown_url(src_url)}: the destination's "
+        f"draft has its own review history ({there.describe() if there else 'gone'}); histories are never merged")
+    return False
 
 
 def shown_url(url: str) -> str:
