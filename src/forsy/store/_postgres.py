@@ -35,6 +35,7 @@ from ._query import (
     PROPOSAL_COLS,
     RUN_SELECT,
     TRACE_COLS,
+    audit_of,
     check_status,
     check_version,
     history_row,
@@ -358,7 +359,7 @@ class PostgresStore:
         sql = AUDIT_SELECT
         args: tuple[Any, ...] = ()
         if trace_id is not None:
-            sql += " WHERE a.trace_id = %s OR d.trace_id = %s"
+            sql += audit_of("%s")
             args = (trace_id, trace_id)
         return [AuditRow(*r) for r in self._q(sql + " ORDER BY a.id LIMIT %s", (*args, limit))]
 

@@ -27,6 +27,7 @@ from ._query import (
     PROPOSAL_COLS,
     RUN_SELECT,
     TRACE_COLS,
+    audit_of,
     check_status,
     check_version,
     history_row,
@@ -318,7 +319,7 @@ class SqliteStore:
         sql = AUDIT_SELECT
         args: tuple[Any, ...] = ()
         if trace_id is not None:
-            sql += " WHERE a.trace_id = ? OR d.trace_id = ?"
+            sql += audit_of("?")
             args = (trace_id, trace_id)
         rows = self.conn.execute(sql + " ORDER BY a.id LIMIT ?", (*args, limit)).fetchall()
         return [AuditRow(*r) for r in rows]
