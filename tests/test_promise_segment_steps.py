@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from forsy.evidence import Event, Quality, Ref, Session, SessionMeta
-from forsy.payloads import CommitInfo, Link, Match, MessageInfo, NoteInfo, ShellInfo
+from forsy.payloads import CommitInfo, FileChange, Link, Match, MessageInfo, NoteInfo, ShellInfo
 from forsy.rules.segment import Draft, Segmenter
 from test_promise_segment import _ev, call, result, text, user
 
@@ -598,3 +598,18 @@ def test_thinking_that_ends_a_response_is_its_analysis_not_the_next_actions_reas
     assert _v1(analysis, "reasoning") == "hm" and _v1(analysis, "operation") == "analyze"
     assert (analysis.values["turn"], _v1(analysis, "caused_by"), _v1(analysis, "ended_at")) == (1, [1], T(1))
     assert _v1(drafts[-1], "reasoning") == "now"
+
+
+def test_a_patch_that_names_no_commit_says_so_in_its_state_change() -> None:
+    """A plain diff's state change said "Commit None was recorded in the repository."."""
+    files: list[FileChange] = [{"path": "a.py", "status": "M", "diff": "", "hunks": []},
+                               {"path": "b.py", "status": "A", "diff": "", "hunks": []}]
+    d = _drafts(_ev("commit", "human:git", 1, info=CommitInfo(patch=True, files=files)))[0]
+    assert _v1(d, "state_change") == "A change to 2 file(s) (a.py, b.py) was read from a patch; it names no commit."
+    assert "None" not in str(d.values)
+    # matched to the call that made it: the call's change, and the match entry names no sha
+    info = CommitInfo(patch=True, files=files[:1], matched_call_id="c1", match=Match("G-files", 0.9))
+    e = _ev("commit", "human:git", 3, info=info)
+    drafts, seg = _seg(user("go", 0), call("c1", "Edit", {"file_path": "a.py"}, 1), result("c1", "ok", 2), e)
+    assert _v1(drafts[1], "state_change") == "A patch naming no commit records this change (1 file(s) (a.py))."
+    assert [(m["sha"], m["step"]) for m in seg.matches] == [(None, 2)]

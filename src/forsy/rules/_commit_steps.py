@@ -58,8 +58,17 @@ class Said:
 def recorded(info: CommitInfo, e: Event) -> Said:
     """The state change of a commit's own step (no call made it, as far as the log says)."""
     where = on_branches(info.branches)
-    text = f"Commit {str(info.sha)[:12]} was recorded in the repository{where or ''}."
+    if info.sha is None:  # a plain diff: what changed is known, no commit is named
+        text = f"A change to {_files_said(info)} was read from a patch; it names no commit."
+        return Said(text, "R-commit", {}, e.refs)
+    text = f"Commit {info.sha[:12]} was recorded in the repository{where or ''}."
     return Said(text, "R-commit" + ("+R-commit/branches" if where else ""), {}, e.refs)
+
+
+def _files_said(info: CommitInfo) -> str:
+    files = [str(f.get("path")) for f in info.files]
+    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return f"{len(files)} file(s) ({shown})" if files else "no file named"
 
 
 def _named(match: Match | None) -> tuple[str, str, tuple[int, int]] | None:
@@ -75,11 +84,12 @@ def matched(info: CommitInfo, e: Event, step: int) -> tuple[Said, dict[str, Any]
     sha = str(info.sha)
     files = [str(f.get("path")) for f in info.files]
     where = on_branches(info.branches)
-    text = f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])}){where or ''}."
+    text = (f"Commit {sha[:12]} records this change ({len(files)} file(s): {', '.join(files[:5])}){where or ''}."
+            if info.sha is not None else f"A patch naming no commit records this change ({_files_said(info)}).")
     params: Params = {"match": str(match.rule if match else None), "score": _num(match.score if match else None)}
     refs = list(e.refs[:1])
     evidence = [r.ev for r in e.refs[:1]]
-    entry: dict[str, Any] = {"kind": "commit", "step": step, "sha": sha, "rule": match.rule if match else None,
+    entry: dict[str, Any] = {"kind": "commit", "step": step, "sha": info.sha, "rule": match.rule if match else None,
                              "score": match.score if match else None, "evidence": evidence, "uncertain": False,
                              "files": files, "branches": info.branches}
     rule = "R-commit/match"
