@@ -14,7 +14,7 @@ import orjson
 import typer
 
 from .cli_sweep import StoreOpt, _store_url, store_app
-from .errors import InputError
+from .errors import ExitCode, InputError
 
 jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
 
@@ -60,9 +60,11 @@ def store_copy(
             b.close()
     finally:
         a.close()
+    # something not copied (each listed) makes a partial copy, for a script from cron too
+    code = ExitCode.PARTIAL if rep.not_copied else ExitCode.OK
     if as_json:
         sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
-        return
+        raise typer.Exit(code)
     typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there"
                + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
     typer.echo(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
@@ -72,6 +74,7 @@ def store_copy(
         typer.echo(f"forsy: evidence not shipped: {m}", err=True)
     for m in rep.not_copied:
         typer.echo(f"forsy: not copied: {m}", err=True)
+    raise typer.Exit(code)
 
 
 def worker_cmd(
