@@ -121,3 +121,18 @@ def test_tool_results_are_linked_to_their_call_by_id_not_to_the_latest_call(tmp_
     got = [(s["input"], s["output"]) for s in trace["steps"][1:]]
     assert got == [('{"file_path":"/p/a.py"}', "content of a"), ('{"file_path":"/p/b.py"}', "content of b"),
                    ('{"command":"wc -l a.py"}', "3 a.py"), ('{"command":"wc -l b.py"}', "5 b.py")]
+
+
+def test_a_repeat_after_the_call_succeeded_again_is_not_a_retry_of_the_older_failure(tmp_path: Path) -> None:
+    # pytest fails, pytest passes, pytest once more: the third repeats a success, it retries nothing
+    # (it was retry_of the first, which the second had already retried)
+    recs = [user(0, "u1", None, "Run the tests."),
+            call(1, "a1", "u1", "t1", "Bash", {"command": "pytest -q"}),
+            result(2, "r1", "a1", "t1", "1 failed", True),
+            call(3, "a2", "r1", "t2", "Bash", {"command": "pytest -q"}),
+            result(4, "r2", "a2", "t2", "3 passed"),
+            call(5, "a3", "r2", "t3", "Bash", {"command": "pytest -q"}),
+            result(6, "r3", "a3", "t3", "3 passed")]
+    trace, _, _ = _run(tmp_path, write(tmp_path / "s.jsonl", recs))
+    assert [s["retry_of"] for s in trace["steps"]] == [None, None, 2, None]
+    assert trace["steps"][3]["caused_by"] == [3] and trace["steps"][3]["causal_type"] == "dependency_on_tool_result"

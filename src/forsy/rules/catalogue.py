@@ -78,7 +78,8 @@ _RULES: tuple[Rule, ...] = (
          "whose output is the text the agent was given, caused by the step before; answers are not joined across it."),
     Rule("R-user/context", "The context a client wrapped the user's words in (IDE setup, open tabs, files mentioned) "
          "is a `system:ide` step after the user message; its output is the other slice of the same text."),
-    Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window.",
+    Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window, and no "
+         "attempt like it since succeeded.",
          ("similarity", "failed_step")),
     Rule("R-time", "The timestamp of the record the step comes from."),
     Rule("R-parallel", "Calls issued in one model message run in parallel (one group)."),

@@ -544,12 +544,14 @@ class Segmenter:
             seen += 1
             if seen > RETRY_WINDOW:
                 return
-            if prev.values.get("tool") != d.values.get("tool") or prev.values.get("success") is not False:
+            if prev.values.get("tool") != d.values.get("tool"):
                 continue
             if e.group and prev.group == e.group:
                 continue  # a sibling sent in the same message is not retried by this call
             score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
             if score >= RETRY_SIMILARITY:
+                if prev.values.get("success") is not False:
+                    return  # the latest attempt like it did not fail (or is not known to): nothing to retry
                 params: dict[str, str | int | float] = {"similarity": round(score), "failed_step": i + 1}
                 d.set("retry_of", i + 1, derived("R-retry", e.refs, **params))
                 d.set("causal_type", "retry_after_failure", derived("R-retry", e.refs, **params))
