@@ -256,3 +256,22 @@ def test_one_traces_audit_records_are_found_through_indexes(reviewed: tuple[str,
         st.close()
     assert [r.action for r in records] == ["draft_created", "edit", "approve"]
     assert not [step for step in plan if step.startswith("SCAN")], plan
+
+
+def test_one_traces_proposals_are_found_through_an_index(reviewed: tuple[str, str, str]) -> None:
+    """The review page and `store copy` read one draft's proposals per trace: without an index on
+    proposals.trace_id each read scanned every proposal of the store."""
+    src, tid, _ = reviewed
+    st = open_store(src)
+    try:
+        conn = st.conn  # type: ignore[attr-defined]
+        seen: list[str] = []
+        conn.set_trace_callback(seen.append)
+        props = st.proposals(tid)
+        conn.set_trace_callback(None)
+        [sql] = [s for s in seen if "FROM proposals" in s]
+        plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    finally:
+        st.close()
+    assert [p.path for p in props] == ["/steps/2/reasoning"]
+    assert not [step for step in plan if step.startswith("SCAN")], plan

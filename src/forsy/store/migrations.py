@@ -200,6 +200,11 @@ CREATE INDEX drafts_review_of ON drafts(review_of);
 CREATE INDEX audit_trace ON audit(trace_id);
 """))
 
+# One draft's proposals are read per trace (the review page, `store copy`): by its trace id, indexed.
+CORE.append(("0005_proposals_by_trace", """
+CREATE INDEX proposals_trace ON proposals(trace_id);
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep
