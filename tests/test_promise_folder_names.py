@@ -13,7 +13,7 @@ import pytest
 
 from forsy.errors import OutputError
 from forsy.evidence import Quality, Session, SessionMeta, SourceFile
-from forsy.sinks.folder import FolderSink, check_destination, trace_name
+from forsy.sinks.folder import FolderSink, check_destination, readme, trace_name, write_folder
 from test_promise_folder import _registry_read_once, _trace
 
 __all__ = ["_registry_read_once"]  # the autouse fixture, so reading stays one registry scan per test
@@ -33,6 +33,12 @@ def _session(sid: str, *, agent: str = "claude-code", cwd: str | None = "/home/d
     (_session("ab", agent="", cwd=None), None, "claude-code-ab"),
     (_session("0123456789", file="p/0123456789.jsonl"), None, "claude-code-My-Proj-01234567"),
     (_session("0123456789", file="p/forked-copy.jsonl"), None, "claude-code-My-Proj-01234567-forked-copy"),
+    # a file named after the session plus more is the session's: its name adds nothing
+    (_session("0123456789", file="p/0123456789-fork.jsonl"), None, "claude-code-My-Proj-01234567"),
+    # dots and dashes trimmed at both ends of each part (a hidden folder's name), other letters kept
+    (_session("ab", cwd="/home/dev/.dotfiles."), None, "claude-code-dotfiles-ab"),
+    (_session("ab", cwd="/home/dev/Xcode-X"), None, "claude-code-Xcode-X-ab"),
+    (_session("ab", agent="b" * 31 + "X" + "c" * 8, cwd=None), None, "b" * 31 + "X-ab"),  # cut at 32
     (_session("../..", agent="", cwd="/"), None, "claude-code"),
     (_session("x" * 50, agent="a" * 40, cwd=None), None, "a" * 32 + "-xxxxxxxx"),
 ])
@@ -128,3 +134,35 @@ def test_another_trace_without_sources_is_named_as_from_unknown(tmp_path: Path) 
     with pytest.raises(OutputError) as e:
         check_destination(tmp_path, "codex", "other", [])
     assert e.value.message == "destination holds another trace (session s9 from unknown); refusing to replace it"
+
+
+# ------------------------------------------------------------------ the dataset card and artifacts
+def test_the_card_says_when_a_trace_is_not_redacted(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)  # written with redaction off
+    card = readme(a)
+    assert "- NOT REDACTED: this trace may contain secrets and personal data. Do not publish it.\n" in card
+    assert "masked" not in card
+
+
+def test_the_card_lists_each_kind_of_masked_value_with_its_count(tmp_path: Path) -> None:
+    a, _ = _trace(tmp_path)
+    a.manifest.redaction = {"enabled": True, "by_kind": {"email": 2, "credential": 1}}
+    assert "- Secrets and personal data were masked with typed placeholders (credential: 1, email: 2).\n" \
+        in readme(a)
+    a.manifest.redaction = {"enabled": True, "by_kind": None}
+    assert "typed placeholders (none found)." in readme(a)
+
+
+def test_artifacts_are_written_as_given_and_named_in_the_card(tmp_path: Path) -> None:
+    """A full tool output the agent saw only a preview of is written beside the trace, byte for
+    byte: a lone surrogate (a log's undecodable byte) is kept as it was read (surrogatepass)."""
+    a, _ = _trace(tmp_path)
+    assert "artifacts/" not in readme(a)
+    text = "full output \udc80 end"
+    a.files = {"artifacts/step-2-output.txt": text}
+    dest = write_folder(a, tmp_path / "t")
+    assert (dest / "artifacts" / "step-2-output.txt").read_bytes() == text.encode("utf-8", "surrogatepass")
+    assert "- `artifacts/`: full tool outputs the agent saw only a preview of.\n" in (dest / "README.md").read_text()
+    manifest = json.loads((dest / "manifest.json").read_text())
+    assert manifest["files"]["artifacts/step-2-output.txt"] == hashlib.sha256(
+        text.encode("utf-8", "surrogatepass")).hexdigest()

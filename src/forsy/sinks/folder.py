@@ -17,21 +17,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
 
 import orjson
 
 from ..assemble import Assembled
 from ..errors import OutputError
 from ..evidence import Session
-
-JSON_OPTS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
-
-
-def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=JSON_OPTS) + b"\n"
-
-
 
 
 def card_title(a: Assembled) -> str:
