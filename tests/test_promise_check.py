@@ -19,7 +19,7 @@ import pytest
 from forsy.llm._check import answer_candidates, parse_answer
 from forsy.llm._request import SESSION_FIELDS
 from forsy.proposals import Proposal
-from test_llm import CORRECTION, INJECTION, answer, call, rec, result
+from test_llm import answer, call, rec, result
 from test_promise_checker import (
     ACTOR,
     ANSWER,
@@ -31,7 +31,6 @@ from test_promise_checker import (
     L_TASK,
     L_THANKS,
     L_UNDO,
-    LATER,
     PASS_OUT,
     RESULT_PTR,
     TASK,
@@ -40,12 +39,17 @@ from test_promise_checker import (
     WORDS,
     World,
     cite,
+    corr,
+    inj,
+    later,
     make_world,
     paths,
     prop,
     rejected,
     run,
 )
+
+__all__ = ["corr", "inj", "later"]  # test_promise_checker's session fixtures, used here by name
 
 OBJ = '{"proposals": [{"step": 1, "field": "observation", "value": "x", "citations": []}]}'
 
@@ -87,21 +91,6 @@ def test_anything_else_is_a_value_error_counting_the_errors(answer: str, errors:
 
 # ---------------------------------------------------------------------- the checker's sessions
 I_TASK = "Fix the failing test in parser.py please."  # INJECTION's task
-
-
-@pytest.fixture(scope="module")
-def corr(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return make_world(tmp_path_factory.mktemp("corr"), "s-corr", CORRECTION)
-
-
-@pytest.fixture(scope="module")
-def inj(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return make_world(tmp_path_factory.mktemp("inj"), "s-inj", INJECTION)
-
-
-@pytest.fixture(scope="module")
-def later(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return make_world(tmp_path_factory.mktemp("later"), "s-later", LATER)
 
 
 # ---------------------------------------------------------------------- session fields

@@ -7,7 +7,9 @@ copy adds nothing. SQLite → SQLite and SQLite → PostgreSQL (skipped without 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from typer.testing import CliRunner
@@ -239,21 +241,29 @@ def test_a_draft_an_older_copy_gave_only_its_status_gets_its_history(
     assert (again["reviews_copied"], again["reviews_already"], again["not_copied"]) == (0, 2, [])
 
 
-def test_one_traces_audit_records_are_found_through_indexes(reviewed: tuple[str, str, str]) -> None:
-    """`store copy` (and `review export`) read one trace's audit records per trace: a query that
-    scans the whole audit table made a copy of n traces read n² rows (8,000 traces: 7.8 s)."""
-    src, tid, _ = reviewed
-    st = open_store(src)
+T = TypeVar("T")
+
+
+def _read_and_plan(url: str, read: Callable[[Store], T], table: str) -> tuple[T, list[str]]:
+    """What `read` returns from the SQLite store at `url`, and SQLite's plan for its query on `table`."""
+    st = open_store(url)
     try:
         conn = st.conn  # type: ignore[attr-defined]
         seen: list[str] = []
         conn.set_trace_callback(seen.append)
-        records = st.audit(tid)
+        got = read(st)
         conn.set_trace_callback(None)
-        [sql] = [s for s in seen if "FROM audit" in s]
-        plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+        [sql] = [q for q in seen if f"FROM {table}" in q]
+        return got, [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)]
     finally:
         st.close()
+
+
+def test_one_traces_audit_records_are_found_through_indexes(reviewed: tuple[str, str, str]) -> None:
+    """`store copy` (and `review export`) read one trace's audit records per trace: a query that
+    scans the whole audit table made a copy of n traces read n² rows (8,000 traces: 7.8 s)."""
+    src, tid, _ = reviewed
+    records, plan = _read_and_plan(src, lambda st: st.audit(tid), "audit")
     assert [r.action for r in records] == ["draft_created", "edit", "approve"]
     assert not [step for step in plan if step.startswith("SCAN")], plan
 
@@ -262,16 +272,6 @@ def test_one_traces_proposals_are_found_through_an_index(reviewed: tuple[str, st
     """The review page and `store copy` read one draft's proposals per trace: without an index on
     proposals.trace_id each read scanned every proposal of the store."""
     src, tid, _ = reviewed
-    st = open_store(src)
-    try:
-        conn = st.conn  # type: ignore[attr-defined]
-        seen: list[str] = []
-        conn.set_trace_callback(seen.append)
-        props = st.proposals(tid)
-        conn.set_trace_callback(None)
-        [sql] = [s for s in seen if "FROM proposals" in s]
-        plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)]
-    finally:
-        st.close()
+    props, plan = _read_and_plan(src, lambda st: st.proposals(tid), "proposals")
     assert [p.path for p in props] == ["/steps/2/reasoning"]
     assert not [step for step in plan if step.startswith("SCAN")], plan
