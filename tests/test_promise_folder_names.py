@@ -39,6 +39,7 @@ def _session(sid: str, *, agent: str = "claude-code", cwd: str | None = "/home/d
     (_session("ab", cwd="/home/dev/.dotfiles."), None, "claude-code-dotfiles-ab"),
     (_session("ab", cwd="/home/dev/Xcode-X"), None, "claude-code-Xcode-X-ab"),
     (_session("ab", agent="b" * 31 + "X" + "c" * 8, cwd=None), None, "b" * 31 + "X-ab"),  # cut at 32
+    (_session("ab", agent="." * 5 + "a" * 40, cwd=None), None, "a" * 32 + "-ab"),  # trimmed, then cut
     (_session("../..", agent="", cwd="/"), None, "claude-code"),
     (_session("x" * 50, agent="a" * 40, cwd=None), None, "a" * 32 + "-xxxxxxxx"),
 ])
