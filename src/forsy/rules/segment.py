@@ -398,6 +398,11 @@ class Segmenter:
                 d.set("eval_reason", f"The command exited with status {code}.", derived("R-shell/exit-code", e.refs))
         self._times(d, e, e)
         d.shell = info
+        if e.call_id:
+            # a terminal recording's command: its output follows as a `tool_result`, taken by
+            # `_on_tool_result` as a call's (output, R-call/error-flag, end time)
+            d.call_id = e.call_id
+            self.calls[e.call_id] = len(self.drafts) - 1
 
     def _history_match(self, d: Draft, hist: HistoryMatch) -> None:
         match = hist.match

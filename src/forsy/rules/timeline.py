@@ -61,7 +61,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from ..errors import InputError
-from ..evidence import Event, Quality, Session, SessionMeta, SourceFile
+from ..evidence import Event, Mark, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
 from ..tools import ToolKind, kind_of, spec
@@ -81,8 +81,11 @@ NEG_INF = float("-inf")
 COUNT_KEYS = (
     "commands", "matched", "uncertain", "commits", "matched_commits", "uncertain_commits", "human_commits",
     "outside_window", "untimed_left_out", "commits_named", "named_matched", "named_missing", "named_rewritten",
-    "named_amended", "refused_matches", "amended_away",
+    "named_amended", "refused_matches", "amended_away", "command_outputs",
 )  # fmt: skip
+# the ledger's reason for a recorded output of a command the agent ran (a strict match)
+DUPLICATE_OUTPUT = ("output of a command the agent ran, recorded by the terminal: the agent's own result is "
+                    "the step's output")
 
 
 # --- small helpers -------------------------------------------------------------------------
@@ -360,6 +363,17 @@ class _Out:
             if mark is not None:
                 self.session.ledger.setdefault(i, mark)
 
+    def duplicate(self, e: Event, source: Session, why: str) -> None:
+        """Bring the evidence of an event the timeline leaves out as a second copy of what it
+        already holds, marked a duplicate unless the source said why it read it."""
+        for r in e.refs:
+            ev = source.evidence.get(r.ev)
+            if ev is None:
+                continue
+            self.session.add_evidence(ev)
+            mark = source.ledger.get(r.ev)
+            self.session.ledger.setdefault(r.ev, mark if mark is not None else Mark("duplicate", why))
+
 
 def merge(
     agent: Session | None,
@@ -392,7 +406,9 @@ def merge(
         "rule": win.rule,
     }
     out.counts["sources"] = [
-        {"kind": s.source_kind, "session_id": s.session_id, "events": len(s.events)} for s in [*history, *git]
+        # entries and commits read (a recording's outputs ride with their commands)
+        {"kind": s.source_kind, "session_id": s.session_id, "events": sum(e.kind != "tool_result" for e in s.events)}
+        for s in [*history, *git]
     ]
     out.session.meta.extra["timeline"] = out.counts
     return out.session
@@ -414,9 +430,11 @@ def _merge_history(
 ) -> list[tuple[float, int, int, Event]]:
     srt = _sorted_source(history, "shell_command")
     hist = [_Hist(e, i, to_epoch(e.ts), norm_cmd(e.text or "")) for i, (_, e, _) in enumerate(srt)]
+    outputs = _outputs(history)
     strict, loose = _match_commands(calls, hist)
     items: list[tuple[float, int, int, Event]] = []
     for (key, e, src), h in zip(srt, hist, strict=True):
+        res = outputs.get((id(src), e.call_id)) if e.call_id else None
         f = strict.get(h.order)
         if f is not None:
             call = replaced.get(id(f.call.event), f.call.event)
@@ -426,12 +444,14 @@ def _merge_history(
             replaced[id(f.call.event)] = dataclasses.replace(call, info=info)
             # the match cites the entry's whole record; the command's own bytes are inside it
             out.cite(e, src, only=_record_id(e))
+            if res is not None:
+                out.duplicate(res, src, DUPLICATE_OUTPUT)
             out.bump("commands")
             out.bump("matched")
             continue
         if not win.holds(h.t):
             out.bump("outside_window" if h.t is not None else "untimed_left_out")
-            continue
+            continue  # its output, if recorded, leaves with it
         u = loose.get(h.order)
         if u is not None:
             possible = _possible(u.call.event, "command-text+time", u.score, u.dt)
@@ -439,8 +459,19 @@ def _merge_history(
             out.bump("uncertain")
         out.cite(e, src)
         out.bump("commands")
-        items.append((key, 1, h.order, e))
+        # even positions for commands, the odd one after each for its output: right after it
+        items.append((key, 1, 2 * h.order, e))
+        if res is not None:
+            out.cite(res, src)
+            out.bump("command_outputs")
+            items.append((key, 1, 2 * h.order + 1, res))
     return items
+
+
+def _outputs(history: list[Session]) -> dict[tuple[int, str], Event]:
+    """The output a history source recorded for a command (a terminal recording's
+    `tool_result` after its `shell_command`), by (source, call id)."""
+    return {(id(s), e.call_id): e for s in history for e in s.events if e.kind == "tool_result" and e.call_id}
 
 
 def _named_out(out: _Out, named: commits.NamedPlan) -> None:

@@ -30,7 +30,10 @@ prompt, empty lines, v3 comments).
 
 `read_history` gives the same commands as `shell_command` events (the kind shell histories
 give), for `forsy retrace LOG --history rec.cast`: the timeline merge matches them to the
-agent's calls like a history's commands.
+agent's calls like a history's commands. Each carries the call id of the `tool_result` after
+it, the same output as above: a command merged as a step of its own takes it as its output;
+a command the agent ran keeps the agent's result (the recording's output is then a duplicate
+in the ledger).
 """
 
 from __future__ import annotations
@@ -73,16 +76,16 @@ class AsciinemaSource:
         return [session]
 
     def read_history(self, path: Path, ctx: ReadContext) -> list[Session]:
-        """The recording's commands as `shell_command` events, for the timeline merge."""
+        """The recording's commands as `shell_command` events, for the timeline merge; each is
+        followed by its output, the `tool_result` `read` gives (same call id, text and refs)."""
         session, cast, commands = _load(path, ctx)
+        data = {e.ev.id: e.data for e in cast.events}
         for cmd in commands:
+            call_id = _call_id(session, cmd)
             info = ShellInfo(shell=_shell(cast), decoded=DECODED)
             session.events.append(Event("shell_command", ACTOR, cast.iso(cmd.start), cmd.refs, text=cmd.text,
-                                        info=info))
-        if any(c.lines for c in commands):
-            session.warn("outputs-not-merged", "a shell history's commands carry no output: the recording's "
-                         "outputs are not on the merged timeline (retrace the recording alone to see them)",
-                         session.files[0].path)
+                                        call_id=call_id, info=info))
+            session.events.append(_result(session, cast, cmd, data, call_id))
         return [session]
 
 
@@ -152,11 +155,21 @@ def _line(session: Session, c: Command) -> int | None:
     return ev.line if ev is not None else None
 
 
+def _call_id(session: Session, cmd: Command) -> str:
+    """The id joining a command to its output: its first ref and its place in the session."""
+    return f"{cmd.refs[0].ev}:{len(session.events)}" if cmd.refs else f"cmd{len(session.events)}"
+
+
 def _add_command(session: Session, cast: Cast, cmd: Command, data: dict[str, str]) -> None:
-    call_id = f"{cmd.refs[0].ev}:{len(session.events)}" if cmd.refs else f"cmd{len(session.events)}"
+    call_id = _call_id(session, cmd)
     info = CallInfo(span=cmd.span)
     session.events.append(Event("tool_call", ACTOR, cast.iso(cmd.start), cmd.refs, call_id=call_id, tool=TOOL,
                                 args=cmd.text, info=info))
+    session.events.append(_result(session, cast, cmd, data, call_id))
+
+
+def _result(session: Session, cast: Cast, cmd: Command, data: dict[str, str], call_id: str) -> Event:
+    """The command's output: the text shown until the next prompt, citing its output events."""
     text = cmd.output()
     pieces = [data[r.ev] for r in cmd.out_refs]
     # a plain copy when every event's data is in the text as forsy verify checks it; else a rendering
@@ -164,9 +177,7 @@ def _add_command(session: Session, cast: Cast, cmd: Command, data: dict[str, str
     res = ResultInfo(exit_code=cmd.exit_code, exit_code_from=cmd.exit_ref)
     refs = cmd.out_refs or cmd.refs
     end = cast.iso(cmd.end) if cmd.end is not None else None
-    session.events.append(Event("tool_result", ACTOR, end, refs, text=text, call_id=call_id, tool=TOOL,
-                                is_error=(cmd.exit_code != 0) if cmd.exit_code is not None else None,
-                                excerpt=not plain, info=res))
     if not plain:
         session.quality.extra["rendered_outputs"] = session.quality.extra.get("rendered_outputs", 0) + 1
-
+    return Event("tool_result", ACTOR, end, refs, text=text, call_id=call_id, tool=TOOL,
+                 is_error=(cmd.exit_code != 0) if cmd.exit_code is not None else None, excerpt=not plain, info=res)
