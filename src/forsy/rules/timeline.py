@@ -18,6 +18,11 @@ Shell commands an agent ran (rule "command-text+time")
     A pair that only reaches the loose bounds (score >= 0.80, time within 120 s) is
     *uncertain*: not merged; the command stays an event with `ShellInfo.possible_match`
     and `quality.extra["uncertain_matches"]` counts it.
+    A terminal recording's command carries a call id and is followed in its source by its
+    output (a `tool_result` with that id). A command that stays an event keeps that output
+    right after it (counted in `command_outputs`); a matched command's output is not a
+    second output of the call: its evidence joins the session marked `duplicate`
+    (`DUPLICATE_OUTPUT`); a command left out by the window takes its output with it.
 
 Commits the agent made (forsy.rules.commits; its docstring states each rule)
     First what the log says: a result that names a commit (`[branch sha] subject` of `git
