@@ -235,3 +235,25 @@ def test_a_store_url_naming_a_folder_is_refused_not_made_a_file(tmp_path: Path, 
     with pytest.raises(InputError, match="names a folder; give the database file"):
         open_store(url.format(tmp=tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["existing"]
+
+
+def test_reading_a_store_that_is_not_there_never_creates_it(tmp_path: Path) -> None:
+    """`--store typo.db` on a command that only reads (list, review, show, export, copy --from)
+    created an empty database at the typo and reported nothing found."""
+    from typer.testing import CliRunner
+
+    from forsy.cli import app
+
+    typo = tmp_path / "typo.db"
+    with pytest.raises(InputError, match="no store at .*typo.db"):
+        open_store(str(typo), create=False)
+    runner = CliRunner()
+    for args in (["review", "list"], ["store", "list"], ["show", "forsy_0123"], ["review", "show", "forsy_0123"],
+                 ["export", "--from-store", "*", "--to", "atif", "-o", str(tmp_path / "x.json")]):
+        r = runner.invoke(app, [*args, "--store", str(typo)])
+        assert r.exit_code == 2 and "no store at" in r.stderr, (args, r.stderr)
+    r = runner.invoke(app, ["store", "copy", "--from", str(typo), "--to", str(tmp_path / "b.db")])
+    assert r.exit_code == 2 and "no store at" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # neither end of the copy was made
+    open_store(str(typo)).close()  # a command that writes (sweep, migrate, copy --to) makes it
+    assert typo.is_file()

@@ -154,7 +154,7 @@ def render_cmd(
 def _open(store: str | None) -> Store:
     from .store import open_store
 
-    return open_store(_url(store))
+    return open_store(_url(store), create=False)
 
 
 @review_app.command("list")

@@ -152,7 +152,7 @@ def store_list(
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
-    st = open_store(_store_url(store))
+    st = open_store(_store_url(store), create=False)
     try:
         rows = st.traces(TraceQuery(agent=agent, project=project, status=status, text=search,
                                     min_confidence=min_confidence, latest_only=latest))
@@ -177,7 +177,7 @@ def store_export(
     from .store import open_store
     from .store.export import export_trace
 
-    st = open_store(_store_url(store))
+    st = open_store(_store_url(store), create=False)
     try:
         folder = export_trace(st, trace_id, output)
     finally:

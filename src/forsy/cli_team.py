@@ -50,7 +50,7 @@ def store_copy(
     from .store import open_store
     from .store.copy import check_copyable, copy_store
 
-    a = open_store(src)
+    a = open_store(src, create=False)
     try:
         b = open_store(dst)
         try:
@@ -132,7 +132,7 @@ def jobs_list(
 
     if status not in (None, "queued", "running", "done", "failed"):
         raise InputError(f"unknown job status {status!r}")
-    st = open_store(_store_url(store))
+    st = open_store(_store_url(store), create=False)
     try:
         q = JobQueue(st)
         jobs, counts = q.jobs(status), q.counts()  # type: ignore[arg-type]

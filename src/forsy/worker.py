@@ -82,7 +82,7 @@ def run_worker(options: WorkerOptions, stop: threading.Event | None = None) -> W
     me = f"{options.host}:{os.getpid()}:{secrets.token_hex(4)}"  # unique per process, even after pid reuse
     report = WorkerReport(me)
     hold = _TestHold.from_env()
-    store = open_store(options.store_url)
+    store = open_store(options.store_url, create=False)  # a worker at a typo would wait forever on nothing
     try:
         queue = JobQueue(store)
         while not stop.is_set() and (options.max_jobs is None or len(report.done) + len(report.failed)

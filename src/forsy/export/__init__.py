@@ -81,7 +81,7 @@ def load_store(url: str | None, query: object) -> list[Bundle]:
 
     if not isinstance(query, TraceQuery):
         raise TypeError("query must be a TraceQuery")
-    st = open_store(url)
+    st = open_store(url, create=False)
     try:
         out = []
         for row in st.traces(query):

@@ -103,7 +103,7 @@ def load(ref: str, store_url: str | None, logs: list[Path] | None = None) -> Loa
         raise InputError("no such file or directory", path=p)
     from ..store import open_store
 
-    st = open_store(store_url)
+    st = open_store(store_url, create=False)
     try:
         return from_store(st, ref, logs)
     finally:

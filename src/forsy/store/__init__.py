@@ -135,10 +135,11 @@ class Store(Protocol):
         ...
 
 
-def open_store(url: str | None = None) -> Store:
+def open_store(url: str | None = None, *, create: bool = True) -> Store:
     """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq
     URL `postgresql://user@/db?host=SOCKET_DIR&port=N`); the default store (`FORSY_STORE`,
-    else the platform data folder) when None."""
+    else the platform data folder) when None. `create=False` (commands that only read): a
+    SQLite store that is not there is an InputError, never an empty database made at a typo."""
     from ..config import default_store_url
 
     url = url or default_store_url()
@@ -159,6 +160,8 @@ def open_store(url: str | None = None) -> Store:
         raise InputError(f"{url!r} names a folder; give the database file (e.g. {path.rstrip('/')}/forsy.db)")
     from ._sqlite import SqliteStore
 
+    if not create and not Path(path).expanduser().exists():
+        raise InputError(f"no store at {path}: `forsy sweep` (or `forsy store migrate`) makes one")
     return SqliteStore(Path(path).expanduser(), url=url)
 
 
