@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from forsy.evidence import Event, Quality, Ref, Session, SessionMeta
-from forsy.payloads import CallInfo, Link, MessageInfo, ResultInfo
+from forsy.payloads import CallInfo, Link, MessageInfo, ResultInfo, ShellInfo
 from forsy.rules.segment import RETRY_WINDOW, Draft, Segmenter, copied, derived, json_text
 
 TS = "2026-01-01T10:00:00Z"
@@ -512,3 +512,17 @@ def test_a_fresh_segmenter_counts_nothing() -> None:
     seg.run()
     assert seg.counts == {"interrupts": 0, "rejected_calls": 0, "api_errors": 0}
     assert (seg.matches, seg.turn, seg.last_user, seg.interrupts, seg.abandoned_run) == ([], 1, 0, [], [])
+
+
+def test_a_recorded_commands_output_is_linked_to_it_by_id_like_a_calls() -> None:
+    """A terminal recording's command (merged with --history) carries a call id; its output,
+    even when it arrives after the next command's, is that command's (R-call/error-flag)."""
+    ls = _ev("shell_command", "human:terminal", 1, text="ls", call_id="r1", info=ShellInfo())
+    pwd = _ev("shell_command", "human:terminal", 2, text="pwd", call_id="r2", info=ShellInfo())
+    plain = _ev("shell_command", "human:terminal", 3, text="history", info=ShellInfo())  # a shell history's: no id
+    drafts, s = _run(user("go", 0), ls, pwd, result("r2", "/home", 4, actor="human:terminal", is_error=True),
+                     result("r1", "a.py", 5, actor="human:terminal", is_error=False), plain)
+    got = [(d.call_id, d.values.get("input"), d.values.get("output"), d.values.get("success")) for d in drafts[1:]]
+    assert got == [("r1", "ls", "a.py", True), ("r2", "pwd", "/home", False), (None, "history", None, None)]
+    assert drafts[2].values["eval"] == -1 and drafts[1].values["ended_at"] == "2026-01-01T10:00:05Z"
+    assert s.warnings == []  # no result was an orphan
