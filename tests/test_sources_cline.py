@@ -191,11 +191,11 @@ def test_every_ui_record_kind_has_its_heading(tmp_path: Path) -> None:
         assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
     got = _headings(files)
     ui = "ui_messages.json"
-    assert got[(ui, "say/text")] == {"cited", "metadata", "duplicate"}  # the task as typed; two times of
-    # api[3] and api[5] ("Now list", "All set"); the streamed fragment "I will" of api[1]'s text
+    assert got[(ui, "say/text")] == {"cited", "duplicate"}  # the task as typed, and the times of api[3] and
+    # api[5] ("Now list", "All set": their steps' started_at cite them); the streamed fragment "I will" of api[1]'s text
     assert got[(ui, "say/checkpoint_created")] == {"set_aside"}
     assert got[(ui, "say/api_req_started")] == {"metadata"}  # token and cost counts
-    assert got[(ui, "say/reasoning")] == {"metadata"}  # its time is the time of the steps of api[1]
+    assert got[(ui, "say/reasoning")] == {"cited"}  # its time is the time of the steps of api[1], cited by them
     assert got[(ui, "say/tool")] == {"duplicate"}
     assert got[(ui, "say/task_progress")] == {"set_aside"}
     assert got[(ui, "ask/command")] == {"metadata"}  # an approval asked, counted
@@ -220,3 +220,24 @@ def test_token_usage_from_the_ui_when_the_api_history_has_no_metrics(tmp_path: P
     _write_task(tmp_path / "m", metrics=True)
     [s] = ClineSource().read(tmp_path / "m" / "api_conversation_history.json", ReadContext(root=tmp_path / "m"))
     assert s.meta.token_usage == {"prompt": 3, "completion": 4, "cached": 5}  # the API's counts, as before
+
+
+def test_a_steps_time_cites_the_ui_record_it_was_read_from(tmp_path: Path) -> None:
+    """An assistant message's steps take their time from the first UI record that names the
+    message (Cline's API history holds no time); the provenance cited the API message, which
+    holds no time at all."""
+    _write_task(tmp_path / "task", metrics=True)
+    retrace(tmp_path / "task" / "api_conversation_history.json", tmp_path / "out")
+    folder = next((tmp_path / "out").rglob("trace.json")).parent
+    trace = json.loads((folder / "trace.json").read_text("utf-8"))
+    prov = json.loads((folder / "provenance.json").read_text("utf-8"))
+    [read_step] = [s["step"] for s in trace["steps"] if s.get("tool") == "read_file"]
+    assert trace["steps"][read_step - 1]["started_at"] == "2026-01-22T03:48:00.003Z"  # t + 3 ms
+    f = next(sp for sp in prov["steps"] if sp["step"] == read_step)["fields"]["started_at"]
+    [cite] = f["evidence"]
+    assert (f["rule"], cite["pointer"]) == ("R-time", "/ts")
+    ev = prov["evidence"][cite["id"]]
+    raw = (tmp_path / "task" / ev["source"]).read_bytes()[ev["byte_offset"]:ev["byte_offset"] + ev["byte_length"]]
+    record = json.loads(raw)  # the UI record at t + 3: the first that names API message 1
+    assert (ev["source"], record["ts"], record["say"], record["conversationHistoryIndex"]) == \
+        ("ui_messages.json", 1769053680003, "reasoning", 0)

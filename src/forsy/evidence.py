@@ -101,6 +101,7 @@ class Event:
     abandoned: bool = False  # on a branch the user rewound away from
     excerpt: bool = False  # text is only part of what the log held (stated in text)
     ts_ref: Ref | None = None  # where `ts` was copied from (else it is cited as derived)
+    ts_from: Ref | None = None  # the record a derived `ts` was computed from (else the event's first ref)
     name_ref: Ref | None = None  # where `tool` was copied from
     info: Payload | None = None  # what the source knows beyond these fields (forsy.payloads)
     link: Link | None = None  # a subagent's event: the call that spawned its thread

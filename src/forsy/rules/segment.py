@@ -571,7 +571,7 @@ class Segmenter:
         for name, e in (("started_at", start), ("ended_at", end)):
             if e is None or not e.ts:
                 continue
-            prov = copied([e.ts_ref]) if e.ts_ref else derived("R-time", e.refs[:1])
+            prov = copied([e.ts_ref]) if e.ts_ref else derived("R-time", [e.ts_from] if e.ts_from else e.refs[:1])
             d.set(name, e.ts, prov)
 
     def _mark_abandoned(self, d: Draft, e: Event) -> None:

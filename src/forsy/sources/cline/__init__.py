@@ -219,6 +219,8 @@ class _Task:
 
     def _assistant(self, j: int, rec: Record) -> None:
         s, ts = self.s, self.times.get(j)
+        # the time is the first UI record naming this message (the API history holds none): cite that
+        at = Ref(self.time_rec[j], "/ts") if ts and j in self.time_rec else None
         info = rec.data.get("modelInfo")
         model = info.get("modelId") if isinstance(info, dict) else None
         if isinstance(model, str) and model not in s.meta.models:
@@ -232,15 +234,16 @@ class _Task:
         for ptr, b in self._blocks(rec):
             bt = b.get("type")
             if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
-                self._ev("reasoning", rec, ptr + "/thinking", ts, text=b["thinking"])
+                self._ev("reasoning", rec, ptr + "/thinking", ts, ts_from=at, text=b["thinking"])
             elif bt == "text" and isinstance(b.get("text"), str) and b["text"].strip():
-                self._ev("agent_text", rec, ptr if b.get("_whole") else ptr + "/text", ts, text=b["text"])
+                self._ev("agent_text", rec, ptr if b.get("_whole") else ptr + "/text", ts, ts_from=at, text=b["text"])
             elif bt == "tool_use":
                 name = b.get("name") if isinstance(b.get("name"), str) else None
                 raw_id = b.get("id")
                 cid = raw_id if isinstance(raw_id, str) else f"{rec.ev.id}{ptr}"
-                ev = self._ev("tool_call", rec, ptr + "/input", ts, call_id=cid, tool=name, args=b.get("input"),
-                              group=f"M{j}", name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
+                ev = self._ev("tool_call", rec, ptr + "/input", ts, ts_from=at, call_id=cid, tool=name,
+                              args=b.get("input"), group=f"M{j}",
+                              name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
                 self.pending.append(ev)
                 self.calls[cid] = ev
             elif bt not in ("thinking", "text", "redacted_thinking"):
