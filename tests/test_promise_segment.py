@@ -526,3 +526,14 @@ def test_a_recorded_commands_output_is_linked_to_it_by_id_like_a_calls() -> None
     assert got == [("r1", "ls", "a.py", True), ("r2", "pwd", "/home", False), (None, "history", None, None)]
     assert drafts[2].values["eval"] == -1 and drafts[1].values["ended_at"] == "2026-01-01T10:00:05Z"
     assert s.warnings == []  # no result was an orphan
+
+
+def test_a_derived_time_cites_the_record_it_was_read_from() -> None:
+    """A time computed from another record than the event's (Cline: the UI record naming an API
+    message) cites that record; one the event's own record holds cites the event (R-time)."""
+    c = call("c1", "read_file", {"path": "a"}, 1, ts_from=Ref("ui7", "/ts"))
+    drafts, _ = _run(user("go", 0), c, result("c1", "A", 2))
+    f = drafts[1].prov["started_at"]
+    assert (f.origin, f.rule, [(r.id, r.pointer) for r in f.evidence]) == ("derived", "R-time", [("ui7", "/ts")])
+    f = drafts[1].prov["ended_at"]  # the result's own time
+    assert (f.origin, f.rule, [(r.id, r.pointer) for r in f.evidence]) == ("derived", "R-time", [("e2", "")])
