@@ -222,3 +222,25 @@ def test_commits_without_diff_are_listed_only_when_there_is_one() -> None:
 def test_the_empty_share_is_rounded_to_three_places() -> None:
     f = _factors(_session(), [_step(), _step(), _step(output=None)])["empty_fields"]
     assert (f["value"], f["penalty"]) == (0.333, 5.0)
+
+
+def test_a_terminal_recording_alone_starts_at_40_and_says_what_it_holds() -> None:
+    s = Session("asciinema", "s", [], {}, [], SessionMeta(), Quality())
+    f = _factors(s, [_step("human:terminal")])["base"]
+    assert f == {"name": "base", "value": 40.0, "penalty": 0.0,
+                 "note": "terminal recording only: commands and output, no agent reasoning"}
+    f = _factors(_session(), [_step("human:terminal")])["base"]  # a shell history: no outputs either
+    assert f["note"] == "shell and git evidence only: no reasoning, no outputs"
+
+
+@pytest.mark.parametrize(("name", "note"), [
+    ("edits_reconstructed", "edits rebuilt from the reply's blocks (the log records no edit calls)"),
+    ("exit_codes_unrecorded", "commands whose exit status the log does not hold (success left null)"),
+])
+@pytest.mark.parametrize(("count", "penalty"), [(1, 0.2), (10, 2.0), (25, 5.0), (26, 5.0)])
+def test_what_a_format_does_not_record_costs_a_fifth_each_at_most_5(name: str, note: str, count: int,
+                                                                     penalty: float) -> None:
+    q = Quality(extra={name: count})
+    assert _factors(_session(q), [_step()])[name] == {"name": name, "value": count, "penalty": penalty, "note": note}
+    assert confidence(_session(q), [_step()])[0] == round(90 - penalty)
+    assert name not in _factors(_session(), [_step()])  # listed only when it applies
