@@ -501,3 +501,21 @@ def test_a_password_value_starting_with_a_json_escape_is_masked() -> None:
 def test_a_mysql_password_holding_a_json_escape_is_masked_whole() -> None:
     red, _ = _red()
     assert red.redact('{"cmd": "mysql -u root -pS3cr\\u00e9tPw9 db"}') == '{"cmd": "mysql -u root -p[CREDENTIAL_1] db"}'
+
+
+class Greedy(Scripted):
+    """Scripted, plus a rule whose match starts at the header name: `Cookie: ` and its value, whole."""
+
+    def scan(self, data: bytes) -> Sequence[EngineHit]:
+        found = list(super().scan(data))
+        for m in re.finditer(rb"Cookie: GREEDY\w*", data):
+            found.append(EngineHit("fake.cookie-header", m.start(), m.end()))
+        return found
+
+
+def test_a_cookie_hit_that_takes_the_header_name_fails_closed_not_half_a_placeholder() -> None:
+    """The cookie value is scanned as `Cookie: <value>` and the prefix cut off after; a hit that
+    starts in the prefix would leave a cut placeholder (`NTIAL_1]`), so the value is replaced whole."""
+    red = Redactor(engine=Greedy())  # type: ignore[arg-type]
+    assert red.redact_value({"Cookie": "GREEDYsess1234"}) == {"Cookie": "[UNSCANNABLE_TEXT]"}
+    assert red.report()["unscannable"] == 1
