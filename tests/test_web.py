@@ -100,7 +100,7 @@ def test_a_stale_form_is_a_conflict_not_a_lost_edit(web: tuple[TestClient, Store
 # ---------------------------------------------------------------- in a browser
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # each browser test its own store and server: none depends on another's order
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is absent (apt-get install chromium)")
@@ -127,7 +127,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
             proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def page(server: tuple[str, str, str]) -> Iterator[object]:
     from _browser import browser
 
@@ -190,6 +190,15 @@ def test_browser_approve_then_export(server: tuple[str, str, str], page: object,
 
     assert isinstance(page, Page)
     first, url, tid = server
+    page.goto(first)  # logs in (the token goes into a cookie)
+    st = open_store(url)
+    try:  # an edit to carry into the reviewed trace
+        from forsy.review import actions
+
+        actions.edit(st, tid, "/steps/2/reasoning", "Reads the function before changing it.", reviewer=ADA,
+                     at="2026-03-02T10:00:00+00:00")
+    finally:
+        st.close()
     page.goto(first.split("?")[0] + f"t/{tid}")
     page.select_option("#level", "human_reviewed")
     page.click("#approve")
