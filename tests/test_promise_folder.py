@@ -434,6 +434,38 @@ def test_a_manifest_listing_no_files_is_not_forsys_even_alone(tmp_path: Path) ->
     assert owned_trace_folder(tmp_path) is None
 
 
+
+def test_a_destination_inside_a_trace_folder_forsy_wrote_is_refused(tmp_path: Path) -> None:
+    """`-o out/inner` where `out` is a trace folder: the new folder inside changed that trace's
+    folder (it was no longer forsy's, and a re-run to `out` was refused)."""
+    a, _ = _trace(tmp_path)
+    out = write_folder(a, tmp_path / "out")
+    b, _ = _trace(tmp_path, sid="s-2", name="s-2.jsonl")
+    for inner in (out / "inner", out / "deeper" / "inner"):
+        with pytest.raises(OutputError, match="is inside the trace folder .*out, which forsy wrote: writing there "
+                                              "would change that trace; give -o a folder outside it"):
+            write_folder(b, inner)
+    assert owned_trace_folder(out) is not None and sorted(p.name for p in out.iterdir()) == [
+        "README.md", "manifest.json", "provenance.json", "trace.json"]
+
+
+@pytest.mark.parametrize(("damage", "said"), [
+    ("added", "a trace folder forsy wrote, with files added since (NOTES.md, notes/)"),
+    ("edited", "a trace folder forsy wrote, changed since"),
+])
+def test_a_changed_trace_folder_is_refused_saying_what_changed(tmp_path: Path, damage: str, said: str) -> None:
+    """It listed every file as 'forsy did not write', trace.json and manifest.json included."""
+    a, _ = _trace(tmp_path)
+    dest = write_folder(a, tmp_path / "t")
+    if damage == "added":
+        (dest / "NOTES.md").write_text("mine")
+        (dest / "notes").mkdir()
+    else:
+        (dest / "README.md").write_text("edited")
+    with pytest.raises(OutputError) as e:
+        write_folder(a, dest)
+    assert e.value.message == f"destination is {said}; refusing to replace it"
+
 def test_write_creates_missing_parent_folders(tmp_path: Path) -> None:
     F._write(tmp_path / "a" / "b" / "c.txt", b"data")
     assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"data"

@@ -204,9 +204,9 @@ def write_folder(a: Assembled, dest: Path) -> Path:
     """
     dest = Path(os.path.realpath(dest))
     try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
         check_destination(dest, a.manifest.source_kind, a.manifest.session_id,
-                          [s.path for s in a.manifest.sources])
+                          [s.path for s in a.manifest.sources])  # before any folder is made on the way to it
+        dest.parent.mkdir(parents=True, exist_ok=True)
         _clean_stale(dest)
     except OSError as e:
         raise OutputError(f"cannot write the trace folder: {e.strerror or e}", path=dest) from None
@@ -279,6 +279,23 @@ def owned_trace_folder(folder: Path) -> OwnedFolder | None:
     return OwnedFolder(str(manifest.get("source_kind")), manifest.get("session_id"), sources)  # type: ignore[arg-type]
 
 
+def _names(entries: list[str]) -> str:
+    return ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+
+
+def _forsy_files(folder: Path) -> list[str] | None:
+    """The files a manifest.json forsy wrote lists in `folder` (None: no such manifest there)."""
+    try:
+        manifest = orjson.loads((folder / "manifest.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    gen = manifest.get("generator") if isinstance(manifest, dict) else None
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(gen, dict) or gen.get("name") != "forsy" or not isinstance(files, dict):
+        return None
+    return [str(k) for k in files]
+
+
 def _file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -289,7 +306,11 @@ def _file_sha256(path: Path) -> str:
 
 def check_destination(dest: Path, source_kind: str, session_id: str | None, sources: list[str]) -> None:
     """Refuse any destination whose replacement would destroy something forsy did not write
-    for this very trace source (OutputError naming what is there)."""
+    for this very trace source, or that lies inside a trace folder (OutputError naming what is there)."""
+    for up in dest.parents:
+        if (up / "trace.json").is_file() and _forsy_files(up) is not None:
+            raise OutputError(f"is inside the trace folder {up}, which forsy wrote: writing there would change "
+                              "that trace; give -o a folder outside it", path=dest)
     if not dest.exists():
         return
     if not dest.is_dir():
@@ -298,9 +319,14 @@ def check_destination(dest: Path, source_kind: str, session_id: str | None, sour
         return
     owned = owned_trace_folder(dest)
     if owned is None:
-        extra = sorted(p.name + ("/" if p.is_dir() else "") for p in dest.iterdir())
-        shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-        raise OutputError(f"destination holds files forsy did not write ({shown}); refusing to replace it. "
+        entries = sorted(p.name + ("/" if p.is_dir() else "") for p in dest.iterdir())
+        listed = _forsy_files(dest)
+        if listed is not None:  # forsy's manifest, and the folder changed since: say how
+            tops = {name.split("/")[0] for name in listed} | {"manifest.json"}
+            added = [e for e in entries if e.rstrip("/") not in tops]
+            how = f"with files added since ({_names(added)})" if added else "changed since"
+            raise OutputError(f"destination is a trace folder forsy wrote, {how}; refusing to replace it", path=dest)
+        raise OutputError(f"destination holds files forsy did not write ({_names(entries)}); refusing to replace it. "
                           "Give -o a new or empty folder, or a trace folder forsy wrote for this session",
                           path=dest)
     if not owned.same_source(source_kind, session_id, sources):
