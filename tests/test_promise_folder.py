@@ -447,6 +447,27 @@ def test_a_destination_inside_a_trace_folder_forsy_wrote_is_refused(tmp_path: Pa
             write_folder(b, inner)
     assert owned_trace_folder(out) is not None and sorted(p.name for p in out.iterdir()) == [
         "README.md", "manifest.json", "provenance.json", "trace.json"]
+    with pytest.raises(OutputError) as e:
+        write_folder(b, out / "inner")
+    assert e.value.path == str(out / "inner")
+
+
+@pytest.mark.parametrize(("manifest", "trace"), [
+    ("[]", True),  # not an object
+    ('{"files": {"trace.json": "x"}}', True),  # no generator
+    ('{"generator": {"name": "forsy"}, "files": null}', True),  # no file list
+    ('{"generator": {"name": "other"}, "files": {"trace.json": "x"}}', True),  # another tool's
+    ('{"generator": {"name": "forsy"}, "files": {"trace.json": "x"}}', False),  # no trace.json beside it
+])
+def test_a_folder_that_only_looks_like_a_trace_folder_may_hold_one(tmp_path: Path, manifest: str,
+                                                                   trace: bool) -> None:
+    parent = tmp_path / "p"
+    parent.mkdir()
+    (parent / "manifest.json").write_text(manifest)
+    if trace:
+        (parent / "trace.json").write_text("{}")
+    a, _ = _trace(tmp_path)
+    assert owned_trace_folder(write_folder(a, parent / "t")) is not None
 
 
 @pytest.mark.parametrize(("damage", "said"), [
@@ -456,6 +477,7 @@ def test_a_destination_inside_a_trace_folder_forsy_wrote_is_refused(tmp_path: Pa
 def test_a_changed_trace_folder_is_refused_saying_what_changed(tmp_path: Path, damage: str, said: str) -> None:
     """It listed every file as 'forsy did not write', trace.json and manifest.json included."""
     a, _ = _trace(tmp_path)
+    a.files = {"artifacts/out.txt": "full output"}  # a listed subfolder is no addition
     dest = write_folder(a, tmp_path / "t")
     if damage == "added":
         (dest / "NOTES.md").write_text("mine")
@@ -464,7 +486,7 @@ def test_a_changed_trace_folder_is_refused_saying_what_changed(tmp_path: Path, d
         (dest / "README.md").write_text("edited")
     with pytest.raises(OutputError) as e:
         write_folder(a, dest)
-    assert e.value.message == f"destination is {said}; refusing to replace it"
+    assert (e.value.message, e.value.path) == (f"destination is {said}; refusing to replace it", str(dest))
 
 def test_write_creates_missing_parent_folders(tmp_path: Path) -> None:
     F._write(tmp_path / "a" / "b" / "c.txt", b"data")
