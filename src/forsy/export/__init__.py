@@ -14,14 +14,13 @@ when the loss report beside it says forsy's export wrote it.
 from __future__ import annotations
 
 import importlib
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from .._atomic import replace_file
 from ..errors import InputError, OutputError
 from ..models import Manifest, Provenance, Trace
 from ._core import (
@@ -134,14 +133,7 @@ def _ours(report: Path) -> bool:
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, data)
 
 
 def export(bundles: Sequence[Bundle], fmt: str, out: Path, *, strict: bool = False,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from .._atomic import replace_file
 from ..errors import InputError, OutputError
 from ..store import Store, TraceQuery
 
@@ -56,12 +57,9 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
             "steps": row.steps, "turns": row.turns, "confidence": row.confidence, "task": row.task,
             "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files.items())},
         }) + b"\n")
-    tmp = dest / f".{INDEX}.tmp-{os.getpid()}"
     try:
-        tmp.write_bytes(b"".join(index))
-        os.replace(tmp, dest / INDEX)  # checked above as forsy's own: replaced whole, atomically
+        replace_file(dest / INDEX, b"".join(index))  # checked above as forsy's own: replaced whole
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise OutputError(f"cannot write the index: {e.strerror or e}", path=dest / INDEX) from None
     return out
 

@@ -11,9 +11,9 @@ never overwrites what it did not write.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from .._atomic import replace_file
 from ..errors import OutputError
 from ..review.source import EvidenceReader, LoadedTrace
 from ..review.view import extras, header, rows, step_view
@@ -62,11 +62,7 @@ def write_page(path: Path, text: str) -> None:
             raise OutputError("exists and is a folder, not a page", path=path)
         if not rendered_by_forsy(path):
             raise OutputError("exists and was not written by forsy render; not overwritten", path=path)
-    tmp = path.with_name(f".{path.name}.forsy-tmp-{os.getpid()}")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        replace_file(path, text.encode("utf-8"))
     except OSError as e:
         raise OutputError(e.strerror or str(e), path=path) from None
-    finally:
-        tmp.unlink(missing_ok=True)
