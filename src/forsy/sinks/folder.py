@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 
 import orjson
 
@@ -252,12 +253,11 @@ def owned_trace_folder(folder: Path) -> OwnedFolder | None:
     sha256; the folder holds those files, unchanged, and nothing else (no extra file, no
     link, no edited file). Anything less is someone else's work and must not be replaced.
     """
+    manifest = forsy_manifest(folder)
+    files = manifest.get("files") if manifest is not None else None
+    if manifest is None or not isinstance(files, dict) or not files:
+        return None
     try:
-        manifest = orjson.loads((folder / "manifest.json").read_bytes())
-        gen = manifest.get("generator") if isinstance(manifest, dict) else None
-        files = manifest.get("files") if isinstance(manifest, dict) else None
-        if not isinstance(gen, dict) or gen.get("name") != "forsy" or not isinstance(files, dict) or not files:
-            return None
         present: set[str] = set()
         for root, dirs, names in os.walk(folder):
             for d in dirs:
@@ -283,17 +283,22 @@ def _names(entries: list[str]) -> str:
     return ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
 
 
-def _forsy_files(folder: Path) -> list[str] | None:
-    """The files a manifest.json forsy wrote lists in `folder` (None: no such manifest there)."""
+def forsy_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest.json in `folder` when it names forsy as its generator, else None (none there,
+    not JSON, another tool's). The one test of "forsy wrote this folder's manifest"."""
     try:
         manifest = orjson.loads((folder / "manifest.json").read_bytes())
     except (OSError, ValueError):
         return None
     gen = manifest.get("generator") if isinstance(manifest, dict) else None
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(gen, dict) or gen.get("name") != "forsy" or not isinstance(files, dict):
-        return None
-    return [str(k) for k in files]
+    return manifest if isinstance(gen, dict) and gen.get("name") == "forsy" else None
+
+
+def _forsy_files(folder: Path) -> list[str] | None:
+    """The files a manifest.json forsy wrote lists in `folder` (None: no such manifest there)."""
+    manifest = forsy_manifest(folder)
+    files = manifest.get("files") if manifest is not None else None
+    return [str(k) for k in files] if isinstance(files, dict) else None
 
 
 def _file_sha256(path: Path) -> str:

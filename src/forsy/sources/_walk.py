@@ -26,7 +26,6 @@ says:
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,15 +147,15 @@ FORSY_OUTPUT = "not searched: a trace folder forsy wrote (its output, not a log)
 def _forsy_output(d: Path) -> bool:
     """A trace folder forsy wrote (`-o` inside the tree it read): trace.json beside a manifest.json
     that names forsy as its generator. Its files are forsy's output, never a log to read."""
+    from ..sinks.folder import forsy_manifest  # the sink's own test of its output (imported late: no cycle)
+
     manifest = d / "manifest.json"
     try:
         if not (manifest.is_file() and (d / "trace.json").is_file()) or manifest.stat().st_size > 16 << 20:
             return False
-        doc = json.loads(manifest.read_bytes())
-    except (OSError, ValueError):
+    except OSError:
         return False
-    gen = doc.get("generator") if isinstance(doc, dict) else None
-    return isinstance(gen, dict) and gen.get("name") == "forsy"
+    return forsy_manifest(d) is not None
 
 
 def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
