@@ -260,7 +260,9 @@ def _commit(sha: str, sec: int, subject: str, parents: list[str]) -> Event:
     return Event("commit", "human:git", iso(sec), [Ref(f"ev_{sha}", "")], text=subject, info=info)
 
 
-def test_amend_replaces_the_earlier_commit() -> None:
+def _amended() -> tuple[str, str, Session, Session]:
+    """An agent that commits `a`, then amends it as `b` (both named in its results), and the
+    repository holding both commits (same parent)."""
     a, b, p = "a" * 40, "b" * 40, "c" * 40
     agent = Session("claude_code", "s", [], {}, [
         _event("tool_call", 10, 1, call_id="k1", tool="Bash", args={"command": "git commit -m one"}),
@@ -269,6 +271,11 @@ def test_amend_replaces_the_earlier_commit() -> None:
         _event("tool_result", 22, 4, call_id="k2", text=f"[main {b[:7]}] one!"),
     ], SessionMeta(agent="claude-code"))
     git = Session("git", "g", [], {}, [_commit(a, 11, "one", [p]), _commit(b, 21, "one!", [p])], SessionMeta())
+    return a, b, agent, git
+
+
+def test_amend_replaces_the_earlier_commit() -> None:
+    a, b, agent, git = _amended()
     out = merge(agent, [], [git], window=(SINCE, UNTIL))
     commits = [e for e in out.events if e.kind == "commit"]
     assert [e.info.sha for e in commits if isinstance(e.info, CommitInfo)] == [b]
@@ -453,14 +460,7 @@ def test_a_commit_without_its_diff_is_its_own_confidence_factor(traced: dict[str
 def test_amend_link_when_the_amended_commit_is_still_in_the_repository() -> None:
     from forsy.rules.segment import Segmenter
 
-    a, b, p = "a" * 40, "b" * 40, "c" * 40
-    agent = Session("claude_code", "s", [], {}, [
-        _event("tool_call", 10, 1, call_id="k1", tool="Bash", args={"command": "git commit -m one"}),
-        _event("tool_result", 12, 2, call_id="k1", text=f"[main {a[:7]}] one"),
-        _event("tool_call", 20, 3, call_id="k2", tool="Bash", args={"command": "git commit --amend -m one!"}),
-        _event("tool_result", 22, 4, call_id="k2", text=f"[main {b[:7]}] one!"),
-    ], SessionMeta(agent="claude-code"))
-    git = Session("git", "g", [], {}, [_commit(a, 11, "one", [p]), _commit(b, 21, "one!", [p])], SessionMeta())
+    a, b, agent, git = _amended()
     drafts = Segmenter(merge(agent, [], [git], window=(SINCE, UNTIL))).run()
     first, amend = drafts[0], drafts[1]
     assert amend.values["retry_of"] == 1 and amend.values["caused_by"] == [1]

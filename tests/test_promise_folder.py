@@ -55,6 +55,14 @@ def _trace(tmp: Path, sid: str = "s-1", prompt: str = "List the files please",
     return process(session, RetraceOptions(redact=False), None), session
 
 
+def _replacing(tmp: Path) -> tuple[Path, Assembled]:
+    """A trace folder forsy wrote at `tmp/t`, and a second trace of the same source to replace it."""
+    a, _ = _trace(tmp)
+    dest = tmp / "t"
+    write_folder(a, dest)
+    return dest, _trace(tmp, prompt="Now list the tests")[0]
+
+
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -86,10 +94,7 @@ def test_rewriting_its_own_folder_replaces_it_and_leaves_nothing_beside(tmp_path
 
 
 def test_a_second_trace_of_the_source_replaces_the_first(tmp_path: Path) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    dest, a2 = _replacing(tmp_path)
     write_folder(a2, dest)
     assert b"Now list the tests" in (dest / "trace.json").read_bytes()
     assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]
@@ -110,11 +115,8 @@ def _fail_at(n: int) -> Callable[[Path, bytes], None]:
 @pytest.mark.parametrize("step", [1, 2, 3, 4])  # trace.json, provenance.json, README.md, manifest.json
 def test_a_failure_at_any_file_leaves_the_previous_folder_untouched(tmp_path: Path, step: int,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     before = _tree(dest)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
     monkeypatch.setattr(F, "_write", _fail_at(step))
     with pytest.raises(OutputError, match="cannot write the trace folder: No space left on device"):
         write_folder(a2, dest)
@@ -135,11 +137,8 @@ def test_a_failure_on_a_new_folder_leaves_no_folder(tmp_path: Path, step: int,
 
 def test_a_failed_second_rename_puts_the_previous_folder_back(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     before = _tree(dest)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
     monkeypatch.setattr(F, "_exchange", lambda x, y: False)
     real, calls = os.rename, []
 
@@ -191,10 +190,7 @@ def test_a_failed_removal_of_the_work_folder_does_not_hide_the_write_error(
 
 def test_a_failed_tidying_after_the_swap_still_leaves_the_new_folder_in_place(
         tmp_path: Path, removal_fails: list[str]) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
+    dest, a2 = _replacing(tmp_path)
     assert write_folder(a2, dest) == dest
     assert b"Now list the tests" in (dest / "trace.json").read_bytes()
     # the previous folder, swapped into the work folder's name, is what could not be removed
@@ -204,11 +200,8 @@ def test_a_failed_tidying_after_the_swap_still_leaves_the_new_folder_in_place(
 
 def test_a_failed_tidying_after_two_renames_still_leaves_the_new_folder_in_place(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, removal_fails: list[str]) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     monkeypatch.setattr(F, "_exchange", lambda x, y: False)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
     assert write_folder(a2, dest) == dest
     assert b"Now list the tests" in (dest / "trace.json").read_bytes()
     assert removal_fails == [f".t.forsy-old-{os.getpid()}"]
@@ -247,11 +240,8 @@ def test_the_destinations_missing_parents_are_created(tmp_path: Path) -> None:
 
 
 def test_a_failed_swap_leaves_the_previous_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     before = _tree(dest)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
 
     def broken(*args: object) -> None:
         raise OSError(5, "I/O error")
@@ -263,11 +253,8 @@ def test_a_failed_swap_leaves_the_previous_folder(tmp_path: Path, monkeypatch: p
 
 def test_without_rename_exchange_two_renames_replace_the_folder(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     monkeypatch.setattr(F, "_exchange", lambda x, y: False)
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
     write_folder(a2, dest)
     assert b"Now list the tests" in (dest / "trace.json").read_bytes()
     assert sorted(os.listdir(tmp_path)) == ["s-1.jsonl", "t"]  # the old folder moved aside is gone
@@ -290,9 +277,7 @@ def test_without_renameat2_the_exchange_is_unsupported_and_two_renames_replace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
     """No libc found, or one without renameat2 (not Linux, old glibc): the exchange says so
     (never claims a swap it did not make) and the two-rename path writes the new folder."""
-    a, _ = _trace(tmp_path)
-    dest = tmp_path / "t"
-    write_folder(a, dest)
+    dest, a2 = _replacing(tmp_path)
     if missing == "libc":
         monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
     else:
@@ -302,7 +287,6 @@ def test_without_renameat2_the_exchange_is_unsupported_and_two_renames_replace(
     (tmp_path / "x").mkdir()
     assert F._exchange(tmp_path / "x", dest) is False
     assert sorted(os.listdir(dest)) == ["README.md", "manifest.json", "provenance.json", "trace.json"]
-    a2, _ = _trace(tmp_path, prompt="Now list the tests")
     write_folder(a2, dest)
     assert b"Now list the tests" in (dest / "trace.json").read_bytes()
 

@@ -336,12 +336,15 @@ def test_verify_does_not_compare_an_excerpt(tmp_path: Path) -> None:
     assert (rep.problems, rep.checked) == ([], 1)
 
 
+# a value joined from two records (the message's text, then the call's arguments as JSON)
+JOINED = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
+                                          {"id": "e2", "pointer": "/args"}]}
+
+
 def test_verify_joined_values_must_contain_every_piece(tmp_path: Path) -> None:
-    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
-                                             {"id": "e2", "pointer": "/args"}]}
     joined = "List the files please\n\n{\"cmd\": \"ls -la\", \"n\": 2}"
-    assert _one(tmp_path, joined, two).problems == []
-    assert _one(tmp_path, "List the files please", two).problems == [
+    assert _one(tmp_path, joined, JOINED).problems == []
+    assert _one(tmp_path, "List the files please", JOINED).problems == [
         "step 1 input: value differs from the log at e1"]
 
 
@@ -359,17 +362,13 @@ def test_verify_joined_pieces_may_hold_bracketed_words(tmp_path: Path) -> None:
 
 
 def test_verify_accepts_a_joined_value_with_a_redacted_piece(tmp_path: Path) -> None:
-    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
-                                             {"id": "e2", "pointer": "/args"}]}
-    rep = _one(tmp_path, "List the [PERSON_1] please\n\n{\"cmd\": \"ls -la\", \"n\": 2}", two)
+    rep = _one(tmp_path, "List the [PERSON_1] please\n\n{\"cmd\": \"ls -la\", \"n\": 2}", JOINED)
     assert rep.problems == []
 
 
 def test_verify_reports_a_redacted_joined_value_whose_other_text_differs(tmp_path: Path) -> None:
     """A placeholder in a joined value excuses only the part it stands for."""
-    two = {"origin": "copied", "evidence": [{"id": "e1", "pointer": "/message/content"},
-                                             {"id": "e2", "pointer": "/args"}]}
-    rep = _one(tmp_path, "List the [PERSON_1] please\n\n{\"cmd\": \"rm -rf\", \"n\": 2}", two)
+    rep = _one(tmp_path, "List the [PERSON_1] please\n\n{\"cmd\": \"rm -rf\", \"n\": 2}", JOINED)
     assert rep.problems == ["step 1 input: value differs from the log at e1"]
 
 
