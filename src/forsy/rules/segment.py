@@ -52,12 +52,6 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "wait_agent", "send_
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 
 
-def operation_for(tool: str) -> str:
-    """R-operation: the operation the tool's source declares (forsy.tools, the one table of
-    tools); MCP and undeclared tools: "other"."""
-    return tools.operation_for(tool)
-
-
 def json_text(value: Any) -> str:
     """Exact call arguments as JSON text (key order as in the log); strings stay as they are."""
     if isinstance(value, str):
@@ -279,7 +273,8 @@ class Segmenter:
         d.group = e.group
         tool = e.tool or "unknown"
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
-        d.set("operation", operation_for(tool), derived("R-operation", e.refs[:1]))
+        # R-operation: what the tool's source declares (forsy.tools, the one table of tools); else "other"
+        d.set("operation", tools.operation_for(tool), derived("R-operation", e.refs[:1]))
         if e.args is not None:  # a call logged without arguments keeps a null input
             rule, params = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
             d.set("input", json_text(e.args), copied(e.refs, rule=rule, params=params))
