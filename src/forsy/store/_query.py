@@ -85,7 +85,11 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
             where.append(f"{cond} {mark}")
             args.append(bound)
     if query.latest_only:
-        where.append("NOT EXISTS (SELECT 1 FROM traces n WHERE n.prior_trace_id = t.trace_id)")
+        # a later draft of the same session (a sweep's) replaces a draft; the trace a review made
+        # points back at its draft too, but replaces nothing: the draft stays, as approved; and
+        # an approved draft is a person's decision, listed even when its session grew since
+        where.append("(d.status = 'approved' OR NOT EXISTS (SELECT 1 FROM traces n JOIN drafts nd "
+                     "ON nd.trace_id = n.trace_id WHERE n.prior_trace_id = t.trace_id AND nd.review_of IS NULL))")
     if query.reviewed is not None:
         where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
     return where, args
