@@ -47,7 +47,9 @@ def export_cmd(
         if status is not None and status not in DRAFT_STATUSES:
             raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
         text = None if from_store.strip() in ("*", "") else from_store
-        bundles = load_store(_store_url(store), TraceQuery(text=text, status=status))
+        # --approved-only: the traces reviews made, and nothing else is even loaded
+        query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None, limit=1_000_000)
+        bundles = load_store(_store_url(store), query)
     else:
         bundles = [load_folder(p) for p in traces or []]
     res = export(bundles, to, output, strict=strict, options=ExportOptions(approved_only=approved_only,

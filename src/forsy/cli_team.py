@@ -170,7 +170,10 @@ def jobs_add(
         if kind == "export":
             if output is None or status not in DRAFT_STATUSES:
                 raise InputError("export jobs need -o FOLDER and a known --status")
-            for r in st.traces(TraceQuery(status=status, limit=10**9)):
+            # "approved" is what a person confirmed: the traces reviews made, never the drafts
+            # they were made from (whose status reads approved too)
+            reviewed = True if status == "approved" else None
+            for r in st.traces(TraceQuery(status=status, reviewed=reviewed, limit=10**9)):
                 total += 1
                 added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, _now())
         elif kind in ("retrace", "enrich"):

@@ -88,19 +88,23 @@ def load_store(url: str | None, query: object) -> list[Bundle]:
             if "trace.json" not in files:
                 raise InputError(f"trace {row.trace_id} lacks trace.json in the store {st.url}")
             man, prov = files.get("manifest.json"), files.get("provenance.json")
+            state = st.draft_state(row.trace_id)
             out.append(Bundle(Trace.model_validate_json(files["trace.json"]),
                               Manifest.model_validate_json(man) if man else None,
                               Provenance.model_validate_json(prov) if prov else None,
-                              f"store:{row.trace_id}", row.status))
+                              f"store:{row.trace_id}", row.status,
+                              reviewed=state is not None and state.review_of is not None))
         return out
     finally:
         st.close()
 
 
 def approved(b: Bundle) -> bool:
-    """A trace a review approved: its store draft is approved, or (a folder) its
-    validation_level is human_reviewed or better."""
-    return b.status == "approved" if b.status is not None else b.trace.validation_level in APPROVED_LEVELS
+    """A trace a person confirmed: from a store, the trace an approval made (never the draft it
+    was made from, whose status says approved too, nor a status set without a review); from a
+    folder, a validation_level of human_reviewed or better. Both need that level."""
+    confirmed = b.trace.validation_level in APPROVED_LEVELS
+    return confirmed and b.reviewed and b.status == "approved" if b.status is not None else confirmed
 
 
 @dataclass

@@ -70,6 +70,7 @@ class Bundle:
     provenance: Provenance | None
     where: str  # the folder, or store:<trace id>
     status: str | None = None  # the store's draft status (approved, pending, ...), when from a store
+    reviewed: bool = False  # from a store: the trace a review made (not the draft it was made from)
 
 
 @dataclass
