@@ -67,7 +67,7 @@ def _t(text: object) -> str:
     return "\n".join(escape(safe(line)) for line in ("" if text is None else str(text)).split("\n"))
 
 
-def print_trace(d: LoadedTrace, step: int | None, con: Console) -> None:
+def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = False) -> None:
     from rich.table import Table
 
     from .review.source import EvidenceReader
@@ -76,7 +76,7 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console) -> None:
     if step is not None:
         if not 1 <= step <= len(d.steps):
             raise InputError(f"no step {step}: the trace has {len(d.steps)} steps")
-        v = step_view(d, step, EvidenceReader(d), cap=None)
+        v = step_view(d, step, EvidenceReader(d, raw=raw), cap=None)
         con.print(f"[bold]step {step} of {len(d.steps)}[/] · {_t(v.row.actor)} · {_t(v.row.what)}")
         for f in v.fields:
             if f.value == "":
@@ -123,11 +123,18 @@ def show_cmd(
     = None,
     store: StoreOpt = None,
     logs: LogsOpt = None,
+    raw_evidence: Annotated[bool, typer.Option("--raw-evidence", help="With --step: show the log records as "
+                                               "they are, unredacted (secrets and personal data included).")]
+    = False,
 ) -> None:
-    """Read a trace in the terminal: header, steps, failures, files; --step N for one step whole."""
+    """Read a trace in the terminal: header, steps, failures, files; --step N for one step whole.
+    Log records are shown masked with the trace's own placeholders."""
     from .review.source import load
 
-    print_trace(load(trace, _url(store), logs), step, _console())
+    if raw_evidence:
+        sys.stderr.write("forsy: WARNING: --raw-evidence shows the log records unredacted: secrets and personal "
+                         "data in them are printed as they are\n")
+    print_trace(load(trace, _url(store), logs), step, _console(), raw=raw_evidence)
 
 
 def render_cmd(

@@ -17,6 +17,7 @@ import orjson
 
 from ..errors import InputError
 from ..proposals import Proposal
+from ..protocols import Redactor
 from ..store import DraftState, Store, TraceRow
 from ..verify import Sources, VerifyReport, check_field  # the per-field check verify runs
 from .overlay import Json, effective, stored_proposal
@@ -143,13 +144,33 @@ class StepEvidence:
 
 
 class EvidenceReader:
-    """Reads evidence records back from the logs under `roots`, each source once."""
+    """Reads evidence records back from the logs under `roots`, each source once.
 
-    def __init__(self, loaded: LoadedTrace) -> None:
+    What it shows is masked by the trace's own redactor (`review.redacted`): the same
+    placeholders as the trace. `raw=True` shows the log's bytes as they are; only an explicit,
+    local request asks for that (`forsy show --raw-evidence`), never a page that can be shared."""
+
+    def __init__(self, loaded: LoadedTrace, *, raw: bool = False, redactor: Redactor | None = None) -> None:
         self.loaded = loaded
         self.sources: dict[str, str] = dict(loaded.provenance.get("sources") or {})
         self.src = Sources(loaded.roots, self.sources)
         self._checked: dict[str, str] = {}
+        self.raw = raw
+        self._redactor = redactor
+        self._unmasked = ""  # why records cannot be masked (then they are not shown)
+
+    def _mask(self, text: str) -> str | None:
+        """`text` as it may be shown: masked (None when it cannot be), or as it is when raw."""
+        if self.raw:
+            return text
+        if self._redactor is None and not self._unmasked:
+            from .redacted import cached_redactor
+
+            try:
+                self._redactor = cached_redactor(self.loaded)
+            except InputError as e:
+                self._unmasked = f"not shown: it could not be redacted ({e.message})"
+        return None if self._redactor is None else self._redactor.redact(text)
 
     def source_note(self, name: str) -> str:
         """"" when the source is here and unchanged, else why its bytes cannot be shown."""
@@ -202,7 +223,9 @@ class EvidenceReader:
         raw = data[offset: offset + length]
         if hashlib.sha256(raw).hexdigest() != digest:
             return view(None, "the bytes at this place no longer match their sha256")
-        text = raw.decode("utf-8", "replace")
+        text = self._mask(raw.decode("utf-8", "replace"))
+        if text is None:
+            return view(None, self._unmasked)
         return view(text, "", tuple(_spans(text, fields)))
 
     def _verdicts(self, n: int, sp: Json, evidence: Json) -> dict[str, str]:
@@ -219,8 +242,9 @@ class EvidenceReader:
                 continue
             rep = VerifyReport()
             check_field(rep, self.src, evidence, n, fname, step.get(fname), fp)
-            out[fname] = ("differs: " + rep.problems[0]) if rep.problems else \
-                ("matches the log" if rep.checked else "not checked (nothing to compare)")
+            problem = self._mask(rep.problems[0]) if rep.problems else None  # it may quote the log
+            out[fname] = ("differs: " + (problem or "(not shown: it could not be redacted)")) if rep.problems \
+                else ("matches the log" if rep.checked else "not checked (nothing to compare)")
         return out
 
 
