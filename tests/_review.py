@@ -9,6 +9,7 @@ from _paths import SAMPLES
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.store import Store
 from forsy.store.sink import StoreSink
+from secretgen import SecretGen
 
 NOW = "2026-03-01T12:00:00+00:00"
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \\u001b[31mRED\\u001b[0m"
@@ -28,3 +29,22 @@ def put(store: Store, log: Path) -> str:
     [o] = retrace_one(log, RetraceOptions(), sink=StoreSink(store, now=NOW), keep=False)
     assert o.status == "written" and o.trace_id
     return o.trace_id
+
+
+USER = "marguerite"  # the home folder's owner: masked as [PATH_USER_n] in the trace
+
+
+def planted_log(folder: Path) -> tuple[Path, list[str]]:
+    """demo-session.jsonl with a GitHub token and a password in the user's words, an AWS secret
+    in a tool's output, and the session run from /home/marguerite."""
+    gen = SecretGen(seed=7)
+    token, password, aws = gen.github(), gen.password() + "Zq9", gen.aws_secret()
+    text = (SAMPLES / "claude" / "demo-session.jsonl").read_text("utf-8").replace("/home/dev/", f"/home/{USER}/")
+    said = f"My token is {token} and DB_PASSWORD={password} here. Can you fix it"
+    text = text.replace("Can you fix it", said, 1)
+    assert "Exit code 1\\n" in text
+    text = text.replace("Exit code 1\\n", f"Exit code 1\\nAWS_SECRET_ACCESS_KEY={aws}\\n", 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "planted-session.jsonl"
+    out.write_text(text, "utf-8")
+    return out, [token, password, aws]

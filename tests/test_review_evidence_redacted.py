@@ -12,13 +12,12 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from _paths import SAMPLES
-from _review import put
+from _review import USER, planted_log, put
 from forsy.cli import app
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.sinks import FolderSink
 from forsy.store import open_store
-from secretgen import SecretGen, forms
+from secretgen import forms
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)
@@ -26,25 +25,6 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
 
 runner = CliRunner()
 ADA = "Ada Lovelace <ada@example.org>"
-USER = "marguerite"  # the home folder's owner: masked as [PATH_USER_n] in the trace
-
-
-def planted_log(folder: Path) -> tuple[Path, list[str]]:
-    """demo-session.jsonl with a GitHub token and a password in the user's words, an AWS secret
-    in a tool's output, and the session run from /home/marguerite."""
-    gen = SecretGen(seed=7)
-    token, password, aws = gen.github(), gen.password() + "Zq9", gen.aws_secret()
-    text = (SAMPLES / "claude" / "demo-session.jsonl").read_text("utf-8").replace("/home/dev/", f"/home/{USER}/")
-    said = f"My token is {token} and DB_PASSWORD={password} here. Can you fix it"
-    text = text.replace("Can you fix it", said, 1)
-    assert "Exit code 1\\n" in text
-    text = text.replace("Exit code 1\\n", f"Exit code 1\\nAWS_SECRET_ACCESS_KEY={aws}\\n", 1)
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / "planted-session.jsonl"
-    out.write_text(text, "utf-8")
-    return out, [token, password, aws]
-
-
 def leaked(text: str, secrets: list[str]) -> list[str]:
     found = [s for s in secrets if any(f in text for f in forms(s))]
     return found + ([USER] if USER in text else [])

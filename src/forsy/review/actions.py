@@ -30,6 +30,7 @@ from .overlay import (
     reviewed_folder,
     trace_bytes,
 )
+from .redacted import mask_typed
 from .source import LoadedTrace, from_store
 
 OPEN = ("pending", "needs_changes")  # a draft in these states can still be edited, approved or rejected
@@ -63,6 +64,8 @@ def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at
     """Set one field of a draft (a human proposal; the draft's stored files are not touched)."""
     d, version = _open_draft(store, trace_id, expected_version)
     value = parse_value(path, text)
+    if isinstance(value, str):
+        value = mask_typed(value, d.trace)  # a pasted token is never stored, nor published
     old = current_value(d.trace, path)
     p = human_proposal(d.trace, path, value, reviewer, at)
     before = effective_sha256(d.files, d.proposals)
@@ -136,6 +139,7 @@ def _status(store: Store, trace_id: str, action: ReviewAction, status: str, note
     d, version = _open_draft(store, trace_id, expected_version)
     if action == "reject" and not note.strip():
         raise InputError("a rejection needs a reason (--reason)")
+    note = mask_typed(note, d.trace) if note.strip() else note  # kept in the audit log, shown to others
     digest = effective_sha256(d.files, d.proposals)
     change = ReviewChange(trace_id, version, action, reviewer, at, status=status,  # type: ignore[arg-type]
                           detail_json=_detail(note=note.strip() or None, status_before=d.state and d.state.status),

@@ -12,9 +12,12 @@ Rebuilding costs one retrace of the session; `cached_redactor` keeps the last fe
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
+
+import orjson
 
 from ..errors import InputError
 from ..protocols import Redactor
@@ -84,4 +87,31 @@ def cached_redactor(d: LoadedTrace) -> Redactor:
     return red
 
 
-__all__ = ["cached_redactor", "log_of", "session_redactor"]
+# the placeholders a redactor writes ([CREDENTIAL_3]), and one in the text typed by a reviewer
+_PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_(\d+)\]")
+_KEEP = "\ue000{}\ue001"  # private-use characters: no rule takes them for a secret
+_KEPT = re.compile("\ue000(\\d+)\ue001")
+
+
+def mask_typed(text: str, trace: object) -> str:
+    """Text a reviewer typed, masked before it is stored: a token pasted into an edit is never
+    published. New placeholders are numbered after the highest of their kind in `trace` (the
+    draft with its edits), so `[CREDENTIAL_1]` typed back keeps meaning the trace's value and a
+    new secret never takes the name of another one."""
+    from ..redact import Redactor
+
+    highest: dict[str, int] = {}
+    for kind, n in _PLACEHOLDER.findall(orjson.dumps(trace, option=orjson.OPT_NON_STR_KEYS).decode()):
+        highest[kind] = max(highest.get(kind, 0), int(n))
+    kept: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        kept.append(m.group(0))
+        return _KEEP.format(len(kept) - 1)
+
+    masked = Redactor().redact(_PLACEHOLDER.sub(keep, text))
+    renumbered = _PLACEHOLDER.sub(lambda m: f"[{m.group(1)}_{highest.get(m.group(1), 0) + int(m.group(2))}]", masked)
+    return _KEPT.sub(lambda m: kept[int(m.group(1))], renumbered)
+
+
+__all__ = ["cached_redactor", "log_of", "mask_typed", "session_redactor"]
