@@ -24,6 +24,7 @@ import orjson
 from ..assemble import Assembled
 from ..errors import OutputError
 from ..evidence import Session
+from ..markdown import inline
 
 
 def card_title(a: Assembled) -> str:
@@ -52,9 +53,9 @@ def readme(a: Assembled) -> str:
     ds = t.dataset_summary
     lines = [
         *front_matter(a),
-        f"# {card_title(a)}",
+        f"# {inline(card_title(a))}",  # log text: shown as written, never as markup
         "",
-        ds.description,
+        inline(ds.description),
         "",
         "| | |",
         "|---|---|",

@@ -2,17 +2,19 @@
 
 Jinja2 with autoescaping on for every .html template: every piece of log text is escaped
 where it is written into the page, never marked safe. The Markdown page escapes for
-Markdown instead (`md_text`, `fence`).
+Markdown instead (`md_text`, `fence`: `forsy.markdown`), and every value shows bidirectional
+controls instead of obeying them.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from importlib import resources
 
 import jinja2
+import markupsafe
 
+from ..markdown import fence, inline, visible
 from ..review.source import RECORD_CAP, EvidenceView
 from ..review.view import short
 
@@ -38,19 +40,12 @@ def segments(r: EvidenceView, cap: int | None) -> list[tuple[str, str]]:
     return out
 
 
-def md_text(text: object) -> str:
-    """Inline Markdown text: HTML and Markdown syntax characters shown as themselves."""
-    s = " ".join(str("" if text is None else text).split())
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_{}\[\]|~])", r"\\\1", s)  # links, images, emphasis, code, table cells
-
-
-def fence(text: object) -> str:
-    """A fenced code block holding `text` literally (the fence is longer than any run of backticks in it)."""
-    s = str("" if text is None else text)
-    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
-    f = "`" * max(3, longest + 1)
-    return f"{f}text\n{s}\n{f}"
+def _visible(v: object) -> object:
+    """Every value written into a page: bidirectional controls shown as their code points (in
+    markup already escaped, as escaped text)."""
+    if isinstance(v, markupsafe.Markup):
+        return markupsafe.Markup(visible(str(v), html=True))
+    return visible(v) if isinstance(v, str) else v
 
 
 @cache
@@ -61,9 +56,11 @@ def env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # every value written into a page: bidirectional controls shown, never obeyed
+        finalize=_visible,
     )
     e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP)
-    e.filters.update(md_text=md_text, fence=fence)
+    e.filters.update(md_text=inline, fence=fence)
     return e
 
 
