@@ -371,15 +371,24 @@ def review_serve(
     reviewer: ReviewerOpt = None,
     reviewer_tokens: Annotated[bool, typer.Option("--reviewer-tokens", help="Team mode: each reviewer logs in "
                                                   "with their own token (`forsy review token add NAME`).")] = False,
+    allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="A further name clients reach the "
+                                                         "server by, with --host 0.0.0.0 (a reverse proxy's).")]
+    = None,
 ) -> None:
     """Review in a browser: prints the URL to open (with its token) as the first line."""
     from .review.identity import reviewer as who
     from .web.serve import serve
 
-    me = who(reviewer)
+    try:
+        me: str | None = who(reviewer)
+    except InputError:
+        if not reviewer_tokens:
+            raise
+        me = None  # a team server: each reviewer logs in with a token of their own
     url = _url(store)
     _open(url).close()  # a store that cannot be opened is an error now, not at the first page
-    serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token, reviewer_tokens=reviewer_tokens)
+    serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token, reviewer_tokens=reviewer_tokens,
+          allow_hosts=allow_host)
 
 
 token_app = typer.Typer(name="token", no_args_is_help=True,
@@ -418,7 +427,7 @@ def register(app: typer.Typer) -> None:
 
     app.command("show")(_friendly(show_cmd))
     app.command("render")(_friendly(render_cmd))
-    for cmd in review_app.registered_commands:
+    for cmd in [*review_app.registered_commands, *token_app.registered_commands]:
         if cmd.callback is not None:
             cmd.callback = _friendly(cmd.callback)
     review_app.add_typer(token_app, name="token")

@@ -112,6 +112,13 @@ class TraceQuery:
     reviewed: bool | None = None  # True: only traces a review approved; False: only the sweep's drafts
     limit: int = 1000
 
+    def __post_init__(self) -> None:
+        # numbers from a command line or a URL: a database cannot hold any integer (1e30 overflows)
+        if self.min_confidence is not None and not 0 <= self.min_confidence <= 100:
+            raise InputError(f"a confidence is 0 to 100, not {self.min_confidence}")
+        if not 0 <= self.limit <= 10**9:
+            raise InputError(f"a limit is 0 to 1,000,000,000, not {self.limit}")
+
 
 @dataclass
 class RunCounts:

@@ -3,9 +3,13 @@
 Safe by default, as Jupyter is:
 - it binds 127.0.0.1; another address needs an explicit flag and a token the user chose;
 - a random token is in the URL printed at start; the first request carrying it gets an
-  HttpOnly, SameSite=Strict cookie, and every request (pages, static files, actions) must
-  carry one or the other, compared in constant time;
+  HttpOnly, SameSite=Strict cookie holding a session id (never the token: a cookie of
+  127.0.0.1 reaches every server on that address), named after this server's port so that
+  two forsy servers never log each other out; every request (pages, static files, actions)
+  must carry the token or a live session;
 - the Host header must name the address served (a DNS-rebinding page cannot talk to it);
+  a server bound to every address (0.0.0.0) accepts the address each connection came in on,
+  this machine's names and the names given with --allow-host;
 - every form carries a CSRF token (an HMAC of the session token), checked on every POST;
 - every value is escaped by the templates; a Content-Security-Policy allows only this
   server's own stylesheet and script; ids only in URLs, never paths;
@@ -41,13 +45,14 @@ from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_stor
 from ..store.reviewers import verify_reviewer_token
 from .pages import env
 
-COOKIE = "forsy_review"
+COOKIE = "forsy_review"  # and the port: forsy_review_8765
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 STEPS_PER_PAGE = 200
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 _STATIC = {"review.css": "text/css; charset=utf-8", "review.js": "text/javascript; charset=utf-8"}
 MAX_FORM = 4 * 1024 * 1024  # bytes of a form body (an edited field can be long, not unbounded)
+MAX_SESSIONS = 1000  # logins kept in memory at once
 
 
 @dataclass
@@ -60,6 +65,12 @@ class Settings:
     # hashed in the store); the token names who acts, so actions are never one shared identity
     reviewer_tokens: bool = False
     clock: Callable[[], str] = field(default=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    cookie: str = COOKIE
+    # bound to every address: a Host naming the address a connection came in on is accepted too
+    any_address: bool = False
+    own_token: bool = True  # False: the server's own token opens nothing (team mode, no local reviewer)
+    # session id (the cookie's value) -> the token that opened it; the token stays in memory here
+    sessions: dict[str, str] = field(default_factory=dict)
 
     @property
     def csrf(self) -> str:
@@ -94,30 +105,47 @@ def _page(s: Settings, name: str, status: int = 200, **ctx: Any) -> Response:
 
 
 def _error(s: Settings, status: int, heading: str, detail: str, back: str | None = None) -> Response:
-    return _page(s, "error.html", status, title=heading, heading=heading, detail=detail, back=back)
+    return _page(s, "error.html", status, title=heading, heading=heading, detail=detail, back=back, typed=None)
+
+
+def _host_ok(request: Request, s: Settings) -> bool:
+    host = request.headers.get("host", "")
+    if host in s.hosts:
+        return True
+    if not s.any_address:
+        return False
+    local = request.scope.get("server") or ("", 0)  # the address this connection came in on
+    shown = f"[{local[0]}]" if ":" in str(local[0]) else str(local[0])
+    return host == f"{shown}:{local[1]}"
 
 
 def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
-        if request.headers.get("host", "") not in s.hosts:
+        if not _host_ok(request, s):
             return _secure(Response("unknown host", status_code=421, media_type="text/plain"))
         given = request.query_params.get("token")
-        cookie = request.cookies.get(COOKIE, "")
         if given is not None and _identify(s, given) is not None:
-            # the token's first use: keep it in a cookie, and drop it from the address bar
+            # the token's first use: a session of its own in a cookie, the token out of the address bar
+            sid = secrets.token_urlsafe(32)
+            s.sessions[sid] = given
+            while len(s.sessions) > MAX_SESSIONS:  # the oldest go first (dicts keep insertion order)
+                del s.sessions[next(iter(s.sessions))]
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
             resp = RedirectResponse(request.url.path + ("?" + urlencode(rest) if rest else ""), status_code=303)
-            resp.set_cookie(COOKIE, given, httponly=True, samesite="strict", path="/")
+            resp.set_cookie(s.cookie, sid, httponly=True, samesite="strict", path="/")
             return _secure(resp)
-        rs = _identify(s, cookie) if cookie else None
+        token = s.sessions.get(request.cookies.get(s.cookie, ""))
+        rs = _identify(s, token) if token else None  # a revoked reviewer token ends its sessions
         if rs is None:
             return _secure(Response("forbidden: open the URL with its token that `forsy review serve` printed"
                                     + (", or with your own reviewer token" if s.reviewer_tokens else ""),
                                     status_code=403, media_type="text/plain"))
         try:
             return await handler(request, rs)
-        except ReviewConflict as e:
-            return _error(s, 409, "Conflict: someone acted first", e.message, request.headers.get("referer"))
+        except ReviewConflict as e:  # (no Referer is ever sent: the page the action came from is the draft's)
+            tid = request.path_params.get("tid")
+            back = f"/t/{tid}" if isinstance(tid, str) and _ID.match(tid) else "/"
+            return _error(s, 409, "Conflict: someone acted first", e.message, back)
         except ForsyError as e:
             return _error(s, 400, "Refused", e.message)
     return endpoint
@@ -128,7 +156,7 @@ def _identify(s: Settings, token: str) -> Settings | None:
     reviewer; in team mode a reviewer's own token (checked against its stored hash) acts as
     that reviewer, with a CSRF secret of its own. None: not allowed in."""
     if hmac.compare_digest(token.encode(), s.token.encode()):
-        return s
+        return s if s.own_token else None
     if s.reviewer_tokens:
         with _store(s) as st:
             who = verify_reviewer_token(st, token)
@@ -138,10 +166,20 @@ def _identify(s: Settings, token: str) -> Settings | None:
 
 
 async def _form(request: Request, s: Settings) -> dict[str, str] | Response:
-    """The POSTed form (urlencoded), or a refusal when its CSRF token is missing or wrong."""
-    body = await request.body()
-    if len(body) > MAX_FORM:
-        return _error(s, 413, "Too large", f"a form of more than {MAX_FORM} bytes")
+    """The POSTed form (urlencoded), or a refusal when its CSRF token is missing or wrong. A body
+    over MAX_FORM is refused by its declared length, or as soon as it grows past it: never read whole."""
+    too_large = _error(s, 413, "Too large", f"a form of more than {MAX_FORM} bytes")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_FORM:
+        return too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_FORM:
+            return too_large
+        chunks.append(chunk)
+    body = b"".join(chunks)
     try:
         data = {k: v[-1] for k, v in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
     except UnicodeDecodeError:
@@ -158,13 +196,17 @@ def _tid(request: Request) -> str:
     return tid
 
 
-def _int(v: str | None, name: str) -> int | None:
+def _int(v: str | None, name: str, lo: int = 0, hi: int = 10**9) -> int | None:
+    """A whole number from a URL or form, within [lo, hi] (a store cannot hold any integer)."""
     if v is None or v.strip() == "":
         return None
     try:
-        return int(v)
+        n = int(v) if len(v) <= 20 else None
     except ValueError:
-        raise InputError(f"{name} is not a number: {v[:40]!r}") from None
+        n = None
+    if n is None or not lo <= n <= hi:
+        raise InputError(f"{name} is a whole number from {lo} to {hi}, not {v[:40]!r}")
+    return n
 
 
 # ---------------------------------------------------------------- pages
@@ -177,7 +219,7 @@ async def queue(request: Request, s: Settings) -> Response:
         raise InputError(f"unknown status {status[:40]!r}")
     f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
                    since=q.get("since") or None, until=q.get("until") or None,
-                   min_confidence=_int(q.get("min_confidence"), "confidence"), text=q.get("text") or None,
+                   min_confidence=_int(q.get("min_confidence"), "confidence", 0, 100), text=q.get("text") or None,
                    latest_only=True, reviewed=False, limit=500)
     with _store(s) as st:
         found = st.traces(f)
@@ -191,7 +233,7 @@ async def draft(request: Request, s: Settings) -> Response:
     with _store(s) as st:
         d = from_store(st, tid)
     h = header(d)
-    page = max(1, _int(request.query_params.get("page"), "page") or 1)
+    page = _int(request.query_params.get("page"), "page", 1) or 1
     all_rows = rows(d)
     pages = max(1, -(-len(all_rows) // STEPS_PER_PAGE))
     shown = all_rows[(page - 1) * STEPS_PER_PAGE: page * STEPS_PER_PAGE]
@@ -256,9 +298,16 @@ async def act(request: Request, s: Settings) -> Response:
     back = f"/t/{tid}"
     with _store(s) as st:
         if what == "edit":
-            n = _int(form.get("step"), "step")
-            actions.edit(st, tid, field_path(n, form.get("field", "")), form.get("value", ""), **kw)
+            n = _int(form.get("step"), "step", 1)
             back = f"/t/{tid}/s/{n}" if n else back
+            try:
+                actions.edit(st, tid, field_path(n, form.get("field", "")), form.get("value", ""), **kw)
+            except ForsyError as e:  # the typed value is shown back, never lost
+                conflict = isinstance(e, ReviewConflict)
+                return _page(s, "error.html", 409 if conflict else 400,
+                             title="Conflict" if conflict else "Refused",
+                             heading="Conflict: someone acted first" if conflict else "Refused", detail=e.message,
+                             back=back, typed=form.get("value", ""), field=form.get("field", ""))
         elif what == "approve":
             actions.approve(st, tid, form.get("level", ""), **kw)
         elif what == "reject":

@@ -7,7 +7,7 @@ import socket
 import sys
 
 from ..errors import InputError
-from .app import Settings, make_app, new_token
+from .app import COOKIE, Settings, make_app, new_token
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -21,11 +21,24 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def serve(store_url: str, reviewer: str, *, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
-          token: str | None = None, reviewer_tokens: bool = False) -> None:
+WILDCARD = ("0.0.0.0", "::")  # bound to every address: the Host is checked per connection
+
+
+def machine_names() -> set[str]:
+    """The names this machine answers to (its host name and fully qualified name)."""
+    return {n for n in (socket.gethostname(), socket.getfqdn()) if n}
+
+
+def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port: int = 8765,
+          allow_remote: bool = False, token: str | None = None, reviewer_tokens: bool = False,
+          allow_hosts: list[str] | None = None) -> None:
     """Serve until interrupted. A non-loopback `host` needs `allow_remote` and either a `token`
     of the user's own (a random one printed on a shared machine's terminal is not a secret) or
-    `reviewer_tokens` (each reviewer logs in with their own token, stored hashed)."""
+    `reviewer_tokens` (each reviewer logs in with their own token, stored hashed). `reviewer`
+    None (team mode only): nobody acts with the server's own token, each logs in with theirs.
+    `allow_hosts`: further names clients reach this server by (a reverse proxy's)."""
+    if reviewer is None and not reviewer_tokens:
+        raise InputError("who is reviewing? give --reviewer 'Name <email>' (or --reviewer-tokens for a team)")
     if not _is_loopback(host):
         if not allow_remote or not (token or reviewer_tokens):
             raise InputError(f"refusing to serve on {host}, which is not this machine's loopback: give "
@@ -44,15 +57,23 @@ def serve(store_url: str, reviewer: str, *, host: str = "127.0.0.1", port: int =
         raise InputError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    hosts = {f"{shown}:{real_port}"}
+    hosts = {f"{shown}:{real_port}"} | {f"{h}:{real_port}" for h in allow_hosts or []}
     if _is_loopback(host):
         hosts |= {f"127.0.0.1:{real_port}", f"localhost:{real_port}", f"[::1]:{real_port}"}
+    if host in WILDCARD:
+        hosts |= {f"{h}:{real_port}" for h in machine_names()}
     import uvicorn
 
-    app = make_app(Settings(store_url=store_url, reviewer=reviewer, token=token, hosts=hosts,
-                            reviewer_tokens=reviewer_tokens))
-    sys.stdout.write(f"http://{shown}:{real_port}/?token={token}\n")
+    app = make_app(Settings(store_url=store_url, reviewer=reviewer or "", token=token, hosts=hosts,
+                            reviewer_tokens=reviewer_tokens, cookie=f"{COOKIE}_{real_port}",
+                            any_address=host in WILDCARD, own_token=reviewer is not None))
+    where = socket.gethostname() if host in WILDCARD else shown
+    if reviewer is None:
+        sys.stdout.write(f"http://{where}:{real_port}/?token=YOUR_REVIEWER_TOKEN\n")
+    else:
+        sys.stdout.write(f"http://{where}:{real_port}/?token={token}\n")
     sys.stdout.flush()
-    sys.stderr.write(f"forsy: reviewing as {reviewer}; store {store_url}; Ctrl-C to stop\n")
+    who = f"reviewing as {reviewer}" if reviewer else "each reviewer logs in with their own token"
+    sys.stderr.write(f"forsy: {who}; store {store_url}; Ctrl-C to stop\n")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])

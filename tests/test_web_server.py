@@ -1,0 +1,193 @@
+"""forsy review serve as people start it: the README's team command reachable (Host checked per
+connection on 0.0.0.0, no local identity needed), a session cookie per server that is never the
+token, bounded forms and numbers, a refused or conflicting edit that keeps what was typed, and
+token names that mean the same to `add` and `revoke`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from _review import hostile_log, put
+from forsy.cli import app
+from forsy.store import open_store
+from forsy.store.reviewers import create_reviewer_token
+from forsy.web.app import MAX_FORM, Settings, make_app
+
+with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
+    warnings.simplefilter("ignore", UserWarning)
+    from starlette.testclient import TestClient
+
+TOKEN = "t" * 40
+HOST = "127.0.0.1:9"
+ADA = "Ada Lovelace <ada@example.org>"
+runner = CliRunner()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> tuple[str, str]:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        tid = put(st, hostile_log(tmp_path / "logs"))
+    finally:
+        st.close()
+    return url, tid
+
+
+@pytest.fixture
+def client(store: tuple[str, str]) -> Iterator[tuple[TestClient, str, str]]:
+    url, tid = store
+    s = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST}, clock=lambda: "2026-03-02T10:00:00+00:00")
+    with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=False) as c:
+        r = c.get(f"/?token={TOKEN}")
+        assert r.status_code == 303
+        yield c, url, tid
+
+
+def no_identity_env(tmp_path: Path) -> dict[str, str]:
+    """An environment with no reviewer identity at all (no flag, variable, config or git)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FORSY_", "GIT_"))}
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {**env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull}
+
+
+@contextmanager
+def served(args: list[str], env: dict[str, str]) -> Iterator[str]:
+    """`forsy review serve ARGS`; yields the first line it prints (the URL)."""
+    with subprocess.Popen([sys.executable, "-m", "forsy.cli", "review", "serve", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            first = proc.stdout.readline().strip()
+            if not first:
+                pytest.fail(f"review serve did not start: {proc.stderr.read()}")
+            yield first
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def test_the_readme_team_command_starts_without_a_local_identity_and_answers(store: tuple[str, str],
+                                                                             tmp_path: Path) -> None:
+    url, tid = store
+    st = open_store(url)
+    try:
+        bob = create_reviewer_token(st, "Bob <bob@example.org>", "2026-03-02T09:00:00+00:00")
+    finally:
+        st.close()
+    args = ["--store", url, "--host", "0.0.0.0", "--port", "0", "--allow-remote", "--reviewer-tokens"]
+    with served(args, no_identity_env(tmp_path)) as first:
+        port = int(re.search(r":(\d+)/", first).group(1))  # type: ignore[union-attr]
+        assert "YOUR_REVIEWER_TOKEN" in first  # nobody acts with a token printed on this terminal
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, follow_redirects=False, timeout=10) as c:
+            assert c.get("/").status_code == 403  # reachable: the Host is the address connected to
+            assert c.get("/", headers={"host": f"evil.example:{port}"}).status_code == 421
+            r = c.get(f"/?token={bob}")
+            assert r.status_code == 303
+            page = c.get("/")
+            assert page.status_code == 200 and "Bob" in page.text and f"/t/{tid}" in page.text
+
+
+def test_a_local_server_still_needs_an_identity(store: tuple[str, str], tmp_path: Path) -> None:
+    url, _ = store
+    r = subprocess.run([sys.executable, "-m", "forsy.cli", "review", "serve", "--store", url, "--port", "0"],
+                       capture_output=True, text=True, env=no_identity_env(tmp_path), timeout=60)
+    assert r.returncode == 2 and "who is reviewing" in r.stderr
+
+
+def test_the_cookie_is_a_session_of_this_server_never_the_token(store: tuple[str, str]) -> None:
+    url, _ = store
+    env = {**os.environ, "FORSY_REVIEWER": ADA}
+    with served(["--store", url, "--port", "0"], env) as a, served(["--store", url, "--port", "0"], env) as b:
+        with httpx.Client(follow_redirects=False, timeout=10) as c:  # one browser, two forsy servers
+            ra = c.get(a)
+            assert ra.status_code == 303
+            sid = next(iter(ra.cookies.values()))
+            assert a.split("token=")[1] not in ra.headers["set-cookie"] and len(sid) >= 40
+            assert c.get(b).status_code == 303
+            home_a, home_b = a.split("?")[0], b.split("?")[0]
+            assert c.get(home_a).status_code == 200  # the second login did not log the first out
+            assert c.get(home_b).status_code == 200
+            # the session of one server opens nothing on the other
+            c.cookies.clear()
+            c.cookies.set(f"forsy_review_{home_b.rsplit(':', 1)[1].strip('/')}", sid)
+            assert c.get(home_b).status_code == 403
+
+
+def test_a_huge_form_is_refused_by_its_length(client: tuple[TestClient, str, str]) -> None:
+    c, _, tid = client
+    r = c.post(f"/t/{tid}/reject", content=b"x" * 16, headers={"content-length": str(400 * 1024 * 1024),
+                                                                 "content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413
+    r = c.post(f"/t/{tid}/reject", content=b"reason=" + b"x" * (MAX_FORM + 10),
+               headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413
+
+
+@pytest.mark.parametrize("query", ["min_confidence=1e30", "min_confidence=100000000000000000000000000000",
+                                   "min_confidence=-5", "page=100000000000000000000000000000"])
+def test_out_of_range_numbers_are_refused_not_an_error(client: tuple[TestClient, str, str], query: str) -> None:
+    c, _, tid = client
+    path = f"/t/{tid}?{query}" if query.startswith("page") else f"/?{query}"
+    r = c.get(path)
+    assert r.status_code == 400 and "whole number" in r.text
+
+
+@pytest.mark.parametrize("cmd", [["store", "list"], ["review", "list"]])
+def test_out_of_range_confidence_on_the_command_line_is_an_input_error(store: tuple[str, str],
+                                                                       cmd: list[str]) -> None:
+    url, _ = store
+    r = runner.invoke(app, [*cmd, "--store", url, "--min-confidence", str(10**30)])
+    assert r.exit_code == 2, r.stderr
+    assert "0 to 100" in r.stderr
+
+
+def test_a_refused_edit_gives_the_typed_value_back(client: tuple[TestClient, str, str]) -> None:
+    from forsy.web.app import Settings as S
+
+    c, _, tid = client
+    csrf = S(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf
+    r = c.post(f"/t/{tid}/edit", data={"csrf": csrf, "version": "0", "step": "2", "field": "success",
+                                       "value": "probably <yes>"})
+    assert r.status_code == 400
+    assert re.search(r'<textarea id="typed"[^>]*>probably &lt;yes&gt;</textarea>', r.text), r.text
+    assert f'href="/t/{tid}/s/2" id="back"' in r.text
+
+
+def test_a_conflict_keeps_the_typed_value_and_links_back(client: tuple[TestClient, str, str]) -> None:
+    from forsy.web.app import Settings as S
+
+    c, _, tid = client
+    csrf = S(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf
+    form = {"csrf": csrf, "version": "0", "step": "2", "field": "reasoning", "value": "first"}
+    assert c.post(f"/t/{tid}/edit", data=form).status_code == 303
+    r = c.post(f"/t/{tid}/edit", data={**form, "value": "my long careful second thought"})
+    assert r.status_code == 409 and "my long careful second thought" in r.text
+    assert f'href="/t/{tid}/s/2" id="back"' in r.text
+    r = c.post(f"/t/{tid}/reject", data={"csrf": csrf, "version": "0", "reason": "x"})
+    assert r.status_code == 409 and f'href="/t/{tid}" id="back"' in r.text
+
+
+def test_a_token_is_revoked_by_the_name_it_was_added_with(store: tuple[str, str]) -> None:
+    url, _ = store
+    name = "  Bob   Builder <bob@example.org> "
+    r = runner.invoke(app, ["review", "token", "add", name, "--store", url])
+    assert r.exit_code == 0, r.stderr
+    r = runner.invoke(app, ["review", "token", "revoke", name, "--store", url])
+    assert r.exit_code == 0 and "1 token(s) revoked" in r.stdout, r.stderr
+    r = runner.invoke(app, ["review", "token", "revoke", "Bob Buidler <bob@example.org>", "--store", url])
+    assert r.exit_code == 2 and "no live token" in r.stderr
