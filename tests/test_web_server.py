@@ -191,3 +191,16 @@ def test_a_token_is_revoked_by_the_name_it_was_added_with(store: tuple[str, str]
     assert r.exit_code == 0 and "1 token(s) revoked" in r.stdout, r.stderr
     r = runner.invoke(app, ["review", "token", "revoke", "Bob Buidler <bob@example.org>", "--store", url])
     assert r.exit_code == 2 and "no live token" in r.stderr
+
+
+def test_a_damaged_store_is_a_page_that_says_so_not_a_traceback(client: tuple[TestClient, str, str]) -> None:
+    c, url, tid = client
+    path = Path(url.removeprefix("sqlite:///"))
+    data = bytearray(path.read_bytes())
+    for off in range(4096, len(data), 4096):  # every page but the first: the header still opens
+        data[off + 8: off + 200] = b"\xff" * 192
+    path.write_bytes(bytes(data))
+    for p in (f"/t/{tid}", "/"):
+        r = c.get(p)
+        assert r.status_code in (400, 503), (p, r.status_code, r.text[:300])
+        assert "Traceback" not in r.text and "sqlite3" not in r.text.lower().replace("sqlite3 file", "")

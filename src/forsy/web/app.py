@@ -23,6 +23,9 @@ import hashlib
 import hmac
 import re
 import secrets
+import sqlite3
+import sys
+import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -148,6 +151,13 @@ def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Respo
             return _error(s, 409, "Conflict: someone acted first", e.message, back)
         except ForsyError as e:
             return _error(s, 400, "Refused", e.message)
+        except sqlite3.DatabaseError as e:  # a damaged store: say so, never a traceback on the page
+            return _error(s, 503, "The store cannot be read", f"{e}; check it with `sqlite3 FILE 'PRAGMA "
+                          "integrity_check'` and restore it from a backup")
+        except Exception:  # a bug: the details go to the server's terminal, not to the page
+            traceback.print_exc(file=sys.stderr)
+            return _error(s, 500, "Internal error", "forsy met an error it did not expect; the terminal running "
+                          "`forsy review serve` shows it (please report it)")
     return endpoint
 
 
