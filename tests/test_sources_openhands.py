@@ -158,3 +158,67 @@ def test_every_event_kind_has_its_heading(tmp_path: Path) -> None:
         "(none)/observation:run": {"set_aside"},  # the stray one: it answers no action
         "(none)/action:message": {"set_aside"},  # no words
     }
+
+
+# ---------------------------------------------------------------- the software-agent SDK (OpenHands V1)
+SDK_OUTPUT = Path(__file__).parent / "fixtures" / "openhands" / "sdk-output.jsonl"
+
+
+def _sdk_oracle(history: list[dict[str, Any]]) -> tuple[list[tuple[Any, ...]], list[bool | None]]:
+    """From the SDK's own event shapes: the user's words; each call (tool_name, the action object or,
+    when the SDK could not build one, the model's arguments) with the text of what answered it; and
+    whether that answer says it failed (is_error, an exit code other than 0 and -1, a rejection, an
+    SDK error)."""
+    answers: dict[str, tuple[str, bool | None]] = {}
+    for e in history:
+        if e["kind"] == "ObservationEvent":
+            o = e["observation"]
+            code = o.get("exit_code")
+            failed = o.get("is_error") or (code is not None and code not in (0, -1))
+            answers[e["tool_call_id"]] = ("\n".join(c["text"] for c in o["content"]), bool(failed))
+        elif e["kind"] == "UserRejectObservation":
+            answers[e["tool_call_id"]] = (e["rejection_reason"], True)
+        elif e["kind"] == "AgentErrorEvent":
+            answers[e["tool_call_id"]] = (e["error"], True)
+    steps: list[tuple[Any, ...]] = []
+    success: list[bool | None] = []
+    for e in history:
+        if e["kind"] == "MessageEvent" and e["source"] == "user":
+            steps += [("user", c["text"]) for c in e["llm_message"]["content"]]
+        elif e["kind"] == "ActionEvent" and (e["action"] or {}).get("kind") not in ("FinishAction", "ThinkAction"):
+            args = e["action"] if e["action"] is not None else json.loads(e["tool_call"]["arguments"])
+            text, failed = answers[e["tool_call_id"]]
+            steps.append(("call", e["tool_name"], args, text))
+            success.append(not failed)
+    return steps, success
+
+
+def test_sdk_output_every_prompt_call_and_failure(tmp_path: Path) -> None:
+    """OpenHands V1 benchmark output: `history` holds SDK events whose `action` is an object
+    (`kind: "ExecuteBashAction"`); the reader crashed on them (unhashable dict)."""
+    [trace] = retrace(SDK_OUTPUT, tmp_path / "out")
+    history = json.loads(SDK_OUTPUT.read_text("utf-8"))["history"]
+    want_steps, want_success = _sdk_oracle(history)
+    assert from_trace(trace) == want_steps
+    assert [s["success"] for s in trace["steps"] if s.get("tool")] == want_success
+    finish = next(e for e in history if (e.get("action") or {}).get("kind") == "FinishAction")
+    assert trace["final_output"] == finish["action"]["message"]
+    system = next(e for e in history if e["kind"] == "SystemPromptEvent")
+    assert trace["system_prompt"] == system["system_prompt"]["text"]
+    [f] = _ledgers(tmp_path / "out")
+    assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"] == 1
+
+
+def test_sdk_trajectory_every_event_accounted(tmp_path: Path) -> None:
+    """The same events saved as a JSON array: each is a record, cited or set aside with why."""
+    history = json.loads(SDK_OUTPUT.read_text("utf-8"))["history"]
+    p = tmp_path / "events.json"
+    p.write_text(json.dumps(history, indent=1))
+    assert isinstance(detect(p), OpenHandsSource)
+    [trace] = retrace(p, tmp_path / "out")
+    assert from_trace(trace) == _sdk_oracle(history)[0]
+    [f] = _ledgers(tmp_path / "out")
+    assert f["totals"]["unknown"] == 0 and f["records_read"] == len(history), f
+    kinds = {e["record_type"]: e["heading"] for e in f["entries"] if e["heading"] != "cited"}
+    assert kinds == {"(none)/kind:ConversationStateUpdateEvent": "set_aside",
+                     "(none)/kind:ObservationEvent": "duplicate"}, kinds  # the think and finish acknowledgements

@@ -77,6 +77,11 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     _t("edit", "edit", K.EDIT, "file"), _t("write", "write", K.EDIT, "file"), _t("browse", "download", K.WEB),
     _t("browse_interactive", "other", K.WEB), _t("delegate", "other", K.DELEGATE), _t("mcp", "other", K.OTHER),
     _t("task_tracking", "plan", K.PLAN),
+    # the software-agent SDK (OpenHands V1): its tools' names (openhands-tools); the editor's
+    # `command` says whether it viewed or changed the file, so it is not read as an edit here
+    _t("execute_bash", "execute", K.SHELL), _t("terminal", "execute", K.SHELL),
+    _t("str_replace_editor", "other", K.OTHER), _t("file_editor", "other", K.OTHER),
+    _t("task_tracker", "plan", K.PLAN),
 )  # fmt: skip
 CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),

@@ -48,6 +48,7 @@ from ...evidence import Event, LedgerHeading, Ref, Session, SessionMeta, SourceF
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
+from . import _v1
 
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
 NOTES = frozenset({"recall"})
@@ -67,6 +68,8 @@ class OpenHandsSource:
         if h.startswith(b"["):
             # the first event may be a system prompt of tens of KiB: look at the whole head
             first = h[1:].lstrip()
+            if first.startswith(b"{") and _v1.SNIFF.search(first[:4096]) and b'"source"' in first:
+                return True  # the SDK's events: `kind` names an event class
             return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
                 b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
                                                                   or b'"thought"' in first)
@@ -149,25 +152,36 @@ class _Builder:
         self.by_id: dict[str, str] = {}  # event id -> call id
         self.answered: set[str] = set()
         self.seen_agent = False
+        self.finished: set[str] = set()  # SDK finish/think calls: their words are the step, not a call
 
-    def _ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
+    def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
         ts = _s(e.get("timestamp"))
         ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, base + key)],
                    ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, **fields)
         self.s.events.append(ev)
         return ev
 
-    def _mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None:
+    def mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None:
         """Say why an event no step cites was read (the manifest's ledger). Only an event that is
         a record of its own (a trajectory's element): an output.jsonl line holds a whole instance."""
         if base:
+            return
+        if isinstance(e.get("kind"), str):  # an SDK event: its class names it
+            self.s.mark(rec.ev.id, heading, why, f"kind:{e['kind']}")
             return
         what = "action" if "action" in e else "observation"
         name = e.get(what)
         self.s.mark(rec.ev.id, heading, why, f"{what}:{name}" if isinstance(name, str) else what)
 
     def event(self, rec: Record, e: dict[str, Any], base: str) -> None:
-        if "action" in e:
+        if _v1.is_v1(e):
+            _v1.event(self, rec, e, base)
+        elif not isinstance(e.get("action", e.get("observation", "")), str):
+            self.s.quality.unknown_records += 1
+            self.s.warn("unknown-record", f"event at {base or '/'} names its action or observation with a "
+                        f"{type(e.get('action', e.get('observation'))).__name__}, not text; skipped",
+                        rec.ev.source, rec.ev.line)
+        elif "action" in e:
             self._action(rec, e, base)
         elif "observation" in e:
             self._observation(rec, e, base)
@@ -192,16 +206,16 @@ class _Builder:
         self._metrics(e)
         if action in STATE:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
-            self._mark(rec, base, e, "set_aside", STATE_WHY)
+            self.mark(rec, base, e, "set_aside", STATE_WHY)
             return
         if action == "message":
             got = self._text(rec, base, e, "args/content", "message", "content")
             user = source == "user" or (source is None and not self.seen_agent)
             if got:
                 kind = "user" if user else "agent_text"
-                self._ev(kind, rec, base, got[1], e, actor="user" if user else "agent", text=got[0])
+                self.ev(kind, rec, base, got[1], e, actor="user" if user else "agent", text=got[0])
             else:
-                self._mark(rec, base, e, "set_aside", "a message with no words")
+                self.mark(rec, base, e, "set_aside", "a message with no words")
             return
         if action == "system":
             got = self._text(rec, base, e, "args/content", "message")
@@ -209,28 +223,28 @@ class _Builder:
                 s.meta.system_prompt = got[0]
                 s.meta.system_prompt_ref = Ref(rec.ev.id, base + got[1])
             else:
-                self._mark(rec, base, e, "set_aside", "a system prompt after the first, or one with no words "
+                self.mark(rec, base, e, "set_aside", "a system prompt after the first, or one with no words "
                            "(the first is the session's)")
             return
         if action in NOTES:
             got = self._text(rec, base, e, "args/query", "message")
-            self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
-            self._mark(rec, base, e, "set_aside", NOTE_WHY)
+            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self.mark(rec, base, e, "set_aside", NOTE_WHY)
             return
         self.seen_agent = True
         if action == "finish":
             got = self._text(rec, base, e, "args/final_thought", "args/thought", "message", "thought")
             if got:
-                self._ev("agent_text", rec, base, got[1], e, text=got[0])
+                self.ev("agent_text", rec, base, got[1], e, text=got[0])
             else:
-                self._mark(rec, base, e, "set_aside", "a finish with no words")
+                self.mark(rec, base, e, "set_aside", "a finish with no words")
             return
         thought = self._text(rec, base, e, "args/thought", "thought")
         if thought:
-            self._ev("reasoning", rec, base, thought[1], e, text=thought[0])
+            self.ev("reasoning", rec, base, thought[1], e, text=thought[0])
         if action == "think":
             if not thought:
-                self._mark(rec, base, e, "set_aside", "a think action with no words")
+                self.mark(rec, base, e, "set_aside", "a think action with no words")
             return
         if not isinstance(action, str):
             s.quality.unknown_records += 1
@@ -243,7 +257,7 @@ class _Builder:
         # the oldest outputs write the arguments beside `action`: the whole event is cited
         args_key = "/args" if "args" in e else ""
         args = e.get("args") if args_key else e
-        self._ev("tool_call", rec, base, args_key, e, call_id=call_id, tool=action, args=args,
+        self.ev("tool_call", rec, base, args_key, e, call_id=call_id, tool=action, args=args,
                  name_ref=Ref(rec.ev.id, base + "/action"))
         self.waiting.append((call_id, action))
         if isinstance(eid, int | str):
@@ -253,12 +267,12 @@ class _Builder:
         s, obs = self.s, e.get("observation")
         if obs in STATE:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
-            self._mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
+            self.mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
             return
         if obs in NOTES:
             got = self._text(rec, base, e, "content", "message")
-            self._ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
-            self._mark(rec, base, e, "set_aside", NOTE_WHY)
+            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self.mark(rec, base, e, "set_aside", NOTE_WHY)
             return
         cause = e.get("cause")
         call_id = self.by_id.get(str(cause)) if isinstance(cause, int | str) else None
@@ -270,7 +284,7 @@ class _Builder:
             s.quality.extra["unpaired_observations"] = s.quality.extra.get("unpaired_observations", 0) + 1
             s.warn("unpaired-observation", f"observation {obs!r} at {base or '/'} answers no waiting action "
                    f"(cause {cause!r}); kept out of the trace", rec.ev.source, rec.ev.line)
-            self._mark(rec, base, e, "set_aside", "an observation that answers no waiting action (warned: "
+            self.mark(rec, base, e, "set_aside", "an observation that answers no waiting action (warned: "
                        "unpaired-observation)")
             return
         self.waiting = [w for w in self.waiting if w[0] != call_id]
@@ -281,7 +295,7 @@ class _Builder:
         meta = extras.get("metadata") if isinstance(extras, dict) else None
         code = meta.get("exit_code") if isinstance(meta, dict) else e.get("exit_code")
         failed = obs in ERROR_OBS or e.get("success") is False or (isinstance(code, int) and code != 0)
-        self._ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
+        self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
 
     def _metrics(self, e: dict[str, Any]) -> None:
         tcm = e.get("tool_call_metadata")

@@ -1,0 +1,212 @@
+"""Events of the OpenHands software-agent SDK (OpenHands V1) → forsy events.
+
+The SDK (`openhands-sdk/openhands/sdk/event/`) serialises each event as a pydantic model
+with a `kind` naming its class, `id`, `timestamp` and `source`; benchmark `output.jsonl`
+lines hold them in `history`, and a conversation saved as a JSON array holds them alone.
+What each kind gives (read from the SDK's models):
+
+* `SystemPromptEvent`: `system_prompt.text` → the system prompt; `tools[*].name` → the tools
+  offered (`title` in older versions);
+* `MessageEvent`: `llm_message.content[*].text`; from `source: "user"` a `user` event per
+  text, from the agent its text; `activated_skills` and `extended_content` are what the SDK
+  added to the message (metadata);
+* `ActionEvent`: `thought[*].text` and `reasoning_content` → reasoning; a call whose tool is
+  `tool_name`, whose arguments are the `action` object exactly as the SDK parsed it (its
+  `kind`, e.g. `ExecuteBashAction`, `TerminalAction`, `FileEditorAction`, is part of it),
+  and whose id is `tool_call_id`. A `FinishAction`'s `message` is the agent's answer, a
+  `ThinkAction`'s `thought` its reasoning (no call). An action the SDK could not parse
+  (`action: null`) is a call with the model's raw `tool_call.arguments`;
+* `ObservationEvent`: the result of the call with its `tool_call_id`: `observation.content
+  [*].text` joined; failed when `observation.is_error` is true or its exit code
+  (`exit_code`, else `metadata.exit_code`) is neither 0 nor -1 (-1: still running after
+  the soft timeout, not a failure) — rule R-call/exit-code;
+* `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result;
+  `AgentErrorEvent`: the SDK's error for the call (`error`), a failed result;
+* `Condensation`, `CondensationRequest`, `CondensationSummaryEvent` → a compaction;
+  `ConversationStateUpdateEvent`, `PauseEvent`, `InterruptEvent`, `TokenEvent`,
+  `StreamingDeltaEvent`, `LLMCompletionLogEvent`, `HookExecutionEvent` → bookkeeping (set
+  aside, counted in `quality.extra["state_events"]`);
+* any other kind: counted in `quality.extra["v1_unknown_kinds"]` and warned (drift).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...evidence import Event, Ref, pointer
+
+if TYPE_CHECKING:
+    from .._records import Record
+    from . import _Builder
+
+STATE_KINDS = frozenset({
+    "ConversationStateUpdateEvent", "PauseEvent", "InterruptEvent", "TokenEvent", "StreamingDeltaEvent",
+    "LLMCompletionLogEvent", "HookExecutionEvent", "ACPToolCallEvent",
+})  # fmt: skip
+COMPACTION_KINDS = frozenset({"Condensation", "CondensationRequest", "CondensationSummaryEvent"})
+# actions whose words are the agent's own (not a tool it ran)
+FINISH, THINK = "FinishAction", "ThinkAction"
+STILL_RUNNING = -1  # TerminalObservation: the command hit the soft timeout and runs on
+# the first event of a saved SDK conversation names one of the SDK's event classes
+SNIFF = re.compile(rb'"kind"\s*:\s*"(?:SystemPromptEvent|MessageEvent|ActionEvent|ObservationEvent|'
+                   rb'ConversationStateUpdateEvent)"')
+
+
+def is_v1(e: dict[str, Any]) -> bool:
+    """An SDK event: a `kind` naming its class; the older event stream has none."""
+    return isinstance(e.get("kind"), str) or isinstance(e.get("action"), dict) or isinstance(e.get("observation"), dict)
+
+
+def _texts(obj: Any, key: str) -> list[tuple[int, str]]:
+    items = obj.get(key) if isinstance(obj, dict) else None
+    return [(i, b["text"]) for i, b in enumerate(items if isinstance(items, list) else [])
+            if isinstance(b, dict) and isinstance(b.get("text"), str) and b["text"].strip()]
+
+
+def event(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    kind = e.get("kind")
+    if kind == "SystemPromptEvent":
+        _system(b, rec, e, base)
+    elif kind == "MessageEvent":
+        _message(b, rec, e, base)
+    elif kind == "ActionEvent":
+        _action(b, rec, e, base)
+    elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
+        _observation(b, rec, e, base, str(kind))
+    elif kind in COMPACTION_KINDS:
+        got = e.get("summary")
+        text = got if isinstance(got, str) and got.strip() else None
+        b.ev("compaction", rec, base, "/summary" if text else "", e, actor="system", text=text)
+        b.s.quality.compactions += 1
+        b.mark(rec, base, e, "set_aside", "a condensation of the history (a compaction, not a step)")
+    elif kind in STATE_KINDS:
+        q = b.s.quality.extra
+        q["state_events"] = q.get("state_events", 0) + 1
+        b.mark(rec, base, e, "set_aside", f"{kind}: SDK bookkeeping (counted as state_events), not work")
+    else:
+        q = b.s.quality.extra
+        q["v1_unknown_kinds"] = q.get("v1_unknown_kinds", 0) + 1
+        b.s.quality.unknown_records += 1
+        b.s.warn("unknown-record", f"event kind {kind!r} at {base or '/'} is not one forsy knows; skipped",
+                 rec.ev.source, rec.ev.line)
+
+
+def _system(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    sp = e.get("system_prompt")
+    text = sp.get("text") if isinstance(sp, dict) else None
+    if isinstance(text, str) and b.s.meta.system_prompt is None:
+        b.s.meta.system_prompt = text
+        b.s.meta.system_prompt_ref = Ref(rec.ev.id, base + "/system_prompt/text")
+    tools = e.get("tools")
+    names = [t.get("name") or t.get("title") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    if names and not b.s.meta.tools:
+        b.s.meta.tools = [n for n in names if isinstance(n, str)]
+    if not isinstance(text, str):
+        b.mark(rec, base, e, "set_aside", "a system prompt event with no text")
+
+
+def _message(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    msg = e.get("llm_message")
+    texts = _texts(msg, "content")
+    source = e.get("source")
+    role = msg.get("role") if isinstance(msg, dict) else None
+    user = source == "user" or (source is None and role == "user")
+    for i, text in texts:
+        ptr = pointer("llm_message", "content", i, "text")
+        if user:
+            b.ev("user", rec, base, ptr, e, actor="user", text=text)
+        elif source == "agent":
+            b.seen_agent = True
+            b.ev("agent_text", rec, base, ptr, e, text=text)
+        else:  # the environment's message (a hook, a resume notice): not the user's words
+            b.ev("note", rec, base, ptr, e, actor="system", text=text)
+    rc = msg.get("reasoning_content") if isinstance(msg, dict) else None
+    if isinstance(rc, str) and rc.strip() and not user:
+        b.ev("reasoning", rec, base, "/llm_message/reasoning_content", e, text=rc)
+    if not texts:
+        b.mark(rec, base, e, "set_aside", "a message with no words")
+
+
+def _action(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    b.seen_agent = True
+    for i, text in _texts(e, "thought"):
+        b.ev("reasoning", rec, base, pointer("thought", i, "text"), e, text=text)
+    rc = e.get("reasoning_content")
+    if isinstance(rc, str) and rc.strip():
+        b.ev("reasoning", rec, base, "/reasoning_content", e, text=rc)
+    action = e.get("action")
+    akind = action.get("kind") if isinstance(action, dict) else None
+    if akind == FINISH and isinstance(action, dict) and isinstance(action.get("message"), str):
+        b.ev("agent_text", rec, base, "/action/message", e, text=action["message"])
+        b.finished.add(str(e.get("tool_call_id")))
+        return
+    if akind == THINK and isinstance(action, dict) and isinstance(action.get("thought"), str):
+        b.ev("reasoning", rec, base, "/action/thought", e, text=action["thought"])
+        b.finished.add(str(e.get("tool_call_id")))
+        return
+    tool = e.get("tool_name")
+    tc = e.get("tool_call")
+    tcid = e.get("tool_call_id")
+    call_id = tcid if isinstance(tcid, str) else str(e.get("id") or f"{rec.ev.id}{base}")
+    if isinstance(action, dict):
+        args: Any = action
+        ptr = "/action"
+    else:  # the SDK could not build the action: the model's arguments as sent
+        args = tc.get("arguments") if isinstance(tc, dict) else None
+        ptr = "/tool_call/arguments" if args is not None else ""
+    b.ev("tool_call", rec, base, ptr, e, call_id=call_id, tool=tool if isinstance(tool, str) else None,
+         args=args, name_ref=Ref(rec.ev.id, base + "/tool_name") if isinstance(tool, str) else None)
+    b.waiting.append((call_id, str(tool)))
+
+
+def _exit_code(obs: dict[str, Any]) -> int | None:
+    code = obs.get("exit_code")
+    meta = obs.get("metadata")
+    if not isinstance(code, int) and isinstance(meta, dict):
+        code = meta.get("exit_code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _observation(b: _Builder, rec: Record, e: dict[str, Any], base: str, kind: str) -> None:
+    tcid = e.get("tool_call_id")
+    call_id = tcid if isinstance(tcid, str) else None
+    if call_id is not None and call_id in b.finished:
+        b.mark(rec, base, e, "duplicate", "the SDK's acknowledgement of a finish or think action (its words "
+               "are the step)")
+        return
+    if call_id is None or call_id not in {w[0] for w in b.waiting}:
+        q = b.s.quality.extra
+        q["unpaired_observations"] = q.get("unpaired_observations", 0) + 1
+        b.s.warn("unpaired-observation", f"{kind} at {base or '/'} answers no waiting action "
+                 f"(tool_call_id {tcid!r}); kept out of the trace", rec.ev.source, rec.ev.line)
+        b.mark(rec, base, e, "set_aside", "an observation that answers no waiting action (warned: "
+               "unpaired-observation)")
+        return
+    b.waiting = [w for w in b.waiting if w[0] != call_id]
+    b.answered.add(call_id)
+    if kind == "UserRejectObservation":
+        reason = e.get("rejection_reason")
+        b.ev("tool_result", rec, base, "/rejection_reason", e, call_id=call_id,
+             text=reason if isinstance(reason, str) else "", is_error=True)
+        return
+    if kind == "AgentErrorEvent":
+        err = e.get("error")
+        b.ev("tool_result", rec, base, "/error", e, call_id=call_id, text=err if isinstance(err, str) else "",
+             is_error=True)
+        return
+    obs = e.get("observation")
+    obs = obs if isinstance(obs, dict) else {}
+    parts = _texts(obs, "content")
+    code = _exit_code(obs)
+    failed: bool | None = None
+    if obs.get("is_error") is True or (code is not None and code not in (0, STILL_RUNNING)):
+        failed = True
+    elif obs.get("is_error") is False:
+        failed = False
+    refs = [Ref(rec.ev.id, base + pointer("observation", "content", i, "text")) for i, _ in parts]
+    ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
+    ev = Event("tool_result", "agent", ts, refs or [Ref(rec.ev.id, base + "/observation")],
+               ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, call_id=call_id,
+               text="\n".join(t for _, t in parts), is_error=failed)
+    b.s.events.append(ev)
