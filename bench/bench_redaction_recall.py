@@ -29,9 +29,9 @@ if str(ROOT / "src") not in sys.path and not any(p.endswith("/src") for p in sys
     sys.path.insert(0, str(ROOT / "src"))
 
 from heldout import heldout_cases, heldout_lookalikes  # noqa: E402
-from secretgen import forms  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
+from secretgen import forms  # noqa: E402
 
 
 def run_case(texts: tuple[str, ...] | list[str]) -> list[str]:

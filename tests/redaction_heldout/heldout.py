@@ -133,7 +133,8 @@ def heldout_cases(seed: int = 3) -> list[Case]:
     add(c, "pip https://__token__:X@", f"pip install --index-url https://__token__:{t}@pypi.corp.io/simple pkg", t,
         keep=("pypi.corp.io",))
     p = g.pw()
-    add(c, "Invoke-Sqlcmd -Password ''", f"Invoke-Sqlcmd -ServerInstance sql1 -Username sa -Password '{p}' -Query 'x'", p)
+    add(c, "Invoke-Sqlcmd -Password ''",
+        f"Invoke-Sqlcmd -ServerInstance sql1 -Username sa -Password '{p}' -Query 'x'", p)
     p = g.pw()
     add(c, "cmdkey /pass:X", f"cmdkey /add:fileserver /user:CORP\\bob /pass:{p}", p)
     p = g.pw()
@@ -180,7 +181,8 @@ def heldout_cases(seed: int = 3) -> list[Case]:
     # ------------------------------------------------ credential files, wherever their content shows
     c = "credfile"
     p = g.pw()
-    add(c, ".pgpass line", f"$ cat ~/.pgpass\ndb.internal:5432:appdb:app:{p}\n", p, keep=("db.internal:5432:appdb:app",))
+    add(c, ".pgpass line", f"$ cat ~/.pgpass\ndb.internal:5432:appdb:app:{p}\n", p,
+        keep=("db.internal:5432:appdb:app",))
     p = g.pw()
     add(c, ".pgpass wildcard", f"*:*:*:postgres:{p}", p)
     t = g.tok(36)
