@@ -13,13 +13,14 @@ from forsy.validate import validate_path
 from forsy.verify import verify_folder
 
 
-def checked_traces(out: Path, log: Path) -> list[dict[str, Any]]:
-    """Every trace.json under `out`, each folder validated and verified against `log`'s folder."""
+def checked_traces(out: Path, log: Path, roots: list[Path] | None = None) -> list[dict[str, Any]]:
+    """Every trace.json under `out`, each folder validated and verified against `log`'s folder
+    (or the `roots` given, when the logs read sit in several folders)."""
     traces = []
     for t in sorted(out.rglob("trace.json")):
         rep = validate_path(t.parent)
         assert not rep.errors, [str(e) for e in rep.errors]
-        ver = verify_folder(t.parent, [log.parent])
+        ver = verify_folder(t.parent, roots or [log.parent])
         assert ver.ok, ver.problems
         traces.append(json.loads(t.read_text("utf-8")))
     return traces

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import forsy
 from _oracle import checked_traces, from_trace
 from _paths import REAL_LOGS, needs_shared
 from forsy.cli import app
@@ -110,3 +111,83 @@ def test_damaged_chat_is_reported_not_fatal(tmp_path: Path) -> None:
     assert [e.kind for e in s.events] == ["user", "tool_call"]
     assert s.quality.missing_results == 1 and s.quality.unknown_records == 1
     assert s.quality.records == 4 and s.quality.unparsable_records == 1
+
+
+# ---------------------------------------------------------------- chats of lines (Gemini CLI 2026)
+PROJECT = next((Path(__file__).parent / "fixtures" / "gemini" / "tmp").iterdir())
+CHAT = next((PROJECT / "chats").glob("session-*.jsonl"))
+
+
+def _lines_oracle(chat: Path) -> tuple[list[tuple[Any, ...]], list[bool], list[str]]:
+    """What ChatRecordingService's lines say, read with its own rules (loadConversationRecord):
+    the last write of each message id at the place of its first; the prompts typed
+    (displayContent when the CLI kept it, never the tool responses it records as type user);
+    each call's name, args and response; whether it failed (status, or the shell tool's
+    `Exit Code: N` line); and the prompts of logs.json the chat does not hold."""
+    msgs: dict[str, dict[str, Any]] = {}
+    for line in chat.read_text("utf-8").splitlines():
+        rec = json.loads(line)
+        if isinstance(rec.get("id"), str):
+            msgs[rec["id"]] = rec
+    steps: list[tuple[Any, ...]] = []
+    failed: list[bool] = []
+    for m in msgs.values():
+        if m["type"] == "user" and not any("functionResponse" in p for p in m["content"]):
+            shown = m.get("displayContent", m["content"])
+            steps += [("user", p["text"]) for p in shown]
+        for tc in m.get("toolCalls") or []:
+            resp = tc["result"][0]["functionResponse"]["response"]
+            out = resp.get("output", resp.get("error"))
+            steps.append(("call", tc["name"], tc["args"], out))
+            failed.append(tc["status"] != "success" or "\nExit Code: 1\n" in out)
+    typed = {s[1] for s in steps if s[0] == "user"}
+    logs = json.loads((chat.parent.parent / "logs.json").read_text("utf-8"))
+    sid = json.loads(chat.read_text("utf-8").splitlines()[0])["sessionId"]
+    added = [e["message"] for e in logs if e["sessionId"] == sid and e["message"] not in typed]
+    return steps, failed, added
+
+
+def test_chat_lines_every_prompt_call_and_failure(tmp_path: Path) -> None:
+    """A 2026 chat named alone: it was refused (exit 3); the logs.json beside chats/ (where
+    Gemini keeps it) was never merged, its root being chats/."""
+    assert isinstance(detect(CHAT), GeminiSource)
+    [trace] = retrace(CHAT, tmp_path / "out")
+    steps, failed, added = _lines_oracle(CHAT)
+    got = [s for s in from_trace(trace) if s not in [("user", a) for a in added]]
+    assert got == steps
+    assert [("user", a) in from_trace(trace) for a in added] == [True] * len(added) and added == ["/rewind"]
+    assert [not s["success"] for s in trace["steps"] if s.get("tool")] == failed
+    manifest = json.loads(next((tmp_path / "out").rglob("manifest.json")).read_text("utf-8"))
+    for f in manifest["ledger"]:
+        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+
+
+def test_request_cancelled_and_rewind(tmp_path: Path) -> None:
+    """`Request cancelled.` (the info the CLI writes when the person cancels) is an interrupt,
+    not an unknown record; a prompt taken back by `$rewindTo` is kept and flagged."""
+    [trace] = retrace(CHAT, tmp_path / "out")
+    users = [s for s in trace["steps"] if s["action"] == "user_message"]
+    rewound = next(s for s in users if s["input"] == "Also add -q")
+    assert "interrupted the agent 1 time" in rewound["causal_note"]
+    assert "rewound away" in rewound["causal_note"]
+    [s] = GeminiSource().read(CHAT, ReadContext(root=CHAT.parent))
+    assert s.quality.unknown_records == 0
+    assert [e.text for e in s.events if e.kind == "interrupt"] == ["Request cancelled."]
+
+
+def test_a_folder_gives_one_trace_per_session(tmp_path: Path) -> None:
+    """Gemini's project folder: the chat (its prompts confirmed by logs.json) and a session
+    that only logs.json holds; no second, prompt-only trace of the chat's session."""
+    out = tmp_path / "out"
+    run = forsy.retrace([PROJECT], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
+    assert not run.failed, [o.message for o in run.failed]
+    # evidence is named from each file's folder: the chat's from chats/, logs.json's from the project
+    traces = checked_traces(out, CHAT, roots=[CHAT.parent, PROJECT])
+    logs = json.loads((PROJECT / "logs.json").read_text("utf-8"))
+    want = {e["sessionId"] for e in logs}
+    assert len(traces) == len(want) == 2
+    chat_sid = json.loads(CHAT.read_text("utf-8").splitlines()[0])["sessionId"]
+    [chat] = [t for t in traces if any(s.get("tool") for s in t["steps"])]
+    assert [s for s in from_trace(chat) if s[0] == "call"] == [s for s in _lines_oracle(CHAT)[0] if s[0] == "call"]
+    [only_logs] = [t for t in traces if t is not chat]
+    assert [s["input"] for s in only_logs["steps"]] == [e["message"] for e in logs if e["sessionId"] != chat_sid]

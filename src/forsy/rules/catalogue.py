@@ -42,6 +42,11 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/json", "The call's arguments as canonical JSON text."),
     Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
                               "null when the log records neither an error flag nor an exit code."),
+    Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "
+         "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', an apply_patch parse or "
+         "match error): the call failed; an exit code the message states is read from it."),
+    Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
+         "(it writes the line only then): the call failed, whatever its status."),
     Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),

@@ -313,7 +313,9 @@ class Segmenter:
         info = e.info if isinstance(e.info, ResultInfo) else None
         rejected = info is not None and info.rejected
         if e.is_error is not None or rejected:
-            d.set("success", not (e.is_error or rejected), derived("R-call/error-flag", e.refs))
+            # a failure the source read from the output's own words names its rule (catalogue)
+            why = info.failure_rule if info is not None and info.failure_rule and e.is_error else "R-call/error-flag"
+            d.set("success", not (e.is_error or rejected), derived(why, e.refs))
         # else the log does not say whether the call worked (no exit code, no error flag):
         # success stays null (validator S015: not assessed) rather than an invented `true`
         if rejected:

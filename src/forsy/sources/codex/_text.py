@@ -90,6 +90,26 @@ FAILURE_PREFIXES = (
     "patch rejected by user",
     "apply_patch verification failed",
 )
+# Codex's failure messages that reach the rollout with no success flag and no exit header
+# (older versions wrote FunctionCallOutputPayload as its text alone): the sandbox's and the
+# unified exec's error forms (`failed in sandbox {type:?} with execution error: {err}`,
+# SandboxErr::Denied `sandbox denied exec error, exit code: N, ...`, `exec_command failed for
+# `cmd`: CreateProcess { message: "Codex(Sandbox(Denied { output: ExecToolCallOutput {
+# exit_code: N ...`), and the apply_patch crate's parse and match errors. Rule
+# R-call/codex-failure-text; the exit code such a message states is read from it.
+FAILURE_TEXTS = (
+    *FAILURE_PREFIXES,
+    "failed in sandbox ",
+    "sandbox denied exec error",
+    "exec_command failed for ",
+    "error: invalid hunk",
+    "error: invalid patch",
+    "invalid hunk at line ",
+    "invalid patch: ",
+    "Failed to find expected lines",
+    "error: Failed to find expected lines",
+)
+_STATED_CODE = re.compile(r"exit[_ ]code: (-?\d+)")
 # Codex cuts long outputs before the model sees them and says so in the text.
 _TRUNCATED = re.compile(r"…\d+ tokens truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]")
 _EXIT = re.compile(r"(?:Exit code: |Process exited with code )(-?\d+)")
@@ -162,7 +182,15 @@ def _header_output(s: str) -> Output:
 
 
 def failed_by_text(text: str | None) -> bool:
-    return bool(text) and text is not None and text.lstrip().startswith(FAILURE_PREFIXES)
+    return bool(text) and text is not None and text.lstrip().startswith(FAILURE_TEXTS)
+
+
+def stated_exit_code(text: str | None) -> int | None:
+    """The exit code one of Codex's failure messages states (FAILURE_TEXTS), else None."""
+    if not failed_by_text(text) or text is None:
+        return None
+    m = _STATED_CODE.search(text[:4000])
+    return int(m.group(1)) if m else None
 
 
 def is_error(exit_code: int | None, success: bool | None, text: str | None) -> bool | None:

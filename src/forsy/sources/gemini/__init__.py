@@ -27,17 +27,29 @@ prompt, the tools offered; none of them is filled.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import orjson
+
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
+from ...payloads import NoteInfo, ResultInfo
 from .. import ReadContext
 from .._lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from .._records import Record, iter_json_array
+from . import _jsonl
 from ._doc import read_object_array
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
+# tools/shell.ts: its output has an `Exit Code: N` line only when N is not 0
+SHELL_TOOLS = frozenset({"run_shell_command"})
+_SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+PROJECT_LOGS = "gemini-project:"  # evidence name of the logs.json above `chats/` (read back by the source)
+CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
+INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 
 
@@ -46,8 +58,31 @@ class GeminiSource:
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
     default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
 
+    # the project's logs.json, one folder above the `chats/` folder a chat is read from
+    schemes: ClassVar[tuple[str, ...]] = (PROJECT_LOGS,)
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        """`gemini-project:logs.json`: the logs.json beside a root that is a `chats/` folder
+        (where Gemini keeps it: `~/.gemini/tmp/<project>/logs.json` beside `chats/`)."""
+        if name != PROJECT_LOGS + "logs.json":
+            return None
+        for root in roots:
+            base = root.resolve()
+            cand = base.parent / "logs.json"
+            if base.name == "chats" and cand.is_file():
+                return cand.read_bytes()
+        return None
+
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if _jsonl.is_jsonl(h):
+            # a chat of lines: its header names the session and the project's hash, and has no
+            # `type` (Claude Code's lines name a sessionId too, always with a type)
+            try:
+                first = orjson.loads(h.split(b"\n", 1)[0])
+            except orjson.JSONDecodeError:
+                return False
+            return isinstance(first, dict) and isinstance(first.get("projectHash"), str) and "type" not in first
         if h.startswith(b"{"):
             return b'"sessionId"' in h[:4096] and b'"messages"' in h and (
                 b'"projectHash"' in h[:4096] or b'"startTime"' in h[:4096])
@@ -60,7 +95,8 @@ class GeminiSource:
             return [path] if sniff_file(path, self.sniff) else []
         if not path.is_dir():
             return []
-        chats = sniffed((p for p in path.rglob("*.json") if p.name != "logs.json"), self.sniff)
+        chats = sniffed(sorted(p for pat in ("*.json", "*.jsonl") for p in path.rglob(pat) if p.name != "logs.json"),
+                        self.sniff)
         logs = sniffed(path.rglob("logs.json"), self.sniff)
         # a logs.json whose every session has its chat here adds nothing of its own
         have = {_chat_id(p) for p in chats}
@@ -71,8 +107,24 @@ class GeminiSource:
         name = source_name(path, ctx.root)
         file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-            return _read_logs(data, name, file)
+            return _read_logs(path, data, name, file)
+        if _jsonl.is_jsonl(data):
+            return [_read_chat_lines(path, data, name, file, ctx)]
         return [_read_chat(path, data, name, file, ctx)]
+
+
+def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[str, str]]:
+    """(pointer, text) of a PartListUnion: a string, or a list of parts (`{text}` or strings).
+    `thoughts`: only the parts marked `thought: true` (True), only the others (False), all (None)."""
+    if isinstance(content, str):
+        return [(ptr, content)] if content.strip() and not thoughts else []
+    out = []
+    for i, part in enumerate(content if isinstance(content, list) else []):
+        text = part.get("text") if isinstance(part, dict) else part
+        thought = isinstance(part, dict) and part.get("thought") is True
+        if isinstance(text, str) and text.strip() and (thoughts is None or thoughts == thought):
+            out.append((f"{ptr}/{i}/text" if isinstance(part, dict) else f"{ptr}/{i}", text))
+    return out
 
 
 def _new_session(sid: str, file: SourceFile) -> Session:
@@ -107,13 +159,40 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     return s
 
 
+def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext) -> Session:
+    s = _new_session(path.stem, file)
+    lines = _jsonl.collect(data, name, s)
+    sid = lines.header.get("sessionId")
+    s.session_id = sid if isinstance(sid, str) and sid else path.stem
+    s.quality.records = lines.records
+    s.quality.unparsable_records = lines.unparsable
+    builder = _Chat(s)
+    if lines.header.get("kind") == "subagent":
+        s.meta.extra["subagent"] = True
+        builder.subagent = True
+    for key in ("summary", "directories"):
+        if lines.header.get(key) is not None:
+            s.meta.extra[key] = lines.header[key]
+    for rec, abandoned in lines.messages:
+        builder.abandoned = abandoned
+        before = len(s.events)
+        builder.message(rec)
+        s.quality.abandoned_events += (len(s.events) - before) if abandoned else 0
+    _merge_logs(path, s, ctx)
+    return s
+
+
 class _Chat:
     def __init__(self, s: Session) -> None:
         self.s = s
+        self.abandoned = False  # the message being read was rewound away ($rewindTo)
+        self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
-        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)],
-                   ts_ref=Ref(rec.ev.id, ts_ptr) if ts and ts_ptr else None, **fields)
+        # a message inside another record (a `$set` checkpoint) is cited at its place there
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, rec.prefix + ptr)],
+                   ts_ref=Ref(rec.ev.id, rec.prefix + ts_ptr) if ts and ts_ptr else None, **fields)
+        ev.abandoned = self.abandoned
         self.s.events.append(ev)
         return ev
 
@@ -125,30 +204,51 @@ class _Chat:
             self._user(rec, ts)
         elif mtype == "gemini":
             self._gemini(rec, ts)
+        elif mtype == "info" and d.get("content") == CANCELLED:
+            # the CLI writes this notice when the person cancels the request (Esc, Ctrl-C)
+            self._ev("interrupt", rec, "/content", ts, "/timestamp", actor="user", text=CANCELLED,
+                     info=NoteInfo(subtype="request_cancelled", reason=CANCELLED))
+            s.mark(rec.ev.id, "set_aside", "the user cancelled the request (an interrupt: the next request's "
+                   "causal note, or the trace's termination)", "info")
         elif mtype in NOTE_TYPES:
-            text = _str(s, rec, d, "content")
-            self._ev("note", rec, "/content", ts, "/timestamp", actor="system", text=text)
+            for ptr, text in _texts(d.get("content"), "/content"):
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype=f"cli_{mtype}"))
+            s.mark(rec.ev.id, "set_aside", f"a notice the CLI showed ({mtype}), a note", mtype)
         else:
             s.quality.unknown_records += 1
             s.warn("unknown-record", f"message type {mtype!r} is not one forsy knows; skipped", rec.ev.source,
                    rec.ev.line)
 
     def _user(self, rec: Record, ts: str | None) -> None:
-        content = rec.data.get("content")
-        if isinstance(content, str):
-            if content.strip():
-                self._ev("user", rec, "/content", ts, "/timestamp", actor="user", text=content)
+        d, s = rec.data, self.s
+        content = d.get("content")
+        if isinstance(content, list) and any(isinstance(p, dict) and "functionResponse" in p for p in content):
+            # Gemini records the tool responses it sends back as a message of type user: the
+            # results are read from the calls' own records (toolCalls[*].result)
+            s.mark(rec.ev.id, "duplicate", "tool responses sent to the model (the calls' results hold them)",
+                   "user:functionResponse")
             return
-        if isinstance(content, list):
-            for i, part in enumerate(content):
-                text = part.get("text") if isinstance(part, dict) else None
-                if isinstance(text, str) and text.strip():
-                    self._ev("user", rec, pointer("content", i, "text"), ts, "/timestamp", actor="user", text=text)
-                else:
-                    self.s.warn("user-part", f"content[{i}] of a user message holds no text (an image or file?); "
-                                "not copied", rec.ev.source, rec.ev.line)
+        shown = d.get("displayContent")
+        typed = _texts(shown, "/displayContent") if shown is not None else _texts(content, "/content")
+        if not typed:
+            if not isinstance(content, str | list):
+                s.warn("field-type", "a user message has no text content; skipped", rec.ev.source, rec.ev.line)
+            else:
+                s.mark(rec.ev.id, "set_aside", "a user message with no text (an image or file)", "user")
             return
-        self.s.warn("field-type", "a user message has no text content; skipped", rec.ev.source, rec.ev.line)
+        for ptr, text in typed:
+            tag = text.lstrip()
+            kind = next((k for k in INJECTED if tag.startswith(f"<{k}>")), None)
+            if kind is not None:  # context the CLI or a hook put in the user's place
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
+                s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
+            elif self.subagent:  # the task the parent agent gave: not a person's words
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="agent", text=text,
+                         info=NoteInfo(subtype="subagent_input"))
+                s.mark(rec.ev.id, "set_aside", "the task the parent agent gave this subagent", "user")
+            else:
+                self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text=text)
 
     def _gemini(self, rec: Record, ts: str | None) -> None:
         d, s = rec.data, self.s
@@ -172,8 +272,10 @@ class _Chat:
                     self._ev("reasoning", rec, pointer("thoughts", i, key), t_ts or ts,
                              pointer("thoughts", i, "timestamp") if t_ts else "/timestamp", text=text)
         content = d.get("content")
-        if isinstance(content, str) and content.strip():
-            self._ev("agent_text", rec, "/content", ts, "/timestamp", text=content)
+        for ptr, text in _texts(content, "/content", thoughts=True):  # thought parts of a synthetic message
+            self._ev("reasoning", rec, ptr, ts, "/timestamp", text=text)
+        for ptr, text in _texts(content, "/content", thoughts=False):
+            self._ev("agent_text", rec, ptr, ts, "/timestamp", text=text)
         calls = d.get("toolCalls")
         group = d.get("id") if isinstance(d.get("id"), str) else f"L{rec.ev.line}"
         for i, tc in enumerate(calls if isinstance(calls, list) else []):
@@ -208,24 +310,49 @@ class _Chat:
             s.warn("no-result", f"tool call {call_id} ({name}) has no result output (status {status!r})",
                    rec.ev.source, rec.ev.line)
             return
-        self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text="\n".join(texts),
-                                   call_id=call_id, tool=name, is_error=status != "success",
-                                   ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None))
+        text = "\n".join(texts)
+        failed, info = status != "success", ResultInfo()
+        code = _SHELL_EXIT.search(text) if name in SHELL_TOOLS else None
+        if code is not None:
+            info.exit_code = int(code.group(1))
+            if not failed:  # the command failed though the tool ran: its output says so
+                failed, info.failure_rule = True, "R-call/gemini-exit-code"
+        self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
+                                   is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
+                                   info=info))
 
 
-def _read_logs(data: bytes, name: str, file: SourceFile) -> list[Session]:
-    """logs.json alone: one session of typed prompts per sessionId, in file order."""
+def _chats_beside(logs: Path) -> set[str | None]:
+    """Session ids of the chats Gemini keeps beside a logs.json (in `chats/`, or in its folder)."""
+    found = [*logs.parent.glob("session-*.json*"), *(logs.parent / "chats").glob("**/*.json*")]
+    return {_chat_id(p) for p in found if p.is_file()} - {None}
+
+
+def _read_logs(path: Path, data: bytes, name: str, file: SourceFile) -> list[Session]:
+    """logs.json alone: one session of typed prompts per sessionId, in file order. A session
+    whose chat is beside it is read with that chat (its prompts merged there), not here."""
     sessions: dict[str, Session] = {}
     warnings: list[Any] = []
     counters: dict[str, int] = {}
-    for rec in iter_json_array(data, name, warnings, counters):
+    with_chat = _chats_beside(path)
+    recs = list(iter_json_array(data, name, warnings, counters))
+    if all(r.data.get("sessionId") in with_chat for r in recs):
+        with_chat = set()  # named alone, every session with its chat: its prompts are still what it holds
+    skipped: set[str] = set()
+    for rec in recs:
         sid = rec.data.get("sessionId")
         sid = sid if isinstance(sid, str) and sid else "unknown"
+        if sid in with_chat:
+            skipped.add(sid)
+            continue
         s = sessions.get(sid) or sessions.setdefault(sid, _new_session(sid, file))
         s.quality.records += 1
         s.add_evidence(rec.ev)
         _log_prompt(s, rec)
     out = list(sessions.values()) or [_new_session(Path(name).stem, file)]
+    if skipped:
+        out[0].warn("logs-json-with-chat", f"{len(skipped)} session(s) of this logs.json have their chat beside it "
+                    "and are read with it (retrace the chat or the project folder)", name, None)
     out[0].warnings.extend(warnings)
     out[0].quality.unparsable_records += counters.get("unparsable", 0)
     return out
@@ -253,9 +380,11 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
         name = source_name(cand, ctx.root)
         under = ctx.root is not None and cand.resolve().is_relative_to(ctx.root.resolve())
         if not under and cand.parent != path.parent:
-            s.warn("logs-json-outside-root", f"{cand} is outside the input root; its prompts were not read "
-                   "(give the project folder to read them)", None, None)
-            return
+            if path.parent.name != "chats":
+                s.warn("logs-json-outside-root", f"{cand} is outside the input root; its prompts were not read "
+                       "(give the project folder to read them)", None, None)
+                return
+            name = PROJECT_LOGS + "logs.json"  # Gemini's own place for it: beside chats/ (read_back)
         try:
             data = read_bytes(cand, ctx.limits)
         except InputError as e:

@@ -1,0 +1,117 @@
+"""Gemini CLI's chat files since 2026: `chats/session-<time>-<id>.jsonl`, appended to.
+
+What `ChatRecordingService` writes (packages/core/src/services/chatRecordingService.ts), one
+JSON value a line:
+
+* first, the header `{sessionId, projectHash, startTime, lastUpdated, kind?, directories?}`
+  (`kind: "subagent"` for a subagent's chat, kept under `chats/<parent session id>/`);
+* a message record (it has an `id`) each time a message is recorded *or changed*: the same
+  message is written again when its tool calls complete (`recordToolCalls`) or its token
+  counts arrive; Gemini keeps the last write of each id, at the place of its first;
+* `{"$set": {...}}`: a metadata update (`lastUpdated` after every message, `summary`,
+  `directories`, `memoryScratchpad`, `sessionId`); one holding `messages` is a checkpoint
+  that replaces the history (tool outputs masked, a compression summary);
+* `{"$rewindTo": id}`: the messages from that one on are taken back (`/rewind`).
+
+Read the same way here: each line is one record. The last write of each message is read at
+the place of its first; earlier writes are duplicates in the ledger. A checkpoint's messages
+that were never written on their own (a summary Gemini made up) are read from inside it
+(cited at `/$set/messages/<i>`); the ones already read keep their first, unmasked form.
+Messages a rewind took back are read and flagged abandoned (the work happened).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...evidence import Session, Warning_
+from .._records import Record, iter_jsonl
+
+HEADER_WHY = "the chat's header (session id, project hash, start time)"
+SET_WHY = "a metadata update ($set: last updated, summary, directories)"
+CHECKPOINT_WHY = "a checkpoint: the history as Gemini rewrote it (masked outputs, summaries); its new messages are read"
+REWIND_WHY = "a rewind: the messages from the one it names on were taken back (read, flagged abandoned)"
+REWRITE_WHY = "an earlier write of a message Gemini wrote again (as its calls completed or its tokens arrived)"
+# what the header and `$set` lines may hold (chatRecordingTypes.ts ConversationRecord)
+HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime", "lastUpdated", "summary", "memoryScratchpad",
+                         "directories", "kind", "messages"})
+
+
+@dataclass
+class Lines:
+    header: dict[str, Any] = field(default_factory=dict)
+    messages: list[tuple[Record, bool]] = field(default_factory=list)  # (last write, abandoned), in order
+    records: int = 0
+    unparsable: int = 0
+
+
+def is_jsonl(data: bytes) -> bool:
+    """A chat of one JSON object per line: its first line is a whole object (the header)."""
+    first = data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].strip()
+    return first.startswith(b"{") and first.endswith(b"}") and b'"sessionId"' in first
+
+
+def collect(data: bytes, name: str, s: Session) -> Lines:
+    out = Lines()
+    warnings: list[Warning_] = []
+    counters: dict[str, int] = {}
+    latest: dict[str, Record] = {}
+    order: list[str] = []
+    abandoned: set[str] = set()
+    extra_keys: dict[str, int] = {}
+    for rec in iter_jsonl(data, name, warnings, counters):
+        s.add_evidence(rec.ev)
+        d = rec.data
+        if isinstance(d.get("$rewindTo"), str):
+            live = [i for i in order if i not in abandoned]
+            rid = d["$rewindTo"]
+            abandoned.update(live[live.index(rid):] if rid in live else live)  # not found: Gemini clears all
+            s.mark(rec.ev.id, "metadata", REWIND_WHY, "$rewindTo")
+        elif isinstance(d.get("$set"), dict):
+            upd = d["$set"]
+            msgs = upd.get("messages")
+            for i, m in enumerate(msgs if isinstance(msgs, list) else []):
+                if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"] not in latest:
+                    latest[m["id"]] = Record(rec.ev, m, f"/$set/messages/{i}")
+                    order.append(m["id"])
+                    s.quality.extra["checkpoint_messages"] = s.quality.extra.get("checkpoint_messages", 0) + 1
+            out.header.update({k: v for k, v in upd.items() if k != "messages"})
+            _count_keys(upd, extra_keys)
+            s.mark(rec.ev.id, "metadata", CHECKPOINT_WHY if isinstance(msgs, list) else SET_WHY, "$set")
+        elif isinstance(d.get("id"), str):
+            mid = d["id"]
+            old = latest.get(mid)
+            if old is None:
+                order.append(mid)
+            elif not old.prefix:
+                s.mark(old.ev.id, "duplicate", REWRITE_WHY, "message")
+            latest[mid] = rec
+        elif isinstance(d.get("sessionId"), str):
+            out.header.update({k: v for k, v in d.items() if k != "messages"})
+            _count_keys(d, extra_keys)
+            msgs = d.get("messages")  # a whole legacy record written on one line
+            for i, m in enumerate(msgs if isinstance(msgs, list) else []):
+                if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"] not in latest:
+                    latest[m["id"]] = Record(rec.ev, m, f"/messages/{i}")
+                    order.append(m["id"])
+            s.mark(rec.ev.id, "metadata", HEADER_WHY, "header")
+        else:
+            s.quality.unknown_records += 1
+            s.warn("unknown-record", "a line that is no message, header, $set or $rewindTo; skipped",
+                   rec.ev.source, rec.ev.line)
+    s.warnings.extend(warnings)
+    if extra_keys:  # drift: fields the writer's table does not name, counted
+        s.quality.extra["unknown_header_fields"] = sum(extra_keys.values())
+        s.warn("unknown-fields", "header or $set fields forsy does not know: " + ", ".join(sorted(extra_keys)),
+               name, None)
+    out.records = counters.get("records", 0)
+    out.unparsable = counters.get("unparsable", 0)
+    out.messages = [(latest[i], i in abandoned) for i in order]
+    return out
+
+
+def _count_keys(d: dict[str, Any], into: dict[str, int]) -> None:
+    for k in d:
+        if k not in HEADER_KEYS and not k.startswith("$"):
+            into[k] = into.get(k, 0) + 1
