@@ -201,8 +201,11 @@ def test_browser_approve_then_export(server: tuple[str, str, str], page: object,
         st.close()
     page.goto(first.split("?")[0] + f"t/{tid}")
     page.select_option("#level", "human_reviewed")
-    page.click("#approve")
+    page.click("#approve")  # shows what will be published, and asks
+    expect(page.locator("ul.edits li")).to_contain_text("Reads the function before changing it.")
+    page.click("#confirm")
     expect(page.locator("#status")).to_have_text("approved")
+    expect(page.locator("h1")).to_contain_text("Reviewed")
     new = page.locator("#reviewed-link").inner_text()
     st = open_store(url)
     try:

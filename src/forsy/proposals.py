@@ -98,7 +98,7 @@ class Grouping:
 @dataclass(frozen=True)
 class Proposal:
     path: str
-    value: Value
+    value: Value | None  # None: a reviewer declined a model's value (the field is null again)
     origin: ProposalOrigin
     actor: Actor
     citations: tuple[Citation, ...] = ()
@@ -173,7 +173,7 @@ def provenance(p: Proposal) -> FieldProvenance:
                                            "reviewer": who if p.origin == "human" else None})
 
 
-def _plain(v: Value) -> object:
+def _plain(v: Value | None) -> object:
     return list(v) if isinstance(v, tuple) else v
 
 
@@ -204,7 +204,7 @@ def apply_to_drafts(drafts: Sequence[Draft], proposals: Iterable[Proposal]) -> l
 class TraceOverlay:
     """Trace-level values from proposals, by provenance key (the last proposal for a key wins)."""
 
-    values: dict[str, tuple[Value, FieldProvenance]] = field(default_factory=dict)
+    values: dict[str, tuple[Value | None, FieldProvenance]] = field(default_factory=dict)
     model_values: int = 0  # proposals a model made as such (what the card counts)
     models: list[str] = field(default_factory=list)  # the models that made them, in order of first use
 

@@ -17,7 +17,7 @@ import orjson
 
 from ..errors import InputError
 from ..models import Trace
-from ..proposals import Proposal
+from ..proposals import Proposal, StepPath, Value, parse_path
 from ..store import DraftState, NewProposal, NewTrace, ReviewAction, ReviewChange, Store, StoredFile
 from .overlay import (
     Json,
@@ -66,6 +66,44 @@ def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at
     value = parse_value(path, text)
     if isinstance(value, str):
         value = mask_typed(value, d.trace)  # a pasted token is never stored, nor published
+    return _record_edit(store, d, version, path, value, reviewer=reviewer, at=at)
+
+
+def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
+            expected_version: int | None = None) -> Done:
+    """Keep a value as it is, as the reviewer's decision (a model's proposal accepted, a rule's
+    judgement confirmed): an edit to the same value, whose provenance names the reviewer and
+    what the value was (origin, rule)."""
+    d, version = _open_draft(store, trace_id, expected_version)
+    value = current_value(d.trace, path)
+    if value is None:
+        raise InputError(f"{path} is null: nothing to confirm; give it a value")
+    as_text = str(value).lower() if isinstance(value, bool) else str(value)
+    return _record_edit(store, d, version, path, parse_value(path, as_text), reviewer=reviewer, at=at)
+
+
+def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
+            expected_version: int | None = None) -> Done:
+    """Decline a value a model proposed: the field is null again, as before the model pass.
+    Only model values are declined this way (other fields are corrected by an edit)."""
+    d, version = _open_draft(store, trace_id, expected_version)
+    if not model_proposed(d, path):
+        raise InputError(f"{path} was not proposed by a model; correct it with an edit")
+    return _record_edit(store, d, version, path, None, reviewer=reviewer, at=at)
+
+
+def model_proposed(d: LoadedTrace, path: str) -> bool:
+    where = parse_path(path)
+    if isinstance(where, StepPath):
+        fp = (d.step_provenance(where.step).get("fields") or {}).get(where.field) or {}
+    else:
+        fp = (d.provenance.get("trace_fields") or {}).get(where) or {}
+    return isinstance(fp, dict) and fp.get("origin") == "model"
+
+
+def _record_edit(store: Store, d: LoadedTrace, version: int, path: str, value: Value | None, *, reviewer: str,
+                 at: str) -> Done:
+    trace_id = d.trace_id
     old = current_value(d.trace, path)
     p = human_proposal(d.trace, path, value, reviewer, at)
     before = effective_sha256(d.files, d.proposals)

@@ -102,7 +102,7 @@ def current_value(trace: Json, path: str) -> Any:
     return node
 
 
-def human_proposal(trace: Json, path: str, value: Value, reviewer: str, at: str) -> Proposal:
+def human_proposal(trace: Json, path: str, value: Value | None, reviewer: str, at: str) -> Proposal:
     """A reviewer's edit of `path` as a proposal: origin human, the reviewer, the time, the old value."""
     old = current_value(trace, path)
     replaced = Replaced(old, None) if isinstance(old, str | int | float | bool) else None

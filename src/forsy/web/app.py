@@ -42,7 +42,9 @@ from starlette.routing import Route
 from ..errors import ForsyError, InputError
 from ..review import actions
 from ..review.overlay import REVIEW_LEVELS, field_path
-from ..review.source import EvidenceReader, from_store
+from ..review.conversation import Block, Subagent, conversation
+from ..review.needs import needs
+from ..review.source import EvidenceReader, LoadedTrace, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
 from ..store.reviewers import verify_reviewer_token
@@ -246,17 +248,43 @@ async def draft(request: Request, s: Settings) -> Response:
     page = _int(request.query_params.get("page"), "page", 1) or 1
     all_rows = rows(d)
     pages = max(1, -(-len(all_rows) // STEPS_PER_PAGE))
-    shown = all_rows[(page - 1) * STEPS_PER_PAGE: page * STEPS_PER_PAGE]
-    edits = [{"path": p.path, "actor": p.actor.name, "time": p.time} for p in d.proposals]
+    first, last = (page - 1) * STEPS_PER_PAGE, page * STEPS_PER_PAGE
+    blocks = [b for b in conversation(d) if first < _first_step(b) <= last]
     can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
     msg = request.query_params.get("done")
-    return _page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edits,
-                 extras=extras(d), step_rows=shown, pages=pages, page=page, step_views=[],
+    return _page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d),
+                 extras=extras(d), step_rows=all_rows[first:last], pages=pages, page=page, step_views=[],
+                 blocks=blocks, needs=needs(d) if d.state is not None and d.state.review_of is None else None,
                  step_url=lambda n: f"/t/{tid}/s/{n}", message=_DONE.get(msg or ""), message_kind="ok")
 
 
+def _first_step(b: Block) -> int:
+    return b.entries[0].step if isinstance(b, Subagent) else b.step
+
+
+def edit_rows(d: LoadedTrace) -> list[dict[str, Any]]:
+    """The reviewer's edits as old → new, oldest first."""
+    return [{"path": p.path, "old": p.replaces.value if p.replaces else None, "new": p.value,
+             "actor": p.actor.name, "time": p.time} for p in d.proposals if p.origin == "human"]
+
+
+async def approve_page(request: Request, s: Settings) -> Response:
+    """What an approval will publish, and the button that does it."""
+    tid = _tid(request)
+    level = request.query_params.get("level") or REVIEW_LEVELS[0]
+    if level not in REVIEW_LEVELS:
+        raise InputError(f"unknown level {level[:40]!r}")
+    with _store(s) as st:
+        d = from_store(st, tid)
+    if d.state is None or d.state.review_of is not None or d.state.status not in actions.OPEN:
+        raise InputError(f"trace {tid} is not a draft open for review")
+    return _page(s, "approve.html", title=f"approve {tid}", tid=tid, level=level, edits=edit_rows(d),
+                 version=d.state.version, open_count=needs(d).open_count)
+
+
 _DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
-         "needs_changes": "Marked as needing changes."}
+         "needs_changes": "Marked as needing changes.", "confirm": "Kept as it is, as your decision.",
+         "decline": "Declined: the field is null again."}
 
 
 async def step(request: Request, s: Settings) -> Response:
@@ -320,6 +348,9 @@ async def act(request: Request, s: Settings) -> Response:
                              back=back, typed=form.get("value", ""), field=form.get("field", ""))
         elif what == "approve":
             actions.approve(st, tid, form.get("level", ""), **kw)
+        elif what in ("confirm", "decline"):
+            path = form.get("path", "")
+            (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
         elif what == "reject":
             actions.reject(st, tid, form.get("reason", ""), **kw)
         elif what == "needs-changes":
@@ -336,7 +367,7 @@ def make_app(settings: Settings) -> Starlette:
 
     return Starlette(routes=[
         r("/", queue), r("/audit", audit), r("/static/{name}", static),
-        r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step),
+        r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
         r("/t/{tid}/{action}", act, ["POST"]),
     ])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import jinja2
 import markupsafe
@@ -40,6 +41,29 @@ def segments(r: EvidenceView, cap: int | None) -> list[tuple[str, str]]:
     return out
 
 
+@cache
+def _md() -> Any:
+    """CommonMark with no raw HTML (it is shown as text), no images (no request leaves the page),
+    links kept as links that send no referrer and open nothing in this window's context."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.disable("image")
+
+    def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        tokens[idx].attrSet("rel", "nofollow noopener noreferrer")
+        return str(renderer.renderToken(tokens, idx, options, env))
+
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+def markdown(text: object) -> markupsafe.Markup:
+    """An agent's answer (Markdown) as safe HTML: markdown-it escapes every character of the
+    source; only its own tags are emitted."""
+    return markupsafe.Markup(_md().render(str("" if text is None else text)))
+
+
 def _visible(v: object) -> object:
     """Every value written into a page: bidirectional controls shown as their code points (in
     markup already escaped, as escaped text)."""
@@ -60,7 +84,7 @@ def env() -> jinja2.Environment:
         finalize=_visible,
     )
     e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP)
-    e.filters.update(md_text=inline, fence=fence)
+    e.filters.update(md_text=inline, fence=fence, markdown=markdown, short=short)
     return e
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .._atomic import replace_file
 from ..errors import OutputError
+from ..review.conversation import conversation
 from ..review.source import EvidenceReader, LoadedTrace
 from ..review.view import extras, header, rows, step_view
 from .pages import css, env
@@ -30,7 +31,7 @@ def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
     return dict(
         static=True, title=h.trace_id, css=css(), reviewer=None, message=None, message_kind="", h=h,
         can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
-        step_url=lambda n: f"#step-{n}",
+        step_url=lambda n: f"#step-{n}", blocks=conversation(d), needs=None,
         step_views=[step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)])
 
 

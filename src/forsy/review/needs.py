@@ -1,0 +1,187 @@
+"""What a person has to decide about a draft, gathered at the top of its page ("needs you").
+
+Everything the retrace could not establish or only a person can decide: the trace-level
+judgements (goal achieved, termination, learning, summary), the validator's findings, the
+confidence factors with their points, values a model proposed (each with its quotes, accepted
+or declined on its own), outputs that were cut, and what went wrong reading the log. Each item
+says whether it is still open; `open_count` is what the queue shows.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .overlay import TRACE_EDITABLE
+from .source import LoadedTrace
+
+# the trace-level judgements, in the order a reviewer decides them, with their labels
+JUDGEMENTS: tuple[tuple[str, str], ...] = (
+    ("/summary/goal_achieved", "Was the user's goal achieved?"),
+    ("/termination_reason", "Why did the session end?"),
+    ("/summary/goal_notes", "Notes on the goal"),
+    ("/learning", "What is there to learn from it?"),
+    ("/dataset_summary/description", "Summary of the work"),
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    path: str
+    label: str
+    kind: str  # "bool" or "text"
+    value: str  # as text; "" when null
+    origin: str  # "not assessed", "derived by rule …", "proposed by model …", "decided by …"
+    decided: bool  # a person set it (or accepted the value it has)
+
+
+@dataclass(frozen=True)
+class ModelValue:
+    path: str
+    value: str
+    model: str
+    quotes: tuple[str, ...]
+    decision: str  # "" open, "accepted", "declined"
+
+
+@dataclass(frozen=True)
+class Factor:
+    name: str
+    points: float  # what it took from the confidence (0 for the base)
+    value: float
+    note: str
+
+
+@dataclass(frozen=True)
+class Needs:
+    judgements: list[Judgement]
+    findings: list[str]  # the validator's warnings and errors, as "RULE message"
+    factors: list[Factor]
+    model_values: list[ModelValue]
+    cut_outputs: list[int]  # steps whose output is an excerpt of what the log holds
+    reading_warnings: list[str]
+
+    @property
+    def open_count(self) -> int:
+        return (sum(not j.decided for j in self.judgements)
+                + sum(not m.decision for m in self.model_values))
+
+
+def _at(doc: Any, path: str) -> Any:
+    node = doc
+    for part in path.strip("/").split("/"):
+        if isinstance(node, list) and part.isdigit():
+            node = node[int(part) - 1] if 1 <= int(part) <= len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _text(v: Any) -> str:
+    if v is None:
+        return ""
+    return v if isinstance(v, str) else orjson.dumps(v).decode()
+
+
+def _field_prov(d: LoadedTrace, path: str) -> dict[str, Any]:
+    parts = path.strip("/").split("/")
+    if parts[0] == "steps" and len(parts) == 3 and parts[1].isdigit():
+        fp = (d.step_provenance(int(parts[1])).get("fields") or {}).get(parts[2])
+    else:
+        fp = (d.provenance.get("trace_fields") or {}).get(".".join(parts))
+    return fp if isinstance(fp, dict) else {}
+
+
+def _origin(fp: dict[str, Any], value: Any) -> str:
+    if fp.get("origin") == "human":
+        return f"decided by {(fp.get('reviewer') or {}).get('reviewer', 'a reviewer')}"
+    if fp.get("origin") == "model":
+        return f"proposed by model {(fp.get('model') or {}).get('model', '')}".strip()
+    if fp.get("origin") == "derived":
+        return f"derived by rule {fp.get('rule')}"
+    return "not assessed" if value is None else str(fp.get("origin") or "copied")
+
+
+def decisions(d: LoadedTrace) -> dict[str, str]:
+    """Each model-proposed path a reviewer accepted or declined, by the latest audit record."""
+    out: dict[str, str] = {}
+    for p in d.proposals:
+        if p.origin == "human":
+            out[p.path] = "declined" if p.value is None else "replaced"
+    return out
+
+
+def judgements(d: LoadedTrace, accepted: set[str]) -> list[Judgement]:
+    out = []
+    for path, label in JUDGEMENTS:
+        value = _at(d.trace, path)
+        fp = _field_prov(d, path)
+        human = fp.get("origin") == "human"
+        out.append(Judgement(path, label, "bool" if TRACE_EDITABLE[path] is bool else "text", _text(value),
+                             _origin(fp, value), human or path in accepted))
+    return out
+
+
+def model_values(d: LoadedTrace, accepted: set[str]) -> list[ModelValue]:
+    """Every value a model proposed that is in the draft, with the quotes it cited."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for key, fp in (d.provenance.get("trace_fields") or {}).items():
+        found.append(("/" + key.replace(".", "/"), fp))
+    for sp in d.provenance.get("steps") or []:
+        for name, fp in (sp.get("fields") or {}).items():
+            found.append((f"/steps/{sp.get('step')}/{name}", fp))
+    done = decisions(d)
+    out = []
+    for path, fp in found:
+        if not isinstance(fp, dict):
+            continue
+        replaced = ((fp.get("reviewer") or {}).get("replaced") or {}) if fp.get("origin") == "human" else {}
+        was_model = fp.get("origin") == "model" or replaced.get("origin") == "model"
+        if not was_model:
+            continue
+        who = (fp.get("model") or {}) if fp.get("origin") == "model" else {}
+        quotes = tuple(str(c.get("quote")) for c in who.get("citations") or [] if isinstance(c, dict))
+        value = _at(d.trace, path) if fp.get("origin") == "model" else replaced.get("value")
+        decision = "accepted" if path in accepted else done.get(path, "")
+        out.append(ModelValue(path, _text(value), str(who.get("model") or ""), quotes, decision))
+    return out
+
+
+def findings(d: LoadedTrace) -> list[str]:
+    """What `forsy validate` says of the draft with its edits (errors and warnings)."""
+    from ..validate import validate_path
+
+    with tempfile.TemporaryDirectory(prefix="forsy-needs-") as tmp:
+        for name, data in d.files.items():
+            if name in ("trace.json", "provenance.json"):
+                continue
+            p = Path(tmp, name)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        Path(tmp, "trace.json").write_bytes(orjson.dumps(d.trace))
+        Path(tmp, "provenance.json").write_bytes(orjson.dumps(d.provenance))
+        report = validate_path(Path(tmp))
+    # the files' own sha256s in manifest.json describe the stored draft, not the edited one
+    return [f"{f.rule} {f}" for f in [*report.errors, *report.warnings] if not f.rule.startswith("N")]
+
+
+def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
+    """What a person has to decide about `d`; `accepted`: the model-proposed paths a reviewer
+    accepted as they are (from the audit log)."""
+    ok = accepted or set()
+    factors = [Factor(str(f.get("name")), float(f.get("penalty") or 0), float(f.get("value") or 0),
+                      str(f.get("note") or "")) for f in d.manifest.get("confidence_factors") or []
+               if isinstance(f, dict)]
+    cut = sorted({int(sp.get("step")) for sp in d.provenance.get("steps") or []
+                  if isinstance(sp.get("fields"), dict) and (sp["fields"].get("output") or {}).get("excerpt")})
+    reading = [f"{w.get('code')}: {w.get('message')}" + (f" ({w.get('file')}:{w.get('line')})" if w.get("file")
+                                                          else "")
+               for w in d.manifest.get("warnings") or [] if isinstance(w, dict)]
+    return Needs(judgements(d, ok), findings(d), factors, model_values(d, ok), cut, reading)
+
+
+__all__ = ["JUDGEMENTS", "Factor", "Judgement", "ModelValue", "Needs", "needs"]
