@@ -41,9 +41,9 @@ from starlette.routing import Route
 
 from ..errors import ForsyError, InputError
 from ..review import actions
-from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.conversation import Block, Subagent, conversation
 from ..review.needs import needs
+from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.source import EvidenceReader, LoadedTrace, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
