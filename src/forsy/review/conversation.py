@@ -42,6 +42,7 @@ class Entry:
     time: str
     text: str = ""  # words (the user's, the agent's answer: Markdown source) or a system event
     command: str = ""  # a shell call's command line
+    target: str = ""  # what another call acts on (a file, a pattern, a URL), shown beside its name
     input: str = ""  # a tool call's input, as readable text
     output: str = ""  # at most WHOLE_CAP characters
     output_length: int = 0
@@ -190,6 +191,11 @@ def answer_diff(text: str) -> list[DiffLine]:
     return out[:DIFF_LINES]
 
 
+# the argument that says what a call acts on, by the names agents' tools give it
+_TARGETS = ("file_path", "path", "notebook_path", "absolute_path", "pattern", "url", "query", "description",
+            "subagent_type", "prompt")
+
+
 def _rule(d: LoadedTrace, n: int, name: str) -> str:
     fp = (d.step_provenance(n).get("fields") or {}).get(name) or {}
     return str(fp.get("rule") or "")
@@ -201,8 +207,10 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
     time = str(s.get("started_at") or "")[11:19]
     inp, out = _str(s.get("input")), _str(s.get("output"))
     failed = s.get("success") is False or action == "error"
+    # a causal note worth a reader's eye: an interruption or a rewind (the others restate the links)
+    note = _str(s.get("causal_note")) if any(k in _rule(d, n, "causal_note") for k in ("interrupt", "rewind")) else ""
     common: dict[str, Any] = dict(step=n, actor=actor, time=time, failed=failed, retry_of=s.get("retry_of"),
-                                  reasoning=_str(s.get("reasoning")), note=_str(s.get("causal_note")),
+                                  reasoning=_str(s.get("reasoning")), note=note,
                                   output=out[:WHOLE_CAP], output_length=len(out))
     if action == "user_message":
         return Entry(kind="user", title="User" if actor in ("user", "human") else actor, text=inp, **common)
@@ -217,8 +225,10 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
         return Entry(kind="answer", title="Agent" if actor == "agent" else actor, text=out,
                      diff=tuple(answer_diff(out)), **{**common, "output": "", "output_length": 0})
     args = _args(inp)
+    target = _pick(args, *_TARGETS) if args is not None else None
     return Entry(kind="call", title=str(tool or s.get("operation") or "step"),
                  command=_command(args, inp) if kind_of(tool) is ToolKind.SHELL else "",
+                 target=" ".join((target or "").split())[:200],
                  input=_readable(args, inp), diff=tuple(edit_diff(tool, inp)), **common)
 
 

@@ -107,11 +107,13 @@ def _origin(fp: dict[str, Any], value: Any) -> str:
 
 
 def decisions(d: LoadedTrace) -> dict[str, str]:
-    """Each model-proposed path a reviewer accepted or declined, by the latest audit record."""
+    """What a reviewer last did to each path: accepted (kept the value), declined (null again)
+    or replaced (set another value)."""
     out: dict[str, str] = {}
     for p in d.proposals:
         if p.origin == "human":
-            out[p.path] = "declined" if p.value is None else "replaced"
+            kept = p.replaces is not None and p.replaces.value == p.value
+            out[p.path] = "declined" if p.value is None else "accepted" if kept else "replaced"
     return out
 
 
