@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__, times
-from ..evidence import Ref, Session, Warning_
+from ..evidence import Event, Ref, Session, Warning_
 from ..ids import trace_id as make_trace_id
 from ..models import (
     SCHEMA_VERSION,
@@ -43,6 +43,7 @@ from ..models import (
     StepProvenance,
     Trace,
 )
+from ..payloads import NoteInfo
 from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
 from ..rules.segment import Draft, copied, derived
 from . import artifacts, ledger
@@ -165,6 +166,17 @@ def _card(session: Session, drafts: list[Draft], task: str, n_turns: int) -> tup
     return title, " ".join(parts)
 
 
+# notes a source writes for the instructions a subagent's thread was started with (not a person's words)
+DELEGATED = frozenset({"subagent_input", "review_request"})
+
+
+def _delegated(session: Session) -> Event | None:
+    """T-task/delegated: a subagent's thread read alone has no user message; its task is the
+    instructions it was started with, which the source kept as a note of its own actor."""
+    return next((e for e in session.events if e.kind == "note" and isinstance(e.info, NoteInfo)
+                 and e.info.subtype in DELEGATED and e.text and e.text.strip() and not e.abandoned), None)
+
+
 def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redaction: dict[str, Any],
              proposals: Sequence[Proposal] = (), extra_factors: list[Factor] | None = None,
              llm: dict[str, Any] | None = None, matches: list[dict[str, Any]] | None = None) -> Assembled:
@@ -186,6 +198,9 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     if users:
         task = str(users[0].values["input"])
         tf["task"] = users[0].prov["input"]
+    elif (handed := _delegated(session)) is not None:
+        task = str(handed.text)
+        tf["task"] = copied(handed.refs, rule="T-task/delegated")
     else:
         first, last = _span(drafts)
         task = f"Work recorded in {session.source_kind} evidence" + (f" from {first} to {last}" if first else "")

@@ -93,6 +93,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-id", "The trace id: a hash of the source kind, the session id and the sha256 of every source."),
     Rule("T-times", "started_at / ended_at: the earliest and latest step times, compared as times."),
     Rule("T-times/header", "No step has a time: started_at is copied from the log's header (old Codex rollouts)."),
+    Rule("T-task/delegated", "A subagent's thread read alone (a Codex review, a subagent's own file): no user "
+         "message; the task is the instructions it was started with, copied from the note that holds them."),
     Rule("T-task/no-user-message", "No user message: the task says what evidence the work was recorded in."),
     Rule("T-tools/listed", "The tools the log lists as available."),
     Rule("T-tools/used-only", "The log does not list available tools: the tools the steps used."),

@@ -1,9 +1,10 @@
 """Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl[.zst]`) → `Session`s.
 
-Both formats Codex has written are read: the `{timestamp, type, payload}` envelope
-(session_meta, response_item, event_msg, turn_context, compacted, ...) and the earlier
-bare format (first line `{id, timestamp, instructions}`, bare items, `{"record_type":
-"state"}` lines). The reading rules live in the `_codex_*` modules:
+The three formats Codex has written are read: the `{timestamp, type, payload}` envelope
+(session_meta, response_item, event_msg, turn_context, compacted, ...), the earlier bare
+format (first line `{id, timestamp, instructions}`, bare items, `{"record_type": "state"}`
+lines), and the TypeScript CLI's `rollout-*.json` document `{session, items}` (`_legacy`).
+The reading rules live in these modules:
 
 * `_codex_read`: lines, evidence, damage (bad JSON, truncated last line, invalid UTF-8);
 * `_codex_index`: event_msg records that repeat a response item (never emitted twice);
@@ -37,6 +38,7 @@ from .._lines import open_regular, source_name
 from ._build import Thread, ThreadBuilder
 from ._fork import candidate_paths
 from ._ledger import mark_thread
+from ._legacy import is_legacy, load_json_rollout
 from ._read import LoadedFile, head_text, load_file
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -49,6 +51,8 @@ class CodexSource:
 
     # ------------------------------------------------------------------ sniff
     def sniff(self, path: Path, head: bytes) -> bool:
+        if is_legacy(head):
+            return True
         first = _first_line(head_text(path, head))
         if not first.startswith(b"{"):
             return False
@@ -75,7 +79,7 @@ class CodexSource:
             if root.is_dir():
                 path = root
                 break
-        found = {p for p in path.rglob("rollout-*.jsonl") if p.is_file()}
+        found = {p for pat in ("rollout-*.jsonl", "rollout-*.json") for p in path.rglob(pat) if p.is_file()}
         found |= {p for p in path.rglob("*.jsonl.zst") if p.is_file()}
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
@@ -121,7 +125,10 @@ class _Reader:
         self.paths: set[Path] = set()
 
     def thread(self, path: Path) -> Thread:
-        lf = load_file(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
+        if path.name.endswith(".json"):  # the TypeScript CLI's {session, items} document
+            lf = load_json_rollout(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
+        else:
+            lf = load_file(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
         self.paths.add(path.resolve())
         t = ThreadBuilder(lf, self.session, self._find_parent(path)).build()
         self.threads.append(t)

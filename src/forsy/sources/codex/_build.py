@@ -290,8 +290,14 @@ class ThreadBuilder:
         return info
 
     def _subagent_input(self, rec: Rec, parts: tuple[str | int, ...], text: str) -> None:
-        # In a subagent's thread the "user" is the agent that spawned it, not a person.
-        self._event("note", rec, *parts, actor=self.parent_actor, text=text, info=NoteInfo(subtype="subagent_input"))
+        # In a subagent's thread the "user" is the agent that spawned it, not a person; in a
+        # review thread (SubAgentSource::Review) it is the review request Codex built from the
+        # person's /review choice: Codex's words, the thread's task.
+        if self.subagent == "review":
+            self._event("note", rec, *parts, actor="system", text=text, info=NoteInfo(subtype="review_request"))
+        else:
+            self._event("note", rec, *parts, actor=self.parent_actor, text=text,
+                        info=NoteInfo(subtype="subagent_input"))
         self.seen_dialogue = True
 
     def _context(self, kind: str, rec: Rec, i: int, text: str, role: str) -> None:

@@ -53,6 +53,10 @@ def mark_thread(session: Session, t: Thread) -> None:
         elif key == "response_item:reasoning" and rec.payload.get("encrypted_content"):
             session.mark(rec.ev, "set_aside", _ENCRYPTED)
     for e in t.events:
+        if e.kind == "interrupt":  # cited by the next request's causal note, or the trace's termination
+            for ref in e.refs:
+                session.mark(ref.ev, "set_aside", "the user interrupted the turn (an interrupt, not a step)",
+                             "turn_aborted")
         if e.kind == "note":
             sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
             for ref in e.refs:

@@ -1,0 +1,106 @@
+"""Codex rollouts in the shapes its writers produce, read against their own fields.
+
+Fixtures are written from the writers' code: the TypeScript CLI's `rollout-*.json`
+(`{session, items}`, codex-cli/src/utils/storage/save-rollout.ts), the Rust recorder's
+envelope lines with the failure messages Codex returns to the model without a success
+flag (sandbox denials, exec and apply_patch errors), an interrupted turn
+(`event_msg` turn_aborted and its `<turn_aborted>` message), and a review thread
+(`session_meta.source = {"subagent": "review"}`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from _oracle import checked_traces, from_trace
+from forsy.cli import app
+from forsy.sources import detect
+from forsy.sources.codex import CodexSource
+
+FIX = Path(__file__).parent / "fixtures" / "codex"
+LEGACY = next(FIX.glob("rollout-*.json"))
+FAILURES = next(FIX.glob("rollout-2026-*.jsonl"))
+REVIEW = next((FIX / "review").glob("rollout-*.jsonl"))
+runner = CliRunner()
+
+
+def _retrace(path: Path, out: Path) -> dict[str, Any]:
+    r = runner.invoke(app, ["retrace", str(path), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    [trace] = checked_traces(out, path)
+    return trace
+
+
+def _manifest(out: Path) -> dict[str, Any]:
+    return json.loads((out / "manifest.json").read_text("utf-8"))
+
+
+def _success_rules(out: Path) -> list[tuple[bool | None, str | None]]:
+    trace = json.loads((out / "trace.json").read_text("utf-8"))
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    return [(s["success"], p["fields"].get("success", {}).get("rule"))
+            for s, p in zip(trace["steps"], prov["steps"], strict=True) if s.get("tool")]
+
+
+def test_legacy_json_rollout_is_read(tmp_path: Path) -> None:
+    """The TypeScript CLI's `{session, items}` document was refused (exit 3)."""
+    assert isinstance(detect(LEGACY), CodexSource)
+    trace = _retrace(LEGACY, tmp_path / "out")
+    doc = json.loads(LEGACY.read_text("utf-8"))
+    outputs = {i["call_id"]: json.loads(i["output"]) for i in doc["items"] if i["type"] == "function_call_output"}
+    want: list[tuple[Any, ...]] = []
+    for i in doc["items"]:
+        if i["type"] == "message" and i["role"] == "user":
+            want += [("user", c["text"]) for c in i["content"]]
+        elif i["type"] == "function_call":
+            want.append(("call", i["name"], json.loads(i["arguments"]), outputs[i["call_id"]]["output"]))
+    assert from_trace(trace) == want
+    assert [s["success"] for s in trace["steps"] if s.get("tool")] == [
+        outputs[i["call_id"]]["metadata"]["exit_code"] == 0 for i in doc["items"] if i["type"] == "function_call"]
+    assert trace["started_at"] == doc["session"]["timestamp"]
+    [f] = _manifest(tmp_path / "out")["ledger"]
+    assert f["totals"]["unknown"] == 0 and f["records_read"] == len(doc["items"]) + 1
+
+
+# Codex's own failure messages that carry no success flag, as its code writes them
+FAILURE_STARTS = ("error: invalid hunk", "Failed to find expected lines", "failed in sandbox ",
+                  "exec_command failed for ")
+
+
+def test_codex_failure_messages_fail_the_call_by_a_named_rule(tmp_path: Path) -> None:
+    """apply_patch parse and match errors, a sandbox denial and a denied unified exec were
+    left success null while similar calls of the same file were false."""
+    _retrace(FAILURES, tmp_path / "out")
+    outputs = []
+    for line in FAILURES.read_text("utf-8").splitlines():
+        p = json.loads(line)["payload"]
+        if p.get("type") in ("function_call_output", "custom_tool_call_output"):
+            outputs.append(p["output"])
+    want = [(False, "R-call/codex-failure-text") if o.startswith(FAILURE_STARTS) else (True, "R-call/error-flag")
+            for o in outputs]
+    assert _success_rules(tmp_path / "out") == want and want.count((True, "R-call/error-flag")) == 1
+
+
+def test_an_interrupted_turn_is_accounted_for(tmp_path: Path) -> None:
+    """`event_msg` turn_aborted was counted unknown in the ledger."""
+    trace = _retrace(FAILURES, tmp_path / "out")
+    [f] = _manifest(tmp_path / "out")["ledger"]
+    assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"]
+    aborted = [e for e in f["entries"] if e["record_type"].startswith("event_msg:turn_aborted")]
+    assert [e["heading"] for e in aborted] == ["set_aside"]
+    assert trace["termination_reason"] == "user_abandoned"
+
+
+def test_a_review_thread_keeps_its_task_and_gives_it_to_no_person(tmp_path: Path) -> None:
+    """The review request was set aside and the task read 'Work recorded in codex evidence…'."""
+    trace = _retrace(REVIEW, tmp_path / "out")
+    request = next(json.loads(x)["payload"]["content"][0]["text"] for x in REVIEW.read_text("utf-8").splitlines()
+                   if json.loads(x)["payload"].get("role") == "user")
+    assert trace["task"] == request
+    assert all(s["actor"] != "user" for s in trace["steps"])
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert prov["trace_fields"]["task"]["rule"] == "T-task/delegated"
