@@ -102,13 +102,6 @@ def test_the_readme_team_command_starts_without_a_local_identity_and_answers(sto
             assert page.status_code == 200 and "Bob" in page.text and f"/t/{tid}" in page.text
 
 
-def test_a_local_server_still_needs_an_identity(store: tuple[str, str], tmp_path: Path) -> None:
-    url, _ = store
-    r = subprocess.run([sys.executable, "-m", "forsy.cli", "review", "serve", "--store", url, "--port", "0"],
-                       capture_output=True, text=True, env=no_identity_env(tmp_path), timeout=60)
-    assert r.returncode == 2 and "who is reviewing" in r.stderr
-
-
 def test_the_cookie_is_a_session_of_this_server_never_the_token(store: tuple[str, str]) -> None:
     url, _ = store
     env = {**os.environ, "FORSY_REVIEWER": ADA}
@@ -208,3 +201,29 @@ def test_a_damaged_store_is_a_page_that_says_so_not_a_traceback(client: tuple[Te
             assert "Traceback" not in r.text
             seen.add(r.status_code)
     assert 503 in seen  # some damage was met, and said
+
+
+def test_with_no_identity_the_page_asks_once_and_keeps_the_answer(store: tuple[str, str], tmp_path: Path) -> None:
+    url, tid = store
+    env = no_identity_env(tmp_path)
+    cfg = tmp_path / "forsy.toml"
+    cfg.write_text('# my settings\n[llm]\nmodel = "x"\n', "utf-8")  # a user's file, with a table
+    env["FORSY_CONFIG"] = str(cfg)
+    with served(["--store", url, "--port", "0"], env) as first:
+        base = first.split("/?")[0]
+        with httpx.Client(follow_redirects=False, timeout=10) as c:
+            assert c.get(first).status_code == 303
+            r = c.get(base + f"/t/{tid}")
+            assert r.status_code == 303 and r.headers["location"] == "/who"
+            page = c.get(base + "/who").text
+            csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
+            r = c.post(base + "/who", data={"csrf": csrf, "name": "  Grace   Hopper <grace@example.org> "})
+            assert r.status_code == 303
+            assert "reviewing as Grace Hopper &lt;grace@example.org&gt;" in c.get(base + f"/t/{tid}").text
+    import tomllib
+
+    kept = cfg.read_text("utf-8")
+    assert kept.endswith('# my settings\n[llm]\nmodel = "x"\n')  # the user's lines, byte for byte
+    assert tomllib.loads(kept)["reviewer"] == "Grace Hopper <grace@example.org>"
+    r = runner.invoke(app, ["review", "list", "--store", url], env={"FORSY_CONFIG": str(cfg)})
+    assert r.exit_code == 0

@@ -382,9 +382,7 @@ def review_serve(
     try:
         me: str | None = who(reviewer)
     except InputError:
-        if not reviewer_tokens:
-            raise
-        me = None  # a team server: each reviewer logs in with a token of their own
+        me = None  # team mode: each reviewer logs in with a token of their own; else the page asks, once
     url = _url(store)
     _open(url).close()  # a store that cannot be opened is an error now, not at the first page
     serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token, reviewer_tokens=reviewer_tokens,

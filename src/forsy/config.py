@@ -168,3 +168,29 @@ def _from_env(cfg: Config, env: Mapping[str, str]) -> Config:
     if env.get("FORSY_LLM_API_BASE"):
         cfg = replace(cfg, llm_api_base=env["FORSY_LLM_API_BASE"])
     return cfg
+
+
+def remember_reviewer(name: str, path: Path | None = None) -> Path:
+    """Keep `name` as the config file's `reviewer` (asked once by `forsy review serve`): one line
+    added at the top of the file (where a key is never inside a table), every other byte kept;
+    a new file when there is none. A file that already names a reviewer is left as it is."""
+    import json
+
+    from ._atomic import replace_file
+
+    path = path or config_path()
+    old = path.read_bytes() if path.is_file() else b""
+    if old:
+        try:
+            if "reviewer" in tomllib.loads(old.decode("utf-8")):
+                raise InputError("the config file names a reviewer already; edit it there", path=path)
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise InputError(f"cannot read the config file: {e}", path=path) from None
+    line = f"reviewer = {json.dumps(name)}  # who reviews (forsy review serve asked)\n".encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, line + old)
+    except OSError as e:
+        raise InputError(f"cannot write the config file: {e.strerror or e}", path=path) from None
+    return path
+

@@ -35,15 +35,16 @@ def reviewer(flag: str | None = None, env: Mapping[str, str] | None = None, conf
             configured = None  # a broken config file is reported by the commands that need it
     for given in (flag, env.get("FORSY_REVIEWER"), configured):
         if given and given.strip():
-            return _clean(given)
+            return clean(given)
     name, email = _git("user.name"), _git("user.email")
     if name or email:
-        return _clean(f"{name} <{email}>" if name and email else name or email)
+        return clean(f"{name} <{email}>" if name and email else name or email)
     raise InputError("who is reviewing? give --reviewer 'Name <email>', set FORSY_REVIEWER, "
                      "or set git config user.name and user.email")
 
 
-def _clean(who: str) -> str:
+def clean(who: str) -> str:
+    """A reviewer's name as recorded: white space folded; one printable line, 200 characters at most."""
     who = " ".join(who.split())
     if len(who) > 200 or not who.isprintable():
         raise InputError("a reviewer's name is one printable line of at most 200 characters")

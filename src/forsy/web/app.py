@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -145,6 +145,8 @@ def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Respo
             return _secure(Response("forbidden: open the URL with its token that `forsy review serve` printed"
                                     + (", or with your own reviewer token" if s.reviewer_tokens else ""),
                                     status_code=403, media_type="text/plain"))
+        if not rs.reviewer and handler not in (who_page, static):  # nobody named yet: ask, once
+            return _secure(RedirectResponse("/who", status_code=303))
         try:
             return await handler(request, rs)
         except ReviewConflict as e:  # (no Referer is ever sent: the page the action came from is the draft's)
@@ -284,7 +286,8 @@ async def approve_page(request: Request, s: Settings) -> Response:
 
 _DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
          "needs_changes": "Marked as needing changes.", "confirm": "Kept as it is, as your decision.",
-         "decline": "Declined: the field is null again."}
+         "decline": "Declined: the field is null again.",
+         "who": "Thank you: your name is kept in the config file and recorded with every action."}
 
 
 async def step(request: Request, s: Settings) -> Response:
@@ -361,6 +364,24 @@ async def act(request: Request, s: Settings) -> Response:
     return _secure(RedirectResponse(f"{back}?done={what}", status_code=303))
 
 
+async def who_page(request: Request, s: Settings) -> Response:
+    """Who is reviewing, asked once when nothing names a reviewer; kept in the config file."""
+    if request.method == "POST":
+        form = await _form(request, s)
+        if isinstance(form, Response):
+            return form
+        from ..config import remember_reviewer
+        from ..review.identity import clean
+
+        name = clean(form.get("name", ""))  # the same checks as --reviewer
+        if not name:
+            raise InputError("a reviewer's name is needed ('Name <email>')")
+        kept = remember_reviewer(name)
+        s.reviewer = name
+        return _secure(RedirectResponse(f"/?done=who&kept={quote(str(kept))}", status_code=303))
+    return _page(s, "who.html", title="Who is reviewing?")
+
+
 def make_app(settings: Settings) -> Starlette:
     def r(path: str, h: Handler, methods: list[str] | None = None) -> Route:
         return Route(path, _guard(settings, h), methods=methods or ["GET"])
@@ -368,7 +389,7 @@ def make_app(settings: Settings) -> Starlette:
     return Starlette(routes=[
         r("/", queue), r("/audit", audit), r("/static/{name}", static),
         r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
-        r("/t/{tid}/{action}", act, ["POST"]),
+        r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"]),
     ])
 
 

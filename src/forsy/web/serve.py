@@ -37,8 +37,7 @@ def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port
     `reviewer_tokens` (each reviewer logs in with their own token, stored hashed). `reviewer`
     None (team mode only): nobody acts with the server's own token, each logs in with theirs.
     `allow_hosts`: further names clients reach this server by (a reverse proxy's)."""
-    if reviewer is None and not reviewer_tokens:
-        raise InputError("who is reviewing? give --reviewer 'Name <email>' (or --reviewer-tokens for a team)")
+
     if not _is_loopback(host):
         if not allow_remote or not (token or reviewer_tokens):
             raise InputError(f"refusing to serve on {host}, which is not this machine's loopback: give "
@@ -66,14 +65,15 @@ def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port
 
     app = make_app(Settings(store_url=store_url, reviewer=reviewer or "", token=token, hosts=hosts,
                             reviewer_tokens=reviewer_tokens, cookie=f"{COOKIE}_{real_port}",
-                            any_address=host in WILDCARD, own_token=reviewer is not None))
+                            any_address=host in WILDCARD, own_token=reviewer is not None or not reviewer_tokens))
     where = socket.gethostname() if host in WILDCARD else shown
-    if reviewer is None:
+    if reviewer is None and reviewer_tokens:
         sys.stdout.write(f"http://{where}:{real_port}/?token=YOUR_REVIEWER_TOKEN\n")
     else:
         sys.stdout.write(f"http://{where}:{real_port}/?token={token}\n")
     sys.stdout.flush()
-    who = f"reviewing as {reviewer}" if reviewer else "each reviewer logs in with their own token"
+    who = f"reviewing as {reviewer}" if reviewer else "each reviewer logs in with their own token" \
+        if reviewer_tokens else "the page asks who is reviewing"
     sys.stderr.write(f"forsy: {who}; store {store_url}; Ctrl-C to stop\n")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
