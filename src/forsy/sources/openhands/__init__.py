@@ -80,7 +80,8 @@ class OpenHandsSource:
         return False
 
     def discover(self, path: Path) -> list[Path]:
-        return discover_sniffed(path, self.sniff, ("*.json", "output*.jsonl"), recursive=True)
+        # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
+        return discover_sniffed(path, self.sniff, ("*.json", "*.jsonl"), recursive=True)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         data = read_bytes(path, ctx.limits)
