@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 
 from .errors import InputError
 
 if TYPE_CHECKING:
     from .store import Store
+    from .sweep import SweepProgress, SweepReport
 
 store_app = typer.Typer(name="store", help="Look into the store of draft traces; export a trace as a folder.",
                         no_args_is_help=True)
@@ -27,8 +29,22 @@ def _store_url(flag: str | None, config: Path | None = None) -> str:
     return flag or load_config(config).store or default_store_url()
 
 
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
 def _emit_json(data: object) -> None:
-    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    """One JSON object on one line (a cron log is read line by line). A file name that is not
+    UTF-8 keeps its bytes as `\\udcXX` escapes, which `json.loads` and `os.fsencode` turn back
+    into the name."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    sys.stdout.write(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+def _shown(path: str) -> str:
+    from .cli import _safe
+    from .store._names import shown
+
+    return _safe(shown(path))
 
 
 def sweep_cmd(
@@ -38,8 +54,11 @@ def sweep_cmd(
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "
                                       "within the last N seconds are traced too).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (counts, failures).")] = False,
-    status: Annotated[bool, typer.Option("--status", help="Show the last runs and current failures.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on one line (counts, failures, "
+                                          "faults).")] = False,
+    status: Annotated[bool, typer.Option("--status", help="Is the sweep healthy? The last runs, failing files and "
+                                         "folders, since when; exit 7 while something fails, 8 when the last "
+                                         "run failed.")] = False,
     print_cron: Annotated[bool, typer.Option("--print-cron", help="Print a crontab line (installs nothing).")] = False,
     print_systemd: Annotated[bool, typer.Option(
         "--print-systemd", help="Print a systemd user service + timer (installs nothing).")] = False,
@@ -57,7 +76,7 @@ def sweep_cmd(
         show_default=False)] = None,
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""
-    from .cli import STATE, _safe
+    from .cli import STATE
     from .config import default_log_roots, load_config
     from .pipeline import RetraceOptions
     from .store import open_store
@@ -69,11 +88,17 @@ def sweep_cmd(
     if print_cron or print_systemd:
         typer.echo(cron_line(cfg.store) if print_cron else systemd_units(cfg.store))
         return
+    if status:
+        st = open_store(cfg.store, readonly=True)
+        try:
+            code = _status(st, as_json)
+        finally:
+            st.close()
+        if code:
+            raise typer.Exit(code)
+        return
     st = open_store(cfg.store)
     try:
-        if status:
-            _status(st, as_json)
-            return
         roots = list(paths or [])
         if not roots:
             roots = [r for r in [*default_log_roots(), *cfg.roots] if r.exists()]
@@ -83,11 +108,13 @@ def sweep_cmd(
         for r in roots:
             if not r.exists():
                 raise InputError("no such file or directory", path=r)
-        opts = SweepOptions(roots=roots, settle_seconds=cfg.settle_seconds, ignore_settle=now,
-                            retrace=RetraceOptions(redact=cfg.redact, history=cfg.histories, git=cfg.git,
-                                                   llm_model=cfg.llm_model, llm_api_base=cfg.llm_api_base,
-                                                   debug=STATE["debug"], jobs=jobs or 0))
-        report = sweep(st, opts)
+        with _SweepProgressLine() as progress:
+            opts = SweepOptions(roots=roots, settle_seconds=cfg.settle_seconds, ignore_settle=now,
+                                retrace=RetraceOptions(redact=cfg.redact, history=cfg.histories, git=cfg.git,
+                                                       llm_model=cfg.llm_model, llm_api_base=cfg.llm_api_base,
+                                                       debug=STATE["debug"], jobs=jobs or 0),
+                                progress=progress if progress.enabled else None)
+            report = sweep(st, opts)
     finally:
         st.close()
     if as_json:
@@ -97,43 +124,129 @@ def sweep_cmd(
         typer.echo(f"forsy: another sweep holds the store (pid {h.pid} on {h.host}, since {h.since}); "
                    "nothing done", err=True)
     else:
-        c = report.counts
-        typer.echo(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
-                   f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, {c.gone} gone, "
-                   f"{c.waiting} waiting, {c.failed} failed; {c.traces_written} draft(s) written")
-        for e in report.failures:
-            typer.echo(f"forsy: failed: {_safe(e.path)}: {_safe(e.message)}", err=True)
-        for p, why in report.waiting:
-            typer.echo(f"forsy: waiting: {_safe(p)}: {why}", err=True)
+        _summary(report)
     for w in report.warnings if not as_json else []:
-        typer.echo(f"forsy: warning: {_safe(w)}", err=True)
+        typer.echo(f"forsy: warning: {_shown(w)}", err=True)
     if report.exit_code:
         raise typer.Exit(report.exit_code)
 
 
-def _status(s: Store, as_json: bool) -> None:
+def _summary(report: SweepReport) -> None:
+    c = report.counts
+    faults = f", {len(report.faults)} skipped for a fault" if report.faults else ""
+    left = f", {len(report.left_out)} left out" if report.left_out else ""
+    typer.echo(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
+               f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, {c.gone} gone, "
+               f"{c.waiting} waiting, {c.failed} failed{faults}{left}; {c.traces_written} draft(s) written")
+    for e in report.failures:
+        typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
+    for f in report.faults:
+        typer.echo(f"forsy: skipped: {_shown(f.path)}: {_shown(f.reason)}"
+                   + (f" (since {f.first_at}, {f.runs} runs)" if f.runs > 1 else "") + "; tried again next run",
+                   err=True)
+    for p, why in report.left_out:
+        typer.echo(f"forsy: left out: {_shown(p)}: {_shown(why)}", err=True)
+    for p, why in report.waiting:
+        typer.echo(f"forsy: waiting: {_shown(p)}: {why}", err=True)
+    if report.failure is not None:
+        typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
+                   + (f", run {report.run_id} is marked failed" if report.run_id is not None else ""), err=True)
+
+
+class _SweepProgressLine:
+    """On a terminal, one line on stderr: session files and bytes traced of those to trace, and
+    the session in hand, cut to the terminal's width; under cron (not a terminal) nothing."""
+
+    def __init__(self) -> None:
+        import os
+        import shutil
+
+        self.enabled = sys.stderr.isatty() and not os.environ.get("FORSY_QUIET")
+        self.width = shutil.get_terminal_size((80, 24)).columns
+        self.drawn = False
+
+    def __enter__(self) -> _SweepProgressLine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.drawn:
+            sys.stderr.write("\r" + " " * (self.width - 1) + "\r")
+            sys.stderr.flush()
+
+    def __call__(self, p: SweepProgress) -> None:
+        line = progress_text(p, self.width - 1)
+        sys.stderr.write("\r" + line.ljust(self.width - 1))
+        sys.stderr.flush()
+        self.drawn = True
+
+
+def progress_text(p: SweepProgress, width: int) -> str:
+    """`sweep 12/113  41.5/120.3 MB  …/a-project/3f2c….jsonl`, never wider than `width`."""
+    head = f"sweep {p.files_done + 1}/{p.files}  {p.bytes_done / 1e6:.1f}/{p.bytes_total / 1e6:.1f} MB  "
+    name = _shown(p.path)
+    room = width - len(head)
+    if room < 8:
+        return head[:width]
+    return head + (name if len(name) <= room else "…" + name[-(room - 1):])
+
+
+def _status(s: Store, as_json: bool) -> int:
+    """Is the cron job healthy? The last runs, the last success, what fails (files and folders
+    with why, since when, in how many runs), what was left out, how many logs are gone. The
+    exit code: 8 when the last run failed or stopped, 7 while something fails, else 0."""
+    from .errors import ExitCode
+
     runs = s.runs(10)
     fails = s.failures()
+    faults = s.faults()
+    left = s.left_out()
+    counts = s.file_counts()
     holder = s.lock_holder()
+    # a run left `running` while no live sweep holds the lock stopped without saying so (a kill,
+    # a disk too full to record its end); the next sweep marks it interrupted
+    shown_runs = [(r, "stopped" if r.status == "running" and (holder is None or holder.pid != r.pid) else r.status)
+                  for r in runs]
+    last_ok = next((r for r in runs if r.status == "done"), None)
+    last = shown_runs[0][1] if shown_runs else None
+    code = (ExitCode.STORE if last in ("failed", "stopped")
+            else ExitCode.PARTIAL if fails or faults else ExitCode.OK)
     if as_json:
-        _emit_json({"store": s.url, "locked_by": vars(holder) if holder else None,
-                    "runs": [{**{k: v for k, v in vars(r).items() if k != "counts"}, "counts": vars(r.counts)}
-                             for r in runs],
-                    "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at} for f in fails]})
-        return
+        _emit_json({"store": s.url, "locked_by": vars(holder) if holder else None, "exit_code": int(code),
+                    "last_success": last_ok.finished_at if last_ok else None,
+                    "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
+                              "counts": vars(r.counts)} for r, st in shown_runs],
+                    "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at} for f in fails],
+                    "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at,
+                                "last": f.last_at, "runs": f.runs} for f in faults],
+                    "left_out": [{"path": f.path, "reason": f.last_error} for f in left],
+                    "waiting": runs[0].counts.waiting if runs else 0, "gone": counts.get("source_gone", 0)})
+        return code
     typer.echo(f"store: {s.url}")
     if holder:
         typer.echo(f"sweeping now: pid {holder.pid} on {holder.host}, since {holder.since}")
-    for r in runs:
+    typer.echo("last success: " + (f"{last_ok.finished_at} (run {last_ok.id})" if last_ok else "none in the last runs"))
+    for r, st in shown_runs:
         c = r.counts
         dur = f"{r.duration_s:.2f} s" if r.duration_s is not None else "-"
-        typer.echo(f"run {r.id} {r.started_at} {r.status:11} {dur:>9}  seen {c.seen}, unchanged {c.unchanged}, "
-                   f"new {c.new}, grown {c.grown}, rewritten {c.rewritten}, gone {c.gone}, failed {c.failed}, "
-                   f"drafts {c.traces_written}, {c.bytes_read} bytes read")
+        typer.echo(f"run {r.id} {r.started_at} {st:11} {dur:>9}  seen {c.seen}, unchanged {c.unchanged}, "
+                   f"new {c.new}, grown {c.grown}, rewritten {c.rewritten}, gone {c.gone}, waiting {c.waiting}, "
+                   f"failed {c.failed}, drafts {c.traces_written}, {c.bytes_read} bytes read")
+        if r.failure:
+            typer.echo(f"    stopped: {_shown(r.failure)}")
     if not runs:
         typer.echo("no sweep has run yet")
     for f in fails:
-        typer.echo(f"FAILING {f.path}: {f.last_error}")
+        typer.echo(f"FAILING {_shown(f.path)}: {_shown(f.last_error or '')} (since {f.updated_at})")
+    for g in faults:
+        typer.echo(f"SKIPPED {g.what} {_shown(g.path)}: {_shown(g.reason)} (since {g.first_at}, {g.runs} run(s); "
+                   "tried again each run)")
+    for f in left:
+        typer.echo(f"LEFT OUT {_shown(f.path)}: {_shown(f.last_error or '')}")
+    typer.echo(f"{counts.get('source_gone', 0)} log file(s) gone from disk (their traces stay); "
+               f"{runs[0].counts.waiting if runs else 0} waiting at the last run")
+    typer.echo({ExitCode.OK: "healthy", ExitCode.PARTIAL: "partly failing (exit 7)"}.get(
+        code, "the last run did not finish (exit 8)"))
+    return code
 
 
 @store_app.command("list")
@@ -152,7 +265,7 @@ def store_list(
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
-    st = open_store(_store_url(store), create=False)
+    st = open_store(_store_url(store), readonly=True)
     try:
         rows = st.traces(TraceQuery(agent=agent, project=project, status=status, text=search,
                                     min_confidence=min_confidence, latest_only=latest))
@@ -160,7 +273,7 @@ def store_list(
         st.close()
     for r in rows:
         if as_json:
-            sys.stdout.write(orjson.dumps({k: v for k, v in vars(r).items() if k != "sha256"}).decode() + "\n")
+            _emit_json({k: v for k, v in vars(r).items() if k != "sha256"})
         else:
             typer.echo(f"{r.trace_id}  {r.status:13} {r.agent or '-':12} {r.project or '-':20} "
                        f"{(r.started_at or '-')[:19]:19} conf {r.confidence}  {r.steps} steps"
@@ -177,7 +290,7 @@ def store_export(
     from .store import open_store
     from .store.export import export_trace
 
-    st = open_store(_store_url(store), create=False)
+    st = open_store(_store_url(store), readonly=True)
     try:
         folder = export_trace(st, trace_id, output)
     finally:

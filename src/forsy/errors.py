@@ -8,7 +8,8 @@
     ├── ValidationError        a trace that breaks the Forsy trace rules
     ├── RedactionError         text that could not be scanned for secrets (fail closed)
     ├── LLMError               the optional model path failed (provider, parsing, missing extra)
-    └── OutputError            the trace folder could not be written
+    ├── OutputError            the trace folder could not be written
+    └── StoreError             the store could not be read or written (corrupt, disk full, read-only)
 
 Foreign exceptions (OSError, pydantic, sqlite, litellm) are translated into these at the
 boundary, and the CLI turns them into one-line messages in one place (`cli.main`).
@@ -32,6 +33,7 @@ class ExitCode(IntEnum):
     LLM = 5  # the optional LLM path failed
     OUTPUT = 6  # the trace folder could not be written
     PARTIAL = 7  # some sessions were written, others failed (each failure is listed)
+    STORE = 8  # the store could not be read or written (corrupt, full disk, read-only): nothing half-written
     INTERNAL = 70  # internal error (a bug: run with --debug for the traceback and report it)
     INTERRUPTED = 130  # interrupted (Ctrl-C)
     BROKEN_PIPE = 141  # the reader of stdout went away (`forsy validate … | head`)
@@ -103,6 +105,14 @@ class OutputError(ForsyError):
     """The trace folder could not be written."""
 
     exit_code: int = ExitCode.OUTPUT
+
+
+class StoreError(ForsyError):
+    """The store could not be read or written: a corrupt page, a full disk or a file-size limit,
+    a read-only file or folder. What was being written is rolled back (the store stays
+    consistent); the message says what the database reported."""
+
+    exit_code: int = ExitCode.STORE
 
 
 class SameTrace(ForsyError):

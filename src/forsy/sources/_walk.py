@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import ForsyError, InputError
 
 if TYPE_CHECKING:
     from . import Source
@@ -72,7 +72,19 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
         hits: list[tuple[Source, Path]] = []
         for src in asked:
-            for f in src.discover(d):
+            try:
+                offered = src.discover(d)
+            except (OSError, ForsyError) as err:
+                # one folder it could not read (left by `sudo`, say) must not hide the rest: say
+                # so, and ask this source again in each subfolder, where the walk names the
+                # folder that cannot be read
+                why = err.message if isinstance(err, ForsyError) else (err.strerror or str(err))
+                out.not_searched.append((d, f"not searched as {src.name}'s layout: {why}; its folders are "
+                                            "searched one by one"))
+                if src not in shallow:
+                    shallow.append(src)
+                continue
+            for f in offered:
                 key = Path(os.path.abspath(f))
                 if key in seen or not _is_its(src, f, available):
                     continue

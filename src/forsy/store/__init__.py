@@ -26,6 +26,7 @@ from .models import (
     DraftState,
     DraftStatus,
     ErrorRow,
+    FaultRow,
     FileState,
     FileStatus,
     LockInfo,
@@ -67,6 +68,10 @@ class Store(Protocol):
 
     def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None: ...
 
+    def fail_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float, failure: str) -> None:
+        """Mark a run stopped by the environment (the store could not be written) as failed, saying why."""
+        ...
+
     def interrupt_running(self) -> int:
         """Mark runs left `running` by a process that died as `interrupted`; how many."""
         ...
@@ -85,6 +90,24 @@ class Store(Protocol):
     def put_file_states(self, states: list[FileState]) -> None: ...
 
     def failures(self) -> list[FileState]: ...
+
+    # --- what a sweep could not look at (migration 0006_sweep_faults)
+    def record_faults(self, run_id: int, at: str, under: list[str],
+                      faults: list[tuple[str, str, str]]) -> list[FaultRow]:
+        """Replace the faults remembered under `under` by this run's (path, what, reason): one met
+        again keeps its first time and counts one more run, one not met again is forgotten. The
+        faults under `under` after it."""
+        ...
+
+    def faults(self) -> list[FaultRow]: ...
+
+    def file_counts(self) -> dict[str, int]:
+        """How many remembered files are in each status."""
+        ...
+
+    def left_out(self) -> list[FileState]:
+        """Ignored files a limit of the search left out (their `last_error` says which)."""
+        ...
 
     # --- traces and their drafts
     def add_trace(self, trace: NewTrace, now: str) -> bool:
@@ -135,12 +158,16 @@ class Store(Protocol):
         ...
 
 
-def open_store(url: str | None = None, *, create: bool = True) -> Store:
+def open_store(url: str | None = None, *, create: bool = True, readonly: bool = False) -> Store:
     """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq
     URL `postgresql://user@/db?host=SOCKET_DIR&port=N`); the default store (`FORSY_STORE`,
-    else the platform data folder) when None. `create=False` (commands that only read): a
-    SQLite store that is not there is an InputError, never an empty database made at a typo."""
+    else the platform data folder) when None. `create=False` (commands that do not make a
+    store): a SQLite store that is not there is an InputError, never an empty database made at
+    a typo; and one this user cannot write (a backup, a mounted copy) is opened read-only, so
+    it can be read, and a write to it is a StoreError. `readonly` (commands that only read):
+    a SQLite store is always opened read-only (`mode=ro`)."""
     from ..config import default_store_url
+    from ..errors import StoreError
 
     url = url or default_store_url()
     if url.startswith(("postgresql:", "postgres:")):  # a libpq URL: postgresql://user@/db?host=/socket/dir
@@ -160,9 +187,21 @@ def open_store(url: str | None = None, *, create: bool = True) -> Store:
         raise InputError(f"{url!r} names a folder; give the database file (e.g. {path.rstrip('/')}/forsy.db)")
     from ._sqlite import SqliteStore
 
-    if not create and not Path(path).expanduser().exists():
+    where = Path(path).expanduser()
+    if (readonly or not create) and not where.exists():
         raise InputError(f"no store at {path}: `forsy sweep` (or `forsy store migrate`) makes one")
-    return SqliteStore(Path(path).expanduser(), url=url)
+    if readonly:
+        return SqliteStore(where, url=url, readonly=True)
+    try:
+        return SqliteStore(where, url=url)
+    except StoreError as e:
+        if create:
+            raise
+        first = e
+    try:  # not writable by this user: readable at least
+        return SqliteStore(where, url=url, readonly=True)
+    except StoreError:
+        raise first from None
 
 
 __all__ = [
@@ -171,6 +210,7 @@ __all__ = [
     "DraftState",
     "DraftStatus",
     "ErrorRow",
+    "FaultRow",
     "FileState",
     "FileStatus",
     "LockInfo",

@@ -27,6 +27,7 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError
+from ._names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -54,6 +55,7 @@ from .models import (
     DraftState,
     DraftStatus,
     ErrorRow,
+    FaultRow,
     FileState,
     LockInfo,
     NewTrace,
@@ -88,6 +90,13 @@ def words(text: str) -> str:
 
 def sweeper_name() -> str:
     return os.environ.get("FORSY_HOST") or socket.gethostname()
+
+
+_FAULT_COLS = "path, what, reason, first_at, first_run, last_at, last_run, runs"
+
+
+def _file_state(r: tuple[Any, ...]) -> FileState:
+    return FileState(from_db(r[0]), from_db(r[1]), *r[2:])
 
 
 def _redacted(url: str) -> str:
@@ -210,6 +219,13 @@ class PostgresStore:
             self._x(f"UPDATE runs SET status = 'done', finished_at = %s, duration_s = %s, {sets} WHERE id = %s",
                     (finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
 
+    def fail_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float, failure: str) -> None:
+        sets = ", ".join(f"{c} = %s" for c in COUNTS)
+        with self.transaction():
+            self._x(f"UPDATE runs SET status = 'interrupted', failure = %s, finished_at = %s, duration_s = %s, "
+                    f"{sets} WHERE id = %s",
+                    (failure, finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
+
     def interrupt_running(self) -> int:
         # only this sweeper's runs: another machine's running sweep is alive as far as we know
         with self.transaction():
@@ -218,28 +234,68 @@ class PostgresStore:
 
     def runs(self, limit: int = 10) -> list[RunRow]:
         rows = self._q(RUN_SELECT + " WHERE host = %s ORDER BY id DESC LIMIT %s", (self.host, limit))
-        return [run_row(r) for r in rows]
+        failures = dict(self._q("SELECT id, failure FROM runs WHERE host = %s AND failure IS NOT NULL AND id >= %s",
+                                (self.host, rows[-1][0] if rows else 0)))
+        return [with_failure(run_row(r), failures.get(r[0])) for r in rows]
 
     def add_error(self, error: ErrorRow) -> None:
         with self.transaction():
             self._x("INSERT INTO errors (run_id, path, message, at) VALUES (%s, %s, %s, %s)",
-                    (error.run_id, error.path, error.message, error.at))
+                    (error.run_id, to_db(error.path), error.message, error.at))
 
     def errors(self, run_id: int) -> list[ErrorRow]:
         rows = self._q("SELECT run_id, path, message, at FROM errors WHERE run_id = %s ORDER BY id", (run_id,))
-        return [ErrorRow(*r) for r in rows]
+        return [ErrorRow(r[0], from_db(r[1]), r[2], r[3]) for r in rows]
+
+    # ------------------------------------------------------------------ what a sweep could not look at
+    def record_faults(self, run_id: int, at: str, under: list[str],
+                      faults: list[tuple[str, str, str]]) -> list[FaultRow]:
+        now = {to_db(p): (w, r) for p, w, r in faults}
+        with self.transaction():
+            old = {r[0]: r for r in self._q(f"SELECT {_FAULT_COLS} FROM sweep_faults WHERE host = %s FOR UPDATE",
+                                            (self.host,))
+                   if any(below(from_db(r[0]), u) for u in under)}
+            with self.conn.cursor() as cur:
+                gone = [(self.host, p) for p in old if p not in now]
+                if gone:
+                    cur.executemany("DELETE FROM sweep_faults WHERE host = %s AND path = %s", gone)
+                rows = [(self.host, p, w, r, old[p][3] if p in old else at, old[p][4] if p in old else run_id, at,
+                         run_id, old[p][7] + 1 if p in old else 1) for p, (w, r) in sorted(now.items())]
+                if rows:
+                    cur.executemany(
+                        "INSERT INTO sweep_faults (host, path, what, reason, first_at, first_run, last_at, last_run, "
+                        "runs) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (host, path) DO UPDATE SET "
+                        "what = excluded.what, reason = excluded.reason, last_at = excluded.last_at, "
+                        "last_run = excluded.last_run, runs = excluded.runs", rows)
+        return [f for f in self.faults() if any(below(f.path, u) for u in under)]
+
+    def faults(self) -> list[FaultRow]:
+        rows = self._q(f"SELECT {_FAULT_COLS} FROM sweep_faults WHERE host = %s ORDER BY path COLLATE \"C\"",
+                       (self.host,))
+        return [FaultRow(from_db(r[0]), *r[1:]) for r in rows]
+
+    def file_counts(self) -> dict[str, int]:
+        return {k: int(n) for k, n in self._q("SELECT status, count(*) FROM source_files WHERE host = %s "
+                                               "GROUP BY status", (self.host,))}
+
+    def left_out(self) -> list[FileState]:
+        cols = ", ".join(FILE_COLS)
+        rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'ignored' "
+                       "AND last_error IS NOT NULL ORDER BY path COLLATE \"C\"", (self.host,))
+        return [_file_state(r) for r in rows]
 
     # ------------------------------------------------------------------ source files (this sweeper's)
     def file_states(self, under: list[str]) -> dict[str, FileState]:
         out: dict[str, FileState] = {}
         cols = ", ".join(FILE_COLS)
         for root in under:
-            root, lo, hi = path_range(root)
+            root, lo, hi = path_range(to_db(root))
             # COLLATE "C": byte order, as the range above assumes (a locale collation would not)
             rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND (path = %s OR "
                            '(path COLLATE "C" >= %s AND path COLLATE "C" < %s))', (self.host, root, lo, hi))
             for r in rows:
-                out[r[0]] = FileState(*r)
+                st = _file_state(r)
+                out[st.path] = st
         return out
 
     def put_file_states(self, states: list[FileState]) -> None:
@@ -252,16 +308,18 @@ class PostgresStore:
             cur.executemany(
                 f"INSERT INTO source_files (host, {cols}) VALUES (%s, {marks}) "
                 f"ON CONFLICT (host, path) DO UPDATE SET {upd}",
-                [(self.host, *(getattr(s, c) for c in FILE_COLS)) for s in states])
+                [(self.host, to_db(s.path), to_db(s.unit_path), *(getattr(s, c) for c in FILE_COLS[2:]))
+                 for s in states])
 
     def failures(self) -> list[FileState]:
         cols = ", ".join(FILE_COLS)
         rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'failed' ORDER BY path",
                        (self.host,))
-        return [FileState(*r) for r in rows]
+        return [_file_state(r) for r in rows]
 
     # ------------------------------------------------------------------ traces
     def add_trace(self, trace: NewTrace, now: str) -> bool:
+        trace = coded_trace(trace)
         with self.transaction():
             if self._q("SELECT 1 FROM traces WHERE trace_id = %s", (trace.trace_id,)):
                 return False
@@ -300,7 +358,7 @@ class PostgresStore:
         rows = self._q(
             "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
             "WHERE s.host = %s AND s.unit_path = %s AND s.session_id = %s "
-            "ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1", (self.host, unit_path, session_id))
+            "ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1", (self.host, to_db(unit_path), to_db(session_id)))
         return rows[0][0] if rows else None
 
     _SELECT = trace_select("false", "f.host = s.host AND f.path = s.unit_path")
@@ -311,7 +369,7 @@ class PostgresStore:
             return None
         sha = {n: s for n, s in self._q("SELECT name, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name",
                                         (trace_id,))}
-        return trace_row(rows[0], sha)
+        return uncoded_row(trace_row(rows[0], sha))
 
     def trace_files(self, trace_id: str) -> list[StoredFile]:
         rows = self._q("SELECT name, data, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name", (trace_id,))
@@ -332,7 +390,7 @@ class PostgresStore:
         sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
         # NULLs last, as SQLite orders them in DESC order
         sql += ' ORDER BY t.started_at DESC NULLS LAST, t.trace_id COLLATE "C" LIMIT %s'
-        return [trace_row(r) for r in self._q(sql, (*args, query.limit))]
+        return [uncoded_row(trace_row(r)) for r in self._q(sql, (*args, query.limit))]
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
         check_status(status)

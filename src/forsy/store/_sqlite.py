@@ -11,14 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import zstandard
 
-from ..errors import InputError, OutputError
+from ..errors import InputError, StoreError
+from ._names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -46,6 +48,7 @@ from .models import (
     DraftState,
     DraftStatus,
     ErrorRow,
+    FaultRow,
     FileState,
     LockInfo,
     NewTrace,
@@ -81,29 +84,144 @@ def _statements(script: str) -> Iterator[str]:
         yield buf
 
 
+# What the database reports when the environment, not forsy, is at fault: a damaged file,
+# a full disk (or a file-size limit), a read-only file or folder, a lock held too long.
+# These become a StoreError (exit 8) with the database's words; anything else is a bug.
+_ENVIRONMENT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR,
+                sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY,
+                sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOLFS, sqlite3.SQLITE_PROTOCOL}
+_HINTS = {sqlite3.SQLITE_CORRUPT: "the store file is damaged: restore a backup, or move it aside and sweep again",
+          sqlite3.SQLITE_NOTADB: "this file is not a forsy store",
+          sqlite3.SQLITE_FULL: "free some disk space (or raise the file-size limit) and run again",
+          sqlite3.SQLITE_IOERR: "a read or write of the store file failed: a full disk, a file-size limit or a "
+                                "failing device",
+          sqlite3.SQLITE_READONLY: "the store (or its folder) is read-only for this user"}
+
+
+def _environment(e: sqlite3.Error, path: Path) -> StoreError | None:
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in _ENVIRONMENT:
+        return None
+    hint = _HINTS.get(code & 0xFF)
+    return StoreError(f"{e}" + (f" ({hint})" if hint else ""), path=path)
+
+
+class _Cursor:
+    """A cursor whose reads raise StoreError for a fault of the environment (a damaged page
+    is met while stepping through rows, not only when the statement starts)."""
+
+    def __init__(self, cur: sqlite3.Cursor, path: Path) -> None:
+        self._cur = cur
+        self._path = path
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cur.lastrowid
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cur.fetchone()
+        except sqlite3.Error as e:
+            raise _environment(e, self._path) or e from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cur.fetchall()
+        except sqlite3.Error as e:
+            raise _environment(e, self._path) or e from None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+class _Conn:
+    """The connection, with faults of the environment translated (see `_environment`)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.raw = conn
+        self._path = path
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.in_transaction
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> _Cursor:
+        try:
+            return _Cursor(self.raw.execute(sql, args), self._path)
+        except sqlite3.Error as e:
+            raise _environment(e, self._path) or e from None
+
+    def executemany(self, sql: str, rows: Any) -> _Cursor:
+        try:
+            return _Cursor(self.raw.executemany(sql, rows), self._path)
+        except sqlite3.Error as e:
+            raise _environment(e, self._path) or e from None
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _file_state(r: tuple[Any, ...]) -> FileState:
+    return FileState(from_db(r[0]), from_db(r[1]), *r[2:])
+
+
 class SqliteStore:
-    def __init__(self, path: Path, *, url: str | None = None) -> None:
+    def __init__(self, path: Path, *, url: str | None = None, readonly: bool = False) -> None:
+        """`readonly`: open the file read-only (a backup, a mounted copy, a store of another
+        user): nothing is created or migrated, and a write raises StoreError."""
         self.path = path
         self.url = url or f"sqlite:///{path}"
+        self.readonly = readonly
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe against a killed process
-        except (OSError, sqlite3.Error) as e:
-            raise OutputError(f"cannot open the store: {e}", path=path) from None
+            if readonly:
+                self.db = self._open_readonly(path)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = _Conn(sqlite3.connect(path, isolation_level=None, timeout=30.0), path)
+            # `db` for this module (faults of the environment are StoreErrors); `conn`, the
+            # plain connection, for the modules that run their own SQL (the job queue)
+            self.conn = self.db.raw
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            if not readonly:
+                self.db.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe against a killed process
+        except OSError as e:
+            raise StoreError(f"cannot open the store: {e.strerror or e}", path=path) from None
+        except StoreError as e:
+            raise StoreError(f"cannot open the store: {e.message}", path=path) from None
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open the store: {e}", path=path) from None
         self._depth = 0
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()
         try:
-            self._migrate()
+            self._check_migrations() if readonly else self._migrate()
         except BaseException:
-            self.conn.close()
+            self.db.close()
             raise
 
+    @staticmethod
+    def _open_readonly(path: Path) -> _Conn:
+        """`mode=ro`; when that cannot open a WAL store (its -shm cannot be made in a read-only
+        folder), `immutable=1`: the file is read as it is, without locks (a copy nobody writes)."""
+        uri = "file:" + quote(str(path.resolve()))
+        conn = _Conn(sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=30.0), path)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except StoreError:
+            conn.close()
+        conn = _Conn(sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, isolation_level=None), path)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+
     def close(self) -> None:
-        self.conn.close()
+        self.db.close()
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
@@ -115,37 +233,57 @@ class SqliteStore:
             finally:
                 self._depth -= 1
             return
-        self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        self.db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
         self._depth = 1
         try:
             yield
+            self._depth = 0
+            self.db.execute("COMMIT")
         except BaseException:
             self._depth = 0
-            self.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk, an I/O error): then there is
+            # nothing to roll back, and trying would hide the error that stopped it
+            if self.db.in_transaction:
+                try:
+                    self.db.execute("ROLLBACK")
+                except (sqlite3.Error, StoreError):
+                    pass  # the first error is the one to report
             raise
-        self._depth = 0
-        self.conn.execute("COMMIT")
 
-    def _migrate(self) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-        done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+    def _check_migrations(self) -> set[str]:
+        """The migrations applied; refused when one is unknown, or (read-only) when one is missing."""
+        try:
+            done = {r[0] for r in self.db.execute("SELECT name FROM schema_migrations")}
+        except sqlite3.OperationalError:
+            if not self.readonly:
+                raise
+            raise InputError("not a forsy store (no schema_migrations table)", path=self.path) from None
         unknown = done - {name for name, _ in MIGRATIONS}
         if unknown:  # its tables may mean something this version does not know: do not touch it
             raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})", path=self.path)
+        missing = [name for name, _ in MIGRATIONS if name not in done]
+        if self.readonly and missing:
+            raise StoreError(f"the store is read-only and was made by an older forsy (it lacks {', '.join(missing)}): "
+                             "open it once writable (forsy store migrate) to bring it up to date", path=self.path)
+        return done
+
+    def _migrate(self) -> None:
+        self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+        done = self._check_migrations()
         if all(name in done for name, _ in MIGRATIONS):
             return
         with self.transaction(immediate=True):  # a second process waits, then finds them applied
-            done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+            done = {r[0] for r in self.db.execute("SELECT name FROM schema_migrations")}
             for name, sql in MIGRATIONS:
                 if name in done:
                     continue
                 for stmt in _statements(sql.format(**_DIALECT)):
-                    self.conn.execute(stmt)
-                self.conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, datetime('now'))",
+                    self.db.execute(stmt)
+                self.db.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, datetime('now'))",
                                   (name,))
 
     def migrations(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+        return [r[0] for r in self.db.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
 
     # ------------------------------------------------------------------ lock
     def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
@@ -159,7 +297,7 @@ class SqliteStore:
             holder = self.lock_holder()
             if holder is not None and holder.pid != me.pid and alive(holder):
                 return holder
-            self.conn.execute(
+            self.db.execute(
                 "INSERT INTO sweep_lock (id, pid, host, since) VALUES (1, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since",
                 (me.pid, me.host, me.since))
@@ -167,16 +305,16 @@ class SqliteStore:
 
     def release_lock(self, pid: int) -> None:
         with self.transaction():
-            self.conn.execute("DELETE FROM sweep_lock WHERE id = 1 AND pid = ?", (pid,))
+            self.db.execute("DELETE FROM sweep_lock WHERE id = 1 AND pid = ?", (pid,))
 
     def lock_holder(self) -> LockInfo | None:
-        row = self.conn.execute("SELECT pid, host, since FROM sweep_lock WHERE id = 1").fetchone()
+        row = self.db.execute("SELECT pid, host, since FROM sweep_lock WHERE id = 1").fetchone()
         return LockInfo(row[0], row[1], row[2]) if row else None
 
     # ------------------------------------------------------------------ runs
     def start_run(self, started_at: str, pid: int, roots: list[str]) -> int:
         with self.transaction():
-            cur = self.conn.execute("INSERT INTO runs (started_at, pid, status, roots) VALUES (?, ?, 'running', ?)",
+            cur = self.db.execute("INSERT INTO runs (started_at, pid, status, roots) VALUES (?, ?, 'running', ?)",
                                     (started_at, pid, json.dumps(roots)))
         assert cur.lastrowid is not None
         return cur.lastrowid
@@ -184,38 +322,84 @@ class SqliteStore:
     def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None:
         sets = ", ".join(f"{c} = ?" for c in COUNTS)
         with self.transaction():
-            self.conn.execute(f"UPDATE runs SET status = 'done', finished_at = ?, duration_s = ?, {sets} WHERE id = ?",
+            self.db.execute(f"UPDATE runs SET status = 'done', finished_at = ?, duration_s = ?, {sets} WHERE id = ?",
                               (finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
+
+    def fail_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float, failure: str) -> None:
+        sets = ", ".join(f"{c} = ?" for c in COUNTS)
+        with self.transaction():
+            self.db.execute(f"UPDATE runs SET status = 'interrupted', failure = ?, finished_at = ?, duration_s = ?, "
+                              f"{sets} WHERE id = ?",
+                              (failure, finished_at, duration_s, *(getattr(counts, c) for c in COUNTS), run_id))
 
     def interrupt_running(self) -> int:
         with self.transaction():
-            cur = self.conn.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
+            cur = self.db.execute("UPDATE runs SET status = 'interrupted' WHERE status = 'running'")
         return cur.rowcount
 
     def runs(self, limit: int = 10) -> list[RunRow]:
-        rows = self.conn.execute(RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-        return [run_row(r) for r in rows]
+        rows = self.db.execute(RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        failures = dict(self.db.execute(
+            "SELECT id, failure FROM runs WHERE failure IS NOT NULL AND id >= ?",
+            (rows[-1][0] if rows else 0,)).fetchall())
+        return [with_failure(run_row(r), failures.get(r[0])) for r in rows]
 
     def add_error(self, error: ErrorRow) -> None:
         with self.transaction():
-            self.conn.execute("INSERT INTO errors (run_id, path, message, at) VALUES (?, ?, ?, ?)",
-                              (error.run_id, error.path, error.message, error.at))
+            self.db.execute("INSERT INTO errors (run_id, path, message, at) VALUES (?, ?, ?, ?)",
+                              (error.run_id, to_db(error.path), error.message, error.at))
 
     def errors(self, run_id: int) -> list[ErrorRow]:
-        rows = self.conn.execute("SELECT run_id, path, message, at FROM errors WHERE run_id = ? ORDER BY id",
+        rows = self.db.execute("SELECT run_id, path, message, at FROM errors WHERE run_id = ? ORDER BY id",
                                  (run_id,)).fetchall()
-        return [ErrorRow(*r) for r in rows]
+        return [ErrorRow(r[0], from_db(r[1]), r[2], r[3]) for r in rows]
+
+    # ------------------------------------------------------------------ what a sweep could not look at
+    def record_faults(self, run_id: int, at: str, under: list[str],
+                      faults: list[tuple[str, str, str]]) -> list[FaultRow]:
+        """This run's faults under `under` (path, what, reason) replace the ones remembered there:
+        one met again keeps its first time and counts one more run; one not met is gone."""
+        now = {to_db(p): (w, r) for p, w, r in faults}
+        with self.transaction():
+            old = {r[0]: r for r in self.db.execute(f"SELECT {_FAULT_COLS} FROM sweep_faults")
+                   if any(below(from_db(r[0]), u) for u in under)}
+            self.db.executemany("DELETE FROM sweep_faults WHERE host = '' AND path = ?",
+                                  [(p,) for p in old if p not in now])
+            self.db.executemany(
+                "INSERT INTO sweep_faults (host, path, what, reason, first_at, first_run, last_at, last_run, runs) "
+                "VALUES ('', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (host, path) DO UPDATE SET what = excluded.what, "
+                "reason = excluded.reason, last_at = excluded.last_at, last_run = excluded.last_run, "
+                "runs = excluded.runs",
+                [(p, w, r, old[p][3] if p in old else at, old[p][4] if p in old else run_id, at, run_id,
+                  old[p][7] + 1 if p in old else 1) for p, (w, r) in sorted(now.items())])
+        return [f for f in self.faults() if any(below(f.path, u) for u in under)]
+
+    def faults(self) -> list[FaultRow]:
+        rows = self.db.execute(f"SELECT {_FAULT_COLS} FROM sweep_faults WHERE host = '' ORDER BY path").fetchall()
+        return [FaultRow(from_db(r[0]), *r[1:]) for r in rows]
+
+    def file_counts(self) -> dict[str, int]:
+        """How many remembered files are in each status (ok, failed, source_gone, …)."""
+        return dict(self.db.execute("SELECT status, count(*) FROM source_files GROUP BY status").fetchall())
+
+    def left_out(self) -> list[FileState]:
+        """Files under the roots that a limit of the search left out (ignored, saying why)."""
+        cols = ", ".join(FILE_COLS)
+        rows = self.db.execute(f"SELECT {cols} FROM source_files WHERE status = 'ignored' "
+                                 "AND last_error IS NOT NULL ORDER BY path").fetchall()
+        return [_file_state(r) for r in rows]
 
     # ------------------------------------------------------------------ source files
     def file_states(self, under: list[str]) -> dict[str, FileState]:
         out: dict[str, FileState] = {}
         cols = ", ".join(FILE_COLS)
         for root in under:
-            root, lo, hi = path_range(root)
-            rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE path = ? OR (path >= ? AND path < ?)",
+            root, lo, hi = path_range(to_db(root))
+            rows = self.db.execute(f"SELECT {cols} FROM source_files WHERE path = ? OR (path >= ? AND path < ?)",
                                      (root, lo, hi))
             for r in rows:
-                out[r[0]] = FileState(*r)
+                st = _file_state(r)
+                out[st.path] = st
         return out
 
     def put_file_states(self, states: list[FileState]) -> None:
@@ -223,62 +407,63 @@ class SqliteStore:
         marks = ", ".join("?" for _ in FILE_COLS)
         upd = ", ".join(f"{c} = excluded.{c}" for c in FILE_COLS[1:])
         with self.transaction():
-            self.conn.executemany(
+            self.db.executemany(
                 f"INSERT INTO source_files ({cols}) VALUES ({marks}) ON CONFLICT (path) DO UPDATE SET {upd}",
-                [tuple(getattr(s, c) for c in FILE_COLS) for s in states])
+                [(to_db(s.path), to_db(s.unit_path), *(getattr(s, c) for c in FILE_COLS[2:])) for s in states])
 
     def failures(self) -> list[FileState]:
         cols = ", ".join(FILE_COLS)
-        rows = self.conn.execute(f"SELECT {cols} FROM source_files WHERE status = 'failed' ORDER BY path")
-        return [FileState(*r) for r in rows]
+        rows = self.db.execute(f"SELECT {cols} FROM source_files WHERE status = 'failed' ORDER BY path")
+        return [_file_state(r) for r in rows]
 
     # ------------------------------------------------------------------ traces
     def add_trace(self, trace: NewTrace, now: str) -> bool:
+        trace = coded_trace(trace)
         with self.transaction():
-            if self.conn.execute("SELECT 1 FROM traces WHERE trace_id = ?", (trace.trace_id,)).fetchone():
+            if self.db.execute("SELECT 1 FROM traces WHERE trace_id = ?", (trace.trace_id,)).fetchone():
                 return False
-            self.conn.execute(
+            self.db.execute(
                 "INSERT INTO sessions (source_kind, session_id, unit_path, agent, project, first_seen) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (unit_path, session_id) DO NOTHING",
                 (trace.source_kind, trace.session_id, trace.unit_path, trace.agent, trace.project, now))
-            ref = self.conn.execute("SELECT id FROM sessions WHERE unit_path = ? AND session_id = ?",
+            ref = self.db.execute("SELECT id FROM sessions WHERE unit_path = ? AND session_id = ?",
                                     (trace.unit_path, trace.session_id)).fetchone()[0]
-            self.conn.execute(
+            self.db.execute(
                 f"INSERT INTO traces ({TRACE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
                  trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
-            self.conn.executemany(
+            self.db.executemany(
                 "INSERT INTO trace_files (trace_id, name, data, size, sha256) VALUES (?, ?, ?, ?, ?)",
                 [(trace.trace_id, f.name, self._zc.compress(f.data), len(f.data), hashlib.sha256(f.data).hexdigest())
                  for f in trace.files])
-            cur = self.conn.execute("INSERT INTO drafts (trace_id, status, created_at, updated_at) "
+            cur = self.db.execute("INSERT INTO drafts (trace_id, status, created_at, updated_at) "
                                     "VALUES (?, 'pending', ?, ?)", (trace.trace_id, now, now))
-            self.conn.executemany("INSERT INTO trace_text (trace_id, what, text) VALUES (?, ?, ?)",
+            self.db.executemany("INSERT INTO trace_text (trace_id, what, text) VALUES (?, ?, ?)",
                                   [(trace.trace_id, what, text) for what, text in trace.texts if text])
-            self.conn.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
+            self.db.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
                               (now, "forsy", "draft_created", cur.lastrowid,
                                json.dumps({"trace_id": trace.trace_id, "prior_trace_id": trace.prior_trace_id})))
         return True
 
     def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
-        row = self.conn.execute(
+        row = self.db.execute(
             "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
             "WHERE s.unit_path = ? AND s.session_id = ? ORDER BY t.created_at DESC, t.rowid DESC LIMIT 1",
-            (unit_path, session_id)).fetchone()
+            (to_db(unit_path), to_db(session_id))).fetchone()
         return row[0] if row else None
 
     _SELECT = trace_select("0", "f.path = s.unit_path")
 
     def trace(self, trace_id: str) -> TraceRow | None:
-        r = self.conn.execute(self._SELECT + " WHERE t.trace_id = ?", (trace_id,)).fetchone()
+        r = self.db.execute(self._SELECT + " WHERE t.trace_id = ?", (trace_id,)).fetchone()
         if r is None:
             return None
-        sha = dict(self.conn.execute("SELECT name, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
+        sha = dict(self.db.execute("SELECT name, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
                                      (trace_id,)).fetchall())
-        return trace_row(r, sha)
+        return uncoded_row(trace_row(r, sha))
 
     def trace_files(self, trace_id: str) -> list[StoredFile]:
-        rows = self.conn.execute("SELECT name, data, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
+        rows = self.db.execute("SELECT name, data, sha256 FROM trace_files WHERE trace_id = ? ORDER BY name",
                                  (trace_id,)).fetchall()
         return stored_files(rows, self._zd, trace_id, self.path)
 
@@ -290,28 +475,28 @@ class SqliteStore:
         sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY t.started_at DESC, t.trace_id LIMIT ?"
         try:
-            rows = self.conn.execute(sql, (*args, query.limit)).fetchall()
+            rows = self.db.execute(sql, (*args, query.limit)).fetchall()
         except sqlite3.OperationalError as e:
             raise InputError(f"cannot run this search: {e}") from None
-        return [trace_row(r) for r in rows]
+        return [uncoded_row(trace_row(r)) for r in rows]
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
         check_status(status)
         with self.transaction():
-            row = self.conn.execute("SELECT id, status FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
+            row = self.db.execute("SELECT id, status FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
             if row is None:
                 raise InputError(f"no draft of trace {trace_id} in the store")
-            self.conn.execute("UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?", (status, now, row[0]))
-            self.conn.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
+            self.db.execute("UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?", (status, now, row[0]))
+            self.db.execute("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
                               (now, actor, "status", row[0], json.dumps({"from": row[1], "to": status, "note": note})))
 
     # ------------------------------------------------------------------ review
     def draft_state(self, trace_id: str) -> DraftState | None:
-        r = self.conn.execute(f"SELECT {DRAFT_COLS} FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
+        r = self.db.execute(f"SELECT {DRAFT_COLS} FROM drafts WHERE trace_id = ?", (trace_id,)).fetchone()
         return DraftState(*r) if r else None
 
     def proposals(self, trace_id: str) -> list[ProposalRow]:
-        rows = self.conn.execute(f"SELECT {PROPOSAL_COLS} FROM proposals WHERE trace_id = ? ORDER BY id",
+        rows = self.db.execute(f"SELECT {PROPOSAL_COLS} FROM proposals WHERE trace_id = ? ORDER BY id",
                                  (trace_id,)).fetchall()
         return [ProposalRow(*r) for r in rows]
 
@@ -321,14 +506,14 @@ class SqliteStore:
         if trace_id is not None:
             sql += audit_of("?")
             args = (trace_id, trace_id)
-        rows = self.conn.execute(sql + " ORDER BY a.id LIMIT ?", (*args, limit)).fetchall()
+        rows = self.db.execute(sql + " ORDER BY a.id LIMIT ?", (*args, limit)).fetchall()
         return [AuditRow(*r) for r in rows]
 
     def record_review(self, change: ReviewChange) -> DraftState:
         # BEGIN IMMEDIATE: the version is read and bumped under the write lock, so of two
         # reviewers acting on the same version exactly one wins and the other gets a conflict.
         with self.transaction(immediate=True):
-            row = self.conn.execute("SELECT id, version FROM drafts WHERE trace_id = ?",
+            row = self.db.execute("SELECT id, version FROM drafts WHERE trace_id = ?",
                                     (change.trace_id,)).fetchone()
             if row is None:
                 raise InputError(f"no draft of trace {change.trace_id} in the store")
@@ -336,7 +521,7 @@ class SqliteStore:
             check_version(change, version)
             p = change.proposal
             if p is not None:
-                self.conn.execute(
+                self.db.execute(
                     "INSERT INTO proposals (draft_id, trace_id, path, value_json, origin, actor, created_at, "
                     "citations_json, replaced_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (draft_id, change.trace_id, p.path, p.value_json, p.origin, p.actor, change.at,
@@ -345,14 +530,14 @@ class SqliteStore:
             if change.reviewed is not None:
                 reviewed_as = change.reviewed.trace_id
                 self.add_trace(change.reviewed, change.at)
-                self.conn.execute(
+                self.db.execute(
                     "UPDATE drafts SET status = 'approved', review_of = ?, validation_level = ?, updated_at = ? "
                     "WHERE trace_id = ?", (change.trace_id, change.validation_level, change.at, reviewed_as))
-            self.conn.execute(
+            self.db.execute(
                 "UPDATE drafts SET status = COALESCE(?, status), version = version + 1, updated_at = ?, "
                 "reviewed_as = COALESCE(?, reviewed_as) WHERE id = ?",
                 (change.status, change.at, reviewed_as, draft_id))
-            self.conn.execute(
+            self.db.execute(
                 "INSERT INTO audit (at, actor, action, draft_id, detail_json, trace_id, before_sha256, after_sha256) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (change.at, change.actor, change.action, draft_id, change.detail_json, change.trace_id,
@@ -367,15 +552,18 @@ class SqliteStore:
         # under the write lock: a reviewer acting on the draft meanwhile either comes first (and
         # the draft then has a history of its own: nothing is written) or after the copy
         with self.transaction(immediate=True):
-            row = self.conn.execute(history_sql("?"), (trace_id,)).fetchone()
+            row = self.db.execute(history_sql("?"), (trace_id,)).fetchone()
             if row is None:
                 raise InputError(f"no draft of trace {trace_id} in the store")
             draft_id, own = history_row(row, trace_id)
             if own:
                 return False
             for sql, rows in import_writes("?", draft_id, trace_id, state, proposals, audit, note, now):
-                self.conn.executemany(sql, rows)
+                self.db.executemany(sql, rows)
         return True
+
+
+_FAULT_COLS = "path, what, reason, first_at, first_run, last_at, last_run, runs"
 
 
 def _fts_query(text: str) -> str:

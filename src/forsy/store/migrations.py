@@ -205,6 +205,27 @@ CORE.append(("0005_proposals_by_trace", """
 CREATE INDEX proposals_trace ON proposals(trace_id);
 """))
 
+# What a sweep could not look at (a folder it may not list, a file it may not open, one gone
+# mid-run): one row per path and sweeper, kept while the fault lasts, with when it was first
+# met and in how many runs, for `forsy sweep --status`. A run stopped by the environment (the
+# store could not be written) keeps why in `failure`; its status reads `interrupted` (the
+# status CHECK of 0001 cannot be changed portably) and is shown as failed.
+CORE.append(("0006_sweep_faults", """
+ALTER TABLE runs ADD COLUMN failure TEXT;
+CREATE TABLE sweep_faults (
+    host TEXT NOT NULL DEFAULT '',
+    path TEXT NOT NULL,
+    what TEXT NOT NULL CHECK (what IN ('folder', 'file')),
+    reason TEXT NOT NULL,
+    first_at TEXT NOT NULL,
+    first_run INTEGER,
+    last_at TEXT NOT NULL,
+    last_run INTEGER,
+    runs INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (host, path)
+);
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep

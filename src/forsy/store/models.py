@@ -142,10 +142,29 @@ class RunRow:
     started_at: str
     finished_at: str | None
     pid: int
-    status: Literal["running", "done", "interrupted"]
+    # failed: stopped by the environment (the store could not be written: disk full, read-only)
+    status: Literal["running", "done", "interrupted", "failed"]
     roots: list[str]
     counts: RunCounts
     duration_s: float | None
+    failure: str | None = None  # why a failed run stopped
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """Something under a sweep's roots that could not be looked at (a folder that cannot be
+    listed, a file that cannot be opened or that vanished mid-run):
+    skipped, named, and tried again on every run until it goes away. `runs` counts the runs
+    that met it since `first_at`."""
+
+    path: str
+    what: Literal["folder", "file"]
+    reason: str
+    first_at: str
+    first_run: int | None
+    last_at: str
+    last_run: int | None
+    runs: int
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import sources
-from ..errors import ExitCode, ForsyError
+from ..errors import ExitCode, ForsyError, StoreError
 from ..pipeline import RetraceOptions, parallel_jobs
-from ..store import ErrorRow, FileState, LockInfo, RunCounts, Store
-from ._files import Stat, classify, fingerprint, line_oriented, stat_path, walk
+from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
+from ._files import Stat, classify, fingerprint, line_oriented, stat_path, walk, why
 from ._units import Plan, Unit, plan_units
 
 if TYPE_CHECKING:
@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from ..pipeline import _Timeline
     from ..sources import Source
 
+# the limits of the sources' search (sources._walk) whose folders hold files under the roots
+# that the sweep's own walk saw: those files are left out, saying why, not silently ignored
+_LIMITS = ("deeper than", "stops looking after")
 INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
 CLEANUP_WARN_DAYS = 5
 
@@ -60,6 +63,18 @@ class SweepOptions:
     now: Callable[[], float] = time.time  # injected in tests: settle and age checks use it
     ignore_settle: bool = False  # --now
     claude_home: Path | None = None  # for the cleanup warning; default ~/.claude
+    progress: Callable[[SweepProgress], None] | None = None  # told before each session file is traced
+
+
+@dataclass(frozen=True)
+class SweepProgress:
+    """Where a run is: the session files to trace and their bytes, done so far, and the one in hand."""
+
+    files_done: int
+    files: int
+    bytes_done: int
+    bytes_total: int
+    path: str
 
 
 @dataclass
@@ -73,10 +88,18 @@ class SweepReport:
     waiting: list[tuple[str, str]] = field(default_factory=list)  # (session file, why)
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
+    # what could not be looked at (folders, files): skipped, tried again next run; with since when
+    faults: list[FaultRow] = field(default_factory=list)
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (file, why): beyond a limit of the search
+    failure: str | None = None  # the run was stopped by the environment (the store could not be written)
 
     @property
     def exit_code(self) -> int:
         c = self.counts
+        if self.failure is not None:
+            return ExitCode.STORE
+        if self.faults:
+            return ExitCode.PARTIAL  # something was skipped for a fault; everything else was done
         if not c.failed:
             return ExitCode.OK
         return ExitCode.PARTIAL if c.seen > c.failed else ExitCode.INPUT
@@ -85,8 +108,11 @@ class SweepReport:
         counts = dict(vars(self.counts))
         lock = vars(self.locked_by) if self.locked_by else None
         return {"store": self.store, "roots": self.roots, "run_id": self.run_id, "locked_by": lock, **counts,
-                "counts": counts, "duration_s": round(self.duration_s, 3),
+                "counts": counts, "duration_s": round(self.duration_s, 3), "failure": self.failure,
                 "failures": [{"path": e.path, "message": e.message} for e in self.failures],
+                "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at, "runs": f.runs}
+                           for f in self.faults],
+                "left_out": [{"path": p, "reason": r} for p, r in self.left_out],
                 "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting], "warnings": self.warnings,
                 "exit_code": self.exit_code}
 
@@ -121,18 +147,33 @@ def _source(unit: Unit) -> Source | None:
 
 
 def sweep(store: Store, options: SweepOptions) -> SweepReport:
+    """One run (see the module's docstring). What cannot be looked at (a folder, a file) is
+    skipped and named in `report.faults`; a store that cannot be written (a full disk, a
+    read-only file) stops the run: `report.failure` says why, the run is marked failed when
+    the store still takes that much, and what was being written is rolled back."""
     roots = [os.path.abspath(os.path.expanduser(r)) for r in options.roots]
     report = SweepReport(store.url, roots)
     me = LockInfo(os.getpid(), socket.gethostname(), iso(options.now()))
-    holder = store.acquire_lock(me, pid_alive)
+    try:
+        holder = store.acquire_lock(me, pid_alive)
+    except StoreError as e:
+        report.failure = e.message
+        return report
     if holder is not None:
         report.locked_by = holder
         return report
+    run = _Sweep(store, options, roots, report)
     try:
         store.interrupt_running()  # we hold the lock: any run still marked running died
-        _Sweep(store, options, roots, report).run()
+        run.run()
+    except StoreError as e:
+        report.failure = e.message
+        run.failed(e.message)
     finally:
-        store.release_lock(me.pid)
+        try:
+            store.release_lock(me.pid)
+        except StoreError:
+            pass  # a full disk: the lock's holder is gone, so the next sweep takes it over
     return report
 
 
@@ -147,19 +188,27 @@ class _Sweep:
         self.now_iso = iso(self.now)
         self.hold = _TestHold.from_env()
         self.timeline: _Timeline | None = None  # the config's histories and git, read once per run
+        self.t0 = time.perf_counter()
+        self.faults: list[tuple[str, str, str]] = []  # (path, "folder" | "file", why)
+        self.left_out: dict[str, str] = {}  # files a limit of the search left out: why
+        self.files_total = self.files_done = 0
+        self.bytes_total = self.bytes_done = 0
 
     def run(self) -> None:
-        t0 = time.perf_counter()
         self.report.run_id = run_id = self.store.start_run(self.now_iso, os.getpid(), self.roots)
         on_disk: dict[str, Stat] = {}
+        blocked: dict[str, str] = {}
         for r in self.roots:
-            on_disk.update(walk(r))
+            on_disk.update(walk(r, blocked))
+        for d, reason in sorted(blocked.items()):
+            self._fault(d, "folder", reason)
         known = self.store.file_states(self.roots)
-        plan = plan_units(on_disk, known, self.roots, self._discover)
+        plan = plan_units(on_disk, known, self.roots, self._discover, set(blocked))
         self._mark_gone(plan, known)
         changed = [u for u in plan.units if u.failure is None and u.change != "unchanged"]
-        jobs = parallel_jobs(self.opt.retrace, len(changed),
-                             sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk))
+        self.files_total = len(changed)
+        self.bytes_total = sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk)
+        jobs = parallel_jobs(self.opt.retrace, len(changed), self.bytes_total)
         if changed and (self.opt.retrace.history or self.opt.retrace.git):
             from ..pipeline import _timeline_inputs
 
@@ -169,16 +218,38 @@ class _Sweep:
         else:
             for unit in plan.units:
                 self._do(self._check(unit, known, on_disk), on_disk, None)
+        self.report.left_out = sorted((p, w) for p, w in self.left_out.items() if p in plan.unclaimed)
         self._remember_ignored(plan, known, on_disk)
-        self.c.failed = sum(1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
+        with self.store.transaction():
+            self.report.faults = self.store.record_faults(run_id, self.now_iso, self.roots, self.faults)
+            for path, _, reason in self.faults:
+                self.store.add_error(ErrorRow(run_id, path, reason, self.now_iso))
+        self.c.failed = len(self.faults) + sum(
+            1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
         self._cleanup_warning(plan, known, on_disk)
-        self.report.duration_s = time.perf_counter() - t0
+        self.report.duration_s = time.perf_counter() - self.t0
         self.store.finish_run(run_id, iso(self.opt.now()), self.c, self.report.duration_s)
 
+    def failed(self, message: str) -> None:
+        """The store could not be written: mark the run failed, if the store takes even that."""
+        self.report.duration_s = time.perf_counter() - self.t0
+        if self.report.run_id is None:
+            return
+        try:
+            self.store.fail_run(self.report.run_id, iso(self.opt.now()), self.c, self.report.duration_s, message)
+        except StoreError:
+            pass  # not even that: `--status` shows a run left running by no live sweep as stopped
+
+    def _fault(self, path: str, what: str, reason: str) -> None:
+        """Something that could not be looked at: skipped this run, named, tried again next run."""
+        self.faults.append((path, what, reason))
+
+    # ------------------------------------------------------------------ discovery
     # ------------------------------------------------------------------ discovery
     def _discover(self, fresh: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
         """Session files (and their source) under the roots holding files the store has not
-        seen; and roots that could not be searched, with why."""
+        seen; and roots that could not be searched, with why. Files the search left out for
+        one of its limits (a folder too deep) go into `self.left_out`, saying which."""
         from ..pipeline import discover
 
         mains: dict[str, str] = {}
@@ -186,11 +257,17 @@ class _Sweep:
         for r in self.roots:
             if not any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for p in fresh):
                 continue
+            unread: list[tuple[Path, str]] = []
             try:
-                mains.update((os.path.abspath(p), src.name) for src, p in discover([Path(r)]))
+                mains.update((os.path.abspath(p), src.name) for src, p in discover([Path(r)], unread))
             except ForsyError as e:
                 if Path(r).is_file():
                     problems.append((r, e.message))
+            for folder, why_ in unread:
+                if any(limit in why_ for limit in _LIMITS):
+                    top = os.path.abspath(folder)
+                    self.left_out.update((p, why_) for p in fresh
+                                         if p.startswith(top.rstrip(os.sep) + os.sep) and p not in self.left_out)
         return mains, problems
 
     def _run_parallel(self, units: list[Unit], known: dict[str, FileState], on_disk: dict[str, Stat],
@@ -247,6 +324,13 @@ class _Sweep:
         main_stat = on_disk.get(unit.path) or stat_path(unit.path)
         if main_stat is None:
             return None  # vanished since the walk: the next run marks it gone
+        try:
+            return self._look(unit, known, on_disk, main_stat)
+        except OSError as e:  # the file system said no (permission, gone, I/O): this file, not the run
+            self._fault(unit.path, "file", _file_reason(e, unit.path))
+            return None
+
+    def _look(self, unit: Unit, known: dict[str, FileState], on_disk: dict[str, Stat], main_stat: Stat) -> _Todo:
         change: str = unit.change
         old_main = known.get(unit.path)
         if change == "changed" and old_main is not None and old_main.status != "source_gone" and \
@@ -285,29 +369,45 @@ class _Sweep:
         from ..store.sink import StoreSink
 
         assert self.report.run_id is not None
+        if self.opt.progress is not None:
+            self.opt.progress(SweepProgress(self.files_done, self.files_total, self.bytes_done, self.bytes_total,
+                                            unit.path))
+        size = main.size + sum(on_disk[m].size for m in unit.members if m in on_disk)
+        self.files_done += 1
+        self.bytes_done += size
         sink = StoreSink(self.store, now=self.now_iso, unit_path=unit.path, run_id=self.report.run_id)
-        with self.store.transaction():
-            if pool is not None and pending is not None:  # read → assembled in a worker; stored here
-                outcomes = pool.finish(pending, sink, _Meter(None))
-            else:
-                outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False,
-                                       source=_source(unit), timeline=self.timeline)
-            self.hold.maybe("traced")
-            failed = [o for o in outcomes if o.status == "failed"]
-            status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
-            members = sorted(m for m in sink.files_read | set(unit.members)
-                             if m != unit.path and self._under_roots(m))
-            states = [self._state(unit.path, unit.path, main, status,
-                                  "; ".join(o.message for o in failed) or None, unit.source_kind)]
-            for m in members:
-                st = on_disk.get(m) or stat_path(m)
-                if st is not None:
-                    states.append(self._state(m, unit.path, st, "member", None, unit.source_kind))
-            self.store.put_file_states(states)
-            for o in failed:
-                err = ErrorRow(self.report.run_id, o.path, o.message, self.now_iso)
-                self.store.add_error(err)
-                self.report.failures.append(err)
+        try:
+            with self.store.transaction():
+                if pool is not None and pending is not None:  # read → assembled in a worker; stored here
+                    outcomes = pool.finish(pending, sink, _Meter(None))
+                else:
+                    outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False,
+                                           source=_source(unit), timeline=self.timeline)
+                self.hold.maybe("traced")
+                failed = [o for o in outcomes if o.status == "failed"]
+                for o in failed:
+                    if isinstance(o.error, StoreError):
+                        raise o.error  # the store, not the file: the run stops (and this is rolled back)
+                if failed:
+                    _still_readable(unit.path)  # gone or unreadable since: a fault of the item, not its content
+                status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
+                members = sorted(m for m in sink.files_read | set(unit.members)
+                                 if m != unit.path and self._under_roots(m))
+                states = [self._state(unit.path, unit.path, main, status,
+                                      "; ".join(o.message for o in failed) or None, unit.source_kind)]
+                for m in members:
+                    st = on_disk.get(m) or stat_path(m)
+                    if st is not None:
+                        states.append(self._state(m, unit.path, st, "member", None, unit.source_kind))
+                self.store.put_file_states(states)
+                for o in failed:
+                    err = ErrorRow(self.report.run_id, o.path, o.message, self.now_iso)
+                    self.store.add_error(err)
+                    self.report.failures.append(err)
+        except OSError as e:  # rolled back: nothing of this file is stored, and the next run tries it again
+            self.report.failures = [f for f in self.report.failures if f.path != unit.path]
+            self._fault(unit.path, "file", _file_reason(e, unit.path))
+            return
         self.hold.maybe("committed")
         self.c.bytes_read += main.size + sum(on_disk[m].size for m in members if m in on_disk)
         self.c.traces_written += sink.written
@@ -351,8 +451,13 @@ class _Sweep:
         """Files under the roots that no session claims are remembered too, so the next run
         does not search them again (they are looked at again only when they change)."""
         now = self.store.file_states(self.roots)
-        rows = [self._state(p, "", on_disk[p], "ignored", None, None) for p in sorted(plan.unclaimed)
-                if p in on_disk and (p not in now or now[p].status == "ignored")]
+        rows = []
+        for p in sorted(plan.unclaimed):
+            if p in on_disk and (p not in now or now[p].status == "ignored"):
+                try:
+                    rows.append(self._state(p, "", on_disk[p], "ignored", self.left_out.get(p), None))
+                except OSError as e:  # not readable: nobody can tell whether it is a session
+                    self._fault(p, "file", _file_reason(e, p))
         if rows:
             self.store.put_file_states(rows)
 
@@ -363,6 +468,19 @@ class _Sweep:
         states = self.store.file_states(self.roots)
         sessions = [(u.path, on_disk[u.path].mtime_ns, states.get(u.path)) for u in plan.units if u.path in on_disk]
         self.report.warnings += cleanup_warnings(home, sessions, self.now, CLEANUP_WARN_DAYS)
+
+
+def _file_reason(e: OSError, path: str) -> str:
+    what = f" ({e.filename})" if isinstance(e.filename, str) and e.filename != path else ""  # a member's, say
+    if isinstance(e, FileNotFoundError):
+        return "vanished during the sweep" + what
+    return f"cannot read: {why(e)}" + what
+
+
+def _still_readable(path: str) -> None:
+    """Raise the OSError that opening `path` meets now, if any."""
+    with open(path, "rb") as f:
+        f.read(1)
 
 
 @dataclass
@@ -407,4 +525,4 @@ class _TestHold:
                 time.sleep(60)
 
 
-__all__ = ["SweepOptions", "SweepReport", "iso", "pid_alive", "sweep"]
+__all__ = ["SweepOptions", "SweepProgress", "SweepReport", "iso", "pid_alive", "sweep"]

@@ -44,13 +44,17 @@ class Stat:
         return Stat(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def walk(root: str) -> dict[str, Stat]:
+def walk(root: str, blocked: dict[str, str] | None = None) -> dict[str, Stat]:
     """Every session-like regular file at or under `root` (symlinked folders are not
-    followed: a loop or a link out of the tree must not make a sweep endless)."""
+    followed: a loop or a link out of the tree must not make a sweep endless). A folder that
+    cannot be listed goes into `blocked` with why: it hides only itself, and the caller
+    names it (its files are neither new nor gone, only out of sight)."""
     out: dict[str, Stat] = {}
     try:
         st = os.stat(root)
-    except OSError:
+    except OSError as e:
+        if blocked is not None and not isinstance(e, FileNotFoundError):
+            blocked[root] = why(e)
         return out
     if stat_.S_ISREG(st.st_mode):
         out[root] = Stat.of(st)
@@ -60,17 +64,26 @@ def walk(root: str) -> dict[str, Stat]:
         d = stack.pop()
         try:
             entries = list(os.scandir(d))
-        except OSError:
-            continue  # a folder we may not list is not ours to report on each run
-        for e in entries:
+        except FileNotFoundError:
+            continue  # removed since its parent was listed: the next run sees it gone
+        except OSError as e:
+            if blocked is not None:
+                blocked[d] = f"cannot list this folder: {why(e)}"
+            continue
+        for ent in entries:
             try:
-                if e.is_dir(follow_symlinks=False):
-                    stack.append(e.path)
-                elif session_like(e.name) and e.is_file(follow_symlinks=False):
-                    out[e.path] = Stat.of(e.stat(follow_symlinks=False))
+                if ent.is_dir(follow_symlinks=False):
+                    stack.append(ent.path)
+                elif session_like(ent.name) and ent.is_file(follow_symlinks=False):
+                    out[ent.path] = Stat.of(ent.stat(follow_symlinks=False))
             except OSError:
                 continue  # vanished between listing and stat: next run sees it gone
     return out
+
+
+def why(e: OSError) -> str:
+    """An OSError in a few words for a summary line (`permission denied`, `no such file or directory`)."""
+    return (e.strerror or type(e).__name__).lower()
 
 
 def stat_path(path: str) -> Stat | None:

@@ -37,8 +37,24 @@ def _same(s: FileState, st: Stat | None) -> bool:
     return st is not None and (s.dev, s.ino, s.size, s.mtime_ns) == (st.dev, st.ino, st.size, st.mtime_ns)
 
 
+def _hidden(path: str, blocked: set[str]) -> bool:
+    """Is `path` inside a folder the walk could not list (out of sight, not gone)?"""
+    d = os.path.dirname(path)
+    while True:
+        if d in blocked:
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+
+
 def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: list[str],
-               discover: Discover) -> Plan:
+               discover: Discover, blocked: set[str] | None = None) -> Plan:
+    """`blocked`: folders the walk could not list. The files remembered inside them are out of
+    sight this run: neither gone nor changed, and their sessions wait for the folder."""
+    if blocked:
+        known = {p: s for p, s in known.items() if p in on_disk or not _hidden(p, blocked)}
     by_unit: dict[str, list[FileState]] = {}
     for s in known.values():
         if s.unit_path:
