@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from _oracle import checked_traces, from_trace
 from forsy.cli import app
-from forsy.sources import detect
+from forsy.sources import ReadContext, detect
 from forsy.sources.codex import CodexSource
 
 FIX = Path(__file__).parent / "fixtures" / "codex"
@@ -104,3 +104,29 @@ def test_a_review_thread_keeps_its_task_and_gives_it_to_no_person(tmp_path: Path
     assert all(s["actor"] != "user" for s in trace["steps"])
     prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
     assert prov["trace_fields"]["task"]["rule"] == "T-task/delegated"
+
+
+def test_response_items_of_multi_agent_threads_are_known(tmp_path: Path) -> None:
+    """ResponseItem::AgentMessage {author, recipient, content} and AdditionalTools {role, tools},
+    persisted by the recorder's policy, were unknown records."""
+    lines = FAILURES.read_text("utf-8").splitlines()[:4]
+    extra = [
+        {"type": "agent_message", "author": "/root/worker", "recipient": "/root",
+         "content": [{"type": "input_text", "text": "Lexer tests pass on my side."}]},
+        {"type": "additional_tools", "role": "developer", "tools": [{"type": "function", "name": "wait_agent"}]},
+    ]
+    lines += [json.dumps({"timestamp": "2026-06-10T08:00:30.000Z", "type": "response_item", "payload": p})
+              for p in extra]
+    p = tmp_path / FAILURES.name
+    p.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    _retrace(p, out)
+    [f] = _manifest(out)["ledger"]
+    assert f["totals"]["unknown"] == 0
+    kinds = {e["record_type"]: e["heading"] for e in f["entries"]}
+    assert kinds["response_item:agent_message/agent_message"] == "set_aside"
+    assert kinds["response_item:additional_tools"] == "metadata"
+    [s] = CodexSource().read(p, ReadContext(root=tmp_path))
+    notes = [e for e in s.events if e.kind == "note"]
+    assert [e.text for e in notes] == [extra[0]["content"][0]["text"]] and s.quality.unknown_records == 0
+    assert s.meta.extra["additional_tools"] == ["wait_agent"]

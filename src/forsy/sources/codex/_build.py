@@ -223,8 +223,27 @@ class ThreadBuilder:
         elif sub in COMPACTION_ITEMS:
             if not compaction_mirror(self.lf.recs, rec):
                 self._compaction(rec)
+        elif sub == "agent_message":
+            self._agent_message(rec)
+        elif sub == "additional_tools":
+            tools = self._typed(rec, rec.payload, "tools", list) or []
+            names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            self.meta.extra.setdefault("additional_tools", []).extend(n for n in names if n not in
+                                                                       self.meta.extra.get("additional_tools", []))
         elif sub not in SILENT_ITEMS:
             self._unknown(rec, f"response_item:{sub}")
+
+    def _agent_message(self, rec: Rec) -> None:
+        """ResponseItem::AgentMessage {author, recipient, content}: another agent's message to this
+        thread (multi-agent mode): a note naming both; encrypted parts are counted, not read."""
+        p = rec.payload
+        raw = {k: p[k] for k in ("author", "recipient") if isinstance(p.get(k), str)}
+        texts = [(i, b["text"]) for i, b in self._blocks(rec, p, "content") if isinstance(b.get("text"), str)]
+        for i, text in texts:
+            self._note(rec, "agent_message", "content", i, "text", text=text, raw=raw)
+        if not texts:
+            self._note(rec, "agent_message", raw=raw)
+        self.group = None
 
     def _result(self, rec: Rec) -> None:
         call_id = rec.payload.get("call_id")
