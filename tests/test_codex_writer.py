@@ -107,8 +107,8 @@ def test_a_review_thread_keeps_its_task_and_gives_it_to_no_person(tmp_path: Path
 
 
 def test_response_items_of_multi_agent_threads_are_known(tmp_path: Path) -> None:
-    """ResponseItem::AgentMessage {author, recipient, content} and AdditionalTools {role, tools},
-    persisted by the recorder's policy, were unknown records."""
+    """ResponseItem::AgentMessage {author, recipient, content}, AdditionalTools {role, tools} and
+    a sleep's item_completed, persisted by the recorder's policy, were unknown records."""
     lines = FAILURES.read_text("utf-8").splitlines()[:4]
     extra = [
         {"type": "agent_message", "author": "/root/worker", "recipient": "/root",
@@ -117,6 +117,9 @@ def test_response_items_of_multi_agent_threads_are_known(tmp_path: Path) -> None
     ]
     lines += [json.dumps({"timestamp": "2026-06-10T08:00:30.000Z", "type": "response_item", "payload": p})
               for p in extra]
+    # the recorder keeps item_completed for items with no response item: a sleep is one
+    lines.append(json.dumps({"timestamp": "2026-06-10T08:00:31.000Z", "type": "event_msg", "payload": {
+        "type": "item_completed", "turn_id": "t1", "item": {"type": "sleep", "id": "sleep-1"}}}))
     p = tmp_path / FAILURES.name
     p.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
@@ -126,6 +129,7 @@ def test_response_items_of_multi_agent_threads_are_known(tmp_path: Path) -> None
     kinds = {e["record_type"]: e["heading"] for e in f["entries"]}
     assert kinds["response_item:agent_message/agent_message"] == "set_aside"
     assert kinds["response_item:additional_tools"] == "metadata"
+    assert kinds["event_msg:item_completed"] == "set_aside"
     [s] = CodexSource().read(p, ReadContext(root=tmp_path))
     notes = [e for e in s.events if e.kind == "note"]
     assert [e.text for e in notes] == [extra[0]["content"][0]["text"]] and s.quality.unknown_records == 0

@@ -21,6 +21,8 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "event_msg:turn_started": ("metadata", "turn id"),
     "event_msg:thread_name_updated": ("metadata", "title"),
     "response_item:additional_tools": ("metadata", "tools offered to the model later in the thread"),
+    # the recorder keeps item_completed only for items with no response item: a plan (a note) or a sleep
+    "event_msg:item_completed": ("set_aside", "a completed plan or sleep item (a plan is a note)"),
     # when not cited, the compaction was read from the record these repeat (compaction_mirror)
     "event_msg:context_compacted": ("duplicate", "compaction written twice"),
     "event_msg:task_complete": ("set_aside", "turn boundaries carry no work"),
