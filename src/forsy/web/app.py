@@ -44,6 +44,7 @@ from ..review import actions
 from ..review.conversation import Block, Subagent, conversation
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
+from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import EvidenceReader, LoadedTrace, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
@@ -180,6 +181,12 @@ def _identify(s: Settings, token: str) -> Settings | None:
 
 
 async def _form(request: Request, s: Settings) -> dict[str, str] | Response:
+    """The POSTed form (urlencoded; the last of repeated names), or a refusal (`_form_lists`)."""
+    got = await _form_lists(request, s)
+    return got if isinstance(got, Response) else {k: v[-1] for k, v in got.items()}
+
+
+async def _form_lists(request: Request, s: Settings) -> dict[str, list[str]] | Response:
     """The POSTed form (urlencoded), or a refusal when its CSRF token is missing or wrong. A body
     over MAX_FORM is refused by its declared length, or as soon as it grows past it: never read whole."""
     too_large = _error(s, 413, "Too large", f"a form of more than {MAX_FORM} bytes")
@@ -195,10 +202,10 @@ async def _form(request: Request, s: Settings) -> dict[str, str] | Response:
         chunks.append(chunk)
     body = b"".join(chunks)
     try:
-        data = {k: v[-1] for k, v in parse_qs(body.decode("utf-8"), keep_blank_values=True).items()}
+        data = parse_qs(body.decode("utf-8"), keep_blank_values=True)
     except UnicodeDecodeError:
         return _error(s, 400, "Refused", "the form is not UTF-8")
-    if not hmac.compare_digest(data.get("csrf", "").encode(), s.csrf.encode()):
+    if not hmac.compare_digest((data.get("csrf") or [""])[-1].encode(), s.csrf.encode()):
         return _error(s, 403, "Refused", "the form's CSRF token is missing or wrong; reload the page")
     return data
 
@@ -234,12 +241,30 @@ async def queue(request: Request, s: Settings) -> Response:
     f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
                    since=q.get("since") or None, until=q.get("until") or None,
                    min_confidence=_int(q.get("min_confidence"), "confidence", 0, 100), text=q.get("text") or None,
-                   latest_only=True, reviewed=False, limit=500)
+                   latest_only=True, reviewed=False)
+    sort = q.get("sort") or "started"
+    if sort not in SORTS:
+        raise InputError(f"unknown sort {sort[:40]!r}")
+    qq = QueueQuery(f, max_confidence=_int(q.get("max_confidence"), "confidence", 0, 100), sort=sort,
+                    descending=q.get("dir", "desc") != "asc", page=_int(q.get("page"), "page", 1) or 1,
+                    per_page=_int(q.get("per"), "per page", 1, MAX_PER_PAGE) or PER_PAGE)
     with _store(s) as st:
-        found = st.traces(f)
-        everything = st.traces(TraceQuery(latest_only=True, reviewed=False, limit=1_000_000))
-    counts = [(st, sum(1 for r in everything if r.status == st)) for st in DRAFT_STATUSES]
-    return _page(s, "queue.html", title="Review queue", rows=found, counts=counts, f=f, statuses=DRAFT_STATUSES)
+        pg = queue_page(st, qq)
+    kept = [(k, v) for k, v in q.multi_items() if k not in ("page", "sort", "dir", "token", "done") and v]
+
+    def link(**changes: object) -> str:
+        params = dict(kept)
+        params.update({"sort": qq.sort, "dir": "desc" if qq.descending else "asc", "page": str(qq.page)})
+        params.update({k: str(v) for k, v in changes.items()})
+        return "/?" + urlencode(params)
+
+    def sort_link(key: str) -> str:
+        flip = "asc" if key == qq.sort and qq.descending else "desc"
+        return link(sort=key, dir=flip, page=1)
+
+    return _page(s, "queue.html", title="Review queue", pg=pg, counts=pg.counts, f=f, qq=qq,
+                 statuses=DRAFT_STATUSES, link=link, sort_link=sort_link, csrf=s.csrf,
+                 message=_DONE.get(q.get("done") or ""), message_kind="ok")
 
 
 async def draft(request: Request, s: Settings) -> Response:
@@ -364,6 +389,49 @@ async def act(request: Request, s: Settings) -> Response:
     return _secure(RedirectResponse(f"{back}?done={what}", status_code=303))
 
 
+MAX_BULK = 500  # drafts decided with one confirmation
+
+
+async def bulk(request: Request, s: Settings) -> Response:
+    """Several drafts approved or rejected with one confirmation: the first POST (from the queue)
+    shows what will happen to which drafts, at which version; the second (`confirm`) does it,
+    draft by draft, and says what became of each (a draft someone else acted on is a conflict)."""
+    form = await _form_lists(request, s)
+    if isinstance(form, Response):
+        return form
+    action = (form.get("action") or [""])[-1]
+    if action not in ("approve", "reject"):
+        raise InputError("choose approve or reject for the selected drafts")
+    reason = (form.get("reason") or [""])[-1].strip()
+    if action == "reject" and not reason:
+        raise InputError("a rejection needs a reason")
+    picked = list(dict.fromkeys(form.get("t") or []))
+    if not picked:
+        raise InputError("no draft selected")
+    if len(picked) > MAX_BULK or not all(_ID.match(t) for t in picked):
+        raise InputError(f"select 1 to {MAX_BULK} drafts by their ids")
+    if (form.get("confirm") or [""])[-1] != "1":
+        with _store(s) as st:
+            rows = [(t, st.trace(t), st.draft_state(t)) for t in picked]
+        return _page(s, "bulk.html", title="Review the selection", action=action, reason=reason, rows=rows)
+    versions = dict(v.split(":", 1) for v in form.get("v") or [] if ":" in v)
+    done: list[tuple[str, str]] = []
+    with _store(s) as st:
+        for t in picked:
+            kw: dict[str, Any] = dict(reviewer=s.reviewer, at=s.clock(),
+                                      expected_version=_int(versions.get(t), "version"))
+            try:
+                if action == "approve":
+                    d = actions.approve(st, t, REVIEW_LEVELS[0], **kw)
+                    done.append((t, f"approved as {d.reviewed_trace_id}"))
+                else:
+                    actions.reject(st, t, reason, **kw)
+                    done.append((t, "rejected"))
+            except ForsyError as e:  # one draft's refusal never stops the others
+                done.append((t, f"not done: {e.message}"))
+    return _page(s, "bulk.html", title="Done", action=action, reason=reason, rows=[], done=done)
+
+
 async def who_page(request: Request, s: Settings) -> Response:
     """Who is reviewing, asked once when nothing names a reviewer; kept in the config file."""
     if request.method == "POST":
@@ -389,7 +457,7 @@ def make_app(settings: Settings) -> Starlette:
     return Starlette(routes=[
         r("/", queue), r("/audit", audit), r("/static/{name}", static),
         r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
-        r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"]),
+        r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"]), r("/bulk", bulk, ["POST"]),
     ])
 
 
