@@ -134,3 +134,20 @@ def test_response_items_of_multi_agent_threads_are_known(tmp_path: Path) -> None
     notes = [e for e in s.events if e.kind == "note"]
     assert [e.text for e in notes] == [extra[0]["content"][0]["text"]] and s.quality.unknown_records == 0
     assert s.meta.extra["additional_tools"] == ["wait_agent"]
+
+
+def test_fields_a_newer_codex_writes_are_counted(tmp_path: Path) -> None:
+    """Drift: a response item field the writer's table does not name is counted and named,
+    not dropped without a word (the item is still read)."""
+    lines = FAILURES.read_text("utf-8").splitlines()
+    rec = json.loads(lines[4])
+    rec["payload"]["sandbox_permissions"] = "require_escalated"  # a field this reader does not know
+    lines[4] = json.dumps(rec)
+    p = tmp_path / FAILURES.name
+    p.write_text("\n".join(lines) + "\n")
+    [s] = CodexSource().read(p, ReadContext(root=tmp_path))
+    field = f"{rec['payload']['type']}.sandbox_permissions"
+    assert s.quality.extra["unknown_fields"] == 1 and s.meta.extra["unknown_fields"] == {field: 1}
+    assert any(w.code == "unknown_fields" and field in w.message for w in s.warnings)
+    [clean] = CodexSource().read(FAILURES, ReadContext(root=FAILURES.parent))
+    assert "unknown_fields" not in clean.quality.extra

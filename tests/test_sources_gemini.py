@@ -191,3 +191,23 @@ def test_a_folder_gives_one_trace_per_session(tmp_path: Path) -> None:
     assert [s for s in from_trace(chat) if s[0] == "call"] == [s for s in _lines_oracle(CHAT)[0] if s[0] == "call"]
     [only_logs] = [t for t in traces if t is not chat]
     assert [s["input"] for s in only_logs["steps"]] == [e["message"] for e in logs if e["sessionId"] != chat_sid]
+
+
+def test_fields_a_newer_cli_writes_are_counted(tmp_path: Path) -> None:
+    """Drift: message and tool call fields the writer's types do not name are counted by name;
+    the message is still read."""
+    lines = CHAT.read_text("utf-8").splitlines()
+    recs = [json.loads(x) for x in lines]
+    i = max(j for j, r in enumerate(recs) if r.get("id") == "g2")
+    recs[i]["groundingMetadata"] = {"sources": []}
+    recs[i]["toolCalls"][0]["durationMs"] = 12
+    p = tmp_path / "chats" / CHAT.name
+    p.parent.mkdir()
+    p.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    [s] = GeminiSource().read(p, ReadContext(root=p.parent))
+    assert s.meta.extra["unknown_fields"] == {"groundingMetadata": 1, "toolCalls.durationMs": 1}
+    assert s.quality.extra["unknown_fields"] == 2
+    assert [e.tool for e in s.events if e.kind == "tool_call"] == [
+        tc["name"] for r in {r["id"]: r for r in recs if r.get("id")}.values() for tc in r.get("toolCalls") or []]
+    [clean] = GeminiSource().read(CHAT, ReadContext(root=CHAT.parent))
+    assert "unknown_fields" not in clean.quality.extra

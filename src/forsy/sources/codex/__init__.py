@@ -35,6 +35,7 @@ from ...evidence import Event, Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
 from .._lines import open_regular, source_name
+from . import _drift
 from ._build import Thread, ThreadBuilder
 from ._fork import candidate_paths
 from ._ledger import mark_thread
@@ -113,6 +114,7 @@ class CodexSource:
         session.files = [t.lf.file for t in reader.threads]
         for t in reader.threads:
             mark_thread(session, t)
+            _drift.count(session, t.lf)
         return [session]
 
 

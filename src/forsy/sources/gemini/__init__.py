@@ -48,6 +48,11 @@ NOTE_TYPES = frozenset({"info", "warning", "error"})
 SHELL_TOOLS = frozenset({"run_shell_command"})
 _SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
 PROJECT_LOGS = "gemini-project:"  # evidence name of the logs.json above `chats/` (read back by the source)
+# chatRecordingTypes.ts: BaseMessageRecord + the gemini type's fields; ToolCallRecord
+MESSAGE_FIELDS = frozenset({"id", "timestamp", "content", "displayContent", "type", "toolCalls", "thoughts", "tokens",
+                            "model"})
+CALL_FIELDS = frozenset({"id", "name", "args", "result", "status", "timestamp", "agentId", "displayName", "description",
+                         "resultDisplay", "renderOutputAsMarkdown"})
 CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
@@ -198,6 +203,7 @@ class _Chat:
 
     def message(self, rec: Record) -> None:
         d, s = rec.data, self.s
+        self._drift(d)
         mtype = _str(s, rec, d, "type")
         ts = _str(s, rec, d, "timestamp")
         if mtype == "user":
@@ -219,6 +225,20 @@ class _Chat:
             s.quality.unknown_records += 1
             s.warn("unknown-record", f"message type {mtype!r} is not one forsy knows; skipped", rec.ev.source,
                    rec.ev.line)
+
+    def _drift(self, d: dict[str, Any]) -> None:
+        """Count the fields the writer's types (chatRecordingTypes.ts) do not name: a newer CLI's
+        shapes show up as numbers (`quality.extra["unknown_fields"]`, named in `unknown_fields`)."""
+        names = [k for k in d if k not in MESSAGE_FIELDS]
+        calls = d.get("toolCalls")
+        names += [f"toolCalls.{k}" for tc in (calls if isinstance(calls, list) else []) if isinstance(tc, dict)
+                  for k in tc if k not in CALL_FIELDS]
+        if names:
+            q = self.s.quality.extra
+            q["unknown_fields"] = q.get("unknown_fields", 0) + len(names)
+            seen: dict[str, int] = self.s.meta.extra.setdefault("unknown_fields", {})
+            for n in names:
+                seen[n] = seen.get(n, 0) + 1
 
     def _user(self, rec: Record, ts: str | None) -> None:
         d, s = rec.data, self.s

@@ -1,0 +1,52 @@
+"""Fields of the response items a newer Codex writes that this reader's table does not name.
+
+The table is the writer's (codex-rs/protocol/src/models.rs, `ResponseItem`, serialised with
+`type` as the tag). A field outside it is not an error: it is counted, so a new version's
+shapes show up as numbers (`quality.extra["unknown_fields"]`, and by name in the session's
+`unknown_fields` fact) before they become losses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ...evidence import Session
+from ._read import LoadedFile
+
+COMMON = frozenset({"type", "id", "internal_chat_message_metadata_passthrough"})
+ITEM_FIELDS: dict[str, frozenset[str]] = {
+    "message": frozenset({"role", "content", "phase", "end_turn"}),
+    "reasoning": frozenset({"summary", "content", "encrypted_content"}),
+    "function_call": frozenset({"name", "namespace", "arguments", "call_id", "encrypted_function_args", "status"}),
+    "function_call_output": frozenset({"call_id", "output"}),
+    "custom_tool_call": frozenset({"status", "call_id", "name", "input"}),
+    "custom_tool_call_output": frozenset({"call_id", "output", "name"}),
+    "local_shell_call": frozenset({"call_id", "status", "action"}),
+    "web_search_call": frozenset({"status", "action"}),
+    "tool_search_call": frozenset({"call_id", "status", "execution", "arguments"}),
+    "tool_search_output": frozenset({"call_id", "status", "execution", "tools"}),
+    "image_generation_call": frozenset({"status", "revised_prompt", "result"}),
+    "agent_message": frozenset({"author", "recipient", "content"}),
+    "additional_tools": frozenset({"role", "tools"}),
+    "ghost_snapshot": frozenset({"ghost_commit"}),
+    "compaction": frozenset({"encrypted_content"}),
+    "context_compaction": frozenset({"encrypted_content"}),
+    "compaction_summary": frozenset({"encrypted_content"}),
+}
+
+
+def count(session: Session, lf: LoadedFile) -> None:
+    unknown: Counter[str] = Counter()
+    for rec in lf.recs:
+        known = ITEM_FIELDS.get(rec.sub or "") if rec.kind == "response_item" else None
+        if known is not None:
+            unknown.update(f"{rec.sub}.{k}" for k in rec.payload if k not in known and k not in COMMON)
+    if not unknown:
+        return
+    q = session.quality.extra
+    q["unknown_fields"] = q.get("unknown_fields", 0) + sum(unknown.values())
+    seen: dict[str, int] = session.meta.extra.setdefault("unknown_fields", {})
+    for name, n in sorted(unknown.items()):
+        seen[name] = seen.get(name, 0) + n
+    session.warn("unknown_fields", "response item fields this reader's table does not name (a newer Codex?): "
+                 + ", ".join(sorted(unknown)), lf.source)
