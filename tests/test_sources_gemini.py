@@ -211,3 +211,26 @@ def test_fields_a_newer_cli_writes_are_counted(tmp_path: Path) -> None:
         tc["name"] for r in {r["id"]: r for r in recs if r.get("id")}.values() for tc in r.get("toolCalls") or []]
     [clean] = GeminiSource().read(CHAT, ReadContext(root=CHAT.parent))
     assert "unknown_fields" not in clean.quality.extra
+
+
+def test_a_subagents_chat_alone_gives_its_task_to_no_person(tmp_path: Path) -> None:
+    """A subagent's chat (`chats/<parent session id>/<id>.jsonl`, header `kind: "subagent"`):
+    its user message is the parent agent's task, the trace's task, not a person's prompt."""
+    parent = json.loads(CHAT.read_text("utf-8").splitlines()[0])["sessionId"]
+    p = tmp_path / "chats" / parent / "sub-1.jsonl"
+    p.parent.mkdir(parents=True)
+    task = "Find every caller of parse_args and list them with their files."
+    recs = [
+        {"sessionId": "sub-1", "projectHash": "h", "startTime": "2026-03-04T10:16:00.000Z",
+         "lastUpdated": "2026-03-04T10:16:00.000Z", "kind": "subagent", "directories": ["/home/dev/proj"]},
+        {"id": "s1", "timestamp": "2026-03-04T10:16:01.000Z", "type": "user", "content": [{"text": task}]},
+        {"id": "s2", "timestamp": "2026-03-04T10:16:02.000Z", "type": "gemini", "content": "", "model": "m",
+         "toolCalls": [{"id": "grep-1", "name": "search_file_content", "args": {"pattern": "parse_args"},
+                        "result": [{"functionResponse": {"id": "grep-1", "name": "search_file_content",
+                                                         "response": {"output": "cli.py:3: parse_args()"}}}],
+                        "status": "success", "timestamp": "2026-03-04T10:16:03.000Z"}]},
+    ]
+    p.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    [trace] = retrace(p, tmp_path / "out")
+    assert trace["task"] == task
+    assert [s["actor"] for s in trace["steps"]] == ["agent"] and trace["steps"][0]["tool"] == "search_file_content"
