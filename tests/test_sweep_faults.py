@@ -165,10 +165,26 @@ def test_a_folder_that_cannot_be_listed_hides_only_itself(tree: Path, tmp_path: 
 
 
 @needs_unprivileged
-def test_a_session_file_that_cannot_be_read_is_skipped_named_and_retried(tree: Path, tmp_path: Path) -> None:
+def test_a_root_that_cannot_be_listed_is_a_fault_not_a_usage_error(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert sweep_cli(tree, db, unprivileged=True).returncode == 0
+    os.chmod(tree, 0)
+    res = sweep_cli(tree, db, "--json", unprivileged=True)
+    assert res.returncode == ExitCode.PARTIAL, res.stderr
+    out = last_json(res)
+    assert [f["path"] for f in out["faults"]] == [str(tree)] and out["gone"] == 0
+    os.chmod(tree, 0o755)
+    again = sweep_cli(tree, db, "--json", unprivileged=True)
+    assert again.returncode == 0 and last_json(again)["unchanged"] == 3 and integrity(db) == "ok"
+
+
+@needs_unprivileged
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_session_file_that_cannot_be_read_is_skipped_named_and_retried(tree: Path, tmp_path: Path,
+                                                                         jobs: str) -> None:
     db = tmp_path / "s.db"
     os.chmod(tree / "proj-a" / "a.jsonl", 0)
-    res = sweep_cli(tree, db, "--json", unprivileged=True)
+    res = sweep_cli(tree, db, "--json", "-j", jobs, unprivileged=True)
     assert res.returncode == ExitCode.PARTIAL, res.stderr
     out = last_json(res)
     assert [(f["path"], f["what"], f["reason"]) for f in out["faults"]] == [
@@ -176,7 +192,7 @@ def test_a_session_file_that_cannot_be_read_is_skipped_named_and_retried(tree: P
     assert stored_units(db) == {"b.jsonl", "c.jsonl"}
     assert integrity(db) == "ok"
     os.chmod(tree / "proj-a" / "a.jsonl", 0o644)  # the mode alone changed: no size or mtime change
-    again = sweep_cli(tree, db, "--json", unprivileged=True)
+    again = sweep_cli(tree, db, "--json", "-j", jobs, unprivileged=True)
     assert again.returncode == 0 and last_json(again)["faults"] == []
     assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl"}
 

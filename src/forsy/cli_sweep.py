@@ -50,7 +50,8 @@ def _shown(path: str) -> str:
 def sweep_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Log roots to sweep. Default: the agents' log folders on this machine (~/.claude/projects, "
-             "~/.codex/sessions) and the roots of the config file.", show_default=False)] = None,
+             "~/.codex/sessions) and the roots of the config file.", show_default=False,
+        readable=False)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "
                                       "within the last N seconds are traced too).")] = False,
