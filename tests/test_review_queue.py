@@ -137,3 +137,25 @@ def test_several_drafts_decided_with_one_confirmation(web: tuple[TestClient, Sto
     r = c.post("/bulk", data={"csrf": CSRF, "action": "approve", "t": [tids[2]]}, headers={})
     assert r.status_code == 200
     assert c.post("/bulk", data={"action": "approve", "t": [tids[2]], "confirm": "1"}).status_code == 403  # no CSRF
+
+
+@pytest.mark.parametrize(("cwd", "shown"), [
+    ("/home/[PATH_USER_1]/work/api", "~/work/api"), ("/home/[PATH_USER_1]/oss/api", "~/oss/api"),
+    ("/Users/[PATH_USER_2]", "~"), ("/home/[PATH_USER_1]/[PATH_USER_1]-blog", "~/…-blog"),
+    ("C:\\Users\\[PATH_USER_1]\\proj", "~/proj"), ("/srv/app", "/srv/app")])
+def test_a_project_is_named_readably_and_apart_from_its_namesakes(cwd: str, shown: str) -> None:
+    from forsy.store.sink import project_name
+
+    assert project_name(cwd) == shown
+
+
+def test_a_project_is_found_by_its_last_folders(tmp_path: Path) -> None:
+    st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        tid = put(st, SAMPLES / "claude" / "demo-session.jsonl")  # run in /home/dev/projects/textkit
+        for name in ("~/projects/textkit", "textkit", "projects/textkit"):
+            assert [r.trace_id for r in st.traces(TraceQuery(project=name))] == [tid], name
+        for name in ("kit", "xtkit", "projects", "~/textkit"):
+            assert st.traces(TraceQuery(project=name)) == [], name
+    finally:
+        st.close()

@@ -74,10 +74,13 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
     SQL is the backend's own)."""
     where: list[str] = []
     args: list[Any] = []
-    for col, val in (("t.agent", query.agent), ("t.project", query.project), ("d.status", query.status)):
+    for col, val in (("t.agent", query.agent), ("d.status", query.status)):
         if val is not None:
             where.append(f"{col} = {mark}")
             args.append(val)
+    if query.project is not None:  # `~/work/api`, or its last folders: `api`, `work/api`
+        where.append(f"(t.project = {mark} OR substr(t.project, length(t.project) - length({mark})) = {mark})")
+        args += [query.project, query.project, "/" + query.project]
     bounds: tuple[tuple[str, object], ...] = (
         ("t.started_at >=", query.since), ("t.started_at <", query.until), ("t.confidence >=", query.min_confidence))
     for cond, bound in bounds:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import re
 
 from ..assemble import Assembled
 from ..evidence import Session
@@ -38,7 +38,7 @@ class StoreSink:
         new = NewTrace(
             trace_id=t.trace_id, source_kind=session.source_kind, session_id=session.session_id, unit_path=unit,
             agent=session.meta.agent or None,
-            project=PurePath(session.meta.cwd.replace("\\", "/")).name if session.meta.cwd else None,
+            project=project_name(session.meta.cwd) if session.meta.cwd else None,
             started_at=t.started_at, ended_at=t.ended_at, confidence=t.summary.agent_confidence,
             steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
             files=[StoredFile(name, data) for name, data in sorted(files.items())],
@@ -47,6 +47,20 @@ class StoreSink:
         if self.store.add_trace(new, self.now):
             self.written += 1
         return t.trace_id
+
+
+_HOME = re.compile(r"^(?:[A-Za-z]:)?(?:/.*)?/(?:home|Users)/[^/]+(?P<rest>/.*)?$")
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*_\d+\]")
+
+
+def project_name(cwd: str) -> str:
+    """The project a session worked in, as a person reads it: its folder from the home folder
+    (`~/work/api`, so two folders named `api` stay apart), else its whole path; a part the
+    redactor masked (the home user's name in a folder's name) is `…`, never a placeholder."""
+    path = cwd.replace("\\", "/").rstrip("/") or "/"
+    m = _HOME.match(path)
+    name = "~" + (m.group("rest") or "") if m else path
+    return _PLACEHOLDER.sub("…", name)
 
 
 def search_texts(a: Assembled) -> list[tuple[str, str]]:
