@@ -250,8 +250,9 @@ def test_valid_text_replaces_lone_surrogates_only() -> None:
     ("password", True, False), ("name", "hunter2", False), ("token_count", 5, False),
     # a JSON field's value is a literal (quoted), so a snake_case one is a value, not a variable
     ("password", "hunter_two", True),
-    # a tier-2 name ("api_key") takes only a random-looking value
-    ("api_key", "Zq9xW2vB7kL4", False),
+    # a tier-2 name ("api_key") takes a random-looking or password-shaped value, never a word or a name
+    ("api_key", "Zq9xW2vB7kL4", True), ("api_key", "Spring2025!Deploy", True), ("api_key", "MyApiKey2", False),
+    ("api_key", "string", False),
 ])
 def test_secret_fields(key: str, value: object, secret: bool) -> None:
     assert R.is_secret_field(key, value) is secret

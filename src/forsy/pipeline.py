@@ -247,6 +247,10 @@ def _redact_session(session: Session, redactor: Redactor) -> None:
     """Mask every string a later stage could write or send, in one fixed order (so the
     placeholder numbers, and the output, are the same on every run)."""
     texts = [(e, e.text) for e in session.events if e.text is not None]
+    learn = getattr(redactor, "learn", None)
+    if learn is not None:  # known once, masked everywhere: a secret given late is masked early too
+        learn([[t for _, t in texts], [e.args for e in session.events if e.args is not None],
+               session.meta.system_prompt, session.meta.memory])
     for (e, _), red in zip(texts, redactor.redact_many([t for _, t in texts]), strict=True):
         e.text = red
     rv = redactor.redact_value

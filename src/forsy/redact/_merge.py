@@ -61,7 +61,12 @@ def narrowest(text: str, hits: list[Hit]) -> list[Hit]:
             return True
         return any(True for _ in inside(h, stand_ins)) and "://" in text[h.start : h.end]
 
-    return [h for h in hits if not wider(h)]
+    def host(h: Hit) -> bool:
+        """An "email" whose `@` follows a URL's password is `password@host`: the host stays."""
+        return h.kind == EMAIL and any(e.rule == "url-password" and e.start <= h.start < e.end <= h.end
+                                       for e in exact)
+
+    return [h for h in hits if not wider(h) and not host(h)]
 
 
 def _merge(hits: list[Hit]) -> list[Hit]:

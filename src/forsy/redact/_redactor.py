@@ -18,6 +18,7 @@ from ..errors import RedactionError
 from ._anchors import Anchors
 from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Finder, Hit
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
+from ._known import SPREAD_KINDS, KnownSecrets
 from ._merge import resolve
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
@@ -69,6 +70,8 @@ class Redactor:
         self._unscannable = 0
         self._stand_ins = 0
         self._lock = threading.Lock()
+        # values masked as secrets so far: masked wherever else they stand (see _known.py)
+        self._known = KnownSecrets()
 
     # ------------------------------------------------------------ public API
     def redact(self, text: str) -> str:
@@ -96,6 +99,21 @@ class Redactor:
             return self._fail()
         found = iter(zip(strings, self._find_safe(strings), strict=True))
         return self._rebuild(value, found)
+
+    def learn(self, value: Any) -> None:
+        """Read a session's strings (str, or a JSON-like value) before redacting it: a value
+        found as a secret anywhere in them is then masked everywhere, before and after.
+        Nothing is numbered or counted: the output is the same as without learning, but for
+        those values."""
+        strings: list[str] = []
+        fields: list[tuple[str, str]] = []
+        try:
+            _collect(value, strings, fields)
+        except RecursionError:
+            return
+        self._find_safe(strings)  # the scan learns what it finds
+        with self._lock:
+            self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in (f for _, f in fields))
 
     def scan(self, text: str) -> list[Hit]:
         """What `redact` would mask (offsets, kinds, rules; no values, no counting).
@@ -135,12 +153,25 @@ class Redactor:
             return None
 
     def _find_many(self, texts: list[str]) -> list[list[Hit]]:
-        """Scan the texts joined by a separator no rule matches across; split the hits back."""
-        if len(texts) == 1:
-            per = [self._scan_text(texts[0])]
-        else:
-            per = distribute(self._scan_text(SEPARATOR.join(texts)), [len(t) for t in texts])
-        return [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
+        """Scan the texts joined by a separator no rule matches across; split the hits back.
+        The secrets found are learnt, and every value known so far is found too."""
+        joined = texts[0] if len(texts) == 1 else SEPARATOR.join(texts)
+        lengths = [len(t) for t in texts]
+        found = self._scan_text(joined)
+        per = [found] if len(texts) == 1 else distribute(found, lengths)
+        out = [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
+        learnt = [(h.kind, normalise(h.kind, t[h.start : h.end])) for t, hits in zip(texts, out, strict=True)
+                  for h in hits if h.kind in SPREAD_KINDS]
+        with self._lock:
+            if learnt:
+                self._known.add(learnt)
+            known = self._known if self._known else None
+        if known is not None:
+            extra = list(known(joined, Anchors(joined)))
+            if extra:
+                more = [extra] if len(texts) == 1 else distribute(extra, lengths)
+                out = [resolve(t, h + e) if e else h for t, h, e in zip(texts, out, more, strict=True)]
+        return out
 
     def _scan_text(self, text: str) -> list[Hit]:
         hits: list[Hit] = []
@@ -257,6 +288,7 @@ class Redactor:
 
     def _mask_field(self, value: str) -> str:
         with self._lock:
+            self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))])
             self._by_kind[CREDENTIAL] += 1
             self._by_rule["secret-field"] += 1
             return self._placeholder(CREDENTIAL, value)
@@ -298,8 +330,9 @@ class Redactor:
         return self._rebuild(value, found)
 
 
-def _collect(value: Any, out: list[str]) -> None:
-    """First walk of redact_value: the strings to scan, in order."""
+def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None) -> None:
+    """First walk of redact_value: the strings to scan, in order (and, for `learn`, the
+    values of secret fields, which are masked whole and never scanned)."""
     if isinstance(value, str):
         out.append(valid_text(value))
     elif isinstance(value, dict):
@@ -307,14 +340,16 @@ def _collect(value: Any, out: list[str]) -> None:
             if isinstance(k, str):
                 out.append(valid_text(k))
             if isinstance(k, str) and is_secret_field(k, v):
+                if fields is not None:
+                    fields.append((k, valid_text(str(v))))
                 continue  # masked whole, never scanned
             if _is_cookie_field(k, v):
                 out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
             else:
-                _collect(v, out)
+                _collect(v, out, fields)
     elif isinstance(value, list | tuple):
         for v in value:
-            _collect(v, out)
+            _collect(v, out, fields)
 
 
 def _is_cookie_field(key: Any, value: Any) -> bool:

@@ -86,9 +86,9 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool =
         return False
     if is_doc_placeholder(value) or _DIGEST.fullmatch(value):
         return False
-    if tier == 2:
+    if tier == 2:  # a token's name: machine-made, or a password a person made (`Spring2025!Deploy`)
         need = 20 if name.lower().strip("-_.") == "key" else 16
-        return looks_random(value, need) and not _pathlike(value)
+        return (looks_random(value, need) or password_like(value)) and not _pathlike(value)
     return len(value) >= 3
 
 
@@ -145,3 +145,41 @@ def is_doc_placeholder(value: str) -> bool:
 # A digest labelled with its version or algorithm (`v2:<64 hex>`, `sha256:<hex>`): a cache
 # key or checksum, not a secret (a bare hex value under a secret name stays one)
 _DIGEST = re.compile(r"(?:v\d{1,2}|sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-f]{32,128}")
+
+
+# ---------------------------------------------------------------- what a password looks like
+_SYMBOLS_WEAK = frozenset("-_./:")  # in identifiers, versions, paths: not a password's symbol
+_IDENTIFIER = re.compile(r"(?:[A-Za-z][a-z]*)+[-_.]?\d{0,6}|v?\d+(?:\.\d+){1,3}[A-Za-z0-9.+-]*")
+_PW_CHARS = re.compile(r"[\x21-\x7e]+")
+_BRACKETS = frozenset("[]{}()<>")
+# `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password
+_KEY_VALUE = re.compile(r"(?:[a-z][a-z0-9]*[._-])*[a-z][a-z0-9_]{2,}=|[A-Z][a-z]+(?:[A-Z][a-z]+)*=")
+
+
+def code_like(value: str) -> bool:
+    """A dotted name or an identifier without digits (`env.CODEMIE_API_KEY`, `params.apiKey`)."""
+    bare = value.rstrip(",;")
+    return bool(_DOTTED.fullmatch(bare) or _IDENT.fullmatch(bare)) and not any(c.isdigit() for c in bare)
+
+
+def password_like(value: str, min_len: int = 8) -> bool:
+    """A value that reads as a password or token, not a word, path, number or identifier:
+    `Spring2025!Deploy`, `f7DEiBGEyHrxeGvf`, `x9#kQ2`; not `MyProject2`, `8080:80`, `no:cache`."""
+    if len(value) < min_len or len(value) > 256 or not _PW_CHARS.fullmatch(value):
+        return False
+    if is_template(value) or is_doc_placeholder(value) or value.lower() in STOPWORDS or "/" in value or (
+            PLACEHOLDER_RE.search(value)):
+        return False
+    if _WORDY.fullmatch(value) or _IDENTIFIER.fullmatch(value) or value.startswith(("http", "-", "$", "%", "{")):
+        return False
+    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _KEY_VALUE.match(value):
+        return False  # a pattern (`ya29.[a-z]{100,}`), a call or `env.API_KEY`: code, not a password
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    symbol = any(not c.isalnum() and c not in _SYMBOLS_WEAK for c in value)
+    if not (lower or upper):
+        return False
+    if symbol and digit:
+        return True
+    return lower + upper + digit + symbol >= 3 and looks_random(value, min_len)

@@ -233,13 +233,14 @@ def _split(slot: CliSlot, text: str, start: int, end: int) -> Iterator[tuple[Cli
         yield slot, cut + 1, stop if stop > cut else end
 
 
-# `set -x NAME VALUE` (fish), `setx NAME VALUE` (cmd), `aws configure set NAME VALUE`,
+# `set -x NAME VALUE` (fish), `setx NAME VALUE` (cmd), `setenv NAME VALUE` (csh), `aws configure set NAME VALUE`,
 # `npm config set //host/:_authToken VALUE`, `git config --global NAME VALUE`,
 # `Set-Item Env:NAME -Value VALUE`: a verb that sets a variable right before its name.
 # (Not a bare `env:NAME`: that is also openssl's `-passin env:VAR`, a reference.)
 # (fish: -e erases, -q queries, -n/-S list: no value follows.)
 _SETTER = re.compile(
-    r"(?:(?<![\w.-])(?:set(?P<flags>(?:[ \t]+--?[A-Za-z]+)*)|setx|(?:npm|yarn|pnpm)[ \t]+config[ \t]+set|npm[ \t]+set"
+    r"(?:(?<![\w.-])(?:set(?P<flags>(?:[ \t]+--?[A-Za-z]+)*)|setx|setenv"
+    r"|(?:npm|yarn|pnpm)[ \t]+config[ \t]+set|npm[ \t]+set"
     r"|aws[ \t]+configure[ \t]+set|git[ \t]+config(?:[ \t]+--(?:global|local|system|worktree))?"
     r"|user-secrets[ \t]+set|poetry[ \t]+config)[ \t]+(?:\S{0,80}:)?"
     r"|(?:[Ss]et|[Nn]ew)-[Ii]tem(?:[ \t]+-[Pp]ath)?[ \t]+[Ee]nv:)$")

@@ -17,6 +17,15 @@ from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
 from .personal import email, home_path_user, phone
+from .structure import (
+    base64_secret,
+    credential_lines,
+    flag_secret,
+    net_secret,
+    prose_secret,
+    stdin_secret,
+    url_path_secret,
+)
 
 __all__ = ["Anchors", "assignment", "cookie", "json_view_rules", "name_tier", "private_key", "project_rules",
            "putty_key", "url_password"]
@@ -294,4 +303,5 @@ def json_view_rules() -> tuple[Finder, ...]:
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, cli_secret,
+            stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, prose_secret,
             email, phone, home_path_user)

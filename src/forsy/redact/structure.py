@@ -1,0 +1,388 @@
+"""Secrets found by where they stand, not by a list of tools: stdin fed to a program that
+reads a password, credential-file lines (.pgpass, htpasswd, shadow), URL paths that carry a
+token (webhooks, bot tokens), base64 decoded on the command line, short password flags of
+any tool, Windows `net user`/`net use`, and prose ("admin password X").
+
+Where the position alone is weak (a short flag, prose), the value must look like a password:
+`password_like` (mixed character classes, a symbol or randomness; not a word, path, number,
+identifier or version). Every rule yields the secret's span only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._values import code_like, password_like
+from .cmdline import _COMMAND_END, _unquoted, cli_literal, shell_words
+
+if TYPE_CHECKING:
+    from ._anchors import Anchors
+
+# ---------------------------------------------------------------- stdin fed to password readers
+# A command that reads a password (or token) on its standard input
+_READER_WORDS = frozenset({"chpasswd", "passwd", "kinit", "smbpasswd", "vncpasswd", "cryptsetup", "chgpasswd",
+                           "--password-stdin", "--pass-stdin", "--token-stdin", "--with-token", "--stdin",
+                           "--password-from-stdin", "-password-stdin", "--passphrase-fd", "stdin"})
+_READER_PAIRS = (("secret", "put"), ("secret", "set"), ("secrets", "set"), ("env", "add"), ("login", "-"))
+_FEEDERS = ("echo ", "printf ", "<<<")
+
+
+def _is_reader(words: list[str]) -> bool:
+    low = [w.lower() for w in words]
+    if any(w in _READER_WORDS for w in low):
+        return True
+    if "sudo" in low and any(w == "--stdin" or (w.startswith("-") and not w.startswith("--") and "S" in w)
+                             for w in words[low.index("sudo") + 1 :]):
+        return True
+    return any(a == x and b == y for a, b in zip(low, low[1:], strict=False) for x, y in _READER_PAIRS)
+
+
+def _line_start(text: str, i: int) -> int:
+    """Where the command holding i starts (after a newline, escaped or not, `;`, `&&`, `(`)."""
+    lo = max(0, i - 400)
+    j = i
+    while j > lo and text[j - 1] not in "\n\r;&(`":
+        if text[j - 1] == "n" and text[j - 2 : j - 1] == "\\":
+            break
+        j -= 1
+    return j
+
+
+def _words(text: str, start: int, stop: int | None = None) -> list[tuple[int, int]]:
+    limit = min(len(text), start + 600 if stop is None else stop)
+    return list(shell_words(text, start, limit))
+
+
+def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """`echo X | sudo -S …`, `printf '%s' X | docker login --password-stdin`, `echo 'u:X' |
+    chpasswd`, `cmd --with-token <<< X`, `sudo -S <<< X cmd`: X (each line of it)."""
+    for i in anchors.find(_FEEDERS):
+        if text.startswith("<<<", i):
+            yield from _here_string(text, i)
+            continue
+        if i > 0 and text[i - 1] not in " \t\n;&(`$\"'" and not (text[i - 1] == "n" and text[i - 2 : i - 1] == "\\"):
+            continue
+        words = _words(text, i)
+        stop = words[-1][1] if words else i
+        pipe = stop
+        while pipe < len(text) and text[pipe] in " \t":
+            pipe += 1
+        if not text.startswith("|", pipe) or text.startswith("||", pipe):
+            continue
+        reader = [text[s:e] for s, e in _words(text, pipe + 1)]
+        if not _is_reader(reader):
+            continue
+        printf = text.startswith("printf", i)
+        args = [(s, e) for s, e in words[1:] if not (text[s] == "-" and e - s <= 3)]
+        if printf and args and "%" in text[args[0][0] : args[0][1]]:
+            args = args[1:]  # the format
+        chpasswd = "chpasswd" in reader or "chgpasswd" in reader
+        for s, e in args:
+            yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
+
+
+def _here_string(text: str, i: int) -> Iterator[Hit]:
+    value = _words(text, i + 3)
+    if not value or value[0][0] > i + 3 + 4:
+        return
+    start = _line_start(text, i)
+    command = [text[s:e] for s, e in _words(text, start, i)] + [text[s:e] for s, e in value[1:]]
+    if _is_reader(command):
+        yield from _values_in(text, *_unquoted(text, *value[0]), after_colon=False)
+
+
+def _values_in(text: str, start: int, end: int, *, after_colon: bool) -> Iterator[Hit]:
+    """The literal values of an echo argument: each line (`X\\nX`), after `user:` for chpasswd."""
+    pos = start
+    while pos < end:
+        cut = text.find("\\n", pos, end)
+        stop = end if cut < 0 else cut
+        s = pos
+        if after_colon:
+            colon = text.find(":", pos, stop)
+            s = colon + 1 if colon >= 0 else stop
+        if cli_literal(text[s:stop]) and "\\" not in text[s:stop]:
+            yield Hit(s, stop, CREDENTIAL, "stdin-secret")
+        pos = stop + 2
+
+
+# ---------------------------------------------------------------- credential-file lines
+# .pgpass: hostname:port:database:username:password, one a line
+_PGPASS = re.compile(r"(?P<host>[A-Za-z0-9.*_\[\]-]{1,128}):(?:\d{1,5}|\*):[\w.*$-]{1,64}:[\w.*@$-]{1,64}:"
+                     r"(?P<v>[^\s:\"'\\]{3,256})(?=$|\r?\n|\\r|\\n|[ \t]*$)", re.MULTILINE)
+_PGPASS_ANCHOR = re.compile(r":(?:\d{1,5}|\*):")
+# user:HASH lines of htpasswd and /etc/shadow (apr1, bcrypt, SHA, crypt's $1$ $5$ $6$ $y$)
+_HASH_PREFIXES = (":$apr1$", ":$2y$", ":$2a$", ":$2b$", ":{SHA}", ":$1$", ":$5$", ":$6$", ":$y$")
+_HASH = re.compile(r":(?P<v>(?:\$[0-9a-z]{1,4}\$|\{SHA\})[A-Za-z0-9./+=$]{8,200})")
+_LINE_USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}$")
+
+
+def credential_lines(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The password of a .pgpass line; the hash of an htpasswd or shadow line (`user:$apr1$…`)."""
+    if ":" not in text:
+        return
+    for port in _PGPASS_ANCHOR.finditer(text):
+        start = _line_start_plain(text, port.start())
+        line = _PGPASS.match(text, start)
+        if line is not None and line.start("v") > port.start() and any(c.isalpha() or c == "*" for c in line["host"]):
+            value = line["v"]
+            if cli_literal(value) and not value.isdigit():
+                yield Hit(line.start("v"), line.end("v"), CREDENTIAL, "pgpass-line")
+    for i in anchors.find(_HASH_PREFIXES):
+        lo = _line_start_plain(text, i)
+        if _LINE_USER.fullmatch(text, lo, i) is None:
+            continue
+        found = _HASH.match(text, i)
+        if found is not None:
+            yield Hit(found.start("v"), found.end("v"), CREDENTIAL, "password-hash-line")
+
+
+def _line_start_plain(text: str, i: int) -> int:
+    """Start of the line holding i (after a newline, an escaped newline or `$ ` prompt-free)."""
+    lo = max(0, i - 200)
+    j = i
+    while j > lo and text[j - 1] not in "\n\r \t\"'`":
+        if text[j - 1] == "n" and text[j - 2 : j - 1] == "\\":
+            return j
+        j -= 1
+    return j
+
+
+# ---------------------------------------------------------------- URLs with a token in their path
+# A path segment after one of these holds the secret (Discord/Slack/Mattermost/Teams/IFTTT
+# webhooks, Telegram's bot<id>:<token>, .../key/<key>, .../token/<token>)
+_PATH_PREFIXES = ("/webhooks/", "/webhook/", "/webhookb2/", "/IncomingWebhook/", "/hooks/", "/key/", "/keys/",
+                  "/token/", "/tokens/", "/secret/", "/bot")
+_URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}?#\\,;|")
+_TELEGRAM = re.compile(r"/bot(?P<id>\d{5,12}):(?P<v>[A-Za-z0-9_-]{30,50})(?![A-Za-z0-9_-])")
+
+
+def url_path_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Random-looking path segments after a secret-bearing prefix of a URL path."""
+    done = -1
+    for i in anchors.find(_PATH_PREFIXES, ignore_case=True):
+        if i < done:
+            continue
+        if text[i : i + 4].lower() == "/bot":
+            m = _TELEGRAM.match(text, i)
+            if m is not None:
+                done = m.end()
+                yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "url-path-token")
+            continue
+        if not _in_url(text, i):
+            continue
+        pos = text.index("/", i + 1) + 1
+        while pos < len(text) and pos - i < 1024:
+            end = pos
+            while end < len(text) and text[end] not in _URL_STOP and text[end] != "/":
+                end += 1
+            segment = text[pos:end]
+            done = end
+            if looks_random(segment, 16) and not is_template(segment):
+                yield Hit(pos, end, CREDENTIAL, "url-path-token")
+            if end >= len(text) or text[end] != "/":
+                break
+            pos = end + 1
+
+
+def _in_url(text: str, i: int) -> bool:
+    """A host before the path: `https://host/…` or `host.tld/…` on the same word."""
+    j = i
+    lo = max(0, i - 200)
+    while j > lo and text[j - 1] not in _URL_STOP:
+        j -= 1
+    head = text[j:i]
+    return "://" in head or (head.count(".") >= 1 and "/" not in head.split(".", 1)[0] and head[:1].isalnum())
+
+
+# ---------------------------------------------------------------- base64 decoded on a command line
+_B64_DECODERS = ("base64 -d", "base64 --decode", "base64 -D", "FromBase64String(", "b64decode(", "atob(")
+_B64 = re.compile(r"[A-Za-z0-9+/_-]{8,4096}={0,2}")
+
+
+def base64_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """`echo '<b64>' | base64 -d`, `base64 -d <<< '<b64>'`, `FromBase64String('<b64>')`: the
+    base64 when what it decodes to is a credential (random, password-like or `user:password`)."""
+    for i in anchors.find(_B64_DECODERS):
+        if text[i : i + 6] == "base64":
+            rest = _words(text, i)
+            here = text.find("<<<", i, (rest[-1][1] + 8) if rest else i)
+            if here >= 0:
+                spans = _words(text, here + 3)[:1]
+            else:
+                spans = _fed_by_echo(text, i)
+        else:
+            close = text.find(")", i)
+            spans = [(i + text[i:].index("(") + 1, close)] if 0 < close - i < 5000 else []
+        for s, e in spans:
+            s, e = _unquoted(text, s, e)
+            m = _B64.fullmatch(text, s, e)
+            if m is not None and _decodes_to_secret(m.group()):
+                yield Hit(s, e, CREDENTIAL, "base64-secret")
+
+
+def _fed_by_echo(text: str, i: int) -> list[tuple[int, int]]:
+    """The argument of the `echo`/`printf` piped into the decoder at i."""
+    bar = text.rfind("|", max(0, i - 4200), i)
+    if bar < 0 or text[bar + 1 : i].strip() or text[bar - 1 : bar] == "|":
+        return []
+    start = _line_start(text, bar)
+    words = _words(text, start, bar)
+    while words and text[words[0][0] : words[0][1]] not in ("echo", "printf"):
+        words = words[1:]
+    args = [(s, e) for s, e in words[1:] if text[s] != "-"]
+    return args[-1:]
+
+
+def _decodes_to_secret(b64: str) -> bool:
+    try:
+        raw = base64.b64decode(b64 + "=" * (-len(b64) % 4), altchars=b"-_" if "-" in b64 or "_" in b64 else None)
+        decoded = raw.decode("utf-8").strip()
+    except (binascii.Error, ValueError):
+        return False
+    if not decoded or "\n" in decoded or len(decoded) > 512 or not decoded.isprintable():
+        return False
+    user, colon, pw = decoded.partition(":")
+    if colon and _LINE_USER.match(user) and len(pw) >= 3 and " " not in pw:
+        return True  # user:password (an Authorization: Basic value)
+    return password_like(decoded, 6) or looks_random(decoded, 16)
+
+
+# ---------------------------------------------------------------- short password flags of any tool
+# `-p X`, `-pX`, `-P X`, `-pw X`, `-pass X`, `/pass:X`, `/p:X`, `/rp X`; `-U user%X`; the value
+# must look like a password (ports, paths, profiles, `no:plugin` do not).
+_SHORT_FLAGS = ("-p", "-P", "-pw", "-pwd", "-pass", "-passwd", "-passw", "-pword", "-k", "-w", "-s")
+_STRONG_FLAGS = frozenset({"-pw", "-pwd", "-pass", "-passwd", "-passw", "-pword"})
+_ATTACHED = ("-p", "-P")
+_WIN_FLAGS = re.compile(r"/(?:pass|password|pw|p|rp):(?P<v>[^\s\"'/]{3,256})", re.IGNORECASE)
+_USER_FLAGS = ("-U", "--user", "--username", "-u")
+_FLAG_ANCHORS = (" -p", " -P", "\t-p", " -k", " -w", " -s", "/pass:", "/PASS:", "/p:", "/password:", "/pw:",
+                 " -U", " --user", " -u")
+
+
+def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """Password-looking values of a short password flag, of any command."""
+    done = -1
+    for i in anchors.find(_FLAG_ANCHORS):
+        if i < done:
+            continue
+        if text[i] == "/":
+            if i > 0 and text[i - 1] not in " \t\"'":
+                continue
+            m = _WIN_FLAGS.match(text, i)
+            if m is not None and cli_literal(m["v"]) and "=" not in m["v"]:  # msbuild's /p:Name=value
+                done = m.end()
+                yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "flag-secret")
+            continue
+        words = _words(text, i + 1, min(len(text), i + 600))
+        if len(words) < 1:
+            continue
+        fs, fe = words[0]
+        flag = text[fs:fe]
+        done = fe
+        if flag in _USER_FLAGS and len(words) > 1:
+            yield from _user_percent(text, *_unquoted(text, *words[1]))
+            continue
+        if flag in _SHORT_FLAGS and len(words) > 1:
+            vs, ve = _unquoted(text, *words[1])
+            value = text[vs:ve]
+            strong = flag in _STRONG_FLAGS
+            if (strong and cli_literal(value) and not value.startswith("-")) or password_like(value):
+                done = ve
+                yield Hit(vs, ve, CREDENTIAL, "flag-secret")
+        elif flag[:2] in _ATTACHED and len(flag) > 2 and flag[2] not in "-=":
+            vs, ve = _unquoted(text, fs + 2, fe)
+            if password_like(text[vs:ve]):
+                yield Hit(vs, ve, CREDENTIAL, "flag-secret")
+
+
+def _user_percent(text: str, start: int, end: int) -> Iterator[Hit]:
+    """`-U 'DOMAIN\\user%SECRET'` (Samba's user%password): SECRET."""
+    cut = text.find("%", start, end)
+    if cut > start and re.fullmatch(r"[\w.\\-]{1,64}", text[start:cut]) and cli_literal(text[cut + 1 : end]):
+        yield Hit(cut + 1, end, CREDENTIAL, "flag-secret")
+
+
+# ---------------------------------------------------------------- Windows account commands
+def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """`net user NAME PASSWORD [/add]`, `net use [Z:] \\\\srv\\share PASSWORD /user:…`."""
+    for i in anchors.find(("net user ", "net use ", "NET USER ", "NET USE "), ignore_case=False):
+        if i > 0 and text[i - 1] not in " \t\n;&(\"'>":
+            continue
+        words = _words(text, i)
+        plain = [(s, e) for s, e in words[2:] if text[s] != "/"]
+        verb = text[words[1][0] : words[1][1]].lower() if len(words) > 1 else ""
+        slot = None
+        if verb == "user" and len(plain) >= 2:
+            slot = plain[1]
+        elif verb == "use":
+            share = next((k for k, (s, e) in enumerate(plain) if text.startswith("\\\\", s)), None)
+            if share is not None and share + 1 < len(plain):
+                slot = plain[share + 1]
+        if slot is not None:
+            vs, ve = _unquoted(text, *slot)
+            value = text[vs:ve]
+            if value != "*" and cli_literal(value) and text[vs] not in _COMMAND_END:
+                yield Hit(vs, ve, CREDENTIAL, "net-secret")
+
+
+# ---------------------------------------------------------------- prose
+_PROSE_WORDS = ("password", "passwd", "passphrase", "pw", "pwd", "token", "secret", "api key", "apikey")
+_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey"})
+# words that may stand between the secret word and its value ("password for the db is now X")
+_FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
+                     "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
+                     "root", "account", "server", "here", "it's", "=", ":", "-", "->", "=>", "is:", "still"})
+_PROSE_WORD = re.compile(r"[^\s\"'`\\<>]{1,256}")
+
+
+def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """"admin password X", "the root pw is X", "password for the db is X", "my api token X":
+    X when it looks like a password (a token-like value after token/secret/api key)."""
+    done = -1
+    for i in anchors.find(_PROSE_WORDS, ignore_case=True):
+        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$")):
+            continue
+        word = next(w for w in _PROSE_WORDS if text[i : i + len(w)].lower() == w)
+        end = i + len(word)
+        if end < len(text) and (text[end].isalnum() or text[end] in "_-.("):
+            continue
+        if end < len(text) and text[end] in ":=":
+            end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
+        named = 0
+        for _ in range(7):
+            while end < len(text) and text[end] in " \t":
+                end += 1
+            m = _PROSE_WORD.match(text, end)
+            if m is None or (end > 0 and text[end - 1] not in " \t"):
+                break  # prose puts a blank before the value (`password:O,` is code)
+            token = m.group()
+            low = token.lower().rstrip(":")
+            if low in _FILLER:
+                end = m.end()
+                continue
+            value = token.rstrip(".,;:!?)")
+            if named < 2 and token.isalpha() and token.islower():
+                named += 1  # "for deploy", "the staging db": up to two plain words, then the value
+                end = m.end()
+                continue
+            ok = looks_random(value, 16) if word in _PROSE_TOKEN_WORDS else password_like(value)
+            if ok and not _pathish(value) and not code_like(value):
+                done = end + len(value)
+                yield Hit(end, done, CREDENTIAL, "prose-secret")
+            break
+
+
+def _pathish(value: str) -> bool:
+    return value.startswith(("/", "~/", "./", "http")) or "/" in value or value.count(".") >= 2 or (
+        "=" in value and "(" in value)
+
+
+def structure_rules() -> tuple[object, ...]:
+    return (stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, prose_secret)
+

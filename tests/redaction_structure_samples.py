@@ -1,0 +1,167 @@
+"""Must-match and must-not-match samples of the structure rules (as gitleaks keeps them).
+
+`MUST_MATCH[rule]`: templates whose `{pw}` / `{tok}` / `{b64pw}` / `{human}` slots get fresh values;
+each value must be masked. `MUST_NOT_MATCH[rule]`: text that must come out unchanged. The
+rules were written from these samples, so recall on them is optimistic by construction;
+the held-out set (tests/redaction_heldout) is the honest measure. Used by
+tests/test_redact_structure.py and bench/bench_redaction_recall.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+from dataclasses import dataclass
+
+ALNUM = string.ascii_letters + string.digits
+PW = ALNUM + "-_.+^~!*%,="
+
+MUST_MATCH: dict[str, tuple[str, ...]] = {
+    "stdin-secret": (
+        "echo {pw} | sudo -S apt-get update",
+        "echo '{pw}' | sudo -kS reboot",
+        'echo "root:{pw}" | chpasswd',
+        "echo '{pw}' | passwd --stdin alice",
+        "printf '%s\\n' '{pw}' | podman login -u bob --password-stdin quay.io",
+        "echo {tok} | gh auth login --with-token",
+        "gh secret set API_TOKEN <<< '{tok}'",
+        "sudo -S <<< {pw} apt-get upgrade",
+        "echo -n {tok} | npx wrangler secret put TOKEN",
+    ),
+    "pgpass-line": (
+        "localhost:5432:mydb:alice:{pw}",
+        "$ cat ~/.pgpass\\ndb.prod.internal:*:*:app:{pw}\\n",
+        "*:5432:*:postgres:{pw}",
+    ),
+    "password-hash-line": (
+        "admin:$apr1${salt}${tok}",
+        "root:$6${salt}${tok}:19700:0:99999:7:::",
+        "deploy:{{SHA}}{b64pw}",
+    ),
+    "url-path-token": (
+        "https://discord.com/api/webhooks/123456789012345678/{tok}",
+        "https://api.telegram.org/bot123456789:{tok}/getMe",
+        "POST chat.corp.io/hooks/{tok} 200",
+        "https://maker.ifttt.com/trigger/evt/with/key/{tok}",
+    ),
+    "base64-secret": (
+        "echo '{b64pw}' | base64 -d",
+        "echo {b64pw} | base64 --decode > /tmp/pw",
+        "PW=$(base64 -d <<< {b64pw})",
+        "[Convert]::FromBase64String('{b64pw}')",
+    ),
+    "flag-secret": (
+        "ipmitool -H 10.0.0.1 -U admin -P {pw} power status",
+        "pscp -pw {pw} a.txt bob@host:/tmp",
+        "crackmapexec smb 10.0.0.0/24 -u admin -p {pw}",
+        "cmdkey /add:srv /user:bob /pass:{pw}",
+        "smbcacls //srv/share dir -U 'DOM\\bob%{pw}'",
+        "somecli -p {human} --verbose",
+        "tool -P{human}",
+    ),
+    "net-secret": (
+        "net user backup {pw} /add",
+        "net use Z: \\\\srv\\share {pw} /user:DOM\\bob",
+        "NET USER svc {pw}",
+    ),
+    "prose-secret": (
+        "admin password {pw}",
+        "the admin password is {human}",
+        "password for the staging db is {pw}",
+        "my api token {tok}",
+        "New password: {human}",
+        "root pw is {pw}, change it",
+    ),
+    "secret-assignment": (
+        "setenv DB_PASS {pw}",
+        "setenv GITHUB_TOKEN {tok}",
+        "api_token: {human}",
+        "--token {human}",
+    ),
+}
+
+MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
+    "stdin-secret": ('echo "$PW" | sudo -S true', "echo $TOKEN | gh auth login --with-token", "echo hi | cat",
+                     "echo done | tee log.txt", "sudo -S ls < /dev/null", "echo y | apt-get install x",
+                     "cat <<< 'hello' | wc -c"),
+    "pgpass-line": ("12:30:45:99:00", "localhost:5432:mydb", "at 2025-01-01T10:20:30:40:50", "a:b:c:d:e",
+                    "host:5432:db:user:$PGPASSWORD", "File \"x.py\", line 12, in f: 1:2:3:4"),
+    "password-hash-line": ("price: $5$ each", "echo $1$2", "cost:$2y$ (bcrypt)"),
+    "url-path-token": ("https://discord.com/api/webhooks", "https://api.telegram.org/bot<token>/getMe",
+                       "see /hooks/useState/README.md", "https://github.com/org/repo/blob/main/src/hooks/useAuth.ts",
+                       "https://example.com/key/value", "/api/v1/tokens/list"),
+    "base64-secret": ("echo 'aGVsbG8gd29ybGQ=' | base64 -d", "base64 -d < in.b64", "echo $B64 | base64 -d",
+                      "echo 'IyEvYmluL2Jhc2gKZWNobyBoaQo=' | base64 -d | bash"),
+    "flag-secret": ("mkdir -p src/app/components", "docker run -p 8080:80 nginx", "ssh -p 2222 host",
+                    "pytest -p no:cacheprovider", "mvn -P release-2024 package", "cp -p a b", "gcc -pthread x.c",
+                    "sysctl -w net.ipv4.ip_forward=1", "msbuild x.sln /p:Configuration=Release", "patch -p1 < x.diff",
+                    "python -m pip install -P constraints.txt", "sed -n 1,20p file", "tar -xzf a.tgz -C /tmp",
+                    "smbclient -U bob", "date -u +%H:%M", "kubectl logs -p pod-7d9f8", "hugo -p MyTheme2",
+                    "zstd -k -p 4 file"),
+    "net-secret": ("net user bob /domain", "net user", "net use Z: \\\\srv\\share /persistent:yes",
+                   "net use \\\\srv\\share * /user:bob", "net use Z: /delete", "the net user count"),
+    "prose-secret": ("the password is wrong", "password reset link sent", "Token usage: 1234 tokens",
+                     "the admin password policy requires 12 chars", "password: ${DB_PASSWORD}",
+                     "your api token here", "apiKey: env.API_KEY,", "password hashing with bcrypt",
+                     "secret manager path prod/db/password", "token: string;", "token expires in 3600 seconds",
+                     "password:O,rawPassword:k,level:ee", "password for the db is stored in Vault"),
+    "secret-assignment": ("setenv PATH /usr/bin:$PATH", "setenv EDITOR vim", "api_token: string",
+                          "--token-file /run/tok", "max_tokens: 4096", "key: ctrl+shift+p"),
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    rule: str
+    template: str
+    text: str
+    secrets: tuple[str, ...]
+
+
+def _fill(template: str, rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    def mixed(alphabet: str, n: int) -> str:
+        while True:
+            s = rng.choice(ALNUM) + "".join(rng.choice(alphabet) for _ in range(n - 1))  # not a flag
+            if any(c.isdigit() for c in s) and any(c.islower() for c in s) and any(c.isupper() for c in s):
+                return s
+
+    values = {
+        "pw": mixed(PW, rng.randint(10, 18)),
+        "tok": mixed(ALNUM, rng.randint(32, 48)),
+        "salt": mixed(ALNUM, 8),
+        "human": rng.choice(["Spring", "Winter", "Harbor", "Falcon"]) + str(rng.randint(1990, 2030))
+        + rng.choice("!#@%*") + rng.choice(["Deploy", "Ops", "Admin", "Team"]),
+    }
+    values["b64pw"] = base64.b64encode(values["pw"].encode()).decode()
+    text = template.format(**values)
+    used = [k for k in ("pw", "tok", "human", "b64pw") if "{" + k + "}" in template]
+    return text, tuple(values[k] for k in used)
+
+
+def samples(seed: int = 5) -> list[Sample]:
+    rng = random.Random(seed)
+    out = []
+    for rule, templates in MUST_MATCH.items():
+        for t in templates:
+            text, secrets = _fill(t, rng)
+            out.append(Sample(rule, t, text, secrets))
+    return out
+
+
+@dataclass(frozen=True)
+class _Case:
+    category: str
+    form: str
+    texts: tuple[str, ...]
+    secrets: tuple[str, ...]
+    keep: tuple[str, ...] = ()
+
+
+def structure_cases(seed: int = 5) -> list[_Case]:
+    """The must-match samples as bench cases (bench/bench_redaction_recall.py)."""
+    return [_Case(s.rule, s.template, (s.text,), s.secrets) for s in samples(seed)]
+
+
+def structure_lookalikes() -> list[str]:
+    return [t for ts in MUST_NOT_MATCH.values() for t in ts]
