@@ -234,3 +234,12 @@ def test_a_subagents_chat_alone_gives_its_task_to_no_person(tmp_path: Path) -> N
     [trace] = retrace(p, tmp_path / "out")
     assert trace["task"] == task
     assert [s["actor"] for s in trace["steps"]] == ["agent"] and trace["steps"][0]["tool"] == "search_file_content"
+
+
+def test_an_api_error_is_a_failed_step(tmp_path: Path) -> None:
+    """A message of type error holding `[API Error: …]` (the CLI's record of a failed model
+    call) is an error step, not a note out of the trace."""
+    [trace] = retrace(CHAT, tmp_path / "out")
+    errors = [json.loads(x) for x in CHAT.read_text("utf-8").splitlines() if '"type":"error"' in x]
+    got = [(s["output"], s["success"]) for s in trace["steps"] if s["action"] == "error"]
+    assert got == [(e["content"], False) for e in errors] and len(got) == 1

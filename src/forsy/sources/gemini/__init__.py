@@ -36,7 +36,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
-from ...payloads import NoteInfo, ResultInfo
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from .._records import Record, iter_json_array
@@ -54,6 +54,7 @@ MESSAGE_FIELDS = frozenset({"id", "timestamp", "content", "displayContent", "typ
 CALL_FIELDS = frozenset({"id", "name", "args", "result", "status", "timestamp", "agentId", "displayName", "description",
                          "resultDisplay", "renderOutputAsMarkdown"})
 CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
+API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 
@@ -216,6 +217,10 @@ class _Chat:
                      info=NoteInfo(subtype="request_cancelled", reason=CANCELLED))
             s.mark(rec.ev.id, "set_aside", "the user cancelled the request (an interrupt: the next request's "
                    "causal note, or the trace's termination)", "info")
+        elif mtype == "error" and isinstance(d.get("content"), str) and d["content"].startswith(API_ERROR):
+            # errorParsing.ts: the model call failed; the CLI shows (and records) its error
+            self._ev("agent_text", rec, "/content", ts, "/timestamp", text=d["content"],
+                     info=MessageInfo(api_error=True))
         elif mtype in NOTE_TYPES:
             for ptr, text in _texts(d.get("content"), "/content"):
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
