@@ -143,8 +143,8 @@ def _summary(report: SweepReport) -> None:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
     for f in report.faults:
         typer.echo(f"forsy: skipped: {_shown(f.path)}: {_shown(f.reason)}"
-                   + (f" (since {f.first_at}, {f.runs} runs)" if f.runs > 1 else "") + "; tried again next run",
-                   err=True)
+                   + (f" (since {f.first_at}, {f.runs} runs)" if f.runs > 1 else "")
+                   + ("" if f.reason.startswith("vanished") else "; tried again next run"), err=True)
     for p, why in report.left_out:
         typer.echo(f"forsy: left out: {_shown(p)}: {_shown(why)}", err=True)
     for p, why in report.waiting:
