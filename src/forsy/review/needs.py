@@ -103,7 +103,7 @@ def _origin(fp: dict[str, Any], value: Any) -> str:
         return f"proposed by model {(fp.get('model') or {}).get('model', '')}".strip()
     if fp.get("origin") == "derived":
         return f"derived by rule {fp.get('rule')}"
-    return "not assessed" if value is None else str(fp.get("origin") or "copied")
+    return "not assessed" if value is None else str(fp.get("origin") or "as retraced")
 
 
 def decisions(d: LoadedTrace) -> dict[str, str]:
