@@ -33,7 +33,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 ADA = "Ada Lovelace <ada@example.org>"
 SHOTS = os.environ.get("FORSY_SCREENSHOTS")
 # a real Claude Code session of two turns with a subagent, edits and failures; the demo sample without ../shared
-REAL = REAL_LOGS / "claude" / "marot__spotter" / "test" / "fixtures" / "transcripts" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+REAL = (REAL_LOGS / "claude" / "marot__spotter" / "test" / "fixtures" / "transcripts"
+        / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 PROPOSED = {2: "Looked the issue up before starting.", 3: "Listed what was ready to work on."}
 
 
