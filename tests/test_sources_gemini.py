@@ -243,3 +243,19 @@ def test_an_api_error_is_a_failed_step(tmp_path: Path) -> None:
     errors = [json.loads(x) for x in CHAT.read_text("utf-8").splitlines() if '"type":"error"' in x]
     got = [(s["output"], s["success"]) for s in trace["steps"] if s["action"] == "error"]
     assert got == [(e["content"], False) for e in errors] and len(got) == 1
+
+
+def test_values_of_unexpected_types_are_not_fatal(tmp_path: Path) -> None:
+    """A functionResponse that is not an object, a displayContent with no text: read around,
+    never a crash; the typed words are still found in `content`."""
+    recs = [json.loads(x) for x in CHAT.read_text("utf-8").splitlines()]
+    g1 = max(i for i, r in enumerate(recs) if r.get("id") == "g1")
+    recs[g1]["toolCalls"][0]["result"][0]["functionResponse"] = 1.5
+    u1 = next(i for i, r in enumerate(recs) if r.get("id") == "u1")
+    recs[u1]["displayContent"] = 7
+    p = tmp_path / "chats" / CHAT.name
+    p.parent.mkdir()
+    p.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    [s] = GeminiSource().read(p, ReadContext(root=p.parent))
+    assert s.quality.missing_results == 1
+    assert [e.text for e in s.events if e.kind == "user"][0] == recs[u1]["content"][0]["text"]

@@ -222,3 +222,17 @@ def test_sdk_trajectory_every_event_accounted(tmp_path: Path) -> None:
     kinds = {e["record_type"]: e["heading"] for e in f["entries"] if e["heading"] != "cited"}
     assert kinds == {"(none)/kind:ConversationStateUpdateEvent": "set_aside",
                      "(none)/kind:ObservationEvent": "duplicate"}, kinds  # the think and finish acknowledgements
+
+
+def test_sdk_events_of_unexpected_types_are_warned_not_fatal(tmp_path: Path) -> None:
+    """Values of another type than the SDK writes (a `kind` that is an object, an `action` that
+    is a list) are reported records, never a crash."""
+    history = json.loads(SDK_OUTPUT.read_text("utf-8"))["history"]
+    calls = len(_sdk_oracle(history)[1])
+    history[3]["kind"] = {"name": "ActionEvent"}
+    history[5]["action"] = ["ExecuteBashAction"]
+    p = tmp_path / "events.json"
+    p.write_text(json.dumps(history))
+    [s] = OpenHandsSource().read(p, ReadContext(root=tmp_path))
+    assert s.quality.unknown_records == 1 and any(w.code == "unknown-record" for w in s.warnings)
+    assert len([e for e in s.events if e.kind == "tool_call"]) == calls - 1  # the one whose kind is an object

@@ -255,7 +255,7 @@ class _Chat:
                    "user:functionResponse")
             return
         shown = d.get("displayContent")
-        typed = _texts(shown, "/displayContent") if shown is not None else _texts(content, "/content")
+        typed = (_texts(shown, "/displayContent") if shown is not None else []) or _texts(content, "/content")
         if not typed:
             if not isinstance(content, str | list):
                 s.warn("field-type", "a user message has no text content; skipped", rec.ev.source, rec.ev.line)
@@ -323,7 +323,8 @@ class _Chat:
         refs: list[Ref] = []
         texts: list[str] = []
         for j, part in enumerate(result if isinstance(result, list) else []):
-            resp = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            resp = fr.get("response") if isinstance(fr, dict) else None
             if not isinstance(resp, dict):
                 continue
             for key in ("output", "error"):

@@ -65,7 +65,7 @@ def _texts(obj: Any, key: str) -> list[tuple[int, str]]:
 
 
 def event(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
-    kind = e.get("kind")
+    kind = e["kind"] if isinstance(e.get("kind"), str) else None
     if kind == "SystemPromptEvent":
         _system(b, rec, e, base)
     elif kind == "MessageEvent":
