@@ -23,6 +23,8 @@ class Doc:
     records: list[Record] = field(default_factory=list)
     problems: list[tuple[str, str, int]] = field(default_factory=list)  # (code, message, line)
     elements: int = 0  # elements met in the array, objects or not
+    # where each other top-level member's value is: (line, byte offset, its exact bytes)
+    spans: dict[str, tuple[int, int, bytes]] = field(default_factory=dict)
 
 
 class _Cursor:
@@ -84,6 +86,7 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
             doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
             return doc
         doc.header[str(name)] = _scrub(value)
+        doc.spans[str(name)] = (cur.line, cur.byte, cur.text[cur.pos : end].encode("utf-8", "surrogateescape"))
         cur.advance(end)
 
 
