@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_retrace import build  # noqa: E402
-from test_review_queue import many  # noqa: E402
 
 from forsy.pipeline import RetraceOptions, retrace_one  # noqa: E402
 from forsy.store import open_store  # noqa: E402
 from forsy.store.sink import StoreSink  # noqa: E402
 from forsy.web.app import Settings, make_app  # noqa: E402
+from test_review_queue import many  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
