@@ -140,3 +140,16 @@ def test_show_of_a_file_that_is_no_trace_names_that_file(tmp_path: Path) -> None
     r = runner.invoke(app, ["show", str(notes)])
     assert r.exit_code == 2
     assert f"{notes}: not a trace folder nor a trace's trace.json" in r.stderr
+
+
+@pytest.mark.parametrize("width", [80, 132])
+def test_show_fits_a_terminal_one_line_a_step(hostile: tuple[str, str], width: int) -> None:
+    url, tid = hostile
+    r = runner.invoke(app, ["show", tid, "--store", url], env={"COLUMNS": str(width)})
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= width
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "time"])
+    steps = [line for line in lines[head + 1:] if re.match(r"\s*\d+ \d\d:\d\d:\d\d ", line)]
+    assert [int(line.split()[0]) for line in steps] == list(range(1, len(steps) + 1)) and len(steps) >= 9
+    assert any("python -m pytest -q" in line for line in steps)  # a call says what it ran

@@ -68,10 +68,9 @@ def _t(text: object) -> str:
 
 
 def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = False) -> None:
-    from rich.table import Table
-
+    from .cli._output import safe
     from .review.source import EvidenceReader
-    from .review.view import extras, header, rows, step_view
+    from .review.view import extras, header, rows, short, step_view
 
     if step is not None:
         if not 1 <= step <= len(d.steps):
@@ -101,13 +100,18 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
     con.print(f"validation level {_t(h.validation_level)} · {h.steps} steps · {h.turns} turns"
               + (f" · review: {h.status} (version {h.version})" if h.status else "")
               + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
-    table = Table(show_lines=False, pad_edge=False)
-    for col in ("step", "time", "actor", "tool / operation", "input", "ok", "eval"):
-        table.add_column(col, overflow="fold" if col == "input" else "ellipsis")
+    from .review.conversation import Subagent, conversation, gist
+
+    # one line a step, whatever the terminal's width: what it did, cut to fit (--step N shows it whole)
+    entries = {e.step: e for b in conversation(d) for e in (b.entries if isinstance(b, Subagent) else [b])}
+    about_width = max(10, con.width - 44)
+    con.print(f"[bold]{'#':>4} {'time':8} {'who':10} {'what':12} {'ok':4} about[/]")
     for r in rows(d):
-        style = "red" if r.failed else None
-        table.add_row(str(r.step), r.time, _t(r.actor), _t(r.what), _t(r.input), r.success, r.eval, style=style)
-    con.print(table)
+        e = entries.get(r.step)
+        about = short(safe(gist(e) if e else r.input), about_width)
+        ok = {"yes": "ok", "no": "FAIL"}.get(r.success, "")
+        line = f"{r.step:>4} {r.time:8} {short(safe(r.actor), 10):10} {short(safe(r.what), 12):12} {ok:4} {about}"
+        con.print(_t(line), style="red" if r.failed else None, no_wrap=True, overflow="ellipsis")
     ex = extras(d)
     if ex.failed:
         con.print("failed steps: " + ", ".join(f"{r.step} ({_t(r.what)})" for r in ex.failed))

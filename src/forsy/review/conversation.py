@@ -232,6 +232,12 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
                  input=_readable(args, inp), diff=tuple(edit_diff(tool, inp)), **common)
 
 
+def gist(e: Entry) -> str:
+    """One line saying what a step is about: the command, the target, or the words."""
+    text = e.command or (f"{e.target}" if e.target else "") or e.text or e.input or e.output
+    return " ".join(text.split())
+
+
 def conversation(d: LoadedTrace) -> list[Block]:
     """The trace's steps as entries in order, a subagent's consecutive steps grouped under it."""
     entries = [_entry(d, s) for s in d.steps if isinstance(s, dict)]
@@ -254,4 +260,4 @@ def conversation(d: LoadedTrace) -> list[Block]:
     return out
 
 
-__all__ = ["FOLD", "Block", "DiffLine", "Entry", "Subagent", "answer_diff", "conversation", "edit_diff"]
+__all__ = ["FOLD", "Block", "DiffLine", "Entry", "Subagent", "answer_diff", "conversation", "edit_diff", "gist"]
