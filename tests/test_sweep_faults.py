@@ -52,7 +52,8 @@ needs_unprivileged = pytest.mark.skipif(
                            "fault cannot be made (install libcap2-bin)")
 
 
-def forsy(*args: str, unprivileged: bool = False, fsize: int | None = None) -> subprocess.CompletedProcess[str]:
+def forsy(*args: str, unprivileged: bool = False, fsize: int | None = None,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`forsy ARGS` in a subprocess: without root's read-anything capabilities when
     `unprivileged`; with a file-size limit of `fsize` bytes (writes past it fail with EFBIG,
     which SQLite reports as a full disk)."""
@@ -69,9 +70,8 @@ def forsy(*args: str, unprivileged: bool = False, fsize: int | None = None) -> s
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing the process
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    env = {**os.environ, "FORSY_QUIET": "1"}
     return subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", timeout=300,
-                          preexec_fn=limit, env=env)
+                          preexec_fn=limit, env={**os.environ, "FORSY_QUIET": "1", **(env or {})})
 
 
 def integrity(db: Path) -> str:
@@ -212,6 +212,26 @@ def test_a_known_session_that_grew_and_cannot_be_read_keeps_its_trace(tree: Path
     os.chmod(a, 0o644)
     again = sweep_cli(tree, db, "--json", unprivileged=True)
     assert again.returncode == 0 and last_json(again)["grown"] + last_json(again)["rewritten"] == 1
+
+
+@needs_unprivileged
+def test_a_configured_history_that_cannot_be_read_is_a_fault_and_sessions_are_still_traced(
+        tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    hist = tmp_path / "zsh_history"
+    hist.write_text(": 1700000000:0;ls\n")
+    os.chmod(hist, 0)
+    res = sweep_cli(tree, db, "--json", unprivileged=True, env={"FORSY_HISTORIES": str(hist)})
+    assert res.returncode == ExitCode.PARTIAL, res.stderr
+    [fault] = last_json(res)["faults"]
+    assert fault["path"] == str(hist) and "permission denied" in fault["reason"]
+    assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl"} and integrity(db) == "ok"
+    os.chmod(hist, 0o644)
+    shutil.copy(SAMPLES / "claude" / "subagents" / "c7133dee-e28c-4d03-8ec3-1209007ef3b4.jsonl",
+                tree / "proj-a" / "new.jsonl")
+    again = sweep_cli(tree, db, "--json", unprivileged=True, env={"FORSY_HISTORIES": str(hist)})
+    assert again.returncode == 0 and last_json(again)["faults"] == [], again.stderr
+    assert "new.jsonl" in stored_units(db)
 
 
 # --------------------------------------------------------------------------- names, vanishing files

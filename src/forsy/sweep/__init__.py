@@ -169,6 +169,9 @@ def sweep(store: Store, options: SweepOptions) -> SweepReport:
     except StoreError as e:
         report.failure = e.message
         run.failed(e.message)
+    except BaseException as e:  # a bug, an interruption: the run is not left `running`
+        run.failed(f"{type(e).__name__}: {e}"[:300] if not isinstance(e, ForsyError) else e.message)
+        raise
     finally:
         try:
             store.release_lock(me.pid)
@@ -210,9 +213,7 @@ class _Sweep:
         self.bytes_total = sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk)
         jobs = parallel_jobs(self.opt.retrace, len(changed), self.bytes_total)
         if changed and (self.opt.retrace.history or self.opt.retrace.git):
-            from ..pipeline import _timeline_inputs
-
-            self.timeline = _timeline_inputs(self.opt.retrace)  # only when something is to be traced
+            self.timeline = self._timeline()  # only when something is to be traced
         if jobs > 1:
             self._run_parallel(plan.units, known, on_disk, jobs)
         else:
@@ -221,7 +222,10 @@ class _Sweep:
         self.report.left_out = sorted((p, w) for p, w in self.left_out.items() if p in plan.unclaimed)
         self._remember_ignored(plan, known, on_disk)
         with self.store.transaction():
-            self.report.faults = self.store.record_faults(run_id, self.now_iso, self.roots, self.faults)
+            # the config's histories and git are this sweep's too: a fault of theirs is cleared here
+            extra = [str(h) for h in self.opt.retrace.history] + \
+                ([str(self.opt.retrace.git)] if self.opt.retrace.git is not None else [])
+            self.report.faults = self.store.record_faults(run_id, self.now_iso, self.roots + extra, self.faults)
             for path, _, reason in self.faults:
                 self.store.add_error(ErrorRow(run_id, path, reason, self.now_iso))
         self.c.failed = len(self.faults) + sum(
@@ -229,6 +233,31 @@ class _Sweep:
         self._cleanup_warning(plan, known, on_disk)
         self.report.duration_s = time.perf_counter() - self.t0
         self.store.finish_run(run_id, iso(self.opt.now()), self.c, self.report.duration_s)
+
+    def _timeline(self) -> _Timeline:
+        """The config's histories and git repository, each on its own: one that cannot be read
+        is a fault (named, tried again next run) and the sessions are traced without it,
+        rather than not at all while Claude Code's cleanup runs on."""
+        from dataclasses import replace
+
+        from ..pipeline import _Timeline, _timeline_inputs
+
+        out = _Timeline([], [])
+        inputs: list[tuple[Path, RetraceOptions]] = [
+            (h, replace(self.opt.retrace, history=[h], git=None)) for h in self.opt.retrace.history]
+        if self.opt.retrace.git is not None:
+            inputs.append((self.opt.retrace.git, replace(self.opt.retrace, history=[])))
+        for where, opts in inputs:
+            try:
+                got = _timeline_inputs(opts)
+            except (ForsyError, OSError) as e:
+                reason = e.message if isinstance(e, ForsyError) else why(e)
+                self._fault(str(where), "file", f"cannot read this history or repository: {reason} (sessions "
+                                                "traced without it)")
+                continue
+            out.history += got.history
+            out.git += got.git
+        return out
 
     def failed(self, message: str) -> None:
         """The store could not be written: mark the run failed, if the store takes even that."""
