@@ -338,7 +338,10 @@ class _Sweep:
             self._trace(step.unit, step.main, on_disk, pool, step.pending)
         elif step is not None:
             assert step.failure is not None
-            self._record_failure(step.path, step.failure, on_disk.get(step.path), [step.path])
+            try:
+                self._record_failure(step.path, step.failure, on_disk.get(step.path), [step.path])
+            except OSError as e:  # its fingerprint could not be taken either
+                self._fault(step.path, "file", _file_reason(e, step.path))
 
     def _check(self, unit: Unit, known: dict[str, FileState], on_disk: dict[str, Stat]) -> _Todo:
         """Count one session file and say what is left to do with it: nothing (unchanged,
