@@ -22,6 +22,7 @@ from typing import Protocol
 from ..errors import InputError
 from .models import (
     DRAFT_STATUSES,
+    TRACE_ORDERS,
     AuditRow,
     DraftState,
     DraftStatus,
@@ -39,6 +40,7 @@ from .models import (
     RunCounts,
     RunRow,
     StoredFile,
+    TraceOrder,
     TraceQuery,
     TraceRow,
 )
@@ -122,6 +124,10 @@ class Store(Protocol):
     def trace_files(self, trace_id: str) -> list[StoredFile]: ...
 
     def traces(self, query: TraceQuery) -> list[TraceRow]: ...
+
+    def count_traces(self, query: TraceQuery) -> int:
+        """How many traces `query` selects on all its pages (its limit and offset aside)."""
+        ...
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
         """Change a draft's review status, with an audit record."""
@@ -224,6 +230,8 @@ __all__ = [
     "RunRow",
     "Store",
     "StoredFile",
+    "TRACE_ORDERS",
+    "TraceOrder",
     "TraceQuery",
     "TraceRow",
     "open_store",

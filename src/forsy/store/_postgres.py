@@ -42,6 +42,7 @@ from ._query import (
     history_row,
     history_sql,
     import_writes,
+    order_sql,
     path_range,
     run_row,
     stored_files,
@@ -375,22 +376,37 @@ class PostgresStore:
         rows = self._q("SELECT name, data, sha256 FROM trace_files WHERE trace_id = %s ORDER BY name", (trace_id,))
         return stored_files(rows, self._zd, trace_id)
 
-    def traces(self, query: TraceQuery) -> list[TraceRow]:
+    def _where(self, query: TraceQuery) -> tuple[str, list[Any]] | None:
+        """The WHERE clause and its arguments; None when the query can match nothing."""
         where, args = trace_filters(query, "%s")
         if query.text:
             # every whitespace-separated word of the query must occur, each as a phrase of its
             # own words (as the SQLite backend quotes each word for FTS5)
             phrases = [words(w) for w in query.text.split()]
             if not all(phrases):
-                return []  # a word of punctuation only matches nothing (FTS5: the same)
+                return None  # a word of punctuation only matches nothing (FTS5: the same)
             for p in phrases:
                 where.append("t.trace_id IN (SELECT trace_id FROM trace_text "
                              "WHERE tsv @@ phraseto_tsquery('simple', %s))")
                 args.append(p)
-        sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
-        # NULLs last, as SQLite orders them in DESC order
-        sql += ' ORDER BY t.started_at DESC NULLS LAST, t.trace_id COLLATE "C" LIMIT %s'
-        return [uncoded_row(trace_row(r)) for r in self._q(sql, (*args, query.limit))]
+        return (" WHERE " + " AND ".join(where) if where else ""), args
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]:
+        got = self._where(query)
+        if got is None:
+            return []
+        where, args = got
+        sql = self._SELECT + where + order_sql(query, ' COLLATE "C"') + " LIMIT %s OFFSET %s"
+        return [uncoded_row(trace_row(r)) for r in self._q(sql, (*args, query.limit, query.offset))]
+
+    def count_traces(self, query: TraceQuery) -> int:
+        got = self._where(query)
+        if got is None:
+            return 0
+        where, args = got
+        sql = ("SELECT COUNT(*) FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
+               "JOIN sessions s ON s.id = t.session_ref" + where)
+        return int(self._q(sql, tuple(args))[0][0])
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
         check_status(status)

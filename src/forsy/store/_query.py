@@ -82,7 +82,8 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
         where.append(f"(t.project = {mark} OR substr(t.project, length(t.project) - length({mark})) = {mark})")
         args += [query.project, query.project, "/" + query.project]
     bounds: tuple[tuple[str, object], ...] = (
-        ("t.started_at >=", query.since), ("t.started_at <", query.until), ("t.confidence >=", query.min_confidence))
+        ("t.started_at >=", query.since), ("t.started_at <", query.until), ("t.confidence >=", query.min_confidence),
+        ("t.confidence <=", query.max_confidence))
     for cond, bound in bounds:
         if bound is not None:
             where.append(f"{cond} {mark}")
@@ -96,6 +97,20 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
     if query.reviewed is not None:
         where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
     return where, args
+
+
+_ORDER_COLUMNS = {"started": "t.started_at", "confidence": "t.confidence", "steps": "t.steps", "agent": "t.agent",
+                  "project": "t.project", "status": "d.status", "task": "lower(t.task)", "trace": "t.trace_id"}
+
+
+def order_sql(query: TraceQuery, collate: str = "") -> str:
+    """ORDER BY, LIMIT and OFFSET of `Store.traces` (missing values last whichever the direction,
+    then the trace id, so that pages never overlap); `collate`: the dialect's byte-order collation."""
+    way = "DESC" if query.descending else "ASC"
+    col = _ORDER_COLUMNS[query.order]
+    text = collate if query.order in ("agent", "project", "status", "task", "trace") else ""
+    tie = "" if query.order == "trace" else f", t.trace_id{collate}"
+    return f" ORDER BY {col}{text} {way} NULLS LAST{tie}"
 
 
 def path_range(root: str) -> tuple[str, str, str]:

@@ -35,6 +35,7 @@ from ._query import (
     history_row,
     history_sql,
     import_writes,
+    order_sql,
     path_range,
     run_row,
     stored_files,
@@ -467,18 +468,30 @@ class SqliteStore:
                                  (trace_id,)).fetchall()
         return stored_files(rows, self._zd, trace_id, self.path)
 
-    def traces(self, query: TraceQuery) -> list[TraceRow]:
+    def _where(self, query: TraceQuery) -> tuple[str, list[Any]]:
         where, args = trace_filters(query, "?")
         if query.text:
             where.append("t.trace_id IN (SELECT trace_id FROM trace_text WHERE trace_text MATCH ?)")
             args.append(_fts_query(query.text))
-        sql = self._SELECT + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY t.started_at DESC, t.trace_id LIMIT ?"
+        return (" WHERE " + " AND ".join(where) if where else ""), args
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]:
+        where, args = self._where(query)
+        sql = self._SELECT + where + order_sql(query) + " LIMIT ? OFFSET ?"
         try:
-            rows = self.db.execute(sql, (*args, query.limit)).fetchall()
+            rows = self.db.execute(sql, (*args, query.limit, query.offset)).fetchall()
         except sqlite3.OperationalError as e:
             raise InputError(f"cannot run this search: {e}") from None
         return [uncoded_row(trace_row(r)) for r in rows]
+
+    def count_traces(self, query: TraceQuery) -> int:
+        where, args = self._where(query)
+        sql = ("SELECT COUNT(*) FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
+               "JOIN sessions s ON s.id = t.session_ref" + where)
+        try:
+            return int(self.db.execute(sql, args).fetchone()[0])
+        except sqlite3.OperationalError as e:
+            raise InputError(f"cannot run this search: {e}") from None
 
     def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
         check_status(status)

@@ -97,6 +97,11 @@ class TraceRow:
     sha256: dict[str, str] = field(default_factory=dict)  # file name -> sha256 of its bytes
 
 
+TraceOrder = Literal["started", "confidence", "steps", "agent", "project", "status", "task", "trace"]
+TRACE_ORDERS: tuple[TraceOrder, ...] = ("started", "confidence", "steps", "agent", "project", "status", "task",
+                                        "trace")
+
+
 @dataclass(frozen=True)
 class TraceQuery:
     """Filters for `Store.traces` (None = any); `text` is a full-text query."""
@@ -111,13 +116,22 @@ class TraceQuery:
     latest_only: bool = False  # hide drafts a later draft of the same session replaced
     reviewed: bool | None = None  # True: only traces a review approved; False: only the sweep's drafts
     limit: int = 1000
+    max_confidence: int | None = None
+    order: TraceOrder = "started"  # the column rows are sorted by (missing values last), then the id
+    descending: bool = True
+    offset: int = 0  # rows skipped (a page of the queue)
 
     def __post_init__(self) -> None:
         # numbers from a command line or a URL: a database cannot hold any integer (1e30 overflows)
-        if self.min_confidence is not None and not 0 <= self.min_confidence <= 100:
-            raise InputError(f"a confidence is 0 to 100, not {self.min_confidence}")
-        if not 0 <= self.limit <= 10**9:
-            raise InputError(f"a limit is 0 to 1,000,000,000, not {self.limit}")
+        for name in ("min_confidence", "max_confidence"):
+            v = getattr(self, name)
+            if v is not None and not 0 <= v <= 100:
+                raise InputError(f"a confidence is 0 to 100, not {v}")
+        for name in ("limit", "offset"):
+            if not 0 <= getattr(self, name) <= 10**9:
+                raise InputError(f"a {name} is 0 to 1,000,000,000, not {getattr(self, name)}")
+        if self.order not in TRACE_ORDERS:
+            raise InputError(f"rows are sorted by one of {', '.join(TRACE_ORDERS)}, not {self.order!r}")
 
 
 @dataclass

@@ -238,15 +238,15 @@ async def queue(request: Request, s: Settings) -> Response:
     status = q.get("status") or None
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status[:40]!r}")
-    f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
-                   since=q.get("since") or None, until=q.get("until") or None,
-                   min_confidence=_int(q.get("min_confidence"), "confidence", 0, 100), text=q.get("text") or None,
-                   latest_only=True, reviewed=False)
     sort = q.get("sort") or "started"
     if sort not in SORTS:
         raise InputError(f"unknown sort {sort[:40]!r}")
-    qq = QueueQuery(f, max_confidence=_int(q.get("max_confidence"), "confidence", 0, 100), sort=sort,
-                    descending=q.get("dir", "desc") != "asc", page=_int(q.get("page"), "page", 1) or 1,
+    f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
+                   since=q.get("since") or None, until=q.get("until") or None,
+                   min_confidence=_int(q.get("min_confidence"), "confidence", 0, 100),
+                   max_confidence=_int(q.get("max_confidence"), "confidence", 0, 100), text=q.get("text") or None,
+                   latest_only=True, reviewed=False, order=sort, descending=q.get("dir", "desc") != "asc")
+    qq = QueueQuery(f, page=_int(q.get("page"), "page", 1) or 1,
                     per_page=_int(q.get("per"), "per page", 1, MAX_PER_PAGE) or PER_PAGE)
     with _store(s) as st:
         pg = queue_page(st, qq)
@@ -254,12 +254,12 @@ async def queue(request: Request, s: Settings) -> Response:
 
     def link(**changes: object) -> str:
         params = dict(kept)
-        params.update({"sort": qq.sort, "dir": "desc" if qq.descending else "asc", "page": str(qq.page)})
+        params.update({"sort": f.order, "dir": "desc" if f.descending else "asc", "page": str(qq.page)})
         params.update({k: str(v) for k, v in changes.items()})
         return "/?" + urlencode(params)
 
     def sort_link(key: str) -> str:
-        flip = "asc" if key == qq.sort and qq.descending else "desc"
+        flip = "asc" if key == f.order and f.descending else "desc"
         return link(sort=key, dir=flip, page=1)
 
     return _page(s, "queue.html", title="Review queue", pg=pg, counts=pg.counts, f=f, qq=qq,
