@@ -215,6 +215,25 @@ def test_a_known_session_that_grew_and_cannot_be_read_keeps_its_trace(tree: Path
 
 
 @needs_unprivileged
+def test_a_part_of_a_session_that_cannot_be_read_is_named_and_the_session_retried(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    sid = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
+    shutil.copy(SAMPLES / "claude" / "subagents" / f"{sid}.jsonl", tree / "proj-b" / f"{sid}.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / sid, tree / "proj-b" / sid)
+    [part] = (tree / "proj-b" / sid).rglob("*.jsonl")
+    os.chmod(part, 0)
+    res = sweep_cli(tree, db, "--json", unprivileged=True)
+    assert res.returncode == ExitCode.PARTIAL, res.stderr
+    faults = {f["path"]: f["reason"] for f in last_json(res)["faults"]}
+    assert faults[str(tree / "proj-b" / f"{sid}.jsonl")] == f"cannot read: permission denied ({part})"
+    assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl"} and integrity(db) == "ok"
+    os.chmod(part, 0o644)
+    again = sweep_cli(tree, db, "--json", unprivileged=True)
+    assert again.returncode == 0 and last_json(again)["faults"] == [], again.stderr
+    assert f"{sid}.jsonl" in stored_units(db)
+
+
+@needs_unprivileged
 def test_a_configured_history_that_cannot_be_read_is_a_fault_and_sessions_are_still_traced(
         tree: Path, tmp_path: Path) -> None:
     db = tmp_path / "s.db"

@@ -420,8 +420,10 @@ class _Sweep:
                 for o in failed:
                     if isinstance(o.error, StoreError):
                         raise o.error  # the store, not the file: the run stops (and this is rolled back)
-                if failed:
-                    _still_readable(unit.path)  # gone or unreadable since: a fault of the item, not its content
+                for o in failed:  # gone or unreadable (it, or a part of it): a fault, not its content's
+                    for p in {unit.path, o.path}:
+                        if p == unit.path or self._under_roots(p):
+                            _still_readable(p)
                 status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
                 members = sorted(m for m in sink.files_read | set(unit.members)
                                  if m != unit.path and self._under_roots(m))
