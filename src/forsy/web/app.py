@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ForsyError, InputError
+from ..errors import ForsyError, InputError, StoreError
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation
 from ..review.needs import needs
@@ -154,6 +154,9 @@ def _guard(s: Settings, handler: Handler) -> Callable[[Request], Awaitable[Respo
             tid = request.path_params.get("tid")
             back = f"/t/{tid}" if isinstance(tid, str) and _ID.match(tid) else "/"
             return _error(s, 409, "Conflict: someone acted first", e.message, back)
+        except StoreError as e:  # a damaged, full or unwritable store: the server's trouble, not the request's
+            return _error(s, 503, "The store cannot be read", f"{e.message}; check it with `sqlite3 FILE 'PRAGMA "
+                          "integrity_check'` (or the PostgreSQL server's log) and restore it from a backup")
         except ForsyError as e:
             return _error(s, 400, "Refused", e.message)
         except sqlite3.DatabaseError as e:  # a damaged store: say so, never a traceback on the page
