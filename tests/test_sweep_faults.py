@@ -460,3 +460,22 @@ def test_progress_names_files_bytes_and_the_session_and_fits_80_columns(tree: Pa
 def test_no_progress_under_cron(tree: Path, tmp_path: Path) -> None:
     res = sweep_cli(tree, tmp_path / "s.db")  # stderr is a pipe, as under cron
     assert res.returncode == 0 and "\r" not in res.stderr and "sweep 1/" not in res.stderr
+
+
+def test_status_says_when_a_run_stopped_without_a_word(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert sweep_cli(tree, db).returncode == 0
+    st = open_store(f"sqlite:///{db}")
+    try:
+        st.start_run("2026-05-01T10:00:00+00:00", 999_999, [str(tree)])  # killed, or no room to say it ended
+    finally:
+        st.close()
+    res = forsy("sweep", "--status", "--json", "--store", f"sqlite:///{db}")
+    assert res.returncode == ExitCode.STORE
+    out = json.loads(res.stdout)
+    assert [r["status"] for r in out["runs"]] == ["stopped", "done"]
+    assert isinstance(out["last_success_age_s"], int) and out["last_success"] == out["runs"][1]["finished_at"]
+    text = forsy("sweep", "--status", "--store", f"sqlite:///{db}")
+    assert text.returncode == ExitCode.STORE and "stopped" in text.stdout and "did not finish" in text.stdout
+    assert sweep_cli(tree, db).returncode == 0  # the next run marks it interrupted and is healthy again
+    assert forsy("sweep", "--status", "--store", f"sqlite:///{db}").returncode == 0

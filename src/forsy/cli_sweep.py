@@ -214,6 +214,7 @@ def _status(s: Store, as_json: bool) -> int:
     if as_json:
         _emit_json({"store": s.url, "locked_by": vars(holder) if holder else None, "exit_code": int(code),
                     "last_success": last_ok.finished_at if last_ok else None,
+                    "last_success_age_s": _age_s(last_ok.finished_at if last_ok else None),
                     "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
                               "counts": vars(r.counts)} for r, st in shown_runs],
                     "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at} for f in fails],
@@ -225,7 +226,9 @@ def _status(s: Store, as_json: bool) -> int:
     typer.echo(f"store: {s.url}")
     if holder:
         typer.echo(f"sweeping now: pid {holder.pid} on {holder.host}, since {holder.since}")
-    typer.echo("last success: " + (f"{last_ok.finished_at} (run {last_ok.id})" if last_ok else "none in the last runs"))
+    age = _age(last_ok.finished_at if last_ok else None)
+    typer.echo("last success: " + (f"{last_ok.finished_at} (run {last_ok.id}, {age} ago)" if last_ok and age
+                                   else "none in the last runs"))
     for r, st in shown_runs:
         c = r.counts
         dur = f"{r.duration_s:.2f} s" if r.duration_s is not None else "-"
@@ -248,6 +251,27 @@ def _status(s: Store, as_json: bool) -> int:
     typer.echo({ExitCode.OK: "healthy", ExitCode.PARTIAL: "partly failing (exit 7)"}.get(
         code, "the last run did not finish (exit 8)"))
     return code
+
+
+def _age_s(when: str | None) -> int | None:
+    """Seconds since an ISO time of the store (None: no time, or one that cannot be read)."""
+    from datetime import UTC, datetime
+
+    if not when:
+        return None
+    try:
+        t = datetime.fromisoformat(when)
+    except ValueError:
+        return None
+    return max(0, int((datetime.now(UTC) - (t if t.tzinfo else t.replace(tzinfo=UTC))).total_seconds()))
+
+
+def _age(when: str | None) -> str | None:
+    s = _age_s(when)
+    if s is None:
+        return None
+    return f"{s // 86400} d {s % 86400 // 3600} h" if s >= 86400 else \
+        f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else f"{s // 60} min"
 
 
 @store_app.command("list")
