@@ -179,7 +179,8 @@ def review_list(
     min_confidence: Annotated[int | None, typer.Option("--min-confidence")] = None,
     max_confidence: Annotated[int | None, typer.Option("--max-confidence")] = None,
     search: Annotated[str | None, typer.Option(help="Words that must occur in a prompt or tool input.")] = None,
-    every: Annotated[bool, typer.Option("--all", help="Also drafts a later draft replaced.")] = False,
+    every: Annotated[bool, typer.Option("--all", help="Also drafts a later draft replaced, and those a queue "
+                                        "rule hides.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The drafts to review (the newest of each session), with their status."""
@@ -190,9 +191,10 @@ def review_list(
     st = _open(store)
     try:
         found = st.traces(TraceQuery(agent=agent, project=project, status=status, since=since,
-                                     until=until, min_confidence=min_confidence, text=search,
-                                     latest_only=not every, reviewed=False))
-        found = [r for r in found if max_confidence is None or (r.confidence or 0) <= max_confidence]
+                                     until=until, min_confidence=min_confidence, max_confidence=max_confidence,
+                                     text=search,
+                                     latest_only=not every, reviewed=False, hidden=None if every else False,
+                                     limit=10**9))
         states = {r.trace_id: st.draft_state(r.trace_id) for r in found}
     finally:
         st.close()
@@ -424,15 +426,75 @@ def token_revoke(name: Annotated[str, typer.Argument(help="The reviewer whose to
     typer.echo(f"{n} token(s) revoked")
 
 
+rule_app = typer.Typer(name="rule", no_args_is_help=True,
+                        help="Rules that hide or dismiss the drafts of automated sessions (kept in the store).")
+
+
+@rule_app.command("add")
+def rule_add(
+    name: Annotated[str, typer.Argument(help="The rule's name (a word).")],
+    task: Annotated[str, typer.Option("--task", help="A glob over the draft's task (its first prompt): "
+                                      "'Observer session*', '*[bot]*'.")],
+    agent: Annotated[str | None, typer.Option(help="Only drafts of this agent.")] = None,
+    dismiss: Annotated[bool, typer.Option("--dismiss", help="Reject matching drafts (now and as the store "
+                                          "receives them) instead of hiding them from the queue.")] = False,
+    store: StoreOpt = None, reviewer: ReviewerOpt = None,
+) -> None:
+    """Hide (or, with --dismiss, reject) the drafts whose task matches; the sweep remembers the rule."""
+    from .review.identity import reviewer as who
+    from .store.queue_rules import QueueRule, add_rule, dismiss_matching
+
+    me = who(reviewer)
+    st = _open(store)
+    try:
+        add_rule(st, QueueRule(name, task, "dismiss" if dismiss else "hide", agent), actor=me, now=_now())
+        done = dismiss_matching(st, now=_now()) if dismiss else []
+    finally:
+        st.close()
+    typer.echo(f"rule {name}: " + (f"{len(done)} pending draft(s) dismissed now; new ones as they are stored"
+                                   if dismiss else "matching drafts are hidden from the queue"))
+
+
+@rule_app.command("list")
+def rule_list(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """The queue's rules."""
+    from .store.queue_rules import rules
+
+    st = _open(store)
+    try:
+        found = rules(st)
+    finally:
+        st.close()
+    for r in found:
+        if as_json:
+            _line(vars(r))
+        else:
+            typer.echo(f"{r.name:20} {r.action:8} {r.agent or 'any agent':12} {_short(r.pattern, 60)}")
+
+
+@rule_app.command("remove")
+def rule_remove(name: Annotated[str, typer.Argument(help="The rule's name.")], store: StoreOpt = None) -> None:
+    """Remove a rule: what it hid shows again; what it dismissed stays rejected (audited)."""
+    from .store.queue_rules import remove_rule
+
+    st = _open(store)
+    try:
+        remove_rule(st, name)
+    finally:
+        st.close()
+    typer.echo(f"rule {name} removed")
+
+
 def register(app: typer.Typer) -> None:
     from .cli import _friendly
 
     app.command("show")(_friendly(show_cmd))
     app.command("render")(_friendly(render_cmd))
-    for cmd in [*review_app.registered_commands, *token_app.registered_commands]:
+    for cmd in [*review_app.registered_commands, *token_app.registered_commands, *rule_app.registered_commands]:
         if cmd.callback is not None:
             cmd.callback = _friendly(cmd.callback)
     review_app.add_typer(token_app, name="token")
+    review_app.add_typer(rule_app, name="rule")
     app.add_typer(review_app, name="review")
 
 

@@ -96,6 +96,8 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
                      "ON nd.trace_id = n.trace_id WHERE n.prior_trace_id = t.trace_id AND nd.review_of IS NULL))")
     if query.reviewed is not None:
         where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+    if query.hidden is not None:
+        where.append(HIDDEN_SQL if query.hidden else f"NOT {HIDDEN_SQL}")
     return where, args
 
 
@@ -111,6 +113,11 @@ def order_sql(query: TraceQuery, collate: str = "") -> str:
     text = collate if query.order in ("agent", "project", "status", "task", "trace") else ""
     tie = "" if query.order == "trace" else f", t.trace_id{collate}"
     return f" ORDER BY {col}{text} {way} NULLS LAST{tie}"
+
+
+# the drafts a hide rule of the queue covers (`queue_rules`), as a condition on a query's `t` row
+HIDDEN_SQL = ("EXISTS (SELECT 1 FROM queue_rules r WHERE r.action = 'hide' AND lower(t.task) LIKE r.task_like "
+              "ESCAPE '\\' AND (r.agent IS NULL OR r.agent = t.agent))")
 
 
 def path_range(root: str) -> tuple[str, str, str]:

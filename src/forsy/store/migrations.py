@@ -226,6 +226,21 @@ CREATE TABLE sweep_faults (
 );
 """))
 
+# Rules a person writes about the queue (`forsy review rule`): drafts whose task matches a
+# rule's pattern (a case-folded LIKE pattern made from a glob) are hidden from the queue, or
+# dismissed (rejected, with the rule named in the audit log) as the store receives them.
+CORE.append(("0007_queue_rules", """
+CREATE TABLE queue_rules (
+    name TEXT PRIMARY KEY,
+    pattern TEXT NOT NULL,
+    task_like TEXT NOT NULL,
+    agent TEXT,
+    action TEXT NOT NULL CHECK (action IN ('hide', 'dismiss')),
+    created_at TEXT NOT NULL,
+    actor TEXT NOT NULL
+);
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep

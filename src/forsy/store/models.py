@@ -120,6 +120,7 @@ class TraceQuery:
     order: TraceOrder = "started"  # the column rows are sorted by (missing values last), then the id
     descending: bool = True
     offset: int = 0  # rows skipped (a page of the queue)
+    hidden: bool | None = None  # False: leave out the drafts a hide rule covers; True: only those
 
     def __post_init__(self) -> None:
         # numbers from a command line or a URL: a database cannot hold any integer (1e30 overflows)

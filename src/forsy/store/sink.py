@@ -46,6 +46,9 @@ class StoreSink:
             prior_trace_id=prior if prior != t.trace_id else None, run_id=self.run_id)
         if self.store.add_trace(new, self.now):
             self.written += 1
+            from .queue_rules import dismiss_matching
+
+            dismiss_matching(self.store, now=self.now, trace_ids=[t.trace_id])  # the queue's rules, remembered
         return t.trace_id
 
 

@@ -48,6 +48,7 @@ from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import EvidenceReader, LoadedTrace, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, open_store
+from ..store.queue_rules import QueueRule, add_rule, dismiss_matching, hidden_count, rules
 from ..store.reviewers import verify_reviewer_token
 from .pages import env
 
@@ -248,11 +249,14 @@ async def queue(request: Request, s: Settings) -> Response:
                    since=q.get("since") or None, until=q.get("until") or None,
                    min_confidence=_int(q.get("min_confidence"), "confidence", 0, 100),
                    max_confidence=_int(q.get("max_confidence"), "confidence", 0, 100), text=q.get("text") or None,
-                   latest_only=True, reviewed=False, order=sort, descending=q.get("dir", "desc") != "asc")
+                   latest_only=True, reviewed=False, order=sort, descending=q.get("dir", "desc") != "asc",
+                   hidden=q.get("hidden") == "1")
     qq = QueueQuery(f, page=_int(q.get("page"), "page", 1) or 1,
                     per_page=_int(q.get("per"), "per page", 1, MAX_PER_PAGE) or PER_PAGE)
     with _store(s) as st:
         pg = queue_page(st, qq)
+        hidden = hidden_count(st)
+        queue_rules = rules(st)
     kept = [(k, v) for k, v in q.multi_items() if k not in ("page", "sort", "dir", "token", "done") and v]
 
     def link(**changes: object) -> str:
@@ -265,7 +269,8 @@ async def queue(request: Request, s: Settings) -> Response:
         flip = "asc" if key == f.order and f.descending else "desc"
         return link(sort=key, dir=flip, page=1)
 
-    return _page(s, "queue.html", title="Review queue", pg=pg, counts=pg.counts, f=f, qq=qq,
+    return _page(s, "queue.html", title="Review queue", pg=pg, counts=pg.counts, f=f, qq=qq, hidden=hidden,
+                 queue_rules=queue_rules,
                  statuses=DRAFT_STATUSES, link=link, sort_link=sort_link, csrf=s.csrf,
                  message=_DONE.get(q.get("done") or ""), message_kind="ok")
 
@@ -315,6 +320,7 @@ async def approve_page(request: Request, s: Settings) -> Response:
 _DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
          "needs_changes": "Marked as needing changes.", "confirm": "Kept as it is, as your decision.",
          "decline": "Declined: the field is null again.",
+         "rule": "Rule saved: the queue follows it, and so does every sweep.",
          "who": "Thank you: your name is kept in the config file and recorded with every action."}
 
 
@@ -435,6 +441,22 @@ async def bulk(request: Request, s: Settings) -> Response:
     return _page(s, "bulk.html", title="Done", action=action, reason=reason, rows=[], done=done)
 
 
+async def rule(request: Request, s: Settings) -> Response:
+    """A queue rule made from the queue page (`forsy review rule add` in a form)."""
+    form = await _form(request, s)
+    if isinstance(form, Response):
+        return form
+    action = form.get("action", "hide")
+    if action not in ("hide", "dismiss"):
+        raise InputError("a rule hides or dismisses")
+    with _store(s) as st:
+        add_rule(st, QueueRule(form.get("name", "").strip(), form.get("task", ""), action,  # type: ignore[arg-type]
+                               form.get("agent") or None), actor=s.reviewer, now=s.clock())
+        if action == "dismiss":
+            dismiss_matching(st, now=s.clock())
+    return _secure(RedirectResponse("/?done=rule", status_code=303))
+
+
 async def who_page(request: Request, s: Settings) -> Response:
     """Who is reviewing, asked once when nothing names a reviewer; kept in the config file."""
     if request.method == "POST":
@@ -461,6 +483,7 @@ def make_app(settings: Settings) -> Starlette:
         r("/", queue), r("/audit", audit), r("/static/{name}", static),
         r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
         r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"]), r("/bulk", bulk, ["POST"]),
+        r("/rules", rule, ["POST"]),
     ])
 
 
