@@ -6,7 +6,9 @@
 
 Sets (each case is the texts of one session, redacted in order by one Redactor, after
 `Redactor.learn` of all of them when the code has it, as the pipeline does):
-- held-out (tests/redaction_heldout): forms written before the rules, never tuned on;
+- held-out (tests/redaction_heldout/heldout.py): forms written before the rules, never tuned on
+  (the forms the issue itself named were then fixed; the others were left as they are);
+- second held-out (heldout2.py): written after the rules, before any change made from it;
 - structure (tests/redaction_structure_samples.py): the must-match samples of the rules'
   own tests, i.e. what the rules were written from (optimistic by construction);
 A secret leaks when any of its forms (raw, JSON-escaped, URL-encoded) is in any output; a
@@ -29,6 +31,7 @@ if str(ROOT / "src") not in sys.path and not any(p.endswith("/src") for p in sys
     sys.path.insert(0, str(ROOT / "src"))
 
 from heldout import heldout_cases, heldout_lookalikes  # noqa: E402
+from heldout2 import heldout2_cases, heldout2_lookalikes  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
 from secretgen import forms  # noqa: E402
@@ -86,12 +89,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
-    ap.add_argument("--set", choices=("heldout", "structure", "both"), default="both")
+    ap.add_argument("--set", choices=("heldout", "heldout2", "structure", "all"), default="all")
     args = ap.parse_args()
-    if args.set in ("heldout", "both"):
+    if args.set in ("heldout", "all"):
         by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
         table(f"held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("structure", "both"):
+    if args.set in ("heldout2", "all"):
+        by_cat, changed, n = measure(heldout2_cases(args.seed), heldout2_lookalikes(args.seed), args.show)
+        table(f"second held-out set (seed {args.seed})", by_cat, changed, n)
+    if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes
         except ImportError:
