@@ -35,7 +35,8 @@ from bench_retrace import build  # noqa: E402
 from forsy.pipeline import RetraceOptions, retrace_one  # noqa: E402
 from forsy.store import open_store  # noqa: E402
 from forsy.store.sink import StoreSink  # noqa: E402
-from forsy.web.app import Settings, make_app  # noqa: E402
+from forsy.web.app import make_app  # noqa: E402
+from forsy.web.guard import Settings  # noqa: E402
 from test_review_queue import many  # noqa: E402
 
 with warnings.catch_warnings():

@@ -23,7 +23,8 @@ from forsy.review.conversation import Entry, Subagent, answer_diff, conversation
 from forsy.review.source import from_folder
 from forsy.store import open_store
 from forsy.store.sink import StoreSink
-from forsy.web.app import Settings, make_app
+from forsy.web.app import make_app
+from forsy.web.guard import Settings
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)

@@ -76,7 +76,8 @@ def test_a_rendered_page_shows_evidence_masked_with_the_traces_placeholders(
 
 
 def test_served_pages_and_the_terminal_show_no_raw_evidence(stored: tuple[str, str, list[str], Path]) -> None:
-    from forsy.web.app import Settings, make_app
+    from forsy.web.app import make_app
+    from forsy.web.guard import Settings
 
     url, tid, secrets, _ = stored
     token = "t" * 40

@@ -60,7 +60,8 @@ def test_an_approved_draft_stays_in_the_queue_as_approved(two: tuple[str, str, s
 
 
 def test_the_web_queue_counts_and_lists_approved_drafts(two: tuple[str, str, str]) -> None:
-    from forsy.web.app import Settings, make_app
+    from forsy.web.app import make_app
+    from forsy.web.guard import Settings
 
     url, first, _ = two
     token = "t" * 40

@@ -15,7 +15,8 @@ from _paths import SAMPLES
 from _review import put
 from forsy.review.queue import QueueQuery, queue_page, status_counts
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, open_store
-from forsy.web.app import Settings, make_app
+from forsy.web.app import make_app
+from forsy.web.guard import Settings
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)

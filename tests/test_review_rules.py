@@ -18,7 +18,8 @@ from forsy.cli import app
 from forsy.errors import InputError
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, open_store
 from forsy.store.queue_rules import QueueRule, add_rule, dismiss_matching, like, remove_rule
-from forsy.web.app import Settings, make_app
+from forsy.web.app import make_app
+from forsy.web.guard import Settings
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)

@@ -121,7 +121,8 @@ def test_a_trace_is_stored_once_as_a_pending_draft(store: Store) -> None:
     tid = put(store, "demo-session.jsonl")
     assert put(store, "demo-session.jsonl") == tid  # the same trace again: not a second draft
     rows = store.traces(TraceQuery())
-    assert [(r.trace_id, r.status, r.agent, r.project) for r in rows] == [(tid, "pending", "claude-code", "~/projects/textkit")]
+    assert [(r.trace_id, r.status, r.agent, r.project) for r in rows] == [
+        (tid, "pending", "claude-code", "~/projects/textkit")]
     files = {f.name: f.data for f in store.trace_files(tid)}
     assert {"trace.json", "manifest.json", "provenance.json", "README.md"} <= set(files)
     row = store.trace(tid)

@@ -22,7 +22,8 @@ with warnings.catch_warnings():  # starlette 1.10 prefers `httpx2` for its test 
 from _review import SHOWN, hostile_log, put
 from forsy.store import Store, open_store
 from forsy.validate import validate_path
-from forsy.web.app import Settings, make_app
+from forsy.web.app import make_app
+from forsy.web.guard import Settings
 
 TOKEN = "t" * 40
 CSRF = Settings(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf

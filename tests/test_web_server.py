@@ -22,7 +22,8 @@ from _review import hostile_log, put
 from forsy.cli import app
 from forsy.store import open_store
 from forsy.store.reviewers import create_reviewer_token
-from forsy.web.app import MAX_FORM, Settings, make_app
+from forsy.web.app import make_app
+from forsy.web.guard import MAX_FORM, Settings
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)
@@ -150,7 +151,7 @@ def test_out_of_range_confidence_on_the_command_line_is_an_input_error(store: tu
 
 
 def test_a_refused_edit_gives_the_typed_value_back(client: tuple[TestClient, str, str]) -> None:
-    from forsy.web.app import Settings as S
+    from forsy.web.guard import Settings as S
 
     c, _, tid = client
     csrf = S(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf
@@ -162,7 +163,7 @@ def test_a_refused_edit_gives_the_typed_value_back(client: tuple[TestClient, str
 
 
 def test_a_conflict_keeps_the_typed_value_and_links_back(client: tuple[TestClient, str, str]) -> None:
-    from forsy.web.app import Settings as S
+    from forsy.web.guard import Settings as S
 
     c, _, tid = client
     csrf = S(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf

@@ -7,7 +7,8 @@ import socket
 import sys
 
 from ..errors import InputError
-from .app import COOKIE, Settings, make_app, new_token
+from .app import make_app
+from .guard import COOKIE, Settings, new_token
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
