@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ import pytest
 
 from _paths import SHARED, needs_shared, real_logs
 from forsy.pipeline import RetraceOptions, retrace
+from forsy.redact._known import distinctive
+from redaction_structure_samples import samples
 from secretgen import Planted, SecretGen
 
 pytestmark = [needs_shared, pytest.mark.real_logs]
@@ -27,9 +30,41 @@ TEXT_KEYS = {"text", "content", "command", "stdout", "stderr", "output", "argume
              "thinking", "base_instructions", "message", "result", "new_string", "old_string", "query"}
 
 
-class Planter:
+class StructureGen:
+    """Plants the structure rules' samples (stdin, credential lines, URL paths, base64,
+    short flags, prose…) with fresh values, and now and then repeats a secret already
+    planted, bare, in a later field: known once, masked everywhere."""
+
     def __init__(self, seed: int) -> None:
-        self.gen = SecretGen(seed=seed)
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.given: list[str] = []
+        self.origin: dict[str, str] = {}  # secret -> the marker planted with its first mention
+        self.count = 0
+
+    def planted_one(self) -> Planted:
+        if self.given and self.rng.random() < 0.25:
+            secret = self.rng.choice(self.given)
+            return Planted("known-once", f"(it was {secret} again)", (secret,))
+        sample = self.rng.choice(samples(self.rng.randrange(1 << 30)))
+        self.count += 1
+        marker = f"(planted {self.count})"  # a line of its own before the sample: where it went
+        for v in sample.secrets:
+            # an htpasswd hash is masked whole: its random tail alone is not the secret learnt
+            if distinctive(v) and sample.rule != "password-hash-line":
+                self.given.append(v)
+                self.origin.setdefault(v, marker)
+        return Planted(sample.rule, f"{marker}\n{sample.text}", sample.secrets)
+
+    def excused(self, blob: str) -> set[str]:
+        """Secrets whose first mention no output holds (planted in a field forsy does not
+        read): the session never saw them as secrets, so a bare repeat cannot be known."""
+        return {v for v, marker in self.origin.items() if not re.search(re.escape(marker) + r"(?!\d)", blob)}
+
+
+class Planter:
+    def __init__(self, seed: int, *, structure: bool = False) -> None:
+        self.gen: SecretGen | StructureGen = StructureGen(seed) if structure else SecretGen(seed=seed)
         self.rng = random.Random(seed)
         self.planted: list[Planted] = []
 
@@ -46,6 +81,8 @@ class Planter:
                     pass
             p = self.gen.planted_one()
             self.planted.append(p)
+            if isinstance(self.gen, StructureGen):  # a line of its own: a file's line, a command
+                return f"{v}\n{p.text}" if self.rng.random() < 0.5 else f"{p.text}\n{v}"
             return f"{v}\n{p.text}" if self.rng.random() < 0.5 else f"{p.text} {v}"
         return v
 
@@ -68,9 +105,10 @@ def _checker() -> Any:
     return mod
 
 
+@pytest.mark.parametrize("structure", [False, True], ids=["tokens", "structure"])
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name[:24])
-def test_no_planted_secret_leaks(log: Path, tmp_path: Path) -> None:
-    planter = Planter(seed=len(log.name) * 7919 + log.stat().st_size)
+def test_no_planted_secret_leaks(log: Path, tmp_path: Path, structure: bool) -> None:
+    planter = Planter(seed=len(log.name) * 7919 + log.stat().st_size, structure=structure)
     src = tmp_path / "in" / log.name
     src.parent.mkdir()
     plant_file(log, src, planter)
@@ -85,14 +123,16 @@ def test_no_planted_secret_leaks(log: Path, tmp_path: Path) -> None:
         return
     assert [(o.status, o.message) for o in run.outcomes if o.status != "written"] == []
     assert run.results
-    secrets = sorted({s for p in planter.planted for s in p.secrets})
+    blob = "\n".join(p.read_text("utf-8", "replace") for p in out.rglob("*") if p.is_file())
+    excused = planter.gen.excused(blob) if isinstance(planter.gen, StructureGen) else set()
+    secrets = sorted({s for p in planter.planted for s in p.secrets} - excused)
     secret_file = tmp_path / "secrets.txt"
     secret_file.write_text("\n".join(secrets) + "\n")
     leaks = _checker().check_secrets(out, secret_file)
     assert leaks == [], leaks[:5]
-    blob = "\n".join(p.read_text("utf-8", "replace") for p in out.rglob("*") if p.is_file())
     for p in planter.planted:
-        assert p.leaks(blob) == [], (p.text[:80], p.leaks(blob)[:2])
+        leaked = [s for s in p.leaks(blob) if s not in excused]
+        assert leaked == [], (p.text[:80], leaked[:2])
 
 
 def test_rescan_masks_what_slipped_through(tmp_path: Path) -> None:

@@ -249,8 +249,7 @@ def _redact_session(session: Session, redactor: Redactor) -> None:
     texts = [(e, e.text) for e in session.events if e.text is not None]
     learn = getattr(redactor, "learn", None)
     if learn is not None:  # known once, masked everywhere: a secret given late is masked early too
-        learn([[t for _, t in texts], [e.args for e in session.events if e.args is not None],
-               session.meta.system_prompt, session.meta.memory])
+        learn(_session_texts(session))
     for (e, _), red in zip(texts, redactor.redact_many([t for _, t in texts]), strict=True):
         e.text = red
     rv = redactor.redact_value
@@ -271,6 +270,24 @@ def _redact_session(session: Session, redactor: Redactor) -> None:
     for w in session.warnings:
         w.message = redactor.redact(w.message)
     _redact_names(session, redactor)
+
+
+def _session_texts(session: Session) -> list[object]:
+    """Every text _redact_session masks, unchanged: what the redactor learns secrets from first."""
+    out: list[object] = [e.text for e in session.events if e.text is not None]
+    out += [e.args for e in session.events if e.args is not None]
+
+    def keep(value: object) -> object:
+        out.append(value)
+        return value
+
+    for e in session.events:
+        for payload in (e.info, e.link):
+            if payload is not None:
+                redact_payload(payload, keep)  # reads each text field, writes it back as it was
+    m = session.meta
+    out += [m.system_prompt, m.memory, m.extra, m.skills]
+    return out
 
 
 def _redact_names(session: Session, redactor: Redactor) -> None:

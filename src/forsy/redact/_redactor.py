@@ -160,8 +160,9 @@ class Redactor:
         found = self._scan_text(joined)
         per = [found] if len(texts) == 1 else distribute(found, lengths)
         out = [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
-        learnt = [(h.kind, normalise(h.kind, t[h.start : h.end])) for t, hits in zip(texts, out, strict=True)
-                  for h in hits if h.kind in SPREAD_KINDS]
+        # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
+        learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
+                  for v in {t[h.start : h.end], normalise(h.kind, t[h.start : h.end])}]
         with self._lock:
             if learnt:
                 self._known.add(learnt)

@@ -153,7 +153,7 @@ _IDENTIFIER = re.compile(r"(?:[A-Za-z][a-z]*)+[-_.]?\d{0,6}|v?\d+(?:\.\d+){1,3}[
 _PW_CHARS = re.compile(r"[\x21-\x7e]+")
 _BRACKETS = frozenset("[]{}()<>")
 # `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password
-_KEY_VALUE = re.compile(r"(?:[a-z][a-z0-9]*[._-])*[a-z][a-z0-9_]{2,}=|[A-Z][a-z]+(?:[A-Z][a-z]+)*=")
+_KEY_VALUE = re.compile(r"(?:[a-z][a-z0-9]*[._-])*[a-z][a-z0-9_]{2,}=|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*=")
 
 
 def code_like(value: str) -> bool:
