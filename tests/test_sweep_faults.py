@@ -104,10 +104,9 @@ def tree(tmp_path: Path) -> Iterator[Path]:
             shutil.copy(SAMPLES / "claude" / SESSIONS[n], root / proj / f"{n}.jsonl")
     yield root
     for d, dirs, files in os.walk(tmp_path):
-        for name in dirs:
-            os.chmod(os.path.join(d, name), 0o755)
-        for name in files:
-            os.chmod(os.path.join(d, name), 0o644)
+        for name, mode in [*((n, 0o755) for n in dirs), *((n, 0o644) for n in files)]:
+            if not os.path.islink(os.path.join(d, name)):
+                os.chmod(os.path.join(d, name), mode)
 
 
 def sweep_cli(root: Path, db: Path, *extra: str, **kw: Any) -> subprocess.CompletedProcess[str]:
@@ -433,6 +432,24 @@ def test_a_session_below_the_depth_limit_is_named_as_left_out(tree: Path, tmp_pa
     assert "1 left out" in res.stdout and f"left out: {deep / 'deep.jsonl'}: not searched: deeper than" in res.stderr
     status = forsy("sweep", "--status", "--json", "--store", f"sqlite:///{db}")
     assert [x["path"] for x in json.loads(status.stdout)["left_out"]] == [str(deep / "deep.jsonl")]
+
+
+def test_links_to_folders_are_named_as_left_out_and_links_to_sessions_watched(tree: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(SAMPLES / "claude" / "subagents" / "c7133dee-e28c-4d03-8ec3-1209007ef3b4.jsonl", elsewhere / "x.jsonl")
+    (tree / "linked-project").symlink_to(elsewhere)
+    (tree / "proj-a" / "linked.jsonl").symlink_to(elsewhere / "x.jsonl")  # a link to a session: read
+    (tree / "proj-a" / "dangling.jsonl").symlink_to(tmp_path / "nothing.jsonl")
+    db = tmp_path / "s.db"
+    res = sweep_cli(tree, db, "--json")
+    assert res.returncode == 0
+    assert {x["path"] for x in last_json(res)["left_out"]} == {str(tree / "linked-project"),
+                                                              str(tree / "proj-a" / "dangling.jsonl")}
+    assert all(x["reason"].startswith("a symbolic link") for x in last_json(res)["left_out"])
+    assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl", "linked.jsonl"}
+    again = last_json(sweep_cli(tree, db, "--json"))
+    assert (again["unchanged"], again["gone"]) == (4, 0)  # the linked session is watched, not gone
 
 
 def test_sweep_json_is_one_line_per_run(tree: Path, tmp_path: Path) -> None:

@@ -44,11 +44,12 @@ class Stat:
         return Stat(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def walk(root: str, blocked: dict[str, str] | None = None) -> dict[str, Stat]:
-    """Every session-like regular file at or under `root` (symlinked folders are not
-    followed: a loop or a link out of the tree must not make a sweep endless). A folder that
-    cannot be listed goes into `blocked` with why: it hides only itself, and the caller
-    names it (its files are neither new nor gone, only out of sight)."""
+def walk(root: str, blocked: dict[str, str] | None = None, links: list[str] | None = None) -> dict[str, Stat]:
+    """Every session-like regular file at or under `root`, or link to one (links to folders
+    are not followed: a loop or a link out of the tree must not make a sweep endless; they,
+    and session-like links to nothing, go into `links` for the caller to name). A folder that cannot be
+    listed goes into `blocked` with why: it hides only itself, and the caller names it (its
+    files are neither new nor gone, only out of sight)."""
     out: dict[str, Stat] = {}
     try:
         st = os.stat(root)
@@ -74,8 +75,10 @@ def walk(root: str, blocked: dict[str, str] | None = None) -> dict[str, Stat]:
             try:
                 if ent.is_dir(follow_symlinks=False):
                     stack.append(ent.path)
-                elif session_like(ent.name) and ent.is_file(follow_symlinks=False):
-                    out[ent.path] = Stat.of(ent.stat(follow_symlinks=False))
+                elif session_like(ent.name) and ent.is_file():  # a link to a session file is read, as retrace does
+                    out[ent.path] = Stat.of(ent.stat())
+                elif links is not None and ent.is_symlink() and (session_like(ent.name) or ent.is_dir()):
+                    links.append(ent.path)  # a link to a folder, or to nothing
             except OSError:
                 continue  # vanished between listing and stat: next run sees it gone
     return out
