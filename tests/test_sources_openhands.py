@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from _oracle import from_trace, retrace
+import forsy
+from _oracle import checked_traces, from_trace, retrace
 from _paths import REAL_LOGS, needs_shared
 from forsy.sources import ReadContext, detect
 from forsy.sources.openhands import OpenHandsSource
@@ -161,7 +162,8 @@ def test_every_event_kind_has_its_heading(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- the software-agent SDK (OpenHands V1)
-SDK_OUTPUT = Path(__file__).parent / "fixtures" / "openhands" / "sdk-output.jsonl"
+FIXTURES = Path(__file__).parent / "fixtures" / "openhands"
+SDK_OUTPUT = FIXTURES / "sdk-output.jsonl"
 
 
 def _sdk_oracle(history: list[dict[str, Any]]) -> tuple[list[tuple[Any, ...]], list[bool | None]]:
@@ -236,3 +238,21 @@ def test_sdk_events_of_unexpected_types_are_warned_not_fatal(tmp_path: Path) -> 
     [s] = OpenHandsSource().read(p, ReadContext(root=tmp_path))
     assert s.quality.unknown_records == 1 and any(w.code == "unknown-record" for w in s.warnings)
     assert len([e for e in s.events if e.kind == "tool_call"]) == calls - 1  # the one whose kind is an object
+
+
+def test_sdk_conversation_persisted_one_file_per_event(tmp_path: Path) -> None:
+    """The SDK's EventLog keeps a conversation as `events/event-<index>-<id>.json` files: one
+    session, read in index order, each file a record; a folder walk gives it once."""
+    events = FIXTURES / "conversations"
+    [convo] = list(events.iterdir())
+    files = sorted((convo / "events").glob("event-*.json"), key=lambda p: int(p.name.split("-")[1]))
+    history = [json.loads(p.read_text("utf-8")) for p in files]
+    out = tmp_path / "out"
+    run = forsy.retrace([events], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
+    assert [o.status for o in run.outcomes if o.status != "skipped"] == ["written"]
+    [trace] = checked_traces(out, files[0])
+    assert from_trace(trace) == _sdk_oracle(history)[0]
+    ledger = _ledgers(out)  # one entry per file read
+    assert len(ledger) == len(files) and all(f["totals"]["unknown"] == 0 and f["records_read"] == 1 for f in ledger)
+    [s] = OpenHandsSource().read(files[3], ReadContext(root=files[3].parent))  # any of its files: the whole
+    assert s.session_id == convo.name and len(s.files) == len(files)

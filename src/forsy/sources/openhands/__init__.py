@@ -48,7 +48,7 @@ from ...evidence import Event, LedgerHeading, Ref, Session, SessionMeta, SourceF
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
-from . import _v1
+from . import _events_dir, _v1
 
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
 NOTES = frozenset({"recall"})
@@ -73,6 +73,8 @@ class OpenHandsSource:
             return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
                 b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
                                                                   or b'"thought"' in first)
+        if h.startswith(b"{") and _events_dir.is_event_file(path):
+            return b'"kind"' in h[:4096] and b'"source"' in h[:4096]  # one event of a persisted conversation
         if h.startswith(b"{"):
             line = h.split(b"\n", 1)[0]
             return b'"history"' in line[:65536] and b'"instruction"' in line[:65536] or (
@@ -81,9 +83,11 @@ class OpenHandsSource:
 
     def discover(self, path: Path) -> list[Path]:
         # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
-        return discover_sniffed(path, self.sniff, ("*.json", "*.jsonl"), recursive=True)
+        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl"), recursive=True))
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if _events_dir.is_event_file(path):
+            return [_events_dir.read(path, ctx, _Builder)]
         data = read_bytes(path, ctx.limits)
         name = source_name(path, ctx.root)
         file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
