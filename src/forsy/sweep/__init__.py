@@ -229,8 +229,9 @@ class _Sweep:
             extra = [str(h) for h in self.opt.retrace.history] + \
                 ([str(self.opt.retrace.git)] if self.opt.retrace.git is not None else [])
             self.report.faults = self.store.record_faults(run_id, self.now_iso, self.roots + extra, self.faults)
-            for path, _, reason in self.faults:
-                self.store.add_error(ErrorRow(run_id, path, reason, self.now_iso))
+            for f in self.report.faults:  # the run's errors: a fault when first met (sweep_faults counts the rest)
+                if f.runs == 1:
+                    self.store.add_error(ErrorRow(run_id, f.path, f.reason, self.now_iso))
         self.c.failed = len(self.faults) + sum(
             1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
         self._cleanup_warning(plan, known, on_disk)
