@@ -107,7 +107,10 @@ MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
                      "secret manager path prod/db/password", "token: string;", "token expires in 3600 seconds",
                      "password:O,rawPassword:k,level:ee", "password for the db is stored in Vault"),
     "secret-assignment": ("setenv PATH /usr/bin:$PATH", "setenv EDITOR vim", "api_token: string",
-                          "--token-file /run/tok", "max_tokens: 4096", "key: ctrl+shift+p"),
+                          "--token-file /run/tok", "max_tokens: 4096", "key: ctrl+shift+p",
+                          # found in library code once tier-2 names took human-made passwords
+                          'key: "Control+Shift+T"', "credentials: Base64-encoded credentials",
+                          "def f(self, key: PositionalIndexer2D) -> Self:", "o.key=t?r.C0.ESC+`OA`:r.C0.ESC+`[A`"),
 }
 
 

@@ -50,7 +50,8 @@ def test_must_not_match(red: Redactor, text: str) -> None:
     ("MyProject2", False), ("8080:80", False), ("no:cacheprovider", False), ("release-2024", False),
     ("env.CODEMIE_API_KEY", False), ("ya29.[alphanumeric-_]{100,}", False), ("net.ipv4.ip_forward=1", False),
     ("Configuration=Release", False), ("v1.2.3-rc1", False), ("/usr/local/bin", False), ("${DB_PASSWORD}", False),
-    ("your_password", False), ("12345678", False), ("getPassword()", False),
+    ("your_password", False), ("12345678", False), ("getPassword()", False), ("Control+Shift+T", False),
+    ("Base64-encoded", False), ("PositionalIndexer2D", False), ("t?r.C0.ESC+", False), ("vfOpJqSME3", True),
 ])
 def test_password_like(value: str, expected: bool) -> None:
     assert password_like(value) is expected

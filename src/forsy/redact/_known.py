@@ -44,7 +44,8 @@ def distinctive(value: str) -> bool:
 
 _WEAK = frozenset("-_./:=")
 # snake_case words, CamelCase words, a member access: code, not a token
-_NAME_LIKE = re.compile(r"[a-z0-9]_[a-z]{3}|[A-Z][a-z]{2,}[A-Z][a-z]{2,}|[A-Za-z]\.[a-z][A-Za-z]{3}|[a-z]/[A-Z_]{4}")
+_NAME_LIKE = re.compile(r"[a-z0-9]_[a-z]{3}|[A-Z0-9]_[A-Z]{3}|[A-Z][a-z]{2,}[A-Z][a-z]{2,}"
+                        r"|[A-Za-z]\.[a-z][A-Za-z]{3}|[a-z]/[A-Z_]{4}")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 

@@ -149,9 +149,15 @@ _DIGEST = re.compile(r"(?:v\d{1,2}|sha1|sha224|sha256|sha384|sha512|md5|blake2b?
 
 # ---------------------------------------------------------------- what a password looks like
 _SYMBOLS_WEAK = frozenset("-_./:")  # in identifiers, versions, paths: not a password's symbol
-_IDENTIFIER = re.compile(r"(?:[A-Za-z][a-z]*)+[-_.]?\d{0,6}|v?\d+(?:\.\d+){1,3}[A-Za-z0-9.+-]*")
+# words (`MyProject2`, `release_v2`, `HTTPServer`) or a version: a name, not a password
+_IDENTIFIER = re.compile(r"[A-Za-z][a-z]*(?:[A-Z]?[a-z]{3,}|[A-Z]{2,5}(?![a-z]))*[-_.]?(?:\d{1,6}[A-Z]?)?"
+                         r"|v?\d+(?:\.\d+){1,3}[A-Za-z0-9.+-]*")
+_JOINED = re.compile(r"[-_.+ ]")
+_WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-+_. ][A-Za-z]+)+")  # `Control+Shift+T`, `read-only`
 _PW_CHARS = re.compile(r"[\x21-\x7e]+")
 _BRACKETS = frozenset("[]{}()<>")
+# `r.C0.ESC+`, `e.key`, `self.x`: a member of a (minified) object, code
+_MEMBER = re.compile(r"(?:^|[\s(=,:!?])(?:[A-Za-z_$]{1,2}|self|this|env|os|process)\.[A-Za-z_$]")
 # `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password
 _KEY_VALUE = re.compile(r"(?:[a-z][a-z0-9]*[._-])*[a-z][a-z0-9_]{2,}=|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*=")
 
@@ -172,7 +178,10 @@ def password_like(value: str, min_len: int = 8) -> bool:
         return False
     if _WORDY.fullmatch(value) or _IDENTIFIER.fullmatch(value) or value.startswith(("http", "-", "$", "%", "{")):
         return False
-    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _KEY_VALUE.match(value):
+    if _WORDS_JOINED.fullmatch(value) or all(_IDENTIFIER.fullmatch(p) for p in _JOINED.split(value) if p):
+        return False  # words or names joined: `Control+Shift+T`, `Base64-encoded`
+    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _KEY_VALUE.match(value) or (
+            _MEMBER.search(value)):
         return False  # a pattern (`ya29.[a-z]{100,}`), a call or `env.API_KEY`: code, not a password
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
