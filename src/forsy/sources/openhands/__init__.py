@@ -61,7 +61,9 @@ NOTE_WHY = "workspace context OpenHands injects (a note, not a step)"
 class OpenHandsSource:
     name: ClassVar[str] = "openhands"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
-    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions",)  # under the home folder
+    # under the home folder: the V0 sessions, and the conversations the SDK persists (its examples'
+    # ~/.openhands/conversations/<id>/events/)
+    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions", ".openhands/conversations")
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
