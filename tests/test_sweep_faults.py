@@ -496,3 +496,31 @@ def test_status_says_when_a_run_stopped_without_a_word(tree: Path, tmp_path: Pat
     assert text.returncode == ExitCode.STORE and "stopped" in text.stdout and "did not finish" in text.stdout
     assert sweep_cli(tree, db).returncode == 0  # the next run marks it interrupted and is healthy again
     assert forsy("sweep", "--status", "--store", f"sqlite:///{db}").returncode == 0
+
+
+def _as_made_by_an_older_forsy(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.executescript("DELETE FROM schema_migrations WHERE name = '0006_sweep_faults'; DROP TABLE sweep_faults; "
+                       "ALTER TABLE runs DROP COLUMN failure;")
+    conn.close()
+
+
+def test_an_older_store_is_brought_up_to_date_by_a_reading_command_when_it_can_be_written(
+        tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert sweep_cli(tree, db).returncode == 0
+    _as_made_by_an_older_forsy(db)
+    status = forsy("sweep", "--status", "--store", f"sqlite:///{db}")
+    assert status.returncode == 0, status.stderr
+    assert len(forsy("store", "list", "--store", f"sqlite:///{db}").stdout.splitlines()) == 3
+
+
+@needs_unprivileged
+def test_an_older_read_only_store_is_refused_saying_why(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "store" / "s.db"
+    assert sweep_cli(tree, db).returncode == 0
+    _as_made_by_an_older_forsy(db)
+    os.chmod(db, 0o444)
+    os.chmod(db.parent, 0o555)
+    res = forsy("store", "list", "--store", f"sqlite:///{db}", unprivileged=True)
+    assert res.returncode == ExitCode.STORE and "made by an older forsy" in res.stderr, res.stderr

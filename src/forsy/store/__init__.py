@@ -197,7 +197,15 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
     if (readonly or not create) and not where.exists():
         raise InputError(f"no store at {path}: `forsy sweep` (or `forsy store migrate`) makes one")
     if readonly:
-        return SqliteStore(where, url=url, readonly=True)
+        from ._sqlite import OutdatedStore
+
+        try:
+            return SqliteStore(where, url=url, readonly=True)
+        except OutdatedStore as e:  # made by an older forsy: brought up to date once, if it can be written
+            try:
+                return SqliteStore(where, url=url)
+            except StoreError:
+                raise e from None
     try:
         return SqliteStore(where, url=url)
     except StoreError as e:

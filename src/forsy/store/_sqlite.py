@@ -107,6 +107,10 @@ def _environment(e: sqlite3.Error, path: Path) -> StoreError | None:
     return StoreError(f"{e}" + (f" ({hint})" if hint else ""), path=path)
 
 
+class OutdatedStore(StoreError):
+    """A store opened read-only that lacks migrations this forsy applies."""
+
+
 class _Cursor:
     """A cursor whose reads raise StoreError for a fault of the environment (a damaged page
     is met while stepping through rows, not only when the statement starts)."""
@@ -264,8 +268,9 @@ class SqliteStore:
             raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})", path=self.path)
         missing = [name for name, _ in MIGRATIONS if name not in done]
         if self.readonly and missing:
-            raise StoreError(f"the store is read-only and was made by an older forsy (it lacks {', '.join(missing)}): "
-                             "open it once writable (forsy store migrate) to bring it up to date", path=self.path)
+            raise OutdatedStore(f"the store is read-only and was made by an older forsy (it lacks "
+                                f"{', '.join(missing)}): open it once writable (forsy store migrate) to bring it "
+                                "up to date", path=self.path)
         return done
 
     def _migrate(self) -> None:
