@@ -259,3 +259,13 @@ def test_values_of_unexpected_types_are_not_fatal(tmp_path: Path) -> None:
     [s] = GeminiSource().read(p, ReadContext(root=p.parent))
     assert s.quality.missing_results == 1
     assert [e.text for e in s.events if e.kind == "user"][0] == recs[u1]["content"][0]["text"]
+
+
+def test_a_call_the_person_declined_is_rejected(tmp_path: Path) -> None:
+    """The scheduler cancels a call the person answers No to, with the reason `User denied
+    execution.`: the step is a rejection (eval -1), not only a failure."""
+    [trace] = retrace(CHAT, tmp_path / "out")
+    denied = {tc["id"] for x in CHAT.read_text("utf-8").splitlines() for tc in json.loads(x).get("toolCalls") or []
+              if tc["status"] == "cancelled" and "User denied execution." in json.dumps(tc["result"])}
+    rejected = [s for s in trace["steps"] if s.get("eval_reason") == "The user rejected this tool call."]
+    assert len(rejected) == len(denied) == 1 and rejected[0]["success"] is False

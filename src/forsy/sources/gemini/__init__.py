@@ -55,6 +55,7 @@ CALL_FIELDS = frozenset({"id", "name", "args", "result", "status", "timestamp", 
                          "resultDisplay", "renderOutputAsMarkdown"})
 CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
 API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
+DENIED = "User denied execution."  # scheduler.ts: the reason of a call the person declined
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 
@@ -338,6 +339,9 @@ class _Chat:
             return
         text = "\n".join(texts)
         failed, info = status != "success", ResultInfo()
+        if status == "cancelled" and DENIED in text:  # the person answered No to the confirmation
+            info.rejected = True
+            s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
         code = _SHELL_EXIT.search(text) if name in SHELL_TOOLS else None
         if code is not None:
             info.exit_code = int(code.group(1))
