@@ -151,3 +151,19 @@ def test_fields_a_newer_codex_writes_are_counted(tmp_path: Path) -> None:
     assert any(w.code == "unknown_fields" and field in w.message for w in s.warnings)
     [clean] = CodexSource().read(FAILURES, ReadContext(root=FAILURES.parent))
     assert "unknown_fields" not in clean.quality.extra
+
+
+def test_a_declined_approval_is_a_rejection(tmp_path: Path) -> None:
+    """Codex answers the model `exec command rejected by user` / `patch rejected by user` when
+    the person declines: the step is the person's rejection (eval -1), not only a failure."""
+    lines = FAILURES.read_text("utf-8").splitlines()
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        if rec["payload"].get("call_id") == "call_s1" and rec["payload"]["type"] == "function_call_output":
+            rec["payload"]["output"] = "exec command rejected by user"
+            lines[i] = json.dumps(rec)
+    p = tmp_path / FAILURES.name
+    p.write_text("\n".join(lines) + "\n")
+    trace = _retrace(p, tmp_path / "out")
+    rejected = [s for s in trace["steps"] if s.get("eval_reason") == "The user rejected this tool call."]
+    assert [(s["output"], s["success"]) for s in rejected] == [("exec command rejected by user", False)]

@@ -90,6 +90,8 @@ FAILURE_PREFIXES = (
     "patch rejected by user",
     "apply_patch verification failed",
 )
+# what Codex answers the model when the person declines an approval (exec and apply_patch)
+REJECTIONS = ("exec command rejected by user", "patch rejected by user")
 # Codex's failure messages that reach the rollout with no success flag and no exit header
 # (older versions wrote FunctionCallOutputPayload as its text alone): the sandbox's and the
 # unified exec's error forms (`failed in sandbox {type:?} with execution error: {err}`,

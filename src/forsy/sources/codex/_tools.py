@@ -22,7 +22,16 @@ from ...evidence import Event, Ref, Session, pointer
 from ...payloads import CallInfo, ResultInfo
 from ._index import Index
 from ._read import Rec, bad_type, typed
-from ._text import Output, failed_by_text, is_error, json_args, parse_output, stated_exit_code, truncated_by_codex
+from ._text import (
+    REJECTIONS,
+    Output,
+    failed_by_text,
+    is_error,
+    json_args,
+    parse_output,
+    stated_exit_code,
+    truncated_by_codex,
+)
 
 CALLS = frozenset(
     {
@@ -132,6 +141,10 @@ class ToolTracker:
         end = self.index.ends.get(call_id or "")
         if end is not None:
             success = self._from_end(end, out, info, success)
+        if out.text is not None and out.text.lstrip().startswith(REJECTIONS):
+            info.rejected = True  # the person declined the approval Codex asked for
+            q = self.session.quality.extra
+            q["rejected_calls"] = q.get("rejected_calls", 0) + 1
         if out.exit_code is None and success is None and failed_by_text(out.text):
             # no flag, no exit header: the failure is read from Codex's own words (and the code they state)
             info.failure_rule = "R-call/codex-failure-text"
