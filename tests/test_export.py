@@ -196,13 +196,20 @@ def test_openai_messages_are_chat_messages(traced: list[Bundle], tmp_path: Path)
 
 
 def test_openai_approved_only(demo: Bundle, tmp_path: Path) -> None:
-    approved = Bundle(demo.trace, demo.manifest, demo.provenance, "store:a", status="approved")
+    """Only what a person confirmed: the trace a review made (reviewed, at a human level), never
+    the draft it was made from, whose store status reads approved too."""
+    reviewed = demo.trace.model_copy(update={"trace_id": "forsy_reviewed0000000000",
+                                             "validation_level": "human_reviewed"})
+    approved = Bundle(reviewed, demo.manifest, demo.provenance, "store:a", status="approved", reviewed=True)
+    its_draft = Bundle(demo.trace, demo.manifest, demo.provenance, "store:d", status="approved")
     pending = Bundle(demo.trace, demo.manifest, demo.provenance, "store:b", status="pending")
-    res = export([approved, pending, demo], "openai", tmp_path / "a.jsonl", options=ExportOptions(approved_only=True))
+    res = export([approved, its_draft, pending, demo], "openai", tmp_path / "a.jsonl",
+                 options=ExportOptions(approved_only=True))
     assert res.traces == 1
     assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 1
-    with pytest.raises(Exception, match="none approved"):
-        export([pending], "openai", tmp_path / "b.jsonl", options=ExportOptions(approved_only=True))
+    for alone in (pending, its_draft, demo):
+        with pytest.raises(Exception, match="none approved"):
+            export([alone], "openai", tmp_path / "b.jsonl", options=ExportOptions(approved_only=True))
 
 
 def test_hf_dataset_loads(traced: list[Bundle], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
