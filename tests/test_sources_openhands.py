@@ -203,6 +203,10 @@ def test_sdk_output_every_prompt_call_and_failure(tmp_path: Path) -> None:
     want_steps, want_success = _sdk_oracle(history)
     assert from_trace(trace) == want_steps
     assert [s["success"] for s in trace["steps"] if s.get("tool")] == want_success
+    rejected = [e["rejection_reason"] for e in history if e["kind"] == "UserRejectObservation"
+                and e["rejection_source"] == "user"]
+    assert [s["output"] for s in trace["steps"] if s.get("eval_reason") == "The user rejected this tool call."] \
+        == rejected and len(rejected) == 1
     finish = next(e for e in history if (e.get("action") or {}).get("kind") == "FinishAction")
     assert trace["final_output"] == finish["action"]["message"]
     system = next(e for e in history if e["kind"] == "SystemPromptEvent")

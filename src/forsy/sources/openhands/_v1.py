@@ -20,7 +20,8 @@ What each kind gives (read from the SDK's models):
   [*].text` joined; failed when `observation.is_error` is true or its exit code
   (`exit_code`, else `metadata.exit_code`) is neither 0 nor -1 (-1: still running after
   the soft timeout, not a failure) — rule R-call/exit-code;
-* `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result;
+* `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result; by
+  the person (`rejection_source: "user"`) it is their rejection (R-error/rejected);
   `AgentErrorEvent`: the SDK's error for the call (`error`), a failed result;
 * `Condensation`, `CondensationRequest`, `CondensationSummaryEvent` → a compaction;
   `ConversationStateUpdateEvent`, `PauseEvent`, `InterruptEvent`, `TokenEvent`,
@@ -35,6 +36,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...evidence import Event, Ref, pointer
+from ...payloads import ResultInfo
 
 if TYPE_CHECKING:
     from .._records import Record
@@ -187,8 +189,12 @@ def _observation(b: _Builder, rec: Record, e: dict[str, Any], base: str, kind: s
     b.answered.add(call_id)
     if kind == "UserRejectObservation":
         reason = e.get("rejection_reason")
+        # the person's No in confirmation mode is their feedback; a PreToolUse hook's block is not
+        by_user = e.get("rejection_source", "user") == "user"
         b.ev("tool_result", rec, base, "/rejection_reason", e, call_id=call_id,
-             text=reason if isinstance(reason, str) else "", is_error=True)
+             text=reason if isinstance(reason, str) else "", is_error=True, info=ResultInfo(rejected=by_user))
+        if by_user:
+            b.s.quality.extra["rejected_calls"] = b.s.quality.extra.get("rejected_calls", 0) + 1
         return
     if kind == "AgentErrorEvent":
         err = e.get("error")
