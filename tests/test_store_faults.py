@@ -92,3 +92,17 @@ def test_a_failed_run_says_why(url: str) -> None:
         assert runs[0].counts.traced == 1
     finally:
         st.close()
+
+
+def test_a_postgresql_store_that_cannot_be_written_is_a_store_error(pg_url: str) -> None:
+    from forsy.errors import StoreError
+
+    open_store(pg_url).close()  # made and migrated
+    sep = "&" if "?" in pg_url else "?"
+    st = open_store(pg_url + sep + "options=-c%20default_transaction_read_only%3Don")  # a read-only server, say
+    try:
+        assert st.runs(1) == []  # it reads
+        with pytest.raises(StoreError, match="read-only transaction"):
+            st.start_run(NOW, 1, ["/logs"])
+    finally:
+        st.close()

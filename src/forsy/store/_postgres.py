@@ -26,7 +26,7 @@ from typing import Any
 
 import zstandard
 
-from ..errors import InputError
+from ..errors import InputError, StoreError
 from ._names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
@@ -100,6 +100,23 @@ def _file_state(r: tuple[Any, ...]) -> FileState:
     return FileState(from_db(r[0]), from_db(r[1]), *r[2:])
 
 
+@contextmanager
+def _environment() -> Iterator[None]:
+    """What the server reports when the environment is at fault — the connection lost, a full
+    disk, damaged data, a read-only server — becomes a StoreError (exit 8); the transaction
+    it happened in is rolled back by the server."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as e:
+        if psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.errors.InsufficientResources,
+                                                  psycopg.errors.DataCorrupted, psycopg.errors.IndexCorrupted,
+                                                  psycopg.errors.ReadOnlySqlTransaction)):
+            raise StoreError(f"the PostgreSQL store: {str(e).strip()}") from None
+        raise
+
+
 def _redacted(url: str) -> str:
     return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)  # a password in the URL is not printed
 
@@ -141,20 +158,23 @@ class PostgresStore:
             return
         self._depth = 1
         try:
-            with self.conn.transaction():
+            with _environment(), self.conn.transaction():
                 yield
         finally:
             self._depth = 0
 
     def _q(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, args).fetchall()
+        with _environment():
+            return self.conn.execute(sql, args).fetchall()
 
     def _x(self, sql: str, args: Sequence[object] = ()) -> int:
-        return self.conn.execute(sql, args).rowcount
+        with _environment():
+            return self.conn.execute(sql, args).rowcount
 
     def _check_or_migrate(self, migrate: bool) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                          "(seq BIGINT GENERATED ALWAYS AS IDENTITY, name TEXT PRIMARY KEY, applied_at TEXT)")
+        if self._q("SELECT to_regclass('schema_migrations')")[0][0] is None:  # a read-only server can be read
+            self._x("CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(seq BIGINT GENERATED ALWAYS AS IDENTITY, name TEXT PRIMARY KEY, applied_at TEXT)")
         done = set(self.migrations())
         unknown = done - {name for name, _ in MIGRATIONS}
         if unknown:  # its tables may mean something this version does not know: do not touch it
