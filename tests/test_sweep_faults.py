@@ -524,3 +524,14 @@ def test_an_older_read_only_store_is_refused_saying_why(tree: Path, tmp_path: Pa
     os.chmod(db.parent, 0o555)
     res = forsy("store", "list", "--store", f"sqlite:///{db}", unprivileged=True)
     assert res.returncode == ExitCode.STORE and "made by an older forsy" in res.stderr, res.stderr
+
+
+def test_a_disk_full_before_the_run_can_start_is_a_store_error(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert sweep_cli(tree, db).returncode == 0
+    (tree / "proj-a" / "a.jsonl").touch()
+    res = sweep_cli(tree, db, fsize=0)  # not even the lock can be written
+    assert res.returncode == ExitCode.STORE, res.stderr
+    assert "internal error" not in res.stderr and "file-size limit" in res.stderr
+    assert integrity(db) == "ok"
+    assert sweep_cli(tree, db).returncode == 0
