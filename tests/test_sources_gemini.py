@@ -160,6 +160,11 @@ def test_chat_lines_every_prompt_call_and_failure(tmp_path: Path) -> None:
     manifest = json.loads(next((tmp_path / "out").rglob("manifest.json")).read_text("utf-8"))
     for f in manifest["ledger"]:
         assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    # every entry of this session in logs.json is read and accounted for (confirmed ones too)
+    sid = json.loads(CHAT.read_text("utf-8").splitlines()[0])["sessionId"]
+    logs = json.loads((CHAT.parent.parent / "logs.json").read_text("utf-8"))
+    assert sorted(f["records_read"] for f in manifest["ledger"]) == sorted(
+        [len(CHAT.read_text("utf-8").splitlines()), sum(e["sessionId"] == sid for e in logs)])
 
 
 def test_request_cancelled_and_rewind(tmp_path: Path) -> None:

@@ -432,6 +432,8 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
             msg, ts = rec.data.get("message"), rec.data.get("timestamp")
             if (msg, ts) in typed or (rec.data.get("type") == "user" and msg in texts):
                 confirmed += 1
+                s.add_evidence(rec.ev)  # read, so accounted for: the chat's own record is the step's
+                s.mark(rec.ev.id, "duplicate", "a prompt the chat holds (logs.json confirms it)", "logs.json")
                 continue
             scratch = Session("gemini", s.session_id, [], {}, [], SessionMeta())
             ev = _log_prompt(scratch, rec)
