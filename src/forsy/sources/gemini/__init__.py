@@ -1,28 +1,32 @@
-"""Gemini CLI chats (`~/.gemini/tmp/<project hash>/chats/session-*.json`) and prompt logs
-(`~/.gemini/tmp/<project hash>/logs.json`) → `Session`s.
+"""Gemini CLI chats (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, `.json` before 2026)
+and prompt logs (`~/.gemini/tmp/<project>/logs.json`) → `Session`s.
 
-A chat file is one JSON object: `sessionId`, `projectHash`, `startTime`, `lastUpdated` and
-`messages`. Each message is one `Evidence` (its exact bytes inside the file) and gives:
+A chat is either lines (`_jsonl`: a header, message records written again as they change,
+`$set` updates, `$rewindTo`) or, before 2026, one JSON object with a `messages` list. Each
+message is one `Evidence` (its exact bytes) and gives (the table in docs/sources.md):
 
-* `type: "user"`: a `user` event per text (`content` is a string, or a list of parts with
-  `text`), time from `timestamp`;
-* `type: "gemini"`: a `reasoning` event per thought (`subject`, then `description`), an
-  `agent_text` event for `content`, then for each of `toolCalls` a `tool_call` (exact `name`
-  and `args`, its own `timestamp`) and a `tool_result` (each `functionResponse.response`
-  `output` or `error`; `status` other than "success" is an error). Calls of one message share
-  a group (Gemini sends them in one model turn). `model` and `tokens` feed the session facts;
-* `type: "info" | "warning" | "error"`: a `note` (the CLI's notices); other types are
-  counted as unknown records and reported.
+* `type: "user"`: a `user` event per text (`displayContent` when the CLI kept what was typed,
+  else `content`); tool responses Gemini records as type user are duplicates; text starting
+  `<session_context>` / `<hook_context>` is the CLI's, a note; in a subagent's chat the text
+  is the parent agent's task (a `subagent_input` note);
+* `type: "gemini"`: reasoning per thought (`subject`, `description`, parts marked `thought`),
+  `agent_text` for `content`, then per `toolCalls` entry a `tool_call` (exact `name`, `args`,
+  own `timestamp`) and a `tool_result` (`functionResponse.response.output` or `.error`;
+  failed when `status` is not "success" or the shell tool says `Exit Code: N`; a call the
+  person declined is a rejection). Calls of one message share a group. `model` and `tokens`
+  feed the session facts;
+* `type: "info"` `Request cancelled.`: an interrupt; `type: "error"` `[API Error: …]`: an
+  error step; other info / warning / error messages: notes; other types: unknown, reported.
 
 `logs.json` is the project's log of what the user typed (`sessionId`, `messageId`, `type`,
-`message`, `timestamp`). Read alone it gives one session of prompts per `sessionId`. Read
-with a chat whose session it names (the file next to the chat or one folder up, under the
-input root), its prompts confirm the chat's user messages (`quality.extra
-["logs_json_confirmed"]`); a prompt the chat does not hold (slash commands are not saved
-in the chat) is added as a `user` event at its time.
+`message`, `timestamp`). Read with a chat of its session (beside the chat, or beside its
+`chats/` folder, where Gemini keeps it: evidence `gemini-project:logs.json`, read back by
+this source), its prompts confirm the chat's (`quality.extra["logs_json_confirmed"]`) and a
+prompt the chat lacks (slash commands) is added at its time. Read alone it gives one
+session of prompts per `sessionId` whose chat is not beside it.
 
 What the format does not record: the working directory (only a hash of it), the system
-prompt, the tools offered; none of them is filled.
+prompt, the tools offered, the CLI's version; none of them is filled.
 """
 
 from __future__ import annotations
