@@ -1,6 +1,9 @@
 """OpenHands trajectories and evaluation outputs → `Session`s.
 
-Two shapes hold OpenHands' event stream:
+The software-agent SDK (OpenHands V1) writes events of its own (`kind`, action and
+observation objects): they are read by `_v1.py`, wherever they are (an output.jsonl's
+`history`, a saved array, or the SDK's one-file-per-event conversation: `_events_dir.py`).
+The older event stream is read here. Two shapes hold it:
 
 * a trajectory (`~/.openhands/sessions/<id>/...` exported, or saved with
   `save_trajectory_path`): one JSON array of events. Each event is one `Evidence` (its exact
