@@ -167,3 +167,27 @@ def test_a_declined_approval_is_a_rejection(tmp_path: Path) -> None:
     trace = _retrace(p, tmp_path / "out")
     rejected = [s for s in trace["steps"] if s.get("eval_reason") == "The user rejected this tool call."]
     assert [(s["output"], s["success"]) for s in rejected] == [("exec command rejected by user", False)]
+
+
+def test_compaction_texts_in_the_users_place_are_codexs(tmp_path: Path) -> None:
+    """Codex sends its compaction prompt and the summary it opens with its prefix as user-role
+    messages; in a rollout with no event_msg user_message to confirm prompts (older ones),
+    they were read as the person's prompts."""
+    texts = [  # codex-rs/core/templates/compact/ (prompt.md in its 2025 wording, summary_prefix.md)
+        "You have exceeded the maximum number of tokens, please stop coding and instead write a short memento "
+        "message for the next agent. Your note should:\n- Summarize what you finished.",
+        "Another language model started to solve this problem and produced a summary of its thinking process. "
+        "You also have access to the state of the tools that were used by that language model. …\nFixed the parser.",
+    ]
+    lines = [json.loads(x) for x in FAILURES.read_text("utf-8").splitlines()]
+    lines = [d for d in lines if d["type"] != "event_msg"][:9]  # an older rollout: no UI events
+    for t in texts:
+        lines.append({"timestamp": "2026-06-10T08:00:40.000Z", "type": "response_item",
+                      "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]}})
+    p = tmp_path / FAILURES.name
+    p.write_text("\n".join(json.dumps(d) for d in lines) + "\n")
+    trace = _retrace(p, tmp_path / "out")
+    prompts = [s["input"] for s in trace["steps"] if s["action"] == "user_message"]
+    assert prompts == ["Fix the parser and make the tests pass"]
+    [s] = CodexSource().read(p, ReadContext(root=tmp_path))
+    assert sorted(e.info.subtype for e in s.events if e.kind == "note") == ["compaction_prompt", "compaction_summary"]

@@ -43,11 +43,24 @@ IDE_CONTEXT = "# Context from my IDE setup"
 REQUEST_MARKER = "## My request for Codex:"
 
 
+# Codex's compaction texts sent in the user's place (core/templates/compact/prompt.md, its
+# 2025 wording, and summary_prefix.md, which opens the summary the next turns get)
+COMPACTION_TEXTS = {
+    "compaction_prompt": ("You are performing a CONTEXT CHECKPOINT COMPACTION.",
+                          "You have exceeded the maximum number of tokens, please stop coding and instead write a "
+                          "short memento message for the next agent."),
+    "compaction_summary": ("Another language model started to solve this problem and produced a summary",),
+}
+
+
 def context_kind(text: str) -> str | None:
     """The kind of injected context a message text is, or None for words a person typed."""
     s = text.lstrip()
     if s.startswith(AGENTS_MD):
         return "agents_md"
+    for kind, starts in COMPACTION_TEXTS.items():
+        if s.startswith(starts):
+            return kind
     if s.startswith(IDE_CONTEXT) and REQUEST_MARKER not in s:
         return "ide_context"
     m = _OPEN_TAG.match(s)
