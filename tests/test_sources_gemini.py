@@ -274,3 +274,18 @@ def test_a_call_the_person_declined_is_rejected(tmp_path: Path) -> None:
               if tc["status"] == "cancelled" and "User denied execution." in json.dumps(tc["result"])}
     rejected = [s for s in trace["steps"] if s.get("eval_reason") == "The user rejected this tool call."]
     assert len(rejected) == len(denied) == 1 and rejected[0]["success"] is False
+
+
+def test_a_results_text_parts_after_its_function_response_are_its_output(tmp_path: Path) -> None:
+    """A tool whose result has several parts (read_many_files: a functionResponse, then the
+    files' text) gave only the first to the trace."""
+    recs = [json.loads(x) for x in CHAT.read_text("utf-8").splitlines()]
+    g1 = max(i for i, r in enumerate(recs) if r.get("id") == "g1")
+    result = recs[g1]["toolCalls"][0]["result"]
+    result.append({"text": "--- cli.py ---\nimport argparse\n"})
+    p = tmp_path / "chats" / CHAT.name
+    p.parent.mkdir()
+    p.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    [trace] = retrace(p, tmp_path / "out")
+    first = next(s for s in trace["steps"] if s.get("tool") == recs[g1]["toolCalls"][0]["name"])
+    assert first["output"] == result[0]["functionResponse"]["response"]["output"] + "\n" + result[1]["text"]

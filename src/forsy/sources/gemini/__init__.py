@@ -330,6 +330,10 @@ class _Chat:
         for j, part in enumerate(result if isinstance(result, list) else []):
             fr = part.get("functionResponse") if isinstance(part, dict) else None
             resp = fr.get("response") if isinstance(fr, dict) else None
+            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip():
+                # convertToFunctionResponse: the tool's other text parts follow its functionResponse
+                refs.append(Ref(rec.ev.id, pointer(*base, "result", j, "text")))
+                texts.append(part["text"])
             if not isinstance(resp, dict):
                 continue
             for key in ("output", "error"):
