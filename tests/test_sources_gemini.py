@@ -289,3 +289,20 @@ def test_a_results_text_parts_after_its_function_response_are_its_output(tmp_pat
     [trace] = retrace(p, tmp_path / "out")
     first = next(s for s in trace["steps"] if s.get("tool") == recs[g1]["toolCalls"][0]["name"])
     assert first["output"] == result[0]["functionResponse"]["response"]["output"] + "\n" + result[1]["text"]
+
+
+def test_a_resumed_json_chat_is_read_once_from_its_lines(tmp_path: Path) -> None:
+    """Resuming a `.json` chat, Gemini writes its record again as `<name>.jsonl` (header, then
+    every message) and goes on there; the `.json` stays. A folder gives the session once."""
+    old = {"sessionId": "s-9", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z",
+           "lastUpdated": "2026-01-01T00:00:02Z", "messages": [
+               {"id": "u1", "timestamp": "2026-01-01T00:00:01Z", "type": "user", "content": "first"}]}
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "session-2026-01-01T00-00-s9.json").write_text(json.dumps(old, indent=2))
+    migrated = [{k: v for k, v in old.items() if k != "messages"}, *old["messages"],
+                {"id": "u2", "timestamp": "2026-01-02T00:00:01Z", "type": "user", "content": "second, resumed"}]
+    (chats / "session-2026-01-01T00-00-s9.jsonl").write_text("\n".join(json.dumps(r) for r in migrated) + "\n")
+    assert GeminiSource().discover(tmp_path) == [chats / "session-2026-01-01T00-00-s9.jsonl"]
+    (chats / "session-2026-01-01T00-00-s9.jsonl").unlink()  # alone, the .json is the chat
+    assert GeminiSource().discover(tmp_path) == [chats / "session-2026-01-01T00-00-s9.json"]

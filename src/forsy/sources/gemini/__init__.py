@@ -108,6 +108,10 @@ class GeminiSource:
             return []
         chats = sniffed(sorted(p for pat in ("*.json", "*.jsonl") for p in path.rglob(pat) if p.name != "logs.json"),
                         self.sniff)
+        # resuming a `.json` chat, Gemini writes its whole record again into `<same name>.jsonl`
+        # and goes on there (ChatRecordingService.initialize): the `.json` is an older copy
+        lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
+        chats = [p for p in chats if not (p.suffix == ".json" and p.with_suffix("") in lines)]
         logs = sniffed(path.rglob("logs.json"), self.sniff)
         # a logs.json whose every session has its chat here adds nothing of its own
         have = {_chat_id(p) for p in chats}
