@@ -306,3 +306,17 @@ def test_a_resumed_json_chat_is_read_once_from_its_lines(tmp_path: Path) -> None
     assert GeminiSource().discover(tmp_path) == [chats / "session-2026-01-01T00-00-s9.jsonl"]
     (chats / "session-2026-01-01T00-00-s9.jsonl").unlink()  # alone, the .json is the chat
     assert GeminiSource().discover(tmp_path) == [chats / "session-2026-01-01T00-00-s9.json"]
+
+
+def test_text_sent_with_tool_responses_is_no_prompt(tmp_path: Path) -> None:
+    """A user-type record holding functionResponse parts is Gemini's, whatever text rides with
+    it: no prompt of the person comes from it, and the text is kept as a note."""
+    recs = [json.loads(x) for x in CHAT.read_text("utf-8").splitlines()]
+    u2 = next(i for i, r in enumerate(recs) if r.get("id") == "u2")
+    recs[u2]["content"].append({"text": "[Binary content of cli.png follows]"})
+    p = tmp_path / "chats" / CHAT.name
+    p.parent.mkdir()
+    p.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    [s] = GeminiSource().read(p, ReadContext(root=p.parent))
+    assert "[Binary content of cli.png follows]" not in [e.text for e in s.events if e.kind == "user"]
+    assert [e.text for e in s.events if e.kind == "note" and e.actor == "system"][0] == recs[u2]["content"][-1]["text"]

@@ -259,9 +259,14 @@ class _Chat:
         content = d.get("content")
         if isinstance(content, list) and any(isinstance(p, dict) and "functionResponse" in p for p in content):
             # Gemini records the tool responses it sends back as a message of type user: the
-            # results are read from the calls' own records (toolCalls[*].result)
-            s.mark(rec.ev.id, "duplicate", "tool responses sent to the model (the calls' results hold them)",
-                   "user:functionResponse")
+            # results are read from the calls' own records (toolCalls[*].result); text sent with
+            # them is the tools' or the CLI's, never typed: a note
+            texts = _texts(content, "/content")
+            for ptr, text in texts:
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="tool_response_text"))
+            s.mark(rec.ev.id, "set_aside" if texts else "duplicate", "tool responses sent to the model (the calls' "
+                   "results hold them)" + ("; the text with them is a note" if texts else ""), "user:functionResponse")
             return
         shown = d.get("displayContent")
         typed = (_texts(shown, "/displayContent") if shown is not None else []) or _texts(content, "/content")
