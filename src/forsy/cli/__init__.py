@@ -16,7 +16,7 @@ from .. import __version__
 from ..errors import ExitCode
 from ._check import schema, validate, verify
 from ._ls import ls
-from ._output import STATE, DebugOpt, friendly, quiet_stdout, safe
+from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout, safe
 from ._retrace import retrace
 
 # the names other command modules (cli_sweep) import from here
@@ -68,8 +68,12 @@ _register_export(app)
 
 
 def main() -> None:
+    import typer.main
+
+    command = typer.main.get_command(app)
+    plain_metavars(command)  # help in words, not Python types
     try:
-        app()
+        command(prog_name="forsy")
     except BrokenPipeError:
         quiet_stdout()
         sys.exit(ExitCode.BROKEN_PIPE)

@@ -7,6 +7,7 @@ only with `--debug`. The exit codes are `errors.ExitCode`.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 err = Console(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
-STATE = {"debug": False}
+STATE = {"debug": False, "quiet": False}
 
 # `--debug` is accepted before the command (`forsy --debug retrace …`) and after it
 # (`forsy retrace … --debug`), as the error messages say "run with --debug".
@@ -39,9 +40,26 @@ def set_debug(debug: bool) -> bool:
     return STATE["debug"]
 
 
+QuietOpt = Annotated[bool, typer.Option("-q", "--quiet", envvar="FORSY_QUIET",
+                                        help="Print only errors (no progress, no summary).")]
+
+
 def friendly(fn: F) -> F:
+    """A command whose errors become one-line messages with their exit code, and which takes
+    `--debug` and `--quiet` wherever it is (added here when the command does not declare them:
+    every command takes both, in one place)."""
+    sig = inspect.signature(fn, eval_str=True)
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=False, annotation=opt)
+             for name, opt in (("debug", DebugOpt), ("quiet", QuietOpt)) if name not in sig.parameters]
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for p in added:
+            on = bool(kwargs.pop(p.name, False))
+            if p.name == "debug":
+                set_debug(on)
+            else:
+                STATE["quiet"] = STATE["quiet"] or on
         try:
             return fn(*args, **kwargs)
         except ForsyError as e:
@@ -64,7 +82,45 @@ def friendly(fn: F) -> F:
                        "(run with --debug for the traceback)", err=True)
             raise typer.Exit(ExitCode.INTERNAL) from None
 
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), *added])  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+# what help shows for a value of each Python type: a word a person reads, never `<list[Path]>`
+_METAVARS = {"str": "TEXT", "int": "N", "float": "NUMBER", "Path": "PATH", "path": "PATH", "datetime": "TIME"}
+
+
+def plain_metavars(command: Any) -> None:
+    """Give every option and argument of `command` (a click command or group, recursively) that
+    has no metavar of its own a plain one: TEXT, N, PATH, PATH... for several."""
+    import click
+
+    for sub in getattr(command, "commands", {}).values():
+        plain_metavars(sub)
+    made = command.get_help_option  # made anew for each run: its flag shows no type either
+
+    def help_option(ctx: click.Context) -> Any:
+        opt = made(ctx)
+        if opt is not None:
+            opt.metavar = ""
+        return opt
+
+    command.get_help_option = help_option
+    for p in getattr(command, "params", []):
+        if getattr(p, "param_type_name", "") == "argument" and hasattr(p, "display_type"):
+            p.display_type_rich = lambda ctx: None  # its name says what it is: TRACE, PATHS...
+            if p.metavar is None:
+                p.metavar = str(p.name).upper() + ("..." if p.nargs != 1 else "")
+        if p.metavar is not None or not hasattr(p, "display_type"):
+            continue
+        if getattr(p, "is_flag", False):
+            p.metavar = ""  # a flag takes no value: nothing to show
+            continue
+        shown = str(p.display_type(click.Context(command))).strip("<>")
+        several = shown.startswith("list[") or p.nargs != 1
+        base = shown.removeprefix("list[").removesuffix("]")
+        word = _METAVARS.get(base, "true|false" if base == "bool" else base.upper() if "|" in base else "TEXT")
+        p.metavar = word + ("..." if several else "")
 
 
 def error_line(e: ForsyError) -> str:

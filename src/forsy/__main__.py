@@ -1,0 +1,5 @@
+"""`python -m forsy`: the `forsy` command."""
+
+from .cli import main
+
+main()
