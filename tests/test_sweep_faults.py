@@ -535,3 +535,17 @@ def test_a_disk_full_before_the_run_can_start_is_a_store_error(tree: Path, tmp_p
     assert "internal error" not in res.stderr and "file-size limit" in res.stderr
     assert integrity(db) == "ok"
     assert sweep_cli(tree, db).returncode == 0
+
+
+@needs_unprivileged
+def test_a_root_that_is_one_unreadable_session_file_is_a_fault(tree: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    one = tree / "proj-a" / "a.jsonl"
+    os.chmod(one, 0)
+    res = forsy("sweep", str(one), "--now", "--json", "--store", f"sqlite:///{db}", unprivileged=True)
+    assert res.returncode == ExitCode.PARTIAL, res.stderr
+    faults = [(f["path"], f["reason"]) for f in last_json(res)["faults"]]
+    assert faults == [(str(one), "cannot read: permission denied")]
+    os.chmod(one, 0o644)
+    again = forsy("sweep", str(one), "--now", "--json", "--store", f"sqlite:///{db}", unprivileged=True)
+    assert again.returncode == 0 and last_json(again)["traced"] == 1 and integrity(db) == "ok"

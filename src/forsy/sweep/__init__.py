@@ -293,9 +293,9 @@ class _Sweep:
             unread: list[tuple[Path, str]] = []
             try:
                 mains.update((os.path.abspath(p), src.name) for src, p in discover([Path(r)], unread))
-            except ForsyError as e:
+            except (ForsyError, OSError) as e:
                 if Path(r).is_file():
-                    problems.append((r, e.message))
+                    problems.append((r, e.message if isinstance(e, ForsyError) else why(e)))
             for folder, why_ in unread:
                 if any(limit in why_ for limit in _LIMITS):
                     top = os.path.abspath(folder)
