@@ -241,3 +241,30 @@ def test_a_steps_time_cites_the_ui_record_it_was_read_from(tmp_path: Path) -> No
     record = json.loads(raw)  # the UI record at t + 3: the first that names API message 1
     assert (ev["source"], record["ts"], record["say"], record["conversationHistoryIndex"]) == \
         ("ui_messages.json", 1769053680003, "reasoning", 0)
+
+
+# ---------------------------------------------------------------- whose words a user message holds
+FIXTURES = Path(__file__).parent / "fixtures" / "cline"
+
+
+def test_text_cline_writes_is_never_the_users(tmp_path: Path) -> None:
+    """Cline's notices, wrappers, attachments and a command's output spread as plain blocks
+    (native tool calls with no id to answer) are Cline's; only the words inside a wrapper
+    are the person's."""
+    folder = FIXTURES / "harness-text"
+    [s] = ClineSource().read(folder / "api_conversation_history.json", ReadContext(root=folder))
+    users = [e for e in s.events if e.actor == "user"]
+    assert [e.text for e in users] == ["make the tests pass", "they still fail, look at test_x", "fix test_x only"]
+    notes = {e.info.subtype: e.actor for e in s.events if e.kind == "note" and e.info is not None}
+    assert notes == {"no_tool_used": "system", "completion_feedback_wrapper": "system",
+                     "files_attached": "system", "no_new_message": "system"}
+    # the command attempt_completion ran is its result, failed as its status line says
+    [res] = [e for e in s.events if e.kind == "tool_result" and e.tool == "attempt_completion"]
+    assert res.is_error is True and res.text is not None and res.text.startswith("Command failed with exit code 1.")
+    assert s.quality.missing_results == 0
+    # the resumption message's words are cited as the slice between its tags
+    [resumed] = [e for e in users if e.text == "fix test_x only"]
+    assert resumed.info is not None and resumed.info.span is not None
+    [trace] = retrace(folder / "api_conversation_history.json", tmp_path / "out")
+    prompts = [st["output"] or st.get("input") for st in trace["steps"] if st["actor"] == "user"]
+    assert not any("[ERROR]" in str(p) or "Files attached" in str(p) or "Command failed" in str(p) for p in prompts)

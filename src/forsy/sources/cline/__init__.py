@@ -42,10 +42,11 @@ from typing import Any, ClassVar
 
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
-from ...payloads import ResultInfo
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
+from ._harness import command_failed, harness_kind, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 
 API = "api_conversation_history.json"
@@ -269,18 +270,48 @@ class _Task:
             tptr = ptr if b.get("_whole") else ptr + "/text"
             body = text.lstrip()
             m = RESULT.match(body)
+            kind = harness_kind(body)
             if m and self.pending:
                 call = self.pending.pop(0)
                 if call.tool != m.group(1):
                     self.s.warn("result-name", f"result names {m.group(1)!r} but answers the {call.tool!r} call "
                                 "before it (paired in order)", rec.ev.source, rec.ev.line)
                 self._result(rec, tptr, call, text)
+            elif m:  # Cline's result of a call no message left unanswered: Cline's words, never a prompt
+                self.s.warn("orphan-result", f"a {m.group(1)!r} result answers no call; kept as a note",
+                            rec.ev.source, rec.ev.line)
+                self._note(rec, tptr, text, "unanswered_result", "tool")
+            elif kind is not None:
+                self._harness(rec, tptr, text, kind)
             elif body.startswith(INJECTED):
                 _bump(self.s, "injected_context")
             elif j == 0 and body.startswith("<task>"):
                 self._task_prompt(rec, tptr, text)
             else:
                 self._prompt(rec, tptr, text)
+
+    def _completion(self) -> Event | None:
+        """The attempt_completion call waiting for its answer, if the last message made one."""
+        return next((c for c in self.pending if c.tool == "attempt_completion"), None)
+
+    def _note(self, rec: Record, ptr: str, text: str, kind: str, actor: str = "system") -> None:
+        _bump(self.s, f"cline_{kind}")
+        self._ev("note", rec, ptr, None, actor=actor, text=text, info=NoteInfo(subtype=kind))
+
+    def _harness(self, rec: Record, ptr: str, text: str, kind: str) -> None:
+        """A block Cline wrote whole (`_harness.py`): never the person's words."""
+        call = self._completion()
+        if kind == "command_output" and call is not None:
+            # the command attempt_completion ran, its result spread as plain blocks (no tool_use id)
+            self.pending.remove(call)
+            failed = command_failed(text)
+            self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
+                     is_error=failed is True)
+            return
+        if kind == "completion_feedback_wrapper" and call is not None:
+            self.pending.remove(call)  # answered by the person's feedback, in the next block
+            _bump(self.s, "completion_feedback")
+        self._note(rec, ptr, text, kind, "tool" if kind == "command_output" else "system")
 
     def _task_prompt(self, rec: Record, ptr: str, text: str) -> None:
         t = self.task
@@ -297,6 +328,13 @@ class _Task:
                 self.feedback.remove(fb)
                 self._user_ui(fb)
                 return
+        wrapped = wrapped_words(text)
+        if wrapped is not None:
+            # the person's words inside Cline's wrapper: the slice between the tags is theirs
+            kind, (a, z) = wrapped
+            self._ev("user", rec, ptr, None, actor="user", text=text[a:z],
+                     info=MessageInfo(span=(a, z), wrapped=kind, context=text[:a]))
+            return
         self._ev("user", rec, ptr, None, actor="user", text=text)
 
     def _result(self, rec: Record, ptr: str, call: Event, text: str) -> None:

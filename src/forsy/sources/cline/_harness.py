@@ -1,0 +1,93 @@
+"""Text Cline writes into user-role messages: whose words each block is.
+
+Cline sends the model a user-role message after each step, and only some of its blocks are
+words the person typed. The rest Cline wrote (read from Cline's own code: the strings of
+`core/prompts/responses.ts` `formatResponse`, the attempt_completion and feedback handlers
+of `core/task/tools`, `integrations/terminal` and `integrations/misc/extract-text.ts`):
+
+* notices and reminders: `noToolsUsed` ("[ERROR] You did not use a tool in your previous
+  response!..."), the plan-mode resumption filler "(The user did not provide a new
+  message...)", the context-truncation notices, the condense acknowledgement, a hook's
+  `<hook_context>`, the file-state alert;
+* wrappers around the person's words: "The user has provided feedback on the results..."
+  (its own block, then `<feedback>\n<words>\n</feedback>` in the next),
+  "The user provided the following feedback:\n<feedback>...", the "trouble proceeding"
+  wrapper, "New instructions for task continuation:\n<user_message>...";
+* attachments: "Files attached by the user:\n\n<file_content path=...>";
+* a command's output, when Cline spreads a call's result as plain blocks (no tool_use id to
+  answer): "Command executed successfully (exit code 0).", "Command failed with exit code
+  N.", "Command terminated by signal ...", "Command executed.", "Command is still running in
+  the user's terminal."
+
+`harness_kind` names the kind of a block Cline wrote whole (a `note` of actor `system`, or
+for a command's output, the result of the call it answers); `wrapped_words` finds the
+person's words inside a wrapper (a `user` event citing that slice).
+"""
+
+from __future__ import annotations
+
+import re
+
+# block start -> kind: text Cline wrote whole, never the person's words
+NOTICES: tuple[tuple[str, str], ...] = (
+    ("[ERROR] You did not use a tool in your previous response!", "no_tool_used"),
+    ("The user has provided feedback on the results.", "completion_feedback_wrapper"),
+    ("(The user did not provide a new message.", "no_new_message"),
+    ("Files attached by the user:", "files_attached"),
+    ("The user provided additional content:", "additional_content"),
+    ("[NOTE] Some previous conversation history with the user has been removed", "context_truncated"),
+    ("[[NOTE] This file read has been removed", "duplicate_read_removed"),
+    ("[Continue assisting the user!]", "truncation_filler"),
+    ("The user has accepted the condensed conversation summary", "condense_accepted"),
+    ("<hook_context", "hook_context"),
+    ("<explicit_instructions>\nCRITICAL FILE STATE ALERT", "file_state_alert"),
+)
+COMMAND_STATUS = re.compile(
+    r"Command (?:executed successfully \(exit code (?P<ok>0)\)\.|failed with exit code (?P<code>-?\d+)\."
+    r"|terminated by signal (?P<signal>[^\n]*?)\.|executed\.|is still running in the user's terminal\.)")
+# wrappers around the person's words: (start of the block, the tags around the words)
+WRAPPERS: tuple[tuple[str, str, str], ...] = (
+    ("<feedback>", "feedback", "<feedback>"),
+    ("The user provided the following feedback:", "tool_feedback", "<feedback>"),
+    ("You seem to be having trouble proceeding.", "mistake_limit_feedback", "<feedback>"),
+    ("New instructions for task continuation:", "task_resumption_message", "<user_message>"),
+    ("New message to respond to with plan_mode_respond tool", "task_resumption_message", "<user_message>"),
+)
+
+
+def harness_kind(text: str) -> str | None:
+    """The kind of a block Cline wrote whole, None when it may hold the person's words."""
+    body = text.lstrip()
+    for start, kind in NOTICES:
+        if body.startswith(start):
+            return kind
+    if COMMAND_STATUS.match(body):
+        return "command_output"
+    return None
+
+
+def command_failed(text: str) -> bool | None:
+    """Whether a command output Cline wrote says the command failed (None: it does not say)."""
+    m = COMMAND_STATUS.match(text.lstrip())
+    if m is None:
+        return None
+    if m.group("ok") is not None:
+        return False
+    if m.group("code") is not None or m.group("signal") is not None:
+        return True
+    return None
+
+
+def wrapped_words(text: str) -> tuple[str, tuple[int, int]] | None:
+    """(wrapper kind, the span of the person's words) when the block is one of Cline's wrappers."""
+    body = text.lstrip()
+    for start, kind, tag in WRAPPERS:
+        if not body.startswith(start):
+            continue
+        close = "</" + tag[1:]
+        i = text.find(tag + "\n")
+        j = text.rfind("\n" + close)
+        if i < 0 or j < i + len(tag) + 1:
+            return None
+        return kind, (i + len(tag) + 1, j)
+    return None
