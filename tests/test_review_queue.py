@@ -13,8 +13,9 @@ import pytest
 
 from _paths import SAMPLES
 from _review import put
-from forsy.review.queue import QueueQuery, queue_page, status_counts
+from forsy.review.queue import QueueQuery, queue_page
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, open_store
+from forsy.store.queue_rules import status_counts
 from forsy.web.app import make_app
 from forsy.web.guard import Settings
 

@@ -69,7 +69,7 @@ def _t(text: object) -> str:
 
 def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = False) -> None:
     from .cli._output import safe
-    from .review.source import EvidenceReader
+    from .review.evidence import EvidenceReader
     from .review.view import extras, header, rows, short, step_view
 
     if step is not None:

@@ -15,10 +15,11 @@ are thin layers over these modules.
 from __future__ import annotations
 
 from .actions import Done, approve, edit, needs_changes, reject
+from .evidence import EvidenceReader
 from .export import Exported, export_approved
 from .identity import reviewer
 from .overlay import REVIEW_LEVELS, STEP_EDITABLE, TRACE_EDITABLE, apply_to_trace, field_path, reviewed_folder
-from .source import EvidenceReader, LoadedTrace, load
+from .source import LoadedTrace, load
 
 __all__ = ["REVIEW_LEVELS", "STEP_EDITABLE", "TRACE_EDITABLE", "Done", "EvidenceReader", "Exported",
            "LoadedTrace", "apply_to_trace", "approve", "edit", "export_approved", "field_path", "load",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..errors import InputError
-from ..store import DRAFT_STATUSES, TRACE_ORDERS, Store, TraceOrder, TraceQuery, TraceRow
-from ..store.jobs import Sql
+from ..store import TRACE_ORDERS, Store, TraceOrder, TraceQuery, TraceRow
 from ..store.models import DraftStatus
+from ..store.queue_rules import status_counts
 
 SORTS: tuple[TraceOrder, ...] = TRACE_ORDERS
 PER_PAGE = 50
@@ -41,17 +41,6 @@ class QueuePage:
     counts: list[tuple[DraftStatus, int]]  # the queue's drafts in each status (filters aside)
 
 
-def status_counts(store: Store) -> list[tuple[DraftStatus, int]]:
-    """How many of the queue's drafts (the newest of each session, the sweep's) are in each
-    status: one GROUP BY, never the rows themselves."""
-    from ..store._query import trace_filters
-
-    where, args = trace_filters(TraceQuery(latest_only=True, reviewed=False), "?")
-    got = dict(Sql(store).q("SELECT d.status, COUNT(*) FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
-                            f"WHERE {' AND '.join(where)} GROUP BY d.status", args))
-    return [(s, int(got.get(s, 0))) for s in DRAFT_STATUSES]
-
-
 def queue_page(store: Store, q: QueueQuery) -> QueuePage:
     """One page of the queue: its rows sorted and cut by the database, the total counted there."""
     total = store.count_traces(q.filters)
@@ -62,4 +51,4 @@ def queue_page(store: Store, q: QueueQuery) -> QueuePage:
     return QueuePage(rows, total, q.page, pages, status_counts(store))
 
 
-__all__ = ["MAX_PER_PAGE", "PER_PAGE", "SORTS", "QueuePage", "QueueQuery", "queue_page", "status_counts"]
+__all__ = ["MAX_PER_PAGE", "PER_PAGE", "SORTS", "QueuePage", "QueueQuery", "queue_page"]

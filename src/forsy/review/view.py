@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .evidence import EvidenceReader, StepEvidence
 from .overlay import STEP_EDITABLE
-from .source import EvidenceReader, LoadedTrace, StepEvidence
+from .source import LoadedTrace
 
 SHORT = 80  # characters of a step's input in the step table
 FIELD_CAP = 4_000  # characters of a field shown before "show all"

@@ -1,5 +1,6 @@
-"""Rules a person writes about the review queue: hide, or dismiss, the drafts of automated
-sessions (a memory plugin's observer sessions, a CI bot's) so that people review the work.
+"""The review queue in the store: its counts per status, and the rules a person writes about it:
+hide, or dismiss, the drafts of automated sessions (a memory plugin's observer sessions, a CI
+bot's) so that people review the work.
 
     add_rule(store, QueueRule("observer", "Observer session*", "dismiss"), actor=who, now=now)
     dismiss_matching(store, now=now)          # the pending drafts a dismiss rule matches, rejected
@@ -20,9 +21,9 @@ from typing import Literal
 
 from ..errors import InputError
 from . import Store
-from ._query import HIDDEN_SQL
+from ._query import HIDDEN_SQL, trace_filters
 from .jobs import Sql
-from .models import ReviewChange, ReviewConflict, TraceQuery
+from .models import DRAFT_STATUSES, DraftStatus, ReviewChange, ReviewConflict, TraceQuery
 
 RuleAction = Literal["hide", "dismiss"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -102,10 +103,19 @@ def dismiss_matching(store: Store, *, now: str, trace_ids: list[str] | None = No
     return out
 
 
+def status_counts(store: Store) -> list[tuple[DraftStatus, int]]:
+    """How many of the queue's drafts (the newest of each session, the sweep's) are in each
+    status: one GROUP BY, never the rows themselves."""
+    where, args = trace_filters(TraceQuery(latest_only=True, reviewed=False), "?")
+    got = dict(Sql(store).q("SELECT d.status, COUNT(*) FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
+                            f"WHERE {' AND '.join(where)} GROUP BY d.status", args))
+    return [(s, int(got.get(s, 0))) for s in DRAFT_STATUSES]
+
+
 def hidden_count(store: Store) -> int:
     """How many of the queue's drafts a hide rule keeps out of it."""
     return store.count_traces(TraceQuery(latest_only=True, reviewed=False, hidden=True))
 
 
 __all__ = ["HIDDEN_SQL", "QueueRule", "RuleAction", "add_rule", "dismiss_matching", "hidden_count", "like",
-           "remove_rule", "rules"]
+           "remove_rule", "rules", "status_counts"]

@@ -32,10 +32,11 @@ from starlette.routing import Route
 from ..errors import ForsyError, InputError
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation
+from ..review.evidence import EvidenceReader
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
-from ..review.source import EvidenceReader, LoadedTrace, from_store
+from ..review.source import LoadedTrace, from_store
 from ..review.view import extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, TraceQuery
 from ..store.queue_rules import QueueRule, RuleAction, add_rule, dismiss_matching, hidden_count, rules

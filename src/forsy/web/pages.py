@@ -16,7 +16,7 @@ import jinja2
 import markupsafe
 
 from ..markdown import fence, inline, visible
-from ..review.source import RECORD_CAP, EvidenceView
+from ..review.evidence import RECORD_CAP, EvidenceView
 from ..review.view import short
 
 

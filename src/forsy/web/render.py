@@ -16,7 +16,8 @@ from pathlib import Path
 from .._atomic import replace_file
 from ..errors import OutputError
 from ..review.conversation import conversation
-from ..review.source import EvidenceReader, LoadedTrace
+from ..review.evidence import EvidenceReader
+from ..review.source import LoadedTrace
 from ..review.view import extras, header, rows, step_view
 from .pages import css, env
 
