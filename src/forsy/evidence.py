@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .ids import Ref as Ref  # re-exported: a value's place, imported from here by every source
 from .ids import evidence_id
 
 if TYPE_CHECKING:
@@ -68,14 +69,6 @@ class Evidence:
             digest,
             record_type,
         )
-
-
-@dataclass(slots=True, frozen=True)
-class Ref:
-    """A value's place: evidence id + RFC 6901 JSON pointer inside the parsed record."""
-
-    ev: str
-    pointer: str = ""
 
 
 @dataclass(slots=True)

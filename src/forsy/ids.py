@@ -7,6 +7,7 @@ number, so the same input always gives byte-identical output.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -38,3 +39,11 @@ def evidence_id(source: str, line: int | None, offset: int, length: int, digest:
 def trace_id(kind: str, session_id: str, content_digests: list[str]) -> str:
     """Id of a trace: what was traced (source kind, session) and the exact bytes read."""
     return make_id("forsy", kind, session_id, sorted(content_digests), length=20)
+
+
+@dataclass(slots=True, frozen=True)
+class Ref:
+    """A value's place: evidence id + RFC 6901 JSON pointer inside the parsed record."""
+
+    ev: str
+    pointer: str = ""

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, NotRequired, TypeAlias, TypedDict
 
-from .evidence import Ref
+from .ids import Ref
 
 JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
 
