@@ -268,3 +268,22 @@ def test_text_cline_writes_is_never_the_users(tmp_path: Path) -> None:
     [trace] = retrace(folder / "api_conversation_history.json", tmp_path / "out")
     prompts = [st["output"] or st.get("input") for st in trace["steps"] if st["actor"] == "user"]
     assert not any("[ERROR]" in str(p) or "Files attached" in str(p) or "Command failed" in str(p) for p in prompts)
+
+
+def test_a_task_with_only_its_ui_messages_is_read(tmp_path: Path) -> None:
+    """No api_conversation_history.json: the task, the person's feedback, the tool views and
+    the command with its output come from the UI messages."""
+    folder = FIXTURES / "ui-only"
+    ui = folder / "ui_messages.json"
+    assert isinstance(detect(ui), ClineSource) and ClineSource().discover(folder) == [ui]
+    [trace] = retrace(ui, tmp_path / "out")
+    steps = trace["steps"]
+    assert [st["input"] for st in steps if st["actor"] == "user"] == [
+        "add a health check endpoint", "use /healthz, not /health"]
+    calls = [(st["tool"], st["input"]) for st in steps if st.get("tool")]
+    assert [t for t, _ in calls] == ["readFile", "editedExistingFile", "execute_command", "attempt_completion"]
+    assert calls[-1][1] == "Added /healthz."
+    [cmd] = [st for st in steps if st.get("tool") == "execute_command"]
+    assert "pytest -q" in str(cmd["input"]) and "REQ_APP" not in str(cmd["input"]) and "1 passed" in cmd["output"]
+    ledger = _ledger(tmp_path / "out")
+    assert not [r for f in ledger for r in f.get("unknown", [])]

@@ -48,6 +48,7 @@ from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
 from ._harness import command_failed, harness_kind, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
+from ._ui_only import read_ui_only
 
 API = "api_conversation_history.json"
 UI = "ui_messages.json"
@@ -74,20 +75,24 @@ class ClineSource:
         if path.name == UI:
             return h.startswith(b"[") and b'"ts"' in h[:4096] and (b'"say"' in h or b'"ask"' in h)
         if path.name == META:
-            return h.startswith(b"{") and (path.parent / API).is_file()
+            return h.startswith(b"{") and ((path.parent / API).is_file() or (path.parent / UI).is_file())
         if path.name.startswith("focus_chain_taskid_") and path.suffix == ".md":
             return (path.parent / API).is_file()
         return False
 
     def discover(self, path: Path) -> list[Path]:
-        return discover_sniffed(path, self.sniff, (API,), recursive=True)
+        found = discover_sniffed(path, self.sniff, (API, UI), recursive=True)
+        # a task is offered once: by its API history, or by its UI messages when that is missing
+        return [p for p in found if p.name == API or not (p.parent / API).is_file()]
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         folder = path.parent
         api = folder / API
-        if not api.is_file():
-            raise InputError(f"a Cline task file without its {API}", path=path)
         s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))
+        if not api.is_file():
+            if not (folder / UI).is_file():
+                raise InputError(f"a Cline task file without its {API}", path=path)
+            return [self._ui_only(folder, s, ctx)]
         api_recs = _load(api, s, ctx)
         ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
         if not ui_recs:
@@ -98,6 +103,22 @@ class ClineSource:
             read_metadata(*_load_file(folder / META, s, ctx), s)
         mark_ui(s, ui_recs, api_recs, task.timed, task.tokens_from_ui)
         return [s]
+
+
+    def _ui_only(self, folder: Path, s: Session, ctx: ReadContext) -> Session:
+        """A task whose API history is missing: what the UI messages say (`_ui_only.py`)."""
+        ui_recs = _load(folder / UI, s, ctx)
+        s.warn("no-api-history", f"{API} is missing: the task is read from {UI} alone (no tool results, "
+               "no model, no tokens)", None, None)
+        s.quality.extra["ui_only"] = 1
+        read_ui_only(s, ui_recs, _iso)
+        if (folder / META).is_file():
+            read_metadata(*_load_file(folder / META, s, ctx), s)
+        mark_ui(s, ui_recs, [], set(), False)
+        for rec in ui_recs:
+            if rec.data.get("partial") is True:
+                s.mark(rec.ev.id, "set_aside", "a UI record still streaming (the complete one follows)")
+        return s
 
 
 def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
