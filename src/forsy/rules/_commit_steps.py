@@ -24,7 +24,7 @@ from ..models import FieldProvenance
 from ..payloads import CommitInfo, Match
 
 if TYPE_CHECKING:  # segment imports this module: the draft type only, for mypy
-    from .segment import Draft
+    from .draft import Draft
 
 Params = dict[str, str | int | float]
 Derive = Callable[..., FieldProvenance]  # segment.derived(rule, refs, **params)

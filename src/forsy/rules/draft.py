@@ -1,0 +1,95 @@
+"""A step under construction (`Draft`) and the provenance its values carry (`copied`, `derived`):
+what the segmenter builds and every later stage (the model pass, the assembler, the score) reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..evidence import Event, Ref
+from ..models import EvidenceRef, FieldProvenance
+from ..payloads import HistoryMatch, ResultInfo, ShellInfo
+from .catalogue import check as check_rule
+
+
+def json_text(value: Any) -> str:
+    """Exact call arguments as JSON text (key order as in the log); strings stay as they are."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # integers beyond 64 bits: the stdlib writes them exactly
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[str, str | int | float] | None]:
+    """How a copied value sits in its record, for `forsy verify`: a JSON string to parse
+    first (`C-json-string` with its inner pointer) or a slice of the text (`C-span`)."""
+    if e.info is not None and e.info.inner_pointer is not None:
+        return "C-json-string", {"pointer": e.info.inner_pointer}
+    if e.info is not None and e.info.span is not None:
+        return "C-span", None
+    return default, None
+
+
+def _refs(refs: list[Ref]) -> list[EvidenceRef]:
+    # model_construct: these are built by forsy itself from typed values, tens of thousands
+    # of times per large log; validation here costs more than the rest of segmentation.
+    return [EvidenceRef.model_construct(id=r.ev, pointer=r.pointer) for r in refs]
+
+
+def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False,
+           params: dict[str, str | int | float] | None = None) -> FieldProvenance:
+    if rule is not None:
+        check_rule(rule, params)
+    return FieldProvenance.model_construct(origin="copied", rule=rule, params=params, evidence=_refs(refs),
+                                           redacted=False, excerpt=excerpt, model=None)
+
+
+def derived(rule: str, refs: list[Ref], **params: str | int | float) -> FieldProvenance:
+    """A value derived by `rule` (an id of forsy.rules.catalogue) with its parameters."""
+    check_rule(rule, params)
+    return FieldProvenance.model_construct(origin="derived", rule=rule, params=params or None, evidence=_refs(refs),
+                                           redacted=False, excerpt=False, model=None)
+
+
+@dataclass
+class Draft:
+    """A step under construction: its values, the origin of each, and its evidence."""
+
+    values: dict[str, Any]
+    prov: dict[str, FieldProvenance] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    call_id: str | None = None
+    tool_args: Any = None
+    rich: Any = None
+    actor_key: str = ""
+    abandoned: bool = False  # on a branch the user rewound away from
+    group: str | None = None  # the call's parallel group as the source wrote it
+    no_result_expected: bool = False  # the log never holds this call's result (Codex web search)
+    result: ResultInfo | None = None  # the tool result's payload (persisted output, exit code...)
+    commits: list[Event] = field(default_factory=list)  # commits that record this step's change
+    shell: ShellInfo | None = None  # a shell history command's record
+    shell_history: HistoryMatch | None = None  # a call matched to the shell history
+
+    def copy(self) -> Draft:
+        """A draft whose values, provenance and evidence lists can change without touching this one."""
+        return dataclasses.replace(self, values=dict(self.values), prov=dict(self.prov), evidence=list(self.evidence),
+                                   commits=list(self.commits))
+
+    def set(self, name: str, value: Any, prov: FieldProvenance) -> None:
+        if value is None:
+            return
+        self.values[name] = value
+        self.prov[name] = prov
+        for e in prov.evidence:
+            if e.id not in self.evidence:
+                self.evidence.append(e.id)
+
+
+__all__ = ["Draft", "copied", "derived", "json_text", "source_rule"]
