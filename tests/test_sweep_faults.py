@@ -463,8 +463,13 @@ def test_sweep_json_is_one_line_per_run(tree: Path, tmp_path: Path) -> None:
 def test_progress_names_files_bytes_and_the_session_and_fits_80_columns(tree: Path, tmp_path: Path) -> None:
     from forsy.cli_sweep import progress_text
 
-    seen: list[SweepProgress] = []
-    _in_process(tree, tmp_path / "s.db", progress=seen.append)
+    events: list[SweepProgress] = []
+    _in_process(tree, tmp_path / "s.db", progress=events.append)
+    looking = [p for p in events if p.files == 0]
+    assert looking and {p.path for p in looking} == {str(tree)}  # the walk and the discovery, announced
+    line = progress_text(looking[0], 79)
+    assert line.startswith("sweep: looking under ") and line.endswith("/logs") and len(line) <= 79
+    seen = [p for p in events if p.files]
     total = sum(p.stat().st_size for p in tree.rglob("*.jsonl"))
     assert [(p.files_done, p.files) for p in seen] == [(0, 3), (1, 3), (2, 3)]
     assert {p.bytes_total for p in seen} == {total} and seen[-1].bytes_done < total

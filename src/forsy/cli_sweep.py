@@ -182,8 +182,10 @@ class _SweepProgressLine:
 
 
 def progress_text(p: SweepProgress, width: int) -> str:
-    """`sweep 12/113  41.5/120.3 MB  …/a-project/3f2c….jsonl`, never wider than `width`."""
-    head = f"sweep {p.files_done + 1}/{p.files}  {p.bytes_done / 1e6:.1f}/{p.bytes_total / 1e6:.1f} MB  "
+    """`sweep 12/113  41.5/120.3 MB  …/a-project/3f2c….jsonl` (`sweep: looking under ROOT` before
+    that), never wider than `width`."""
+    head = (f"sweep {p.files_done + 1}/{p.files}  {p.bytes_done / 1e6:.1f}/{p.bytes_total / 1e6:.1f} MB  "
+            if p.files else "sweep: looking under ")
     name = _shown(p.path)
     room = width - len(head)
     if room < 8:

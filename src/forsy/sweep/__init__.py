@@ -69,7 +69,8 @@ class SweepOptions:
 
 @dataclass(frozen=True)
 class SweepProgress:
-    """Where a run is: the session files to trace and their bytes, done so far, and the one in hand."""
+    """Where a run is: the session files to trace and their bytes, done so far, and the one in
+    hand; `files` 0: still looking for them under the root `path`."""
 
     files_done: int
     files: int
@@ -204,6 +205,7 @@ class _Sweep:
         blocked: dict[str, str] = {}
         links: list[str] = []
         for r in self.roots:
+            self._looking(r)
             on_disk.update(walk(r, blocked, links))
         for d, reason in sorted(blocked.items()):
             self._fault(d, "folder", reason)
@@ -273,6 +275,11 @@ class _Sweep:
         except StoreError:
             pass  # not even that: `--status` shows a run left running by no live sweep as stopped
 
+    def _looking(self, root: str) -> None:
+        """Tell the progress display the run is looking for files under `root` (files = 0)."""
+        if self.opt.progress is not None:
+            self.opt.progress(SweepProgress(0, 0, 0, 0, root))
+
     def _fault(self, path: str, what: str, reason: str) -> None:
         """Something that could not be looked at: skipped this run, named, tried again next run."""
         self.faults.append((path, what, reason))
@@ -290,6 +297,7 @@ class _Sweep:
         for r in self.roots:
             if not any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for p in fresh):
                 continue
+            self._looking(r)
             unread: list[tuple[Path, str]] = []
             try:
                 mains.update((os.path.abspath(p), src.name) for src, p in discover([Path(r)], unread))
