@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 from ._tokens import TOKEN_FINDER
 from .cmdline import CLI_ANCHORS
+from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 
 # Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
 # costly to search for here (one pass over the text each). Common ones stay here.
-NATIVE_ANCHORS_CASED = TOKEN_FINDER.literals + CLI_ANCHORS
+NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:")
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
@@ -41,6 +42,7 @@ class Anchors:
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None
+        self._found: dict[tuple[str, bool], list[int]] = {}
         # set by rules that met a secret name or URL whose value holds an escape
         self.want_json_view = False
 
@@ -65,6 +67,14 @@ class Anchors:
         return self._by_head
 
     def _search(self, lit: str, ignore_case: bool) -> list[int]:
+        # rules share literals (`token`, `pass`, `key`…): each is searched once per text
+        key = (lit, ignore_case)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._search_bytes(lit, ignore_case)
+        return found
+
+    def _search_bytes(self, lit: str, ignore_case: bool) -> list[int]:
         if ignore_case and self._lower is None:
             self._lower = self.data.lower()
         hay = self._lower if ignore_case and self._lower is not None else self.data

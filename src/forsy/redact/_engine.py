@@ -97,8 +97,8 @@ def _anchor_rules_file(folder: Path) -> Path:
     engine finds them all in its single pass (Hyperscan), and they are rare, so cheap to report.
     """
     def alternation(literals: Iterable[str]) -> str:
-        return "|".join(re.sub(r"([.\\/\t])", lambda m: "\\t" if m.group() == "\t" else "\\" + m.group(), lit)
-                        for lit in literals)
+        return "|".join(re.sub(r"([.\\/\t()\[\]{}$^*+?|])", lambda m: "\\t" if m.group() == "\t" else "\\" + m.group(),
+                               lit) for lit in literals)
 
     # lower/Capitalised/UPPER rather than (?i): the engine scans 1.5x faster
     any_case = [v for lit in NATIVE_ANCHORS_ANY_CASE for v in dict.fromkeys((lit, lit.capitalize(), lit.upper()))]

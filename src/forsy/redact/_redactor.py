@@ -168,7 +168,7 @@ class Redactor:
                 self._known.add(learnt)
             known = self._known if self._known else None
         if known is not None:
-            extra = list(known(joined, Anchors(joined)))
+            extra = list(known(joined))
             if extra:
                 more = [extra] if len(texts) == 1 else distribute(extra, lengths)
                 out = [resolve(t, h + e) if e else h for t, h, e in zip(texts, out, more, strict=True)]
@@ -241,17 +241,21 @@ class Redactor:
         hits: list[Hit] = []
         if found:
             spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
-            tokens, phones = [], []
+            tokens: list[int] = []
+            phones: list[int] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
                 elif f.rule.startswith(ANCHOR_RULE):
-                    tokens.append(start)
+                    # every place inside a match: the engine reports matches that do not
+                    # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
+                    # found only there (Anchors keeps the places where a literal really starts)
+                    tokens.extend(range(start, max(end, start + 1)))
                 elif end > start:
                     kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
-                anchors.engine, anchors.phone = sorted(tokens), sorted(phones)
+                anchors.engine, anchors.phone = sorted(set(tokens)), sorted(phones)
         elif self._engine.reports_anchors:
             anchors.phone = []
         return hits, anchors

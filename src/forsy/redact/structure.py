@@ -14,6 +14,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, is_template, looks_random
@@ -115,7 +116,8 @@ def _values_in(text: str, start: int, end: int, *, after_colon: bool) -> Iterato
 # .pgpass: hostname:port:database:username:password, one a line
 _PGPASS = re.compile(r"(?P<host>[A-Za-z0-9.*_\[\]-]{1,128}):(?:\d{1,5}|\*):[\w.*$-]{1,64}:[\w.*@$-]{1,64}:"
                      r"(?P<v>[^\s:\"'\\]{3,256})(?=$|\r?\n|\\r|\\n|[ \t]*$)", re.MULTILINE)
-_PGPASS_ANCHOR = re.compile(r":(?:\d{1,5}|\*):")
+# the shape after the host, searched in one pass (a bare `:5432:` is everywhere in JSON and times)
+_PGPASS_ANCHOR = re.compile(r":(?:\d{1,5}|\*):[\w.*$-]{1,64}:[\w.*@$-]{1,64}:[^\s:\"'\\]{3}")
 # user:HASH lines of htpasswd and /etc/shadow (apr1, bcrypt, SHA, crypt's $1$ $5$ $6$ $y$)
 _HASH_PREFIXES = (":$apr1$", ":$2y$", ":$2a$", ":$2b$", ":{SHA}", ":$1$", ":$5$", ":$6$", ":$y$")
 _HASH = re.compile(r":(?P<v>(?:\$[0-9a-z]{1,4}\$|\{SHA\})[A-Za-z0-9./+=$]{8,200})")
@@ -157,7 +159,7 @@ def _line_start_plain(text: str, i: int) -> int:
 # A path segment after one of these holds the secret (Discord/Slack/Mattermost/Teams/IFTTT
 # webhooks, Telegram's bot<id>:<token>, .../key/<key>, .../token/<token>)
 _PATH_PREFIXES = ("/webhooks/", "/webhook/", "/webhookb2/", "/IncomingWebhook/", "/hooks/", "/key/", "/keys/",
-                  "/token/", "/tokens/", "/secret/", "/bot")
+                  "/token/", "/tokens/", "/secret/", "/bot", "/Webhooks/", "/Hooks/", "/Key/", "/Token/", "/Secret/")
 _URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}?#\\,;|")
 _TELEGRAM = re.compile(r"/bot(?P<id>\d{5,12}):(?P<v>[A-Za-z0-9_-]{30,50})(?![A-Za-z0-9_-])")
 
@@ -165,10 +167,10 @@ _TELEGRAM = re.compile(r"/bot(?P<id>\d{5,12}):(?P<v>[A-Za-z0-9_-]{30,50})(?![A-Z
 def url_path_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """Random-looking path segments after a secret-bearing prefix of a URL path."""
     done = -1
-    for i in anchors.find(_PATH_PREFIXES, ignore_case=True):
+    for i in anchors.find(_PATH_PREFIXES):
         if i < done:
             continue
-        if text[i : i + 4].lower() == "/bot":
+        if text.startswith("/bot", i):
             m = _TELEGRAM.match(text, i)
             if m is not None:
                 done = m.end()
@@ -263,6 +265,7 @@ _WIN_FLAGS = re.compile(r"/(?:pass|password|pw|p|rp):(?P<v>[^\s\"'/]{3,256})", r
 _USER_FLAGS = ("-U", "--user", "--username", "-u")
 _FLAG_ANCHORS = (" -p", " -P", "\t-p", " -k", " -w", " -s", "/pass:", "/PASS:", "/p:", "/password:", "/pw:",
                  " -U", " --user", " -u")
+_NET = ("net user ", "net use ", "NET USER ", "NET USE ")
 
 
 def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -279,7 +282,7 @@ def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 done = m.end()
                 yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "flag-secret")
             continue
-        words = _words(text, i + 1, min(len(text), i + 600))
+        words = list(islice(shell_words(text, i + 1, min(len(text), i + 600)), 2))  # the flag, its value
         if len(words) < 1:
             continue
         fs, fe = words[0]
@@ -311,7 +314,7 @@ def _user_percent(text: str, start: int, end: int) -> Iterator[Hit]:
 # ---------------------------------------------------------------- Windows account commands
 def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`net user NAME PASSWORD [/add]`, `net use [Z:] \\\\srv\\share PASSWORD /user:…`."""
-    for i in anchors.find(("net user ", "net use ", "NET USER ", "NET USE "), ignore_case=False):
+    for i in anchors.find(_NET):
         if i > 0 and text[i - 1] not in " \t\n;&(\"'>":
             continue
         words = _words(text, i)
@@ -333,6 +336,8 @@ def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 # ---------------------------------------------------------------- prose
 _PROSE_WORDS = ("password", "passwd", "passphrase", "pw", "pwd", "token", "secret", "api key", "apikey")
+# searched as the assignment rule's keywords (one search each, shared) and "pw"
+_PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key")
 _PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey"})
 # words that may stand between the secret word and its value ("password for the db is now X")
 _FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
@@ -345,13 +350,18 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """"admin password X", "the root pw is X", "password for the db is X", "my api token X":
     X when it looks like a password (a token-like value after token/secret/api key)."""
     done = -1
-    for i in anchors.find(_PROSE_WORDS, ignore_case=True):
+    for i in anchors.find(_PROSE_ANCHORS, ignore_case=True):
+        if text[i : i + 3].lower() == "key":  # "api key", "apikey"
+            i -= 4 if text[i - 4 : i].lower() == "api " else 3 if text[i - 3 : i].lower() == "api" else 0
         if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$")):
             continue
-        word = next(w for w in _PROSE_WORDS if text[i : i + len(w)].lower() == w)
+        head = text[i : i + 10].lower()
+        word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
+        if word is None:
+            continue
         end = i + len(word)
         if end < len(text) and (text[end].isalnum() or text[end] in "_-.("):
-            continue
+            continue  # "tokens", "token_count", "secretName": not the word alone
         if end < len(text) and text[end] in ":=":
             end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
         named = 0
@@ -386,3 +396,10 @@ def _pathish(value: str) -> bool:
 def structure_rules() -> tuple[object, ...]:
     return (stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, prose_secret)
 
+
+# The literals these rules look for are rare in logs: the engine reports where they occur in
+# its single pass (a bytes.find per literal here cost more than the rules themselves).
+# (Not `<<<`: the engine reports no match without a letter or digit in it. Overlapping
+# literals are found: Redactor._engine_pass gives every place inside a match.)
+NATIVE_ANCHORS = tuple(lit for lit in (*_FEEDERS, *_HASH_PREFIXES, *_PATH_PREFIXES, *_B64_DECODERS, *_FLAG_ANCHORS,
+                                       *_NET) if any(c.isalnum() for c in lit))
