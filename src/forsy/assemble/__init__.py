@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import __version__, times
+from .. import times
 from ..evidence import Event, Ref, Session, Warning_
 from ..ids import trace_id as make_trace_id
 from ..models import (
@@ -46,6 +46,7 @@ from ..models import (
 from ..payloads import NoteInfo
 from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
 from ..rules.segment import Draft, copied, derived
+from ..version import __version__
 from . import artifacts, ledger
 from .score import Factor, confidence
 

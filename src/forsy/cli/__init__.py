@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from .. import __version__
 from ..errors import ExitCode
+from ..version import __version__
 from ._check import schema, validate, verify
 from ._ls import ls
 from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout, safe

@@ -24,8 +24,9 @@ from typing import Any, ClassVar
 
 import orjson
 
-from .. import __version__, times
+from .. import times
 from ..models import STEP_FIELDS, Step, Trace
+from ..version import __version__
 from ._chat import call_id
 from ._core import Bundle, Cover, ExportContext, ExportOptions, OutFile, coverage
 
