@@ -106,3 +106,18 @@ def test_a_postgresql_store_that_cannot_be_written_is_a_store_error(pg_url: str)
             st.start_run(NOW, 1, ["/logs"])
     finally:
         st.close()
+
+
+def test_gone_session_files_are_listed_latest_first(url: str) -> None:
+    st = open_store(url)
+    try:
+        def state(path: str, status: str, at: str, unit: str | None = None) -> FileState:
+            return FileState(path, unit or path, "claude_code", 1, 2, 3, 4, "h", None, 0, 3, status, None, at, None)  # type: ignore[arg-type]
+
+        st.put_file_states([state("/logs/a.jsonl", "source_gone", NOW), state(LATIN1, "source_gone", LATER),
+                            state("/logs/a/sub.jsonl", "source_gone", LATER, "/logs/a.jsonl"),
+                            state("/logs/b.jsonl", "ok", LATER)])
+        assert [f.path for f in st.gone()] == [LATIN1, "/logs/a.jsonl"]  # session files only, not their parts
+        assert [f.path for f in st.gone(1)] == [LATIN1]
+    finally:
+        st.close()

@@ -348,6 +348,10 @@ def test_a_file_deleted_after_the_sweep_is_gone_next_run_without_a_fault(tree: P
     (tree / "proj-a" / "a.jsonl").unlink()
     again = _in_process(tree, db)
     assert again.exit_code == 0 and again.faults == [] and again.counts.gone == 1
+    status = forsy("sweep", "--status", "--json", "--store", f"sqlite:///{db}")
+    assert status.returncode == 0
+    assert [g["path"] for g in json.loads(status.stdout)["gone_files"]] == [str(tree / "proj-a" / "a.jsonl")]
+    assert f"GONE {tree / 'proj-a' / 'a.jsonl'}" in forsy("sweep", "--status", "--store", f"sqlite:///{db}").stdout
 
 
 # --------------------------------------------------------------------------- the store

@@ -204,6 +204,7 @@ def _status(s: Store, as_json: bool) -> int:
     faults = s.faults()
     left = s.left_out()
     counts = s.file_counts()
+    gone = s.gone(20)
     holder = s.lock_holder()
     # a run left `running` while no live sweep holds the lock stopped without saying so (a kill,
     # a disk too full to record its end); the next sweep marks it interrupted
@@ -223,7 +224,8 @@ def _status(s: Store, as_json: bool) -> int:
                     "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at,
                                 "last": f.last_at, "runs": f.runs} for f in faults],
                     "left_out": [{"path": f.path, "reason": f.last_error} for f in left],
-                    "waiting": runs[0].counts.waiting if runs else 0, "gone": counts.get("source_gone", 0)})
+                    "waiting": runs[0].counts.waiting if runs else 0, "gone": counts.get("source_gone", 0),
+                    "gone_files": [{"path": f.path, "since": f.updated_at} for f in gone]})
         return code
     typer.echo(f"store: {s.url}")
     if holder:
@@ -248,6 +250,8 @@ def _status(s: Store, as_json: bool) -> int:
                    "tried again each run)")
     for f in left:
         typer.echo(f"LEFT OUT {_shown(f.path)}: {_shown(f.last_error or '')}")
+    for f in gone[:5]:
+        typer.echo(f"GONE {_shown(f.path)} (since {f.updated_at}; its traces stay)")
     typer.echo(f"{counts.get('source_gone', 0)} log file(s) gone from disk (their traces stay); "
                f"{runs[0].counts.waiting if runs else 0} waiting at the last run")
     typer.echo({ExitCode.OK: "healthy", ExitCode.PARTIAL: "partly failing (exit 7)"}.get(

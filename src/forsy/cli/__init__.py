@@ -65,6 +65,7 @@ _register_team(app)
 from ..cli_export import register as _register_export  # noqa: E402
 
 _register_export(app)
+app.add_typer(__import__("forsy.cli.hook", fromlist=["hook_app"]).hook_app)  # forsy hook …
 
 
 def main() -> None:

@@ -111,6 +111,10 @@ class Store(Protocol):
         """Ignored files a limit of the search left out (their `last_error` says which)."""
         ...
 
+    def gone(self, limit: int = 20) -> list[FileState]:
+        """Session files gone from disk (`source_gone`; their traces stay), the latest first."""
+        ...
+
     # --- traces and their drafts
     def add_trace(self, trace: NewTrace, now: str) -> bool:
         """Store a trace as a pending draft; False (and nothing written) when a trace of

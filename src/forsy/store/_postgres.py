@@ -299,6 +299,12 @@ class PostgresStore:
         return {k: int(n) for k, n in self._q("SELECT status, count(*) FROM source_files WHERE host = %s "
                                                "GROUP BY status", (self.host,))}
 
+    def gone(self, limit: int = 20) -> list[FileState]:
+        cols = ", ".join(FILE_COLS)
+        rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'source_gone' "
+                       'AND path = unit_path ORDER BY updated_at DESC, path COLLATE "C" LIMIT %s', (self.host, limit))
+        return [_file_state(r) for r in rows]
+
     def left_out(self) -> list[FileState]:
         cols = ", ".join(FILE_COLS)
         rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'ignored' "

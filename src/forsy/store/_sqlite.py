@@ -388,6 +388,12 @@ class SqliteStore:
         """How many remembered files are in each status (ok, failed, source_gone, …)."""
         return dict(self.db.execute("SELECT status, count(*) FROM source_files GROUP BY status").fetchall())
 
+    def gone(self, limit: int = 20) -> list[FileState]:
+        cols = ", ".join(FILE_COLS)
+        rows = self.db.execute(f"SELECT {cols} FROM source_files WHERE status = 'source_gone' AND path = unit_path "
+                               "ORDER BY updated_at DESC, path LIMIT ?", (limit,)).fetchall()
+        return [_file_state(r) for r in rows]
+
     def left_out(self) -> list[FileState]:
         """Files under the roots that a limit of the search left out (ignored, saying why)."""
         cols = ", ".join(FILE_COLS)
