@@ -491,3 +491,35 @@ def test_verify_reads_atuin_rows_back_through_the_shell_source(tmp_path: Path) -
     con.close()
     rep = verify_folder(out, [logs])
     assert not rep.ok
+
+
+# ---------------------------------------------------------------- zsh's other history names
+FIX = Path(__file__).parent / "fixtures" / "shell"
+
+
+def test_zsh_history_names_and_histories_known_by_content() -> None:
+    """`.zhistory` (Prezto, zim) and `.histfile` are zsh's HISTFILE; a history under a name of
+    the user's own is known by its content when a folder is searched."""
+    from forsy.sources import detect
+
+    z = FIX / "prezto" / ".zhistory"
+    assert isinstance(detect(z), ShellHistorySource)
+    assert cmds(read(z)) == ["cd ~/src/app", "git pull --rebase", 'for f in *.log; do\ngzip "$f"\ndone', "make test"]
+    assert ShellHistorySource().discover(FIX / "prezto") == [z]
+    custom = FIX / "custom"
+    assert ShellHistorySource().discover(custom) == [custom / ".histfile", custom / ".history_zsh_work"]
+    assert cmds(read(custom / ".histfile")) == ["ls -la", "git status", "vim README"]
+    assert cmds(read(custom / ".history_zsh_work")) == ["ls", "pwd", "exit"]
+
+
+def test_a_shell_history_and_aiders_input_history_are_told_apart() -> None:
+    """Both are line-based histories of typed text; each reader takes only its own."""
+    from forsy.sources import detect
+    from forsy.sources.aider import AiderSource
+
+    aider_input = Path(__file__).parent / "fixtures" / "aider" / "project" / ".aider.input.history"
+    z = FIX / "prezto" / ".zhistory"
+    assert isinstance(detect(aider_input), AiderSource) and isinstance(detect(z), ShellHistorySource)
+    assert not ShellHistorySource().sniff(aider_input, aider_input.read_bytes()[:65536])
+    assert aider_input not in ShellHistorySource().discover(aider_input.parent)
+    assert not AiderSource().sniff(z, z.read_bytes())

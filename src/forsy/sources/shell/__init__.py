@@ -46,7 +46,9 @@ from .._records import Problem, warn_problems
 from . import _formats as fmts
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history")
+HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history",
+                 # zsh's HISTFILE as Prezto, zim (.zhistory) and zsh-newuser-install (.histfile) set it
+                 ".zhistory", ".histfile")
 # atuin marks agent rows with author_kind = 1; rows written before that column existed
 # are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
 ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
@@ -130,7 +132,10 @@ class ShellHistorySource:
         if not path.is_dir():
             return []
         found = [path / n for n in (*HISTORY_NAMES, "history.db", *XDG_HISTORIES)]
-        return [p for p in found if p.is_file()]
+        named = [p for p in found if p.is_file()]
+        # a history under another name (HISTFILE is the user's choice) is known by its content:
+        # zsh extended, fish, `#epoch` pairs or eternal lines, which nothing else writes
+        return named + [p for p in _by_content(path) if p not in named]
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         data = read_bytes(path, ctx.limits)
@@ -150,6 +155,28 @@ class ShellHistorySource:
         if not parsed.entries:
             session.warn("empty_history", "no command found", src)
         return [session]
+
+
+def _by_content(folder: Path) -> list[Path]:
+    """The files of `folder` (not below it) whose head only a shell history has."""
+    out = []
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    for p in entries:
+        if "hist" not in p.name.lower() or p.suffix.lower() in NOT_HISTORY_SUFFIXES:
+            continue
+        try:
+            if not p.is_file() or p.is_symlink():
+                continue
+            with p.open("rb") as f:
+                head = f.read(4096)
+        except OSError:
+            continue
+        if not _looks_foreign(head) and fmts.strong_signature(head):
+            out.append(p)
+    return out
 
 
 def _report(session: Session, src: str, problems: list[Problem]) -> None:

@@ -132,8 +132,9 @@ def _first_lines(data: bytes, k: int) -> list[bytes]:
 def detect(data: bytes, name: str) -> str:
     """The text format of a history file: fish, zsh_extended, eternal, zsh_plain or bash."""
     first = _first_lines(data, 5)
+    zsh = "zsh" in name or name.lstrip(".") in ("zhistory", "histfile")  # zsh's HISTFILE names
     if not first:
-        return "zsh_plain" if "zsh" in name else "bash"
+        return "zsh_plain" if zsh else "bash"
     if "fish" in name or (FISH_CMD.fullmatch(first[0]) and any(FISH_WHEN.fullmatch(x) for x in first[1:3])):
         return "fish"
     if ZSH_EXT.fullmatch(first[0]):
@@ -142,7 +143,7 @@ def detect(data: bytes, name: str) -> str:
         "eternal" in name or sum(bool(ETERNAL.fullmatch(x)) for x in first) >= 3
     ):
         return "eternal"
-    if "zsh" in name:
+    if zsh:
         return "zsh_plain"
     return "bash"
 
