@@ -17,13 +17,13 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
 
 import orjson
 
 from ..assemble import Assembled
 from ..errors import OutputError
 from ..evidence import Session
+from ..folders import forsy_manifest as forsy_manifest
 from ..markdown import inline
 
 
@@ -282,17 +282,6 @@ def owned_trace_folder(folder: Path) -> OwnedFolder | None:
 
 def _names(entries: list[str]) -> str:
     return ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
-
-
-def forsy_manifest(folder: Path) -> dict[str, Any] | None:
-    """The manifest.json in `folder` when it names forsy as its generator, else None (none there,
-    not JSON, another tool's). The one test of "forsy wrote this folder's manifest"."""
-    try:
-        manifest = orjson.loads((folder / "manifest.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    gen = manifest.get("generator") if isinstance(manifest, dict) else None
-    return manifest if isinstance(gen, dict) and gen.get("name") == "forsy" else None
 
 
 def _forsy_files(folder: Path) -> list[str] | None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ForsyError, InputError
+from ..folders import forsy_manifest
 
 if TYPE_CHECKING:
     from . import Source
@@ -159,7 +160,6 @@ FORSY_OUTPUT = "not searched: a trace folder forsy wrote (its output, not a log)
 def _forsy_output(d: Path) -> bool:
     """A trace folder forsy wrote (`-o` inside the tree it read): trace.json beside a manifest.json
     that names forsy as its generator. Its files are forsy's output, never a log to read."""
-    from ..sinks.folder import forsy_manifest  # the sink's own test of its output (imported late: no cycle)
 
     manifest = d / "manifest.json"
     try:
