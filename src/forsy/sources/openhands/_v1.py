@@ -33,14 +33,25 @@ What each kind gives (read from the SDK's models):
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...evidence import Event, Ref, pointer
+from ...evidence import Event, LedgerHeading, Ref, Session, pointer
 from ...payloads import ResultInfo
+from .._records import Record
 
-if TYPE_CHECKING:
-    from .._records import Record
-    from . import _Builder
+
+class Builder(Protocol):
+    """What these events need of the builder of a session (`_build.Builder`, which hands them here)."""
+
+    s: Session
+    waiting: list[tuple[str, str]]  # (call id, action type), oldest first
+    answered: set[str]
+    seen_agent: bool
+    finished: set[str]
+
+    def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event: ...
+
+    def mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None: ...
 
 STATE_KINDS = frozenset({
     "ConversationStateUpdateEvent", "PauseEvent", "InterruptEvent", "TokenEvent", "StreamingDeltaEvent",
@@ -66,7 +77,7 @@ def _texts(obj: Any, key: str) -> list[tuple[int, str]]:
             if isinstance(b, dict) and isinstance(b.get("text"), str) and b["text"].strip()]
 
 
-def event(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     kind = e["kind"] if isinstance(e.get("kind"), str) else None
     if kind == "SystemPromptEvent":
         _system(b, rec, e, base)
@@ -94,7 +105,7 @@ def event(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
                  rec.ev.source, rec.ev.line)
 
 
-def _system(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+def _system(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     sp = e.get("system_prompt")
     text = sp.get("text") if isinstance(sp, dict) else None
     if isinstance(text, str) and b.s.meta.system_prompt is None:
@@ -108,7 +119,7 @@ def _system(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.mark(rec, base, e, "set_aside", "a system prompt event with no text")
 
 
-def _message(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     msg = e.get("llm_message")
     texts = _texts(msg, "content")
     source = e.get("source")
@@ -130,7 +141,7 @@ def _message(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.mark(rec, base, e, "set_aside", "a message with no words")
 
 
-def _action(b: _Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+def _action(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     b.seen_agent = True
     for i, text in _texts(e, "thought"):
         b.ev("reasoning", rec, base, pointer("thought", i, "text"), e, text=text)
@@ -170,7 +181,7 @@ def _exit_code(obs: dict[str, Any]) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
-def _observation(b: _Builder, rec: Record, e: dict[str, Any], base: str, kind: str) -> None:
+def _observation(b: Builder, rec: Record, e: dict[str, Any], base: str, kind: str) -> None:
     tcid = e.get("tool_call_id")
     call_id = tcid if isinstance(tcid, str) else None
     if call_id is not None and call_id in b.finished:

@@ -1,0 +1,195 @@
+"""The older OpenHands event stream (actions and observations), turned into events: what each
+event gives is said in the package's docstring."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...evidence import Event, LedgerHeading, Ref, Session
+from .._records import Record
+from . import _v1
+
+STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
+NOTES = frozenset({"recall"})
+ERROR_OBS = frozenset({"error"})
+STATE_WHY = "agent state bookkeeping (counted as state_events), not work"
+NULL_WHY = "a 'No observation' placeholder (counted as state_events)"
+NOTE_WHY = "workspace context OpenHands injects (a note, not a step)"
+
+
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+class Builder:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.waiting: list[tuple[str, str]] = []  # (call id, action type), oldest first
+        self.by_id: dict[str, str] = {}  # event id -> call id
+        self.answered: set[str] = set()
+        self.seen_agent = False
+        self.finished: set[str] = set()  # SDK finish/think calls: their words are the step, not a call
+
+    def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
+        ts = _s(e.get("timestamp"))
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, base + key)],
+                   ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, **fields)
+        self.s.events.append(ev)
+        return ev
+
+    def mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None:
+        """Say why an event no step cites was read (the manifest's ledger). Only an event that is
+        a record of its own (a trajectory's element): an output.jsonl line holds a whole instance."""
+        if base:
+            return
+        if isinstance(e.get("kind"), str):  # an SDK event: its class names it
+            self.s.mark(rec.ev.id, heading, why, f"kind:{e['kind']}")
+            return
+        what = "action" if "action" in e else "observation"
+        name = e.get(what)
+        self.s.mark(rec.ev.id, heading, why, f"{what}:{name}" if isinstance(name, str) else what)
+
+    def event(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        if _v1.is_v1(e):
+            _v1.event(self, rec, e, base)
+        elif not isinstance(e.get("action", e.get("observation", "")), str):
+            self.s.quality.unknown_records += 1
+            self.s.warn("unknown-record", f"event at {base or '/'} names its action or observation with a "
+                        f"{type(e.get('action', e.get('observation'))).__name__}, not text; skipped",
+                        rec.ev.source, rec.ev.line)
+        elif "action" in e:
+            self._action(rec, e, base)
+        elif "observation" in e:
+            self._observation(rec, e, base)
+        else:
+            self.s.quality.unknown_records += 1
+            self.s.warn("unknown-record", f"event at {base or '/'} is neither an action nor an observation; skipped",
+                        rec.ev.source, rec.ev.line)
+
+    def _text(self, rec: Record, base: str, e: dict[str, Any], *keys: str) -> tuple[str, str] | None:
+        """The first non-empty text among `keys` ("args/x" or "x") with its pointer."""
+        for k in keys:
+            obj: Any = e
+            for part in k.split("/"):
+                obj = obj.get(part) if isinstance(obj, dict) else None
+            if isinstance(obj, str) and obj.strip():
+                return obj, "/" + k
+        return None
+
+    def _action(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        s, action = self.s, e.get("action")
+        source = _s(e.get("source"))
+        self._metrics(e)
+        if action in STATE:
+            s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            self.mark(rec, base, e, "set_aside", STATE_WHY)
+            return
+        if action == "message":
+            got = self._text(rec, base, e, "args/content", "message", "content")
+            user = source == "user" or (source is None and not self.seen_agent)
+            if got:
+                kind = "user" if user else "agent_text"
+                self.ev(kind, rec, base, got[1], e, actor="user" if user else "agent", text=got[0])
+            else:
+                self.mark(rec, base, e, "set_aside", "a message with no words")
+            return
+        if action == "system":
+            got = self._text(rec, base, e, "args/content", "message")
+            if got and s.meta.system_prompt is None:
+                s.meta.system_prompt = got[0]
+                s.meta.system_prompt_ref = Ref(rec.ev.id, base + got[1])
+            else:
+                self.mark(rec, base, e, "set_aside", "a system prompt after the first, or one with no words "
+                           "(the first is the session's)")
+            return
+        if action in NOTES:
+            got = self._text(rec, base, e, "args/query", "message")
+            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self.mark(rec, base, e, "set_aside", NOTE_WHY)
+            return
+        self.seen_agent = True
+        if action == "finish":
+            got = self._text(rec, base, e, "args/final_thought", "args/thought", "message", "thought")
+            if got:
+                self.ev("agent_text", rec, base, got[1], e, text=got[0])
+            else:
+                self.mark(rec, base, e, "set_aside", "a finish with no words")
+            return
+        thought = self._text(rec, base, e, "args/thought", "thought")
+        if thought:
+            self.ev("reasoning", rec, base, thought[1], e, text=thought[0])
+        if action == "think":
+            if not thought:
+                self.mark(rec, base, e, "set_aside", "a think action with no words")
+            return
+        if not isinstance(action, str):
+            s.quality.unknown_records += 1
+            s.warn("field-type", f"action at {base or '/'} is not text; skipped", rec.ev.source, rec.ev.line)
+            return
+        eid = e.get("id")
+        tcm = e.get("tool_call_metadata")
+        tcid = tcm.get("tool_call_id") if isinstance(tcm, dict) else None
+        call_id = str(eid) if isinstance(eid, int | str) else _s(tcid) or f"{rec.ev.id}{base}"
+        # the oldest outputs write the arguments beside `action`: the whole event is cited
+        args_key = "/args" if "args" in e else ""
+        args = e.get("args") if args_key else e
+        self.ev("tool_call", rec, base, args_key, e, call_id=call_id, tool=action, args=args,
+                 name_ref=Ref(rec.ev.id, base + "/action"))
+        self.waiting.append((call_id, action))
+        if isinstance(eid, int | str):
+            self.by_id[str(eid)] = call_id
+
+    def _observation(self, rec: Record, e: dict[str, Any], base: str) -> None:
+        s, obs = self.s, e.get("observation")
+        if obs in STATE:
+            s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
+            self.mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
+            return
+        if obs in NOTES:
+            got = self._text(rec, base, e, "content", "message")
+            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            self.mark(rec, base, e, "set_aside", NOTE_WHY)
+            return
+        cause = e.get("cause")
+        call_id = self.by_id.get(str(cause)) if isinstance(cause, int | str) else None
+        if call_id is None and cause is None and self.waiting:
+            pick = next((w for w in self.waiting if w[1] == obs), self.waiting[0])
+            call_id = pick[0]
+            s.quality.extra["paired_by_order"] = s.quality.extra.get("paired_by_order", 0) + 1
+        if call_id is None or call_id in self.answered:
+            s.quality.extra["unpaired_observations"] = s.quality.extra.get("unpaired_observations", 0) + 1
+            s.warn("unpaired-observation", f"observation {obs!r} at {base or '/'} answers no waiting action "
+                   f"(cause {cause!r}); kept out of the trace", rec.ev.source, rec.ev.line)
+            self.mark(rec, base, e, "set_aside", "an observation that answers no waiting action (warned: "
+                       "unpaired-observation)")
+            return
+        self.waiting = [w for w in self.waiting if w[0] != call_id]
+        self.answered.add(call_id)
+        content = e.get("content")
+        text = content if isinstance(content, str) else orjson.dumps(content).decode() if content is not None else ""
+        extras = e.get("extras")
+        meta = extras.get("metadata") if isinstance(extras, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else e.get("exit_code")
+        failed = obs in ERROR_OBS or e.get("success") is False or (isinstance(code, int) and code != 0)
+        self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
+
+    def _metrics(self, e: dict[str, Any]) -> None:
+        tcm = e.get("tool_call_metadata")
+        resp = tcm.get("model_response") if isinstance(tcm, dict) else None
+        model = resp.get("model") if isinstance(resp, dict) else None
+        if isinstance(model, str) and model and model not in self.s.meta.models:
+            self.s.meta.models.append(model)
+        llm = e.get("llm_metrics")
+        usage = llm.get("accumulated_token_usage") if isinstance(llm, dict) else None
+        if isinstance(usage, dict):  # accumulated: the last one holds the session's totals
+            for k in ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens"):
+                v = usage.get(k)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    self.s.meta.token_usage[k] = v
+
+    def finish(self) -> None:
+        for call_id, action in self.waiting:
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)
