@@ -9,11 +9,14 @@ which is what forsy knows without counting bytes twice.
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ..pipeline import ProgressEvent
 from ._output import err, safe
+
+if TYPE_CHECKING:
+    from ..pipeline import ProgressEvent
 
 # the share of a file's bytes counted as done when it enters each stage
 _SHARE = {"reading": 0.0, "redacting": 0.35, "segmenting": 0.6, "writing": 0.85, "done": 1.0}

@@ -18,13 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import ExitCode, ForsyError, InputError, NoWork
-from ..pipeline import SAME_TRACE, Outcome, RetraceRun, TimelineCounts
-from ..sources import Source
 from ..times import aware, parse_iso
 from ._output import (
     DebugOpt,
@@ -41,6 +39,10 @@ from ._output import (
     warning_text,
 )
 from ._progress import ProgressLine
+
+if TYPE_CHECKING:  # the pipeline is imported when a command runs, not for `forsy --help`
+    from ..pipeline import Outcome, RetraceRun, TimelineCounts
+    from ..sources import Source
 
 SHOWN_WARNINGS = 5  # reading warnings printed per trace without --verbose (all are in manifest.json)
 OUTSIDE = "outside the --since/--until window"
@@ -211,9 +213,13 @@ class _Window:
         except ForsyError:
             return True  # unreadable: let the run report it as it would without a window
         if info.start is None or info.end is None:
+            from ..pipeline import Outcome
+
             self.left_out.append(Outcome(str(path), "skipped", f"{NO_TIME}"))
             return False
         if outside(info, self.lo, self.hi):
+            from ..pipeline import Outcome
+
             self.left_out.append(Outcome(str(path), "skipped", f"{OUTSIDE} (session {info.start} .. {info.end})"))
             return False
         return True
@@ -266,6 +272,8 @@ def _fell_back(done: RetraceRun) -> list[Outcome]:
 def summary_line(done: RetraceRun) -> str:
     """The one line that ends every run (stderr): written, skipped with reasons, failed, and
     what the model path and history/git came to."""
+    from ..pipeline import SAME_TRACE
+
     fell_back = _fell_back(done)
     written = [o for o in done.outcomes if o.status in ("written", "traced")]
     skipped = [o for o in done.outcomes if o.status == "skipped"]
