@@ -416,3 +416,17 @@ def test_inputs_with_blank_lines_and_quotes_around_output_verify(tmp_path: Path)
     assert from_trace(trace) == [("user", "/run ls\nand then"), ("user", "\nhello\n"), ("user", "/test pytest"),
                                  ("call", "/test", "pytest", "1 passed\nok")]
     assert oracle(p) == {2: from_trace(trace)}
+
+
+def test_a_start_up_line_is_never_the_command_and_model_failures_are_errors(tmp_path: Path) -> None:
+    """Start-up lines shown again before `Run shell command?` are not the command: the call is
+    the one the reply suggested in its shell fence. A failed model call is an error step."""
+    chat = FIXTURES / "startup-shell" / ".aider.chat.history.md"
+    [trace] = retrace(chat, tmp_path / "out")
+    shells = [st for st in trace["steps"] if st.get("tool") == "shell"]
+    assert [st["input"] for st in shells] == ["make test"]
+    assert shells[0]["output"] == "Running make test"
+    errors = [st for st in trace["steps"] if st["action"] == "error"]
+    assert [st["output"].split(":")[0] for st in errors] == ["litellm.RateLimitError", "litellm.APIError"]
+    assert all(st["success"] is False for st in errors)
+    assert trace["termination_reason"] != "other"

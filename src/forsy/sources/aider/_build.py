@@ -21,7 +21,13 @@ and the messages right after it; a model reply and the messages after it. What e
   were applied), by a refused `Create new file?` as a rejection, else it has no result
   (warned, counted);
 * a shell command the reply suggested (a message followed by `Run shell command(s)?`): a
-  `shell` call (args: that message), answered by the `Running …` messages, or rejected;
+  `shell` call (args: that message), answered by the `Running …` messages, or rejected. A
+  start-up line is never that message: when one stands before the question, the call is the
+  command the reply suggested in a shell fence (```bash, ```sh, ... as aider's
+  editblock_coder takes them), cited as a slice of the reply's text (C-span);
+* a model call that failed (`litellm.RateLimitError: …`, `litellm.APIError: …`, the
+  exception aider writes before `Retrying in N seconds...` or giving up): an error step
+  (`agent_text` marked `api_error`), counted in `quality.extra.model_failures`;
 * `^C again to exit` / `^C KeyboardInterrupt`: an `interrupt`;
 * any other message (token and cost lines, `Commit <sha> <subject>`, added files, warnings,
   errors, confirmations): a `note` with the message verbatim (the commit matcher reads them).
@@ -34,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...evidence import Event, Evidence, Ref, Session
-from ...payloads import CallInfo, NoteInfo, ResultInfo
+from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from ._evidence import Cutter
 from ._md import HEADER, Item, Line
 from ._reply import Block, split
@@ -55,6 +61,15 @@ MODEL = re.compile(r"(Main model|Model|Models|Weak model|Editor model): (.+?)\Z"
 WITH_FORMAT = re.compile(r"(\S+) with (\S+) edit format(?:, weak model (\S+))?")
 SETTING = re.compile(r"(Git repo|Repo-map): (.+?)\Z")
 COMMAND_LINE = re.compile(r"\S*[/\\]aider(?:\.exe)?(?: .*)?\Z|aider(?: .*)?\Z")
+# the fences aider takes as shell commands to offer (editblock_coder.py shell_starts)
+SHELL_FENCE = re.compile(r"^[ \t]*```(?:bash|sh|shell|cmd|batch|powershell|ps1|zsh|fish|ksh|csh|tcsh)[ \t]*\n"
+                         r"(.*?)\n[ \t]*```", re.M | re.S)
+# a model call that failed: the exception litellm raised, as aider writes it (base_coder.py
+# send_message: tool_error(str(err)) before "Retrying in N seconds...", or the last one)
+MODEL_FAILURE = re.compile(r"(?:litellm\.\w+(?:Error|Exception)|(?:\w+\.)*(?:RateLimitError|APIError|"
+                           r"APIConnectionError|InternalServerError|ServiceUnavailableError|BadRequestError|"
+                           r"AuthenticationError|NotFoundError|ContextWindowExceededError|"
+                           r"ContentPolicyViolationError|PermissionDeniedError|Timeout))\s*:")
 
 
 @dataclass
@@ -72,6 +87,9 @@ class _State:
     last_reply: str | None = None  # the reply's visible text, normalised (architect hand-off)
     started: bool = False  # a user input or reply was seen (later settings are switches)
     answered: set[str] = field(default_factory=set)  # call ids with a result
+    # the shell commands the last reply suggested (fenced ```bash etc.), not yet asked about:
+    # (the text block's evidence, the commands, their span in that block's text)
+    suggested: list[tuple[Evidence, str, tuple[int, int]]] = field(default_factory=list)
 
 
 def norm(text: str) -> str:
@@ -181,6 +199,7 @@ class Builder:
         self.blank_lines += sum(1 for ln in item.lines if ln.no not in inside)
         group = f"reply-L{item.lines[0].no}"
         self.st.edits = []
+        self.st.suggested = []
         visible: list[str] = []
         for b in blocks:
             ev, text = self.cut.lines(self.s, b.lines, {"edit": "edit_block"}.get(b.kind, b.kind))
@@ -191,6 +210,8 @@ class Builder:
             elif b.kind == "text":
                 visible.append(text)
                 self._ev("agent_text", "agent", [ev], text=text)
+                self.st.suggested += [(ev, m.group(1), m.span(1)) for m in SHELL_FENCE.finditer(text)
+                                      if m.group(1).strip()]
             else:
                 visible.append(text)
                 self._edit(b, ev, text, group)
@@ -249,12 +270,23 @@ class Builder:
             q = QUESTION.match(m.text)
             nxt = msgs[k + 1] if k + 1 < len(msgs) else None
             if nxt is not None and not q and _glued(m, nxt) and QUESTION.match(nxt.text) \
-                    and nxt.text.startswith("Run shell command"):
+                    and nxt.text.startswith("Run shell command") and not _setting_text(m.text):
+                self.st.suggested = [x for x in self.st.suggested if x[1].strip() != m.text.strip()]
                 self._shell(m, nxt, msgs[k + 2:])
             elif (a := APPLIED.match(m.text)) is not None:
                 self._applied(m, a.group(1))
+            elif q and m.text.startswith("Run shell command") and self.st.suggested:
+                # the question with no command written before it (a start-up line stands there):
+                # it asks about the command the reply suggested, cited in the reply
+                ev, cmd, span = self.st.suggested.pop(0)
+                self._shell(Message(ev, cmd, []), m, msgs[k + 1:], span=span)
             elif q:
                 self._confirmation(m, msgs[k - 1] if k else None, q.group(1))
+            elif MODEL_FAILURE.match(m.text):
+                # the model call failed: an error step, not a note (aider retries some: each is one)
+                m.used = True
+                _bump(self.s, "model_failures")
+                self._ev("agent_text", "agent", [m.ev], text=m.text, info=MessageInfo(api_error=True))
             elif _interrupt(m.text):
                 m.used = True
                 self._ev("interrupt", "user", [m.ev], text=m.text)
@@ -264,11 +296,13 @@ class Builder:
             else:
                 self._note(m, _subtype(m.text))
 
-    def _shell(self, subject: Message, question: Message, rest: list[Message]) -> None:
+    def _shell(self, subject: Message, question: Message, rest: list[Message],
+               span: tuple[int, int] | None = None) -> None:
         subject.used = question.used = True
         _bump(self.s, "confirmations")
-        cid = f"{subject.ev.id}:shell"
-        call = self._ev("tool_call", "agent", [subject.ev], call_id=cid, tool="shell", args=subject.text)
+        cid = f"{subject.ev.id}:shell" + (f":{span[0]}" if span else "")
+        call = self._ev("tool_call", "agent", [subject.ev], call_id=cid, tool="shell", args=subject.text,
+                        info=CallInfo(span=span) if span else None)
         answer = QUESTION.match(question.text)
         if answer is not None and answer.group(1).lower().startswith(("n", "d", "s")):
             self._answer(call, question, rejected=True)
@@ -414,6 +448,11 @@ def command(text: str) -> tuple[str, int, str] | None:
         head, rest = head + sep, rest
     arg = rest.lstrip()
     return ("/run" if head == "!" else head.strip()), len(text) - len(arg), arg
+
+
+def _setting_text(text: str) -> bool:
+    """A start-up or settings line (module docstring): never a shell command aider asks about."""
+    return any(p.match(text) for p in (VERSION, MODEL, SETTING, COMMAND_LINE))
 
 
 def _interrupt(text: str) -> bool:
