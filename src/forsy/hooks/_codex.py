@@ -156,17 +156,18 @@ def find_rollout(payload: dict[str, Any], sessions: Path | None = None) -> Path 
         return None
     newest = sorted(sessions.rglob("rollout-*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)[:50]
     for p in newest:
-        if _rollout_cwd(p) == cwd:
+        meta = _session_meta(p)
+        # a subagent's thread (`source.subagent`) is read with its parent's rollout, not alone
+        if meta.get("cwd") == cwd and not (isinstance(meta.get("source"), dict) and "subagent" in meta["source"]):
             return p
     return None
 
 
-def _rollout_cwd(path: Path) -> str | None:
+def _session_meta(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as f:
             first = json.loads(f.readline(1 << 20) or b"{}")
     except (OSError, ValueError):
-        return None
+        return {}
     meta = first.get("payload") if isinstance(first, dict) else None
-    cwd = meta.get("cwd") if isinstance(meta, dict) else None
-    return cwd if isinstance(cwd, str) else None
+    return meta if isinstance(meta, dict) else {}

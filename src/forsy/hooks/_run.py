@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _files
 
@@ -193,6 +193,10 @@ def _sweep(agent: str, event: str, roots: list[Path]) -> int:
     if problems:
         _files.log(agent, event, "failed", where, "; ".join(problems)[:2000])
         return 1
+    if not c.seen:
+        _files.log(agent, event, "skipped", where, "no session of its own in this file (a subagent's log is "
+                                                   "read with its parent's session)")
+        return 0
     _files.log(agent, event, "ok", where, f"run {report.run_id}: {c.new} new, {c.grown} grown, "
                                           f"{c.rewritten} rewritten, {c.unchanged} unchanged; "
                                           f"{c.traces_written} draft(s) written")
@@ -204,7 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     agents' settings run. Exit 0 always."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m forsy.hooks", add_help=False)
+    class Quiet(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # nothing on the agent's terminal: the log says it
+            raise ValueError(message)
+
+    p = Quiet(prog="python -m forsy.hooks", add_help=False)
     p.add_argument("command", choices=["run"])
     p.add_argument("--agent", required=True, choices=["claude-code", "codex", "gemini"])
     p.add_argument("--chain")
@@ -215,9 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wait", type=float, default=STEADY_WAIT_S)
     p.add_argument("arg", nargs="?")
     try:
-        a = p.parse_args(argv)
-    except SystemExit:
-        _files.log("-", "-", "failed", "-", f"the hook was called with arguments it does not take: {argv}")
+        a = p.parse_intermixed_args(argv)
+    except (ValueError, SystemExit) as e:
+        _files.log("-", "-", "failed", "-", f"the hook was called with arguments it does not take ({e}): {argv}")
         return 0
     code = run(a.agent, a.arg, chain=a.chain, background_=a.background, inline=a.inline, payload=a.payload,
                payload_file=a.payload_file, wait_s=a.wait)
