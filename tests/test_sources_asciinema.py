@@ -390,3 +390,21 @@ def test_which_header_commands_are_one_program(command: str, one: bool, tmp_path
     [s] = AsciinemaSource().read(p, ReadContext(root=tmp_path))
     calls = [e.args for e in s.events if e.kind == "tool_call"]
     assert calls == ([command] if one else ["ls"])
+
+
+def test_highlighted_echo_screen_titles_and_a_programs_dollar_sign(tmp_path: Path) -> None:
+    """A command rebuilt from a highlighted, backspaced echo is derived (verify checks it as
+    such); screen's title sequence is no output; a coloured `$ ` a script prints, after the
+    shell's fuller prompt, is that script's output, not a typed command."""
+    cast = Path(__file__).parent / "fixtures" / "asciinema" / "highlighted.cast"
+    from _oracle import retrace as traced
+
+    [trace] = traced(cast, tmp_path / "out")  # validated and verified
+    steps = trace["steps"]
+    assert [st["input"] for st in steps] == ["git log", "./demo.sh", "exit"]
+    assert steps[0]["output"] == "commit 1a2b3c4\n    first"
+    assert steps[1]["output"] == "$ make build\nbuilt"
+    prov = json.loads(next((tmp_path / "out").rglob("provenance.json")).read_text("utf-8"))
+    rebuilt, typed = (prov["steps"][i]["fields"]["input"] for i in (0, 1))
+    assert (rebuilt["origin"], rebuilt["rule"]) == ("derived", "R-shell/decoded")
+    assert typed["origin"] == "copied"

@@ -110,6 +110,7 @@ class CallInfo(Info):
     result_in_log: bool = True  # False: the log never holds a result for this tool
     no_result: bool = False  # a result was expected and is missing
     shell_history: HistoryMatch | None = None  # set by the timeline merge
+    decoded: str | None = None  # the arguments were rebuilt from the log by this decoding (R-shell/decoded)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -200,7 +200,10 @@ class Segmenter:
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
         # R-operation: what the tool's source declares (forsy.tools, the one table of tools); else "other"
         d.set("operation", tools.operation_for(tool), derived("R-operation", e.refs[:1]))
-        if e.args is not None:  # a call logged without arguments keeps a null input
+        if e.args is not None and isinstance(e.info, CallInfo) and e.info.decoded:
+            # rebuilt from what the log shows (a terminal's echo, edited): derived, not a copy
+            d.set("input", json_text(e.args), derived("R-shell/decoded", e.refs, decoding=e.info.decoded))
+        elif e.args is not None:  # a call logged without arguments keeps a null input
             rule, params = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
             d.set("input", json_text(e.args), copied(e.refs, rule=rule, params=params))
         if pend.texts:

@@ -8,7 +8,8 @@ call: commands are found from the shell prompt and the line typed after it, by t
 * a `tool_call` of tool `shell_command`, actor `human:terminal` (the recording cannot say who
   typed: a person, or a harness sending keys for an agent), `args` the command's text. It
   cites where the text was read: the input event (`i`) whose data holds it (`CallInfo.span`:
-  the slice, rule C-span), else the events of the keys or of the echo; the header's
+  the slice, rule C-span), else the events of the keys or of the echo (a text rebuilt from
+  the echo, line editing applied, is derived by R-shell/decoded, not copied); the header's
   `command` for a one-program recording;
 * a `tool_result`: the output shown until the next prompt, as plain text (`_term`: escapes
   removed, carriage-return overwrites applied), citing every output event in between. When
@@ -162,7 +163,8 @@ def _call_id(session: Session, cmd: Command) -> str:
 
 def _add_command(session: Session, cast: Cast, cmd: Command, data: dict[str, str]) -> None:
     call_id = _call_id(session, cmd)
-    info = CallInfo(span=cmd.span)
+    # a command rebuilt from the echo (highlighting redraws, backspaces) is derived, not copied
+    info = CallInfo(span=cmd.span, decoded=DECODED if cmd.rebuilt else None)
     session.events.append(Event("tool_call", ACTOR, cast.iso(cmd.start), cmd.refs, call_id=call_id, tool=TOOL,
                                 args=cmd.text, info=info))
     session.events.append(_result(session, cast, cmd, data, call_id))

@@ -7,7 +7,9 @@ The rule (docs/sources.md, "asciinema recordings"):
   `PROMPT`: `user@host:path$ `, `user@host path % `, `[user@host dir]$ `, `bash-5.2$ `,
   `~/dir$ `, `/app# `, oh-my-zsh's `➜  dir git:(main) ✗ `, PowerShell's `PS C:\\dir> `,
   or a bare `$ `, `# `, `% `, `❯ `, each optionally after a `(venv) ` and ending in a
-  blank. A continuation prompt (`> `) is not one.
+  blank. A continuation prompt (`> `) is not one. A bare one drawn while a command runs,
+  when the shell's prompt was a fuller one, is that program's output (a script echoing
+  `$ cmd` in colour), not the shell's next prompt.
 * Command: the line at the prompt ends (the terminal shows a newline). Its text is what was
   typed: the input (`i`) events since the prompt, up to the first Enter (`\\r`), when they
   hold only printable keys and newlines; else (no input recorded, or keys the shell's line
@@ -46,6 +48,7 @@ PROMPT = re.compile(
     r"|PS [A-Za-z]:\\[^>]*>"  # PowerShell: PS C:\Users\me>
     r") "
 )
+BARE = re.compile(r"(?:\([^()\s]{1,60}\) )?[$#%❯] ")  # a prompt of its sign alone
 MAX_PROMPT = 400  # a longer line in progress is not checked (keeps the cost linear)
 SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "tcsh", "csh", "ash", "nu", "pwsh", "xonsh"})
 
@@ -64,6 +67,7 @@ class Command:
     finished: bool = False
     exit_code: int | None = None  # only a one-program recording's `x` event says it
     exit_ref: Ref | None = None
+    rebuilt: bool = False  # the text is the echo with the line editing applied, no event's slice
 
     def output(self) -> str:
         return "\n".join(self.lines)
@@ -139,7 +143,7 @@ class Reader:
             self.marks.mark(e, "set_aside", "terminal output before the first prompt (no command)")
         else:
             self._out(e, done)
-        if self.state != "program" and self._at_prompt():
+        if self.state != "program" and self._at_prompt() and not self._program_prompt():
             if not done:  # an event that only drew the prompt: not the command's output
                 self._unout(e)
                 self.marks.mark(e, "metadata", "the shell prompt")
@@ -170,6 +174,15 @@ class Reader:
         if not line or len(line) > MAX_PROMPT:
             return False
         return PROMPT.fullmatch("".join(line)) is not None
+
+    def _program_prompt(self) -> bool:
+        """A bare `$ ` (`# `, `% `, `❯ `) drawn while a command runs, after the shell's own
+        prompt was a fuller one: the program printed it (a demo script showing what it runs),
+        it is not the shell asking for the next command."""
+        if self.state != "running" or not self.prompt:
+            return False
+        bare = BARE.fullmatch("".join(self.screen.line)) is not None
+        return bare and BARE.fullmatch(self.prompt) is None
 
     def _new_prompt(self, e: CastEvent) -> None:
         if self.cur is not None and self.state == "running":
@@ -202,7 +215,7 @@ class Reader:
             return
         refs, span = _cite(text, sources)
         t = next((k.t for k in self.keys if "\r" in k.data), e.t) if plain else e.t
-        self.cur = Command(text, refs, span, plain, t, self.prompt.rstrip())
+        self.cur = Command(text, refs, span, plain, t, self.prompt.rstrip(), rebuilt=span is None and not plain)
         self.commands.append(self.cur)
         self.cont = text.split("\n")[1:] if plain else []
         self.state = "running"

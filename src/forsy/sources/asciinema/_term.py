@@ -4,7 +4,8 @@ A recording's output is the bytes a program wrote to the terminal. `Screen` turn
 the text a person read, one line model (not a full screen emulator), by these rules:
 
 * escape sequences write nothing: CSI (`ESC [` ... final byte), OSC (`ESC ]` ... BEL or
-  `ESC \\`; window titles), DCS/SOS/PM/APC (`ESC P|X|^|_` ... `ESC \\`), and the two-byte
+  `ESC \\`; window titles), DCS/SOS/PM/APC (`ESC P|X|^|_` ... `ESC \\`), the title GNU
+  screen and tmux take (`ESC k` title `ESC \\`, which shells send there), and the two-byte
   ones (`ESC (B`, `ESC =`, `ESC 7`...). A sequence cut between two events is carried over;
 * on the current line, `\\r` moves the cursor to column 0 and later text overwrites (progress
   bars), backspace moves it one left, CSI `K` erases (to the end, to the start, all), CSI
@@ -29,9 +30,9 @@ _SEQ = re.compile(
     r"\x1b(?:"
     r"\[(?P<csi>[0-?]*[ -/]*[@-~])"  # CSI
     r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC, ended by BEL or ST
-    r"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC, ended by ST
+    r"|[PX^_k][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC; GNU screen's and tmux's title (ESC k); ended by ST
     r"|[ -/]+[0-~]"  # nF: ESC ( B and the like
-    r"|(?![\[\]PX^_])[0-~]"  # Fp/Fe/Fs: ESC 7, ESC =, ESC M ... (not the openers above, cut short)
+    r"|(?![\[\]PX^_k])[0-~]"  # Fp/Fe/Fs: ESC 7, ESC =, ESC M ... (not the openers above, cut short)
     r")",
     re.DOTALL,
 )
@@ -143,7 +144,7 @@ def _may_continue(tail: str) -> bool:
     kind = tail[1]
     if kind == "[":
         return re.fullmatch(r"\x1b\[[0-?]*[ -/]*", tail) is not None
-    if kind in "]PX^_":
+    if kind in "]PX^_k":
         return not tail.endswith("\x07")
     return re.fullmatch(r"\x1b[ -/]*", tail) is not None
 
