@@ -1,0 +1,47 @@
+"""`forsy dataset build`: a corpus of logs retraced into a Parquet dataset (docs/dataset.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._output import friendly, safe
+
+dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
+                          help="Retrace a corpus of logs into a Parquet dataset, one row per session.")
+
+
+@dataset_app.command("build")
+@friendly
+def build_cmd(
+    sources: Annotated[list[Path], typer.Argument(help="Log files, folders of logs, or Parquet / JSON Lines "
+                                                       "files whose rows hold raw logs.", show_default=False)],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The dataset folder (new, empty, or one forsy built).",
+                                      show_default=False)],
+    engine: Annotated[str, typer.Option("--engine", help="local (processes on this machine) or ray (Ray Data: "
+                                                         "pip install 'forsy[ray]').")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="A Ray cluster to run on (ray://host:10001, "
+                                                                   "or auto); default: a local Ray.",
+                                                show_default=False)] = None,
+    num_cpus: Annotated[int | None, typer.Option("--num-cpus", min=1, help="Workers: processes (local) or the "
+                                                 "CPUs of a local Ray. Default: 1 (local), all (ray).",
+                                                 show_default=False)] = None,
+    no_redact: Annotated[bool, typer.Option("--no-redact", help="Keep secrets and personal data as they are "
+                                                                "(the dataset is then not fit to share).")] = False,
+) -> None:
+    """Retrace every session under SOURCES not already in the dataset (or changed since) and
+    write their rows (partitioned by agent and month) and the dataset card."""
+    from ..dataset import build
+    from ..errors import InputError
+
+    if engine not in ("local", "ray"):
+        raise InputError(f"--engine must be local or ray, not {engine!r}")
+    if address and engine != "ray":
+        raise InputError("--address names a Ray cluster: use it with --engine ray")
+    r = build(sources, out, engine="ray" if engine == "ray" else "local", num_cpus=num_cpus, address=address,
+              redact=not no_redact)
+    typer.echo(f"{safe(str(r.out))}: {r.found} found, {r.retraced} retraced, {r.rows} row(s) written "
+               f"({r.failed} failed), {r.replaced} replaced (changed since), {r.duplicates} duplicate(s) "
+               "not written again")
