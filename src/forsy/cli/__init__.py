@@ -66,6 +66,7 @@ from ..cli_export import register as _register_export  # noqa: E402
 
 _register_export(app)
 app.add_typer(__import__("forsy.cli.hook", fromlist=["hook_app"]).hook_app)  # forsy hook …
+app.add_typer(__import__("forsy.cli.dataset", fromlist=["dataset_app"]).dataset_app)  # forsy dataset build
 
 
 def main() -> None:
