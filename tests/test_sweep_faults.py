@@ -465,7 +465,7 @@ def test_sweep_json_is_one_line_per_run(tree: Path, tmp_path: Path) -> None:
 
 
 def test_progress_names_files_bytes_and_the_session_and_fits_80_columns(tree: Path, tmp_path: Path) -> None:
-    from forsy.cli_sweep import progress_text
+    from forsy.cli.sweep import progress_text
 
     events: list[SweepProgress] = []
     _in_process(tree, tmp_path / "s.db", progress=events.append)

@@ -1,7 +1,9 @@
 """The `forsy` command line: parses arguments, calls one library function, prints.
 
-One private module per command group (`_retrace`, `_check`, `_ls`); what they share (the one
-place errors become messages, terminal-safe text, JSON, the run summary) is in `_output`.
+One module per command group, registered here and nowhere else: retrace (`_retrace`), check
+(`_check`: validate, verify, schema), ls (`_ls`), sweep, store, review (with show and render),
+team (worker, jobs), export, hook, dataset. What they share (the one place errors become messages,
+--debug and --quiet on every command, terminal-safe text, JSON, the store option) is `_output`.
 Exit codes are `errors.ExitCode` (the README's table is tested against it).
 """
 
@@ -16,12 +18,15 @@ from ..errors import ExitCode
 from ..version import __version__
 from ._check import schema, validate, verify
 from ._ls import ls
-from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout, safe
+from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout
 from ._retrace import retrace
-
-# the names other command modules (cli_sweep) import from here
-_friendly = friendly
-_safe = safe
+from .dataset import dataset_app
+from .export import export_cmd
+from .hook import hook_app
+from .review import render_cmd, review_app, show_cmd
+from .store import store_app
+from .sweep import sweep_cmd
+from .team import jobs_app, worker_cmd
 
 app = typer.Typer(
     name="forsy",
@@ -47,26 +52,31 @@ def _root(
     STATE["debug"] = debug  # set anew on every invocation; a command's own --debug can only add to it
 
 
+def _friendly_group(group: typer.Typer) -> typer.Typer:
+    """Every command of `group` and of its sub-groups turns errors into messages and takes
+    --debug and --quiet (`friendly`): done here, for every group, in one place."""
+    for cmd in group.registered_commands:
+        if cmd.callback is not None:
+            cmd.callback = friendly(cmd.callback)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _friendly_group(sub.typer_instance)
+    return group
+
+
+# the commands, one module per group, registered here and nowhere else
 app.command("retrace")(retrace)
 app.command("validate")(validate)
 app.command("verify")(verify)
 app.command("schema")(schema)
 app.command("ls")(ls)
-
-from ..cli_sweep import register as _register_sweep  # noqa: E402  (needs app and _friendly above)
-
-_register_sweep(app)
-from ..cli_review import register as _register_review  # noqa: E402
-
-_register_review(app)
-from ..cli_team import register as _register_team  # noqa: E402
-
-_register_team(app)
-from ..cli_export import register as _register_export  # noqa: E402
-
-_register_export(app)
-app.add_typer(__import__("forsy.cli.hook", fromlist=["hook_app"]).hook_app)  # forsy hook …
-app.add_typer(__import__("forsy.cli.dataset", fromlist=["dataset_app"]).dataset_app)  # forsy dataset build
+app.command("sweep")(friendly(sweep_cmd))
+app.command("show")(friendly(show_cmd))
+app.command("render")(friendly(render_cmd))
+app.command("export")(friendly(export_cmd))
+app.command("worker")(friendly(worker_cmd))
+for _group in (review_app, store_app, jobs_app, hook_app, dataset_app):
+    app.add_typer(_friendly_group(_group))
 
 
 def main() -> None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,27 @@ STATE = {"debug": False, "quiet": False}
 DebugOpt = Annotated[bool, typer.Option("--debug", envvar="FORSY_DEBUG",
                                         help="Show Python tracebacks on errors.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per line (JSON Lines), one per trace.")]
+StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite:///path/to.db). "
+                                              "Default: FORSY_STORE, the config file, else the data folder.")]
+
+
+def store_url(flag: str | None, config: Path | None = None) -> str:
+    """The store a command works on: `--store`, else FORSY_STORE or the config file's, else the
+    default one in the data folder."""
+    from ..config import default_store_url, load_config
+
+    return flag or load_config(config).store or default_store_url()
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def emit_json_line(data: object) -> None:
+    """One JSON object on one line (a cron log is read line by line). A file name that is not
+    UTF-8 keeps its bytes as `\\udcXX` escapes, which `json.loads` and `os.fsencode` turn back
+    into the name."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    sys.stdout.write(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def set_debug(debug: bool) -> bool:

@@ -1,4 +1,4 @@
-"""The `forsy export` command (registered on the main app by `register`)."""
+"""`forsy export`: traces to the formats other tools read, with a loss report."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 import orjson
 import typer
 
-from .errors import InputError
+from ..errors import InputError
 
 
 def export_cmd(
@@ -32,7 +32,7 @@ def export_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the loss report as JSON.")] = False,
 ) -> None:
     """Export traces to a format other tools read; writes a loss report beside the output."""
-    from .export import FORMATS, ExportOptions, export, load_folder, load_store
+    from ..export import FORMATS, ExportOptions, export, load_folder, load_store
 
     if to not in FORMATS:
         raise InputError(f"--to must be one of {', '.join(sorted(FORMATS))}" + (f" (got {to!r})" if to else ""))
@@ -41,8 +41,8 @@ def export_cmd(
     if bool(traces) == bool(from_store):
         raise InputError("give trace folders or --from-store QUERY (one of the two)")
     if from_store:
-        from .cli_sweep import _store_url
-        from .store import DRAFT_STATUSES, TraceQuery
+        from ..store import DRAFT_STATUSES, TraceQuery
+        from ._output import store_url as _store_url
 
         if status is not None and status not in DRAFT_STATUSES:
             raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
@@ -64,10 +64,4 @@ def export_cmd(
     typer.echo(f"loss report: {res.paths[-1]}")
 
 
-def register(app: typer.Typer) -> None:
-    from .cli import _friendly
-
-    app.command("export")(_friendly(export_cmd))
-
-
-__all__ = ["register"]
+__all__ = ["export_cmd"]

@@ -1,4 +1,4 @@
-"""`forsy show`, `forsy render` and `forsy review …` (registered on the main app by `register`)."""
+"""`forsy show`, `forsy render` and `forsy review …`: read a trace, review the store's drafts."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from .errors import InputError
+from ..errors import InputError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .review.actions import Done
-    from .review.source import LoadedTrace
-    from .store import Store
+    from ..review.actions import Done
+    from ..review.source import LoadedTrace
+    from ..store import Store
 
 review_app = typer.Typer(name="review", no_args_is_help=True,
                          help="The review queue: list drafts, read them against their evidence, edit, approve, reject.")
@@ -36,7 +36,7 @@ IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy rev
 
 
 def _url(flag: str | None) -> str:
-    from .config import default_store_url, load_config
+    from ..config import default_store_url, load_config
 
     return flag or load_config().store or default_store_url()
 
@@ -62,15 +62,15 @@ def _t(text: object) -> str:
     """Log text for the terminal: control characters shown, rich markup not interpreted."""
     from rich.markup import escape
 
-    from .cli._output import safe
+    from ._output import safe
 
     return "\n".join(escape(safe(line)) for line in ("" if text is None else str(text)).split("\n"))
 
 
 def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = False) -> None:
-    from .cli._output import safe
-    from .review.evidence import EvidenceReader
-    from .review.view import extras, header, rows, short, step_view
+    from ..review.evidence import EvidenceReader
+    from ..review.view import extras, header, rows, short, step_view
+    from ._output import safe
 
     if step is not None:
         if not 1 <= step <= len(d.steps):
@@ -100,7 +100,7 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
     con.print(f"validation level {_t(h.validation_level)} · {h.steps} steps · {h.turns} turns"
               + (f" · review: {h.status} (version {h.version})" if h.status else "")
               + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
-    from .review.conversation import Subagent, conversation, gist
+    from ..review.conversation import Subagent, conversation, gist
 
     # one line a step, whatever the terminal's width: what it did, cut to fit (--step N shows it whole)
     entries = {e.step: e for b in conversation(d) for e in (b.entries if isinstance(b, Subagent) else [b])}
@@ -133,7 +133,7 @@ def show_cmd(
 ) -> None:
     """Read a trace in the terminal: header, steps, failures, files; --step N for one step whole.
     Log records are shown masked with the trace's own placeholders."""
-    from .review.source import load
+    from ..review.source import load
 
     if raw_evidence:
         sys.stderr.write("forsy: WARNING: --raw-evidence shows the log records unredacted: secrets and personal "
@@ -148,8 +148,8 @@ def render_cmd(
     logs: LogsOpt = None,
 ) -> None:
     """Write a trace as one self-contained page (HTML opens offline from file://, or Markdown)."""
-    from .review.source import load
-    from .web.render import render_html, render_markdown, write_page
+    from ..review.source import load
+    from ..web.render import render_html, render_markdown, write_page
 
     suffix = output.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
@@ -163,7 +163,7 @@ def render_cmd(
 
 
 def _open(store: str | None) -> Store:
-    from .store import open_store
+    from ..store import open_store
 
     return open_store(_url(store), create=False)
 
@@ -184,7 +184,7 @@ def review_list(
     as_json: JsonOpt = False,
 ) -> None:
     """The drafts to review (the newest of each session), with their status."""
-    from .store import DRAFT_STATUSES, TraceQuery
+    from ..store import DRAFT_STATUSES, TraceQuery
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
@@ -209,8 +209,8 @@ def review_list(
 
 
 def _short(text: str, n: int) -> str:
-    from .cli._output import safe
-    from .review.view import short
+    from ..review.view import short
+    from ._output import safe
 
     return safe(short(text, n))
 
@@ -219,7 +219,7 @@ def _short(text: str, n: int) -> str:
 def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--step")] = None, store: StoreOpt = None,
                 logs: LogsOpt = None, as_json: JsonOpt = False) -> None:
     """A draft with its review state, edits and audit log (--step N: one step whole)."""
-    from .review.source import from_store
+    from ..review.source import from_store
 
     st = _open(store)
     try:
@@ -264,8 +264,8 @@ def review_edit(
     store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
 ) -> None:
     """Correct one field of a draft (kept as an edit over the draft, with the old value)."""
-    from .review import actions, field_path
-    from .review.identity import reviewer as who
+    from ..review import actions, field_path
+    from ..review.identity import reviewer as who
 
     me = who(reviewer)
     _act(store, f"edited {field_path(step, field)}", lambda st: actions.edit(
@@ -280,8 +280,8 @@ def review_approve(
     store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
 ) -> None:
     """Approve a draft: store the reviewed trace (draft + edits, new id, prior = the draft)."""
-    from .review import actions
-    from .review.identity import reviewer as who
+    from ..review import actions
+    from ..review.identity import reviewer as who
 
     me = who(reviewer)
     _act(store, f"approved as {level}", lambda st: actions.approve(
@@ -295,8 +295,8 @@ def review_reject(
     store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
 ) -> None:
     """Reject a draft, with a reason."""
-    from .review import actions
-    from .review.identity import reviewer as who
+    from ..review import actions
+    from ..review.identity import reviewer as who
 
     me = who(reviewer)
     _act(store, "rejected", lambda st: actions.reject(
@@ -310,8 +310,8 @@ def review_needs_changes(
     store: StoreOpt = None, reviewer: ReviewerOpt = None, expect_version: VersionOpt = None,
 ) -> None:
     """Mark a draft as needing changes (it stays open for edits)."""
-    from .review import actions
-    from .review.identity import reviewer as who
+    from ..review import actions
+    from ..review.identity import reviewer as who
 
     me = who(reviewer)
     _act(store, "marked as needing changes", lambda st: actions.needs_changes(
@@ -328,7 +328,7 @@ def review_export(
     store: StoreOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Write the approved (reviewed) traces as trace folders plus one JSON Lines index."""
-    from .review.export import INDEX, export_approved
+    from ..review.export import INDEX, export_approved
 
     if status != "approved":
         raise InputError("only approved traces are exported (--status approved)")
@@ -382,8 +382,8 @@ def review_serve(
     = None,
 ) -> None:
     """Review in a browser: prints the URL to open (with its token) as the first line."""
-    from .review.identity import reviewer as who
-    from .web.serve import serve
+    from ..review.identity import reviewer as who
+    from ..web.serve import serve
 
     try:
         me: str | None = who(reviewer)
@@ -403,7 +403,7 @@ token_app = typer.Typer(name="token", no_args_is_help=True,
 def token_add(name: Annotated[str, typer.Argument(help="The reviewer, e.g. 'Ada <ada@example.org>'.")],
               store: StoreOpt = None) -> None:
     """Make a login token for a reviewer; it is printed once and only its sha256 is stored."""
-    from .store.reviewers import create_reviewer_token
+    from ..store.reviewers import create_reviewer_token
 
     st = _open(store)
     try:
@@ -416,7 +416,7 @@ def token_add(name: Annotated[str, typer.Argument(help="The reviewer, e.g. 'Ada 
 def token_revoke(name: Annotated[str, typer.Argument(help="The reviewer whose tokens stop working.")],
                  store: StoreOpt = None) -> None:
     """Revoke every token of a reviewer."""
-    from .store.reviewers import revoke_reviewer_tokens
+    from ..store.reviewers import revoke_reviewer_tokens
 
     st = _open(store)
     try:
@@ -441,8 +441,8 @@ def rule_add(
     store: StoreOpt = None, reviewer: ReviewerOpt = None,
 ) -> None:
     """Hide (or, with --dismiss, reject) the drafts whose task matches; the sweep remembers the rule."""
-    from .review.identity import reviewer as who
-    from .store.queue_rules import QueueRule, add_rule, dismiss_matching
+    from ..review.identity import reviewer as who
+    from ..store.queue_rules import QueueRule, add_rule, dismiss_matching
 
     me = who(reviewer)
     st = _open(store)
@@ -458,7 +458,7 @@ def rule_add(
 @rule_app.command("list")
 def rule_list(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """The queue's rules."""
-    from .store.queue_rules import rules
+    from ..store.queue_rules import rules
 
     st = _open(store)
     try:
@@ -475,7 +475,7 @@ def rule_list(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
 @rule_app.command("remove")
 def rule_remove(name: Annotated[str, typer.Argument(help="The rule's name.")], store: StoreOpt = None) -> None:
     """Remove a rule: what it hid shows again; what it dismissed stays rejected (audited)."""
-    from .store.queue_rules import remove_rule
+    from ..store.queue_rules import remove_rule
 
     st = _open(store)
     try:
@@ -485,17 +485,7 @@ def rule_remove(name: Annotated[str, typer.Argument(help="The rule's name.")], s
     typer.echo(f"rule {name} removed")
 
 
-def register(app: typer.Typer) -> None:
-    from .cli import _friendly
+review_app.add_typer(token_app, name="token")
+review_app.add_typer(rule_app, name="rule")
 
-    app.command("show")(_friendly(show_cmd))
-    app.command("render")(_friendly(render_cmd))
-    for cmd in [*review_app.registered_commands, *token_app.registered_commands, *rule_app.registered_commands]:
-        if cmd.callback is not None:
-            cmd.callback = _friendly(cmd.callback)
-    review_app.add_typer(token_app, name="token")
-    review_app.add_typer(rule_app, name="rule")
-    app.add_typer(review_app, name="review")
-
-
-__all__ = ["register"]
+__all__ = ["render_cmd", "review_app", "show_cmd"]

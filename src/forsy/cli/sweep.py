@@ -1,48 +1,23 @@
-"""The `forsy sweep` and `forsy store …` commands (registered on the main app by `register`)."""
+"""`forsy sweep`: the agents' log folders into the store of drafts, for cron (and `--status`)."""
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .errors import InputError
+from ..errors import InputError
+from ._output import StoreOpt, emit_json_line
 
 if TYPE_CHECKING:
-    from .store import Store
-    from .sweep import SweepProgress, SweepReport
-
-store_app = typer.Typer(name="store", help="Look into the store of draft traces; export a trace as a folder.",
-                        no_args_is_help=True)
-
-StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite:///path/to.db). "
-                                              "Default: FORSY_STORE, the config file, else the data folder.")]
-
-
-def _store_url(flag: str | None, config: Path | None = None) -> str:
-    from .config import default_store_url, load_config
-
-    return flag or load_config(config).store or default_store_url()
-
-
-_SURROGATE = re.compile("[\udc80-\udcff]")
-
-
-def _emit_json(data: object) -> None:
-    """One JSON object on one line (a cron log is read line by line). A file name that is not
-    UTF-8 keeps its bytes as `\\udcXX` escapes, which `json.loads` and `os.fsencode` turn back
-    into the name."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    sys.stdout.write(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
-
+    from ..store import Store
+    from ..sweep import SweepProgress, SweepReport
 
 def _shown(path: str) -> str:
-    from .cli import _safe
-    from .store._names import shown
+    from ..store.names import shown
+    from ._output import safe as _safe
 
     return _safe(shown(path))
 
@@ -77,12 +52,12 @@ def sweep_cmd(
         show_default=False)] = None,
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""
-    from .cli import STATE
-    from .config import default_log_roots, load_config
-    from .pipeline import RetraceOptions
-    from .store import open_store
-    from .sweep import SweepOptions, sweep
-    from .sweep.schedule import cron_line, systemd_units
+    from ..config import default_log_roots, load_config
+    from ..pipeline import RetraceOptions
+    from ..store import open_store
+    from ..sweep import SweepOptions, sweep
+    from ..sweep.schedule import cron_line, systemd_units
+    from ._output import STATE
 
     cfg = load_config(config).with_flags(store=store, settle_seconds=settle, histories=list(history or []),
                                          git=git, llm_model=llm, redact=False if no_redact else None)
@@ -119,7 +94,7 @@ def sweep_cmd(
     finally:
         st.close()
     if as_json:
-        _emit_json(report.to_json())
+        emit_json_line(report.to_json())
     elif report.locked_by is not None:
         h = report.locked_by
         typer.echo(f"forsy: another sweep holds the store (pid {h.pid} on {h.host}, since {h.since}); "
@@ -197,7 +172,7 @@ def _status(s: Store, as_json: bool) -> int:
     """Is the cron job healthy? The last runs, the last success, what fails (files and folders
     with why, since when, in how many runs), what was left out, how many logs are gone. The
     exit code: 8 when the last run failed or stopped, 7 while something fails, else 0."""
-    from .errors import ExitCode
+    from ..errors import ExitCode
 
     runs = s.runs(10)
     fails = s.failures()
@@ -215,7 +190,7 @@ def _status(s: Store, as_json: bool) -> int:
     code = (ExitCode.STORE if last in ("failed", "stopped")
             else ExitCode.PARTIAL if fails or faults else ExitCode.OK)
     if as_json:
-        _emit_json({"store": s.url, "locked_by": vars(holder) if holder else None, "exit_code": int(code),
+        emit_json_line({"store": s.url, "locked_by": vars(holder) if holder else None, "exit_code": int(code),
                     "last_success": last_ok.finished_at if last_ok else None,
                     "last_success_age_s": _age_s(last_ok.finished_at if last_ok else None),
                     "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
@@ -280,63 +255,4 @@ def _age(when: str | None) -> str | None:
         f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else f"{s // 60} min"
 
 
-@store_app.command("list")
-def store_list(
-    store: StoreOpt = None,
-    agent: Annotated[str | None, typer.Option(help="Only this agent (claude-code, codex-cli, …).")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project (folder name).")] = None,
-    status: Annotated[str | None, typer.Option(help="pending, approved, rejected or needs_changes.")] = None,
-    search: Annotated[str | None, typer.Option(help="Words that must occur in a prompt or tool input.")] = None,
-    min_confidence: Annotated[int | None, typer.Option("--min-confidence")] = None,
-    latest: Annotated[bool, typer.Option("--latest", help="Only the newest draft of each session.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
-) -> None:
-    """List the stored traces and their draft status."""
-    from .store import DRAFT_STATUSES, TraceQuery, open_store
-
-    if status is not None and status not in DRAFT_STATUSES:
-        raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
-    st = open_store(_store_url(store), readonly=True)
-    try:
-        rows = st.traces(TraceQuery(agent=agent, project=project, status=status, text=search,
-                                    min_confidence=min_confidence, latest_only=latest))
-    finally:
-        st.close()
-    for r in rows:
-        if as_json:
-            _emit_json({k: v for k, v in vars(r).items() if k != "sha256"})
-        else:
-            typer.echo(f"{r.trace_id}  {r.status:13} {r.agent or '-':12} {r.project or '-':20} "
-                       f"{(r.started_at or '-')[:19]:19} conf {r.confidence}  {r.steps} steps"
-                       + ("  [source gone]" if r.source_gone else ""))
-
-
-@store_app.command("export")
-def store_export(
-    trace_id: Annotated[str, typer.Argument(help="The trace id (see `forsy store list`).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The trace folder to write.")],
-    store: StoreOpt = None,
-) -> None:
-    """Write a stored trace as a trace folder (trace.json, manifest.json, provenance.json, README.md)."""
-    from .store import open_store
-    from .store.export import export_trace
-
-    st = open_store(_store_url(store), readonly=True)
-    try:
-        folder = export_trace(st, trace_id, output)
-    finally:
-        st.close()
-    typer.echo(str(folder))
-
-
-def register(app: typer.Typer) -> None:
-    from .cli import _friendly
-
-    app.command("sweep")(_friendly(sweep_cmd))
-    for cmd in store_app.registered_commands:
-        if cmd.callback is not None:
-            cmd.callback = _friendly(cmd.callback)
-    app.add_typer(store_app, name="store")
-
-
-__all__ = ["register"]
+__all__ = ["progress_text", "sweep_cmd"]

@@ -1,5 +1,4 @@
-"""The team commands: `forsy worker`, `forsy store migrate|copy`, `forsy jobs …` (registered
-on the main app by `register`; `store` subcommands join those of `cli_sweep`)."""
+"""The team commands: `forsy worker` and `forsy jobs …` (the shared store's job queue)."""
 
 from __future__ import annotations
 
@@ -13,68 +12,15 @@ from typing import Annotated
 import orjson
 import typer
 
-from .cli_sweep import StoreOpt, _store_url, store_app
-from .errors import ExitCode, InputError
+from ..errors import InputError
+from ._output import StoreOpt
+from ._output import store_url as _store_url
 
 jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@store_app.command("migrate")
-def store_migrate(store: StoreOpt = None) -> None:
-    """Create the store or bring its schema up to date (prints the migrations applied)."""
-    from .store import open_store
-
-    url = _store_url(store)
-    st = open_store(url)  # opening applies what is missing, under a lock (several at once: one does it)
-    try:
-        names: list[str] = st.migrations() if hasattr(st, "migrations") else []
-    finally:
-        st.close()
-    typer.echo(f"{url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
-
-
-@store_app.command("copy")
-def store_copy(
-    src: Annotated[str, typer.Option("--from", help="The store to copy from (sqlite:///path.db).")],
-    dst: Annotated[str, typer.Option("--to", help="The store to copy into (postgresql://…).")],
-    ship_evidence: Annotated[bool, typer.Option(
-        "--ship-evidence", help="Also copy the redacted log records each trace cites (read from the logs "
-                                "on this machine). Off: only redacted traces, manifests and provenance.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
-) -> None:
-    """Copy every trace of one store into another (idempotent: run it twice, nothing doubles)."""
-    from .store import open_store
-    from .store.copy import check_copyable, copy_store
-
-    a = open_store(src, create=False)
-    try:
-        b = open_store(dst)
-        try:
-            check_copyable(a, b)
-            rep = copy_store(a, b, _now(), ship_evidence=ship_evidence)
-        finally:
-            b.close()
-    finally:
-        a.close()
-    # something not copied (each listed) makes a partial copy, for a script from cron too
-    code = ExitCode.PARTIAL if rep.not_copied else ExitCode.OK
-    if as_json:
-        sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
-        raise typer.Exit(code)
-    typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there"
-               + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
-    typer.echo(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
-               f"{rep.audit_copied} audit record(s), {rep.status_set} draft status(es) set), "
-               f"{rep.reviews_already} already there")
-    for m in rep.evidence_missing:
-        typer.echo(f"forsy: evidence not shipped: {m}", err=True)
-    for m in rep.not_copied:
-        typer.echo(f"forsy: not copied: {m}", err=True)
-    raise typer.Exit(code)
 
 
 def worker_cmd(
@@ -89,9 +35,9 @@ def worker_cmd(
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Re-traces do NOT mask secrets.")] = False,
 ) -> None:
     """Run the store's jobs until stopped (Ctrl-C / SIGTERM: the job in hand is finished first)."""
-    from .pipeline import RetraceOptions
-    from .store.jobs import JOB_KINDS, JobKind
-    from .worker import WorkerOptions, run_worker
+    from ..pipeline import RetraceOptions
+    from ..store.jobs import JOB_KINDS, JobKind
+    from ..worker import WorkerOptions, run_worker
 
     kinds: list[JobKind] = []
     for k in kind or list(JOB_KINDS):
@@ -127,8 +73,8 @@ def jobs_list(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
     """List the jobs (and the counts per status)."""
-    from .store import open_store
-    from .store.jobs import JobQueue
+    from ..store import open_store
+    from ..store.jobs import JobQueue
 
     if status not in (None, "queued", "running", "done", "failed"):
         raise InputError(f"unknown job status {status!r}")
@@ -159,9 +105,9 @@ def jobs_add(
     model: Annotated[str | None, typer.Option(help="enrich: the litellm model.")] = None,
 ) -> None:
     """Queue jobs (each at most once: adding the same work again adds nothing)."""
-    from .store import DRAFT_STATUSES, TraceQuery, open_store
-    from .store.jobs import JobQueue
-    from .worker import worker_name
+    from ..store import DRAFT_STATUSES, TraceQuery, open_store
+    from ..store.jobs import JobQueue
+    from ..worker import worker_name
 
     st = open_store(_store_url(store))
     added = total = 0
@@ -192,17 +138,4 @@ def jobs_add(
     typer.echo(f"{added} job(s) added, {total - added} already queued")
 
 
-def register(app: typer.Typer) -> None:
-    from .cli import _friendly
-
-    app.command("worker")(_friendly(worker_cmd))
-    for cmd in jobs_app.registered_commands:
-        if cmd.callback is not None:
-            cmd.callback = _friendly(cmd.callback)
-    app.add_typer(jobs_app, name="jobs")
-    for cmd in store_app.registered_commands:  # migrate and copy join `forsy store`
-        if cmd.callback is not None and cmd.callback in (store_migrate, store_copy):
-            cmd.callback = _friendly(cmd.callback)
-
-
-__all__ = ["register"]
+__all__ = ["jobs_app", "worker_cmd"]

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import zstandard
 
 from ..errors import InputError, StoreError
-from ._names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
+from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
