@@ -228,3 +228,28 @@ def test_with_no_identity_the_page_asks_once_and_keeps_the_answer(store: tuple[s
     assert tomllib.loads(kept)["reviewer"] == "Grace Hopper <grace@example.org>"
     r = runner.invoke(app, ["review", "list", "--store", url], env={"FORSY_CONFIG": str(cfg)})
     assert r.exit_code == 0
+
+
+def test_a_session_whose_file_name_is_not_utf8_is_shown(tmp_path: Path) -> None:
+    """A file name's bytes that are not UTF-8 reach the pages as `\\xNN`, never a 500."""
+    from _paths import SAMPLES
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    name = os.fsdecode(b"caf\xe9-latin1.jsonl")
+    (folder / name).write_bytes((SAMPLES / "claude" / "demo-session.jsonl").read_bytes())
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        tid = put(st, folder / name)
+    finally:
+        st.close()
+    s = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST})
+    with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=True) as c:
+        c.get(f"/?token={TOKEN}")
+        for path in ("/", f"/t/{tid}", f"/t/{tid}/s/2", "/audit"):
+            r = c.get(path)
+            assert r.status_code == 200, (path, r.text[:300])
+        page = c.get(f"/t/{tid}/s/2").text
+        # the trace names the file with U+FFFD for its byte; its evidence is found and shown all the same
+        assert "caf\ufffd-latin1.jsonl" in page and '<pre class="record"' in page

@@ -17,11 +17,19 @@ _BLOCK_MARK = re.compile(r"^([#>+*=-])")
 _LIST_NUMBER = re.compile(r"^(\d+)([.)])")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def visible(text: str, *, html: bool = False) -> str:
     """`text` with every bidirectional control shown as its code point (`<U+202E>`; in `html`
-    already escaped, `&lt;U+202E&gt;`)."""
+    already escaped, `&lt;U+202E&gt;`), and a file name's bytes that are not UTF-8 (kept as
+    lone surrogates) as `\\xNN`, as `ls -b` shows them: a page can always be written."""
     lt, gt = ("&lt;", "&gt;") if html else ("<", ">")
-    return _BIDI.sub(lambda m: f"{lt}U+{ord(m.group(0)):04X}{gt}", text)
+    shown = _BIDI.sub(lambda m: f"{lt}U+{ord(m.group(0)):04X}{gt}", text)
+    if _SURROGATE.search(shown):
+        shown = shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        shown = shown.encode("utf-8", "backslashreplace").decode("utf-8")  # any lone surrogate left
+    return shown
 
 
 def inline(text: object) -> str:

@@ -67,6 +67,10 @@ def _content_text(v: Any) -> str:
     return _as_text(v)
 
 
+_UNDECODED = "\ufffd"  # what a file name's bytes that are not UTF-8 became in a trace's JSON
+_PLACE_OR_UNDECODED = re.compile(f"{PLACEHOLDER.pattern}|{_UNDECODED}+")
+
+
 class Sources:
     """The source logs under the given roots, read once each: plain files by name (inside the
     roots only), scheme names (git:, atuin:) by the source that owns them."""
@@ -90,15 +94,16 @@ class Sources:
             p = inside(root, name)
             if p is not None and p.is_file():
                 return p.read_bytes()
-        if PLACEHOLDER.search(name) and name in self.sources:
+        if (PLACEHOLDER.search(name) or _UNDECODED in name) and name in self.sources:
             return self._redacted_name(name)
         return None
 
     def _redacted_name(self, name: str) -> bytes | None:
-        """A source whose name was redacted (a secret or a person's name in it): the file under
-        the roots whose path fits the name around the placeholders and whose sha256 is the one
-        recorded. Nothing is guessed: a file that does not hash right is not used."""
-        pattern = re.compile(".+?".join(re.escape(p) for p in PLACEHOLDER.split(name)) + r"\Z")
+        """A source whose name was redacted (a secret or a person's name in it), or held bytes
+        that are not UTF-8 (written as U+FFFD in the trace): the file under the roots whose path
+        fits the name around those parts and whose sha256 is the one recorded. Nothing is
+        guessed: a file that does not hash right is not used."""
+        pattern = re.compile(".+?".join(re.escape(p) for p in _PLACE_OR_UNDECODED.split(name)) + r"\Z")
         for root in self.roots:
             base = root.resolve()
             for dirpath, _dirs, files in os.walk(base):

@@ -69,7 +69,7 @@ Handler = Callable[[Request, Settings], Awaitable[Response]]
 
 @contextmanager
 def open_for(s: Settings) -> Iterator[Store]:
-    st = open_store(s.store_url)
+    st = open_store(s.store_url, create=False)  # a store this user may only read is shown; a write says why
     try:
         yield st
     finally:
@@ -165,7 +165,7 @@ def guard(s: Settings, handler: Handler, *, needs_reviewer: bool = True) -> Call
             back = f"/t/{tid}" if isinstance(tid, str) and ID.match(tid) else "/"
             return error_page(s, 409, "Conflict: someone acted first", e.message, back)
         except StoreError as e:  # a damaged, full or unwritable store: the server's trouble, not the request's
-            return error_page(s, 503, "The store cannot be read", f"{e.message}; check it with `sqlite3 FILE 'PRAGMA "
+            return error_page(s, 503, "The store cannot be used", f"{e.message}; check it with `sqlite3 FILE 'PRAGMA "
                           "integrity_check'` (or the PostgreSQL server's log) and restore it from a backup")
         except ForsyError as e:
             return error_page(s, 400, "Refused", e.message)
