@@ -153,3 +153,52 @@ def test_rescan_masks_what_slipped_through(tmp_path: Path) -> None:
     _rescan(assembled, Redactor())
     assert secret not in assembled.trace.model_dump_json()
     assert assembled.manifest.redaction["rescan_fixed"] is True
+
+
+# two Claude Code logs (a sweep, six exports and two pages each: kept short)
+OUTPUT_LOGS = [p for p in LOGS if p.suffix == ".jsonl" and p.name not in NO_WORK][:2]
+
+
+@pytest.mark.parametrize("log", OUTPUT_LOGS, ids=lambda p: p.name[:24])
+def test_no_structure_secret_reaches_the_store_exports_or_pages(log: Path, tmp_path: Path) -> None:
+    """The structure samples and their bare repeats, planted in a real log, then swept into a
+    store, exported in every format, rendered (with the log's evidence) and the store file
+    itself read: no secret in any of them."""
+    from typer.testing import CliRunner
+
+    from forsy.cli import app
+    from forsy.store import TraceQuery, open_store
+
+    runner = CliRunner()
+    planter = Planter(seed=len(log.name) * 104729 + 1, structure=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    plant_file(log, logs / log.name, planter)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    r = runner.invoke(app, ["sweep", str(logs), "--now", "--store", url, "-q"])
+    assert r.exit_code == 0, r.output
+    st = open_store(url)
+    try:
+        ids = [t.trace_id for t in st.traces(TraceQuery())]
+    finally:
+        st.close()
+    assert ids
+    out = tmp_path / "out"
+    out.mkdir()
+    for fmt in ("invariant", "opentraces", "atif", "openai", "hf", "otlp"):
+        r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", fmt, "-o", str(out / fmt),
+                                "-q"])
+        assert r.exit_code == 0, (fmt, r.output)
+    for tid in ids:
+        for page in ("page.html", "page.md"):
+            r = runner.invoke(app, ["render", tid, "-o", str(out / f"{tid[:12]}-{page}"), "--store", url,
+                                    "--logs", str(logs), "-q"])
+            assert r.exit_code == 0, r.output
+    written = [p for p in out.rglob("*") if p.is_file()] + [p for p in tmp_path.glob("store.db*") if p.is_file()]
+    blob = "\n".join(p.read_bytes().decode("utf-8", "replace") for p in written)
+    excused = planter.gen.excused(blob) if isinstance(planter.gen, StructureGen) else set()
+    assert any(f"(planted {n})" in blob for n in range(1, 50)), "nothing planted reached the outputs"
+    assert blob.count("[CREDENTIAL_") >= 10  # masked, not dropped
+    for p in planter.planted:
+        leaked = [s for s in p.leaks(blob) if s not in excused]
+        assert leaked == [], (p.kind, p.text[:80], leaked[:2])
