@@ -131,8 +131,9 @@ def test_a_subagent_file_retraced_alone_keeps_its_prompt_as_the_task(tmp_path: P
     retrace([log], RetraceOptions(out=out, redact=False))
     trace, m = _trace(out)
     assert trace.task == "Find every TODO in src/ and list them"
-    assert trace.steps[0].action == "user_message" and trace.steps[0].input == trace.task
-    assert trace.steps[1].tool == "Grep"
+    # the parent agent wrote that prompt: the task, never a person's message (T-task/delegated)
+    assert "user" not in {s.actor for s in trace.steps}
+    assert trace.steps[0].tool == "Grep"
     assert validate_path(out).errors == []
     assert m.ledger is not None and m.ledger[0].totals["cited"] == 3
 

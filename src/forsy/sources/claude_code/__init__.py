@@ -47,13 +47,15 @@ from .._records import Record
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
 from ._load import _is_agent_progress, load_records
-from ._threads import AGENT_FILE, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
+from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
 
 KNOWN_TYPES = frozenset(
     "user assistant system summary file-history-snapshot queue-operation progress attachment "
     "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title".split()
 )
-PERSISTED = re.compile(r"Full output saved to: (\S+)")
+# `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
+# the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
+PERSISTED = re.compile(r"Full output saved to: ([^\r\n]+?)[ \t]*$", re.M)
 
 
 class ClaudeCodeSource:
@@ -118,15 +120,17 @@ def discover_sessions(path: Path) -> list[Path]:
 # became (`_mark_notes`); a type not here and not read as work is `unknown`.
 
 
-def _prompt_is_the_task(events: list[Event], recs: list[Record]) -> list[Event]:
-    """A subagent transcript retraced on its own: the prompt its parent sent (the first user
-    record) is the task, so it becomes the user message, copied verbatim; the rest of the
-    thread stays the subagent's."""
+def _prompt_is_the_delegation(events: list[Event], recs: list[Record], helper: bool) -> list[Event]:
+    """A subagent transcript retraced on its own: the prompt it was started with (the first
+    user record) is the trace's task (T-task/delegated), never a person's message. The parent
+    agent wrote it (actor `agent`); for Claude Code's own helper (prompt suggestion), Claude
+    Code did (actor `system`). The rest of the thread stays the subagent's."""
     first = next((r for r in recs if r.data.get("type") == "user"), None)
     for i, e in enumerate(events):
         if (first is not None and e.kind == "note" and isinstance(e.info, NoteInfo)
                 and e.info.subtype == "subagent_prompt" and e.refs and e.refs[0].ev == first.ev.id):
-            events[i] = Event("user", "user", e.ts, e.refs, text=e.text, ts_ref=e.ts_ref)
+            events[i] = Event("note", "system" if helper else "agent", e.ts, e.refs, text=e.text, ts_ref=e.ts_ref,
+                              info=NoteInfo(subtype="subagent_input"))
             break
     return events
 
@@ -160,16 +164,20 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
             session.warn("unread-content", "agent_progress record marked isSidechain; its copy of a subagent "
                          "message was not read", r.ev.source, r.ev.line)
     session.session_id = session.session_id or path.stem  # the records' sessionId, else the file name
-    if AGENT_FILE.match(path.name) and not main:
-        # a subagent transcript given on its own: its prompt came from the parent agent
-        agent_id = AGENT_FILE.match(path.name).group(1)  # type: ignore[union-attr]
-        th = Thread(agent_id, inline, "file", _root_prompt(inline))
+    agent_file = AGENT_FILE.match(path.name)
+    helper = agent_file is not None and agent_file.group(1).startswith(HELPERS)
+    if agent_file is not None and (not main or helper):
+        # a subagent transcript given on its own: its prompt came from the parent agent (or,
+        # for Claude Code's own helpers, from Claude Code, which may not mark it a sidechain)
+        agent_id = agent_file.group(1)
+        th = Thread(agent_id, recs if helper else inline, "file", _root_prompt(recs if helper else inline))
         if (th.prompt or "").strip() == "Warmup":
             session.warn("warmup-only", "a Warmup sidechain (cache priming), not work", session.files[-1].path)
             for r in inline:
                 session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
             return session
-        session.events = _prompt_is_the_task(_thread_events(th, session), inline)
+        session.events = _prompt_is_the_delegation(_thread_events(th, session), th.records, helper)
+        _attach_persisted(session.events, path, ctx, session)
         _mark_notes(session.events, session)
         return session
     abandoned = _abandoned(main, session)
@@ -179,8 +187,8 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
         if r.data.get("type") in WORK_TYPES:
             events.extend(builder.from_record(r))
     threads = _threads(path, ctx, session, main, inline)
-    _attach_persisted(events, path, ctx, session)
     session.events = _merge_threads(events, threads, session)
+    _attach_persisted(session.events, path, ctx, session)  # subagents' outputs too
     _mark_notes(session.events, session)
     session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
     session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
@@ -279,7 +287,8 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
     """Large outputs Claude Code saved to `<session>/tool-results/<id>.txt`: read them when present."""
     tr_dir = path.parent / path.stem / "tool-results"
     for e in events:
-        if e.kind != "tool_result" or not e.text or "<persisted-output>" not in e.text:
+        saved = e.text is not None and ("<persisted-output>" in e.text or "Output too large (" in e.text)
+        if e.kind != "tool_result" or not e.text or not saved:
             continue
         m = PERSISTED.search(e.text)
         if not m:
@@ -288,8 +297,8 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
             e.info = ResultInfo()
         info = e.info
         info.persisted_path = m.group(1)
-        f = tr_dir / Path(m.group(1)).name
-        if not f.is_file():
+        f = _persisted_file(m.group(1), path, tr_dir)
+        if f is None:
             session.quality.truncated_outputs += 1
             info.persisted_missing = True
             continue
@@ -299,3 +308,24 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
         session.add_evidence(ev)
         session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
         info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)
+
+
+def _persisted_file(written: str, path: Path, tr_dir: Path) -> Path | None:
+    """Where a saved output is on this machine. The path was written where Claude Code ran
+    (`C:\\Users\\...\\<session>\\tool-results\\<id>.txt` on Windows, drive letter in any case):
+    its file name and the session folder before `tool-results` are looked for beside this
+    log, the session's own folder first (a subagent's file sits below that folder)."""
+    parts = [p for p in re.split(r"[\\/]", written) if p]
+    if not parts:
+        return None
+    name = parts[-1]
+    sid = parts[-3] if len(parts) >= 3 and parts[-2] == "tool-results" else None
+    dirs = [tr_dir]
+    if sid:
+        dirs += [a / sid / "tool-results" for a in path.parents[:4]]
+        dirs += [a / "tool-results" for a in path.parents[:4] if a.name == sid]
+    for d in dirs:
+        f = d / name
+        if f.is_file():
+            return f
+    return None

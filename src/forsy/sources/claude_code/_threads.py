@@ -21,6 +21,9 @@ from ._load import load_records
 
 WORK_TYPES = frozenset({"user", "assistant", "system"})
 AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
+# Claude Code's own background helpers (subagents/agent-aprompt_suggestion-<hex>.jsonl): not
+# the session's work, and not started by the agent
+HELPERS = ("aprompt_suggestion",)
 
 
 @dataclass
@@ -61,6 +64,9 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
         agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
         if agent_id.startswith("acompact"):
             session.quality.extra["compaction_agents"] = session.quality.extra.get("compaction_agents", 0) + 1
+            continue
+        if agent_id.startswith(HELPERS):
+            session.quality.extra["helper_agents"] = session.quality.extra.get("helper_agents", 0) + 1
             continue
         sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
                       session.warnings, session.ledger)
