@@ -1,4 +1,4 @@
-"""The trace folder is replaced atomically (issue 21): a failure, or a SIGKILL, at ANY step of
+"""The trace folder is replaced atomically: a failure, or a SIGKILL, at ANY step of
 the write leaves the destination as the old complete folder or the new complete folder, never
 a mix, never a half-written one, and no work folder survives the next run.
 

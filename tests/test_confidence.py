@@ -1,5 +1,5 @@
 """`summary.agent_confidence` and its factors, and the causal links (`caused_by`, `retry_of`),
-against values worked out by hand from the documented rules on small logs (issue 21).
+against values worked out by hand from the documented rules on small logs.
 
 The rules are those of src/forsy/assemble/score.py's table and src/forsy/rules/segment.py's
 R-cause / R-retry; each expected number below is derived in a comment from them, never read

@@ -171,7 +171,7 @@ _SAMPLE_BASELINE: dict[int, bool] = {}
 _REAL_BASELINE: dict[int, bool] = {}
 
 
-# ---------------------------------------------------------------- the shapes issue 17 named
+# ---------------------------------------------------------------- shapes real logs were seen to hold
 
 def _asst(**msg: Any) -> dict[str, Any]:
     base: dict[str, Any] = {"id": "m9", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}

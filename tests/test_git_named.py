@@ -1,4 +1,4 @@
-"""Issue 19: the commits the log names, every branch, rebases, squashes, amends, partial clones.
+"""the commits the log names, every branch, rebases, squashes, amends, partial clones.
 
 One repository is built in the test: a partial clone (`--filter=blob:none`, from a local path,
 then cut off from its origin) where an agent commits on a branch, amends, rebases onto `main`

@@ -1,4 +1,4 @@
-"""Model proposals cannot smuggle in an invention (issue 18): one test per grounding rule, then the
+"""Model proposals cannot smuggle in an invention: one test per grounding rule, then the
 calls (fenced JSON, context overflow, retries counted, the CLI's settings) and a server that
 copies real quotes but invents values, run over real logs.
 

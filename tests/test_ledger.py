@@ -1,5 +1,5 @@
 """The manifest's ledger: every record read is cited, metadata, set aside by a named rule,
-a duplicate, unparsable or unknown, and the totals add up to the records read (issue 9)."""
+a duplicate, unparsable or unknown, and the totals add up to the records read."""
 
 from __future__ import annotations
 

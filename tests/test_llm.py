@@ -283,7 +283,7 @@ def test_quote_rules() -> None:
     m = idx.find("e", "test_add - assert -1 == 3")  # whitespace normalised
     assert m is not None and m.score == 100 and m.span == "test_add -   assert -1 == 3"
     assert idx.find("e", "1 failed") is None  # exact quotes shorter than 12 characters prove nothing
-    # no fuzzy match: one character dropped or changed is another text (issue 18: a changed answer matched at 99.7)
+    # no fuzzy match: one character dropped or changed is another text (a changed answer matched at 99.7)
     assert idx.find("e", "FAILED test_calc.py::test_ad - assert -1 == 3") is None
     assert idx.find("e", "FAILED test_calc.py::test_add - assert -1 == 4") is None
     assert idx.find("e", "FAILED test_calc.py::test_sub - assert -9 == 7") is None

@@ -1,4 +1,4 @@
-"""Proposed steps (issue 18): a model may group a shell-only timeline into steps and turns.
+"""Proposed steps: a model may group a shell-only timeline into steps and turns.
 
 Every model here is SCRIPTED, NOT A MODEL: `ScriptedGrouper` is an injected completion
 callable that reads forsy's grouping request (the STEP lines and <evidence> blocks of

@@ -1,7 +1,7 @@
 """A directory retraced (or swept) with several processes gives what one process gives, byte
 for byte: the same folders and files, the same outcomes in the same order, the same printed
-lines and exit codes, the same store rows (issue 11: "results merged in a fixed order so
-output stays byte-identical to a serial run"; issue 12: the first sweep on both cores).
+lines and exit codes, the same store rows ("results merged in a fixed order so
+output stays byte-identical to a serial run"; the first sweep on both cores).
 
 A session whose worker raises, or whose worker process dies, fails alone: the run goes on.
 """

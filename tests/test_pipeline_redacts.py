@@ -1,4 +1,4 @@
-"""Redaction is on unless switched off, through every entry point (issue 21: with the
+"""Redaction is on unless switched off, through every entry point (with the
 pipeline's redactor never created, only the ../shared leak test noticed). A small log with
 fresh fake secrets (tests/secretgen.py, fixed seed) and a home folder name in a path."""
 

@@ -1,4 +1,4 @@
-"""`forsy verify` refuses what does not match the log (issue 21): each check of verify.py is
+"""`forsy verify` refuses what does not match the log: each check of verify.py is
 shown failing on a hand-made trace folder whose expected report is written out here, so a
 verify that stopped checking (a hash, a value, a span, a source) fails a test by name.
 

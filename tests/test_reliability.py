@@ -1,6 +1,5 @@
 """Never destroy, never overwrite another trace, one bad file never stops the batch, names are
-redacted, verify stays inside its roots, a closed pipe is not a crash (issue 17, items 1, 3,
-5, 9, 10)."""
+redacted, verify stays inside its roots, a closed pipe is not a crash."""
 
 from __future__ import annotations
 

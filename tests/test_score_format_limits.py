@@ -1,4 +1,4 @@
-"""Issue 15: what a log format does not record is said in the confidence factors, with the
+"""what a log format does not record is said in the confidence factors, with the
 penalty worked out by hand (assemble/score.py): Aider's edits rebuilt from a reply's blocks,
 a terminal recording's missing exit codes. Listed only when they apply."""
 

@@ -1,5 +1,5 @@
 """Timestamps are parsed and compared as times: odd ones are warnings naming file and line, and
-never make the trace forsy writes invalid (issue 17, item 8)."""
+never make the trace forsy writes invalid."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`forsy verify` says no when the trace and the log disagree (issue 21): a changed byte of the
+"""`forsy verify` says no when the trace and the log disagree: a changed byte of the
 log, a changed value in trace.json, evidence that points at another span of the log, a log
 that is gone. Each must give exit code 1 (ExitCode.INVALID) and a MISMATCH line naming the
 problem; the untouched trace must verify clean first, so a "no" is never the only answer.

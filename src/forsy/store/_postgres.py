@@ -27,7 +27,6 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError, StoreError
-from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -68,6 +67,7 @@ from .models import (
     TraceQuery,
     TraceRow,
 )
+from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 
 try:
     import psycopg

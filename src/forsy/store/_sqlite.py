@@ -20,7 +20,6 @@ from urllib.parse import quote
 import zstandard
 
 from ..errors import InputError, StoreError
-from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -61,6 +60,7 @@ from .models import (
     TraceQuery,
     TraceRow,
 )
+from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 
 # SQLite-only parts of the schema: full-text search over prompts and tool inputs.
 SQLITE_ONLY: list[Migration] = [
