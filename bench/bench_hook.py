@@ -9,9 +9,9 @@ script does exactly that: `subprocess.run(..., capture_output=True)` of the comm
 `forsy hook install` writes (`python -m forsy.hooks run --agent …`), the payload on stdin
 (Claude Code) or as the last argument (Codex), and times it from start to both pipes
 closed, each call after the previous one's background work ended (`--together`: at
-once, with the background sweeps competing for the CPUs). It reports the median and the worst, and for comparison the same through the
-`forsy` command line (`python -m forsy.cli hook run`), which imports typer and every
-command first.
+once, with the background sweeps competing for the CPUs). It reports the median and the
+worst, and for comparison the same through the `forsy` command line (`python -m forsy.cli
+hook run`), which imports typer and every command first.
 
 Everything happens in a temp folder (forsy's data folder, store and the agents' homes): the
 session is a copy of sample_logs/claude/demo-session.jsonl. At the end it waits for the

@@ -188,6 +188,19 @@ def test_gemini_install_keeps_the_rest_and_uninstall_gives_the_bytes_back(tmp_pa
     assert path.read_text(encoding="utf-8") == GEMINI_SETTINGS
 
 
+def test_gemini_switches_inside_hooks_are_left_alone(tmp_path: Path) -> None:
+    """Gemini CLI before 0.26 kept `enabled` and `disabled` inside `hooks`, beside the events."""
+    path = tmp_path / "gemini-settings.json"
+    text = '{"hooks": {"enabled": true, "disabled": ["./x.sh"], "AfterAgent": []}}'
+    path.write_text(text, encoding="utf-8")
+    hooks.install("gemini", path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["hooks"]["enabled"] is True and doc["hooks"]["disabled"] == ["./x.sh"]
+    assert hooks.status("gemini", path).installed == ["AfterAgent", "PreCompress", "SessionEnd"]
+    hooks.uninstall("gemini", path)
+    assert path.read_text(encoding="utf-8") == text
+
+
 def test_gemini_hooks_turned_off_is_said_by_status(tmp_path: Path) -> None:
     path = tmp_path / "gemini-settings.json"
     path.write_text('{"hooksConfig": {"enabled": false}}\n', encoding="utf-8")

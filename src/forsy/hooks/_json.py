@@ -52,17 +52,24 @@ def parse(text: str) -> dict[str, Any]:
     hooks = doc.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise SettingsError("its `hooks` is not an object")
-    for event, groups in (hooks or {}).items():
-        if not isinstance(groups, list):
+    for event in EVENTS["claude-code"] + EVENTS["gemini"]:
+        if event in (hooks or {}) and not isinstance(hooks[event], list):
             raise SettingsError(f"its `hooks.{event}` is not a list")
     return doc
+
+
+def _events(hooks: dict[str, Any]) -> list[str]:
+    """The keys of `hooks` that hold groups (Gemini CLI before 0.26 kept `enabled` and
+    `disabled` in the same object: those are left alone)."""
+    return [k for k, v in hooks.items() if isinstance(v, list)]
 
 
 def installed(doc: dict[str, Any]) -> dict[str, str]:
     """Event -> forsy's command there."""
     out: dict[str, str] = {}
-    for event, groups in (doc.get("hooks") or {}).items():
-        for g in groups:
+    hooks = doc.get("hooks") or {}
+    for event in _events(hooks):
+        for g in hooks[event]:
             for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
                 if is_forsy(h):
                     out[event] = h["command"]
@@ -87,7 +94,7 @@ def remove(doc: dict[str, Any], created: frozenset[str] = frozenset()) -> int:
     if not isinstance(hooks, dict):
         return 0
     n = 0
-    for event in list(hooks):
+    for event in _events(hooks):
         kept = []
         for g in hooks[event]:
             inner = g.get("hooks") if isinstance(g, dict) else None

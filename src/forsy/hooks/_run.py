@@ -65,7 +65,7 @@ def _run_chained(agent: str, chain: str, payload: str) -> None:
 def _spawn(agent: str, payload: str) -> None:
     cmd = [sys.executable, "-m", "forsy.hooks", "run", "--agent", agent, "--background"]
     if len(payload) <= ARGV_PAYLOAD_MAX:
-        cmd += ["--payload", payload]
+        cmd.append("--payload=" + payload)  # one argument, whatever the payload starts with
     else:
         fd, spool = tempfile.mkstemp(prefix="forsy-hook-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
