@@ -21,7 +21,7 @@ def build_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="The dataset folder (new, empty, or one forsy built).",
                                       show_default=False)],
     engine: Annotated[str, typer.Option("--engine", help="local (processes on this machine) or ray (Ray Data: "
-                                                         "pip install 'forsy[ray]').")] = "local",
+                                                         "the ray extra of forsy).")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="A Ray cluster to run on (ray://host:10001, "
                                                                    "or auto); default: a local Ray.",
                                                 show_default=False)] = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -147,7 +148,12 @@ def run_ray(units: Sequence[Unit], num_cpus: int | None, address: str | None = N
         def rows_of(item: dict[str, Any]) -> list[dict[str, Any]]:
             return _ray_rows(item, redact)
 
-        ds = ray.data.from_items(items, override_num_blocks=len(items)).flat_map(rows_of, num_cpus=1, max_retries=1)
+        with warnings.catch_warnings():
+            # a task's retries have no named parameter in Ray Data before 2.64 (hence the pin):
+            # without it Ray's default (3) would retry a crashing session three times
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ds = ray.data.from_items(items, override_num_blocks=len(items)).flat_map(
+                rows_of, num_cpus=1, ray_remote_args_fn=lambda: {"max_retries": 1})
         pending = deque(units)
         current: Unit | None = None
         rows: list[Row] = []
