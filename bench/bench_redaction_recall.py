@@ -9,6 +9,7 @@ Sets (each case is the texts of one session, redacted in order by one Redactor, 
 - held-out (tests/redaction_heldout/heldout.py): forms written before the rules, never tuned on
   (the forms the issue itself named were then fixed; the others were left as they are);
 - second held-out (heldout2.py): written after the rules, before any change made from it;
+- third held-out (heldout3.py): written before the last round of rules (SQL, quoted values);
 - structure (tests/redaction_structure_samples.py): the must-match samples of the rules'
   own tests, i.e. what the rules were written from (optimistic by construction);
 A secret leaks when any of its forms (raw, JSON-escaped, URL-encoded) is in any output; a
@@ -32,6 +33,7 @@ if str(ROOT / "src") not in sys.path and not any(p.endswith("/src") for p in sys
 
 from heldout import heldout_cases, heldout_lookalikes  # noqa: E402
 from heldout2 import heldout2_cases, heldout2_lookalikes  # noqa: E402
+from heldout3 import heldout3_cases, heldout3_lookalikes  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
 from secretgen import forms  # noqa: E402
@@ -89,7 +91,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
-    ap.add_argument("--set", choices=("heldout", "heldout2", "structure", "all"), default="all")
+    ap.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "structure", "all"), default="all")
     args = ap.parse_args()
     if args.set in ("heldout", "all"):
         by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
@@ -97,6 +99,9 @@ def main() -> None:
     if args.set in ("heldout2", "all"):
         by_cat, changed, n = measure(heldout2_cases(args.seed), heldout2_lookalikes(args.seed), args.show)
         table(f"second held-out set (seed {args.seed})", by_cat, changed, n)
+    if args.set in ("heldout3", "all"):
+        by_cat, changed, n = measure(heldout3_cases(args.seed), heldout3_lookalikes(args.seed), args.show)
+        table(f"third held-out set (seed {args.seed})", by_cat, changed, n)
     if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes
