@@ -49,11 +49,11 @@ def parse(text: str) -> dict[str, Any]:
                             "(docs/hooks.md)") from None
     if not isinstance(doc, dict):
         raise SettingsError("the settings file is not a JSON object")
-    hooks = doc.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict):
         raise SettingsError("its `hooks` is not an object")
     for event in EVENTS["claude-code"] + EVENTS["gemini"]:
-        if event in (hooks or {}) and not isinstance(hooks[event], list):
+        if event in hooks and not isinstance(hooks[event], list):
             raise SettingsError(f"its `hooks.{event}` is not a list")
     return doc
 
