@@ -31,7 +31,9 @@ class SessionInfo:
     start: str | None  # the first record time, as written
     end: str | None  # the last record time, as written
     size: int  # bytes
-    records: int | None  # lines (None for a compressed or binary file)
+    records: int | None  # records as retrace counts them (None for a compressed or binary file)
+    version: str | None = None  # the agent version the first records name (Claude Code, Codex)
+    work: bool | None = None  # False: only records retrace takes no work from (it skips the file)
 
 
 def look(source: str, path: Path) -> SessionInfo:
@@ -48,14 +50,68 @@ def look(source: str, path: Path) -> SessionInfo:
     lines = [ln for ln in data.split(b"\n") if ln.strip()]
     if source == "shell":
         return SessionInfo(str(path), source, None, None, None, size, len(lines))
-    head = [_record(ln) for ln in lines[:_LOOK]]
-    tail = [_record(ln) for ln in lines[-_LOOK:]]
+    doc = _document(lines)
+    if doc is not None:  # one JSON document (Gemini's session-*.json, Cline's arrays): its records
+        records, head = _doc_records(doc)
+        tail = head[-_LOOK:]
+        head = head[:_LOOK]
+    else:
+        records = len(lines)
+        head = [_record(ln) for ln in lines[:_LOOK]]
+        tail = [_record(ln) for ln in lines[-_LOOK:]]
     times = [t for t in (_time(r) for r in head) if t]
     last = [t for t in (_time(r) for r in tail) if t]
     cwd = next((c for c in (_cwd(r) for r in head) if c), None)
-    project = PurePath(cwd.replace("\\", "/")).name if cwd else None
+    project = PurePath(cwd.replace("\\", "/")).name if cwd else _project_from_place(source, path)
+    version = next((v for v in (_version(r) for r in head) if v), None)
+    work = None
+    if source == "claude_code" and len(lines) <= 2 * _LOOK:
+        # every record seen: a file of metadata only (a teleport stub, titles) is skipped by retrace
+        work = any(r.get("type") in ("user", "assistant", "system") for r in head + tail)
     return SessionInfo(str(path), source, project, times[0] if times else None, last[-1] if last else None,
-                       size, len(lines))
+                       size, records, version, work)
+
+
+def _document(lines: list[bytes]) -> Any:
+    """The file as one JSON document when it is one (pretty-printed over several lines), else None."""
+    if not lines or not lines[0].lstrip().startswith((b"{", b"[")) or (len(lines) > 1 and _record(lines[0])):
+        return None  # not JSON, or JSON Lines (a whole object on its first line)
+    try:
+        return orjson.loads(b"\n".join(lines))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _doc_records(doc: Any) -> tuple[int, list[dict[str, Any]]]:
+    """(records, the records as objects) of a JSON document: an array's items, or the messages
+    of a Gemini session object (the document itself is the first, for its times and ids)."""
+    if isinstance(doc, list):
+        return len(doc), [x for x in doc if isinstance(x, dict)]
+    if isinstance(doc, dict):
+        items = next((doc[k] for k in ("messages", "history", "items") if isinstance(doc.get(k), list)), None)
+        if items is None:
+            return 1, [doc]
+        return len(items), [doc, *(x for x in items if isinstance(x, dict))]
+    return 1, []
+
+
+def _project_from_place(source: str, path: Path) -> str | None:
+    """The project where the log's place names it and no record does: aider writes into the
+    repository's root; Gemini CLI keeps chats under `~/.gemini/tmp/<project>/chats/` (a name
+    or a hash, as written)."""
+    if source == "aider":
+        return path.parent.name or None
+    if source == "gemini" and path.parent.name == "chats":
+        return path.parent.parent.name or None
+    return None
+
+
+def _version(r: dict[str, Any]) -> str | None:
+    p = r.get("payload")
+    for v in (r.get("version"), p.get("cli_version") if isinstance(p, dict) else None):
+        if isinstance(v, str) and v:
+            return v
+    return None
 
 
 def _record(line: bytes) -> dict[str, Any]:
@@ -109,6 +165,7 @@ def ls(
             emit_json(asdict(i), indent=False)
         return
     for i in infos:
+        skip = "  (no work: retrace skips it)" if i.work is False else ""
         typer.echo(f"{i.agent:<12} {safe(i.project or '-'):<24} {i.start or '-':<26} {i.size:>12,} B "
-                   f"{'-' if i.records is None else i.records:>7} rec  {safe(i.path)}")
+                   f"{'-' if i.records is None else i.records:>7} rec  {safe(i.path)}{skip}")
     typer.echo(f"forsy: {plural(len(infos), 'session')}, {sum(i.size for i in infos):,} bytes", err=True)

@@ -51,7 +51,8 @@ from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _
 
 KNOWN_TYPES = frozenset(
     "user assistant system summary file-history-snapshot queue-operation progress attachment "
-    "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title".split()
+    "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title "
+    "teleported-from teleport-skipped-branch".split()
 )
 # `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
 # the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
@@ -75,7 +76,8 @@ class ClaudeCodeSource:
             if not isinstance(d, dict):
                 return False
             t = d.get("type")
-            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain")
+            # a session teleported from claude.ai starts with a stub naming the remote session
+            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId")
             return t in KNOWN_TYPES and any(k in d for k in keys)
         return False
 
@@ -221,6 +223,8 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
             titles.append(d["summary"])
         if t in ("permission-mode", "ai-title"):
             _mode_or_title(r, meta, session)
+        if t == "teleported-from" and isinstance(d.get("remoteSessionId"), str):
+            meta.extra["teleported_from"] = d["remoteSessionId"]
         if isinstance(d.get("sessionId"), str) and not d.get("isSidechain") and session.session_id == "":
             session.session_id = d["sessionId"]
         if isinstance(d.get("version"), str):

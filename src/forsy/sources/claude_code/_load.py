@@ -27,6 +27,8 @@ _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "mode": ("metadata", "mode"),
     "permission-mode": ("metadata", "permission mode"),
     "result": ("metadata", "usage"),
+    "teleported-from": ("metadata", "the remote session this one was teleported from"),
+    "teleport-skipped-branch": ("set_aside", "teleport-skipped-branch"),
 }
 
 _RECORD_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId")
