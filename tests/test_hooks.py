@@ -333,6 +333,17 @@ def test_claude_hook_makes_the_sweeps_draft_and_a_sweep_then_finds_it_unchanged(
     assert line[1:4] == ["claude-code", event, "ok"] and line[4] == str(transcript)
 
 
+def test_a_relative_transcript_path_and_a_bom_are_taken_as_the_agent_meant(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    proj = claude_tree(tmp_path)
+    monkeypatch.chdir(proj)
+    payload = "\ufeff" + json.dumps({"session_id": SUB_ID, "transcript_path": f"{SUB_ID}.jsonl",
+                                     "hook_event_name": "SessionEnd", "reason": "other"})
+    assert hook_run("claude-code", None, inline=True, payload=payload, wait_s=0) == 0
+    line = log_lines()[-1]
+    assert line[3] == "ok" and line[4] == str(proj / f"{SUB_ID}.jsonl")
+
+
 def test_a_session_still_growing_gets_a_grown_draft_not_a_duplicate(tmp_path: Path) -> None:
     proj = tmp_path / "p"
     proj.mkdir()

@@ -72,7 +72,7 @@ def _spawn(agent: str, payload: str) -> None:
             f.write(payload)
         cmd += ["--payload-file", spool]
     subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     close_fds=True, start_new_session=True, cwd="/" if os.name == "posix" else None)
+                     close_fds=True, start_new_session=True)  # the agent's folder: a relative path means the same
 
 
 def background(agent: str, payload: str | None, payload_file: str | None, wait_s: float = STEADY_WAIT_S) -> int:
@@ -109,7 +109,7 @@ def _parse(payload: str) -> dict[str, Any]:
     if not payload.strip():
         raise _Failed("the agent sent no payload")
     try:
-        data = json.loads(payload)
+        data = json.loads(payload.lstrip("\ufeff"))
     except ValueError as e:
         raise _Failed(f"the payload is not JSON: {e}") from None
     if not isinstance(data, dict):
@@ -133,7 +133,7 @@ def _session_roots(agent: str, data: dict[str, Any]) -> tuple[list[Path], str]:
         if not isinstance(t, str) or not t:
             raise _Failed("the payload names no transcript_path")
         where = t
-        path = Path(t).expanduser()
+        path = Path(os.path.abspath(Path(t).expanduser()))  # relative: to the folder the agent ran the hook in
     try:
         with open(path, "rb") as f:
             f.read(1)
