@@ -111,6 +111,13 @@ def test_second_run_adds_nothing_and_a_grown_source_is_replaced(corpus: Path, tm
     assert len(changed) == 1 and int(str(new[changed[0]]["steps"])) > int(str(old[changed[0]]["steps"]))
 
 
+def test_a_dataset_inside_its_source_is_not_read_as_corpus(corpus: Path) -> None:
+    out = corpus / "ds"
+    first = build([corpus], out)
+    again = build([corpus], out)  # its parts, state and card are not sessions of the corpus
+    assert (again.found, again.retraced, again.rows) == (first.found, 0, 0)
+
+
 def test_a_folder_forsy_did_not_write_is_refused(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "ds"
     out.mkdir()

@@ -60,7 +60,7 @@ def build(sources: Sequence[str | Path], out: str | Path, *, engine: Engine = "l
     _check_pyarrow()
     out = Path(out).expanduser()
     state = State.load(out)
-    units, unread = find([Path(s) for s in sources])
+    units, unread = find([Path(s) for s in sources], skip=out)
     if not units and not unread:
         raise InputError("no session logs or dataset rows were found", path=str(sources[0]) if sources else None)
     out.mkdir(parents=True, exist_ok=True)

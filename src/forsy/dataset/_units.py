@@ -23,7 +23,7 @@ be a person's name, and uses it to tell a second run what it has already done.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,7 +125,10 @@ def _row_name(value: object, fallback: str) -> str:
 def _parquet_units(path: Path, key: str) -> Iterator[Unit]:
     import pyarrow.parquet as pq
 
-    f = pq.ParquetFile(path)
+    try:
+        f = pq.ParquetFile(path)
+    except Exception as e:  # pyarrow's own errors (not Parquet, truncated): this file only
+        raise InputError(f"not a Parquet file pyarrow reads: {str(e)[:200]}", path=path) from None
     cols = _columns(f.schema_arrow.names)
     if cols is None:
         raise InputError(f"no column holding a log ({', '.join(TEXT_COLUMNS)})", path=path)
@@ -182,9 +185,20 @@ def _key(root: Path, p: Path) -> str:
     return f"{base}/{p.relative_to(root).as_posix()}"
 
 
-def find(roots: Sequence[Path]) -> tuple[list[Unit], list[Unread]]:
+def find(roots: Sequence[Path], skip: Path | None = None) -> tuple[list[Unit], list[Unread]]:
     """Every unit under `roots`, sorted by key (so both engines see the same order), and what
-    the walk found there but no reader takes."""
+    the walk found there but no reader takes; nothing under `skip` (the dataset being written,
+    when it lies inside a source: its parts are not a corpus)."""
+    below = skip.resolve() if skip is not None else None
+
+    def keep(p: Path) -> bool:
+        return below is None or not p.resolve().is_relative_to(below)
+
+    units, unread = _find(roots, keep)
+    return [u for u in units if keep(Path(u.path))], [u for u in unread if keep(Path(u.path))]
+
+
+def _find(roots: Sequence[Path], keep: Callable[[Path], bool]) -> tuple[list[Unit], list[Unread]]:
     units: dict[str, Unit] = {}
     unread: list[Unread] = []
     for root in roots:
@@ -195,7 +209,7 @@ def find(roots: Sequence[Path]) -> tuple[list[Unit], list[Unread]]:
         logs: list[Path] = []
         skipped: list[tuple[Path, str]] = []
         if root.is_dir():
-            datasets = sorted(p for p in root.rglob("*.parquet") if p.is_file() and not _hidden(root, p))
+            datasets = sorted(p for p in root.rglob("*.parquet") if p.is_file() and not _hidden(root, p) and keep(p))
             try:
                 found = [p for _, p in discover([root], skipped)]
             except InputError:
@@ -221,7 +235,10 @@ def find(roots: Sequence[Path]) -> tuple[list[Unit], list[Unread]]:
             units[key] = _file_unit(key, p, _side_files(p, seen, per_folder[p.parent] == 1))
         for p in datasets:
             key = _key(top, p) if root.is_dir() else root.name
-            units.update((u.key, u) for u in _parquet_units(p, key))
+            try:
+                units.update((u.key, u) for u in _parquet_units(p, key))
+            except InputError as e:  # a Parquet file without a log column, or not Parquet at all
+                unread.append(Unread(key, str(p), e.message))
         for p, why in skipped:
             if not p.is_file():
                 continue  # a folder not searched: `forsy retrace` says so; it holds no session row
