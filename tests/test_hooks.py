@@ -256,6 +256,23 @@ def test_codex_config_without_notify(tmp_path: Path) -> None:
     assert path.read_bytes() == text.encode()
 
 
+def test_forsys_hook_written_by_hand_is_not_added_twice(tmp_path: Path) -> None:
+    path = tmp_path / "claude" / "settings.json"
+    path.parent.mkdir()
+    by_hand = {"hooks": {"SessionEnd": [{"hooks": [{"type": "command",
+                                                    "command": "forsy hook run --agent claude-code"}]}]}}
+    path.write_text(json.dumps(by_hand), encoding="utf-8")
+    hooks.install("claude-code")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert [len(doc["hooks"][e]) for e in ("SessionEnd", "Stop", "PreCompact")] == [1, 1, 1]
+    codex = tmp_path / "codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('notify = ["forsy", "hook", "run", "--agent", "codex"]\n', encoding="utf-8")
+    with pytest.raises(hooks.HookError, match="already"):
+        hooks.install("codex")
+    assert codex.read_text(encoding="utf-8") == 'notify = ["forsy", "hook", "run", "--agent", "codex"]\n'
+
+
 def test_codex_notify_not_a_list_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "codex" / "config.toml"
     path.parent.mkdir()

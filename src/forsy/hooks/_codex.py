@@ -22,6 +22,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ._json import MARKS
+
 BEGIN = "# >>> forsy hook: `forsy hook uninstall --agent codex` removes this block and restores the lines below it"
 END = "# <<< forsy hook"
 CHAINED = "# forsy-chained: "
@@ -115,6 +117,8 @@ def add(text: str, argv: list[str]) -> str:
     if user is not None:
         if not isinstance(user, list) or not all(isinstance(v, str) for v in user) or not user:
             raise ConfigError("its `notify` is not a list of strings; forsy leaves it alone")
+        if any(m in " " + " ".join(user) + " " for m in MARKS):  # forsy chained to itself would run twice
+            raise ConfigError("its `notify` runs forsy's hook already (written by hand); nothing done")
         where = _notify_lines(lines, user)
         if where is None:
             raise ConfigError("cannot tell which lines hold its `notify`; add forsy's by hand (docs/hooks.md)")

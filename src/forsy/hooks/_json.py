@@ -18,7 +18,8 @@ import json
 import re
 from typing import Any
 
-MARK = " -m forsy.hooks run --agent "
+# forsy's command as install writes it, and as a user may write it by hand
+MARKS = (" -m forsy.hooks run --agent ", "forsy hook run --agent ")
 
 # Claude Code: SessionEnd when a session ends (exit, /clear, logout), Stop when the agent
 # finishes answering (a session still going: its draft grows), PreCompact before the context
@@ -34,7 +35,8 @@ class SettingsError(Exception):
 
 
 def is_forsy(hook: object) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and MARK in hook["command"]
+    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and \
+        any(m in hook["command"] for m in MARKS)
 
 
 def parse(text: str) -> dict[str, Any]:
