@@ -185,3 +185,15 @@ def test_subagents_are_nested_under_their_own_heading() -> None:
     assert flat == sorted(flat) == list(range(1, len(flat) + 1))  # every step once, in order
     assert all(isinstance(b, Entry) and not b.actor.startswith("subagent") for b in blocks
                if not isinstance(b, Subagent))
+
+
+def test_the_termination_reason_is_picked_from_what_the_format_allows(web: tuple[TestClient, str, str]) -> None:
+    c, _, tid = web
+    html = c.get(f"/t/{tid}").text
+    box = html[html.index('id="j-termination_reason"'):]
+    box = box[:box.index("</div>")]
+    from forsy.models import TerminationReason
+
+    assert re.findall(r"<option(?: selected)?>([a-z_]+)</option>", box) == [r.value for r in TerminationReason]
+    assert "<option selected>task_complete</option>" in box and "<textarea" not in box
+    assert "user_confirmed_done" in post(c, tid, "edit", field="termination_reason", value="user_confirmed_done")

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ..models import TerminationReason
 from .overlay import TRACE_EDITABLE
 from .source import LoadedTrace
 
@@ -29,14 +30,19 @@ JUDGEMENTS: tuple[tuple[str, str], ...] = (
 )
 
 
+# the judgements whose values the format enumerates: a person picks one, never types a word the format refuses
+CHOICES: dict[str, tuple[str, ...]] = {"/termination_reason": tuple(r.value for r in TerminationReason)}
+
+
 @dataclass(frozen=True)
 class Judgement:
     path: str
     label: str
-    kind: str  # "bool" or "text"
+    kind: str  # "bool", "choice" (one of `choices`) or "text"
     value: str  # as text; "" when null
     origin: str  # "not assessed", "derived by rule …", "proposed by model …", "decided by …"
     decided: bool  # a person set it (or accepted the value it has)
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,8 +129,9 @@ def judgements(d: LoadedTrace, accepted: set[str]) -> list[Judgement]:
         value = _at(d.trace, path)
         fp = _field_prov(d, path)
         human = fp.get("origin") == "human"
-        out.append(Judgement(path, label, "bool" if TRACE_EDITABLE[path] is bool else "text", _text(value),
-                             _origin(fp, value), human or path in accepted))
+        choices = CHOICES.get(path, ())
+        kind = "bool" if TRACE_EDITABLE[path] is bool else "choice" if choices else "text"
+        out.append(Judgement(path, label, kind, _text(value), _origin(fp, value), human or path in accepted, choices))
     return out
 
 
