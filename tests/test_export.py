@@ -363,3 +363,20 @@ def test_the_refusal_names_the_file_once(demo: Bundle, tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["export", demo.where, "--to", "atif", "-o", str(mine)])
     assert r.exit_code == 6
     assert r.stderr == f"forsy: error: {mine}: exists and was not written by forsy export; not overwritten\n"
+
+
+def test_hf_card_names_every_release_tier_of_the_traces_it_holds(demo: Bundle, tmp_path: Path) -> None:
+    """A private (unredacted) trace beside a research_preview one: the card says both, so whoever
+    publishes the folder sees that it holds a trace not meant to be shared."""
+    redacted_run = retrace([DEMO], RetraceOptions(out=tmp_path / "red"))
+    folder = redacted_run.results[0].folder
+    assert folder is not None
+    red = load_folder(folder)
+    other = red.trace.model_copy(update={"trace_id": "forsy_other00000000000000"})
+    bundles = [demo, Bundle(other, red.manifest, red.provenance, "x")]
+    tiers = sorted({b.trace.dataset_summary.release_tier for b in bundles})
+    assert tiers == ["private", "research_preview"]
+    export(bundles, "hf", tmp_path / "hf")
+    card = (tmp_path / "hf" / "README.md").read_text()
+    assert "2 trace(s)" in card
+    assert all(t in card.split("release tiers here:")[1] for t in tiers), card
