@@ -287,3 +287,29 @@ def test_a_task_with_only_its_ui_messages_is_read(tmp_path: Path) -> None:
     assert "pytest -q" in str(cmd["input"]) and "REQ_APP" not in str(cmd["input"]) and "1 passed" in cmd["output"]
     ledger = _ledger(tmp_path / "out")
     assert not [r for f in ledger for r in f.get("unknown", [])]
+
+
+def test_failures_cline_writes_in_a_result_fail_the_call(tmp_path: Path) -> None:
+    """A command that exited non-zero, a tool error, a missing parameter: Cline says so in
+    the result's words (no error flag), and the call fails by Cline's named rule."""
+    calls = [("t1", "execute_command", {"command": "make"}),
+             ("t2", "read_file", {"path": "x"}),
+             ("t3", "execute_command", {"command": "ls"}),
+             ("t4", "write_to_file", {})]
+    answers = ["[execute_command for 'make'] Result:\nCommand failed with exit code 2.\nOutput:\nmake: Error 2",
+               "The tool execution failed with the following error:\n<error>\nENOENT: x\n</error>",
+               "[execute_command for 'ls'] Result:\nCommand executed successfully (exit code 0).\nOutput:\na.txt",
+               "[write_to_file] Result:\nMissing value for required parameter 'path'. Please retry."]
+    api: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "<task>\nbuild\n</task>"}]}]
+    for (cid, name, args), answer in zip(calls, answers, strict=True):
+        api.append({"role": "assistant", "content": [{"type": "tool_use", "id": cid, "name": name, "input": args}]})
+        block: dict[str, Any] = ({"type": "tool_result", "tool_use_id": cid, "content": answer} if cid == "t2"
+                                 else {"type": "text", "text": answer})
+        api.append({"role": "user", "content": [block]})
+    (tmp_path / "api_conversation_history.json").write_text(json.dumps(api))
+    [trace] = retrace(tmp_path / "api_conversation_history.json", tmp_path / "out")
+    assert [(st["tool"], st["success"]) for st in trace["steps"] if st.get("tool")] == [
+        ("execute_command", False), ("read_file", False), ("execute_command", True), ("write_to_file", False)]
+    prov = json.loads(next((tmp_path / "out").rglob("provenance.json")).read_text("utf-8"))
+    rules = {p["fields"]["success"]["rule"] for p in prov["steps"] if "success" in p["fields"]}
+    assert "R-call/cline-failure-text" in rules

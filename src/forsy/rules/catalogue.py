@@ -47,6 +47,10 @@ _RULES: tuple[Rule, ...] = (
          "match error): the call failed; an exit code the message states is read from it."),
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
          "(it writes the line only then): the call failed, whatever its status."),
+    Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
+         "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
+         "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "
+         "did not match): the call failed."),
     Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),

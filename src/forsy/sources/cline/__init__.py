@@ -46,7 +46,7 @@ from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
-from ._harness import command_failed, harness_kind, wrapped_words
+from ._harness import command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._ui_only import read_ui_only
 
@@ -56,6 +56,7 @@ META = "task_metadata.json"
 RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 DENIED = "The user denied this operation"
+FAILURE_RULE = "R-call/cline-failure-text"
 
 
 class ClineSource:
@@ -327,7 +328,7 @@ class _Task:
             self.pending.remove(call)
             failed = command_failed(text)
             self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                     is_error=failed is True)
+                     is_error=failed, info=ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
             return
         if kind == "completion_feedback_wrapper" and call is not None:
             self.pending.remove(call)  # answered by the person's feedback, in the next block
@@ -362,9 +363,11 @@ class _Task:
         denied = DENIED in text
         if denied:
             _bump(self.s, "rejected_calls")
+        failed = not denied and result_failed(text)
         self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                 is_error=denied or text.lstrip().startswith("[ERROR]"),
-                 info=ResultInfo(rejected=True) if denied else None)  # the user's rejection: feedback on the step
+                 is_error=denied or failed or text.lstrip().startswith("[ERROR]"),
+                 info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
+                 ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
 
     def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
         cid = b.get("tool_use_id")
@@ -380,10 +383,12 @@ class _Task:
         parts = [(pointer("content", i), x["text"]) for i, x in enumerate(c if isinstance(c, list) else [])
                  if isinstance(x, dict) and isinstance(x.get("text"), str)]
         text = "\n".join(t for _, t in parts)
+        failed = DENIED not in text and b.get("is_error") is not True and result_failed(text)
         ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
                    [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool, text=text,
-                   is_error=b.get("is_error") is True or DENIED in text,
-                   info=ResultInfo(rejected=True) if DENIED in text else None)
+                   is_error=b.get("is_error") is True or DENIED in text or failed,
+                   info=ResultInfo(rejected=True) if DENIED in text else
+                   ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
         if DENIED in text:
             _bump(self.s, "rejected_calls")
         self.s.events.append(ev)

@@ -91,3 +91,27 @@ def wrapped_words(text: str) -> tuple[str, tuple[int, int]] | None:
             return None
         return kind, (i + len(tag) + 1, j)
     return None
+
+
+# Cline's failure messages inside a call's result (responses.ts `formatResponse`: toolError,
+# missingToolParameterError, clineIgnoreError, permissionDeniedError, diffError's reasons, the
+# write/replace "parameter was empty" errors; CommandOrchestrator's status line)
+FAILURES: tuple[str, ...] = (
+    "The tool execution failed with the following error:",
+    "Missing value for required parameter",
+    "Command execution blocked by CLINE_COMMAND_PERMISSIONS",
+    "This is likely because the SEARCH block content doesn't match",
+)
+BLOCKED = re.compile(r"Access to .+ is blocked by the \.clineignore file settings\.")
+EMPTY_PARAMETER = re.compile(r"Failed to (?:write to|edit) '[^']*': The '(?:content|diff)' parameter was empty\.")
+
+
+def result_failed(text: str) -> bool:
+    """Whether a call's result (after its `[tool for '...'] Result:` line) is a failure Cline wrote."""
+    body = text.lstrip()
+    if body.startswith("[") and "] Result:" in body.split("\n", 1)[0]:
+        body = body.split("\n", 1)[1].lstrip() if "\n" in body else ""
+    if command_failed(body) is True:
+        return True
+    return body.startswith(FAILURES) or any(f in body for f in FAILURES[3:]) or bool(
+        BLOCKED.match(body) or EMPTY_PARAMETER.match(body))
