@@ -115,8 +115,7 @@ def main() -> None:
         print(f"{'hook':45} {'runs':>5} {'median ms':>10} {'worst ms':>9} {'best ms':>8}")
         for name, r in out.items():
             print(f"{name:45} {r['runs']:5} {r['median_ms']:10} {r['worst_ms']:9} {r['best_ms']:8}")
-        print(f"background: {len(lines)} of {calls} calls logged, {ok} ok "
-              f"(the rest: the same unchanged session, or waiting on another hook's sweep lock)")
+        print(f"background: {len(lines)} of {calls} calls logged, {ok} ok (a draft made, or found up to date)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
