@@ -87,3 +87,42 @@ def test_each_change_alone(tmp_path: Path, change: Callable[[Path], None], new_d
         assert (third.counts.unchanged, third.counts.traced) == (1, 0)
     finally:
         st.close()
+
+
+def test_a_file_whose_sessions_partly_fail_is_recorded_failed_and_tried_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One file, two sessions (an evaluation's output.jsonl); one fails: the other is stored,
+    the file is failed (named, exit 7) and read again next run, never remembered as done."""
+    import forsy.pipeline as pipeline
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    line = (SAMPLES.parent / "tests" / "fixtures" / "openhands" / "sdk-output.jsonl").read_text("utf-8").strip()
+    import json
+
+    first, second = json.loads(line), json.loads(line)
+    first["instance_id"], second["instance_id"] = "repo__one-1", "repo__two-2"
+    (root / "output.jsonl").write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n", "utf-8")
+    real = pipeline.process
+    broken = {"on": True}
+
+    def process(session, options, redactor):  # type: ignore[no-untyped-def]
+        if broken["on"] and session.session_id == "repo__two-2":
+            raise RuntimeError("a bug met on the second session")
+        return real(session, options, redactor)
+
+    monkeypatch.setattr(pipeline, "process", process)
+    st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        rep = run(st, root)
+        assert rep.counts.failed == 1 and rep.exit_code == 7, rep.to_json()
+        assert [r.session_id for r in st.traces(TraceQuery())] == ["repo__one-1"]
+        [state] = [s for s in st.file_states([str(root)]).values() if s.path.endswith("output.jsonl")]
+        assert state.status == "failed" and "second session" in (state.last_error or "")
+        broken["on"] = False  # the bug is fixed; the file did not change
+        again = run(st, root)
+        assert sorted(r.session_id for r in st.traces(TraceQuery())) == ["repo__one-1", "repo__two-2"], \
+            again.to_json()
+        assert again.exit_code == 0
+    finally:
+        st.close()

@@ -104,7 +104,8 @@ class SweepReport:
             return ExitCode.PARTIAL  # something was skipped for a fault; everything else was done
         if not c.failed:
             return ExitCode.OK
-        return ExitCode.PARTIAL if c.seen > c.failed else ExitCode.INPUT
+        # something was done (another file, or another session of a failing file): partly done
+        return ExitCode.PARTIAL if c.seen > c.failed or c.traces_written else ExitCode.INPUT
 
     def to_json(self) -> dict[str, object]:
         counts = dict(vars(self.counts))

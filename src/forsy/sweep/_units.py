@@ -72,7 +72,9 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
             gone.extend(r.path for r in rows if r.status != "source_gone")
             continue
         members = sorted(r.path for r in rows if r.path != unit_path)
-        changed = main.status == "source_gone" or not _same(main, on_disk[unit_path]) or any(
+        # a file that failed is read again every run: the fault may have been forsy's, and an
+        # upgrade fixes it while the file stays the same (Claude Code deletes it after 30 days)
+        changed = main.status in ("source_gone", "failed") or not _same(main, on_disk[unit_path]) or any(
             not _same(known[m], on_disk.get(m) or stat_path(m)) for m in members)
         units[unit_path] = Unit(unit_path, "changed" if changed else "unchanged", members, main.source_kind)
         stem_dirs[unit_path.split(".jsonl")[0]] = unit_path
