@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from _paths import SAMPLES
 from forsy import hooks
 from forsy.cli import app
-from forsy.hooks import _files
-from forsy.hooks._run import run as hook_run
+from forsy.hooks import log_path, read_log
+from forsy.hooks import run as hook_run
 from forsy.store import TraceQuery, open_store
 from forsy.sweep import SweepOptions, sweep
 
@@ -94,7 +94,7 @@ def env() -> dict[str, str]:
 
 
 def log_lines() -> list[list[str]]:
-    return _files.read_log()
+    return read_log()
 
 
 # ------------------------------------------------------------------ settings files
@@ -445,7 +445,7 @@ def test_what_cannot_be_read_is_logged_and_shown_by_status(payload: str, why: st
     line = log_lines()[-1]
     assert line[3] == "failed" and why in line[5]
     r = runner.invoke(app, ["hook", "status", "--agent", "claude-code"])
-    assert r.exit_code == 0 and why in r.output and str(_files.log_path()) in r.output
+    assert r.exit_code == 0 and why in r.output and str(log_path()) in r.output
 
 
 def test_an_unreadable_transcript_is_logged(tmp_path: Path) -> None:

@@ -70,9 +70,8 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
     """What is installed where, and the hook's last runs and failures (its log)."""
-    from ..hooks import AGENTS
+    from ..hooks import AGENTS, log_path, read_log
     from ..hooks import status as get
-    from ..hooks._files import log_path, read_log
 
     agents = [_agent(agent)] if agent else list(AGENTS)
     states = [get(a, settings if agent else None) for a in agents]
@@ -124,7 +123,7 @@ def run(
                                         "changing.")] = 10.0,
 ) -> None:
     """What the agents call (as `python -m forsy.hooks run`, which starts faster): hand the session to a background sweep and return. Exit 0 and nothing on stdout, whatever happens."""  # noqa: E501
-    from ..hooks._run import run as do
+    from ..hooks import run as do
 
     code = do(agent, payload_arg, chain=chain, background_=background, inline=inline, payload=payload,
               payload_file=payload_file, wait_s=wait)

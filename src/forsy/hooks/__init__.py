@@ -21,6 +21,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._files import log_path, read_log
+    from ._run import run
     from ._settings import (
         AGENTS,
         Change,
@@ -34,13 +36,18 @@ if TYPE_CHECKING:
         uninstall,
     )
 
-__all__ = ["AGENTS", "Change", "HookError", "Status", "hook_argv", "hook_command", "install", "settings_path",
-           "status", "uninstall"]
+# name -> the module that has it (loaded on first use)
+_WHERE = {**dict.fromkeys(["AGENTS", "Change", "HookError", "Status", "hook_argv", "hook_command", "install",
+                           "settings_path", "status", "uninstall"], "_settings"),
+          "run": "_run", "log_path": "_files", "read_log": "_files"}
+__all__ = ["AGENTS", "Change", "HookError", "Status", "hook_argv", "hook_command", "install", "log_path", "read_log",
+           "run", "settings_path", "status", "uninstall"]
 
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
+    where = _WHERE.get(name)
+    if where is None:
         raise AttributeError(f"module 'forsy.hooks' has no attribute {name!r}")
-    value = getattr(importlib.import_module("forsy.hooks._settings"), name)
+    value = getattr(importlib.import_module(f"forsy.hooks.{where}"), name)
     globals()[name] = value
     return value
