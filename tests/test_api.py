@@ -91,3 +91,19 @@ def test_every_error_class_exits_with_a_code_of_the_table() -> None:
                  "RedactionError", "LLMError", "OutputError"):
         assert getattr(forsy, name).exit_code in set(ExitCode), name
     assert forsy.NoWork.exit_code == ExitCode.INPUT  # "no work in the log" is unusable input, as the README says
+
+
+def test_the_readme_api_snippet_runs_as_written(tmp_path: Path) -> None:
+    """The README's Python block, run from a folder holding the shipped samples (as a fresh clone
+    is), prints the demo session's steps and a written trace that validates and verifies."""
+
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", text, re.S)
+    (tmp_path / "sample_logs").symlink_to(ROOT / "sample_logs")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("demo-session.jsonl traced 9") and lines[-1] == "True True", r.stdout
