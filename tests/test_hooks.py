@@ -527,3 +527,8 @@ def test_cli_install_status_uninstall(tmp_path: Path) -> None:
     assert got["agents"][0]["installed"] == ["PreCompact", "SessionEnd", "Stop"]
     r = runner.invoke(app, ["hook", "uninstall", "--agent", "claude-code", "--settings", str(path)])
     assert r.exit_code == 0 and path.read_text(encoding="utf-8") == CLAUDE_SETTINGS
+
+
+def test_cli_an_unknown_agent_is_a_usage_error_not_a_crash() -> None:
+    r = runner.invoke(app, ["hook", "install", "--agent", "cursor"])
+    assert r.exit_code == 2 and "claude-code, codex, gemini" in r.output

@@ -19,10 +19,11 @@ SettingsOpt = Annotated[Path | None, typer.Option(
 
 
 def _agent(name: str) -> str:
+    from ..errors import InputError
     from ..hooks import AGENTS
 
     if name not in AGENTS:
-        raise typer.BadParameter(f"one of {', '.join(AGENTS)}", param_hint="--agent")
+        raise InputError(f"--agent is one of {', '.join(AGENTS)}, not {name!r}")
     return name
 
 
