@@ -178,6 +178,7 @@ def test_ray_rows_are_the_local_rows(corpus: Path, tmp_path: Path, monkeypatch: 
     """A local Ray with two CPUs, started and stopped by the build; on both engines a session
     whose worker dies (twice) is a failed row, the same one."""
     monkeypatch.setenv("FORSY_DATASET_TEST_FAULT", "kill:legacy-inline-sidechain.jsonl")
+    monkeypatch.setattr("forsy.dataset._engines.WAVE", 3)  # several Ray Datasets, in order
     local, on_ray = tmp_path / "local", tmp_path / "ray"
     build([corpus], local, num_cpus=2)
     r = build([corpus], on_ray, engine="ray", num_cpus=2)

@@ -26,6 +26,7 @@ from ._units import Unit, load, source_id
 
 CRASHED = "the worker retracing this session died twice (killed, out of memory or a crash in C code)"
 READ_AHEAD = 2  # units in flight beyond one per worker
+WAVE = 4096  # units per Ray Dataset: one block each
 
 
 def _test_fault(unit: Unit) -> None:
@@ -130,48 +131,54 @@ def ray_session(address: str | None, num_cpus: int | None) -> Any:
 def run_ray(units: Sequence[Unit], num_cpus: int | None, address: str | None = None,
             redact: bool = True) -> Iterator[tuple[Unit, list[Row]]]:
     """Units retraced by Ray Data tasks, one unit per block (so a crash loses one unit),
-    yielded in order. A task whose worker dies is retried once by Ray; a block that fails
-    again is let go (`max_errored_blocks`), and its unit becomes a failed row here."""
+    yielded in order, in waves of WAVE units (the driver holds one wave's blocks, not the
+    corpus's). A task whose worker dies is retried once by Ray; a block that fails again is
+    let go (`max_errored_blocks`), and its unit becomes a failed row here."""
     started = ray_session(address, num_cpus)
     import ray
     import ray.data
 
+    ctx = ray.data.DataContext.get_current()
+    saved = (ctx.execution_options.preserve_order, ctx.max_errored_blocks, ctx.enable_progress_bars)
     try:
-        if not units:
-            return
-        ctx = ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
         ctx.max_errored_blocks = -1
         ctx.enable_progress_bars = False
-        items = [{"unit": u.to_json()} for u in units]
-
-        def rows_of(item: dict[str, Any]) -> list[dict[str, Any]]:
-            return _ray_rows(item, redact)
-
-        with warnings.catch_warnings():
-            # a task's retries have no named parameter in Ray Data before 2.64 (hence the pin):
-            # without it Ray's default (3) would retry a crashing session three times
-            warnings.simplefilter("ignore", DeprecationWarning)
-            ds = ray.data.from_items(items, override_num_blocks=len(items)).flat_map(
-                rows_of, num_cpus=1, ray_remote_args_fn=lambda: {"max_retries": 1})
-        pending = deque(units)
-        current: Unit | None = None
-        rows: list[Row] = []
-        for got in ds.iter_rows():
-            key = Unit.from_json(got["unit"]).key
-            if current is not None and current.key == key:
-                rows.append(orjson.loads(got["row"]))
-                continue
-            if current is not None:
-                yield current, rows
-            while pending and pending[0].key != key:  # units whose block was let go
-                lost = pending.popleft()
-                yield lost, failed(lost, CRASHED)
-            current, rows = pending.popleft(), [orjson.loads(got["row"])]
-        if current is not None:
-            yield current, rows
-        for lost in pending:
-            yield lost, failed(lost, CRASHED)
+        for i in range(0, len(units), WAVE):
+            yield from _wave(units[i:i + WAVE], redact)
     finally:
+        ctx.execution_options.preserve_order, ctx.max_errored_blocks, ctx.enable_progress_bars = saved
         if started is not None:
             ray.shutdown()
+
+
+def _wave(units: Sequence[Unit], redact: bool) -> Iterator[tuple[Unit, list[Row]]]:
+    import ray.data
+
+    def rows_of(item: dict[str, Any]) -> list[dict[str, Any]]:
+        return _ray_rows(item, redact)
+
+    with warnings.catch_warnings():
+        # a task's retries have no named parameter in Ray Data before 2.64 (hence the pin):
+        # without it Ray's default (3) would retry a crashing session three times
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ds = ray.data.from_items([{"unit": u.to_json()} for u in units], override_num_blocks=len(units)).flat_map(
+            rows_of, num_cpus=1, ray_remote_args_fn=lambda: {"max_retries": 1})
+    pending = deque(units)
+    current: Unit | None = None
+    rows: list[Row] = []
+    for got in ds.iter_rows():
+        key = Unit.from_json(got["unit"]).key
+        if current is not None and current.key == key:
+            rows.append(orjson.loads(got["row"]))
+            continue
+        if current is not None:
+            yield current, rows
+        while pending and pending[0].key != key:  # units whose block was let go
+            lost = pending.popleft()
+            yield lost, failed(lost, CRASHED)
+        current, rows = pending.popleft(), [orjson.loads(got["row"])]
+    if current is not None:
+        yield current, rows
+    for lost in pending:
+        yield lost, failed(lost, CRASHED)

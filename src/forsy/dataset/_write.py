@@ -36,7 +36,7 @@ CARD = "README.md"
 DATA = "data"
 GENERATOR = f"forsy {__version__}"
 FLUSH_ROWS = 256  # rows buffered per partition before a row group is written
-FLUSH_BYTES = 64 * 1024 * 1024  # text buffered over all partitions before the largest is written
+FLUSH_BYTES = 16 * 1024 * 1024  # text buffered over all partitions before the largest is written
 
 
 def schema() -> Any:
