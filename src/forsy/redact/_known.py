@@ -35,7 +35,7 @@ def distinctive(value: str) -> bool:
     if "&#" in value or "&lt;" in value or "&gt;" in value:
         return False  # an HTML entity's digits are not a password's
     if not any(not c.isalnum() and c not in _WEAK for c in value) and (
-            _wordy_parts(value) or _NAME_LIKE.search(value) or value.startswith("=")):
+            _wordy_parts(value) or _word_share(value) >= 0.7 or value.startswith("=")):
         return False  # `s3_aws_secret_access_key`, `PositionalIndexer2D`, `e.toLowerCase`: a name
         # another rule took for a value (such a slip is not spread over the session)
     return password_like(value, MIN_LEN) or (looks_random(value, 16) and _classes(value) >= 3) or (
@@ -43,9 +43,15 @@ def distinctive(value: str) -> bool:
 
 
 _WEAK = frozenset("-_./:=")
-# snake_case words, CamelCase words, a member access: code, not a token
-_NAME_LIKE = re.compile(r"[a-z0-9]_[a-z]{3}|[A-Z0-9]_[A-Z]{3}|[A-Z][a-z]{2,}[A-Z][a-z]{2,}"
-                        r"|[A-Za-z]\.[a-z][A-Za-z]{3}|[a-z]/[A-Z_]{4}")
+# words in a value: `s3_aws_secret_access_key`, `PositionalIndexer2D`, `e.toLowerCase` are
+# mostly words; a random token has only short runs of letters by chance
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+
+
+def _word_share(value: str) -> float:
+    return sum(len(m) for m in _WORD_RUN.findall(value)) / len(value)
+
+
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
@@ -58,6 +64,20 @@ def _wordy_parts(value: str) -> bool:
 
 def _classes(value: str) -> int:
     return sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
+
+
+_USER_PAIR = re.compile(r"[\w.@\\-]{1,64}:(?P<secret>[^\s:]{6,})")
+
+
+def learnt_values(raw: str, decoded: str) -> set[str]:
+    """What a masked value teaches: the value as written and as decoded, and the secret of a
+    `user:secret` pair (`--auth=bob:X` masked whole: X alone is still that secret)."""
+    out = {raw, decoded}
+    for v in (raw, decoded):
+        pair = _USER_PAIR.fullmatch(v)
+        if pair is not None:
+            out.add(pair["secret"])
+    return out
 
 
 def written_forms(value: str) -> set[str]:

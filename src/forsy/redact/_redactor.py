@@ -18,7 +18,7 @@ from ..errors import RedactionError
 from ._anchors import Anchors
 from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Finder, Hit
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
-from ._known import SPREAD_KINDS, KnownSecrets
+from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
@@ -162,7 +162,7 @@ class Redactor:
         out = [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
         # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
         learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
-                  for v in {t[h.start : h.end], normalise(h.kind, t[h.start : h.end])}]
+                  for v in learnt_values(t[h.start : h.end], normalise(h.kind, t[h.start : h.end]))]
         with self._lock:
             if learnt:
                 self._known.add(learnt)

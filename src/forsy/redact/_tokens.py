@@ -57,7 +57,9 @@ HEADER_RULES: tuple[RegexRule, ...] = (
         ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
     # (no `%`, `(`, `)` in the user: `date -u +%H:%M)` is a format, not user:password)
-    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?[^\s:'\"@%()]{1,100}:(?P<v>[^\s'\"@]{1,200})['\"]?",
+    # (`--user 1000:1000` is docker's uid:gid)
+    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?(?!\d{1,10}:\d{1,10}(?![^\s'\"]))[^\s:'\"@%()]{1,100}:"
+        r"(?P<v>[^\s'\"@]{1,200})['\"]?",
         ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
     _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
         ("sshpass",), accept=lambda v: not is_template(v)),

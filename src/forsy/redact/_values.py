@@ -153,13 +153,15 @@ _SYMBOLS_WEAK = frozenset("-_./:")  # in identifiers, versions, paths: not a pas
 _IDENTIFIER = re.compile(r"[A-Za-z][a-z]*(?:[A-Z]?[a-z]{3,}|[A-Z]{2,5}(?![a-z]))*[-_.]?(?:\d{1,6}[A-Z]?)?"
                          r"|v?\d+(?:\.\d+){1,3}[A-Za-z0-9.+-]*")
 _JOINED = re.compile(r"[-_.+ ]")
+_WORD_PART = re.compile(r"[A-Za-z][a-z]{2,}\d{0,6}|[A-Z]{3,}\d{0,6}|\d{1,6}")  # `Base64`, `encoded`, `UTF8`
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-+_. ][A-Za-z]+)+")  # `Control+Shift+T`, `read-only`
 _PW_CHARS = re.compile(r"[\x21-\x7e]+")
 _BRACKETS = frozenset("[]{}()<>")
 # `r.C0.ESC+`, `e.key`, `self.x`: a member of a (minified) object, code
 _MEMBER = re.compile(r"(?:^|[\s(=,:!?])(?:[A-Za-z_$]{1,2}|self|this|env|os|process)\.[A-Za-z_$]")
 # `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password
-_KEY_VALUE = re.compile(r"(?:[a-z][a-z0-9]*[._-])*[a-z][a-z0-9_]{2,}=|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*=")
+_KEY_VALUE = re.compile(r"[a-z]{2,}(?:[._-][a-z0-9_]+)*=|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*="
+                        r"|[A-Z][A-Z0-9_]{2,}=")
 
 
 def code_like(value: str) -> bool:
@@ -176,11 +178,11 @@ def password_like(value: str, min_len: int = 8) -> bool:
     if is_template(value) or is_doc_placeholder(value) or value.lower() in STOPWORDS or "/" in value or (
             PLACEHOLDER_RE.search(value)):
         return False
-    if _WORDY.fullmatch(value) or _IDENTIFIER.fullmatch(value) or value.startswith(("http", "-", "$", "%", "{")):
+    if _WORDY.fullmatch(value) or _IDENTIFIER.fullmatch(value) or value.startswith(("http", "-", "$", "%", "{", "_")):
         return False
-    if _WORDS_JOINED.fullmatch(value) or all(_IDENTIFIER.fullmatch(p) for p in _JOINED.split(value) if p):
+    if _WORDS_JOINED.fullmatch(value) or all(_WORD_PART.fullmatch(p) for p in _JOINED.split(value) if p):
         return False  # words or names joined: `Control+Shift+T`, `Base64-encoded`
-    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _KEY_VALUE.match(value) or (
+    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _setting(value) or (
             _MEMBER.search(value)):
         return False  # a pattern (`ya29.[a-z]{100,}`), a call or `env.API_KEY`: code, not a password
     lower = any(c.islower() for c in value)
@@ -192,3 +194,21 @@ def password_like(value: str, min_len: int = 8) -> bool:
     if symbol and digit:
         return True
     return lower + upper + digit + symbol >= 3 and looks_random(value, min_len)
+
+
+def _setting(value: str) -> bool:
+    """`name=value` with a plain value (`net.ipv4.ip_forward=1`, `OPENAI_API_KEY=sk-...`); not
+    `pbm-qr=^94N`, whose `=` is one of a password's symbols."""
+    m = _KEY_VALUE.match(value)
+    return m is not None and _PLAIN_VALUE.fullmatch(value, m.end()) is not None
+
+
+_PLAIN_VALUE = re.compile(r"[\w.:/,+-]*")
+
+
+def mixed_literal(value: str) -> bool:
+    """Letters and digits, 6+ chars, not a name: enough where the position itself is strong
+    (`user:X`, a quoted value right after "password")."""
+    return (len(value) >= 6 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and not _IDENTIFIER.fullmatch(value) and not code_like(value) and not is_template(value)
+            and not any(c in _BRACKETS for c in value))

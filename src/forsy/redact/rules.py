@@ -23,6 +23,7 @@ from .structure import (
     flag_secret,
     net_secret,
     prose_secret,
+    sql_secret,
     stdin_secret,
     url_path_secret,
 )
@@ -303,5 +304,6 @@ def json_view_rules() -> tuple[Finder, ...]:
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, cli_secret,
-            stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, prose_secret,
+            stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, sql_secret,
+            prose_secret,
             email, phone, home_path_user)

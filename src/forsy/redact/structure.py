@@ -18,7 +18,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, is_template, looks_random
-from ._values import code_like, password_like
+from ._values import code_like, mixed_literal, password_like
 from .cmdline import _COMMAND_END, _unquoted, cli_literal, shell_words
 
 if TYPE_CHECKING:
@@ -264,7 +264,9 @@ _ATTACHED = ("-p", "-P")
 _WIN_FLAGS = re.compile(r"/(?:pass|password|pw|p|rp):(?P<v>[^\s\"'/]{3,256})", re.IGNORECASE)
 _USER_FLAGS = ("-U", "--user", "--username", "-u")
 _FLAG_ANCHORS = (" -p", " -P", "\t-p", " -k", " -w", " -s", "/pass:", "/PASS:", "/p:", "/password:", "/pw:",
-                 " -U", " --user", " -u")
+                 " -U", " --user", " -u", " -a", " -A", " --auth", " --basic-auth", " --http-auth", " --cred")
+# user:password after these (`http -a u:p`, `ab -A u:p`, `--auth=u:p`); not -u (curl-user's)
+_AUTH_FLAGS = frozenset({"-a", "-A", "--auth", "--basic-auth", "--http-auth", "--credentials", "--creds"})
 _NET = ("net user ", "net use ", "NET USER ", "NET USE ")
 
 
@@ -291,6 +293,11 @@ def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if flag in _USER_FLAGS and len(words) > 1:
             yield from _user_percent(text, *_unquoted(text, *words[1]))
             continue
+        name, eq, attached = flag.partition("=")
+        if name in _AUTH_FLAGS and (eq or len(words) > 1):
+            vs, ve = _unquoted(text, fs + len(name) + 1, fe) if eq else _unquoted(text, *words[1])
+            yield from _auth_pair(text, vs, ve, strong=name.startswith("--"))
+            continue
         if flag in _SHORT_FLAGS and len(words) > 1:
             vs, ve = _unquoted(text, *words[1])
             value = text[vs:ve]
@@ -302,6 +309,17 @@ def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             vs, ve = _unquoted(text, fs + 2, fe)
             if password_like(text[vs:ve]):
                 yield Hit(vs, ve, CREDENTIAL, "flag-secret")
+
+
+def _auth_pair(text: str, start: int, end: int, *, strong: bool) -> Iterator[Hit]:
+    """`-a user:SECRET` (httpie, ab -A, hey): SECRET; after a short flag it must look like one."""
+    cut = text.find(":", start, end)
+    if cut <= start or not re.fullmatch(r"[\w.@\\-]{1,64}", text[start:cut]):
+        return
+    value = text[cut + 1 : end]
+    # `user:` before it is evidence enough for a value with letters and digits that is no name
+    if cli_literal(value) and (password_like(value) or mixed_literal(value) or (strong and not value.isdigit())):
+        yield Hit(cut + 1, end, CREDENTIAL, "flag-secret")
 
 
 def _user_percent(text: str, start: int, end: int) -> Iterator[Hit]:
@@ -334,8 +352,40 @@ def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 yield Hit(vs, ve, CREDENTIAL, "net-secret")
 
 
+# ---------------------------------------------------------------- SQL statements
+# CREATE USER u IDENTIFIED BY 'X'; ALTER ROLE u WITH LOGIN PASSWORD 'X'; CREATE LOGIN u WITH
+# PASSWORD = 'X'; SET PASSWORD FOR 'u'@'h' = 'X' (also PASSWORD('X'))
+_SQL_VALUE = re.compile(r"[ \t]*(?:=[ \t]*)?(?:PASSWORD[ \t]*\([ \t]*)?(?P<q>['\"])(?P<v>[^'\"\n\\]{1,256})(?P=q)",
+                        re.IGNORECASE)
+_SQL_STATEMENT = re.compile(r"\b(?:CREATE|ALTER|SET|GRANT)\b[^;\n]{0,200}$", re.IGNORECASE)
+_SQL_FOR = re.compile(r"[ \t]+FOR[ \t]+[^;\n=]{1,120}", re.IGNORECASE)
+
+
+def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The quoted password of a SQL statement that sets one."""
+    for i in anchors.find(("identified by", "pass"), ignore_case=True):
+        head = text[i : i + 13].lower()
+        if i > 0 and text[i - 1].isalnum():
+            continue
+        if head.startswith("identified by"):
+            end = i + 13
+            m = _SQL_VALUE.match(text, end)
+            if m is None and text[end : end + 10].strip().lower().startswith("password"):
+                m = _SQL_VALUE.match(text, text.lower().index("password", end) + 8)  # IDENTIFIED BY PASSWORD '*hash'
+        elif head.startswith("password") and not text[i + 8 : i + 9].isalnum():
+            if _SQL_STATEMENT.search(text, max(0, i - 200), i) is None:
+                continue  # "password 'x'" in prose is the prose rule's
+            end = i + 8
+            target = _SQL_FOR.match(text, end)  # SET PASSWORD FOR 'u'@'h' = 'X'
+            m = _SQL_VALUE.match(text, target.end() if target else end)
+        else:
+            continue
+        if m is not None and cli_literal(m["v"]) and " " not in m["v"].strip():
+            yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "sql-password")
+
+
 # ---------------------------------------------------------------- prose
-_PROSE_WORDS = ("password", "passwd", "passphrase", "pw", "pwd", "token", "secret", "api key", "apikey")
+_PROSE_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "token", "secret", "api key", "apikey", "pass")
 # searched as the assignment rule's keywords (one search each, shared) and "pw"
 _PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key")
 _PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey"})
@@ -362,14 +412,34 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         end = i + len(word)
         if end < len(text) and (text[end].isalnum() or text[end] in "_-.("):
             continue  # "tokens", "token_count", "secretName": not the word alone
-        if end < len(text) and text[end] in ":=":
+        if word == "pass" and text[end : end + 1] != ":":
+            continue  # "pass" is a verb; "user: admin pass: X" is a label
+        before = _value_before(text, i, word)
+        if before is not None:  # "use X as the password"
+            done = before.end
+            yield before
+            continue
+        label = end < len(text) and text[end] in ":="
+        if label:
             end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
         named = 0
         for _ in range(7):
             while end < len(text) and text[end] in " \t":
                 end += 1
+            if label and named == 0:  # "Here's the token:" and the value on the next line
+                end += 1 if text.startswith("\n", end) else 2 if text.startswith("\\n", end) else 0
+                label = False
+            quoted = _quoted_at(text, end) if text[end - 1] in " \t:=" else None  # `"password",` ends a string
+            if quoted is not None:  # "password 'X'", "set the password to \"X\""
+                vs, ve = quoted
+                value = text[vs:ve]
+                ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_literal(value)
+                if ok and not code_like(value):
+                    done = ve
+                    yield Hit(vs, ve, CREDENTIAL, "prose-secret")
+                break
             m = _PROSE_WORD.match(text, end)
-            if m is None or (end > 0 and text[end - 1] not in " \t"):
+            if m is None or (end > 0 and text[end - 1] not in " \tn\n"):
                 break  # prose puts a blank before the value (`password:O,` is code)
             token = m.group()
             low = token.lower().rstrip(":")
@@ -381,20 +451,51 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 named += 1  # "for deploy", "the staging db": up to two plain words, then the value
                 end = m.end()
                 continue
-            ok = looks_random(value, 16) if word in _PROSE_TOKEN_WORDS else password_like(value)
+            ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value)
             if ok and not _pathish(value) and not code_like(value):
                 done = end + len(value)
                 yield Hit(end, done, CREDENTIAL, "prose-secret")
             break
 
 
+_AS_THE = re.compile(r"(?P<q>['\"]?)(?P<v>[^\s'\"]{6,256})(?P=q)[ \t]+as[ \t]+"
+                     r"(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?$", re.IGNORECASE)
+
+
+def _token_like(value: str) -> bool:
+    """A token in prose: random, with a digit (`OpenAI-compatible` is random enough, but words)."""
+    return looks_random(value, 16) and any(c.isdigit() for c in value) and not _JOINED_WORDS.fullmatch(value)
+
+
+_JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
+
+
+def _value_before(text: str, i: int, word: str) -> Hit | None:
+    """"use X as the password", "X as my api token": X, when it looks like one."""
+    m = _AS_THE.search(text, max(0, i - 300), i)
+    if m is None:
+        return None
+    value = m["v"]
+    ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value)
+    return Hit(m.start("v"), m.end("v"), CREDENTIAL, "prose-secret") if ok and not code_like(value) else None
+
+
+def _quoted_at(text: str, pos: int) -> tuple[int, int] | None:
+    """The inside of a quoted word at pos (one line, no blank), or None."""
+    if pos >= len(text) or text[pos] not in "'\"`":
+        return None
+    close = text.find(text[pos], pos + 1, pos + 258)
+    if close < 0 or any(c in " \t\n\\" for c in text[pos + 1 : close]):
+        return None
+    return pos + 1, close
+
+
+_DOTTED_NAME = re.compile(r"[\w-]+(?:\.[\w-]+){2,}")  # a host, a package, a version
+
+
 def _pathish(value: str) -> bool:
-    return value.startswith(("/", "~/", "./", "http")) or "/" in value or value.count(".") >= 2 or (
+    return value.startswith(("/", "~/", "./", "http")) or "/" in value or _DOTTED_NAME.fullmatch(value) is not None or (
         "=" in value and "(" in value)
-
-
-def structure_rules() -> tuple[object, ...]:
-    return (stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, prose_secret)
 
 
 # The literals these rules look for are rare in logs: the engine reports where they occur in
