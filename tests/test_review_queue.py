@@ -165,3 +165,33 @@ def test_a_project_is_found_by_its_last_folders(tmp_path: Path) -> None:
             assert st.traces(TraceQuery(project=name)) == [], name
     finally:
         st.close()
+
+
+def test_the_queue_filters_what_needs_a_person_and_what_holds_model_proposals(tmp_path: Path) -> None:
+    from forsy.pipeline import RetraceOptions, retrace_one
+    from forsy.store.sink import StoreSink
+    from test_review_conversation import ModelSink
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        [o] = retrace_one(SAMPLES / "claude" / "demo-session.jsonl", RetraceOptions(),
+                          sink=ModelSink(StoreSink(st, now="2026-03-01T00:00:00+00:00")), keep=False)
+        with_model = o.trace_id
+        plain = put(st, SAMPLES / "claude" / "compaction-and-branches.jsonl")
+        done = put(st, SAMPLES / "claude" / "legacy-inline-sidechain.jsonl")
+        st.set_draft_status(done, "rejected", "t", "2026-03-02T00:00:00+00:00")
+        q = TraceQuery(latest_only=True, reviewed=False)
+        from dataclasses import replace
+
+        assert {r.trace_id for r in st.traces(replace(q, model_values=True))} == {with_model}
+        assert {r.trace_id for r in st.traces(replace(q, model_values=False))} == {plain, done}
+        assert {r.trace_id for r in st.traces(replace(q, open_only=True))} == {with_model, plain}
+    finally:
+        st.close()
+    s = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST})
+    with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=True) as c:
+        c.get(f"/?token={TOKEN}")
+        page = c.get("/?proposals=with&needs=1").text
+        assert "1 draft(s)" in page and with_model in page and plain not in page
+        assert "2 draft(s)" in c.get("/?needs=1").text

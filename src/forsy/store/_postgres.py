@@ -358,10 +358,11 @@ class PostgresStore:
                           (self.host, trace.unit_path, trace.session_id))[0][0]
             # another sweeper may be adding the same trace right now: the second waits, then adds nothing
             added = self._q(
-                f"INSERT INTO traces ({TRACE_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                f"INSERT INTO traces ({TRACE_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (trace_id) DO NOTHING RETURNING trace_id",
                 (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
-                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
+                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id,
+                 trace.model_values))
             if not added:
                 return False
             with self.conn.cursor() as cur:

@@ -46,7 +46,7 @@ def audit_of(mark: str) -> str:
 
 
 TRACE_COLS = ("trace_id, session_ref, prior_trace_id, agent, project, started_at, ended_at, confidence, steps, "
-              "turns, task, created_at, run_id")
+              "turns, task, created_at, run_id, model_values")
 
 
 def trace_select(false: str, file_join: str) -> str:
@@ -96,6 +96,10 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
                      "ON nd.trace_id = n.trace_id WHERE n.prior_trace_id = t.trace_id AND nd.review_of IS NULL))")
     if query.reviewed is not None:
         where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+    if query.open_only:
+        where.append("d.status IN ('pending', 'needs_changes')")
+    if query.model_values is not None:
+        where.append("t.model_values > 0" if query.model_values else "t.model_values = 0")
     if query.hidden is not None:
         where.append(HIDDEN_SQL if query.hidden else f"NOT {HIDDEN_SQL}")
     return where, args

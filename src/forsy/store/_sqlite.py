@@ -441,9 +441,10 @@ class SqliteStore:
             ref = self.db.execute("SELECT id FROM sessions WHERE unit_path = ? AND session_id = ?",
                                     (trace.unit_path, trace.session_id)).fetchone()[0]
             self.db.execute(
-                f"INSERT INTO traces ({TRACE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO traces ({TRACE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (trace.trace_id, ref, trace.prior_trace_id, trace.agent, trace.project, trace.started_at,
-                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id))
+                 trace.ended_at, trace.confidence, trace.steps, trace.turns, trace.task, now, trace.run_id,
+                 trace.model_values))
             self.db.executemany(
                 "INSERT INTO trace_files (trace_id, name, data, size, sha256) VALUES (?, ?, ?, ?, ?)",
                 [(trace.trace_id, f.name, self._zc.compress(f.data), len(f.data), hashlib.sha256(f.data).hexdigest())

@@ -37,7 +37,7 @@ from ..models import Manifest, Provenance, Trace
 from . import Store
 from ._query import COPY_ACTION, has_history, old_copy_record
 from .models import AuditRow, DraftState, NewTrace, ProposalRow, StoredFile, TraceQuery, TraceRow
-from .sink import search_texts
+from .sink import model_values, search_texts
 
 EVIDENCE_FILE = "evidence.jsonl"
 ALL = 10**9
@@ -161,7 +161,8 @@ def _new_trace(row: TraceRow, files: list[StoredFile]) -> NewTrace:
     return NewTrace(trace_id=row.trace_id, source_kind=row.source_kind, session_id=row.session_id,
                     unit_path=row.unit_path, agent=row.agent, project=row.project, started_at=row.started_at,
                     ended_at=row.ended_at, confidence=row.confidence, steps=row.steps, turns=row.turns,
-                    task=row.task, files=files, texts=search_texts(a), prior_trace_id=row.prior_trace_id)
+                    task=row.task, files=files, texts=search_texts(a), prior_trace_id=row.prior_trace_id,
+                    model_values=model_values(a))
 
 
 def _evidence(row: TraceRow, files: list[StoredFile], rep: CopyReport) -> bytes:

@@ -241,6 +241,12 @@ CREATE TABLE queue_rules (
 );
 """))
 
+# How many values of a trace a model proposed (its provenance's `model` fields), so the queue can
+# show the drafts with proposals awaiting a person's decision without reading their files.
+CORE.append(("0008_model_values", """
+ALTER TABLE traces ADD COLUMN model_values INTEGER NOT NULL DEFAULT 0;
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep

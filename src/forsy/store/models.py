@@ -71,6 +71,7 @@ class NewTrace:
     texts: list[tuple[str, str]]  # (what, text) for full-text search: ("prompt", …), ("tool_input", …)
     prior_trace_id: str | None = None
     run_id: int | None = None
+    model_values: int = 0  # values a model proposed (provenance origin `model`), awaiting a person
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,8 @@ class TraceQuery:
     descending: bool = True
     offset: int = 0  # rows skipped (a page of the queue)
     hidden: bool | None = None  # False: leave out the drafts a hide rule covers; True: only those
+    model_values: bool | None = None  # True: only traces holding values a model proposed; False: none
+    open_only: bool = False  # only drafts still open for review (pending, needs_changes): what needs a person
 
     def __post_init__(self) -> None:
         # numbers from a command line or a URL: a database cannot hold any integer (1e30 overflows)

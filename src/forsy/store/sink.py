@@ -43,7 +43,8 @@ class StoreSink:
             steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
             files=[StoredFile(name, data) for name, data in sorted(files.items())],
             texts=search_texts(assembled),
-            prior_trace_id=prior if prior != t.trace_id else None, run_id=self.run_id)
+            prior_trace_id=prior if prior != t.trace_id else None, run_id=self.run_id,
+            model_values=model_values(assembled))
         if self.store.add_trace(new, self.now):
             self.written += 1
             from .queue_rules import dismiss_matching
@@ -64,6 +65,12 @@ def project_name(cwd: str) -> str:
     m = _HOME.match(path)
     name = "~" + (m.group("rest") or "") if m else path
     return _PLACEHOLDER.sub("…", name)
+
+
+def model_values(a: Assembled) -> int:
+    """How many of the trace's values a model proposed (each awaits a reviewer's decision)."""
+    fields = [*a.provenance.trace_fields.values(), *(f for sp in a.provenance.steps for f in sp.fields.values())]
+    return sum(1 for f in fields if f.origin == "model")
 
 
 def search_texts(a: Assembled) -> list[tuple[str, str]]:

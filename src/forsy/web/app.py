@@ -75,7 +75,9 @@ async def queue(request: Request, s: Settings) -> Response:
                    min_confidence=number(q.get("min_confidence"), "confidence", 0, 100),
                    max_confidence=number(q.get("max_confidence"), "confidence", 0, 100), text=q.get("text") or None,
                    latest_only=True, reviewed=False, order=sort, descending=q.get("dir", "desc") != "asc",
-                   hidden=q.get("hidden") == "1")
+                   hidden=q.get("hidden") == "1",
+                   model_values={"with": True, "without": False}.get(q.get("proposals") or ""),
+                   open_only=q.get("needs") == "1")
     qq = QueueQuery(f, page=number(q.get("page"), "page", 1) or 1,
                     per_page=number(q.get("per"), "per page", 1, MAX_PER_PAGE) or PER_PAGE)
     with open_for(s) as st:
