@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _paths import SAMPLES
+from _paths import SAMPLES, needs_shared, real_logs
 from forsy import hooks
 from forsy.cli import app
 from forsy.hooks import log_path, read_log
@@ -532,3 +532,39 @@ def test_cli_install_status_uninstall(tmp_path: Path) -> None:
 def test_cli_an_unknown_agent_is_a_usage_error_not_a_crash() -> None:
     r = runner.invoke(app, ["hook", "install", "--agent", "cursor"])
     assert r.exit_code == 2 and "claude-code, codex, gemini" in r.output
+
+
+@pytest.mark.real_logs
+@needs_shared
+def test_real_sessions_hooked_are_unchanged_for_the_next_sweep(tmp_path: Path) -> None:
+    """Claude Code sessions (with their subagents' folders) and Codex rollouts of the real logs:
+    the hook's draft is the one the folder's sweep would make, so that sweep has nothing to do."""
+    claude = [p for p in real_logs("claude") if "subagents" not in p.parts and 0 < p.stat().st_size < 2_000_000]
+    codex = [p for p in real_logs("codex", "**/rollout-*.jsonl") if p.stat().st_size < 2_000_000]
+    cases: list[tuple[str, Path, str | None, str | None]] = []
+    for i, p in enumerate(claude[:12]):
+        d = tmp_path / "claude" / f"p{i}"
+        d.mkdir(parents=True)
+        shutil.copy(p, d / p.name)
+        if (stem := p.with_name(p.name.removesuffix(".jsonl"))).is_dir():
+            shutil.copytree(stem, d / stem.name)
+        cases.append(("claude-code", d, None, json.dumps({"transcript_path": str(d / p.name),
+                                                          "hook_event_name": "SessionEnd"})))
+    for i, p in enumerate(codex[:6]):
+        d = tmp_path / "codex" / "sessions" / "2026" / "01" / f"{i:02d}"
+        d.mkdir(parents=True)
+        shutil.copy(p, d / p.name)
+        cases.append(("codex", d, codex_payload(**{"thread-id": p.name.removesuffix(".jsonl")[-36:]}), None))
+    assert cases
+    for agent, folder, arg, payload in cases:
+        code = hook_run(agent, arg, inline=True, payload=payload, wait_s=0)
+        line = log_lines()[-1]
+        st = open_store(os.environ["FORSY_STORE"])
+        try:
+            rep = sweep(st, SweepOptions(roots=[folder], ignore_settle=True))
+        finally:
+            st.close()
+        if code == 0:
+            assert (rep.counts.unchanged, rep.counts.traces_written) == (1, 0), (folder, line)
+        else:  # what the sweep could not read is said, and the folder's sweep says the same
+            assert line[3] == "failed" and rep.counts.failed == 1, (folder, line)
