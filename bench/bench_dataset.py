@@ -84,9 +84,9 @@ class Sampler(threading.Thread):
         return sum(r for r, k in self.peaks.values() if k == role) / 1e6
 
 
-def run(corpus: Path, out: Path, engine: str, cpus: int) -> tuple[float, Sampler, str]:
+def run(corpus: Path, out: Path, engine: str, cpus: int) -> tuple[float, Sampler, int]:
     code = ("import sys; from forsy.dataset import build; "
-            f"r = build([{str(corpus)!r}], {str(out)!r}, engine={engine!r}, num_cpus={cpus}); print(r)")
+            f"r = build([{str(corpus)!r}], {str(out)!r}, engine={engine!r}, num_cpus={cpus}); print(r.retraced)")
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -98,7 +98,7 @@ def run(corpus: Path, out: Path, engine: str, cpus: int) -> tuple[float, Sampler
     sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{engine} x{cpus} failed: {stderr.decode()[-800:]}")
-    return wall, sampler, stdout.decode().strip()
+    return wall, sampler, int(stdout.decode().split()[-1])  # sessions retraced (the walk's count, not files)
 
 
 def main() -> None:
@@ -109,9 +109,9 @@ def main() -> None:
     ap.add_argument("--cpus", default="1,2")
     a = ap.parse_args()
     print(f"{os.cpu_count()} cores; load average (1 min) at start: {os.getloadavg()[0]:.1f}")
-    print("| scale | sessions | MB | engine | CPUs | wall s | sessions/s | × 1 CPU | worker peak MB | "
+    print("| scale | files | sessions | MB | engine | CPUs | wall s | sessions/s | × 1 CPU | worker peak MB | "
           "workers | driver peak MB | other MB (Ray daemons; the resource tracker) |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for scale in (int(s) for s in a.scales.split(",")):
             corpus = Path(tmp) / f"corpus-{scale}"
@@ -121,10 +121,11 @@ def main() -> None:
             for engine in a.engines.split(","):
                 one = None
                 for cpus in (int(c) for c in a.cpus.split(",")):
-                    wall, s, _ = run(corpus, Path(tmp) / f"out-{scale}-{engine}-{cpus}", engine, cpus)
+                    wall, s, sessions = run(corpus, Path(tmp) / f"out-{scale}-{engine}-{cpus}", engine, cpus)
                     one = one or wall
                     workers = sum(1 for _, k in s.peaks.values() if k == "worker")
-                    print(f"| {scale}× | {n} | {size / 1e6:.1f} | {engine} | {cpus} | {wall:.1f} | {n / wall:.2f} | "
+                    print(f"| {scale}× | {n} | {sessions} | {size / 1e6:.1f} | {engine} | {cpus} | {wall:.1f} | "
+                          f"{sessions / wall:.2f} | "
                           f"{one / wall:.2f} | {s.peak('worker'):.0f} | {workers} | {s.peak('driver'):.0f} | "
                           f"{s.total('other'):.0f} |", flush=True)
     print(f"load average (1 min) at end: {os.getloadavg()[0]:.1f}")
