@@ -12,7 +12,7 @@ import pytest
 from _paths import SAMPLES
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.store import ErrorRow, FileState, RunCounts, TraceQuery, open_store
-from forsy.store._names import from_db, shown, to_db
+from forsy.store.names import from_db, shown, to_db
 from forsy.store.sink import StoreSink
 
 NOW = "2026-03-01T12:00:00+00:00"
