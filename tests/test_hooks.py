@@ -161,6 +161,18 @@ def test_uninstall_after_the_user_changed_the_file_removes_forsys_entries_only(t
     assert ch.backup is not None and ch.backup.read_text(encoding="utf-8") == CLAUDE_SETTINGS  # kept
 
 
+def test_install_changes_nothing_when_forsy_cannot_record_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(CLAUDE_SETTINGS, encoding="utf-8")
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a-file" / "data"))  # no folder can be made there
+    with pytest.raises(hooks.HookError, match="nothing changed"):
+        hooks.install("claude-code")
+    assert path.read_text(encoding="utf-8") == CLAUDE_SETTINGS
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
 def test_a_settings_file_that_did_not_exist_is_made_and_removed(tmp_path: Path) -> None:
     path = tmp_path / "claude" / "settings.json"
     ch = hooks.install("claude-code")

@@ -117,16 +117,24 @@ def install(agent: str, path: Path | None = None) -> Change:
     if prev is not None:  # forsy's entry is there, from an older Python: the first install's record holds
         bak = Path(str(prev["backup"])) if prev.get("backup") else None
         created = frozenset(str(c) for c in prev.get("created", []))  # type: ignore[attr-defined]
-    elif old is not None:
-        bak = _files.backup(path, old)
     data = new.encode("utf-8")
+    made: Path | None = None
+    try:
+        if prev is None and old is not None:
+            bak = made = _files.backup(path, old)
+        # recorded before the file is written: what uninstall needs is never missing
+        state[key] = {"agent": agent, "backup": str(bak) if bak else None, "sha256": _files.sha256(data),
+                      "created": sorted(created), "new_file": old is None if prev is None else prev.get("new_file")}
+        _files.save_state(state)
+    except OSError as e:
+        if made is not None:
+            made.unlink(missing_ok=True)  # made by this call a moment ago: nothing is changed after all
+        raise HookError(f"cannot keep a backup or forsy's record of the install: {e.strerror or e} "
+                        f"({e.filename or _files.data_dir()}); nothing changed", path) from None
     try:
         _files.write(path, data)
     except OSError as e:
         raise HookError(f"cannot write it: {e.strerror or e}", path) from None
-    state[key] = {"agent": agent, "backup": str(bak) if bak else None, "sha256": _files.sha256(data),
-                  "created": sorted(created), "new_file": old is None if prev is None else prev.get("new_file")}
-    _files.save_state(state)
     from ._codex import chained
 
     own = chained(new) if agent == "codex" else None
@@ -149,15 +157,13 @@ def uninstall(agent: str, path: Path | None = None) -> Change:
     try:
         if agent == "codex":
             if _codex.installed(text) is None:
-                state.pop(str(path), None)
-                _files.save_state(state)
+                _forget(state, path)
                 return Change(agent, path, False, "not installed")
             new = _codex.remove(text)
         else:
             doc = _json.parse(text)
             if not _json.installed(doc):
-                state.pop(str(path), None)
-                _files.save_state(state)
+                _forget(state, path)
                 return Change(agent, path, False, "not installed")
             _json.remove(doc, frozenset(str(c) for c in (rec or {}).get("created", [])))  # type: ignore[attr-defined]
             new = _json.dumps(doc, text)
@@ -181,9 +187,16 @@ def uninstall(agent: str, path: Path | None = None) -> Change:
                 msg += f"; the file as it was before install is kept in {bak}"
     except OSError as e:
         raise HookError(f"cannot write it: {e.strerror or e}", path) from None
-    state.pop(str(path), None)
-    _files.save_state(state)
+    _forget(state, path)
     return Change(agent, path, True, msg, bak)
+
+
+def _forget(state: dict[str, dict[str, object]], path: Path) -> None:
+    state.pop(str(path), None)
+    try:
+        _files.save_state(state)
+    except OSError:
+        pass  # a stale record is harmless: the next install finds no entry of forsy's and starts afresh
 
 
 def status(agent: str, path: Path | None = None) -> Status:
