@@ -13,7 +13,13 @@ A task folder holds two views of one task, and forsy reads both:
   context Cline injected, not the user's words: counted in `quality.extra`, not made events.
   A result saying "The user denied this operation" is the user's rejection: an error, marked
   rejected (the step's eval -1 and its reason, R-error/rejected), counted in
-  `quality.extra["rejected_calls"]`.
+  `quality.extra["rejected_calls"]`; one of Cline's failure messages fails its call
+  (R-call/cline-failure-text). Text Cline writes whole into a user message (its notices,
+  wrappers, attachments, a command's status spread as a plain block) is never the user's:
+  `_harness.py` names its kind (a `system` note, or the result of the call it answers); the
+  person's words inside a wrapper are cut out of it (C-span).
+* a folder with `ui_messages.json` and no API history is read from the UI alone
+  (`_ui_only.py`).
 * `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
   `say: "text"` record is the task exactly as typed (the API view wraps it in `<task>`), and
   `say: "user_feedback"` records are the user's later words: both are copied from here. An
