@@ -370,7 +370,7 @@ def one_trace_expected(paths: Sequence[Path]) -> bool:
 
 def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, *, sink: Sink | None = None,
             keep: bool = True, progress: Progress | None = None, raise_if_empty: bool = True,
-            select: Callable[[sources.Source, Path], bool] | None = None) -> RetraceRun:
+            select: Callable[[sources.Source, Path], bool] | None = None, model: object | None = None) -> RetraceRun:
     """Retrace every session named by `paths`, one session at a time: each is read, redacted,
     segmented, assembled and handed to `sink` before the next is read. With `options.jobs`
     > 1, files are read to assembled in that many worker processes (at most a few open at
@@ -381,9 +381,15 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
     outcome, is returned, for a caller that lists them all). With no sink (and no
     `options.out`) traces stay in memory. `progress` gets a `ProgressEvent` at each stage.
     `select`, when given, decides which discovered session files are read at all (the caller
-    reports the others; the CLI uses it for a --since/--until window).
+    reports the others; the CLI uses it for a --since/--until window). `model`: a LangChain chat
+    model object to run the model pass with (its proposals are checked as litellm's are).
     """
     options = options or RetraceOptions()
+    if model is not None:  # a LangChain chat model: the model pass goes through it (forsy[langchain])
+        from .llm.langchain import LangChainCompletion
+
+        client = LangChainCompletion(model)
+        options = replace(options, llm_model=client.name, llm_client=client, jobs=1)
     given = [Path(p).expanduser() for p in paths]
     unread: list[tuple[Path, str]] = []
     found = discover(given, unread) if given else []
