@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _paths import SAMPLES, real_logs
+from _paths import ROOT, SAMPLES, real_logs
 from forsy.cli import app
 from forsy.errors import OutputError, UnsupportedFormat
 from forsy.export import (
     FIELDS,
-    FORMATS,
     Bundle,
     ExportOptions,
     ExportRefused,
     coverage_of,
     export,
+    formats,
     load_folder,
     report_path,
 )
@@ -73,7 +73,7 @@ def _one_by_one(bundles: list[Bundle], fmt: str, out: Path, suffix: str) -> Iter
 
 
 # --------------------------------------------------------------------------- declarations
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(formats()))
 def test_every_format_declares_every_field(fmt: str) -> None:
     cov = coverage_of(fmt)
     assert list(cov) == list(FIELDS)
@@ -380,3 +380,25 @@ def test_hf_card_names_every_release_tier_of_the_traces_it_holds(demo: Bundle, t
     card = (tmp_path / "hf" / "README.md").read_text()
     assert "2 trace(s)" in card
     assert all(t in card.split("release tiers here:")[1] for t in tiers), card
+
+
+def test_export_formats_are_registered_like_plugins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                   demo: Bundle) -> None:
+    """forsy's own formats are the `forsy.exporters` entry points its pyproject.toml declares, and a
+    plugin's format is found the same way."""
+    import tomllib
+    from importlib.metadata import EntryPoint
+
+    import forsy.export as fe
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["forsy.exporters"]
+    assert fe.formats() == declared
+    plugin = EntryPoint("shout", "forsy.export.openai:OpenAIExporter", fe.EXPORTERS)
+    monkeypatch.setattr(fe, "entry_points", lambda group: [*(EntryPoint(n, v, group) for n, v in declared.items()),
+                                                           plugin])
+    fe.formats.cache_clear()
+    try:
+        res = export([demo], "shout", tmp_path / "x.jsonl")
+        assert res.traces == 1 and (tmp_path / "x.jsonl").is_file()
+    finally:
+        fe.formats.cache_clear()

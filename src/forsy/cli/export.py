@@ -32,10 +32,10 @@ def export_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the loss report as JSON.")] = False,
 ) -> None:
     """Export traces to a format other tools read; writes a loss report beside the output."""
-    from ..export import FORMATS, ExportOptions, export, load_folder, load_store
+    from ..export import ExportOptions, export, formats, load_folder, load_store
 
-    if to not in FORMATS:
-        raise InputError(f"--to must be one of {', '.join(sorted(FORMATS))}" + (f" (got {to!r})" if to else ""))
+    if to not in formats():
+        raise InputError(f"--to must be one of {', '.join(sorted(formats()))}" + (f" (got {to!r})" if to else ""))
     if output is None:
         raise InputError("-o PATH is required")
     if bool(traces) == bool(from_store):

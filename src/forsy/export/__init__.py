@@ -1,5 +1,6 @@
 """Exports of Forsy traces to the formats other tools read, behind one small registry: a new
-format is one module and one line in `FORMATS`.
+format is one module and one entry point (`forsy.exporters`: forsy's own are declared in its
+pyproject.toml, the way a plugin declares its own).
 
 Each format is a class (`_core.Exporter`) that declares its field coverage (for every Forsy
 field: kept / transformed, and how / dropped) and converts traces to output files. `export`
@@ -13,9 +14,11 @@ when the loss report beside it says forsy's export wrote it.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import orjson
@@ -36,22 +39,22 @@ from ._core import (
     loss_report,
 )
 
-FORMATS: dict[str, str] = {
-    "invariant": "forsy.export.invariant:InvariantExporter",
-    "opentraces": "forsy.export.opentraces:OpentracesExporter",
-    "atif": "forsy.export.atif:AtifExporter",
-    "openai": "forsy.export.openai:OpenAIExporter",
-    "hf": "forsy.export.hf:HfExporter",
-    "otlp": "forsy.export.otlp:OtlpExporter",
-}
+EXPORTERS = "forsy.exporters"  # the entry-point group: forsy's own formats are declared there too
+
+
+@functools.cache
+def formats() -> dict[str, str]:
+    """Every export format, by name: the `forsy.exporters` entry points (forsy's own are declared
+    in its pyproject.toml, a plugin's in its own), read once per process."""
+    return {ep.name: ep.value for ep in entry_points(group=EXPORTERS)}
 APPROVED_LEVELS = frozenset({"human_reviewed", "expert_reviewed", "client_validated"})
 
 
 def load(name: str) -> Exporter:
     try:
-        target = FORMATS[name]
+        target = formats()[name]
     except KeyError:
-        raise InputError(f"unknown export format {name!r}; known: {', '.join(sorted(FORMATS))}") from None
+        raise InputError(f"unknown export format {name!r}; known: {', '.join(sorted(formats()))}") from None
     mod, _, cls = target.partition(":")
     exporter: Exporter = getattr(importlib.import_module(mod), cls)()
     return exporter
@@ -182,5 +185,5 @@ def coverage_of(fmt: str) -> dict[str, Cover]:
     return dict(load(fmt).coverage)
 
 
-__all__ = ["FIELDS", "FORMATS", "Bundle", "Cover", "ExportOptions", "ExportRefused", "ExportResult", "LossReport",
-           "approved", "coverage_of", "export", "load", "load_folder", "load_store", "report_path"]
+__all__ = ["EXPORTERS", "FIELDS", "Bundle", "Cover", "ExportOptions", "ExportRefused", "ExportResult", "LossReport",
+           "approved", "coverage_of", "export", "formats", "load", "load_folder", "load_store", "report_path"]
