@@ -253,6 +253,21 @@ def test_the_foreground_returns_at_once_says_nothing_and_the_background_makes_th
     assert line[3] == "ok" and "1 new" in line[5]
 
 
+def test_stdin_left_open_does_not_hold_the_agent(tmp_path: Path) -> None:
+    proj = claude_tree(tmp_path)
+    with subprocess.Popen([sys.executable, "-m", "forsy.hooks", "run", "--agent", "claude-code"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()) as p:
+        assert p.stdin is not None and p.stdout is not None and p.stderr is not None
+        p.stdin.write(claude_payload(proj / f"{SUB_ID}.jsonl").encode())
+        p.stdin.flush()  # and never closed, as a careless agent might
+        code = p.wait(timeout=30)  # back after STDIN_WAIT_S at most, with what it had read
+        assert (code, p.stdout.read(), p.stderr.read()) == (0, b"", b"")
+    deadline = time.monotonic() + 90
+    while not log_lines() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert log_lines()[-1][3] == "ok"
+
+
 def test_codex_chained_program_gets_the_same_argument(tmp_path: Path) -> None:
     codex_tree(tmp_path)
     seen = tmp_path / "seen.json"

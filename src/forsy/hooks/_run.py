@@ -36,7 +36,7 @@ STEADY_WAIT_S = 10.0  # Codex may still be flushing the rollout when it notifies
 def foreground(agent: str, payload_arg: str | None, chain: str | None) -> None:
     """Never raises; everything it cannot do goes to the log."""
     try:
-        payload = payload_arg if payload_arg is not None else _stdin()
+        payload = payload_arg if payload_arg is not None else _stdin(agent)
         if chain:
             _run_chained(agent, chain, payload)
         _spawn(agent, payload)
@@ -44,10 +44,30 @@ def foreground(agent: str, payload_arg: str | None, chain: str | None) -> None:
         _files.log(agent, "-", "failed", "-", f"the hook could not start its work: {type(e).__name__}: {e}")
 
 
-def _stdin() -> str:
-    if sys.stdin is None or sys.stdin.isatty():
+STDIN_WAIT_S = 5.0  # an agent that left stdin open (never closed it) must not be held by the hook
+
+
+def _stdin(agent: str) -> str:
+    """What the agent wrote on stdin, up to its end or STDIN_WAIT_S. Codex gives its payload as
+    an argument: its stdin (perhaps the terminal) is never read."""
+    if agent == "codex" or sys.stdin is None or sys.stdin.isatty():
         return ""
-    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if os.name != "posix":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    import select
+
+    fd = sys.stdin.fileno()
+    chunks: list[bytes] = []
+    end = time.monotonic() + STDIN_WAIT_S
+    while (left := end - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 def _run_chained(agent: str, chain: str, payload: str) -> None:
@@ -240,7 +260,7 @@ def run(agent: str, arg: str | None, *, chain: str | None = None, background_: b
     if background_:
         return background(agent, payload if payload is not None else arg, payload_file, wait_s)
     if inline:
-        text = payload if payload is not None else (arg if arg is not None else _stdin())
+        text = payload if payload is not None else (arg if arg is not None else _stdin(agent))
         if chain:
             _run_chained(agent, chain, text)
         return background(agent, text, None, wait_s)
