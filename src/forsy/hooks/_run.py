@@ -52,11 +52,14 @@ def _stdin(agent: str) -> str:
     an argument: its stdin (perhaps the terminal) is never read."""
     if agent == "codex" or sys.stdin is None or sys.stdin.isatty():
         return ""
-    if os.name != "posix":
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError):  # not a real file (a test runner's): read it as it is
+        fd = -1
+    if fd < 0 or os.name != "posix":
         return sys.stdin.buffer.read().decode("utf-8", errors="replace")
     import select
 
-    fd = sys.stdin.fileno()
     chunks: list[bytes] = []
     end = time.monotonic() + STDIN_WAIT_S
     while (left := end - time.monotonic()) > 0:
