@@ -12,6 +12,9 @@ from forsy.store.sink import StoreSink
 from secretgen import SecretGen
 
 NOW = "2026-03-01T12:00:00+00:00"
+ADA = "Ada Lovelace <ada@example.org>"  # the reviewer of the review tests
+TOKEN = "t" * 40  # a review server's own token in the web tests
+HOST = "127.0.0.1:9"  # the Host the web tests' client names
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \\u001b[31mRED\\u001b[0m"
 SHOWN = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
 
@@ -23,6 +26,13 @@ def hostile_log(folder: Path) -> Path:
     out = folder / "hostile-session.jsonl"
     out.write_text(text.replace("Can you fix it", HOSTILE + " Can you fix it", 1), "utf-8")
     return out
+
+
+def csrf(token: str = TOKEN) -> str:
+    """The CSRF value of the forms of a server (or a reviewer) with this token."""
+    from forsy.web.guard import Settings
+
+    return Settings(store_url="", reviewer="", token=token, hosts=set()).csrf
 
 
 def put(store: Store, log: Path) -> str:

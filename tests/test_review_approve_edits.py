@@ -9,12 +9,11 @@ import json
 from pathlib import Path
 
 from _paths import SAMPLES
-from _review import put
+from _review import ADA, put
 from forsy.review import actions
 from forsy.review.export import export_approved
 from forsy.store import open_store
 
-ADA = "Ada Lovelace <ada@example.org>"
 BOB = "Bob Builder <bob@example.org>"
 T = "2026-03-02T10:00:{:02d}+00:00"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from _paths import REAL_LOGS, SAMPLES
-from _review import NOW
+from _review import ADA, NOW
 from forsy.assemble import Assembled
 from forsy.evidence import Session
 from forsy.models import FieldProvenance
@@ -30,7 +30,6 @@ from forsy.store.sink import StoreSink
 from test_review_queue import many
 
 CHROMIUM = Path("/usr/bin/chromium")
-ADA = "Ada Lovelace <ada@example.org>"
 SHOTS = os.environ.get("FORSY_SCREENSHOTS")
 # a real Claude Code session of two turns with a subagent, edits and failures; the demo sample without ../shared
 REAL = (REAL_LOGS / "claude" / "marot__spotter" / "test" / "fixtures" / "transcripts"

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from _paths import SAMPLES
-from _review import NOW
+from _review import ADA, HOST, NOW, TOKEN, csrf
 from forsy.assemble import Assembled
 from forsy.evidence import Session
 from forsy.models import FieldProvenance
@@ -30,10 +30,7 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     warnings.simplefilter("ignore", UserWarning)
     from starlette.testclient import TestClient
 
-TOKEN = "t" * 40
-HOST = "127.0.0.1:9"
-ADA = "Ada Lovelace <ada@example.org>"
-CSRF = Settings(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf
+CSRF = csrf()
 MODEL_VALUE = "The function replaces one character at a time."
 QUOTE = "import re"
 ANSWER = "Done. <script>alert(1)</script> ![beacon](https://evil.example/b.png) **bold**"

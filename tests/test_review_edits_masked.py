@@ -10,14 +10,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from _review import planted_log, put
+from _review import ADA, planted_log, put
 from forsy.cli import app
 from forsy.review.redacted import mask_typed
 from forsy.store import open_store
 from secretgen import SecretGen, forms
 
 runner = CliRunner()
-ADA = "Ada Lovelace <ada@example.org>"
 
 
 def cli(*args: str) -> tuple[int, str, str]:

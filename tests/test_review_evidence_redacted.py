@@ -12,7 +12,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from _review import USER, planted_log, put
+from _review import ADA, USER, planted_log, put
 from forsy.cli import app
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.sinks import FolderSink
@@ -24,7 +24,6 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     from starlette.testclient import TestClient
 
 runner = CliRunner()
-ADA = "Ada Lovelace <ada@example.org>"
 def leaked(text: str, secrets: list[str]) -> list[str]:
     found = [s for s in secrets if any(f in text for f in forms(s))]
     return found + ([USER] if USER in text else [])

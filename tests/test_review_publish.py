@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from _paths import SAMPLES
-from _review import put
+from _review import ADA, put
 from forsy.cli import app
 from forsy.store import open_store
 
@@ -21,7 +21,6 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     from starlette.testclient import TestClient
 
 runner = CliRunner()
-ADA = "Ada Lovelace <ada@example.org>"
 
 
 def cli(*args: str) -> tuple[int, str, str]:

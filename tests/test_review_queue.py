@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _paths import SAMPLES
-from _review import put
+from _review import ADA, HOST, TOKEN, csrf, put
 from forsy.review.queue import QueueQuery, queue_page
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, open_store
 from forsy.store.queue_rules import status_counts
@@ -23,10 +23,7 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     warnings.simplefilter("ignore", UserWarning)
     from starlette.testclient import TestClient
 
-TOKEN = "t" * 40
-HOST = "127.0.0.1:9"
-ADA = "Ada Lovelace <ada@example.org>"
-CSRF = Settings(store_url="", reviewer="", token=TOKEN, hosts=set()).csrf
+CSRF = csrf()
 N = 1234  # more than any page, and than the 500 rows the queue once stopped at
 
 

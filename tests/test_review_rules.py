@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from _paths import SAMPLES
-from _review import put
+from _review import ADA, TOKEN, put
 from forsy.cli import app
 from forsy.errors import InputError
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, open_store
@@ -26,8 +26,6 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     from starlette.testclient import TestClient
 
 NOW = "2026-03-02T10:00:00+00:00"
-ADA = "Ada Lovelace <ada@example.org>"
-TOKEN = "t" * 40
 runner = CliRunner()
 TASKS = ["Observer session: summarise memory #1", "observer SESSION: summarise memory #2", "fix the slug test",
          "100% coverage_please", "100x coverage please"]

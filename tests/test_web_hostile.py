@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from _paths import SAMPLES
-from _review import put
+from _review import ADA, put
 
 CHROMIUM = Path("/usr/bin/chromium")
-ADA = "Ada Lovelace <ada@example.org>"
 # markup that would run or fetch if it reached a page unescaped (or through Markdown)
 PAYLOADS = [
     "<script>window.__pwned=1;alert(1)</script>",

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from _review import hostile_log, put
+from _review import ADA, HOST, TOKEN, hostile_log, put
 from forsy.cli import app
 from forsy.store import open_store
 from forsy.store.reviewers import create_reviewer_token
@@ -29,9 +29,6 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     warnings.simplefilter("ignore", UserWarning)
     from starlette.testclient import TestClient
 
-TOKEN = "t" * 40
-HOST = "127.0.0.1:9"
-ADA = "Ada Lovelace <ada@example.org>"
 runner = CliRunner()
 
 
