@@ -37,7 +37,10 @@ from ..pipeline import NOT_READ, discover
 # datasets use for a raw log and for the file it came from)
 TEXT_COLUMNS = ("log", "raw", "content", "text", "jsonl", "data")
 NAME_COLUMNS = ("path", "file", "filename", "file_name", "name", "session_id", "id")
-SIDE_MAX_BYTES = 256 * 1024 * 1024  # a file beside a session larger than this is not one of its parts
+# what a reader may read beside a session in its own folder (Cline's task files, Gemini's logs.json):
+# a log's metadata, never a project's binaries
+SIDE_SUFFIXES = frozenset({".json", ".jsonl", ".txt", ".md", ".zst"})
+SIDE_MAX_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -96,10 +99,11 @@ def _side_files(session: Path, found: set[Path], alone: bool) -> list[str]:
             head = fh.read(8192).replace(b": ", b":")
         if f'"sessionId":"{session.stem}"'.encode() in head:
             side.append(p.name)
-    if alone:  # the folder is this session's own: its other files are its parts
+    if alone:  # the folder is this session's own: its other log-like files are its parts
         for p in sorted(folder.iterdir()):
             if (p != session and p.is_file() and not p.is_symlink() and p.name not in side
-                    and p.stat().st_size <= SIDE_MAX_BYTES and not p.name.startswith(".")):
+                    and p.suffix in SIDE_SUFFIXES and p.stat().st_size <= SIDE_MAX_BYTES
+                    and not p.name.startswith(".")):
                 side.append(p.name)
     return side
 
