@@ -1,4 +1,5 @@
-"""`forsy dataset build`: a corpus of logs retraced into a Parquet dataset (docs/dataset.md)."""
+"""`forsy dataset build`: a corpus of logs retraced into a Parquet dataset (docs/dataset.md).
+Errors become messages where the group is registered (`cli._friendly_group`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ from typing import Annotated
 
 import typer
 
-from ._output import friendly, safe
+from ._output import safe
 
 dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
                           help="Retrace a corpus of logs into a Parquet dataset, one row per session.")
 
 
 @dataset_app.command("build")
-@friendly
 def build_cmd(
     sources: Annotated[list[Path], typer.Argument(help="Log files, folders of logs, or Parquet / JSON Lines "
                                                        "files whose rows hold raw logs.", show_default=False)],
