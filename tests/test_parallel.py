@@ -263,9 +263,10 @@ def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, serial_stor
     assert (vars(one.counts), one.failures, one.waiting, one.warnings) == \
            (vars(two.counts), two.failures, two.waiting, two.warnings)
     assert any(BROKEN in e.path for e in two.failures)
-    # and a re-run of the parallel store finds nothing to do
+    # and a re-run of the parallel store finds nothing new: only the failing file is read again
     again = _sweep(logs, tmp_path / "two.db", 2)
-    assert again.counts.unchanged == again.counts.seen and again.counts.traced == 0
+    assert again.counts.unchanged == again.counts.seen - 1 and again.counts.traces_written == 0
+    assert [e.path for e in again.failures] == [e.path for e in two.failures if BROKEN in e.path]
 
 
 def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_store: tuple[Path, SweepReport],
