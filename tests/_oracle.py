@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import forsy
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 
 def checked_traces(out: Path, log: Path, roots: list[Path] | None = None) -> list[dict[str, Any]]:

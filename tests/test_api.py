@@ -107,3 +107,18 @@ def test_the_readme_api_snippet_runs_as_written(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].endswith("demo-session.jsonl traced 9") and lines[-1] == "True True", r.stdout
+
+
+def test_validate_and_verify_stay_callable_whatever_is_imported() -> None:
+    """`forsy.validate(path)` and `forsy.verify(path, roots)` as documented, even after every
+    module of forsy was imported (a submodule of the same name used to replace the function)."""
+    import importlib
+    import pkgutil
+    import types
+
+    for m in pkgutil.walk_packages(forsy.__path__, "forsy."):
+        if m.name.endswith("__main__") or m.name.startswith(("forsy.dataset", "forsy.cli.dataset")):
+            continue
+        importlib.import_module(m.name)
+    assert callable(forsy.validate) and not isinstance(forsy.validate, types.ModuleType)
+    assert callable(forsy.verify) and not isinstance(forsy.verify, types.ModuleType)

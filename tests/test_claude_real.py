@@ -18,8 +18,8 @@ import pytest
 from _paths import SHARED, needs_shared, real_logs
 from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 pytestmark = [needs_shared, pytest.mark.real_logs]
 

@@ -23,8 +23,8 @@ from forsy.rules.commits import NAMED, named_in
 from forsy.rules.timeline import merge
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 SINCE, UNTIL = "2026-01-01T09:55:00Z", "2026-01-01T10:10:00Z"

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from forsy.cli import app
 from forsy.errors import ForsyError
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 
 runner = CliRunner()
 

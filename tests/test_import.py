@@ -19,7 +19,7 @@ from forsy.errors import UnsupportedFormat
 from forsy.export import Bundle, coverage_of, export
 from forsy.models import Trace
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 from test_export import traced  # noqa: F401  (the session fixture: every real and sample trace)
 
 UPSTREAM = SHARED / "spec" / "upstream-examples"

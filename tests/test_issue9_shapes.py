@@ -8,8 +8,8 @@ from typing import Any
 
 from forsy.models import Manifest, Trace, is_known_actor
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 
 def rec(i: int, kind: str, **extra: Any) -> dict[str, Any]:

@@ -30,7 +30,7 @@ KNOWN_PRIVATE = {
     ("forsy.cli._ls", "forsy.sources._lines"),
     ("forsy.pipeline", "forsy.sources._walk"),
     ("forsy.review.redacted", "forsy.sources._lines"),
-    ("forsy.verify", "forsy.sources._lines"),
+    ("forsy.verification", "forsy.sources._lines"),
     ("forsy.sources.atif", "forsy.sources.openai_chat._chat"),
     ("forsy.sources.forsy_v1", "forsy.sources.openai_chat._chat"),
     ("forsy.sources.invariant", "forsy.sources.openai_chat._chat"),
@@ -147,7 +147,7 @@ def test_modules_and_package_inits_stay_small() -> None:
         "forsy.sources.asciinema", "forsy.sources.atif", "forsy.sources.claude_code", "forsy.sources.cline",
         "forsy.sources.codex", "forsy.sources.forsy_v1", "forsy.sources.gemini", "forsy.sources.git",
         "forsy.sources.invariant", "forsy.sources.openhands", "forsy.sources.shell", "forsy.store", "forsy.sweep",
-        "forsy.validate"}, long_inits
+        "forsy.validation"}, long_inits
     assert set(long_modules) <= {"forsy.pipeline"}, long_modules
 
 

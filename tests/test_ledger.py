@@ -15,7 +15,7 @@ from forsy.evidence import Evidence, Quality, Session, SessionMeta, SourceFile, 
 from forsy.models import Manifest
 from forsy.pipeline import RetraceOptions, retrace
 from forsy.sources._lines import sha256
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 
 
 def rec(i: int, kind: str, **extra: Any) -> dict[str, Any]:

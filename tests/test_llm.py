@@ -31,7 +31,7 @@ from forsy.llm import LLMConfig, LLMOutcome, enrich, evidence_texts, plan
 from forsy.pipeline import RetraceOptions, read
 from forsy.rules.segment import Draft, Segmenter
 from forsy.sinks.folder import write_folder
-from forsy.validate import validate_path, validate_trace
+from forsy.validation import validate_path, validate_trace
 from llm_server import FAB, ScriptedClient, ScriptedHTTPError, ScriptedServer
 
 T = "2026-01-01T10:00:%02d.000Z"

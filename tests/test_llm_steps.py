@@ -31,7 +31,7 @@ from forsy.payloads import ShellInfo
 from forsy.pipeline import RetraceOptions, read, retrace, retrace_one
 from forsy.rules.segment import Draft, Segmenter
 from forsy.sinks.folder import render, write_folder
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 from llm_server import BLOCK, completion
 
 COMMANDS = [

@@ -1,4 +1,4 @@
-"""`forsy verify` refuses what does not match the log: each check of verify.py is
+"""`forsy verify` refuses what does not match the log: each check of verification.py is
 shown failing on a hand-made trace folder whose expected report is written out here, so a
 verify that stopped checking (a hash, a value, a span, a source) fails a test by name.
 
@@ -19,7 +19,7 @@ import pytest
 
 from forsy import sources
 from forsy.errors import InputError
-from forsy.verify import Sources, VerifyReport, _as_text, _content_text, _matches, check_field, verify_folder
+from forsy.verification import Sources, VerifyReport, _as_text, _content_text, _matches, check_field, verify_folder
 
 LINE1 = {"type": "user", "message": {"content": "List the files please"}}
 LINE2 = {"type": "tool",

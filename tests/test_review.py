@@ -20,7 +20,7 @@ from forsy.errors import InputError
 from forsy.review.identity import reviewer
 from forsy.review.overlay import apply_to_trace, human_proposal
 from forsy.store import TraceQuery, open_store
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 
 runner = CliRunner()
 ADA = "Ada Lovelace <ada@example.org>"
@@ -173,8 +173,8 @@ def test_apply_to_trace_is_pure_and_recounts_evals(db: tuple[str, str]) -> None:
 
 def test_approval_is_refused_when_validate_finds_errors(db: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing is approved that `forsy validate` refuses: the draft stays pending, no trace is added."""
-    import forsy.validate
-    from forsy.validate import Finding, Report
+    import forsy.validation
+    from forsy.validation import Finding, Report
 
     bad = Report("x", [Finding(rule="S001", severity="error", message="broken on purpose")], False, {})
     monkeypatch.setattr(forsy.validate, "validate_path", lambda _p: bad)

@@ -25,8 +25,8 @@ from _paths import REAL_LOGS, needs_shared
 from forsy.payloads import ResultInfo
 from forsy.sources import ReadContext, detect
 from forsy.sources.aider import AiderSource
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 BASE = REAL_LOGS / "aider"
 REAL = sorted(p for p in BASE.rglob("*") if p.is_file() and "input" not in p.name) if BASE.is_dir() else []

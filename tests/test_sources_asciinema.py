@@ -27,8 +27,8 @@ from forsy.pipeline import RetraceOptions, retrace
 from forsy.sources import ReadContext, detect
 from forsy.sources.asciinema import AsciinemaSource
 from forsy.sources.asciinema._term import Screen
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 runner = CliRunner()
 FIX = Path(__file__).parent / "fixtures" / "asciinema"

@@ -17,7 +17,7 @@ from forsy.store import FileState, LockInfo, Store, TraceQuery, open_store
 from forsy.store._sqlite import MIGRATIONS
 from forsy.store.export import export_trace
 from forsy.store.sink import StoreSink
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 
 NOW = "2026-03-01T12:00:00+00:00"
 

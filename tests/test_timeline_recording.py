@@ -25,8 +25,8 @@ import pytest
 
 from _paths import REAL_LOGS, needs_shared
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.validate import validate_path
-from forsy.verify import verify_folder
+from forsy.validation import validate_path
+from forsy.verification import verify_folder
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 

@@ -19,7 +19,7 @@ from forsy.cli import app
 from forsy.evidence import Warning_
 from forsy.pipeline import RetraceOptions, read
 from forsy.times import check_times, instant, order_key, parse_iso, span, status
-from forsy.validate import validate_path, validate_trace
+from forsy.validation import validate_path, validate_trace
 
 runner = CliRunner()
 FILE = "sess-t.jsonl"

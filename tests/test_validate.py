@@ -37,7 +37,7 @@ from forsy.models import (
     Summary,
     Trace,
 )
-from forsy.validate import (
+from forsy.validation import (
     RULES,
     Finding,
     catalogue_markdown,

@@ -21,7 +21,7 @@ with warnings.catch_warnings():  # starlette 1.10 prefers `httpx2` for its test 
 
 from _review import SHOWN, hostile_log, put
 from forsy.store import Store, open_store
-from forsy.validate import validate_path
+from forsy.validation import validate_path
 from forsy.web.app import make_app
 from forsy.web.guard import Settings
 

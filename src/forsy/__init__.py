@@ -36,8 +36,8 @@ _EXPORTS: dict[str, str] = {
     "Manifest": "forsy.models:Manifest",
     "Provenance": "forsy.models:Provenance",
     # checks
-    "validate": "forsy.validate:validate_path",
-    "verify": "forsy.verify:verify_folder",
+    "validate": "forsy.validation:validate_path",
+    "verify": "forsy.verification:verify_folder",
     # errors
     "ExitCode": "forsy.errors:ExitCode",
     "ForsyError": "forsy.errors:ForsyError",
@@ -74,8 +74,8 @@ if TYPE_CHECKING:
     from .models import Manifest, Provenance, Step, Trace
     from .pipeline import Outcome, RetraceOptions, RetraceRun, read_sessions, retrace, retrace_one
     from .sinks import FolderSink, Sink
-    from .validate import validate_path as validate
-    from .verify import verify_folder as verify
+    from .validation import validate_path as validate
+    from .verification import verify_folder as verify
 
 
 def __getattr__(name: str) -> Any:

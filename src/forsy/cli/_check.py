@@ -70,7 +70,7 @@ def verify(
     debug: DebugOpt = False,
 ) -> None:
     """Re-read the source logs and check every copied value of a trace against their exact bytes."""
-    from ..verify import verify_folder
+    from ..verification import verify_folder
 
     set_debug(debug)
     rep = verify_folder(folder, logs)

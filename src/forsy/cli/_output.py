@@ -24,7 +24,7 @@ from rich.console import Console
 from ..errors import ExitCode, ForsyError
 
 if TYPE_CHECKING:
-    from ..validate import Finding, Report
+    from ..validation import Finding, Report
 
 err = Console(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -191,7 +191,7 @@ class TraceCheck:
 
 def check_folder(path: Path) -> tuple[TraceCheck, Report]:
     """Validate a trace folder (or trace.json) and read its manifest's reading warnings."""
-    from ..validate import validate_path
+    from ..validation import validate_path
 
     report = validate_path(path)
     return TraceCheck([_finding(f) for f in report.errors], [_finding(f) for f in report.warnings],

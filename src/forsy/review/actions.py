@@ -158,7 +158,7 @@ def approve(store: Store, trace_id: str, level: str, *, reviewer: str, at: str,
 
 
 def _validate(files: dict[str, bytes]) -> None:
-    from ..validate import validate_path
+    from ..validation import validate_path
 
     with tempfile.TemporaryDirectory(prefix="forsy-review-") as tmp:
         for name, data in files.items():

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..protocols import Redactor
-from ..verify import Sources, VerifyReport, check_field  # the per-field check verify runs
+from ..verification import Sources, VerifyReport, check_field  # the per-field check verify runs
 from .overlay import Json
 from .redacted import cached_redactor
 from .source import LoadedTrace

@@ -162,7 +162,7 @@ def model_values(d: LoadedTrace, accepted: set[str]) -> list[ModelValue]:
 
 def findings(d: LoadedTrace) -> list[str]:
     """What `forsy validate` says of the draft with its edits (errors and warnings)."""
-    from ..validate import validate_path
+    from ..validation import validate_path
 
     with tempfile.TemporaryDirectory(prefix="forsy-needs-") as tmp:
         for name, data in d.files.items():
