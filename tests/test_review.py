@@ -177,7 +177,7 @@ def test_approval_is_refused_when_validate_finds_errors(db: tuple[str, str], mon
     from forsy.validation import Finding, Report
 
     bad = Report("x", [Finding(rule="S001", severity="error", message="broken on purpose")], False, {})
-    monkeypatch.setattr(forsy.validate, "validate_path", lambda _p: bad)
+    monkeypatch.setattr(forsy.validation, "validate_path", lambda _p: bad)
     url, tid = db
     code, _, err = cli("review", "approve", tid, "--level", "human_reviewed", "--store", url)
     assert code == 2 and "does not pass forsy validate: S001 broken on purpose" in err
