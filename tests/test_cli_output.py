@@ -1,4 +1,4 @@
-"""a command line that tells the truth — summaries, progress, exit codes, scripting.
+"""A command line that tells the truth — summaries, progress, exit codes, scripting.
 
 Each test drives the real CLI (typer's runner, or a subprocess where a terminal, stdin or the
 environment matters) and asserts what a user would see.
