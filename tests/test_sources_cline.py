@@ -313,3 +313,20 @@ def test_failures_cline_writes_in_a_result_fail_the_call(tmp_path: Path) -> None
     prov = json.loads(next((tmp_path / "out").rglob("provenance.json")).read_text("utf-8"))
     rules = {p["fields"]["success"]["rule"] for p in prov["steps"] if "success" in p["fields"]}
     assert "R-call/cline-failure-text" in rules
+
+
+def test_feedback_inside_native_results_is_the_users_and_in_its_place(tmp_path: Path) -> None:
+    """With native tool calls the person's feedback rides inside a tool_result: their words are
+    a user message right after that result (not left to the end, not part of the output),
+    Cline's wrapper and attachment are its notes, and a file that holds the tag is no one's."""
+    folder = FIXTURES / "native-feedback"
+    [s] = ClineSource().read(folder / "api_conversation_history.json", ReadContext(root=folder))
+    kinds = [(e.kind, e.actor, e.text) for e in s.events if e.kind in ("user", "tool_result")]
+    assert [(k, a) for k, a, _ in kinds] == [("user", "user"), ("tool_result", "agent"), ("user", "user"),
+                                             ("tool_result", "agent"), ("user", "user"), ("tool_result", "agent")]
+    users = [t for k, _, t in kinds if k == "user"]
+    assert users == ["speed up the build", "use -j4, this laptop overheats", "also cache the objects"]
+    assert not [w for w in s.warnings if w.code == "feedback-unplaced"]
+    [done] = [e for e in s.events if e.kind == "tool_result" and e.tool == "attempt_completion"]
+    assert done.text is None
+    retrace(folder / "api_conversation_history.json", tmp_path / "out")  # validated and verified

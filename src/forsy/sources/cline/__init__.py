@@ -63,6 +63,10 @@ RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 DENIED = "The user denied this operation"
 FAILURE_RULE = "R-call/cline-failure-text"
+# the person's feedback inside a result, after Cline's own words for it (ToolResultUtils,
+# CommandOrchestrator, formatResponse.tooManyMistakes): never a file's text that holds the tag
+FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user has provided the following feedback "
+                      r"to help guide you:)\n<feedback>\n(.*?)\n</feedback>", re.S)
 
 
 class ClineSource:
@@ -374,6 +378,7 @@ class _Task:
                  is_error=denied or failed or text.lstrip().startswith("[ERROR]"),
                  info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
                  ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
+        self._feedback_inside(rec, ptr, text)
 
     def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
         cid = b.get("tool_use_id")
@@ -386,18 +391,49 @@ class _Task:
         if isinstance(c, str):
             self._result(rec, ptr + "/content", call, c)
             return
-        parts = [(pointer("content", i), x["text"]) for i, x in enumerate(c if isinstance(c, list) else [])
-                 if isinstance(x, dict) and isinstance(x.get("text"), str)]
+        parts, people = [], []
+        for i, x in enumerate(c if isinstance(c, list) else []):
+            if not (isinstance(x, dict) and isinstance(x.get("text"), str)):
+                continue
+            part = (pointer("content", i), x["text"])
+            kind = harness_kind(x["text"])
+            # an array result (attempt_completion's) carries Cline's wrapper, the person's
+            # feedback and attachments as blocks of their own: only the rest is the result
+            if kind is not None and kind != "command_output":
+                self._note(rec, ptr + part[0], x["text"], kind)
+            elif wrapped_words(x["text"]) is not None:
+                people.append(part)
+            else:
+                parts.append(part)
         text = "\n".join(t for _, t in parts)
         failed = DENIED not in text and b.get("is_error") is not True and result_failed(text)
         ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
-                   [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool, text=text,
+                   [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool,
+                   text=text if parts or not people else None,  # all of it the person's: no output
                    is_error=b.get("is_error") is True or DENIED in text or failed,
                    info=ResultInfo(rejected=True) if DENIED in text else
                    ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
         if DENIED in text:
             _bump(self.s, "rejected_calls")
         self.s.events.append(ev)
+        for p, t in parts:
+            self._feedback_inside(rec, ptr + p, t)
+        for p, t in people:
+            self._prompt(rec, ptr + p, t)
+
+    def _feedback_inside(self, rec: Record, ptr: str, text: str) -> None:
+        """The person's feedback Cline put inside a call's result (`<feedback>…</feedback>` after
+        "The user provided the following feedback:"): their words, after the result."""
+        for m in FEEDBACK.finditer(text):
+            said = m.group(1)
+            fb = next((f for f in self.feedback if isinstance(f.data.get("text"), str)
+                       and f.data["text"].strip() and f.data["text"] in said), None)
+            if fb is not None:
+                self.feedback.remove(fb)
+                self._user_ui(fb)
+            elif said.strip():
+                self._ev("user", rec, ptr, None, actor="user", text=said,
+                         info=MessageInfo(span=m.span(1), wrapped="tool_feedback"))
 
     def _missing(self) -> None:
         for call in self.pending:
