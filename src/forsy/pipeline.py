@@ -186,7 +186,8 @@ class RetraceRun:
 
     @property
     def skipped(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.status in ("skipped", "failed")]
+        """Read but not traced, for a stated reason (no work, outside the window, a copy): never a failure."""
+        return [o for o in self.outcomes if o.status == "skipped"]
 
     @property
     def failed(self) -> list[Outcome]:
