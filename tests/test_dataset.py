@@ -78,6 +78,26 @@ def test_local_build_rows(corpus: Path, tmp_path: Path) -> None:
     assert "| failed | 1 |" in card and "not a log format" in card
 
 
+def test_secrets_are_masked_and_counted_on_the_card(tmp_path: Path) -> None:
+    from secretgen import SecretGen
+
+    gen = SecretGen(seed=31)
+    token, key = gen.github(), gen.aws_key_id()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "work.bash_history").write_text(f"#1700000000\ncurl -H 'Authorization: token {token}' https://x.test\n"
+                                           f"#1700000005\nexport AWS_ACCESS_KEY_ID={key}\n#1700000009\nmake\n")
+    out = tmp_path / "ds"
+    build([src], out)
+    (row,) = _rows(out)
+    assert row["status"] == "traced" and int(str(row["redactions"])) >= 2
+    written = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    assert token.encode() not in written and key.encode() not in written
+    card = (out / "README.md").read_text()
+    assert "nothing was masked" not in card
+    assert all(f"- {kind}: " in card for kind in json.loads(str(row["redaction_by_kind"])))
+
+
 def test_readers_read_it(corpus: Path, tmp_path: Path) -> None:
     import datasets
 
