@@ -28,6 +28,9 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "gh secret set API_TOKEN <<< '{tok}'",
         "sudo -S <<< {pw} apt-get upgrade",
         "echo -n {tok} | npx wrangler secret put TOKEN",
+        "yes '{pw}' | sudo -S true",
+        "passwd deploy <<EOF\n{pw}\n{pw}\nEOF",
+        "sudo -S bash <<'END'\n{human}\nEND",
     ),
     "pgpass-line": (
         "localhost:5432:mydb:alice:{pw}",
@@ -105,6 +108,8 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
 MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
     "stdin-secret": ('echo "$PW" | sudo -S true', "echo $TOKEN | gh auth login --with-token", "echo hi | cat",
                      "echo done | tee log.txt", "sudo -S ls < /dev/null", "echo y | apt-get install x",
+                     "yes | sudo apt-get install nginx", "cat <<EOF > notes.txt\nhello world 2024!\nEOF",
+                     "std::cout << value << std::endl;", "passwd bob <<EOF\n$PW\n$PW\nEOF",
                      "cat <<< 'hello' | wc -c"),
     "pgpass-line": ("12:30:45:99:00", "localhost:5432:mydb", "at 2025-01-01T10:20:30:40:50", "a:b:c:d:e",
                     "host:5432:db:user:$PGPASSWORD", "File \"x.py\", line 12, in f: 1:2:3:4"),
@@ -114,7 +119,9 @@ MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
                        "https://example.com/key/value", "/api/v1/tokens/list"),
     "base64-secret": ("echo 'aGVsbG8gd29ybGQ=' | base64 -d", "base64 -d < in.b64", "echo $B64 | base64 -d",
                       "echo 'IyEvYmluL2Jhc2gKZWNobyBoaQo=' | base64 -d | bash"),
-    "flag-secret": ("mkdir -p src/app/components", "docker run -p 8080:80 nginx", "ssh -p 2222 host",
+    "flag-secret": ("mkdir -p src/app/components",
+                    "mkdir -p ../AOJ-101-integration_agent/.github/workflows", "docker run -p 8080:80 nginx",
+                    "ssh -p 2222 host",
                     "pytest -p no:cacheprovider", "mvn -P release-2024 package", "cp -p a b", "gcc -pthread x.c",
                     "sysctl -w net.ipv4.ip_forward=1", "msbuild x.sln /p:Configuration=Release", "patch -p1 < x.diff",
                     "python -m pip install -P constraints.txt",
@@ -142,7 +149,8 @@ MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
                           # found in library code once tier-2 names took human-made passwords
                           'key: "Control+Shift+T"', "credentials: Base64-encoded credentials",
                           "def f(self, key: PositionalIndexer2D) -> Self:", "o.key=t?r.C0.ESC+`OA`:r.C0.ESC+`[A`",
-                          'char *key = "__f2py_cb_#name#";'),
+                          'char *key = "__f2py_cb_#name#";', '"result_key": "ProductsV2"',
+                          'key = "actions_dreamed_t0_to_H_BxT"'),
 }
 
 

@@ -88,7 +88,8 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool =
         return False
     if tier == 2:  # a token's name: machine-made, or a password a person made (`Spring2025!Deploy`)
         need = 20 if name.lower().strip("-_.") == "key" else 16
-        return (looks_random(value, need) or password_like(value)) and not _pathlike(value)
+        return (looks_random(value, need) or password_like(value)) and not _pathlike(value) and not (
+            _SNAKE.fullmatch(value))
     return len(value) >= 3
 
 
@@ -150,17 +151,19 @@ _DIGEST = re.compile(r"(?:v\d{1,2}|sha1|sha224|sha256|sha384|sha512|md5|blake2b?
 # ---------------------------------------------------------------- what a password looks like
 _SYMBOLS_WEAK = frozenset("-_./:")  # in identifiers, versions, paths: not a password's symbol
 # words (`MyProject2`, `release_v2`, `HTTPServer`) or a version: a name, not a password
-_IDENTIFIER = re.compile(r"[A-Za-z][a-z]*(?:[A-Z]?[a-z]{3,}|[A-Z]{2,5}(?![a-z]))*[-_.]?(?:\d{1,6}[A-Z]?)?"
+_IDENTIFIER = re.compile(r"[A-Za-z][a-z]*(?:[A-Z]?[a-z]{3,}|[A-Z]{2,5}(?![a-z]))*[-_.]?(?:[A-Z]?\d{1,6}[A-Z]?)?"
+                         r"|[a-z][a-z0-9]*(?:_[A-Za-z0-9]{1,10}){2,}"  # snake_case: `actions_dreamed_t0_to_H`
                          r"|v?\d+(?:\.\d+){1,3}[A-Za-z0-9.+-]*")
 _JOINED = re.compile(r"[-_.+ ]")
 _WORD_PART = re.compile(r"[A-Za-z][a-z]{2,}\d{0,6}|[A-Z]{3,}\d{0,6}|\d{1,6}")  # `Base64`, `encoded`, `UTF8`
 _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-+_. ][A-Za-z]+)+")  # `Control+Shift+T`, `read-only`
 _PW_CHARS = re.compile(r"[\x21-\x7e]+")
 _BRACKETS = frozenset("[]{}()<>")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[A-Za-z0-9]{1,10}){2,}")  # `actions_dreamed_t0_to_H`: a name
 # `r.C0.ESC+`, `e.key`, `self.x`: a member of a (minified) object, code
 _MEMBER = re.compile(r"(?:^|[\s(=,:!?])(?:[A-Za-z_$]{1,2}|self|this|env|os|process)\.[A-Za-z_$]")
 # `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password
-_KEY_VALUE = re.compile(r"[a-z]{2,}(?:[._-][a-z0-9_]+)*=|[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*="
+_KEY_VALUE = re.compile(r"[a-z]{2,}(?:[._-][a-z0-9_]+)*=|[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,})*="
                         r"|[A-Z][A-Z0-9_]{2,}=")
 
 
@@ -211,4 +214,10 @@ def mixed_literal(value: str) -> bool:
     (`user:X`, a quoted value right after "password")."""
     return (len(value) >= 6 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
             and not _IDENTIFIER.fullmatch(value) and not code_like(value) and not is_template(value)
-            and not any(c in _BRACKETS for c in value))
+            and not any(c in _BRACKETS for c in value) and "&#" not in value)
+
+
+def mixed_case_literal(value: str) -> bool:
+    """`mixed_literal` with upper and lower case too (`LRs8GRUyLu`): enough after `-p` or in
+    "the password is X", where a lower-case `a1b2c3` may be a folder or a word."""
+    return mixed_literal(value) and any(c.isupper() for c in value) and any(c.islower() for c in value)

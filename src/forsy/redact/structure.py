@@ -18,7 +18,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, is_template, looks_random
-from ._values import code_like, mixed_literal, password_like
+from ._values import code_like, mixed_case_literal, mixed_literal, password_like
 from .cmdline import _COMMAND_END, _unquoted, cli_literal, shell_words
 
 if TYPE_CHECKING:
@@ -30,7 +30,10 @@ _READER_WORDS = frozenset({"chpasswd", "passwd", "kinit", "smbpasswd", "vncpassw
                            "--password-stdin", "--pass-stdin", "--token-stdin", "--with-token", "--stdin",
                            "--password-from-stdin", "-password-stdin", "--passphrase-fd", "stdin"})
 _READER_PAIRS = (("secret", "put"), ("secret", "set"), ("secrets", "set"), ("env", "add"), ("login", "-"))
-_FEEDERS = ("echo ", "printf ", "<<<")
+_FEEDERS = ("echo ", "printf ", "yes ", "<<<", "<<")
+# a here-document: `passwd bob <<EOF` then the lines up to EOF (raw or JSON-escaped newlines)
+_HEREDOC = re.compile(r"<<-?[ \t]*(?P<q>['\"]?)(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,15})(?P=q)")
+_NEWLINE = re.compile(r"\r?\n|(?:\\r)?\\n")
 
 
 def _is_reader(words: list[str]) -> bool:
@@ -62,9 +65,16 @@ def _words(text: str, start: int, stop: int | None = None) -> list[tuple[int, in
 def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`echo X | sudo -S …`, `printf '%s' X | docker login --password-stdin`, `echo 'u:X' |
     chpasswd`, `cmd --with-token <<< X`, `sudo -S <<< X cmd`: X (each line of it)."""
+    seen = -1
     for i in anchors.find(_FEEDERS):
+        if i <= seen:
+            continue
         if text.startswith("<<<", i):
+            seen = i + 2
             yield from _here_string(text, i)
+            continue
+        if text.startswith("<<", i):
+            yield from _here_document(text, i)
             continue
         if i > 0 and text[i - 1] not in " \t\n;&(`$\"'" and not (text[i - 1] == "n" and text[i - 2 : i - 1] == "\\"):
             continue
@@ -85,6 +95,32 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         chpasswd = "chpasswd" in reader or "chgpasswd" in reader
         for s, e in args:
             yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
+
+
+def _here_document(text: str, i: int) -> Iterator[Hit]:
+    """`passwd bob <<EOF` / X / X / `EOF`: each line (at most 4) when the command reads a password."""
+    m = _HEREDOC.match(text, i)
+    if m is None:
+        return
+    command = [text[s:e] for s, e in _words(text, _line_start(text, i), i)]
+    if not _is_reader(command):
+        return
+    nl = _NEWLINE.search(text, m.end(), m.end() + 200)
+    pos = nl.end() if nl is not None else -1
+    for _ in range(4):
+        if pos < 0:
+            return
+        nl = _NEWLINE.search(text, pos, pos + 300)
+        if nl is None:
+            return
+        line = text[pos : nl.start()]
+        if line.strip() == m["tag"] or "\x1e" in line:
+            return  # the end of the document, or of this text in a batch (Redactor.SEPARATOR)
+        value = line.strip()
+        if cli_literal(value) and " " not in value and "\\" not in value:
+            start = pos + line.index(value)
+            yield Hit(start, start + len(value), CREDENTIAL, "stdin-secret")
+        pos = nl.end()
 
 
 def _here_string(text: str, i: int) -> Iterator[Hit]:
@@ -302,7 +338,8 @@ def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             vs, ve = _unquoted(text, *words[1])
             value = text[vs:ve]
             strong = flag in _STRONG_FLAGS
-            if (strong and cli_literal(value) and not value.startswith("-")) or password_like(value):
+            if (strong and cli_literal(value) and not value.startswith("-")) or password_like(value) or (
+                    mixed_case_literal(value) and flag in ("-p", "-P") and not _pathish(value)):
                 done = ve
                 yield Hit(vs, ve, CREDENTIAL, "flag-secret")
         elif flag[:2] in _ATTACHED and len(flag) > 2 and flag[2] not in "-=":
@@ -357,7 +394,8 @@ def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 # PASSWORD = 'X'; SET PASSWORD FOR 'u'@'h' = 'X' (also PASSWORD('X'))
 _SQL_VALUE = re.compile(r"[ \t]*(?:=[ \t]*)?(?:PASSWORD[ \t]*\([ \t]*)?(?P<q>['\"])(?P<v>[^'\"\n\\]{1,256})(?P=q)",
                         re.IGNORECASE)
-_SQL_STATEMENT = re.compile(r"\b(?:CREATE|ALTER|SET|GRANT)\b[^;\n]{0,200}$", re.IGNORECASE)
+# (after a word boundary or a JSON-escaped newline: `\nSET PASSWORD …`)
+_SQL_STATEMENT = re.compile(r"(?:(?<!\w)|(?<=\\n)|(?<=\\t))(?:CREATE|ALTER|SET|GRANT)\b[^;\n]{0,200}$", re.IGNORECASE)
 _SQL_FOR = re.compile(r"[ \t]+FOR[ \t]+[^;\n=]{1,120}", re.IGNORECASE)
 
 
@@ -365,7 +403,7 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The quoted password of a SQL statement that sets one."""
     for i in anchors.find(("identified by", "pass"), ignore_case=True):
         head = text[i : i + 13].lower()
-        if i > 0 and text[i - 1].isalnum():
+        if i > 0 and text[i - 1].isalnum() and not _after_escape(text, i):
             continue
         if head.startswith("identified by"):
             end = i + 13
@@ -403,7 +441,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(_PROSE_ANCHORS, ignore_case=True):
         if text[i : i + 3].lower() == "key":  # "api key", "apikey"
             i -= 4 if text[i - 4 : i].lower() == "api " else 3 if text[i - 3 : i].lower() == "api" else 0
-        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$")):
+        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not _after_escape(text, i)):
             continue
         head = text[i : i + 10].lower()
         word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
@@ -451,7 +489,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 named += 1  # "for deploy", "the staging db": up to two plain words, then the value
                 end = m.end()
                 continue
-            ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value)
+            ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_case_literal(value)
             if ok and not _pathish(value) and not code_like(value):
                 done = end + len(value)
                 yield Hit(end, done, CREDENTIAL, "prose-secret")
@@ -468,6 +506,11 @@ def _token_like(value: str) -> bool:
 
 
 _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
+
+
+def _after_escape(text: str, i: int) -> bool:
+    """Right after a JSON-escaped newline or tab (`\\npassword`): a word starts here."""
+    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nrt"
 
 
 def _value_before(text: str, i: int, word: str) -> Hit | None:
