@@ -189,6 +189,12 @@ def test_a_worker_that_dies_twice_is_a_failed_row(corpus: Path, tmp_path: Path,
     dead = [x for x in rows if x["error"] == CRASHED]
     assert len(dead) == 1 and dead[0]["trace"] is None
     assert sum(1 for x in rows if x["status"] == "traced") == len(rows) - 2  # the broken file, the dead one
+    # the next run tries it again, and its row replaces the failed one
+    monkeypatch.delenv("FORSY_DATASET_TEST_FAULT")
+    again = build([corpus], out)
+    assert (again.retraced, again.replaced) == (1, 1)
+    after = _rows(out)
+    assert len(after) == len(rows) and CRASHED not in [x["error"] for x in after]
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import orjson
 
 from .._atomic import replace_file
 from ..errors import ForsyError, InputError
-from ._engines import run_local, run_ray
+from ._engines import CRASHED, run_local, run_ray
 from ._row import UNKNOWN, Row, _empty
 from ._units import Unit, Unread, _digest, find, source_id
 from ._write import CARD, DATA, GENERATOR, State, Writer, remove_rows, summary, units_todo
@@ -100,7 +100,10 @@ def build(sources: Sequence[str | Path], out: str | Path, *, engine: Engine = "l
                 if tid is not None:
                     traces[tid] = sid
                 kept.append(r)
-            entry = {"sha256": unit.sha256, "trace_ids": [r["trace_id"] for r in kept if r["trace_id"]]}
+            # a session whose worker died is tried again by the next run (no digest: it looks changed)
+            crashed = any(r["error"] == CRASHED for r in kept)
+            entry = {"sha256": "" if crashed else unit.sha256,
+                     "trace_ids": [r["trace_id"] for r in kept if r["trace_id"]]}
             if not kept:
                 entry["duplicate_of"] = next(traces[r["trace_id"]] for r in rows if r["trace_id"])
                 result.duplicates += 1
