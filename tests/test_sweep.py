@@ -117,7 +117,7 @@ def test_first_sweep_traces_all_second_reads_nothing(tree: Path, store: Store,
     calls = Counter(monkeypatch)
     reads: list[str] = []
     monkeypatch.setattr("forsy.sweep._files.fingerprint", lambda *a: reads.append(a[0]))  # type: ignore[misc]
-    monkeypatch.setattr("forsy.sweep.fingerprint", lambda *a: reads.append(a[0]))  # type: ignore[misc]
+    monkeypatch.setattr("forsy.sweep.run.fingerprint", lambda *a: reads.append(a[0]))  # type: ignore[misc]
     monkeypatch.setattr(pipeline, "discover", lambda *a: pytest.fail("discovery on an unchanged tree"))
     second = run(store, tree)
     assert calls.calls == [] and reads == []

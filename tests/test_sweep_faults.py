@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import forsy.pipeline as pipeline
-import forsy.sweep as sweep_mod
+import forsy.sweep.run as sweep_mod
 from _paths import SAMPLES
 from forsy.errors import ExitCode
 from forsy.store import open_store
