@@ -1,0 +1,335 @@
+"""Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`), versions 1.0–2.1.
+
+What this module handles, and the rule it follows for each:
+
+* **Dedupe**: a resumed session can re-write earlier lines; a record whose `uuid` was seen
+  before with the same content is skipped (counted in `quality.duplicate_records`); one with
+  other content under the same `uuid` is kept and warned about (file and line).
+* **Field kinds**: every field a rule reads is checked where the record is read
+  (`check_record`, and the content blocks in `EventBuilder`); one of the wrong kind is a
+  warning with file and line and is read as absent, and the rest of the file goes through.
+* **Branches and rewinds**: the work is the `parentUuid` chain from the last message back
+  to the root (following `logicalParentUuid` across compactions). Records off that chain
+  that merely hang off it (results of parallel calls, split assistant lines of the same
+  `message.id`, notices) are part of it; typed messages and model turns off it, and all
+  their descendants, are an *abandoned* branch: kept as events flagged `abandoned`, so
+  what happened stays visible but is not presented as the work.
+* **Subagents**: inline sidechain lines (1.0.x), sibling `agent-<id>.jsonl` files, and
+  `agent-<id>.jsonl` (+ `.meta.json`) at any depth under `<session>/subagents/` (workflow
+  agents: `subagents/workflows/wf_<id>/`); when no file holds a subagent's
+  transcript, its `agent_progress` copies in the main log are used. A thread is linked to
+  its spawning Task/Agent call only by an exact key: `toolUseResult.agentId`, the progress
+  record's `parentToolUseID`, or a prompt identical to the call's `prompt` argument (and
+  unique). Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
+  A subagent file retraced on its own: the prompt its parent sent is the task.
+* **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
+  by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
+* **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
+  attachment, last-prompt, titles, modes…) feed `SessionMeta` and are otherwise skipped;
+  an unknown record type is one warning per type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import ClassVar
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from ...payloads import NoteInfo, Persisted, ResultInfo
+from .. import ReadContext
+from .._lines import read_bytes, sha256, source_name
+from .._records import Record
+from ._events import EventBuilder, kind_of
+from ._graph import _abandoned, _dedupe
+from ._load import _is_agent_progress, load_records
+from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
+
+KNOWN_TYPES = frozenset(
+    "user assistant system summary file-history-snapshot queue-operation progress attachment "
+    "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title "
+    "teleported-from teleport-skipped-branch".split()
+)
+# `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
+# the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
+PERSISTED = re.compile(r"Full output saved to: ([^\r\n]+?)[ \t]*$", re.M)
+
+
+class ClaudeCodeSource:
+    name: ClassVar[str] = "claude_code"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        s = head.lstrip()
+        if s.startswith(b"["):
+            return b'"sessionId"' in head and (b'"parentUuid"' in head or b'"leafUuid"' in head)
+        for raw in head.split(b"\n")[:40]:
+            if not raw.strip():
+                continue
+            try:
+                d = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(d, dict):
+                return False
+            t = d.get("type")
+            # a session teleported from claude.ai starts with a stub naming the remote session
+            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId")
+            return t in KNOWN_TYPES and any(k in d for k in keys)
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        return discover_sessions(path)
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        return [read_session(path, ctx)]
+
+
+def _is_session_file(p: Path) -> bool:
+    return p.suffix == ".jsonl" and not p.name.startswith("agent-") and p.is_file()
+
+
+def discover_sessions(path: Path) -> list[Path]:
+    """Session files under a project dir, a projects root, a session dir, Claude Code's own
+    folder (`~/.claude`) or a home folder (`~`, whose `.claude/projects` is the root)."""
+    for root in (path / ".claude" / "projects", path / "projects"):
+        if root.is_dir() and not (path / f"{path.name}.jsonl").exists():
+            path = root
+            break
+    try:
+        if (path.parent / f"{path.name}.jsonl").is_file() and (
+            (path / "subagents").is_dir() or (path / "tool-results").is_dir()
+        ):
+            return [path.parent / f"{path.name}.jsonl"]  # a session directory
+        direct = sorted(p for p in path.iterdir() if _is_session_file(p))
+        if direct:
+            return direct
+        nested: list[Path] = []
+        for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink()):
+            nested.extend(sorted(p for p in sub.iterdir() if _is_session_file(p)))
+        return nested
+    except PermissionError:
+        raise InputError("permission denied", path=path) from None
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=path) from None
+
+
+# The ledger (manifest.json): what a record that no step cites was read for, by its type
+# (docs/rules.md names each rule). user/assistant/system records are marked by what they
+# became (`_mark_notes`); a type not here and not read as work is `unknown`.
+
+
+def _prompt_is_the_delegation(events: list[Event], recs: list[Record], helper: bool) -> list[Event]:
+    """A subagent transcript retraced on its own: the prompt it was started with (the first
+    user record) is the trace's task (T-task/delegated), never a person's message. The parent
+    agent wrote it (actor `agent`); for Claude Code's own helper (prompt suggestion), Claude
+    Code did (actor `system`). The rest of the thread stays the subagent's."""
+    first = next((r for r in recs if r.data.get("type") == "user"), None)
+    for i, e in enumerate(events):
+        if (first is not None and e.kind == "note" and isinstance(e.info, NoteInfo)
+                and e.info.subtype == "subagent_prompt" and e.refs and e.refs[0].ev == first.ev.id):
+            events[i] = Event("note", "system" if helper else "agent", e.ts, e.refs, text=e.text, ts_ref=e.ts_ref,
+                              info=NoteInfo(subtype="subagent_input"))
+            break
+    return events
+
+
+def _mark_notes(events: list[Event], session: Session) -> None:
+    """Records that became only notes (injected text, isMeta lines, local command output...):
+    the segmenter makes no step of a note; the ledger names the note's kind."""
+    for e in events:
+        if e.kind == "interrupt":
+            for ref in e.refs:
+                session.mark(ref.ev, "metadata", "interrupt (termination_reason)")
+        elif e.kind == "note":
+            sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
+            if sub == "compact_boundary":
+                continue
+            for ref in e.refs:
+                session.mark(ref.ev, "set_aside", "notes are not steps", sub)
+
+
+def read_session(path: Path, ctx: ReadContext) -> Session:
+    """Read one session file (and the subagent transcripts that belong to it)."""
+    if ctx.root is None:
+        ctx = ReadContext(root=path.parent, debug=ctx.debug, extra=ctx.extra)
+    session = Session("claude_code", "", [], {}, [], SessionMeta(agent="claude-code"), Quality())
+    recs = _dedupe(load_records(path, ctx, session), session)
+    main = [r for r in recs if not r.data.get("isSidechain")]
+    inline = [r for r in recs if r.data.get("isSidechain")]
+    _collect_meta(recs, session)
+    for r in inline:  # progress copies are read from the main chain only
+        if _is_agent_progress(r.data):
+            session.warn("unread-content", "agent_progress record marked isSidechain; its copy of a subagent "
+                         "message was not read", r.ev.source, r.ev.line)
+    session.session_id = session.session_id or path.stem  # the records' sessionId, else the file name
+    agent_file = AGENT_FILE.match(path.name)
+    helper = agent_file is not None and agent_file.group(1).startswith(HELPERS)
+    if agent_file is not None and (not main or helper):
+        # a subagent transcript given on its own: its prompt came from the parent agent (or,
+        # for Claude Code's own helpers, from Claude Code, which may not mark it a sidechain)
+        agent_id = agent_file.group(1)
+        th = Thread(agent_id, recs if helper else inline, "file", _root_prompt(recs if helper else inline))
+        if (th.prompt or "").strip() == "Warmup":
+            session.warn("warmup-only", "a Warmup sidechain (cache priming), not work", session.files[-1].path)
+            for r in inline:
+                session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
+            return session
+        session.events = _prompt_is_the_delegation(_thread_events(th, session), th.records, helper)
+        _attach_persisted(session.events, path, ctx, session)
+        _mark_notes(session.events, session)
+        return session
+    abandoned = _abandoned(main, session)
+    builder = EventBuilder("agent", abandoned, session.warn)
+    events: list[Event] = []
+    for r in main:
+        if r.data.get("type") in WORK_TYPES:
+            events.extend(builder.from_record(r))
+    threads = _threads(path, ctx, session, main, inline)
+    session.events = _merge_threads(events, threads, session)
+    _attach_persisted(session.events, path, ctx, session)  # subagents' outputs too
+    _mark_notes(session.events, session)
+    session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
+    session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
+    first = next((e for e in session.events if e.kind != "note"), None)
+    if first is not None and first.kind == "compaction":
+        session.quality.extra["starts_from_summary"] = 1  # the earlier work is logged elsewhere
+    session.quality.encrypted_reasoning = sum(
+        1 for e in session.events
+        if e.kind == "note" and isinstance(e.info, NoteInfo) and e.info.subtype == "encrypted_reasoning"
+    )
+    return session
+
+
+def _collect_meta(recs: list[Record], session: Session) -> None:
+    meta = session.meta
+    models = set(meta.models)
+    usage: dict[str, dict[str, int]] = {}
+    unknown: dict[str, int] = {}
+    titles: list[str] = []
+    for r in recs:
+        d = r.data
+        t = d.get("type")
+        if t not in KNOWN_TYPES:
+            if t not in unknown:
+                session.warn("unknown-record-type", f"record type {t!r} is not known; skipped",
+                             r.ev.source, r.ev.line)
+            unknown[str(t)] = unknown.get(str(t), 0) + 1
+            continue
+        if t == "summary" and isinstance(d.get("summary"), str):
+            titles.append(d["summary"])
+        if t in ("permission-mode", "ai-title"):
+            _mode_or_title(r, meta, session)
+        if t == "teleported-from" and isinstance(d.get("remoteSessionId"), str):
+            meta.extra["teleported_from"] = d["remoteSessionId"]
+        if isinstance(d.get("sessionId"), str) and not d.get("isSidechain") and session.session_id == "":
+            session.session_id = d["sessionId"]
+        if isinstance(d.get("version"), str):
+            meta.agent_version = d["version"]
+        if isinstance(d.get("cwd"), str) and meta.cwd is None:
+            meta.cwd = d["cwd"]
+        if isinstance(d.get("gitBranch"), str) and d["gitBranch"] and meta.git_branch is None:
+            meta.git_branch = d["gitBranch"]
+        if t == "system" and d.get("subtype") == "init" and isinstance(d.get("tools"), list):
+            meta.tools = [x for x in d["tools"] if isinstance(x, str)]
+            if len(meta.tools) < len(d["tools"]):
+                session.warn("field-type", "tools lists names that are not strings; those were not read",
+                             r.ev.source, r.ev.line)
+        msg = d.get("message")
+        if t == "assistant" and isinstance(msg, dict):
+            model = msg.get("model")
+            if isinstance(model, str) and model != "<synthetic>" and model not in models:
+                models.add(model)
+                meta.models.append(model)
+            u = msg.get("usage")
+            if isinstance(u, dict) and isinstance(msg.get("id"), str):
+                key = ("side:" if d.get("isSidechain") else "") + msg["id"]
+                cur = usage.setdefault(key, {})
+                for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+                    v = u.get(k)
+                    if isinstance(v, int) and not isinstance(v, bool):
+                        cur[k] = max(cur.get(k, 0), v)  # split lines repeat (or grow) one message's usage
+                    elif v is not None:
+                        session.warn("field-type", f"message.usage.{k} is {kind_of(v)}, not a whole number; "
+                                     "not counted", r.ev.source, r.ev.line)
+    total: dict[str, int] = defaultdict(int)
+    side: dict[str, int] = defaultdict(int)
+    for key, u in usage.items():
+        for k, v in u.items():
+            (side if key.startswith("side:") else total)[k] += v
+    meta.token_usage = dict(total)
+    if side:
+        meta.extra["sidechain_token_usage"] = dict(side)
+    if titles:
+        meta.extra["titles"] = titles
+    if unknown:
+        session.quality.unknown_records += sum(unknown.values())
+
+
+def _mode_or_title(r: Record, meta: SessionMeta, session: Session) -> None:
+    """2.1.16x+: `permission-mode` (the mode the user switched to) → agent_config.permission_modes,
+    in order; `ai-title` (the title Claude Code generated) → the card. Read from the one
+    string field the record carries besides its envelope."""
+    d = r.data
+    keys = ("permissionMode", "mode") if d["type"] == "permission-mode" else ("aiTitle", "title")
+    value = next((d[k] for k in keys if isinstance(d.get(k), str)), None)
+    if value is None:
+        session.warn("field-type", f"{d['type']} record without a string {keys[0]}; not read", r.ev.source, r.ev.line)
+        return
+    if d["type"] == "ai-title":
+        meta.extra["ai_title"] = value  # the latest title stands
+        return
+    modes: list[str] = meta.extra.setdefault("permission_modes", [])
+    if not modes or modes[-1] != value:
+        modes.append(value)
+
+
+def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session: Session) -> None:
+    """Large outputs Claude Code saved to `<session>/tool-results/<id>.txt`: read them when present."""
+    tr_dir = path.parent / path.stem / "tool-results"
+    for e in events:
+        saved = e.text is not None and ("<persisted-output>" in e.text or "Output too large (" in e.text)
+        if e.kind != "tool_result" or not e.text or not saved:
+            continue
+        m = PERSISTED.search(e.text)
+        if not m:
+            continue
+        if not isinstance(e.info, ResultInfo):
+            e.info = ResultInfo()
+        info = e.info
+        info.persisted_path = m.group(1)
+        f = _persisted_file(m.group(1), path, tr_dir)
+        if f is None:
+            session.quality.truncated_outputs += 1
+            info.persisted_missing = True
+            continue
+        data = read_bytes(f)
+        rel = source_name(f, ctx.root)
+        ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
+        session.add_evidence(ev)
+        session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
+        info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)
+
+
+def _persisted_file(written: str, path: Path, tr_dir: Path) -> Path | None:
+    """Where a saved output is on this machine. The path was written where Claude Code ran
+    (`C:\\Users\\...\\<session>\\tool-results\\<id>.txt` on Windows, drive letter in any case):
+    its file name and the session folder before `tool-results` are looked for beside this
+    log, the session's own folder first (a subagent's file sits below that folder)."""
+    parts = [p for p in re.split(r"[\\/]", written) if p]
+    if not parts:
+        return None
+    name = parts[-1]
+    sid = parts[-3] if len(parts) >= 3 and parts[-2] == "tool-results" else None
+    dirs = [tr_dir]
+    if sid:
+        dirs += [a / sid / "tool-results" for a in path.parents[:4]]
+        dirs += [a / "tool-results" for a in path.parents[:4] if a.name == sid]
+    for d in dirs:
+        f = d / name
+        if f.is_file():
+            return f
+    return None

@@ -1,0 +1,442 @@
+"""Cline tasks (VS Code globalStorage `saoudrizwan.claude-dev/tasks/<task id>/`) → `Session`s.
+
+A task folder holds two views of one task, and forsy reads both:
+
+* `api_conversation_history.json`: what the model saw and said, a JSON array of Anthropic
+  messages. Each message is one `Evidence` (its exact bytes). Assistant messages give
+  `reasoning` (thinking blocks), `agent_text` (text blocks) and `tool_call`s (tool_use
+  blocks: exact name and input; calls of one message share a group). User messages give
+  the results: Cline writes each result as a text block `[<tool> for '<what>'] Result:\n...`
+  answering the previous message's tool_use, in order (or, with native tool results, a
+  `tool_result` block naming the call). `<environment_details>` blocks and Cline's reminders
+  (`# task_progress ...`, `# TODO LIST UPDATE REQUIRED ...`, `[TASK RESUMPTION] ...`) are
+  context Cline injected, not the user's words: counted in `quality.extra`, not made events.
+  A result saying "The user denied this operation" is the user's rejection: an error, marked
+  rejected (the step's eval -1 and its reason, R-error/rejected), counted in
+  `quality.extra["rejected_calls"]`; one of Cline's failure messages fails its call
+  (R-call/cline-failure-text). Text Cline writes whole into a user message (its notices,
+  wrappers, attachments, a command's status spread as a plain block) is never the user's:
+  `_harness.py` names its kind (a `system` note, or the result of the call it answers); the
+  person's words inside a wrapper are cut out of it (C-span).
+* a folder with `ui_messages.json` and no API history is read from the UI alone
+  (`_ui_only.py`).
+* `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
+  `say: "text"` record is the task exactly as typed (the API view wraps it in `<task>`), and
+  `say: "user_feedback"` records are the user's later words: both are copied from here. An
+  assistant message's time is the `ts` of the first UI record that names its place
+  (`conversationHistoryIndex` = its index - 1), written as ISO 8601 UTC (derived, R-time).
+  Approvals asked (`ask: "tool" | "command" | ...`) are counted in `quality.extra`.
+
+`task_metadata.json` and `focus_chain_taskid_*.md` name the task too: any of the task's files
+reads the whole folder. The model comes from each message's `modelInfo`, tokens from its
+`metrics`, or, when no message has them (older Cline), from the UI's `api_req_started`
+records (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`, summed; their `cost` is not a
+token count and is not kept). Not recorded: the system prompt and the tools offered (Cline
+does not save them).
+
+Every UI record and each top-level key of `task_metadata.json` is accounted for in the
+manifest's ledger (`_ledger.py`): cited by a step, or marked as a time, a count, the UI's
+copy of an API message, or Cline's bookkeeping.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...errors import InputError
+from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from .. import ReadContext
+from .._lines import discover_sniffed, read_bytes, sha256, source_name
+from .._records import Record, iter_json_array
+from ._harness import command_failed, harness_kind, result_failed, wrapped_words
+from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
+from ._ui_only import read_ui_only
+
+API = "api_conversation_history.json"
+UI = "ui_messages.json"
+META = "task_metadata.json"
+RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
+INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
+DENIED = "The user denied this operation"
+FAILURE_RULE = "R-call/cline-failure-text"
+# the person's feedback inside a result, after Cline's own words for it (ToolResultUtils,
+# CommandOrchestrator, formatResponse.tooManyMistakes): never a file's text that holds the tag
+FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user has provided the following feedback "
+                      r"to help guide you:)\n<feedback>\n(.*?)\n</feedback>", re.S)
+
+
+class ClineSource:
+    name: ClassVar[str] = "cline"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    # VS Code (and forks) keep extension storage here, under the home folder
+    default_roots: ClassVar[tuple[str, ...]] = (
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ".vscode-server/data/User/globalStorage/saoudrizwan.claude-dev/tasks",
+    )
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if path.name == API:
+            return h.startswith(b"[") and b'"role"' in h[:4096]
+        if path.name == UI:
+            return h.startswith(b"[") and b'"ts"' in h[:4096] and (b'"say"' in h or b'"ask"' in h)
+        if path.name == META:
+            return h.startswith(b"{") and ((path.parent / API).is_file() or (path.parent / UI).is_file())
+        if path.name.startswith("focus_chain_taskid_") and path.suffix == ".md":
+            return (path.parent / API).is_file()
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        found = discover_sniffed(path, self.sniff, (API, UI), recursive=True)
+        # a task is offered once: by its API history, or by its UI messages when that is missing
+        return [p for p in found if p.name == API or not (p.parent / API).is_file()]
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        folder = path.parent
+        api = folder / API
+        s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))
+        if not api.is_file():
+            if not (folder / UI).is_file():
+                raise InputError(f"a Cline task file without its {API}", path=path)
+            return [self._ui_only(folder, s, ctx)]
+        api_recs = _load(api, s, ctx)
+        ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
+        if not ui_recs:
+            s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts", None, None)
+        task = _Task(s, api_recs, ui_recs)
+        task.build()
+        if (folder / META).is_file():  # after the build: its model_usage is checked against the models read
+            read_metadata(*_load_file(folder / META, s, ctx), s)
+        mark_ui(s, ui_recs, api_recs, task.timed, task.tokens_from_ui)
+        return [s]
+
+
+    def _ui_only(self, folder: Path, s: Session, ctx: ReadContext) -> Session:
+        """A task whose API history is missing: what the UI messages say (`_ui_only.py`)."""
+        ui_recs = _load(folder / UI, s, ctx)
+        s.warn("no-api-history", f"{API} is missing: the task is read from {UI} alone (no tool results, "
+               "no model, no tokens)", None, None)
+        s.quality.extra["ui_only"] = 1
+        read_ui_only(s, ui_recs, _iso)
+        if (folder / META).is_file():
+            read_metadata(*_load_file(folder / META, s, ctx), s)
+        mark_ui(s, ui_recs, [], set(), False)
+        for rec in ui_recs:
+            if rec.data.get("partial") is True:
+                s.mark(rec.ev.id, "set_aside", "a UI record still streaming (the complete one follows)")
+        return s
+
+
+def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
+    data = read_bytes(path, ctx.limits)
+    name = source_name(path, ctx.root)
+    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
+    return data, name
+
+
+def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
+    data, name = _load_file(path, s, ctx)
+    warnings: list[Warning_] = []
+    counters: dict[str, int] = {}
+    recs = list(iter_json_array(data, name, warnings, counters))
+    s.warnings.extend(warnings)
+    s.quality.records += counters.get("records", 0)
+    s.quality.unparsable_records += counters.get("unparsable", 0)
+    for r in recs:
+        s.add_evidence(r.ev)
+    return recs
+
+
+def _iso(ms: Any) -> str | None:
+    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _bump(s: Session, key: str) -> None:
+    s.quality.extra[key] = s.quality.extra.get(key, 0) + 1
+
+
+class _Task:
+    def __init__(self, s: Session, api: list[Record], ui: list[Record]) -> None:
+        self.s, self.api, self.ui = s, api, ui
+        self.times: dict[int, str] = {}  # api message index -> time of its first UI record
+        self.time_rec: dict[int, str] = {}  # ... and that record's evidence id
+        self.timed: set[str] = set()  # the UI records whose time some event took
+        self.tokens_from_ui = False  # token usage summed from api_req_started (no API metrics)
+        self.pending: list[Event] = []  # tool calls of the last assistant message, unanswered
+        self.calls: dict[str, Event] = {}
+        self.feedback: list[Record] = []
+        self.task: Record | None = None
+
+    def build(self) -> None:
+        self._read_ui()
+        for j, rec in enumerate(self.api):
+            role = rec.data.get("role")
+            if role == "assistant":
+                self._missing()
+                self._assistant(j, rec)
+            elif role == "user":
+                self._user(j, rec)
+            else:
+                self.s.quality.unknown_records += 1
+                self.s.warn("unknown-record", f"message role {role!r}; skipped", rec.ev.source, rec.ev.line)
+        last = self.pending[-1] if self.pending else None
+        if last is not None and last.tool == "attempt_completion":
+            self.pending.pop()  # the task ended on it: its answer is the user's next task, if any
+            _bump(self.s, "completion_unanswered")
+        self._missing()
+        for rec in self.feedback:
+            self.s.warn("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end",
+                        rec.ev.source, rec.ev.line)
+            self._user_ui(rec)
+        if not self.s.meta.token_usage:
+            self._ui_tokens()
+
+    def _ui_tokens(self) -> None:
+        """Older Cline writes no `metrics` in the API history: each request's token counts are
+        in its UI `api_req_started` record (a JSON object as text), summed here."""
+        usage = self.s.meta.token_usage
+        for rec in self.ui:
+            if kind_of(rec.data) == ("say", "api_req_started"):
+                for k, v in (request_tokens(rec.data) or {}).items():
+                    usage[k] = usage.get(k, 0) + v
+                    self.tokens_from_ui = True
+
+    def _read_ui(self) -> None:
+        for i, rec in enumerate(self.ui):
+            d = rec.data
+            idx = d.get("conversationHistoryIndex")
+            if isinstance(idx, int) and idx + 1 not in self.times and d.get("say") not in ("checkpoint_created",):
+                ts = _iso(d.get("ts"))
+                if ts:
+                    self.times[idx + 1] = ts
+                    self.time_rec[idx + 1] = rec.ev.id
+            if d.get("say") == "text" and i == 0:
+                self.task = rec
+            elif d.get("say") == "user_feedback":
+                self.feedback.append(rec)
+            elif d.get("type") == "ask" and d.get("ask") in ASKED:
+                _bump(self.s, f"asks_{d.get('ask')}")
+
+    def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None = None, **fields: Any) -> Event:
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)], **fields)
+        self.s.events.append(ev)
+        return ev
+
+    def _user_ui(self, rec: Record) -> None:
+        text = rec.data.get("text")
+        if isinstance(text, str) and text.strip():
+            self._ev("user", rec, "/text", _iso(rec.data.get("ts")), actor="user", text=text)
+
+    def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
+        c = rec.data.get("content")
+        if isinstance(c, str):
+            return [("/content", {"type": "text", "text": c, "_whole": True})]
+        if not isinstance(c, list):
+            self.s.warn("field-type", "message content is neither text nor a list of blocks; skipped",
+                        rec.ev.source, rec.ev.line)
+            return []
+        out = []
+        for i, b in enumerate(c):
+            if isinstance(b, dict):
+                out.append((pointer("content", i), b))
+            else:
+                self.s.warn("field-type", f"content[{i}] is not a block; skipped", rec.ev.source, rec.ev.line)
+        return out
+
+    def _assistant(self, j: int, rec: Record) -> None:
+        s, ts = self.s, self.times.get(j)
+        # the time is the first UI record naming this message (the API history holds none): cite that
+        at = Ref(self.time_rec[j], "/ts") if ts and j in self.time_rec else None
+        info = rec.data.get("modelInfo")
+        model = info.get("modelId") if isinstance(info, dict) else None
+        if isinstance(model, str) and model not in s.meta.models:
+            s.meta.models.append(model)
+        metrics = rec.data.get("metrics")
+        tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+        for k, v in (tokens.items() if isinstance(tokens, dict) else []):
+            if isinstance(v, int) and not isinstance(v, bool):
+                s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
+        before = len(s.events)
+        for ptr, b in self._blocks(rec):
+            bt = b.get("type")
+            if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
+                self._ev("reasoning", rec, ptr + "/thinking", ts, ts_from=at, text=b["thinking"])
+            elif bt == "text" and isinstance(b.get("text"), str) and b["text"].strip():
+                self._ev("agent_text", rec, ptr if b.get("_whole") else ptr + "/text", ts, ts_from=at, text=b["text"])
+            elif bt == "tool_use":
+                name = b.get("name") if isinstance(b.get("name"), str) else None
+                raw_id = b.get("id")
+                cid = raw_id if isinstance(raw_id, str) else f"{rec.ev.id}{ptr}"
+                ev = self._ev("tool_call", rec, ptr + "/input", ts, ts_from=at, call_id=cid, tool=name,
+                              args=b.get("input"), group=f"M{j}",
+                              name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
+                self.pending.append(ev)
+                self.calls[cid] = ev
+            elif bt not in ("thinking", "text", "redacted_thinking"):
+                s.quality.unknown_records += 1
+                s.warn("unknown-block", f"assistant block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
+        if ts and len(s.events) > before and j in self.time_rec:
+            self.timed.add(self.time_rec[j])
+
+    def _user(self, j: int, rec: Record) -> None:
+        for ptr, b in self._blocks(rec):
+            bt = b.get("type")
+            if bt == "tool_result":
+                self._native_result(rec, ptr, b)
+                continue
+            if bt == "image":
+                _bump(self.s, "images")
+                continue
+            text = b.get("text")
+            if bt != "text" or not isinstance(text, str):
+                self.s.quality.unknown_records += 1
+                self.s.warn("unknown-block", f"user block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
+                continue
+            tptr = ptr if b.get("_whole") else ptr + "/text"
+            body = text.lstrip()
+            m = RESULT.match(body)
+            kind = harness_kind(body)
+            if m and self.pending:
+                call = self.pending.pop(0)
+                if call.tool != m.group(1):
+                    self.s.warn("result-name", f"result names {m.group(1)!r} but answers the {call.tool!r} call "
+                                "before it (paired in order)", rec.ev.source, rec.ev.line)
+                self._result(rec, tptr, call, text)
+            elif m:  # Cline's result of a call no message left unanswered: Cline's words, never a prompt
+                self.s.warn("orphan-result", f"a {m.group(1)!r} result answers no call; kept as a note",
+                            rec.ev.source, rec.ev.line)
+                self._note(rec, tptr, text, "unanswered_result", "tool")
+            elif kind is not None:
+                self._harness(rec, tptr, text, kind)
+            elif body.startswith(INJECTED):
+                _bump(self.s, "injected_context")
+            elif j == 0 and body.startswith("<task>"):
+                self._task_prompt(rec, tptr, text)
+            else:
+                self._prompt(rec, tptr, text)
+
+    def _completion(self) -> Event | None:
+        """The attempt_completion call waiting for its answer, if the last message made one."""
+        return next((c for c in self.pending if c.tool == "attempt_completion"), None)
+
+    def _note(self, rec: Record, ptr: str, text: str, kind: str, actor: str = "system") -> None:
+        _bump(self.s, f"cline_{kind}")
+        self._ev("note", rec, ptr, None, actor=actor, text=text, info=NoteInfo(subtype=kind))
+
+    def _harness(self, rec: Record, ptr: str, text: str, kind: str) -> None:
+        """A block Cline wrote whole (`_harness.py`): never the person's words."""
+        call = self._completion()
+        if kind == "command_output" and call is not None:
+            # the command attempt_completion ran, its result spread as plain blocks (no tool_use id)
+            self.pending.remove(call)
+            failed = command_failed(text)
+            self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
+                     is_error=failed, info=ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
+            return
+        if kind == "completion_feedback_wrapper" and call is not None:
+            self.pending.remove(call)  # answered by the person's feedback, in the next block
+            _bump(self.s, "completion_feedback")
+        self._note(rec, ptr, text, kind, "tool" if kind == "command_output" else "system")
+
+    def _task_prompt(self, rec: Record, ptr: str, text: str) -> None:
+        t = self.task
+        typed = t.data.get("text") if t is not None else None
+        if t is not None and isinstance(typed, str) and typed.strip() and typed in text:
+            self._user_ui(t)
+        else:
+            self._ev("user", rec, ptr, None, actor="user", text=text)
+
+    def _prompt(self, rec: Record, ptr: str, text: str) -> None:
+        for fb in self.feedback:
+            said = fb.data.get("text")
+            if isinstance(said, str) and said.strip() and said in text:
+                self.feedback.remove(fb)
+                self._user_ui(fb)
+                return
+        wrapped = wrapped_words(text)
+        if wrapped is not None:
+            # the person's words inside Cline's wrapper: the slice between the tags is theirs
+            kind, (a, z) = wrapped
+            self._ev("user", rec, ptr, None, actor="user", text=text[a:z],
+                     info=MessageInfo(span=(a, z), wrapped=kind, context=text[:a]))
+            return
+        self._ev("user", rec, ptr, None, actor="user", text=text)
+
+    def _result(self, rec: Record, ptr: str, call: Event, text: str) -> None:
+        denied = DENIED in text
+        if denied:
+            _bump(self.s, "rejected_calls")
+        failed = not denied and result_failed(text)
+        self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
+                 is_error=denied or failed or text.lstrip().startswith("[ERROR]"),
+                 info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
+                 ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
+        self._feedback_inside(rec, ptr, text)
+
+    def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
+        cid = b.get("tool_use_id")
+        call = self.calls.get(cid) if isinstance(cid, str) else None
+        if call is None or call not in self.pending:
+            self.s.warn("orphan-result", f"tool_result for unknown call {cid!r}; skipped", rec.ev.source, rec.ev.line)
+            return
+        self.pending.remove(call)
+        c = b.get("content")
+        if isinstance(c, str):
+            self._result(rec, ptr + "/content", call, c)
+            return
+        parts, people = [], []
+        for i, x in enumerate(c if isinstance(c, list) else []):
+            if not (isinstance(x, dict) and isinstance(x.get("text"), str)):
+                continue
+            part = (pointer("content", i), x["text"])
+            kind = harness_kind(x["text"])
+            # an array result (attempt_completion's) carries Cline's wrapper, the person's
+            # feedback and attachments as blocks of their own: only the rest is the result
+            if kind is not None and kind != "command_output":
+                self._note(rec, ptr + part[0], x["text"], kind)
+            elif wrapped_words(x["text"]) is not None:
+                people.append(part)
+            else:
+                parts.append(part)
+        text = "\n".join(t for _, t in parts)
+        failed = DENIED not in text and b.get("is_error") is not True and result_failed(text)
+        ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
+                   [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool,
+                   text=text if parts or not people else None,  # all of it the person's: no output
+                   is_error=b.get("is_error") is True or DENIED in text or failed,
+                   info=ResultInfo(rejected=True) if DENIED in text else
+                   ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
+        if DENIED in text:
+            _bump(self.s, "rejected_calls")
+        self.s.events.append(ev)
+        for p, t in parts:
+            self._feedback_inside(rec, ptr + p, t)
+        for p, t in people:
+            self._prompt(rec, ptr + p, t)
+
+    def _feedback_inside(self, rec: Record, ptr: str, text: str) -> None:
+        """The person's feedback Cline put inside a call's result (`<feedback>…</feedback>` after
+        "The user provided the following feedback:"): their words, after the result."""
+        for m in FEEDBACK.finditer(text):
+            said = m.group(1)
+            fb = next((f for f in self.feedback if isinstance(f.data.get("text"), str)
+                       and f.data["text"].strip() and f.data["text"] in said), None)
+            if fb is not None:
+                self.feedback.remove(fb)
+                self._user_ui(fb)
+            elif said.strip():
+                self._ev("user", rec, ptr, None, actor="user", text=said,
+                         info=MessageInfo(span=m.span(1), wrapped="tool_feedback"))
+
+    def _missing(self) -> None:
+        for call in self.pending:
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", f"tool call {call.call_id} ({call.tool}) has no result", None, None)
+        self.pending = []

@@ -1,0 +1,250 @@
+"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl[.zst]`) → `Session`s.
+
+The three formats Codex has written are read: the `{timestamp, type, payload}` envelope
+(session_meta, response_item, event_msg, turn_context, compacted, ...), the earlier bare
+format (first line `{id, timestamp, instructions}`, bare items, `{"record_type": "state"}`
+lines), and the TypeScript CLI's `rollout-*.json` document `{session, items}` (`_legacy`).
+The reading rules live in these modules:
+
+* `_codex_read`: lines, evidence, damage (bad JSON, truncated last line, invalid UTF-8);
+* `_codex_index`: event_msg records that repeat a response item (never emitted twice);
+* `_codex_fork`: where a forked thread's copy of its parent's history ends;
+* `_codex_tools`: calls and results, exit codes, the error flag;
+* `_codex_build`: one thread → events and session facts.
+
+Subagents: a thread spawned by another has its own file whose `session_meta.source` is
+`{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
+the subagent files in its directory (recursively); their events get actor
+`subagent:<thread id>` and are merged into the parent's events by timestamp, each file
+keeping its own order. The first event of a subagent carries `link.parent_call_id`
+only when Codex recorded the spawning call exactly: a `collab_agent_spawn_end` event or a
+`spawn_agent` output naming the thread, or the spawn output Codex writes into a forked
+child.
+"""
+
+from __future__ import annotations
+
+import heapq
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Event, Session, SessionMeta
+from ...payloads import Link, NoteInfo
+from .. import ReadContext
+from .._lines import open_regular, source_name
+from . import _drift
+from ._build import Thread, ThreadBuilder
+from ._fork import candidate_paths
+from ._ledger import mark_thread
+from ._legacy import is_legacy, load_json_rollout
+from ._read import LoadedFile, head_text, load_file
+
+SUFFIXES = (".jsonl", ".jsonl.zst")
+HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
+
+
+class CodexSource:
+    name: ClassVar[str] = "codex"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+
+    # ------------------------------------------------------------------ sniff
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if is_legacy(head):
+            return True
+        first = _first_line(head_text(path, head))
+        if not first.startswith(b"{"):
+            return False
+        try:
+            d = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            # A first line longer than the head: recognise the envelope by its opening.
+            return first.startswith(b'{"timestamp":') and b'"type":"session_meta"' in first[:200]
+        if not isinstance(d, dict):
+            return False
+        if d.get("type") == "session_meta" and isinstance(d.get("payload"), dict):
+            return True
+        bare = "type" not in d and "id" in d and "timestamp" in d
+        return bare and ("instructions" in d or path.name.startswith("rollout-"))
+
+    # --------------------------------------------------------------- discover
+    def discover(self, path: Path) -> list[Path]:
+        if path.is_file():
+            return [path] if self._is_rollout(path) else []
+        if not path.is_dir():
+            return []
+        # a home folder (~) or Codex's own folder (~/.codex): its sessions, not the whole tree
+        for root in (path / ".codex" / "sessions", *([path / "sessions"] if path.name == ".codex" else [])):
+            if root.is_dir():
+                path = root
+                break
+        found = {p for pat in ("rollout-*.jsonl", "rollout-*.json") for p in path.rglob(pat) if p.is_file()}
+        found |= {p for p in path.rglob("*.jsonl.zst") if p.is_file()}
+        rollouts = sorted(p for p in found if self._is_rollout(p))
+        heads = {p: _head_meta(p) for p in rollouts}
+        ids = {str(h.get("id")) for h in heads.values() if h.get("id")}
+        # A subagent whose parent is here is read with its parent, not on its own.
+        return [p for p in rollouts if _parent_of(heads[p]) not in ids]
+
+    def _is_rollout(self, path: Path) -> bool:
+        try:
+            with open_regular(path) as f:
+                head = f.read(65536)
+        except (InputError, OSError):
+            return False
+        return self.sniff(path, head)
+
+    # ------------------------------------------------------------------- read
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        session = Session("codex", "", [], {}, [], SessionMeta(agent="codex-cli"))
+        reader = _Reader(session, ctx)
+        main = reader.thread(path)
+        session.session_id = main.thread_id
+        session.meta = main.meta
+        session.meta.extra["actor"] = main.actor
+        if main.lf.decompressed:
+            session.meta.extra["decompressed"] = True
+        streams = [main.events]
+        for child, parent in reader.children(main):
+            streams.append(child.events)
+            _link(session.meta, child, parent)
+        session.events = _merge(streams) if len(streams) > 1 else main.events
+        session.files = [t.lf.file for t in reader.threads]
+        for t in reader.threads:
+            mark_thread(session, t)
+            _drift.count(session, t.lf)
+        return [session]
+
+
+class _Reader:
+    """Reads the threads of one session, sharing its evidence, quality and warnings."""
+
+    def __init__(self, session: Session, ctx: ReadContext) -> None:
+        self.session, self.ctx = session, ctx
+        self.threads: list[Thread] = []
+        self.paths: set[Path] = set()
+
+    def thread(self, path: Path) -> Thread:
+        if path.name.endswith(".json"):  # the TypeScript CLI's {session, items} document
+            lf = load_json_rollout(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
+        else:
+            lf = load_file(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
+        self.paths.add(path.resolve())
+        t = ThreadBuilder(lf, self.session, self._find_parent(path)).build()
+        self.threads.append(t)
+        return t
+
+    def _find_parent(self, path: Path) -> Any:
+        def find(thread_id: str) -> LoadedFile | None:
+            for p in candidate_paths(path, thread_id, self.ctx.root):
+                if _head_meta(p).get("id") == thread_id:
+                    # Read into a scratch session: only compared, never cited.
+                    scratch = Session("codex", thread_id, [], {}, [], SessionMeta())
+                    return load_file(p, p.name, scratch, self.ctx.limits)
+            return None
+
+        return find
+
+    def children(self, parent: Thread) -> list[tuple[Thread, Thread]]:
+        out: list[tuple[Thread, Thread]] = []
+        for p in sorted(parent.lf.path.parent.iterdir()):
+            if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
+                continue
+            if _parent_of(_head_meta(p)) == parent.thread_id:
+                child = self.thread(p)
+                out.append((child, parent))
+                out.extend(self.children(child))
+        return out
+
+
+def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
+    call_id, rule = parent.spawned.get(child.thread_id), parent.spawn_rules.get(child.thread_id)
+    if call_id is None and child.spawn_marker in parent.call_ids:
+        call_id, rule = child.spawn_marker, "forked_spawn_output"
+    for ev in child.events:
+        if isinstance(ev.info, NoteInfo) and ev.info.subtype == "subagent_input" and ev.actor == "agent":
+            ev.actor = parent.actor
+    # The link goes on the thread's first event and on its first event by the subagent itself
+    # (the first may be the parent's prompt, written by the parent).
+    own = next((e for e in child.events if e.actor == child.actor), None)
+    for ev in {id(e): e for e in (child.events[:1] + ([own] if own else []))}.values():
+        ev.link = Link(parent_thread_id=parent.thread_id, parent_call_id=call_id,
+                       link_rule=rule if call_id is not None else None)
+    for model in child.meta.models:
+        if model not in meta.models:
+            meta.models.append(model)
+    meta.extra.setdefault("subagents", []).append(
+        {
+            "id": child.thread_id,
+            "actor": child.actor,
+            "file": child.lf.source,
+            "kind": child.subagent,
+            "parent_thread_id": parent.thread_id,
+            "parent_call_id": call_id,
+            "link_rule": rule if call_id else None,
+            "nickname": child.meta.extra.get("agent_nickname"),
+            "role": child.meta.extra.get("agent_role"),
+            "models": child.meta.models,
+            "token_usage": child.meta.token_usage,
+            "agent_version": child.meta.agent_version,
+            "context": child.meta.extra.get("context", []),
+        }
+    )
+
+
+def _merge(streams: list[list[Event]]) -> list[Event]:
+    """Interleave threads by timestamp; each keeps its own order (heapq.merge only ever
+    takes from the front of a stream), and the parent wins ties."""
+
+    def keyed(events: list[Event], rank: int) -> list[tuple[str, int, int, Event]]:
+        out, last = [], ""
+        for i, ev in enumerate(events):
+            last = ev.ts or last
+            out.append((last, rank, i, ev))
+        return out
+
+    merged = heapq.merge(*(keyed(s, r) for r, s in enumerate(streams)), key=lambda t: (t[0], t[1], t[2]))
+    return [t[3] for t in merged]
+
+
+def _first_line(text: bytes) -> bytes:
+    text = text.lstrip(b"\xef\xbb\xbf \t\r\n")
+    end = text.find(b"\n")
+    return (text if end < 0 else text[:end]).rstrip(b"\r")
+
+
+def _read_first_line(path: Path) -> bytes:
+    """The first line of a (maybe zstd) rollout, reading no further than it ends."""
+    try:
+        with open_regular(path) as f:
+            data = b""
+            while len(data) < HEAD_LIMIT:
+                chunk = f.read(65536)
+                data += chunk
+                if not chunk or b"\n" in head_text(path, data):
+                    break
+    except (InputError, OSError):
+        return b""
+    return _first_line(head_text(path, data))
+
+
+def _head_meta(path: Path) -> dict[str, Any]:
+    """The session_meta payload (or bare header) of a rollout, from its first line."""
+    try:
+        d = orjson.loads(_read_first_line(path))
+    except orjson.JSONDecodeError:
+        return {}
+    if not isinstance(d, dict):
+        return {}
+    p = d.get("payload") if d.get("type") == "session_meta" else d if "type" not in d else None
+    return p if isinstance(p, dict) else {}
+
+
+def _parent_of(meta: dict[str, Any]) -> str | None:
+    src = meta.get("source")
+    sub = src.get("subagent") if isinstance(src, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else meta.get("parent_thread_id")
+    return parent if isinstance(parent, str) else None

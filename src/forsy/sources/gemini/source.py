@@ -1,0 +1,496 @@
+"""Gemini CLI chats (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, `.json` before 2026)
+and prompt logs (`~/.gemini/tmp/<project>/logs.json`) → `Session`s.
+
+A chat is either lines (`_jsonl`: a header, message records written again as they change,
+`$set` updates, `$rewindTo`) or, before 2026, one JSON object with a `messages` list. Each
+message is one `Evidence` (its exact bytes) and gives (the table in docs/sources.md):
+
+* `type: "user"`: a `user` event per text (`displayContent` when the CLI kept what was typed,
+  else `content`); tool responses Gemini records as type user are duplicates; text starting
+  `<session_context>` / `<hook_context>` is the CLI's, a note; in a subagent's chat the text
+  is the parent agent's task (a `subagent_input` note);
+* `type: "gemini"`: reasoning per thought (`subject`, `description`, parts marked `thought`),
+  `agent_text` for `content`, then per `toolCalls` entry a `tool_call` (exact `name`, `args`,
+  own `timestamp`) and a `tool_result` (`functionResponse.response.output` or `.error`;
+  failed when `status` is not "success" or the shell tool says `Exit Code: N`; a call the
+  person declined is a rejection). Calls of one message share a group. `model` and `tokens`
+  feed the session facts;
+* `type: "info"` `Request cancelled.`: an interrupt; `type: "error"` `[API Error: …]`: an
+  error step; other info / warning / error messages: notes; other types: unknown, reported.
+
+`logs.json` is the project's log of what the user typed (`sessionId`, `messageId`, `type`,
+`message`, `timestamp`). Read with a chat of its session (beside the chat, or beside its
+`chats/` folder, where Gemini keeps it: evidence `gemini-project:logs.json`, read back by
+this source), its prompts confirm the chat's (`quality.extra["logs_json_confirmed"]`) and a
+prompt the chat lacks (slash commands) is added at its time. Read alone it gives one
+session of prompts per `sessionId` whose chat is not beside it.
+
+What the format does not record: the working directory (only a hash of it), the system
+prompt, the tools offered, the CLI's version; none of them is filled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from .. import ReadContext
+from .._lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
+from .._records import Record, iter_json_array
+from . import _jsonl
+from ._doc import read_object_array
+
+NOTE_TYPES = frozenset({"info", "warning", "error"})
+# tools/shell.ts: its output has an `Exit Code: N` line only when N is not 0
+SHELL_TOOLS = frozenset({"run_shell_command"})
+_SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+PROJECT_LOGS = "gemini-project:"  # evidence name of the logs.json above `chats/` (read back by the source)
+# chatRecordingTypes.ts: BaseMessageRecord + the gemini type's fields; ToolCallRecord
+MESSAGE_FIELDS = frozenset({"id", "timestamp", "content", "displayContent", "type", "toolCalls", "thoughts", "tokens",
+                            "model"})
+CALL_FIELDS = frozenset({"id", "name", "args", "result", "status", "timestamp", "agentId", "displayName", "description",
+                         "resultDisplay", "renderOutputAsMarkdown"})
+CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
+API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
+DENIED = "User denied execution."  # scheduler.ts: the reason of a call the person declined
+INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
+TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
+
+
+class GeminiSource:
+    name: ClassVar[str] = "gemini"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
+
+    # the project's logs.json, one folder above the `chats/` folder a chat is read from
+    schemes: ClassVar[tuple[str, ...]] = (PROJECT_LOGS,)
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        """`gemini-project:logs.json`: the logs.json beside a root that is a `chats/` folder
+        (where Gemini keeps it: `~/.gemini/tmp/<project>/logs.json` beside `chats/`)."""
+        if name != PROJECT_LOGS + "logs.json":
+            return None
+        for root in roots:
+            base = root.resolve()
+            cand = base.parent / "logs.json"
+            if base.name == "chats" and cand.is_file():
+                return cand.read_bytes()
+        return None
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if _jsonl.is_jsonl(h):
+            # a chat of lines: its header names the session and the project's hash, and has no
+            # `type` (Claude Code's lines name a sessionId too, always with a type)
+            try:
+                first = orjson.loads(h.split(b"\n", 1)[0])
+            except orjson.JSONDecodeError:
+                return False
+            return isinstance(first, dict) and isinstance(first.get("projectHash"), str) and "type" not in first
+        if h.startswith(b"{"):
+            return b'"sessionId"' in h[:4096] and b'"messages"' in h and (
+                b'"projectHash"' in h[:4096] or b'"startTime"' in h[:4096])
+        if h.startswith(b"[") and path.name == "logs.json":
+            return b'"sessionId"' in h[:4096] and b'"messageId"' in h[:4096]
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        if path.is_file():
+            return [path] if sniff_file(path, self.sniff) else []
+        if not path.is_dir():
+            return []
+        chats = sniffed(sorted(p for pat in ("*.json", "*.jsonl") for p in path.rglob(pat) if p.name != "logs.json"),
+                        self.sniff)
+        # resuming a `.json` chat, Gemini writes its whole record again into `<same name>.jsonl`
+        # and goes on there (ChatRecordingService.initialize): the `.json` is an older copy
+        lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
+        chats = [p for p in chats if not (p.suffix == ".json" and p.with_suffix("") in lines)]
+        logs = sniffed(path.rglob("logs.json"), self.sniff)
+        # a logs.json whose every session has its chat here adds nothing of its own
+        have = {_chat_id(p) for p in chats}
+        return chats + [p for p in logs if not _log_ids(p) <= have]
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        data = read_bytes(path, ctx.limits)
+        name = source_name(path, ctx.root)
+        file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            return _read_logs(path, data, name, file)
+        if _jsonl.is_jsonl(data):
+            return [_read_chat_lines(path, data, name, file, ctx)]
+        return [_read_chat(path, data, name, file, ctx)]
+
+
+def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[str, str]]:
+    """(pointer, text) of a PartListUnion: a string, or a list of parts (`{text}` or strings).
+    `thoughts`: only the parts marked `thought: true` (True), only the others (False), all (None)."""
+    if isinstance(content, str):
+        return [(ptr, content)] if content.strip() and not thoughts else []
+    out = []
+    for i, part in enumerate(content if isinstance(content, list) else []):
+        text = part.get("text") if isinstance(part, dict) else part
+        thought = isinstance(part, dict) and part.get("thought") is True
+        if isinstance(text, str) and text.strip() and (thoughts is None or thoughts == thought):
+            out.append((f"{ptr}/{i}/text" if isinstance(part, dict) else f"{ptr}/{i}", text))
+    return out
+
+
+def _new_session(sid: str, file: SourceFile) -> Session:
+    return Session("gemini", sid, [file], {}, [], SessionMeta(agent="gemini-cli"))
+
+
+def _str(s: Session, rec: Record, obj: dict[str, Any], key: str) -> str | None:
+    v = obj.get(key)
+    if v is None or isinstance(v, str):
+        return v
+    s.warn("field-type", f"{key} is {type(v).__name__}, not text; read as absent", rec.ev.source, rec.ev.line)
+    return None
+
+
+def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext) -> Session:
+    doc = read_object_array(data, name, "messages")
+    if doc is None:
+        raise InputError("not a Gemini CLI chat: not a JSON object with a messages list", path=path)
+    sid = doc.header.get("sessionId")
+    s = _new_session(sid if isinstance(sid, str) and sid else path.stem, file)
+    for code, msg, line in doc.problems:
+        s.warn(code, msg, name, line)
+    s.quality.records = doc.elements
+    s.quality.unparsable_records = doc.elements - len(doc.records)
+    if "messages" not in doc.header and not doc.records and not doc.elements:
+        s.warn("no-messages", "the chat has no messages list", name, None)
+    builder = _Chat(s)
+    for rec in doc.records:
+        s.add_evidence(rec.ev)
+        builder.message(rec)
+    _merge_logs(path, s, ctx)
+    return s
+
+
+def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext) -> Session:
+    s = _new_session(path.stem, file)
+    lines = _jsonl.collect(data, name, s)
+    sid = lines.header.get("sessionId")
+    s.session_id = sid if isinstance(sid, str) and sid else path.stem
+    s.quality.records = lines.records
+    s.quality.unparsable_records = lines.unparsable
+    builder = _Chat(s)
+    if lines.header.get("kind") == "subagent":
+        s.meta.extra["subagent"] = True
+        builder.subagent = True
+    for key in ("summary", "directories"):
+        if lines.header.get(key) is not None:
+            s.meta.extra[key] = lines.header[key]
+    for rec, abandoned in lines.messages:
+        builder.abandoned = abandoned
+        before = len(s.events)
+        builder.message(rec)
+        s.quality.abandoned_events += (len(s.events) - before) if abandoned else 0
+    _merge_logs(path, s, ctx)
+    return s
+
+
+class _Chat:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.abandoned = False  # the message being read was rewound away ($rewindTo)
+        self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
+
+    def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
+        # a message inside another record (a `$set` checkpoint) is cited at its place there
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, rec.prefix + ptr)],
+                   ts_ref=Ref(rec.ev.id, rec.prefix + ts_ptr) if ts and ts_ptr else None, **fields)
+        ev.abandoned = self.abandoned
+        self.s.events.append(ev)
+        return ev
+
+    def message(self, rec: Record) -> None:
+        d, s = rec.data, self.s
+        self._drift(d)
+        mtype = _str(s, rec, d, "type")
+        ts = _str(s, rec, d, "timestamp")
+        if mtype == "user":
+            self._user(rec, ts)
+        elif mtype == "gemini":
+            self._gemini(rec, ts)
+        elif mtype == "info" and d.get("content") == CANCELLED:
+            # the CLI writes this notice when the person cancels the request (Esc, Ctrl-C)
+            self._ev("interrupt", rec, "/content", ts, "/timestamp", actor="user", text=CANCELLED,
+                     info=NoteInfo(subtype="request_cancelled", reason=CANCELLED))
+            s.mark(rec.ev.id, "set_aside", "the user cancelled the request (an interrupt: the next request's "
+                   "causal note, or the trace's termination)", "info")
+        elif mtype == "error" and isinstance(d.get("content"), str) and d["content"].startswith(API_ERROR):
+            # errorParsing.ts: the model call failed; the CLI shows (and records) its error
+            self._ev("agent_text", rec, "/content", ts, "/timestamp", text=d["content"],
+                     info=MessageInfo(api_error=True))
+        elif mtype in NOTE_TYPES:
+            for ptr, text in _texts(d.get("content"), "/content"):
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype=f"cli_{mtype}"))
+            s.mark(rec.ev.id, "set_aside", f"a notice the CLI showed ({mtype}), a note", mtype)
+        else:
+            s.quality.unknown_records += 1
+            s.warn("unknown-record", f"message type {mtype!r} is not one forsy knows; skipped", rec.ev.source,
+                   rec.ev.line)
+
+    def _drift(self, d: dict[str, Any]) -> None:
+        """Count the fields the writer's types (chatRecordingTypes.ts) do not name: a newer CLI's
+        shapes show up as numbers (`quality.extra["unknown_fields"]`, named in `unknown_fields`)."""
+        names = [k for k in d if k not in MESSAGE_FIELDS]
+        calls = d.get("toolCalls")
+        names += [f"toolCalls.{k}" for tc in (calls if isinstance(calls, list) else []) if isinstance(tc, dict)
+                  for k in tc if k not in CALL_FIELDS]
+        if names:
+            q = self.s.quality.extra
+            q["unknown_fields"] = q.get("unknown_fields", 0) + len(names)
+            seen: dict[str, int] = self.s.meta.extra.setdefault("unknown_fields", {})
+            for n in names:
+                seen[n] = seen.get(n, 0) + 1
+
+    def _user(self, rec: Record, ts: str | None) -> None:
+        d, s = rec.data, self.s
+        content = d.get("content")
+        if isinstance(content, list) and any(isinstance(p, dict) and "functionResponse" in p for p in content):
+            # Gemini records the tool responses it sends back as a message of type user: the
+            # results are read from the calls' own records (toolCalls[*].result); text sent with
+            # them is the tools' or the CLI's, never typed: a note
+            texts = _texts(content, "/content")
+            for ptr, text in texts:
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="tool_response_text"))
+            s.mark(rec.ev.id, "set_aside" if texts else "duplicate", "tool responses sent to the model (the calls' "
+                   "results hold them)" + ("; the text with them is a note" if texts else ""), "user:functionResponse")
+            return
+        shown = d.get("displayContent")
+        typed = (_texts(shown, "/displayContent") if shown is not None else []) or _texts(content, "/content")
+        if not typed:
+            if not isinstance(content, str | list):
+                s.warn("field-type", "a user message has no text content; skipped", rec.ev.source, rec.ev.line)
+            else:
+                s.mark(rec.ev.id, "set_aside", "a user message with no text (an image or file)", "user")
+            return
+        for ptr, text in typed:
+            tag = text.lstrip()
+            kind = next((k for k in INJECTED if tag.startswith(f"<{k}>")), None)
+            if kind is not None:  # context the CLI or a hook put in the user's place
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
+                s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
+            elif self.subagent:  # the task the parent agent gave: not a person's words
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="agent", text=text,
+                         info=NoteInfo(subtype="subagent_input"))
+                s.mark(rec.ev.id, "set_aside", "the task the parent agent gave this subagent", "user")
+            else:
+                self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text=text)
+
+    def _gemini(self, rec: Record, ts: str | None) -> None:
+        d, s = rec.data, self.s
+        model = _str(s, rec, d, "model")
+        if model and model not in s.meta.models:
+            s.meta.models.append(model)
+        tokens = d.get("tokens")
+        if isinstance(tokens, dict):
+            for k in TOKEN_KEYS:
+                v = tokens.get(k)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
+        thoughts = d.get("thoughts")
+        for i, t in enumerate(thoughts if isinstance(thoughts, list) else []):
+            if not isinstance(t, dict):
+                continue
+            t_ts = t.get("timestamp") if isinstance(t.get("timestamp"), str) else None
+            for key in ("subject", "description"):
+                text = t.get(key)
+                if isinstance(text, str) and text.strip():
+                    self._ev("reasoning", rec, pointer("thoughts", i, key), t_ts or ts,
+                             pointer("thoughts", i, "timestamp") if t_ts else "/timestamp", text=text)
+        content = d.get("content")
+        for ptr, text in _texts(content, "/content", thoughts=True):  # thought parts of a synthetic message
+            self._ev("reasoning", rec, ptr, ts, "/timestamp", text=text)
+        for ptr, text in _texts(content, "/content", thoughts=False):
+            self._ev("agent_text", rec, ptr, ts, "/timestamp", text=text)
+        calls = d.get("toolCalls")
+        group = d.get("id") if isinstance(d.get("id"), str) else f"L{rec.ev.line}"
+        for i, tc in enumerate(calls if isinstance(calls, list) else []):
+            if isinstance(tc, dict):
+                self._call(rec, i, tc, ts, str(group))
+            else:
+                s.warn("field-type", f"toolCalls[{i}] is not an object; skipped", rec.ev.source, rec.ev.line)
+
+    def _call(self, rec: Record, i: int, tc: dict[str, Any], ts: str | None, group: str) -> None:
+        s = self.s
+        base = ("toolCalls", i)
+        call_id = tc.get("id") if isinstance(tc.get("id"), str) else f"{rec.ev.id}:{i}"
+        name = tc.get("name") if isinstance(tc.get("name"), str) else None
+        c_ts = tc.get("timestamp") if isinstance(tc.get("timestamp"), str) else None
+        ts_ptr = pointer(*base, "timestamp") if c_ts else "/timestamp"
+        self._ev("tool_call", rec, pointer(*base, "args"), c_ts or ts, ts_ptr, call_id=call_id, tool=name,
+                 args=tc.get("args"), group=group, name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None)
+        status = tc.get("status")
+        result = tc.get("result")
+        refs: list[Ref] = []
+        texts: list[str] = []
+        for j, part in enumerate(result if isinstance(result, list) else []):
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            resp = fr.get("response") if isinstance(fr, dict) else None
+            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip():
+                # convertToFunctionResponse: the tool's other text parts follow its functionResponse
+                refs.append(Ref(rec.ev.id, pointer(*base, "result", j, "text")))
+                texts.append(part["text"])
+            if not isinstance(resp, dict):
+                continue
+            for key in ("output", "error"):
+                if isinstance(resp.get(key), str):
+                    refs.append(Ref(rec.ev.id, pointer(*base, "result", j, "functionResponse", "response", key)))
+                    texts.append(resp[key])
+        if not refs:
+            s.quality.missing_results += 1
+            s.warn("no-result", f"tool call {call_id} ({name}) has no result output (status {status!r})",
+                   rec.ev.source, rec.ev.line)
+            return
+        text = "\n".join(texts)
+        failed, info = status != "success", ResultInfo()
+        if status == "cancelled" and DENIED in text:  # the person answered No to the confirmation
+            info.rejected = True
+            s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
+        code = _SHELL_EXIT.search(text) if name in SHELL_TOOLS else None
+        if code is not None:
+            info.exit_code = int(code.group(1))
+            if not failed:  # the command failed though the tool ran: its output says so
+                failed, info.failure_rule = True, "R-call/gemini-exit-code"
+        self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
+                                   is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
+                                   info=info))
+
+
+def _chats_beside(logs: Path) -> set[str | None]:
+    """Session ids of the chats Gemini keeps beside a logs.json (in `chats/`, or in its folder)."""
+    found = [*logs.parent.glob("session-*.json*"), *(logs.parent / "chats").glob("**/*.json*")]
+    return {_chat_id(p) for p in found if p.is_file()} - {None}
+
+
+def _read_logs(path: Path, data: bytes, name: str, file: SourceFile) -> list[Session]:
+    """logs.json alone: one session of typed prompts per sessionId, in file order. A session
+    whose chat is beside it is read with that chat (its prompts merged there), not here."""
+    sessions: dict[str, Session] = {}
+    warnings: list[Any] = []
+    counters: dict[str, int] = {}
+    with_chat = _chats_beside(path)
+    recs = list(iter_json_array(data, name, warnings, counters))
+    if all(r.data.get("sessionId") in with_chat for r in recs):
+        with_chat = set()  # named alone, every session with its chat: its prompts are still what it holds
+    skipped: set[str] = set()
+    for rec in recs:
+        sid = rec.data.get("sessionId")
+        sid = sid if isinstance(sid, str) and sid else "unknown"
+        if sid in with_chat:
+            skipped.add(sid)
+            continue
+        s = sessions.get(sid) or sessions.setdefault(sid, _new_session(sid, file))
+        s.quality.records += 1
+        s.add_evidence(rec.ev)
+        _log_prompt(s, rec)
+    out = list(sessions.values()) or [_new_session(Path(name).stem, file)]
+    if skipped:
+        out[0].warn("logs-json-with-chat", f"{len(skipped)} session(s) of this logs.json have their chat beside it "
+                    "and are read with it (retrace the chat or the project folder)", name, None)
+    out[0].warnings.extend(warnings)
+    out[0].quality.unparsable_records += counters.get("unparsable", 0)
+    return out
+
+
+def _log_prompt(s: Session, rec: Record) -> Event | None:
+    msg, ts = rec.data.get("message"), rec.data.get("timestamp")
+    if rec.data.get("type") != "user" or not isinstance(msg, str):
+        s.quality.unknown_records += 1
+        s.warn("unknown-record", "a logs.json entry that is not a user message with text; skipped", rec.ev.source,
+               rec.ev.line)
+        return None
+    ts = ts if isinstance(ts, str) else None
+    ev = Event("user", "user", ts, [Ref(rec.ev.id, "/message")], text=msg,
+               ts_ref=Ref(rec.ev.id, "/timestamp") if ts else None)
+    s.events.append(ev)
+    return ev
+
+
+def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
+    """Prompts of this chat's session in the project's logs.json (module docstring)."""
+    for cand in (path.parent / "logs.json", path.parent.parent / "logs.json"):
+        if not cand.is_file():
+            continue
+        name = source_name(cand, ctx.root)
+        under = ctx.root is not None and cand.resolve().is_relative_to(ctx.root.resolve())
+        if not under and cand.parent != path.parent:
+            if path.parent.name != "chats":
+                s.warn("logs-json-outside-root", f"{cand} is outside the input root; its prompts were not read "
+                       "(give the project folder to read them)", None, None)
+                return
+            name = PROJECT_LOGS + "logs.json"  # Gemini's own place for it: beside chats/ (read_back)
+        try:
+            data = read_bytes(cand, ctx.limits)
+        except InputError as e:
+            s.warn("logs-json-unreadable", f"{cand}: {e.message}", None, None)
+            return
+        recs = [r for r in iter_json_array(data, name, s.warnings, {}) if r.data.get("sessionId") == s.session_id]
+        if not recs:
+            return
+        s.files.append(SourceFile(name, str(cand.resolve()), "gemini", len(data), sha256(data)))
+        typed = {(e.text, e.ts) for e in s.events if e.kind == "user"}
+        texts = {e.text for e in s.events if e.kind == "user"}
+        confirmed = 0
+        extra: list[Event] = []
+        for rec in recs:
+            msg, ts = rec.data.get("message"), rec.data.get("timestamp")
+            if (msg, ts) in typed or (rec.data.get("type") == "user" and msg in texts):
+                confirmed += 1
+                s.add_evidence(rec.ev)  # read, so accounted for: the chat's own record is the step's
+                s.mark(rec.ev.id, "duplicate", "a prompt the chat holds (logs.json confirms it)", "logs.json")
+                continue
+            scratch = Session("gemini", s.session_id, [], {}, [], SessionMeta())
+            ev = _log_prompt(scratch, rec)
+            s.warnings.extend(scratch.warnings)
+            if ev is not None:
+                s.add_evidence(rec.ev)
+                extra.append(ev)
+        s.quality.extra["logs_json_confirmed"] = confirmed
+        if extra:
+            s.quality.extra["logs_json_added"] = len(extra)
+            s.events = _by_time(s.events, extra)
+        return
+
+
+def _by_time(events: list[Event], extra: list[Event]) -> list[Event]:
+    """Each added prompt goes before the first event that is later than it (ISO strings of one
+    writer compare in time order); an untimed one goes at the end."""
+    out = list(events)
+    for ev in extra:
+        at = next((i for i, e in enumerate(out) if ev.ts and e.ts and e.ts > ev.ts), len(out))
+        out.insert(at, ev)
+    return out
+
+
+def _chat_id(path: Path) -> str | None:
+    try:
+        with open_regular(path) as f:
+            head = f.read(4096)
+    except (InputError, OSError):
+        return None
+    i = head.find(b'"sessionId"')
+    if i < 0:
+        return None
+    rest = head[i + 11 :].lstrip(b" \t\r\n:").split(b'"')
+    return rest[1].decode("utf-8", "replace") if len(rest) > 1 else None
+
+
+def _log_ids(path: Path) -> set[str | None]:
+    try:
+        data = read_bytes(path)
+    except InputError:
+        return {None}
+    return {r.data.get("sessionId") for r in iter_json_array(data, path.name, [], {})}
