@@ -31,9 +31,9 @@ KNOWN_PRIVATE = {
     ("forsy.pipeline", "forsy.sources._walk"),
     ("forsy.review.redacted", "forsy.sources._lines"),
     ("forsy.verification", "forsy.sources._lines"),
-    ("forsy.sources.atif", "forsy.sources.openai_chat._chat"),
-    ("forsy.sources.forsy_v1", "forsy.sources.openai_chat._chat"),
-    ("forsy.sources.invariant", "forsy.sources.openai_chat._chat"),
+    ("forsy.sources.atif.source", "forsy.sources.openai_chat._chat"),
+    ("forsy.sources.forsy_v1.source", "forsy.sources.openai_chat._chat"),
+    ("forsy.sources.invariant.source", "forsy.sources.openai_chat._chat"),
     ("forsy.sources.codex._legacy", "forsy.sources.gemini._doc"),
 }
 INIT_LINES = 80
@@ -143,11 +143,8 @@ def test_modules_and_package_inits_stay_small() -> None:
     long_modules = sorted(m for m, p in MODS.items() if p.name != "__init__.py" and lines(p) > MODULE_LINES)
     # what the second floor plan still has to move out of __init__ files and split
     assert set(long_inits) <= {
-        "forsy", "forsy.assemble", "forsy.cli", "forsy.export", "forsy.llm", "forsy.sources", "forsy.sources.aider",
-        "forsy.sources.asciinema", "forsy.sources.atif", "forsy.sources.claude_code", "forsy.sources.cline",
-        "forsy.sources.codex", "forsy.sources.forsy_v1", "forsy.sources.gemini", "forsy.sources.git",
-        "forsy.sources.invariant", "forsy.sources.openhands", "forsy.sources.shell", "forsy.store", "forsy.sweep",
-        "forsy.validation"}, long_inits
+        "forsy", "forsy.cli", "forsy.export", "forsy.sources", "forsy.sources.git", "forsy.sources.openhands",
+        "forsy.store", "forsy.validation"}, long_inits
     assert set(long_modules) <= {"forsy.pipeline"}, long_modules
 
 
