@@ -52,6 +52,9 @@ def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        # listening before the URL is printed: a browser (or script) opening it at once is queued
+        # until the server accepts, never refused while uvicorn is still starting
+        sock.listen(128)
     except OSError as e:
         sock.close()
         raise InputError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
