@@ -27,10 +27,7 @@ KNOWN_CYCLES = {
 KNOWN_CYCLE_PACKAGES = {"forsy.redact"}
 # (importer, the private module or name imported from another package)
 KNOWN_PRIVATE = {
-    ("forsy.cli._ls", "forsy.sources._lines"),
     ("forsy.pipeline", "forsy.sources._walk"),
-    ("forsy.review.redacted", "forsy.sources._lines"),
-    ("forsy.verification", "forsy.sources._lines"),
     ("forsy.sources.atif.source", "forsy.sources.openai_chat._chat"),
     ("forsy.sources.forsy_v1.source", "forsy.sources.openai_chat._chat"),
     ("forsy.sources.invariant.source", "forsy.sources.openai_chat._chat"),

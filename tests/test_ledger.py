@@ -14,7 +14,7 @@ from forsy.assemble import ledger
 from forsy.evidence import Evidence, Quality, Session, SessionMeta, SourceFile, Warning_
 from forsy.models import Manifest
 from forsy.pipeline import RetraceOptions, retrace
-from forsy.sources._lines import sha256
+from forsy.sources.lines import sha256
 from forsy.validation import validate_path
 
 

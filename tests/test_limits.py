@@ -19,8 +19,8 @@ import zstandard
 from _paths import SAMPLES
 from forsy.errors import InputError
 from forsy.sources import ReadContext, detect, read_head
-from forsy.sources._lines import Limits, read_bytes
 from forsy.sources.codex import CodexSource
+from forsy.sources.lines import Limits, read_bytes
 from forsy.sources.shell import ShellHistorySource
 
 FORSY = Path(sys.executable).with_name("forsy")
@@ -88,7 +88,7 @@ def test_every_opener_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
 from pathlib import Path
 from forsy.errors import InputError
 from forsy.sources import ReadContext, detect, read_head
-from forsy.sources._lines import read_bytes
+from forsy.sources.lines import read_bytes
 from forsy.sources.codex import CodexSource
 from forsy.sources.shell import ShellHistorySource
 p = Path({str(fifo)!r})

@@ -23,7 +23,7 @@ import orjson
 from . import sources
 from .errors import InputError
 from .evidence import resolve_pointer
-from .sources._lines import inside
+from .sources.lines import inside
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*\]")
 

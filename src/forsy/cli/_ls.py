@@ -38,7 +38,7 @@ class SessionInfo:
 
 def look(source: str, path: Path) -> SessionInfo:
     """What one session file is, from a cheap read of it (never raises for its content)."""
-    from ..sources._lines import read_bytes
+    from ..sources.lines import read_bytes
 
     try:
         size = os.stat(path).st_size

@@ -21,7 +21,7 @@ import orjson
 
 from ..errors import InputError
 from ..protocols import Redactor
-from ..sources._lines import inside
+from ..sources.lines import inside
 from .source import LoadedTrace
 
 _CACHE: OrderedDict[tuple[str, str], Redactor] = OrderedDict()

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from ..errors import InputError, UnsupportedFormat
-from ._lines import HEAD as HEAD_BYTES
-from ._lines import Limits, open_regular
+from .lines import HEAD as HEAD_BYTES
+from .lines import Limits, open_regular
 
 if TYPE_CHECKING:
     from ..evidence import Session
@@ -54,7 +54,7 @@ class ReadContext:
     root: Path | None = None  # evidence paths are made relative to this
     debug: bool = False
     extra: dict[str, object] = field(default_factory=dict)
-    # how much one input may cost (file size, zstd expansion): `_lines` module docstring
+    # how much one input may cost (file size, zstd expansion): `lines` module docstring
     limits: Limits = field(default_factory=Limits.from_env)
 
 

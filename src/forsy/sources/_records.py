@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from ..evidence import Evidence, Session, Warning_
-from ._lines import iter_lines, sha256
+from .lines import iter_lines, sha256
 
 # What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
 IsRecord = Callable[[dict[str, Any]], bool]

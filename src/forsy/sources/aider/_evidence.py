@@ -9,7 +9,7 @@ break, an aider message without `> `), so the value is the range's text exactly.
 from __future__ import annotations
 
 from ...evidence import Evidence, Session
-from .._lines import sha256
+from ..lines import sha256
 from ._md import BREAK, Line
 
 

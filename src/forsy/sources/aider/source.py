@@ -32,7 +32,7 @@ from typing import ClassVar
 from ...errors import InputError
 from ...evidence import Session, SessionMeta, SourceFile
 from .. import ReadContext
-from .._lines import read_bytes, sha256, sniff_file, sniffed, source_name
+from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from ._build import Builder
 from ._evidence import Cutter
 from ._input import TIME, Entry, answer_note, entries_by_session, is_answer, merge, parse_time, read_entries, user_event

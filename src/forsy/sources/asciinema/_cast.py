@@ -24,8 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ...evidence import Evidence
-from .._lines import iter_lines, sha256
 from .._records import Problem, _scrub
+from ..lines import iter_lines, sha256
 
 KNOWN_CODES = frozenset("oirmx")
 _SURROGATE = re.compile("[\ud800-\udfff]")

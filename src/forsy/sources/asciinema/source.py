@@ -47,8 +47,8 @@ from ...evidence import Event, Session, SessionMeta, SourceFile
 from ...ids import make_id
 from ...payloads import CallInfo, ResultInfo, ShellInfo
 from .. import ReadContext
-from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import warn_problems
+from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from ._cast import Cast, header_of, parse
 from ._commands import Command, Reader
 

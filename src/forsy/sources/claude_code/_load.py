@@ -7,8 +7,8 @@ from typing import Any
 
 from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
-from .._lines import read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
+from ..lines import read_bytes, sha256, source_name
 from ._events import check_record
 
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {

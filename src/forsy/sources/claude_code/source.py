@@ -42,8 +42,8 @@ from ...errors import InputError
 from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
 from ...payloads import NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
-from .._lines import read_bytes, sha256, source_name
 from .._records import Record
+from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
 from ._load import _is_agent_progress, load_records

@@ -25,8 +25,8 @@ from typing import Any
 import orjson
 
 from ...evidence import Evidence, LedgerHeading, Session
-from .._lines import sha256
 from .._records import Record
+from ..lines import sha256
 
 VIEW: tuple[LedgerHeading, str] = ("duplicate", "the UI's view of a tool call or result the API conversation holds")
 NOTICE: tuple[LedgerHeading, str] = ("set_aside", "an error or notice Cline showed in the UI, not a step")

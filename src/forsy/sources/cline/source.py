@@ -50,8 +50,8 @@ from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
-from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array
+from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from ._harness import command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._ui_only import read_ui_only

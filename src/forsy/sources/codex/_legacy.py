@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 
 from ...evidence import Evidence, Session, SourceFile
-from .._lines import Limits, read_bytes, sha256
 from ..gemini._doc import read_object_array
+from ..lines import Limits, read_bytes, sha256
 from ._read import LoadedFile, Rec
 
 # JSON.stringify writes the members in the order the CLI built them: `session` first

@@ -4,7 +4,7 @@ Each line is parsed once. A line that is not JSON is counted and reported, never
 a `.jsonl.zst` file is decompressed first (evidence offsets then refer to the
 decompressed stream, which `SourceFile.sha256` does not cover: it is the file on disk).
 Decompression stops with an InputError once the stream expands past the size or ratio
-caps of `_lines.Limits` (a "zstd bomb" is refused, never held whole in memory).
+caps of `lines.Limits` (a "zstd bomb" is refused, never held whole in memory).
 
 A record nested deeper than MAX_DEPTH is skipped with a warning (Codex writes about 10
 levels; a thousand would break every recursive step after reading). Every field the
@@ -24,8 +24,8 @@ import zstandard
 
 from ...errors import InputError
 from ...evidence import Evidence, Session, SourceFile
-from .._lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
 from .._records import MAX_DEPTH, too_deep
+from ..lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines, read_bytes, sha256
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 MAX_TYPE_WARNINGS = 20  # per file; quality.extra["bad_field_types"] counts them all

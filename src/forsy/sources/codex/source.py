@@ -34,7 +34,7 @@ from ...errors import InputError
 from ...evidence import Event, Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._lines import open_regular, source_name
+from ..lines import open_regular, source_name
 from . import _drift
 from ._build import Thread, ThreadBuilder
 from ._fork import candidate_paths

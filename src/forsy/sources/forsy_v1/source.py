@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
-from .._lines import discover_sniffed
+from ..lines import discover_sniffed
 from ..openai_chat._chat import load_doc, new_session, parsed
 
 KIND = "forsy_v1"

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...evidence import Evidence
-from .._lines import sha256
 from .._records import MAX_DEPTH, Record, _scrub, too_deep
+from ..lines import sha256
 
 
 @dataclass

@@ -42,8 +42,8 @@ from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
-from .._lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from .._records import Record, iter_json_array
+from ..lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
 from ._doc import read_object_array
 

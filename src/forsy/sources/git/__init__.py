@@ -43,7 +43,7 @@ from typing import ClassVar
 from ...errors import InputError
 from ...evidence import Session
 from .. import ReadContext
-from .._lines import inside
+from ..lines import inside
 from ._diff import parse_diff
 from ._patch import read_patch
 from ._read import read_git

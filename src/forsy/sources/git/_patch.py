@@ -12,7 +12,7 @@ from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ...ids import make_id
 from ...payloads import CommitInfo
 from .. import ReadContext
-from .._lines import read_bytes, sha256, source_name
+from ..lines import read_bytes, sha256, source_name
 from ._diff import parse_diff
 
 # --- read_patch ----------------------------------------------------------------------------

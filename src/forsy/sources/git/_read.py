@@ -11,7 +11,7 @@ from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ...ids import make_id
 from ...payloads import CommitInfo, FileChange
 from .. import ReadContext
-from .._lines import sha256
+from ..lines import sha256
 from ._diff import parse_diff, unquote
 from ._refs import LOG_REFS, branches, containing, has_commit, log_times, missing_objects, patch_ids
 from ._run import check_repo, iso_of, parse_when, run_git, show_bytes

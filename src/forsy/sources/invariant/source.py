@@ -22,8 +22,8 @@ import orjson
 
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
-from .._lines import discover_sniffed, iter_lines, sha256
 from .._records import iter_json_array
+from ..lines import discover_sniffed, iter_lines, sha256
 from ..openai_chat._chat import ChatState, chat_events, chat_message, load_doc, new_session
 
 KIND = "invariant"

@@ -16,8 +16,8 @@ import orjson
 
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
-from .._lines import discover_sniffed
 from .._records import iter_jsonl
+from ..lines import discover_sniffed
 from ._chat import chat_events, load_doc, new_session, parsed
 
 KIND = "openai_chat"

@@ -35,7 +35,7 @@ from ...evidence import Event, Ref, Session, SessionMeta, SourceFile
 from ...payloads import NoteInfo
 from ...rules.segment import json_text
 from .. import ReadContext
-from .._lines import read_bytes, sha256, source_name
+from ..lines import read_bytes, sha256, source_name
 
 
 @dataclass

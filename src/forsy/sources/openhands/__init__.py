@@ -47,8 +47,8 @@ from typing import ClassVar
 
 from ...evidence import Session, SessionMeta, SourceFile, Warning_, pointer
 from .. import ReadContext
-from .._lines import discover_sniffed, read_bytes, sha256, source_name
 from .._records import Record, iter_json_array, iter_jsonl
+from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from . import _events_dir, _v1
 from ._build import Builder
 

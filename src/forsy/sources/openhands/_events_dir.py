@@ -19,8 +19,8 @@ import orjson
 
 from ...evidence import Evidence, Session, SessionMeta, SourceFile
 from .. import ReadContext
-from .._lines import read_bytes, sha256, source_name
 from .._records import Record
+from ..lines import read_bytes, sha256, source_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -41,8 +41,8 @@ from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile
 from ...ids import canonical, make_id
 from ...payloads import ShellInfo
 from .. import ReadContext
-from .._lines import inside, read_bytes, sha256, source_name
 from .._records import Problem, warn_problems
+from ..lines import inside, read_bytes, sha256, source_name
 from . import _formats as fmts
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
