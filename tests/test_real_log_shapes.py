@@ -1,4 +1,4 @@
-"""What twenty more real logs showed (issue 9), each on a small fixture of the same shape."""
+"""Shapes twenty more real logs showed, each on a small fixture of the same shape."""
 
 from __future__ import annotations
 
