@@ -115,7 +115,7 @@ def test_no_planted_secret_leaks(log: Path, tmp_path: Path, structure: bool) -> 
     assert planter.planted
     out = tmp_path / "out"
     # every log here holds work: a refusal (a ForsyError, a failed or skipped session) is a
-    # failure of this test, never a skip (issue 21: refused Codex sessions passed as skips)
+    # failure of this test, never a skip (refused Codex sessions once passed as skips)
     run = retrace([src], RetraceOptions(out=out), raise_if_empty=False)
     if log.name in NO_WORK:  # the one log that holds no work: skipped for its stated reason, nothing written
         assert [(o.status, o.message) for o in run.outcomes] == [("skipped", NO_WORK[log.name])]

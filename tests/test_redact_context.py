@@ -1,4 +1,4 @@
-"""Issue 20: redaction that keeps what a reviewer needs.
+"""Redaction that keeps what a reviewer needs.
 
 One test per pattern: what must be masked (with the exact boundaries of the mask) and what
 must not be (documentation placeholders, ssh targets, systemd units, service accounts...).
@@ -178,7 +178,7 @@ def test_labels_hold_hashes_not_values() -> None:
 
 @needs_shared
 def test_precision_on_the_labelled_real_logs() -> None:
-    """Issue 20's aim: precision >= 0.95 per kind and per rule, no labelled secret lost."""
+    """The aim: precision >= 0.95 per kind and per rule, no labelled secret lost."""
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
