@@ -47,6 +47,13 @@ def store_url(flag: str | None, config: Path | None = None) -> str:
     return flag or load_config(config).store or default_store_url()
 
 
+def now_iso() -> str:
+    """The time an action is recorded at (review, store copy, jobs): UTC, to the second."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
 

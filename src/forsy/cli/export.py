@@ -42,14 +42,14 @@ def export_cmd(
         raise InputError("give trace folders or --from-store QUERY (one of the two)")
     if from_store:
         from ..store import DRAFT_STATUSES, TraceQuery
-        from ._output import store_url as _store_url
+        from ._output import store_url
 
         if status is not None and status not in DRAFT_STATUSES:
             raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
         text = None if from_store.strip() in ("*", "") else from_store
         # --approved-only: the traces reviews made, and nothing else is even loaded
         query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None, limit=1_000_000)
-        bundles = load_store(_store_url(store), query)
+        bundles = load_store(store_url(store), query)
     else:
         bundles = [load_folder(p) for p in traces or []]
     res = export(bundles, to, output, strict=strict, options=ExportOptions(approved_only=approved_only,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +11,7 @@ import orjson
 import typer
 
 from ..errors import InputError
+from ._output import StoreOpt, now_iso, store_url
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 review_app = typer.Typer(name="review", no_args_is_help=True,
                          help="The review queue: list drafts, read them against their evidence, edit, approve, reject.")
 
-StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite:///path/to.db). "
-                                              "Default: FORSY_STORE, the config file, else the data folder.")]
 LogsOpt = Annotated[list[Path] | None, typer.Option("--logs", help="Where the logs are (to show each step's "
                                                     "evidence); a stored trace knows its session's folder.")]
 ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is reviewing ('Name <email>'). "
@@ -33,16 +31,6 @@ VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse
                                                 "this version (see `forsy review show`): another reviewer acted.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON Lines.")]
 IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy review list`).")]
-
-
-def _url(flag: str | None) -> str:
-    from ..config import default_store_url, load_config
-
-    return flag or load_config().store or default_store_url()
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _line(data: object) -> None:
@@ -138,7 +126,7 @@ def show_cmd(
     if raw_evidence:
         sys.stderr.write("forsy: WARNING: --raw-evidence shows the log records unredacted: secrets and personal "
                          "data in them are printed as they are\n")
-    print_trace(load(trace, _url(store), logs), step, _console(), raw=raw_evidence)
+    print_trace(load(trace, store_url(store), logs), step, _console(), raw=raw_evidence)
 
 
 def render_cmd(
@@ -154,7 +142,7 @@ def render_cmd(
     suffix = output.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise InputError("the page is .html or .md", path=output)
-    d = load(trace, _url(store), logs)
+    d = load(trace, store_url(store), logs)
     write_page(output, render_markdown(d) if suffix == ".md" else render_html(d))
     typer.echo(str(output))
 
@@ -165,7 +153,7 @@ def render_cmd(
 def _open(store: str | None) -> Store:
     from ..store import open_store
 
-    return open_store(_url(store), create=False)
+    return open_store(store_url(store), create=False)
 
 
 @review_app.command("list")
@@ -269,7 +257,7 @@ def review_edit(
 
     me = who(reviewer)
     _act(store, f"edited {field_path(step, field)}", lambda st: actions.edit(
-        st, trace_id, field_path(step, field), value, reviewer=me, at=_now(), expected_version=expect_version))
+        st, trace_id, field_path(step, field), value, reviewer=me, at=now_iso(), expected_version=expect_version))
 
 
 @review_app.command("approve")
@@ -285,7 +273,7 @@ def review_approve(
 
     me = who(reviewer)
     _act(store, f"approved as {level}", lambda st: actions.approve(
-        st, trace_id, level, reviewer=me, at=_now(), expected_version=expect_version))
+        st, trace_id, level, reviewer=me, at=now_iso(), expected_version=expect_version))
 
 
 @review_app.command("reject")
@@ -300,7 +288,7 @@ def review_reject(
 
     me = who(reviewer)
     _act(store, "rejected", lambda st: actions.reject(
-        st, trace_id, reason, reviewer=me, at=_now(), expected_version=expect_version))
+        st, trace_id, reason, reviewer=me, at=now_iso(), expected_version=expect_version))
 
 
 @review_app.command("needs-changes")
@@ -315,7 +303,7 @@ def review_needs_changes(
 
     me = who(reviewer)
     _act(store, "marked as needing changes", lambda st: actions.needs_changes(
-        st, trace_id, note, reviewer=me, at=_now(), expected_version=expect_version))
+        st, trace_id, note, reviewer=me, at=now_iso(), expected_version=expect_version))
 
 
 @review_app.command("export")
@@ -389,7 +377,7 @@ def review_serve(
         me: str | None = who(reviewer)
     except InputError:
         me = None  # team mode: each reviewer logs in with a token of their own; else the page asks, once
-    url = _url(store)
+    url = store_url(store)
     _open(url).close()  # a store that cannot be opened is an error now, not at the first page
     serve(url, me, host=host, port=port, allow_remote=allow_remote, token=token, reviewer_tokens=reviewer_tokens,
           allow_hosts=allow_host)
@@ -407,7 +395,7 @@ def token_add(name: Annotated[str, typer.Argument(help="The reviewer, e.g. 'Ada 
 
     st = _open(store)
     try:
-        typer.echo(create_reviewer_token(st, name, _now()))
+        typer.echo(create_reviewer_token(st, name, now_iso()))
     finally:
         st.close()
 
@@ -420,7 +408,7 @@ def token_revoke(name: Annotated[str, typer.Argument(help="The reviewer whose to
 
     st = _open(store)
     try:
-        n = revoke_reviewer_tokens(st, name, _now())
+        n = revoke_reviewer_tokens(st, name, now_iso())
     finally:
         st.close()
     typer.echo(f"{n} token(s) revoked")
@@ -447,8 +435,8 @@ def rule_add(
     me = who(reviewer)
     st = _open(store)
     try:
-        add_rule(st, QueueRule(name, task, "dismiss" if dismiss else "hide", agent), actor=me, now=_now())
-        done = dismiss_matching(st, now=_now()) if dismiss else []
+        add_rule(st, QueueRule(name, task, "dismiss" if dismiss else "hide", agent), actor=me, now=now_iso())
+        done = dismiss_matching(st, now=now_iso()) if dismiss else []
     finally:
         st.close()
     typer.echo(f"rule {name}: " + (f"{len(done)} pending draft(s) dismissed now; new ones as they are stored"

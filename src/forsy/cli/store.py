@@ -4,7 +4,6 @@ schema up to date, copy a store into another (a local one into a team's)."""
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -12,14 +11,10 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import StoreOpt, emit_json_line, store_url
+from ._output import StoreOpt, emit_json_line, now_iso, store_url
 
 store_app = typer.Typer(name="store", help="The store of draft traces: list, export a trace as a folder, migrate, "
                         "copy.", no_args_is_help=True)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @store_app.command("list")
@@ -103,7 +98,7 @@ def store_copy(
         b = open_store(dst)
         try:
             check_copyable(a, b)
-            rep = copy_store(a, b, _now(), ship_evidence=ship_evidence)
+            rep = copy_store(a, b, now_iso(), ship_evidence=ship_evidence)
         finally:
             b.close()
     finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -13,14 +12,9 @@ import orjson
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt
-from ._output import store_url as _store_url
+from ._output import StoreOpt, now_iso, store_url
 
 jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def worker_cmd(
@@ -54,7 +48,7 @@ def worker_cmd(
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        report = run_worker(WorkerOptions(_store_url(store), lease_s=lease, poll_s=poll, kinds=tuple(kinds),
+        report = run_worker(WorkerOptions(store_url(store), lease_s=lease, poll_s=poll, kinds=tuple(kinds),
                                           max_jobs=max_jobs, exit_when_idle=until_idle,
                                           retrace=RetraceOptions(redact=not no_redact)), stop)
     finally:
@@ -78,7 +72,7 @@ def jobs_list(
 
     if status not in (None, "queued", "running", "done", "failed"):
         raise InputError(f"unknown job status {status!r}")
-    st = open_store(_store_url(store), create=False)
+    st = open_store(store_url(store), create=False)
     try:
         q = JobQueue(st)
         jobs, counts = q.jobs(status), q.counts()  # type: ignore[arg-type]
@@ -109,7 +103,7 @@ def jobs_add(
     from ..store.jobs import JobQueue
     from ..worker import worker_name
 
-    st = open_store(_store_url(store))
+    st = open_store(store_url(store))
     added = total = 0
     try:
         q = JobQueue(st)
@@ -121,7 +115,7 @@ def jobs_add(
             reviewed = True if status == "approved" else None
             for r in st.traces(TraceQuery(status=status, reviewed=reviewed, limit=10**9)):
                 total += 1
-                added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, _now())
+                added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, now_iso())
         elif kind in ("retrace", "enrich"):
             if kind == "enrich" and not model:
                 raise InputError("enrich jobs need --model")
@@ -130,7 +124,7 @@ def jobs_add(
                     raise InputError("no such file", path=p)
                 args = {"path": str(p.resolve())} | ({"model": model} if kind == "enrich" and model else {})
                 total += 1
-                added += q.enqueue(kind, args, _now(), host=worker_name())  # type: ignore[arg-type]
+                added += q.enqueue(kind, args, now_iso(), host=worker_name())  # type: ignore[arg-type]
         else:
             raise InputError(f"unknown job kind {kind!r}; known: export, retrace, enrich")
     finally:
