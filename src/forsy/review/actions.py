@@ -9,9 +9,7 @@ Only drafts from the sweep are reviewed; a reviewed trace is the result, not a n
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import orjson
 
@@ -158,14 +156,9 @@ def approve(store: Store, trace_id: str, level: str, *, reviewer: str, at: str,
 
 
 def _validate(files: dict[str, bytes]) -> None:
-    from ..validation import validate_path
+    from ..validation import validate_files
 
-    with tempfile.TemporaryDirectory(prefix="forsy-review-") as tmp:
-        for name, data in files.items():
-            p = Path(tmp, name)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        report = validate_path(Path(tmp))
+    report = validate_files(files)
     if report.errors:
         shown = "; ".join(f"{f.rule} {f.message}" for f in report.errors[:3])
         more = f" (and {len(report.errors) - 3} more)" if len(report.errors) > 3 else ""

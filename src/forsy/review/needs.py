@@ -9,9 +9,7 @@ says whether it is still open; `open_count` is what the queue shows.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -162,18 +160,10 @@ def model_values(d: LoadedTrace, accepted: set[str]) -> list[ModelValue]:
 
 def findings(d: LoadedTrace) -> list[str]:
     """What `forsy validate` says of the draft with its edits (errors and warnings)."""
-    from ..validation import validate_path
+    from ..validation import validate_files
 
-    with tempfile.TemporaryDirectory(prefix="forsy-needs-") as tmp:
-        for name, data in d.files.items():
-            if name in ("trace.json", "provenance.json"):
-                continue
-            p = Path(tmp, name)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        Path(tmp, "trace.json").write_bytes(orjson.dumps(d.trace))
-        Path(tmp, "provenance.json").write_bytes(orjson.dumps(d.provenance))
-        report = validate_path(Path(tmp))
+    edited = {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance)}
+    report = validate_files({**d.files, **edited})
     # the files' own sha256s in manifest.json describe the stored draft, not the edited one
     return [f"{f.rule} {f}" for f in [*report.errors, *report.warnings] if not f.rule.startswith("N")]
 

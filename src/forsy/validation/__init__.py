@@ -5,6 +5,7 @@
     report.ok                                           # no errors (warnings allowed)
 
     findings = validate_trace(trace_dict)               # a trace already in memory
+    report = validate_files({"trace.json": b"...", ...})  # a folder held in memory
 
 Nothing here raises on bad input: an unreadable file, a JSON list, a string where an object
 belongs, a number written as a string — each is a `Finding` with a stable rule id from
@@ -19,7 +20,8 @@ string, ...) are read too; `Report.legacy` is set and the findings say what they
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ __all__ = [
     "catalogue_markdown",
     "is_legacy",
     "rule_catalogue",
+    "validate_files",
     "validate_path",
     "validate_trace",
 ]
@@ -92,6 +95,17 @@ def validate_path(path: str | Path) -> Report:
     A013, A014) need the folder to be given."""
     with gc_paused():  # parsing a large trace builds millions of objects and no cycles (forsy._gc)
         return _validate_path(Path(path))
+
+
+def validate_files(files: Mapping[str, bytes]) -> Report:
+    """Validate a trace folder held in memory (name -> bytes, e.g. a draft from the store):
+    the folder rules read files, so it is written to a temporary folder first."""
+    with tempfile.TemporaryDirectory(prefix="forsy-validate-") as tmp:
+        for name, data in files.items():
+            p = Path(tmp, name)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        return validate_path(tmp)
 
 
 def _validate_path(path: Path) -> Report:
