@@ -3,7 +3,14 @@ one of them with hostile text (HTML, a script, an onerror image, an ANSI escape)
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from _paths import SAMPLES
 from forsy.pipeline import RetraceOptions, retrace_one
@@ -58,3 +65,30 @@ def planted_log(folder: Path) -> tuple[Path, list[str]]:
     out = folder / "planted-session.jsonl"
     out.write_text(text, "utf-8")
     return out, [token, password, aws]
+
+
+@contextmanager
+def review_serve(args: list[str], env: dict[str, str]) -> Iterator[str]:
+    """`forsy review serve ARGS` in a process of its own; yields the first line it prints (the
+    URL to open) and stops it on leaving. Its stderr goes to a file (a pipe nobody reads would
+    fill and stall the server), shown if it did not start."""
+    with (
+        tempfile.TemporaryFile() as err,
+        subprocess.Popen(
+            [sys.executable, "-m", "forsy.cli", "review", "serve", *args],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=env,
+        ) as proc,
+    ):
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline().strip()
+            if not first:
+                err.seek(0)
+                pytest.fail(f"review serve did not start: {err.read().decode(errors='replace')}")
+            yield first
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)

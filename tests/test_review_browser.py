@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from _paths import REAL_LOGS, SAMPLES
-from _review import ADA, NOW
+from _review import ADA, NOW, review_serve
 from forsy.assemble import Assembled
 from forsy.evidence import Session
 from forsy.models import FieldProvenance
@@ -67,15 +67,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         assert o.status == "written" and o.trace_id
     finally:
         st.close()
-    with subprocess.Popen([sys.executable, "-m", "forsy.cli", "review", "serve", "--store", url, "--port", "0"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                          env={**os.environ, "FORSY_REVIEWER": ADA}) as proc:
-        try:
-            assert proc.stdout is not None
-            yield proc.stdout.readline().strip(), url, o.trace_id
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    with review_serve(["--store", url, "--port", "0"], {**os.environ, "FORSY_REVIEWER": ADA}) as first:
+        yield first, url, o.trace_id
 
 
 def shot(page: object, name: str) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ with warnings.catch_warnings():  # starlette 1.10 prefers `httpx2` for its test 
     warnings.simplefilter("ignore", UserWarning)  # StarletteDeprecationWarning is a UserWarning
     from starlette.testclient import TestClient
 
-from _review import SHOWN, hostile_log, put
+from _review import SHOWN, hostile_log, put, review_serve
 from forsy.store import Store, open_store
 from forsy.validation import validate_path
 from forsy.web.app import make_app
@@ -115,17 +113,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
         put(st, SAMPLES / "claude" / "compaction-and-branches.jsonl")
     finally:
         st.close()
-    with subprocess.Popen([sys.executable, "-m", "forsy.cli", "review", "serve", "--store", url, "--port", "0"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                          env={**os.environ, "FORSY_REVIEWER": ADA}) as proc:
-        try:
-            assert proc.stdout is not None
-            first = proc.stdout.readline().strip()  # the URL to open is the first line
-            assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{40,}", first), first
-            yield first, url, tid
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    with review_serve(["--store", url, "--port", "0"], {**os.environ, "FORSY_REVIEWER": ADA}) as first:
+        # the URL to open is the first line
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{40,}", first), first
+        yield first, url, tid
 
 
 @pytest.fixture

@@ -8,15 +8,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from _paths import SAMPLES
-from _review import ADA, put
+from _review import ADA, put, review_serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 # markup that would run or fetch if it reached a page unescaped (or through Markdown)
@@ -75,15 +73,9 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         create_reviewer_token(st, "Mallory " + PAYLOADS[1], "2026-03-01T00:00:00+00:00")
     finally:
         st.close()
-    with subprocess.Popen([sys.executable, "-m", "forsy.cli", "review", "serve", "--store", url, "--port", "0"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                          env={**os.environ, "FORSY_REVIEWER": ADA + " " + PAYLOADS[0][:40]}) as proc:
-        try:
-            assert proc.stdout is not None
-            yield proc.stdout.readline().strip(), url, tid
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    env = {**os.environ, "FORSY_REVIEWER": ADA + " " + PAYLOADS[0][:40]}
+    with review_serve(["--store", url, "--port", "0"], env) as first:
+        yield first, url, tid
 
 
 def test_no_page_runs_or_fetches_what_the_log_or_a_reviewer_wrote(served: tuple[str, str, str]) -> None:

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
-from _review import ADA, HOST, TOKEN, hostile_log, put
+from _review import ADA, HOST, TOKEN, hostile_log, put, review_serve
 from forsy.cli import app
 from forsy.store import open_store
 from forsy.store.reviewers import create_reviewer_token
@@ -62,22 +59,6 @@ def no_identity_env(tmp_path: Path) -> dict[str, str]:
             "GIT_CONFIG_GLOBAL": os.devnull}
 
 
-@contextmanager
-def served(args: list[str], env: dict[str, str]) -> Iterator[str]:
-    """`forsy review serve ARGS`; yields the first line it prints (the URL)."""
-    with subprocess.Popen([sys.executable, "-m", "forsy.cli", "review", "serve", *args], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env) as proc:
-        try:
-            assert proc.stdout is not None and proc.stderr is not None
-            first = proc.stdout.readline().strip()
-            if not first:
-                pytest.fail(f"review serve did not start: {proc.stderr.read()}")
-            yield first
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-
-
 def test_the_readme_team_command_starts_without_a_local_identity_and_answers(store: tuple[str, str],
                                                                              tmp_path: Path) -> None:
     url, tid = store
@@ -87,7 +68,7 @@ def test_the_readme_team_command_starts_without_a_local_identity_and_answers(sto
     finally:
         st.close()
     args = ["--store", url, "--host", "0.0.0.0", "--port", "0", "--allow-remote", "--reviewer-tokens"]
-    with served(args, no_identity_env(tmp_path)) as first:
+    with review_serve(args, no_identity_env(tmp_path)) as first:
         port = int(re.search(r":(\d+)/", first).group(1))  # type: ignore[union-attr]
         assert "YOUR_REVIEWER_TOKEN" in first  # nobody acts with a token printed on this terminal
         base = f"http://127.0.0.1:{port}"
@@ -103,7 +84,8 @@ def test_the_readme_team_command_starts_without_a_local_identity_and_answers(sto
 def test_the_cookie_is_a_session_of_this_server_never_the_token(store: tuple[str, str]) -> None:
     url, _ = store
     env = {**os.environ, "FORSY_REVIEWER": ADA}
-    with served(["--store", url, "--port", "0"], env) as a, served(["--store", url, "--port", "0"], env) as b:
+    args = ["--store", url, "--port", "0"]
+    with review_serve(args, env) as a, review_serve(args, env) as b:
         with httpx.Client(follow_redirects=False, timeout=10) as c:  # one browser, two forsy servers
             ra = c.get(a)
             assert ra.status_code == 303
@@ -207,7 +189,7 @@ def test_with_no_identity_the_page_asks_once_and_keeps_the_answer(store: tuple[s
     cfg = tmp_path / "forsy.toml"
     cfg.write_text('# my settings\n[llm]\nmodel = "x"\n', "utf-8")  # a user's file, with a table
     env["FORSY_CONFIG"] = str(cfg)
-    with served(["--store", url, "--port", "0"], env) as first:
+    with review_serve(["--store", url, "--port", "0"], env) as first:
         base = first.split("/?")[0]
         with httpx.Client(follow_redirects=False, timeout=10) as c:
             assert c.get(first).status_code == 303
