@@ -11,8 +11,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from _paths import SAMPLES
+from forsy.cli import app
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.store import Store
 from forsy.store.sink import StoreSink
@@ -24,6 +26,12 @@ TOKEN = "t" * 40  # a review server's own token in the web tests
 HOST = "127.0.0.1:9"  # the Host the web tests' client names
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> \\u001b[31mRED\\u001b[0m"
 SHOWN = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
+
+
+def cli(*args: str, who: str | None = ADA) -> tuple[int, str, str]:
+    """`forsy ARGS` in this process as reviewer `who` (None: no reviewer set): exit code, stdout, stderr."""
+    r = CliRunner().invoke(app, list(args), env={"FORSY_REVIEWER": who} if who else {})
+    return r.exit_code, r.stdout, r.stderr
 
 def hostile_log(folder: Path) -> Path:
     """demo-session.jsonl with the user's first words replaced by hostile text."""

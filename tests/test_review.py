@@ -11,18 +11,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
 from _paths import SAMPLES
-from _review import put
-from forsy.cli import app
+from _review import cli, put
 from forsy.errors import InputError
 from forsy.review.identity import reviewer
 from forsy.review.overlay import apply_to_trace, human_proposal
 from forsy.store import TraceQuery, open_store
 from forsy.validation import validate_path
 
-runner = CliRunner()
 ADA = "Ada Lovelace <ada@example.org>"
 
 
@@ -35,12 +32,6 @@ def db(tmp_path: Path) -> tuple[str, str]:
     finally:
         st.close()
     return url, tid
-
-
-def cli(*args: str, who: str | None = ADA) -> tuple[int, str, str]:
-    env = {"FORSY_REVIEWER": who} if who else {}
-    r = runner.invoke(app, list(args), env=env)
-    return r.exit_code, r.stdout, r.stderr
 
 
 def stored(url: str, tid: str) -> dict[str, bytes]:

@@ -8,20 +8,10 @@ import json
 import re
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from _review import ADA, planted_log, put
-from forsy.cli import app
+from _review import cli, planted_log, put
 from forsy.review.redacted import mask_typed
 from forsy.store import open_store
 from secretgen import SecretGen, forms
-
-runner = CliRunner()
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    r = runner.invoke(app, list(args), env={"FORSY_REVIEWER": ADA})
-    return r.exit_code, r.stdout, r.stderr
 
 
 def everything(url: str) -> str:

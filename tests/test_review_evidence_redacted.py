@@ -12,7 +12,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from _review import ADA, USER, planted_log, put
+from _review import ADA, USER, cli, planted_log, put
 from forsy.cli import app
 from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.sinks import FolderSink
@@ -48,11 +48,6 @@ def stored(tmp_path: Path) -> tuple[str, str, list[str], Path]:
         st.close()
     assert not leaked(orjson.dumps(trace).decode(), secrets)  # the trace itself is masked
     return url, tid, secrets, log
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    r = runner.invoke(app, list(args), env={"FORSY_REVIEWER": ADA})
-    return r.exit_code, r.stdout, r.stderr
 
 
 def test_a_rendered_page_shows_evidence_masked_with_the_traces_placeholders(

@@ -9,23 +9,15 @@ import warnings
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from _paths import SAMPLES
-from _review import ADA, put
-from forsy.cli import app
+from _review import ADA, cli, put
 from forsy.store import open_store
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
     warnings.simplefilter("ignore", UserWarning)
     from starlette.testclient import TestClient
 
-runner = CliRunner()
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    r = runner.invoke(app, list(args), env={"FORSY_REVIEWER": ADA})
-    return r.exit_code, r.stdout, r.stderr
 
 
 @pytest.fixture
