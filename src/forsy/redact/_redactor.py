@@ -72,6 +72,9 @@ class Redactor:
         self._lock = threading.Lock()
         # values masked as secrets so far: masked wherever else they stand (see _known.py)
         self._known = KnownSecrets()
+        # strings this redactor returned since it last learnt a secret: its outputs are fixed
+        # points (scanning one again finds nothing), so `rescan` need not scan them again
+        self._outputs: set[str] = set()
 
     # ------------------------------------------------------------ public API
     def redact(self, text: str) -> str:
@@ -100,6 +103,51 @@ class Redactor:
         found = iter(zip(strings, self._find_safe(strings), strict=True))
         return self._rebuild(value, found)
 
+    def redact_values(self, values: Sequence[Any]) -> list[Any]:
+        """`[redact_value(v) for v in values]`, as if `learn(values)` had come first, with each
+        string scanned once: every secret found anywhere in them is masked everywhere in them.
+        Placeholders are numbered in the order of `values`."""
+        strings: list[str] = []
+        fields: list[tuple[str, str]] = []
+        spans: list[tuple[int, int] | None] = []
+        for v in values:
+            start, named = len(strings), len(fields)
+            try:
+                _collect(v, strings, fields)
+            except RecursionError:
+                del strings[start:], fields[named:]
+                spans.append(None)
+                continue
+            spans.append((start, len(strings)))
+        scanned = [(batch, self._find_base_safe(batch)) for batch in batches(strings)]
+        with self._lock:
+            self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, f)) for _, f in fields))
+        found = [h for batch, hits in scanned for h in self._with_known_safe(batch, hits)]
+        out: list[Any] = []
+        for v, span in zip(values, spans, strict=True):
+            if span is None:
+                out.append(self._fail())
+            else:
+                out.append(self._rebuild(v, zip(strings[span[0] : span[1]], found[span[0] : span[1]], strict=True)))
+        return out
+
+    def rescan(self, value: Any) -> Any | None:
+        """A last check of a JSON-like value about to be written: None if nothing in it needs
+        masking, else `redact_value(value)`. Strings this redactor returned (since it last
+        learnt a secret) are not scanned again; the record of them is emptied."""
+        strings: list[str] = []
+        fields: list[tuple[str, str]] = []
+        try:
+            _collect(value, strings, fields)
+        except RecursionError:
+            return self.redact_value(value)
+        with self._lock:
+            done, self._outputs = self._outputs, set()
+        todo = list(dict.fromkeys(s for s in strings if s not in done))
+        if fields or any(hits is None or any(h.kind != PLACEHOLDER for h in hits) for hits in self._find_safe(todo)):
+            return self.redact_value(value)
+        return None
+
     def learn(self, value: Any) -> None:
         """Read a session's strings (str, or a JSON-like value) before redacting it: a value
         found as a secret anywhere in them is then masked everywhere, before and after.
@@ -113,7 +161,7 @@ class Redactor:
             return
         self._find_safe(strings)  # the scan learns what it finds
         with self._lock:
-            self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in (f for _, f in fields))
+            self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in (f for _, f in fields)))
 
     def scan(self, text: str) -> list[Hit]:
         """What `redact` would mask (offsets, kinds, rules; no values, no counting).
@@ -155,24 +203,66 @@ class Redactor:
     def _find_many(self, texts: list[str]) -> list[list[Hit]]:
         """Scan the texts joined by a separator no rule matches across; split the hits back.
         The secrets found are learnt, and every value known so far is found too."""
+        return self._with_known(texts, self._find_base(texts))
+
+    def _find_base(self, texts: list[str]) -> list[list[Hit]]:
+        """What the rules and the engine find in the texts; the secrets among it are learnt."""
         joined = texts[0] if len(texts) == 1 else SEPARATOR.join(texts)
-        lengths = [len(t) for t in texts]
         found = self._scan_text(joined)
-        per = [found] if len(texts) == 1 else distribute(found, lengths)
+        per = [found] if len(texts) == 1 else distribute(found, [len(t) for t in texts])
         out = [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
         # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
         learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
                   for v in learnt_values(t[h.start : h.end], normalise(h.kind, t[h.start : h.end]))]
-        with self._lock:
-            if learnt:
-                self._known.add(learnt)
-            known = self._known if self._known else None
-        if known is not None:
-            extra = list(known(joined))
-            if extra:
-                more = [extra] if len(texts) == 1 else distribute(extra, lengths)
-                out = [resolve(t, h + e) if e else h for t, h, e in zip(texts, out, more, strict=True)]
+        if learnt:
+            with self._lock:
+                self._learnt(self._known.add(learnt))
         return out
+
+    def _with_known(self, texts: list[str], out: list[list[Hit]]) -> list[list[Hit]]:
+        """`out` (hits per text) with every place a value known so far stands."""
+        with self._lock:
+            known = self._known if self._known else None
+        if known is None:
+            return out
+        joined = texts[0] if len(texts) == 1 else SEPARATOR.join(texts)
+        extra = list(known(joined))
+        if not extra:
+            return out
+        more = [extra] if len(texts) == 1 else distribute(extra, [len(t) for t in texts])
+        return [resolve(t, h + e) if e else h for t, h, e in zip(texts, out, more, strict=True)]
+
+    def _find_base_safe(self, texts: list[str]) -> list[list[Hit] | None]:
+        try:
+            return list(self._find_base(texts))
+        except Exception:  # one bad string must not take the batch with it: retry alone
+            return [self._base_alone(t) for t in texts]
+
+    def _base_alone(self, text: str) -> list[Hit] | None:
+        try:
+            return self._find_base([text])[0]
+        except Exception:
+            return None
+
+    def _with_known_safe(self, texts: list[str], hits: list[list[Hit] | None]) -> list[list[Hit] | None]:
+        whole = [h for h in hits if h is not None]
+        if len(whole) == len(hits):
+            try:
+                return list(self._with_known(texts, whole))
+            except Exception:
+                pass
+        return [None if h is None else self._known_alone(t, h) for t, h in zip(texts, hits, strict=True)]
+
+    def _known_alone(self, text: str, hits: list[Hit]) -> list[Hit] | None:
+        try:
+            return self._with_known([text], [hits])[0]
+        except Exception:
+            return None
+
+    def _learnt(self, new: bool) -> None:
+        """Caller holds the lock. A secret learnt now may stand in an output returned before."""
+        if new:
+            self._outputs.clear()
 
     def _scan_text(self, text: str) -> list[Hit]:
         hits: list[Hit] = []
@@ -265,6 +355,8 @@ class Redactor:
         if hits is None:
             return self._fail()
         if not hits:
+            with self._lock:
+                self._outputs.add(text)
             return text
         out: list[str] = []
         pos = 0
@@ -278,8 +370,10 @@ class Redactor:
                 self._by_kind[h.kind] += 1
                 self._by_rule[h.rule] += 1
                 pos = h.end
-        out.append(text[pos:])
-        return "".join(out)
+            out.append(text[pos:])
+            result = "".join(out)
+            self._outputs.add(result)
+        return result
 
     def _placeholder(self, kind: str, value: str) -> str:
         """Caller holds the lock. Same (kind, normalised value) -> same placeholder."""
@@ -293,7 +387,7 @@ class Redactor:
 
     def _mask_field(self, value: str) -> str:
         with self._lock:
-            self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))])
+            self._learnt(self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))]))
             self._by_kind[CREDENTIAL] += 1
             self._by_rule["secret-field"] += 1
             return self._placeholder(CREDENTIAL, value)
