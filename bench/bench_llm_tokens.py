@@ -43,15 +43,16 @@ def main() -> int:
         print(f"skipped: {args.input} is absent")
         return 0
 
-    from forsy import pipeline
+    from forsy import run as forsy_run
     from forsy.llm import LLMConfig, evidence_texts, plan
     from forsy.llm._request import estimate_tokens
     from forsy.rules.segment import Segmenter
+    from forsy.run.redaction import redact_session
 
-    session = pipeline.read([args.input], pipeline.RetraceOptions())[0]
-    redactor = pipeline.make_redactor([session])
+    session = forsy_run.read([args.input], forsy_run.RetraceOptions())[0]
+    redactor = forsy_run.make_redactor([session])
     t0 = time.perf_counter()
-    pipeline._redact_session(session, redactor)
+    redact_session(session, redactor)
     whole = redactor.redact(args.input.read_text(encoding="utf-8", errors="replace"))
     redact_s = time.perf_counter() - t0
     drafts = Segmenter(session).run()

@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
 from forsy.errors import ForsyError  # noqa: E402
-from forsy.pipeline import RetraceOptions, retrace  # noqa: E402
 from forsy.redact import Redactor, user_names_from_paths  # noqa: E402
+from forsy.run import RetraceOptions, retrace  # noqa: E402
 from forsy.sources import detect  # noqa: E402
 
 REAL_LOGS = ROOT.parent / "shared" / "real_logs"

@@ -258,7 +258,7 @@ def run_retrace(path: Path, out: Path, redact: bool) -> Run:
 
 
 def profile(path: Path, out: Path) -> None:
-    from forsy.pipeline import RetraceOptions, retrace
+    from forsy.run import RetraceOptions, retrace
 
     prof = cProfile.Profile()
     prof.enable()

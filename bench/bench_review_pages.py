@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_retrace import build  # noqa: E402
 
-from forsy.pipeline import RetraceOptions, retrace_one  # noqa: E402
+from forsy.run import RetraceOptions, retrace_one  # noqa: E402
 from forsy.store import open_store  # noqa: E402
 from forsy.store.sink import StoreSink  # noqa: E402
 from forsy.web.app import make_app  # noqa: E402

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from forsy.pipeline import RetraceOptions  # noqa: E402
+from forsy.run import RetraceOptions  # noqa: E402
 from forsy.store import open_store  # noqa: E402
 from forsy.sweep import SweepOptions, SweepReport, sweep  # noqa: E402
 

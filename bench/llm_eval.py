@@ -103,7 +103,7 @@ def score(case: Case, got: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_case(case: Case, args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from forsy.pipeline import RetraceOptions, retrace
+    from forsy.run import RetraceOptions, retrace
 
     if case.log is None:
         from test_llm import CORRECTION, write_log

@@ -26,7 +26,7 @@ KINDS = ("claude", "codex", "gemini", "cline", "openhands", "shell", "invariant"
 
 def main(argv: list[str] | None = None) -> int:
     from forsy.errors import ForsyError
-    from forsy.pipeline import RetraceOptions, retrace_one
+    from forsy.run import RetraceOptions, retrace_one
     from forsy.sinks.folder import render
     from forsy.sources import detect
 

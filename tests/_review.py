@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from _paths import SAMPLES
 from forsy.cli import app
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import Store
 from forsy.store.sink import StoreSink
 from secretgen import SecretGen

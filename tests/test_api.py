@@ -125,20 +125,20 @@ def test_validate_and_verify_stay_callable_whatever_is_imported() -> None:
 
 
 def test_a_run_tells_skipped_from_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import forsy.pipeline as pipeline
+    import forsy.run.session as session_stage
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text(json.dumps({"type": "summary", "summary": "x", "leafUuid": "q"}) + "\n")
     samples = Path(__file__).resolve().parents[1] / "sample_logs" / "claude"
     demo, other = samples / "demo-session.jsonl", samples / "compaction-and-branches.jsonl"
-    real = pipeline.process
+    real = session_stage.process
 
     def process(session, options, redactor):  # type: ignore[no-untyped-def]
         if session.files and session.files[0].abs_path == str(other):
             raise RuntimeError("broken on purpose")
         return real(session, options, redactor)
 
-    monkeypatch.setattr(pipeline, "process", process)
+    monkeypatch.setattr(session_stage, "process", process)
     run = forsy.retrace([demo, empty, other])
     assert [o.status for o in run.outcomes] == ["traced", "skipped", "failed"]
     assert [o.path for o in run.skipped] == [str(empty)] and [o.path for o in run.failed] == [str(other)]

@@ -24,7 +24,7 @@ import forsy.sinks.folder as folder_mod
 from _small_logs import RETRY_SESSION, write
 from forsy.assemble import Assembled
 from forsy.errors import OutputError
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.sinks.folder import write_folder
 
 Tree = dict[str, bytes]

@@ -17,7 +17,7 @@ import pytest
 
 from _paths import SHARED, needs_shared, real_logs
 from forsy.errors import ForsyError
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 from forsy.verification import verify_folder
 

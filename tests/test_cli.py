@@ -120,7 +120,7 @@ def test_every_real_log_kind_is_read_or_named_as_not_read() -> None:
     """A folder of every agent's real logs: each kind is found by its source, and what is
     not read is named (the two ATIF-repository files that are not trajectories, and the
     OpenHands evaluation's fixtures are read; nothing else is left)."""
-    from forsy.pipeline import discover
+    from forsy.run import discover
 
     unread: list[tuple[Path, str]] = []
     found = discover([REAL_LOGS], unread)

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from forsy.cli import app
 from forsy.errors import ExitCode
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -108,7 +108,7 @@ def test_all_failed_lists_every_failure(tmp_path: Path) -> None:
 
 
 def test_pipeline_reports_each_stage_with_bytes(project: Path) -> None:
-    from forsy.pipeline import ProgressEvent
+    from forsy.run import ProgressEvent
 
     events: list[ProgressEvent] = []
     run = retrace([project], RetraceOptions(), progress=events.append, raise_if_empty=False)

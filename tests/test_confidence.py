@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from _small_logs import RETRY_SESSION, answer, call, calls, result, user, write
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 
 
 def _run(tmp: Path, log: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:

@@ -18,7 +18,7 @@ import pytest
 from forsy.dataset import build, retrace_bytes
 from forsy.dataset._engines import CRASHED
 from forsy.errors import InputError
-from forsy.pipeline import retrace_one
+from forsy.run import retrace_one
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"

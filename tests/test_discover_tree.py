@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from _paths import SAMPLES
 from forsy.cli import app
-from forsy.pipeline import NOT_READ, RetraceOptions, discover, retrace
+from forsy.run import NOT_READ, RetraceOptions, discover, retrace
 from forsy.sources import _walk
 
 SUB = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"

@@ -31,7 +31,7 @@ from forsy.export import (
     load_folder,
     report_path,
 )
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 
 LOGS = [*real_logs("claude", "**/*.jsonl", "**/chat.json"), *real_logs("codex"),
         *sorted(SAMPLES.glob("claude/**/*.json*")), *sorted(SAMPLES.glob("codex/**/*.jsonl"))]

@@ -18,9 +18,9 @@ import pytest
 from _gitrepo import Repo
 from forsy.evidence import Event, Ref, Session, SessionMeta
 from forsy.payloads import CommitInfo
-from forsy.pipeline import RetraceOptions, retrace
 from forsy.rules.commits import NAMED, named_in
 from forsy.rules.timeline import merge
+from forsy.run import RetraceOptions, retrace
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
 from forsy.validation import validate_path

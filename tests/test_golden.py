@@ -14,7 +14,7 @@ import pytest
 
 from _paths import ROOT, SAMPLES
 from forsy.errors import ForsyError
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.sinks.folder import render
 from forsy.sources import detect
 

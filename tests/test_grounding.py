@@ -19,7 +19,7 @@ from _paths import needs_shared, real_logs
 from forsy.cli import app
 from forsy.llm import LLMConfig
 from forsy.llm._check import parse_answer
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.sinks import FolderSink
 from llm_server import INVENTED_MARKERS, ScriptedClient, ScriptedHTTPError, ScriptedServer, completion, parse_request
 from test_llm import CORRECTION, Run, assert_valid, long_session, write_log

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from forsy.cli import app
 from forsy.errors import ForsyError
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 
 runner = CliRunner()

@@ -18,7 +18,7 @@ from forsy import sources
 from forsy.errors import UnsupportedFormat
 from forsy.export import Bundle, coverage_of, export
 from forsy.models import Trace
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 from test_export import traced  # noqa: F401  (the session fixture: every real and sample trace)
 
@@ -288,7 +288,7 @@ def test_real_invariant_traces_import(tmp_path: Path) -> None:
 def test_upgraded_legacy_traces_score_by_what_could_not_be_carried_over() -> None:
     """A legacy trace's values that v0.1 cannot take lower confidence (40 × their share): the
     upgrade never claims more than the legacy file held."""
-    from forsy.pipeline import RetraceOptions, retrace_one
+    from forsy.run import RetraceOptions, retrace_one
 
     files = sorted(UPSTREAM.glob("*/trace.json"))
     assert len(files) >= 10

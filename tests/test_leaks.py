@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from _paths import SHARED, needs_shared, real_logs
-from forsy.pipeline import RetraceOptions, retrace
 from forsy.redact._known import distinctive
+from forsy.run import RetraceOptions, retrace
 from redaction_structure_samples import samples
 from secretgen import Planted, SecretGen
 
@@ -137,8 +137,9 @@ def test_no_planted_secret_leaks(log: Path, tmp_path: Path, structure: bool) -> 
 
 def test_rescan_masks_what_slipped_through(tmp_path: Path) -> None:
     """The last scan before writing catches a secret that reached the trace unmasked."""
-    from forsy.pipeline import _rescan, process
     from forsy.redact import Redactor
+    from forsy.run import process
+    from forsy.run.redaction import rescan
     from forsy.sources import ReadContext
     from forsy.sources.claude_code import read_session
 
@@ -150,7 +151,7 @@ def test_rescan_masks_what_slipped_through(tmp_path: Path) -> None:
     session = read_session(p, ReadContext(root=tmp_path))
     assembled = process(session, RetraceOptions(redact=False), None)  # nothing masked on the way
     assert secret in assembled.trace.task
-    _rescan(assembled, Redactor())
+    rescan(assembled, Redactor())
     assert secret not in assembled.trace.model_dump_json()
     assert assembled.manifest.redaction["rescan_fixed"] is True
 

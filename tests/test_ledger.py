@@ -13,7 +13,7 @@ from _paths import REAL_LOGS, needs_shared
 from forsy.assemble import ledger
 from forsy.evidence import Evidence, Quality, Session, SessionMeta, SourceFile, Warning_
 from forsy.models import Manifest
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.sources.lines import sha256
 from forsy.validation import validate_path
 

@@ -28,8 +28,8 @@ from forsy.assemble import assemble
 from forsy.errors import LLMError
 from forsy.evidence import Session
 from forsy.llm import LLMConfig, LLMOutcome, enrich, evidence_texts, plan
-from forsy.pipeline import RetraceOptions, read
 from forsy.rules.segment import Draft, Segmenter
+from forsy.run import RetraceOptions, read
 from forsy.sinks.folder import write_folder
 from forsy.validation import validate_path, validate_trace
 from llm_server import FAB, ScriptedClient, ScriptedHTTPError, ScriptedServer

@@ -28,8 +28,8 @@ from forsy.llm._evidence import EvidenceIndex
 from forsy.llm._request import Chunk
 from forsy.llm._steps import MIN_RUN, Refused, Scope, Window, check_window, scopes
 from forsy.payloads import ShellInfo
-from forsy.pipeline import RetraceOptions, read, retrace, retrace_one
 from forsy.rules.segment import Draft, Segmenter
+from forsy.run import RetraceOptions, read, retrace, retrace_one
 from forsy.sinks.folder import render, write_folder
 from forsy.validation import validate_path
 from llm_server import BLOCK, completion

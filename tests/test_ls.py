@@ -10,7 +10,7 @@ import pytest
 
 from forsy.cli._ls import look
 from forsy.errors import NoWork
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.sources import detect
 from forsy.sources.claude_code import ClaudeCodeSource
 

@@ -12,7 +12,7 @@ import pytest
 
 from _paths import SAMPLES
 from forsy.markdown import fence, inline, visible
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.sinks import FolderSink
 
 PROMPT = ("# Owned <img src=https://evil.example/beacon.png> <iframe src=https://evil.example/></iframe> "

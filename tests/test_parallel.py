@@ -22,10 +22,11 @@ import pytest
 from typer.testing import CliRunner
 
 from _paths import REAL_LOGS, SAMPLES
-from forsy import _parallel, pipeline
+from forsy import run as forsy_run
 from forsy.cli import app
 from forsy.errors import ExitCode
-from forsy.pipeline import Outcome, ProgressEvent, RetraceOptions, RetraceRun
+from forsy.run import Outcome, ProgressEvent, RetraceOptions, RetraceRun
+from forsy.run import parallel as _parallel
 from forsy.sinks import FolderSink
 from forsy.store import open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
@@ -91,7 +92,7 @@ def comparable(o: Outcome, out: Path) -> dict[str, object]:
 
 def retrace(logs: Path, out: Path, jobs: int) -> tuple[RetraceRun, list[ProgressEvent]]:
     events: list[ProgressEvent] = []
-    run = pipeline.retrace([logs], RetraceOptions(jobs=jobs), sink=FolderSink(out, parent=True), keep=False,
+    run = forsy_run.retrace([logs], RetraceOptions(jobs=jobs), sink=FolderSink(out, parent=True), keep=False,
                            progress=events.append, raise_if_empty=False)
     return run, events
 
@@ -150,7 +151,7 @@ def test_keep_gives_the_same_traces_in_memory(tmp_path: Path) -> None:
     logs.mkdir()
     for p in sorted((SAMPLES / "claude").glob("*.jsonl")):
         shutil.copy(p, logs / p.name)
-    runs = [pipeline.retrace([logs], RetraceOptions(jobs=j), keep=True) for j in (1, 2)]
+    runs = [forsy_run.retrace([logs], RetraceOptions(jobs=j), keep=True) for j in (1, 2)]
     a, b = ([(o.status, o.trace_id, o.assembled.trace.model_dump_json() if o.assembled else None,
               o.session.session_id if o.session else None, len(o.session.events) if o.session else 0)
              for o in r.outcomes] for r in runs)
@@ -208,7 +209,7 @@ def test_at_most_a_few_sessions_are_in_flight(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.setattr(_parallel.SessionPool, "submit", counted_submit)
     monkeypatch.setattr(_parallel.SessionPool, "finish", counted_finish)
-    run = pipeline.retrace([logs], RetraceOptions(jobs=2), sink=FolderSink(tmp_path / "out", parent=True),
+    run = forsy_run.retrace([logs], RetraceOptions(jobs=2), sink=FolderSink(tmp_path / "out", parent=True),
                            keep=False)
     assert len(run.results) == 12 and len(outstanding) == 12
     assert max(outstanding) <= 2 + _parallel.READ_AHEAD

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from _small_logs import answer, call, result, user, write
 from forsy.cli import app
-from forsy.pipeline import RetraceOptions, retrace, retrace_one
+from forsy.run import RetraceOptions, retrace, retrace_one
 from forsy.sinks.folder import render
 from secretgen import SecretGen
 

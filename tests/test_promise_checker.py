@@ -22,9 +22,9 @@ import pytest
 from forsy.llm._check import Checker
 from forsy.llm._evidence import EvidenceIndex, build_index, step_evidence
 from forsy.llm._request import SESSION_FIELDS, Chunk, Plan, fills_for
-from forsy.pipeline import RetraceOptions, read
 from forsy.proposals import Actor, Citation, Proposal, Replaced, copy_drafts
 from forsy.rules.segment import Draft, Segmenter
+from forsy.run import RetraceOptions, read
 from test_llm import CORRECTION, INJECTION, answer, call, rec, result, write_log
 
 ACTOR = Actor("openai/test-model", prompt_version="segment_v2")

@@ -22,7 +22,7 @@ from forsy import sources
 from forsy.assemble import Assembled
 from forsy.errors import OutputError
 from forsy.evidence import Session
-from forsy.pipeline import RetraceOptions, process, read
+from forsy.run import RetraceOptions, process, read
 from forsy.sinks import folder as F
 from forsy.sinks.folder import OwnedFolder, check_destination, owned_trace_folder, write_folder
 

@@ -17,10 +17,10 @@ import pytest
 from forsy.assemble import assemble, termination
 from forsy.assemble.score import confidence
 from forsy.llm import LLMConfig, enrich, evidence_texts
-from forsy.pipeline import RetraceOptions, process, read
 from forsy.proposals import Actor, Citation, Proposal, Replaced, apply_to_drafts, parse_path, trace_path
 from forsy.protocols import NoRedactor, Redactor
 from forsy.rules.segment import Draft, Segmenter
+from forsy.run import RetraceOptions, process, read
 from llm_server import ScriptedClient
 from test_llm import CORRECTION, call, result, write_log
 

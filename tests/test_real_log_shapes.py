@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from forsy.models import Manifest, Trace, is_known_actor
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 from forsy.verification import verify_folder
 

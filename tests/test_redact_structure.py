@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from _small_logs import answer, call, result, user, write
-from forsy.pipeline import RetraceOptions, retrace
 from forsy.redact import Redactor
 from forsy.redact._values import password_like
+from forsy.run import RetraceOptions, retrace
 from redaction_structure_samples import MUST_NOT_MATCH, samples
 from secretgen import forms
 

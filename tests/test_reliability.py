@@ -123,21 +123,22 @@ def test_one_broken_file_does_not_stop_the_batch(tmp_path: Path) -> None:
 
 
 def test_a_bug_in_one_session_does_not_stop_the_batch(tmp_path: Path, monkeypatch: object) -> None:
-    from forsy import pipeline
+    from forsy import run as forsy_run
+    from forsy.run import session as session_stage
 
-    real = pipeline.process
+    real = session_stage.process
 
     def flaky(session, options, redactor):  # type: ignore[no-untyped-def]
         if session.session_id == "b":
             raise KeyError("boom")
         return real(session, options, redactor)
 
-    monkeypatch.setattr(pipeline, "process", flaky)  # type: ignore[attr-defined]
+    monkeypatch.setattr(session_stage, "process", flaky)  # type: ignore[attr-defined]
     logs = tmp_path / "proj"
     logs.mkdir()
     for sid in "abc":
         (logs / f"{sid}.jsonl").write_text(_session(sid))
-    run = pipeline.retrace([str(logs)], pipeline.RetraceOptions(out=tmp_path / "out", redact=False))
+    run = forsy_run.retrace([str(logs)], forsy_run.RetraceOptions(out=tmp_path / "out", redact=False))
     assert [r.session.session_id for r in run.results] == ["a", "c"]
     [failed] = run.failed
     assert failed.path.endswith("b.jsonl") and failed.exit_code == ExitCode.INTERNAL and "KeyError" in failed.message

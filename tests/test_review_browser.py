@@ -24,7 +24,7 @@ from _review import ADA, NOW, review_serve
 from forsy.assemble import Assembled
 from forsy.evidence import Session
 from forsy.models import FieldProvenance
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import open_store
 from forsy.store.sink import StoreSink
 from test_review_queue import many

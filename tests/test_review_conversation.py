@@ -18,9 +18,9 @@ from _review import ADA, HOST, NOW, TOKEN, csrf
 from forsy.assemble import Assembled
 from forsy.evidence import Session
 from forsy.models import FieldProvenance
-from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.review.conversation import Entry, Subagent, answer_diff, conversation, edit_diff
 from forsy.review.source import from_folder
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import open_store
 from forsy.store.sink import StoreSink
 from forsy.web.app import make_app

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from _review import ADA, USER, cli, planted_log, put
 from forsy.cli import app
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.sinks import FolderSink
 from forsy.store import open_store
 from secretgen import forms

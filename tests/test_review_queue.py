@@ -165,7 +165,7 @@ def test_a_project_is_found_by_its_last_folders(tmp_path: Path) -> None:
 
 
 def test_the_queue_filters_what_needs_a_person_and_what_holds_model_proposals(tmp_path: Path) -> None:
-    from forsy.pipeline import RetraceOptions, retrace_one
+    from forsy.run import RetraceOptions, retrace_one
     from forsy.store.sink import StoreSink
     from test_review_conversation import ModelSink
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from _paths import ROOT
-from forsy.pipeline import RetraceOptions, retrace
 from forsy.rules.catalogue import CATALOGUE, check, with_table
+from forsy.run import RetraceOptions, retrace
 
 GOLDEN = ROOT / "tests" / "golden"
 

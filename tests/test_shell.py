@@ -472,7 +472,7 @@ def test_real_timestamps_where_the_format_has_them() -> None:
 def test_verify_reads_atuin_rows_back_through_the_shell_source(tmp_path: Path) -> None:
     """verify has no atuin code: the shell source re-reads `atuin:<db>#<id>` evidence; a row
     changed after the trace was made is reported, and a `../` db name never leaves the roots."""
-    from forsy.pipeline import RetraceOptions, retrace
+    from forsy.run import RetraceOptions, retrace
     from forsy.verification import verify_folder
 
     logs = tmp_path / "logs"

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from _oracle import checked_traces
 from _paths import REAL_LOGS, needs_shared
 from forsy.cli import app
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.sources import ReadContext, detect
 from forsy.sources.asciinema import AsciinemaSource
 from forsy.sources.asciinema._term import Screen

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from forsy.pipeline import RetraceOptions, retrace_one
 from forsy.redact import Redactor
 from forsy.redact._anchors import NATIVE_ANCHORS_CASED, Anchors
+from forsy.run import RetraceOptions, retrace_one
 from forsy.sources.claude_code import ClaudeCodeSource
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_logs" / "claude" / "demo-session.jsonl"
@@ -131,7 +131,7 @@ def test_gc_paused_while_a_trace_is_validated(monkeypatch: pytest.MonkeyPatch, t
         return real(*a, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(validate, "validate_trace", spying)
-    from forsy.pipeline import retrace
+    from forsy.run import retrace
 
     retrace([SAMPLE], RetraceOptions(redact=False, out=tmp_path / "t"))
     assert validate.validate_path(tmp_path / "t").errors == []

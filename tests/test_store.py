@@ -12,7 +12,7 @@ import pytest
 from _paths import SAMPLES
 from forsy.config import Config, load_config
 from forsy.errors import InputError
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import FileState, LockInfo, Store, TraceQuery, open_store
 from forsy.store._sqlite import MIGRATIONS
 from forsy.store.export import export_trace

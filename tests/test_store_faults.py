@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from _paths import SAMPLES
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import ErrorRow, FileState, RunCounts, TraceQuery, open_store
 from forsy.store.names import from_db, shown, to_db
 from forsy.store.sink import StoreSink

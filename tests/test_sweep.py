@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import forsy.pipeline as pipeline
+import forsy.run as forsy_run
 from _paths import SAMPLES, needs_shared, real_logs
 from forsy.cli import app
 from forsy.errors import ExitCode
@@ -53,17 +53,17 @@ ROOTS = ["claude", "codex/sessions"]
 
 
 class Counter:
-    """Counts calls to the session reader (pipeline.retrace_one), per path."""
+    """Counts calls to the session reader (forsy_run.retrace_one), per path."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[str] = []
-        real = pipeline.retrace_one
+        real = forsy_run.retrace_one
 
         def counted(path: Any, *a: Any, **kw: Any) -> Any:
             self.calls.append(str(path))
             return real(path, *a, **kw)
 
-        monkeypatch.setattr(pipeline, "retrace_one", counted)
+        monkeypatch.setattr(forsy_run, "retrace_one", counted)
 
 
 def run(store: Store, root: Path, now: float | None = None, ignore_settle: bool = True,
@@ -118,7 +118,7 @@ def test_first_sweep_traces_all_second_reads_nothing(tree: Path, store: Store,
     reads: list[str] = []
     monkeypatch.setattr("forsy.sweep._files.fingerprint", lambda *a: reads.append(a[0]))  # type: ignore[misc]
     monkeypatch.setattr("forsy.sweep.run.fingerprint", lambda *a: reads.append(a[0]))  # type: ignore[misc]
-    monkeypatch.setattr(pipeline, "discover", lambda *a: pytest.fail("discovery on an unchanged tree"))
+    monkeypatch.setattr(forsy_run, "discover", lambda *a: pytest.fail("discovery on an unchanged tree"))
     second = run(store, tree)
     assert calls.calls == [] and reads == []
     assert (second.counts.unchanged, second.counts.traced, second.counts.bytes_read) == (5, 0, 0)

@@ -93,7 +93,7 @@ def test_a_file_whose_sessions_partly_fail_is_recorded_failed_and_tried_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One file, two sessions (an evaluation's output.jsonl); one fails: the other is stored,
     the file is failed (named, exit 7) and read again next run, never remembered as done."""
-    import forsy.pipeline as pipeline
+    import forsy.run.session as session_stage
 
     root = tmp_path / "logs"
     root.mkdir()
@@ -103,7 +103,7 @@ def test_a_file_whose_sessions_partly_fail_is_recorded_failed_and_tried_again(
     first, second = json.loads(line), json.loads(line)
     first["instance_id"], second["instance_id"] = "repo__one-1", "repo__two-2"
     (root / "output.jsonl").write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n", "utf-8")
-    real = pipeline.process
+    real = session_stage.process
     broken = {"on": True}
 
     def process(session, options, redactor):  # type: ignore[no-untyped-def]
@@ -111,7 +111,7 @@ def test_a_file_whose_sessions_partly_fail_is_recorded_failed_and_tried_again(
             raise RuntimeError("a bug met on the second session")
         return real(session, options, redactor)
 
-    monkeypatch.setattr(pipeline, "process", process)
+    monkeypatch.setattr(session_stage, "process", process)
     st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     try:
         rep = run(st, root)

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-import forsy.pipeline as pipeline
+import forsy.run as forsy_run
 import forsy.sweep.run as sweep_mod
 from _paths import SAMPLES
 from forsy.errors import ExitCode
@@ -313,23 +313,23 @@ def test_a_file_deleted_during_the_sweep_is_skipped_and_named(tree: Path, tmp_pa
 
         monkeypatch.setattr(sweep_mod, "fingerprint", fp)
     elif stage == "read":
-        real = pipeline.retrace_one
+        real = forsy_run.retrace_one
 
         def retrace_one(path: Any, *a: Any, **k: Any) -> Any:
             if str(path) == str(victim) and victim.exists():
                 victim.unlink()
             return real(path, *a, **k)
 
-        monkeypatch.setattr(pipeline, "retrace_one", retrace_one)
+        monkeypatch.setattr(forsy_run, "retrace_one", retrace_one)
     else:
-        real_discover = pipeline.discover
+        real_discover = forsy_run.discover
 
         def discover(paths: Any, unread: Any = None) -> Any:
             if victim.exists():
                 victim.unlink()
             return real_discover(paths, unread)
 
-        monkeypatch.setattr(pipeline, "discover", discover)
+        monkeypatch.setattr(forsy_run, "discover", discover)
     report = _in_process(tree, db)
     assert report.exit_code == ExitCode.PARTIAL
     assert [(f.path, f.reason) for f in report.faults] == [(str(victim), "vanished during the sweep")]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.store import Store, TraceQuery, open_store
 from forsy.sweep import SweepOptions, sweep
 from test_timeline_e2e import T0, git, iso  # the same world's helpers

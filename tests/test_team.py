@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 
 from _paths import SAMPLES
 from forsy.cli import app
-from forsy.pipeline import RetraceOptions, retrace_one
+from forsy.run import RetraceOptions, retrace_one
+from forsy.run.store_worker import WorkerOptions, run_worker
 from forsy.store import FileState, LockInfo, Store, TraceQuery, open_store
 from forsy.store.copy import EVIDENCE_FILE
 from forsy.store.jobs import JobQueue
@@ -28,7 +29,6 @@ from forsy.store.models import NewProposal, ReviewChange, ReviewConflict
 from forsy.store.reviewers import create_reviewer_token, revoke_reviewer_tokens, verify_reviewer_token
 from forsy.store.sink import StoreSink
 from forsy.sweep import SweepOptions, sweep
-from forsy.worker import WorkerOptions, run_worker
 
 NOW = "2026-03-01T12:00:00+00:00"
 runner = CliRunner()

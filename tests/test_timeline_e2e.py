@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 from forsy.verification import verify_folder
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from _paths import REAL_LOGS, needs_shared
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 from forsy.validation import validate_path
 from forsy.verification import verify_folder
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from _paths import SHARED
 from forsy.cli import app
 from forsy.evidence import Warning_
-from forsy.pipeline import RetraceOptions, read
+from forsy.run import RetraceOptions, read
 from forsy.times import check_times, instant, order_key, parse_iso, span, status
 from forsy.validation import validate_path, validate_trace
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from _small_logs import RETRY_SESSION, call, write
 from forsy.cli import app
 from forsy.errors import ExitCode
-from forsy.pipeline import RetraceOptions, retrace
+from forsy.run import RetraceOptions, retrace
 
 runner = CliRunner()
 

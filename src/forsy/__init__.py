@@ -21,12 +21,12 @@ from .version import __version__
 
 _EXPORTS: dict[str, str] = {
     # the flow
-    "retrace": "forsy.pipeline:retrace",
-    "retrace_one": "forsy.pipeline:retrace_one",
-    "read_sessions": "forsy.pipeline:read_sessions",
-    "RetraceOptions": "forsy.pipeline:RetraceOptions",
-    "RetraceRun": "forsy.pipeline:RetraceRun",
-    "Outcome": "forsy.pipeline:Outcome",
+    "retrace": "forsy.run:retrace",
+    "retrace_one": "forsy.run:retrace_one",
+    "read_sessions": "forsy.run:read_sessions",
+    "RetraceOptions": "forsy.run:RetraceOptions",
+    "RetraceRun": "forsy.run:RetraceRun",
+    "Outcome": "forsy.run:Outcome",
     # sinks
     "Sink": "forsy.sinks:Sink",
     "FolderSink": "forsy.sinks:FolderSink",
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from .models import Manifest, Provenance, Step, Trace
-    from .pipeline import Outcome, RetraceOptions, RetraceRun, read_sessions, retrace, retrace_one
+    from .run import Outcome, RetraceOptions, RetraceRun, read_sessions, retrace, retrace_one
     from .sinks import FolderSink, Sink
     from .validation import validate_path as validate
     from .verification import verify_folder as verify

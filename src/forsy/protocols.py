@@ -1,6 +1,6 @@
 """The two pluggable parts of a run, as protocols: what masks text, and what answers a prompt.
 
-`pipeline.process` and the model pass call a redactor and a completion callable through these,
+`run.process` and the model pass call a redactor and a completion callable through these,
 so mypy strict checks every call and a library caller (or a test) can pass its own. The real
 redactor is `forsy.redact.Redactor`; `NoRedactor` is what `--no-redact` uses; the completion
 callable is litellm's `completion` unless one is injected (`RetraceOptions.llm_client`).

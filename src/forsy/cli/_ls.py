@@ -155,7 +155,7 @@ def ls(
     debug: DebugOpt = False,
 ) -> None:
     """List the sessions forsy would read (agent, project, start, size, records) without retracing them."""
-    from ..pipeline import discover
+    from ..run import discover
 
     set_debug(debug)
     found = discover([p.expanduser() for p in paths])

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from ._output import err, safe
 
 if TYPE_CHECKING:
-    from ..pipeline import ProgressEvent
+    from ..run import ProgressEvent
 
 # the share of a file's bytes counted as done when it enters each stage
 _SHARE = {"reading": 0.0, "redacting": 0.35, "segmenting": 0.6, "writing": 0.85, "done": 1.0}

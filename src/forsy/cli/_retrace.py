@@ -41,7 +41,7 @@ from ._output import (
 from ._progress import ProgressLine
 
 if TYPE_CHECKING:  # the pipeline is imported when a command runs, not for `forsy --help`
-    from ..pipeline import Outcome, RetraceRun, TimelineCounts
+    from ..run import Outcome, RetraceRun, TimelineCounts
     from ..sources import Source
 
 SHOWN_WARNINGS = 5  # reading warnings printed per trace without --verbose (all are in manifest.json)
@@ -100,8 +100,8 @@ def retrace(
     debug: DebugOpt = False,
 ) -> None:
     """Retrace agent logs into Forsy trace folders (trace.json, manifest.json, provenance.json, README.md)."""
-    from ..pipeline import RetraceOptions, one_trace_expected
-    from ..pipeline import retrace as run
+    from ..run import RetraceOptions, one_trace_expected
+    from ..run import retrace as run
     from ..sinks import FolderSink
 
     set_debug(debug)
@@ -213,12 +213,12 @@ class _Window:
         except ForsyError:
             return True  # unreadable: let the run report it as it would without a window
         if info.start is None or info.end is None:
-            from ..pipeline import Outcome
+            from ..run import Outcome
 
             self.left_out.append(Outcome(str(path), "skipped", f"{NO_TIME}"))
             return False
         if outside(info, self.lo, self.hi):
-            from ..pipeline import Outcome
+            from ..run import Outcome
 
             self.left_out.append(Outcome(str(path), "skipped", f"{OUTSIDE} (session {info.start} .. {info.end})"))
             return False
@@ -272,7 +272,7 @@ def _fell_back(done: RetraceRun) -> list[Outcome]:
 def summary_line(done: RetraceRun) -> str:
     """The one line that ends every run (stderr): written, skipped with reasons, failed, and
     what the model path and history/git came to."""
-    from ..pipeline import SAME_TRACE
+    from ..run import SAME_TRACE
 
     fell_back = _fell_back(done)
     written = [o for o in done.outcomes if o.status in ("written", "traced")]

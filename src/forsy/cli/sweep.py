@@ -53,7 +53,7 @@ def sweep_cmd(
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""
     from ..config import default_log_roots, load_config
-    from ..pipeline import RetraceOptions
+    from ..run import RetraceOptions
     from ..store import open_store
     from ..sweep import SweepOptions, sweep
     from ..sweep.schedule import cron_line, systemd_units

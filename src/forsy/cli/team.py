@@ -29,9 +29,9 @@ def worker_cmd(
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Re-traces do NOT mask secrets.")] = False,
 ) -> None:
     """Run the store's jobs until stopped (Ctrl-C / SIGTERM: the job in hand is finished first)."""
-    from ..pipeline import RetraceOptions
+    from ..run import RetraceOptions
+    from ..run.store_worker import WorkerOptions, run_worker
     from ..store.jobs import JOB_KINDS, JobKind
-    from ..worker import WorkerOptions, run_worker
 
     kinds: list[JobKind] = []
     for k in kind or list(JOB_KINDS):
@@ -99,9 +99,9 @@ def jobs_add(
     model: Annotated[str | None, typer.Option(help="enrich: the litellm model.")] = None,
 ) -> None:
     """Queue jobs (each at most once: adding the same work again adds nothing)."""
+    from ..run.store_worker import worker_name
     from ..store import DRAFT_STATUSES, TraceQuery, open_store
     from ..store.jobs import JobQueue
-    from ..worker import worker_name
 
     st = open_store(store_url(store))
     added = total = 0

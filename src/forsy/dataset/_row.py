@@ -2,7 +2,7 @@
 
 `retrace_bytes` writes the session (and its parts: subagents, tool results) into a private
 temporary folder laid out as on disk, runs the same pipeline as `forsy retrace`
-(`pipeline.retrace_one`, redaction on unless asked, no sink, traces kept), and turns each
+(`run.retrace_one`, redaction on unless asked, no sink, traces kept), and turns each
 outcome into a row. It reads no global state and writes nothing outside its temporary
 folder, so Ray (or a process pool) can call it anywhere; the folder's name never reaches a
 row (it is cut out of error messages), so a row depends on the bytes alone.
@@ -24,7 +24,7 @@ import orjson
 
 from .. import sources
 from ..errors import InputError
-from ..pipeline import Outcome, RetraceOptions, retrace_one
+from ..run import Outcome, RetraceOptions, retrace_one
 
 Row = dict[str, Any]
 

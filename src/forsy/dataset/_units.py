@@ -5,7 +5,7 @@ driver of a run over millions of sessions holds names, not logs, and an engine's
 loads the one session it retraces (`load`): memory per worker is bounded by the largest
 session. Two kinds:
 
-* a session file, found by the same walk as `forsy retrace DIR` (`pipeline.discover`), with
+* a session file, found by the same walk as `forsy retrace DIR` (`run.discover`), with
   the files that belong to it: its `<stem>/` folder (Claude Code's `subagents/` and
   `tool-results/`), the older `agent-*.jsonl` beside it that name its session, and, when the
   folder holds this one session only (a Cline task folder, a Gemini chat folder), the other
@@ -31,7 +31,7 @@ import orjson
 
 from .. import sources
 from ..errors import InputError
-from ..pipeline import NOT_READ, discover
+from ..run import NOT_READ, discover
 
 # text and name columns of corpus rows, tried in this order (the names public agent-log
 # datasets use for a raw log and for the file it came from)

@@ -185,7 +185,7 @@ def _steady(path: Path, wait_s: float) -> None:
 
 def _sweep(agent: str, event: str, roots: list[Path]) -> int:
     from ..config import load_config
-    from ..pipeline import RetraceOptions
+    from ..run import RetraceOptions
     from ..store import open_store
     from ..sweep import SweepOptions, sweep
 

@@ -48,7 +48,7 @@ def log_of(d: LoadedTrace) -> Path | None:
 def session_redactor(d: LoadedTrace) -> Redactor:
     """The redactor of `d`'s retrace, rebuilt from its log (an InputError when the log is not
     here or cannot be read again)."""
-    from ..pipeline import RetraceOptions, make_redactor, process, read_sessions
+    from ..run import RetraceOptions, make_redactor, process, read_sessions
 
     log = log_of(d)
     if log is None:

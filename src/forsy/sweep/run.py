@@ -11,7 +11,7 @@ One run, in order:
    scratch); a vanished one is marked `source_gone` (its traces stay);
 5. files no session claims yet are handed to the sources' discovery to find new sessions;
 6. a session touched within the settle window, or ending in an incomplete line, waits for
-   the next run; every other is traced through `pipeline.retrace_one` into the store, and
+   the next run; every other is traced through `run.retrace_one` into the store, and
    its traces and its files' new state are committed in one transaction — a kill -9 at any
    point leaves the previous state, and the next run does that session again. With
    `retrace.jobs` > 1 the reading to assembled runs in worker processes a few sessions
@@ -38,14 +38,14 @@ from typing import TYPE_CHECKING
 
 from .. import sources
 from ..errors import ExitCode, ForsyError, StoreError
-from ..pipeline import RetraceOptions, parallel_jobs
+from ..run import RetraceOptions, parallel_jobs
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, walk, why
 from ._units import Plan, Unit, plan_units
 
 if TYPE_CHECKING:
-    from .._parallel import Pending, SessionPool
-    from ..pipeline import _Timeline
+    from ..run import Timeline
+    from ..run.parallel import Pending, SessionPool
     from ..sources import Source
 
 # the limits of the sources' search (sources._walk) whose folders hold files under the roots
@@ -193,7 +193,7 @@ class _Sweep:
         self.now = options.now()
         self.now_iso = iso(self.now)
         self.hold = _TestHold.from_env()
-        self.timeline: _Timeline | None = None  # the config's histories and git, read once per run
+        self.timeline: Timeline | None = None  # the config's histories and git, read once per run
         self.t0 = time.perf_counter()
         self.faults: list[tuple[str, str, str]] = []  # (path, "folder" | "file", why)
         self.left_out: dict[str, str] = {}  # files a limit of the search left out: why
@@ -241,22 +241,22 @@ class _Sweep:
         self.report.duration_s = time.perf_counter() - self.t0
         self.store.finish_run(run_id, iso(self.opt.now()), self.c, self.report.duration_s)
 
-    def _timeline(self) -> _Timeline:
+    def _timeline(self) -> Timeline:
         """The config's histories and git repository, each on its own: one that cannot be read
         is a fault (named, tried again next run) and the sessions are traced without it,
         rather than not at all while Claude Code's cleanup runs on."""
         from dataclasses import replace
 
-        from ..pipeline import _Timeline, _timeline_inputs
+        from ..run import Timeline, timeline_inputs
 
-        out = _Timeline([], [])
+        out = Timeline([], [])
         inputs: list[tuple[Path, RetraceOptions]] = [
             (h, replace(self.opt.retrace, history=[h], git=None)) for h in self.opt.retrace.history]
         if self.opt.retrace.git is not None:
             inputs.append((self.opt.retrace.git, replace(self.opt.retrace, history=[])))
         for where, opts in inputs:
             try:
-                got = _timeline_inputs(opts)
+                got = timeline_inputs(opts)
             except (ForsyError, OSError) as e:
                 reason = e.message if isinstance(e, ForsyError) else why(e)
                 self._fault(str(where), "file", f"cannot read this history or repository: {reason} (sessions "
@@ -291,7 +291,7 @@ class _Sweep:
         """Session files (and their source) under the roots holding files the store has not
         seen; and roots that could not be searched, with why. Files the search left out for
         one of its limits (a folder too deep) go into `self.left_out`, saying which."""
-        from ..pipeline import discover
+        from ..run import discover
 
         mains: dict[str, str] = {}
         problems: list[tuple[str, str]] = []
@@ -317,7 +317,7 @@ class _Sweep:
         """The units on `jobs` processes: each unit is checked and, when it is to be traced,
         sent to a worker a few units ahead; everything the store and the report see (rows,
         transactions, failures) happens here in unit order, exactly as in a serial sweep."""
-        from .._parallel import SessionPool
+        from ..run.parallel import SessionPool
 
         todo = iter(units)
         queue: deque[_Todo] = deque()
@@ -410,7 +410,7 @@ class _Sweep:
 
     def _trace(self, unit: Unit, main: Stat, on_disk: dict[str, Stat], pool: SessionPool | None = None,
                pending: Pending | None = None) -> None:
-        from ..pipeline import _Meter, retrace_one
+        from ..run import Meter, retrace_one
         from ..store.sink import StoreSink
 
         assert self.report.run_id is not None
@@ -424,7 +424,7 @@ class _Sweep:
         try:
             with self.store.transaction():
                 if pool is not None and pending is not None:  # read → assembled in a worker; stored here
-                    outcomes = pool.finish(pending, sink, _Meter(None))
+                    outcomes = pool.finish(pending, sink, Meter(None))
                 else:
                     outcomes = retrace_one(Path(unit.path), self.opt.retrace, sink=sink, keep=False,
                                            source=_source(unit), timeline=self.timeline)

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import ForsyError, InputError
-from .pipeline import RetraceOptions
-from .store import Store, open_store
-from .store.jobs import JOB_KINDS, Job, JobKind, JobQueue
+from ..errors import ForsyError, InputError
+from ..store import Store, open_store
+from ..store.jobs import JOB_KINDS, Job, JobKind, JobQueue
+from .options import RetraceOptions
 
 
 def _iso() -> str:
@@ -121,8 +121,8 @@ def _any_left(queue: JobQueue) -> bool:
 
 # ---------------------------------------------------------------------- what each kind does
 def _retrace(store: Store, job: Job, options: WorkerOptions, model: str | None = None) -> str:
-    from .pipeline import retrace_one
-    from .store.sink import StoreSink
+    from ..store.sink import StoreSink
+    from .serial import retrace_one
 
     path = Path(job.args["path"])
     if not path.is_file():
@@ -144,7 +144,7 @@ def _enrich(store: Store, job: Job, options: WorkerOptions) -> str:
 
 
 def _export(store: Store, job: Job, options: WorkerOptions) -> str:
-    from .store.export import export_trace
+    from ..store.export import export_trace
 
     tid = job.args["trace_id"]
     return str(export_trace(store, tid, Path(job.args["dest"]) / tid))

@@ -13,7 +13,7 @@ trace and the session without its events, evidence and ledger (a sink reads only
 session's id, kind, files and meta; the heavy parts stay in the worker). Workers are started
 with `spawn` (no fork of a parent that may hold threads, a SQLite connection or a terminal).
 
-A worker that raises past the pipeline's own handling gives a failed outcome for its file,
+A worker that raises past the per-session stage's own handling gives a failed outcome for its file,
 as a serial run would. A worker process that dies (killed, out of memory, a crash in C code)
 breaks the whole pool, and the pool cannot say whose file killed it: every file still open
 is then retraced again alone, one at a time in a fresh process, so only the file that kills
@@ -35,12 +35,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
-from .assemble import Assembled
-from .errors import ExitCode, ForsyError
-from .evidence import Session
-from .pipeline import Outcome, RetraceOptions, _failed, _Meter, _retrace_file, _Timeline
-from .sinks import Sink
-from .sources import Source
+from ..assemble import Assembled
+from ..errors import ExitCode, ForsyError
+from ..evidence import Session
+from ..sinks import Sink
+from ..sources import Source
+from .options import Meter, RetraceOptions
+from .outcome import Outcome
+from .session import failed_outcome, retrace_file
+from .timeline import Timeline
 
 READ_AHEAD = 2  # files open beyond one per worker: a worker that finishes finds the next one waiting
 _PENDING = "\x00forsy-pending:"  # Outcome.where of a trace the parent's sink has still to take
@@ -79,13 +82,13 @@ class _FileResult:
 @dataclass
 class _WorkerState:
     options: RetraceOptions = field(default_factory=RetraceOptions)
-    timeline: _Timeline | None = None
+    timeline: Timeline | None = None
 
 
 _STATE = _WorkerState()
 
 
-def _init(options: RetraceOptions, timeline: _Timeline | None, parent: int) -> None:
+def _init(options: RetraceOptions, timeline: Timeline | None, parent: int) -> None:
     """Each worker gets the options and the history/git timeline once, not with every file,
     and leaves when its parent is gone."""
     _STATE.options, _STATE.timeline = options, timeline
@@ -104,7 +107,7 @@ def _exit_with(parent: int) -> None:
 def _work(path: Path, source: Source | None, keep: bool, sinked: bool) -> _FileResult:
     _test_fault(path)
     capture = _Capture(keep) if sinked else None
-    outcomes = _retrace_file(path, _STATE.options, capture, keep, source, _STATE.timeline, _Meter(None))
+    outcomes = retrace_file(path, _STATE.options, capture, keep, source, _STATE.timeline, Meter(None))
     return _FileResult(outcomes, capture.got if capture is not None else [])
 
 
@@ -143,7 +146,7 @@ class SessionPool:
     """A pool of `jobs` worker processes retracing session files; `finish` hands a file's
     traces to the sink in the parent. Callers finish files in the order they submitted them."""
 
-    def __init__(self, options: RetraceOptions, jobs: int, timeline: _Timeline | None = None) -> None:
+    def __init__(self, options: RetraceOptions, jobs: int, timeline: Timeline | None = None) -> None:
         # the model client a library caller may inject is not sent (the model pass runs serially)
         self.options = replace(options, llm_client=None) if options.llm_model is None else options
         self.jobs = jobs
@@ -180,14 +183,14 @@ class SessionPool:
         self._open.append(p)
         return p
 
-    def finish(self, p: Pending, sink: Sink | None, meter: _Meter) -> list[Outcome]:
+    def finish(self, p: Pending, sink: Sink | None, meter: Meter) -> list[Outcome]:
         """The file's outcomes, its traces handed to `sink` (in the parent) as a serial run
         hands them: a sink that raises makes that session's outcome a failure."""
         got = self._result(p)
         self._open.remove(p)
         if not isinstance(got, _FileResult):
             if isinstance(got, Exception):
-                return [_failed(str(p.path), got, self.options)]
+                return [failed_outcome(str(p.path), got, self.options)]
             raise got
         return [self._hand_over(o, got, sink, meter) for o in got.outcomes]
 
@@ -198,12 +201,12 @@ class SessionPool:
                 p.result = p.future.result()
             except BrokenProcessPool:
                 self._recover()
-            except Exception as e:  # an exception past the pipeline's handling, or a result that did not pickle
+            except Exception as e:  # an exception past the session stage's handling, or a result that did not pickle
                 p.result = e
         assert p.result is not None
         return p.result
 
-    def _hand_over(self, o: Outcome, got: _FileResult, sink: Sink | None, meter: _Meter) -> Outcome:
+    def _hand_over(self, o: Outcome, got: _FileResult, sink: Sink | None, meter: Meter) -> Outcome:
         if o.where is None or not o.where.startswith(_PENDING):
             return o
         c = got.captured[int(o.where.removeprefix(_PENDING))]
@@ -212,7 +215,7 @@ class SessionPool:
             meter.stage("writing")
             where = sink.write(c.assembled, c.session)
         except Exception as e:
-            return _failed(o.path, e, self.options)
+            return failed_outcome(o.path, e, self.options)
         return replace(o, status="written" if where else "traced", where=where)
 
     def _recover(self) -> None:
@@ -248,9 +251,9 @@ class SessionPool:
 
 
 def retrace_in_order(found: Sequence[tuple[Source, Path]], sizes: Sequence[int], options: RetraceOptions,
-                     sink: Sink | None, keep: bool, timeline: _Timeline | None, meter: _Meter,
+                     sink: Sink | None, keep: bool, timeline: Timeline | None, meter: Meter,
                      jobs: int) -> list[Outcome]:
-    """`pipeline.retrace`'s loop on `jobs` processes: the same outcomes, in the same order,
+    """`serial.retrace`'s loop on `jobs` processes: the same outcomes, in the same order,
     the sink called in the same order. A file's progress goes reading → writing → done when
     the parent takes its result (the stages in between run in a worker)."""
     out: list[Outcome] = []
