@@ -1,5 +1,5 @@
 """`forsy retrace DIR` on a folder of collected logs: every session at any depth is found by
-its source's own rules, each read once, and what is not read is said (sources/_walk.py)."""
+its source's own rules, each read once, and what is not read is said (sources/walk.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from _paths import SAMPLES
 from forsy.cli import app
 from forsy.run import NOT_READ, RetraceOptions, discover, retrace
-from forsy.sources import _walk
+from forsy.sources import walk
 
 SUB = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
 
@@ -83,7 +83,7 @@ def test_a_tree_with_only_unknown_logs_says_how_many_it_saw(tmp_path: Path) -> N
 
 
 def test_the_depth_limit_is_reported_not_silent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_walk, "MAX_DEPTH", 1)
+    monkeypatch.setattr(walk, "MAX_DEPTH", 1)
     root = tmp_path / "r"
     (root / "a").mkdir(parents=True)
     shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "a" / "s.jsonl")

@@ -24,13 +24,7 @@ KNOWN_CYCLES: set[tuple[str, ...]] = set()
 # cycles inside one package that another change is rewriting: the package's name
 KNOWN_CYCLE_PACKAGES = {"forsy.redact"}
 # (importer, the private module or name imported from another package)
-KNOWN_PRIVATE = {
-    ("forsy.run.discovery", "forsy.sources._walk"),
-    ("forsy.sources.atif.source", "forsy.sources.openai_chat._chat"),
-    ("forsy.sources.forsy_v1.source", "forsy.sources.openai_chat._chat"),
-    ("forsy.sources.invariant.source", "forsy.sources.openai_chat._chat"),
-    ("forsy.sources.codex._legacy", "forsy.sources.gemini._doc"),
-}
+KNOWN_PRIVATE: set[tuple[str, str]] = set()
 INIT_LINES = 80
 MODULE_LINES = 600
 HEAVY = ("pydantic", "rapidfuzz", "litellm", "starlette", "jinja2", "uvicorn", "psycopg", "kingfisher",

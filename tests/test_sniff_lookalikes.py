@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from forsy.sources import available, detect, read_head
-from forsy.sources._walk import discover_tree
+from forsy.sources.walk import discover_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures"

@@ -1,5 +1,5 @@
 """Which session files a run reads: every file named, and the session files under every
-folder named (`sources._walk`), each with its source; what is under a folder and not read is
+folder named (`sources.walk`), each with its source; what is under a folder and not read is
 said, with why."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ NOT_READ = "not a log format forsy reads"
 
 def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None) -> list[tuple[sources.Source, Path]]:
     """Every session file named by `paths` (files, session dirs, project dirs, folders of
-    collected logs: `sources._walk`), with its source. `unread`, when given, gets what under a
+    collected logs: `sources.walk`), with its source. `unread`, when given, gets what under a
     named folder was not read, and why: files that look like logs in no format forsy reads,
     folders the walk did not search."""
-    from ..sources._walk import discover_tree
+    from ..sources.walk import discover_tree
 
     found: list[tuple[sources.Source, Path]] = []
     for p in paths:

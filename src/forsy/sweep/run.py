@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..run.parallel import Pending, SessionPool
     from ..sources import Source
 
-# the limits of the sources' search (sources._walk) whose folders hold files under the roots
+# the limits of the sources' search (sources.walk) whose folders hold files under the roots
 # that the sweep's own walk saw: those files are left out, saying why, not silently ignored
 _LIMITS = ("deeper than", "stops looking after")
 LINK = "a symbolic link to a folder (not followed: name its target as a root) or to nothing"

@@ -60,7 +60,7 @@ DECODED = ("terminal recording: the line typed at the prompt (input events, else
 
 class AsciinemaSource:
     name: ClassVar[str] = "asciinema"
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
 
     def sniff(self, path: Path, head: bytes) -> bool:
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]

@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 from ...evidence import Event, Evidence, Ref, Session
 from ...payloads import NoteInfo
 from .. import ReadContext
+from ..chat import load_doc, new_session, parsed
 from ..lines import discover_sniffed
-from ..openai_chat._chat import load_doc, new_session, parsed
 
 KIND = "atif"
 

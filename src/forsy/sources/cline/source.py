@@ -71,7 +71,7 @@ FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user ha
 
 class ClineSource:
     name: ClassVar[str] = "cline"
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     # VS Code (and forks) keep extension storage here, under the home folder
     default_roots: ClassVar[tuple[str, ...]] = (
         ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",

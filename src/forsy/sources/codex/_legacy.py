@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from ...evidence import Evidence, Session, SourceFile
-from ..gemini._doc import read_object_array
+from ..json_doc import read_object_array
 from ..lines import Limits, read_bytes, sha256
 from ._read import LoadedFile, Rec
 

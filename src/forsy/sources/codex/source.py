@@ -48,7 +48,7 @@ HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
 
 class CodexSource:
     name: ClassVar[str] = "codex"
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
 
     # ------------------------------------------------------------------ sniff
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
+from ..chat import load_doc, new_session, parsed
 from ..lines import discover_sniffed
-from ..openai_chat._chat import load_doc, new_session, parsed
 
 KIND = "forsy_v1"
 VERSIONS = ("forsy-v1", "forsy-v2")
@@ -52,7 +52,7 @@ def _str(v: Any) -> str | None:
 
 class ForsyV1Source:
     name: ClassVar[str] = KIND
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
 
     def sniff(self, path: Path, head: bytes) -> bool:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")

@@ -43,9 +43,9 @@ from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record, iter_json_array
+from ..json_doc import read_object_array
 from ..lines import open_regular, read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
-from ._doc import read_object_array
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
 # tools/shell.ts: its output has an `Exit Code: N` line only when N is not 0
@@ -66,7 +66,7 @@ TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 
 class GeminiSource:
     name: ClassVar[str] = "gemini"
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
 
     # the project's logs.json, one folder above the `chats/` folder a chat is read from

@@ -4,7 +4,7 @@ Three shapes: the event list itself (a JSON array of events, one session), the E
 dataset upload JSON (`{"messages": [[events...], ...], "metadata": [...]}`, one session per
 event list), and the Explorer's JSONL dataset (a `{"metadata": ...}` line, then one trace a
 line: an event list or `{"messages": [...]}`; one session per line). Events are chat
-messages with Invariant's `metadata` (read by `sources.openai_chat._chat`: actor, times, the
+messages with Invariant's `metadata` (read by `sources.chat`: actor, times, the
 success flag when forsy wrote them).
 
 Each array element of the event list is one evidence record (its exact bytes, with the line
@@ -23,8 +23,8 @@ import orjson
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
 from .._records import iter_json_array
+from ..chat import ChatState, chat_events, chat_message, load_doc, new_session
 from ..lines import discover_sniffed, iter_lines, sha256
-from ..openai_chat._chat import ChatState, chat_events, chat_message, load_doc, new_session
 
 KIND = "invariant"
 

@@ -2,7 +2,7 @@
 
 A file is JSON lines, each `{"messages": [...]}` (one conversation per line, one session
 each), or one JSON object `{"messages": [...]}`. Each line (or the file) is one evidence
-record; values are cited by their JSON pointer inside it. The messages are read by `_chat`.
+record; values are cited by their JSON pointer inside it. The messages are read by `sources.chat`.
 A JSON array of messages is Invariant's event list (`sources.invariant`).
 """
 
@@ -17,8 +17,8 @@ import orjson
 from ...evidence import Evidence, Session, Warning_
 from .. import ReadContext
 from .._records import iter_jsonl
+from ..chat import chat_events, load_doc, new_session, parsed
 from ..lines import discover_sniffed
-from ._chat import chat_events, load_doc, new_session, parsed
 
 KIND = "openai_chat"
 _OPENS = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*\{')

@@ -55,7 +55,7 @@ from ._build import Builder
 
 class OpenHandsSource:
     name: ClassVar[str] = "openhands"
-    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources._walk)
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     # under the home folder: the V0 sessions, and the conversations the SDK persists (its examples'
     # ~/.openhands/conversations/<id>/events/)
     default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions", ".openhands/conversations")

@@ -31,11 +31,11 @@ from typing import Any
 
 import orjson
 
-from ...evidence import Event, Ref, Session, SessionMeta, SourceFile
-from ...payloads import NoteInfo
-from ...rules.segment import json_text
-from .. import ReadContext
-from ..lines import read_bytes, sha256, source_name
+from ..evidence import Event, Ref, Session, SessionMeta, SourceFile
+from ..payloads import NoteInfo
+from ..rules.segment import json_text
+from . import ReadContext
+from .lines import read_bytes, sha256, source_name
 
 
 @dataclass
