@@ -111,7 +111,7 @@ def test_rescan_masks_a_secret_field_and_a_key() -> None:
 def test_rescan_empties_its_record_of_outputs() -> None:
     """The record holds references to every string returned: it must not grow for ever."""
     red = Redactor()
-    out = red.redact_many(["a", "b", f"c {TOKEN}"])
+    out = red.redact_values(["a", "b", f"c {TOKEN}"])
     assert red.rescan(out) is None
     assert red._outputs == set()
 
@@ -122,3 +122,11 @@ def test_scan_agrees_with_rescan_on_documentation_placeholders() -> None:
     text = red.redact('password = "your_password"')
     assert [h for h in red.scan(text) if isinstance(h, Hit)] == []
     assert red.rescan({"text": text + " "}) is None
+
+
+def test_only_redact_values_keeps_a_record_of_outputs() -> None:
+    """A long-lived redactor (the review server's) redacts records one by one: none is kept."""
+    red = Redactor()
+    red.redact_many(["a", f"b {TOKEN}"])
+    red.redact_value({"k": "v"})
+    assert red._outputs == set()

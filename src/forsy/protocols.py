@@ -24,7 +24,11 @@ class Redactor(Protocol):
 
     def redact_value(self, value: T) -> T: ...
 
+    def redact_values(self, values: Sequence[Any]) -> list[Any]: ...
+
     def scan(self, text: str) -> Sequence[object]: ...
+
+    def rescan(self, value: Any) -> Any | None: ...
 
     def report(self) -> dict[str, Any]: ...
 
@@ -43,8 +47,14 @@ class NoRedactor:
     def redact_value(self, value: T) -> T:
         return value
 
+    def redact_values(self, values: Sequence[Any]) -> list[Any]:
+        return list(values)
+
     def scan(self, text: str) -> Sequence[object]:
         return ()
+
+    def rescan(self, value: Any) -> Any | None:
+        return None
 
     def report(self) -> dict[str, Any]:
         return {"enabled": False, "note": "redaction disabled with --no-redact"}

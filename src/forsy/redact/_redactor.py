@@ -72,8 +72,8 @@ class Redactor:
         self._lock = threading.Lock()
         # values masked as secrets so far: masked wherever else they stand (see _known.py)
         self._known = KnownSecrets()
-        # strings this redactor returned since it last learnt a secret: its outputs are fixed
-        # points (scanning one again finds nothing), so `rescan` need not scan them again
+        # strings redact_values returned since the redactor last learnt a secret: its outputs
+        # are fixed points (scanning one again finds nothing), so `rescan` need not scan them
         self._outputs: set[str] = set()
 
     # ------------------------------------------------------------ public API
@@ -128,13 +128,14 @@ class Redactor:
             if span is None:
                 out.append(self._fail())
             else:
-                out.append(self._rebuild(v, zip(strings[span[0] : span[1]], found[span[0] : span[1]], strict=True)))
+                part = zip(strings[span[0] : span[1]], found[span[0] : span[1]], strict=True)
+                out.append(self._rebuild(v, part, record=True))
         return out
 
     def rescan(self, value: Any) -> Any | None:
         """A last check of a JSON-like value about to be written: None if nothing in it needs
-        masking, else `redact_value(value)`. Strings this redactor returned (since it last
-        learnt a secret) are not scanned again; the record of them is emptied."""
+        masking, else `redact_value(value)`. Strings `redact_values` returned (since the
+        redactor last learnt a secret) are not scanned again; the record of them is emptied."""
         strings: list[str] = []
         fields: list[tuple[str, str]] = []
         try:
@@ -351,12 +352,14 @@ class Redactor:
         return hits, anchors
 
     # ------------------------------------------------------------ masking
-    def _apply(self, text: str, hits: list[Hit] | None) -> str:
+    def _apply(self, text: str, hits: list[Hit] | None, record: bool = False) -> str:
+        """`text` with its hits masked; `record`: remember the result for `rescan`."""
         if hits is None:
             return self._fail()
         if not hits:
-            with self._lock:
-                self._outputs.add(text)
+            if record:
+                with self._lock:
+                    self._outputs.add(text)
             return text
         out: list[str] = []
         pos = 0
@@ -372,7 +375,8 @@ class Redactor:
                 pos = h.end
             out.append(text[pos:])
             result = "".join(out)
-            self._outputs.add(result)
+            if record:
+                self._outputs.add(result)
         return result
 
     def _placeholder(self, kind: str, value: str) -> str:
@@ -397,36 +401,37 @@ class Redactor:
             self._unscannable += 1
         return UNSCANNABLE
 
-    def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]]) -> Any:
+    def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]], record: bool = False) -> Any:
         """Second walk of redact_value, in the order of _collect, consuming its scan results."""
         if isinstance(value, str):
-            return self._apply(*next(found))
+            return self._apply(*next(found), record)
         if value is None or isinstance(value, bool | int | float):
             return value
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
             for k, v in value.items():
-                key = self._apply(*next(found)) if isinstance(k, str) else k
+                key = self._apply(*next(found), record) if isinstance(k, str) else k
                 if key in out:
                     raise RedactionError("two keys of one object are equal once redacted")
-                out[key] = self._rebuild_field(k, v, found)
+                out[key] = self._rebuild_field(k, v, found, record)
             return out
         if isinstance(value, list | tuple):
-            items = [self._rebuild(v, found) for v in value]
+            items = [self._rebuild(v, found, record) for v in value]
             return items if isinstance(value, list) else tuple(items)
         return self._fail()  # unknown object: cannot know what it prints
 
-    def _rebuild_field(self, key: Any, value: Any, found: Iterator[tuple[str, list[Hit] | None]]) -> Any:
+    def _rebuild_field(self, key: Any, value: Any, found: Iterator[tuple[str, list[Hit] | None]],
+                       record: bool) -> Any:
         if isinstance(key, str) and is_secret_field(key, value):
             return self._mask_field(str(value))
         if _is_cookie_field(key, value):
             text, hits = next(found)
             if hits is None:
                 return self._fail()  # unscannable: replaced whole, counted once
-            redacted = self._apply(text, hits)
+            redacted = self._apply(text, hits)  # not recorded: the prefix is cut below
             # the prefix holds nothing to mask, so it is still there
             return redacted[len(COOKIE_PREFIX) :] if redacted.startswith(COOKIE_PREFIX) else self._fail()
-        return self._rebuild(value, found)
+        return self._rebuild(value, found, record)
 
 
 def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None) -> None:

@@ -4,7 +4,7 @@ right after reading, so nothing later (segmenter, model, writer) ever holds a ra
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..assemble import Assembled
@@ -16,49 +16,46 @@ from ..protocols import Redactor
 
 def redact_session(session: Session, redactor: Redactor) -> None:
     """Mask every string a later stage could write or send, in one fixed order (so the
-    placeholder numbers, and the output, are the same on every run)."""
-    texts = [(e, e.text) for e in session.events if e.text is not None]
-    learn = getattr(redactor, "learn", None)
-    if learn is not None:  # known once, masked everywhere: a secret given late is masked early too
-        learn(session_texts(session))
-    for (e, _), red in zip(texts, redactor.redact_many([t for _, t in texts]), strict=True):
-        e.text = red
-    rv = redactor.redact_value
+    placeholder numbers, and the output, are the same on every run). The texts are masked
+    together: a secret found anywhere in the session is masked everywhere in it (known once,
+    masked everywhere), and each text is scanned once."""
+    m = session.meta
+    texts = [e for e in session.events if e.text is not None]
+    values: list[object] = [e.text for e in texts]
     for e in session.events:
         if e.args is not None:
-            e.args = rv(e.args)
-        if e.info is not None:
-            redact_payload(e.info, rv)
-        if e.link is not None:
-            redact_payload(e.link, rv)
-    m = session.meta
-    for name in ("system_prompt", "memory", "cwd", "git_branch"):
-        v = getattr(m, name)
-        if isinstance(v, str):
-            setattr(m, name, redactor.redact(v))
-    m.extra = rv(m.extra)
-    m.skills = [redactor.redact(s) for s in m.skills]
+            values.append(e.args)
+        for payload in (e.info, e.link):
+            if payload is not None:
+                redact_payload(payload, _keep(values))  # reads each text field, writes it back as it was
+    meta_strings = [name for name in ("system_prompt", "memory", "cwd", "git_branch")
+                    if isinstance(getattr(m, name), str)]
+    values += [getattr(m, name) for name in meta_strings]
+    values.append(m.extra)
+    values += m.skills
+    redacted = iter(redactor.redact_values(values))
+    for e in texts:
+        e.text = next(redacted)
+    for e in session.events:
+        if e.args is not None:
+            e.args = next(redacted)
+        for payload in (e.info, e.link):
+            if payload is not None:
+                redact_payload(payload, lambda _: next(redacted))
+    for name in meta_strings:
+        setattr(m, name, next(redacted))
+    m.extra = next(redacted)
+    m.skills = [next(redacted) for _ in m.skills]
     for w in session.warnings:
         w.message = redactor.redact(w.message)
     redact_names(session, redactor)
 
 
-def session_texts(session: Session) -> list[object]:
-    """Every text redact_session masks, unchanged: what the redactor learns secrets from first."""
-    out: list[object] = [e.text for e in session.events if e.text is not None]
-    out += [e.args for e in session.events if e.args is not None]
-
+def _keep(out: list[object]) -> Callable[[object], object]:
     def keep(value: object) -> object:
         out.append(value)
         return value
-
-    for e in session.events:
-        for payload in (e.info, e.link):
-            if payload is not None:
-                redact_payload(payload, keep)  # reads each text field, writes it back as it was
-    m = session.meta
-    out += [m.system_prompt, m.memory, m.extra, m.skills]
-    return out
+    return keep
 
 
 def redact_names(session: Session, redactor: Redactor) -> None:
@@ -82,13 +79,11 @@ def redact_names(session: Session, redactor: Redactor) -> None:
 
 
 def rescan(a: Assembled, redactor: Redactor) -> None:
-    """A last scan of what will be written: anything found (e.g. a secret split across two
-    records that a rule joined) is masked in place, and counted."""
-    doc = a.trace.model_dump(mode="json")
-    text = json.dumps(doc, ensure_ascii=False)
-    if not redactor.scan(text):
+    """A last check of what will be written: anything unmasked (e.g. a secret split across
+    two records that a rule joined) is masked in place, and counted."""
+    fixed = redactor.rescan(a.trace.model_dump(mode="json"))
+    if fixed is None:
         return
-    fixed = redactor.redact_value(doc)
     a.trace = Trace.model_validate(fixed)
     a.manifest.redaction = {**redactor.report(), "rescan_fixed": True}
 
