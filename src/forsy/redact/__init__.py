@@ -32,7 +32,7 @@ Fail closed: a string that cannot be scanned (engine error, unknown object) beco
 from __future__ import annotations
 
 from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Hit
-from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine
+from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine, warm_engine
 from ._redactor import CHUNK, OVERLAP, UNSCANNABLE, Redactor, chunks, user_names_from_paths
 
 __all__ = [
@@ -53,4 +53,5 @@ __all__ = [
     "chunks",
     "shared_engine",
     "user_names_from_paths",
+    "warm_engine",
 ]

@@ -88,6 +88,13 @@ def rescan(a: Assembled, redactor: Redactor) -> None:
     a.manifest.redaction = {**redactor.report(), "rescan_fixed": True}
 
 
+def warm_redactor() -> None:
+    """Start loading the secret engine's rules now, beside the reading that comes first."""
+    from ..redact import warm_engine
+
+    warm_engine()
+
+
 def make_redactor(sessions: list[Session]) -> Redactor:
     from ..redact import Redactor as RuleRedactor
     from ..redact import user_names_from_paths

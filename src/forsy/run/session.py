@@ -22,7 +22,7 @@ from ..sources import ReadContext
 from ..times import check_times
 from .options import NO_METER, Meter, RetraceOptions, Stage
 from .outcome import LLMResult, Outcome, TimelineCounts
-from .redaction import make_redactor, redact_session, rescan
+from .redaction import make_redactor, redact_session, rescan, warm_redactor
 from .timeline import Timeline, merge
 
 # The stage callback of the session in hand, for `process` (whose signature callers and tests
@@ -71,6 +71,8 @@ def retrace_file(p: Path, options: RetraceOptions, sink: Sink | None, keep: bool
             got = [merge(s, timeline, options) for s in got if s.source_kind != "shell"] or got
         return got
 
+    if options.redact:
+        warm_redactor()
     meter.stage("reading")
     return retrace_loaded(load, str(p), options, sink, keep, meter)
 
