@@ -389,7 +389,7 @@ def test_export_formats_are_registered_like_plugins(monkeypatch: pytest.MonkeyPa
     import tomllib
     from importlib.metadata import EntryPoint
 
-    import forsy.export as fe
+    import forsy.export.writer as fe
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["forsy.exporters"]
     assert fe.formats() == declared

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from forsy import sources
 from forsy.assemble import Assembled
 from forsy.errors import OutputError
 from forsy.evidence import Session
 from forsy.run import RetraceOptions, process, read
 from forsy.sinks import folder as F
 from forsy.sinks.folder import OwnedFolder, check_destination, owned_trace_folder, write_folder
+from forsy.sources import base as sources
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from forsy import sources
 from forsy.errors import InputError
+from forsy.sources import base as sources
 from forsy.verification import Sources, VerifyReport, _as_text, _content_text, _matches, check_field, verify_folder
 
 LINE1 = {"type": "user", "message": {"content": "List the files please"}}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from forsy import sources
+from forsy.sources import base as sources
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """forsy: retrace AI agent logs into honest, structured Forsy work traces.
 
-The public API is what `__all__` lists; everything else is internal and may change.
-
+The public API is what `__all__` lists; everything else is internal and may change:
     import forsy
     run = forsy.retrace(["~/.claude/projects/-home-me-proj"])        # traces in memory
     run = forsy.retrace(["session.jsonl"], sink=forsy.FolderSink(Path("out"), parent=True))
@@ -39,16 +38,9 @@ _EXPORTS: dict[str, str] = {
     "validate": "forsy.validation:validate_path",
     "verify": "forsy.verification:verify_folder",
     # errors
-    "ExitCode": "forsy.errors:ExitCode",
-    "ForsyError": "forsy.errors:ForsyError",
-    "InputError": "forsy.errors:InputError",
-    "UnsupportedFormat": "forsy.errors:UnsupportedFormat",
-    "NoWork": "forsy.errors:NoWork",
-    "ParseError": "forsy.errors:ParseError",
-    "ValidationError": "forsy.errors:ValidationError",
-    "RedactionError": "forsy.errors:RedactionError",
-    "LLMError": "forsy.errors:LLMError",
-    "OutputError": "forsy.errors:OutputError",
+    **{name: f"forsy.errors:{name}" for name in (
+        "ExitCode", "ForsyError", "InputError", "UnsupportedFormat", "NoWork", "ParseError", "ValidationError",
+        "RedactionError", "LLMError", "OutputError")},
 }
 
 __all__ = [  # the same names as _EXPORTS (a test checks), written out so tools can read them

@@ -1,94 +1,14 @@
 """The `forsy` command line: parses arguments, calls one library function, prints.
 
-One module per command group, registered here and nowhere else: retrace (`_retrace`), check
-(`_check`: validate, verify, schema), ls (`_ls`), sweep, store, review (with show and render),
-team (worker, jobs), export, hook, dataset. What they share (the one place errors become messages,
---debug and --quiet on every command, terminal-safe text, JSON, the store option) is `_output`.
+One module per command group, registered in `commands` and nowhere else: retrace
+(`_retrace`), check (`_check`: validate, verify, schema), ls (`_ls`), sweep, store, review
+(with show and render), team (worker, jobs), export, hook, dataset. What they share (the one
+place errors become messages, --debug and --quiet on every command, terminal-safe text, JSON,
+the store option) is `_output`.
 Exit codes are `errors.ExitCode` (the README's table is tested against it).
 """
 
-from __future__ import annotations
-
-import sys
-from typing import Annotated
-
-import typer
-
-from ..errors import ExitCode
-from ..version import __version__
-from ._check import schema, validate, verify
-from ._ls import ls
-from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout
-from ._retrace import retrace
-from .dataset import dataset_app
-from .export import export_cmd
-from .hook import hook_app
-from .review import render_cmd, review_app, show_cmd
-from .store import store_app
-from .sweep import sweep_cmd
-from .team import jobs_app, worker_cmd
-
-app = typer.Typer(
-    name="forsy",
-    help="Retrace AI agent logs (Claude Code, Codex, shell history, git) into honest Forsy work traces.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"forsy {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    debug: DebugOpt = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
-) -> None:
-    STATE["debug"] = debug  # set anew on every invocation; a command's own --debug can only add to it
-
-
-def _friendly_group(group: typer.Typer) -> typer.Typer:
-    """Every command of `group` and of its sub-groups turns errors into messages and takes
-    --debug and --quiet (`friendly`): done here, for every group, in one place."""
-    for cmd in group.registered_commands:
-        if cmd.callback is not None:
-            cmd.callback = friendly(cmd.callback)
-    for sub in group.registered_groups:
-        if sub.typer_instance is not None:
-            _friendly_group(sub.typer_instance)
-    return group
-
-
-# the commands, one module per group, registered here and nowhere else
-app.command("retrace")(retrace)
-app.command("validate")(validate)
-app.command("verify")(verify)
-app.command("schema")(schema)
-app.command("ls")(ls)
-app.command("sweep")(friendly(sweep_cmd))
-app.command("show")(friendly(show_cmd))
-app.command("render")(friendly(render_cmd))
-app.command("export")(friendly(export_cmd))
-app.command("worker")(friendly(worker_cmd))
-for _group in (review_app, store_app, jobs_app, hook_app, dataset_app):
-    app.add_typer(_friendly_group(_group))
-
-
-def main() -> None:
-    import typer.main
-
-    command = typer.main.get_command(app)
-    plain_metavars(command)  # help in words, not Python types
-    try:
-        command(prog_name="forsy")
-    except BrokenPipeError:
-        quiet_stdout()
-        sys.exit(ExitCode.BROKEN_PIPE)
-
+from ._output import STATE
+from .commands import app, main
 
 __all__ = ["STATE", "app", "main"]

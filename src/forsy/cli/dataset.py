@@ -1,5 +1,5 @@
 """`forsy dataset build`: a corpus of logs retraced into a Parquet dataset (docs/dataset.md).
-Errors become messages where the group is registered (`cli._friendly_group`)."""
+Errors become messages where the group is registered (`cli.commands._friendly_group`)."""
 
 from __future__ import annotations
 

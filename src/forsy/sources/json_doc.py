@@ -1,9 +1,10 @@
 """The elements of an array that is one member of a top-level JSON object, located exactly.
 
 Gemini CLI saves a chat as one JSON object whose `messages` member is the list of messages
-(the first Codex CLI saved its rollouts the same way, under `items`). Each message becomes one `Evidence` covering its exact bytes inside the file (with the line
-where it starts), so `forsy verify` can re-read and hash it like a JSONL line. The other
-top-level members are returned parsed, for the session's facts.
+(the first Codex CLI saved its rollouts the same way, under `items`). Each message becomes
+one `Evidence` covering its exact bytes inside the file (with the line where it starts), so
+`forsy verify` can re-read and hash it like a JSONL line. The other top-level members are
+returned parsed, for the session's facts.
 """
 
 from __future__ import annotations

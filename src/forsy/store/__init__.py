@@ -6,20 +6,12 @@
     store.traces(TraceQuery(agent="claude-code", status="pending"))
 
 Callers use only the `Store` protocol and the dataclasses of `models`, so another backend
-is a new module and one line in `open_store`, not a change to the sweep or the CLI: SQLite
-(`_sqlite`, the default) and PostgreSQL through psycopg 3 (`_postgres`, for a team).
+is a new module and one line in `open_store` (both in `repository`), not a change to the
+sweep or the CLI: SQLite (`_sqlite`, the default) and PostgreSQL through psycopg 3 (`_postgres`, for a team).
 Everything database-specific (SQL dialect, FTS5, WAL, file locking) stays inside the
 backend module.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from pathlib import Path
-from typing import Protocol
-
-from ..errors import InputError
 from .models import (
     DRAFT_STATUSES,
     TRACE_ORDERS,
@@ -44,207 +36,11 @@ from .models import (
     TraceQuery,
     TraceRow,
 )
-
-
-class Store(Protocol):
-    url: str
-
-    def close(self) -> None: ...
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """Everything inside commits together or not at all (nested: joins the outer one)."""
-        ...
-
-    # --- one sweep at a time
-    def acquire_lock(self, me: LockInfo, alive: Callable[[LockInfo], bool]) -> LockInfo | None:
-        """Take the sweep lock; the holder when another live process has it (None = taken).
-        A lock whose holder is not `alive` is taken over."""
-        ...
-
-    def release_lock(self, pid: int) -> None: ...
-
-    def lock_holder(self) -> LockInfo | None: ...
-
-    # --- runs and their errors
-    def start_run(self, started_at: str, pid: int, roots: list[str]) -> int: ...
-
-    def finish_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float) -> None: ...
-
-    def fail_run(self, run_id: int, finished_at: str, counts: RunCounts, duration_s: float, failure: str) -> None:
-        """Mark a run stopped by the environment (the store could not be written) as failed, saying why."""
-        ...
-
-    def interrupt_running(self) -> int:
-        """Mark runs left `running` by a process that died as `interrupted`; how many."""
-        ...
-
-    def runs(self, limit: int = 10) -> list[RunRow]: ...
-
-    def add_error(self, error: ErrorRow) -> None: ...
-
-    def errors(self, run_id: int) -> list[ErrorRow]: ...
-
-    # --- what each source file was when last swept
-    def file_states(self, under: list[str]) -> dict[str, FileState]:
-        """Every remembered file at or under these paths, by path."""
-        ...
-
-    def put_file_states(self, states: list[FileState]) -> None: ...
-
-    def failures(self) -> list[FileState]: ...
-
-    # --- what a sweep could not look at (migration 0006_sweep_faults)
-    def record_faults(self, run_id: int, at: str, under: list[str],
-                      faults: list[tuple[str, str, str]]) -> list[FaultRow]:
-        """Replace the faults remembered under `under` by this run's (path, what, reason): one met
-        again keeps its first time and counts one more run, one not met again is forgotten. The
-        faults under `under` after it."""
-        ...
-
-    def faults(self) -> list[FaultRow]: ...
-
-    def file_counts(self) -> dict[str, int]:
-        """How many remembered files are in each status."""
-        ...
-
-    def left_out(self) -> list[FileState]:
-        """Ignored files a limit of the search left out (their `last_error` says which)."""
-        ...
-
-    def gone(self, limit: int = 20) -> list[FileState]:
-        """Session files gone from disk (`source_gone`; their traces stay), the latest first."""
-        ...
-
-    # --- traces and their drafts
-    def add_trace(self, trace: NewTrace, now: str) -> bool:
-        """Store a trace as a pending draft; False (and nothing written) when a trace of
-        that id is already stored."""
-        ...
-
-    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None: ...
-
-    def trace(self, trace_id: str) -> TraceRow | None: ...
-
-    def trace_files(self, trace_id: str) -> list[StoredFile]: ...
-
-    def traces(self, query: TraceQuery) -> list[TraceRow]: ...
-
-    def count_traces(self, query: TraceQuery) -> int:
-        """How many traces `query` selects on all its pages (its limit and offset aside)."""
-        ...
-
-    def set_draft_status(self, trace_id: str, status: DraftStatus, actor: str, now: str, note: str = "") -> None:
-        """Change a draft's review status, with an audit record."""
-        ...
-
-    # --- the review queue (forsy review; migration 0004_review)
-    def draft_state(self, trace_id: str) -> DraftState | None:
-        """The review state of a stored trace (None: no such trace)."""
-        ...
-
-    def proposals(self, trace_id: str) -> list[ProposalRow]:
-        """The proposals made on a draft, oldest first (append-only: the last for a path wins)."""
-        ...
-
-    def audit(self, trace_id: str | None = None, limit: int = 1000) -> list[AuditRow]:
-        """Audit records, oldest first: of one trace (its draft's records and those naming it),
-        or all of them."""
-        ...
-
-    def record_review(self, change: ReviewChange) -> DraftState:
-        """Apply one review action atomically (see `ReviewChange`); the draft's new state.
-        Raises `ReviewConflict` when the draft is no longer at `change.expected_version`."""
-        ...
-
-    def import_review(self, trace_id: str, state: DraftState, proposals: list[ProposalRow], audit: list[AuditRow],
-                      note: str, now: str) -> bool:
-        """Give a draft with no review history of its own (version 0, pending, no proposals, no
-        audit record but its `draft_created`) another store's: `state`'s status, version,
-        updated_at, reviewed_as, review_of and validation_level; `proposals` in order and `audit`
-        (not a `draft_created`) with their own times, actors and hashes; and one `review_copied`
-        audit record holding `note` (where it came from) — in one transaction. False, and nothing
-        written, when the draft has a history of its own: two histories are never merged. (A
-        status set by an older `forsy store copy`, which copied the status alone, is not one.)"""
-        ...
-
-
-def open_store(url: str | None = None, *, create: bool = True, readonly: bool = False) -> Store:
-    """The store at `url` (`sqlite:///abs/path.db`, `sqlite:rel.db`, a plain path, or a libpq
-    URL `postgresql://user@/db?host=SOCKET_DIR&port=N`); the default store (`FORSY_STORE`,
-    else the platform data folder) when None. `create=False` (commands that do not make a
-    store): a SQLite store that is not there is an InputError, never an empty database made at
-    a typo; and one this user cannot write (a backup, a mounted copy) is opened read-only, so
-    it can be read, and a write to it is a StoreError. `readonly` (commands that only read):
-    a SQLite store is always opened read-only (`mode=ro`)."""
-    from ..config import default_store_url
-    from ..errors import StoreError
-
-    url = url or default_store_url()
-    if url.startswith(("postgresql:", "postgres:")):  # a libpq URL: postgresql://user@/db?host=/socket/dir
-        from ._postgres import PostgresStore
-
-        return PostgresStore(url)
-    if url.startswith("sqlite:"):
-        rest = url[len("sqlite:"):]
-        path = rest[2:] if rest.startswith("//") else rest  # sqlite:///abs → /abs; sqlite:rel → rel
-    elif "://" in url:
-        raise InputError(f"unknown store URL {url!r}; use sqlite:///path/to.db or postgresql://…")
-    else:
-        path = url
-    if not path:
-        raise InputError(f"no database path in the store URL {url!r}")
-    if path.endswith(("/", "\\")) or Path(path).expanduser().is_dir():  # `--store ./data/` would make a file `data`
-        raise InputError(f"{url!r} names a folder; give the database file (e.g. {path.rstrip('/')}/forsy.db)")
-    from ._sqlite import SqliteStore
-
-    where = Path(path).expanduser()
-    if (readonly or not create) and not where.exists():
-        raise InputError(f"no store at {path}: `forsy sweep` (or `forsy store migrate`) makes one")
-    if readonly:
-        from ._sqlite import OutdatedStore
-
-        try:
-            return SqliteStore(where, url=url, readonly=True)
-        except OutdatedStore as e:  # made by an older forsy: brought up to date once, if it can be written
-            try:
-                return SqliteStore(where, url=url)
-            except StoreError:
-                raise e from None
-    try:
-        return SqliteStore(where, url=url)
-    except StoreError as e:
-        if create:
-            raise
-        first = e
-    try:  # not writable by this user: readable at least
-        return SqliteStore(where, url=url, readonly=True)
-    except StoreError:
-        raise first from None
-
+from .repository import Store, open_store
 
 __all__ = [
-    "DRAFT_STATUSES",
-    "AuditRow",
-    "DraftState",
-    "DraftStatus",
-    "ErrorRow",
-    "FaultRow",
-    "FileState",
-    "FileStatus",
-    "LockInfo",
-    "NewProposal",
-    "NewTrace",
-    "ProposalRow",
-    "ReviewAction",
-    "ReviewChange",
-    "ReviewConflict",
-    "RunCounts",
-    "RunRow",
-    "Store",
-    "StoredFile",
-    "TRACE_ORDERS",
-    "TraceOrder",
-    "TraceQuery",
-    "TraceRow",
+    "DRAFT_STATUSES", "TRACE_ORDERS", "AuditRow", "DraftState", "DraftStatus", "ErrorRow", "FaultRow", "FileState",
+    "FileStatus", "LockInfo", "NewProposal", "NewTrace", "ProposalRow", "ReviewAction", "ReviewChange",
+    "ReviewConflict", "RunCounts", "RunRow", "Store", "StoredFile", "TraceOrder", "TraceQuery", "TraceRow",
     "open_store",
 ]

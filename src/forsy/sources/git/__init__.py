@@ -28,7 +28,8 @@ are named in `CommitInfo.missing` and a `git_missing_object` warning, and the re
 `GitLookup` answers the timeline's questions about commits a log names (a short sha resolved,
 the patch id of a branch squashed onto another).
 
-`read_patch(path, ctx)` reads a `git format-patch` mbox (one or more patches) or a plain
+`GitSource` (`source`) is the registered source: it reads its own evidence back for `forsy
+verify`. `read_patch(path, ctx)` reads a `git format-patch` mbox (one or more patches) or a plain
 unified diff and gives commit events with what the file holds (file evidence with lines).
 
 The commit's actor is "human:git": whether an agent made it is decided by `timeline.merge`.
@@ -36,55 +37,14 @@ The commit's actor is "human:git": whether an agent made it is decided by `timel
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
-
-from ...errors import InputError
-from ...evidence import Session
-from .. import ReadContext
-from ..lines import inside
 from ._diff import parse_diff
 from ._patch import read_patch
 from ._read import read_git
 from ._refs import GitLookup
-from ._run import GIT_SHOW_ARGS, SHOW_FORMS, parse_when, show_bytes
+from ._run import GIT_SHOW_ARGS, parse_when, show_bytes
+from .source import GitSource
 
 __all__ = [
     "GIT_SHOW_ARGS", "GitLookup", "GitSource", "parse_diff", "parse_when", "read_git", "read_patch",
     "show_bytes",
 ]  # fmt: skip
-
-
-class GitSource:
-    """Git is read through `--git REPO` (`read_git`), never detected from a file; as a
-    registered source it reads its own evidence back for `forsy verify`."""
-
-    name: ClassVar[str] = "git"
-    schemes: ClassVar[tuple[str, ...]] = ("git:",)
-
-    def sniff(self, path: Path, head: bytes) -> bool:
-        return False
-
-    def discover(self, path: Path) -> list[Path]:
-        return []
-
-    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
-        return [read_git(path, since=None, until=None, ctx=ctx)]
-
-    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
-        """`git:<repo>@<sha>[:raw|:header]`: re-run the documented `git show` (of that form) in a
-        repository under the roots (the root itself, or its folder named `<repo>`)."""
-        repo_name, _, rest = name[len("git:") :].rpartition("@")
-        sha, colon, form = rest.partition(":")
-        if colon + form not in SHOW_FORMS:
-            return None
-        for root in roots:
-            named = inside(root, repo_name)
-            for cand in (root, *([named] if named is not None else [])):
-                if (cand.resolve().name == repo_name or cand == root) and cand.is_dir():
-                    try:
-                        return show_bytes(cand, sha, colon + form)
-                    except InputError:
-                        continue
-        return None

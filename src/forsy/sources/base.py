@@ -1,0 +1,154 @@
+"""What a source is (`Source`, `ReadsBack`, the `ReadContext` every reader is given) and the
+registry that finds one: the built-in sources and the `forsy.sources` entry points, loaded
+by name (`load`), all of them (`available`), or the one that reads a file (`detect`)."""
+
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
+
+from ..errors import InputError, UnsupportedFormat
+from .lines import HEAD as HEAD_BYTES
+from .lines import Limits, open_regular
+
+if TYPE_CHECKING:
+    from ..evidence import Session
+
+
+BUILTIN: dict[str, str] = {
+    "claude_code": "forsy.sources.claude_code:ClaudeCodeSource",
+    "codex": "forsy.sources.codex:CodexSource",
+    "shell": "forsy.sources.shell:ShellHistorySource",
+    "git": "forsy.sources.git:GitSource",
+    "gemini": "forsy.sources.gemini:GeminiSource",
+    "openhands": "forsy.sources.openhands:OpenHandsSource",
+    "cline": "forsy.sources.cline:ClineSource",
+    "aider": "forsy.sources.aider:AiderSource",
+    "asciinema": "forsy.sources.asciinema:AsciinemaSource",
+    "invariant": "forsy.sources.invariant:InvariantSource",
+    "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
+    "atif": "forsy.sources.atif:AtifSource",
+    "forsy_v1": "forsy.sources.forsy_v1:ForsyV1Source",
+}
+
+
+@dataclass
+class ReadContext:
+    """Options every source may use."""
+
+    root: Path | None = None  # evidence paths are made relative to this
+    debug: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+    # how much one input may cost (file size, zstd expansion): `lines` module docstring
+    limits: Limits = field(default_factory=Limits.from_env)
+
+
+class Source(Protocol):
+    name: ClassVar[str]
+
+    def sniff(self, path: Path, head: bytes) -> bool: ...
+
+    def discover(self, path: Path) -> list[Path]: ...
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]: ...
+
+
+class ReadsBack(Protocol):
+    """A source whose evidence names are not plain file paths (`git:<repo>@<sha>`,
+    `atuin:<db>#<row>`) reads its own evidence back for `forsy verify`."""
+
+    schemes: ClassVar[tuple[str, ...]]  # evidence-name prefixes this source owns
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None: ...
+
+
+def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
+    """The bytes of evidence `name` re-read by the source that owns its scheme; None when no
+    source owns it or the source cannot find it under `roots`. Plain file names are the
+    caller's (verify reads them itself)."""
+    for src in available():
+        schemes: tuple[str, ...] = getattr(src, "schemes", ())
+        if any(name.startswith(s) for s in schemes):
+            return cast("ReadsBack", src).read_back(name, roots)
+    return None
+
+
+def has_scheme(name: str) -> bool:
+    return any(name.startswith(s) for src in available() for s in getattr(src, "schemes", ()))
+
+
+def registry() -> dict[str, str]:
+    reg = dict(BUILTIN)
+    for name, value in _plugins():
+        reg.setdefault(name, value)
+    return reg
+
+
+@functools.cache
+def _plugins() -> tuple[tuple[str, str], ...]:
+    """The `forsy.sources` entry points, read once per process: the scan walks every installed
+    package's metadata (~0.1–0.5 s), and reading asks the registry once per file."""
+    return tuple((ep.name, ep.value) for ep in entry_points(group="forsy.sources"))
+
+
+def load(name: str) -> Source:
+    try:
+        target = registry()[name]
+    except KeyError:
+        raise InputError(f"unknown source {name!r}; known: {', '.join(sorted(registry()))}") from None
+    mod_name, _, cls_name = target.partition(":")
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        raise InputError(f"source {name!r} is not available ({e})") from None
+    cls = getattr(mod, cls_name)
+    src: Source = cls()
+    return src
+
+
+def available() -> list[Source]:
+    out = []
+    for name in registry():
+        try:
+            out.append(load(name))
+        except InputError:
+            continue
+    return out
+
+
+def read_head(path: Path) -> bytes:
+    """The first HEAD_BYTES of a regular file (a FIFO or device is an InputError)."""
+    with open_regular(path) as f:
+        try:
+            return f.read(HEAD_BYTES)
+        except OSError as e:
+            raise InputError(e.strerror or str(e), path=path) from None
+
+
+def detect(path: Path) -> Source:
+    """The source that reads this file, or UnsupportedFormat naming what was seen."""
+    head = read_head(path)
+    for src in available():
+        if src.sniff(path, head):
+            return src
+    what = describe_head(head)
+    raise UnsupportedFormat(
+        f"not a log format forsy reads ({what}); supported: {', '.join(sorted(registry()))}",
+        path=path,
+    )
+
+
+def describe_head(head: bytes) -> str:
+    if not head:
+        return "empty file"
+    if b"\x00" in head[:1024] and not head.lstrip().startswith((b"{", b"[")):
+        return "binary data"
+    text = head[:200].decode("utf-8", "replace").strip().splitlines()
+    first = text[0][:60] if text else ""
+    return f"starts with {first!r}"

@@ -1,0 +1,143 @@
+"""OpenHands trajectories and evaluation outputs → `Session`s.
+
+The software-agent SDK (OpenHands V1) writes events of its own (`kind`, action and
+observation objects): they are read by `_v1.py`, wherever they are (an output.jsonl's
+`history`, a saved array, or the SDK's one-file-per-event conversation: `_events_dir.py`).
+The older event stream is read here. Two shapes hold it:
+
+* a trajectory (`~/.openhands/sessions/<id>/...` exported, or saved with
+  `save_trajectory_path`): one JSON array of events. Each event is one `Evidence` (its exact
+  bytes inside the file). An event is an action (`action`, `args`, `source`, `id`,
+  `timestamp`, `tool_call_metadata`) or an observation (`observation`, `content`, `cause` =
+  the id of the action it answers, `extras`);
+* an evaluation or resolver `output.jsonl`: one instance per line (`instruction`,
+  `history`, `metrics`, ...); each line is one `Evidence` and one session, its events cited
+  at `/history/<i>`. Older outputs write events without `id`, `cause`, `source` or
+  `timestamp`: an observation then answers the oldest action still waiting whose type it
+  names (`run` answers `run`), else the oldest waiting one; the pairing rule is counted in
+  `quality.extra["paired_by_order"]`.
+
+What each event gives:
+
+* `message` from the user → `user` (the words from `args.content`); from the agent →
+  `agent_text`. `system` → the session's system prompt. `finish` → `agent_text` (its
+  `final_thought`, else its `thought`, else `message`). `think` → `reasoning`.
+* any other action (run, run_ipython, edit, read, write, browse, ...) → its `thought` as
+  `reasoning`, then a `tool_call`: the tool is the action type, the arguments the action's
+  exact `args`; the model and token counts come from `tool_call_metadata` / `llm_metrics`.
+* its observation → `tool_result` with `content`; an `error` observation, `success: false`
+  or a non-zero exit code (`extras.metadata.exit_code`, or `exit_code`) is an error.
+* `recall` actions and observations (workspace context OpenHands injects) → `note`s;
+  `change_agent_state`, `agent_state_changed` and `null` observations are bookkeeping and
+  are counted in `quality.extra["state_events"]`, not made events.
+
+Every event of a trajectory that no step cites is marked in the manifest's ledger with why it
+was read: state bookkeeping, `null` placeholders, `recall` context, messages with no words,
+observations that answer nothing (`Session.mark`). An output.jsonl line is one record: its
+steps cite it.
+
+Not recorded by the format: the working directory (only as `extras.metadata.working_dir`
+of shell observations, not per session) and, in older outputs, any time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from ...evidence import Session, SessionMeta, SourceFile, Warning_, pointer
+from .. import ReadContext
+from .._records import Record, iter_json_array, iter_jsonl
+from ..lines import discover_sniffed, read_bytes, sha256, source_name
+from . import _events_dir, _v1
+from ._build import Builder
+
+
+class OpenHandsSource:
+    name: ClassVar[str] = "openhands"
+    searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
+    # under the home folder: the V0 sessions, and the conversations the SDK persists (its examples'
+    # ~/.openhands/conversations/<id>/events/)
+    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions", ".openhands/conversations")
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if h.startswith(b"["):
+            # the first event may be a system prompt of tens of KiB: look at the whole head
+            first = h[1:].lstrip()
+            if first.startswith(b"{") and _v1.SNIFF.search(first[:4096]) and b'"source"' in first:
+                return True  # the SDK's events: `kind` names an event class
+            return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
+                b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
+                                                                  or b'"thought"' in first)
+        if h.startswith(b"{") and _events_dir.is_event_file(path):
+            return b'"kind"' in h[:4096] and b'"source"' in h[:4096]  # one event of a persisted conversation
+        if h.startswith(b"{"):
+            line = h.split(b"\n", 1)[0]
+            return b'"history"' in line[:65536] and b'"instruction"' in line[:65536] or (
+                b'"instruction"' in h[:4096] and b'"history": [' in h)
+        return False
+
+    def discover(self, path: Path) -> list[Path]:
+        # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
+        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl"), recursive=True))
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if _events_dir.is_event_file(path):
+            return [_events_dir.read(path, ctx, Builder)]
+        data = read_bytes(path, ctx.limits)
+        name = source_name(path, ctx.root)
+        file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
+        warnings: list[Warning_] = []
+        counters: dict[str, int] = {}
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            s = _session(path.stem, file)
+            recs = list(iter_json_array(data, name, warnings, counters))
+            b = Builder(s)
+            for rec in recs:
+                s.add_evidence(rec.ev)
+                b.event(rec, rec.data, "")
+            b.finish()
+            s.quality.records = counters.get("records", 0)
+            s.quality.unparsable_records = counters.get("unparsable", 0)
+            s.warnings[:0] = warnings
+            return [s]
+        out = []
+        for rec in iter_jsonl(data, name, warnings, counters, lambda d: "history" in d):
+            out.append(_instance(rec, file, path))
+        if not out:
+            out.append(_session(path.stem, file))
+        out[0].warnings[:0] = warnings
+        out[0].quality.unparsable_records += counters.get("unparsable", 0)
+        return out
+
+
+def _session(sid: str, file: SourceFile) -> Session:
+    return Session("openhands", sid, [file], {}, [], SessionMeta(agent="openhands"))
+
+
+def _instance(rec: Record, file: SourceFile, path: Path) -> Session:
+    d = rec.data
+    sid = d.get("instance_id")
+    issue = d.get("issue")
+    if not isinstance(sid, str | int) and isinstance(issue, dict):
+        sid = f"{issue.get('owner')}/{issue.get('repo')}#{issue.get('number')}"
+    s = _session(str(sid) if isinstance(sid, str | int) else f"{path.stem}:L{rec.ev.line}", file)
+    s.add_evidence(rec.ev)
+    s.quality.records = 1
+    hist = d.get("history")
+    b = Builder(s)
+    if not isinstance(hist, list):
+        s.warn("no-history", "the instance has no history list", rec.ev.source, rec.ev.line)
+        return s
+    for i, e in enumerate(hist):
+        if isinstance(e, dict):
+            b.event(rec, e, pointer("history", i))
+        elif isinstance(e, list) and len(e) == 2 and all(isinstance(x, dict) for x in e):
+            # the oldest outputs write (action, observation) pairs
+            b.event(rec, e[0], pointer("history", i, 0))
+            b.event(rec, e[1], pointer("history", i, 1))
+        else:
+            s.warn("not-an-object", f"history[{i}] is not an event; skipped", rec.ev.source, rec.ev.line)
+    b.finish()
+    return s
