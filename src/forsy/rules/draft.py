@@ -37,25 +37,49 @@ def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[
     return default, None
 
 
+# Provenance is built by forsy itself from typed values, tens of thousands of times per large
+# log: neither validation nor `model_construct` (which walks every field's defaults, ~7 µs a
+# call) is needed. `trusted` sets exactly what `model_construct` would set (all fields in the
+# model's order, the given ones as the fields set); tests/test_draft_provenance.py holds it
+# to `model_construct`'s result.
+_new = object.__new__
+_setattr = object.__setattr__
+_REF_SET = frozenset({"id", "pointer"})
+_PROV_SET = frozenset({"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"})
+
+
+def _trusted(cls: type[Any], values: dict[str, Any], fields_set: frozenset[str]) -> Any:
+    m = _new(cls)
+    _setattr(m, "__dict__", values)
+    _setattr(m, "__pydantic_fields_set__", set(fields_set))
+    _setattr(m, "__pydantic_extra__", None)
+    _setattr(m, "__pydantic_private__", None)
+    return m
+
+
 def _refs(refs: list[Ref]) -> list[EvidenceRef]:
-    # model_construct: these are built by forsy itself from typed values, tens of thousands
-    # of times per large log; validation here costs more than the rest of segmentation.
-    return [EvidenceRef.model_construct(id=r.ev, pointer=r.pointer) for r in refs]
+    return [_trusted(EvidenceRef, {"id": r.ev, "pointer": r.pointer}, _REF_SET) for r in refs]
+
+
+def _prov(origin: str, rule: str | None, params: dict[str, str | int | float] | None, refs: list[Ref],
+          excerpt: bool) -> FieldProvenance:
+    values = {"origin": origin, "rule": rule, "params": params, "evidence": _refs(refs), "redacted": False,
+              "excerpt": excerpt, "model": None, "reviewer": None}
+    prov: FieldProvenance = _trusted(FieldProvenance, values, _PROV_SET)
+    return prov
 
 
 def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False,
            params: dict[str, str | int | float] | None = None) -> FieldProvenance:
     if rule is not None:
         check_rule(rule, params)
-    return FieldProvenance.model_construct(origin="copied", rule=rule, params=params, evidence=_refs(refs),
-                                           redacted=False, excerpt=excerpt, model=None)
+    return _prov("copied", rule, params, refs, excerpt)
 
 
 def derived(rule: str, refs: list[Ref], **params: str | int | float) -> FieldProvenance:
     """A value derived by `rule` (an id of forsy.rules.catalogue) with its parameters."""
     check_rule(rule, params)
-    return FieldProvenance.model_construct(origin="derived", rule=rule, params=params or None, evidence=_refs(refs),
-                                           redacted=False, excerpt=False, model=None)
+    return _prov("derived", rule, params or None, refs, False)
 
 
 @dataclass

@@ -1,0 +1,53 @@
+"""The segmenter's provenance is built without pydantic's `model_construct` (for speed): it
+must be the very object `model_construct` builds, field for field, and serialise the same."""
+
+from __future__ import annotations
+
+from forsy.evidence import Ref
+from forsy.models import EvidenceRef, FieldProvenance
+from forsy.rules.draft import copied, derived
+
+
+def _reference(origin: str, rule: str | None, params: dict[str, str | int | float] | None, refs: list[Ref],
+               excerpt: bool) -> FieldProvenance:
+    evidence = [EvidenceRef.model_construct(id=r.ev, pointer=r.pointer) for r in refs]
+    return FieldProvenance.model_construct(origin=origin, rule=rule, params=params, evidence=evidence,
+                                           redacted=False, excerpt=excerpt, model=None)
+
+
+def _same(built: FieldProvenance, ref: FieldProvenance) -> None:
+    assert type(built) is FieldProvenance
+    assert list(built.__dict__.items()) == list(ref.__dict__.items())
+    assert built.model_fields_set == ref.model_fields_set
+    assert built.__pydantic_extra__ == ref.__pydantic_extra__
+    assert built.__pydantic_private__ == ref.__pydantic_private__
+    assert built == ref
+    assert built.model_dump_json(indent=2) == ref.model_dump_json(indent=2)
+    assert built.model_dump() == ref.model_dump()
+    for b, r in zip(built.evidence, ref.evidence, strict=True):
+        assert type(b) is EvidenceRef
+        assert list(b.__dict__.items()) == list(r.__dict__.items())
+        assert b.model_fields_set == r.model_fields_set
+    # the object is a real model: validation accepts what it dumps, and assignment still validates
+    assert FieldProvenance.model_validate(built.model_dump()) == built
+
+
+def test_copied_is_what_model_construct_builds() -> None:
+    refs = [Ref("ev_a", "/message/content/0"), Ref("ev_b", "")]
+    _same(copied(refs), _reference("copied", None, None, refs, False))
+    _same(copied(refs[:1], rule="C-json-string", params={"pointer": "/x"}, excerpt=True),
+          _reference("copied", "C-json-string", {"pointer": "/x"}, refs[:1], True))
+
+
+def test_derived_is_what_model_construct_builds() -> None:
+    refs = [Ref("ev_a", "/timestamp")]
+    _same(derived("R-retry", refs, similarity=93, failed_step=2),
+          _reference("derived", "R-retry", {"similarity": 93, "failed_step": 2}, refs, False))
+    _same(derived("R-time", []), _reference("derived", "R-time", None, [], False))
+
+
+def test_each_value_has_its_own_fields_set_and_evidence() -> None:
+    a, b = derived("R-time", [Ref("ev_a", "")]), derived("R-time", [Ref("ev_a", "")])
+    a.model_fields_set.add("reviewer")
+    assert "reviewer" not in b.model_fields_set
+    assert a.evidence is not b.evidence
