@@ -478,7 +478,9 @@ class Segmenter:
                 continue
             if e.group and prev.group == e.group:
                 continue  # a sibling sent in the same message is not retried by this call
-            score = fuzz.ratio(str(prev.values.get("input") or ""), str(text))
+            # score_cutoff: below it rapidfuzz returns 0 without finishing (large edit payloads);
+            # at or above it the score is the same
+            score = fuzz.ratio(str(prev.values.get("input") or ""), str(text), score_cutoff=RETRY_SIMILARITY)
             if score >= RETRY_SIMILARITY:
                 if prev.values.get("success") is not False:
                     return  # the latest attempt like it did not fail (or is not known to): nothing to retry
