@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible chat server for tests: NOT a model.
 
-It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of src/forsy/llm/prompts/segment_v2.md)
+It reads forsy's request (the STEP / SESSION lines and <evidence> blocks of prompts/segment_v2.md)
 and answers by a fixed script chosen by the model name (`openai/scripted-<behaviour>`):
 
     good            proposes values that restate quotes copied from the evidence blocks
@@ -21,7 +21,7 @@ and answers by a fixed script chosen by the model name (`openai/scripted-<behavi
                     longer than `OVERFLOW_CHARS`, else `good`
     fenced          the `good` answer inside a ```json fence, with words before and after
 
-A grouping request (proposed steps, src/forsy/llm/prompts/steps_v1.md: a shell-only session or a
+A grouping request (proposed steps, prompts/steps_v1.md: a shell-only session or a
 long run of shell commands) is answered by `grouping`: a valid grouping for `good`, one forsy
 must reject for `invent`, `fabricate`, `wrong-quotes`, `bad-ids` and `inject`; `fenced`,
 `malformed`, `timeout`, `429` and `overflow` behave as for any request.

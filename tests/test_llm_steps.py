@@ -2,7 +2,7 @@
 
 Every model here is SCRIPTED, NOT A MODEL: `ScriptedGrouper` is an injected completion
 callable that reads forsy's grouping request (the STEP lines and <evidence> blocks of
-src/forsy/llm/prompts/steps_v1.md) and answers a grouping a test wrote, valid or broken on
+prompts/steps_v1.md) and answers a grouping a test wrote, valid or broken on
 purpose. Field requests (segment_v2) get an empty proposals list, so whatever reaches the
 trace comes from the grouping alone.
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -49,21 +51,23 @@ class Prompt:
     sha256: str
 
 
-def _prompt_dirs() -> list[Path]:
-    here = Path(__file__).resolve().parent
-    return [here / "prompts"]  # package data: in the source tree and in the wheel alike
+def prompt_dirs() -> list[Traversable]:
+    """Where the prompts are read from: the installed package's `forsy/prompts/` (the wheel ships
+    the repository's top-level `prompts/` there: pyproject's hatch `force-include`), then the
+    checkout's `prompts/` (a source tree or an editable install, where the package is `src/forsy`)."""
+    return [files("forsy") / "prompts", Path(__file__).resolve().parents[3] / "prompts"]
 
 
 def load_prompt(name: str = PROMPT_NAME) -> Prompt:
     from ..errors import LLMError
 
-    for d in _prompt_dirs():
+    for d in prompt_dirs():
         p = d / f"{name}.md"
         if p.is_file():
             raw = p.read_text(encoding="utf-8")
             break
     else:
-        raise LLMError(f"prompt file {name}.md not found (looked in {', '.join(map(str, _prompt_dirs()))})")
+        raise LLMError(f"prompt file {name}.md not found (looked in {', '.join(map(str, prompt_dirs()))})")
     body = raw.split("-->", 1)[1] if raw.lstrip().startswith("<!--") else raw
     system, _, user = body.partition("=== user ===")
     system = system.replace("=== system ===", "", 1).strip()
