@@ -130,8 +130,7 @@ def test_modules_and_package_inits_stay_small() -> None:
 
     long_inits = sorted(m for m, p in MODS.items() if p.name == "__init__.py" and lines(p) > INIT_LINES)
     long_modules = sorted(m for m, p in MODS.items() if p.name != "__init__.py" and lines(p) > MODULE_LINES)
-    # validation/ is being rewritten by another change: its __init__ moves into modules then
-    assert set(long_inits) <= {"forsy.validation"}, long_inits
+    assert long_inits == [], long_inits
     assert long_modules == [], long_modules
 
 

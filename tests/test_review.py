@@ -164,11 +164,11 @@ def test_apply_to_trace_is_pure_and_recounts_evals(db: tuple[str, str]) -> None:
 
 def test_approval_is_refused_when_validate_finds_errors(db: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing is approved that `forsy validate` refuses: the draft stays pending, no trace is added."""
-    import forsy.validation
+    import forsy.validation.check
     from forsy.validation import Finding, Report
 
     bad = Report("x", [Finding(rule="S001", severity="error", message="broken on purpose")], False, {})
-    monkeypatch.setattr(forsy.validation, "validate_path", lambda _p: bad)
+    monkeypatch.setattr(forsy.validation.check, "validate_path", lambda _p: bad)
     url, tid = db
     code, _, err = cli("review", "approve", tid, "--level", "human_reviewed", "--store", url)
     assert code == 2 and "does not pass forsy validate: S001 broken on purpose" in err

@@ -181,6 +181,18 @@ _CATALOGUE: tuple[tuple[str, Severity, str], ...] = (
 RULES: dict[str, Rule] = {rid: Rule(rid, sev, text) for rid, sev, text in _CATALOGUE}
 
 
+def rule_catalogue() -> dict[str, str]:
+    """Rule id -> one-line description, in catalogue order. Severities are in `RULES`."""
+    return {rid: rule.summary for rid, rule in RULES.items()}
+
+
+def catalogue_markdown() -> str:
+    """The rule table of docs/validation.md, generated from the catalogue."""
+    rows = ["| Rule | Severity | Meaning |", "|---|---|---|"]
+    rows += [f"| {r.id} | {r.severity} | {r.summary.replace('|', '/')} |" for r in RULES.values()]
+    return "\n".join(rows) + "\n"
+
+
 class Sink:
     """Collects findings; the severity always comes from the catalogue, never from the caller."""
 

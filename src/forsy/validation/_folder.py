@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,6 +24,7 @@ from ._steps import Counts
 # Fields that need no provenance entry: structure and labels, not content copied from evidence.
 PROVENANCE_EXEMPT = frozenset({"step", "turn", "actor", "action", "eval"})
 _DIGEST_RE = re.compile(r"(?:sha256:)?([0-9a-fA-F]{64})")
+M = TypeVar("M", bound=BaseModel)
 
 
 def inside(folder: Path, name: str) -> Path | None:
@@ -43,10 +44,11 @@ def file_sha256(p: Path) -> str | None:
         return None
 
 
-def model_errors(model: type[BaseModel], data: Any, rule: str, what: str, sink: Sink) -> bool:
-    """Validate with a pydantic model; group missing and unknown fields into one finding each."""
+def model_errors(model: type[M], data: Any, rule: str, what: str, sink: Sink) -> M | None:
+    """Validate with a pydantic model (the validated model, or None); group missing and unknown
+    fields into one finding each."""
     try:
-        model.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         missing, unknown = [], []
         for err in exc.errors():
@@ -61,8 +63,7 @@ def model_errors(model: type[BaseModel], data: Any, rule: str, what: str, sink: 
             sink.add(rule, f"{what} lacks {', '.join(missing)}")
         if unknown:
             sink.add(rule, f"{what} has fields its model does not know: {', '.join(unknown)}")
-        return False
-    return True
+        return None
 
 
 # ---------------------------------------------------------------- artifacts/
@@ -215,9 +216,9 @@ def check_provenance(raw: Any, t: dict[str, Any], steps: list[Any], manifest: An
     if not isinstance(raw, dict):
         sink.add("P001", f"provenance is {show(raw)}, not an object", field="provenance")
         return
-    if not model_errors(Provenance, raw, "P002", "provenance", sink):
+    prov = model_errors(Provenance, raw, "P002", "provenance", sink)
+    if prov is None:
         return
-    prov = Provenance.model_validate(raw)
     if prov.trace_id != t.get("trace_id"):
         sink.add(
             "P003", f"provenance trace_id {show(prov.trace_id)} differs from the trace's", field="provenance"

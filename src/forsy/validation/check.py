@@ -1,0 +1,152 @@
+"""Validating a trace: a folder or a `trace.json` on disk, a folder held in memory, or a
+trace already parsed; each gives its findings (and, for a path, a `Report`)."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._gc import gc_paused
+from ._base import Finding, Sink, is_int
+from ._folder import check_artifact_files, check_manifest, check_provenance
+from ._json import load_json
+from ._parts import (
+    check_dataset_summary,
+    check_final_output,
+    check_static_output,
+    check_summary,
+    check_top,
+    check_trace_times,
+    is_legacy,
+)
+from ._steps import check_steps, count_steps
+
+
+@dataclass
+class Report:
+    """What `validate_path` found in one trace file or folder."""
+
+    path: str
+    findings: list[Finding]
+    legacy: bool  # the trace is a legacy forsy-v1 / forsy-v2 trace
+    stats: dict[str, Any]  # steps, turns, confidence, user_messages, ...
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def validate_path(path: str | Path) -> Report:
+    """Validate a `trace.json` file, or a trace folder (trace.json + manifest.json
+    [+ provenance.json, artifacts/]). A file is checked alone: the folder rules (N, P, A011,
+    A013, A014) need the folder to be given."""
+    with gc_paused():  # parsing a large trace builds millions of objects and no cycles (forsy._gc)
+        return _validate_path(Path(path))
+
+
+def validate_files(files: Mapping[str, bytes]) -> Report:
+    """Validate a trace folder held in memory (name -> bytes, e.g. a draft from the store):
+    the folder rules read files, so it is written to a temporary folder first."""
+    with tempfile.TemporaryDirectory(prefix="forsy-validate-") as tmp:
+        for name, data in files.items():
+            p = Path(tmp, name)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        return validate_path(tmp)
+
+
+def _validate_path(path: Path) -> Report:
+    sink = Sink()
+    folder = path if _is_dir(path) else None
+    trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
+    if trace is None:
+        return Report(str(path), sink.findings, False, {})
+    manifest = provenance = None
+    if folder is not None:
+        if _exists(folder / "manifest.json"):
+            manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
+        else:
+            sink.add("N001", "the trace folder has no manifest.json", field="manifest")
+        if _exists(folder / "provenance.json"):
+            provenance = load_json(folder / "provenance.json", sink, ("P001",) * 3)
+    sink.findings += validate_trace(trace, manifest=manifest, provenance=provenance, folder=folder)
+    return Report(str(path), sink.findings, is_legacy(trace), trace_stats(trace))
+
+
+def validate_trace(
+    trace: dict[str, Any],
+    *,
+    manifest: dict[str, Any] | None = None,
+    provenance: dict[str, Any] | None = None,
+    folder: Path | None = None,
+) -> list[Finding]:
+    """Every finding about a parsed trace. `manifest`/`provenance` (parsed JSON) are checked
+    when given; `folder` enables the checks against files on disk (artifacts/, manifest files)."""
+    sink = Sink()
+    if not isinstance(trace, dict):
+        sink.add("F003", "the trace is not a JSON object")
+        return sink.findings
+    legacy = is_legacy(trace)
+    check_top(trace, legacy, sink)
+    window = check_trace_times(trace, sink)
+    steps = trace["steps"] if isinstance(trace.get("steps"), list) else []
+    counts = count_steps(steps)
+    check_steps(trace, steps, window, legacy, sink)
+    check_summary(trace, counts, sink)
+    check_dataset_summary(trace, sink)
+    artifacts = check_static_output(trace, counts.steps, legacy, sink)
+    check_final_output(trace, counts, sink)
+    if folder is not None:
+        check_artifact_files(artifacts, folder, sink)
+    if manifest is not None:
+        check_manifest(manifest, trace, counts, folder, sink)
+    if provenance is not None:
+        check_provenance(provenance, trace, steps, manifest, sink)
+    return sink.findings
+
+
+def trace_stats(trace: Any) -> dict[str, Any]:
+    """Counts worth printing next to the findings."""
+    if not isinstance(trace, dict):
+        return {}
+    steps = trace["steps"] if isinstance(trace.get("steps"), list) else []
+    c = count_steps(steps)
+    summary = trace.get("summary")
+    confidence = summary.get("agent_confidence") if isinstance(summary, dict) else None
+    so = trace.get("static_output")
+    artifacts = so.get("artifacts") if isinstance(so, dict) else None
+    return {
+        "steps": c.steps,
+        "turns": c.turns,
+        "confidence": confidence if is_int(confidence) else None,
+        "user_messages": c.user_messages,
+        "positive": c.positive,
+        "negative": c.negative,
+        "neutral": c.neutral,
+        "artifacts": len(artifacts) if isinstance(artifacts, list) else 0,
+    }
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
