@@ -490,7 +490,7 @@ def test_chunked_long_session_bounded_concurrency(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "cache" / "llm.sqlite3") as db:
         from forsy.llm._cache import MIGRATIONS
 
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert [r[0] for r in db.execute("SELECT name FROM schema_migrations")] == [n for n, _ in MIGRATIONS]
         assert db.execute("SELECT count(*) FROM answers").fetchone()[0] == r["chunks"]
 
 

@@ -2,8 +2,8 @@
 
 Keyed by (model, prompt version, sha256 of the exact request). Only answers that parsed are
 stored: a malformed or failed answer is asked again next time. The schema evolves through the
-`MIGRATIONS` list; `PRAGMA user_version` records how many have run (sqlite-utils style).
-litellm's own cache is never used.
+`MIGRATIONS` list, recorded by name as the store's are (`forsy.schema_migrations`). litellm's
+own cache is never used.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import LLMError
+from ..errors import InputError, LLMError
+from ..schema_migrations import SQLITE_RECORD, SQLITE_TABLE, Migration, migrate_sqlite
 
-MIGRATIONS: tuple[str, ...] = (
-    """CREATE TABLE answers (
+MIGRATIONS: tuple[Migration, ...] = (
+    ("0001_answers", """CREATE TABLE answers (
         model TEXT NOT NULL,
         prompt_version TEXT NOT NULL,
         request_sha256 TEXT NOT NULL,
@@ -25,7 +26,7 @@ MIGRATIONS: tuple[str, ...] = (
         completion_tokens INTEGER,
         created_at TEXT NOT NULL,
         PRIMARY KEY (model, prompt_version, request_sha256)
-    )""",
+    )"""),
 )
 
 
@@ -43,13 +44,23 @@ class AnswerCache:
             self._migrate()
         except (OSError, sqlite3.Error) as e:
             raise LLMError(f"the answer cache cannot be opened: {e}", path=path) from None
+        except InputError as e:  # made by a newer forsy: left as it is
+            raise LLMError(f"the answer cache cannot be used: {e.message}", path=path) from None
 
     def _migrate(self) -> None:
-        done = int(self.db.execute("PRAGMA user_version").fetchone()[0])
-        for n, sql in enumerate(MIGRATIONS[done:], start=done + 1):
-            with self.db:
-                self.db.execute(sql)
-                self.db.execute(f"PRAGMA user_version = {n}")
+        self._adopt_user_version()
+        migrate_sqlite(self.db, MIGRATIONS, what="the answer cache", where=self.path)
+
+    def _adopt_user_version(self) -> None:
+        """A cache made before its migrations were named counted them in `PRAGMA user_version`:
+        the first that many are recorded as applied (their tables, and the answers, are there)."""
+        counted = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        named = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
+        if not counted or named:
+            return
+        with self.db:
+            self.db.execute(SQLITE_TABLE)
+            self.db.executemany(SQLITE_RECORD, [(name,) for name, _ in MIGRATIONS[:counted]])
 
     def get(self, model: str, prompt_version: str, sha: str) -> str | None:
         row = self.db.execute("SELECT content FROM answers WHERE model=? AND prompt_version=? AND request_sha256=?",

@@ -27,6 +27,7 @@ from typing import Any
 import zstandard
 
 from ..errors import InputError, StoreError
+from ..schema_migrations import Migration, missing
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -49,7 +50,7 @@ from ._query import (
     trace_row,
     trace_select,
 )
-from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, Migration, for_backend
+from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, for_backend
 from .models import (
     AuditRow,
     DraftState,
@@ -175,11 +176,7 @@ class PostgresStore:
         if self._q("SELECT to_regclass('schema_migrations')")[0][0] is None:  # a read-only server can be read
             self._x("CREATE TABLE IF NOT EXISTS schema_migrations "
                     "(seq BIGINT GENERATED ALWAYS AS IDENTITY, name TEXT PRIMARY KEY, applied_at TEXT)")
-        done = set(self.migrations())
-        unknown = done - {name for name, _ in MIGRATIONS}
-        if unknown:  # its tables may mean something this version does not know: do not touch it
-            raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})")
-        if all(name in done for name, _ in MIGRATIONS):
+        if not missing(set(self.migrations()), MIGRATIONS, what="the store"):
             return
         if not migrate:
             raise InputError("the store's schema is not up to date: run `forsy store migrate --store URL`")

@@ -20,6 +20,7 @@ from urllib.parse import quote
 import zstandard
 
 from ..errors import InputError, StoreError
+from ..schema_migrations import Migration, applied_sqlite, migrate_sqlite, missing
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -42,7 +43,7 @@ from ._query import (
     trace_row,
     trace_select,
 )
-from .migrations import CORE, Migration
+from .migrations import CORE
 from .models import (
     AuditRow,
     DraftState,
@@ -70,19 +71,6 @@ CREATE VIRTUAL TABLE trace_text USING fts5(trace_id UNINDEXED, what UNINDEXED, t
 ]
 MIGRATIONS: list[Migration] = [*CORE, *SQLITE_ONLY]
 _DIALECT = {"pk": "INTEGER PRIMARY KEY", "blob": "BLOB"}
-
-
-def _statements(script: str) -> Iterator[str]:
-    """The statements of a script, one at a time (executescript would commit on its own)."""
-    buf = ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                yield buf
-            buf = ""
-    if buf.strip() and not buf.strip().startswith("--"):
-        yield buf
 
 
 # What the database reports when the environment, not forsy, is at fault: a damaged file,
@@ -258,35 +246,21 @@ class SqliteStore:
     def _check_migrations(self) -> set[str]:
         """The migrations applied; refused when one is unknown, or (read-only) when one is missing."""
         try:
-            done = {r[0] for r in self.db.execute("SELECT name FROM schema_migrations")}
+            done = applied_sqlite(self.db)
         except sqlite3.OperationalError:
             if not self.readonly:
                 raise
             raise InputError("not a forsy store (no schema_migrations table)", path=self.path) from None
-        unknown = done - {name for name, _ in MIGRATIONS}
-        if unknown:  # its tables may mean something this version does not know: do not touch it
-            raise InputError(f"the store was made by a newer forsy (migrations {sorted(unknown)})", path=self.path)
-        missing = [name for name, _ in MIGRATIONS if name not in done]
-        if self.readonly and missing:
+        lacking = missing(done, MIGRATIONS, what="the store", where=self.path)
+        if self.readonly and lacking:
             raise OutdatedStore(f"the store is read-only and was made by an older forsy (it lacks "
-                                f"{', '.join(missing)}): open it once writable (forsy store migrate) to bring it "
+                                f"{', '.join(lacking)}): open it once writable (forsy store migrate) to bring it "
                                 "up to date", path=self.path)
         return done
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
-        done = self._check_migrations()
-        if all(name in done for name, _ in MIGRATIONS):
-            return
-        with self.transaction(immediate=True):  # a second process waits, then finds them applied
-            done = {r[0] for r in self.db.execute("SELECT name FROM schema_migrations")}
-            for name, sql in MIGRATIONS:
-                if name in done:
-                    continue
-                for stmt in _statements(sql.format(**_DIALECT)):
-                    self.db.execute(stmt)
-                self.db.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, datetime('now'))",
-                                  (name,))
+        migrate_sqlite(self.db, MIGRATIONS, what="the store", where=self.path, dialect=_DIALECT,
+                       transaction=lambda: self.transaction(immediate=True))
 
     def migrations(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM schema_migrations ORDER BY rowid")]

@@ -1,4 +1,5 @@
-"""The store's schema, as numbered migrations applied in order and recorded by name.
+"""The store's schema, as numbered migrations applied in order and recorded by name (the
+mechanism every forsy database shares: `forsy.schema_migrations`).
 
 A migration is never edited once released: a change is a new entry at the end. The SQL is
 kept portable (SQLite and PostgreSQL): the only differences are spelled as placeholders
@@ -10,7 +11,7 @@ and its own, in the order of their names, so every backend applies the same name
 
 from __future__ import annotations
 
-Migration = tuple[str, str]  # (name, SQL script)
+from ..schema_migrations import Migration
 
 # SQL placeholders per backend
 SQLITE_DIALECT = {"pk": "INTEGER PRIMARY KEY", "blob": "BLOB"}
