@@ -25,8 +25,7 @@ from _paths import REAL_LOGS, SAMPLES
 from forsy import run as forsy_run
 from forsy.cli import app
 from forsy.errors import ExitCode
-from forsy.run import Outcome, ProgressEvent, RetraceOptions, RetraceRun
-from forsy.run import parallel as _parallel
+from forsy.run import Outcome, ProgressEvent, RetraceOptions, RetraceRun, parallel
 from forsy.sinks import FolderSink
 from forsy.store import open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
@@ -196,23 +195,23 @@ def test_at_most_a_few_sessions_are_in_flight(tmp_path: Path, monkeypatch: pytes
         (logs / f"s{i:02d}.jsonl").write_text(demo.replace(sid, f"{sid[:-2]}{i:02d}"))
     outstanding: list[int] = []
     live = {"n": 0}
-    submit, finish = _parallel.SessionPool.submit, _parallel.SessionPool.finish
+    submit, finish = parallel.SessionPool.submit, parallel.SessionPool.finish
 
-    def counted_submit(self: _parallel.SessionPool, *a: object, **kw: object) -> _parallel.Pending:
+    def counted_submit(self: parallel.SessionPool, *a: object, **kw: object) -> parallel.Pending:
         live["n"] += 1
         outstanding.append(live["n"])
         return submit(self, *a, **kw)  # type: ignore[arg-type]
 
-    def counted_finish(self: _parallel.SessionPool, *a: object, **kw: object) -> list[Outcome]:
+    def counted_finish(self: parallel.SessionPool, *a: object, **kw: object) -> list[Outcome]:
         live["n"] -= 1
         return finish(self, *a, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_parallel.SessionPool, "submit", counted_submit)
-    monkeypatch.setattr(_parallel.SessionPool, "finish", counted_finish)
+    monkeypatch.setattr(parallel.SessionPool, "submit", counted_submit)
+    monkeypatch.setattr(parallel.SessionPool, "finish", counted_finish)
     run = forsy_run.retrace([logs], RetraceOptions(jobs=2), sink=FolderSink(tmp_path / "out", parent=True),
                            keep=False)
     assert len(run.results) == 12 and len(outstanding) == 12
-    assert max(outstanding) <= 2 + _parallel.READ_AHEAD
+    assert max(outstanding) <= 2 + parallel.READ_AHEAD
 
 
 # --------------------------------------------------------------------------- sweep
@@ -273,13 +272,13 @@ def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, serial_stor
 def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_store: tuple[Path, SweepReport],
                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pools: list[int] = []
-    real = _parallel.SessionPool.__init__
+    real = parallel.SessionPool.__init__
 
-    def counted(self: _parallel.SessionPool, options: RetraceOptions, jobs: int, *a: object) -> None:
+    def counted(self: parallel.SessionPool, options: RetraceOptions, jobs: int, *a: object) -> None:
         pools.append(jobs)
         real(self, options, jobs, *a)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_parallel.SessionPool, "__init__", counted)
+    monkeypatch.setattr(parallel.SessionPool, "__init__", counted)
     r = runner.invoke(app, ["sweep", str(logs), "--now", "--json", "--jobs", "2",
                             "--store", f"sqlite:///{tmp_path / 'cli.db'}"])
     assert pools == [2]
