@@ -64,6 +64,7 @@ class Segmenter:
     def __init__(self, session: Session):
         self.session = session
         self.drafts: list[Draft] = []
+        self.by_actor: dict[str, list[int]] = {}  # actor → its drafts' indexes, in order
         self.turn = 0
         self.last_user: int | None = None
         self.calls: dict[str, int] = {}  # call_id → draft index
@@ -104,6 +105,7 @@ class Segmenter:
                                        "but not part of the final conversation path.")
             d.prov["eval_reason"] = derived("R-abandoned", e.refs[:1])
             d.abandoned = True
+        self.by_actor.setdefault(actor, []).append(len(self.drafts))
         self.drafts.append(d)
         return d
 
@@ -464,16 +466,10 @@ class Segmenter:
             d.set(name, value, derived("R-cause/hook", e.refs))
 
     def _retry(self, d: Draft, e: Event) -> None:
-        me = len(self.drafts) - 1
         text = d.values.get("input") or ""
-        seen = 0
-        for i in range(me - 1, -1, -1):
+        # the actor's last RETRY_WINDOW drafts before this one (the latest draft), latest first
+        for i in reversed(self.by_actor[d.actor_key][-RETRY_WINDOW - 1:-1]):
             prev = self.drafts[i]
-            if prev.actor_key != d.actor_key:
-                continue
-            seen += 1
-            if seen > RETRY_WINDOW:
-                return
             if prev.values.get("tool") != d.values.get("tool"):
                 continue
             if e.group and prev.group == e.group:
