@@ -16,7 +16,7 @@ T = TypeVar("T")
 
 @runtime_checkable
 class Redactor(Protocol):
-    """What the pipeline and the model pass ask of a redactor (one consistent mapping per run)."""
+    """What a run and the model pass ask of a redactor (one consistent mapping per run)."""
 
     def redact(self, text: str) -> str: ...
 

@@ -40,7 +40,7 @@ from ._output import (
 )
 from ._progress import ProgressLine
 
-if TYPE_CHECKING:  # the pipeline is imported when a command runs, not for `forsy --help`
+if TYPE_CHECKING:  # forsy.run is imported when a command runs, not for `forsy --help`
     from ..run import Outcome, RetraceRun, TimelineCounts
     from ..sources import Source
 

@@ -3,7 +3,7 @@
     Sink.write(trace) -> str    where it went (a folder path, a store id, …)
 
 Built in: `FolderSink` (a trace folder per session, written atomically). The store and the
-exporters are sinks too; a sink must not keep the traces it is given (the pipeline hands
+exporters are sinks too; a sink must not keep the traces it is given (a run hands
 them over one at a time so memory stays bounded by the largest session).
 """
 

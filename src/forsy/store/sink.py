@@ -1,4 +1,4 @@
-"""`StoreSink`: the pipeline's sink that keeps each trace as a pending draft in a store."""
+"""`StoreSink`: the sink of a run or a sweep that keeps each trace as a pending draft in a store."""
 
 from __future__ import annotations
 
