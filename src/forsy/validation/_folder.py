@@ -23,6 +23,8 @@ from ._steps import Counts
 
 # Fields that need no provenance entry: structure and labels, not content copied from evidence.
 PROVENANCE_EXEMPT = frozenset({"step", "turn", "actor", "action", "eval"})
+_STEP_FIELD_SET = frozenset(STEP_FIELDS)
+_PROVENANCE_FIELDS = tuple(f for f in STEP_FIELDS if f not in PROVENANCE_EXEMPT)  # in STEP_FIELDS order
 _DIGEST_RE = re.compile(r"(?:sha256:)?([0-9a-fA-F]{64})")
 M = TypeVar("M", bound=BaseModel)
 
@@ -258,13 +260,16 @@ def _provenance_steps(prov: Provenance, steps: list[Any], sink: Sink) -> None:
                 )
         s = steps[sp.step - 1]
         s = s if isinstance(s, dict) else {}
+        heads = set()
         for f, fp in sp.fields.items():
-            if _head(f) not in STEP_FIELDS:
+            head = _head(f)
+            heads.add(head)
+            if head not in _STEP_FIELD_SET:
                 sink.add("P009", f"provenance names {show(f)}, not a step field", step=sp.step, field=f)
-            elif s.get(_head(f)) is None:
+            elif s.get(head) is None:
                 sink.add("P010", f"provenance describes {f}, which is null", step=sp.step, field=f)
             _field_provenance(sp.step, f, fp, prov, sink)
-        _uncovered(sp.step, s, {_head(f) for f in sp.fields}, sink)
+        _uncovered(sp.step, s, heads, sink)
     for i, s in enumerate(steps, start=1):
         if i not in seen and isinstance(s, dict):
             _uncovered(i, s, set(), sink)
@@ -272,20 +277,19 @@ def _provenance_steps(prov: Provenance, steps: list[Any], sink: Sink) -> None:
 
 def _head(name: str) -> str:
     """Provenance may name a part of a field ("summary.agent_confidence"): its field is the head."""
-    return name.split(".", 1)[0]
+    return name.partition(".")[0]
 
 
 def _uncovered(i: int, s: dict[str, Any], covered: set[str], sink: Sink) -> None:
-    missing = [
-        f for f in STEP_FIELDS if f not in PROVENANCE_EXEMPT and s.get(f) is not None and f not in covered
-    ]
+    missing = [f for f in _PROVENANCE_FIELDS if s.get(f) is not None and f not in covered]
     if missing:
         sink.add("P007", f"no provenance for {', '.join(missing)}", step=i)
 
 
 def _field_provenance(step: int | None, f: str, fp: FieldProvenance, prov: Provenance, sink: Sink) -> None:
+    known = prov.evidence
     for ref in fp.evidence:
-        if ref.id not in prov.evidence:
+        if ref.id not in known:
             sink.add(
                 "P006",
                 f"{f} cites evidence {show(ref.id)}, absent from provenance.evidence",
