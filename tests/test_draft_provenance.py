@@ -4,7 +4,7 @@ must be the very object `model_construct` builds, field for field, and serialise
 from __future__ import annotations
 
 from forsy.evidence import Ref
-from forsy.models import EvidenceRef, FieldProvenance
+from forsy.models import EvidenceInfo, EvidenceRef, FieldProvenance, StepProvenance, trusted
 from forsy.rules.draft import copied, derived
 
 
@@ -51,3 +51,24 @@ def test_each_value_has_its_own_fields_set_and_evidence() -> None:
     a.model_fields_set.add("reviewer")
     assert "reviewer" not in b.model_fields_set
     assert a.evidence is not b.evidence
+
+
+def test_trusted_is_model_construct_for_the_assembler_parts() -> None:
+    """assemble builds StepProvenance and EvidenceInfo with `trusted` too."""
+    fields = {"tool": derived("R-time", [Ref("ev_a", "")])}
+    got = trusted(StepProvenance, {"step": 3, "evidence": ["ev_a"], "fields": fields})
+    ref = StepProvenance.model_construct(step=3, evidence=["ev_a"], fields=fields)
+    info = {"source": "a.jsonl", "line": 4, "byte_offset": 10, "byte_length": 20, "sha256": "0" * 64,
+            "record_type": None}
+    got_info, ref_info = trusted(EvidenceInfo, dict(info)), EvidenceInfo.model_construct(**info)
+    for g, r in ((got, ref), (got_info, ref_info)):
+        assert type(g) is type(r)
+        assert list(g.__dict__.items()) == list(r.__dict__.items())
+        assert g.model_fields_set == r.model_fields_set
+        assert g == r and g.model_dump_json(indent=2) == r.model_dump_json(indent=2)
+    # every field is named: a model whose fields changed would fail here, not write less
+    assert list(StepProvenance.model_fields) == ["step", "evidence", "fields"]
+    assert list(EvidenceInfo.model_fields) == list(info)
+    assert list(FieldProvenance.model_fields) == ["origin", "rule", "params", "evidence", "redacted", "excerpt",
+                                                  "model", "reviewer"]
+    assert list(EvidenceRef.model_fields) == ["id", "pointer"]

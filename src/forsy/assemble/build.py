@@ -42,6 +42,7 @@ from ..models import (
     Step,
     StepProvenance,
     Trace,
+    trusted,
 )
 from ..payloads import NoteInfo
 from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
@@ -403,10 +404,10 @@ def _config(session: Session, drafts: list[Draft]) -> tuple[dict[str, Any], list
 
 
 def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, FieldProvenance]) -> Provenance:
-    # model_construct for the per-step and per-evidence parts: tens of thousands on a large
-    # log, every value already of its type (ints, strs, FieldProvenance built by the
-    # segmenter); validating them cost more than the rest of assembling. Every field is given,
-    # so what is written is the same.
+    # built without validation (`trusted`, model_construct's result) for the per-step and
+    # per-evidence parts: tens of thousands on a large log, every value already of its type
+    # (ints, strs, FieldProvenance built by the segmenter); validating them cost more than the
+    # rest of assembling. Every field is given, so what is written is the same.
     used: set[str] = set()
     add = used.add
     steps = []
@@ -417,7 +418,7 @@ def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, F
             for e in v.evidence:
                 add(e.id)
         used.update(d.evidence)
-        steps.append(StepProvenance.model_construct(step=n, evidence=list(d.evidence), fields=fields))
+        steps.append(trusted(StepProvenance, {"step": n, "evidence": list(d.evidence), "fields": fields}))
     for v in tf.values():
         used.update(e.id for e in v.evidence)
     evidence = {}
@@ -425,9 +426,9 @@ def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, F
     for eid in sorted(used):
         ev = known.get(eid)
         if ev is not None:
-            evidence[eid] = EvidenceInfo.model_construct(
-                source=ev.source, line=ev.line, byte_offset=ev.byte_offset, byte_length=ev.byte_length,
-                sha256=ev.sha256, record_type=ev.record_type)
+            evidence[eid] = trusted(EvidenceInfo, {
+                "source": ev.source, "line": ev.line, "byte_offset": ev.byte_offset, "byte_length": ev.byte_length,
+                "sha256": ev.sha256, "record_type": ev.record_type})
     return Provenance(trace_id=tid, sources={f.path: f.sha256 for f in session.files}, evidence=evidence,
                       trace_fields=tf, steps=steps)
 

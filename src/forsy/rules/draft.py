@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ..evidence import Event, Ref
-from ..models import EvidenceRef, FieldProvenance
+from ..models import EvidenceRef, FieldProvenance, trusted
 from ..payloads import HistoryMatch, ResultInfo, ShellInfo
 from .catalogue import check as check_rule
 
@@ -37,36 +37,21 @@ def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[
     return default, None
 
 
-# Provenance is built by forsy itself from typed values, tens of thousands of times per large
-# log: neither validation nor `model_construct` (which walks every field's defaults, ~7 µs a
-# call) is needed. `trusted` sets exactly what `model_construct` would set (all fields in the
-# model's order, the given ones as the fields set); tests/test_draft_provenance.py holds it
-# to `model_construct`'s result.
-_new = object.__new__
-_setattr = object.__setattr__
+# Provenance is built without validation (`trusted`): tens of thousands of values per large
+# log, each built here from typed values.
 _REF_SET = frozenset({"id", "pointer"})
-_PROV_SET = frozenset({"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"})
-
-
-def _trusted(cls: type[Any], values: dict[str, Any], fields_set: frozenset[str]) -> Any:
-    m = _new(cls)
-    _setattr(m, "__dict__", values)
-    _setattr(m, "__pydantic_fields_set__", set(fields_set))
-    _setattr(m, "__pydantic_extra__", None)
-    _setattr(m, "__pydantic_private__", None)
-    return m
+_PROV_SET = frozenset({"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"})  # not reviewer
 
 
 def _refs(refs: list[Ref]) -> list[EvidenceRef]:
-    return [_trusted(EvidenceRef, {"id": r.ev, "pointer": r.pointer}, _REF_SET) for r in refs]
+    return [trusted(EvidenceRef, {"id": r.ev, "pointer": r.pointer}, _REF_SET) for r in refs]
 
 
 def _prov(origin: str, rule: str | None, params: dict[str, str | int | float] | None, refs: list[Ref],
           excerpt: bool) -> FieldProvenance:
     values = {"origin": origin, "rule": rule, "params": params, "evidence": _refs(refs), "redacted": False,
               "excerpt": excerpt, "model": None, "reviewer": None}
-    prov: FieldProvenance = _trusted(FieldProvenance, values, _PROV_SET)
-    return prov
+    return trusted(FieldProvenance, values, _PROV_SET)
 
 
 def copied(refs: list[Ref], *, rule: str | None = None, excerpt: bool = False,
