@@ -18,8 +18,8 @@ string, ...) are read too; `Report.legacy` is set and the findings say what they
 
 The package: `check` (the entry points above and `Report`), `_json` (reading the folder's
 JSON files), `_base` (findings and the rule catalogue), and the rules by part of the folder:
-`_parts` (top level, summaries, artifacts), `_steps`, `_folder` (manifest, provenance,
-artifacts/ on disk) and `_ledger`.
+`_parts` (top level, summaries, artifacts), `_steps`, `_folder` (manifest, artifacts/ on
+disk), `_provenance` and `_ledger`.
 """
 
 from __future__ import annotations

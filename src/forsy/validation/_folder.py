@@ -1,4 +1,5 @@
-"""Trace-folder rules of `forsy validate`: manifest.json, provenance.json and artifacts/.
+"""Trace-folder rules of `forsy validate`: manifest.json and artifacts/ (provenance.json's are
+in `_provenance`), and the model checks both files get.
 
 A folder is `trace.json` + `manifest.json` [+ `provenance.json`, `artifacts/`]. The manifest
 and provenance are checked against their pydantic models first, then against the trace and
@@ -14,17 +15,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
-from ..models import STEP_FIELDS, TOP_LEVEL_FIELDS, FieldProvenance, Manifest, Provenance
+from ..models import Manifest
 from ._base import Sink, show
-from ._ledger import check_ledger, ledger_vs_provenance
+from ._ledger import check_ledger
 from ._parts import ARTIFACT_REF_RE, HASH_RE
 from ._steps import Counts
 
-# Fields that need no provenance entry: structure and labels, not content copied from evidence.
-PROVENANCE_EXEMPT = frozenset({"step", "turn", "actor", "action", "eval"})
-_STEP_FIELD_SET = frozenset(STEP_FIELDS)
-_PROVENANCE_FIELDS = tuple(f for f in STEP_FIELDS if f not in PROVENANCE_EXEMPT)  # in STEP_FIELDS order
 _DIGEST_RE = re.compile(r"(?:sha256:)?([0-9a-fA-F]{64})")
 M = TypeVar("M", bound=BaseModel)
 
@@ -49,23 +47,38 @@ def file_sha256(p: Path) -> str | None:
 def model_errors(model: type[M], data: Any, rule: str, what: str, sink: Sink) -> M | None:
     """Validate with a pydantic model (the validated model, or None); group missing and unknown
     fields into one finding each."""
+    errors: list[ErrorDetails] = []
+    got = validated(model, data, errors)
+    error_findings(errors, rule, what, sink)
+    return got
+
+
+def validated(model: type[M], data: Any, errors: list[ErrorDetails], at: tuple[str | int, ...] = ()) -> M | None:
+    """`data` validated with `model`, or None with its errors added to `errors` (their places
+    prefixed with `at`: the place of `data` in a larger document)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        missing, unknown = [], []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            if err["type"] == "missing":
-                missing.append(loc)
-            elif err["type"] == "extra_forbidden":
-                unknown.append(loc)
-            else:
-                sink.add(rule, f"{what} {loc or '(root)'}: {err['msg']}", field=loc or None)
-        if missing:
-            sink.add(rule, f"{what} lacks {', '.join(missing)}")
-        if unknown:
-            sink.add(rule, f"{what} has fields its model does not know: {', '.join(unknown)}")
+        errors += [{**err, "loc": at + tuple(err["loc"])} for err in exc.errors()] if at else exc.errors()
         return None
+
+
+def error_findings(errors: list[ErrorDetails], rule: str, what: str, sink: Sink) -> None:
+    """Findings for a model's validation errors: one each, and all missing and all unknown
+    fields grouped into one finding each (after the others)."""
+    missing, unknown = [], []
+    for err in errors:
+        loc = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "missing":
+            missing.append(loc)
+        elif err["type"] == "extra_forbidden":
+            unknown.append(loc)
+        else:
+            sink.add(rule, f"{what} {loc or '(root)'}: {err['msg']}", field=loc or None)
+    if missing:
+        sink.add(rule, f"{what} lacks {', '.join(missing)}")
+    if unknown:
+        sink.add(rule, f"{what} has fields its model does not know: {', '.join(unknown)}")
 
 
 # ---------------------------------------------------------------- artifacts/
@@ -209,121 +222,3 @@ def _manifest_files(m: dict[str, Any], folder: Path, sink: Sink) -> None:
     else:
         for rel in unlisted:
             sink.add("N007", f"{rel} is not listed in manifest 'files'", field="manifest.files")
-
-
-# ---------------------------------------------------------------- provenance.json
-
-
-def check_provenance(raw: Any, t: dict[str, Any], steps: list[Any], manifest: Any, sink: Sink) -> None:
-    if not isinstance(raw, dict):
-        sink.add("P001", f"provenance is {show(raw)}, not an object", field="provenance")
-        return
-    prov = model_errors(Provenance, raw, "P002", "provenance", sink)
-    if prov is None:
-        return
-    if prov.trace_id != t.get("trace_id"):
-        sink.add(
-            "P003", f"provenance trace_id {show(prov.trace_id)} differs from the trace's", field="provenance"
-        )
-    _provenance_steps(prov, steps, sink)
-    for f, fp in prov.trace_fields.items():
-        if _head(f) not in TOP_LEVEL_FIELDS:
-            sink.add("P009", f"provenance.trace_fields names {show(f)}, not a top-level field", field=f)
-        _field_provenance(None, f, fp, prov, sink)
-    for ev_id, info in prov.evidence.items():
-        if info.source not in prov.sources:
-            sink.add(
-                "P011",
-                f"evidence {ev_id} comes from {show(info.source)}, not in provenance.sources",
-                field="provenance.evidence",
-            )
-    _sources_agree(prov, manifest, sink)
-    ledger_vs_provenance(prov, manifest, sink)
-
-
-def _provenance_steps(prov: Provenance, steps: list[Any], sink: Sink) -> None:
-    seen: set[int] = set()
-    for sp in prov.steps:
-        if not 1 <= sp.step <= len(steps):
-            sink.add(
-                "P004", f"provenance for step {sp.step}, but the trace has {len(steps)} steps", step=sp.step
-            )
-            continue
-        if sp.step in seen:
-            sink.add("P005", "more than one provenance entry for this step", step=sp.step)
-            continue
-        seen.add(sp.step)
-        for ev_id in sp.evidence:
-            if ev_id not in prov.evidence:
-                sink.add(
-                    "P006", f"cites evidence {show(ev_id)}, absent from provenance.evidence", step=sp.step
-                )
-        s = steps[sp.step - 1]
-        s = s if isinstance(s, dict) else {}
-        heads = set()
-        for f, fp in sp.fields.items():
-            head = _head(f)
-            heads.add(head)
-            if head not in _STEP_FIELD_SET:
-                sink.add("P009", f"provenance names {show(f)}, not a step field", step=sp.step, field=f)
-            elif s.get(head) is None:
-                sink.add("P010", f"provenance describes {f}, which is null", step=sp.step, field=f)
-            _field_provenance(sp.step, f, fp, prov, sink)
-        _uncovered(sp.step, s, heads, sink)
-    for i, s in enumerate(steps, start=1):
-        if i not in seen and isinstance(s, dict):
-            _uncovered(i, s, set(), sink)
-
-
-def _head(name: str) -> str:
-    """Provenance may name a part of a field ("summary.agent_confidence"): its field is the head."""
-    return name.partition(".")[0]
-
-
-def _uncovered(i: int, s: dict[str, Any], covered: set[str], sink: Sink) -> None:
-    missing = [f for f in _PROVENANCE_FIELDS if s.get(f) is not None and f not in covered]
-    if missing:
-        sink.add("P007", f"no provenance for {', '.join(missing)}", step=i)
-
-
-def _field_provenance(step: int | None, f: str, fp: FieldProvenance, prov: Provenance, sink: Sink) -> None:
-    known = prov.evidence
-    for ref in fp.evidence:
-        if ref.id not in known:
-            sink.add(
-                "P006",
-                f"{f} cites evidence {show(ref.id)}, absent from provenance.evidence",
-                step=step,
-                field=f,
-            )
-        if ref.pointer and not ref.pointer.startswith("/"):
-            sink.add(
-                "P012",
-                f"{f} evidence pointer {show(ref.pointer)} is not an RFC 6901 pointer",
-                step=step,
-                field=f,
-            )
-    if fp.origin == "model" and not fp.model:
-        sink.add("P008", f"{f} comes from a model but names no model", step=step, field=f)
-    if fp.origin == "human" and not (fp.reviewer or {}).get("reviewer"):
-        sink.add("P008", f"{f} comes from a reviewer's edit but names no reviewer", step=step, field=f)
-    if fp.origin == "derived" and not fp.rule:
-        sink.add("P012", f"{f} is derived but names no rule", step=step, field=f)
-    if fp.origin == "copied" and not fp.evidence:
-        sink.add("P012", f"{f} is copied but cites no evidence", step=step, field=f)
-
-
-def _sources_agree(prov: Provenance, manifest: Any, sink: Sink) -> None:
-    sources = manifest.get("sources") if isinstance(manifest, dict) else None
-    if not isinstance(sources, list):
-        return
-    for src in sources:
-        if not isinstance(src, dict) or not isinstance(src.get("path"), str):
-            continue
-        theirs = prov.sources.get(src["path"])
-        if theirs is not None and theirs != src.get("sha256"):
-            sink.add(
-                "P013",
-                f"source {show(src['path'])}: manifest and provenance give different sha256",
-                field="provenance.sources",
-            )

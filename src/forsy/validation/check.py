@@ -11,7 +11,7 @@ from typing import Any
 
 from .._gc import gc_paused
 from ._base import Finding, Sink, is_int
-from ._folder import check_artifact_files, check_manifest, check_provenance
+from ._folder import check_artifact_files, check_manifest
 from ._json import load_json
 from ._parts import (
     check_dataset_summary,
@@ -22,6 +22,7 @@ from ._parts import (
     check_trace_times,
     is_legacy,
 )
+from ._provenance import check_provenance
 from ._steps import check_steps, count_steps
 
 
