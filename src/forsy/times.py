@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from .evidence import Event, Session, Warning_
@@ -92,6 +93,11 @@ def status(value: object) -> Status:
 
 def instant(value: object) -> datetime | None:
     """The aware datetime of a placeable time (parses, within range), else None."""
+    return _instant(value) if isinstance(value, str) else None
+
+
+@lru_cache(maxsize=1 << 16)  # a step's times are read again by each stage (datetimes do not change)
+def _instant(value: str) -> datetime | None:
     dt = parse_iso(value)
     if dt is None or not in_range(dt):
         return None
