@@ -20,6 +20,7 @@ from pathlib import Path, PurePath
 
 import orjson
 
+from .._atomic import fsync_all
 from ..assemble import Assembled
 from ..errors import OutputError
 from ..evidence import Session
@@ -115,11 +116,10 @@ def render(a: Assembled) -> dict[str, bytes]:
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Written, not yet flushed to disk: the folder's files are flushed together (fsync_all)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as f:
         f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 _NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
@@ -225,6 +225,7 @@ def write_folder(a: Assembled, dest: Path) -> Path:
             del data
         a.manifest.files = dict(sorted(hashes.items()))
         _write(tmp / "manifest.json", a.manifest.model_dump_json(indent=2).encode() + b"\n")
+        fsync_all([tmp / name for name in (*hashes, "manifest.json")])  # on disk before the folder is in place
         _swap_into_place(tmp, dest)
     except OSError as e:
         # our work folder only (the destination is never in it): nothing half-written stays
