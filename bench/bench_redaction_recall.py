@@ -10,6 +10,8 @@ Sets (each case is the texts of one session, redacted in order by one Redactor, 
   (the forms the issue itself named were then fixed; the others were left as they are);
 - second held-out (heldout2.py): written after the rules, before any change made from it;
 - third held-out (heldout3.py): written before the last round of rules (SQL, quoted values);
+- fourth held-out (heldout4.py): written before the rules for run-together secret names,
+  positional `name value` pairs and pre-shared keys;
 - structure (tests/redaction_structure_samples.py): the must-match samples of the rules'
   own tests, i.e. what the rules were written from (optimistic by construction);
 A secret leaks when any of its forms (raw, JSON-escaped, URL-encoded) is in any output; a
@@ -34,6 +36,7 @@ if str(ROOT / "src") not in sys.path and not any(p.endswith("/src") for p in sys
 from heldout import heldout_cases, heldout_lookalikes  # noqa: E402
 from heldout2 import heldout2_cases, heldout2_lookalikes  # noqa: E402
 from heldout3 import heldout3_cases, heldout3_lookalikes  # noqa: E402
+from heldout4 import heldout4_cases, heldout4_lookalikes  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
 from secretgen import forms  # noqa: E402
@@ -91,7 +94,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
-    ap.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "structure", "all"), default="all")
+    ap.add_argument("--set", choices=("heldout", "heldout2", "heldout3", "heldout4", "structure", "all"), default="all")
     args = ap.parse_args()
     if args.set in ("heldout", "all"):
         by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
@@ -102,6 +105,9 @@ def main() -> None:
     if args.set in ("heldout3", "all"):
         by_cat, changed, n = measure(heldout3_cases(args.seed), heldout3_lookalikes(args.seed), args.show)
         table(f"third held-out set (seed {args.seed})", by_cat, changed, n)
+    if args.set in ("heldout4", "all"):
+        by_cat, changed, n = measure(heldout4_cases(args.seed), heldout4_lookalikes(args.seed), args.show)
+        table(f"fourth held-out set (seed {args.seed})", by_cat, changed, n)
     if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes
