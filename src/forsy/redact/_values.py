@@ -23,10 +23,16 @@ _OPEN_QUOTE = re.compile(r"\\{0,3}[\"'`]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
 
-LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret"})
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret", "psk"})
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+# A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
+# an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD
+_RUN_TOGETHER = ("pass", "pwd")
+_NOT_RUN_TOGETHER = frozenset({"bypass", "compass", "encompass", "surpass", "trespass", "overpass", "underpass",
+                               "impass", "renderpass", "subpass", "multipass", "onepass", "firstpass", "secondpass",
+                               "lastpass", "keepass", "oldpwd"})
 # "<word>_key" names that hold identifiers or public values, not secrets
 _PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary", "foreign", "sort", "partition",
                                "cache", "idempotency", "dedup", "hot", "route", "lookup", "object", "map", "dict",
@@ -55,7 +61,9 @@ def name_tier(name: str) -> int:
     parts = [p.lower() for p in _NAME_PARTS.findall(name)]
     if len(parts) >= 2 and parts[-1] in ("key", "keys") and parts[-2] in _PUBLIC_KEY_KINDS:
         return 0
-    literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) for p in parts]
+    literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) or _run_together(p) for p in parts]
+    if len(parts) >= 2 and parts[-1] == "key" and parts[-2] in ("shared", "preshared"):
+        literal[-1] = True  # a pre-shared key is a passphrase a person chose, like a password
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
         return 0
@@ -63,6 +71,10 @@ def name_tier(name: str) -> int:
     if not all(p.isdigit() or p in _TRAILING_OK for p in parts[last + 1 :]):
         return 0
     return 1 if any(literal[: last + 1]) else 2
+
+
+def _run_together(part: str) -> bool:
+    return part.endswith(_RUN_TOGETHER) and part not in _NOT_RUN_TOGETHER and len(part) > 4
 
 
 def _pathlike(value: str) -> bool:

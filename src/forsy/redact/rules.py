@@ -124,7 +124,7 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 # ---------------------------------------------------------------- name = value assignments
 # Found keyword-first (then the name is grown around it) so that no regex ever starts
 # with an unbounded identifier repeat: that would be quadratic on long base64 runs.
-_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
 _PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
@@ -221,7 +221,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if sep is None:
         if text.startswith("\\u", pos):  # `password\u003d…`: an escaped separator, read decoded
             anchors.want_json_view = True
-        return None
+            return None
+        return None if flag else _positional_value(text, name, pos)
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
     env_style = (name.isupper() or name.startswith("-") or (before >= 0 and text[before] == "=")) and not spaced
@@ -254,6 +255,22 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         anchors.want_json_view = True
     value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
+
+
+_POSITIONAL = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)(?=[\s;]|\\[nrt]|$)")
+
+
+def _positional_value(text: str, name: str, pos: int) -> Hit | None:
+    """`name value` given to a command as two words (`config set api_token VALUE`,
+    `: PSK "VALUE"`, a `db_password VALUE` line): only after a name that is no word of prose
+    (words joined by `_`, `.` or `-`, or in capitals) and only a value that looks like a
+    secret on its own, whatever the name (`the db_password is stored…` stays)."""
+    if not (any(c in name for c in "_.-") or (name.isupper() and len(name) > 2)):
+        return None
+    m = _POSITIONAL.match(text, pos)
+    if m is None:
+        return None
+    return _value_hit(name, 2, m["v"], m.start("v"), quoted=bool(m["q"]))
 
 
 def _value_hit(name: str, tier: int, value: str, start: int, *, quoted: bool, code: bool = False) -> Hit | None:
