@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from forsy.redact import Redactor
-from forsy.redact._anchors import NATIVE_ANCHORS_CASED, Anchors
+from forsy.redact._anchors import Anchors
+from forsy.redact._native import NATIVE_ANCHORS_CASED
 from forsy.run import RetraceOptions, retrace_one
 from forsy.sources.claude_code import ClaudeCodeSource
 

@@ -1,21 +1,9 @@
-"""Where rule literals occur in a text (Anchors), and which literals the engine reports itself."""
+"""Where rule literals occur in a text (Anchors). Which literals the engine reports itself is
+the engine's side (_native.py): Anchors is given that set, so it depends on no rule."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from ._tokens import TOKEN_FINDER
-from .cmdline import CLI_ANCHORS
-from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
-
-# Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
-# costly to search for here (one pass over the text each). Common ones stay here.
-NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS))
-NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
-                           "--user", ":\\/\\/", "sshpass", "pass:")
-NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
-_CASED = frozenset(NATIVE_ANCHORS_CASED)
-
 
 _CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
 
@@ -24,19 +12,19 @@ class Anchors:
     """Where literals occur in a text: found in its UTF-8 bytes (memchr-fast, and `bytes.lower`
     is ASCII-only so offsets do not move), returned as sorted str indices.
 
-    Rare literals (NATIVE_ANCHORS) are found by the engine in its own single pass when it
-    can (`engine` = their positions); then they are not searched for here at all.
-    `cased_only`: take only the cased literals from the engine, looked up without
+    Rare literals (`native`: _native.NATIVE_ANCHORS) are found by the engine in its own
+    single pass when it can (`engine` = their positions); then they are not searched for
+    here at all. `cased_only`: `native` holds only the cased literals, looked up without
     ignore_case; the any-case ones are searched here, mixed case included (what a text
     without engine anchors gets: a decoded view, see Redactor._view_anchors).
     """
 
     def __init__(self, text: str, data: bytes | None = None, engine: list[int] | None = None, *,
-                 cased_only: bool = False) -> None:
+                 native: frozenset[str] = frozenset(), cased_only: bool = False) -> None:
         self.text = text
         self.data = text.encode("utf-8") if data is None else data
-        self.engine = engine  # positions of NATIVE_ANCHORS, or None: search them here
-        self._native = _CASED if cased_only else NATIVE_ANCHORS  # the literals `engine` answers for
+        self.engine = engine  # positions of the `native` literals, or None: search them here
+        self._native = native  # the literals `engine` answers for
         self._cased_only = cased_only
         self.phone: list[int] | None = None  # where phone numbers may start, if the engine said
         self._lower: bytes | None = None

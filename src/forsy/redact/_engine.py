@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from ..errors import RedactionError
-from ._anchors import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
+from ._native import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
 from .personal import PHONE_ANCHOR_PATTERN
 
 ANCHOR_RULE = "custom.forsy-anchor.tokens"

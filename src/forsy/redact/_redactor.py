@@ -20,6 +20,7 @@ from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRI
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
+from ._native import CASED_ANCHORS, NATIVE_ANCHORS
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
 from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
@@ -312,7 +313,7 @@ class Redactor:
         # anchors are exactly what one bytes.find per literal finds.
         spans = byte_spans_to_char(text, data, found) if found else []
         starts = sorted({i for start, end in spans for i in range(start, max(end, start + 1))})
-        return Anchors(text, data, starts, cased_only=True)
+        return Anchors(text, data, starts, native=CASED_ANCHORS, cased_only=True)
 
     @staticmethod
     def _from_view(view: View, offset: int, found: list[Hit]) -> list[Hit]:
@@ -328,7 +329,7 @@ class Redactor:
         """Engine findings in `text` (whose UTF-8, maybe neutralised, is `data`), and the
         anchors for the rules (with the engine's anchor positions when it reports them)."""
         found = self._engine.scan(data) if len(text) >= ENGINE_MIN_LEN else []
-        anchors = Anchors(text, data, [] if self._engine.reports_anchors else None)
+        anchors = Anchors(text, data, [] if self._engine.reports_anchors else None, native=NATIVE_ANCHORS)
         hits: list[Hit] = []
         if found:
             spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])

@@ -1,7 +1,7 @@
 """Credentials on command lines: the secret flags and arguments of known tools (CLI_SECRETS),
 and values set by a command (`set -x NAME VALUE`) or an env-setting call.
 
-CLI_ANCHORS is built here, before anything about anchors: _anchors.NATIVE_ANCHORS_CASED
+CLI_ANCHORS is built here, before anything about anchors: _native.NATIVE_ANCHORS_CASED
 is made of it (the engine reports where these commands occur).
 """
 

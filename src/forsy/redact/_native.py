@@ -1,0 +1,17 @@
+"""The literals the secret engine reports in its own single pass (the anchors of forsy's
+rules that are rare in logs, so cheap to report but costly to search for one by one), made
+of the rules' own lists; the engine's rule file (_engine.py) and the Redactor's Anchors use them."""
+
+from __future__ import annotations
+
+from ._tokens import TOKEN_FINDER
+from .cmdline import CLI_ANCHORS
+from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
+
+# Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
+# costly to search for here (one pass over the text each). Common ones stay in Anchors.
+NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS))
+NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
+                           "--user", ":\\/\\/", "sshpass", "pass:")
+NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
+CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)
