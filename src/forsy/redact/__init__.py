@@ -31,7 +31,7 @@ Fail closed: a string that cannot be scanned (engine error, unknown object) beco
 
 from __future__ import annotations
 
-from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Hit
+from ._base import CREDENTIAL, EMAIL, NUMBERED_PLACEHOLDER_RE, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Hit
 from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine, warm_engine
 from ._redactor import CHUNK, OVERLAP, UNSCANNABLE, Redactor, chunks, user_names_from_paths
 
@@ -39,6 +39,7 @@ __all__ = [
     "CHUNK",
     "CREDENTIAL",
     "EMAIL",
+    "NUMBERED_PLACEHOLDER_RE",
     "OVERLAP",
     "PATH_USER",
     "PERSON",

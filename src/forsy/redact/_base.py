@@ -32,10 +32,12 @@ PATH_USER = "PATH_USER"
 # `changeme`, `${VAR:-default}`); reported, so a reviewer knows one was seen.
 PLACEHOLDER = "PLACEHOLDER"
 
+MASKED_KINDS = (CREDENTIAL, PRIVATE_KEY, EMAIL, PHONE, PERSON, PATH_USER)
+# One numbered placeholder the redactor writes, its kind and number as groups: `[CREDENTIAL_3]`
+NUMBERED_PLACEHOLDER_RE = re.compile(r"\[(" + "|".join(MASKED_KINDS) + r")_(\d+)\]")
 # Placeholders this module writes; text already holding them must come out unchanged.
 # (`[PATH_USER]` unnumbered: the form older traces hold)
-PLACEHOLDER_RE = re.compile(
-    r"\[(?:(?:CREDENTIAL|PRIVATE_KEY|EMAIL|PHONE|PERSON|PATH_USER)_\d+|PATH_USER|UNSCANNABLE_TEXT)\]")
+PLACEHOLDER_RE = re.compile(r"\[(?:(?:" + "|".join(MASKED_KINDS) + r")_\d+|PATH_USER|UNSCANNABLE_TEXT)\]")
 
 
 @dataclass(frozen=True, slots=True)

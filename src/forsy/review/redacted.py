@@ -87,8 +87,6 @@ def cached_redactor(d: LoadedTrace) -> Redactor:
     return red
 
 
-# the placeholders a redactor writes ([CREDENTIAL_3]), and one in the text typed by a reviewer
-_PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]*?)_(\d+)\]")
 _KEEP = "\ue000{}\ue001"  # private-use characters: no rule takes them for a secret
 _KEPT = re.compile("\ue000(\\d+)\ue001")
 
@@ -98,10 +96,11 @@ def mask_typed(text: str, trace: object) -> str:
     published. New placeholders are numbered after the highest of their kind in `trace` (the
     draft with its edits), so `[CREDENTIAL_1]` typed back keeps meaning the trace's value and a
     new secret never takes the name of another one."""
+    from ..redact import NUMBERED_PLACEHOLDER_RE as numbered
     from ..redact import Redactor
 
     highest: dict[str, int] = {}
-    for kind, n in _PLACEHOLDER.findall(orjson.dumps(trace, option=orjson.OPT_NON_STR_KEYS).decode()):
+    for kind, n in numbered.findall(orjson.dumps(trace, option=orjson.OPT_NON_STR_KEYS).decode()):
         highest[kind] = max(highest.get(kind, 0), int(n))
     kept: list[str] = []
 
@@ -109,8 +108,8 @@ def mask_typed(text: str, trace: object) -> str:
         kept.append(m.group(0))
         return _KEEP.format(len(kept) - 1)
 
-    masked = Redactor().redact(_PLACEHOLDER.sub(keep, text))
-    renumbered = _PLACEHOLDER.sub(lambda m: f"[{m.group(1)}_{highest.get(m.group(1), 0) + int(m.group(2))}]", masked)
+    masked = Redactor().redact(numbered.sub(keep, text))
+    renumbered = numbered.sub(lambda m: f"[{m.group(1)}_{highest.get(m.group(1), 0) + int(m.group(2))}]", masked)
     return _KEPT.sub(lambda m: kept[int(m.group(1))], renumbered)
 
 
