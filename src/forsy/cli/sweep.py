@@ -109,7 +109,9 @@ def sweep_cmd(
 
 def _summary(report: SweepReport) -> None:
     c = report.counts
-    faults = f", {len(report.faults)} skipped for a fault" if report.faults else ""
+    # a fault is counted among the failed (the exit code says so too); named here so that
+    # "N failed" is not read as N files that will never be traced
+    faults = f" ({len(report.faults)} of them skipped for a fault, tried again next run)" if report.faults else ""
     left = f", {len(report.left_out)} left out" if report.left_out else ""
     typer.echo(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
                f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, {c.gone} gone, "
