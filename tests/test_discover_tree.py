@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from _paths import SAMPLES
 from forsy.cli import app
 from forsy.run import NOT_READ, RetraceOptions, discover, retrace
-from forsy.sources import walk
+from forsy.sources import available, walk
 
 SUB = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
 
@@ -172,3 +172,19 @@ def test_a_trace_folder_forsy_wrote_inside_the_tree_is_named_as_such(tmp_path: P
     found = discover([root], unread)
     assert [p for _, p in found] == [root / "s.jsonl"]
     assert unread == [(folder, "not searched: a trace folder forsy wrote (its output, not a log)")]
+
+
+def test_a_session_no_layout_offers_is_read_by_the_source_that_sniffs_it(tmp_path: Path) -> None:
+    """A Claude Code session saved as `logs/chat.json` and a Codex rollout renamed `run.jsonl`:
+    no source's layout offers them, but each is its agent's log; the walk used to skip both
+    without a word (neither found nor named as unrecognised)."""
+    logs = tmp_path / "exported" / "logs"
+    logs.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", logs / "chat.json")
+    shutil.copy(next((SAMPLES / "codex").glob("rollout-*.jsonl")), logs / "run.jsonl")
+    (logs / "notes.json").write_text(json.dumps({"todo": ["x"]}))
+    found = walk.discover_tree(tmp_path, available())
+    assert sorted((s.name, p.name) for s, p in found.found) == [("claude_code", "chat.json"), ("codex", "run.jsonl")]
+    assert [p.name for p in found.unrecognised] == ["notes.json"]
+    run = retrace([tmp_path], RetraceOptions(redact=False))
+    assert sorted(Path(o.path).name for o in run.outcomes if o.status == "traced") == ["chat.json", "run.jsonl"]

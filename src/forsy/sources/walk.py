@@ -17,8 +17,9 @@ says:
 
 * folders whose name starts with a dot, and `VENDOR` folders (dependencies, caches, VCS
   data); a home folder is searched only where the agents keep their logs;
-* files that look like logs (`LOG_SUFFIXES`) that no source recognises, counted in
-  `Discovery.unrecognised` for the caller to report;
+* files that look like logs (`LOG_SUFFIXES`) in a folder where no source's layout found a
+  session: read by the first source that sniffs them as its own (as `forsy retrace FILE`
+  would), else counted in `Discovery.unrecognised` for the caller to report;
 * trace folders forsy wrote (`-o` inside the tree), named once as forsy's output;
 * folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
   listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
@@ -147,10 +148,19 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             except OSError as err:
                 out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
         todo.extend(reversed(subs))
-    # a log-like file that is no session found and that no source recognises (a part of a
-    # found session, such as a subagent's file, is recognised by its source)
-    out.unrecognised = [p for p in candidates
-                        if Path(os.path.abspath(p)) not in seen and not _recognised(p, available)]
+    # A log-like file that is no session found, in a folder holding none (a found session's
+    # parts are beside it or in its folder, and never candidates): read by the first source
+    # that sniffs it as its own, as `forsy retrace FILE` would (a source's layout rules did
+    # not offer it, but skipping it would lose it without a word); reported when none does.
+    for p in candidates:
+        if Path(os.path.abspath(p)) in seen:
+            continue
+        sniffers = _sniffed_by(p, available)
+        if sniffers:
+            seen.add(Path(os.path.abspath(p)))
+            out.found.append((sniffers[0], p))
+        else:
+            out.unrecognised.append(p)
     return out
 
 
@@ -179,10 +189,6 @@ def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
     `src`'s: reading it says what is wrong with it (a damaged session fails loudly)."""
     got = _sniffed_by(f, available)
     return got is None or src in got or not got  # unreadable: reading it reports why
-
-
-def _recognised(p: Path, available: list[Source]) -> bool:
-    return bool(_sniffed_by(p, available))
 
 
 def _sniffed_by(p: Path, available: list[Source]) -> list[Source] | None:
