@@ -34,19 +34,11 @@ FILES: dict[str, tuple[Path, str]] = {
 }
 
 
-# Invariant's trace format is also an array of {role, content} messages, and its sniff takes
-# Cline's API history too; `detect` and the folder walk give it to Cline (asked first), but
-# the sniff itself is not yet exclusive (the invariant reader is not this test's to change).
-SHARED_SNIFF = {"cline API history (native tool calls)": "invariant"}
-
-
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_one_reader_and_the_right_one(name: str) -> None:
     path, want = FILES[name]
     head = read_head(path)
     assert detect(path).name == want
-    if name in SHARED_SNIFF:
-        pytest.xfail(f"{SHARED_SNIFF[name]}'s sniff also takes it")
     assert [s.name for s in available() if s.sniff(path, head)] == [want]
 
 

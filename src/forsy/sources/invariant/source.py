@@ -26,6 +26,7 @@ from .._records import iter_json_array
 from ..chat import ChatState, chat_events, chat_message, load_doc, new_session
 from ..lines import discover_sniffed, iter_lines, sha256
 
+_CLINE_API = "api_conversation_history.json"  # the name Cline gives a task's API history
 KIND = "invariant"
 
 
@@ -38,6 +39,8 @@ class InvariantSource:
 
     def sniff(self, path: Path, head: bytes) -> bool:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if path.name == _CLINE_API:
+            return False  # an array of messages too, but Cline's writer's name: the Cline reader's
         if s.startswith(b"["):
             return _first_is_event(s)
         if s.startswith(b"{") and b'"messages"' in s[:200] and orjson_prefix_is_upload(s):
