@@ -133,3 +133,25 @@ def test_a_text_record_that_parses_as_json_verifies_as_written(tmp_path: Path) -
     _edit_json(out / "trace.json", lambda d: d["steps"][0].update(input="1e4"))
     code, mismatches = _verify(out, logs)
     assert code != ExitCode.OK and len(mismatches) == 1 and "step 1 input" in mismatches[0]
+
+
+def test_a_redacted_prompt_of_several_lines_verifies_against_its_lines(tmp_path: Path) -> None:
+    """Aider keeps a prompt of several lines as one `+line` record each, blank lines too; with
+    a secret in one line the trace's input holds a placeholder, and each unmasked part must
+    still be found in the lines joined as the prompt was. A changed word is still caught."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    token = "ghp_" + "Zq4" * 12
+    (logs / ".aider.input.history").write_text(
+        "\n# 2026-01-01 10:00:00.000001\n+fix the build:\n+```\n+GITHUB_TOKEN=" + token + " make\n+\n"
+        "+error: 401\n+```\n")
+    out = tmp_path / "trace"
+    retrace([logs / ".aider.input.history"], RetraceOptions(out=out))
+    steps = json.loads((out / "trace.json").read_text("utf-8"))["steps"]
+    prompt = next(s["input"] for s in steps if isinstance(s.get("input"), str) and "fix the build" in s["input"])
+    assert token not in prompt and "[CREDENTIAL_1]" in prompt and "make\n\nerror: 401" in prompt
+    assert _verify(out, logs) == (ExitCode.OK, [])
+    _edit_json(out / "trace.json", lambda d: [s.update(input=s["input"].replace("401", "403"))
+                                              for s in d["steps"] if s.get("input") == prompt])
+    code, mismatches = _verify(out, logs)
+    assert code != ExitCode.OK and len(mismatches) == 1 and "input" in mismatches[0]

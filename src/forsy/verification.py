@@ -224,9 +224,11 @@ def _agrees(text: str, pieces: list[str], span: bool) -> bool:
         return _matches(text, pieces[0])
     if all(_matches(p, text) or p in text for p in pieces if p.strip()):
         return True
-    # a joined value (texts joined by a blank line, segment.py) that redaction masked: its
-    # placeholders stand for parts of the pieces, so compare it with the pieces joined
-    return bool(PLACEHOLDER.search(text)) and _matches(text, "\n\n".join(p for p in pieces if p))
+    # a joined value that redaction masked: its placeholders stand for parts of the pieces,
+    # so compare it with the pieces joined as the value was (texts by a blank line,
+    # segment.py; the lines of one prompt by a newline, as aider's input history holds them)
+    return bool(PLACEHOLDER.search(text)) and (
+        _matches(text, "\n\n".join(p for p in pieces if p)) or _matches(text, "\n".join(pieces)))
 
 
 def _json_equal(a: str, b: str) -> bool:
