@@ -97,7 +97,7 @@ def run(path: Path, redact: bool, src: Path | None) -> dict[str, tuple[float, fl
         env["PYTHONPATH"] = str(src)
     r = subprocess.run([sys.executable, "-c", CHILD, str(path), "1" if redact else "0"], env=env,
                        capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    return {k: tuple(v) for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items()}  # type: ignore[misc]
+    return {k: (v[0], v[1]) for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items()}
 
 
 def main(argv: list[str] | None = None) -> int:
