@@ -473,8 +473,9 @@ def test_a_changed_trace_folder_is_refused_saying_what_changed(tmp_path: Path, d
     assert (e.value.message, e.value.path) == (f"destination is {said}; refusing to replace it", str(dest))
 
 def test_write_creates_missing_parent_folders(tmp_path: Path) -> None:
-    F._write(tmp_path / "a" / "b" / "c.txt", b"data")
+    digest = F._write(tmp_path / "a" / "b" / "c.txt", [b"da", b"ta"])
     assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"data"
+    assert digest == hashlib.sha256(b"data").hexdigest()
 
 
 def test_an_owned_folder_with_an_artifact_is_still_owned(tmp_path: Path) -> None:

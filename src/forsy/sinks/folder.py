@@ -14,9 +14,10 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 
 import orjson
 
@@ -26,6 +27,7 @@ from ..errors import OutputError
 from ..evidence import Session
 from ..folders import forsy_manifest as forsy_manifest
 from ..markdown import inline
+from ..models import Provenance, Trace
 
 
 def card_title(a: Assembled) -> str:
@@ -94,32 +96,59 @@ def readme(a: Assembled) -> str:
     return "\n".join(lines)
 
 
-def _producers(a: Assembled) -> list[tuple[str, Callable[[], bytes]]]:
-    """Every file of the folder but the manifest, each produced only when it is written
-    (one large JSON document in memory at a time)."""
-    out: list[tuple[str, Callable[[], bytes]]] = [
-        ("trace.json", lambda: a.trace.__pydantic_serializer__.to_json(a.trace, indent=2) + b"\n"),
-        ("provenance.json", lambda: a.provenance.__pydantic_serializer__.to_json(a.provenance, indent=2) + b"\n"),
-        ("README.md", lambda: readme(a).encode("utf-8")),
+def _producers(a: Assembled) -> list[tuple[str, Callable[[], Iterator[bytes]]]]:
+    """Every file of the folder but the manifest, each produced only when it is written and in
+    parts (trace.json and provenance.json a step at a time: no whole large document in memory)."""
+    out: list[tuple[str, Callable[[], Iterator[bytes]]]] = [
+        ("trace.json", lambda: model_json(a.trace)),
+        ("provenance.json", lambda: model_json(a.provenance)),
+        ("README.md", lambda: iter([readme(a).encode("utf-8")])),
     ]
     for rel, text in sorted(a.files.items()):
-        out.append((rel, lambda text=text: text.encode("utf-8", "surrogatepass")))  # type: ignore[misc]
+        out.append((rel, lambda text=text: iter([text.encode("utf-8", "surrogatepass")])))  # type: ignore[misc]
     return out
+
+
+_STEPS = b'\n  "steps": ['  # a top-level key: JSON text holds no raw newline, so no value has this
+
+
+def model_json(m: Trace | Provenance) -> Iterator[bytes]:
+    """`m` as pydantic writes it with a 2-space indent and a final newline, in parts: the
+    document with `steps: []` cut open, each step written alone and indented into its place
+    (indenting is adding spaces after each newline), then the rest. tests/test_sink_chunks.py
+    holds the joined parts to the whole document."""
+    ser = m.__pydantic_serializer__
+    steps: list[Any] = m.steps
+    if not steps:
+        yield ser.to_json(m, indent=2) + b"\n"
+        return
+    head = ser.to_json(m.model_copy(update={"steps": []}), indent=2)
+    cut = head.index(_STEPS + b"]") + len(_STEPS)
+    yield head[:cut]
+    step_ser = steps[0].__pydantic_serializer__
+    for i, step in enumerate(steps):
+        yield (b",\n    " if i else b"\n    ") + step_ser.to_json(step, indent=2).replace(b"\n", b"\n    ")
+    yield b"\n  " + head[cut:] + b"\n"
 
 
 def render(a: Assembled) -> dict[str, bytes]:
     """Every file of the folder, as bytes, manifest last (it lists the others' hashes)."""
-    files = {name: make() for name, make in _producers(a)}
+    files = {name: b"".join(make()) for name, make in _producers(a)}
     a.manifest.files = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
     files["manifest.json"] = a.manifest.model_dump_json(indent=2).encode() + b"\n"
     return files
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Written, not yet flushed to disk: the folder's files are flushed together (fsync_all)."""
+def _write(path: Path, parts: Iterable[bytes]) -> str:
+    """Write `parts` to `path` and return the sha256 of what was written; not yet flushed to
+    disk: the folder's files are flushed together (fsync_all)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    h = hashlib.sha256()
     with open(path, "wb") as f:
-        f.write(data)
+        for data in parts:
+            h.update(data)
+            f.write(data)
+    return h.hexdigest()
 
 
 _NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
@@ -217,14 +246,9 @@ def write_folder(a: Assembled, dest: Path) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir()
-        hashes: dict[str, str] = {}
-        for name, make in _producers(a):
-            data = make()
-            hashes[name] = hashlib.sha256(data).hexdigest()
-            _write(tmp / name, data)
-            del data
+        hashes = {name: _write(tmp / name, make()) for name, make in _producers(a)}
         a.manifest.files = dict(sorted(hashes.items()))
-        _write(tmp / "manifest.json", a.manifest.model_dump_json(indent=2).encode() + b"\n")
+        _write(tmp / "manifest.json", [a.manifest.model_dump_json(indent=2).encode() + b"\n"])
         fsync_all([tmp / name for name in (*hashes, "manifest.json")])  # on disk before the folder is in place
         _swap_into_place(tmp, dest)
     except OSError as e:

@@ -1,0 +1,43 @@
+"""trace.json and provenance.json are written in parts (a step at a time, so no whole large
+document is held in memory): joined, the parts are the very bytes pydantic writes for the
+whole model, whatever the steps hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from _paths import ROOT
+from forsy.models import Provenance, Trace
+from forsy.run import RetraceOptions, retrace_one
+from forsy.sinks.folder import model_json
+
+SAMPLES = sorted(p for p in (ROOT / "sample_logs").rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
+
+
+def _whole(m: Trace | Provenance) -> bytes:
+    return m.__pydantic_serializer__.to_json(m, indent=2) + b"\n"
+
+
+@pytest.mark.parametrize("log", SAMPLES, ids=lambda p: p.name)
+def test_the_parts_join_to_the_whole_document(log: Path) -> None:
+    outcomes = retrace_one(log, RetraceOptions(redact=False), keep=True)
+    assembled = [o.assembled for o in outcomes if o.assembled is not None]
+    for a in assembled:
+        for m in (a.trace, a.provenance):
+            parts = list(model_json(m))
+            assert len(parts) == len(m.steps) + 2  # the head, each step, the rest
+            assert b"".join(parts) == _whole(m)
+
+
+def test_a_step_holding_what_looks_like_the_cut_is_written_whole() -> None:
+    """The cut is found by a key at the top level only: a step's text naming '"steps": [' (with
+    its newline escaped, as JSON has it) or a trace without steps changes nothing."""
+    log = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    a.trace.steps[0].input = '\n  "steps": [\n  "steps": []\n'
+    a.trace.task = '\n  "steps": []'
+    assert b"".join(model_json(a.trace)) == _whole(a.trace)
+    empty = a.trace.model_copy(update={"steps": []})
+    assert list(model_json(empty)) == [_whole(empty)]
