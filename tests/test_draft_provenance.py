@@ -46,11 +46,12 @@ def test_derived_is_what_model_construct_builds() -> None:
     _same(derived("R-time", []), _reference("derived", "R-time", None, [], False))
 
 
-def test_each_value_has_its_own_fields_set_and_evidence() -> None:
+def test_each_value_has_its_own_evidence_and_fields_and_can_still_be_assigned() -> None:
     a, b = derived("R-time", [Ref("ev_a", "")]), derived("R-time", [Ref("ev_a", "")])
-    a.model_fields_set.add("reviewer")
-    assert "reviewer" not in b.model_fields_set
-    assert a.evidence is not b.evidence
+    assert a.evidence is not b.evidence and a.__dict__ is not b.__dict__
+    a.redacted = True  # assignment works as on any model (the shared fields set takes the name)
+    assert (a.redacted, b.redacted) == (True, False)
+    assert b.model_dump_json() == derived("R-time", [Ref("ev_a", "")]).model_dump_json()
 
 
 def test_trusted_is_model_construct_for_the_assembler_parts() -> None:

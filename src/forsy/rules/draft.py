@@ -38,9 +38,9 @@ def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[
 
 
 # Provenance is built without validation (`trusted`): tens of thousands of values per large
-# log, each built here from typed values.
-_REF_SET = frozenset({"id", "pointer"})
-_PROV_SET = frozenset({"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"})  # not reviewer
+# log, each built here from typed values; the sets of fields given are shared (see `trusted`).
+_REF_SET = {"id", "pointer"}
+_PROV_SET = {"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"}  # not reviewer
 
 
 def _refs(refs: list[Ref]) -> list[EvidenceRef]:
