@@ -41,3 +41,16 @@ def test_a_step_holding_what_looks_like_the_cut_is_written_whole() -> None:
     assert b"".join(model_json(a.trace)) == _whole(a.trace)
     empty = a.trace.model_copy(update={"steps": []})
     assert list(model_json(empty)) == [_whole(empty)]
+
+
+def test_provenance_with_a_model_and_a_reviewer_joins_to_the_whole_document() -> None:
+    """Fields written only when set (params, reviewer) are written the same inside a step."""
+    log = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    fields = a.provenance.steps[1].fields
+    name, fp = next(iter(fields.items()))
+    fields[name] = fp.model_copy(update={"origin": "human", "params": {"similarity": 93, "x": 0.5},
+                                         "model": {"name": "m", "temperature": 1e-07},
+                                         "reviewer": {"reviewer": "ada", "replaced": {"value": None}}})
+    parts = list(model_json(a.provenance))
+    assert b'"reviewer": "ada"' in parts[2] and b"".join(parts) == _whole(a.provenance)
