@@ -68,7 +68,6 @@ GRAPH = {m: {t for t, _ in imports(m)} for m in MODS}
 
 def cycles() -> set[tuple[str, ...]]:
     """The strongly connected groups of two or more modules (Tarjan)."""
-    sys.setrecursionlimit(10_000)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -96,9 +95,14 @@ def cycles() -> set[tuple[str, ...]]:
             if len(group) > 1:
                 found.add(tuple(sorted(group)))
 
-    for v in MODS:
-        if v not in index:
-            visit(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # given back: other tests count on the default depth (deep JSON, deep values)
+    try:
+        for v in MODS:
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
     return found
 
 
