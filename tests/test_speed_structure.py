@@ -122,7 +122,7 @@ def test_the_long_number_precheck_answers_as_the_regex_does() -> None:
 def test_gc_paused_while_a_trace_is_validated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """`forsy retrace` validates each folder it wrote (and `forsy validate` any folder): the
     parse of a large trace.json is paused-collector work too."""
-    import forsy.validation as validate
+    import forsy.validation.check as validate  # where validate_path calls it
 
     seen: list[bool] = []
     real = validate.validate_trace
