@@ -135,6 +135,20 @@ def test_a_directory_retraced_on_two_processes_is_byte_identical_to_one(logs: Pa
     assert {e.stage for e in ev2} >= {"reading", "writing", "done"}
 
 
+def test_the_parent_writes_folders_the_workers_rendered(logs: Path, serial: Serial, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one process every trace goes through writes bytes: it neither unpickles the models
+    nor renders them (FolderSink.write would); the folders are the serial run's, byte for byte."""
+    def refuse(*a: object) -> str:
+        raise AssertionError("the parent rendered a trace")
+
+    monkeypatch.setattr(FolderSink, "write", refuse)
+    two, _ = retrace(logs, tmp_path / "out", jobs=2)
+    t1, t2 = tree(serial.out), tree(tmp_path / "out")
+    assert sorted(t1) == sorted(t2) and [k for k in t1 if t1[k] != t2[k]] == []
+    assert not [o for o in two.failed if "rendered" in o.message]
+
+
 def test_the_cli_prints_the_same_lines_and_exit_code_with_jobs_2(logs: Path, tmp_path: Path) -> None:
     res = {}
     for jobs in ("1", "2"):

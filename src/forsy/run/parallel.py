@@ -9,8 +9,10 @@ sink (folder names that grow when taken, store rows, prior-draft links), the out
 progress events. So a parallel run writes, prints and exits exactly as a serial one does.
 
 A worker sends back, per file, its outcomes and each trace the sink must take: the assembled
-trace and the session without its events, evidence and ledger (a sink reads only the
-session's id, kind, files and meta; the heavy parts stay in the worker). Workers are started
+trace (or, for a sink that writes trace folders, the folder's files rendered in the worker:
+the parent only writes bytes) and the session without its events, evidence and ledger (a
+sink reads only the session's id, kind, files and meta; the heavy parts stay in the worker).
+Workers are started
 with `spawn` (no fork of a parent that may hold threads, a SQLite connection or a terminal).
 
 A worker that raises past the per-session stage's own handling gives a failed outcome for its file,
@@ -34,11 +36,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
+from typing import Protocol, cast
 
 from ..assemble import Assembled
 from ..errors import ExitCode, ForsyError
 from ..evidence import Session
 from ..sinks import Sink
+from ..sinks.folder import Rendered
 from ..sources import Source
 from .options import Meter, RetraceOptions
 from .outcome import Outcome
@@ -49,21 +53,30 @@ READ_AHEAD = 2  # files open beyond one per worker: a worker that finishes finds
 _PENDING = "\x00forsy-pending:"  # Outcome.where of a trace the parent's sink has still to take
 
 
+class _TakesRendered(Protocol):
+    def write_rendered(self, r: Rendered, session: Session) -> str: ...
+
+
 @dataclass
 class _Captured:
-    assembled: Assembled
+    assembled: Assembled | Rendered  # Rendered: the folder's files, for a sink that takes them
     session: Session
 
 
 class _Capture:
-    """The worker's sink: keeps each trace for the parent's sink, and says which one it was."""
+    """The worker's sink: keeps each trace for the parent's sink, and says which one it was.
+    `render`: the parent's sink writes trace folders, so the worker renders them here (the
+    parent then writes bytes: no models to unpickle, no rendering in the one process that
+    every trace goes through)."""
 
-    def __init__(self, keep: bool) -> None:
+    def __init__(self, keep: bool, render: bool) -> None:
         self.keep = keep
+        self.render = render
         self.got: list[_Captured] = []
 
     def write(self, assembled: Assembled, session: Session) -> str:
-        self.got.append(_Captured(assembled, session if self.keep else _light(session)))
+        trace: Assembled | Rendered = Rendered.of(assembled) if self.render else assembled
+        self.got.append(_Captured(trace, session if self.keep else _light(session)))
         return f"{_PENDING}{len(self.got) - 1}"
 
 
@@ -104,9 +117,9 @@ def _exit_with(parent: int) -> None:
     os._exit(1)
 
 
-def _work(path: Path, source: Source | None, keep: bool, sinked: bool) -> _FileResult:
+def _work(path: Path, source: Source | None, keep: bool, sinked: bool, render: bool = False) -> _FileResult:
     _test_fault(path)
-    capture = _Capture(keep) if sinked else None
+    capture = _Capture(keep, render) if sinked else None
     outcomes = retrace_file(path, _STATE.options, capture, keep, source, _STATE.timeline, Meter(None))
     return _FileResult(outcomes, capture.got if capture is not None else [])
 
@@ -138,6 +151,7 @@ class Pending:
     source: Source | None
     keep: bool
     sinked: bool
+    render: bool = False  # the worker renders the trace folders (the sink takes them as bytes)
     future: Future[_FileResult] | None = None
     result: _FileResult | BaseException | None = None  # set once known
 
@@ -173,13 +187,13 @@ class SessionPool:
         """Files open at once (submitted, not yet finished): what bounds the parent's memory."""
         return self.jobs + READ_AHEAD
 
-    def submit(self, path: Path, source: Source | None, *, keep: bool, sinked: bool) -> Pending:
-        p = Pending(path, source, keep, sinked)
+    def submit(self, path: Path, source: Source | None, *, keep: bool, sinked: bool, render: bool = False) -> Pending:
+        p = Pending(path, source, keep, sinked, render)
         try:
-            p.future = self._pool.submit(_work, path, source, keep, sinked)
+            p.future = self._pool.submit(_work, path, source, keep, sinked, render)
         except BrokenProcessPool:
             self._recover()
-            p.future = self._pool.submit(_work, path, source, keep, sinked)
+            p.future = self._pool.submit(_work, path, source, keep, sinked, render)
         self._open.append(p)
         return p
 
@@ -213,7 +227,10 @@ class SessionPool:
         assert sink is not None
         try:
             meter.stage("writing")
-            where = sink.write(c.assembled, c.session)
+            if isinstance(c.assembled, Rendered):
+                where = cast(_TakesRendered, sink).write_rendered(c.assembled, c.session)
+            else:
+                where = sink.write(c.assembled, c.session)
         except Exception as e:
             return failed_outcome(o.path, e, self.options)
         return replace(o, status="written" if where else "traced", where=where)
@@ -237,7 +254,7 @@ class SessionPool:
                         continue
                 alone = alone or self._new(1)
                 try:
-                    p.result = alone.submit(_work, p.path, p.source, p.keep, p.sinked).result()
+                    p.result = alone.submit(_work, p.path, p.source, p.keep, p.sinked, p.render).result()
                 except BrokenProcessPool:
                     p.result = _died(p.path)
                     alone.shutdown(wait=True)
@@ -259,6 +276,9 @@ def retrace_in_order(found: Sequence[tuple[Source, Path]], sizes: Sequence[int],
     out: list[Outcome] = []
     todo = iter(zip(found, sizes, strict=True))
     open_: deque[tuple[Pending, Path, int]] = deque()
+    # a sink that writes trace folders takes them rendered by the worker (unless the caller
+    # keeps the assembled traces: then the models come back anyway)
+    render = not keep and callable(getattr(sink, "write_rendered", None))
     with SessionPool(options, jobs, timeline) as pool:
         def fill(limit: int) -> None:
             while len(open_) < limit:
@@ -266,7 +286,7 @@ def retrace_in_order(found: Sequence[tuple[Source, Path]], sizes: Sequence[int],
                 if nxt is None:
                     return
                 (src, path), size = nxt
-                open_.append((pool.submit(path, src, keep=keep, sinked=sink is not None), path, size))
+                open_.append((pool.submit(path, src, keep=keep, sinked=sink is not None, render=render), path, size))
 
         fill(pool.window)
         while open_:

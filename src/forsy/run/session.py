@@ -18,6 +18,7 @@ from ..evidence import Session
 from ..protocols import NoRedactor, Redactor
 from ..rules.segment import Segmenter
 from ..sinks import FolderSink, Sink
+from ..sinks.folder import Rendered
 from ..sources import ReadContext
 from ..times import check_times
 from .options import NO_METER, Meter, RetraceOptions, Stage
@@ -163,11 +164,16 @@ class OncePerRun:
         self.sink.several()
 
     def write(self, assembled: Assembled, session: Session) -> str:
-        tid = assembled.trace.trace_id
+        return self._once(assembled.trace.trace_id, session, lambda: self.sink.write(assembled, session))
+
+    def write_rendered(self, r: Rendered, session: Session) -> str:
+        return self._once(r.trace_id, session, lambda: self.sink.write_rendered(r, session))
+
+    def _once(self, tid: str, session: Session, write: Callable[[], str]) -> str:
         if tid in self.written:
             first, where = self.written[tid]
             raise SameTrace(f"{SAME_TRACE}{first} (an identical session), written to {where}")
-        where = self.sink.write(assembled, session)
+        where = write()
         self.written[tid] = (session.files[0].abs_path if session.files else "?", where)
         return where
 

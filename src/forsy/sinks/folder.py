@@ -139,6 +139,27 @@ def render(a: Assembled) -> dict[str, bytes]:
     return files
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """A trace folder's files rendered where the trace was assembled (a worker process), with
+    what a FolderSink needs to name and place them: the sink's process writes bytes, and
+    neither unpickles the models nor renders them again (`FolderSink.write_rendered`)."""
+
+    trace_id: str
+    started_at: str | None
+    source_kind: str
+    session_id: str | None
+    sources: tuple[str, ...]
+    files: dict[str, bytes]  # every file, manifest.json last
+
+    @classmethod
+    def of(cls, a: Assembled) -> Rendered:
+        files = render(a)
+        m = a.manifest
+        return cls(a.trace.trace_id, a.trace.started_at, m.source_kind, m.session_id,
+                   tuple(s.path for s in m.sources), files)
+
+
 def _write(path: Path, parts: Iterable[bytes]) -> str:
     """Write `parts` to `path` and return the sha256 of what was written; not yet flushed to
     disk: the folder's files are flushed together (fsync_all)."""
@@ -195,16 +216,31 @@ class FolderSink:
             self.parent = True
 
     def candidates(self, a: Assembled, session: Session) -> list[Path]:
+        return self._candidates(a.trace.trace_id, a.trace.started_at, session)
+
+    def _candidates(self, tid: str, started_at: str | None, session: Session) -> list[Path]:
         if not self.parent:
             return [self.out]
-        short = trace_name(session, a.trace.started_at)
-        longer = trace_name(session, a.trace.started_at, id_len=64)  # the whole session id
+        short = trace_name(session, started_at)
+        longer = trace_name(session, started_at, id_len=64)  # the whole session id
         return list(dict.fromkeys([self.out / short, self.out / longer,
-                                   self.out / f"{longer}-{a.trace.trace_id.removeprefix('forsy_')[:12]}"]))
+                                   self.out / f"{longer}-{tid.removeprefix('forsy_')[:12]}"]))
 
     def write(self, a: Assembled, session: Session) -> str:
-        tid = a.trace.trace_id
-        cands = self.candidates(a, session)
+        m = a.manifest
+        return self._place(a.trace.trace_id, a.trace.started_at, session,
+                           (m.source_kind, m.session_id, [s.path for s in m.sources]),
+                           lambda dest: write_folder(a, dest))
+
+    def write_rendered(self, r: Rendered, session: Session) -> str:
+        """`write` for a trace rendered elsewhere (a worker process): the same folder, named
+        and placed the same way, byte for byte."""
+        return self._place(r.trace_id, r.started_at, session, (r.source_kind, r.session_id, list(r.sources)),
+                           lambda dest: write_rendered_folder(r, dest))
+
+    def _place(self, tid: str, started_at: str | None, session: Session, source: _Source,
+               write: Callable[[Path], Path]) -> str:
+        cands = self._candidates(tid, started_at, session)
         for i, dest in enumerate(cands):
             last = i == len(cands) - 1
             if self._written.get(dest, tid) != tid:
@@ -212,18 +248,17 @@ class FolderSink:
                     raise OutputError(f"another trace of this run ({self._written[dest]}) was written to this "
                                       "folder; refusing to replace it", path=dest)
                 continue
-            if not last and self.parent and self._holds_another_trace(dest, a):
+            if not last and self.parent and self._holds_another_trace(dest, source):
                 continue
-            folder = write_folder(a, dest)
+            folder = write(dest)
             self._written[dest] = tid
             return str(folder)
         raise AssertionError("unreachable: the last candidate either raises or is written")
 
     @staticmethod
-    def _holds_another_trace(dest: Path, a: Assembled) -> bool:
+    def _holds_another_trace(dest: Path, source: _Source) -> bool:
         owned = owned_trace_folder(Path(os.path.realpath(dest))) if dest.exists() else None
-        m = a.manifest
-        return owned is not None and not owned.same_source(m.source_kind, m.session_id, [s.path for s in m.sources])
+        return owned is not None and not owned.same_source(*source)
 
 
 def write_folder(a: Assembled, dest: Path) -> Path:
@@ -233,10 +268,35 @@ def write_folder(a: Assembled, dest: Path) -> Path:
     source (checked by `owned_trace_folder`); anything else is refused, never replaced. A
     symlink is followed: the folder is written where it points and the link stays.
     """
+    def files(tmp: Path) -> list[str]:
+        hashes = {name: _write(tmp / name, make()) for name, make in _producers(a)}
+        a.manifest.files = dict(sorted(hashes.items()))
+        _write(tmp / "manifest.json", [a.manifest.model_dump_json(indent=2).encode() + b"\n"])
+        return [*hashes, "manifest.json"]
+
+    m = a.manifest
+    return _write_atomically(dest, (m.source_kind, m.session_id, [s.path for s in m.sources]), files)
+
+
+def write_rendered_folder(r: Rendered, dest: Path) -> Path:
+    """`write_folder` for files rendered elsewhere (`Rendered`): the same checks and bytes."""
+    def files(tmp: Path) -> list[str]:
+        for name, data in r.files.items():
+            _write(tmp / name, [data])
+        return list(r.files)
+
+    return _write_atomically(dest, (r.source_kind, r.session_id, list(r.sources)), files)
+
+
+_Source = tuple[str, str | None, list[str]]  # what check_destination compares: kind, session id, files
+
+
+def _write_atomically(dest: Path, source: _Source, files: Callable[[Path], list[str]]) -> Path:
+    """The folder `files(tmp)` writes into a work folder beside `dest`, flushed, then swapped
+    into place; `source` is what a folder already there must hold to be replaced."""
     dest = Path(os.path.realpath(dest))
     try:
-        check_destination(dest, a.manifest.source_kind, a.manifest.session_id,
-                          [s.path for s in a.manifest.sources])  # before any folder is made on the way to it
+        check_destination(dest, *source)  # before any folder is made on the way to it
         dest.parent.mkdir(parents=True, exist_ok=True)
         _clean_stale(dest)
     except OSError as e:
@@ -246,10 +306,8 @@ def write_folder(a: Assembled, dest: Path) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir()
-        hashes = {name: _write(tmp / name, make()) for name, make in _producers(a)}
-        a.manifest.files = dict(sorted(hashes.items()))
-        _write(tmp / "manifest.json", [a.manifest.model_dump_json(indent=2).encode() + b"\n"])
-        fsync_all([tmp / name for name in (*hashes, "manifest.json")])  # on disk before the folder is in place
+        written = files(tmp)
+        fsync_all([tmp / name for name in written])  # on disk before the folder is in place
         _swap_into_place(tmp, dest)
     except OSError as e:
         # our work folder only (the destination is never in it): nothing half-written stays
