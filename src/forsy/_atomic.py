@@ -28,6 +28,16 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+def _forget_pool() -> None:
+    """In a forked child the pool's threads are gone (a fork copies only the calling
+    thread): a pool inherited from the parent would take work and never do it."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def fsync_all(paths: Iterable[Path]) -> None:
     """Flush the files to disk, all at once: fsync waits on the disk, not the CPU, and
     concurrent ones share the filesystem's journal commits (four files: ~4 ms, not ~17 ms).

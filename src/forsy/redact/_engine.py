@@ -154,6 +154,18 @@ _WARMING: set[Path | None] = set()
 _WARM_LOCK = threading.Lock()
 
 
+def _after_fork() -> None:
+    """A forked child has none of the parent's threads: a build under way there will never
+    finish here, and its lock would never be released. Built engines stay (their memory is
+    copied whole); anything else is built again when asked."""
+    global _ENGINES_LOCK, _WARM_LOCK
+    _ENGINES_LOCK, _WARM_LOCK = threading.Lock(), threading.Lock()
+    _WARMING.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
 def shared_engine(cache_dir: Path | None = None) -> KingfisherEngine:
     """One kingfisher engine per cache folder per process (rules are costly to build)."""
     with _ENGINES_LOCK:

@@ -1,0 +1,55 @@
+"""Thread pools and locks that forsy keeps for the life of a process survive a fork: the
+child has none of the parent's threads, so a pool or a lock inherited as it was would hang
+the child (a forked writer killed mid-write in the atomic-write tests did exactly that)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+from forsy import _atomic
+from forsy.redact import _engine
+
+
+def _in_child(work: object, timeout: float = 20.0) -> int:
+    """Run `work()` in a forked child; its exit status (0: done), or -1 if it hangs."""
+    pid = os.fork()
+    if pid == 0:  # the child: never return into the test runner
+        signal.alarm(int(timeout))
+        try:
+            work()  # type: ignore[operator]
+            os._exit(0)
+        except BaseException:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    return -1 if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def test_a_forked_child_flushes_files_with_a_pool_of_its_own(tmp_path: Path) -> None:
+    f = tmp_path / "a"
+    f.write_bytes(b"x")
+    _atomic.fsync_all([f])  # the parent's pool now has threads
+    assert _atomic._pool is not None
+    assert _in_child(lambda: _atomic.fsync_all([f])) == 0
+
+
+def test_a_forked_child_builds_the_engine_though_the_parent_held_its_lock(tmp_path: Path) -> None:
+    """A fork while the parent's warm-up thread builds the engine (the lock held)."""
+    held = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with _engine._ENGINES_LOCK:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    held.wait(10)
+    try:
+        assert _in_child(lambda: _engine.shared_engine(tmp_path / "rules")) == 0
+    finally:
+        release.set()
+        t.join()
