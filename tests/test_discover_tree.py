@@ -188,3 +188,19 @@ def test_a_session_no_layout_offers_is_read_by_the_source_that_sniffs_it(tmp_pat
     assert [p.name for p in found.unrecognised] == ["notes.json"]
     run = retrace([tmp_path], RetraceOptions(redact=False))
     assert sorted(Path(o.path).name for o in run.outcomes if o.status == "traced") == ["chat.json", "run.jsonl"]
+
+
+def test_a_sessions_own_folder_walked_alone_holds_parts_not_sessions(tmp_path: Path) -> None:
+    """`<id>/subagents/…` beside `<id>.jsonl`, given as a root of its own (a hook sweeps a session
+    and its folder): the subagents' logs are sniffed as Claude Code's but are parts of `<id>`."""
+    proj = tmp_path / "projects" / "-home-dev-app"
+    proj.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "subagents" / f"{SUB}.jsonl", proj / f"{SUB}.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, proj / SUB)
+    inside = walk.discover_tree(proj / SUB, available())  # the folder names its session: that one only
+    assert ([(s.name, p) for s, p in inside.found], inside.unrecognised) == (
+        [("claude_code", proj / f"{SUB}.jsonl")], [])
+    # the same files with no session beside their folder are sessions of their own
+    alone = tmp_path / "loose"
+    shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, alone)
+    assert len(walk.discover_tree(alone, available()).found) == len(list(alone.rglob("*.jsonl"))) > 0

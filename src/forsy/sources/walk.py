@@ -19,7 +19,8 @@ says:
   data); a home folder is searched only where the agents keep their logs;
 * files that look like logs (`LOG_SUFFIXES`) in a folder where no source's layout found a
   session: read by the first source that sniffs them as its own (as `forsy retrace FILE`
-  would), else counted in `Discovery.unrecognised` for the caller to report;
+  would) unless they are a part of a session (in a session's own `<id>/` folder, or above a
+  session that source found), else counted in `Discovery.unrecognised` for the caller to report;
 * trace folders forsy wrote (`-o` inside the tree), named once as forsy's output;
 * folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
   listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
@@ -148,20 +149,42 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             except OSError as err:
                 out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
         todo.extend(reversed(subs))
-    # A log-like file that is no session found, in a folder holding none (a found session's
-    # parts are beside it or in its folder, and never candidates): read by the first source
-    # that sniffs it as its own, as `forsy retrace FILE` would (a source's layout rules did
-    # not offer it, but skipping it would lose it without a word); reported when none does.
+    # A log-like file that is no session found, in a folder holding none: read by the first
+    # source that sniffs it as its own, as `forsy retrace FILE` would (a source's layout rules
+    # did not offer it, but skipping it would lose it without a word), unless it is a part of
+    # a session (`_a_part`); reported when no source sniffs it.
+    found_in: dict[str, set[str]] = {}  # source -> the folders holding a session it found, and theirs
+    for src, f in out.found:
+        found_in.setdefault(src.name, set()).update(str(d) for d in Path(os.path.abspath(f)).parents)
     for p in candidates:
         if Path(os.path.abspath(p)) in seen:
             continue
         sniffers = _sniffed_by(p, available)
-        if sniffers:
+        if not sniffers:
+            out.unrecognised.append(p)
+        elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in sniffers]):
             seen.add(Path(os.path.abspath(p)))
             out.found.append((sniffers[0], p))
-        else:
-            out.unrecognised.append(p)
     return out
+
+
+def _a_part(p: Path, found_in: list[set[str]]) -> bool:
+    """A file its sniffing source takes for a part of a session: it lies in a folder where (or
+    below which) that source found a session (Gemini's `logs.json` above its `chats/`), or in
+    a session's own folder (`<id>/` beside `<id>.jsonl`, up to SESSION_FOLDER_DEPTH folders
+    up: Claude Code's subagents and tool results), also when that folder is the root searched."""
+    if any(str(p.parent) in folders for folders in found_in):
+        return True
+    for d in list(p.parents)[:SESSION_FOLDER_DEPTH]:
+        try:
+            if d.parent != d and (d.parent / (d.name + ".jsonl")).is_file():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+SESSION_FOLDER_DEPTH = 3  # `<id>/subagents/agent-x.jsonl`, `<id>/subagents/<agent>/…`
 
 
 FORSY_OUTPUT = "not searched: a trace folder forsy wrote (its output, not a log)"
