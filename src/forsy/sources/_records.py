@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..evidence import Evidence, Session, Warning_
-from .lines import iter_lines, sha256
+from .lines import RawLine, iter_lines, sha256
 
 # What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
 IsRecord = Callable[[dict[str, Any]], bool]
@@ -145,7 +145,15 @@ def iter_jsonl(
 ) -> Iterator[Record]:
     """Records of a JSONL log; problems go to `warnings` with file and line. `is_record` says
     what a top-level record looks like (used when recovering records from a damaged line)."""
-    for rl in iter_lines(data):
+    return iter_jsonl_lines(iter_lines(data), source, warnings, counters, is_record)
+
+
+def iter_jsonl_lines(
+    lines: Iterable[RawLine], source: str, warnings: list[Warning_], counters: dict[str, int],
+    is_record: IsRecord | None = None,
+) -> Iterator[Record]:
+    """`iter_jsonl` over lines already split (e.g. a `LineStream`, which never holds the file whole)."""
+    for rl in lines:
         raw = rl.raw
         value = _loads(raw)
         if value is _MISSING and b"\x00" in raw:

@@ -1,7 +1,8 @@
 """Reading line-oriented logs with exact byte positions, tolerant of damage.
 
-Logs are opened only through `open_regular`, and read whole only through `read_bytes`,
-which bound what one input can cost:
+Logs are opened only through `open_regular`, and read whole only through `read_bytes` (or
+as a stream of lines through `LineStream`, under the same cap), which bound what one input
+can cost:
 
 * only regular files are opened: a FIFO blocks on open and never ends, a character device
   like /dev/zero never ends, a socket cannot be opened. They are refused by `os.stat`
@@ -165,6 +166,74 @@ def read_bytes(path: Path, limits: Limits | None = None) -> bytes:
     if total > cap:
         raise _too_big(path, total, cap, grew=True)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+class LineStream:
+    """The lines of a regular file read as a stream (`iter_lines` over the file, without
+    holding it whole): once iterated to the end, `size` and `sha256` are those of all its
+    bytes, as `read_bytes` then `sha256` would give. The same cap as `read_bytes` applies."""
+
+    def __init__(self, path: Path, limits: Limits | None = None) -> None:
+        self.path = path
+        self.cap = (limits or Limits.from_env()).max_file_bytes
+        self.size = 0
+        self._hash = hashlib.sha256()
+        self._f = open_regular(path)
+        try:
+            size = os.fstat(self._f.fileno()).st_size
+        except OSError as e:
+            self._f.close()
+            raise InputError(e.strerror or str(e), path=path) from None
+        if size > self.cap:
+            self._f.close()
+            raise _too_big(path, size, self.cap)
+
+    def __enter__(self) -> LineStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._f.close()
+
+    @property
+    def sha256(self) -> str:
+        return self._hash.hexdigest()
+
+    def starts_with(self, first: bytes) -> bool:
+        """Whether the file's first byte that is not whitespace is `first` (the stream is
+        rewound: iterating still starts at the first line)."""
+        try:
+            while chunk := self._f.read(1 << 16):
+                head = chunk.lstrip()
+                if head:
+                    return head[:1] == first
+            return False
+        except OSError as e:
+            raise InputError(e.strerror or str(e), path=self.path) from None
+        finally:
+            self._f.seek(0)
+
+    def __iter__(self) -> Iterator[RawLine]:
+        readline, update, cap = self._f.readline, self._hash.update, self.cap
+        pos = n = 0
+        while True:
+            try:
+                line = readline()
+            except OSError as e:
+                raise InputError(e.strerror or str(e), path=self.path) from None
+            if not line:
+                break
+            n += 1
+            update(line)
+            start, pos = pos, pos + len(line)
+            if pos > cap:  # grew past the cap since its size was read
+                raise _too_big(self.path, pos, cap, grew=True)
+            self.size = pos
+            if line.endswith(b"\n"):
+                raw = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+                if raw.strip():
+                    yield RawLine(n, start, raw, True)
+            elif line.strip():
+                yield RawLine(n, start, line.rstrip(b"\r"), False)
 
 
 def _too_big(path: Path, size: int, cap: int, grew: bool = False) -> InputError:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
-from .._records import Record, iter_json_array, iter_jsonl
-from ..lines import read_bytes, sha256, source_name
+from .._records import Record, iter_json_array, iter_jsonl_lines
+from ..lines import LineStream, read_bytes, sha256, source_name
 from ._events import check_record
 
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
@@ -41,14 +42,27 @@ def _is_top_record(d: dict[str, Any]) -> bool:
 
 
 def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]:
-    data = read_bytes(path)
     rel = source_name(path, ctx.root)
-    session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
-    counters: dict[str, int] = {}
-    if data.lstrip()[:1] == b"[":
-        read = iter_json_array(data, rel, session.warnings, counters)
-    else:
-        read = iter_jsonl(data, rel, session.warnings, counters, _is_top_record)
+    with LineStream(path, ctx.limits) as stream:
+        if stream.starts_with(b"["):
+            data = read_bytes(path, ctx.limits)
+            session.files.append(SourceFile(rel, str(path), "claude_code", len(data), sha256(data)))
+            counters: dict[str, int] = {}
+            recs = _load(iter_json_array(data, rel, session.warnings, counters), session)
+            del data
+        else:
+            # streamed: the file is never held whole beside its records (a third of the read's peak)
+            file = SourceFile(rel, str(path), "claude_code", 0, "")
+            session.files.append(file)
+            counters = {}
+            recs = _load(iter_jsonl_lines(stream, rel, session.warnings, counters, _is_top_record), session)
+            file.bytes, file.sha256 = stream.size, stream.sha256
+    session.quality.records += counters.get("records", 0)
+    session.quality.unparsable_records += counters.get("unparsable", 0)
+    return recs
+
+
+def _load(read: Iterator[Record], session: Session) -> list[Record]:
     recs: list[Record] = []
     for r in read:
         session.add_evidence(r.ev)
@@ -58,8 +72,6 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
             continue
         _mark_by_type(checked, session)
         recs.append(_slim(checked))
-    session.quality.records += counters.get("records", 0)
-    session.quality.unparsable_records += counters.get("unparsable", 0)
     return recs
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
 _SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
