@@ -35,7 +35,11 @@ SHAPES = [
 
 
 @pytest.mark.parametrize("data", SHAPES)
-def test_stream_is_iter_lines_over_the_whole_file(tmp_path: Path, data: bytes) -> None:
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 4096, LineStream.CHUNK])
+def test_stream_is_iter_lines_over_the_whole_file(tmp_path: Path, data: bytes, chunk: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # small reads put every line end, and a \r\n split across two reads, on a read's edge
+    monkeypatch.setattr(LineStream, "CHUNK", chunk)
     p = tmp_path / "s.jsonl"
     p.write_bytes(data)
     with LineStream(p) as stream:
