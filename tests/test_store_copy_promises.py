@@ -1,0 +1,139 @@
+"""`copy_store(..., ship_evidence=True)`: each cited record is shipped only when its bytes still
+hash to the sha256 the trace recorded; a record that changed (even to one of the same length), a
+log that is gone and a source that names no file here are each said, per record, never shipped.
+SQLite to SQLite, calling `copy_store` itself (the CLI around it is tested in test_team.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from _paths import SAMPLES
+from forsy.errors import InputError
+from forsy.models import Provenance
+from forsy.run import RetraceOptions, retrace_one
+from forsy.store import Store, TraceQuery, open_store
+from forsy.store.copy import EVIDENCE_FILE, CopyReport, check_copyable, copy_store, shown_url
+from forsy.store.sink import StoreSink
+
+NOW = "2026-03-01T12:00:00+00:00"
+
+
+def _local(tmp_path: Path) -> tuple[Store, str, Path]:
+    """A local store holding the demo session's trace: (store, trace id, the log it was read from)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "d.jsonl"
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", log)
+    st = open_store(f"sqlite:///{tmp_path / 'local.db'}")
+    tid = retrace_one(log, RetraceOptions(), sink=StoreSink(st, now=NOW), keep=False)[0].trace_id
+    assert tid is not None
+    return st, tid, log
+
+
+def _provenance(st: Store, tid: str) -> Provenance:
+    return Provenance.model_validate_json(next(f.data for f in st.trace_files(tid) if f.name == "provenance.json"))
+
+
+def _shipped(tmp_path: Path, src: Store, tid: str) -> tuple[CopyReport, list[dict[str, object]]]:
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    try:
+        rep = copy_store(src, dst, NOW, ship_evidence=True)
+        data = next(f.data for f in dst.trace_files(tid) if f.name == EVIDENCE_FILE)
+    finally:
+        dst.close()
+    assert data.endswith(b"\n")
+    return rep, [json.loads(line) for line in data.splitlines()]
+
+
+def test_shipped_evidence_is_each_cited_record_with_its_line_and_hash(tmp_path: Path) -> None:
+    src, tid, log = _local(tmp_path)
+    prov = _provenance(src, tid)
+    rep, ev = _shipped(tmp_path, src, tid)
+    src.close()
+    assert [e["id"] for e in ev] == sorted(prov.evidence)  # one line per cited record, by id
+    raw = log.read_bytes()
+    for e in ev:
+        info = prov.evidence[str(e["id"])]
+        assert (e["source"], e["line"], e["sha256"]) == (info.source, info.line, info.sha256)
+        # the record's own text (this log holds no secret, so redaction leaves it as it is)
+        assert e["record"] == raw[info.byte_offset: info.byte_offset + info.byte_length].decode()
+        assert "missing" not in e
+    assert rep.evidence_shipped == len(ev) and rep.evidence_missing == []
+    assert (rep.copied, rep.already) == (1, 0)
+
+
+def test_a_record_changed_to_one_of_the_same_length_is_not_shipped(tmp_path: Path) -> None:
+    """The check is the record's sha256: a change that keeps the offsets, the length and the line
+    (one letter of one cited record) must be caught, and said, for that record alone."""
+    src, tid, log = _local(tmp_path)
+    prov = _provenance(src, tid)
+    first_id = sorted(prov.evidence)[0]
+    info = prov.evidence[first_id]
+    raw = bytearray(log.read_bytes())
+    rec = raw[info.byte_offset: info.byte_offset + info.byte_length]
+    i = rec.index(b'"type"') + 2  # a letter inside the record: the length stays
+    raw[info.byte_offset + i] ^= 0x20  # "type" -> "Type"
+    log.write_bytes(bytes(raw))
+    rep, ev = _shipped(tmp_path, src, tid)
+    src.close()
+    by_id = {e["id"]: e for e in ev}
+    assert by_id[first_id]["missing"] == "the log changed since the trace was made (sha256 differs)"
+    assert "record" not in by_id[first_id]
+    assert all("record" in e for k, e in by_id.items() if k != first_id)
+    assert rep.evidence_shipped == len(ev) - 1
+    assert rep.evidence_missing == [
+        f"{tid}: {info.source}:{info.line}: the log changed since the trace was made (sha256 differs)"]
+
+
+def test_a_log_that_is_gone_is_said_for_every_record_it_held(tmp_path: Path) -> None:
+    src, tid, log = _local(tmp_path)
+    log.unlink()
+    rep, ev = _shipped(tmp_path, src, tid)
+    src.close()
+    assert ev and all(e["missing"] == "its log is not on this machine" and "record" not in e for e in ev)
+    assert rep.evidence_shipped == 0 and len(rep.evidence_missing) == len(ev)
+    assert all(m.startswith(f"{tid}: d.jsonl:") and m.endswith(": its log is not on this machine")
+               for m in rep.evidence_missing)
+
+
+def test_a_log_that_became_a_folder_is_not_read(tmp_path: Path) -> None:
+    src, tid, log = _local(tmp_path)
+    log.unlink()
+    log.mkdir()
+    _, ev = _shipped(tmp_path, src, tid)
+    src.close()
+    assert ev and all(e["missing"] == "its log is not on this machine" for e in ev)
+
+
+def test_copy_ships_no_evidence_unless_asked(tmp_path: Path) -> None:
+    src, tid, _ = _local(tmp_path)
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    rep = copy_store(src, dst, NOW)
+    names = {f.name for f in dst.trace_files(tid)}
+    assert EVIDENCE_FILE not in names and {"trace.json", "provenance.json", "manifest.json"} <= names
+    assert [f.data for f in dst.trace_files(tid) if f.name == "trace.json"] == \
+        [f.data for f in src.trace_files(tid) if f.name == "trace.json"]
+    assert (rep.copied, rep.evidence_shipped, rep.evidence_missing) == (1, 0, [])
+    again = copy_store(src, dst, NOW)
+    assert (again.copied, again.already) == (0, 1)
+    assert [r.trace_id for r in dst.traces(TraceQuery())] == [tid]
+    dst.close()
+    src.close()
+
+
+def test_a_store_is_not_copied_onto_itself_and_a_password_is_never_shown(tmp_path: Path) -> None:
+    st = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    with pytest.raises(InputError, match=r"^copying a store onto itself$"):
+        check_copyable(st, st)
+    other = open_store(f"sqlite:///{tmp_path / 'b.db'}")
+    check_copyable(st, other)  # another store: no error
+    other.close()
+    st.close()
+    assert shown_url("postgresql://ada:s3cret@db.example.org:5432/forsy") == \
+        "postgresql://ada:***@db.example.org:5432/forsy"
+    assert shown_url("postgresql://ada@db/forsy") == "postgresql://ada@db/forsy"
+    assert shown_url("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
