@@ -3,6 +3,7 @@
     redactor = Redactor(user_names={"alice"}, extra_person_names={"Alice Smith"})
     safe = redactor.redact(text)              # str -> str
     safe_record = redactor.redact_value(rec)  # JSON-like value -> same shape, every string redacted
+    safe_all = redactor.redact_values(recs)   # a session at once: each string scanned once, secrets learnt
     redactor.report()                         # counts only: never values, never the mapping
 
 Detection = the kingfisher engine (offline, in-process; its validation and revocation
