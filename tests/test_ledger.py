@@ -11,7 +11,7 @@ import pytest
 
 from _paths import REAL_LOGS, needs_shared
 from forsy.assemble import ledger
-from forsy.evidence import Evidence, Quality, Session, SessionMeta, SourceFile, Warning_
+from forsy.evidence import Evidence, Quality, ReadingWarning, Session, SessionMeta, SourceFile
 from forsy.models import Manifest
 from forsy.run import RetraceOptions, retrace
 from forsy.sources.lines import sha256
@@ -86,7 +86,7 @@ def test_a_source_that_marks_nothing_has_its_uncited_records_unknown(tmp_path: P
         offset += len(raw) + 1
     s = Session("new", "s", [SourceFile("new.jsonl", str(log), "new", len(data), sha256(data))], evs, [],
                 SessionMeta(), Quality(unparsable_records=1),
-                [Warning_("unparsable-line", "line is not JSON", "new.jsonl", 4)])
+                [ReadingWarning("unparsable-line", "line is not JSON", "new.jsonl", 4)])
     first, second, third = list(evs)
     s.mark(third, "set_aside", "b records carry no work")
     books = ledger.build(s, cited={second})

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from forsy.assemble.score import Factor, confidence
-from forsy.evidence import Quality, Ref, Session, SessionMeta, Warning_
+from forsy.evidence import Quality, ReadingWarning, Ref, Session, SessionMeta
 from forsy.models import FieldProvenance
 from forsy.rules.segment import Draft, copied, derived
 
@@ -17,7 +17,7 @@ TS = "2026-01-01T10:00:00Z"
 REF = [Ref("e1", "")]
 
 
-def _session(quality: Quality | None = None, warnings: list[Warning_] | None = None) -> Session:
+def _session(quality: Quality | None = None, warnings: list[ReadingWarning] | None = None) -> Session:
     return Session("claude-code", "s", [], {}, [], SessionMeta(), quality or Quality(), warnings or [])
 
 
@@ -128,7 +128,7 @@ def test_abandoned_branches_cost_3_whatever_their_number() -> None:
 
 @pytest.mark.parametrize(("count", "penalty"), [(1, 5), (3, 15), (4, 15)])
 def test_unlinked_subagents_cost_5_each_at_most_15(count: int, penalty: int) -> None:
-    warnings = [Warning_("unlinked-subagent", "x")] * count + [Warning_("orphan-result", "y")] * 5
+    warnings = [ReadingWarning("unlinked-subagent", "x")] * count + [ReadingWarning("orphan-result", "y")] * 5
     assert _penalty(_session(warnings=warnings), [_step()], "unlinked_subagents") == (count, penalty)
 
 
@@ -193,7 +193,7 @@ def test_extra_factors_are_listed_and_subtracted() -> None:
 def test_the_score_sums_every_penalty_and_never_goes_below_zero() -> None:
     q = Quality(unparsable_records=1, truncated_outputs=1, compactions=1, unknown_records=1, abandoned_events=1,
                 extra={"uncertain_matches": 1})
-    warnings = [Warning_("unlinked-subagent", "x")]
+    warnings = [ReadingWarning("unlinked-subagent", "x")]
     # 90 - 2 - 3 (one missing result) - 1 - 5 - 3 - 5 - 1 - 2 = 68
     assert confidence(_session(q, warnings), [_step(output=None, reasoning="r", call_id="c")])[0] == 68
     worst = Quality(unparsable_records=99, truncated_outputs=99, compactions=99, unknown_records=99,

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from _paths import SHARED
 from forsy.cli import app
-from forsy.evidence import Warning_
+from forsy.evidence import ReadingWarning
 from forsy.run import RetraceOptions, read
 from forsy.times import check_times, instant, order_key, parse_iso, span, status
 from forsy.validation import validate_path, validate_trace
@@ -91,7 +91,7 @@ def step_times(trace: dict[str, object]) -> list[tuple[object, object]]:
     return [(s["started_at"], s["ended_at"]) for s in steps]
 
 
-def warnings_of(tmp: Path, records: list[dict[str, object]]) -> list[Warning_]:
+def warnings_of(tmp: Path, records: list[dict[str, object]]) -> list[ReadingWarning]:
     sessions = read([write(tmp, records)], RetraceOptions())
     assert len(sessions) == 1
     before = [(e.ts, e.ts_ref) for e in sessions[0].events]
@@ -100,7 +100,7 @@ def warnings_of(tmp: Path, records: list[dict[str, object]]) -> list[Warning_]:
     return found
 
 
-def codes(ws: list[Warning_]) -> list[tuple[str, str | None, int | None]]:
+def codes(ws: list[ReadingWarning]) -> list[tuple[str, str | None, int | None]]:
     return sorted((w.code, w.file, w.line) for w in ws)
 
 

@@ -101,7 +101,7 @@ class Event:
 
 
 @dataclass(slots=True)
-class Warning_:
+class ReadingWarning:
     """A problem met while reading: kept for the manifest and printed on stderr."""
 
     code: str
@@ -192,7 +192,7 @@ class Session:
     events: list[Event]
     meta: SessionMeta
     quality: Quality = field(default_factory=Quality)
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[ReadingWarning] = field(default_factory=list)
     ledger: dict[str, Mark] = field(default_factory=dict)
 
     def mark(self, ev_id: str, heading: LedgerHeading, name: str, subtype: str | None = None) -> None:
@@ -204,7 +204,7 @@ class Session:
         return ev.id
 
     def warn(self, code: str, message: str, file: str | None = None, line: int | None = None) -> None:
-        self.warnings.append(Warning_(code, message, file, line))
+        self.warnings.append(ReadingWarning(code, message, file, line))
 
 
 def pointer(*parts: str | int) -> str:

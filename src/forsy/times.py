@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from .evidence import Event, Session, Warning_
+from .evidence import Event, ReadingWarning, Session
 
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 LATEST = datetime(2100, 1, 1, tzinfo=UTC)  # exclusive
@@ -142,7 +142,7 @@ def _shown(value: str) -> str:
     return repr(value[:40]) + ("…" if len(value) > 40 else "")
 
 
-def check_times(session: Session) -> list[Warning_]:
+def check_times(session: Session) -> list[ReadingWarning]:
     """Warnings about the session's timestamps, at most one per kind per file, each naming the
     file and the line of the first record concerned. The events are not changed.
 
@@ -203,7 +203,7 @@ def _order(recs: list[tuple[int, int, datetime, str]], source: str,
             f.count += 1
 
 
-def _warning(kind: str, source: str, f: _Finding) -> Warning_:
+def _warning(kind: str, source: str, f: _Finding) -> ReadingWarning:
     if kind == "unparsable":
         msg = (f"{f.count} record(s) have a timestamp that is not an ISO 8601 time forsy reads "
                f"(first: {f.detail}); their steps get no time from it")
@@ -214,4 +214,4 @@ def _warning(kind: str, source: str, f: _Finding) -> Warning_:
         msg = (f"{f.count} time(s) go back more than {ORDER_TOLERANCE.total_seconds():g} s from the record "
                f"before (first: {f.detail}); steps keep the log's order, trace times are the true "
                f"earliest and latest")
-    return Warning_(f"time-{kind.replace('_', '-')}", msg, source, f.line)
+    return ReadingWarning(f"time-{kind.replace('_', '-')}", msg, source, f.line)

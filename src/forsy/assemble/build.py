@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import times
-from ..evidence import Event, Ref, Session, Warning_
+from ..evidence import Event, ReadingWarning, Ref, Session
 from ..ids import trace_id as make_trace_id
 from ..models import (
     SCHEMA_VERSION,
@@ -324,7 +324,7 @@ def _span(drafts: list[Draft]) -> tuple[str | None, str | None]:
     return times.span(t for d in drafts for t in (d.values.get("started_at"), d.values.get("ended_at")))
 
 
-def _drop_unwritable_times(session: Session, drafts: list[Draft]) -> list[Warning_]:
+def _drop_unwritable_times(session: Session, drafts: list[Draft]) -> list[ReadingWarning]:
     """Take out of the drafts the step times a trace must not hold, and say so.
 
     A value that is not a time would fail `forsy validate` (H001) and any reader; one outside
@@ -343,8 +343,9 @@ def _drop_unwritable_times(session: Session, drafts: list[Draft]) -> list[Warnin
             _drop(session, d, "ended_at", "end-before-start", dropped)
     what = {"unplaceable": "is not a time, or lies outside 1990..2099",
             "end-before-start": "is before the step's started_at"}
-    return [Warning_("time-not-written", f"{x.count} step time(s) written as null: the log's value {what[reason]} "
-                     f"(first: the {x.field} of a step, from this record)", x.file, x.line)
+    return [ReadingWarning("time-not-written",
+                           f"{x.count} step time(s) written as null: the log's value {what[reason]} "
+                           f"(first: the {x.field} of a step, from this record)", x.file, x.line)
             for reason, x in dropped.items()]
 
 

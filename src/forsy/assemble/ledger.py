@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..evidence import UNPARSABLE_WARNINGS, Evidence, Session, Warning_
+from ..evidence import UNPARSABLE_WARNINGS, Evidence, ReadingWarning, Session
 from ..models import LEDGER_HEADINGS, LedgerEntry, LedgerFile
 
 # Keys whose non-empty string value is words someone (or a model) wrote.
@@ -37,7 +37,7 @@ _MAX_TEXT_DEPTH = 12
 @dataclass(slots=True)
 class Ledger:
     files: list[LedgerFile]
-    warnings: list[Warning_]
+    warnings: list[ReadingWarning]
     unknown_with_text: int
 
 
@@ -127,7 +127,7 @@ def _unparsable(session: Session) -> tuple[dict[tuple[str, int | None], int], di
 
 
 def _unknown(session: Session, unknown: dict[str, list[Evidence]],
-             counts: dict[tuple[str, str, str, str | None], list[int]]) -> tuple[list[Warning_], int]:
+             counts: dict[tuple[str, str, str, str | None], list[int]]) -> tuple[list[ReadingWarning], int]:
     """Count the unknown records (reading back only their bytes, to tell which carry text)
     and warn once per record type with the first one's file and line."""
     paths = {f.path: f.abs_path for f in session.files}
@@ -144,7 +144,7 @@ def _unknown(session: Session, unknown: dict[str, list[Evidence]],
             if carries_text(raw):
                 cell[1] += 1
                 with_text += 1
-    warnings = [Warning_("ledger-unknown", f"record type {rtype!r}: used by no step and set aside by no rule "
+    warnings = [ReadingWarning("ledger-unknown", f"record type {rtype!r}: used by no step and set aside by no rule "
                          "(counted as unknown in the manifest's ledger)", ev.source, ev.line)
                 for rtype, ev in sorted(first.items())]
     return warnings, with_text

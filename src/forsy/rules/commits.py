@@ -63,7 +63,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
-from ..evidence import Event, Session, Warning_
+from ..evidence import Event, ReadingWarning, Session
 from ..payloads import CommitInfo, Match
 from ..sources.git import GitLookup
 
@@ -212,7 +212,7 @@ class NamedPlan:
     named_at: list[float] = field(default_factory=list)  # when results named commits the agent made
     drop: set[str] = field(default_factory=set)  # amended away: the amend replaces them
     records: list[NamedRecord] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[ReadingWarning] = field(default_factory=list)
     squashes: list[tuple[str, list[str]]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -324,7 +324,7 @@ def _resolve(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None:
     if not inside:
         rec.status = "outside_window"
         ev = agent.evidence.get(rec.evidence or "")
-        out.warnings.append(Warning_(
+        out.warnings.append(ReadingWarning(
             "git_named_commit_outside_window", f"{_step(x)} names commit {rec.named} ({sha}, {rec.subject}), which "
             "the repository holds outside the time window: it is not on the timeline", ev.source if ev else None,
             ev.line if ev else None))
@@ -377,7 +377,7 @@ def _rewritten(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None
         where = f"; {len(cands)} commits in the window have its subject: not linked"
     else:
         where = "; no rewritten form found in the window"
-    out.warnings.append(Warning_(
+    out.warnings.append(ReadingWarning(
         "git_named_commit_missing", f"{_step(x)} names commit {rec.named} ({rec.subject}), which the repository does "
         f"not hold{where}", ev.source if ev else None, ev.line if ev else None))
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from ..assemble import Assembled
 from ..errors import ExitCode, ForsyError
-from ..evidence import Session, Warning_
+from ..evidence import ReadingWarning, Session
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Outcome:
     steps: int = 0
     turns: int = 0
     confidence: int | None = None
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[ReadingWarning] = field(default_factory=list)
     assembled: Assembled | None = field(default=None, repr=False)
     session: Session | None = field(default=None, repr=False)
     error: ForsyError | None = field(default=None, repr=False)

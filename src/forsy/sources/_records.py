@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ..evidence import Evidence, Session, Warning_
+from ..evidence import Evidence, ReadingWarning, Session
 from .lines import RawLine, iter_lines, sha256
 
 # What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
@@ -141,7 +141,8 @@ def _count(counters: dict[str, int], key: str) -> None:
 
 
 def iter_jsonl(
-    data: bytes, source: str, warnings: list[Warning_], counters: dict[str, int], is_record: IsRecord | None = None
+    data: bytes, source: str, warnings: list[ReadingWarning], counters: dict[str, int],
+    is_record: IsRecord | None = None,
 ) -> Iterator[Record]:
     """Records of a JSONL log; problems go to `warnings` with file and line. `is_record` says
     what a top-level record looks like (used when recovering records from a damaged line)."""
@@ -149,7 +150,7 @@ def iter_jsonl(
 
 
 def iter_jsonl_lines(
-    lines: Iterable[RawLine], source: str, warnings: list[Warning_], counters: dict[str, int],
+    lines: Iterable[RawLine], source: str, warnings: list[ReadingWarning], counters: dict[str, int],
     is_record: IsRecord | None = None,
 ) -> Iterator[Record]:
     """`iter_jsonl` over lines already split (e.g. a `LineStream`, which never holds the file whole)."""
@@ -160,26 +161,26 @@ def iter_jsonl_lines(
             stripped = raw.replace(b"\x00", b"")
             if not stripped.strip():
                 _count(counters, "unparsable")
-                warnings.append(Warning_("nul-run", f"a run of {len(raw)} NUL bytes; skipped", source, rl.line))
+                warnings.append(ReadingWarning("nul-run", f"a run of {len(raw)} NUL bytes; skipped", source, rl.line))
                 continue
             value = _loads(stripped)
             if value is not _MISSING:
-                warnings.append(Warning_("nul-bytes", "NUL bytes removed from the line", source, rl.line))
+                warnings.append(ReadingWarning("nul-bytes", "NUL bytes removed from the line", source, rl.line))
         if value is _MISSING:
             yield from _recover(rl.raw, rl.offset, rl.complete, source, rl.line, warnings, counters, is_record)
             continue
         if not rl.complete:
-            warnings.append(Warning_("no-final-newline", "last line has no newline (file still being written?)",
+            warnings.append(ReadingWarning("no-final-newline", "last line has no newline (file still being written?)",
                                      source, rl.line))
         _count(counters, "records")
         if not isinstance(value, dict):
             _count(counters, "unparsable")
-            warnings.append(Warning_("not-an-object", "line is JSON but not an object; skipped", source, rl.line))
+            warnings.append(ReadingWarning("not-an-object", "line is JSON but not an object; skipped", source, rl.line))
             continue
         if too_deep(raw, value):
             _count(counters, "unparsable")
-            warnings.append(Warning_("too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped",
-                                     source, rl.line))
+            warnings.append(ReadingWarning(
+                "too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped", source, rl.line))
             continue
         yield _record(source, rl.line, rl.offset, raw, value)
 
@@ -232,21 +233,22 @@ def _top_level(raw: bytes, is_record: IsRecord | None) -> tuple[list[tuple[dict[
         pos, byte_pos = end, b1
 
 
-def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, warnings: list[Warning_],
+def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, warnings: list[ReadingWarning],
              counters: dict[str, int], is_record: IsRecord | None) -> Iterator[Record]:
     """What can still be read from a damaged line: the whole records that start it."""
     found, lost = _top_level(raw, is_record) if len(raw) < 64_000_000 else ([], [(0, len(raw))])
     if not found:
         _count(counters, "unparsable")
         if not complete:
-            warnings.append(Warning_("truncated-line", "last line is cut off (file still being written?); "
+            warnings.append(ReadingWarning("truncated-line", "last line is cut off (file still being written?); "
                                      f"skipped: {_ranges(lost)} lost", source, line))
         else:
-            warnings.append(Warning_("unparsable-line", f"line is not JSON ({len(raw)} bytes); "
+            warnings.append(ReadingWarning("unparsable-line", f"line is not JSON ({len(raw)} bytes); "
                                      f"skipped: {_ranges(lost)} lost", source, line))
         return
-    warnings.append(Warning_("damaged-line", f"line is damaged (spliced, cut or with junk); kept the {len(found)} "
-                             f"whole record(s) that start it; {_ranges(lost) or 'nothing'} lost", source, line))
+    warnings.append(ReadingWarning("damaged-line",
+                                   f"line is damaged (spliced, cut or with junk); kept the {len(found)} "
+                                   f"whole record(s) that start it; {_ranges(lost) or 'nothing'} lost", source, line))
     _count(counters, "damaged")
     for value, b0, b1 in found:
         _count(counters, "records")
@@ -254,7 +256,7 @@ def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, wa
 
 
 def iter_json_array(
-    data: bytes, source: str, warnings: list[Warning_], counters: dict[str, int]
+    data: bytes, source: str, warnings: list[ReadingWarning], counters: dict[str, int]
 ) -> Iterator[Record]:
     """Records of a log re-saved as one JSON array (a Stop hook's transcript dump).
 
@@ -279,19 +281,19 @@ def iter_json_array(
             value, end = dec.raw_decode(text, skip)
         except (ValueError, RecursionError):
             _count(counters, "unparsable")
-            warnings.append(Warning_("unparsable-element", "array element is not JSON; stopped reading "
+            warnings.append(ReadingWarning("unparsable-element", "array element is not JSON; stopped reading "
                                      f"(bytes {byte_pos}-{len(data)} of the file lost)", source, line))
             return
         raw = text[skip:end].encode("utf-8", "surrogateescape")
         _count(counters, "records")
         if not isinstance(value, dict):
             _count(counters, "unparsable")
-            warnings.append(Warning_("not-an-object", f"array element is {type(value).__name__}, not an object; "
+            warnings.append(ReadingWarning("not-an-object", f"array element is {type(value).__name__}, not an object; "
                                      "skipped", source, line))
         elif too_deep(raw, value):
             _count(counters, "unparsable")
-            warnings.append(Warning_("too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped",
-                                     source, line))
+            warnings.append(ReadingWarning(
+                "too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped", source, line))
         else:
             rtype = value.get("type") if isinstance(value.get("type"), str) else None
             yield Record(Evidence.make(source, line, byte_pos, raw, sha256(raw), rtype), _scrub(value))

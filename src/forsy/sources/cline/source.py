@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...errors import InputError
-from ...evidence import Event, Ref, Session, SessionMeta, SourceFile, Warning_, pointer
+from ...evidence import Event, ReadingWarning, Ref, Session, SessionMeta, SourceFile, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record, iter_json_array
@@ -141,7 +141,7 @@ def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
 
 def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
     data, name = _load_file(path, s, ctx)
-    warnings: list[Warning_] = []
+    warnings: list[ReadingWarning] = []
     counters: dict[str, int] = {}
     recs = list(iter_json_array(data, name, warnings, counters))
     s.warnings.extend(warnings)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...evidence import Session, Warning_
+from ...evidence import ReadingWarning, Session
 from .._records import Record, iter_jsonl
 
 HEADER_WHY = "the chat's header (session id, project hash, start time)"
@@ -54,7 +54,7 @@ def is_jsonl(data: bytes) -> bool:
 
 def collect(data: bytes, name: str, s: Session) -> Lines:
     out = Lines()
-    warnings: list[Warning_] = []
+    warnings: list[ReadingWarning] = []
     counters: dict[str, int] = {}
     latest: dict[str, Record] = {}
     order: list[str] = []

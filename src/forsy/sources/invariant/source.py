@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ...evidence import Evidence, Session, Warning_
+from ...evidence import Evidence, ReadingWarning, Session
 from .. import ReadContext
 from .._records import iter_json_array
 from ..chat import ChatState, chat_events, chat_message, load_doc, new_session
@@ -67,7 +67,7 @@ class InvariantSource:
                 return _read_jsonl(path, doc)
             return _read_upload(path, doc)
         s = new_session(KIND, path.stem, doc, "invariant")
-        warnings: list[Warning_] = []
+        warnings: list[ReadingWarning] = []
         counters: dict[str, int] = {}
         records = list(iter_json_array(doc.data, doc.source, warnings, counters))
         s.warnings.extend(warnings)

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import orjson
 
-from ...evidence import Evidence, Session, Warning_
+from ...evidence import Evidence, ReadingWarning, Session
 from .. import ReadContext
 from .._records import iter_jsonl
 from ..chat import chat_events, load_doc, new_session, parsed
@@ -56,7 +56,7 @@ class OpenAIChatSource:
             chat_events(s, whole["messages"], ev, "/messages", 1)
             return [s]
         out: list[Session] = []
-        warnings: list[Warning_] = []
+        warnings: list[ReadingWarning] = []
         counters: dict[str, int] = {}
         for rec in iter_jsonl(doc.data, doc.source, warnings, counters):
             s = new_session(KIND, f"{path.stem}#{rec.ev.line}", doc, "openai-chat")

@@ -45,7 +45,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from ...evidence import Session, SessionMeta, SourceFile, Warning_, pointer
+from ...evidence import ReadingWarning, Session, SessionMeta, SourceFile, pointer
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
@@ -88,7 +88,7 @@ class OpenHandsSource:
         data = read_bytes(path, ctx.limits)
         name = source_name(path, ctx.root)
         file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
-        warnings: list[Warning_] = []
+        warnings: list[ReadingWarning] = []
         counters: dict[str, int] = {}
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
             s = _session(path.stem, file)
