@@ -19,7 +19,7 @@ from forsy.store import Store, TraceQuery, open_store
 from forsy.store.copy import EVIDENCE_FILE, CopyReport, check_copyable, copy_store, shown_url
 from forsy.store.sink import StoreSink
 
-NOW = "2026-03-01T12:00:00+00:00"
+NOW, LATER = "2026-03-01T12:00:00+00:00", "2026-03-01T12:05:00+00:00"
 
 
 def _local(tmp_path: Path) -> tuple[Store, str, Path]:
@@ -137,3 +137,45 @@ def test_a_store_is_not_copied_onto_itself_and_a_password_is_never_shown(tmp_pat
         "postgresql://ada:***@db.example.org:5432/forsy"
     assert shown_url("postgresql://ada@db/forsy") == "postgresql://ada@db/forsy"
     assert shown_url("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
+
+
+def test_the_shipped_file_is_sorted_keys_and_its_text_as_written(tmp_path: Path) -> None:
+    """One JSON object a line, keys sorted, non-ASCII text as itself (not `\\u` escapes): the
+    file's bytes, not only what it parses to."""
+    src, tid, _ = _local(tmp_path)
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    copy_store(src, dst, NOW, ship_evidence=True)
+    data = next(f.data for f in dst.trace_files(tid) if f.name == EVIDENCE_FILE)
+    dst.close()
+    src.close()
+    lines = data.splitlines()
+    assert not all(line.isascii() for line in lines)  # a cited record holds non-ASCII text
+    assert data == b"".join(json.dumps(json.loads(line), ensure_ascii=False, sort_keys=True).encode() + b"\n"
+                            for line in lines)
+    assert all(list(json.loads(line)) == sorted(json.loads(line)) for line in lines)
+
+
+def test_the_report_counts_every_history_carried(tmp_path: Path) -> None:
+    """Drafts with histories: one edited and approved, one edited and still pending, and the
+    trace the approval made (approved, pointing back at the first). The report adds them up;
+    the pending one is no status set."""
+    from forsy.review import actions
+
+    src, a, _ = _local(tmp_path)
+    other = tmp_path / "logs" / "c.jsonl"
+    shutil.copy(SAMPLES / "claude" / "compaction-and-branches.jsonl", other)
+    b = retrace_one(other, RetraceOptions(), sink=StoreSink(src, now=NOW), keep=False)[0].trace_id
+    assert b is not None
+    ada = "Ada Lovelace <ada@example.org>"
+    actions.edit(src, a, "/steps/2/reasoning", "Looked first.", reviewer=ada, at=NOW)
+    actions.approve(src, a, "human_reviewed", reviewer=ada, at=LATER)
+    actions.edit(src, b, "/steps/1/reasoning", "Read it.", reviewer=ada, at=NOW)
+    audit = sum(len([x for x in src.audit(t) if x.action != "draft_created"]) for t in (a, b))
+    proposals = len(src.proposals(a)) + len(src.proposals(b))
+    assert audit >= 3 and proposals >= 2
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    rep = copy_store(src, dst, NOW)
+    dst.close()
+    src.close()
+    assert (rep.reviews_copied, rep.proposals_copied, rep.audit_copied, rep.status_set) == (3, proposals, audit, 2)
+    assert rep.not_copied == [] and rep.copied == 3  # a, b and the trace a's approval made
