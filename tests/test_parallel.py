@@ -29,6 +29,7 @@ from forsy.run import Outcome, ProgressEvent, RetraceOptions, RetraceRun, parall
 from forsy.sinks import FolderSink
 from forsy.store import open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
+from forsy.validation import Report, validate_path
 
 runner = CliRunner()
 BROKEN = "zz-broken.jsonl"
@@ -78,11 +79,17 @@ def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def _findings(report: Report | None) -> list[tuple[str, str, object]]:
+    assert report is not None
+    return [(f.rule, f.message, f.step) for f in [*report.errors, *report.warnings]]
+
+
 def comparable(o: Outcome, out: Path) -> dict[str, object]:
     """An outcome as data, its folder relative to the run's output folder."""
     d = asdict(o)
     d.pop("assembled"), d.pop("session")
     d.pop("error")
+    d.pop("checked")  # where the folder was validated; what it found is compared below
     d["error"] = None if o.error is None else (type(o.error).__name__, str(o.error), o.error.exit_code)
     d["where"] = None if o.where is None else Path(o.where).relative_to(out).as_posix()
     d["message"] = o.message.replace(str(out), "OUT")  # a copy's skip names the folder its trace went to
@@ -119,6 +126,10 @@ def test_a_directory_retraced_on_two_processes_is_byte_identical_to_one(logs: Pa
     assert [k for k in t1 if t1[k] != t2[k]] == []  # every file byte for byte
     assert [comparable(o, serial.out) for o in one.outcomes] == [comparable(o, tmp_path / "out") for o in two.outcomes]
     assert one.exit_code == two.exit_code == ExitCode.PARTIAL
+    # the workers validated the files they rendered: the same findings as the written folder's
+    written = [o for o in two.outcomes if o.status == "written"]
+    assert written and all(o.checked is not None for o in written)
+    assert [_findings(o.checked) for o in written] == [_findings(validate_path(Path(o.where))) for o in written]
     statuses = {o.status for o in one.outcomes}
     assert {"written", "skipped", "failed"} <= statuses and len(one.results) >= 5  # the samples alone: 5
     # a log and its copy are one trace: written once, in both runs from the same file, the other skipped

@@ -196,11 +196,13 @@ class TraceCheck:
                 f"{len(self.reading_warnings)} reading warning(s)")
 
 
-def check_folder(path: Path) -> tuple[TraceCheck, Report]:
-    """Validate a trace folder (or trace.json) and read its manifest's reading warnings."""
+def check_folder(path: Path, checked: Report | None = None) -> tuple[TraceCheck, Report]:
+    """Validate a trace folder (or trace.json) and read its manifest's reading warnings.
+    `checked`: the folder's files were validated already, as they were written (a pool worker
+    validates what it rendered): that report is used."""
     from ..validation import validate_path
 
-    report = validate_path(path)
+    report = checked if checked is not None else validate_path(path)
     return TraceCheck([_finding(f) for f in report.errors], [_finding(f) for f in report.warnings],
                       reading_warnings(path)), report
 

@@ -237,7 +237,7 @@ def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_
     """Print what became of every session; the exit code."""
     code = done.exit_code
     for o in done.outcomes:
-        check = check_folder(Path(o.where))[0] if o.status == "written" and o.where else None
+        check = check_folder(Path(o.where), o.checked)[0] if o.status == "written" and o.where else None
         if check is not None and check.errors and not code:
             code = ExitCode.INVALID  # forsy wrote a trace that breaks the format: a bug, never hidden
         if as_json:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..assemble import Assembled
 from ..errors import ExitCode, ForsyError
 from ..evidence import ReadingWarning, Session
+
+if TYPE_CHECKING:
+    from ..validation import Report
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class Outcome:
     exit_code: int = ExitCode.OK
     llm: LLMResult | None = None  # set when the run had a model pass (`RetraceOptions.llm_model`)
     timeline: TimelineCounts | None = None  # set when history or git was merged in
+    # the written folder's validation, when it was made where the trace was: a pool worker
+    # validates the files it rendered, which the parent then writes unchanged
+    checked: Report | None = field(default=None, repr=False)
 
     @property
     def folder(self) -> Path | None:

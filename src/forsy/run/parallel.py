@@ -36,7 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from ..assemble import Assembled
 from ..errors import ExitCode, ForsyError
@@ -48,6 +48,9 @@ from .options import Meter, RetraceOptions
 from .outcome import Outcome
 from .session import failed_outcome, retrace_file
 from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from ..validation import Report
 
 READ_AHEAD = 2  # files open beyond one per worker: a worker that finishes finds the next one waiting
 _PENDING = "\x00forsy-pending:"  # Outcome.where of a trace the parent's sink has still to take
@@ -61,6 +64,7 @@ class _TakesRendered(Protocol):
 class _Captured:
     assembled: Assembled | Rendered  # Rendered: the folder's files, for a sink that takes them
     session: Session
+    checked: Report | None = None  # the rendered files' validation, made here in the worker
 
 
 class _Capture:
@@ -75,8 +79,14 @@ class _Capture:
         self.got: list[_Captured] = []
 
     def write(self, assembled: Assembled, session: Session) -> str:
-        trace: Assembled | Rendered = Rendered.of(assembled) if self.render else assembled
-        self.got.append(_Captured(trace, session if self.keep else _light(session)))
+        light = session if self.keep else _light(session)
+        if self.render:  # validated here too: what `forsy retrace` checks once the folder is written
+            from ..validation import validate_files
+
+            r = Rendered.of(assembled)
+            self.got.append(_Captured(r, light, validate_files(r.files)))
+        else:
+            self.got.append(_Captured(assembled, light))
         return f"{_PENDING}{len(self.got) - 1}"
 
 
@@ -233,7 +243,7 @@ class SessionPool:
                 where = sink.write(c.assembled, c.session)
         except Exception as e:
             return failed_outcome(o.path, e, self.options)
-        return replace(o, status="written" if where else "traced", where=where)
+        return replace(o, status="written" if where else "traced", where=where, checked=c.checked)
 
     def _recover(self) -> None:
         """A worker process died and took the pool with it. Files whose results had come back
