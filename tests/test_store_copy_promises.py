@@ -179,3 +179,25 @@ def test_the_report_counts_every_history_carried(tmp_path: Path) -> None:
     src.close()
     assert (rep.reviews_copied, rep.proposals_copied, rep.audit_copied, rep.status_set) == (3, proposals, audit, 2)
     assert rep.not_copied == [] and rep.copied == 3  # a, b and the trace a's approval made
+
+
+def test_a_history_of_more_than_a_thousand_audit_records_is_copied_whole(tmp_path: Path) -> None:
+    """The store's audit listing stops at 1,000 unless asked for all: a copy that kept its default
+    would carry the first 1,000 of a long-reviewed draft's records and drop the rest silently."""
+    from forsy.store.copy import ALL
+
+    src, tid, _ = _local(tmp_path)
+    db = src.db  # type: ignore[attr-defined]
+    (draft_id,) = db.execute("SELECT id FROM drafts WHERE trace_id = ?", (tid,)).fetchone()
+    with src.transaction():  # type: ignore[attr-defined]
+        db.executemany("INSERT INTO audit (at, actor, action, draft_id, detail_json) VALUES (?, ?, ?, ?, ?)",
+                       [(NOW, "Ada <ada@example.org>", "note", draft_id, json.dumps({"n": i})) for i in range(1100)])
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    try:
+        rep = copy_store(src, dst, NOW)
+        copied = [a for a in dst.audit(tid, limit=ALL) if a.action == "note"]
+    finally:
+        dst.close()
+        src.close()
+    assert rep.audit_copied == 1100
+    assert len(copied) == 1100 and sorted(json.loads(a.detail_json)["n"] for a in copied) == list(range(1100))
