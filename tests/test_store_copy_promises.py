@@ -5,6 +5,7 @@ SQLite to SQLite, calling `copy_store` itself (the CLI around it is tested in te
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -201,3 +202,30 @@ def test_a_history_of_more_than_a_thousand_audit_records_is_copied_whole(tmp_pat
         src.close()
     assert rep.audit_copied == 1100
     assert len(copied) == 1100 and sorted(json.loads(a.detail_json)["n"] for a in copied) == list(range(1100))
+
+
+def test_a_cited_record_that_is_not_utf8_is_shipped_readable_with_its_raw_hash(tmp_path: Path) -> None:
+    """A log line holding a byte that is not UTF-8 (`caf\\xe9`, Latin-1): the record ships as text
+    with U+FFFD where the byte was (JSON lines must be text), and its sha256 is still that of the
+    raw bytes in the log, so the shipped line says which bytes it stands for."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = (SAMPLES / "claude" / "demo-session.jsonl").read_bytes().split(b"\n")
+    i = next(n for n, line in enumerate(lines) if b'"type":"user"' in line and b'"content":"' in line)
+    head, _, tail = lines[i].partition(b'"content":"')
+    lines[i] = head + b'"content":"caf\xe9 ' + tail
+    log = logs / "d.jsonl"
+    log.write_bytes(b"\n".join(lines))
+    src = open_store(f"sqlite:///{tmp_path / 'local.db'}")
+    tid = retrace_one(log, RetraceOptions(), sink=StoreSink(src, now=NOW), keep=False)[0].trace_id
+    assert tid is not None
+    prov = _provenance(src, tid)
+    rep, ev = _shipped(tmp_path, src, tid)
+    src.close()
+    latin = [e for e in ev if "caf\ufffd " in str(e.get("record", ""))]
+    assert len(latin) == 1
+    info = prov.evidence[str(latin[0]["id"])]
+    raw = log.read_bytes()[info.byte_offset: info.byte_offset + info.byte_length]
+    assert b"caf\xe9 " in raw and latin[0]["sha256"] == info.sha256 == hashlib.sha256(raw).hexdigest()
+    assert latin[0]["record"] == raw.decode("utf-8", "replace")  # nothing in it to redact
+    assert rep.evidence_missing == [] and rep.evidence_shipped == len(ev)
