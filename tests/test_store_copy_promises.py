@@ -229,3 +229,29 @@ def test_a_cited_record_that_is_not_utf8_is_shipped_readable_with_its_raw_hash(t
     assert b"caf\xe9 " in raw and latin[0]["sha256"] == info.sha256 == hashlib.sha256(raw).hexdigest()
     assert latin[0]["record"] == raw.decode("utf-8", "replace")  # nothing in it to redact
     assert rep.evidence_missing == [] and rep.evidence_shipped == len(ev)
+
+
+def test_a_trace_with_model_proposed_values_is_copied_with_them(tmp_path: Path) -> None:
+    """A --llm draft: its model-proposed value, with its model and cited quote, reaches the
+    destination byte for byte, and the destination's queue counts it as awaiting a decision."""
+    from test_review_conversation import MODEL_VALUE, ModelSink
+
+    src = open_store(f"sqlite:///{tmp_path / 'local.db'}")
+    [o] = retrace_one(SAMPLES / "claude" / "demo-session.jsonl", RetraceOptions(),
+                      sink=ModelSink(StoreSink(src, now=NOW)), keep=False)
+    tid = o.trace_id
+    assert tid is not None
+    want = {f.name: f.data for f in src.trace_files(tid)}
+    assert [r.trace_id for r in src.traces(TraceQuery(model_values=True))] == [tid]
+    dst = open_store(f"sqlite:///{tmp_path / 'team.db'}")
+    try:
+        copy_store(src, dst, NOW)
+        got = {f.name: f.data for f in dst.trace_files(tid)}
+        with_model = [r.trace_id for r in dst.traces(TraceQuery(model_values=True))]
+        without = [r.trace_id for r in dst.traces(TraceQuery(model_values=False))]
+    finally:
+        dst.close()
+        src.close()
+    assert got == want and MODEL_VALUE.encode() in got["trace.json"]
+    assert b'"origin": "model"' in got["provenance.json"] and b"scripted/model-a" in got["provenance.json"]
+    assert (with_model, without) == ([tid], [])
