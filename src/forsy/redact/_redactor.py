@@ -187,20 +187,12 @@ class Redactor:
 
     # ------------------------------------------------------------ detection
     def _find_safe(self, texts: list[str]) -> list[list[Hit] | None]:
-        """Hits per text, None for a text that could not be scanned (fail closed)."""
+        """Hits per text, None for a text that could not be scanned (fail closed): each batch
+        scanned, then looked up for every value known so far (learnt from it too)."""
         out: list[list[Hit] | None] = []
         for batch in batches(texts):
-            try:
-                out += self._find_many(batch)
-            except Exception:  # one bad string must not take the batch with it: retry alone
-                out += [self._find_one_safe(t) for t in batch]
+            out += self._with_known_safe(batch, self._find_base_safe(batch))
         return out
-
-    def _find_one_safe(self, text: str) -> list[Hit] | None:
-        try:
-            return self._find_many([text])[0]
-        except Exception:
-            return None
 
     def _find_many(self, texts: list[str]) -> list[list[Hit]]:
         """Scan the texts joined by a separator no rule matches across; split the hits back.
