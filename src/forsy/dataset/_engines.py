@@ -80,28 +80,46 @@ def _alone(unit: Unit, redact: bool) -> list[Row]:
 
 
 def run_local(units: Sequence[Unit], num_cpus: int, redact: bool = True) -> Iterator[tuple[Unit, list[Row]]]:
-    """Units retraced by `num_cpus` worker processes, yielded in order. When the pool breaks,
-    no one can say whose unit killed it: every unit in flight is retried alone."""
+    """Units retraced by `num_cpus` worker processes, yielded in order. When the pool breaks
+    (seen by a result or by the next submit: a worker may die between the two), no one can
+    say whose unit killed it: every unit in flight without a result is retried alone."""
     todo = deque(units)
     pool = _pool(num_cpus)
     flight: deque[tuple[Unit, Future[list[Row]]]] = deque()
     try:
         while todo or flight:
+            broken = False
             while todo and len(flight) < num_cpus + READ_AHEAD:
-                u = todo.popleft()
-                flight.append((u, pool.submit(_work_json, u.to_json(), redact)))
-            unit, fut = flight.popleft()
-            try:
-                yield unit, fut.result()
-            except BrokenProcessPool:
-                pool.shutdown(wait=True, cancel_futures=True)
-                yield unit, _alone(unit, redact)
-                for u, _ in flight:
-                    yield u, _alone(u, redact)
-                flight.clear()
-                pool = _pool(num_cpus)
+                try:
+                    fut = pool.submit(_work_json, todo[0].to_json(), redact)
+                except BrokenProcessPool:
+                    broken = True
+                    break
+                flight.append((todo.popleft(), fut))
+            if not broken:
+                unit, fut = flight[0]
+                try:
+                    rows = fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                else:
+                    flight.popleft()
+                    yield unit, rows
+                    continue
+            pool.shutdown(wait=True, cancel_futures=True)
+            for u, f in flight:
+                yield u, _settled(f) or _alone(u, redact)
+            flight.clear()
+            pool = _pool(num_cpus)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _settled(fut: Future[list[Row]]) -> list[Row] | None:
+    """The rows of a unit whose worker finished before the pool broke; None otherwise."""
+    if fut.done() and not fut.cancelled() and fut.exception() is None:
+        return fut.result()
+    return None
 
 
 # ---------------------------------------------------------------- ray
