@@ -86,6 +86,7 @@ COMMIT_LINE = re.compile(rf"^\[(detached HEAD|[^\s\]]+)(?: \(root-commit\))? {_S
 AIDER_LINE = re.compile(rf"^Commit {_SHA} (.+)$", re.MULTILINE)
 HEAD_LINE = re.compile(rf"^HEAD is now at {_SHA} (.*)$", re.MULTILINE)
 PUSH_LINE = re.compile(rf"^\s*\+?\s*{_SHA}\.{{2,3}}{_SHA}\s+(\S+ -> \S+)", re.MULTILINE)
+WINDOWS_DRIVE = re.compile(r"[A-Za-z]:/")
 PR_LINE = re.compile(r"(?:Squashed and merged|Rebased and merged|Merged) pull request (?:[\w.-]+/[\w.-]+)?#(\d+)"
                      r" \((.*)\)[ \t]*$", re.MULTILINE)
 
@@ -149,7 +150,7 @@ def _bracket(c: CallSpan, t: float, slack: float) -> bool:
 def _same_file(agent_path: str, repo_path: str) -> bool:
     """An agent's path (absolute or relative) names the repository-relative path."""
     a = agent_path.replace("\\", "/").removeprefix("./")
-    if a.startswith("/"):
+    if a.startswith("/") or WINDOWS_DRIVE.match(a):  # C:/proj/a.py is as absolute as /proj/a.py
         return a.endswith("/" + repo_path)
     return a == repo_path or repo_path.endswith("/" + a)
 
