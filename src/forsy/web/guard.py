@@ -37,7 +37,7 @@ from .pages import env
 COOKIE = "forsy_review"  # and the port: forsy_review_8765
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
-ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+ID = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")  # \Z: `$` would let a trailing newline through
 MAX_FORM = 4 * 1024 * 1024  # bytes of a form body (an edited field can be long, not unbounded)
 MAX_SESSIONS = 1000  # logins kept in memory at once
 
