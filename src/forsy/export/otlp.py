@@ -67,7 +67,8 @@ def _span(t: Trace, s: Step, parent: str) -> dict[str, Any]:
     else:
         name, op, gen = "chat", "chat", {"forsy.input": s.input, "forsy.output": s.output}
     attrs: dict[str, object] = {"gen_ai.operation.name": op, **gen, "forsy.step": s.step}
-    attrs.update({f"forsy.{f}": getattr(s, f) for f in STEP_FIELDS if f not in _IN_SPAN})
+    d = s.model_dump(mode="json")  # input_source is a model: its JSON form, as trace.json has it
+    attrs.update({f"forsy.{f}": d[f] for f in STEP_FIELDS if f not in _IN_SPAN})
     links = [{"traceId": tid, "spanId": _id(t.trace_id, c, n=8), "attributes": _attrs({"forsy.link": "caused_by"})}
              for c in s.caused_by or []]
     if s.retry_of is not None:
