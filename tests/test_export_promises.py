@@ -163,15 +163,15 @@ def test_values_counts_non_empty_values_of_every_field() -> None:
                            step(2, output="x", reasoning="r", caused_by=[1])],
                skills=[], agent_config={}, memory="", prior_trace_id=None)
     t2 = trace("forsy_b", [step(1, reasoning="r2")], skills=["s"], agent_config={"a": 1})
-    n = values_of([bundle(t1, man=True), bundle(t2, prov=True)])
-    assert n["trace_id"] == 2 and n["prior_trace_id"] == 0
-    assert n["skills"] == 1 and n["agent_config"] == 1  # [] and {} are no value
+    n = values_of([bundle(t1, man=True, prov=True), bundle(t2, prov=True), bundle(t2)])
+    assert n["trace_id"] == 3 and n["prior_trace_id"] == 0
+    assert n["skills"] == 2 and n["agent_config"] == 2  # [] and {} are no value
     assert n["memory"] == 1  # "" is a value
     assert n["agent_tools"] == 0 and n["steps"] == 0
-    assert n["steps.output"] == 2 and n["steps.reasoning"] == 2 and n["steps.caused_by"] == 1
-    assert n["steps.success"] == 1 and n["steps.eval"] == 3 and n["steps.step"] == 3
+    assert n["steps.output"] == 2 and n["steps.reasoning"] == 3 and n["steps.caused_by"] == 1
+    assert n["steps.success"] == 1 and n["steps.eval"] == 4 and n["steps.step"] == 4
     assert n["steps.retry_of"] == 0
-    assert n["manifest"] == 1 and n["provenance"] == 1
+    assert n["manifest"] == 1 and n["provenance"] == 2
 
 
 def test_the_loss_report_counts_what_each_fate_loses() -> None:
@@ -348,9 +348,9 @@ def test_export_writes_a_folder_or_a_file_and_the_report_beside_it(tmp_path: Pat
     assert report == res.report.as_dict() and report["generator"] == "forsy export"
     assert (tmp_path / "hf" / "loss.json").read_bytes().endswith(b"}\n")
     assert b'\n  "format": "hf",' in (tmp_path / "hf" / "loss.json").read_bytes()  # indented
-    res = export([bundle(t)], "invariant", tmp_path / "deep" / "inv.json")  # a file, and one beside it
-    assert res.paths == [tmp_path / "deep" / "inv.json", tmp_path / "deep" / "inv.dataset.json",
-                         tmp_path / "deep" / "inv.json.loss.json"]
+    deep = tmp_path / "deep" / "er"  # folders made as needed
+    res = export([bundle(t)], "invariant", deep / "inv.json")  # a file, and one beside it
+    assert res.paths == [deep / "inv.json", deep / "inv.dataset.json", deep / "inv.json.loss.json"]
     assert all(p.is_file() for p in res.paths)
     res = export([bundle(t), bundle(trace("forsy_b"))], "atif", tmp_path / "many.json")  # named files: a folder
     assert res.paths == [tmp_path / "many.json" / "forsy_a.json", tmp_path / "many.json" / "forsy_b.json",
@@ -411,3 +411,23 @@ def test_a_write_that_fails_is_an_output_error(tmp_path: Path) -> None:
     with pytest.raises(OutputError) as e:  # a file where a parent folder must go: no run of mkdir makes it
         export([bundle(trace())], "atif", blocker / "t.json")
     assert e.value.path == str(blocker / "t.json") and e.value.message in ("Not a directory", "File exists")
+
+
+def test_an_os_error_without_a_strerror_is_said_by_its_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import forsy.export.writer as w
+
+    def refuse(path: Path, data: bytes) -> None:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(w, "replace_file", refuse)
+    with pytest.raises(OutputError) as e:
+        export([bundle(trace())], "atif", tmp_path / "t.json")
+    assert (e.value.message, e.value.path) == ("the disk went away", str(tmp_path / "t.json"))
+
+    def unreadable(self: Path) -> bytes:
+        raise OSError("cannot read")
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    with pytest.raises(InputError) as e2:
+        load_folder(tmp_path)
+    assert (e2.value.message, e2.value.path) == ("cannot read", str(tmp_path / "trace.json"))
