@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from itertools import chain
 from pathlib import Path
 
 import orjson
@@ -87,8 +88,11 @@ def cached_redactor(d: LoadedTrace) -> Redactor:
     return red
 
 
-_KEEP = "\ue000{}\ue001"  # private-use characters: no rule takes them for a secret
-_KEPT = re.compile("\ue000(\\d+)\ue001")
+# the typed placeholders are set aside as a number between two private-use characters (no rule
+# takes them for a secret) that the typed text does not hold itself: text holding them is kept as typed
+def _markers(text: str) -> tuple[str, str]:
+    free = (c for c in map(chr, chain(range(0xE000, 0xF900), range(0xF0000, 0xFFFFE))) if c not in text)
+    return next(free), next(free)
 
 
 def mask_typed(text: str, trace: object) -> str:
@@ -103,14 +107,15 @@ def mask_typed(text: str, trace: object) -> str:
     for kind, n in numbered.findall(orjson.dumps(trace, option=orjson.OPT_NON_STR_KEYS).decode()):
         highest[kind] = max(highest.get(kind, 0), int(n))
     kept: list[str] = []
+    start, end = _markers(text)
 
     def keep(m: re.Match[str]) -> str:
         kept.append(m.group(0))
-        return _KEEP.format(len(kept) - 1)
+        return f"{start}{len(kept) - 1}{end}"
 
     masked = Redactor().redact(numbered.sub(keep, text))
     renumbered = numbered.sub(lambda m: f"[{m.group(1)}_{highest.get(m.group(1), 0) + int(m.group(2))}]", masked)
-    return _KEPT.sub(lambda m: kept[int(m.group(1))], renumbered)
+    return re.sub(f"{start}(\\d+){end}", lambda m: kept[int(m.group(1))], renumbered)
 
 
 __all__ = ["cached_redactor", "log_of", "mask_typed", "session_redactor"]
