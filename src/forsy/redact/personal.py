@@ -68,8 +68,9 @@ def _doc_domain(domain: str, tld: str) -> bool:
 
 def _ssh_target(text: str, start: int) -> bool:
     window = text[max(0, start - 200) : start]
-    cut = max(window.rfind(c) for c in ("\n", ";", "&", "|", "#", "\\n"))
-    return _SSH_COMMAND.search(window[cut + 1 :] if cut >= 0 else window) is not None
+    # the command starts after the last separator (after both chars of a JSON-escaped "\\n")
+    ends = [j + len(c) for c in ("\n", ";", "&", "|", "#", "\\n") if (j := window.rfind(c)) >= 0]
+    return _SSH_COMMAND.search(window[max(ends, default=0) :]) is not None
 
 
 def _local_start(text: str, at: int) -> int:
