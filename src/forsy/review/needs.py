@@ -63,7 +63,7 @@ class Factor:
 @dataclass(frozen=True)
 class Needs:
     judgements: list[Judgement]
-    findings: list[str]  # the validator's warnings and errors, as "RULE message"
+    findings: list[str]  # the validator's errors and warnings, as "error RULE step N: message"
     factors: list[Factor]
     model_values: list[ModelValue]
     cut_outputs: list[int]  # steps whose output is an excerpt of what the log holds
@@ -165,7 +165,7 @@ def findings(d: LoadedTrace) -> list[str]:
     edited = {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance)}
     report = validate_files({**d.files, **edited})
     # the files' own sha256s in manifest.json describe the stored draft, not the edited one
-    return [f"{f.rule} {f}" for f in [*report.errors, *report.warnings] if not f.rule.startswith("N")]
+    return [str(f) for f in [*report.errors, *report.warnings] if not f.rule.startswith("N")]  # (its rule once)
 
 
 def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
