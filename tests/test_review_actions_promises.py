@@ -301,6 +301,8 @@ def test_decline_nulls_a_models_value_and_nothing_else(tmp_path: Path, st: Store
         assert e.value.message == f"{path} was not proposed by a model; correct it with an edit"
     v = st.draft_state(tid).version  # type: ignore[union-attr]
     actions.decline(st, tid, "/steps/2/observation", reviewer=ADA, at=T.format(2), expected_version=v)
+    with pytest.raises(ReviewConflict):  # decided on the page before that decline
+        actions.decline(st, tid, "/learning", reviewer=BOB, at=T.format(3), expected_version=v)
     actions.decline(st, tid, "/learning", reviewer=BOB, at=T.format(3))
     d = from_store(st, tid)
     assert d.trace["steps"][1]["observation"] is None and d.trace["learning"] is None
