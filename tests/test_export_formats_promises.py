@@ -190,6 +190,17 @@ def test_invariant_events_of_every_kind_of_step() -> None:
     assert dict(ctx.dropped) == {"steps.reasoning": 1}
 
 
+def test_invariant_an_answer_carries_its_times_and_a_call_its_start() -> None:
+    t = trace("forsy_t", [step(1, output="a", started_at=T0, ended_at="2026-01-01T00:00:05Z"),
+                          step(2, action="agent_step", tool="T", input="{}", output="r", started_at=T0,
+                               ended_at="2026-01-01T00:00:06Z")])
+    answer, call, result = events(t, ExportContext())
+    assert answer["metadata"] == _meta(1, started_at=T0, ended_at="2026-01-01T00:00:05Z")
+    assert call["metadata"] == _meta(2, action="agent_step")  # the call's times: on the call and its result
+    assert call["tool_calls"][0]["metadata"] == {"forsy_step": 2, "actor": "agent", "started_at": T0}
+    assert result["metadata"] == {"forsy_step": 2, "success": None, "ended_at": "2026-01-01T00:00:06Z"}
+
+
 def test_invariant_one_trace_is_a_list_and_an_upload_beside_it(tmp_path: Path) -> None:
     t = rich()
     res = export([bundle(t)], "invariant", tmp_path / "i.json", options=ExportOptions(dataset="my data/set!"))
@@ -307,6 +318,10 @@ def test_atif_edge_steps_and_an_agent_it_does_not_know() -> None:
     assert grouped["observation"] == {"results": [_res(5, "r5")]}  # no result: no observation result
     assert [x["parallel_group"] for x in grouped["extra"]["forsy_steps"]] == ["p", "p"]
     assert doc["steps"][4]["tool_calls"][0]["tool_call_id"] == "call_6"
+    calls = trace("forsy_c", [step(1, action="agent_step", tool="T", input="{}", output="a"),
+                              step(2, action="agent_step", tool="T", input="{}", output="b")])
+    assert [[c["tool_call_id"] for c in s["tool_calls"]] for s in trajectory(bundle(calls))["steps"]] == [
+        ["call_1"], ["call_2"]]  # calls of no parallel group: a step each
     assert trajectory(bundle(trace("forsy_f", agent_config=None)))["agent"] == {"name": "unknown",
                                                                                 "version": "unknown"}
 

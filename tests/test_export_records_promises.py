@@ -147,6 +147,18 @@ def test_opentraces_group_joins_only_without_reasoning_and_keeps_snippets(tmp_pa
     assert json.loads(lines[0]) == record(bundle(t)) and json.loads(lines[1]) == record(bundle(rich()))
 
 
+def test_opentraces_a_subagent_of_a_parallel_call_links_the_shared_step() -> None:
+    def task(n: int) -> dict[str, Any]:
+        return step(n, action="agent_step", tool="Task", input="{}", output="ok", parallel_group="g")
+
+    t = trace("forsy_d", [step(1, output="start"), task(2), task(3),
+                          step(4, actor="subagent:b", causal_type="delegation_to_subagent", caused_by=[3],
+                               output="sub")])
+    steps = record(bundle(t))["steps"]
+    assert [s["step_index"] for s in steps] == [1, 2, 3]
+    assert steps[2]["parent_step"] == 2  # step 3 shares the opentraces step of step 2
+
+
 def test_opentraces_declares_where_each_field_goes() -> None:
     cov = coverage_of("opentraces")
     assert {f for f, c in cov.items() if c.fate == "dropped"} == {"manifest", "provenance"}
@@ -229,6 +241,8 @@ def test_otlp_spans_of_every_kind_of_step() -> None:
                                 "forsy.turn": "1", "forsy.actor": "agent", "forsy.action": "output",
                                 "forsy.reasoning": "thinking", "forsy.eval": "1"}
     assert _attrs(steps[5])["forsy.causal_type"] == "delegation_to_subagent"
+    answer = trace("forsy_a", [step(1, input="the question it answers", output="42")])
+    assert _attrs(spans(bundle(answer))[1])["forsy.input"] == "the question it answers"
 
 
 def test_otlp_parents_a_subagent_under_its_first_delegation_only() -> None:
