@@ -339,3 +339,14 @@ def test_an_approval_validate_refuses_names_three_errors_and_counts_the_rest(st:
         assert e.value.message == f"the reviewed trace does not pass forsy validate: {tail}; nothing was approved"
     monkeypatch.setattr(validation, "validate_files", lambda files: Report("x", warn, False, {}))
     assert actions.approve(st, tid, "human_reviewed", reviewer=ADA, at=T.format(2)).reviewed_trace_id
+
+
+def test_a_secret_in_a_reason_is_masked_after_the_traces_own(tmp_path: Path, st: Store) -> None:
+    from _review import planted_log
+
+    log, _ = planted_log(tmp_path / "logs")  # its trace holds [CREDENTIAL_1] to [CREDENTIAL_3]
+    tid = put(st, log)
+    pasted = "ghp_" + "Zx81Qw" * 6  # 36 characters after the prefix: a GitHub token
+    actions.reject(st, tid, f"Leaks {pasted} and [CREDENTIAL_2].", reviewer=ADA, at=T.format(1))
+    [r] = [a for a in st.audit(tid) if a.action == "reject"]
+    assert json.loads(r.detail_json)["note"] == "Leaks [CREDENTIAL_4] and [CREDENTIAL_2]."
