@@ -1,0 +1,171 @@
+"""The promises of `forsy.review.export`: only approved reviewed traces are published, each as
+its stored files byte for byte, with one index line that names who approved it, when, at which
+level, and the sha256 of every file; forsy never overwrites a folder or an index it did not
+write, and refuses before writing anything. Stores built here, expectations by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _paths import SAMPLES
+from _review import ADA, hostile_log, put
+from forsy.errors import InputError, OutputError
+from forsy.review import actions
+from forsy.review import export as ex
+from forsy.review.export import INDEX, export_approved
+from forsy.store import Store, open_store
+
+BOB = "Bob <bob@example.org>"
+
+
+@pytest.fixture
+def st(tmp_path: Path) -> Any:
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    yield store
+    store.close()
+
+
+def approved(st: Store, tmp_path: Path) -> tuple[str, str, str, str]:
+    """Two drafts approved (by Ada at expert_reviewed, by Bob at human_reviewed), a third left pending."""
+    a = put(st, SAMPLES / "claude" / "demo-session.jsonl")
+    b = put(st, hostile_log(tmp_path / "logs"))
+    c = put(st, SAMPLES / "claude" / "compaction-and-branches.jsonl")
+    actions.edit(st, a, "/steps/3/eval", "1", reviewer=ADA, at="2026-03-02T10:00:00+00:00")
+    ra = actions.approve(st, a, "expert_reviewed", reviewer=ADA, at="2026-03-02T10:00:01+00:00").reviewed_trace_id
+    rb = actions.approve(st, b, "human_reviewed", reviewer=BOB, at="2026-03-02T11:00:00+00:00").reviewed_trace_id
+    assert ra and rb and c
+    return a, ra, b, rb
+
+
+def files_of(st: Store, tid: str) -> dict[str, bytes]:
+    return {f.name: f.data for f in st.trace_files(tid)}
+
+
+def test_only_approved_traces_byte_for_byte_with_their_index_line(st: Store, tmp_path: Path) -> None:
+    a, ra, b, rb = approved(st, tmp_path)
+    out = tmp_path / "out"
+    got = export_approved(st, out)
+    assert got == [ex.Exported(t, out / t, True) for t in sorted([ra, rb])]
+    assert sorted(p.name for p in out.iterdir()) == sorted([ra, rb, INDEX])
+    for t in (ra, rb):
+        files = files_of(st, t)
+        on_disk = {p.relative_to(out / t).as_posix(): p.read_bytes() for p in (out / t).rglob("*") if p.is_file()}
+        assert on_disk == files
+    lines = [json.loads(x) for x in (out / INDEX).read_text("utf-8").splitlines()]
+    assert [x["trace_id"] for x in lines] == sorted([ra, rb])
+    by = {x["trace_id"]: x for x in lines}
+    row = st.trace(ra)
+    assert row is not None
+    assert by[ra] == {
+        "trace_id": ra, "prior_trace_id": a, "folder": ra, "validation_level": "expert_reviewed", "reviewer": ADA,
+        "approved_at": "2026-03-02T10:00:01+00:00", "agent": row.agent, "project": row.project,
+        "started_at": row.started_at, "ended_at": row.ended_at, "steps": 9, "turns": row.turns,
+        "confidence": row.confidence, "task": row.task,
+        "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files_of(st, ra).items())}}
+    assert list(by[ra]["sha256"]) == sorted(by[ra]["sha256"])
+    assert (by[rb]["prior_trace_id"], by[rb]["reviewer"], by[rb]["validation_level"]) == (b, BOB, "human_reviewed")
+    assert by[rb]["approved_at"] == "2026-03-02T11:00:00+00:00"
+    # again: the same folders are left as they are, the index replaced whole with the same lines
+    before = (out / INDEX).read_bytes()
+    again = export_approved(st, out)
+    assert [e.written for e in again] == [False, False] and (out / INDEX).read_bytes() == before
+
+
+def test_the_filters_narrow_the_export(st: Store, tmp_path: Path) -> None:
+    _, ra, _, rb = approved(st, tmp_path)
+    row = st.trace(ra)
+    assert row is not None
+    assert [e.trace_id for e in export_approved(st, tmp_path / "o1", agent=row.agent)] == sorted([ra, rb])
+    assert export_approved(st, tmp_path / "o2", agent="nobody") == []
+    assert (tmp_path / "o2" / INDEX).read_bytes() == b""
+    assert export_approved(st, tmp_path / "o3", project="nowhere") == []
+    got = export_approved(st, tmp_path / "o4", project=row.project, agent=row.agent)
+    assert ra in [e.trace_id for e in got]
+
+
+def test_a_folder_holding_anything_else_is_refused(st: Store, tmp_path: Path) -> None:
+    _, ra, _, _ = approved(st, tmp_path)
+    out = tmp_path / "out"
+    export_approved(st, out)
+    (out / ra / "mine.txt").write_text("mine")
+    with pytest.raises(OutputError) as e:
+        export_approved(st, out)
+    assert "holds other files than this trace's; refusing to replace it" in e.value.message
+    assert e.value.path == str(out / ra) and (out / ra / "mine.txt").read_text() == "mine"
+    (out / ra / "mine.txt").unlink()
+    (out / ra / "README.md").write_bytes(b"changed")
+    with pytest.raises(OutputError):
+        export_approved(st, out)
+    (out / ra / "README.md").unlink()
+    with pytest.raises(OutputError):  # a file missing
+        export_approved(st, out)
+    (out / ra / "README.md").symlink_to(out / ra / "trace.json")
+    with pytest.raises(OutputError):  # a link in its place, even to the same bytes
+        export_approved(st, out)
+
+
+def test_an_index_not_written_by_an_export_is_never_replaced(st: Store, tmp_path: Path) -> None:
+    approved(st, tmp_path)
+    cases: dict[str, bytes | None] = {
+        "theirs": b'{"id": 1}\n', "text": b"not json\n", "list": b"[1]\n",
+        "partial": b'{"trace_id": "x", "folder": "x", "sha256": {}}\n',
+        "after": b'{"trace_id": "x", "prior_trace_id": null, "folder": "x", "sha256": {}}\nnope\n',
+    }
+    for name, data in cases.items():
+        out = tmp_path / name
+        out.mkdir()
+        (out / INDEX).write_bytes(data)  # type: ignore[arg-type]
+        with pytest.raises(OutputError) as e:
+            export_approved(st, out)
+        assert e.value.message == "exists and was not written by forsy review export; not overwritten", name
+        assert sorted(p.name for p in out.iterdir()) == [INDEX] and (out / INDEX).read_bytes() == data, name
+    link = tmp_path / "link"
+    link.mkdir()
+    (tmp_path / "ours.jsonl").write_bytes(b"")
+    (link / INDEX).symlink_to(tmp_path / "ours.jsonl")
+    with pytest.raises(OutputError):
+        export_approved(st, link)
+    folder = tmp_path / "folder"
+    (folder / INDEX).mkdir(parents=True)
+    with pytest.raises(OutputError):
+        export_approved(st, folder)
+
+
+def test_an_index_an_export_wrote_is_replaced(st: Store, tmp_path: Path) -> None:
+    _, ra, _, rb = approved(st, tmp_path)
+    for name, data in (("empty", b""), ("older", b'{"trace_id": "t", "prior_trace_id": null, "folder": "t", '
+                                                 b'"sha256": {}, "more": 1}\n')):
+        out = tmp_path / name
+        out.mkdir()
+        (out / INDEX).write_bytes(data)
+        export_approved(st, out)
+        assert [json.loads(x)["trace_id"] for x in (out / INDEX).read_text().splitlines()] == sorted([ra, rb])
+
+
+def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    folder = tmp_path / "t1"
+    stale = tmp_path / f".t1.forsy-tmp-{os.getpid()}"
+    (stale / "old").mkdir(parents=True)  # a work folder a crash left: cleared
+    assert ex._write(folder, {"trace.json": b"{}", "artifacts/a/b.txt": b"x"}) is True
+    assert (folder / "artifacts/a/b.txt").read_bytes() == b"x" and not stale.exists()
+    assert ex._write(folder, {"trace.json": b"{}", "artifacts/a/b.txt": b"x"}) is False
+    with pytest.raises(InputError) as e:
+        ex._write(tmp_path / "t2", {"trace.json": b"{}", "../escape.txt": b"x"})
+    assert e.value.message == "stored file name '../escape.txt' leaves its folder"
+    assert not (tmp_path / "escape.txt").exists()
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "t3").write_text("a file where the folder goes")
+    with pytest.raises(OutputError):
+        ex._write(tmp_path / "ro" / "t3", {"trace.json": b"{}"})
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    with pytest.raises(OutputError) as e:
+        ex._write(blocked / "t4", {"trace.json": b"{}", "trace.json/x": b"y"})  # a file where a folder must go
+    assert e.value.message.startswith("cannot write the trace folder: ")
+    assert sorted(p.name for p in blocked.iterdir()) == []  # the work folder removed
