@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from forsy.sweep import _files
-from forsy.sweep._files import Stat, session_like, stat_path, walk, why
+from forsy.sweep._files import Stat, fingerprint, session_like, stat_path, walk, why
 
 _real_scandir = os.scandir
 
@@ -28,6 +29,24 @@ class _Os:
 
     def __getattr__(self, name: str) -> object:
         return getattr(os, name)
+
+
+class TooLong(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def deadline() -> Iterator[None]:
+    """Each test here ends within 10 s: a walk or a fingerprint that loops (a folder taken again
+    and again, a read back that never reaches the start) fails instead of holding the sweep."""
+    def stop(signum: int, frame: object) -> None:
+        raise TooLong
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(10)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
 
 
 def _names(found: dict[str, Stat], root: Path) -> set[str]:
@@ -170,3 +189,13 @@ def test_why_is_the_systems_words_in_lower_case() -> None:
     assert why(PermissionError(13, "Permission denied")) == "permission denied"
     assert why(OSError("no strerror")) == "oserror"
     assert why(FileNotFoundError()) == "filenotfounderror"
+
+
+@pytest.mark.parametrize("data", [b"", b"no newline", b"one line\n", b"\n", b"a\nb\nc"],
+                         ids=["empty", "no-newline", "one-line", "newline", "partial"])
+def test_a_fingerprint_ends_and_reads_no_more_than_the_file_twice(tmp_path: Path, data: bytes) -> None:
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(data)
+    fp = fingerprint(str(p), len(data))
+    assert fp.bytes_read == 2 * len(data)  # the head block, then the whole (short) file back once
+    assert fp.complete is (data == b"" or data.endswith(b"\n"))
