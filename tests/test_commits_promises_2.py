@@ -401,3 +401,25 @@ def test_a_named_commit_only_a_reflog_holds_was_rebased_as_its_copy_on_a_branch(
     assert rebased(["main"], on_main) is None
     assert rebased([], on_main, commit(D, "feat: b", patch_id="p1", branches=["dev"])) is None  # two: which?
     assert rebased([]) is None
+
+
+def test_an_amend_that_made_the_same_commit_replaces_nothing(tmp_path: Path, repo: Repo) -> None:
+    # `commit --amend --no-edit` with nothing staged, in the same second: git makes the very same commit
+    from _gitrepo import Repo as GitRepo
+
+    r = GitRepo(tmp_path / "same")
+    r.write("a.py", "x\n")
+    sha = r.commit("fix: b", when="@1767261605 +0000")
+    r.git("commit", "-q", "--amend", "--no-edit", when="@1767261605 +0000")
+    assert r.git("rev-parse", "HEAD").strip() == sha
+    a, calls = amend_session(f"[feature {sha[:7]}] fix: b", f"[feature {sha[:7]}] fix: b",
+                             amend="git commit --amend --no-edit")
+    p = plan(a, [git(commit(sha, "fix: b", branches=["feature"]))], calls)
+    assert p.drop == set() and list(p.claims) == [sha] and p.claims[sha].call_id == "c1"
+    assert [(x.status, x.amended_as, x.amends) for x in p.records] == [("matched", None, None)] * 2
+    assert p.counts == {"commits_named": 2, "named_matched": 2}
+    # neither in the repository: one short sha the start of the other is still one commit
+    a, calls = amend_session("[feature 9999999] fix: b", "[feature 999999999] fix: b",
+                             amend="git commit --amend --no-edit")
+    p = plan(a, [git()], calls)
+    assert [(x.status, x.amended_as, x.amends) for x in p.records] == [("missing", None, None)] * 2

@@ -348,8 +348,8 @@ def _amends(out: NamedPlan, win: _Window, made: list[_Naming]) -> None:
             continue
         prev = last.get(x.n.branch)
         last[x.n.branch] = x
-        if prev is None or not x.call or "--amend" not in (x.call.command or ""):
-            continue
+        if prev is None or not x.call or "--amend" not in (x.call.command or "") or _same_commit(prev.rec, x.rec):
+            continue  # an amend that changed nothing (same tree, message and second) made the same commit
         prev.rec.status, prev.rec.amended_as, prev.rec.amended_by = "amended", x.rec.named, x.rec.call_id
         x.rec.amends, prev.rec.rule = prev.rec.named, "G-amend"
         out.bump("named_amended")
@@ -357,6 +357,13 @@ def _amends(out: NamedPlan, win: _Window, made: list[_Naming]) -> None:
             out.drop.add(prev.rec.sha)
             out.claims.pop(prev.rec.sha, None)
             out.counts["named_matched"] -= 1
+
+
+def _same_commit(a: NamedRecord, b: NamedRecord) -> bool:
+    """Two names of one commit: the same full sha, or (one unresolved) one short sha a prefix of the other."""
+    if a.sha is not None and b.sha is not None:
+        return a.sha == b.sha
+    return a.named.startswith(b.named) or b.named.startswith(a.named)
 
 
 def _rewritten(out: NamedPlan, win: _Window, x: _Naming, agent: Session) -> None:
