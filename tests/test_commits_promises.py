@@ -10,6 +10,9 @@ previous commit (and since the last result that named a commit) that touch its f
 from __future__ import annotations
 
 import dataclasses
+import time
+
+import pytest
 
 from forsy.evidence import Event
 from forsy.payloads import CommitInfo, Match
@@ -20,7 +23,7 @@ T0 = 1767261600.0  # 2026-01-01T10:00:00Z
 
 def commit(subject: str | None, *files: str, sha: str = "c" * 40) -> Event:
     info = CommitInfo(sha=sha, files=[{"path": f, "status": "M"} for f in files])  # type: ignore[typeddict-item]
-    return Event("commit", "human:git", None, [], text=None if subject is None else f"{subject}\n\nthe body",
+    return Event("commit", "human:git", None, [], text=None if subject is None else f"{subject}\n\nthe body\nand more",
                  info=info)
 
 
@@ -138,6 +141,29 @@ def test_a_call_the_log_contradicts_is_refused_not_matched() -> None:
     assert attr(commit(None), 5, [call("c1", 0, 10, "git commit -m abcxy")])[1] == "matched"
 
 
+def test_a_call_that_is_no_git_commit_leaves_the_next_one_its_chance() -> None:
+    for first in (call("e1", 0, 10, None), call("s1", 0, 10, "ls"), call("s2", 20, 30, "git commit -F m")):
+        new, verdict = attr(commit("qqqq"), 5, [first, call("c2", 1, 10, "git commit -F m")])
+        assert verdict == "matched" and isinstance(new.info, CommitInfo) and new.info.matched_call_id == "c2"
+
+
+def test_two_calls_alike_in_time_and_score_go_to_the_first_in_the_log() -> None:
+    a, b = call("a", 0, 10, "git commit -F m.txt"), call("b", 0, 10, "git commit -F n.txt")
+    new, _ = attr(commit("qqqq"), 5, [a, b])
+    assert isinstance(new.info, CommitInfo) and new.info.matched_call_id == "a"
+
+
+def test_scores_are_rounded_to_three_places() -> None:
+    # "abx" in the command: partial ratio 2 x 2 / 6 = 66.67: 0.8 + 0.2 x 0.6667 = 0.93333
+    new, _ = attr(commit("abc"), 5, [call("c1", 0, 10, "git commit -F abx")])
+    assert match_of(new) == Match("shell-git-commit+time", 0.933, files=())
+    # 4 of 7 files edited: 0.5 x 4/7 = 0.28571
+    e = commit("qqqq", *(f"f{i}.py" for i in range(7)))
+    new, _ = attr(e, 10, [call("e1", 1, 2, paths=("f0.py", "f1.py", "f2.py", "f3.py"))], prev=0)
+    assert match_of(new) == Match("edits-before-commit", 0.286, files=("f0.py", "f1.py", "f2.py", "f3.py"),
+                                  calls=("e1",))
+
+
 def test_a_refused_call_leaves_the_next_one_its_chance() -> None:
     refused = call("c1", 0, 10, "git commit -m other", failed=True)
     fine = call("c2", 1, 10, "git commit -F m")
@@ -149,7 +175,9 @@ def test_a_refused_call_leaves_the_next_one_its_chance() -> None:
 
 
 def test_message_subject_reads_the_first_line_of_every_form() -> None:
-    assert message_subject('git commit -m "fix: typo\n\nbody"') == "fix: typo"
+    assert message_subject('git commit -m "fix: typo\n\nbody\nmore body"') == "fix: typo"
+    assert message_subject('git commit -m "first" && echo "done"') == "first"
+    assert message_subject('git commit --allow-empty-message -m "" && echo "x"') == ""
     assert message_subject("git commit -m ' padded  '") == "padded"
     assert message_subject("git commit -am 'both flags'") == "both flags"
     assert message_subject('git commit --message="long form" -q') == "long form"
@@ -215,6 +243,11 @@ def test_edits_before_a_result_that_named_a_commit_are_that_commits() -> None:
     assert attr(e, 10, [edit], NamedPlan(named_at=[T0 + 1]), prev=4)[1] == "human"
 
 
+def test_half_the_files_edited_before_a_naming_result_is_enough_to_refuse() -> None:
+    e = commit("qqqq", "a.py", "b.py")
+    assert attr(e, 10, [call("e1", 2, 3, paths=("a.py",))], NamedPlan(named_at=[T0 + 5]), prev=0)[1] == "refused"
+
+
 def test_a_few_edits_before_a_naming_result_leave_the_commit_human() -> None:
     e = commit("qqqq", "a.py", "b.py", "c.py")
     edit = call("e1", 2, 3, paths=("a.py",))  # a third: below the floor
@@ -269,6 +302,17 @@ def test_to_epoch_reads_iso_times_and_refuses_the_rest() -> None:
     assert to_epoch("2026-01-01T10:00:01.500Z") == T0 + 1.5
     for bad in (None, "", "yesterday", "  "):
         assert to_epoch(bad) is None
+
+
+def test_a_naive_time_is_utc_whatever_the_machines_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert to_epoch("2026-01-01T10:00:00") == T0
+        assert to_epoch("2026-01-01T10:00:00Z") == T0
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_a_copy_is_returned_and_the_input_event_is_untouched() -> None:

@@ -107,8 +107,8 @@ def test_a_short_sha_one_window_commit_holds_is_that_commit(repo: Repo) -> None:
         "bbbbbbb", "commit", "feat: b", "c1", "ev-r1", "/message/content/0/content", (0, 22), "/out")
     assert (rec.status, rec.sha, rec.rule, rec.branches) == ("matched", B, "G-named-commit", ["main"])
     claim = p.claims[B]
-    assert (claim.rule, claim.score, claim.actor, claim.call_id, claim.named) == (
-        "G-named-commit", 1.0, "subagent:s1", "c1", rec)
+    assert (claim.sha, claim.rule, claim.score, claim.actor, claim.call_id, claim.named) == (
+        B, "G-named-commit", 1.0, "subagent:s1", "c1", rec)
     assert p.busy == {"c1"} and p.named_at == [T0 + 8]  # the call's end, not the result's time
     assert p.counts == {"commits_named": 1, "named_matched": 1} and p.warnings == []
     assert ("resolve", "bbbbbbb") not in repo.asked  # the window answered
@@ -162,9 +162,10 @@ def test_the_window_keeps_the_first_event_of_a_sha_and_only_commits(repo: Repo) 
     first = commit(B, "feat: b", branches=["first"])
     again = commit(B, "feat: b", branches=["second"])
     not_a_commit = Event("note", "system", None, [], text="x", info=CommitInfo(sha=C))
+    no_info = Event("note", "system", None, [], text="a note without a payload")
     no_sha = commit("", "feat: c")
     p = plan(agent(result("c1", "[main bbbbbbb] feat: b\n[main ccccccc] feat: c", 9)),
-             [git(first, not_a_commit, no_sha), git(again)], [call("c1", "git commit -m 'feat: b'", 5, 8)])
+             [git(first, not_a_commit, no_info, no_sha), git(again)], [call("c1", "git commit -m 'feat: b'", 5, 8)])
     assert [(r.status, r.branches) for r in p.records] == [("matched", ["first"]), ("missing", [])]
 
 
@@ -188,6 +189,17 @@ def test_a_commit_line_outside_a_shell_result_names_nothing_made(repo: Repo) -> 
     p = plan(agent(Event("tool_call", "agent", iso(9), [], text=line, call_id="c1")), window,
              [call("c1", "git commit -m 'feat: b'", 5, 8)])
     assert p.records == []
+
+
+def test_a_line_left_out_does_not_hide_the_lines_after_it(repo: Repo) -> None:
+    window = [git(commit(B, "feat: b"), commit(C, "feat: c"))]
+    # a file read showing a commit line, then Aider's line: the Aider line counts
+    p = plan(agent(result("r1", "[main bbbbbbb] feat: b\nCommit ccccccc feat: c", 9)), window, [])
+    assert [(r.kind, r.status) for r in p.records] == [("aider", "matched")]
+    # a pull request line not printed by `gh pr merge`, then the commit line of `git commit`
+    text = "Merged pull request #12 (feat: b)\n[main ccccccc] feat: c"
+    p = plan(agent(result("c1", text, 9)), window, [call("c1", "gh pr view 12; git commit -m 'feat: c'", 5, 8)])
+    assert [(r.kind, r.status, r.sha) for r in p.records] == [("commit", "matched", C)]
 
 
 def test_a_head_or_push_line_is_a_mention_in_a_shell_result_only(repo: Repo) -> None:
@@ -294,21 +306,37 @@ def test_only_an_amend_on_the_same_branch_replaces(repo: Repo) -> None:
     assert [r.amends for r in p.records] == [None, None]
     a, calls = amend_session("Commit bbbbbbb fix: b", "Commit ccccccc fix: b2")  # Aider's lines: no branch to amend on
     assert [r.status for r in plan(a, window, calls).records] == ["matched", "matched"]
+    # an Aider line before them does not stop the amend from being seen
+    a = agent(result(None, "Commit ddddddd other", 1, kind="note"), result("c1", "[f bbbbbbb] fix: b", 9),
+              result("c2", "[f ccccccc] fix: b2", 19, ev="ev-r2"))
+    p = plan(a, [git(commit(B, "fix: b"), commit(C, "fix: b2"), commit(D, "other"))], calls)
+    assert [r.status for r in p.records] == ["matched", "amended", "matched"] and p.drop == {B}
     # the first commit on a branch amends nothing, even with --amend
     a = agent(result("c2", "[feature ccccccc] fix: b2", 19, ev="ev-r2"))
     p = plan(a, window, [call("c2", "git commit --amend -m 'fix: b2'", 15, 18)])
     assert (p.records[0].amends, p.counts) == (None, {"commits_named": 1, "named_matched": 1})
 
 
+def test_an_amended_commit_outside_the_window_takes_nothing_from_the_window(repo: Repo) -> None:
+    repo.full["bbbbbbb"] = B  # the repository holds it, before the window
+    a, calls = amend_session("[feature bbbbbbb] fix: b", "[feature ccccccc] fix: b2")
+    p = plan(a, [git(commit(C, "fix: b2"), cwd="/r")], calls)
+    assert [r.status for r in p.records] == ["amended", "matched"] and p.records[0].sha == B
+    assert p.drop == set() and list(p.claims) == [C]
+    assert p.counts == {"commits_named": 2, "named_matched": 1, "named_amended": 1}
+
+
 def test_a_second_amend_replaces_the_first_one(repo: Repo) -> None:
     a = agent(result("c1", "[f bbbbbbb] x", 9), result("c2", "[f ccccccc] x", 19, ev="ev-r2"),
-              result("c3", "[f ddddddd] x", 29, ev="ev-r3"))
+              result("c3", "[f ddddddd] x", 29, ev="ev-r3"), result("c4", "[g eeeeeee] y", 39, ev="ev-r4"))
     calls = [call("c1", "git commit -m x", 5, 8), call("c2", "git commit --amend -m x", 15, 18),
-             call("c3", "git commit --amend -m x", 25, 28)]
-    p = plan(a, [git(commit(B, "x"), commit(C, "x"), commit(D, "x"))], calls)
+             call("c3", "git commit --amend -m x", 25, 28), call("c4", "git commit -m y", 35, 38)]
+    p = plan(a, [git(commit(B, "x"), commit(C, "x"), commit(D, "x"), commit(E, "y"))], calls)
     assert [(r.status, r.amended_as, r.amends) for r in p.records] == [
-        ("amended", "ccccccc", None), ("amended", "ddddddd", "bbbbbbb"), ("matched", None, "ccccccc")]
-    assert p.drop == {B, C} and list(p.claims) == [D] and p.counts["named_matched"] == 1
+        ("amended", "ccccccc", None), ("amended", "ddddddd", "bbbbbbb"), ("matched", None, "ccccccc"),
+        ("matched", None, None)]
+    assert p.drop == {B, C} and list(p.claims) == [D, E]
+    assert p.counts == {"commits_named": 4, "named_matched": 2, "named_amended": 2}
 
 
 # --- a named commit the repository lacks, and the one it became ---------------------------------------
@@ -333,7 +361,8 @@ def test_a_rewritten_commit_is_linked_by_subject_and_author_date(repo: Repo) -> 
     assert (rec.status, rec.sha, rec.rebased_as, rec.rule, rec.branches) == (
         "missing", None, B, "G-named-rewritten", ["main"])
     claim = p.claims[B]
-    assert (claim.rule, claim.score, claim.call_id, claim.actor) == ("G-named-rewritten", 0.7, "c1", "agent")
+    assert (claim.sha, claim.rule, claim.score, claim.call_id, claim.actor) == (
+        B, "G-named-rewritten", 0.7, "c1", "agent")
     assert p.warnings == [missing(f"; rebased as {B} (same subject, authored before the log named it)")]
     assert p.counts == {"commits_named": 1, "named_missing": 1, "named_rewritten": 1}
 

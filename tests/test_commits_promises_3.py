@@ -116,3 +116,25 @@ def test_two_squashes_of_two_branches_are_told_apart(repo: Repo) -> None:
               commit(s2, "s2", files=("e.py",), patch_id="pid-e", parents=(P,))]
     p = plan(a, [git(*window, cwd="/r")], calls)
     assert sorted(p.squashes) == [(s1, [B, C]), (s2, [D, E])]
+
+
+def test_the_latest_tip_is_asked_first_in_the_windows_order_not_the_shas(repo: Repo) -> None:
+    # an empty last commit X ("1"*40 sorts before every other sha): its range holds B, C and itself
+    x = "1" * 40
+    repo.ranges[(P, x)] = ("pid-bc", [B, C, x])
+    lines = ["[feat bbbbbbb] b", "[feat ccccccc] c", "[feat 1111111] empty"]
+    a = agent(*[result(f"c{i}", line, 10 * i + 9, ev=f"ev-r{i}") for i, line in enumerate(lines, 1)])
+    calls = [call(f"c{i}", "git commit -m x", 10 * i + 5, 10 * i + 8) for i in (1, 2, 3)]
+    window = [*agents(), commit(x, "empty", parents=(C,)),
+              commit(D, "squashed", files=("a.py",), patch_id="pid-bc", parents=(P,))]
+    assert plan(a, [git(*window, cwd="/r")], calls).squashes == [(D, [B, C, x])]
+
+
+def test_a_descendant_or_another_change_before_the_squash_does_not_hide_it(repo: Repo) -> None:
+    child = commit(E, "after c", files=("a.py",), patch_id="pid-child", parents=(C,))
+    repo.ancestors.add((C, E))
+    squash = commit(D, "squashed", files=("a.py",), patch_id="pid-bc", parents=(P,))
+    assert squash_plan(*agents(), child, squash).squashes == [(D, [B, C])]
+    other = commit(E, "unrelated", files=("a.py",), patch_id="pid-other", parents=(P,))
+    repo.ancestors.clear()
+    assert squash_plan(*agents(), other, squash).squashes == [(D, [B, C])]
