@@ -105,8 +105,8 @@ def test_chat_groups_calls_of_one_actor_and_group_until_one_has_reasoning() -> N
                    ("assistant", [7], None), ("tool", [7], "call_7")]
     t = trace("forsy_u", [call(1, output="r1"), call(2, output="r2"), step(3, action="agent_step", reasoning="plan"),
                           step(4, action="output", tool="T", output="said")])
-    got = [(m.role, m.content, [s.step for s in m.steps], len(m.calls)) for m in messages(t, ExportContext())]
-    assert got == [("assistant", None, [1], 1), ("tool", "r1", [1], 0), ("assistant", None, [2], 1),
+    shapes = [(m.role, m.content, [s.step for s in m.steps], len(m.calls)) for m in messages(t, ExportContext())]
+    assert shapes == [("assistant", None, [1], 1), ("tool", "r1", [1], 0), ("assistant", None, [2], 1),
                    ("tool", "r2", [2], 0),  # calls of no group: a message each, the result right after
                    ("assistant", "plan", [3], 0),  # an agent step with no tool: its reasoning, no call
                    ("assistant", "said", [4], 0)]  # an answer naming a tool is still an answer
