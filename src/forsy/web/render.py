@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import markupsafe
+
 from .._atomic import replace_file
 from ..errors import OutputError
 from ..review.conversation import conversation
@@ -30,8 +32,9 @@ def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
     reader = EvidenceReader(d) if evidence else None
     h = header(d)
     return dict(
-        static=True, title=h.trace_id, css=css(), reviewer=None, message=None, message_kind="", h=h,
-        can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
+        # forsy's own stylesheet, inline: as it is (escaped, `a > b` would be `a &gt; b`: no such rule)
+        static=True, title=h.trace_id, css=markupsafe.Markup(css()), reviewer=None, message=None, message_kind="",
+        h=h, can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
         step_url=lambda n: f"#step-{n}", blocks=conversation(d), needs=None,
         step_views=[step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)])
 
