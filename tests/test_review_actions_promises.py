@@ -173,6 +173,8 @@ def test_one_approval_keeps_every_edit_of_every_kind(st: Store) -> None:
 def test_the_reviewed_trace_is_found_by_the_same_texts_as_its_draft(st: Store) -> None:
     tid = put(st, DEMO)
     actions.edit(st, tid, "/steps/2/reasoning", "Reads it.", reviewer=ADA, at=T.format(1))
+    # an input on the answer step (no tool, no user): not searched, as the sweep does not search it
+    actions.edit(st, tid, "/steps/6/input", "zebra words", reviewer=ADA, at=T.format(1))
     rid = actions.approve(st, tid, "human_reviewed", reviewer=ADA, at=T.format(2)).reviewed_trace_id
     steps = json.loads(files_of(st, tid)["trace.json"])["steps"]
     want = [("task", json.loads(files_of(st, tid)["trace.json"])["task"]), ("prompt", steps[0]["input"])]
@@ -331,6 +333,7 @@ def test_an_approval_validate_refuses_names_three_errors_and_counts_the_rest(st:
     errs = [Finding(f"V{i}", "error", f"problem {i}") for i in range(1, 6)]
     warn = [Finding("W1", "warning", "only a warning")]
     for found, tail in ((errs, "V1 problem 1; V2 problem 2; V3 problem 3 (and 2 more)"),
+                        (errs[:4], "V1 problem 1; V2 problem 2; V3 problem 3 (and 1 more)"),
                         (errs[:3] + warn, "V1 problem 1; V2 problem 2; V3 problem 3"),
                         (errs[:1], "V1 problem 1")):
         monkeypatch.setattr(validation, "validate_files", lambda files, f=found: Report("x", f, False, {}))
