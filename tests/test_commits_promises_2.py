@@ -339,6 +339,18 @@ def test_a_second_amend_replaces_the_first_one(repo: Repo) -> None:
     assert p.counts == {"commits_named": 4, "named_matched": 2, "named_amended": 2}
 
 
+def test_an_amend_back_to_an_earlier_commit_then_amended_again_ends_with_the_last(repo: Repo) -> None:
+    # within one second, amending the message back makes the first commit again (B, C, B, then D)
+    lines = ["[f bbbbbbb] x", "[f ccccccc] y", "[f bbbbbbb] x", "[f ddddddd] z"]
+    a = agent(*[result(f"c{i}", line, 10 * i + 9, ev=f"ev-r{i}") for i, line in enumerate(lines, 1)])
+    calls = [call("c1", "git commit -m x", 5, 8)] + [
+        call(f"c{i}", "git commit --amend -m x", 10 * i + 5, 10 * i + 8) for i in (2, 3, 4)]
+    p = plan(a, [git(commit(B, "x"), commit(C, "y"), commit(D, "z"))], calls)
+    assert [r.status for r in p.records] == ["amended", "amended", "amended", "matched"]
+    assert p.drop == {B, C} and list(p.claims) == [D]
+    assert p.counts == {"commits_named": 4, "named_matched": 1, "named_amended": 3}
+
+
 # --- a named commit the repository lacks, and the one it became ---------------------------------------
 
 
