@@ -187,6 +187,8 @@ def test_the_slots_of_each_kind_of_entry() -> None:
             (f"7z a -p{pw} x.7z", [pw]), (f"7z a -p {pw} x.7z", []), (f"7z a -p={pw}", [f"={pw}"]),
             (f"xfreerdp /v:h /p:{pw}", [pw]), (f"smbclient //h/s -U alice%{pw}", [pw]),
             (f"smbclient //h/s -U {pw}", []), (f"smbclient -U %{pw}", []), (f"smbclient --user=bob%{pw}", [pw]),
+            (f"smbclient -U bob%{pw}@x", [f"{pw}@x"]),  # an @ after % is part of the secret
+            (f"sqlplus scott/{pw}@x@db", [f"{pw}@x"]),  # up to the last @
             (f"sqlplus scott/{pw}@db", [pw]), (f"sqlplus scott/{pw}", [pw]), (f"sqlplus /{pw}", []),
             (f"lftp -u alice,{pw} h", [pw]), (f"cf auth alice {pw}", [pw]), ("cf auth alice", []),
             (f"htpasswd -b -c f alice {pw}", [pw]), (f"htpasswd -cb f alice {pw}", [pw]), (f"htpasswd f {pw}", []),

@@ -32,7 +32,8 @@ def test_an_address_is_masked_whole_with_its_kind() -> None:
 
 def test_what_only_looks_like_an_address_is_left() -> None:
     for text in ("icon@2x.png", "logo@acme.json", "getty@tty1.service", "dbus@x.socket",  # files, units
-                 "bob@example.com", "bob@sub.example.org", "bob@x.example.net", "bob@acme.test", "bob@box.local",
+                 "bob@example.com", "bob@mail.example.com", "bob@sub.example.org", "bob@x.example.net",
+                 "bob@acme.test", "bob@box.local",
                  "bob@company.com", "bob@yourdomain.com",  # documentation's
                  "support@acme.io", "Support@acme.io", "NoReply@acme.io", "your.email@acme.io",  # role, stand-in
                  "@acme.io", "Promise.@acme.io", "pkg@scope.io/name", "a@b.io-x", "a@b.io.x1", "a@b.c"):
@@ -51,6 +52,10 @@ def test_the_local_part_is_walked_left_up_to_64_chars_and_without_an_escape() ->
     assert found(email, "to%0Aalice@acme.io") == ["alice@acme.io"]  # URL-encoded newline
     assert found(email, "to%ZZalice@acme.io") == ["ZZalice@acme.io"]
     assert found(email, "--.+alice@acme.io") == ["alice@acme.io"]
+    assert found(email, "-alice@acme.io") == ["alice@acme.io"]
+    assert found(email, "Xavier@acme.io") == ["Xavier@acme.io"]
+    assert found(email, "\\Xavier@acme.io") == ["Xavier@acme.io"]  # not an escape: the word stays whole
+    assert found(email, "to%0aalice@acme.io") == ["alice@acme.io"]  # lower-case hex too
     assert found(email, "\\n@acme.io") == []  # the escape alone: no local part
     assert found(email, "%0A@acme.io") == []
 
@@ -58,11 +63,12 @@ def test_the_local_part_is_walked_left_up_to_64_chars_and_without_an_escape() ->
 def test_a_login_after_ssh_on_the_same_command_is_no_address() -> None:
     for text in ("ssh bob@host.io", "scp f bob@host.io:/tmp", "(rsync -a . bob@host.io:x)", ";ssh bob@host.io",
                  'cmd "ssh bob@host.io"', "cd x\nssh bob@host.io", "cd x\\nssh bob@host.io",
-                 "cd x; ssh -p 22 bob@host.io", "ssh " + "x" * 150 + " bob@host.io"):
+                 "cd x; ssh -p 22 bob@host.io", "x&ssh bob@host.io", "x|ssh bob@host.io", "x#ssh bob@host.io",
+                 "a; b;ssh bob@host.io", "ssh " + "x" * 195 + " bob@host.io"):  # ssh within the 200 chars before
         assert found(email, text) == [], text
     for text in ("ssh x\nmail bob@host.io", "ssh x; mail bob@host.io", "ssh x && bob@host.io", "ssh x | bob@host.io",
                  "ssh x # bob@host.io", "ssh x\\nmail bob@host.io", "sshd bob@host.io", "myssh bob@host.io",
-                 "ssh " + "x" * 200 + " bob@host.io"):
+                 "ssh " + "x" * 196 + " bob@host.io"):
         assert found(email, text) == ["bob@host.io"], text
 
 
@@ -127,7 +133,12 @@ def test_what_is_no_home_directory_of_a_person_is_left() -> None:
         assert found(home_path_user, text) == [], text
     assert found(home_path_user, "http://h.io/ x /home/alice") == ["alice"]  # the address ended before
     assert found(home_path_user, "http://h.io/\n/home/alice") == ["alice"]
-    assert found(home_path_user, "http://h.io/" + "x" * 300 + "/home/alice") == ["alice"]  # beyond 300 chars
+    assert found(home_path_user, "http://h.io/" + "x" * 288 + "/home/alice") == ["alice"]  # 301 chars back
+    assert found(home_path_user, "http://h.io/" + "x" * 287 + "/home/alice") == []  # 300 chars back
+    assert found(home_path_user, "see http://h.io/ x /home/alice") == ["alice"]  # the last blank before it
+    assert found(home_path_user, "/home/alice http://h.io/x") == ["alice"]  # an address after it
+    assert found(home_path_user, "http://host:5678/home/alice more") == []
+    assert found(home_path_user, "http://hostX:5678/home/alice") == []
 
 
 def test_a_person_account_is_not_a_service_account_placeholder_or_folder() -> None:
@@ -148,6 +159,7 @@ def test_given_words_match_whole_words_in_the_cases_asked() -> None:
     assert [(text[h.start : h.end], h.start) for h in hits] == [("alice", 0), ("ALICE", 7), ("Alice", 17),
                                                                 ("Alice", 54)]
     assert all((h.kind, h.rule) == (PERSON, "user-name") for h in hits)
+    assert found(words, "alice went_") == ["alice"] and found(words, "_alice") == []
     exact = WordList(["Alice"], PERSON, "git-author", ignore_case=False)
     assert exact.words == ("Alice",)
     assert found(exact, "alice Alice") == ["Alice"]
@@ -160,6 +172,8 @@ def test_the_longest_word_wins_and_a_place_is_masked_once() -> None:
     twice = WordList(["ab ab", "ab"], PERSON, "n", ignore_case=False)
     assert [(h.start, h.end) for h in twice("ab ab ab", Anchors("ab ab ab"))] == [(0, 5), (6, 8)]
     assert found(twice, "ab") == ["ab"]
+    side = WordList(["a-", "-b"], PERSON, "n", ignore_case=False)
+    assert [(h.start, h.end) for h in side("a--b", Anchors("a--b"))] == [(0, 2), (2, 4)]  # side by side: both
 
 
 class _NoEngine:
