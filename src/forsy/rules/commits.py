@@ -25,6 +25,7 @@ Rewritten commits
     * `G-amend`: a `git commit --amend` names a new commit on the branch the previous named
       commit was made on: the earlier one is `amended` (its commit, if still in the
       repository, leaves the timeline: the amend replaces it), both records link each other.
+      An amend that names the same commit (nothing changed, within the same second) replaces nothing.
     * `G-named-rewritten` (score 0.7; counted as an uncertain match, which lowers confidence):
       a named commit that the repository does not hold (warning `git_named_commit_missing`
       with the sha and the step) is linked to its rewritten form: the one window commit with
