@@ -61,7 +61,8 @@ def test_sessions_within_the_window_are_named_with_days_left_and_why(tmp_path: P
     home = _home(tmp_path, {"cleanupPeriodDays": 10})
     p = str(home / "projects")
     sessions = [
-        (f"{p}/a/new.jsonl", _aged(4.9), None),  # 5.1 days left: outside a 5-day window
+        (f"{p}-old/b.jsonl", _aged(9), None),  # beside projects/, not in it (the others are still looked at)
+        (f"{p}/a/new.jsonl", _aged(5 - 1 / DAY), None),  # a second more than 5 days left: outside a 5-day window
         (f"{p}/a/edge.jsonl", _aged(5), None),  # 5.0 left: inside
         (f"{p}/a/failed.jsonl", _aged(7.5), _state(f"{p}/a/failed.jsonl", "failed", "no records")),
         (f"{p}/a/failed-quiet.jsonl", _aged(8), _state(f"{p}/a/failed-quiet.jsonl", "failed")),
@@ -69,7 +70,6 @@ def test_sessions_within_the_window_are_named_with_days_left_and_why(tmp_path: P
         (f"{p}/a/ok.jsonl", _aged(9), _state(f"{p}/a/ok.jsonl", "ok")),
         (f"{p}/a/skipped.jsonl", _aged(9), _state(f"{p}/a/skipped.jsonl", "skipped")),
         (f"{p}/a/ok-young.jsonl", _aged(1), _state(f"{p}/a/ok-young.jsonl", "ok")),  # not within: not counted
-        (f"{p}-old/b.jsonl", _aged(9), None),  # beside projects/, not in it
         (str(tmp_path / "codex" / "c.jsonl"), _aged(9), None),  # not Claude Code's
     ]
     assert cleanup_warnings(home, sessions, NOW, 5) == [
