@@ -217,3 +217,51 @@ def test_a_path_with_uri_characters_is_opened_read_only_as_that_file(tmp_path: P
         assert ro.file_counts()["ok"] == 2
     finally:
         ro.close()
+
+
+def test_a_new_store_is_made_with_its_folders_and_the_settings_it_relies_on(tmp_path: Path) -> None:
+    db = tmp_path / "not" / "yet" / "there" / "s.db"
+    st = SqliteStore(db)
+    try:
+        assert db.is_file()
+        pragma = {name: st.db.execute(f"PRAGMA {name}").fetchone()[0]
+                  for name in ("journal_mode", "foreign_keys", "synchronous")}
+        # WAL with synchronous NORMAL (1): a killed process loses nothing committed; foreign keys on
+        assert pragma == {"journal_mode": "wal", "foreign_keys": 1, "synchronous": 1}
+        # autocommit mode: forsy's own BEGIN … COMMIT are the transactions (no implicit one is open)
+        st.db.execute("INSERT INTO runs (started_at, pid, status, roots) VALUES ('t', 1, 'running', '[]')")
+        assert not st.db.in_transaction
+        with pytest.raises(sqlite3.IntegrityError):  # the foreign key is enforced
+            st.db.execute("INSERT INTO errors (run_id, path, message, at) VALUES (999, 'p', 'm', 'a')")
+    finally:
+        st.close()
+    other = sqlite3.connect(db)  # what was written outside a transaction is there for another reader
+    assert other.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+    other.close()
+    ro = SqliteStore(db, readonly=True)
+    try:
+        assert ro.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert ro.db.execute("PRAGMA query_only").fetchone()[0] == 0 and ro.readonly
+    finally:
+        ro.close()
+
+
+def test_a_new_draft_is_audited_as_made_by_forsy_with_its_prior_trace(tmp_path: Path) -> None:
+    import json
+
+    from forsy.store.models import NewTrace, StoredFile
+
+    st = SqliteStore(tmp_path / "s.db")
+    try:
+        for tid, prior in (("t-1", None), ("t-2", "t-1")):
+            st.add_trace(NewTrace(trace_id=tid, source_kind="codex", session_id="s", unit_path="/l/a.jsonl",
+                                  agent=None, project=None, started_at=None, ended_at=None, confidence=None,
+                                  steps=1, turns=1, task="t", files=[StoredFile("trace.json", b"{}\n")], texts=[],
+                                  prior_trace_id=prior), "2026-03-01T10:00:00+00:00")
+        got = [(a.actor, a.action, json.loads(a.detail_json)) for a in st.audit()]
+        assert got == [("forsy", "draft_created", {"trace_id": "t-1", "prior_trace_id": None}),
+                       ("forsy", "draft_created", {"trace_id": "t-2", "prior_trace_id": "t-1"})]
+        with pytest.raises(InputError, match="^no draft of trace t-9 in the store$"):
+            st.import_review("t-9", None, [], [], "", "2026-03-01T10:00:00+00:00")  # type: ignore[arg-type]
+    finally:
+        st.close()
