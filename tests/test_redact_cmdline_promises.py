@@ -289,9 +289,9 @@ def test_no_value_where_none_is_set_or_it_is_no_literal() -> None:
         assert _set(text, "DB_PASSWORD") == (None, True), text  # read in the unescaped view
 
 
-def _flag(text: str, spaced: bool = True) -> tuple[str | None, bool]:
+def _flag(text: str, spaced: bool = True, name: str = "--password") -> tuple[str | None, bool]:
     a = Anchors(text)
-    h = _flag_value(text, "--password", name_tier("--password"), len("--password") + 1, spaced, a)
+    h = _flag_value(text, name, name_tier(name), len(name) + 1, spaced, a)
     assert h is None or (h.kind, h.rule) == (CREDENTIAL, "secret-assignment")
     return (text[h.start : h.end] if h else None), a.want_json_view
 
@@ -304,6 +304,11 @@ def test_a_flag_value_is_one_shell_word() -> None:
             (f'--password {h}\\"', True, h), (f"--password {h}\\t", True, h), (f"--password {h}\\r", True, h)):
         assert _flag(text, spaced) == (value, False), text
     assert _flag("--password hunter2\\x") == ("hunter2", True)  # an escape inside: the unescaped view decides
+    assert _flag("--password hunter2hunter\\n next") == ("hunter2hunter", False)  # JSON's newline: the end
+    assert _flag("--password foo.bar") == ("foo.bar", False)  # on a command line a dotted word is the value
+    assert _flag("--password changeme") == (None, False)  # documentation's stand-in
+    assert _flag("--api-token hello123x", name="--api-token") == (None, False)  # a token's value is machine-made
+    assert _flag(f"--api-token {P}", name="--api-token") == (P, False)
     for text in ("--password -x", "--password $PW", "--password  x", "--password ab", "--password password"):
         assert _flag(text) == (None, False), text
     long = "--password " + "a1" * 600
