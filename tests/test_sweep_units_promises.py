@@ -183,3 +183,11 @@ def test_files_in_a_folder_out_of_sight_are_neither_gone_nor_changed() -> None:
     assert (p.units, p.gone, p.unclaimed) == ([], [], set())
     p = plan(on_disk, known, blocked={"/elsewhere"})
     assert sorted(p.gone) == sorted([MAIN, SUB, hidden, shown])
+
+
+def test_orphan_rows_do_not_hide_the_sessions_after_them() -> None:
+    orphan = f"{R}/q/t/subagents/agent-9.jsonl"
+    on_disk, rest = known_session()
+    on_disk[orphan] = st(4)
+    known = {orphan: row(orphan, f"{R}/q/t.jsonl", st(4)), **rest}  # the orphan's group comes first
+    assert plan(on_disk, known).units == [Unit(MAIN, "unchanged", [SUB], "claude")]
