@@ -177,6 +177,11 @@ def test_edits_are_laid_over_a_copy_the_last_for_a_path_wins() -> None:
     assert p["1"] == "an int key"  # a key that is no string does not stop the copy
 
 
+def test_a_provenance_with_no_trace_fields_gets_them() -> None:
+    _, prov = ov.apply_to_trace({"steps": []}, {}, [hp("/learning", "L")])
+    assert prov == {"steps": [], "trace_fields": {"learning": ov.field_provenance(hp("/learning", "L"))}}
+
+
 def test_the_counts_follow_only_an_edited_eval() -> None:
     trace, prov = docs()
     t, _ = ov.apply_to_trace(trace, prov, [hp("/steps/1/eval", 1, 0)])
@@ -277,7 +282,21 @@ def test_the_reviewed_folder(demo: dict[str, bytes]) -> None:
     assert (man["trace_id"], man["validation_level"]) == (rv.trace_id, "expert_reviewed")
     readme = rv.files["README.md"].decode()
     assert rv.trace_id in readme and "expert_reviewed" in readme
+    line = "- `artifacts/`: full tool outputs the agent saw only a preview of."
+    assert line in readme  # the card names the artifacts it carries
+    bare = ov.reviewed_folder({**demo, "notes.txt": b"n"}, edits, level="expert_reviewed", reviewer=ADA, at=AT)
+    assert line not in bare.files["README.md"].decode()
+    assert bare.files["manifest.json"].startswith(b'{\n  "')  # indented by two
     assert (files["trace.json"], files["manifest.json"]) == (demo["trace.json"], demo["manifest.json"])
+
+
+def test_a_draft_whose_provenance_has_no_trace_fields_is_approved(demo: dict[str, bytes]) -> None:
+    prov = json.loads(demo["provenance.json"])
+    del prov["trace_fields"]
+    files = {**demo, "provenance.json": json.dumps(prov).encode()}
+    rv = ov.reviewed_folder(files, [], level="human_reviewed", reviewer=ADA, at=AT)
+    got = json.loads(rv.files["provenance.json"])["trace_fields"]
+    assert sorted(got) == ["prior_trace_id", "trace_id", "validation_level"]
 
 
 def test_an_unknown_level_or_an_invalid_result_is_refused(demo: dict[str, bytes]) -> None:

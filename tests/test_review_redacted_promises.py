@@ -70,6 +70,12 @@ def test_plain_and_hostile_text_is_kept_as_typed() -> None:
         assert mask_typed(text, {"x": "[CREDENTIAL_1]"}) == text, repr(text)
 
 
+def test_text_holding_every_private_use_character_of_the_first_plane_is_kept() -> None:
+    crowded = "".join(map(chr, range(0xE000, 0xF900)))
+    assert mask_typed(crowded + " [CREDENTIAL_1]", {}) == crowded + " [CREDENTIAL_1]"
+    assert mask_typed(crowded + f" {TOKEN}", {"x": "[CREDENTIAL_1]"}) == crowded + " [CREDENTIAL_2]"
+
+
 # ------------------------------------------------------------------ log_of
 
 
