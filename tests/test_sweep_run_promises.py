@@ -370,3 +370,57 @@ def test_the_crash_tests_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         hold.maybe("committed")
     assert held.value.args == (60,) and (tmp_path / "mark").read_text() == str(os.getpid())
     _TestHold().maybe("traced")  # unset: nothing
+
+
+def _six(tmp_path: Path) -> Path:
+    """Six session files in name order: five traced (one of them failing) and one waiting."""
+    r = tmp_path / "six"
+    (r / "p").mkdir(parents=True)
+    for name, src in (("a", DEMO), ("b", OTHER), ("d", SAMPLES / "claude" / "legacy-inline-sidechain.jsonl"),
+                      ("e", SAMPLES / "claude" / "subagents" / "c7133dee-e28c-4d03-8ec3-1209007ef3b4.jsonl")):
+        shutil.copy(src, r / "p" / f"{name}.jsonl")
+    (r / "p" / "c.jsonl").write_bytes(b"not a log\n")
+    (r / "p" / "f.jsonl").write_bytes(DEMO.read_bytes()[:-10])  # incomplete: waits
+    (r / "p" / "notes.json").write_bytes(b"{}\n")
+    for f in (r / "p").iterdir():
+        os.utime(f, (T - 3600, T - 3600))
+    return r
+
+
+def test_a_sweep_on_two_processes_keeps_a_window_and_stores_what_one_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from forsy.run import RetraceOptions, parallel
+
+    r = _six(tmp_path)
+    one = open_store(f"sqlite:///{tmp_path / 'one.db'}")
+    two = open_store(f"sqlite:///{tmp_path / 'two.db'}")
+    try:
+        serial = swp(one, r, ignore_settle=False)
+        events: list[str] = []
+        real_submit, real_finish = parallel.SessionPool.submit, parallel.SessionPool.finish
+
+        def submit(pool: Any, path: Path, *a: Any, **k: Any) -> Any:
+            events.append(f"+{path.stem}")
+            return real_submit(pool, path, *a, **k)
+
+        def finish(pool: Any, p: Any, *a: Any) -> Any:
+            events.append(f"-{p.path.stem}")
+            return real_finish(pool, p, *a)
+
+        monkeypatch.setattr(parallel.SessionPool, "submit", submit)
+        monkeypatch.setattr(parallel.SessionPool, "finish", finish)
+        progress: list[SweepProgress] = []
+        both = swp(two, r, ignore_settle=False, retrace=RetraceOptions(jobs=2), progress=progress.append)
+        # a window of 2 workers + 2 read ahead: four files out, then one in for each one out, in order
+        assert events == ["+a", "+b", "+c", "+d", "-a", "+e", "-b", "-c", "-d", "-e"]
+        assert [os.path.basename(p.path) for p in progress if p.files] == ["a.jsonl", "b.jsonl", "c.jsonl",
+                                                                          "d.jsonl", "e.jsonl"]
+        assert (vars(both.counts) | {"bytes_read": 0}) == (vars(serial.counts) | {"bytes_read": 0})
+        assert (both.counts.traced, both.counts.failed, both.counts.waiting) == (4, 1, 1)
+        assert both.counts.bytes_read == serial.counts.bytes_read
+        assert (both.failures, both.waiting, both.faults) == (serial.failures, serial.waiting, serial.faults)
+        assert two.file_states([str(r)]) == one.file_states([str(r)])
+        assert two.errors(1) == one.errors(1)
+    finally:
+        one.close()
+        two.close()
