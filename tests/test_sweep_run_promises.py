@@ -424,3 +424,114 @@ def test_a_sweep_on_two_processes_keeps_a_window_and_stores_what_one_stores(
     finally:
         one.close()
         two.close()
+
+
+def test_each_history_and_the_repository_is_read_on_its_own_and_a_failing_one_is_a_fault(
+        root: Path, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import forsy.run as forsy_run
+    from forsy.errors import InputError
+    from forsy.run import RetraceOptions, Timeline
+
+    h1, h2, h3, repo = (tmp_path / n for n in ("h1", "h2", "h3", "repo"))
+    asked: list[tuple[list[Path], Path | None]] = []
+
+    def inputs(opts: RetraceOptions) -> Timeline:
+        asked.append((list(opts.history), opts.git))
+        if opts.history == [h1]:
+            raise PermissionError(13, "Permission denied", str(h1))
+        if opts.history == [h2]:
+            raise InputError("not a shell history")
+        if opts.history == [h3]:
+            return Timeline(["h3-session"], ["h3-git"])  # type: ignore[list-item]
+        return Timeline([], ["repo-session"])  # type: ignore[list-item]
+
+    seen: list[object] = []
+    real = forsy_run.retrace_one
+
+    def retrace_one(path: Any, *a: Any, timeline: Any = None, **k: Any) -> Any:
+        seen.append(timeline)
+        return real(path, *a, timeline=None, **k)
+
+    monkeypatch.setattr(forsy_run, "timeline_inputs", inputs)
+    monkeypatch.setattr(forsy_run, "retrace_one", retrace_one)
+    rep = swp(store, root, retrace=RetraceOptions(history=[h1, h2, h3], git=repo))
+    assert asked == [([h1], None), ([h2], None), ([h3], None), ([], repo)]
+    assert [(f.path, f.what, f.reason) for f in rep.faults] == [
+        (str(h1), "file", "cannot read this history or repository: permission denied (sessions traced without it)"),
+        (str(h2), "file", "cannot read this history or repository: not a shell history (sessions traced without it)")]
+    assert seen == [Timeline(["h3-session"], ["h3-git", "repo-session"])] * 2  # type: ignore[list-item]
+    assert (rep.counts.traced, rep.exit_code) == (2, ExitCode.PARTIAL)
+    asked.clear()
+    assert swp(store, root, retrace=RetraceOptions(history=[h1], git=repo)).counts.unchanged == 2
+    assert asked == []  # nothing to trace: no history read
+
+
+def test_a_failed_run_records_how_long_it_ran(root: Path, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(states: Any) -> None:
+        raise StoreError("database or disk is full")
+
+    monkeypatch.setattr(store, "put_file_states", full)
+    rep = swp(store, root)
+    [run] = store.runs()
+    assert run.duration_s is not None and 0 < run.duration_s < 60 and 0 < rep.duration_s < 60
+
+
+def test_a_session_file_back_from_gone_is_traced_from_scratch(root: Path, store: Store, tmp_path: Path) -> None:
+    a = root / "p" / "a.jsonl"
+    swp(store, root)
+    a.rename(tmp_path / "away.jsonl")
+    assert swp(store, root).counts.gone == 1
+    (tmp_path / "away.jsonl").rename(a)  # the same file: same device, inode, size and time
+    c = swp(store, root).counts
+    assert (c.rewritten, c.grown, c.traced, c.unchanged) == (1, 0, 1, 1)
+
+
+def test_an_ignored_file_that_changed_is_remembered_as_it_is_now(root: Path, store: Store) -> None:
+    notes = root / "p" / "notes.json"
+    notes.write_bytes(b"{}\n")
+    swp(store, root)
+    notes.write_bytes(b'{"a": [1, 2]}\n')
+    swp(store, root)
+    st = store.file_states([str(root)])[str(notes)]
+    assert (st.status, st.size) == ("ignored", 14)
+
+
+def test_a_file_a_search_limit_left_out_is_named_and_remembered_with_why(
+        root: Path, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import forsy.run as forsy_run
+
+    deep = root / "p" / "deep" / "x.jsonl"
+    deep.parent.mkdir()
+    deep.write_bytes(b"{}\n")
+    real = forsy_run.discover
+
+    def discover(paths: Any, unread: Any = None) -> Any:
+        found = real(paths, unread)
+        unread.append((root / "p" / "deep", "deeper than 6 levels: not searched"))
+        return [(s, p) for s, p in found if Path(p) != deep]
+
+    monkeypatch.setattr(forsy_run, "discover", discover)
+    rep = swp(store, root)
+    assert rep.left_out == [(str(deep), "deeper than 6 levels: not searched")]
+    st = store.file_states([str(root)])[str(deep)]
+    assert (st.status, st.last_error) == ("ignored", "deeper than 6 levels: not searched")
+
+
+def test_the_cleanup_warning_looks_in_the_users_claude_home(tmp_path: Path, store: Store,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    proj = tmp_path / "home" / ".claude" / "projects" / "p"
+    proj.mkdir(parents=True)
+    shutil.copy(DEMO, proj / "a.jsonl")
+    os.utime(proj / "a.jsonl", (T - 27 * 86400, T - 27 * 86400))  # 3 days left of 30
+    rep = sweep(store, SweepOptions(roots=[proj.parent], now=lambda: T, ignore_settle=True))
+    assert rep.warnings == ["1 traced session log(s) will be deleted by Claude Code within 5 days "
+                            "(cleanupPeriodDays=30); their traces stay in the store"]
+
+
+def test_a_failing_file_that_is_not_text_is_a_failure_not_a_crash(root: Path, store: Store) -> None:
+    bad = root / "p" / "bad.jsonl"
+    bad.write_bytes(b"\xff\xfe\x00not a log\n")
+    rep = swp(store, root)
+    assert [e.path for e in rep.failures] == [str(bad)] and rep.faults == []
+    assert (rep.counts.traced, rep.counts.failed) == (2, 1)
