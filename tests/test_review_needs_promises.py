@@ -200,3 +200,10 @@ def test_a_fields_provenance_by_its_path() -> None:
     assert nd._field_prov(d, "/odd") == {}
     assert nd._field_prov(d, "/trace_id") == {"origin": "derived", "rule": "T-id"}
     assert nd._field_prov(d, "/steps/2") == {}  # not a step field: looked up as the trace field "steps.2"
+
+
+def test_a_model_value_of_a_nested_trace_field_is_found_by_its_path() -> None:
+    d = LoadedTrace("forsy_t", {}, {"summary": {"goal_notes": "Tests pass."}},
+                    {"trace_fields": {"summary.goal_notes": model("m/n", "2 passed")}}, {}, [])
+    assert model_values(d, set()) == [ModelValue("/summary/goal_notes", "Tests pass.", "m/n", ("2 passed",), "")]
+    assert model_values(d, {"/summary/goal_notes"})[0].decision == "accepted"

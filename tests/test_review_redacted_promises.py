@@ -57,6 +57,7 @@ def test_a_pasted_secret_is_numbered_after_the_traces_own_and_typed_placeholders
 def test_a_trace_with_no_placeholders_numbers_from_one() -> None:
     assert mask_typed(f"token {TOKEN}", {"task": "nothing secret", "steps": []}) == "token [CREDENTIAL_1]"
     assert mask_typed(f"token {TOKEN}", {"task": "[EMAIL_4]"}) == "token [CREDENTIAL_1]"
+    assert mask_typed(f"token {TOKEN}", {"task": "[CREDENTIAL_0]"}) == "token [CREDENTIAL_1]"  # after 0: 1
 
 
 def test_the_highest_of_each_kind_counts_not_the_last_nor_the_first() -> None:
