@@ -235,11 +235,13 @@ def test_a_form_is_csrf_checked_utf8_and_the_last_of_repeated_names(client: tupl
     other = s.csrf[:-1] + ("1" if s.csrf[-1] == "0" else "0")
     for body in (b"a=1", f"csrf={other}".encode(), f"csrf={s.csrf}x".encode(), f"csrf={s.csrf}&csrf={other}".encode()):
         r = c.post("/form", content=body, headers={"content-type": "application/x-www-form-urlencoded"})
-        assert r.status_code == 403 and "CSRF token is missing or wrong" in r.text, body
+        assert r.status_code == 403 and "<h1>Refused</h1>" in r.text, body
+        assert '<p class="error">the form&#39;s CSRF token is missing or wrong; reload the page</p>' in r.text
     # the last csrf counts, as the last of any name
     assert c.post("/form", content=f"csrf=x&csrf={s.csrf}".encode()).status_code == 200
     r = c.post("/form", content=b"csrf=" + s.csrf.encode() + b"&v=\xff")
-    assert r.status_code == 400 and "the form is not UTF-8" in r.text
+    assert r.status_code == 400 and "<h1>Refused</h1>" in r.text
+    assert '<p class="error">the form is not UTF-8</p>' in r.text
 
 
 def test_a_form_over_the_limit_is_refused_by_its_length_or_as_it_grows(client: tuple[TestClient, Settings]) -> None:
@@ -249,7 +251,8 @@ def test_a_form_over_the_limit_is_refused_by_its_length_or_as_it_grows(client: t
     exact = head + b"x" * (MAX_FORM - len(head))
     assert c.post("/form", content=exact).status_code == 200  # MAX_FORM bytes: still taken
     r = c.post("/form", content=exact + b"x")
-    assert r.status_code == 413 and f"a form of more than {MAX_FORM} bytes" in r.text
+    assert r.status_code == 413 and f'<p class="error">a form of more than {MAX_FORM} bytes</p>' in r.text
+    assert "<h1>Too large</h1>" in r.text
 
     def chunks() -> Iterator[bytes]:  # no content-length: refused as it grows
         yield head
@@ -327,3 +330,25 @@ def test_the_csrf_value_is_the_hmac_of_the_token() -> None:
     want = hmac.new(TOKEN.encode(), b"forsy-review-csrf", hashlib.sha256).hexdigest()
     assert settings().csrf == want and settings(token="other").csrf != want
     assert len(g.new_token()) >= 40 and g.new_token() != g.new_token()
+
+
+def test_a_body_that_grows_past_the_limit_in_pieces_is_refused() -> None:
+    s = settings()
+    piece = b"x" * (MAX_FORM // 4 + 1)  # each piece well under the limit, five of them over it
+    pieces = [b"csrf=" + s.csrf.encode() + b"&v=", *[piece] * 5]
+    read: list[int] = []
+
+    async def receive() -> dict[str, object]:
+        read.append(1)
+        body = pieces[len(read) - 1]
+        return {"type": "http.request", "body": body, "more_body": len(read) < len(pieces)}
+
+    async def run() -> None:
+        scope = {"type": "http", "method": "POST", "path": "/", "query_string": b"", "headers": []}
+        got = await g.read_form(Request(scope, receive), s)  # type: ignore[arg-type]
+        assert isinstance(got, Response) and got.status_code == 413
+        assert len(read) == 5  # refused at the piece that took it past the limit, the last never read
+
+    import asyncio
+
+    asyncio.run(run())
