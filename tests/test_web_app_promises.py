@@ -72,7 +72,8 @@ def test_an_edit_lands_on_its_step_page_and_a_trace_edit_on_the_draft(web: Web) 
     assert [(p.path, p.value_json, p.actor, p.created_at) for p in rows] == [
         ("/steps/3/eval", "1", ADA, NOW), ("/summary/goal_notes", '"<b>ok</b>"', ADA, NOW)]
     page = web.c.get(f"/t/{t}/s/3?done=edit").text
-    assert "Edit saved." in page
+    assert "Edit saved." in page and f'name="csrf" value="{CSRF}"' in page  # its forms carry the CSRF value
+    assert f'name="csrf" value="{CSRF}"' in web.c.get(f"/t/{t}").text
     draft = web.c.get(f"/t/{t}?done=edit").text
     assert "Edit saved." in draft and "&lt;b&gt;ok&lt;/b&gt;" in draft and "<b>ok</b>" not in draft
 
