@@ -535,3 +535,52 @@ def test_a_failing_file_that_is_not_text_is_a_failure_not_a_crash(root: Path, st
     rep = swp(store, root)
     assert [e.path for e in rep.failures] == [str(bad)] and rep.faults == []
     assert (rep.counts.traced, rep.counts.failed) == (2, 1)
+
+
+def _grow(f: Path) -> int:
+    """Append f's last line again; return that line's length (what classify reads of the tail)."""
+    data = f.read_bytes()
+    n = len(data) - data.rfind(b"\n", 0, len(data) - 1) - 1
+    with f.open("ab") as out:
+        out.write(data[-n:])
+    return n
+
+
+def test_two_grown_files_add_up_and_their_drafts_carry_the_run(root: Path, store: Store, tmp_path: Path) -> None:
+    import sqlite3
+
+    a, b = root / "p" / "a.jsonl", root / "p" / "b.jsonl"
+    swp(store, root)
+    la, lb = _grow(a), _grow(b)
+    sa, sb = a.stat().st_size, b.stat().st_size
+    c = swp(store, root).counts
+    assert c.grown == 2
+    assert c.bytes_read == HEAD_BLOCK + la + 2 * fp_cost(sa) + sa + HEAD_BLOCK + lb + 2 * fp_cost(sb) + sb
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        assert sorted(db.execute("SELECT run_id FROM traces")) == [(1,), (1,), (2,), (2,)]
+
+
+def test_progress_counts_a_sessions_other_files_in_its_bytes(tmp_path: Path, store: Store) -> None:
+    sub = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
+    r = tmp_path / "logs"
+    (r / "p").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "subagents" / f"{sub}.jsonl", r / "p" / "a.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / sub, r / "p" / "a")  # a's subagents
+    shutil.copy(DEMO, r / "p" / "b.jsonl")
+    shutil.copy(OTHER, r / "p" / "c.jsonl")
+    swp(store, r)  # the first run finds a's member files
+    member = next(f for f in r.rglob("agent-*.jsonl"))
+    for f in (r / "p" / "a.jsonl", r / "p" / "b.jsonl", r / "p" / "c.jsonl"):
+        _grow(f)
+    _grow(member)
+    sizes = {f.name: f.stat().st_size for f in r.rglob("*.jsonl")}
+    sa = sizes["a.jsonl"] + sizes[member.name]
+    sb, sc = sizes["b.jsonl"], sizes["c.jsonl"]
+    events: list[SweepProgress] = []
+    rep = swp(store, r, progress=events.append)
+    assert rep.counts.grown == 3
+    total = sa + sb + sc
+    assert [e for e in events if e.files] == [
+        SweepProgress(0, 3, 0, total, str(r / "p" / "a.jsonl")),
+        SweepProgress(1, 3, sa, total, str(r / "p" / "b.jsonl")),
+        SweepProgress(2, 3, sa + sb, total, str(r / "p" / "c.jsonl"))]
