@@ -374,3 +374,19 @@ def test_the_security_headers_on_a_response_that_sets_none_of_its_own() -> None:
     asyncio.run(run())
     assert sent[0]["headers"] == list(SecurityHeaders.HEADERS) and sent[1] == {"type": "http.response.body",
                                                                               "body": b"x"}
+
+
+def test_a_request_with_no_host_header_is_refused() -> None:
+    for any_address in (False, True):
+        check = HostCheck(lambda *a: None, settings(any_address=any_address))  # type: ignore[arg-type]
+        assert not check.ok({"type": "http", "headers": [], "server": ("127.0.0.1", 9)})
+        assert not check.ok({"type": "http", "server": ("127.0.0.1", 9)})
+
+
+def test_a_page_behind_the_login_asks_who_is_reviewing_by_default() -> None:
+    s = settings(reviewer="")
+    plain = Starlette(routes=[Route("/", g.guard(s, who))])
+    with TestClient(plain, base_url=f"http://{HOST}", follow_redirects=False) as c:
+        assert c.get(f"/?token={TOKEN}").status_code == 303
+        r = c.get("/")
+        assert r.status_code == 303 and r.headers["location"] == "/who"
