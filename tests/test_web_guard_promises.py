@@ -87,6 +87,7 @@ def test_no_token_no_page_and_a_wrong_token_is_no_login(client: tuple[TestClient
     r = c.get("/")
     assert r.status_code == 403 and "reviewer=" not in r.text
     assert r.text == "forbidden: open the URL with its token that `forsy review serve` printed"
+    assert r.headers["content-type"] == "text/plain; charset=utf-8"
     r = c.get("/?token=" + "k" * 39 + "j")
     assert r.status_code == 403 and "set-cookie" not in r.headers and s.sessions == {}
     c.cookies.set("forsy_review_9", TOKEN)  # the token itself as a cookie opens nothing: only a session does
@@ -186,7 +187,7 @@ def test_a_conflict_on_an_odd_trace_id_links_home() -> None:
     with TestClient(conflict, base_url=f"http://{HOST}", follow_redirects=False) as c:
         assert c.get(f"/t/a.b/x?token={TOKEN}").status_code == 303
         r = c.get("/t/a.b/x")
-        assert r.status_code == 409 and 'href="/"' in r.text and 'href="/t/' not in r.text
+        assert r.status_code == 409 and '<a href="/" id="back">back</a>' in r.text and 'href="/t/' not in r.text
 
 
 def test_every_response_carries_the_security_headers_once(client: tuple[TestClient, Settings]) -> None:
