@@ -12,7 +12,7 @@ message is one `Evidence` (its exact bytes) and gives (the table in docs/sources
 * `type: "gemini"`: reasoning per thought (`subject`, `description`, parts marked `thought`),
   `agent_text` for `content`, then per `toolCalls` entry a `tool_call` (exact `name`, `args`,
   own `timestamp`) and a `tool_result` (`functionResponse.response.output` or `.error`;
-  failed when `status` is not "success" or the shell tool says `Exit Code: N`; a call the
+  failed when `status` is not "success" or the shell tool says `Exit Code: N`, N ≠ 0; a call the
   person declined is a rejection). Calls of one message share a group. `model` and `tokens`
   feed the session facts;
 * `type: "info"` `Request cancelled.`: an interrupt; `type: "error"` `[API Error: …]`: an
@@ -48,7 +48,8 @@ from ..lines import open_regular, read_bytes, sha256, sniff_file, sniffed, sourc
 from . import _jsonl
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
-# tools/shell.ts: its output has an `Exit Code: N` line only when N is not 0
+# tools/shell.ts: its output has an `Exit Code: N` line when N is not 0; from July 2025 to January
+# 2026 it wrote the line for every command, `Exit Code: 0` on success (R-call/gemini-exit-code: N ≠ 0)
 SHELL_TOOLS = frozenset({"run_shell_command"})
 _SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
 PROJECT_LOGS = "gemini-project:"  # evidence name of the logs.json above `chats/` (read back by the source)
@@ -362,7 +363,7 @@ class _Chat:
         code = _SHELL_EXIT.search(text) if name in SHELL_TOOLS else None
         if code is not None:
             info.exit_code = int(code.group(1))
-            if not failed:  # the command failed though the tool ran: its output says so
+            if not failed and info.exit_code != 0:  # the command failed though the tool ran: its output says so
                 failed, info.failure_rule = True, "R-call/gemini-exit-code"
         self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
                                    is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
