@@ -369,13 +369,14 @@ class _Task:
             return
         self._ev("user", rec, ptr, None, actor="user", text=text)
 
-    def _result(self, rec: Record, ptr: str, call: Event, text: str) -> None:
+    def _result(self, rec: Record, ptr: str, call: Event, text: str, flagged: bool = False) -> None:
+        """A call's result; `flagged`: its native tool_result block says `is_error: true`."""
         denied = DENIED in text
         if denied:
             _bump(self.s, "rejected_calls")
-        failed = not denied and result_failed(text)
+        failed = not denied and not flagged and result_failed(text)
         self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                 is_error=denied or failed or text.lstrip().startswith("[ERROR]"),
+                 is_error=flagged or denied or failed or text.lstrip().startswith("[ERROR]"),
                  info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
                  ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
         self._feedback_inside(rec, ptr, text)
@@ -389,7 +390,7 @@ class _Task:
         self.pending.remove(call)
         c = b.get("content")
         if isinstance(c, str):
-            self._result(rec, ptr + "/content", call, c)
+            self._result(rec, ptr + "/content", call, c, b.get("is_error") is True)
             return
         parts, people = [], []
         for i, x in enumerate(c if isinstance(c, list) else []):
