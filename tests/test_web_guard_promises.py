@@ -161,18 +161,19 @@ def test_errors_are_pages_of_their_kind_never_a_traceback(client: tuple[TestClie
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     c, _ = client
     logged_in(c)
-    r = c.get("/t/forsy_abc-1/conflict")
-    assert r.status_code == 409 and "Conflict: someone acted first" in r.text and "draft moved to version 3" in r.text
-    assert 'href="/t/forsy_abc-1"' in r.text
-    r = c.get("/store")
-    assert r.status_code == 503 and "The store cannot be used" in r.text
-    assert "database disk image is malformed" in r.text
-    assert "integrity_check" in r.text
-    r = c.get("/refused")
-    assert r.status_code == 400 and "<h1>Refused</h1>" in r.text and "<title>Refused · forsy</title>" in r.text
-    assert "no step 99 &lt;b&gt;here&lt;/b&gt;" in r.text
-    r = c.get("/sqlite")
-    assert r.status_code == 503 and "The store cannot be read" in r.text and "file is not a database" in r.text
+    def page(path: str, status: int, heading: str, detail: str) -> None:
+        r = c.get(path)
+        assert r.status_code == status and f"<h1>{heading}</h1>" in r.text
+        assert f"<title>{heading} · forsy</title>" in r.text
+        assert f'<p class="error">{detail}</p>' in r.text, r.text
+
+    page("/t/forsy_abc-1/conflict", 409, "Conflict: someone acted first", "draft moved to version 3")
+    assert '<a href="/t/forsy_abc-1" id="back">back</a>' in c.get("/t/forsy_abc-1/conflict").text
+    page("/store", 503, "The store cannot be used", "database disk image is malformed; check it with `sqlite3 FILE "
+         "&#39;PRAGMA integrity_check&#39;` (or the PostgreSQL server&#39;s log) and restore it from a backup")
+    page("/refused", 400, "Refused", "no step 99 &lt;b&gt;here&lt;/b&gt;")
+    page("/sqlite", 503, "The store cannot be read", "file is not a database; check it with `sqlite3 FILE "
+         "&#39;PRAGMA integrity_check&#39;` and restore it from a backup")
     capsys.readouterr()
     r = c.get("/bug")
     assert r.status_code == 500 and "Internal error" in r.text and "secret internal detail" not in r.text
@@ -208,6 +209,7 @@ def test_a_foreign_host_is_refused(client: tuple[TestClient, Settings]) -> None:
     for host in ("evil.example:9", "127.0.0.1", "127.0.0.1:99", "localhost:9", ""):
         r = c.get("/", headers={"host": host})
         assert r.status_code == 421 and r.text == "unknown host", host
+        assert r.headers["content-type"] == "text/plain; charset=utf-8"
 
 
 @pytest.mark.parametrize(("server", "good", "bad"), [
