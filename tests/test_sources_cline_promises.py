@@ -24,6 +24,7 @@ UI = "ui_messages.json"
 META = "task_metadata.json"
 T = 1769053680000  # 2026-01-22T03:48:00.000Z
 RULE = "R-call/cline-failure-text"
+OK_OUTPUT = "Command executed successfully (exit code 0).\nOutput:\nx"
 
 
 def _array(recs: list[Any]) -> str:
@@ -83,7 +84,8 @@ def _failures(tmp: Path) -> Path:
          "content": [{"type": "tool_use", "id": "t2", "name": "execute_command", "input": {"command": "dir"}}]},
         {"role": "user", "content": [{"type": "text", "text": "[execute_command for 'dir'] Result:\nCommand is still "
                                       "running in the user's terminal.\nHere's the output so far:\n"}]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "read_file", "input": {"path": "a"}}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "read_file",
+                                           "input": {"path": "a"}}]},
         {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a'] Result:\nThe tool execution failed "
                                       "with the following error:\n<error>\nENOENT\n</error>"}]},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t4", "name": "write_to_file",
@@ -200,7 +202,7 @@ def test_clines_words_are_notes_or_results_and_a_later_prompt_is_the_users(tmp_p
         {"role": "assistant", "content": [{"type": "tool_use", "id": "c2", "name": "attempt_completion",
                                            "input": {"result": "HI"}}]},
         {"role": "user", "content": [{"type": "text", "text": wrapper},
-                                     {"type": "text", "text": "Command executed successfully (exit code 0).\nOutput:\nx"}]},
+                                     {"type": "text", "text": OK_OUTPUT}]},
         {"role": "assistant", "content": "done"},
         {"role": "user", "content": "now write a poem"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "c3", "name": "attempt_completion",
@@ -211,8 +213,9 @@ def test_clines_words_are_notes_or_results_and_a_later_prompt_is_the_users(tmp_p
     assert [shape(s, e) for e in s.events] == [
         ("user", "user", None, [("a", 0, "/content")], "<task>\nsay hi\n</task>", None, None, None, None),
         ("tool_call", "agent", None, [("a", 1, "/content/0/input")], None, "attempt_completion", "c1", None, None),
-        ("tool_result", "agent", None, [("a", 2, "/content/0/text")], "Command terminated by signal SIGINT.\nOutput:\nhi",
-         "attempt_completion", "c1", True, ResultInfo(failure_rule=RULE)),
+        ("tool_result", "agent", None, [("a", 2, "/content/0/text")],
+         "Command terminated by signal SIGINT.\nOutput:\nhi", "attempt_completion", "c1", True,
+         ResultInfo(failure_rule=RULE)),
         ("note", "system", None, [("a", 2, "/content/1/text")], wrapper, None, None, None,
          NoteInfo(subtype="completion_feedback_wrapper")),
         ("user", "user", None, [("a", 2, "/content/2/text")], "louder", None, None, None, feedback),
@@ -220,8 +223,8 @@ def test_clines_words_are_notes_or_results_and_a_later_prompt_is_the_users(tmp_p
         ("note", "system", None, [("a", 4, "/content/0/text")], wrapper, None, None, None,
          NoteInfo(subtype="completion_feedback_wrapper")),
         # a command's output with no completion waiting for it: Cline's, a note of the tool
-        ("note", "tool", None, [("a", 4, "/content/1/text")], "Command executed successfully (exit code 0).\nOutput:\nx",
-         None, None, None, NoteInfo(subtype="command_output")),
+        ("note", "tool", None, [("a", 4, "/content/1/text")], OK_OUTPUT, None, None, None,
+         NoteInfo(subtype="command_output")),
         ("agent_text", "agent", None, [("a", 5, "/content")], "done", None, None, None, None),
         ("user", "user", None, [("a", 6, "/content")], "now write a poem", None, None, None, None),
         ("tool_call", "agent", None, [("a", 7, "/content/0/input")], None, "attempt_completion", "c3", None, None),
@@ -264,7 +267,8 @@ def test_native_results_answer_their_call_once_and_keep_its_error_flag(tmp_path:
     s = read(task(tmp_path, api, []))
     assert [shape(s, e) for e in s.events if e.kind == "tool_result"] == [
         ("tool_result", "agent", None, [("a", 2, "/content/1/content/2")],
-         "Command failed with exit code 2.\nOutput:\nerr", "execute_command", "k1", True, ResultInfo(failure_rule=RULE)),
+         "Command failed with exit code 2.\nOutput:\nerr", "execute_command", "k1", True,
+         ResultInfo(failure_rule=RULE)),
         ("tool_result", "agent", None, [("a", 2, "/content/3/content")], "ENOENT: a", "read_file", "k2", True, None),
         ("tool_result", "agent", None, [("a", 2, "/content/5/content/0")], "EACCES: b", "read_file", "k3", True, None),
     ]
