@@ -113,3 +113,36 @@ def test_what_is_no_chat_is_refused_with_its_path(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         GeminiSource().read(p, ReadContext(root=tmp_path))
     assert (e.value.message, e.value.path) == ("not a Gemini CLI chat: not a JSON object with a messages list", str(p))
+
+
+def test_a_chats_session_id_is_the_first_named_in_its_head(tmp_path: Path) -> None:
+    """discover and logs.json read alone ask which session a chat holds: the first
+    `sessionId` of its first 4 KiB (a later `$set` may name another)."""
+    from forsy.sources.gemini.source import _chat_id
+
+    def chat_id(text: bytes) -> str | None:
+        p = tmp_path / "c.jsonl"
+        p.write_bytes(text)
+        return _chat_id(p)
+
+    assert chat_id(b'{"sessionId" : "a", "projectHash": "h"}\n{"$set": {"sessionId": "b"}}\n') == "a"
+    assert chat_id(b'{"sessionId": 5}\n') is None
+    assert chat_id(b'{"projectHash": "h"}\n') is None
+    assert chat_id(b'{"sessionId": "a\xff"}\n') == "a\ufffd"
+    assert chat_id(b'{"pad": "' + b"x" * 4096 + b'", "sessionId": "late"}\n') is None
+    assert _chat_id(tmp_path / "missing.jsonl") is None
+    chat = write_lines(tmp_path / "p" / "chats" / "session-1.jsonl",
+                       [{"sessionId": "a", "projectHash": "h"}, {"$set": {"sessionId": "b"}}])
+    logs = tmp_path / "p" / "logs.json"
+    logs.write_text('[\n{"sessionId": "a", "messageId": 0},\n{bad\n]')
+    assert GeminiSource().discover(tmp_path / "p") == [chat]
+
+
+def test_logs_alone_skip_a_session_whose_chat_is_beside_them(tmp_path: Path) -> None:
+    write_lines(tmp_path / "session-c.jsonl", [{"sessionId": "c", "projectHash": "h"}])
+    logs = tmp_path / "logs.json"
+    logs.write_text(json.dumps([{"sessionId": "a", "messageId": 0, "type": "user", "message": "x"},
+                                {"sessionId": "c", "messageId": 0, "type": "user", "message": "y"}]))
+    [s] = GeminiSource().read(logs, ReadContext(root=tmp_path))
+    assert s.session_id == "a" and [e.text for e in s.events] == ["x"]
+    assert [w.code for w in s.warnings] == ["logs-json-with-chat"]
