@@ -164,3 +164,29 @@ def test_a_message_with_a_named_tool_of_a_message_without_id_is_grouped_by_its_l
     assert warnings(s) == [("no-result", "tool call b (ls) has no result output (status 'success')",
                             "session-j.json", 2)]
     assert s.session_id == "s-j" and s.quality.records == 2 and s.quality.missing_results == 1
+
+
+def test_calls_of_an_untimed_message_names_and_times_not_text_counts(tmp_path: Path) -> None:
+    """A call whose name or time is no text has none; a message with no time gives its
+    calls none (nothing cited); a result's text part before its functionResponse is kept;
+    each missing result and each declined call is counted."""
+    no = "[Operation Cancelled] Reason: User denied execution."
+    p = write_lines(tmp_path / "c.jsonl", [HEAD, {"id": "g", "type": "gemini", "content": "", "toolCalls": [
+        {"id": "a", "name": 5, "timestamp": 9, "args": {}, "status": "success",
+         "result": [{"text": "note first"}, fr(output="o")]},
+        {"id": "b", "name": "x", "args": {}},
+        {"id": "c", "name": "x", "args": {}},
+        {"id": "d", "name": SHELL, "args": {}, "status": "cancelled", "result": [fr(error=no)]},
+        {"id": "e", "name": SHELL, "args": {}, "status": "cancelled", "result": [fr(error=no)]},
+    ]}])
+    s = read(p)
+    assert events(s)[:2] == [
+        ev("tool_call", "agent", None, [(2, "/toolCalls/0/args")], call_id="a", args={}, group="g"),
+        ev("tool_result", "agent", None, [(2, "/toolCalls/0/result/0/text"),
+                                          (2, "/toolCalls/0/result/1/functionResponse/response/output")],
+           text="note first\no", call_id="a", is_error=False, info=ResultInfo()),
+    ]
+    assert [(e.kind, e.call_id, e.ts_ref) for e in s.events[2:]] == [
+        ("tool_call", "b", None), ("tool_call", "c", None), ("tool_call", "d", None), ("tool_result", "d", None),
+        ("tool_call", "e", None), ("tool_result", "e", None)]
+    assert s.quality.missing_results == 2 and s.quality.extra == {"rejected_calls": 2}

@@ -63,9 +63,11 @@ def test_logs_alone_whose_every_session_has_its_chat_are_still_read(tmp_path: Pa
     logs = write_array(proj / "logs.json", [{"sessionId": "c", "type": "user", "message": "hi", "timestamp": T(1)}])
     [s] = GeminiSource().read(logs, ReadContext(root=proj))
     assert s.session_id == "c" and [e.text for e in s.events] == ["hi"] and s.warnings == []
+    assert (s.quality.unparsable_records, s.quality.unknown_records) == (0, 0)
     empty = write_array(tmp_path / "e" / "logs.json", [])
     [s] = GeminiSource().read(empty, ReadContext(root=empty.parent))
     assert (s.session_id, s.events, s.quality.records, s.warnings) == ("logs", [], 0, [])
+    assert [f.path for f in s.files] == ["logs.json"] and s.quality.unparsable_records == 0
 
 
 def _chat(path: Path) -> Path:
@@ -116,6 +118,7 @@ def test_a_chat_in_chats_reads_the_projects_logs_beside_that_folder(tmp_path: Pa
         (name, str(logs.resolve()), "gemini", len(data))]
     assert GeminiSource().read_back(name, [chat.parent]) == data
     assert GeminiSource().read_back(name, [proj]) is None
+    assert GeminiSource().read_back(name, [proj / "other"]) is None  # a logs.json beside a folder not chats/
     assert GeminiSource().read_back("logs.json", [chat.parent]) is None
 
 
@@ -149,3 +152,22 @@ def test_logs_json_beside_the_chat_and_one_without_its_session(tmp_path: Path) -
     [s] = GeminiSource().read(chat, ReadContext(root=chat.parent))
     assert [f.path for f in s.files] == ["session-1.jsonl", "logs.json"] and s.quality.extra == {
         "logs_json_confirmed": 1}
+
+
+def test_logs_alone_count_each_skipped_session_and_each_unknown_entry(tmp_path: Path) -> None:
+    write_lines(tmp_path / "session-c.jsonl", [{"sessionId": "c", "projectHash": "h"}])
+    write_lines(tmp_path / "chats" / "session-d.jsonl", [{"sessionId": "d", "projectHash": "h"}])
+    logs = write_array(tmp_path / "logs.json", [
+        {"sessionId": "a", "type": "model", "message": "x"}, {"sessionId": "a", "type": "user", "message": None},
+        {"sessionId": "c", "type": "user", "message": "y"}, {"sessionId": "d", "type": "user", "message": "z"}])
+    [s] = GeminiSource().read(logs, ReadContext(root=tmp_path))
+    assert (s.session_id, s.events, s.quality.unknown_records) == ("a", [], 2)
+    assert warnings(s)[-1] == ("logs-json-with-chat", "2 session(s) of this logs.json have their chat beside it and "
+                               "are read with it (retrace the chat or the project folder)", "logs.json", None)
+
+
+def test_an_added_prompt_goes_after_the_events_of_its_own_time(tmp_path: Path) -> None:
+    chat = _chat(tmp_path / "session-1.jsonl")
+    write_array(tmp_path / "logs.json", [{"sessionId": "s-1", "type": "user", "message": "/x", "timestamp": T(2)}])
+    [s] = GeminiSource().read(chat, ReadContext(root=tmp_path))
+    assert [e.text for e in s.events] == ["first", "ok", "/x", "third"]
