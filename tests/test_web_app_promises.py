@@ -180,13 +180,14 @@ def test_a_bulk_approval_publishes_each_at_human_reviewed(web: Web) -> None:
     ({"action": "delete", "t": ["x"]}, "choose approve or reject for the selected drafts"),
     ({"t": ["x"]}, "choose approve or reject for the selected drafts"),
     ({"action": "reject", "reason": "  ", "t": ["x"]}, "a rejection needs a reason"),
+    ({"action": "reject", "t": ["x"]}, "a rejection needs a reason"),
     ({"action": "approve"}, "no draft selected"),
     ({"action": "approve", "t": ["ok", "../etc"]}, "select 1 to 500 drafts by their ids"),
     ({"action": "approve", "t": [f"t{i}" for i in range(501)]}, "select 1 to 500 drafts by their ids"),
 ])
 def test_a_bulk_form_that_makes_no_sense_is_refused(web: Web, form: dict[str, Any], message: str) -> None:
     r = web.post("/bulk", **form)
-    assert r.status_code == 400 and message in r.text
+    assert r.status_code == 400 and f'<p class="error">{message}</p>' in r.text
 
 
 def test_five_hundred_drafts_is_the_most_for_one_confirmation(web: Web) -> None:
@@ -275,6 +276,7 @@ def test_only_the_two_static_files_are_served(web: Web) -> None:
     for name in ("review.html", "REVIEW.CSS", "templates", "review.css.map"):
         r = web.c.get(f"/static/{name}")
         assert r.status_code == 404 and r.text == "not found", name
+        assert r.headers["content-type"] == "text/plain; charset=utf-8"
     assert web.c.get("/static/..%2Fapp.py").status_code == 404
 
 
@@ -311,9 +313,11 @@ def test_who_is_reviewing_is_asked_and_kept(tmp_path: Path, monkeypatch: pytest.
     with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=False) as c:
         c.get(f"/?token={TOKEN}")
         assert c.get(f"/t/{tid}").headers["location"] == "/who"
-        assert "Who is reviewing?" in c.get("/who").text
-        r = c.post("/who", data={"csrf": CSRF, "name": "   "})
-        assert r.status_code == 400
+        assert "<title>Who is reviewing? · forsy</title>" in c.get("/who").text
+        for form in ({"csrf": CSRF, "name": "   "}, {"csrf": CSRF}):
+            r = c.post("/who", data=form)
+            assert r.status_code == 400
+            assert '<p class="error">a reviewer&#39;s name is needed (&#39;Name &lt;email&gt;&#39;)</p>' in r.text
         r = c.post("/who", data={"name": "Grace <g@example.org>"})
         assert r.status_code == 403 and s.reviewer == ""
         r = c.post("/who", data={"csrf": CSRF, "name": "  Grace   Hopper <grace@example.org> "})
