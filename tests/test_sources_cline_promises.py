@@ -320,3 +320,104 @@ def test_tokens_summed_from_the_ui_are_marked_as_used(tmp_path: Path) -> None:
     assert s.meta.token_usage == {"tokensIn": 4}
     assert (s.ledger.get(ui_id(s, 0)), s.ledger.get(ui_id(s, 1))) == (
         Mark("metadata", TOKENS_USED, "api_req_started"), None)
+
+
+# ---------------------------------------------------------------- odd records: warned, never lost
+def test_odd_messages_and_unplaced_feedback_are_warned_with_their_place(tmp_path: Path) -> None:
+    api = [{"role": "user", "content": "<task>\nt\n</task>"},
+           {"role": "system", "content": "x"},
+           {"role": "assistant", "content": 5},
+           {"role": "assistant", "content": [{"type": "text", "text": "a"}, "b"]},
+           {"role": "user", "content": "hello"}]
+    ui = [{"ts": T, "type": "say", "say": "text", "text": "other words"},
+          {"ts": T + 1, "type": "say", "say": "user_feedback", "text": ""},
+          {"ts": T + 2, "type": "say", "say": "user_feedback", "text": "zzz"},
+          {"ts": T + 3, "type": "say", "say": "user_feedback"}]
+    s = read(task(tmp_path, api, ui))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unknown-record", "message role 'system'; skipped", API, 3),
+        ("field-type", "message content is neither text nor a list of blocks; skipped", API, 4),
+        ("field-type", "content[1] is not a block; skipped", API, 5),
+        ("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end", UI, 3),
+        ("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end", UI, 4),
+        ("feedback-unplaced", "user feedback in the UI that no API message holds; kept at the end", UI, 5)]
+    assert s.quality.unknown_records == 1
+    # the typed task is not in the API's <task>: the API's words; the feedback, with words, at the end
+    assert [(e.kind, e.ts, e.text, [at(s, r) for r in e.refs]) for e in s.events] == [
+        ("user", None, "<task>\nt\n</task>", [("a", 0, "/content")]),
+        ("agent_text", None, "a", [("a", 3, "/content/0/text")]),
+        ("user", None, "hello", [("a", 4, "/content")]),
+        ("user", iso(T + 2), "zzz", [("u", 2, "/text")])]
+
+
+def test_the_first_ui_record_is_the_task_only_when_it_is_text(tmp_path: Path) -> None:
+    api = [{"role": "user", "content": "<task>\nfix a\n</task>"},
+           {"role": "assistant", "content": "ok"}]
+    ui = [{"ts": T, "type": "say", "say": "checkpoint_created", "conversationHistoryIndex": 0},
+          {"ts": T + 1, "type": "say", "say": "text", "text": "fix a", "conversationHistoryIndex": -1},
+          {"ts": T + 2, "type": "say", "say": "text", "text": "ok", "conversationHistoryIndex": 0},
+          {"ts": T + 3, "type": "say", "say": "text", "text": "not said", "conversationHistoryIndex": 0}]
+    s = read(task(tmp_path, api, ui))
+    # the checkpoint gives no time; the second UI record is not the typed task (the API's words are)
+    assert [(e.kind, e.ts, [at(s, r) for r in e.refs]) for e in s.events] == [
+        ("user", None, [("a", 0, "/content")]), ("agent_text", iso(T + 2), [("a", 1, "/content")])]
+    assert {i: s.ledger.get(ui_id(s, i)) for i in range(4)} == {
+        0: Mark("set_aside", "a UI checkpoint marker (Cline's snapshot of the workspace), not work",
+                "checkpoint_created"),
+        1: Mark("duplicate", SAME_TEXT, "text"),  # index -1: held by api[0]
+        2: Mark("metadata", TIME, "text"),
+        3: None}  # words no API message holds stay unknown
+
+
+def test_ui_token_counts_take_integers_only(tmp_path: Path) -> None:
+    api = [{"role": "user", "content": "<task>\nt\n</task>"}]
+    ui = [{"ts": T, "type": "say", "say": "api_req_started",
+           "text": json.dumps({"tokensIn": True, "tokensOut": 3, "cacheReads": 1.5, "cacheWrites": 2})}]
+    assert read(task(tmp_path, api, ui)).meta.token_usage == {"tokensOut": 3, "cacheWrites": 2}
+
+
+def test_times_are_epoch_milliseconds_in_range() -> None:
+    from forsy.sources.cline.source import _iso
+
+    assert [_iso(v) for v in (1, 10**14 - 1000, 0, -5, 10**14, True, 1.5, "1")] == [
+        "1970-01-01T00:00:00.001Z", "5138-11-16T09:46:39.000Z", None, None, None, None, None, None]
+
+
+# ---------------------------------------------------------------- task_metadata.json, key by key
+def _meta_of(tmp: Path, raw: bytes) -> Session:
+    folder = task(tmp, [{"role": "user", "content": "<task>\nt\n</task>"}], [])
+    (folder / META).write_bytes(raw)
+    return read(folder)
+
+
+def test_each_metadata_key_is_one_record_with_its_exact_bytes(tmp_path: Path) -> None:
+    raw = '\ufeff {"files_in_context": ["é\udcff"] ,\r\n\t"environment_history" :\n [{"cline_version": "3.0"}, ' \
+          '{"cline_version": " "}],"x":1}'.encode("utf-8", "surrogateescape")
+    s = _meta_of(tmp_path, raw)
+    got = {ev.record_type: (ev.line, raw[ev.byte_offset:ev.byte_offset + ev.byte_length], s.ledger.get(k))
+           for k, ev in s.evidence.items() if ev.source == META}
+    assert got == {
+        "files_in_context": (1, '["é\udcff"]'.encode("utf-8", "surrogateescape"), Mark(
+            "set_aside", "the files Cline tracked in the task's context (the calls that read and edited them are "
+            "steps)")),
+        # the last run names no version: none is taken
+        "environment_history": (3, b'[{"cline_version": "3.0"}, {"cline_version": " "}]',
+                                Mark("set_aside", "the host and OS of each run (no Cline version in it)")),
+        "x": (3, b"1", None)}
+    assert s.meta.agent_version is None and s.quality.records == 1 + 3
+
+
+def test_metadata_that_is_no_object_is_unparsable(tmp_path: Path) -> None:
+    for i, raw in enumerate((b"[1, 2]", b"{oops")):
+        s = _meta_of(tmp_path / str(i), raw)
+        assert s.quality.unparsable_records == 1 and s.quality.records == 1
+        assert [(w.code, w.message, w.file, w.line) for w in s.warnings if w.code != "no-ui-messages"] == [
+            ("unparsable", "task metadata is not a JSON object; not read", META, 1)]
+
+
+def test_an_environment_history_with_no_runs_or_no_list_names_no_version(tmp_path: Path) -> None:
+    for i, value in enumerate(([], 5, [{"cline_version": 3}], {"cline_version": "3.0"})):
+        s = _meta_of(tmp_path / str(i), json.dumps({"environment_history": value}).encode())
+        [k] = [k for k, ev in s.evidence.items() if ev.source == META]
+        assert s.meta.agent_version is None
+        assert s.ledger[k] == Mark("set_aside", "the host and OS of each run (no Cline version in it)")
