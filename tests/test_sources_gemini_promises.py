@@ -24,10 +24,11 @@ def test_lines_last_write_first_place_checkpoint_rewind_and_ledger(tmp_path: Pat
         {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "thinking out loud", "model": "m1"},
         {"$set": {"lastUpdated": T(2)}},
         {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "done", "model": "m1", "tokens": {"total": 5}},
-        {"$set": {"summary": "sum", "directories": ["/p"], "shade": 1, "$x": 2, "messages": [
+        {"$set": {"summary": "sum", "directories": ["/p"], "shade": 1, "mood": "y", "$x": 2, "messages": [
             {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "MASKED"}]},
             {"id": "c1", "timestamp": T(3), "type": "user", "content": [{"text": "compressed summary"}]},
-            "not a message", {"type": "user", "content": "no id"}]}},
+            "not a message", {"type": "user", "content": "no id"},
+            {"id": "c2", "timestamp": T(3), "type": "gemini", "content": "summary reply"}]}},
         {"id": "u2", "timestamp": T(4), "type": "user", "content": "second"},
         {"$rewindTo": "c1"},
         {"id": "u3", "timestamp": T(5), "type": "user", "content": "third"},
@@ -41,6 +42,8 @@ def test_lines_last_write_first_place_checkpoint_rewind_and_ledger(tmp_path: Pat
         ev("agent_text", "agent", T(2), [(5, "/content")], text="done", ts_ref=(5, "/timestamp")),
         ev("user", "user", T(3), [(6, "/$set/messages/1/content/0/text")], text="compressed summary",
            ts_ref=(6, "/$set/messages/1/timestamp"), abandoned=True),
+        ev("agent_text", "agent", T(3), [(6, "/$set/messages/4/content")], text="summary reply",
+           ts_ref=(6, "/$set/messages/4/timestamp"), abandoned=True),
         ev("user", "user", T(4), [(7, "/content")], text="second", ts_ref=(7, "/timestamp"), abandoned=True),
         ev("user", "user", T(5), [(9, "/content")], text="third", ts_ref=(9, "/timestamp")),
     ]
@@ -53,8 +56,8 @@ def test_lines_last_write_first_place_checkpoint_rewind_and_ledger(tmp_path: Pat
     }
     assert len(s.evidence) == 10  # every line but the one that is no object
     q = s.quality
-    assert (q.records, q.unparsable_records, q.unknown_records, q.abandoned_events) == (11, 1, 1, 2)
-    assert q.extra == {"checkpoint_messages": 1, "unknown_header_fields": 2}
+    assert (q.records, q.unparsable_records, q.unknown_records, q.abandoned_events) == (11, 1, 1, 3)
+    assert q.extra == {"checkpoint_messages": 2, "unknown_header_fields": 3}
     assert s.meta.extra == {"summary": "sum", "directories": ["/p"]}
     assert s.meta.models == ["m1"] and s.meta.token_usage == {"total": 5}
     assert warnings(s) == [

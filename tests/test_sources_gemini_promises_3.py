@@ -168,6 +168,8 @@ def test_logs_alone_count_each_skipped_session_and_each_unknown_entry(tmp_path: 
 
 def test_an_added_prompt_goes_after_the_events_of_its_own_time(tmp_path: Path) -> None:
     chat = _chat(tmp_path / "session-1.jsonl")
-    write_array(tmp_path / "logs.json", [{"sessionId": "s-1", "type": "user", "message": "/x", "timestamp": T(2)}])
+    # the person typed what the model had just said, in the same second: a prompt of its own
+    write_array(tmp_path / "logs.json", [{"sessionId": "s-1", "type": "user", "message": "ok", "timestamp": T(2)}])
     [s] = GeminiSource().read(chat, ReadContext(root=tmp_path))
-    assert [e.text for e in s.events] == ["first", "ok", "/x", "third"]
+    assert [(e.kind, e.text) for e in s.events] == [("user", "first"), ("agent_text", "ok"), ("user", "ok"),
+                                                    ("user", "third")]
