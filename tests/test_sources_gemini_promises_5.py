@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from _gemini_view import ev, events, read, warnings, write_lines
+from forsy.errors import InputError
 from forsy.sources import ReadContext
 from forsy.sources.gemini import GeminiSource
 from forsy.sources.lines import Limits
@@ -77,3 +80,18 @@ def test_a_chat_of_lines_none_of_which_parses(tmp_path: Path) -> None:
     p.write_text('{"sessionId": }\n')
     s = read(p)
     assert (s.session_id, s.events, s.quality.records, s.quality.unparsable_records) == ("session-q", [], 0, 1)
+
+
+def test_what_a_reading_names_its_kind_its_file_its_limits(tmp_path: Path) -> None:
+    chat = write_lines(tmp_path / "session-1.jsonl", CHAT)
+    s = read(chat)
+    assert (s.source_kind, s.meta.agent) == ("gemini", "gemini-cli")
+    assert [(f.path, f.abs_path, f.kind, f.bytes) for f in s.files] == [
+        ("session-1.jsonl", str(chat.resolve()), "gemini", chat.stat().st_size)]
+    with pytest.raises(InputError):
+        GeminiSource().read(chat, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=10)))
+    logs = tmp_path / "x" / "logs.json"
+    logs.parent.mkdir()
+    logs.write_bytes(b'\xef\xbb\xbf\n [{"sessionId": "a", "type": "user", "message": "hi"}]')
+    [s] = GeminiSource().read(logs, ReadContext(root=logs.parent))
+    assert (s.session_id, [e.text for e in s.events], s.source_kind) == ("a", ["hi"], "gemini")
