@@ -182,3 +182,22 @@ def test_only_a_search_limit_leaves_files_out_and_only_those_below_it(root: Path
         deep: ("ignored", "stops looking after 1000 folders"),
         str(root / "p" / "odd" / "x.json"): ("ignored", None),
         str(root / "p" / "notes.json"): ("ignored", None)}
+
+
+def test_a_failure_whose_file_cannot_be_read_either_is_a_fault(tmp_path: Path, store: Store,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import forsy.run as forsy_run
+    import forsy.sweep.run as sweep_mod
+
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(b"{}\n")
+
+    def denied(*a: Any, **k: Any) -> Any:
+        raise PermissionError(13, "Permission denied", str(f))
+
+    monkeypatch.setattr(forsy_run, "discover", denied)
+    monkeypatch.setattr(sweep_mod, "fingerprint", denied)
+    rep = swp(store, f)
+    assert rep.failures == []
+    assert [(x.path, x.what, x.reason) for x in rep.faults] == [(str(f), "file", "cannot read: permission denied")]
+    assert [r.roots for r in store.runs()] == [[str(f)]]
