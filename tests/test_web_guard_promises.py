@@ -175,6 +175,8 @@ def test_errors_are_pages_of_their_kind_never_a_traceback(client: tuple[TestClie
     page("/sqlite", 503, "The store cannot be read", "file is not a database; check it with `sqlite3 FILE "
          "&#39;PRAGMA integrity_check&#39;` and restore it from a backup")
     capsys.readouterr()
+    page("/bug", 500, "Internal error", "forsy met an error it did not expect; the terminal running "
+         "`forsy review serve` shows it (please report it)")
     r = c.get("/bug")
     assert r.status_code == 500 and "Internal error" in r.text and "secret internal detail" not in r.text
     assert "secret internal detail" in capsys.readouterr().err  # on the server's terminal instead
