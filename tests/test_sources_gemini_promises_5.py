@@ -95,3 +95,21 @@ def test_what_a_reading_names_its_kind_its_file_its_limits(tmp_path: Path) -> No
     logs.write_bytes(b'\xef\xbb\xbf\n [{"sessionId": "a", "type": "user", "message": "hi"}]')
     [s] = GeminiSource().read(logs, ReadContext(root=logs.parent))
     assert (s.session_id, [e.text for e in s.events], s.source_kind) == ("a", ["hi"], "gemini")
+
+
+def test_a_json_chat_whose_messages_is_no_list_says_so(tmp_path: Path) -> None:
+    """`messages` that is an object or a string: nothing is read, and a warning says why
+    (it was read as a chat with no warning at all)."""
+    p = tmp_path / "session-m.json"
+    p.write_text('{\n"sessionId": "s-m", "projectHash": "h", "messages": {"id": "u", "type": "user"}}')
+    s = read(p)
+    assert s.events == [] and warnings(s) == [
+        ("no-messages", "the chat's messages is dict, not a list; nothing read", "session-m.json", None)]
+
+
+def test_a_chat_of_lines_after_a_bom_and_its_unknown_lines_counted(tmp_path: Path) -> None:
+    p = tmp_path / "session-b.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"sessionId": "s-b", "projectHash": "h"}\n'
+                  b'{"id": "u", "type": "user", "content": "hi"}\n{"what": 1}\n{"what": 2}\n')
+    s = read(p)
+    assert (s.session_id, [e.text for e in s.events], s.quality.unknown_records) == ("s-b", ["hi"], 2)

@@ -165,7 +165,10 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
         s.warn(code, msg, name, line)
     s.quality.records = doc.elements
     s.quality.unparsable_records = doc.elements - len(doc.records)
-    if "messages" not in doc.header and not doc.records and not doc.elements:
+    if "messages" in doc.header:  # a member that is no list (a list's elements are the records)
+        s.warn("no-messages", f"the chat's messages is {type(doc.header['messages']).__name__}, not a list; "
+               "nothing read", name, None)
+    elif not doc.records and not doc.elements:
         s.warn("no-messages", "the chat has no messages list", name, None)
     builder = _Chat(s)
     for rec in doc.records:
