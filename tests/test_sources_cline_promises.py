@@ -421,3 +421,40 @@ def test_an_environment_history_with_no_runs_or_no_list_names_no_version(tmp_pat
         [k] = [k for k, ev in s.evidence.items() if ev.source == META]
         assert s.meta.agent_version is None
         assert s.ledger[k] == Mark("set_aside", "the host and OS of each run (no Cline version in it)")
+
+
+def test_array_results_split_clines_words_the_persons_and_the_output(tmp_path: Path) -> None:
+    wrapper = "The user has provided feedback on the results. Consider their input."
+    said = "A\nThe user provided the following feedback:\n<feedback>\nfine\n</feedback>"
+    api = [
+        {"role": "user", "content": "<task>\nt\n</task>"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "k1", "name": "execute_command", "input": {"command": "rm x"}},
+            {"type": "tool_use", "id": "k2", "name": "attempt_completion", "input": {"result": "r"}},
+            {"type": "tool_use", "id": "k3", "name": "execute_command", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "k1", "content": [
+                {"type": "text", "text": "line1"}, {"type": "text", "text": "The user denied this operation."}]},
+            {"type": "tool_result", "tool_use_id": "k2", "content": [
+                {"type": "text", "text": wrapper}, {"type": "text", "text": "<feedback>\nmore\n</feedback>"}]},
+            {"type": "tool_result", "tool_use_id": "k3", "content": [
+                {"type": "text", "text": "Command executed successfully (exit code 0)."},
+                {"type": "text", "text": said}]}]},
+    ]
+    s = read(task(tmp_path, api, []))
+    assert [shape(s, e) for e in s.events if e.kind != "tool_call"] == [
+        ("user", "user", None, [("a", 0, "/content")], "<task>\nt\n</task>", None, None, None, None),
+        ("tool_result", "agent", None, [("a", 2, "/content/0/content/0"), ("a", 2, "/content/0/content/1")],
+         "line1\nThe user denied this operation.", "execute_command", "k1", True, ResultInfo(rejected=True)),
+        ("note", "system", None, [("a", 2, "/content/1/content/0")], wrapper, None, None, None,
+         NoteInfo(subtype="completion_feedback_wrapper")),
+        # all of it Cline's or the person's: no output, the result cites the block
+        ("tool_result", "agent", None, [("a", 2, "/content/1")], None, "attempt_completion", "k2", False, None),
+        ("user", "user", None, [("a", 2, "/content/1/content/1")], "more", None, None, None,
+         MessageInfo(span=(11, 15), wrapped="feedback", context="<feedback>\n")),
+        ("tool_result", "agent", None, [("a", 2, "/content/2/content/0"), ("a", 2, "/content/2/content/1")],
+         "Command executed successfully (exit code 0).\n" + said, "execute_command", "k3", False, None),
+        ("user", "user", None, [("a", 2, "/content/2/content/1")], "fine", None, None, None,
+         MessageInfo(span=(55, 59), wrapped="tool_feedback")),  # the span: in its own block
+    ]
+    assert s.quality.extra == {"rejected_calls": 1, "cline_completion_feedback_wrapper": 1}
