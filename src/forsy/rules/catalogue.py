@@ -46,7 +46,8 @@ _RULES: tuple[Rule, ...] = (
          "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', an apply_patch parse or "
          "match error): the call failed; an exit code the message states is read from it."),
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
-         "(it writes the line only then): the call failed, whatever its status."),
+         "(the CLI writes the line only then, except from July 2025 to January 2026, when it wrote 'Exit Code: 0' "
+         "on success too): the call failed, whatever its status."),
     Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "
