@@ -458,3 +458,43 @@ def test_array_results_split_clines_words_the_persons_and_the_output(tmp_path: P
          MessageInfo(span=(55, 59), wrapped="tool_feedback")),  # the span: in its own block
     ]
     assert s.quality.extra == {"rejected_calls": 1, "cline_completion_feedback_wrapper": 1}
+
+
+def test_blocks_forsy_does_not_know_are_warned_and_results_pair_in_order(tmp_path: Path) -> None:
+    api = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nt\n</task>"}, {"type": "image"}]},
+        {"role": "assistant", "metrics": {"tokens": {"prompt": True, "completion": 4}}, "content": [
+            {"type": "thinking", "thinking": "  "}, {"type": "thinking", "thinking": "hmm"},
+            {"type": "redacted_thinking", "data": "x"}, {"type": "text", "text": " "}, {"type": "weird"},
+            {"type": "tool_use", "id": "r1", "name": "read_file", "input": {"path": "a"}}]},
+        {"role": "user", "content": [
+            {"type": "text", "text": "  [list_files for 'a'] Result:\nA"}, {"type": "image"}, {"type": "document"},
+            {"type": "text", "text": 5}, {"type": "text", "text": "[read_file] Result:\nB"},
+            {"type": "text", "text": "<task>\nagain\n</task>"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": 5, "name": 7, "input": {}}]},
+    ]
+    s = read(task(tmp_path, api, [{"ts": T, "type": "say", "say": "text", "text": "t"}]))
+    [api3] = [k for k, ev in s.evidence.items() if ev.source == API and ev.line == 5]
+    assert [shape(s, e) for e in s.events if e.kind != "tool_call"] == [
+        ("user", "user", iso(T), [("u", 0, "/text")], "t", None, None, None, None),
+        ("reasoning", "agent", None, [("a", 1, "/content/1/thinking")], "hmm", None, None, None, None),
+        # paired with the call before it, whatever the name it gives
+        ("tool_result", "agent", None, [("a", 2, "/content/0/text")], "  [list_files for 'a'] Result:\nA",
+         "read_file", "r1", False, None),
+        ("note", "tool", None, [("a", 2, "/content/4/text")], "[read_file] Result:\nB", None, None, None,
+         NoteInfo(subtype="unanswered_result")),
+        ("user", "user", None, [("a", 2, "/content/5/text")], "<task>\nagain\n</task>", None, None, None, None)]
+    [_, odd] = [e for e in s.events if e.kind == "tool_call"]
+    assert (odd.tool, odd.call_id, odd.name_ref, at(s, odd.refs[0])) == (None, f"{api3}/content/0", None,
+                                                                          ("a", 3, "/content/0/input"))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unknown-block", "assistant block type 'weird'; skipped", API, 3),
+        ("result-name", "result names 'list_files' but answers the 'read_file' call before it (paired in order)",
+         API, 4),
+        ("unknown-block", "user block type 'document'; skipped", API, 4),
+        ("unknown-block", "user block type 'text'; skipped", API, 4),
+        ("orphan-result", "a 'read_file' result answers no call; kept as a note", API, 4),
+        ("no-result", f"tool call {api3}/content/0 (None) has no result", None, None)]
+    assert s.quality.unknown_records == 3 and s.quality.missing_results == 1
+    assert s.quality.extra == {"images": 2, "cline_unanswered_result": 1}
+    assert s.meta.token_usage == {"completion": 4}
