@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +94,24 @@ def _environment(e: sqlite3.Error, path: Path) -> StoreError | None:
         return None
     hint = _HINTS.get(code & 0xFF)
     return StoreError(f"{e}" + (f" ({hint})" if hint else ""), path=path)
+
+
+def _wal(conn: sqlite3.Connection, path: Path, wait_s: float = 30.0) -> None:
+    """`PRAGMA journal_mode=WAL`. Turning a new database to WAL takes a lock SQLite does not wait
+    for (the busy handler is not called there): two processes making one new store at once (a
+    cron sweep and a hook) saw "database is locked" at once. Tried again for as long as any other
+    statement waits for a lock."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.Error as e:
+            code = getattr(e, "sqlite_errorcode", None)
+            busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() > deadline:
+                raise _environment(e, path) or e from None
+        time.sleep(0.01)
 
 
 class OutdatedStore(StoreError):
@@ -179,7 +198,7 @@ class SqliteStore:
             # plain connection, for the modules that run their own SQL (the job queue)
             self.conn = self.db.raw
             if not readonly:
-                self.db.execute("PRAGMA journal_mode=WAL")
+                _wal(self.db.raw, path)
             self.db.execute("PRAGMA foreign_keys=ON")
             if not readonly:
                 self.db.execute("PRAGMA synchronous=NORMAL")  # with WAL: safe against a killed process
