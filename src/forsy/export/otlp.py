@@ -31,6 +31,7 @@ from ._chat import call_id
 from ._core import Bundle, Cover, ExportContext, ExportOptions, OutFile, coverage
 
 _IN_SPAN = {"step", "tool", "input", "output", "started_at", "ended_at", "success", "caused_by", "retry_of"}
+_ATTR_FIELDS = {f for f in STEP_FIELDS if f not in _IN_SPAN}  # each one a forsy.* attribute of the span
 
 
 def _id(*parts: object, n: int) -> str:
@@ -67,7 +68,8 @@ def _span(t: Trace, s: Step, parent: str) -> dict[str, Any]:
     else:
         name, op, gen = "chat", "chat", {"forsy.input": s.input, "forsy.output": s.output}
     attrs: dict[str, object] = {"gen_ai.operation.name": op, **gen, "forsy.step": s.step}
-    d = s.model_dump(mode="json")  # input_source is a model: its JSON form, as trace.json has it
+    # input_source is a model: its JSON form, as trace.json has it (the span's own fields are not dumped)
+    d = s.model_dump(mode="json", include=_ATTR_FIELDS)
     attrs.update({f"forsy.{f}": d[f] for f in STEP_FIELDS if f not in _IN_SPAN})
     links = [{"traceId": tid, "spanId": _id(t.trace_id, c, n=8), "attributes": _attrs({"forsy.link": "caused_by"})}
              for c in s.caused_by or []]
