@@ -13,16 +13,11 @@ from typing import Any
 
 import pytest
 
+from _sqlite_doubles import Refusing, damaged_store, sqlite_error
 from forsy.errors import InputError, StoreError
 from forsy.store import _sqlite
 from forsy.store._sqlite import SqliteStore, _Conn, _Cursor, _environment
 from forsy.store.models import NewTrace, ReviewChange, StoredFile
-
-
-def _error(code: int, text: str = "the database's own words") -> sqlite3.OperationalError:
-    e = sqlite3.OperationalError(text)
-    e.sqlite_errorcode = code  # type: ignore[attr-defined]
-    return e
 
 
 @pytest.mark.parametrize("code, hint", [
@@ -38,14 +33,14 @@ def _error(code: int, text: str = "the database's own words") -> sqlite3.Operati
     (sqlite3.SQLITE_PERM, ""),
 ])
 def test_a_fault_of_the_environment_is_a_store_error_with_its_hint(code: int, hint: str) -> None:
-    got = _environment(_error(code), Path("/data/s.db"))
+    got = _environment(sqlite_error(code), Path("/data/s.db"))
     assert isinstance(got, StoreError)
     assert got.message == "the database's own words" + hint and got.path == "/data/s.db"
 
 
 @pytest.mark.parametrize("code", [sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_MISMATCH])
 def test_an_error_of_forsy_s_own_making_is_not_blamed_on_the_environment(code: int) -> None:
-    assert _environment(_error(code), Path("/data/s.db")) is None
+    assert _environment(sqlite_error(code), Path("/data/s.db")) is None
     assert _environment(sqlite3.OperationalError("no code at all"), Path("/data/s.db")) is None
 
 
@@ -62,7 +57,7 @@ class _Raw:
 
 
 @pytest.mark.parametrize("call", ["execute", "executemany", "fetchone", "fetchall", "iterate"])
-def test_every_entry_point_translates_a_fault_and_keeps_any_other_error(call: str) -> None:
+def test_every_entry_point_translates_a_fault_and_keeps_any_othersqlite_error(call: str) -> None:
     path = Path("/data/s.db")
 
     def run(error: Exception) -> None:
@@ -74,10 +69,10 @@ def test_every_entry_point_translates_a_fault_and_keeps_any_other_error(call: st
             getattr(_Cursor(_Raw(error), path), call)()  # type: ignore[arg-type]
 
     with pytest.raises(StoreError) as e:
-        run(_error(sqlite3.SQLITE_CORRUPT, "database disk image is malformed"))
+        run(sqlite_error(sqlite3.SQLITE_CORRUPT, "database disk image is malformed"))
     assert e.value.message.startswith("database disk image is malformed (the store file is damaged")
     assert e.value.path == str(path) and e.value.__cause__ is None
-    own = _error(sqlite3.SQLITE_ERROR, "no such column: x")
+    own = sqlite_error(sqlite3.SQLITE_ERROR, "no such column: x")
     with pytest.raises(sqlite3.OperationalError) as plain:
         run(own)
     assert plain.value is own
@@ -101,7 +96,7 @@ def test_an_unexpected_error_while_opening_is_said_with_its_words(tmp_path: Path
             self.conn = conn
 
         def execute(self, *a: Any) -> Any:
-            raise _error(sqlite3.SQLITE_ERROR, "unknown pragma")
+            raise sqlite_error(sqlite3.SQLITE_ERROR, "unknown pragma")
 
         def close(self) -> None:
             self.conn.close()
@@ -117,26 +112,8 @@ def test_an_unexpected_error_while_opening_is_said_with_its_words(tmp_path: Path
         assert e.value.message == "cannot open the store: unknown pragma" and e.value.path == str(tmp_path / "s.db")
 
 
-def _damaged(tmp_path: Path) -> Path:
-    db = tmp_path / "s.db"
-    st = SqliteStore(db)
-    try:
-        with st.transaction():
-            run = st.start_run("2026-03-01T10:00:00+00:00", 11, ["/p"])
-            st.db.executemany(f"INSERT INTO errors (run_id, path, message, at) VALUES ({run}, ?, ?, '')",
-                              [(f"/p/{i}", "x" * 400) for i in range(400)])
-        st.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        page = st.db.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        st.close()
-    data = bytearray(db.read_bytes())
-    data[-20 * page:] = bytes(20 * page)  # the table's leaves, written last
-    db.write_bytes(bytes(data))
-    return db
-
-
 def test_a_damaged_page_read_through_a_writable_store_names_the_store(tmp_path: Path) -> None:
-    db = _damaged(tmp_path)
+    db = damaged_store(tmp_path)
     st = SqliteStore(db)
     try:
         with pytest.raises(StoreError, match="damaged") as e:
@@ -147,21 +124,11 @@ def test_a_damaged_page_read_through_a_writable_store_names_the_store(tmp_path: 
 
 
 def test_a_store_opened_immutable_names_itself_in_a_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    db = _damaged(tmp_path)
+    db = damaged_store(tmp_path)
     real = sqlite3.connect
 
-    class _Refusing:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def execute(self, *a: Any) -> Any:
-            raise _error(sqlite3.SQLITE_CANTOPEN, "unable to open database file")
-
-        def close(self) -> None:
-            self.conn.close()
-
     def connect(t: Any, *a: Any, **k: Any) -> Any:
-        return _Refusing(real(t, *a, **k)) if str(t).endswith("?mode=ro") else real(t, *a, **k)
+        return Refusing(real(t, *a, **k)) if str(t).endswith("?mode=ro") else real(t, *a, **k)
 
     monkeypatch.setattr(_sqlite.sqlite3, "connect", connect)
     ro = SqliteStore(db, readonly=True)

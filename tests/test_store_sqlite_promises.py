@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from _sqlite_doubles import Refusing, damaged_store
 from forsy.errors import InputError, StoreError
 from forsy.store import FileState, _sqlite, open_store
 from forsy.store._sqlite import MIGRATIONS, OutdatedStore, SqliteStore
@@ -137,22 +138,7 @@ def test_a_file_that_is_not_a_database_is_a_store_error_with_its_hint(tmp_path: 
 
 
 def test_a_damaged_page_met_while_reading_rows_is_a_store_error_with_its_hint(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    st = SqliteStore(db)
-    try:
-        with st.transaction():
-            run = st.start_run("2026-03-01T10:00:00+00:00", 11, ["/p"])
-            st.db.executemany(f"INSERT INTO errors (run_id, path, message, at) VALUES ({run}, ?, ?, '')",
-                              [(f"/p/{i}", "x" * 400) for i in range(400)])
-        st.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        page = st.db.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        st.close()
-    data = bytearray(db.read_bytes())
-    # the last pages (the table's leaves, written last): zeroed, as a failing disk leaves them
-    assert len(data) // page > 40
-    data[-20 * page:] = bytes(20 * page)
-    db.write_bytes(bytes(data))
+    db = damaged_store(tmp_path)
     ro = SqliteStore(db, readonly=True)
     try:
         with pytest.raises(StoreError, match="damaged") as e:
@@ -162,37 +148,19 @@ def test_a_damaged_page_met_while_reading_rows_is_a_store_error_with_its_hint(tm
         ro.close()
 
 
-class _Refusing:
-    """A connection that cannot read (as `mode=ro` on a WAL store whose -shm cannot be made
-    in a read-only folder): every statement fails with SQLITE_CANTOPEN."""
-
-    def __init__(self, real: sqlite3.Connection) -> None:
-        self.real = real
-        self.closed = False
-
-    def execute(self, *a: Any) -> Any:
-        e = sqlite3.OperationalError("unable to open database file")
-        e.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN  # type: ignore[attr-defined]
-        raise e
-
-    def close(self) -> None:
-        self.closed = True
-        self.real.close()
-
-
 def test_read_only_falls_back_to_an_immutable_reading_when_mode_ro_cannot_open(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "s.db"
     _made(db)
     real_connect = sqlite3.connect
     opened: list[str] = []
-    refused: list[_Refusing] = []
+    refused: list[Refusing] = []
 
     def connect(target: Any, *a: Any, **k: Any) -> Any:
         opened.append(str(target))
         conn = real_connect(target, *a, **k)
         if str(target).endswith("?mode=ro"):
-            refused.append(_Refusing(conn))
+            refused.append(Refusing(conn))
             return refused[-1]
         return conn
 
