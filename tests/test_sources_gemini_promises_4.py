@@ -105,6 +105,10 @@ def test_a_json_chat_without_messages_is_said_so(tmp_path: Path) -> None:
     assert read(p).warnings == []
     p.write_text('{\n"sessionId": "s-8", "messages": [\n7]}')
     assert [w.code for w in read(p).warnings] == ["not-an-object"]
+    p.write_text('{\n"sessionId": "s-8", "messages": []}')  # how the writer starts every chat
+    assert warnings(read(p)) == [("no-messages", "the chat's messages list is empty", "session-8.json", None)]
+    p.write_text('{\n"sessionId": "s-8", "messages": [\n')  # cut inside the list: said once, as cut
+    assert [w.code for w in read(p).warnings] == ["truncated"]
 
 
 def test_what_is_no_chat_is_refused_with_its_path(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ class Doc:
     records: list[Record] = field(default_factory=list)
     problems: list[tuple[str, str, int]] = field(default_factory=list)  # (code, message, line)
     elements: int = 0  # elements met in the array, objects or not
+    has_array: bool = False  # the array member was there (an empty one too)
     # where each other top-level member's value is: (line, byte offset, its exact bytes)
     spans: dict[str, tuple[int, int, bytes]] = field(default_factory=dict)
 
@@ -77,6 +78,7 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
         cur.advance(cur.pos + 1)
         ch = cur.skip(" \t\r\n")
         if name == key and ch == "[":
+            doc.has_array = True
             cur.advance(cur.pos + 1)
             if not _elements(cur, dec, source, doc):
                 return doc  # the rest of the file is lost: reported by _elements

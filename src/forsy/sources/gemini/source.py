@@ -168,8 +168,10 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     if "messages" in doc.header:  # a member that is no list (a list's elements are the records)
         s.warn("no-messages", f"the chat's messages is {type(doc.header['messages']).__name__}, not a list; "
                "nothing read", name, None)
-    elif not doc.records and not doc.elements:
+    elif not doc.has_array:
         s.warn("no-messages", "the chat has no messages list", name, None)
+    elif not doc.elements and not doc.problems:  # the writer starts every chat with `messages: []`
+        s.warn("no-messages", "the chat's messages list is empty", name, None)
     builder = _Chat(s)
     for rec in doc.records:
         s.add_evidence(rec.ev)
