@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,39 @@ def test_what_the_walk_cannot_enter_is_reported(tmp_path: Path) -> None:
     assert [p for _, p in found] == [root / "ok" / "s.jsonl"]
     assert sorted((p.name, why.split(":")[0]) for p, why in unread) == [("link", "not searched"),
                                                                        ("pipe.jsonl", "not read")]
+
+
+def test_a_folder_that_cannot_be_listed_is_one_skip_named_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder the user may not read (left by `sudo`) made the sources that search below the
+    named folder fail there and at the folder itself, so one folder was counted four times in
+    two spellings; the walk names it once, and the rest is read."""
+    import os
+
+    root = tmp_path / "r"
+    (root / "ok").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "ok" / "s.jsonl")
+    (root / "locked").mkdir()
+    (root / "locked" / "x.jsonl").write_text("{}\n")
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def check(path: os.PathLike[str] | str) -> None:
+        if Path(path) == root / "locked":  # what a folder of mode 000 gives a user who is not root
+            raise PermissionError(13, "Permission denied", str(path))
+
+    def scandir(path: os.PathLike[str] | str = ".") -> Iterator[os.DirEntry[str]]:
+        check(path)
+        return real_scandir(path)
+
+    def listdir(path: os.PathLike[str] | str = ".") -> list[str]:
+        check(path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)  # walks and globs list a folder with one of these two
+    monkeypatch.setattr(os, "listdir", listdir)
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [root / "ok" / "s.jsonl"]
+    assert unread == [(root / "locked", "not searched: Permission denied")]
 
 
 def test_what_cannot_be_read_beside_a_session_is_reported_too(tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     beside: set[str] = set()  # folders holding a found session file: their other files are its parts
     session_dirs: set[str] = set()  # `<dir>/<stem>/` next to a found `<dir>/<stem>.<ext>`: its parts too
     shallow = [s for s in available if not getattr(s, "searches_below", False)]
+    layout_failed: list[int] = []  # places in `not_searched` of a source's layout that failed
+    unreadable: list[Path] = []  # the folders the walk itself could not list
 
     def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
         hits: list[tuple[Source, Path]] = []
@@ -82,6 +84,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                 # so, and ask this source again in each subfolder, where the walk names the
                 # folder that cannot be read
                 why = err.message if isinstance(err, ForsyError) else (err.strerror or str(err))
+                layout_failed.append(len(out.not_searched))
                 out.not_searched.append((d, f"not searched as {src.name}'s layout: {why}; its folders are "
                                             "searched one by one"))
                 if src not in shallow:
@@ -103,8 +106,6 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     todo: list[tuple[Path, int]] = [(root, 0)]  # a stack: depth first, in name order
     while todo:
         d, depth = todo.pop()
-        if depth > 0:
-            out.found.extend(structural(d, shallow))
         listed += 1
         if listed > MAX_DIRS:
             out.not_searched.append((d, f"not searched: forsy stops looking after {MAX_DIRS:,} folders "
@@ -117,7 +118,10 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                 raise InputError("permission denied" if isinstance(err, PermissionError)
                                  else (err.strerror or str(err)), path=d) from None
             out.not_searched.append((d, f"not searched: {err.strerror or err}"))
+            unreadable.append(d)
             continue
+        if depth > 0:  # after the listing: a folder that cannot be listed is said once, above
+            out.found.extend(structural(d, shallow))
         subs: list[tuple[Path, int]] = []
         for e in entries:
             try:
@@ -149,6 +153,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             except OSError as err:
                 out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
         todo.extend(reversed(subs))
+    _drop_named(out, layout_failed, unreadable)
     # A log-like file that is no session found, in a folder holding none: read by the first
     # source that sniffs it as its own, as `forsy retrace FILE` would (a source's layout rules
     # did not offer it, but skipping it would lose it without a word), unless it is a part of
@@ -166,6 +171,16 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             seen.add(Path(os.path.abspath(p)))
             out.found.append((sniffers[0], p))
     return out
+
+
+def _drop_named(out: Discovery, layout_failed: list[int], unreadable: list[Path]) -> None:
+    """A source's layout that failed in a folder because the walk met, at or below it, a folder
+    it could not list: that folder is named by the walk, and the layout's failure said again
+    (once per source) would count one folder as several skipped. Kept when the walk named none
+    (the unreadable folder is one it does not enter, such as a hidden one)."""
+    drop = {i for i in layout_failed
+            if any(u == out.not_searched[i][0] or u.is_relative_to(out.not_searched[i][0]) for u in unreadable)}
+    out.not_searched[:] = [e for i, e in enumerate(out.not_searched) if i not in drop]
 
 
 def _a_part(p: Path, found_in: list[set[str]]) -> bool:
