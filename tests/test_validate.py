@@ -864,3 +864,40 @@ def test_doc_lists_every_rule_as_the_code_says() -> None:
     doc = DOC.read_text(encoding="utf-8")
     assert all(rid in doc for rid in rule_catalogue())
     assert catalogue_markdown() in doc  # ids, severities and meanings as generated from the code
+
+
+def _in_memory(folder: Path) -> list[Finding]:
+    """The reference: the folder's three files parsed, in the order `validate_path` reads them,
+    and every rule run by `validate_trace` over the parsed values."""
+    from forsy.validation._base import Sink
+    from forsy.validation._json import load_json
+
+    sink = Sink()
+    trace = load_json(folder / "trace.json", sink, ("F001", "F002", "F003"))
+    if trace is None:
+        return sink.findings
+    manifest = provenance = None
+    if (folder / "manifest.json").exists():
+        manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
+    else:
+        sink.add("N001", "the trace folder has no manifest.json", field="manifest")
+    if (folder / "provenance.json").exists():
+        provenance = load_json(folder / "provenance.json", sink, ("P001",) * 3)
+    return sink.findings + validate_trace(trace, manifest=manifest, provenance=provenance, folder=folder)
+
+
+WITH_TRACE_FINDINGS: list[dict[str, Any]] = [  # a broken trace beside each broken provenance
+    {**kw, "trace": both(top(task="   "), at(3, tool=None))} for rule, _, kw in FOLDER_MUTATIONS
+    if rule.startswith("P") and "trace" not in kw
+]
+
+
+@pytest.mark.parametrize("kw", [kw for _, _, kw in FOLDER_MUTATIONS] + WITH_TRACE_FINDINGS)
+def test_a_folder_gets_the_findings_of_its_files_validated_in_memory(tmp_path: Path, kw: dict[str, Any]) -> None:
+    """`validate_path` checks provenance after dropping the parsed trace (it keeps only which
+    step fields are set), so a large folder's two files are never held together: the findings,
+    and their order, are those of the three files parsed and checked together."""
+    folder = write_folder(tmp_path / "t", **kw)
+    report = validate_path(folder)
+    assert [str(f) for f in report.findings] == [str(f) for f in _in_memory(folder)]
+    assert report.findings

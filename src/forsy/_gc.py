@@ -1,9 +1,10 @@
-"""One switch for Python's cyclic garbage collector around work that builds many objects."""
+"""One switch for Python's cyclic garbage collector around work that builds many objects, and
+one call that gives freed memory back to the system."""
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -25,3 +26,34 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
+
+
+def _load_trim() -> Callable[[int], int] | None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+        return trim
+    except (OSError, AttributeError):  # not glibc (macOS, Windows, musl): nothing to give back
+        return None
+
+
+_TRIM: Callable[[int], int] | None = None
+_TRIM_LOADED = False
+
+
+def give_back() -> None:
+    """Give the C heap's free memory back to the system after a large value is dropped.
+
+    A large trace's long strings live in the C heap (anything over 512 bytes), and freeing
+    them leaves that memory to the heap, not to the system; what is parsed next (provenance,
+    the next file) is mostly small objects, which Python takes from fresh pages of its own. So
+    the peak was the two together although only one was alive. glibc's `malloc_trim` returns
+    the free pages; elsewhere this does nothing.
+    """
+    global _TRIM, _TRIM_LOADED
+    if not _TRIM_LOADED:
+        _TRIM, _TRIM_LOADED = _load_trim(), True
+    if _TRIM is not None:
+        _TRIM(0)

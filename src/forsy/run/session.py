@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import sources
-from .._gc import gc_paused
+from .._gc import gc_paused, give_back
 from ..assemble import Assembled, assemble
 from ..errors import ExitCode, ForsyError, NoWork, SameTrace
 from ..evidence import Session
@@ -68,6 +68,7 @@ def retrace_file(p: Path, options: RetraceOptions, sink: Sink | None, keep: bool
     def load() -> list[Session]:
         src = source or sources.detect(p)
         got = src.read(p, ReadContext(root=p.parent, debug=options.debug))
+        give_back()  # the records the reader dropped (most of the file's size): see `give_back`
         if timeline is not None:
             got = [merge(s, timeline, options) for s in got if s.source_kind != "shell"] or got
         return got

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._gc import gc_paused
+from .._gc import gc_paused, give_back
 from ._base import Finding, Sink, is_int
 from ._folder import check_artifact_files, check_manifest
 from ._json import load_json
@@ -68,21 +68,46 @@ def validate_files(files: Mapping[str, bytes]) -> Report:
 
 
 def _validate_path(path: Path) -> Report:
+    give_back()  # what the caller freed (a retrace's session and trace): the parse starts from it
     sink = Sink()
     folder = path if _is_dir(path) else None
     trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
     if trace is None:
         return Report(str(path), sink.findings, False, {})
-    manifest = provenance = None
+    manifest = None
+    has_provenance = False
     if folder is not None:
         if _exists(folder / "manifest.json"):
             manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
         else:
             sink.add("N001", "the trace folder has no manifest.json", field="manifest")
-        if _exists(folder / "provenance.json"):
-            provenance = load_json(folder / "provenance.json", sink, ("P001",) * 3)
-    sink.findings += validate_trace(trace, manifest=manifest, provenance=provenance, folder=folder)
-    return Report(str(path), sink.findings, is_legacy(trace), trace_stats(trace))
+        has_provenance = _exists(folder / "provenance.json")
+    at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
+    sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
+    legacy, stats = is_legacy(trace), trace_stats(trace)
+    if has_provenance and folder is not None:
+        # provenance is checked against which step fields are set, not their values: the trace
+        # is dropped first, so the two parsed files (each several times its size) are never
+        # held together (validating a large folder peaked at the two together)
+        trace_id = trace.get("trace_id") if isinstance(trace, dict) else None
+        steps = _fields_set(trace) if isinstance(trace, dict) else None
+        del trace
+        give_back()
+        read = Sink()
+        provenance = load_json(folder / "provenance.json", read, ("P001",) * 3)
+        sink.findings[at:at] = read.findings
+        if provenance is not None and steps is not None:  # a trace that is no object: no step to check
+            check_provenance(provenance, {"trace_id": trace_id}, steps, manifest, sink)
+    return Report(str(path), sink.findings, legacy, stats)
+
+
+def _fields_set(trace: dict[str, Any]) -> list[Any]:
+    """Each step as the provenance rules read it: the names of its fields that are not null
+    (a step that is no object stays as it is)."""
+    steps = trace.get("steps")
+    if not isinstance(steps, list):
+        return []
+    return [{k: True for k, v in s.items() if v is not None} if isinstance(s, dict) else s for s in steps]
 
 
 def validate_trace(
