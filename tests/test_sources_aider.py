@@ -35,6 +35,7 @@ COMMANDS = {"/run", "/test", "/lint", "/git"}
 FAILED = ("failed to match", "failed to exactly match", "did not conform to the edit format",
           "SearchReplaceNoExactMatch")
 FIXTURES = Path(__file__).parent / "fixtures" / "aider"
+REPORT_ENDS = ("Applied edit to ", "Commit ", "Tokens: ", "You can use /undo", "Committing ")
 
 
 # ---------------------------------------------------------------- the oracle
@@ -175,6 +176,25 @@ def _flush(out: list[tuple[Any, ...]], reply: list[str], rest: list[tuple[str, l
     paths = [p for p, _ in edits]
     for p, block in edits:
         out.append(("edit", p, _edit_result(p, block, paths, applied, following)))
+    # a lint or test run after the edits that failed: aider asks this. Quoted lines glued to the
+    # reply's text (no blank line between) are the reply's own
+    for k, m in enumerate(following if not reply or not reply[-1].strip() else []):
+        check = re.match(r"Attempt to fix (lint|test) errors\?", m)
+        if check is None:
+            continue
+        j = k
+        while j and not following[j - 1].startswith(REPORT_ENDS + ("Attempt to fix ",)):
+            j -= 1
+            if following[j].startswith("# Fix any errors below, if possible."):
+                break
+        report = following[j:k]
+        while report and not report[0]:
+            report.pop(0)
+        while report and not report[-1]:
+            report.pop()
+        run = next((x[len("## Running: "):] for x in report if x.startswith("## Running: ")), None)
+        tool = "/" + check.group(1)
+        out.append(("call", tool, run if tool == "/lint" else None, "\n".join(report) if report else m))
 
 
 def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:

@@ -13,7 +13,10 @@ and the messages right after it; a model reply and the messages after it. What e
   before it) is a `note` too, marked a duplicate of that reply.
   `/run X`, `!X`, `/test X`, `/lint X` and `/git X` (an input of one line) are also a call of
   that command (args X), answered by the messages aider wrote right after the input (the
-  command's output; aider writes no exit status, so its success stays unknown);
+  command's output). Aider writes no exit status, so its success stays unknown unless aider's
+  words say it failed: the command could not be run (`Error occurred while running command
+  '…'`, run_cmd), `/test`'s output added with no question (cmd_run adds it so only on a
+  non-zero exit), `/lint`'s report (`# Fix any errors below…`, `Fix lint errors in <file>?`);
 * a reply: `reasoning`, `agent_text` and edit `tool_call`s (`_reply`), the edits of one reply
   in one group. Each edit is answered by the `Applied edit to <path>` message naming its
   file (a success); an edit with no such message by aider's failure report (`_failures`:
@@ -21,10 +24,14 @@ and the messages right after it; a model reply and the messages after it. What e
   were applied), by a refused `Create new file?` as a rejection, else it has no result
   (warned, counted);
 * a shell command the reply suggested (a message followed by `Run shell command(s)?`): a
-  `shell` call (args: that message), answered by the `Running …` messages, or rejected. A
+  `shell` call (args: that message), answered by the `Running …` messages (a failure when
+  they say the command could not be run), or rejected. A
   start-up line is never that message: when one stands before the question, the call is the
   command the reply suggested in a shell fence (```bash, ```sh, ... as aider's
   editblock_coder takes them), cited as a slice of the reply's text (C-span);
+* the lint or test run aider made after applying a reply's edits, when it failed (it asks
+  `Attempt to fix lint errors?` / `… test errors?` only then): a `/lint` or `/test` call of
+  aider's, answered by the report written right before the question, a failure (`_checks`);
 * a model call that failed (`litellm.RateLimitError: …`, `litellm.APIError: …`, the
   exception aider writes before `Retrying in N seconds...` or giving up): an error step
   (`agent_text` marked `api_error`), counted in `quality.extra.model_failures`;
@@ -55,7 +62,20 @@ REPORT_ENDS = ("Applied edit to ", "Commit ", "Tokens: ", "You can use /undo", "
 OTHERS_APPLIED = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully")
 SEARCH_LINE = re.compile(r"<{5,9} SEARCH\Z")
 INTERRUPTS = ("^C again to exit", "^C KeyboardInterrupt")
-RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ lines? of output to the chat)")
+RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ lines? of output to the chat"
+                 r"|Error (?:occurred while )?running command ')")
+# what aider writes when a command failed (commands.py cmd_run, run_cmd.py, base_coder.py):
+# the command could not be run (run_cmd's OSError, for /run, /test and suggested commands)
+RUN_FAILED = re.compile(r"Error (?:occurred while )?running command '")
+# /test (cmd_run with add_on_nonzero_exit): the output is added, with no question, only on a non-zero exit
+ADDED = re.compile(r"Added \d+ lines? of output to the chat\.?\s*\Z")
+ADD_ASKED = re.compile(r"Add .* of command output to the chat\?")
+# the checks aider runs after applying edits (base_coder.py: auto_lint, auto_test): it asks this
+# only when the check failed; /lint asks "Fix lint errors in <file>?" after each file's errors
+CHECK_FAILED = re.compile(r"Attempt to fix (lint|test) errors\?")
+LINT_REPORT = "# Fix any errors below, if possible."
+LINT_ASKED = "Fix lint errors in "
+LINT_RUNNING = re.compile(r"## Running: (.+?)\s*\Z")
 VERSION = re.compile(r"Aider v(\S+)\Z")
 MODEL = re.compile(r"(Main model|Model|Models|Weak model|Editor model): (.+?)\Z")
 WITH_FORMAT = re.compile(r"(\S+) with (\S+) edit format(?:, weak model (\S+))?")
@@ -188,7 +208,7 @@ class Builder:
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"{tool} {arg[:60]!r}: no output written after it", ref.source, ref.line)
             return
-        self._result(cid, tool, out)
+        self._result(cid, tool, out, error=True if _command_failed(tool, out) else None)
 
     def reply(self, item: Item, after: list[Item]) -> None:
         msgs = self.messages(after)
@@ -222,6 +242,7 @@ class Builder:
             if (a := APPLIED.match(x.text)) is not None and any(p == a.group(1) for _, p in self.st.edits):
                 self._applied(x, a.group(1))
         self._failures(msgs)
+        self._checks(msgs)
         self.outputs(msgs)
         self._unanswered_edits()
 
@@ -247,6 +268,40 @@ class Builder:
                 self._result(str(c.call_id), str(c.tool), report, error=True)
             elif ok:
                 self._result(str(c.call_id), str(c.tool), ok, error=False)
+
+    def _checks(self, msgs: list[Message]) -> None:
+        """The lint or test run aider made after applying the edits, when it failed (aider asks
+        `Attempt to fix lint errors?` / `... test errors?` only then): a `/lint` or `/test` call
+        of aider's, answered by the report written right before the question (a failure). The
+        call cites the report's `## Running: <command>` line (args: the command) when it has one,
+        else the report's first message (no args); a question with no report before it is the
+        report itself."""
+        for k, q in enumerate(msgs):
+            c = CHECK_FAILED.match(q.text)
+            if q.used or c is None:
+                continue
+            j = k
+            while j > 0 and _glued(msgs[j - 1], msgs[j]) and (msgs[j - 1].empty or not msgs[j - 1].used) \
+                    and not msgs[j - 1].text.startswith(REPORT_ENDS) and not CHECK_FAILED.match(msgs[j - 1].text):
+                j -= 1
+                if msgs[j].text.startswith(LINT_REPORT):
+                    break
+            report = [x for x in msgs[j:k] if not x.empty] or [q]
+            tool = "/" + c.group(1)
+            run = next((x for x in report if LINT_RUNNING.match(x.text)), None) if tool == "/lint" else None
+            ref = run or report[0]
+            arg = LINT_RUNNING.match(run.text) if run is not None else None
+            cid = f"{ref.ev.id}:{c.group(1)}"
+            info = CallInfo(span=arg.span(1)) if arg is not None else None
+            self._ev("tool_call", "agent", [ref.ev], call_id=cid, tool=tool, args=arg.group(1) if arg else None,
+                     info=info)
+            _bump(self.s, "failed_checks")
+            if report == [q]:
+                q.used = True
+                self._ev("tool_result", "agent", [q.ev], call_id=cid, tool=tool, text=q.text, is_error=True)
+                self.st.answered.add(cid)
+            else:
+                self._result(cid, tool, msgs[j:k], error=True)
 
     def _edit(self, b: Block, ev: Evidence, text: str, group: str) -> None:
         tool = EDIT_TOOLS[b.form or "search_replace"]
@@ -321,7 +376,7 @@ class Builder:
                         subject.ev.line)
             return
         self._note(question, "confirmation")
-        self._result(cid, "shell", ran)
+        self._result(cid, "shell", ran, error=True if any(RUN_FAILED.match(x.text) for x in ran) else None)
 
     def _result(self, cid: str, tool: str, msgs: list[Message], error: bool | None = None) -> None:
         for x in msgs:
@@ -448,6 +503,17 @@ def command(text: str) -> tuple[str, int, str] | None:
         head, rest = head + sep, rest
     arg = rest.lstrip()
     return ("/run" if head == "!" else head.strip()), len(text) - len(arg), arg
+
+
+def _command_failed(tool: str, out: list[Message]) -> bool:
+    """Whether aider's output of a command the user ran says it failed: the command could not be
+    run; `/test`'s output added with no question (only on a non-zero exit); `/lint`'s report."""
+    texts = [x.text for x in out]
+    if any(RUN_FAILED.match(t) for t in texts):
+        return True
+    if tool == "/test":
+        return any(ADDED.match(t) for t in texts) and not any(ADD_ASKED.match(t) for t in texts)
+    return tool == "/lint" and any(t.startswith((LINT_REPORT, LINT_ASKED)) for t in texts)
 
 
 def _setting_text(text: str) -> bool:
