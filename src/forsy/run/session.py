@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from .. import sources
+from .. import sources, times
 from .._gc import gc_paused, give_back
 from ..assemble import Assembled, assemble
 from ..errors import ExitCode, ForsyError, NoWork, SameTrace
@@ -88,7 +88,11 @@ def retrace_loaded(load: Callable[[], list[Session]], where: str, options: Retra
             return [failed_outcome(where, e, options)]
         if len(sessions) > 1 and isinstance(sink, (FolderSink, OncePerRun)):
             sink.several()  # one file holding several sessions (an evaluation output.jsonl): -o is their parent
-        return [_retrace_session(s, where, options, sink, keep, meter) for s in sessions]
+        done = [_retrace_session(s, where, options, sink, keep, meter) for s in sessions]
+    del sessions
+    times.forget()
+    give_back()  # what the file's session and trace took, unless kept: the next file starts low
+    return done
 
 
 def _retrace_session(s: Session, where: str, options: RetraceOptions, sink: Sink | None, keep: bool,
