@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from forsy.store import _sqlite
+from forsy.store._query import history_row
 from forsy.store._sqlite import SqliteStore
 from forsy.store.models import AuditRow, DraftState, LockInfo, NewTrace, ProposalRow, StoredFile
 
@@ -110,7 +111,7 @@ def test_two_copies_of_one_review_into_one_draft_at_once_one_copies_the_other_le
     st.close()
     state, proposals, audit = _reviewed()
     # `history_row` reads the draft's history: both get there if the store lets them
-    monkeypatch.setattr(_sqlite, "history_row", _paused(_sqlite.history_row, 1))
+    monkeypatch.setattr(_sqlite, "history_row", _paused(history_row, 1))
 
     def copy(who: str) -> object:
         st = SqliteStore(db)
