@@ -1,7 +1,10 @@
 """Every page of the review UI, in a real browser, with hostile text from the log (the task, an
 answer, a tool's output, an edit's file, a reasoning) and from reviewers (an edit, a reason, a
 rule's pattern, a reviewer's name): nothing runs (no dialog, no injected element), nothing is
-fetched from elsewhere, and the text is shown as text."""
+fetched from elsewhere, and the text is shown as text. The pages are those of `web/app.py`'s
+routes (the queue, the audit log, a draft, a step, the approval page, who is reviewing, the bulk
+confirmation and its result, the error page) and the page `forsy render` writes (opened from
+file://)."""
 
 from __future__ import annotations
 
@@ -115,7 +118,7 @@ def test_no_page_runs_or_fetches_what_the_log_or_a_reviewer_wrote(served: tuple[
         page.locator("#rule-form input[name=task]").fill("*" + PAYLOADS[0])
         page.locator("#rule-form button").click()
         pages = ["/", "/?hidden=1", f"/t/{tid}", f"/t/{tid}/approve?level=human_reviewed", "/audit",
-                 f"/audit?trace={tid}"] + [f"/t/{tid}/s/{n}" for n in range(1, 10)] + [f"/t/{tid}/s/2?full=1"]
+                 f"/audit?trace={tid}", "/who"] + [f"/t/{tid}/s/{n}" for n in range(1, 10)] + [f"/t/{tid}/s/2?full=1"]
         for path in pages:
             page.goto(base + path)
             check(path)
@@ -147,3 +150,41 @@ def test_no_page_runs_or_fetches_what_the_log_or_a_reviewer_wrote(served: tuple[
     assert dialogs == []
     elsewhere = [u for u in requests if not u.startswith(base) and not u.startswith("data:")]
     assert elsewhere == [], elsewhere
+
+
+def test_the_rendered_page_runs_and_fetches_nothing_the_log_wrote(tmp_path: Path) -> None:
+    """`forsy render`'s page shows every step in full (the served pages show one at a time):
+    opened from file://, nothing runs, nothing is fetched, the payloads are text."""
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is absent (apt-get install chromium)")
+    from playwright.sync_api import Page
+
+    from _browser import browser
+    from forsy.review.source import from_store
+    from forsy.store import open_store
+    from forsy.web.render import render_html
+
+    st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        tid = put(st, hostile_session(tmp_path / "logs"))
+        html = render_html(from_store(st, tid))
+    finally:
+        st.close()
+    out = tmp_path / "page.html"
+    out.write_text(html, "utf-8")
+    url = out.as_uri()
+    with browser() as b:
+        page: Page = b.new_page()
+        dialogs: list[str] = []
+        requests: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(url)
+        assert page.evaluate("window.__pwned === undefined")
+        assert page.locator("iframe, svg[onload], img[onerror], a[href^='javascript']").count() == 0
+        shown = page.content()
+        assert "<script>window" not in shown and "\u202e" not in shown
+        # the payloads are there as text: in the step views (a tool's output, a reasoning) too
+        assert page.locator("section.step pre.value", has_text="<script>window.__pwned=1").count() >= 2
+    assert dialogs == []
+    assert [u for u in requests if u != url and not u.startswith("data:")] == []
