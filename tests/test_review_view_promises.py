@@ -71,6 +71,9 @@ def test_the_header_of_a_trace_with_little_in_it() -> None:
     ({"step": None, "eval": None}, StepRow(0, "", "", "", "", "", "", False)),
     ({"eval": 2, "success": None, "started_at": "short"}, StepRow(0, "", "", "", "", "", "", False)),
     ({"eval": "1"}, StepRow(0, "", "", "", "", "", "", False)),
+    # a boolean is no score (the schema refuses it): not shown as +1 or 0
+    ({"eval": True}, StepRow(0, "", "", "", "", "", "", False)),
+    ({"eval": False}, StepRow(0, "", "", "", "", "", "", False)),
 ])
 def test_a_step_row(step: dict[str, Any], want: StepRow) -> None:
     assert vw.step_row(step) == want

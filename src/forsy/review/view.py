@@ -113,6 +113,8 @@ def step_row(s: dict[str, Any]) -> StepRow:
     what = s.get("tool") or s.get("operation") or s.get("action") or ""
     success = "" if s.get("success") is None else ("yes" if s.get("success") else "no")
     ev = s.get("eval")
+    if isinstance(ev, bool):
+        ev = None  # a boolean is no score (the schema refuses it): True is not +1
     return StepRow(step=int(s.get("step") or 0), time=str(s.get("started_at") or "")[11:19],
                    actor=str(s.get("actor") or ""), what=str(what), input=short(s.get("input")),
                    success=success, eval={1: "+1", -1: "-1", 0: "0"}.get(ev, "") if isinstance(ev, int) else "",
