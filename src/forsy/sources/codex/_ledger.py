@@ -7,7 +7,7 @@ is; a record cited by the trace is `cited` whatever its mark. docs/rules.md name
 from __future__ import annotations
 
 from ...evidence import LedgerHeading, Session
-from ...payloads import NoteInfo
+from ...payloads import NoteInfo, ResultInfo
 from ._build import SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread
 from ._index import COMPACTION_ITEMS, build_index
 
@@ -32,6 +32,8 @@ _LIFECYCLE = "lifecycle events repeat the items they announce"
 _SILENT = "state records carry no work"
 _GHOST = "ghost_snapshot (undo snapshot)"
 _ENCRYPTED = "encrypted reasoning is not readable"
+# a *_end event whose exit code, duration or success the result took (ResultInfo.*_from)
+_END_READ = "exit code, duration or success of the call it ends"
 
 
 def mark_thread(session: Session, t: Thread) -> None:
@@ -56,6 +58,10 @@ def mark_thread(session: Session, t: Thread) -> None:
         elif key == "response_item:reasoning" and rec.payload.get("encrypted_content"):
             session.mark(rec.ev, "set_aside", _ENCRYPTED)
     for e in t.events:
+        if isinstance(e.info, ResultInfo):
+            for end in (e.info.exit_code_from, e.info.duration_from, e.info.success_from):
+                if end is not None:  # read for the step's success, not a mere repeat of the call
+                    session.mark(end.ev, "metadata", _END_READ)
         if e.kind == "interrupt":  # cited by the next request's causal note, or the trace's termination
             for ref in e.refs:
                 session.mark(ref.ev, "set_aside", "the user interrupted the turn (an interrupt, not a step)",
