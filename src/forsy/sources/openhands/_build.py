@@ -8,12 +8,15 @@ from typing import Any
 import orjson
 
 from ...evidence import Event, LedgerHeading, Ref, Session
+from ...payloads import MessageInfo
 from .._records import Record
 from . import _v1
 
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
 NOTES = frozenset({"recall"})
 ERROR_OBS = frozenset({"error"})
+ERROR_STATE = "error"  # AgentState.ERROR: the controller stopped on an error (extras.reason says which)
+STILL_RUNNING = -1  # CmdOutputMetadata's exit code of a command still running (no exit status yet)
 STATE_WHY = "agent state bookkeeping (counted as state_events), not work"
 NULL_WHY = "a 'No observation' placeholder (counted as state_events)"
 NOTE_WHY = "workspace context OpenHands injects (a note, not a step)"
@@ -143,6 +146,15 @@ class Builder:
 
     def _observation(self, rec: Record, e: dict[str, Any], base: str) -> None:
         s, obs = self.s, e.get("observation")
+        extras = e.get("extras")
+        if obs == "agent_state_changed" and isinstance(extras, dict) and extras.get("agent_state") == ERROR_STATE:
+            # the agent stopped on an error: an error step, its words the reason the controller gave
+            reason = extras.get("reason")
+            why = reason if isinstance(reason, str) and reason.strip() else None
+            self.ev("agent_text", rec, base, "/extras/reason" if why else "", e, text=why,
+                    info=MessageInfo(api_error=True))
+            s.quality.extra["agent_errors"] = s.quality.extra.get("agent_errors", 0) + 1
+            return
         if obs in STATE:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
             self.mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
@@ -158,6 +170,13 @@ class Builder:
             pick = next((w for w in self.waiting if w[1] == obs), self.waiting[0])
             call_id = pick[0]
             s.quality.extra["paired_by_order"] = s.quality.extra.get("paired_by_order", 0) + 1
+        if (call_id is None or call_id in self.answered) and obs in ERROR_OBS:
+            # an error that answers no action (the controller's, the runtime's): an error step
+            err = self._text(rec, base, e, "content", "message")
+            self.ev("agent_text", rec, base, err[1] if err else "", e, text=err[0] if err else None,
+                    info=MessageInfo(api_error=True))
+            s.quality.extra["agent_errors"] = s.quality.extra.get("agent_errors", 0) + 1
+            return
         if call_id is None or call_id in self.answered:
             s.quality.extra["unpaired_observations"] = s.quality.extra.get("unpaired_observations", 0) + 1
             s.warn("unpaired-observation", f"observation {obs!r} at {base or '/'} answers no waiting action "
@@ -169,10 +188,10 @@ class Builder:
         self.answered.add(call_id)
         content = e.get("content")
         text = content if isinstance(content, str) else orjson.dumps(content).decode() if content is not None else ""
-        extras = e.get("extras")
-        meta = extras.get("metadata") if isinstance(extras, dict) else None
-        code = meta.get("exit_code") if isinstance(meta, dict) else e.get("exit_code")
-        failed = obs in ERROR_OBS or e.get("success") is False or (isinstance(code, int) and code != 0)
+        code = _exit_code(e)
+        failed: bool | None = obs in ERROR_OBS or e.get("success") is False or (code is not None and code != 0)
+        if code == STILL_RUNNING and not (obs in ERROR_OBS or e.get("success") is False):
+            failed = None  # no exit status yet: the command ran on (a server, the no-output timeout)
         self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
 
     def _metrics(self, e: dict[str, Any]) -> None:
@@ -193,3 +212,16 @@ class Builder:
         for call_id, action in self.waiting:
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)
+
+
+def _exit_code(e: dict[str, Any]) -> int | None:
+    """A command observation's exit code, where each version wrote it: `extras.metadata.exit_code`
+    (CmdOutputMetadata, 0.2x on), `extras.exit_code` (the older CmdOutputObservation field), or
+    `exit_code` beside the content (the oldest outputs, flat)."""
+    extras = e.get("extras")
+    meta = extras.get("metadata") if isinstance(extras, dict) else None
+    for where in (meta, extras, e):
+        code = where.get("exit_code") if isinstance(where, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None

@@ -25,10 +25,15 @@ What each event gives:
 * any other action (run, run_ipython, edit, read, write, browse, ...) → its `thought` as
   `reasoning`, then a `tool_call`: the tool is the action type, the arguments the action's
   exact `args`; the model and token counts come from `tool_call_metadata` / `llm_metrics`.
-* its observation → `tool_result` with `content`; an `error` observation, `success: false`
-  or a non-zero exit code (`extras.metadata.exit_code`, or `exit_code`) is an error.
+* its observation → `tool_result` with `content`; an `error` observation (ErrorObservation),
+  `success: false` or a non-zero exit code (`extras.metadata.exit_code`, else
+  `extras.exit_code`, else `exit_code`) is an error; exit code -1 (no exit status yet: the
+  command runs on) leaves success unknown.
+* an `error` observation that answers no action, and `agent_state_changed` to `error` (the
+  controller stopped on an error; its `extras.reason`) → an error step of the agent
+  (`agent_text`, api_error), counted in `quality.extra["agent_errors"]`.
 * `recall` actions and observations (workspace context OpenHands injects) → `note`s;
-  `change_agent_state`, `agent_state_changed` and `null` observations are bookkeeping and
+  `change_agent_state`, other `agent_state_changed` and `null` observations are bookkeeping and
   are counted in `quality.extra["state_events"]`, not made events.
 
 Every event of a trajectory that no step cites is marked in the manifest's ledger with why it

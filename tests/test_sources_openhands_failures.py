@@ -1,0 +1,105 @@
+"""Each failure OpenHands' (V0) event stream records, read as a failure; and what is not one.
+
+Hand-written trajectories in the shapes OpenHands serialises (openhands/events/serialization:
+`observation`, `content`, `cause`, `extras`):
+
+* an ErrorObservation (`observation: "error"`) answering an action: a failed result; one that
+  answers no action (the controller's or the runtime's error): an error step;
+* a CmdOutputObservation (`observation: "run"`) with a non-zero exit code, wherever each version
+  wrote it: `extras.metadata.exit_code` (CmdOutputMetadata), `extras.exit_code` (the field of
+  older observations), `exit_code` beside the content (the oldest outputs); -1 is "no exit
+  status yet" (a server left running, the no-output timeout): unknown, not a failure;
+* AgentStateChangedObservation to `error` (`extras.agent_state`, `extras.reason`): the agent
+  stopped on an error: an error step, the trace's termination.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from _oracle import retrace
+from forsy.payloads import MessageInfo
+from forsy.sources import ReadContext
+from forsy.sources.openhands import OpenHandsSource
+
+T = "2026-01-01T00:00:0"
+
+
+def _run(i: int, cmd: str) -> dict[str, Any]:
+    return {"id": i, "timestamp": f"{T}{i}", "source": "agent", "action": "run", "args": {"command": cmd}}
+
+
+def _out(i: int, cause: int, extras: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"id": i, "timestamp": f"{T}{i}", "source": "agent", "observation": "run", "cause": cause,
+            "content": f"out {cause}", "extras": extras, **more}
+
+
+def _read(tmp_path: Path, events: list[Any]) -> Any:
+    p = tmp_path / "traj.json"
+    p.write_text(json.dumps(events, indent=1))
+    [s] = OpenHandsSource().read(p, ReadContext(root=tmp_path))
+    return s
+
+
+def test_exit_codes_where_each_version_wrote_them(tmp_path: Path) -> None:
+    events = [
+        {"id": 0, "timestamp": f"{T}0", "source": "user", "action": "message", "args": {"content": "go"}},
+        _run(1, "a"), _out(2, 1, {"command": "a", "metadata": {"exit_code": 2}}),
+        _run(3, "b"), _out(4, 3, {"command_id": -1, "command": "b", "exit_code": 1}),
+        _run(5, "c"), _out(6, 5, {}, exit_code=127),
+        _run(7, "d"), _out(8, 7, {"command": "d", "metadata": {"exit_code": 0}}),
+        _run(9, "e"), _out(10, 9, {"command_id": -1, "command": "e", "exit_code": 0}),
+    ]
+    s = _read(tmp_path, events)
+    assert [(e.call_id, e.is_error) for e in s.events if e.kind == "tool_result"] == [
+        ("1", True), ("3", True), ("5", True), ("7", False), ("9", False)]
+
+
+def test_a_command_still_running_did_not_fail(tmp_path: Path) -> None:
+    """CmdOutputMetadata's -1: the command had no exit status when the observation was made."""
+    events = [_run(1, "python3 -m http.server 8000"), _out(2, 1, {"metadata": {"exit_code": -1}}),
+              _run(3, "sleep 99"), _out(4, 3, {"exit_code": -1}),
+              _run(5, "x"), {**_out(6, 5, {"metadata": {"exit_code": -1}}), "observation": "error"}]
+    s = _read(tmp_path, events)
+    assert [e.is_error for e in s.events if e.kind == "tool_result"] == [None, None, True]
+
+
+def test_error_observations_and_an_agent_error_state_are_failures(tmp_path: Path) -> None:
+    events = [
+        {"id": 0, "timestamp": f"{T}0", "source": "user", "action": "message", "args": {"content": "go"}},
+        _run(1, "cat nosuch"),
+        {"id": 2, "timestamp": f"{T}2", "source": "agent", "observation": "error", "cause": 1,
+         "content": "File not found: nosuch", "extras": {"error_id": ""}},
+        {"id": 3, "timestamp": f"{T}3", "source": "environment", "observation": "error",
+         "content": "Runtime disconnected", "extras": {}},
+        {"id": 4, "timestamp": f"{T}4", "source": "environment", "observation": "agent_state_changed",
+         "content": "", "extras": {"agent_state": "running"}},
+        {"id": 5, "timestamp": f"{T}5", "source": "environment", "observation": "agent_state_changed",
+         "content": "", "extras": {"agent_state": "error", "reason": "AgentStuckInLoopError: stuck"}},
+        {"id": 6, "timestamp": f"{T}6", "source": "environment", "observation": "agent_state_changed",
+         "content": "", "extras": {"agent_state": "error"}},
+    ]
+    p = tmp_path / "traj.json"
+    p.write_text(json.dumps(events, indent=1))
+    [s] = OpenHandsSource().read(p, ReadContext(root=tmp_path))
+    got = [(e.kind, e.text, e.is_error, e.ts) for e in s.events]
+    assert got == [("user", "go", None, f"{T}0"), ("tool_call", None, None, f"{T}1"),
+                   ("tool_result", "File not found: nosuch", True, f"{T}2"),
+                   ("agent_text", "Runtime disconnected", None, f"{T}3"),
+                   ("agent_text", "AgentStuckInLoopError: stuck", None, f"{T}5"),
+                   ("agent_text", None, None, f"{T}6")]
+    errors = s.events[3:]
+    assert all(isinstance(e.info, MessageInfo) and e.info.api_error and e.actor == "agent" for e in errors)
+    lines = p.read_text("utf-8").split("\n")
+    starts = [lines.index(f'  "id": {i},') for i in (3, 5, 6)]  # 0-based: the line after the element's `{`
+    assert [(s.evidence[e.refs[0].ev].line, e.refs[0].pointer) for e in errors] == [
+        (starts[0], "/content"), (starts[1], "/extras/reason"), (starts[2], "")]  # each event's own record
+    assert s.quality.extra["agent_errors"] == 3 and s.quality.extra["state_events"] == 1
+    assert "unpaired_observations" not in s.quality.extra and not s.warnings
+    [trace] = retrace(p, tmp_path / "out")  # validated and verified
+    steps = trace["steps"]
+    assert [(st["action"], st.get("tool"), st["success"]) for st in steps[1:]] == [
+        ("agent_step", "run", False), ("error", None, False), ("error", None, False), ("error", None, False)]
+    assert trace["termination_reason"] == "error_unrecoverable"
