@@ -198,3 +198,21 @@ def test_spans_of_values_written_with_escapes(tmp_path: Path) -> None:
     ia, ic, ie = text.index("caf\\u00e9"), text.index("1.5"), text.index("na\u00efve")
     assert got == [Span("a", ia, ia + 9), Span("c", ic, ic + 3), Span("e", ie, ie + 5)]  # in text order
     assert evm._spans("not json", [("a", "/a")]) == []
+
+
+def test_a_span_marks_the_value_at_its_pointer_not_the_same_text_elsewhere() -> None:
+    # "ls" is first another field's value, then a key; 1 is first inside 12 and 1.5, then a string
+    text = '{"type":"ls","ls":{"n":12,"f":1.5,"s":"1"},"cmd":"ls","m":1,"t":true,"u":[true]}'
+    got = evm._spans(text, [("input", "/cmd"), ("x", "/m"), ("y", "/u/0"), ("z", "/ls/s")])
+    i = text.index('"cmd":"ls"') + 7
+    m, u, s = text.index('"m":1') + 4, text.index("[true]") + 1, text.index('"s":"1"') + 5
+    assert got == [Span("z", s, s + 1), Span("input", i, i + 2), Span("x", m, m + 1), Span("y", u, u + 4)]
+
+
+def test_a_span_is_looked_for_in_the_first_32_places_only() -> None:
+    def record(decoys: int) -> str:
+        return "{" + "".join(f'"d{k}":"ls",' for k in range(decoys)) + '"cmd":"ls"}'
+
+    found = record(31)  # the value's place is the 32nd "ls"
+    assert evm._spans(found, [("input", "/cmd")]) == [Span("input", len(found) - 4, len(found) - 2)]
+    assert evm._spans(record(32), [("input", "/cmd")]) == []  # not found there: nothing marked, never a wrong place

@@ -157,7 +157,10 @@ class EvidenceReader:
 
 def _spans(text: str, fields: list[tuple[str, str]]) -> list[Span]:
     """Where each cited value sits in the record's text: the value resolved by its pointer,
-    found as JSON string text in the record (both escapings JSON writers use)."""
+    found as JSON text in the record (both escapings JSON writers use). The same text elsewhere in
+    the record (another field's value, a key, part of a longer value) is not it: a place is taken
+    only when putting a marker there changes the value at the pointer, and nothing is marked when
+    that is not found among the first `_PLACES_TRIED` places."""
     try:
         record = json.loads(text)
     except ValueError:
@@ -172,10 +175,32 @@ def _spans(text: str, fields: list[tuple[str, str]]) -> list[Span]:
             continue
         if pointer == "" or not isinstance(v, str | int | float | bool) or v == "":
             continue
-        for cand in (json.dumps(v, ensure_ascii=False), json.dumps(v)):
-            body = cand[1:-1] if isinstance(v, str) else cand
-            i = text.find(body)
-            if i >= 0:
-                out.append(Span(fname, i, i + len(body)))
+        for cand in dict.fromkeys((json.dumps(v, ensure_ascii=False), json.dumps(v))):
+            at = _place(text, cand, pointer)
+            if at is not None:
+                inside = 1 if isinstance(v, str) else 0  # a string's span is between its quotes
+                out.append(Span(fname, at + inside, at + len(cand) - inside))
                 break
     return sorted(out, key=lambda s: s.start)
+
+
+_PLACES_TRIED = 32
+_MARKER = "\x00forsy\x00"  # a string no log value is expected to be
+
+
+def _place(text: str, token: str, pointer: str) -> int | None:
+    """The offset of the `token` (a value's JSON text) that is the value at `pointer`, or None."""
+    from ..evidence import resolve_pointer
+
+    i = text.find(token)
+    for _ in range(_PLACES_TRIED):
+        if i < 0:
+            return None
+        try:
+            marked = json.loads(text[:i] + json.dumps(_MARKER) + text[i + len(token):])
+            if resolve_pointer(marked, pointer) == _MARKER:
+                return i
+        except (ValueError, KeyError, IndexError):
+            pass  # the marker broke the JSON or moved the pointer's path: not this place
+        i = text.find(token, i + 1)
+    return None
