@@ -1,0 +1,137 @@
+"""Cline task folders, file by file: which of a task's four files name it (sniff), a file that
+is the task's only file, arrays cut short or damaged, and the times of an assistant message's
+reasoning and words (the API history holds none: the first UI record that names the message
+gives them). Hand-written folders, one array element per line (element i is on line i + 2).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from forsy.errors import InputError
+from forsy.evidence import Mark
+from forsy.sources import ReadContext
+from forsy.sources.cline import ClineSource
+from forsy.sources.cline._ledger import TIME
+from test_sources_cline_promises import API, META, UI, T, at, iso, read, task, ui_id
+
+FOCUS = "focus_chain_taskid_1769053680000.md"
+USER0 = {"role": "user", "content": [{"type": "text", "text": "<task>\ngo\n</task>"}]}
+
+
+def _sniff(path: Path) -> bool:
+    return ClineSource().sniff(path, path.read_bytes()[:8192])
+
+
+@pytest.mark.parametrize("siblings", [(), (API,), (UI,), (API, UI)])
+def test_each_of_the_four_files_names_its_task(tmp_path: Path, siblings: tuple[str, ...]) -> None:
+    """The API history and the UI messages name a task by their heads alone; the metadata only
+    beside one of them; the focus chain only beside the API history."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    api = '\ufeff \n[{"role": "user", "content": "x"}]'  # a BOM and blank space before the array
+    ui = '[{"ts": 1, "type": "say", "say": "text", "text": "x"}]'
+    for name, text in ((API, api), (UI, ui)):
+        if name in siblings:
+            (folder / name).write_text(text, "utf-8")
+    (folder / META).write_text('{"files_in_context": []}', "utf-8")
+    (folder / FOCUS).write_text("# Focus chain\n", "utf-8")
+    got = {p.name: _sniff(p) for p in folder.iterdir()}
+    assert got == {**{n: True for n in siblings}, META: bool(siblings), FOCUS: API in siblings}
+
+
+def test_look_alike_heads_are_not_clines(tmp_path: Path) -> None:
+    cases = {
+        API: ['{"role": "user"}', '[{"ts": 1, "say": "text"}]', "[1, 2]"],  # not an array; no role
+        UI: ['{"ts": 1, "say": "text"}', '[{"role": "user"}]', '[{"ts": 1, "type": "x"}]',
+             '[{"say": "text", "type": "say"}]'],  # not an array; no ts; neither say nor ask; no ts
+        META: ['[{"files_in_context": []}]'],  # an array, beside an API history
+    }
+    for name, heads in cases.items():
+        for k, head in enumerate(heads):
+            folder = tmp_path / f"{name}-{k}"
+            folder.mkdir()
+            if name == META:
+                (folder / API).write_text("[]", "utf-8")
+            (folder / name).write_text(head, "utf-8")
+            assert not _sniff(folder / name), (name, head)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "focus_chain_taskid_1.txt").write_text("# Focus chain\n", "utf-8")
+    (tmp_path / "x" / API).write_text('[{"role": "user"}]', "utf-8")
+    assert not _sniff(tmp_path / "x" / "focus_chain_taskid_1.txt")  # not .md
+    (tmp_path / "x" / "other.json").write_text('[{"role": "user"}]', "utf-8")
+    assert not _sniff(tmp_path / "x" / "other.json")  # another name
+
+
+def test_a_metadata_file_alone_is_no_task(tmp_path: Path) -> None:
+    folder = task(tmp_path / "t", None, None, '{"files_in_context": []}')
+    with pytest.raises(InputError) as err:
+        ClineSource().read(folder / META, ReadContext(root=folder))
+    assert (err.value.message, err.value.path) == (f"a Cline task file without its {API}", str(folder / META))
+
+
+def test_any_of_the_files_reads_the_whole_task_as_cline(tmp_path: Path) -> None:
+    folder = task(tmp_path / "t", [USER0], [{"ts": T, "type": "say", "say": "text", "text": "go"}], "{}")
+    for name in (API, UI, META):
+        s = read(folder, name)
+        assert (s.source_kind, s.meta.agent, s.session_id) == ("cline", "cline", "t")
+        assert sorted((f.path, f.kind, f.abs_path) for f in s.files) == [
+            (n, "cline", str((folder / n).resolve())) for n in (API, META, UI)]
+
+
+def test_a_damaged_api_history_keeps_what_came_before_and_says_what_was_lost(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    good = json.dumps(USER0)
+    (folder / API).write_text(f"[\n{good},\n{{\"role\": \"assistant\", oops}}\n]\n", "utf-8")
+    s = read(folder)
+    start = len(f"[\n{good},\n".encode())
+    size = (folder / API).stat().st_size
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings if w.code != "no-ui-messages"] == [
+        ("unparsable-element", f"array element is not JSON; stopped reading (bytes {start}-{size} of the file lost)",
+         API, 3)]
+    assert (s.quality.records, s.quality.unparsable_records) == (1, 1)
+    assert [(e.kind, e.text) for e in s.events] == [("user", "<task>\ngo\n</task>")]  # no UI to cut it from
+
+
+def test_a_damaged_ui_file_is_counted_as_well(tmp_path: Path) -> None:
+    folder = task(tmp_path / "t", [USER0], None)
+    rec = json.dumps({"ts": T, "type": "say", "say": "text", "text": "go"})
+    (folder / UI).write_text(f"[\n{rec},\n{rec[:20]}\n]\n", "utf-8")
+    s = read(folder)
+    [w] = s.warnings
+    assert (w.code, w.file, w.line) == ("unparsable-element", UI, 3)
+    assert (s.quality.records, s.quality.unparsable_records) == (2, 1)  # one API message, one UI record
+    # the same UI file alone: read from the UI, its damage still said
+    (folder / API).unlink()
+    s = read(folder, UI)
+    assert [w.code for w in s.warnings] == ["unparsable-element", "no-api-history"]
+    assert (s.quality.records, s.quality.unparsable_records) == (1, 1)
+
+
+def test_reasoning_and_words_take_the_time_of_the_ui_record_naming_their_message(tmp_path: Path) -> None:
+    api = [USER0,
+           {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "ok"}]},
+           {"role": "user", "content": [{"type": "text", "text": "more"}]},
+           {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "x"}]},
+           {"role": "user", "content": [{"type": "text", "text": "again"}]},
+           {"role": "assistant", "content": "plain words"}]
+    ui = [{"ts": T, "type": "say", "say": "text", "text": "go"},
+          {"ts": T + 1000, "type": "say", "say": "checkpoint_created", "conversationHistoryIndex": 0},
+          {"ts": T + 2000, "type": "say", "say": "reasoning", "text": "hmm", "conversationHistoryIndex": 0},
+          {"ts": T + 3000, "type": "say", "say": "text", "text": "ok", "conversationHistoryIndex": 0},
+          {"ts": T + 4000, "type": "say", "say": "text", "text": "zzz", "conversationHistoryIndex": 2},
+          {"ts": T + 5000, "type": "say", "say": "text", "text": "plain words", "conversationHistoryIndex": 4}]
+    s = read(task(tmp_path / "t", api, ui))
+    agent = [(e.kind, e.text, e.ts, at(s, e.ts_from)) for e in s.events if e.actor == "agent"]
+    # a checkpoint record is no time of the message; the first other record naming it is
+    assert agent == [("reasoning", "hmm", iso(T + 2000), ("u", 2, "/ts")),
+                     ("agent_text", "ok", iso(T + 2000), ("u", 2, "/ts")),
+                     ("agent_text", "plain words", iso(T + 5000), ("u", 5, "/ts"))]
+    # the record whose time a step took is marked a time; the one of a message that made no event
+    # (only redacted thinking) is not
+    assert [s.ledger.get(ui_id(s, i)) for i in (2, 4, 5)] == [
+        Mark("metadata", TIME, "reasoning"), None, Mark("metadata", TIME, "text")]
