@@ -326,3 +326,39 @@ def test_who_is_reviewing_is_asked_and_kept(tmp_path: Path, monkeypatch: pytest.
         assert s.reviewer == "Grace Hopper <grace@example.org>"
         assert "Grace Hopper" in cfg.read_text("utf-8")
         assert c.get(f"/t/{tid}").status_code == 200
+
+
+# ------------------------------------------------------------------ second round
+
+
+def test_the_bulk_preview_names_each_draft_as_stored(web: Web) -> None:
+    d = web.demo
+    row = web.st.trace(d)
+    assert row is not None
+    r = web.post("/bulk", action="approve", t=[d, "gone"])
+    assert "<title>Review the selection · forsy</title>" in r.text
+    assert f'<td>pending</td><td>{row.steps}</td><td>{row.task[:20]}' in r.text
+    assert 'name="v" value="gone:"></td>' not in r.text and "<td>not in the store</td><td></td><td></td>" in r.text
+
+
+def test_a_bulk_confirmation_acts_only_at_the_version_its_form_names(web: Web) -> None:
+    """A draft the form names no version of, or a version that is no number, is that draft's
+    refusal: never acted on at whatever version it has now, never stopping the drafts after it."""
+    d, h = web.demo, web.hostile
+    r = web.post("/bulk", action="reject", reason="no", t=[d, h, "gone"], v=[f"{h}:{web.version(h)}:2"], confirm="1")
+    done = dict(re.findall(r'<li><a href="/t/([^"]+)">[^<]+</a>: ([^<]+)</li>', r.text))
+    assert r.status_code == 200 and done == {
+        d: "not done: the form names no version of this draft; select it again",
+        h: f"not done: version is a whole number from 0 to 1000000000, not &#39;{web.version(h)}:2&#39;",
+        "gone": "not done: no trace gone in the store " + web.st.url}
+    assert web.st.draft_state(d).status == "pending" and web.st.draft_state(h).status == "pending"  # type: ignore[union-attr]
+    r = web.post("/bulk", action="reject", reason="no", t=[h, d], v=[f"{h}:x", f"{d}:{web.version(d)}"], confirm="1")
+    done = dict(re.findall(r'<li><a href="/t/([^"]+)">[^<]+</a>: ([^<]+)</li>', r.text))
+    assert done == {h: "not done: version is a whole number from 0 to 1000000000, not &#39;x&#39;", d: "rejected"}
+
+
+def test_the_approve_page_title_and_a_long_unknown_level(web: Web) -> None:
+    t = web.demo
+    assert f"<title>approve {t} · forsy</title>" in web.c.get(f"/t/{t}/approve").text
+    r = web.c.get(f"/t/{t}/approve?level=" + "a" * 39 + "bc")
+    assert r.status_code == 400 and "unknown level &#39;" + "a" * 39 + "b&#39;</p>" in r.text

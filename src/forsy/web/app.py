@@ -254,9 +254,11 @@ async def bulk(request: Request, s: Settings) -> Response:
     done: list[tuple[str, str]] = []
     with open_for(s) as st:
         for t in picked:
-            kw: dict[str, Any] = dict(reviewer=s.reviewer, at=s.clock(),
-                                      expected_version=number(versions.get(t), "version"))
-            try:
+            try:  # a version the form got wrong is this draft's refusal, after the others before it were done
+                version = number(versions.get(t), "version")
+                if version is None and st.draft_state(t) is not None:  # never at whatever version is there now
+                    raise InputError("the form names no version of this draft; select it again")
+                kw: dict[str, Any] = dict(reviewer=s.reviewer, at=s.clock(), expected_version=version)
                 if action == "approve":
                     d = actions.approve(st, t, REVIEW_LEVELS[0], **kw)
                     done.append((t, f"approved as {d.reviewed_trace_id}"))
