@@ -162,3 +162,36 @@ def test_quoted_and_spaced_paths_of_a_git_diff() -> None:
         ("x y/z.txt", None, "A"),
         (None, None, "M"),  # halves that differ with no rename line: no path is guessed
     ]
+
+
+def test_paths_of_a_diff_made_without_prefixes_or_cut_short() -> None:
+    # `diff.noprefix`: no a/ b/ to strip; a name beginning with an escaped quote; a name ending in "\"
+    diff = (
+        'diff --git "tab\\there" "tab\\there"\n'
+        "new file mode 100644\n"
+        'diff --git "\\"q" "\\"q"\n'
+        "new file mode 100644\n"
+        'diff --git "a/x\\\\" "b/x\\\\"\n'
+        "new file mode 100644\n"
+    )
+    assert [(f["path"], f.get("old_path"), f["status"]) for f in parse_diff(diff)] == [
+        ("tab\there", None, "A"), ('"q', None, "A"), ("x\\", None, "A")]
+    # a header cut inside its quote: read without error, the text kept as it is, no second path made up
+    (f,) = parse_diff('diff --git "a/x y\n')
+    assert (f["path"], f["old_path"], f["diff"]) == ("", '"a/x y', 'diff --git "a/x y\n')
+
+
+def test_a_hunk_is_read_by_its_counts_not_by_what_its_lines_look_like() -> None:
+    # the removed line "-- x" and the added line "++ y" read "--- x" / "+++ y": still the hunk's
+    # lines, counted by the header, as is a "\ No newline" line (which counts for neither side)
+    diff = (
+        "--- a/f\n+++ b/f\n"
+        "@@ -1,2 +1,2 @@\n"
+        "-a\n+b\n\\ No newline at end of file\n--- x\n+++ y\n"
+    )
+    (f,) = parse_diff(diff)
+    assert (f["path"], f["diff"]) == ("f", diff)
+    # a lone "--- " line is no file header, nor a last line that starts like one
+    assert parse_diff("a note\n--- not a file\nmore\n--- last") == []
+    (g,) = parse_diff("--- a/only\n+++ b/only")  # headers at the very end, no newline after them
+    assert g["path"] == "only"

@@ -247,3 +247,43 @@ def test_read_back_reruns_the_show_of_each_form(history: tuple[Repo, dict[str, s
     assert (src.sniff(r.path, b"commit "), src.discover(r.path)) == (False, [])
     (one,) = src.read(r.path, ReadContext())
     assert one.source_kind == "git" and len(one.events) == len(s.events)
+
+
+def test_read_back_by_the_root_itself_or_its_folder_of_that_name(history: tuple[Repo, dict[str, str]],
+                                                                   tmp_path: Path) -> None:
+    r, sha = history
+    src = GitSource()
+    want = src.read_back(f"git:hist@{sha['fix1']}", [r.path])
+    assert want is not None
+    # the root itself is read whatever name the evidence gives it (a repository cloned elsewhere)
+    assert src.read_back(f"git:other@{sha['fix1']}", [r.path]) == want
+    assert src.read_back(f"git:../..@{sha['fix1']}", [r.path]) == want  # a name leaving the root: root only
+    # a repository whose folder name holds an "@": the sha is what follows the LAST one
+    odd = Repo(tmp_path / "we@rd", init=False)
+    r.git("clone", "-q", str(r.path), str(odd.path))
+    assert src.read_back(f"git:we@rd@{sha['fix1']}", [tmp_path]) == want
+
+
+def test_a_partial_clone_names_every_blob_it_lacks(tmp_path: Path) -> None:
+    up = Repo(tmp_path / "up")
+    shas = []
+    for k in range(1, 4):
+        up.write("data.txt", f"v{k}\n")
+        up.git("add", "data.txt")
+        shas.append(commit(up, 10 * k, "-m", f"data v{k}"))
+    blob = {k: up.git("rev-parse", f"{shas[k - 1]}:data.txt").strip() for k in range(1, 4)}
+    clone = Repo.partial_clone(up, tmp_path / "clone")
+    up.path.rename(tmp_path / "up.gone")
+    s = read(clone)
+    assert s.quality.extra["commits_without_diff"] == 3  # v3's blob came with the checkout; v2's did not
+    got = {i.sha: i for i in infos(s)}
+    assert got[shas[0]].missing == [f"blob {blob[1]} (data.txt)"]
+    assert got[shas[1]].missing == [f"blob {blob[1]} (data.txt)", f"blob {blob[2]} (data.txt)"]
+    assert got[shas[2]].missing == [f"blob {blob[2]} (data.txt)"]
+    assert got[shas[0]].files == [{"path": "data.txt", "status": "A", "diff": "", "hunks": []}]
+    assert got[shas[1]].files == [{"path": "data.txt", "status": "M", "diff": "", "hunks": []}]
+    warns = [(w.code, w.message, w.file) for w in s.warnings]
+    assert ("git_missing_object", f"commit {shas[1]}: the repository lacks blob {blob[1]} (data.txt), blob "
+            f"{blob[2]} (data.txt) (a partial clone; not fetched): kept with its metadata and file list, without "
+            "its diff", f"git:clone@{shas[1]}:raw") in warns
+    assert [f.path for f in s.files] == [f"git:clone@{sha}:raw" for sha in shas]
