@@ -498,3 +498,19 @@ def test_blocks_forsy_does_not_know_are_warned_and_results_pair_in_order(tmp_pat
     assert s.quality.unknown_records == 3 and s.quality.missing_results == 1
     assert s.quality.extra == {"images": 2, "cline_unanswered_result": 1}
     assert s.meta.token_usage == {"completion": 4}
+
+
+def test_a_model_id_that_is_no_text_is_a_model_no_message_names(tmp_path: Path) -> None:
+    """An object or list where the model's id belongs was an internal error (a set of ids
+    cannot hold it); such an id names no model, so the usage is set aside as any unknown one."""
+    api = [{"role": "user", "content": "<task>\nt\n</task>"},
+           {"role": "assistant", "content": "ok", "modelInfo": {"modelId": "m1"}}]
+    for bad in ('{"a": 1}', "[1]", "null", "7"):
+        meta = '{"model_usage": [{"model_id": ' + bad + '}, {"model_id": "m1"}]}'
+        s = read(task(tmp_path / bad[:2].replace('"', "q"), api, None, meta))
+        [usage] = [k for k, ev in s.evidence.items() if ev.record_type == "model_usage"]
+        assert s.ledger[usage] == Mark("set_aside", "models the API messages do not name (not taken: no message "
+                                       "says which model wrote it)"), bad
+    s = read(task(tmp_path / "ok", api, None, '{"model_usage": [{"model_id": "m1"}]}'))
+    [usage] = [k for k, ev in s.evidence.items() if ev.record_type == "model_usage"]
+    assert s.ledger[usage] == Mark("duplicate", "the models the API messages' modelInfo names")

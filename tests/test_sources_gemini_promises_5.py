@@ -113,3 +113,25 @@ def test_a_chat_of_lines_after_a_bom_and_its_unknown_lines_counted(tmp_path: Pat
                   b'{"id": "u", "type": "user", "content": "hi"}\n{"what": 1}\n{"what": 2}\n')
     s = read(p)
     assert (s.session_id, [e.text for e in s.events], s.quality.unknown_records) == ("s-b", ["hi"], 2)
+
+
+def test_logs_json_fields_that_are_no_text_are_read_as_absent(tmp_path: Path) -> None:
+    """A sessionId, message or timestamp that is a list or an object in logs.json was an
+    internal error (compared as a key, it cannot be one): each is read as absent."""
+    odd = [["s-1"], {"id": "s-1"}]
+    logs = tmp_path / "alone" / "logs.json"
+    logs.parent.mkdir()
+    logs.write_text(json.dumps([{"sessionId": odd[0], "type": "user", "message": "a", "timestamp": T(1)},
+                                {"sessionId": "s-2", "type": "user", "message": odd[1], "timestamp": T(2)},
+                                {"sessionId": "s-2", "type": "user", "message": "b", "timestamp": odd[0]}]))
+    got = GeminiSource().read(logs, ReadContext(root=logs.parent))
+    assert [(s.session_id, [(e.text, e.ts) for e in s.events]) for s in got] == [
+        ("unknown", [("a", T(1))]), ("s-2", [("b", None)])]
+    chat = write_lines(tmp_path / "p" / "chats" / "session-1.jsonl", CHAT)
+    (tmp_path / "p" / "logs.json").write_text(json.dumps([
+        {"sessionId": odd[1], "type": "user", "message": "/x", "timestamp": T(2)},
+        {"sessionId": "s-1", "type": "user", "message": odd[0], "timestamp": T(3)},
+        {"sessionId": "s-1", "type": "user", "message": "first", "timestamp": odd[1]}]))
+    [s] = GeminiSource().read(chat, ReadContext(root=tmp_path))
+    assert [e.text for e in s.events] == ["first"]  # the third confirms the chat's; the second has no text
+    assert [w.code for w in s.warnings] == ["unknown-record"]

@@ -166,7 +166,8 @@ def read_metadata(data: bytes, name: str, s: Session) -> None:
         s.quality.records += 1
         value = doc.get(key)
         if key == "model_usage" and isinstance(value, list):
-            used = {u.get("model_id") for u in value if isinstance(u, dict)}
+            # an id that is no text is no model a message names (and cannot be a set's member)
+            used = {m if isinstance(m := u.get("model_id"), str) else None for u in value if isinstance(u, dict)}
             if used <= set(s.meta.models):
                 s.mark(ev.id, "duplicate", "the models the API messages' modelInfo names")
             else:

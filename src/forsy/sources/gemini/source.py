@@ -389,12 +389,11 @@ def _read_logs(path: Path, data: bytes, name: str, file: SourceFile) -> list[Ses
     counters: dict[str, int] = {}
     with_chat = _chats_beside(path)
     recs = list(iter_json_array(data, name, warnings, counters))
-    if all(r.data.get("sessionId") in with_chat for r in recs):
+    if all(_str_of(r.data, "sessionId") in with_chat for r in recs):
         with_chat = set()  # named alone, every session with its chat: its prompts are still what it holds
     skipped: set[str] = set()
     for rec in recs:
-        sid = rec.data.get("sessionId")
-        sid = sid if isinstance(sid, str) and sid else "unknown"
+        sid = _str_of(rec.data, "sessionId") or "unknown"
         if sid in with_chat:
             skipped.add(sid)
             continue
@@ -409,6 +408,13 @@ def _read_logs(path: Path, data: bytes, name: str, file: SourceFile) -> list[Ses
     out[0].warnings.extend(warnings)
     out[0].quality.unparsable_records += counters.get("unparsable", 0)
     return out
+
+
+def _str_of(d: dict[str, Any], key: str) -> str | None:
+    """A logs.json field as text, None when it is anything else (a list there must not be
+    compared as a key: it cannot be one)."""
+    v = d.get(key)
+    return v if isinstance(v, str) else None
 
 
 def _log_prompt(s: Session, rec: Record) -> Event | None:
@@ -443,7 +449,7 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
         except InputError as e:
             s.warn("logs-json-unreadable", f"{cand}: {e.message}", None, None)
             return
-        recs = [r for r in iter_json_array(data, name, s.warnings, {}) if r.data.get("sessionId") == s.session_id]
+        recs = [r for r in iter_json_array(data, name, s.warnings, {}) if _str_of(r.data, "sessionId") == s.session_id]
         if not recs:
             return
         s.files.append(SourceFile(name, str(cand.resolve()), "gemini", len(data), sha256(data)))
@@ -452,7 +458,7 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
         confirmed = 0
         extra: list[Event] = []
         for rec in recs:
-            msg, ts = rec.data.get("message"), rec.data.get("timestamp")
+            msg, ts = _str_of(rec.data, "message"), _str_of(rec.data, "timestamp")
             if (msg, ts) in typed or (rec.data.get("type") == "user" and msg in texts):
                 confirmed += 1
                 s.add_evidence(rec.ev)  # read, so accounted for: the chat's own record is the step's
@@ -499,4 +505,4 @@ def _log_ids(path: Path) -> set[str | None]:
         data = read_bytes(path)
     except InputError:
         return {None}
-    return {r.data.get("sessionId") for r in iter_json_array(data, path.name, [], {})}
+    return {_str_of(r.data, "sessionId") for r in iter_json_array(data, path.name, [], {})}
