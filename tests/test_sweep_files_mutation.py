@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from _deadline import within
 from forsy.sweep import _files
 from forsy.sweep._files import Stat, fingerprint, session_like, stat_path, walk, why
 
@@ -31,22 +31,12 @@ class _Os:
         return getattr(os, name)
 
 
-class TooLong(Exception):
-    pass
-
-
 @pytest.fixture(autouse=True)
 def deadline() -> Iterator[None]:
     """Each test here ends within 10 s: a walk or a fingerprint that loops (a folder taken again
     and again, a read back that never reaches the start) fails instead of holding the sweep."""
-    def stop(signum: int, frame: object) -> None:
-        raise TooLong
-
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(10)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+    with within(10):
+        yield
 
 
 def _names(found: dict[str, Stat], root: Path) -> set[str]:

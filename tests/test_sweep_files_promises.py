@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from _deadline import within
 from forsy.sweep._files import HEAD_BLOCK, Stat, classify, fingerprint
+
+
+@pytest.fixture(autouse=True)
+def deadline() -> Iterator[None]:
+    """Each test here ends within 10 s: a read back that never reaches the start of the file (a
+    fingerprint whose loop does not move) fails the test instead of hanging it."""
+    with within(10):
+        yield
 
 
 def _sha(b: bytes) -> str:
