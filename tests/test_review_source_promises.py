@@ -69,12 +69,12 @@ def test_a_trace_json_that_is_not_json_or_a_file_that_is_no_trace(tmp_path: Path
     f = folder(tmp_path, trace_json=b"{nope")
     with pytest.raises(InputError) as e:
         from_folder(f)
-    assert e.value.message.startswith("trace.json is not JSON: ")
+    assert e.value.message.startswith("trace.json is not JSON: ") and e.value.path == str(f)
     other = tmp_path / "notes.txt"
     other.write_text("x")
     with pytest.raises(InputError) as e:
         from_folder(other)
-    assert e.value.message == "not a trace folder nor a trace's trace.json"
+    assert e.value.message == "not a trace folder nor a trace's trace.json" and e.value.path == str(other)
 
 
 def test_from_the_store_with_the_edits_over_the_stored_files(tmp_path: Path) -> None:
@@ -111,9 +111,10 @@ def test_load_a_path_or_an_id(tmp_path: Path) -> None:
     f = folder(tmp_path, trace_json=TRACE)
     assert isinstance(load(str(f), None), LoadedTrace) and load(str(f / "trace.json"), None).trace_id == "forsy_f"
     for ref in ("no/such/folder", "missing.json"):
+        given = str(tmp_path / ref) if "/" in ref else ref
         with pytest.raises(InputError) as e:
-            load(str(tmp_path / ref) if "/" in ref else ref, None)
-        assert e.value.message == "no such file or directory"
+            load(given, None)
+        assert e.value.message == "no such file or directory" and e.value.path == given
     with pytest.raises(InputError):
         load("forsy_nothing", f"sqlite:///{tmp_path / 'none.db'}")  # no store there: not made
     assert not (tmp_path / "none.db").exists()
