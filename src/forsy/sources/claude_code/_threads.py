@@ -104,6 +104,11 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
         # at any depth: 2.1.1xx writes workflow agents under subagents/workflows/wf_<id>/
         found.extend(sorted((p for p in sub_dir.rglob("agent-*.jsonl") if AGENT_FILE.match(p.name) and p.is_file()),
                             key=lambda p: p.relative_to(sub_dir).parts))
+    if AGENT_FILE.match(path.name):
+        # a subagent's own file read as a session (some of its records are not marked sidechain):
+        # the agent files beside it are its parent's, and one of them is this very file, which
+        # was read twice (its records counted twice in the ledger)
+        return [p for p in found if p.resolve() != path.resolve()]
     # pre-2.1 layout: agent-<id>.jsonl beside the session files, tied by sessionId
     for p in sorted(path.parent.glob("agent-*.jsonl")):
         try:
