@@ -362,3 +362,44 @@ def test_the_approve_page_title_and_a_long_unknown_level(web: Web) -> None:
     assert f"<title>approve {t} · forsy</title>" in web.c.get(f"/t/{t}/approve").text
     r = web.c.get(f"/t/{t}/approve?level=" + "a" * 39 + "bc")
     assert r.status_code == 400 and "unknown level &#39;" + "a" * 39 + "b&#39;</p>" in r.text
+
+
+def test_a_queue_rule_keeps_its_agent_and_a_form_missing_a_field_is_refused(web: Web) -> None:
+    r = web.post("/rules", name="bots", task="*alert(1)*", action="hide", agent="claude-code")
+    assert r.status_code == 303
+    from forsy.store.queue_rules import rules
+
+    assert [(q.name, q.agent) for q in rules(web.st)] == [("bots", "claude-code")]
+    for form, message in (({"task": "x*"}, "a rule&#39;s name is a word of letters"),
+                          ({"name": "quiet"}, "a rule&#39;s pattern must name some text")):
+        r = web.post("/rules", action="hide", **form)
+        assert r.status_code == 400 and message in r.text, form
+    assert len(rules(web.st)) == 1
+
+
+def test_an_action_whose_version_is_no_number_is_refused_by_name(web: Web) -> None:
+    r = web.post(f"/t/{web.demo}/reject", version="v2", reason="no")
+    assert r.status_code == 400 and "version is a whole number from 0 to 1000000000, not &#39;v2&#39;" in r.text
+
+
+def test_an_edit_form_missing_its_field_or_value_is_refused_as_if_empty(web: Web) -> None:
+    t = web.demo
+    v = str(web.version(t))
+    r = web.post(f"/t/{t}/edit", version=v, step="3", value="1")
+    assert r.status_code == 400 and "<title>Refused · forsy</title>" in r.text
+    assert '<p class="error"> cannot be edited in review; editable: ' in r.text and "<h1>Refused</h1>" in r.text
+    assert "<p>What you typed for  was not saved; here it is, to copy back:</p>" in r.text
+    r = web.post(f"/t/{t}/edit", version=v, step="3", field="eval")
+    assert r.status_code == 400 and '<p class="error">eval is -1, 0 or 1, not &#39;&#39;</p>' in r.text
+    assert re.search(r"What you typed for eval was not saved.*\n<textarea [^>]+></textarea>", r.text)
+    web.post(f"/t/{t}/edit", version=v, step="2", field="reasoning", value="Mine.")
+    r = web.post(f"/t/{t}/edit", version=v, step="2", field="reasoning", value="Theirs.")
+    assert r.status_code == 409 and "<title>Conflict · forsy</title>" in r.text
+    assert "<h1>Conflict: someone acted first</h1>" in r.text
+    r = web.post(f"/t/{t}/edit", step="3", field="eval", value="1")
+    assert r.status_code == 400 and '<p class="error">the form names no draft version; reload the page</p>' in r.text
+    r = web.post(f"/t/{t}/edit", version=v, step="0", field="eval", value="1")
+    assert r.status_code == 400 and "step is a whole number from 1 to 1000000000, not &#39;0&#39;" in r.text
+    assert len(web.st.proposals(t)) == 1
+    r = web.post(f"/t/{t}/edit", version=str(web.version(t)), step="1", field="eval", value="1")
+    assert r.status_code == 303 and r.headers["location"] == f"/t/{t}/s/1?done=edit"
