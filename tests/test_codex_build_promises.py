@@ -228,3 +228,71 @@ def test_images_sent_with_a_prompt_are_counted(tmp_path: Path) -> None:
     ])  # fmt: skip
     got = [(e.text, e.info.images if isinstance(e.info, MessageInfo) else None) for e in s.events]
     assert got == [("look", 3), ("again", 0)]
+
+
+# ------------------------------------------------------------------ event_msg records read alone
+
+
+def test_event_messages_without_their_items_are_read(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        msg(type="user_message", message="fix it"),  # line 2: no response item beside it
+        msg(type="agent_message", message="on it", phase="commentary"),
+        msg(type="task_complete"),  # ends the response: the next text is a new group
+        msg(type="agent_message", message="done"),
+        msg(type="user_message"),  # line 6: no message: not understood
+        msg(type="thread_name_updated", thread_name="Fix it"),
+    ])  # fmt: skip
+    got = [(e.kind, e.actor, e.text, *where(s, e), e.group) for e in s.events]
+    assert got == [("user", "user", "fix it", "/payload/message", 2, None),
+                   ("agent_text", "agent", "on it", "/payload/message", 3, "L3"),
+                   ("agent_text", "agent", "done", "/payload/message", 5, "L5")]  # fmt: skip
+    phases = [e.info.phase for e in s.events if isinstance(e.info, MessageInfo)]
+    assert phases == [None, "commentary", None]
+    assert s.meta.extra["thread_name"] == "Fix it"
+    assert [(w.code, w.line) for w in s.warnings] == [("unknown:event_msg:user_message", 6)]
+    assert s.quality.unknown_records == 1
+
+
+def test_a_prompt_ends_the_response_before_it(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        *user("one"), say("a"),
+        msg(type="user_message", message="two"),  # line 5: an event alone, then the same response goes on
+        say("b"),
+    ])  # fmt: skip
+    assert [e.group for e in s.events if e.kind == "agent_text"] == ["L4", "L6"]
+
+
+def test_a_spawned_threads_event_prompt_is_its_parents_words(tmp_path: Path) -> None:
+    meta = {"type": "session_meta", "payload": {"id": ID, "cwd": "/w", "source": {
+        "subagent": {"thread_spawn": {"parent_thread_id": "019e7c30-0000-7000-8000-00000000eeee"}}}}}
+    skill = [{"type": "input_text", "text": "<skill>s</skill>"}]
+    s = read(tmp_path, [msg(type="user_message", message="look at tests/"),
+                        item(type="message", role="user", content=skill)],
+             meta)  # fmt: skip
+    assert notes(s) == [("subagent_input", "agent", "look at tests/", "/payload/message", 2),
+                        ("skill", "system", "<skill>s</skill>", "/payload/content/0/text", 3)]  # fmt: skip
+
+
+# ------------------------------------------------------------------ injected context
+
+
+def test_context_after_the_dialogue_is_a_note_with_its_role(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        item(type="message", role="developer", content=[{"type": "input_text", "text": "<permissions instructions>p"}]),
+        msg(type="agent_message", message="hello"),  # the dialogue begins with the agent's words
+        item(type="message", role="developer", content=[{"type": "input_text", "text": "<model_switch>m"}]),
+        item(type="message", role="user", content=[{"type": "input_text", "text": "<environment_context>e"}]),
+    ])  # fmt: skip
+    assert [c["kind"] for c in s.meta.extra["context"]] == ["permissions_instructions"]
+    got = [(e.info.subtype, e.info.role, *where(s, e)) for e in s.events if isinstance(e.info, NoteInfo)]
+    assert got == [("model_switch", "developer", "/payload/content/0/text", 4),
+                   ("environment_context", "user", "/payload/content/0/text", 5)]  # fmt: skip
+
+
+def test_a_turn_aborted_message_alone_is_the_users_interrupt(tmp_path: Path) -> None:
+    text = "<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>"
+    s = read(tmp_path, [*user("go"), say("working"),
+                        item(type="message", role="user", content=[{"type": "input_text", "text": text}])])
+    [e] = [e for e in s.events if e.kind == "interrupt"]
+    assert (e.actor, e.text, *where(s, e)) == ("user", text, "/payload/content/0/text", 5)
+    assert isinstance(e.info, NoteInfo) and e.info.subtype == "turn_aborted_notice"
