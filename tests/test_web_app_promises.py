@@ -403,3 +403,22 @@ def test_an_edit_form_missing_its_field_or_value_is_refused_as_if_empty(web: Web
     assert len(web.st.proposals(t)) == 1
     r = web.post(f"/t/{t}/edit", version=str(web.version(t)), step="1", field="eval", value="1")
     assert r.status_code == 303 and r.headers["location"] == f"/t/{t}/s/1?done=edit"
+
+
+def test_a_decision_form_missing_its_field_is_refused_as_if_empty(web: Web) -> None:
+    t = web.demo
+    for what in ("confirm", "decline"):
+        for form in ({}, {"path": "success"}):
+            r = web.post(f"/t/{t}/{what}", version=str(web.version(t)), **form)
+            shown = form.get("path", "")
+            assert r.status_code == 400, (what, form)
+            assert f"proposal path &#39;{shown}&#39; names no field a proposal may set" in r.text
+    r = web.post(f"/t/{t}/approve", version=str(web.version(t)))
+    assert r.status_code == 400 and "unknown review level &#39;&#39;; one of human_reviewed" in r.text
+    r = web.post(f"/t/{t}/reject", version=str(web.version(t)))
+    assert r.status_code == 400 and "a rejection needs a reason" in r.text
+    assert [a.action for a in web.st.audit(t)] == ["draft_created"]
+    r = web.post(f"/t/{t}/needs-changes", version=str(web.version(t)))
+    assert r.status_code == 303 and web.st.audit(t)[-1].detail_json == '{"status_before":"pending"}'
+    r = web.post(f"/t/{t}/needs-changes", version=str(web.version(t)), note="Step 3.")
+    assert web.st.audit(t)[-1].detail_json == '{"note":"Step 3.","status_before":"needs_changes"}'

@@ -30,6 +30,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import ForsyError, InputError
+from ..proposals import parse_path
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation
 from ..review.evidence import EvidenceReader
@@ -214,6 +215,10 @@ async def act(request: Request, s: Settings) -> Response:
             actions.approve(st, tid, form.get("level", ""), **kw)
         elif what in ("confirm", "decline"):
             path = form.get("path", "")
+            try:  # a path that names no field is the form's fault (400), never an unexpected error (500)
+                parse_path(path)
+            except ValueError as e:
+                raise InputError(str(e)) from None
             (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
         elif what == "reject":
             actions.reject(st, tid, form.get("reason", ""), **kw)
