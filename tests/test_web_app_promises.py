@@ -422,3 +422,10 @@ def test_a_decision_form_missing_its_field_is_refused_as_if_empty(web: Web) -> N
     assert r.status_code == 303 and web.st.audit(t)[-1].detail_json == '{"status_before":"pending"}'
     r = web.post(f"/t/{t}/needs-changes", version=str(web.version(t)), note="Step 3.")
     assert web.st.audit(t)[-1].detail_json == '{"note":"Step 3.","status_before":"needs_changes"}'
+
+
+def test_an_action_not_there_is_404_and_does_nothing(web: Web) -> None:
+    t = web.demo
+    r = web.post(f"/t/{t}/publish", version=str(web.version(t)))
+    assert r.status_code == 404 and "<title>Not found · forsy</title>" in r.text
+    assert '<p class="error">no such action</p>' in r.text and [a.action for a in web.st.audit(t)] == ["draft_created"]
