@@ -4,7 +4,8 @@ Every value written on a step is recorded with its origin (`copied` from named e
 or `derived` by a named rule from named evidence); a field with no origin is null. The
 rules are listed in docs/rules.md and named in provenance.json:
 
-* R-user: each `user` event → a `user_message` step with the exact words; turn + 1.
+* R-user: each `user` event → a `user_message` step with the exact words; turn + 1. One with
+  no words (empty or blank) is no step: its record is set aside in the ledger.
 * R-call: each `tool_call` → one `agent_step`: tool = exact name, operation from the tool
   (R-operation), input = the exact arguments (JSON text), output = the exact result the
   model saw, success from the error flag / rejection, times from call and result.
@@ -56,6 +57,9 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_pat
 class _Pending:
     texts: list[Event] = field(default_factory=list)  # agent_text and reasoning since the last action
     results: list[int] = field(default_factory=list)  # step indexes whose results arrived since
+
+
+BLANK_USER = "a user message with no words"
 
 
 class Segmenter:
@@ -114,6 +118,12 @@ class Segmenter:
 
     # ------------------------------------------------------------------ events
     def _on_user(self, e: Event) -> None:
+        if not (e.text or "").strip():
+            # a user_message step holds the user's words (U004): a message of none is no step,
+            # and its record says so in the ledger (unless a step cites it for something else)
+            for ref in e.refs:
+                self.session.mark(ref.ev, "set_aside", BLANK_USER)
+            return
         self._flush_all()
         for p in self.pending.values():
             p.results = []  # a new request: earlier results no longer drive the next action

@@ -76,6 +76,8 @@ class ClaudeCodeSource:
             if not isinstance(d, dict):
                 return False
             t = d.get("type")
+            if t is not None and not isinstance(t, str):
+                continue  # a damaged record (its type no text) says nothing of the format: the next one does
             # a session teleported from claude.ai starts with a stub naming the remote session
             keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId")
             return t in KNOWN_TYPES and any(k in d for k in keys)
