@@ -296,3 +296,60 @@ def test_a_turn_aborted_message_alone_is_the_users_interrupt(tmp_path: Path) -> 
     [e] = [e for e in s.events if e.kind == "interrupt"]
     assert (e.actor, e.text, *where(s, e)) == ("user", text, "/payload/content/0/text", 5)
     assert isinstance(e.info, NoteInfo) and e.info.subtype == "turn_aborted_notice"
+
+
+# ------------------------------------------------------------------ user message items
+
+
+def test_a_confirmed_message_gives_each_text_block_and_its_images_once(tmp_path: Path) -> None:
+    image = {"type": "input_image", "image_url": "data:"}
+    s = read(tmp_path, [
+        item(type="message", role="user", content=[
+            image, {"type": "input_text", "text": "  "}, {"type": "input_text", "text": "look"}, image, "junk",
+            {"type": "input_text", "text": "and this"}]),  # line 2
+        msg(type="user_message", message="look"),
+        item(type="message", role="user", content=[{"type": "input_text", "text": "queued words"}]),  # line 4
+    ])  # fmt: skip
+    got = [(e.kind, e.text, *where(s, e), getattr(e.info, "images", None), getattr(e.info, "subtype", None),
+            getattr(e.info, "role", None)) for e in s.events]  # fmt: skip
+    assert got == [
+        ("user", "look", "/payload/content/2/text", 2, 2, None, None),
+        ("user", "and this", "/payload/content/5/text", 2, 0, None, None),
+        # not confirmed by a user_message event: Codex's, not typed
+        ("note", "queued words", "/payload/content/0/text", 4, None, "unconfirmed_user_text", "user"),
+    ]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("bad_field_type", "item 4 is a string, not an object; ignored", NAME, 2)]
+
+
+def test_an_ide_wrapped_prompt_keeps_the_typed_words_and_the_context_apart(tmp_path: Path) -> None:
+    ctx = "# Context from my IDE setup:\n\n## Active file: a.py\n\n## My request for Codex:\n"
+    s = read(tmp_path, [item(type="message", role="user", content=[{"type": "input_text", "text": ctx + "fix it"}]),
+                        msg(type="user_message", message="fix it")])  # fmt: skip
+    [e] = s.events
+    assert isinstance(e.info, MessageInfo)
+    i = e.info
+    assert (e.text, i.span, i.wrapped, i.context, i.context_span) == (
+        "fix it", (len(ctx), len(ctx) + 6), "ide_context", ctx, (0, len(ctx)))  # fmt: skip
+
+
+def test_reasoning_events_read_alone_keep_their_part(tmp_path: Path) -> None:
+    s = read(tmp_path, [*user("go"), msg(type="agent_reasoning", text="sum"),
+                        msg(type="agent_reasoning_raw_content", text="raw")])  # fmt: skip
+    got = [(e.text, e.info.part if isinstance(e.info, MessageInfo) else None, *where(s, e), e.group)
+           for e in s.events if e.kind == "reasoning"]  # fmt: skip
+    assert got == [("sum", "summary", "/payload/text", 4, "L4"), ("raw", "raw", "/payload/text", 5, "L4")]
+
+
+def test_turn_starts_aborts_and_contexts_end_the_response(tmp_path: Path) -> None:
+    s = read(tmp_path, [*user("go"), say("a"), msg(type="turn_started", turn_id="t2"), say("b"),
+                        msg(type="turn_aborted", reason="replaced"), say("c"), {"type": "turn_context", "payload": {}},
+                        say("d")])  # fmt: skip
+    assert [e.group for e in s.events if e.kind == "agent_text"] == ["L4", "L6", "L8", "L10"]
+    assert [e.info.turn_id for e in s.events if e.kind == "agent_text" and e.info] == [None, "t2", "t2", "t2"]
+
+
+def test_a_subagents_groups_name_its_thread(tmp_path: Path) -> None:
+    meta = {"type": "session_meta", "payload": {"id": ID, "cwd": "/w", "source": {"subagent": "review"}}}
+    s = read(tmp_path, [say("x")], meta)
+    assert [(e.actor, e.group) for e in s.events] == [(f"subagent:{ID}", f"{ID}:L2")]
