@@ -175,3 +175,22 @@ def test_search_replace_blocks_in_an_answer_become_diffs() -> None:
 ])
 def test_gist(fields: dict[str, str], want: str) -> None:
     assert gist(Entry(step=1, kind="call", actor="a", title="t", time="", **fields)) == want  # type: ignore[arg-type]
+
+
+def test_an_edit_diff_keeps_three_lines_of_context_and_names_an_absolute_path() -> None:
+    old = "".join(f"l{i}\n" for i in range(1, 10))
+    edit = orjson.dumps({"absolute_path": "/w/a.py", "old_string": old, "new_string": old.replace("l5", "L5")}).decode()
+    assert edit_diff("Edit", edit) == [D("file", "/w/a.py"), D("hunk", "@@ -2,7 +2,7 @@"), D("same", " l2"),
+                                       D("same", " l3"), D("same", " l4"), D("del", "-l5"), D("add", "+L5"),
+                                       D("same", " l6"), D("same", " l7"), D("same", " l8")]
+
+
+def test_a_command_is_a_shell_calls_alone_and_a_step_keeps_what_it_lacks_empty() -> None:
+    shell, read, bare = conversation(loaded([
+        {"step": 1, "action": "agent_step", "tool": "Bash", "input": "ls -l"},  # not JSON: the input is the command
+        {"step": 2, "action": "agent_step", "tool": "Read", "input": "a/b.py"},
+        {"action": "user_message", "input": "hi"},  # no number, no actor, no time
+    ]))
+    assert isinstance(shell, Entry) and (shell.command, shell.actor) == ("ls -l", "")
+    assert isinstance(read, Entry) and (read.command, read.input) == ("", "a/b.py")
+    assert isinstance(bare, Entry) and (bare.step, bare.actor, bare.title, bare.time) == (0, "", "", "")

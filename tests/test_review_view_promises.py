@@ -50,8 +50,9 @@ def test_the_header() -> None:
                        validation_level="retraced_from_logs", prior_trace_id="forsy_p", steps=3, turns=2,
                        status="needs_changes", version=4, reviewed_as="forsy_r", review_of=None)
     reviewed = DraftState(2, "forsy_r", "approved", 1, "t", None, "forsy_h", "human_verified")
-    h = vw.header(loaded(trace, manifest=man, state=reviewed))  # a reviewed trace names its draft
-    assert (h.status, h.version, h.reviewed_as, h.review_of) == ("approved", 1, None, "forsy_h")
+    h = vw.header(loaded({**trace, "ended_at": "2026-01-01T11:00:00Z"}, manifest=man, state=reviewed))
+    assert (h.status, h.version, h.reviewed_as, h.review_of) == ("approved", 1, None, "forsy_h")  # names its draft
+    assert h.ended_at == "2026-01-01T11:00:00Z"
 
 
 def test_the_header_of_a_trace_with_little_in_it() -> None:
