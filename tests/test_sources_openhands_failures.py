@@ -103,3 +103,33 @@ def test_error_observations_and_an_agent_error_state_are_failures(tmp_path: Path
     assert [(st["action"], st.get("tool"), st["success"]) for st in steps[1:]] == [
         ("agent_step", "run", False), ("error", None, False), ("error", None, False), ("error", None, False)]
     assert trace["termination_reason"] == "error_unrecoverable"
+
+
+# ---------------------------------------------------------------- the SDK's one-file-per-event conversation
+def _message(text: str) -> dict[str, Any]:
+    return {"kind": "MessageEvent", "id": text, "timestamp": f"{T}1", "source": "user",
+            "llm_message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+
+
+def test_event_files_in_index_order_and_a_damaged_one_said(tmp_path: Path) -> None:
+    """Files `event-<index>-<id>.json` are read by their index as a number (99999 before
+    100000, which sorts first as text); a file that is not one JSON object is counted and
+    warned, never fatal; each file is one record of line 1, typed by the event's kind."""
+    events = tmp_path / "convo-1" / "events"
+    events.mkdir(parents=True)
+    (events / "event-100000-00000000-0000-4000-8000-00000000000b.json").write_text(json.dumps(_message("second")))
+    (events / "event-99999-00000000-0000-4000-8000-00000000000a.json").write_text(json.dumps(_message("first")))
+    (events / "event-100001-00000000-0000-4000-8000-00000000000c.json").write_text("{not json")
+    first = events / "event-99999-00000000-0000-4000-8000-00000000000a.json"
+    [s] = OpenHandsSource().read(first, ReadContext(root=tmp_path))
+    assert (s.source_kind, s.meta.agent, s.session_id) == ("openhands", "openhands", "convo-1")
+    assert [(e.kind, e.text) for e in s.events] == [("user", "first"), ("user", "second")]
+    names = [f"convo-1/events/event-{n}-00000000-0000-4000-8000-00000000000{c}.json"
+             for n, c in (("99999", "a"), ("100000", "b"), ("100001", "c"))]
+    assert [(f.path, f.kind, f.abs_path) for f in s.files] == [
+        (n, "openhands", str((tmp_path / n).resolve())) for n in names]
+    assert (s.quality.records, s.quality.unparsable_records) == (3, 1)
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unparsable", "an event file that is not one JSON object; skipped", names[2], 1)]
+    assert sorted((ev.source, ev.line, ev.record_type) for ev in s.evidence.values()) == sorted([
+        (names[0], 1, "MessageEvent"), (names[1], 1, "MessageEvent")])
