@@ -195,3 +195,23 @@ def test_a_hunk_is_read_by_its_counts_not_by_what_its_lines_look_like() -> None:
     assert parse_diff("a note\n--- not a file\nmore\n--- last") == []
     (g,) = parse_diff("--- a/only\n+++ b/only")  # headers at the very end, no newline after them
     assert g["path"] == "only"
+
+
+@pytest.mark.parametrize(("old", "new"), [("i/", "w/"), ("c/", "w/"), ("c/", "i/"), ("o/", "w/"), ("1/", "2/"),
+                                          ("w/", "i/")])
+def test_a_diff_written_with_mnemonic_prefixes_names_the_file_itself(old: str, new: str) -> None:
+    # `git diff` under diff.mnemonicPrefix=true writes i/ w/ (index, work tree), c/ (a commit), o/ (an
+    # object), 1/ 2/ (--no-index) instead of a/ b/: the file is the same on both sides, not renamed
+    diff = (f"diff --git {old}src/x.py {new}src/x.py\nindex 1111111..2222222 100644\n"
+            f"--- {old}src/x.py\n+++ {new}src/x.py\n@@ -1 +1 @@\n-a\n+b\n")
+    (f,) = parse_diff(diff)
+    assert (f["path"], f.get("old_path"), f["status"]) == ("src/x.py", None, "M")
+    quoted = f'diff --git "{old}caf\\303\\251" "{new}caf\\303\\251"\nnew file mode 100644\n'
+    (g,) = parse_diff(quoted)
+    assert (g["path"], g.get("old_path"), g["status"]) == ("café", None, "A")
+
+
+def test_a_diff_without_prefixes_keeps_a_first_folder_that_looks_like_one() -> None:
+    # diff.noprefix: "c/x" on both sides is the folder c, not a prefix
+    (f,) = parse_diff("diff --git c/x c/x\n--- c/x\n+++ c/x\n@@ -1 +1 @@\n-a\n+b\n")
+    assert (f["path"], f.get("old_path")) == ("c/x", None)

@@ -9,6 +9,10 @@ from ...payloads import FileChange, Hunk
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 CC_HUNK = re.compile(r"^@@@+ -(\d+)(?:,(\d+))? (?:-\d+(?:,\d+)? )*\+(\d+)(?:,(\d+))? @@@+")
+# the (old, new) prefixes of a `diff --git` line: a/ b/, or what `diff.mnemonicPrefix` writes: index,
+# work tree, commit, object, and the two sides of `--no-index` (either way round, for `-R`)
+_MNEMONIC = (("i/", "w/"), ("c/", "w/"), ("c/", "i/"), ("o/", "w/"), ("1/", "2/"))
+PREFIXES = (("a/", "b/"), *_MNEMONIC, *((n, o) for o, n in _MNEMONIC))
 
 
 # --- diff parsing --------------------------------------------------------------------------
@@ -24,6 +28,7 @@ class _File:
     old_path: str | None = None
     status: str = "M"
     binary: bool = False
+    prefixes: tuple[str, str] = ("a/", "b/")  # what the `diff --git` line put before each side's path
 
 
 def parse_diff(diff: str) -> list[FileChange]:
@@ -107,7 +112,7 @@ def _hunk(line: str, m: re.Match[str]) -> Hunk:
 def _header_line(f: _File, line: str) -> None:
     """Path and status from one header line (the `diff --git` paths are the fallback)."""
     if line.startswith("diff --git "):
-        f.old_path, f.path = _git_header_paths(line[len("diff --git ") :])
+        f.old_path, f.path, f.prefixes = _git_header_paths(line[len("diff --git ") :])
     elif line.startswith(("diff --cc ", "diff --combined ")):
         f.path = f.old_path = unquote(line.split(" ", 2)[2])
     elif line.startswith("new file mode"):
@@ -136,7 +141,7 @@ def _plain_path(f: _File, spec: str, *, old: bool) -> None:
     if p == "/dev/null":
         f.status = "A" if old else "D"
         return
-    if p[:2] in ("a/", "b/"):
+    if p[:2] in ("a/", "b/") or p[:2] == f.prefixes[0 if old else 1] != "":
         p = p[2:]
     if old:
         f.old_path = f.old_path or p
@@ -145,24 +150,29 @@ def _plain_path(f: _File, spec: str, *, old: bool) -> None:
         f.path = p
 
 
-def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
-    """`a/<old> b/<new>` of a `diff --git` line; quoted or not, spaces allowed."""
+def _git_header_paths(rest: str) -> tuple[str | None, str | None, tuple[str, str]]:
+    """`a/<old> b/<new>` of a `diff --git` line (or another prefix pair of `PREFIXES`; none with
+    `diff.noprefix`), quoted or not, spaces allowed; and the prefixes it had."""
     if rest.startswith('"'):
         old, tail = _take_quoted(rest)
-        new = unquote(tail.strip())
-        return _strip_prefix(old, "a/"), _strip_prefix(new, "b/")
+        return _strip_pair(old, unquote(tail.strip()))
     if rest.endswith('"'):
         k = rest.find(' "')
-        return _strip_prefix(rest[:k], "a/"), _strip_prefix(unquote(rest[k + 1 :]), "b/")
+        return _strip_pair(rest[:k], unquote(rest[k + 1 :]))
     # unquoted: both halves are equal except for renames, which also have "rename" lines
     n = (len(rest) - 5) // 2
-    if rest.startswith("a/") and rest[2 + n : 5 + n] == " b/" and rest[2 : 2 + n] == rest[5 + n :]:
-        return rest[2 : 2 + n], rest[5 + n :]
-    return None, None
+    pair = (rest[:2], rest[3 + n : 5 + n])
+    if pair in PREFIXES and rest[2 + n : 3 + n] == " " and rest[2 : 2 + n] == rest[5 + n :]:
+        return rest[2 : 2 + n], rest[5 + n :], pair
+    return None, None, ("", "")
 
 
-def _strip_prefix(p: str | None, prefix: str) -> str | None:
-    return p[len(prefix) :] if p is not None and p.startswith(prefix) else p
+def _strip_pair(old: str, new: str) -> tuple[str, str, tuple[str, str]]:
+    """Both sides without the prefix pair they carry (a rename may change everything after it)."""
+    pair = (old[:2], new[:2])
+    if pair in PREFIXES:
+        return old[2:], new[2:], pair
+    return old, new, ("", "")
 
 
 def _take_quoted(s: str) -> tuple[str, str]:
