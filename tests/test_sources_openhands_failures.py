@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from _oracle import retrace
+from forsy.evidence import Mark
 from forsy.payloads import MessageInfo
 from forsy.sources import ReadContext
 from forsy.sources.openhands import OpenHandsSource
@@ -79,7 +80,7 @@ def test_error_observations_and_an_agent_error_state_are_failures(tmp_path: Path
         {"id": 5, "timestamp": f"{T}5", "source": "environment", "observation": "agent_state_changed",
          "content": "", "extras": {"agent_state": "error", "reason": "AgentStuckInLoopError: stuck"}},
         {"id": 6, "timestamp": f"{T}6", "source": "environment", "observation": "agent_state_changed",
-         "content": "", "extras": {"agent_state": "error"}},
+         "content": "", "extras": {"agent_state": "error", "reason": "  "}},  # no words: the record is cited
     ]
     p = tmp_path / "traj.json"
     p.write_text(json.dumps(events, indent=1))
@@ -133,3 +134,42 @@ def test_event_files_in_index_order_and_a_damaged_one_said(tmp_path: Path) -> No
         ("unparsable", "an event file that is not one JSON object; skipped", names[2], 1)]
     assert sorted((ev.source, ev.line, ev.record_type) for ev in s.evidence.values()) == sorted([
         (names[0], 1, "MessageEvent"), (names[1], 1, "MessageEvent")])
+
+
+def test_bookkeeping_context_and_pairing_of_the_v0_stream(tmp_path: Path) -> None:
+    """State events and `null` placeholders are counted and set aside with why; `recall` is a
+    system note; an observation answers the action its `cause` names, whatever waits before it;
+    with no `cause` (old outputs) the oldest waiting action of its type, counted."""
+    events = [
+        {"id": 1, "timestamp": f"{T}1", "source": "environment", "observation": "agent_state_changed",
+         "content": "", "extras": {"agent_state": "error", "reason": "LLM budget exceeded"}},
+        {"id": 2, "timestamp": f"{T}2", "source": "user", "action": "recall", "args": {"query": "ctx?"}},
+        {"id": 3, "timestamp": f"{T}3", "source": "environment", "observation": "recall", "content": "the repo",
+         "cause": 2, "extras": {}},
+        {"id": 4, "timestamp": f"{T}4", "source": "environment", "action": "change_agent_state",
+         "args": {"agent_state": "running"}},
+        {"id": 5, "timestamp": f"{T}5", "source": "environment", "observation": "null", "content": "", "cause": 4},
+        _run(6, "a"), _run(7, "b"),
+        _out(8, 7, {"metadata": {"exit_code": 0}}),  # answers 7 though 6 waits first
+        _out(9, 6, {"metadata": {"exit_code": 1}}),
+        {"action": "run", "args": {"command": "c"}}, {"action": "read", "args": {"path": "/x"}},
+        {"observation": "read", "content": "x", "extras": {}},  # no cause: the waiting read
+        {"observation": "run", "content": "c", "extras": {"exit_code": 3}},
+    ]
+    s = _read(tmp_path, events)
+    got = [(e.kind, e.actor, e.call_id, e.text, e.is_error) for e in s.events if e.kind != "tool_call"]
+    calls = [e.call_id for e in s.events if e.kind == "tool_call"]
+    assert got == [("agent_text", "agent", None, "LLM budget exceeded", None),
+                   ("note", "system", None, "ctx?", None), ("note", "system", None, "the repo", None),
+                   ("tool_result", "agent", "7", "out 7", False), ("tool_result", "agent", "6", "out 6", True),
+                   ("tool_result", "agent", calls[3], "x", False), ("tool_result", "agent", calls[2], "c", True)]
+    assert [e.refs[0].pointer for e in s.events if e.kind == "note"] == ["/args/query", "/content"]
+    q = s.quality.extra
+    assert (q["agent_errors"], q["state_events"], q["paired_by_order"]) == (1, 2, 2)
+    lines = json.dumps(events, indent=1).split("\n")
+    marks = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    notes = "workspace context OpenHands injects (a note, not a step)"
+    assert [marks.get(lines.index(f'  "id": {i},')) for i in (2, 3, 4, 5)] == [
+        Mark("set_aside", notes, "action:recall"), Mark("set_aside", notes, "observation:recall"),
+        Mark("set_aside", "agent state bookkeeping (counted as state_events), not work", "action:change_agent_state"),
+        Mark("set_aside", "a 'No observation' placeholder (counted as state_events)", "observation:null")]
