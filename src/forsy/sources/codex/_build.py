@@ -80,6 +80,7 @@ class Thread:
     spawn_rules: dict[str, str] = field(default_factory=dict)  # child thread id -> how it was linked
     spawn_marker: str | None = None  # forked spawn: the spawning call's id, written by Codex
     call_ids: set[str] = field(default_factory=set)
+    meta_idx: int | None = None  # the thread's own session_meta (before `fork.start`, not a copy)
 
 
 class ThreadBuilder:
@@ -123,6 +124,7 @@ class ThreadBuilder:
         return Thread(
             self.lf, self.thread_id, self.actor, self.meta, self.events, fork, self.parent_thread_id,
             self.subagent, spawned, rules, self.spawn_marker, set(self.tools.calls),
+            meta_rec.idx if meta_rec is not None else None,
         )  # fmt: skip
 
     def _own_meta(self) -> tuple[Rec | None, ForkInfo]:

@@ -41,7 +41,7 @@ def mark_thread(session: Session, t: Thread) -> None:
     mirrored = build_index(recs, t.fork.start).mirrored
     for rec in recs:
         key = f"{rec.kind}:{rec.sub}" if rec.kind in ("response_item", "event_msg") else rec.kind
-        if rec.idx < t.fork.start:
+        if rec.idx < t.fork.start and rec.idx != t.meta_idx:
             session.mark(rec.ev, "set_aside", "a fork's copy of its parent's history")
         elif rec.idx in mirrored:
             session.mark(rec.ev, "duplicate", "event_msg repeats a response item")
