@@ -121,3 +121,24 @@ def test_every_edit_format_and_message_is_what_it_is(tmp_path: Path) -> None:
 def ln(text: str, after: int = 0) -> int:
     """The 1-based number of the first line of CHAT after line `after` that is exactly `text`."""
     return CHAT.split("\n").index(text, after) + 1
+
+
+def test_a_padded_subject_of_several_lines_and_a_message_cut_by_the_end(tmp_path: Path) -> None:
+    """aider pads a confirmation's subject of several lines to one width (io.confirm_ask), so
+    its first line already ends with spaces: the lines glued after it are the rest of it. A
+    message still open at the end of the file is warned in the session it belongs to."""
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### one{B}\n\n"
+            f"# aider chat started at 2026-03-01 10:00:00\n\n#### two{B}\n\nRun:\n\n```bash\nmake\nmake lint\n```\n\n"
+            f"> make     \nmake lint{B}\n> Run shell commands? (Y)es/(N)o [Yes]: n{B}\n\n"
+            f"#### /run x{B}\n> first line of its output\nand more")
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_text(chat)
+    s1, s2 = AiderSource().read(p, ReadContext(root=tmp_path))
+    shell = [(e.kind, e.text if e.kind != "tool_call" else e.args, _sub(e)) for e in s2.events if e.tool == "shell"]
+    assert shell == [("tool_call", "make     \nmake lint", None),
+                     ("tool_result", "Run shell commands? (Y)es/(N)o [Yes]: n", "rejected")]
+    assert s1.warnings == []
+    last = chat.split("\n").index("> first line of its output") + 1
+    assert [(w.code, w.line) for w in s2.warnings] == [("unterminated-message", last)]
+    assert next(e for e in s2.events if e.tool == "/run" and e.kind == "tool_result").text == \
+        "first line of its output\nand more"
