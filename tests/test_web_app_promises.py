@@ -265,7 +265,9 @@ def test_the_audit_page_of_one_trace_or_all(web: Web) -> None:
     assert web.hostile in every and web.demo in every
     for bad in ("a.b", "a%0A", ""):
         r = web.c.get(f"/audit?trace={bad}")
-        assert r.status_code == 400 and "not a trace id" in r.text, bad
+        assert r.status_code == 400 and '<p class="error">not a trace id</p>' in r.text, bad
+    assert "<title>Audit log · forsy</title>" in every and "<h1>Audit log</h1>" in every
+    assert f'<h1>Audit log of <a href="/t/{web.demo}">{web.demo}</a></h1>' in one
 
 
 def test_only_the_two_static_files_are_served(web: Web) -> None:

@@ -108,7 +108,7 @@ def test_a_file_forsy_did_not_write_is_never_replaced(tmp_path: Path, content: b
     assert not rendered_by_forsy(p)
     with pytest.raises(OutputError) as e:
         write_page(p, "new")
-    assert e.value.message == "exists and was not written by forsy render; not overwritten"
+    assert e.value.message == "exists and was not written by forsy render; not overwritten" and e.value.path == str(p)
     assert p.read_bytes() == content
 
 
@@ -128,7 +128,7 @@ def test_a_link_or_a_folder_is_never_replaced(tmp_path: Path) -> None:
     (tmp_path / "dir.md").mkdir()
     with pytest.raises(OutputError) as e:
         write_page(tmp_path / "dir.md", "x")
-    assert e.value.message == "exists and is a folder, not a page"
+    assert e.value.message == "exists and is a folder, not a page" and e.value.path == str(tmp_path / "dir.md")
     assert not rendered_by_forsy(tmp_path / "missing.md")
     with pytest.raises(OutputError):
         write_page(tmp_path / "no" / "such" / "page.md", "x")
@@ -139,3 +139,15 @@ def test_a_page_with_bytes_that_are_not_utf8_in_its_head_is_still_read(tmp_path:
     p.write_bytes(MD_MARK.encode() + b"\n\xff\xfe")
     assert rendered_by_forsy(p)
     assert render._HEAD == 4096
+
+
+def test_a_page_that_cannot_be_read_is_not_forsys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = tmp_path / "p.md"
+    p.write_text(MD_MARK + "\n")
+    assert rendered_by_forsy(p)
+
+    def refuse(*a: object, **k: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "open", refuse)
+    assert not rendered_by_forsy(p)

@@ -70,8 +70,9 @@ def test_the_machine_names_are_its_host_names(monkeypatch: pytest.MonkeyPatch) -
 def test_another_address_needs_allow_remote_and_a_token_or_reviewer_tokens(served: Served, kw: dict[str, Any]) -> None:
     with pytest.raises(InputError) as e:
         web_serve.serve(STORE, "Ada", host="10.0.0.1", port=0, **kw)
-    assert e.value.message.startswith("refusing to serve on 10.0.0.1, which is not this machine's loopback: give "
-                                      "--allow-remote and --token (at least 32 characters) or --reviewer-tokens")
+    assert e.value.message == ("refusing to serve on 10.0.0.1, which is not this machine's loopback: give "
+                               "--allow-remote and --token (at least 32 characters) or --reviewer-tokens to do it "
+                               "on purpose")
     assert served.settings == []
 
 
@@ -143,9 +144,24 @@ def test_a_port_taken_is_refused_with_the_address(served: Served) -> None:
 
 def test_an_ipv6_loopback_is_bound_and_named_in_brackets(served: Served, capsys: pytest.CaptureFixture[str]) -> None:
     try:
-        web_serve.serve(STORE, "Ada", host="::1", port=0)
-    except InputError as e:
-        pytest.skip(f"no IPv6 loopback here: {e.message}")
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as e:
+        pytest.skip(f"no IPv6 loopback here: {e}")
+    web_serve.serve(STORE, "Ada", host="::1", port=0)
     [s], [port] = served.settings, served.ports
     assert capsys.readouterr().out == f"http://[::1]:{port}/?token={s.token}\n"
     assert s.hosts == {f"[::1]:{port}", f"127.0.0.1:{port}", f"localhost:{port}"}
+
+
+def test_a_loopback_address_keeps_its_own_name_and_the_allowed_hosts(served: Served) -> None:
+    web_serve.serve(STORE, "Ada", host="127.8.9.10", port=0, allow_hosts=["proxy.example"])
+    [s], [port] = served.settings, served.ports
+    assert s.hosts == {f"127.8.9.10:{port}", f"proxy.example:{port}", f"127.0.0.1:{port}", f"localhost:{port}",
+                       f"[::1]:{port}"}
+
+
+def test_the_default_port_is_8765() -> None:
+    import inspect
+
+    assert inspect.signature(web_serve.serve).parameters["port"].default == 8765
