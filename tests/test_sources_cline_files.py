@@ -135,3 +135,41 @@ def test_reasoning_and_words_take_the_time_of_the_ui_record_naming_their_message
     # (only redacted thinking) is not
     assert [s.ledger.get(ui_id(s, i)) for i in (2, 4, 5)] == [
         Mark("metadata", TIME, "reasoning"), None, Mark("metadata", TIME, "text")]
+
+
+def test_a_ui_only_task_event_by_event(tmp_path: Path) -> None:
+    """Each UI record kind the UI-only reader makes an event of, with its actor, time and
+    citation; a command's outputs up to the next call are its one result (the last output's
+    time); a command with none and a tool view have no result in the log."""
+    view = json.dumps({"tool": "readFile", "path": "a.py"})
+    ui = [{"ts": T, "type": "say", "say": "text", "text": "do x"},
+          {"ts": T + 1000, "type": "say", "say": "reasoning", "text": "think"},
+          {"ts": T + 2000, "type": "say", "say": "text", "text": "I will"},
+          {"ts": T + 3000, "type": "ask", "ask": "command", "text": "make testREQ_APP"},
+          {"ts": T + 4000, "type": "say", "say": "command_output", "text": "ok 1"},
+          {"ts": T + 5000, "type": "ask", "ask": "command_output", "text": "ok 2"},
+          {"ts": T + 6000, "type": "say", "say": "tool", "text": view},
+          {"ts": T + 7000, "type": "say", "say": "tool", "text": "[1, 2]"},  # not an object: no call
+          {"ts": T + 8000, "type": "say", "say": "command", "text": "ls"},
+          {"ts": T + 9000, "type": "say", "say": "user_feedback", "text": "and y"},
+          {"ts": T + 10000, "type": "ask", "ask": "followup", "text": json.dumps({"question": "which?"})},
+          {"ts": T + 11000, "type": "say", "say": "completion_result", "text": "doneHAS_CHANGES"}]
+    s = read(task(tmp_path / "t", None, ui), UI)
+    got = [(e.kind, e.actor, e.ts, [at(s, r) for r in e.refs], e.tool, e.text if e.kind != "tool_call" else e.args)
+           for e in s.events]
+    assert got == [
+        ("user", "user", iso(T), [("u", 0, "/text")], None, "do x"),
+        ("reasoning", "agent", iso(T + 1000), [("u", 1, "/text")], None, "think"),
+        ("agent_text", "agent", iso(T + 2000), [("u", 2, "/text")], None, "I will"),
+        ("tool_call", "agent", iso(T + 3000), [("u", 3, "/text")], "execute_command", "make test"),
+        ("tool_result", "agent", iso(T + 5000), [("u", 4, "/text"), ("u", 5, "/text")], "execute_command",
+         "ok 1\nok 2"),
+        ("tool_call", "agent", iso(T + 6000), [("u", 6, "/text")], "readFile", {"tool": "readFile", "path": "a.py"}),
+        ("tool_call", "agent", iso(T + 8000), [("u", 8, "/text")], "execute_command", "ls"),
+        ("user", "user", iso(T + 9000), [("u", 9, "/text")], None, "and y"),
+        ("tool_call", "agent", iso(T + 10000), [("u", 10, "/text")], "ask_followup_question", {"question": "which?"}),
+        ("tool_call", "agent", iso(T + 11000), [("u", 11, "/text")], "attempt_completion", "done")]
+    calls = [e for e in s.events if e.kind == "tool_call"]
+    assert [(c.info.span, c.info.result_in_log) if c.info else None for c in calls] == [
+        ((0, 9), True), (None, False), (None, False), (None, False), ((0, 4), False)]
+    assert calls[0].call_id == f"{ui_id(s, 3)}/command"
