@@ -130,8 +130,19 @@ def test_a_link_or_a_folder_is_never_replaced(tmp_path: Path) -> None:
         write_page(tmp_path / "dir.md", "x")
     assert e.value.message == "exists and is a folder, not a page" and e.value.path == str(tmp_path / "dir.md")
     assert not rendered_by_forsy(tmp_path / "missing.md")
-    with pytest.raises(OutputError):
+    with pytest.raises(OutputError) as e:
         write_page(tmp_path / "no" / "such" / "page.md", "x")
+    assert e.value.message == "No such file or directory" and e.value.path == str(tmp_path / "no" / "such" / "page.md")
+
+
+def test_an_error_with_no_strerror_is_said_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(path: Path, data: bytes) -> None:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(render, "replace_file", fail)
+    with pytest.raises(OutputError) as e:
+        write_page(tmp_path / "p.md", "x")
+    assert e.value.message == "the disk went away" and e.value.path == str(tmp_path / "p.md")
 
 
 def test_a_page_with_bytes_that_are_not_utf8_in_its_head_is_still_read(tmp_path: Path) -> None:
