@@ -194,3 +194,20 @@ def test_a_command_is_a_shell_calls_alone_and_a_step_keeps_what_it_lacks_empty()
     assert isinstance(shell, Entry) and (shell.command, shell.actor) == ("ls -l", "")
     assert isinstance(read, Entry) and (read.command, read.input) == ("", "a/b.py")
     assert isinstance(bare, Entry) and (bare.step, bare.actor, bare.title, bare.time) == (0, "", "", "")
+
+
+@pytest.mark.parametrize(("old_key", "new_key"), [("old_string", "new_string"), ("old_str", "new_str"), ("old", "new")])
+def test_each_spelling_of_an_edits_old_and_new_text_and_either_alone(old_key: str, new_key: str) -> None:
+    def diff(**args: str) -> list[DiffLine]:
+        return edit_diff("Edit", orjson.dumps({"path": "a.py", **args}).decode())
+
+    assert diff(**{old_key: "p", new_key: "q"}) == [D("file", "a.py"), D("hunk", "@@ -1 +1 @@"), D("del", "-p"),
+                                                    D("add", "+q")]
+    assert diff(**{old_key: "p"}) == [D("file", "a.py"), D("hunk", "@@ -1 +0,0 @@"), D("del", "-p")]
+    assert diff(**{new_key: "q"}) == [D("file", "a.py"), D("hunk", "@@ -0,0 +1 @@"), D("add", "+q")]
+
+
+def test_a_file_written_whole_under_file_text() -> None:
+    write = orjson.dumps({"path": "n.txt", "file_text": "one\ntwo\n"}).decode()
+    assert edit_diff("Edit", write) == [D("file", "n.txt"), D("hunk", "@@ -0,0 +1,2 @@"), D("add", "+one"),
+                                        D("add", "+two")]
