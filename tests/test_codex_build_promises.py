@@ -353,3 +353,14 @@ def test_a_subagents_groups_name_its_thread(tmp_path: Path) -> None:
     meta = {"type": "session_meta", "payload": {"id": ID, "cwd": "/w", "source": {"subagent": "review"}}}
     s = read(tmp_path, [say("x")], meta)
     assert [(e.actor, e.group) for e in s.events] == [(f"subagent:{ID}", f"{ID}:L2")]
+
+
+def test_inter_agent_communication_is_a_note_with_its_text(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        {"type": "inter_agent_communication", "payload": {"message": 3, "content": "ping", "text": "t"}},
+        {"type": "inter_agent_communication", "payload": {"text": "pong"}},
+        {"type": "inter_agent_communication", "payload": {"author": "/root"}},
+    ])  # fmt: skip
+    assert notes(s) == [("inter_agent_communication", "system", "ping", "/payload/content", 2),
+                        ("inter_agent_communication", "system", "pong", "/payload/text", 3),
+                        ("inter_agent_communication", "system", None, "/payload", 4)]  # fmt: skip
