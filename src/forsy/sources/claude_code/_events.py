@@ -398,12 +398,14 @@ class EventBuilder:
         if is_error is not None and not isinstance(is_error, bool):
             self.warn("field-type", f"message.content[{i}].is_error is {kind_of(is_error)}, not true/false; "
                       "read as not known", rec.ev.source, rec.ev.line)
+        rich = rec.data.get("toolUseResult")
+        if is_error is None and isinstance(rich, str) and rich.startswith("Error:"):
+            is_error = True  # the writer's toolUseResult of a failed call is its text behind "Error: "
         e = Event("tool_result", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i, "content"))],
                   text=text, call_id=self._call_id(rec, b, "tool_use_id", i),
                   is_error=bool(is_error) if is_error is None or isinstance(is_error, bool) else None,
                   excerpt=excerpt, abandoned=ab)
         info = ResultInfo()
-        rich = rec.data.get("toolUseResult")
         if rich is not None:
             info.rich = _slim_rich(rich)
             info.rich_ref = Ref(rec.ev.id, "/toolUseResult")
