@@ -212,3 +212,23 @@ def test_a_root_whose_name_ends_in_a_space_is_searched_with_its_members(tmp_path
 def test_auto_jobs_on_a_small_tree_sweep_in_this_process(root: Path, store: Store) -> None:
     rep = swp(store, root, retrace=RetraceOptions(jobs=0))
     assert (rep.counts.new, rep.counts.traced, rep.counts.failed) == (2, 2, 0)
+
+
+def test_a_parallel_sweep_remembers_a_sessions_members_as_a_serial_one(tmp_path: Path) -> None:
+    r = tmp_path / "logs"
+    (r / "p").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "subagents" / f"{SUB}.jsonl", r / "p" / f"{SUB}.jsonl")
+    shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, r / "p" / SUB)
+    shutil.copy(DEMO, r / "p" / "a.jsonl")
+    one = open_store(f"sqlite:///{tmp_path / 'one.db'}")
+    two = open_store(f"sqlite:///{tmp_path / 'two.db'}")
+    try:
+        serial = swp(one, r)
+        both = swp(two, r, retrace=RetraceOptions(jobs=2))
+        member = str(next((r / "p" / SUB).rglob("*.jsonl")))
+        assert (both.counts.traced, both.counts.bytes_read) == (2, serial.counts.bytes_read)
+        states = two.file_states([str(r)])
+        assert states == one.file_states([str(r)]) and states[member].status == "member"
+    finally:
+        one.close()
+        two.close()
