@@ -160,8 +160,3 @@ def test_a_loopback_address_keeps_its_own_name_and_the_allowed_hosts(served: Ser
     assert s.hosts == {f"127.8.9.10:{port}", f"proxy.example:{port}", f"127.0.0.1:{port}", f"localhost:{port}",
                        f"[::1]:{port}"}
 
-
-def test_the_default_port_is_8765() -> None:
-    import inspect
-
-    assert inspect.signature(web_serve.serve).parameters["port"].default == 8765
