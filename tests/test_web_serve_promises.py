@@ -159,4 +159,3 @@ def test_a_loopback_address_keeps_its_own_name_and_the_allowed_hosts(served: Ser
     [s], [port] = served.settings, served.ports
     assert s.hosts == {f"127.8.9.10:{port}", f"proxy.example:{port}", f"127.0.0.1:{port}", f"localhost:{port}",
                        f"[::1]:{port}"}
-
