@@ -93,7 +93,8 @@ class ShellHistorySource:
             db = inside(root, db_name)
             if db is None or not db.is_file():
                 continue
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            # as a URI, escaped: a "#", "?" or "%" in a folder name is part of the path
+            con = sqlite3.connect(db.as_uri() + "?mode=ro", uri=True)
             try:
                 con.row_factory = sqlite3.Row
                 row = con.execute("SELECT * FROM history WHERE id = ?", (row_id,)).fetchone()
