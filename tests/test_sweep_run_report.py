@@ -232,3 +232,11 @@ def test_a_parallel_sweep_remembers_a_sessions_members_as_a_serial_one(tmp_path:
     finally:
         one.close()
         two.close()
+
+
+def test_a_file_ending_in_a_partial_line_is_remembered_up_to_its_last_newline(root: Path, store: Store) -> None:
+    notes = root / "p" / "notes.json"  # no session claims it: remembered as ignored, fingerprint and all
+    notes.write_bytes(b'{"a": 1}\n{"b"')
+    swp(store, root)
+    st = store.file_states([str(root)])[str(notes)]
+    assert (st.status, st.size, st.tail_offset, st.read_to) == ("ignored", 13, 0, 9)
