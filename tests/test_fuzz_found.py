@@ -84,3 +84,23 @@ def test_a_claude_log_whose_first_record_type_is_no_text_is_still_read(tmp_path:
     assert detect(log).name == "claude_code"
     trace, _ = _retrace(tmp_path, log)
     assert trace["steps"]
+
+
+@pytest.mark.parametrize(("damage", "shown"), [
+    (lambda h: h.update(lines=-1), False),  # an internal error: an int was iterated
+    (lambda h: h.update(lines="- a\n+ b"), False),  # was written one character a line
+    (lambda h: h.pop("oldStart"), False),  # was a header of "None"
+    (lambda h: h.update(lines=[1, "x"]), False),
+    (lambda h: None, True),
+])
+def test_an_edits_patch_is_shown_whole_or_said_damaged(tmp_path: Path, damage: object, shown: bool) -> None:
+    recs = _lines(DEMO)
+    [rec] = [r for r in recs if isinstance(r.get("toolUseResult"), dict) and "structuredPatch" in r["toolUseResult"]]
+    hunk = rec["toolUseResult"]["structuredPatch"][0]  # type: ignore[index]
+    damage(hunk)  # type: ignore[operator]
+    trace, _ = _retrace(tmp_path, _write(tmp_path / "s.jsonl", recs))
+    [art] = trace["static_output"]["artifacts"]  # type: ignore[index]
+    if shown:
+        assert art["diff"].startswith("step 4:\n@@ -3,5 +3,5 @@\n \n def slugify(text: str) -> str:")
+    else:
+        assert art["diff"] is None  # as for an edit whose log holds no patch

@@ -45,16 +45,22 @@ def sha256_text(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_HUNK_NUMBERS = ("oldStart", "oldLines", "newStart", "newLines")
+
+
 def _patch_diff(hunks: Any) -> str | None:
+    """The unified diff the tool's structuredPatch states; None unless every hunk has its four
+    numbers and its lines as text (a diff with a hunk left out or made up would mislead)."""
     if not isinstance(hunks, list) or not hunks:
         return None
     out: list[str] = []
     for h in hunks:
-        if not isinstance(h, dict):
-            continue
-        out.append(f"@@ -{h.get('oldStart')},{h.get('oldLines')} +{h.get('newStart')},{h.get('newLines')} @@")
-        out.extend(str(x) for x in h.get("lines") or [])
-    return "\n".join(out) if out else None
+        if not (isinstance(h, dict) and all(type(h.get(k)) is int for k in _HUNK_NUMBERS)
+                and isinstance(h.get("lines"), list) and all(isinstance(x, str) for x in h["lines"])):
+            return None
+        out.append(f"@@ -{h['oldStart']},{h['oldLines']} +{h['newStart']},{h['newLines']} @@")
+        out.extend(h["lines"])
+    return "\n".join(out)
 
 
 def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
