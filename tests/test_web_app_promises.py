@@ -158,7 +158,7 @@ def test_a_bulk_action_shows_what_it_will_do_then_does_it_draft_by_draft(web: We
     stale = [f"{d}:{web.version(d)}", f"{h}:{web.version(h)}"]
     web.post(f"/t/{d}/needs-changes", version=str(web.version(d)), note="")
     r = web.post("/bulk", action="reject", reason="Automated.", t=[d, h], v=stale, confirm="1")
-    assert r.status_code == 200 and "The selection: done" in r.text
+    assert r.status_code == 200 and "The selection: done" in r.text and "<title>Done · forsy</title>" in r.text
     done = re.findall(r'<li><a href="/t/([^"]+)">[^<]+</a>: ([^<]+)</li>', r.text)
     assert done[1] == (h, "rejected") and done[0][0] == d and done[0][1].startswith("not done: ")
     assert web.st.draft_state(h).status == "rejected" and web.st.draft_state(d).status == "needs_changes"  # type: ignore[union-attr]

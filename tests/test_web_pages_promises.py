@@ -5,6 +5,7 @@ self-contained, marked as forsy's, and never written over a file forsy did not w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import markupsafe
@@ -162,3 +163,23 @@ def test_a_page_that_cannot_be_read_is_not_forsys(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(Path, "open", refuse)
     assert not rendered_by_forsy(p)
+
+
+def test_a_rendered_page_shows_every_step_with_its_evidence_and_no_form(tmp_path: Path) -> None:
+    from _paths import SAMPLES
+    from _review import put
+    from forsy.review.source import from_store
+    from forsy.store import open_store
+
+    st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        d = from_store(st, put(st, SAMPLES / "claude" / "demo-session.jsonl"))
+    finally:
+        st.close()
+    n = len(d.steps)
+    html = render_html(d)
+    assert f"<title>{d.trace['trace_id']} · forsy</title>" in html
+    assert [int(x) for x in re.findall(r'<section class="step" id="step-(\d+)">', html)] == list(range(1, n + 1))
+    assert 'href="#step-1"' in html and f'href="#step-{n}"' in html and 'href="None"' not in html
+    assert "<h3>Evidence</h3>" in html and "<h3>Evidence</h3>" not in render_html(d, evidence=False)
+    assert "<form" not in html and 'class="pages"' not in html and 'name="csrf"' not in html
