@@ -173,3 +173,32 @@ def test_bookkeeping_context_and_pairing_of_the_v0_stream(tmp_path: Path) -> Non
         Mark("set_aside", notes, "action:recall"), Mark("set_aside", notes, "observation:recall"),
         Mark("set_aside", "agent state bookkeeping (counted as state_events), not work", "action:change_agent_state"),
         Mark("set_aside", "a 'No observation' placeholder (counted as state_events)", "observation:null")]
+
+
+def test_odd_observations_are_read_as_written(tmp_path: Path) -> None:
+    """`success: false` fails a result whatever its exit code; content that is not text is kept
+    as its JSON; an error's words may be in `message`; old outputs pair an observation whose type
+    no waiting action has with the oldest one; each observation answering nothing is counted,
+    warned at its record and set aside."""
+    events = [
+        _run(1, "a"), {**_out(2, 1, {"metadata": {"exit_code": -1}}), "success": False},
+        _run(3, "b"), {**_out(4, 3, []), "content": {"k": [1]}, "success": True},
+        {"id": 5, "timestamp": f"{T}5", "observation": "error", "content": "", "message": "Agent crashed",
+         "extras": {}},
+        {"id": 6, "timestamp": f"{T}6", "observation": "run", "cause": 99, "content": "stray 1", "extras": {}},
+        {"id": 7, "timestamp": f"{T}7", "observation": "run", "cause": 98, "content": "stray 2", "extras": {}},
+        {"action": "browse", "args": {"url": "u"}},
+        {"observation": "error", "content": "timeout", "extras": {}},  # no cause, no waiting browse observation
+    ]
+    s = _read(tmp_path, events)
+    got = [(e.kind, e.text, e.is_error, e.refs[0].pointer) for e in s.events if e.kind != "tool_call"]
+    assert got == [("tool_result", "out 1", True, "/content"), ("tool_result", '{"k":[1]}', False, "/content"),
+                   ("agent_text", "Agent crashed", None, "/message"), ("tool_result", "timeout", True, "/content")]
+    assert s.quality.extra["unpaired_observations"] == 2 and s.quality.extra["paired_by_order"] == 1
+    lines = json.dumps(events, indent=1).split("\n")
+    at = [lines.index(f'  "id": {i},') for i in (6, 7)]
+    assert [(w.code, w.line) for w in s.warnings] == [("unpaired-observation", n) for n in at]
+    assert s.warnings[0].message == "observation 'run' at / answers no waiting action (cause 99); kept out of the trace"
+    marks = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    assert [marks[n] for n in at] == [Mark("set_aside", "an observation that answers no waiting action (warned: "
+                                           "unpaired-observation)", "observation:run")] * 2
