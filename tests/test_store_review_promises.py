@@ -5,6 +5,7 @@ asks whether its holder is alive about the holder itself."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,3 +81,16 @@ def test_the_lock_asks_about_its_holder(store: Store) -> None:
 
     assert store.acquire_lock(second, alive) == first
     assert asked and set(asked) == {first}  # the holder's own record, never anything else
+
+
+def test_a_status_change_is_audited_from_to_and_with_its_note(store: Store) -> None:
+    store.add_trace(_trace("t-1", "s1"), NOW)
+    store.set_draft_status("t-1", "rejected", "ana", NOW)  # no note given: an empty one
+    store.set_draft_status("t-1", "pending", "bo", LATER, note="a second look")
+    changes = [(a.at, a.actor, a.action, json.loads(a.detail_json)) for a in store.audit("t-1")
+               if a.action == "status"]
+    assert changes == [(NOW, "ana", "status", {"from": "pending", "to": "rejected", "note": ""}),
+                       (LATER, "bo", "status", {"from": "rejected", "to": "pending", "note": "a second look"})]
+    with pytest.raises(InputError) as e:
+        store.set_draft_status("t-9", "rejected", "ana", NOW)
+    assert str(e.value) == "no draft of trace t-9 in the store"
