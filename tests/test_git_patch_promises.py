@@ -215,3 +215,18 @@ def test_a_diff_without_prefixes_keeps_a_first_folder_that_looks_like_one() -> N
     # diff.noprefix: "c/x" on both sides is the folder c, not a prefix
     (f,) = parse_diff("diff --git c/x c/x\n--- c/x\n+++ c/x\n@@ -1 +1 @@\n-a\n+b\n")
     assert (f["path"], f.get("old_path")) == ("c/x", None)
+
+
+def test_a_mail_s_message_and_the_session_s_name_of_its_bytes(tmp_path: Path) -> None:
+    # a mail with a diffstat but no diff (an empty commit's format-patch): the message stops at ---
+    # and keeps an indented first line as written
+    mail = (f"From {SHA1} Mon Sep 17 00:00:00 2001\nSubject: [PATCH] empty\n\n    indented code\nmore\n---\n"
+            " 0 files changed\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.patch").write_text(mail)
+    (tmp_path / "b" / "x.patch").write_text(mail.replace("more", "other"))
+    s = read_patch(tmp_path / "a" / "x.patch", ReadContext())
+    assert s.events[0].text == "empty\n\n    indented code\nmore" and ci(s, 0).files == []
+    # two patch files of one name and other bytes are two sessions
+    assert read_patch(tmp_path / "b" / "x.patch", ReadContext()).session_id != s.session_id
