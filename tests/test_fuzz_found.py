@@ -104,3 +104,17 @@ def test_an_edits_patch_is_shown_whole_or_said_damaged(tmp_path: Path, damage: o
         assert art["diff"].startswith("step 4:\n@@ -3,5 +3,5 @@\n \n def slugify(text: str) -> str:")
     else:
         assert art["diff"] is None  # as for an edit whose log holds no patch
+
+
+def test_an_openhands_observation_holding_a_huge_integer_is_written_exactly(tmp_path: Path) -> None:
+    """An observation's content that is an integer past 64 bits crashed the reader (orjson
+    refuses it); it is the observation's output, written exactly."""
+    big = 2**70
+    out = {"issue": {"number": 1}, "instruction": "add a license", "history": [
+        {"content": "add a license", "source": "user", "action": "message"},
+        {"command": "touch LICENSE", "thought": "create it", "action": "run"},
+        {"content": big, "command": "touch LICENSE", "exit_code": 0, "observation": "run"}]}
+    log = tmp_path / "output.jsonl"
+    log.write_text(json.dumps(out) + "\n")
+    trace, _ = _retrace(tmp_path, log)
+    assert [s["output"] for s in trace["steps"] if s["action"] == "agent_step"] == [str(big)]  # type: ignore[index, union-attr]

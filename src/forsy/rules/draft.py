@@ -5,26 +5,14 @@ what the segmenter builds and every later stage (the model pass, the assembler, 
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from ..evidence import Event, Ref
+from ..jsontext import json_text as json_text  # where the rules' callers have always found it
 from ..models import EvidenceRef, FieldProvenance, trusted
 from ..payloads import HistoryMatch, ResultInfo, ShellInfo
 from .catalogue import check as check_rule
-
-
-def json_text(value: Any) -> str:
-    """Exact call arguments as JSON text (key order as in the log); strings stay as they are."""
-    if isinstance(value, str):
-        return value
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # integers beyond 64 bits: the stdlib writes them exactly
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def source_rule(e: Event, default: str | None = None) -> tuple[str | None, dict[str, str | int | float] | None]:

@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 
 from ..evidence import Event, Ref, Session, SessionMeta, SourceFile
+from ..jsontext import json_text
 from ..payloads import NoteInfo
-from ..rules.segment import json_text
 from . import ReadContext
 from .lines import read_bytes, sha256, source_name
 

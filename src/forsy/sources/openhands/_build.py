@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ...evidence import Event, LedgerHeading, Ref, Session
+from ...jsontext import json_text
 from ...payloads import MessageInfo
 from .._records import Record
 from . import _v1
@@ -187,7 +186,7 @@ class Builder:
         self.waiting = [w for w in self.waiting if w[0] != call_id]
         self.answered.add(call_id)
         content = e.get("content")
-        text = content if isinstance(content, str) else orjson.dumps(content).decode() if content is not None else ""
+        text = json_text(content) if content is not None else ""  # an integer past 64 bits crashed orjson
         code = _exit_code(e)
         failed: bool | None = obs in ERROR_OBS or e.get("success") is False or (code is not None and code != 0)
         if code == STILL_RUNNING and not (obs in ERROR_OBS or e.get("success") is False):
