@@ -142,3 +142,21 @@ def test_a_padded_subject_of_several_lines_and_a_message_cut_by_the_end(tmp_path
     assert [(w.code, w.line) for w in s2.warnings] == [("unterminated-message", last)]
     assert next(e for e in s2.events if e.tool == "/run" and e.kind == "tool_result").text == \
         "first line of its output\nand more"
+
+
+def test_dont_ask_again_and_skip_are_refusals_and_models_lines_name_models(tmp_path: Path) -> None:
+    """`(D)on't ask again` and `(S)kip all` refuse a shell command as `n` does; `Models:` and
+    `Main model: … weak model …` name the main model, the edit format and the weak model."""
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n"
+            f"> Models: m1 with diff edit format, weak model w1{B}\n\n#### go{B}\n\n"
+            "Run:\n\n```bash\nls\n```\n\n"
+            f"> ls{B}\n> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: d{B}\n\n#### again{B}\n\n"
+            "Run:\n\n```bash\npwd\n```\n\n"
+            f"> pwd{B}\n> Run shell command? (Y)es/(N)o/(S)kip all [Yes]: s{B}\n")
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_text(chat)
+    [s] = AiderSource().read(p, ReadContext(root=tmp_path))
+    res = [(e.text, e.is_error, _sub(e)) for e in s.events if e.kind == "tool_result"]
+    assert res == [("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: d", False, "rejected"),
+                   ("Run shell command? (Y)es/(N)o/(S)kip all [Yes]: s", False, "rejected")]
+    assert (s.meta.models, s.meta.extra["edit_format"], s.meta.extra["weak_model"]) == (["m1"], "diff", "w1")
