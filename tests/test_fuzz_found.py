@@ -118,3 +118,21 @@ def test_an_openhands_observation_holding_a_huge_integer_is_written_exactly(tmp_
     log.write_text(json.dumps(out) + "\n")
     trace, _ = _retrace(tmp_path, log)
     assert [s["output"] for s in trace["steps"] if s["action"] == "agent_step"] == [str(big)]  # type: ignore[index, union-attr]
+
+
+CODEX = Path(__file__).parent / "fixtures" / "codex" / "rollout-2026-06-10T08-00-00-019e5a10-0000-7000-8000-00000000bbbb.jsonl"
+
+
+@pytest.mark.parametrize("line", ["garbage{", "null", "[1, 2]"])
+def test_a_codex_rollout_with_a_damaged_line_makes_a_valid_trace(tmp_path: Path, line: str) -> None:
+    """Codex keeps every line read as Evidence, one it cannot parse too; the validator counted
+    such a line as a record without Evidence, so a damaged rollout's trace was invalid (N009)."""
+    lines = CODEX.read_text().splitlines()
+    lines[15] = line
+    log = tmp_path / CODEX.name
+    log.write_text("\n".join(lines) + "\n")
+    _retrace(tmp_path, log)  # validates: no error
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    [ledger] = manifest["ledger"]
+    assert ledger["records_read"] == len(lines) == manifest["counts"]["evidence_records"]
+    assert ledger["totals"]["unparsable"] + ledger["totals"]["unknown"] == 1

@@ -282,6 +282,9 @@ class SourceFileInfo(_Model):
 
 LedgerHeadingName = Literal["cited", "metadata", "set_aside", "duplicate", "unparsable", "unknown"]
 LEDGER_HEADINGS: tuple[str, ...] = ("cited", "metadata", "set_aside", "duplicate", "unparsable", "unknown")
+# the record type of a ledger entry counting unparsable records the reader kept no Evidence of
+# (an `unparsable` entry of any other type counts lines read, kept as Evidence, not parsed)
+UNPARSED = "(unparsed)"
 
 
 class LedgerEntry(_Model):

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from ..evidence import UNPARSABLE_WARNINGS, Evidence, ReadingWarning, Session
-from ..models import LEDGER_HEADINGS, LedgerEntry, LedgerFile
+from ..models import LEDGER_HEADINGS, UNPARSED, LedgerEntry, LedgerFile
 
 # Keys whose non-empty string value is words someone (or a model) wrote.
 TEXT_KEYS = frozenset({"text", "content", "message", "prompt", "summary", "output", "title", "thinking",
@@ -89,9 +89,9 @@ def build(session: Session, cited: set[str]) -> Ledger:
             unknown[ev.source].append(ev)
     for (src, _line), n in located.items():
         if n > 0:
-            counts[(src, "unparsable", "(unparsed)", None)][0] += n
+            counts[(src, "unparsable", UNPARSED, None)][0] += n
     for src, n in unlocated.items():
-        counts[(src, "unparsable", "(unparsed)", "not located: warnings past the per-kind limit")][0] += n
+        counts[(src, "unparsable", UNPARSED, "not located: warnings past the per-kind limit")][0] += n
     warnings, with_text = _unknown(session, unknown, counts)
     for key in counts:
         if key[0] not in order:

@@ -1,7 +1,8 @@
 """N009/N010: the manifest's ledger adds up (every record read is accounted for once).
 
 N009 (error) is arithmetic inside the manifest: a file's entries sum to its totals, the
-totals to its records_read, and the records with evidence to `counts.evidence_records`.
+totals to its records_read, and the records with evidence (all but the unparsable ones kept
+without: record type `(unparsed)`) to `counts.evidence_records`.
 N010 (warning) compares with what other parts say: the cited records with the evidence
 provenance.json holds, the unparsable ones with `counts.unparsable_records`.
 """
@@ -12,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..models import LEDGER_HEADINGS, Manifest, Provenance
+from ..models import LEDGER_HEADINGS, UNPARSED, Manifest, Provenance
 from ._base import Sink
 
 
@@ -41,7 +42,8 @@ def check_ledger(m: Any, sink: Sink) -> None:
         if total != f.records_read:
             sink.add("N009", f"{f.path}: the headings add up to {total}, not to the {f.records_read} "
                      "records read", field=f"{where}.records_read")
-        with_evidence += sum(e.count for e in f.entries if e.heading != "unparsable")
+        # an unparsable line a reader kept as Evidence (Codex keeps each line's) has Evidence too
+        with_evidence += sum(e.count for e in f.entries if e.heading != "unparsable" or e.record_type != UNPARSED)
     want = man.counts.get("evidence_records")
     if want is not None and want != with_evidence:
         sink.add("N009", f"the ledger accounts for {with_evidence} records with evidence, counts.evidence_records "
