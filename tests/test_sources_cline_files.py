@@ -173,3 +173,30 @@ def test_a_ui_only_task_event_by_event(tmp_path: Path) -> None:
     assert [(c.info.span, c.info.result_in_log) if c.info else None for c in calls] == [
         ((0, 9), True), (None, False), (None, False), (None, False), ((0, 4), False)]
     assert calls[0].call_id == f"{ui_id(s, 3)}/command"
+
+
+def test_clines_own_words_are_told_by_their_start_whatever_comes_before_or_after() -> None:
+    """_harness on block texts as Cline writes them into user messages (leading newlines and
+    spaces included): notices, a command's status, the person's words inside a wrapper (from
+    the first opening tag to the last closing one; none when nothing lies between), and the
+    failure messages of a result after its `[tool] Result:` line."""
+    from forsy.sources.cline._harness import command_failed, harness_kind, result_failed, wrapped_words
+
+    assert harness_kind("\n  [ERROR] You did not use a tool in your previous response! Retry") == "no_tool_used"
+    assert command_failed("\n Command failed with exit code 2.\nOutput:") is True
+    two = "<feedback>\na\n</feedback>\n<feedback>\nb\n</feedback>"
+    assert wrapped_words("\n" + two) == ("feedback", (12, 1 + len(two) - len("\n</feedback>")))
+    assert wrapped_words("<feedback>\n\n</feedback>") == ("feedback", (11, 11))  # empty words: still a wrapper
+    assert wrapped_words("<feedback>\n</feedback>") is None  # no line for words at all
+    head = "[replace_in_file for 'a.py'] Result:"
+    failing = [
+        f"  {head}\n\nThe tool execution failed with the following error: e",  # blank line after the header
+        f"{head}\n  The tool execution failed with the following error: e",
+        f"{head}\nsome text\nThis is likely because the SEARCH block content doesn't match exactly",
+        f"{head}\nAccess to secret.env is blocked by the .clineignore file settings.",
+        f"{head}\nFailed to write to 'a.py': The 'content' parameter was empty.",
+    ]
+    assert [result_failed(t) for t in failing] == [True] * 5
+    # a lone header, and a first line that is no result header (the failure text is not at its start)
+    assert result_failed(head) is False
+    assert result_failed("[note] no result\nThe tool execution failed with the following error: e") is False
