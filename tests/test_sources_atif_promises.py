@@ -155,3 +155,11 @@ def test_a_trajectory_is_known_by_its_head(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text("{}")
     (tmp_path / "c.txt").write_bytes(head)
     assert SRC.discover(tmp_path) == [tmp_path / "a.json"]
+
+
+def test_a_json_file_named_is_taken_even_damaged(tmp_path: Path) -> None:
+    # named on the command line: a .json is read (and warned about if it is no trajectory)
+    (tmp_path / "bad.json").write_text("{}")
+    (tmp_path / "t.txt").write_text('{"schema_version": "ATIF-v1.4", "steps": []}')
+    assert SRC.discover(tmp_path / "bad.json") == [tmp_path / "bad.json"]
+    assert SRC.discover(tmp_path / "t.txt") == [] and SRC.discover(tmp_path / "none.json") == []

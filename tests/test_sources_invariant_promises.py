@@ -96,3 +96,36 @@ def test_an_invariant_trace_is_known_by_its_head(tmp_path: Path) -> None:
     assert SRC.sniff(Path("d.jsonl"), meta + ev) and SRC.sniff(Path("d.jsonl"), meta + b'{"messages": []}')
     assert not SRC.sniff(Path("d.jsonl"), b'{"metadata": {}, "x": 1}\n' + ev)
     assert not SRC.sniff(Path("d.jsonl"), b"{oops\n" + ev)
+
+
+def test_each_session_and_record_of_the_upload_and_the_dataset(tmp_path: Path) -> None:
+    up = tmp_path / "sub" / "up.json"
+    up.parent.mkdir()
+    data = json.dumps({"messages": [EVENTS[1:2]]}).encode()
+    up.write_bytes(data)
+    (s,) = SRC.read(up, ReadContext(root=tmp_path))
+    (ev,) = s.evidence.values()
+    assert (s.source_kind, s.meta.agent, s.quality.records) == ("invariant", "invariant", 1)
+    assert (ev.source, ev.line, ev.byte_offset, ev.byte_length, ev.record_type) == (
+        "sub/up.json", 1, 0, len(data), "dataset")
+    bad = tmp_path / "sub" / "bad.json"
+    bad.write_text("{oops")
+    (b,) = SRC.read(bad, ReadContext(root=tmp_path))
+    assert [(w.code, w.file, w.line) for w in b.warnings] == [("unparsable", "sub/bad.json", None)]
+    assert (b.source_kind, b.meta.agent, b.session_id) == ("invariant", "invariant", "bad")
+    jl = tmp_path / "sub" / "set.jsonl"
+    line2 = json.dumps(EVENTS[1:2]).encode()
+    jl.write_bytes(b'{"metadata": {}}\n' + line2 + b"\n")
+    (j,) = SRC.read(jl, ReadContext(root=tmp_path))
+    (jev,) = j.evidence.values()
+    assert (j.source_kind, j.meta.agent, j.quality.records) == ("invariant", "invariant", 1)
+    assert (jev.source, jev.line, jev.byte_offset, jev.byte_length) == ("sub/set.jsonl", 2, 17, len(line2))
+    nothing = tmp_path / "sub" / "meta.jsonl"
+    nothing.write_bytes(b'{"metadata": {}}\n{oops\n')
+    (n,) = SRC.read(nothing, ReadContext(root=tmp_path))
+    assert (n.session_id, n.events, [(w.code, w.file, w.line) for w in n.warnings]) == (
+        "meta", [], [("unparsable-line", "sub/meta.jsonl", 2)])
+    # named on the command line: a .json is read (and warned about if it is no trace)
+    assert SRC.discover(bad) == [bad] and SRC.discover(jl) == [] and SRC.discover(tmp_path / "none.json") == []
+    (tmp_path / "sub" / "t.json").write_text(json.dumps(EVENTS))
+    assert sorted(SRC.discover(tmp_path / "sub")) == [tmp_path / "sub" / "t.json", up]  # not bad.json
