@@ -74,8 +74,9 @@ def test_note_events_keep_their_message_and_where_it_is(tmp_path: Path) -> None:
         msg(type="item_completed", item={"type": "plan"}),  # a plan without text: nothing to keep
         msg(type="item_completed", item={"type": "sleep", "text": "zz"}),  # not a plan: no note
         msg(type="turn_aborted"),  # no reason
-        msg(type="thread_rolled_back", num_turns=0),
+        msg(type="thread_rolled_back", num_turns=0),  # nothing dropped
     ])  # fmt: skip
+    assert [e.abandoned for e in s.events] == [False] * len(s.events)
     assert notes(s) == [
         ("warning", "system", "model rerouted", "/payload/message", 4),
         ("stream_error", "system", None, "/payload", 5),
@@ -364,3 +365,69 @@ def test_inter_agent_communication_is_a_note_with_its_text(tmp_path: Path) -> No
     assert notes(s) == [("inter_agent_communication", "system", "ping", "/payload/content", 2),
                         ("inter_agent_communication", "system", "pong", "/payload/text", 3),
                         ("inter_agent_communication", "system", None, "/payload", 4)]  # fmt: skip
+
+
+# ------------------------------------------------------------------ records of every kind
+
+
+def test_references_and_odd_records(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        say("first"),  # line 2: the group starts here, as nothing ended one before
+        {"type": "rollout_reference", "payload": {"type": "rollout_reference", "path": "b.jsonl"}},
+        {"type": "inter_agent_communication", "payload": {"message": "m", "content": "c"}},
+        {"type": "response_item", "payload": {"role": "assistant"}},  # line 5: an item without type
+        {"type": "event_msg", "payload": {"message": "x"}},  # line 6: an event without type
+        item(type="additional_tools", tools=[{"name": "a"}, "b", {"name": 1}]),
+        item(type="additional_tools", tools=[{"name": "a"}, {"name": "c"}]),
+        item(type="other"), item(type="ghost_snapshot"),
+        msg(type="agent_message", message="x", phase="final_answer"),  # line 11: the next item's mirror
+        item(type="message", role="assistant", phase="commentary",
+             content=[{"type": "output_text", "text": "y"}]),  # fmt: skip
+        msg(type="turn_complete"), say("z"),  # line 14
+    ])  # fmt: skip
+    assert notes(s) == [("rollout_reference", "system", None, "/payload", 3),
+                        ("inter_agent_communication", "system", "m", "/payload/message", 4)]  # fmt: skip
+    raws = [e.info.raw for e in s.events if isinstance(e.info, NoteInfo)][:1]
+    assert raws == [{"path": "b.jsonl"}]
+    assert s.meta.extra["additional_tools"] == ["a", "c"]
+    assert [(w.code, w.line) for w in s.warnings] == [("unknown:response_item:", 5), ("unknown:event_msg:", 6)]
+    texts = [(e.text, e.group, e.info.phase if isinstance(e.info, MessageInfo) else None, e.info.turn_id if e.info
+              else 0) for e in s.events if e.kind == "agent_text"]  # fmt: skip
+    # notes, unknown records and tool lists do not end a response; turn_complete does
+    assert texts == [("first", "L2", None, None), ("y", "L2", "commentary", None), ("z", "L14", None, None)]
+
+
+def test_a_fork_reference_is_a_note_and_what_precedes_it_the_parents_copy(tmp_path: Path) -> None:
+    s = read(tmp_path, [say("copied"), {"type": "fork_reference", "payload": {"rollout_path": "a.jsonl"}},
+                        say("own")])  # fmt: skip
+    assert [(e.kind, e.text, *where(s, e)) for e in s.events] == [
+        ("note", None, "/payload", 3), ("agent_text", "own", "/payload/content/0/text", 4)]  # fmt: skip
+    assert isinstance(s.events[0].info, NoteInfo) and s.events[0].info.raw == {"rollout_path": "a.jsonl"}
+    assert s.events[0].actor == "system"
+
+
+def test_the_first_results_of_a_forked_spawn_are_its_parents_output(tmp_path: Path) -> None:
+    meta = {"type": "session_meta", "payload": {"id": ID, "forked_from_id": "019e7c30-0000-7000-8000-00000000eeee",
+            "source": {"subagent": {"thread_spawn": {"parent_thread_id": "019e7c30-0000-7000-8000-00000000eeee"}}}}}
+    s = read(tmp_path, [item(type="function_call_output", call_id="call_spawn", output="{\"agent_id\": \"x\"}"),
+                        item(type="function_call_output", call_id="call_other", output="late")], meta)  # fmt: skip
+    [note, res] = s.events
+    assert (note.kind, note.text, *where(s, note)) == ("note", "{\"agent_id\": \"x\"}", "/payload/output", 2)
+    assert isinstance(note.info, NoteInfo) and note.info.spawn_call_id == "call_spawn"
+    assert (res.kind, res.call_id) == ("tool_result", "call_other")  # only the first is the marker
+    # a subagent that is not a fork: its first result is a result
+    meta["payload"].pop("forked_from_id")
+    assert [e.kind for e in read(tmp_path, [item(type="function_call_output", call_id="c", output="o")], meta).events] \
+        == ["tool_result"]
+
+
+def test_plain_developer_text_is_context_of_its_role_and_assistant_words_begin_the_dialogue(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        item(type="message", role="developer",
+             content=[{"type": "input_image"}, {"type": "input_text", "text": "Be brief."}]),
+        say("hello"),
+        item(type="message", role="developer", content=[{"type": "input_text", "text": "Be briefer."}]),
+    ])  # fmt: skip
+    ctx = [(c["kind"], c["role"], c["text"]) for c in s.meta.extra["context"]]
+    assert ctx == [("developer", "developer", "Be brief.")]
+    assert notes(s) == [("developer", "system", "Be briefer.", "/payload/content/0/text", 4)]
