@@ -120,7 +120,8 @@ def test_an_openhands_observation_holding_a_huge_integer_is_written_exactly(tmp_
     assert [s["output"] for s in trace["steps"] if s["action"] == "agent_step"] == [str(big)]  # type: ignore[index, union-attr]
 
 
-CODEX = Path(__file__).parent / "fixtures" / "codex" / "rollout-2026-06-10T08-00-00-019e5a10-0000-7000-8000-00000000bbbb.jsonl"
+CODEX = Path(__file__).parent / "fixtures" / "codex" / (
+    "rollout-2026-06-10T08-00-00-019e5a10-0000-7000-8000-00000000bbbb.jsonl")
 
 
 @pytest.mark.parametrize("line", ["garbage{", "null", "[1, 2]"])
