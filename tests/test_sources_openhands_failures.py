@@ -121,19 +121,20 @@ def test_event_files_in_index_order_and_a_damaged_one_said(tmp_path: Path) -> No
     (events / "event-100000-00000000-0000-4000-8000-00000000000b.json").write_text(json.dumps(_message("second")))
     (events / "event-99999-00000000-0000-4000-8000-00000000000a.json").write_text(json.dumps(_message("first")))
     (events / "event-100001-00000000-0000-4000-8000-00000000000c.json").write_text("{not json")
-    first = events / "event-99999-00000000-0000-4000-8000-00000000000a.json"
+    (events / "event-99998-00000000-0000-4000-8000-000000000009.json").write_text("[1]")  # JSON, no object
+    first = events / "event-99998-00000000-0000-4000-8000-000000000009.json"
     [s] = OpenHandsSource().read(first, ReadContext(root=tmp_path))
     assert (s.source_kind, s.meta.agent, s.session_id) == ("openhands", "openhands", "convo-1")
     assert [(e.kind, e.text) for e in s.events] == [("user", "first"), ("user", "second")]
     names = [f"convo-1/events/event-{n}-00000000-0000-4000-8000-00000000000{c}.json"
-             for n, c in (("99999", "a"), ("100000", "b"), ("100001", "c"))]
+             for n, c in (("99998", "9"), ("99999", "a"), ("100000", "b"), ("100001", "c"))]
     assert [(f.path, f.kind, f.abs_path) for f in s.files] == [
         (n, "openhands", str((tmp_path / n).resolve())) for n in names]
-    assert (s.quality.records, s.quality.unparsable_records) == (3, 1)
+    assert (s.quality.records, s.quality.unparsable_records) == (4, 2)
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-        ("unparsable", "an event file that is not one JSON object; skipped", names[2], 1)]
+        ("unparsable", "an event file that is not one JSON object; skipped", names[k], 1) for k in (0, 3)]
     assert sorted((ev.source, ev.line, ev.record_type) for ev in s.evidence.values()) == sorted([
-        (names[0], 1, "MessageEvent"), (names[1], 1, "MessageEvent")])
+        (names[1], 1, "MessageEvent"), (names[2], 1, "MessageEvent")])
 
 
 def test_bookkeeping_context_and_pairing_of_the_v0_stream(tmp_path: Path) -> None:
@@ -187,13 +188,15 @@ def test_odd_observations_are_read_as_written(tmp_path: Path) -> None:
          "extras": {}},
         {"id": 6, "timestamp": f"{T}6", "observation": "run", "cause": 99, "content": "stray 1", "extras": {}},
         {"id": 7, "timestamp": f"{T}7", "observation": "run", "cause": 98, "content": "stray 2", "extras": {}},
+        _run(8, "d"), _out(9, 8, {}, success=False),  # no exit code: the flag alone says it failed
         {"action": "browse", "args": {"url": "u"}},
         {"observation": "error", "content": "timeout", "extras": {}},  # no cause, no waiting browse observation
     ]
     s = _read(tmp_path, events)
     got = [(e.kind, e.text, e.is_error, e.refs[0].pointer) for e in s.events if e.kind != "tool_call"]
     assert got == [("tool_result", "out 1", True, "/content"), ("tool_result", '{"k":[1]}', False, "/content"),
-                   ("agent_text", "Agent crashed", None, "/message"), ("tool_result", "timeout", True, "/content")]
+                   ("agent_text", "Agent crashed", None, "/message"), ("tool_result", "out 8", True, "/content"),
+                   ("tool_result", "timeout", True, "/content")]
     assert s.quality.extra["unpaired_observations"] == 2 and s.quality.extra["paired_by_order"] == 1
     lines = json.dumps(events, indent=1).split("\n")
     at = [lines.index(f'  "id": {i},') for i in (6, 7)]
