@@ -96,7 +96,7 @@ def test_a_folder_holding_anything_else_is_refused(st: Store, tmp_path: Path) ->
     (out / ra / "mine.txt").write_text("mine")
     with pytest.raises(OutputError) as e:
         export_approved(st, out)
-    assert "holds other files than this trace's; refusing to replace it" in e.value.message
+    assert e.value.message == "holds other files than this trace's; refusing to replace it (export to a new folder)"
     assert e.value.path == str(out / ra) and (out / ra / "mine.txt").read_text() == "mine"
     (out / ra / "mine.txt").unlink()
     (out / ra / "README.md").write_bytes(b"changed")
@@ -159,6 +159,7 @@ def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
         ex._write(tmp_path / "t2", {"trace.json": b"{}", "../escape.txt": b"x"})
     assert e.value.message == "stored file name '../escape.txt' leaves its folder"
     assert not (tmp_path / "escape.txt").exists()
+    assert not (tmp_path / f".t2.forsy-tmp-{os.getpid()}").exists()  # nothing of it written, no work folder left
     (tmp_path / "ro").mkdir()
     (tmp_path / "ro" / "t3").write_text("a file where the folder goes")
     with pytest.raises(OutputError):
@@ -167,5 +168,9 @@ def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     blocked.mkdir()
     with pytest.raises(OutputError) as e:
         ex._write(blocked / "t4", {"trace.json": b"{}", "trace.json/x": b"y"})  # a file where a folder must go
-    assert e.value.message.startswith("cannot write the trace folder: ")
+    assert (e.value.message, e.value.path) == ("cannot write the trace folder: File exists", str(blocked / "t4"))
     assert sorted(p.name for p in blocked.iterdir()) == []  # the work folder removed
+    with pytest.raises(OutputError) as e:  # under a file: not even the work folder can be made
+        ex._write(tmp_path / "ro" / "t3" / "t5", {"trace.json": b"{}"})
+    assert (e.value.message, e.value.path) == ("cannot write the trace folder: Not a directory",
+                                               str(tmp_path / "ro" / "t3" / "t5"))

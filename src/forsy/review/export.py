@@ -99,13 +99,14 @@ def _write(folder: Path, files: dict[str, bytes]) -> bool:
         raise OutputError("holds other files than this trace's; refusing to replace it (export to a new folder)",
                           path=folder)
     tmp = folder.parent / f".{folder.name}.forsy-tmp-{os.getpid()}"
+    for name in files:  # every name checked before anything is written: no work folder left half made
+        if not (tmp / name).resolve().is_relative_to(tmp.resolve()):
+            raise InputError(f"stored file name {name!r} leaves its folder")
     if tmp.exists():
         shutil.rmtree(tmp)
     try:
         for name, data in files.items():
             p = tmp / name
-            if not p.resolve().is_relative_to(tmp.resolve()):
-                raise InputError(f"stored file name {name!r} leaves its folder")
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
         os.rename(tmp, folder)
