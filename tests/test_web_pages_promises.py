@@ -183,3 +183,14 @@ def test_a_rendered_page_shows_every_step_with_its_evidence_and_no_form(tmp_path
     assert 'href="#step-1"' in html and f'href="#step-{n}"' in html and 'href="None"' not in html
     assert "<h3>Evidence</h3>" in html and "<h3>Evidence</h3>" not in render_html(d, evidence=False)
     assert "<form" not in html and 'class="pages"' not in html and 'name="csrf"' not in html
+
+
+def test_a_rendered_page_shows_a_long_field_whole(tmp_path: Path) -> None:
+    """The served step page cuts a field at 4,000 characters with a link to the rest; a rendered
+    page has no server to ask, so it shows every field whole."""
+    f = tmp_path / "t"
+    f.mkdir()
+    (f / "trace.json").write_text('{"trace_id": "forsy_r", "task": "t", "steps": [{"step": 1, "actor": "agent", '
+                                  '"output": "' + "y" * 4100 + 'END"}]}')
+    html = render_html(from_folder(f), evidence=False)
+    assert "y" * 4100 + "END</pre>" in html and "cut at" not in html
