@@ -141,7 +141,8 @@ def test_records_before_the_session_meta_are_warned_and_read(tmp_path: Path) -> 
     assert [(w.code, w.file, w.line) for w in s.warnings] == [
         ("records_before_meta", NAME, None), ("extra_session_meta", NAME, 3)]  # fmt: skip
     assert [e.text for e in s.events] == ["early"] and s.meta.cwd == "/w"
-    assert "another session_meta inside the thread; skipped (reported once)" in s.warnings[1].message
+    assert [w.message for w in s.warnings] == ["records precede session_meta",
+                                              "another session_meta inside the thread; skipped (reported once)"]
 
 
 def test_the_thread_id_is_the_file_names_last_uuid_without_a_meta_id(tmp_path: Path) -> None:
@@ -149,3 +150,33 @@ def test_the_thread_id_is_the_file_names_last_uuid_without_a_meta_id(tmp_path: P
     say = {"type": "event_msg", "payload": {"type": "agent_message", "message": "m"}}
     s = read(tmp_path, [{"type": "session_meta", "payload": {"cwd": "/w"}}, say], name)
     assert s.session_id == "019e7c30-0000-7000-8000-000000003333"
+
+
+def test_a_later_meta_forked_from_the_first_makes_the_lines_before_it_the_parents(tmp_path: Path) -> None:
+    say = {"type": "event_msg", "payload": {"type": "agent_message", "message": "old"}}
+    s = read(tmp_path, [{"type": "session_meta", "payload": {"id": PARENT, "cwd": "/p"}}, say,
+                        meta(forked_from_id=PARENT, cwd="/w"),
+                        {"type": "event_msg", "payload": {"type": "agent_message", "message": "new"}}])  # fmt: skip
+    assert s.session_id == ID and s.meta.cwd == "/w"
+    assert s.meta.extra["fork"] == {"parent_id": PARENT, "rule": "history_before_meta", "copied": 2}
+    assert [e.text for e in s.events] == ["new"]
+
+
+def test_a_file_without_meta_is_read_from_its_first_line(tmp_path: Path) -> None:
+    s = read(tmp_path, [{"type": "event_msg", "payload": {"type": "agent_message", "message": "m"}}])
+    assert [e.text for e in s.events] == ["m"] and s.session_id == ID and "fork" not in s.meta.extra
+
+
+def test_the_metas_id_names_the_thread_and_its_cwd_stands(tmp_path: Path) -> None:
+    s = read(tmp_path, [meta(cwd="/w"), turn(cwd="/other", model=5)])
+    assert s.session_id == ID and s.meta.cwd == "/w"
+    s = read(tmp_path, [{"type": "session_meta", "payload": {"id": PARENT}}, turn(model=5)])
+    assert s.session_id == PARENT  # not the file name's uuid
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("bad_field_type", "field 'model' is an integer, not a string; ignored", NAME, 2)]  # fmt: skip
+
+
+def test_a_parent_id_that_is_not_a_string_is_no_parent(tmp_path: Path) -> None:
+    s = read(tmp_path, [meta(source={"subagent": {"thread_spawn": {"parent_thread_id": 5}}}),
+                        ev(type="agent_message", message="m")])  # fmt: skip
+    assert s.meta.extra["subagent"] == "thread_spawn" and "parent_thread_id" not in s.meta.extra
