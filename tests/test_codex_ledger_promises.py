@@ -65,6 +65,7 @@ def test_each_record_kind_has_its_mark(tmp_path: Path) -> None:
         msg(type="warning", message="w"),  # 21
         msg(type="turn_aborted", reason="interrupted"),  # 22
         msg(type="item_completed", item={"type": "plan", "text": "p"}),  # 23
+        msg(type="shiny"),  # 24: an unknown event: no mark (the ledger counts it unknown)
     ])  # fmt: skip
     assert got == {
         1: ("metadata", META, None),
