@@ -211,3 +211,10 @@ def test_a_file_written_whole_under_file_text() -> None:
     write = orjson.dumps({"path": "n.txt", "file_text": "one\ntwo\n"}).decode()
     assert edit_diff("Edit", write) == [D("file", "n.txt"), D("hunk", "@@ -0,0 +1,2 @@"), D("add", "+one"),
                                         D("add", "+two")]
+
+
+def test_a_value_that_is_not_text_is_shown_as_its_json() -> None:
+    [answer, call] = conversation(loaded([{"step": 1, "action": "output", "actor": "agent", "output": {"a": [1, 2]}},
+                                          {"step": 2, "action": "agent_step", "tool": "Read", "output": 42}]))
+    assert isinstance(answer, Entry) and answer.text == '{"a":[1,2]}'
+    assert isinstance(call, Entry) and (call.output, call.output_length) == ("42", 2)

@@ -216,3 +216,12 @@ def test_a_span_is_looked_for_in_the_first_32_places_only() -> None:
     found = record(31)  # the value's place is the 32nd "ls"
     assert evm._spans(found, [("input", "/cmd")]) == [Span("input", len(found) - 4, len(found) - 2)]
     assert evm._spans(record(32), [("input", "/cmd")]) == []  # not found there: nothing marked, never a wrong place
+
+
+def test_a_record_after_an_unknown_one_is_shown_and_a_step_may_list_none_of_its_own(tmp_path: Path) -> None:
+    d = build(tmp_path)
+    d.provenance["steps"][1]["evidence"] = ["nowhere", "evlost", "ev3"]  # unknown ids first: skipped, not the end
+    del d.provenance["steps"][0]["evidence"]  # then only what its fields cite, in their order
+    r = EvidenceReader(d, redactor=Masker())  # type: ignore[arg-type]
+    assert [x.id for x in r.step(2).records] == ["ev3"]
+    assert [x.id for x in r.step(1).records] == ["ev1", "ev2", "evbad"]
