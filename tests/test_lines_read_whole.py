@@ -5,6 +5,7 @@ short); a failing read is an InputError naming the file. lines.inside: a name ne
 from __future__ import annotations
 
 import errno
+import io
 import os
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from forsy.errors import InputError
 from forsy.sources import lines
-from forsy.sources.lines import ENV_FILE, Limits, inside, read_bytes
+from forsy.sources.lines import ENV_FILE, Limits, LineStream, inside, iter_lines, read_bytes
 
 REAL_FSTAT = os.fstat
 
@@ -82,3 +83,33 @@ def test_a_name_never_leaves_its_root(tmp_path: Path) -> None:
     assert inside(root, ".") == root.resolve()
     assert inside(root, "a/../a") == root.resolve() / "a"
     assert [inside(root, n) for n in ("..", "../x", "out/x", "/etc/passwd")] == [None, None, None, None]
+
+
+def test_a_last_line_without_newline_loses_only_its_carriage_return() -> None:
+    assert [(r.line, r.offset, r.raw, r.complete) for r in iter_lines(b"a\r\nb \r")] == [
+        (1, 0, b"a", True), (2, 3, b"b ", False)]
+    assert [r.raw for r in iter_lines(b"a\nbX")] == [b"a", b"bX"]
+
+
+def test_a_file_of_blanks_starts_with_nothing(tmp_path: Path) -> None:
+    p = tmp_path / "log"
+    p.write_bytes(b" \n\t\r\n")
+    with LineStream(p) as stream:
+        assert not stream.starts_with(b" ") and not stream.starts_with(b"[")
+        assert list(stream) == []
+
+
+def test_a_failing_read_of_the_first_bytes_is_an_input_error_naming_the_file(tmp_path: Path) -> None:
+    p = tmp_path / "log"
+    p.write_bytes(b"[1]\n")
+
+    class Failing(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            raise OSError(errno.EIO, "Input/output error")
+
+    with LineStream(p) as stream:
+        stream._f.close()
+        stream._f = Failing()  # the disk fails under an open file
+        with pytest.raises(InputError) as e:
+            stream.starts_with(b"[")
+    assert (e.value.message, e.value.path) == ("Input/output error", str(p))
