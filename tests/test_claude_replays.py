@@ -1,6 +1,7 @@
 """A resumed Claude Code session repeats earlier lines under their uuid: a line whose content
 is the same (even written at another time) is read once and counted as a duplicate; a line that
-reuses a uuid with other content is kept, with a warning, never dropped."""
+reuses a uuid with other content is kept, with a warning, never dropped. A line two records were
+spliced into keeps the whole records that start it, and no fragment."""
 
 from __future__ import annotations
 
@@ -46,3 +47,19 @@ def test_a_uuid_reused_with_other_content_keeps_both_and_says_so(tmp_path: Path)
     assert s.quality.duplicate_records == 0
     [w] = s.warnings
     assert w.code == "uuid-reused" and w.line == 3 and "line 1" in w.message
+
+
+def test_a_spliced_line_keeps_the_whole_records_that_start_it_and_no_fragment(tmp_path: Path) -> None:
+    # a fragment is no record: a content block (a type, no record key), a bare key, a type that is no text
+    head = json.dumps(user(0, "u1", None, "Go.")) + json.dumps(answer(1, "a1", "u1", "On it."))
+    for tail, kept, lost in [('{"type": "text", "text": "half"}', 2, "bytes 497-529 lost"),
+                             ('{"uuid": "z"}', 2, "bytes 497-510 lost"),
+                             ('{"type": 3, "uuid": "z"}', 2, "bytes 497-521 lost"),
+                             ('{"type": "system", "sessionId": "s"}', 3, "nothing lost")]:
+        path = tmp_path / "s.jsonl"
+        path.write_text(head + tail + "\n", "utf-8")
+        s = _read(path)
+        assert [(e.kind, e.text) for e in s.events] == [("user", "Go."), ("agent_text", "On it.")]
+        assert [(w.code, w.message) for w in s.warnings][:1] == [
+            ("damaged-line", f"line is damaged (spliced, cut or with junk); kept the {kept} whole record(s) that "
+                             f"start it; {lost}")]
