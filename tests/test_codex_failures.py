@@ -120,6 +120,7 @@ def test_each_failed_call_is_an_error_read_from_its_own_signal(tmp_path: Path) -
     exec_, meta = _info(res["c_exec"]), _info(res["c_meta"])
     assert (exec_.exit_code, exec_.duration_s) == (3, 1.5)
     assert exec_.exit_code_from is not None and exec_.exit_code_from.pointer == "/payload/exit_code"
+    assert exec_.duration_from is not None and exec_.duration_from.pointer == "/payload/duration"
     assert (meta.exit_code, meta.duration_s, res["c_meta"].text) == (1, 0.7, "collected 4 items\n")
     assert (res["c_obj"].text, _info(res["c_obj"]).exit_code) == ("build listing", None)
     for c, end in (("c_patch", "/payload/success"), ("c_mcp", "/payload/result"), ("c_mcp_ok", "/payload/result")):
