@@ -226,6 +226,8 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
                 continue
             if len(ls) > 1 and "\n".join(x.rstrip() for x in text.split("\n") if x.strip()) in last_reply:
                 continue
+            if text.startswith("# Fix any errors below, if possible."):
+                continue  # /lint's report passed on to the model as its request: aider's words
             out.append(("user", text))
             m = re.match(r"(/run|/test|/lint|/git)(?: +(.*))?\Z|(!) *(.*)", text)
             if m and len(ls) == 1:

@@ -116,3 +116,21 @@ def test_a_command_that_could_not_run_failed(tmp_path: Path) -> None:
         ("/run", "nosuch", run_err, True),
         ("shell", "make test", "Running make test\nError running command 'make test': not found", True),
         ("shell", "make", "Running make", None)]  # ran: whether it succeeded is not written
+
+
+def test_the_lint_report_passed_on_as_the_request_is_not_the_users_words(tmp_path: Path) -> None:
+    """`/lint` asks "Fix lint errors in <file>?" and, answered yes, runs a coder with the report
+    as its message, which io.user_input writes as an input (`#### # Fix any errors below…`): it
+    was read as a user message. It is aider's: a note, set aside."""
+    report = (f"> # Fix any errors below, if possible.{B}\n>{B}\n> ## Running: flake8 app.py{B}\n>{B}\n"
+              f"> app.py:1:1: F821 undefined name 'y'{B}\n")
+    request = (f"#### # Fix any errors below, if possible.{B}\n####{B}\n#### ## Running: flake8 app.py{B}\n"
+               f"####{B}\n#### app.py:1:1: F821 undefined name 'y'{B}\n\n")
+    p, s = _chat(tmp_path, f"#### /lint{B}\n{report}> Fix lint errors in app.py? (Y)es/(N)o [Yes]: y{B}\n\n"
+                           f"{request}{EDIT}")
+    users = [e.text for e in s.events if e.kind == "user"]
+    assert users == ["/lint"]
+    [note] = [e for e in s.events if e.kind == "note" and e.text.startswith("# Fix any errors below")]
+    assert note.actor == "system" and note.info.subtype == "lint_request"
+    assert {s.ledger[r.ev].name for r in note.refs} == {"aider's lint report sent to the model as its request"}
+    assert s.quality.extra["lint_requests"] == 1

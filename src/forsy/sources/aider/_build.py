@@ -10,7 +10,9 @@ and the messages right after it; a model reply and the messages after it. What e
 * a user input: a `user` event, verbatim. Two kinds are not the user's words: a
   confirmation aider answered itself (`… (Y)es/(N)o… [Yes]: s`, a group's "skip all") is a
   `note`; the architect's answer passed on to the editor model (the input repeats the reply
-  before it) is a `note` too, marked a duplicate of that reply.
+  before it) is a `note` too, marked a duplicate of that reply; and so is `/lint`'s report
+  passed on to the model as the request (an input starting `# Fix any errors below…`), set
+  aside.
   `/run X`, `!X`, `/test X`, `/lint X` and `/git X` (an input of one line) are also a call of
   that command (args X), answered by the messages aider wrote right after the input (the
   command's output). Aider writes no exit status, so its success stays unknown unless aider's
@@ -181,6 +183,13 @@ class Builder:
             for r in refs:
                 self.s.mark(r.id, "set_aside", "a confirmation aider answered for a group", "confirmation")
             _bump(self.s, "auto_confirmations")
+        elif text.startswith(LINT_REPORT):
+            # /lint's report passed on to the model as the request (cmd_lint runs a coder with it;
+            # io.user_input writes it as an input): aider's words, not the user's
+            self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="lint_request"))
+            for r in refs:
+                self.s.mark(r.id, "set_aside", "aider's lint report sent to the model as its request", "lint_request")
+            _bump(self.s, "lint_requests")
         elif s.last_reply is not None and norm(text) == s.last_reply and len(item.lines) > 1:
             self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="editor_request"))
             for r in refs:
