@@ -188,3 +188,12 @@ def test_the_trace_fails_each_call_and_ends_as_the_users(tmp_path: Path) -> None
         ("event_msg:turn_aborted/turn_aborted", "set_aside",
          "the user interrupted the turn (an interrupt, not a step)", 1),
     }  # fmt: skip
+
+
+def test_an_mcp_results_flag_in_snake_case_is_read_too(tmp_path: Path) -> None:
+    records = json.loads(json.dumps(RECORDS))
+    ok = records[18]["payload"]["result"]["Ok"]
+    del ok["isError"]
+    for flag, want in ((True, True), (False, False)):
+        ok["is_error"] = flag
+        assert _results(_read(_write(tmp_path, records)))["c_mcp_ok"].is_error is want
