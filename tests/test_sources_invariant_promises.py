@@ -129,3 +129,13 @@ def test_each_session_and_record_of_the_upload_and_the_dataset(tmp_path: Path) -
     assert SRC.discover(bad) == [bad] and SRC.discover(jl) == [] and SRC.discover(tmp_path / "none.json") == []
     (tmp_path / "sub" / "t.json").write_text(json.dumps(EVENTS))
     assert sorted(SRC.discover(tmp_path / "sub")) == [tmp_path / "sub" / "t.json", up]  # not bad.json
+
+
+def test_a_warning_about_a_whole_record_names_it_as_such(tmp_path: Path) -> None:
+    """A message that is a whole element of an event list has no pointer inside its record:
+    the warning said "tool output  names no tool_call_id" (two spaces, no place)."""
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(EVENTS, indent=1))
+    (s,) = read(p)
+    assert [w.message for w in s.warnings] == [
+        "tool output (the record) names no tool_call_id: linked to the last call, as Invariant's reader does"]

@@ -116,17 +116,18 @@ def chat_events(s: Session, msgs: list[Any], ev: str, prefix: str, line: int | N
 def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: ChatState) -> None:
     """Append the events of message `m`, at JSON pointer `p` inside evidence `ev`."""
     src = s.evidence[ev].source
+    where = p or "(the record)"  # a message that is a whole record (an Invariant event list) has no pointer
     first = state.seen == 0
     state.seen += 1
     if not isinstance(m, dict) or not isinstance(m.get("role"), str):
         s.quality.unknown_records += 1
-        s.warn("not-a-message", f"element {p or '(the record)'} is not a chat message; skipped", src, line)
+        s.warn("not-a-message", f"element {where} is not a chat message; skipped", src, line)
         return
     role, meta = m["role"], _meta(m)
     got = _text(m.get("content"), f"{p}/content")
     if got is None:
         s.quality.unknown_records += 1
-        s.warn("content-parts", f"message {p} holds content parts other than one text; skipped", src, line)
+        s.warn("content-parts", f"message {where} holds content parts other than one text; skipped", src, line)
         return
     text, tptr = got
     actor = meta.get("actor") if isinstance(meta.get("actor"), str) else None
@@ -170,7 +171,7 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
         cid = m.get("tool_call_id")
         if not isinstance(cid, str):
             cid = state.last_call
-            s.warn("tool-output-unlinked", f"tool output {p} names no tool_call_id: linked to the last call, as "
+            s.warn("tool-output-unlinked", f"tool output {where} names no tool_call_id: linked to the last call, as "
                    "Invariant's reader does", src, line)
         ets, ets_ref = _time(meta, "ended_at", ev, p)
         ok = meta.get("success")  # forsy wrote it: true and false both say something; absent: unknown
@@ -179,4 +180,4 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
                               is_error=err, ts_ref=ets_ref))
     else:
         s.quality.unknown_records += 1
-        s.warn("unknown-role", f"message {p} has role {role!r}; skipped", src, line)
+        s.warn("unknown-role", f"message {where} has role {role!r}; skipped", src, line)
