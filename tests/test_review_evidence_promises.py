@@ -203,7 +203,7 @@ def test_spans_of_values_written_with_escapes(tmp_path: Path) -> None:
 def test_a_span_marks_the_value_at_its_pointer_not_the_same_text_elsewhere() -> None:
     # "ls" is first another field's value, then a key; 1 is first inside 12 and 1.5, then a string
     text = '{"type":"ls","ls":{"n":12,"f":1.5,"s":"1"},"cmd":"ls","m":1,"t":true,"u":[true]}'
-    got = evm._spans(text, [("input", "/cmd"), ("x", "/m"), ("y", "/u/0"), ("z", "/ls/s")])
+    got = evm._spans(text, [("w", "/nothing"), ("input", "/cmd"), ("x", "/m"), ("y", "/u/0"), ("z", "/ls/s")])
     i = text.index('"cmd":"ls"') + 7
     m, u, s = text.index('"m":1') + 4, text.index("[true]") + 1, text.index('"s":"1"') + 5
     assert got == [Span("z", s, s + 1), Span("input", i, i + 2), Span("x", m, m + 1), Span("y", u, u + 4)]
@@ -220,8 +220,10 @@ def test_a_span_is_looked_for_in_the_first_32_places_only() -> None:
 
 def test_a_record_after_an_unknown_one_is_shown_and_a_step_may_list_none_of_its_own(tmp_path: Path) -> None:
     d = build(tmp_path)
-    d.provenance["steps"][1]["evidence"] = ["nowhere", "evlost", "ev3"]  # unknown ids first: skipped, not the end
+    d.provenance["steps"][1]["evidence"] = ["nowhere", "evlost", "ev1", "ev3"]  # unknown ids skipped, not the end
     del d.provenance["steps"][0]["evidence"]  # then only what its fields cite, in their order
     r = EvidenceReader(d, redactor=Masker())  # type: ignore[arg-type]
-    assert [x.id for x in r.step(2).records] == ["ev3"]
+    own, ev3 = r.step(2).records
+    # ev1 is the step's own record that none of its fields cites
+    assert (own.id, own.fields, own.spans, ev3.id, ev3.fields) == ("ev1", (), (), "ev3", ("input",))
     assert [x.id for x in r.step(1).records] == ["ev1", "ev2", "evbad"]
