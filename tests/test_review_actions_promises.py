@@ -353,3 +353,16 @@ def test_a_secret_in_a_reason_is_masked_after_the_traces_own(tmp_path: Path, st:
     actions.reject(st, tid, f"Leaks {pasted} and [CREDENTIAL_2].", reviewer=ADA, at=T.format(1))
     [r] = [a for a in st.audit(tid) if a.action == "reject"]
     assert json.loads(r.detail_json)["note"] == "Leaks [CREDENTIAL_4] and [CREDENTIAL_2]."
+
+
+@pytest.mark.parametrize("path", ["", "success", "/steps/3/nope", "/steps/x/success", "/summary/what"])
+def test_confirm_or_decline_of_a_path_naming_no_field_is_refused_by_name(st: Store, path: str) -> None:
+    """A path that names no field was a ValueError out of the library (a 500 in the web UI,
+    whose handler now catches it too): it is the caller's mistake, said as one, and nothing changes."""
+    tid = put(st, DEMO)
+    before = st.proposals(tid)
+    for act in (actions.confirm, actions.decline):
+        with pytest.raises(InputError) as e:
+            act(st, tid, path, reviewer=ADA, at=T.format(1))
+        assert e.value.message == f"{path!r} names no field of the trace (a step field is /steps/N/<field>)"
+    assert st.proposals(tid) == before

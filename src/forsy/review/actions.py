@@ -72,6 +72,7 @@ def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
     """Keep a value as it is, as the reviewer's decision (a model's proposal accepted, a rule's
     judgement confirmed): an edit to the same value, whose provenance names the reviewer and
     what the value was (origin, rule)."""
+    _a_field(path)
     d, version = _open_draft(store, trace_id, expected_version)
     value = current_value(d.trace, path)
     if value is None:
@@ -84,10 +85,20 @@ def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
             expected_version: int | None = None) -> Done:
     """Decline a value a model proposed: the field is null again, as before the model pass.
     Only model values are declined this way (other fields are corrected by an edit)."""
+    _a_field(path)
     d, version = _open_draft(store, trace_id, expected_version)
     if not model_proposed(d, path):
         raise InputError(f"{path} was not proposed by a model; correct it with an edit")
     return _record_edit(store, d, version, path, None, reviewer=reviewer, at=at)
+
+
+def _a_field(path: str) -> None:
+    """A path that names no field of the trace is the caller's mistake, said as one (it was a
+    ValueError: an internal error to whoever called)."""
+    try:
+        parse_path(path)
+    except ValueError:
+        raise InputError(f"{path!r} names no field of the trace (a step field is /steps/N/<field>)") from None
 
 
 def model_proposed(d: LoadedTrace, path: str) -> bool:
