@@ -47,8 +47,9 @@ def as_written(data: bytes) -> Any:
         return None
     try:
         value = orjson.loads(data)
-        # compared through a view: `dumps(...) + b"\n"` copied the tens of megabytes once more
-        same = data.endswith(b"\n") and orjson.dumps(value, option=orjson.OPT_INDENT_2) == memoryview(data)[:-1]
+        # compared in place: `dumps(...) + b"\n"` copied the tens of megabytes once more
+        out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        same = len(data) == len(out) + 1 and data.endswith(b"\n") and data.startswith(out)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
     return value if same else None
