@@ -132,8 +132,11 @@ def test_a_codex_rollout_with_a_damaged_line_makes_a_valid_trace(tmp_path: Path,
     lines[15] = line
     log = tmp_path / CODEX.name
     log.write_text("\n".join(lines) + "\n")
-    _retrace(tmp_path, log)  # validates: no error
+    _, out = _retrace(tmp_path, log)  # validates: no error
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     [ledger] = manifest["ledger"]
     assert ledger["records_read"] == len(lines) == manifest["counts"]["evidence_records"]
     assert ledger["totals"]["unparsable"] + ledger["totals"]["unknown"] == 1
+    if line in ("garbage{", "null"):
+        why = {"garbage{": "line is not JSON; skipped", "null": "line is JSON null, not a record; skipped"}[line]
+        assert [w.message for w in out.session.warnings if w.code == "unparsable"] == [why]  # type: ignore[attr-defined]

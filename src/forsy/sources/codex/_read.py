@@ -131,7 +131,9 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
             session.warn("truncated_last_line", f"last line has no newline {what}", source, rl.line)
         if obj is None:
             session.quality.unparsable_records += 1
-            session.warn("unparsable", "line is not JSON; skipped", source, rl.line)
+            # `null` parses, to the value _parse also gives for a line that does not
+            why = "line is JSON null, not a record" if rl.raw.strip() == b"null" else "line is not JSON"
+            session.warn("unparsable", f"{why}; skipped", source, rl.line)
             continue
         if deep:
             session.quality.unparsable_records += 1
