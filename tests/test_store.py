@@ -258,3 +258,28 @@ def test_reading_a_store_that_is_not_there_never_creates_it(tmp_path: Path) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # neither end of the copy was made
     open_store(str(typo)).close()  # a command that writes (sweep, migrate, copy --to) makes it
     assert typo.is_file()
+
+
+
+def test_a_postgresql_store_missing_its_later_migrations_is_brought_up_to_date(pg_url: str) -> None:
+    """A store made by an older forsy has the first migrations only: migrate applies the others,
+    in order, each once, and says which (a migrate that stopped at the first one already applied
+    would leave such a store as it was). SQLite's stores migrate through schema_migrations'
+    own function, tested with it."""
+    store = open_store(pg_url)
+    try:
+        put(store, "demo-session.jsonl")
+        names = store.migrations()
+        assert names[-2:] == ["0007_queue_rules", "0008_model_values"]
+        with store.transaction():  # type: ignore[attr-defined]  # the store before those two
+            for q in ("DROP TABLE queue_rules", "ALTER TABLE traces DROP COLUMN model_values",
+                      "DELETE FROM schema_migrations WHERE name IN ('0007_queue_rules', '0008_model_values')"):
+                store.conn.execute(q)  # type: ignore[attr-defined]
+        assert store.migrations() == names[:-2]
+        assert store.migrate() == ["0007_queue_rules", "0008_model_values"]  # type: ignore[attr-defined]
+        assert store.migrations() == names
+        assert sql(store, "SELECT count(*) FROM queue_rules") == [(0,)]
+        assert sql(store, "SELECT model_values FROM traces") == [(0,)]  # the trace kept, its column back
+        assert store.migrate() == []  # type: ignore[attr-defined]
+    finally:
+        store.close()
