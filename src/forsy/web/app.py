@@ -38,7 +38,7 @@ from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import LoadedTrace, from_store
-from ..review.view import extras, header, rows, step_view
+from ..review.view import FIELD_CAP, extras, header, rows, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, TraceQuery
 from ..store.queue_rules import QueueRule, RuleAction, add_rule, dismiss_matching, hidden_count, rules
 from .guard import (
@@ -160,7 +160,7 @@ async def step(request: Request, s: Settings) -> Response:
     if not 1 <= n <= len(d.steps):
         raise InputError(f"no step {n}: the trace has {len(d.steps)} steps")
     full = request.query_params.get("full") == "1"
-    v = step_view(d, n, EvidenceReader(d), cap=None if full else 4_000)
+    v = step_view(d, n, EvidenceReader(d), cap=None if full else FIELD_CAP)
     can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
     return render_page(s, "step.html", title=f"{tid} step {n}", trace_id=tid, v=v, total=len(d.steps), full=full,
                  prev=n - 1 if n > 1 else None, next=n + 1 if n < len(d.steps) else None,
