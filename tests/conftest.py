@@ -18,6 +18,7 @@ from _seed import TEST_SEED
 
 if TYPE_CHECKING:
     from forsy.redact import KingfisherEngine
+    from forsy.store import Store
 
 # Hypothesis draws the same examples every run (derandomize: its seed comes from each test's
 # source); a run never depends on the clock or on an earlier run's example database.
@@ -141,3 +142,14 @@ def kingfisher_engine(tmp_path_factory: pytest.TempPathFactory) -> KingfisherEng
         eng = KingfisherEngine(tmp_path_factory.mktemp("kingfisher-cache"))
         assert eng.scan(b"token ghp_" + b"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")  # scanning works offline
     return eng
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A new SQLite store in the test's folder (`s.db`); a module that wants another (both
+    backends, another name) defines its own `store`, which takes precedence."""
+    from forsy.store import open_store
+
+    s = open_store(f"sqlite:///{tmp_path / 's.db'}")
+    yield s
+    s.close()

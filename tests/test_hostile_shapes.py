@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import gc
 import json
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from _deadline import within
 from forsy.evidence import Session
 from forsy.sources import ReadContext
 from forsy.sources.claude_code import read_session
@@ -134,20 +133,6 @@ def test_spliced_whole_records_are_both_kept(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ item 6: linear walks, bounded recovery
 
 
-@contextmanager
-def alarm(seconds: int) -> Iterator[None]:
-    """Fail (instead of hanging) when the block runs longer than `seconds`."""
-
-    def boom(signum: int, frame: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _cpu(fn: Callable[[], object]) -> float:
@@ -160,7 +145,7 @@ def _cpu(fn: Callable[[], object]) -> float:
 def _scales_linearly(tmp: Path, make: Callable[[int], bytes], n: int) -> None:
     small, big = make(n), make(4 * n)
     t1 = t4 = float("inf")
-    with alarm(120):
+    with within(120):
         for _ in range(3):  # interleaved, best of three each: a burst of load hits both sizes alike
             t1 = min(t1, _cpu(lambda: read(tmp, small, "small.jsonl")))
             t4 = min(t4, _cpu(lambda: read(tmp, big, "big.jsonl")))
@@ -214,7 +199,7 @@ def test_sidechain_parent_cycle_finishes_in_linear_time(tmp_path: Path) -> None:
 def test_main_chain_parent_cycle_terminates(tmp_path: Path) -> None:
     """A main-chain loop (u3 → u2 → u3) of 20k records: under 60 s (linear: ~1 s)."""
     recs = [say(i, i + 1 if i < 20_000 else 2, [{"type": "text", "text": f"t{i}"}]) for i in range(2, 20_001)]
-    with alarm(60):
+    with within(60):
         s = read(tmp_path, log(user(1, None, "go"), *recs))
     assert len([e for e in s.events if e.kind == "agent_text"]) == 19_999
 
@@ -227,7 +212,7 @@ def test_damaged_line_of_open_braces_is_bounded(tmp_path: Path) -> None:
     """A damaged line of 100k vs 400k `{"a":` (0.5 MB vs 2 MB): recovery tries a bounded
     number of start positions (linear: well under 1 s; a parse at every `{` took 10-30 s/MB)."""
     _scales_linearly(tmp_path, _braces, 100_000)
-    with alarm(20):
+    with within(20):
         s = read(tmp_path, _braces(400_000))
     assert "after" in [e.text for e in s.events] and warned(s, 3)
 

@@ -9,7 +9,6 @@ stored one, and writes artifacts byte for byte (lone surrogates included)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from _paths import SAMPLES
 from forsy.errors import InputError
 from forsy.run import RetraceOptions, retrace_one
-from forsy.store import Store, TraceQuery, open_store
+from forsy.store import Store, TraceQuery
 from forsy.store._query import (
     COPY_ACTION,
     COPY_ACTOR,
@@ -37,12 +36,6 @@ from forsy.store.sink import StoreSink
 
 NOW = "2026-03-01T12:00:00+00:00"
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield st
-    st.close()
 
 
 def _trace(tid: str, session: str, task: str = "t", *, prior: str | None = None, started: str | None = None,

@@ -6,13 +6,11 @@ refused naming the reviewers that have one (a typo must not look like a revocati
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from forsy.errors import InputError
-from forsy.store import Store, open_store
+from forsy.store import Store
 from forsy.store.reviewers import (
     TOKEN_PREFIX,
     create_reviewer_token,
@@ -23,12 +21,6 @@ from forsy.store.reviewers import (
 
 T0, T1 = "2026-03-02T09:00:00+00:00", "2026-03-02T11:00:00+00:00"
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield st
-    st.close()
 
 
 def _rows(store: Store) -> list[tuple[str, str, str, str | None]]:

@@ -6,7 +6,6 @@ pattern of only wildcards."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,12 @@ import pytest
 from _paths import SAMPLES
 from forsy.errors import InputError
 from forsy.run import RetraceOptions, retrace_one
-from forsy.store import Store, open_store
+from forsy.store import Store
 from forsy.store.queue_rules import QueueRule, add_rule, rules
 from forsy.store.sink import StoreSink
 
 NOW = "2026-03-01T12:00:00+00:00"
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield st
-    st.close()
 
 
 def test_a_session_read_again_after_it_grew_links_the_draft_before(store: Store, tmp_path: Path) -> None:

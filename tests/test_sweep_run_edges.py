@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from forsy.store import LockInfo, Store, open_store
+from forsy.store import LockInfo, Store
 from forsy.sweep import SweepOptions, SweepReport, sweep
 from forsy.sweep.run import pid_alive
 
@@ -52,12 +52,6 @@ def root(tmp_path: Path) -> Path:
     shutil.copy(OTHER, r / "p" / "b.jsonl")
     return r
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield s
-    s.close()
 
 
 def swp(store: Store, *roots: Path, **kw: Any) -> SweepReport:

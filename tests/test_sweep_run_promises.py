@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,6 @@ def root(tmp_path: Path) -> Path:
         os.utime(f, (T - 86400, T - 86400))
     return r
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield s
-    s.close()
 
 
 def swp(store: Store, root: Path, now: float = T, **kw: Any) -> SweepReport:

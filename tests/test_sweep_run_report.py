@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +47,6 @@ def tree(r: Path) -> Path:
 def root(tmp_path: Path) -> Path:
     return tree(tmp_path / "logs")
 
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(f"sqlite:///{tmp_path / 's.db'}")
-    yield s
-    s.close()
 
 
 def swp(store: Store, *roots: Path | str, **kw: Any) -> SweepReport:

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,20 +82,26 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
         yield first, url, tid
 
 
+def _watched(b: Any, url: str) -> tuple[Any, list[str], list[str]]:
+    """A new page of browser `b` at `url`, with the dialogs it opened and the URLs it fetched."""
+    page = b.new_page()
+    dialogs: list[str] = []
+    requests: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url)
+    return page, dialogs, requests
+
+
 def test_no_page_runs_or_fetches_what_the_log_or_a_reviewer_wrote(served: tuple[str, str, str]) -> None:
-    from playwright.sync_api import Page, expect
+    from playwright.sync_api import expect
 
     from _browser import browser
 
     first, _, tid = served
     base = first.split("/?")[0]
     with browser() as b:
-        page: Page = b.new_page()
-        dialogs: list[str] = []
-        requests: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(first)
+        page, dialogs, requests = _watched(b, first)
 
         def check(where: str) -> None:
             assert page.evaluate("window.__pwned === undefined"), where
@@ -157,7 +164,6 @@ def test_the_rendered_page_runs_and_fetches_nothing_the_log_wrote(tmp_path: Path
     opened from file://, nothing runs, nothing is fetched, the payloads are text."""
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is absent (apt-get install chromium)")
-    from playwright.sync_api import Page
 
     from _browser import browser
     from forsy.review.source import from_store
@@ -174,12 +180,7 @@ def test_the_rendered_page_runs_and_fetches_nothing_the_log_wrote(tmp_path: Path
     out.write_text(html, "utf-8")
     url = out.as_uri()
     with browser() as b:
-        page: Page = b.new_page()
-        dialogs: list[str] = []
-        requests: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(url)
+        page, dialogs, requests = _watched(b, url)
         assert page.evaluate("window.__pwned === undefined")
         assert page.locator("iframe, svg[onload], img[onerror], a[href^='javascript']").count() == 0
         shown = page.content()
