@@ -1,0 +1,181 @@
+"""How forsy runs git: the bytes of a commit's `git show` do not depend on the user's git config,
+a short sha that is not one commit resolves to nothing, and git's failures are said, not hidden.
+
+forsy's own git calls (`run_git`) inherit the environment, so a user's `~/.gitconfig` reaches
+them; these tests point `GIT_CONFIG_GLOBAL` at a config that changes everything it can in the
+output of `git show` and check the bytes forsy hashes are still git's defaults, line by line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from _gitrepo import Repo
+from forsy.errors import InputError
+from forsy.sources.git import GitLookup, _run
+from forsy.sources.git._run import check_repo, iso_of, run_git, show_bytes
+
+T0 = 1767261600  # 2026-01-01T10:00:00Z
+OLD = "".join(f"old line {i}\n" for i in range(1, 11))  # long enough for git to see the rename
+# everything a user's config can change in `git show`'s bytes (each one is overridden by forsy)
+HOSTILE = """[core]
+\tquotepath = false
+[diff]
+\tnoprefix = true
+\tmnemonicPrefix = true
+\trelative = true
+\trenames = {renames}
+\texternal = echo EXTERNAL
+[log]
+\tshowSignature = true
+[color]
+\tui = always
+[diff "upper"]
+\ttextconv = tr a-z A-Z
+"""
+SIG = "-----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
+
+
+def blob(data: str) -> str:
+    raw = data.encode()
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+
+
+ONE, TWO = blob("one\n"), blob("two\n")
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
+    """A repository and a signed commit (a `gpgsig` header no key can check) that changes a file
+    in `sub/` with a non-ASCII name, a file at the top, a file with a textconv attribute, and
+    renames a file."""
+    r = Repo(tmp_path_factory.mktemp("gitrun") / "repo")
+    r.write(".gitattributes", "*.up diff=upper\n")
+    r.write("sub/café.txt", "one\n")
+    r.write("top.txt", "top\n")
+    r.write("sub/a.up", "lower\n")
+    r.write("sub/old.txt", OLD)
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "first", when=f"@{T0} +0000")
+    first = r.git("rev-parse", "HEAD").strip()
+    r.write("sub/café.txt", "two\n")
+    r.write("top.txt", "top 2\n")
+    r.write("sub/a.up", "lower 2\n")
+    r.git("mv", "sub/old.txt", "sub/new.txt")
+    r.git("add", "-A")
+    tree = r.git("write-tree").strip()
+    person = f"Ada Dev <ada@example.org> {T0 + 60} +0200"
+    body = (f"tree {tree}\nparent {first}\nauthor {person}\ncommitter {person}\n"
+            f"gpgsig {SIG}\n\nsecond\n")
+    path = r.path.parent / "commit.txt"
+    path.write_text(body)
+    sha = r.git("hash-object", "-t", "commit", "-w", str(path)).strip()
+    return r, sha
+
+
+def hostile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, renames: str) -> None:
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text(HOSTILE.format(renames=renames))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    gnupg = tmp_path / "gnupg"
+    gnupg.mkdir(mode=0o700)
+    monkeypatch.setenv("GNUPGHOME", str(gnupg))
+
+
+def test_a_user_s_config_changes_nothing_in_the_show_forsy_hashes(
+    signed: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    r, sha = signed
+    clean = r.git("show", "--format=raw", "--patch", "-M", "--full-index", sha).encode()
+    hostile(monkeypatch, tmp_path, "false")
+    got = show_bytes(r.path, sha)
+    # asked from the folder `sub/` (diff.relative would keep only its files and cut `sub/`)
+    assert show_bytes(r.path / "sub", sha) == got == clean
+    text = got.decode()
+    assert text.startswith(f"commit {sha}\ntree ")  # no gpg lines before the header
+    assert f"gpgsig {SIG}\n\n    second\n\n" in text
+    assert 'diff --git "a/sub/caf\\303\\251.txt" "b/sub/caf\\303\\251.txt"\n' in text
+    assert f"index {ONE}..{TWO} 100644\n" in text
+    assert "diff --git a/top.txt b/top.txt\nindex " in text and "\n--- a/top.txt\n+++ b/top.txt\n" in text
+    assert "rename from sub/old.txt\nrename to sub/new.txt\n" in text
+    assert "-lower\n+lower 2\n" in text  # the blob's text, not what textconv makes of it
+    assert "\x1b[" not in text and "EXTERNAL" not in text and "gpg:" not in text
+
+
+def test_the_raw_and_header_forms_too(
+    signed: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    r, sha = signed
+    raw = r.git("show", "--format=raw", "--raw", "--no-renames", "--no-abbrev", sha).encode()
+    header = r.git("show", "--format=raw", "--no-patch", sha).encode()
+    hostile(monkeypatch, tmp_path, "copies")
+    assert show_bytes(r.path, sha, ":raw") == show_bytes(r.path / "sub", sha, ":raw") == raw
+    assert show_bytes(r.path, sha, ":header") == header
+    lines = raw.decode().splitlines()
+    assert f":100644 100644 {ONE} {TWO} M\t\"sub/caf\\303\\251.txt\"" in lines
+    # no rename: the old file deleted and the new one added, each by its full blob id
+    assert f":100644 000000 {blob(OLD)} {'0' * 40} D\tsub/old.txt" in lines
+    assert f":000000 100644 {'0' * 40} {blob(OLD)} A\tsub/new.txt" in lines
+    assert header.decode().endswith("\n    second\n") and b"diff" not in header and b"gpg:" not in header
+
+
+def test_git_s_failures_are_said(signed: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    r, sha = signed
+    with pytest.raises(InputError, match=r": git show 0{40} failed: fatal: bad object 0{40}$") as e:
+        show_bytes(r.path, "0" * 40)
+    assert e.value.path == str(r.path)
+    with pytest.raises(InputError, match=r"top.txt: not a git work tree \(no such directory\)$"):
+        check_repo(r.path / "top.txt")
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(InputError, match=r"plain: not a git work tree$") as e:
+        check_repo(tmp_path / "plain")
+    assert e.value.path == str(tmp_path / "plain")
+    check_repo(r.path / "sub")  # a folder of a work tree is in it
+    monkeypatch.setattr(_run, "GIT_TIMEOUT_S", 0.000001)
+    with pytest.raises(InputError, match=r": git rev-parse took longer than 1e-06 s$"):
+        run_git(r.path, "rev-parse", "HEAD")
+    monkeypatch.undo()
+    monkeypatch.setenv("PATH", str(tmp_path / "plain"))
+    with pytest.raises(InputError, match=r"repo: the git command is not installed$") as e:
+        run_git(r.path, "rev-parse", "HEAD")
+    assert e.value.path == str(r.path)
+
+
+def test_run_git_passes_stdin_and_never_fetches(signed: tuple[Repo, str]) -> None:
+    r, _ = signed
+    got = run_git(r.path, "hash-object", "--stdin", stdin=b"two\n")
+    assert got.returncode == 0 and got.stdout.decode().strip() == TWO
+    # the child's environment (an alias runs `env`): the three settings that refuse a fetch
+    probe = run_git(r.path, "-c", "alias.e=!env", "e")
+    seen = dict(line.split("=", 1) for line in probe.stdout.decode().splitlines() if "=" in line)
+    assert (seen["GIT_NO_LAZY_FETCH"], seen["GIT_ALLOW_PROTOCOL"], seen["GIT_TERMINAL_PROMPT"]) == ("1", "none", "0")
+
+
+def test_a_short_sha_that_is_not_one_commit_resolves_to_nothing(signed: tuple[Repo, str]) -> None:
+    r, sha = signed
+    first = r.git("rev-parse", "HEAD").strip()
+    look = GitLookup(r.path)
+    assert look.resolve(sha[:12]) == sha and look.resolve(first[:7]) == first
+    # a range names two commits, an option names none: rev-parse without --verify would print them
+    assert look.resolve(f"{first}..{sha}") is None
+    assert look.resolve("--all") is None
+    tree = r.git("rev-parse", f"{sha}^{{tree}}").strip()
+    assert look.resolve(tree[:10]) is None  # a tree is no commit
+
+
+def test_an_epoch_is_written_in_utc_whatever_the_machine_s_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert iso_of(0) == "1970-01-01T00:00:00Z"
+        assert iso_of(T0) == "2026-01-01T10:00:00Z"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert os.environ.get("TZ") is None
