@@ -30,7 +30,9 @@ Events keep file order (the eternal history interleaves shells, so it is not tim
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,16 +95,13 @@ class ShellHistorySource:
             db = inside(root, db_name)
             if db is None or not db.is_file():
                 continue
-            # as a URI, escaped: a "#", "?" or "%" in a folder name is part of the path
-            con = sqlite3.connect(db.as_uri() + "?mode=ro", uri=True)
             try:
-                con.row_factory = sqlite3.Row
-                row = con.execute("SELECT * FROM history WHERE id = ?", (row_id,)).fetchone()
-            finally:
-                con.close()
-            if row is not None:
-                d = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v) for k, v in dict(row).items()}
-                return canonical(d)
+                rows = _atuin_query(db, "SELECT * FROM history WHERE id = ?", (row_id,))
+            except sqlite3.Error:
+                continue  # not (or no longer) an atuin database: the row cannot be read back
+            if rows:
+                return canonical({k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else v)
+                                  for k, v in rows[0].items()})
         return None
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -280,33 +279,40 @@ def read_atuin(path: Path, src: str, data: bytes) -> Session:
 
 
 def _atuin_rows(path: Path) -> list[dict[str, Any]]:
-    # read-only first (sees a live WAL); immutable when the folder cannot take a -shm file
     try:
-        return _query_atuin(path, "?mode=ro")
-    except sqlite3.OperationalError:
-        pass
-    try:
-        return _query_atuin(path, "?mode=ro&immutable=1")
-    except sqlite3.OperationalError as e:
-        raise InputError(f"cannot read atuin history ({e})", path=path) from None
-
-
-def _query_atuin(path: Path, params: str) -> list[dict[str, Any]]:
-    try:
-        con = sqlite3.connect(path.resolve().as_uri() + params, uri=True)
-    except sqlite3.Error as e:
-        raise InputError(f"cannot open SQLite database ({e})", path=path) from None
-    try:
-        con.row_factory = sqlite3.Row
-        cols = {r["name"] for r in con.execute("PRAGMA table_info(history)")}
+        cols = {r["name"] for r in _atuin_query(path, "PRAGMA table_info(history)")}
         if not {"command", "timestamp"} <= cols:
             raise InputError("SQLite database without an atuin history table", path=path)
-        cur = con.execute("SELECT * FROM history ORDER BY timestamp, rowid")
-        return [dict(r) for r in cur]
-    except sqlite3.OperationalError:
-        raise
+        return _atuin_query(path, "SELECT * FROM history ORDER BY timestamp, rowid")
     except sqlite3.Error as e:
         raise InputError(f"cannot read atuin history ({e})", path=path) from None
+
+
+def _atuin_query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The rows of a read-only query. atuin keeps its database in WAL mode: read-only, SQLite
+    still needs the `-shm` file beside it, which a read-only folder cannot take. Then the query
+    runs on a copy of the database and its `-wal` in a temporary folder, so the rows still in
+    the write-ahead log are read too (`immutable=1` would read the main file alone and lose
+    them without a word). Nothing is written beside the database."""
+    try:
+        return _query_file(db, sql, args)
+    except sqlite3.OperationalError:
+        pass
+    with tempfile.TemporaryDirectory(prefix="forsy-atuin-") as tmp:
+        copy = Path(tmp) / db.name
+        shutil.copyfile(db, copy)
+        wal = db.with_name(db.name + "-wal")
+        if wal.is_file():
+            shutil.copyfile(wal, Path(tmp) / wal.name)
+        return _query_file(copy, sql, args)
+
+
+def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any]]:
+    # as a URI, escaped: a "#", "?" or "%" in a folder name is part of the path
+    con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        con.row_factory = sqlite3.Row
+        return [dict(r) for r in con.execute(sql, args)]
     finally:
         con.close()
 
