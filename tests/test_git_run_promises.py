@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from _gitrepo import Repo
 from forsy.errors import InputError
 from forsy.sources.git import GitLookup, _run
-from forsy.sources.git._run import check_repo, iso_of, run_git, show_bytes
+from forsy.sources.git._run import check_repo, iso_of, parse_when, run_git, show_bytes
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 OLD = "".join(f"old line {i}\n" for i in range(1, 11))  # long enough for git to see the rename
@@ -169,12 +170,14 @@ def test_a_short_sha_that_is_not_one_commit_resolves_to_nothing(signed: tuple[Re
     assert look.resolve(tree[:10]) is None  # a tree is no commit
 
 
-def test_an_epoch_is_written_in_utc_whatever_the_machine_s_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_epoch_is_read_and_written_in_utc_whatever_the_machine_s_zone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     time.tzset()
     try:
         assert iso_of(0) == "1970-01-01T00:00:00Z"
         assert iso_of(T0) == "2026-01-01T10:00:00Z"
+        # a window bound in epoch seconds is UTC too
+        assert parse_when(f" {T0} ", "since") == datetime(2026, 1, 1, 10, tzinfo=UTC)
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
