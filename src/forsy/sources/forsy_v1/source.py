@@ -14,7 +14,8 @@ showed it:
   consecutive ones become one (the segmenter joins an actor's answers), which is listed;
 * times: started_at → the time of the step's first event, ended_at → of its result;
 * actor `assistant` is the agent (`agent`); parallel_group → the group of the calls;
-* top level: system_prompt, memory, skills, agent_tools and agent_config are session facts.
+* top level: system_prompt, memory, skills, agent_tools and agent_config are session facts
+  (a value of another type, or a list's items that are not text, listed as not upgraded).
 
 Not upgraded (warning `not-upgraded`, one per field, naming the steps): each step's
 observation, state_change, eval, eval_reason, directive, causal fields, alternatives,
@@ -88,7 +89,7 @@ class _Upgrade:
         return Ref(self.ev, ptr)
 
     def run(self) -> None:
-        self._session_facts()
+        held = self._session_facts()
         prev_answer: int | None = None
         for i, st in enumerate(self.d["steps"]):
             if not isinstance(st, dict):
@@ -99,7 +100,7 @@ class _Upgrade:
             if answered and prev_answer is not None:
                 self.gaps["step boundaries"].append(f"steps {prev_answer + 1}-{i + 1} joined into one output step")
             prev_answer = i if answered else None
-        self._top_gaps()
+        self._top_gaps(held)
         total = 0
         for name, where in self.gaps.items():
             total += len(where)
@@ -109,19 +110,28 @@ class _Upgrade:
         self.s.quality.extra["not_upgraded_values"] = total
         self.s.quality.extra["upgraded_values"] = self.carried
 
-    def _session_facts(self) -> None:
+    def _session_facts(self) -> set[str]:
+        """The top-level facts a session field can hold; returns the keys held whole (a value of
+        another type, or a list's items that are not text, are then named as not upgraded)."""
         d, m = self.d, self.s.meta
+        held = {"schema_version", "steps"}
         if _str(d.get("system_prompt")):
             m.system_prompt, m.system_prompt_ref = d["system_prompt"], self.ref("/system_prompt")
+            held.add("system_prompt")
         if _str(d.get("memory")):
             m.memory = d["memory"]
-        if isinstance(d.get("skills"), list):
-            m.skills = [x for x in d["skills"] if isinstance(x, str)]
-        if isinstance(d.get("agent_tools"), list):
-            m.tools = [x for x in d["agent_tools"] if isinstance(x, str)]
+            held.add("memory")
+        for key, names in (("skills", m.skills), ("agent_tools", m.tools)):
+            v = d.get(key)
+            if isinstance(v, list):
+                names[:] = [x for x in v if isinstance(x, str)]
+                if len(names) == len(v):
+                    held.add(key)
         cfg = d.get("agent_config")
         if isinstance(cfg, dict):
             m.extra.update({f"legacy_{k}": v for k, v in cfg.items()})
+            held.add("agent_config")
+        return held
 
     def _step(self, i: int, st: dict[str, Any]) -> bool:
         """Events of legacy step i; True when it became agent text (an answer)."""
@@ -174,12 +184,12 @@ class _Upgrade:
         self.s.events.append(Event("agent_text", actor, ts, [self.ref(f"{p}/output")], text=text_out, ts_ref=ts_ref))
         return True
 
-    def _top_gaps(self) -> None:
+    def _top_gaps(self, held: set[str]) -> None:
         d = self.d
         first_user = next((s.get("input") for s in d["steps"] if isinstance(s, dict)
                            and (s.get("action") == "user_message" or s.get("actor") == "user")), None)
         for k, v in d.items():
-            if k in _TOP_CARRIED or v is None or v == [] or v == {}:
+            if k in held or v is None or v == [] or v == {} or (k in _TOP_CARRIED and v == ""):
                 continue
             if k == "task" and v == first_user:
                 continue  # forsy derives the task from the first user message: the same words
