@@ -1,6 +1,7 @@
 """The step page of the review UI, in process: a long field is cut at FIELD_CAP characters with
 a link that shows it whole, the edit form carries the draft's current version, the step's
-evidence records are listed with their place, and the previous/next links stop at the ends.
+evidence records are listed with their place (none cut with `?full=1`), the previous/next links
+stop at the ends, the title and flash name what was done, and only an open draft has edit forms.
 (The promises the third mutation round found untested: testing-floors-3.md, `web/app.step`.)"""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from _paths import SAMPLES
 from _review import ADA, HOST, TOKEN, csrf, put
+from forsy.review.evidence import RECORD_CAP
 from forsy.review.view import FIELD_CAP
 from forsy.store import Store, open_store
 from forsy.web.app import make_app
@@ -25,7 +27,7 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
     from starlette.testclient import TestClient
 
 NOW = "2026-03-02T10:00:00+00:00"
-LONG = "".join(f"line {i:05d} of the test output\n" for i in range(400))  # 12,000 characters
+LONG = "".join(f"line {i:05d} of the test output\n" for i in range(800))  # 24,000 characters: over both caps
 
 
 class Page:
@@ -34,6 +36,11 @@ class Page:
 
     def step(self, n: int, query: str = "") -> str:
         r = self.c.get(f"/t/{self.tid}/s/{n}{query}")
+        assert r.status_code == 200, r.text
+        return r.text
+
+    def step_of(self, tid: str, n: int) -> str:
+        r = self.c.get(f"/t/{tid}/s/{n}")
         assert r.status_code == 200, r.text
         return r.text
 
@@ -114,3 +121,29 @@ def test_previous_and_next_links_stop_at_the_ends(page: Page) -> None:
     assert 'id="next"' not in last and f'id="prev" rel="prev">step {total - 1}</a>' in last
     assert f"<h1>Step {total} of {total} · " in last
     assert page.c.get(f"/t/{page.tid}/s/{total + 1}").status_code == 400
+
+
+def test_a_full_step_page_cuts_no_evidence_record_either(page: Page) -> None:
+    n = _long_step(page)
+    cut = page.step(n)
+    assert f'<p class="cut">cut at {RECORD_CAP} of ' in cut  # the log line holding LONG, cut on the step page
+    whole = page.step(n, "?full=1")
+    assert 'class="cut"' not in whole and json.dumps(LONG)[1:-1] in whole
+
+
+def test_the_step_page_title_and_the_flash_of_what_was_done(page: Page) -> None:
+    html = page.step(3, "?done=edit")
+    assert f"<title>{page.tid} step 3 · forsy</title>" in html
+    assert '<p class="flash ok" role="status">Edit saved.</p>' in html
+    assert 'class="flash' not in page.step(3, "?done=nothing")
+
+
+def test_only_an_open_draft_has_edit_forms_on_its_step_pages(page: Page) -> None:
+    form = f'action="/t/{page.tid}/edit"'
+    assert form in page.step(2)
+    v = page.st.draft_state(page.tid).version  # type: ignore[union-attr]
+    r = page.c.post(f"/t/{page.tid}/approve", data={"csrf": csrf(), "version": str(v), "level": "human_reviewed"})
+    assert r.status_code == 303
+    assert form not in page.step(2)  # approved: decided
+    reviewed = page.st.draft_state(page.tid).reviewed_as  # type: ignore[union-attr]
+    assert reviewed and f'action="/t/{reviewed}/edit"' not in page.step_of(reviewed, 2)  # the reviewed trace itself
