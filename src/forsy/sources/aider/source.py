@@ -141,6 +141,7 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
         i = j
     if not sessions:
         sessions.append(_session("L1", file))
+        spans.append((1, 0))  # its lines, all blank, are its own
         sessions[0].warn("no-sessions", "no `# aider chat started at` header and no writes: an empty chat history",
                          name, None)
     _count_blank(sessions, spans, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
