@@ -138,6 +138,9 @@ def test_git_s_failures_are_said(signed: tuple[Repo, str], monkeypatch: pytest.M
         check_repo(tmp_path / "plain")
     assert e.value.path == str(tmp_path / "plain")
     check_repo(r.path / "sub")  # a folder of a work tree is in it
+    # a repository's own .git folder is neither a work tree nor a bare repository (git says false, false)
+    with pytest.raises(InputError, match=r"\.git: not a git work tree$"):
+        check_repo(r.path / ".git")
     monkeypatch.setattr(_run, "GIT_TIMEOUT_S", 0.000001)
     with pytest.raises(InputError, match=r": git rev-parse took longer than 1e-06 s$"):
         run_git(r.path, "rev-parse", "HEAD")
