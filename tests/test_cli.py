@@ -118,7 +118,7 @@ def test_schema_is_json_schema() -> None:
 @pytest.mark.real_logs
 def test_every_real_log_kind_is_read_or_named_as_not_read() -> None:
     """A folder of every agent's real logs: each kind is found by its source, and what is
-    not read is named (the two ATIF-repository files that are not trajectories, and the
+    not read is named (the ATIF repository's training export, which is no trajectory, and the
     OpenHands evaluation's fixtures are read; nothing else is left)."""
     from forsy.run import discover
 
@@ -128,8 +128,7 @@ def test_every_real_log_kind_is_read_or_named_as_not_read() -> None:
     dirs = {p.name for p in REAL_LOGS.iterdir() if p.is_dir()}
     assert "claude_code" in kinds
     assert dirs - {"claude"} <= kinds  # every other folder is named after its source
-    assert sorted(p.name for p, _ in unread) == ["hello-world-context-summarization.traces.json",
-                                                  "mini-swe-agent-trajectory.json"], unread
+    assert sorted(p.name for p, _ in unread) == ["hello-world-context-summarization.traces.json"], unread
 
 
 def test_console_script_runs(session_file: Path, tmp_path: Path) -> None:

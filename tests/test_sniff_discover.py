@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 TIMEOUT = 60  # seconds; a blocked open never returns, so any bound catches it
-SOURCES = ("atif", "invariant", "openai_chat", "forsy_v1", "gemini", "openhands", "cline", "asciinema", "aider")
+SOURCES = ("atif", "invariant", "openai_chat", "forsy_v1", "gemini", "openhands", "cline", "asciinema", "aider",
+           "mini_swe_agent")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")

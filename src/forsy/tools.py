@@ -101,6 +101,8 @@ AIDER_TOOLS: tuple[ToolSpec, ...] = (
     _t("/git", "execute", K.SHELL), _t("shell", "execute", K.SHELL),
 )  # fmt: skip
 GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
+# mini-swe-agent has one tool: a bash command (a tool call in 2.x, a fenced block in 1.x answers)
+MINI_SWE_AGENT_TOOLS: tuple[ToolSpec, ...] = (_t("bash", "execute", K.SHELL),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
 
 SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
@@ -112,6 +114,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "openhands": OPENHANDS_TOOLS,
     "cline": CLINE_TOOLS,
     "aider": AIDER_TOOLS,
+    "mini_swe_agent": MINI_SWE_AGENT_TOOLS,
 }
 
 

@@ -52,6 +52,10 @@ _RULES: tuple[Rule, ...] = (
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "
          "did not match): the call failed."),
+    Rule("R-call/mini-returncode", "mini-swe-agent 1.x: the answer starts with '<returncode>N</returncode>' (as its "
+         "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
+    Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "
+         "timeout_template: the command timed out and was killed (the call failed)."),
     Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),

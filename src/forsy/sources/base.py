@@ -32,6 +32,7 @@ BUILTIN: dict[str, str] = {
     "aider": "forsy.sources.aider:AiderSource",
     "asciinema": "forsy.sources.asciinema:AsciinemaSource",
     "invariant": "forsy.sources.invariant:InvariantSource",
+    "mini_swe_agent": "forsy.sources.mini_swe_agent:MiniSweAgentSource",
     "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
     "atif": "forsy.sources.atif:AtifSource",
     "forsy_v1": "forsy.sources.forsy_v1:ForsyV1Source",

@@ -1,0 +1,317 @@
+"""mini-swe-agent trajectories (`<instance>.traj.json`, `last_mini_run.traj.json`) → `Session`s.
+
+The writer is mini-swe-agent's own: `save_traj` in 1.x (`trajectory_format`
+"mini-swe-agent-1") and `DefaultAgent.serialize` in 2.x ("mini-swe-agent-1.1"). Both write one
+JSON document, `{"info": {...}, "messages": [...], "trajectory_format": ...}`: the messages the
+model saw, in order. The file is one evidence record; every value is cited by its JSON pointer.
+
+* `info`: `mini_version` is the agent's version, `config.model.model_name` its model,
+  `config.agent.action_regex` (1.x) how it found the command in an answer, and
+  `config.agent.timeout_template` what it wrote when a command timed out;
+* the first `system` message is the system prompt; the first `user` message is the task;
+* an `assistant` message: its text is the agent's words; its commands are tool calls (`bash`):
+  in 2.x each `tool_calls` entry (arguments as written), else each `extra.actions[].command`;
+  in 1.x, which keeps no actions, the one block the agent's `action_regex` finds in the text
+  (the agent ran a command only when it found exactly one), cited as that slice of the text;
+* what came back: a `tool` message (2.x, by `tool_call_id`), or the next `user` message after
+  an answer that held a command (1.x; 2.x text-based: `extra.returncode`). Its exit code is
+  `extra.returncode` (2.x), else the `<returncode>N</returncode>` the default observation
+  template writes at the start (R-call/mini-returncode); a 1.x message that starts as the
+  config's timeout template does is a timed-out command (an error);
+* the person's words in an interactive run (`mini`): the text after the lead-in its harness
+  writes ("The user added a new task: ", "Interrupted by user: ", the rejection's "Command(s)
+  not executed. The user rejected your command(s) with the following message: ", 2.x human
+  mode's "User command: ") is a user message, cited as that slice (a rejection also answers
+  the command: rejected, never run); every other `user` message after the task is the agent
+  harness's (a format error, a limit, a submission) and a note, never the person's;
+* an `exit` message (2.x) is a note with the run's exit status;
+* timestamps (`timestamp` in 1.x messages, `extra.timestamp` in 2.x) are epoch seconds,
+  written as ISO 8601 UTC (derived, R-time).
+
+A message that is no chat message (the OpenAI Responses API items a 2.x `response` model
+writes) is not read: counted and warned about.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from ...evidence import Event, Evidence, Ref, Session
+from ...jsontext import json_text
+from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
+from .. import ReadContext
+from ..chat import load_doc, new_session
+from ..lines import discover_sniffed
+
+KIND = "mini_swe_agent"
+TOOL = "bash"
+RETURNCODE_RULE = "R-call/mini-returncode"
+TIMEOUT_RULE = "R-call/mini-timeout"
+DEFAULT_ACTION_REGEX = r"```bash\s*\n(.*?)\n```"  # 1.x AgentConfig's default
+_OPENS = re.compile(rb'\{\s*"info"\s*:\s*\{')
+_MARKS = (b'"mini_version"', b'"trajectory_format": "mini-swe-agent', b'"agent_type": "minisweagent.')
+_RETURNCODE = re.compile(r"\s*<returncode>(-?\d{1,9})</returncode>")
+# how an interactive run (`mini`) starts the message that carries the person's words, and
+# whether it rejected the command the agent proposed (1.x and 2.x InteractiveAgent)
+_PERSON: tuple[tuple[str, bool], ...] = (
+    ("The user added a new task: ", False),
+    ("Interrupted by user: ", False),
+    ("User command: \n", False),  # 2.x human mode: the command the person typed
+    ("Command not executed. The user rejected your command with the following message: ", True),
+    ("Commands not executed. The user rejected your commands with the following message: ", True),
+)
+
+
+def _parse(data: bytes) -> Any:
+    """The document: the writer's `json.dumps` writes NaN and Infinity (a cost, a time), which
+    orjson refuses and Python's json reads back; None when it is not JSON at all."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(data)
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            return None
+
+
+def _dict(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _content(v: Any, ptr: str) -> tuple[str | None, str] | None:
+    """(text, its pointer): a string, or the one text part a cache-control model wraps it in."""
+    if v is None or isinstance(v, str):
+        return v, ptr
+    if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict) and v[0].get("type") == "text" \
+            and isinstance(v[0].get("text"), str):
+        return v[0]["text"], f"{ptr}/0/text"
+    return None
+
+
+def _iso(v: Any) -> str | None:
+    """Epoch seconds as ISO 8601 UTC; None for anything else or a time out of range."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v < 10**11:
+        return None
+    return datetime.fromtimestamp(v, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _prefix(template: Any) -> str | None:
+    """The fixed text a template starts with (before its first Jinja tag), if long enough to tell."""
+    if not isinstance(template, str):
+        return None
+    head = re.split(r"\{[{%#]", template, maxsplit=1)[0]
+    return head if len(head) >= 12 else None
+
+
+class MiniSweAgentSource:
+    name: ClassVar[str] = KIND
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        # the writer's json.dumps(indent=2) of {"info": {...}, ...}; info names the agent's version
+        s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        return _OPENS.match(s) is not None and any(k in s for k in _MARKS)
+
+    def discover(self, path: Path) -> list[Path]:
+        # a batch run writes <output>/<instance>/<instance>.traj.json
+        return discover_sniffed(path, self.sniff, ("*.json", "*/*.traj.json"), named=lambda p: p.suffix == ".json")
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        doc = load_doc(path, ctx, KIND)
+        d = _parse(doc.data)
+        stem = path.name.removesuffix(".json").removesuffix(".traj")
+        s = new_session(KIND, stem or path.stem, doc, "mini-swe-agent")
+        ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "trajectory"))
+        s.quality.records = 1
+        if not isinstance(d, dict) or not isinstance(d.get("messages"), list):
+            s.quality.unparsable_records = 1
+            s.warn("unparsable", "not a mini-swe-agent trajectory (no messages list); skipped", doc.source, None)
+            return [s]
+        _Reader(s, ev, _dict(d.get("info"))).read(d["messages"])
+        return [s]
+
+
+class _Reader:
+    def __init__(self, s: Session, ev: str, info: dict[str, Any]) -> None:
+        self.s, self.ev = s, ev
+        self.src = s.evidence[ev].source
+        config = _dict(info.get("config"))
+        agent, model = _dict(config.get("agent")), _dict(config.get("model"))
+        if _str(info.get("mini_version")):
+            s.meta.agent_version = info["mini_version"]
+        if _str(model.get("model_name")):
+            s.meta.models.append(model["model_name"])
+        self.action_re = self._action_regex(agent.get("action_regex"))
+        self.timeout = _prefix(agent.get("timeout_template"))
+        self.seen_system = self.seen_task = False
+        self.pending: Event | None = None  # a call whose answer is the next user message (1.x, text-based)
+
+    def _action_regex(self, v: Any) -> re.Pattern[str] | None:
+        try:
+            return re.compile(v if isinstance(v, str) else DEFAULT_ACTION_REGEX, re.DOTALL)
+        except re.error:
+            self.s.warn("bad-action-regex", "info.config.agent.action_regex does not compile: commands in answers "
+                        "without extra.actions are not read", self.src, None)
+            return None
+
+    def read(self, msgs: list[Any]) -> None:
+        for i, m in enumerate(msgs):
+            self.message(m, f"/messages/{i}")
+
+    def _skip(self, code: str, why: str) -> None:
+        self.s.quality.unknown_records += 1
+        self.s.warn(code, why, self.src, None)
+
+    def _ts(self, m: dict[str, Any], p: str) -> tuple[str | None, Ref | None]:
+        for key, ptr in (("timestamp", f"{p}/timestamp"), ("extra", f"{p}/extra/timestamp")):
+            v = m.get(key) if key == "timestamp" else _dict(m.get("extra")).get("timestamp")
+            iso = _iso(v)
+            if iso is not None:
+                return iso, Ref(self.ev, ptr)
+        return None, None
+
+    def message(self, m: Any, p: str) -> None:
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+            kind = _str(m.get("type")) or _str(m.get("object")) if isinstance(m, dict) else None
+            what = f"a {kind!r} item (OpenAI Responses API), which forsy does not read" if kind else \
+                "not a chat message"
+            self._skip("not-a-message", f"{p} is {what}; skipped")
+            return
+        got = _content(m.get("content"), f"{p}/content")
+        if got is None:
+            self._skip("content-parts", f"{p}/content holds parts other than one text; skipped")
+            return
+        text, tptr = got
+        ts, ts_from = self._ts(m, p)
+        role = m["role"]
+        extra = _dict(m.get("extra"))
+        if role == "system":
+            self._system(text, tptr, ts, ts_from)
+        elif role == "assistant":
+            self._assistant(m, p, text, tptr, ts, ts_from)
+        elif role == "tool":
+            cid = _str(m.get("tool_call_id"))
+            self._answer(cid, m, p, text, tptr, ts, ts_from)
+        elif role == "user" and not self.seen_task:
+            self.seen_task = True
+            self._ev("user", "user", ts, ts_from, tptr, text)
+        elif role == "user":
+            self._user_later(m, p, text or "", tptr, ts, ts_from)
+        elif role == "exit":
+            status = _str(extra.get("exit_status")) or text
+            self._ev("note", "system", ts, ts_from, tptr, text, info=NoteInfo(subtype="exit", reason=status))
+        else:
+            self._skip("unknown-role", f"{p} has role {role!r}; skipped")
+
+    def _ev(self, kind: Any, actor: str, ts: str | None, ts_from: Ref | None, ptr: str, text: str | None,
+            **kw: Any) -> Event:
+        e = Event(kind, actor, ts, [Ref(self.ev, ptr)], text=text, ts_from=ts_from, **kw)
+        self.s.events.append(e)
+        return e
+
+    def _system(self, text: str | None, ptr: str, ts: str | None, ts_from: Ref | None) -> None:
+        if not self.seen_system and not self.seen_task and text is not None:
+            self.seen_system = True
+            self.s.meta.system_prompt, self.s.meta.system_prompt_ref = text, Ref(self.ev, ptr)
+            return
+        self._ev("note", "system", ts, ts_from, ptr, text)
+        self.s.warn("system-message", f"system message {ptr} after the start is kept as a note", self.src, None)
+
+    def _assistant(self, m: dict[str, Any], p: str, text: str | None, tptr: str, ts: str | None,
+                   ts_from: Ref | None) -> None:
+        self.pending = None  # two answers in a row: the first one's command got none (the assembler counts it)
+        if text:
+            self._ev("agent_text", "agent", ts, ts_from, tptr, text)
+        calls, actions = m.get("tool_calls"), _dict(m.get("extra")).get("actions")
+        if isinstance(calls, list) and calls:
+            for k, c in enumerate(calls):
+                self._tool_call(c, f"{p}/tool_calls/{k}", p, ts, ts_from)
+        elif isinstance(actions, list) and actions:
+            for k, a in enumerate(actions):
+                cmd = _dict(a).get("command")
+                if not isinstance(cmd, str):
+                    self._skip("bad-action", f"{p}/extra/actions/{k} has no command text; skipped")
+                    continue
+                cid = _str(_dict(a).get("tool_call_id")) or f"{self.ev}:{p}/extra/actions/{k}"
+                self.pending = self._ev("tool_call", "agent", ts, ts_from, f"{p}/extra/actions/{k}/command", None,
+                                        call_id=cid, tool=TOOL, args=cmd, group=f"{self.ev}{p}")
+        elif text is not None and self.action_re is not None:
+            found = list(self.action_re.finditer(text))
+            if len(found) == 1 and found[0].groups():
+                a, z = found[0].span(1)
+                raw = text[a:z]
+                a += len(raw) - len(raw.lstrip())
+                z -= len(raw) - len(raw.rstrip())
+                self.pending = self._ev("tool_call", "agent", ts, ts_from, tptr, None, call_id=f"{self.ev}:{p}",
+                                        tool=TOOL, args=text[a:z], group=f"{self.ev}{p}",
+                                        info=CallInfo(span=(a, z)))
+
+    def _tool_call(self, c: Any, cp: str, p: str, ts: str | None, ts_from: Ref | None) -> None:
+        fn = _dict(c).get("function")
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            self._skip("bad-tool-call", f"{cp} has no function name; skipped")
+            return
+        raw = fn.get("arguments")
+        args: Any = raw
+        if isinstance(raw, str):
+            try:
+                v = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                v = None
+            args = v if isinstance(v, dict) and json_text(v) == raw else raw
+        cid = _str(_dict(c).get("id")) or f"{self.ev}:{cp}"
+        self._ev("tool_call", "agent", ts, ts_from, f"{cp}/function/arguments", None, call_id=cid, tool=fn["name"],
+                 args=args, group=f"{self.ev}{p}", name_ref=Ref(self.ev, f"{cp}/function/name"))
+
+    def _answer(self, cid: str | None, m: dict[str, Any], p: str, text: str | None, tptr: str, ts: str | None,
+                ts_from: Ref | None) -> None:
+        extra = _dict(m.get("extra"))
+        code, code_from, rule = None, None, None
+        rc = extra.get("returncode")
+        if isinstance(rc, int) and not isinstance(rc, bool):
+            code, code_from = rc, Ref(self.ev, f"{p}/extra/returncode")
+        elif text is not None and (hit := _RETURNCODE.match(text)):
+            code, code_from, rule = int(hit.group(1)), Ref(self.ev, tptr), RETURNCODE_RULE
+        timed_out = code is None and text is not None and self.timeout is not None and text.startswith(self.timeout)
+        error = True if timed_out else (code != 0) if code is not None else None
+        fail_rule = TIMEOUT_RULE if timed_out else rule if error else None
+        self._ev("tool_result", "agent", ts, ts_from, tptr, text, call_id=cid, tool=TOOL, is_error=error,
+                 info=ResultInfo(exit_code=code, exit_code_from=code_from, failure_rule=fail_rule))
+
+    def _user_later(self, m: dict[str, Any], p: str, text: str, ptr: str, ts: str | None,
+                    ts_from: Ref | None) -> None:
+        itype = _str(_dict(m.get("extra")).get("interrupt_type"))
+        call, self.pending = self.pending, None
+        words = _person(text)
+        if words is not None:
+            a, rejected = words
+            if call is not None and rejected:  # the command was never run
+                self._ev("tool_result", "agent", ts, ts_from, ptr, text, call_id=call.call_id, tool=TOOL,
+                         is_error=True, info=ResultInfo(rejected=True))
+            self._ev("user", "user", ts, ts_from, ptr, text[a:],
+                     info=MessageInfo(span=(a, len(text)), wrapped="mini-swe-agent", context=text[:a]))
+            return
+        if call is not None and itype is None:  # what came back from the command
+            self._answer(call.call_id, m, p, text, ptr, ts, ts_from)
+            return
+        subtype = "format_error" if itype == "FormatError" else "harness"
+        self._ev("note", "system", ts, ts_from, ptr, text, info=NoteInfo(subtype=subtype, reason=itype))
+
+
+def _person(text: str) -> tuple[int, bool] | None:
+    """(where the person's words start, whether they rejected the command) when the harness
+    wrapped a person's words."""
+    for lead, rejected in _PERSON:
+        if text.startswith(lead):
+            return len(lead), rejected
+    return None
