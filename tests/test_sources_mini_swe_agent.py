@@ -276,6 +276,21 @@ def test_discover_finds_a_batch_run_s_trajectories(tmp_path: Path) -> None:
     assert sorted(p.name for p in found) == ["astropy__astropy-2.traj.json", "django__django-1.traj.json"]
 
 
+def test_the_sweep_looks_where_mini_saves_its_last_run(tmp_path: Path) -> None:
+    from forsy.config import default_log_roots
+
+    roots = default_log_roots(tmp_path)
+    assert tmp_path / ".config" / "mini-swe-agent" in roots  # Linux: platformdirs' user_config_dir
+    assert tmp_path / "Library" / "Application Support" / "mini-swe-agent" in roots  # macOS
+    # what else mini keeps there (its .env of API keys, its yaml configs) is never offered
+    home = tmp_path / ".config" / "mini-swe-agent"
+    home.mkdir(parents=True)
+    (home / ".env").write_text("OPENAI_API_KEY=sk-x\n")
+    (home / "mini.yaml").write_text("agent: {}\n")
+    _write(home, _v1(V1), "last_mini_run.traj.json")
+    assert [p.name for p in SRC.discover(home)] == ["last_mini_run.traj.json"]
+
+
 @pytest.mark.skipif(not (REAL_LOGS / "invariant").is_dir(), reason="../shared/real_logs is absent")
 def test_the_real_1x_trajectory(tmp_path: Path) -> None:
     p = next((REAL_LOGS / "invariant").rglob("mini-swe-agent-trajectory.json"))

@@ -116,6 +116,9 @@ def _prefix(template: Any) -> str | None:
 
 class MiniSweAgentSource:
     name: ClassVar[str] = KIND
+    # the `mini` command saves `last_mini_run.traj.json` in the agent's config folder
+    # (platformdirs' user_config_dir, under the home folder; MSWEA_GLOBAL_CONFIG_DIR moves it)
+    default_roots: ClassVar[tuple[str, ...]] = (".config/mini-swe-agent", "Library/Application Support/mini-swe-agent")
 
     def sniff(self, path: Path, head: bytes) -> bool:
         # the writer's json.dumps(indent=2) of {"info": {...}, ...}; info names the agent's version
