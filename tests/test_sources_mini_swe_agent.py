@@ -358,3 +358,17 @@ def test_human_mode_odd_codes_and_times(tmp_path: Path) -> None:
     assert [e.ts for e in s.events] == [None] * len(s.events)  # 0, past the year 5000, true, NaN: no times
     (t,) = retrace(p, tmp_path / "out")  # NaN (which the writer's json.dumps writes) is no reason to refuse
     assert [x["input"] for x in t["steps"] if x["action"] == "user_message"] == ["task", "```bash\nmake\n```"]
+
+
+def test_ls_keeps_its_columns_when_a_kind_name_is_long(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from forsy.cli import app
+
+    _write(tmp_path, _v1(V1), "a.traj.json")
+    (tmp_path / "b.json").write_text(json.dumps({"schema_version": "ATIF-v1.4", "session_id": "s", "steps": []}))
+    r = CliRunner().invoke(app, ["ls", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    lines = [x for x in r.stdout.splitlines() if x.strip()]
+    assert sorted(x.split()[0] for x in lines) == ["atif", "mini_swe_agent"]
+    assert len({x.index(str(tmp_path)) for x in lines}) == 1  # the path column starts at one place

@@ -164,8 +164,9 @@ def ls(
         for i in infos:
             emit_json(asdict(i), indent=False)
         return
+    width = max([12, *(len(i.agent) for i in infos)])  # the longest kind listed (mini_swe_agent is 14)
     for i in infos:
         skip = "  (no work: retrace skips it)" if i.work is False else ""
-        typer.echo(f"{i.agent:<12} {safe(i.project or '-'):<24} {i.start or '-':<26} {i.size:>12,} B "
+        typer.echo(f"{i.agent:<{width}} {safe(i.project or '-'):<24} {i.start or '-':<26} {i.size:>12,} B "
                    f"{'-' if i.records is None else i.records:>7} rec  {safe(i.path)}{skip}")
     typer.echo(f"forsy: {plural(len(infos), 'session')}, {sum(i.size for i in infos):,} bytes", err=True)
