@@ -24,12 +24,15 @@ def _shown(path: str) -> str:
 
 def sweep_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="Log roots to sweep. Default: the agents' log folders on this machine (~/.claude/projects, "
-             "~/.codex/sessions) and the roots of the config file.", show_default=False,
+        help="Log roots to sweep. Default: every agent's log folder on this machine that exists "
+             "(~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, OpenHands', Cline's and mini-swe-agent's) and "
+             "the roots of the config file.", show_default=False,
         readable=False)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "
-                                      "within the last N seconds are traced too).")] = False,
+                                      "within the last N seconds are traced too). A session whose last line "
+                                      "is incomplete still waits (the agent may be writing it), for a day at "
+                                      "most.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on one line (counts, failures, "
                                           "faults).")] = False,
     status: Annotated[bool, typer.Option("--status", help="Is the sweep healthy? The last runs, failing files and "
