@@ -86,7 +86,7 @@ class AtifSource:
             s.meta.agent_version = agent["version"]
         if isinstance(agent.get("model_name"), str):
             s.meta.models.append(agent["model_name"])
-        for t in agent.get("tool_definitions") or []:
+        for t in _list(agent.get("tool_definitions")):
             fn = t.get("function") if isinstance(t, dict) else None
             if isinstance(fn, dict) and isinstance(fn.get("name"), str):
                 s.meta.tools.append(fn["name"])
