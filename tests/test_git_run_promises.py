@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,11 @@ from forsy.sources.git._run import check_repo, iso_of, parse_when, run_git, show
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 OLD = "".join(f"old line {i}\n" for i in range(1, 11))  # long enough for git to see the rename
+LONG = "".join(f"line {i}\n" if i % 4 else "\n" for i in range(1, 21))  # blank lines 4, 8, 12, 16, 20
+# two changes 5 lines apart (one hunk with 3 lines of context, two with 1) and a block of
+# braces added where the indent heuristic chooses which `}` starts it
+LONG2 = LONG.replace("line 6\n", "six\n").replace("line 11\n", "eleven\n") + "{\n  a\n}\n"
+LONG3 = LONG2.replace("{\n  a\n}\n", "{\n  a\n}\n\n{\n  b\n}\n")
 # everything a user's config can change in `git show`'s bytes (each one is overridden by forsy)
 HOSTILE = """[core]
 \tquotepath = false
@@ -32,6 +38,13 @@ HOSTILE = """[core]
 \trelative = true
 \trenames = {renames}
 \texternal = echo EXTERNAL
+\tcontext = 1
+\tinterHunkContext = 10
+\tindentHeuristic = false
+\talgorithm = patience
+\tsuppressBlankEmpty = true
+\torderFile = {order}
+\tsubmodule = log
 [log]
 \tshowSignature = true
 [color]
@@ -61,14 +74,18 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
     r.write("top.txt", "top\n")
     r.write("sub/a.up", "lower\n")
     r.write("sub/old.txt", OLD)
+    r.write("sub/long.txt", LONG2)
     r.git("add", "-A")
+    r.git("update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},sub/mod")  # a submodule
     r.git("commit", "-q", "-m", "first", when=f"@{T0} +0000")
     first = r.git("rev-parse", "HEAD").strip()
     r.write("sub/café.txt", "two\n")
     r.write("top.txt", "top 2\n")
     r.write("sub/a.up", "lower 2\n")
     r.git("mv", "sub/old.txt", "sub/new.txt")
+    r.write("sub/long.txt", LONG3.replace("line 6\n", "line 6\n").replace("six\n", "6\n"))
     r.git("add", "-A")
+    r.git("update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},sub/mod")
     tree = r.git("write-tree").strip()
     person = f"Ada Dev <ada@example.org> {T0 + 60} +0200"
     body = (f"tree {tree}\nparent {first}\nauthor {person}\ncommitter {person}\n"
@@ -81,7 +98,8 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, str]:
 
 def hostile(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, renames: str) -> None:
     cfg = tmp_path / "gitconfig"
-    cfg.write_text(HOSTILE.format(renames=renames))
+    (tmp_path / "order").write_text("top.txt\n")  # top.txt first
+    cfg.write_text(HOSTILE.format(renames=renames, order=tmp_path / "order"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     gnupg = tmp_path / "gnupg"
@@ -107,6 +125,13 @@ def test_a_user_s_config_changes_nothing_in_the_show_forsy_hashes(
     assert "rename from sub/old.txt\nrename to sub/new.txt\n" in text
     assert "-lower\n+lower 2\n" in text  # the blob's text, not what textconv makes of it
     assert "\x1b[" not in text and "EXTERNAL" not in text and "gpg:" not in text
+    # git's order (by name), not the order file's; three lines of context, hunks kept apart
+    assert [ln[len("diff --git "):] for ln in text.splitlines() if ln.startswith("diff --git")] == [
+        "a/sub/a.up b/sub/a.up", '"a/sub/caf\\303\\251.txt" "b/sub/caf\\303\\251.txt"',
+        "a/sub/long.txt b/sub/long.txt", "a/sub/mod b/sub/mod", "a/sub/old.txt b/sub/new.txt",
+        "a/top.txt b/top.txt"]
+    assert f"-Subproject commit {'1' * 40}\n+Subproject commit {'2' * 40}\n" in text  # not diff.submodule=log
+    assert "@@ -3,7 +3,7 @@ line 2\n line 3\n \n line 5\n-six\n+6\n line 7\n \n line 9\n" in text
 
 
 def test_the_raw_and_header_forms_too(
@@ -185,3 +210,31 @@ def test_an_epoch_is_read_and_written_in_utc_whatever_the_machine_s_zone(monkeyp
         monkeypatch.delenv("TZ")
         time.tzset()
     assert os.environ.get("TZ") is None
+
+
+def test_a_squash_s_range_patch_id_whatever_the_user_s_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The range's diff is hashed like a commit's `git show`: under diff.noprefix, core.quotepath=false
+    or diff.relative (the repository named by a folder inside it) the ids still agree."""
+    r = Repo(tmp_path / "sq")
+    r.write("m.txt", "m\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "base", when=f"@{T0} +0000")
+    r.git("checkout", "-q", "-b", "feature")
+    r.write("sub/f é.txt", "one\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "f one", when=f"@{T0 + 10} +0000")
+    f1 = r.git("rev-parse", "HEAD").strip()
+    r.write("sub/f é.txt", "one\ntwo\n")
+    r.git("commit", "-q", "-am", "f two", when=f"@{T0 + 20} +0000")
+    f2 = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "main")
+    r.git("merge", "-q", "--squash", "feature")
+    r.git("commit", "-q", "-m", "squashed", when=f"@{T0 + 30} +0000")
+    sq = r.git("rev-parse", "HEAD").strip()
+    # git's own patch id of the squash, with git's defaults
+    shown = r.git("show", "--format=raw", "--patch", "-M", "--full-index", sq).encode()
+    want = subprocess.run(["git", "patch-id", "--stable"], input=shown, capture_output=True, env=r.env,
+                          check=True).stdout.decode().split()[0]
+    hostile(monkeypatch, tmp_path, "false")
+    for folder in (r.path, r.path / "sub"):
+        assert GitLookup(folder).range_patch_id(f"{sq}^", f2) == (want, [f1, f2]), folder

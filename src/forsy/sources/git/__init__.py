@@ -12,11 +12,14 @@ Each commit's evidence is the exact stdout of
 
     git -C <repo> <GIT_SHOW_ARGS...> <sha>
 
-i.e. `git -c core.quotepath=true -c diff.noprefix=false -c diff.mnemonicPrefix=false
--c diff.relative=false -c log.showSignature=false show --no-color --no-ext-diff --no-textconv
---format=raw --patch -M --full-index <sha>`: `byte_length` is its length and `sha256` its
-hash, so anyone can re-run it and compare (the bytes depend on git's diff algorithm, so
-the same git version and repository config give the same bytes). The evidence source is
+i.e. `git <_run.STABLE> show --no-color --no-ext-diff --no-textconv --format=raw --patch -M
+--full-index <sha>`, where `_run.STABLE` sets to git's defaults, with `-c`, every setting of a
+user's config that changes those bytes: the names and prefixes of the files (core.quotepath,
+diff.noprefix, diff.mnemonicPrefix, diff.srcPrefix/dstPrefix, diff.relative), the hunks
+(diff.context, diff.interHunkContext, diff.indentHeuristic, diff.algorithm=myers,
+diff.suppressBlankEmpty), the files' order (no diff.orderFile), submodules (diff.submodule)
+and log.showSignature. `byte_length` is its length and `sha256` its hash, so anyone can re-run
+it and compare (the same git version gives the same bytes, whatever the user's config). The evidence source is
 `git:<repo dir name>@<sha>`, line None, offset 0; the session lists the same name as one
 of its `files` (kind "git", abs_path the repository), with that length and hash.
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError
-from ._run import run_git
+from ._run import STABLE, run_git
 
 # commits the window is read from: every local and remote-tracking branch, HEAD (a detached
 # HEAD too) and every reflog entry (an amended or rebased-away commit lives on only there)
@@ -103,7 +103,9 @@ class GitLookup:
             return None
         revs = run_git(self.repo, "rev-list", "--reverse", "--no-merges", f"{base}..{tip}", "--")
         commits = revs.stdout.decode("ascii", "replace").split()
-        diff = run_git(self.repo, "diff", "--no-color", "--no-ext-diff", "--full-index", base, tip, "--")
+        # the diff as `git show` writes a commit's (the same -c settings), so that a squash's patch
+        # id is comparable whatever the user's config (diff.noprefix, core.quotepath=false, ...)
+        diff = run_git(self.repo, *STABLE, "diff", "--no-color", "--no-ext-diff", "--full-index", base, tip, "--")
         if revs.returncode != 0 or diff.returncode != 0 or not commits:
             return None
         ids = patch_ids(self.repo, diff.stdout)

@@ -10,22 +10,34 @@ from pathlib import Path
 
 from ...errors import InputError
 
-# The -c settings fix what a user's config could change in the bytes of `git show`.
-_STABLE = (
+# The -c settings fix what a user's config could change in the bytes of `git show` and `git diff`
+# (each set to git's default): the names and prefixes of the files, the hunks' context, the
+# order of the files, the diff algorithm, submodules, and signature checks. Keys an older git
+# does not know (diff.srcPrefix, 2.45) are ignored by it.
+STABLE = (
     "-c", "core.quotepath=true",
     "-c", "diff.noprefix=false",
     "-c", "diff.mnemonicPrefix=false",
+    "-c", "diff.srcPrefix=a/",
+    "-c", "diff.dstPrefix=b/",
     "-c", "diff.relative=false",
+    "-c", "diff.context=3",
+    "-c", "diff.interHunkContext=0",
+    "-c", "diff.indentHeuristic=true",
+    "-c", "diff.algorithm=myers",
+    "-c", "diff.suppressBlankEmpty=false",
+    "-c", f"diff.orderFile={os.devnull}",  # no pattern: git's own order
+    "-c", "diff.submodule=short",
     "-c", "log.showSignature=false",
 )  # fmt: skip
 GIT_SHOW_ARGS = (
-    *_STABLE, "show", "--no-color", "--no-ext-diff", "--no-textconv", "--format=raw", "--patch", "-M", "--full-index",
+    *STABLE, "show", "--no-color", "--no-ext-diff", "--no-textconv", "--format=raw", "--patch", "-M", "--full-index",
 )  # fmt: skip
 # When the diff cannot be read (a partial clone lacks a blob): the files and blob ids, which
 # need only trees (no rename detection: that compares contents) ...
-GIT_SHOW_RAW_ARGS = (*_STABLE, "show", "--no-color", "--format=raw", "--raw", "--no-renames", "--no-abbrev")
+GIT_SHOW_RAW_ARGS = (*STABLE, "show", "--no-color", "--format=raw", "--raw", "--no-renames", "--no-abbrev")
 # ... and when even a tree is missing, the commit's header and message alone.
-GIT_SHOW_HEADER_ARGS = (*_STABLE, "show", "--no-color", "--format=raw", "--no-patch")
+GIT_SHOW_HEADER_ARGS = (*STABLE, "show", "--no-color", "--format=raw", "--no-patch")
 # the evidence name's suffix for each form (`git:<repo>@<sha><suffix>`)
 SHOW_FORMS: dict[str, tuple[str, ...]] = {"": GIT_SHOW_ARGS, ":raw": GIT_SHOW_RAW_ARGS, ":header": GIT_SHOW_HEADER_ARGS}
 GIT_TIMEOUT_S = 120
