@@ -19,7 +19,9 @@ import pytest
 
 from _gitrepo import Repo
 from forsy.errors import InputError
-from forsy.sources.git import GitLookup, _run
+from forsy.payloads import CommitInfo
+from forsy.sources import ReadContext
+from forsy.sources.git import GitLookup, _run, read_git
 from forsy.sources.git._run import check_repo, iso_of, parse_when, run_git, show_bytes
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
@@ -238,3 +240,17 @@ def test_a_squash_s_range_patch_id_whatever_the_user_s_config(tmp_path: Path, mo
     hostile(monkeypatch, tmp_path, "false")
     for folder in (r.path, r.path / "sub"):
         assert GitLookup(folder).range_patch_id(f"{sq}^", f2) == (want, [f1, f2]), folder
+
+
+def test_a_signed_commit_on_a_branch_is_read_under_log_show_signature(
+    signed: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`log.showSignature` makes `git log` print gpg's lines among the commits it lists; the window's
+    log must list commits only (GitHub signs every commit merged on its web page)."""
+    r, sha = signed
+    r.git("update-ref", "refs/heads/signed", sha)
+    first = r.git("rev-parse", "main").strip()
+    hostile(monkeypatch, tmp_path, "false")
+    s = read_git(r.path, since=None, until=None, ctx=ReadContext(root=r.path))
+    got = [(e.info.sha, e.info.branches) for e in s.events if isinstance(e.info, CommitInfo)]
+    assert got == [(first, ["main", "signed"]), (sha, ["signed"])]

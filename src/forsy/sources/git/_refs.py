@@ -41,7 +41,8 @@ def has_commit(repo: Path, rev: str) -> bool:
 
 def log_times(repo: Path, revs: tuple[str, ...]) -> list[tuple[str, int, int]]:
     """(sha, author time, committer time) of every commit reachable from `revs`, newest first."""
-    r = run_git(repo, "log", "--date-order", "--format=%H %at %ct", *revs, "--")
+    # STABLE: log.showSignature would print gpg's lines among the commits
+    r = run_git(repo, *STABLE, "log", "--date-order", "--format=%H %at %ct", *revs, "--")
     if r.returncode != 0:
         raise InputError(f"git log failed: {r.stderr.decode('utf-8', 'replace').strip()}", path=repo)
     out: list[tuple[str, int, int]] = []
