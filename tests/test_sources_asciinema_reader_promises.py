@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from forsy.errors import InputError
 from forsy.evidence import Session
 from forsy.payloads import CallInfo, ShellInfo
 from forsy.sources import ReadContext
@@ -165,3 +166,91 @@ def test_keys_typed_at_the_last_prompt_and_never_entered_are_set_aside(tmp_path:
         (2, "metadata", "the shell prompt"), (3, "set_aside", "typed at the last prompt, never entered"),
         (4, "set_aside", "typed at the last prompt, never entered")]
     assert s.events == [] and s.warnings == []
+
+
+def read_events(tmp_path: Path, events: list[list[Any]], header: object = HEADER) -> Session:
+    (s,) = SRC.read(write(tmp_path, header, events), ReadContext(root=tmp_path))
+    return s
+
+
+def test_keys_that_edit_the_line_give_the_echo_cited_by_the_keys_it_shows(tmp_path: Path) -> None:
+    s = read_events(tmp_path, [
+        [0.1, "o", P],  # 2
+        [1.0, "i", "l"], [1.0, "o", "l"], [1.1, "i", "x"], [1.1, "o", "x"],  # 3-6
+        [1.2, "i", "\x7f"], [1.2, "o", "\b \b"], [1.3, "i", "s"], [1.3, "o", "s"],  # 7-10
+        [1.4, "i", "\r"], [1.5, "o", "\r\n"], [1.6, "o", "out\r\n"], [2.0, "o", P]])  # 11-14
+    ln = lines(s)
+    call, res = s.events
+    # the keys hold a backspace: the line is the echo "ls", cited by the echo events whose data is in it
+    assert (call.args, [(ln[r.ev], r.pointer) for r in call.refs]) == ("ls", [(4, "/2"), (10, "/2")])
+    assert isinstance(call.info, CallInfo) and (call.info.span, call.info.decoded) == (None, DECODED)
+    assert call.ts == "2026-01-01T10:00:01.500000Z"  # the echo's Enter, not a key's
+    # the output cites the event that ended the line too (nothing of it is in the text: a rendering)
+    assert (res.text, [ln[r.ev] for r in res.refs], res.ts, res.excerpt) == ("out", [12, 13], t(2), True)
+    marks = {ln[k]: m.name for k, m in s.ledger.items()}
+    assert [marks[i] for i in range(3, 13)] == ["typed keys", "echo of the typed command"] * 5
+
+
+def test_typed_keys_are_the_line_up_to_the_first_enter_timed_by_it(tmp_path: Path) -> None:
+    s = read_events(tmp_path, [[0.1, "o", P], [0.6, "i", "ls\recho x\r"], [0.9, "o", "ls\r\n"],
+                               [1.0, "o", "f\r\n" + P]])
+    ln = lines(s)
+    call, res = s.events
+    assert (call.args, [ln[r.ev] for r in call.refs], call.ts) == ("ls", [3], "2026-01-01T10:00:00.600000Z")
+    assert isinstance(call.info, CallInfo) and (call.info.span, call.info.decoded) == ((0, 2), None)
+    assert (res.text, res.ts, res.excerpt) == ("f", t(1), True)
+
+
+def test_a_prompt_redrawn_otherwise_is_cut_from_the_echo(tmp_path: Path) -> None:
+    s = read_events(tmp_path, [[0.1, "o", P], [1.0, "o", "\r\x1b[K(venv) dev@box:~$ make\r\n"],
+                               [1.5, "o", "done\r\n" + P]])
+    assert [(e.kind, e.args or e.text) for e in s.events] == [("tool_call", "make"), ("tool_result", "done")]
+    # the shell's prompt re-drawn with nothing typed: an empty line
+    s = read_events(tmp_path, [[0.1, "o", P], [1.0, "o", "\r\x1b[K" + P.rstrip() + "\r\n"], [1.5, "o", P]])
+    assert (s.events, s.quality.extra["empty_commands"]) == ([], 1)
+    # a line whose start is no prompt at all is the command as shown
+    s = read_events(tmp_path, [[0.1, "o", P], [1.0, "o", "\r\x1b[Kwhoami\r\n"], [1.5, "o", "me\r\n" + P]])
+    assert [(e.kind, e.args or e.text) for e in s.events] == [("tool_call", "whoami"), ("tool_result", "me")]
+
+
+def test_a_continuation_line_that_differs_from_the_typed_one_is_output(tmp_path: Path) -> None:
+    s = read_events(tmp_path, [[0.1, "o", P], [1.0, "i", "cat <<E\nx\nE\r"],
+                               [1.0, "o", "cat <<E\r\n> y\r\nx\r\n"], [1.5, "o", P]])
+    call, res = s.events
+    assert (call.args, res.text) == ("cat <<E\nx\nE", "> y\nx")
+
+
+def test_a_bare_sign_a_program_prints_is_not_the_next_prompt(tmp_path: Path) -> None:
+    s = read_events(tmp_path, [[0.1, "o", P], [1.0, "o", "./demo\r\n"], [1.1, "o", "$ "], [1.2, "o", "ls\r\n"],
+                               [1.5, "o", P]])
+    assert [(e.kind, e.args or e.text) for e in s.events] == [("tool_call", "./demo"), ("tool_result", "$ ls")]
+    # with the bare sign as the shell's own prompt, it is the next prompt
+    s = read_events(tmp_path, [[0.1, "o", "$ "], [1.0, "o", "./demo\r\n"], [1.1, "o", "$ "], [1.2, "o", "ls\r\n"],
+                               [1.5, "o", "$ "]])
+    assert [e.args for e in s.events if e.kind == "tool_call"] == ["./demo", "ls"]
+    assert s.quality.extra["exit_codes_unrecorded"] == 2
+
+
+def test_a_line_longer_than_any_prompt_is_not_one(tmp_path: Path) -> None:
+    long = "~/" + "d" * 396 + "$ "  # 400 characters: still a prompt
+    s = read_events(tmp_path, [[0.1, "o", long], [1.0, "o", "ls\r\n"], [1.5, "o", long]])
+    assert [e.args for e in s.events if e.kind == "tool_call"] == ["ls"]
+    longer = "~/" + "d" * 397 + "$ "
+    s = read_events(tmp_path, [[0.1, "o", longer], [1.0, "o", "ls\r\n"], [1.5, "o", longer]])
+    assert s.events == [] and [w.code for w in s.warnings] == ["no-prompt"]
+
+
+def test_the_session_names_the_file_and_a_file_that_is_no_recording_is_refused(tmp_path: Path) -> None:
+    p = write(tmp_path)
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    (f,) = s.files
+    assert (f.path, f.abs_path, f.kind, f.bytes) == ("rec.cast", str(p.resolve()), "asciinema", len(p.read_bytes()))
+    assert s.session_id.startswith("asciinema") and s.session_id != SRC.read(
+        write(tmp_path, events=EVENTS[:3]), ReadContext(root=tmp_path))[0].session_id
+    bad = tmp_path / "bad.cast"
+    bad.write_text('[0.1, "o", "x"]\n')
+    with pytest.raises(InputError, match="not an asciicast v2/v3 recording: the first line is not its header"):
+        SRC.read(bad, ReadContext(root=tmp_path))
+    assert SRC.sniff(p, b"\xef\xbb\xbf\n " + p.read_bytes()) is True
+    assert SRC.sniff(p, p.read_bytes().split(b"\n", 1)[0] + b"\nnot json") is True
+    assert SRC.sniff(p, b'x{"version": 2, "width": 80}') is False
