@@ -176,8 +176,9 @@ class _Reader:
         self.s.warn(code, why, self.src, None)
 
     def _ts(self, m: dict[str, Any], p: str) -> tuple[str | None, Ref | None]:
-        for key, ptr in (("timestamp", f"{p}/timestamp"), ("extra", f"{p}/extra/timestamp")):
-            v = m.get(key) if key == "timestamp" else _dict(m.get("extra")).get("timestamp")
+        """The message's time and where it is: `timestamp` (1.x), else `extra.timestamp` (2.x)."""
+        for v, ptr in ((m.get("timestamp"), f"{p}/timestamp"),
+                       (_dict(m.get("extra")).get("timestamp"), f"{p}/extra/timestamp")):
             iso = _iso(v)
             if iso is not None:
                 return iso, Ref(self.ev, ptr)

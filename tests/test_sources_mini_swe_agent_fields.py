@@ -1,0 +1,157 @@
+"""The mini-swe-agent reader field by field: every event of a hand-built 2.x trajectory holding
+each odd message the reader meets (content in a cache-control part, a call with no name, a
+role it does not read, several parts, a string, a Responses-API object, a late system message,
+an exit), with its kind, actor, time and where the time is, where its text is, its call id,
+tool, error flag, group and payload; every warning with its file; and the small rules
+(times, the timeout template's opening, discover, the action regex across lines). Every
+expectation is worked out by hand from the documents below.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from forsy.evidence import Session
+from forsy.payloads import CallInfo, NoteInfo, ResultInfo
+from forsy.sources import ReadContext
+from forsy.sources.mini_swe_agent import MiniSweAgentSource
+from forsy.sources.mini_swe_agent.source import _iso, _prefix
+
+SRC = MiniSweAgentSource()
+NAME = "run.traj.json"
+
+
+def _read(tmp: Path, messages: list[Any], agent: dict[str, Any] | None = None) -> Session:
+    doc = {"info": {"mini_version": "2.4.6", "config": {"agent": agent or {}}}, "messages": messages,
+           "trajectory_format": "mini-swe-agent-1.1"}
+    (tmp / NAME).write_text(json.dumps(doc, indent=2))
+    (s,) = SRC.read(tmp / NAME, ReadContext(root=tmp))
+    return s
+
+
+def _rows(s: Session) -> list[tuple[Any, ...]]:
+    (ev,) = s.evidence
+    def p(r: Any) -> str | None:
+        return None if r is None else (r.pointer if r.ev == ev else f"other:{r.ev}")
+    def e(v: str | None) -> str | None:
+        return v.replace(ev, "EV") if v else v
+    return [(x.kind, x.actor, x.ts, p(x.ts_from), [p(r) for r in x.refs], x.text, x.args, e(x.call_id), x.tool,
+             x.is_error, e(x.group), p(x.name_ref), x.info) for x in s.events]
+
+
+MSGS: list[Any] = [
+    {"role": "system", "content": "sys", "extra": {"timestamp": 1770000000}},
+    {"role": "user", "content": [{"type": "text", "text": "fix the bug", "cache_control": {"type": "ephemeral"}}],
+     "extra": {"timestamp": 1770000000.5}},
+    {"role": "assistant", "content": "Checking.", "extra": {"timestamp": 1770000001}, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}},
+        {"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"x\"}"}},
+        {"id": "call_3", "type": "function", "function": {"arguments": "{}"}},
+        {"type": "function", "function": {"name": "bash", "arguments": "not json"}},
+    ]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "a.py",
+     "extra": {"returncode": 0, "timestamp": 1770000002.25}},
+    {"role": "developer", "content": "x"},
+    {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "u"}}]},
+    "just a string",
+    {"object": "response", "output": []},
+    {"role": "system", "content": "late", "timestamp": 1770000003},
+    {"role": "exit", "content": "", "extra": {"exit_status": "LimitsExceeded", "submission": ""}},
+]
+
+
+def test_every_field_of_every_event_of_a_2x_trajectory(tmp_path: Path) -> None:
+    s = _read(tmp_path, MSGS)
+    assert (s.meta.system_prompt, s.meta.system_prompt_ref.pointer if s.meta.system_prompt_ref else None) == (
+        "sys", "/messages/0/content")
+    t0, t05, t1, t225, t3 = ("2026-02-02T02:40:00.000Z", "2026-02-02T02:40:00.500Z", "2026-02-02T02:40:01.000Z",
+                             "2026-02-02T02:40:02.250Z", "2026-02-02T02:40:03.000Z")
+    assert t0 == _iso(1770000000)
+    assert _rows(s) == [
+        ("user", "user", t05, "/messages/1/extra/timestamp", ["/messages/1/content/0/text"], "fix the bug", None,
+         None, None, None, None, None, None),
+        ("agent_text", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/content"], "Checking.", None,
+         None, None, None, None, None, None),
+        ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/0/function/arguments"],
+         None, {"command": "ls"}, "call_1", "bash", None, "EV/messages/2", "/messages/2/tool_calls/0/function/name",
+         None),
+        ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/1/function/arguments"],
+         None, "{\"command\": \"x\"}", "call_2", "bash", None, "EV/messages/2",
+         "/messages/2/tool_calls/1/function/name", None),
+        ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/3/function/arguments"],
+         None, "not json", "EV:/messages/2/tool_calls/3", "bash", None, "EV/messages/2",
+         "/messages/2/tool_calls/3/function/name", None),
+        ("tool_result", "agent", t225, "/messages/3/extra/timestamp", ["/messages/3/content"], "a.py", None,
+         "call_1", "bash", False, None, None,
+         ResultInfo(exit_code=0, exit_code_from=s.events[5].info.exit_code_from)),  # type: ignore[union-attr]
+        ("note", "system", t3, "/messages/8/timestamp", ["/messages/8/content"], "late", None, None, None, None,
+         None, None, None),
+        ("note", "system", None, None, ["/messages/9/content"], "", None, None, None, None, None, None,
+         NoteInfo(subtype="exit", reason="LimitsExceeded")),
+    ]
+    code_from = s.events[5].info.exit_code_from  # type: ignore[union-attr]
+    assert code_from is not None and (code_from.ev, code_from.pointer) == (next(iter(s.evidence)),
+                                                                          "/messages/3/extra/returncode")
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("bad-tool-call", "/messages/2/tool_calls/2 has no function name; skipped", NAME, None),
+        ("unknown-role", "/messages/4 has role 'developer'; skipped", NAME, None),
+        ("content-parts", "/messages/5/content holds parts other than one text; skipped", NAME, None),
+        ("not-a-message", "/messages/6 is not a chat message; skipped", NAME, None),
+        ("not-a-message", "/messages/7 is a 'response' item (OpenAI Responses API), which forsy does not read; "
+                          "skipped", NAME, None),
+        ("system-message", "system message /messages/8/content after the start is kept as a note", NAME, None),
+    ]
+    assert s.quality.unknown_records == 5 and s.quality.records == 1
+
+
+def test_a_1x_answer_and_its_result_cite_their_times_and_text(tmp_path: Path) -> None:
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "t", "timestamp": 1760000001},
+            {"role": "user", "content": "again", "timestamp": 1760000002},  # a second user message before any answer
+            {"role": "assistant", "content": "```bash\ncat <<'EOF' > f.py\nprint(1)\nEOF\n```",
+             "timestamp": 1760000003},
+            {"role": "user", "content": "<returncode>3</returncode>\nno", "timestamp": 1760000004}]
+    s = _read(tmp_path, msgs)
+    (ev,) = s.evidence
+    rows = _rows(s)
+    assert [(r[0], r[3], r[4]) for r in rows] == [
+        ("user", "/messages/1/timestamp", ["/messages/1/content"]),
+        ("note", "/messages/2/timestamp", ["/messages/2/content"]),
+        ("agent_text", "/messages/3/timestamp", ["/messages/3/content"]),
+        ("tool_call", "/messages/3/timestamp", ["/messages/3/content"]),
+        ("tool_result", "/messages/4/timestamp", ["/messages/4/content"]),
+    ]
+    call, result = s.events[3], s.events[4]
+    assert call.args == "cat <<'EOF' > f.py\nprint(1)\nEOF"  # the block spans lines (the agent's re.DOTALL)
+    assert call.info == CallInfo(span=(8, 8 + len(call.args))) and (call.tool, result.tool) == ("bash", "bash")
+    assert result.info == ResultInfo(exit_code=3, exit_code_from=result.refs[0], failure_rule="R-call/mini-returncode")
+    assert result.refs[0].ev == ev and result.is_error is True
+
+
+def test_a_bad_action_regex_is_warned_with_its_file(tmp_path: Path) -> None:
+    s = _read(tmp_path, [{"role": "user", "content": "t"}], agent={"action_regex": "("})
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("bad-action-regex", "info.config.agent.action_regex does not compile: commands in answers without "
+                             "extra.actions are not read", NAME, None)]
+
+
+def test_times_are_epoch_seconds_within_range() -> None:
+    assert _iso(0.5) == "1970-01-01T00:00:00.500Z"
+    assert _iso(10**11 - 1) is not None and _iso(10**11) is None and _iso(0) is None and _iso(-5) is None
+    assert _iso("1770000000") is None and _iso(True) is None and _iso(float("inf")) is None
+
+
+def test_a_timeout_template_s_opening_counts_from_twelve_characters() -> None:
+    assert _prefix("Timed out!! {{output}}") == "Timed out!! "  # twelve characters
+    assert _prefix("Timed out! {{output}}") is None  # eleven: too short to tell a timeout by
+    assert _prefix("Killed after {{t}} s {% if x %}{{y}}{% endif %}") == "Killed after "
+    assert _prefix(None) is None
+
+
+def test_discover_takes_a_named_json_file_and_no_other(tmp_path: Path) -> None:
+    _read(tmp_path, [{"role": "user", "content": "t"}])
+    assert SRC.discover(tmp_path / NAME) == [tmp_path / NAME]
+    other = tmp_path / "run.txt"
+    other.write_bytes((tmp_path / NAME).read_bytes())
+    assert SRC.discover(other) == []  # a file given by name is taken by its suffix, not sniffed
