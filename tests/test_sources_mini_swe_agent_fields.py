@@ -155,3 +155,39 @@ def test_discover_takes_a_named_json_file_and_no_other(tmp_path: Path) -> None:
     other = tmp_path / "run.txt"
     other.write_bytes((tmp_path / NAME).read_bytes())
     assert SRC.discover(other) == []  # a file given by name is taken by its suffix, not sniffed
+
+
+def test_every_field_of_a_2x_text_based_answer(tmp_path: Path) -> None:
+    t10, t11, t12 = "2026-02-02T02:40:10.000Z", "2026-02-02T02:40:11.000Z", "2026-02-02T02:40:12.000Z"
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "t"},
+            {"role": "assistant", "content": "```mswea_bash_command\nls\n```", "tool_calls": [],
+             "extra": {"actions": [{"command": "ls"}, {"cmd": "x"}, {"command": "pwd", "tool_call_id": "tc9"}],
+                       "timestamp": 1770000010}},
+            {"role": "user", "content": "<returncode>0</returncode>\nout",
+             "extra": {"returncode": 0, "timestamp": 1770000011}},
+            # no actions kept: the command is the block the (default) action_regex finds
+            {"role": "assistant", "content": "```bash\necho hi\n```",
+             "extra": {"actions": [], "timestamp": 1770000012}}]
+    s = _read(tmp_path, msgs)
+    rows = _rows(s)
+    a = "/messages/2/extra/timestamp"
+    assert rows[:5] == [
+        ("user", "user", None, None, ["/messages/1/content"], "t", None, None, None, None, None, None, None),
+        ("agent_text", "agent", t10, a, ["/messages/2/content"], "```mswea_bash_command\nls\n```", None, None,
+         None, None, None, None, None),
+        ("tool_call", "agent", t10, a, ["/messages/2/extra/actions/0/command"], None, "ls",
+         "EV:/messages/2/extra/actions/0", "bash", None, "EV/messages/2", None, None),
+        ("tool_call", "agent", t10, a, ["/messages/2/extra/actions/2/command"], None, "pwd", "tc9", "bash", None,
+         "EV/messages/2", None, None),
+        ("tool_result", "agent", t11, "/messages/3/extra/timestamp", ["/messages/3/content"],
+         "<returncode>0</returncode>\nout", None, "tc9", "bash", False, None, None, s.events[4].info),
+    ]
+    assert rows[5:] == [
+        ("agent_text", "agent", t12, "/messages/4/extra/timestamp", ["/messages/4/content"], "```bash\necho hi\n```",
+         None, None, None, None, None, None, None),
+        ("tool_call", "agent", t12, "/messages/4/extra/timestamp", ["/messages/4/content"], None, "echo hi",
+         "EV:/messages/4", "bash", None, "EV/messages/4", None, CallInfo(span=(8, 15))),
+    ]
+    assert [(w.code, w.message, w.file) for w in s.warnings] == [
+        ("bad-action", "/messages/2/extra/actions/1 has no command text; skipped", NAME)]
+    assert s.quality.unknown_records == 1
