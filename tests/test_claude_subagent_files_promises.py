@@ -8,6 +8,7 @@ be read, or holds no object, is warned about by name."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,17 @@ def test_a_meta_file_that_is_no_object_or_unreadable_is_warned_about_by_name(tmp
         ("bad-meta", "subagent .meta.json holds a list, not an object", "agent-ab12.meta.json"),
         ("bad-meta", "unreadable subagent .meta.json", "agent-cd34.meta.json")]
     assert len(_subagents(s)) == 3  # each agent is read all the same
+
+
+def test_what_an_agent_file_warns_and_sets_aside_reaches_the_session(tmp_path: Path) -> None:
+    log = _main(tmp_path)
+    agent = _agent(tmp_path / "s" / "subagents", "ab12")
+    snapshot = {"type": "file-history-snapshot", "messageId": "x2", "snapshot": {"trackedFileBackups": {}},
+                "isSnapshotUpdate": False}
+    with agent.open("a", encoding="utf-8") as f:
+        f.write('{"type": "user", "uuid": "x3", "parentUu\n' + json.dumps(snapshot) + "\n")
+    s = _read(log)
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("unparsable-line", "s/subagents/agent-ab12.jsonl", 3)]
+    [snap] = [ev for ev in s.evidence.values() if ev.source.endswith("agent-ab12.jsonl") and ev.line == 4]
+    assert (s.ledger[snap.id].heading, s.ledger[snap.id].name) == ("set_aside", "file-history-snapshot")
+    assert s.quality.unparsable_records == 1
