@@ -176,3 +176,37 @@ def test_sniff_and_discover(tmp_path: Path) -> None:
     (tmp_path / "a" / "trace.json").write_bytes(no[0])
     (tmp_path / "a" / "other.json").write_bytes(yes[0])
     assert SRC.discover(tmp_path) == [tmp_path / "a" / "b" / "trace.json"]
+
+
+def test_only_consecutive_answers_are_joined_and_every_time_is_cited(tmp_path: Path) -> None:
+    steps: list[Any] = [
+        {"step": 1, "actor": "assistant", "action": "output", "output": "first"},  # an answer first of all
+        {"step": 2, "actor": "assistant", "action": "agent_step", "reasoning": "hmm", "started_at": T.format(2)},
+        {"step": 3, "actor": "agent", "action": "output", "output": "second"},
+        {"step": 4, "actor": "assistant", "action": "user_message"},  # the user's turn with no words
+        {"step": 5, "actor": "agent", "action": "output", "output": "third"},
+        {"step": 6, "actor": "agent", "action": "output", "output": "fourth"},
+        1, None,
+        {"step": 9, "action": "user_message", "actor": "assistant", "input": "thanks", "started_at": T.format(9)},
+        {"step": 10, "action": "tool_call", "tool": "ls", "output": "a", "started_at": T.format(1)},
+    ]
+    s = read(tmp_path, {"schema_version": "forsy-v1", "steps": steps})
+    (ev,) = s.evidence
+    assert gaps(s) == {"step boundaries": "steps 5-6 joined into one output step",
+                       "user message without input": "step 4"}
+    assert [(w.code, w.message, w.file) for w in s.warnings if w.code == "not-a-step"] == [
+        ("not-a-step", "/steps/6 is not an object; skipped", "legacy/trace.json"),
+        ("not-a-step", "/steps/7 is not an object; skipped", "legacy/trace.json")]
+    assert s.quality.unknown_records == 2
+    got = [(e.kind, e.actor, e.text, e.ts, e.ts_ref and e.ts_ref.pointer) for e in s.events]
+    assert got == [
+        ("agent_text", "agent", "first", None, None),
+        ("reasoning", "agent", "hmm", T.format(2), "/steps/1/started_at"),
+        ("agent_text", "agent", "second", None, None),
+        ("agent_text", "agent", "third", None, None),
+        ("agent_text", "agent", "fourth", None, None),
+        ("user", "user", "thanks", T.format(9), "/steps/8/started_at"),  # a user_message is the user's
+        ("tool_call", "agent", None, T.format(1), "/steps/9/started_at"),
+        ("tool_result", "agent", "a", None, None),  # no ended_at: no time, nothing cited for one
+    ]
+    assert s.events[-1].refs[0].ev == ev
