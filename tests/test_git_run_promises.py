@@ -254,3 +254,37 @@ def test_a_signed_commit_on_a_branch_is_read_under_log_show_signature(
     s = read_git(r.path, since=None, until=None, ctx=ReadContext(root=r.path))
     got = [(e.info.sha, e.info.branches) for e in s.events if isinstance(e.info, CommitInfo)]
     assert got == [(first, ["main", "signed"]), (sha, ["signed"])]
+
+
+def test_the_range_of_a_branch_named_like_a_folder_without_its_merges(tmp_path: Path) -> None:
+    """A branch `docs` beside a folder `docs/`, which merged main into itself once: its range holds
+    its own commits (not the merge), and a branch whose commits undo each other has no patch id."""
+    r = Repo(tmp_path / "rg")
+    r.write("docs/a.md", "a\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "base", when=f"@{T0} +0000")
+    r.git("checkout", "-q", "-b", "docs")
+    r.write("docs/a.md", "a\nb\n")
+    r.git("commit", "-q", "-am", "b", when=f"@{T0 + 10} +0000")
+    d1 = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "main")
+    r.write("m.txt", "m\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "main moves", when=f"@{T0 + 15} +0000")
+    r.git("checkout", "-q", "docs")
+    r.git("merge", "-q", "--no-edit", "main", when=f"@{T0 + 20} +0000")
+    r.write("docs/a.md", "a\nb\nc\n")
+    r.git("commit", "-q", "-am", "c", when=f"@{T0 + 30} +0000")
+    d2 = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "main")
+    got = GitLookup(r.path).range_patch_id("main", "docs")
+    assert got is not None and got[1] == [d1, d2]
+    diff = r.git("diff", "--full-index", "main", "docs", "--").encode()
+    want = subprocess.run(["git", "patch-id", "--stable"], input=diff, capture_output=True, env=r.env,
+                          check=True).stdout.decode().split()[0]
+    assert got[0] == want
+    r.git("checkout", "-q", "-b", "undo")
+    r.write("docs/a.md", "x\n")
+    r.git("commit", "-q", "-am", "x", when=f"@{T0 + 40} +0000")
+    r.git("revert", "--no-edit", "HEAD", when=f"@{T0 + 50} +0000")
+    assert GitLookup(r.path).range_patch_id("main", "undo") is None  # two commits, an empty diff
