@@ -200,3 +200,19 @@ def test_parent_links_that_loop_end_the_walk(tmp_path: Path) -> None:
     ]))
     assert [(e.text, e.abandoned) for e in s.events] == [
         ("Fix the bug.", False), ("Which bug?", False), ("The login bug.", False)]
+
+
+@pytest.mark.parametrize(("error", "text"), [({"message": "Overloaded"}, "Overloaded"), ({}, None)])
+def test_a_failed_model_call_on_a_rewound_branch_is_abandoned_with_it(tmp_path: Path, error: dict[str, Any],
+                                                                      text: str | None) -> None:
+    failed = {"type": "system", "subtype": "api_error", "uuid": "e1", "parentUuid": "u2", "sessionId": "s-small",
+              "timestamp": "2026-01-01T10:00:03.000Z", "error": error, "level": "error"}
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Fix the bug."),
+        answer(1, "a1", "u1", "Which bug?"),
+        user(2, "u2", "a1", "The login bug."),
+        failed,
+        user(4, "u3", "a1", "The signup bug."),
+        answer(5, "a3", "u3", "Fixed signup."),
+    ]))
+    assert _marks(s)[2:4] == [("user", "The login bug.", True), ("agent_text", text, True)]
