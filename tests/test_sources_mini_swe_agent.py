@@ -41,7 +41,11 @@ def _v1(messages: list[dict[str, Any]], **agent: Any) -> dict[str, Any]:
                      "api_calls": 4}, "mini_version": "1.17.5",
                      "config": {"agent": {"timeout_template": TIMEOUT_T, "action_observation_template": OBS_T,
                                           **agent},
-                                "model": {"model_name": "anthropic/claude-sonnet-4"}}},
+                                "model": {"model_name": "anthropic/claude-sonnet-4"},
+                                "environment": {"image": "swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
+                                                "cwd": "/testbed", "timeout": 60},
+                                "agent_type": "minisweagent.agents.default.DefaultAgent",
+                                "environment_type": "minisweagent.environments.docker.DockerEnvironment"}},
             "messages": messages, "trajectory_format": "mini-swe-agent-1"}
 
 
@@ -127,7 +131,12 @@ def test_a_1x_trajectory_makes_a_trace_that_validates_and_verifies(tmp_path: Pat
         ("agent_step", "bash", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", None),
     ]
     assert [x["operation"] for x in steps[1:]] == ["execute"] * 4
-    assert t["agent_config"]["agent"] == "mini-swe-agent"
+    assert t["agent_config"] == {
+        "agent": "mini-swe-agent", "agent_version": "1.17.5", "model": "anthropic/claude-sonnet-4",
+        "working_directory": "/testbed", "exit_status": "Submitted",
+        "agent_type": "minisweagent.agents.default.DefaultAgent",
+        "environment_type": "minisweagent.environments.docker.DockerEnvironment",
+        "environment_image": "swebench/sweb.eval.x86_64.django_1776_django-11099:latest"}
     assert sum(1 for x in steps if x["actor"] == "user") == 1  # the harness's messages are never the person's
 
 

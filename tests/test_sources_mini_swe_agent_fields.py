@@ -191,3 +191,14 @@ def test_every_field_of_a_2x_text_based_answer(tmp_path: Path) -> None:
     assert [(w.code, w.message, w.file) for w in s.warnings] == [
         ("bad-action", "/messages/2/extra/actions/1 has no command text; skipped", NAME)]
     assert s.quality.unknown_records == 1
+
+
+def test_an_empty_working_folder_and_values_of_other_kinds_are_not_kept(tmp_path: Path) -> None:
+    local = "minisweagent.environments.local.LocalEnvironment"
+    doc = {"info": {"exit_status": 3, "config": {"environment": {"cwd": "", "image": ["x"]}, "agent_type": None,
+                                                  "environment_type": local}},
+           "messages": [{"role": "user", "content": "t"}]}
+    (tmp_path / NAME).write_text(json.dumps(doc, indent=2))
+    (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+    assert s.meta.cwd is None  # "" is the folder mini was started in, which the file does not name
+    assert s.meta.extra == {"environment_type": local}

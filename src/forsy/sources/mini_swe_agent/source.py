@@ -6,6 +6,9 @@ JSON document, `{"info": {...}, "messages": [...], "trajectory_format": ...}`: t
 model saw, in order. The file is one evidence record; every value is cited by its JSON pointer.
 
 * `info`: `mini_version` is the agent's version, `config.model.model_name` its model,
+  `config.environment.cwd` its working folder (when not empty), and `exit_status`,
+  `config.agent_type`, `config.environment_type` and a container's `config.environment.image`
+  are kept in `agent_config` as written;
   `config.agent.action_regex` (1.x) how it found the command in an answer, and
   `config.agent.timeout_template` what it wrote when a command timed out;
 * the first `system` message is the system prompt; the first `user` message is the task;
@@ -154,6 +157,14 @@ class _Reader:
             s.meta.agent_version = info["mini_version"]
         if _str(model.get("model_name")):
             s.meta.models.append(model["model_name"])
+        env = _dict(config.get("environment"))
+        if _str(env.get("cwd")):  # "" means the folder mini was started in, which the file does not say
+            s.meta.cwd = env["cwd"]
+        # what a reader of the trace wants to know about the run, as written (agent_config)
+        for key, v in (("exit_status", info.get("exit_status")), ("agent_type", config.get("agent_type")),
+                       ("environment_type", config.get("environment_type")), ("environment_image", env.get("image"))):
+            if _str(v):
+                s.meta.extra[key] = v
         self.action_re = self._action_regex(agent.get("action_regex"))
         self.timeout = _prefix(agent.get("timeout_template"))
         self.seen_system = self.seen_task = False
