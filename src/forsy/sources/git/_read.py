@@ -103,10 +103,15 @@ def _branch(repo: Path) -> str | None:
 def _shas_in_window(repo: Path, rev: str | None, lo: datetime | None, hi: datetime | None) -> list[str]:
     if rev is not None and not has_commit(repo, rev):
         raise InputError(f"no such revision {rev!r}", path=repo)
-    if rev is None and not has_commit(repo, "HEAD") and not branches(repo):
-        return []  # a repository with no commit yet
+    revs: tuple[str, ...] = (rev,) if rev is not None else LOG_REFS
+    if rev is None and not has_commit(repo, "HEAD"):
+        if not branches(repo):
+            return []  # a repository with no commit yet
+        # HEAD names a branch with no commit yet (`checkout --orphan`, a mirror whose HEAD names a
+        # branch it lacks): git log would refuse it, and the other branches hold the commits
+        revs = tuple(r for r in LOG_REFS if r != "HEAD")
     out: list[str] = []
-    for sha, at, ct in log_times(repo, (rev,) if rev is not None else LOG_REFS):
+    for sha, at, ct in log_times(repo, revs):
         times = [datetime.fromtimestamp(t, tz=UTC) for t in (at, ct)]
         if any((lo is None or t >= lo) and (hi is None or t <= hi) for t in times):
             out.append(sha)
