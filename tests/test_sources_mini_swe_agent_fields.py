@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _oracle import retrace
 from forsy.evidence import Session
 from forsy.payloads import CallInfo, NoteInfo, ResultInfo
 from forsy.sources import ReadContext
@@ -202,3 +203,32 @@ def test_an_empty_working_folder_and_values_of_other_kinds_are_not_kept(tmp_path
     (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
     assert s.meta.cwd is None  # "" is the folder mini was started in, which the file does not name
     assert s.meta.extra == {"environment_type": local}
+
+
+def test_the_words_of_an_answer_2x_could_not_parse_are_the_agent_s(tmp_path: Path) -> None:
+    # the 2.x models keep no assistant message for it: the format error holds the answer
+    raw = {"id": "r1", "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "I think",
+                                                                         "tool_calls": None}}]}
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "t"},
+            {"role": "user", "content": "No tool calls found.", "extra": {"interrupt_type": "FormatError",
+                                                                          "response": raw, "cost": 0.1}},
+            {"role": "user", "content": "Expected exactly 1 action, found 2.",
+             "extra": {"interrupt_type": "FormatError", "n_actions": 2, "model_response": "```a```\n```b```",
+                       "response": raw}},
+            {"role": "user", "content": "Expected exactly 1 action, found 0.",
+             "extra": {"interrupt_type": "FormatError", "response": {"choices": []}}},
+            {"role": "user", "content": "No tool calls found.",
+             "extra": {"interrupt_type": "FormatError", "response": "ModelResponse(...)"}}]  # the writer's repr()
+    s = _read(tmp_path, msgs)
+    assert [(r[0], r[1], r[4], r[5]) for r in _rows(s)[1:]] == [
+        ("agent_text", "agent", ["/messages/2/extra/response/choices/0/message/content"], "I think"),
+        ("note", "system", ["/messages/2/content"], "No tool calls found."),
+        ("agent_text", "agent", ["/messages/3/extra/model_response"], "```a```\n```b```"),
+        ("note", "system", ["/messages/3/content"], "Expected exactly 1 action, found 2."),
+        ("note", "system", ["/messages/4/content"], "Expected exactly 1 action, found 0."),
+        ("note", "system", ["/messages/5/content"], "No tool calls found."),
+    ]
+    assert not [e for e in s.events if e.kind == "tool_call"]  # what it held never ran
+    (t,) = retrace(tmp_path / NAME, tmp_path / "out")
+    # the segmenter joins an actor's texts that no other step separates (each cited in provenance)
+    assert [x["output"] for x in t["steps"] if x["actor"] == "agent"] == ["I think\n\n```a```\n```b```"]

@@ -28,6 +28,9 @@ model saw, in order. The file is one evidence record; every value is cited by it
   the command: rejected, never run); every other `user` message after the task is the agent
   harness's (a format error, a limit, a submission) and a note, never the person's;
 * an `exit` message (2.x) is a note with the run's exit status;
+* an answer 2.x could not parse is kept in no assistant message: the model's words are read
+  from the format error's `extra.model_response` (text-based models) or its raw
+  `extra.response` (`choices[0].message.content`); the commands it held never ran;
 * timestamps (`timestamp` in 1.x messages, `extra.timestamp` in 2.x) are epoch seconds,
   written as ISO 8601 UTC (derived, R-time).
 
@@ -319,8 +322,24 @@ class _Reader:
         if call is not None and itype is None:  # what came back from the command
             self._answer(call.call_id, m, p, text, ptr, ts, ts_from)
             return
+        if itype == "FormatError":
+            self._refused_answer(m, p, ts, ts_from)
         subtype = "format_error" if itype == "FormatError" else "harness"
         self._ev("note", "system", ts, ts_from, ptr, text, info=NoteInfo(subtype=subtype, reason=itype))
+
+    def _refused_answer(self, m: dict[str, Any], p: str, ts: str | None, ts_from: Ref | None) -> None:
+        """2.x keeps no assistant message for an answer it could not parse: the model's words are
+        in the format error's `extra` (`model_response`, else the raw `response`'s message)."""
+        extra = _dict(m.get("extra"))
+        if isinstance(extra.get("model_response"), str):
+            words, ptr = extra["model_response"], f"{p}/extra/model_response"
+        else:
+            choices = _dict(extra.get("response")).get("choices")
+            first = choices[0] if isinstance(choices, list) and choices else None
+            words = _dict(_dict(first).get("message")).get("content")
+            ptr = f"{p}/extra/response/choices/0/message/content"
+        if isinstance(words, str) and words:
+            self._ev("agent_text", "agent", ts, ts_from, ptr, words)
 
 
 def _person(text: str) -> tuple[int, bool] | None:
