@@ -110,3 +110,23 @@ def test_discover_takes_the_folder_s_own_chat_files_and_a_named_json_file(tmp_pa
     assert SRC.discover(tmp_path / "d.json") == [tmp_path / "d.json"]
     assert SRC.discover(tmp_path / "c.txt") == []
     assert SRC.discover(tmp_path / "absent.json") == []
+
+
+TOOL = b'{"messages":[{"role":"tool","content":"x"}]}'  # a tool output naming no call: warned at its line
+
+
+def test_warnings_name_the_line_of_their_conversation(tmp_path: Path) -> None:
+    data = b"\n".join([OTHER, BAD, TOOL]) + b"\n"
+    s1, s3 = read(tmp_path, "c.jsonl", data)
+    # the file's own warnings come first, before the first session's
+    assert [(w.code, w.file, w.line) for w in s1.warnings] == [("unparsable-line", "c.jsonl", 2),
+                                                               ("not-a-conversation", "c.jsonl", 1)]
+    assert [(w.code, w.file, w.line) for w in s3.warnings] == [("tool-output-unlinked", "c.jsonl", 3)]
+    (s,) = read(tmp_path, "whole.json", b"\n" + TOOL)
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("tool-output-unlinked", "whole.json", 1)]
+    (ev,) = s.evidence.values()
+    assert (ev.source, ev.sha256, ev.byte_length) == ("whole.json", s.files[0].sha256, len(TOOL) + 1)
+    (s,) = read(tmp_path, "clean.jsonl", L2 + b"\n")
+    assert (s.quality.unparsable_records, s.warnings) == (0, [])
+    (s,) = read(tmp_path, "empty.jsonl", b"")
+    assert (s.source_kind, s.meta.agent, s.quality.unparsable_records) == ("openai_chat", "openai-chat", 0)
