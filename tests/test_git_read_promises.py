@@ -14,7 +14,7 @@ from forsy.errors import InputError
 from forsy.payloads import CommitInfo
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
-from forsy.sources.git._refs import log_times
+from forsy.sources.git._refs import Branch, containing, log_times
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 
@@ -53,3 +53,19 @@ def test_git_log_s_refusals_are_said(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"/l: git log failed: fatal: bad revision 'nope'$") as e:
         log_times(r.path, ("nope",))
     assert e.value.path == str(r.path)
+
+
+def test_a_branch_whose_name_is_no_utf8_holds_its_commits(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "b")
+    r.write("a.txt", "a\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "one", when=f"@{T0} +0000")
+    one = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "-b", "caf\udce9")  # the bytes `caf\xe9`: a Latin-1 name
+    r.git("commit", "-q", "--allow-empty", "-m", "two", when=f"@{T0 + 60} +0000")
+    two = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "main")
+    assert shas(r.path) == [(one, ["caf\ufffd", "main"]), (two, ["caf\ufffd"])]
+    # a branch gone between the listing and the question (another git at work): said, not guessed
+    with pytest.raises(InputError, match=r"/b: git rev-list gone failed: fatal: bad revision 'refs/heads/gone'$"):
+        containing(r.path, [Branch("gone", "refs/heads/gone")], {one})

@@ -26,10 +26,12 @@ def branches(repo: Path) -> list[Branch]:
     fmt = "--format=%(refname)%00%(refname:short)%00%(symref)"
     r = run_git(repo, "for-each-ref", fmt, "refs/heads", "refs/remotes")
     out: list[Branch] = []
-    for line in r.stdout.decode("utf-8", "replace").splitlines():
+    # a ref name is bytes (a branch made on a Latin-1 system is no UTF-8): `ref` keeps them
+    # (surrogateescape: passed back to git as they were), `name` is readable
+    for line in r.stdout.decode("utf-8", "surrogateescape").splitlines():
         full, short, symref = (line.split("\0") + ["", "", ""])[:3]
         if full and not symref:
-            out.append(Branch(short, full))
+            out.append(Branch(short.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), full))
     if run_git(repo, "symbolic-ref", "-q", "HEAD").returncode != 0 and has_commit(repo, "HEAD"):
         out.append(Branch("HEAD", "HEAD"))  # detached: its commits are on no branch but HEAD
     return out
@@ -57,6 +59,9 @@ def containing(repo: Path, refs: list[Branch], shas: set[str]) -> dict[str, list
     out: dict[str, list[str]] = {s: [] for s in shas}
     for b in refs:
         r = run_git(repo, "rev-list", b.ref, "--")
+        if r.returncode != 0:  # never a commit said to be on fewer branches than hold it
+            raise InputError(f"git rev-list {b.name} failed: {r.stderr.decode('utf-8', 'replace').strip()}",
+                             path=repo)
         for line in r.stdout.decode("ascii", "replace").split():
             if line in out:
                 out[line].append(b.name)
