@@ -102,7 +102,8 @@ def test_every_field_of_every_event_of_a_2x_trajectory(tmp_path: Path) -> None:
         ("not-a-message", "/messages/6 is not a chat message; skipped", NAME, None),
         ("not-a-message", "/messages/7 is a 'response' item (OpenAI Responses API), which forsy does not read; "
                           "skipped", NAME, None),
-        ("system-message", "system message /messages/8/content after the start is kept as a note", NAME, None),
+        ("system-message", "system message /messages/8/content is kept as a note (the system prompt is the first one, "
+                           "before the task)", NAME, None),
     ]
     assert s.quality.unknown_records == 5 and s.quality.records == 1
 
@@ -232,3 +233,64 @@ def test_the_words_of_an_answer_2x_could_not_parse_are_the_agent_s(tmp_path: Pat
     (t,) = retrace(tmp_path / NAME, tmp_path / "out")
     # the segmenter joins an actor's texts that no other step separates (each cited in provenance)
     assert [x["output"] for x in t["steps"] if x["actor"] == "agent"] == ["I think\n\n```a```\n```b```"]
+
+
+def test_the_record_the_first_system_prompt_and_the_person_s_words_field_by_field(tmp_path: Path) -> None:
+    t1, t2, t3, t4, t5 = (f"2025-10-09T08:53:2{k}.000Z" for k in (1, 2, 3, 4, 5))
+    msgs = [{"role": "system", "content": None},  # no text: no system prompt, a note
+            {"role": "system", "content": "the prompt"},
+            {"role": "system", "content": "a second one"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": "```bash\nrm -rf build\n```"},
+            {"role": "user", "content": "Command not executed. The user rejected your command with the following "
+                                        "message: keep build", "timestamp": 1760000001},
+            {"role": "assistant", "content": "```bash\nls\n```"},
+            {"role": "user", "content": "<returncode>0</returncode>\nok", "extra": {"returncode": 0},
+             "timestamp": 1760000002},
+            {"role": "assistant", "content": "no block"},
+            {"role": "user", "content": "Please always provide EXACTLY ONE action.", "timestamp": 1760000003},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "function": {"name": "bash", "arguments": {"command": "pwd"}}}]},
+            {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "timestamp": 1760000004}},
+            {"role": "user", "content": "Interrupted by user: stop", "timestamp": 1760000005}]
+    s = _read(tmp_path, msgs)
+    (ev,) = s.evidence.values()
+    assert (ev.source, ev.line, ev.byte_offset, ev.byte_length, ev.record_type) == (
+        NAME, 1, 0, (tmp_path / NAME).stat().st_size, "trajectory")
+    assert s.meta.system_prompt == "the prompt"
+    rows = _rows(s)
+    def at(ptr: str) -> tuple[Any, ...]:
+        return next(r for r in rows if r[4] == [ptr])
+    assert at("/messages/0/content")[:2] == ("note", "system")
+    assert at("/messages/2/content")[:6] == ("note", "system", None, None, ["/messages/2/content"], "a second one")
+    call = next(r for r in rows if r[0] == "tool_call" and r[6] == "rm -rf build")
+    rejected = [r for r in rows if r[4] == ["/messages/5/content"]]
+    assert rejected == [
+        ("tool_result", "agent", t1, "/messages/5/timestamp", ["/messages/5/content"], msgs[5]["content"], None,
+         call[7], "bash", True, None, None, ResultInfo(rejected=True)),
+        ("user", "user", t1, "/messages/5/timestamp", ["/messages/5/content"], "keep build", None, None, None, None,
+         None, None, s.events[rows.index(rejected[1])].info)]
+    answer = at("/messages/7/content")
+    assert answer[:3] == ("tool_result", "agent", t2) and answer[3] == "/messages/7/timestamp"
+    assert isinstance(answer[12], ResultInfo) and answer[12].exit_code == 0
+    assert answer[12].exit_code_from is not None and answer[12].exit_code_from.pointer == "/messages/7/extra/returncode"
+    assert at("/messages/9/content")[2:4] == (t3, "/messages/9/timestamp")
+    assert at("/messages/9/content")[12] == NoteInfo(subtype="harness")
+    assert next(r for r in rows if r[0] == "tool_call" and r[7] == "c1")[6] == {"command": "pwd"}  # as written
+    assert at("/messages/11/content")[2:4] == (t4, "/messages/11/extra/timestamp")
+    assert at("/messages/12/content")[:4] == ("user", "user", t5, "/messages/12/timestamp")
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("system-message", "system message /messages/0/content is kept as a note (the system prompt is the first "
+                           "one, before the task)"),
+        ("system-message", "system message /messages/2/content is kept as a note (the system prompt is the first "
+                           "one, before the task)")]
+
+
+def test_what_is_not_a_trajectory_is_said_with_its_file(tmp_path: Path) -> None:
+    (tmp_path / NAME).write_text('{"info": {"mini_version": "1"}, "messages": {}}')
+    (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unparsable", "not a mini-swe-agent trajectory (no messages list); skipped", NAME, None)]
+    # a byte order mark and blank lines before the document are the writer's file still
+    assert SRC.sniff(tmp_path / NAME, b'\xef\xbb\xbf\n  {\n  "info": {\n    "mini_version": "1.0"')
+    assert not SRC.sniff(tmp_path / NAME, b'[{\n  "info": {\n    "mini_version": "1.0"')

@@ -243,7 +243,8 @@ class _Reader:
             self.s.meta.system_prompt, self.s.meta.system_prompt_ref = text, Ref(self.ev, ptr)
             return
         self._ev("note", "system", ts, ts_from, ptr, text)
-        self.s.warn("system-message", f"system message {ptr} after the start is kept as a note", self.src, None)
+        self.s.warn("system-message", f"system message {ptr} is kept as a note (the system prompt is the first one, "
+                    "before the task)", self.src, None)
 
     def _assistant(self, m: dict[str, Any], p: str, text: str | None, tptr: str, ts: str | None,
                    ts_from: Ref | None) -> None:
