@@ -141,3 +141,52 @@ def test_a_prompt_two_calls_share_links_neither(tmp_path: Path) -> None:
     s = _read(_parent_log(tmp_path, "Find the retry limit.", "Find the retry limit."))
     assert {e.link.parent_call_id if e.link else "-" for e in _sub(s)} == {None}
     assert [w.code for w in s.warnings if w.code == "unlinked-subagent"] == ["unlinked-subagent"]
+
+
+def _progress_log(tmp_path: Path, *copies: dict[str, Any]) -> Session:
+    return _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Where is the retry limit set?"),
+        _task(1, "a1", "u1", "t1", "Find the retry limit."),
+        *copies,
+        result(9, "r1", "a1", "t1", "conf.py line 3"),
+    ]))
+
+
+@pytest.mark.parametrize(("data", "what"), [
+    ({"agentId": 7}, "data.agentId that is a number"),
+    ({"agentId": ""}, "data.agentId that is a string"),
+    ({"agentId": None}, "data.agentId that is null"),
+    ({"message": "Find it."}, "data.message that is a string"),
+    ({"message": None}, "data.message that is null"),
+])
+def test_an_agent_progress_copy_without_an_agent_or_a_message_is_warned_and_not_read(
+        tmp_path: Path, data: dict[str, Any], what: str) -> None:
+    s = _progress_log(tmp_path, _progress(2, "p1", "a1", _inner(2, "assistant", [], "x1"), **data))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("field-type", f"agent_progress record with {what}; its subagent message was not read", "s.jsonl", 3)]
+    assert _sub(s) == []
+
+
+def test_an_agent_progress_copy_of_no_work_is_said_to_be_unread(tmp_path: Path) -> None:
+    inner = {"type": "attachment", "uuid": "x1", "attachment": {}}
+    s = _progress_log(tmp_path, _progress(2, "p1", "a1", inner))
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("unread-content", "agent_progress message of type 'attachment'; not read", 3)]
+    assert _sub(s) == []
+
+
+def test_a_prompt_that_is_no_text_is_read_as_absent(tmp_path: Path) -> None:
+    # the thread's prompt then comes from its first user record; the link is by parentToolUseID all the same
+    s = _progress_log(tmp_path, _progress(2, "p1", "a1", _inner(2, "user", "Find the retry limit.", "x1"), prompt=7),
+                      _progress(3, "p2", "p1", _inner(3, "assistant", [{"type": "text", "text": "conf.py"}], "x2")))
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("field-type", "data.prompt is a number, not a string; read as absent", 3)]
+    assert [(e.kind, e.text, e.link.parent_call_id if e.link else None) for e in _sub(s)] == [
+        ("note", "Find the retry limit.", "t1"), ("agent_text", "conf.py", "t1")]
+
+
+def test_the_copies_of_an_agent_that_has_its_own_file_are_not_read_twice(tmp_path: Path) -> None:
+    _agent_file(tmp_path, "ab12", [_rec(0, "user", "Find the retry limit.", "x1", None)])
+    s = _progress_log(tmp_path, _progress(2, "p1", "a1", _inner(2, "user", "Find the retry limit.", "x1")))
+    assert [(e.kind, e.text) for e in _sub(s)] == [("note", "Find the retry limit.")]
+    assert {e.link.thread_source for e in _sub(s) if e.link} == {"file"}
