@@ -138,6 +138,11 @@ def test_a_1x_trajectory_makes_a_trace_that_validates_and_verifies(tmp_path: Pat
         "environment_type": "minisweagent.environments.docker.DockerEnvironment",
         "environment_image": "swebench/sweb.eval.x86_64.django_1776_django-11099:latest"}
     assert sum(1 for x in steps if x["actor"] == "user") == 1  # the harness's messages are never the person's
+    assert t["termination_reason"] == "task_complete"  # info.exit_status "Submitted" (T-termination/declared)
+    prov = json.loads(next((tmp_path / "out").rglob("provenance.json")).read_text())
+    why = prov["trace_fields"]["termination_reason"]
+    assert (why["origin"], why["rule"], [e["pointer"] for e in why["evidence"]]) == (
+        "derived", "T-termination/declared", ["/info/exit_status"])
 
 
 def test_the_person_s_words_in_an_interactive_run_are_cut_out_of_the_harness_s(tmp_path: Path) -> None:

@@ -294,3 +294,16 @@ def test_what_is_not_a_trajectory_is_said_with_its_file(tmp_path: Path) -> None:
     # a byte order mark and blank lines before the document are the writer's file still
     assert SRC.sniff(tmp_path / NAME, b'\xef\xbb\xbf\n  {\n  "info": {\n    "mini_version": "1.0"')
     assert not SRC.sniff(tmp_path / NAME, b'[{\n  "info": {\n    "mini_version": "1.0"')
+
+
+def test_the_run_s_own_exit_status_is_its_ending_where_it_is_unambiguous(tmp_path: Path) -> None:
+    def ending(status: Any) -> tuple[Any, Any]:
+        doc = {"info": {"exit_status": status}, "messages": [{"role": "user", "content": "t"}]}
+        (tmp_path / NAME).write_text(json.dumps(doc))
+        (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+        ref = s.meta.ending_ref
+        return s.meta.ending, None if ref is None else (ref.ev == next(iter(s.evidence)), ref.pointer)
+    assert ending("Submitted") == ("task_complete", (True, "/info/exit_status"))
+    assert ending("TimeExceeded") == ("timeout", (True, "/info/exit_status"))
+    for other in ("LimitsExceeded", "RepeatedFormatError", "RuntimeError", "submitted", "", None, ["Submitted"]):
+        assert ending(other) == (None, None), other  # left to the trace's own rules

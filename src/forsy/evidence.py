@@ -138,6 +138,10 @@ class SessionMeta:
     memory: str | None = None
     token_usage: dict[str, int] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    # how the log itself says the session ended, as a termination_reason (T-termination/declared),
+    # and the value it was read from
+    ending: str | None = None
+    ending_ref: Ref | None = None
 
 
 @dataclass(slots=True)

@@ -78,6 +78,8 @@ def _steps(drafts: list[Draft]) -> list[Step]:
 
 def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
     """T-termination: (reason, rule id) from how the session ends (a proposal may refine only 'other')."""
+    if session.meta.ending is not None:
+        return session.meta.ending, "T-termination/declared"
     main = [d for d in drafts if not d.abandoned and d.actor_key in ("agent", "user", "system")]
     last_event = next((e for e in reversed(session.events) if not e.abandoned and e.actor in ("agent", "user")
                        and e.kind != "note"), None)
@@ -234,7 +236,9 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         tf["final_output"] = outs[-1].prov["output"]
 
     ending, trule = termination(session, drafts)
-    tf["termination_reason"] = derived(trule, src_refs)
+    declared = session.meta.ending_ref
+    tf["termination_reason"] = derived(trule, [declared] if declared and trule == "T-termination/declared"
+                                       else src_refs)
 
     sens = "redacted" if redaction.get("enabled") else "private"
     arts = artifacts.collect(drafts)

@@ -110,6 +110,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-config", "agent_config: values copied from the session's records (model, version, cwd, …)."),
     Rule("T-card", "The dataset card's title and description, written by rule from counts."),
     Rule("T-confidence", "summary.agent_confidence from score.confidence; factors in the manifest."),
+    Rule("T-termination/declared", "The log states how the session ended, in its own words mapped by its source "
+         "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
     Rule("T-termination/none", "The session has no agent step at the end to judge from."),
     Rule("T-termination/interrupt", "The user interrupted the last step."),

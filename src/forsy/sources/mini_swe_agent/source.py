@@ -8,7 +8,8 @@ model saw, in order. The file is one evidence record; every value is cited by it
 * `info`: `mini_version` is the agent's version, `config.model.model_name` its model,
   `config.environment.cwd` its working folder (when not empty), and `exit_status`,
   `config.agent_type`, `config.environment_type` and a container's `config.environment.image`
-  are kept in `agent_config` as written;
+  are kept in `agent_config` as written; an `exit_status` of Submitted or TimeExceeded is the
+  trace's termination (task_complete, timeout: T-termination/declared);
   `config.agent.action_regex` (1.x) how it found the command in an answer, and
   `config.agent.timeout_template` what it wrote when a command timed out;
 * the first `system` message is the system prompt; the first `user` message is the task;
@@ -61,6 +62,10 @@ TOOL = "bash"
 RETURNCODE_RULE = "R-call/mini-returncode"
 TIMEOUT_RULE = "R-call/mini-timeout"
 DEFAULT_ACTION_REGEX = r"```bash\s*\n(.*?)\n```"  # 1.x AgentConfig's default
+# info.exit_status → termination_reason: Submitted (the agent printed the submit marker and its
+# command exited 0) and TimeExceeded (the wall-time limit); the others (a step or cost limit, a
+# format error limit, an exception's class name, an interrupted run) are left to the trace's rules
+_ENDINGS = {"Submitted": "task_complete", "TimeExceeded": "timeout"}
 _OPENS = re.compile(rb'\{\s*"info"\s*:\s*\{')
 _MARKS = (b'"mini_version"', b'"trajectory_format": "mini-swe-agent', b'"agent_type": "minisweagent.')
 _RETURNCODE = re.compile(r"\s*<returncode>(-?\d{1,9})</returncode>")
@@ -164,6 +169,10 @@ class _Reader:
         if _str(env.get("cwd")):  # "" means the folder mini was started in, which the file does not say
             s.meta.cwd = env["cwd"]
         # what a reader of the trace wants to know about the run, as written (agent_config)
+        # the agent's own word for how the run ended, where it is unambiguous (T-termination/declared)
+        ending = _ENDINGS.get(info["exit_status"]) if isinstance(info.get("exit_status"), str) else None
+        if ending is not None:
+            s.meta.ending, s.meta.ending_ref = ending, Ref(ev, "/info/exit_status")
         for key, v in (("exit_status", info.get("exit_status")), ("agent_type", config.get("agent_type")),
                        ("environment_type", config.get("environment_type")), ("environment_image", env.get("image"))):
             if _str(v):
