@@ -1,0 +1,206 @@
+"""The OpenHands SDK's events (`kind` naming each class), read from a conversation saved as a
+JSON array, one evidence record per event: every kind the reader knows gives its events with
+their exact pointers, or a ledger mark saying why it gives none; a kind it does not know is
+counted and warned. The SDK's models (openhands-sdk/openhands/sdk/event/) are the shapes;
+every expectation below was worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from forsy.evidence import Session
+from forsy.payloads import ResultInfo
+from forsy.sources import ReadContext
+from forsy.sources.openhands import OpenHandsSource
+
+SRC = OpenHandsSource()
+T = "2026-01-01T10:00:0{}"
+
+
+def read(tmp_path: Path, events: list[Any]) -> Session:
+    p = tmp_path / "conv.json"
+    p.write_text(json.dumps(events, indent=1))
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    return s
+
+
+def ev(kind: str, n: int, **more: Any) -> dict[str, Any]:
+    return {"kind": kind, "id": f"e{n}", "timestamp": T.format(n), "source": "agent", **more}
+
+
+def index(s: Session) -> dict[str, int]:
+    """evidence id → the event's place in the array."""
+    return {k: i for i, k in enumerate(s.evidence)}
+
+
+def show(s: Session) -> list[tuple[Any, ...]]:
+    ix = index(s)
+    return [(e.kind, e.actor, e.text, [(ix[r.ev], r.pointer) for r in e.refs], e.ts) for e in s.events]
+
+
+def marks(s: Session) -> dict[int, tuple[str, str]]:
+    ix = index(s)
+    return {ix[k]: (m.heading, m.name) for k, m in s.ledger.items()}
+
+
+def test_system_prompts_messages_and_their_words(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        ev("SystemPromptEvent", 0, system_prompt={"type": "text", "text": "be brief"},
+           tools=[{"name": "terminal"}, {"title": "file_editor"}, {"name": 7}, "x"]),
+        ev("SystemPromptEvent", 1, system_prompt={"text": "second"}, tools=[{"name": "other"}]),
+        ev("SystemPromptEvent", 2, system_prompt="no object", tools="none"),
+        ev("MessageEvent", 3, source="user", llm_message={"role": "user", "content": [
+            {"type": "text", "text": "fix it"}, {"type": "image"}, {"type": "text", "text": "  "},
+            {"type": "text", "text": "please"}]}),
+        ev("MessageEvent", 4, llm_message={"role": "assistant", "content": [{"type": "text", "text": "on it"}],
+                                           "reasoning_content": "plan"}),
+        ev("MessageEvent", 5, source="environment", llm_message={"role": "user", "content": [
+            {"type": "text", "text": "resumed"}], "reasoning_content": "not the agent's"}),
+        ev("MessageEvent", 6, source=None, llm_message={"role": "user", "content": [{"type": "text", "text": "hi"}],
+                                                       "reasoning_content": "the user's?"}),
+        ev("MessageEvent", 7, llm_message={"role": "assistant", "content": []}),
+        ev("MessageEvent", 8, llm_message="text"),
+    ])
+    m = s.meta
+    assert (m.system_prompt, m.tools) == ("be brief", ["terminal", "file_editor"])
+    assert m.system_prompt_ref is not None and (index(s)[m.system_prompt_ref.ev], m.system_prompt_ref.pointer) == (
+        0, "/system_prompt/text")
+    assert show(s) == [
+        ("user", "user", "fix it", [(3, "/llm_message/content/0/text")], T.format(3)),
+        ("user", "user", "please", [(3, "/llm_message/content/3/text")], T.format(3)),
+        ("agent_text", "agent", "on it", [(4, "/llm_message/content/0/text")], T.format(4)),
+        ("reasoning", "agent", "plan", [(4, "/llm_message/reasoning_content")], T.format(4)),
+        ("note", "system", "resumed", [(5, "/llm_message/content/0/text")], T.format(5)),
+        ("reasoning", "agent", "not the agent's", [(5, "/llm_message/reasoning_content")], T.format(5)),
+        ("user", "user", "hi", [(6, "/llm_message/content/0/text")], T.format(6)),
+    ]
+    assert s.events[0].ts_ref is not None and s.events[0].ts_ref.pointer == "/timestamp"
+    assert marks(s) == {2: ("set_aside", "a system prompt event with no text"),
+                        7: ("set_aside", "a message with no words"), 8: ("set_aside", "a message with no words")}
+    assert s.warnings == []
+
+
+def test_actions_their_calls_and_words(tmp_path: Path) -> None:
+    bash = {"kind": "ExecuteBashAction", "command": "ls"}
+    s = read(tmp_path, [
+        ev("ActionEvent", 0, thought=[{"type": "text", "text": "look"}, {"type": "text", "text": ""}],
+           reasoning_content="deep", tool_name="terminal", tool_call_id="c0", action=bash),
+        ev("ActionEvent", 1, tool_name="terminal", tool_call_id="c1", action=None,
+           tool_call={"arguments": '{"command": "l'}),
+        ev("ActionEvent", 2, tool_name=5, action=None),  # no tool_call: nothing to cite but the event
+        ev("ActionEvent", 3, tool_call_id="c3", action={"kind": "FinishAction", "message": "done"}),
+        ev("ActionEvent", 4, tool_call_id="c4", action={"kind": "ThinkAction", "thought": "hmm"}),
+        ev("ActionEvent", 5, tool_name="finish", tool_call_id="c5", action={"kind": "FinishAction"}),
+        ev("ObservationEvent", 6, tool_call_id="c3", observation={"content": [{"type": "text", "text": "ok"}]}),
+        ev("ObservationEvent", 7, tool_call_id="c4", observation={}),
+    ])
+    got = [(e.kind, e.text, [(index(s)[r.ev], r.pointer) for r in e.refs], e.call_id, e.tool, e.args)
+           for e in s.events]
+    assert got == [
+        ("reasoning", "look", [(0, "/thought/0/text")], None, None, None),
+        ("reasoning", "deep", [(0, "/reasoning_content")], None, None, None),
+        ("tool_call", None, [(0, "/action")], "c0", "terminal", bash),
+        ("tool_call", None, [(1, "/tool_call/arguments")], "c1", "terminal", '{"command": "l'),
+        ("tool_call", None, [(2, "")], "e2", None, None),
+        ("agent_text", "done", [(3, "/action/message")], None, None, None),
+        ("reasoning", "hmm", [(4, "/action/thought")], None, None, None),
+        # a FinishAction with no message is a call like any other
+        ("tool_call", None, [(5, "/action")], "c5", "finish", {"kind": "FinishAction"}),
+    ]
+    c0 = s.events[2]
+    assert c0.name_ref is not None and (index(s)[c0.name_ref.ev], c0.name_ref.pointer) == (0, "/tool_name")
+    assert s.events[4].name_ref is None
+    # the SDK acknowledges a finish and a think: not a result of its own
+    assert marks(s) == {6: ("duplicate", "the SDK's acknowledgement of a finish or think action (its words are the "
+                                         "step)"),
+                        7: ("duplicate", "the SDK's acknowledgement of a finish or think action (its words are the "
+                                         "step)")}
+    # the calls never answered are missing results, each warned
+    assert s.quality.missing_results == 4
+    assert [w.code for w in s.warnings] == ["no-result"] * 4
+
+
+def obs(n: int, call: str, **o: Any) -> dict[str, Any]:
+    return ev("ObservationEvent", n, source="environment", tool_call_id=call, observation=o)
+
+
+def test_each_observation_s_result_and_failure(tmp_path: Path) -> None:
+    calls = [ev("ActionEvent", i, tool_name="terminal", tool_call_id=f"c{i}", action={"kind": "TerminalAction"})
+             for i in range(9)]
+    text = {"content": [{"type": "text", "text": "out"}, {"type": "text", "text": "more"}]}
+    s = read(tmp_path, [*calls,
+                        obs(9, "c0", **text, exit_code=0),
+                        obs(10, "c1", exit_code=2),
+                        obs(11, "c2", exit_code=-1),  # still running after the soft timeout: not a failure
+                        obs(12, "c3", metadata={"exit_code": 1}),
+                        obs(13, "c4", exit_code=True, metadata={"exit_code": 0}),  # a flag is no exit code
+                        obs(14, "c5", is_error=True, exit_code=0),
+                        obs(15, "c6", is_error=False),
+                        ev("UserRejectObservation", 16, tool_call_id="c7", rejection_reason="no"),
+                        ev("AgentErrorEvent", 17, tool_call_id="c8", error="bad args"),
+                        obs(18, "c0", exit_code=0),  # answered already
+                        obs(19, None),
+                        ])
+    results = [(e.call_id, e.text, e.is_error, [(index(s)[r.ev], r.pointer) for r in e.refs], e.ts)
+               for e in s.events if e.kind == "tool_result"]
+    assert results == [
+        # exit 0 alone says no more than "not failed by its code": is_error (always written by the SDK) says the rest
+        ("c0", "out\nmore", None, [(9, "/observation/content/0/text"), (9, "/observation/content/1/text")],
+         T.format(9)),
+        ("c1", "", True, [(10, "/observation")], T.format(10)),
+        ("c2", "", None, [(11, "/observation")], T.format(11)),
+        ("c3", "", True, [(12, "/observation")], T.format(12)),
+        ("c4", "", None, [(13, "/observation")], T.format(13)),
+        ("c5", "", True, [(14, "/observation")], T.format(14)),
+        ("c6", "", False, [(15, "/observation")], T.format(15)),
+        ("c7", "no", True, [(16, "/rejection_reason")], T.format(16)),
+        ("c8", "bad args", True, [(17, "/error")], T.format(17)),
+    ]
+    r0 = next(e for e in s.events if e.kind == "tool_result")
+    assert r0.ts_ref is not None and r0.ts_ref.pointer == "/timestamp" and r0.actor == "agent"
+    rej = next(e for e in s.events if e.call_id == "c7" and e.kind == "tool_result")
+    assert isinstance(rej.info, ResultInfo) and rej.info.rejected is True
+    assert s.quality.extra["rejected_calls"] == 1
+    assert s.quality.extra["unpaired_observations"] == 2
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("unpaired-observation", "ObservationEvent at / answers no waiting action (tool_call_id 'c0'); kept out of the "
+                                 "trace"),
+        ("unpaired-observation", "ObservationEvent at / answers no waiting action (tool_call_id None); kept out of the "
+                                 "trace")]
+    assert marks(s) == {i: ("set_aside", "an observation that answers no waiting action (warned: unpaired-observation)")
+                        for i in (18, 19)}
+
+
+def test_a_rejection_by_a_hook_is_not_the_person_s(tmp_path: Path) -> None:
+    s = read(tmp_path, [ev("ActionEvent", 0, tool_name="t", tool_call_id="c", action={"kind": "A"}),
+                        ev("UserRejectObservation", 1, tool_call_id="c", rejection_source="hook", rejection_reason=3)])
+    (res,) = [e for e in s.events if e.kind == "tool_result"]
+    assert isinstance(res.info, ResultInfo) and (res.text, res.is_error, res.info.rejected) == ("", True, False)
+    assert "rejected_calls" not in s.quality.extra
+
+
+def test_compactions_bookkeeping_and_unknown_kinds(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        ev("Condensation", 0, summary="so far"),
+        ev("CondensationSummaryEvent", 1, summary="  "),
+        ev("ConversationStateUpdateEvent", 2),
+        ev("PauseEvent", 3),
+        ev("BrandNewEvent", 4),
+        {"kind": 7, "id": "e5", "action": {"kind": "X"}, "source": "agent"},
+    ])
+    assert show(s) == [("compaction", "system", "so far", [(0, "/summary")], T.format(0)),
+                       ("compaction", "system", None, [(1, "")], T.format(1))]
+    assert s.quality.compactions == 2
+    assert marks(s) == {0: ("set_aside", "a condensation of the history (a compaction, not a step)"),
+                        1: ("set_aside", "a condensation of the history (a compaction, not a step)"),
+                        2: ("set_aside", "ConversationStateUpdateEvent: SDK bookkeeping (counted as state_events), "
+                                         "not work"),
+                        3: ("set_aside", "PauseEvent: SDK bookkeeping (counted as state_events), not work")}
+    q = s.quality
+    assert (q.extra["state_events"], q.extra["v1_unknown_kinds"], q.unknown_records) == (2, 2, 2)
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("unknown-record", "event kind 'BrandNewEvent' at / is not one forsy knows; skipped"),
+        ("unknown-record", "event kind None at / is not one forsy knows; skipped")]
