@@ -1,7 +1,9 @@
 """The review queue page (`web/app.queue`), in process, on a store holding a session read twice
 (it grew: two drafts, the second replacing the first), a Codex session, and the reviewed trace an
-approval made: the queue lists each session's newest draft and never a reviewed trace; its agent,
-since and until filters each narrow it; a refused parameter is named in at most 40 characters."""
+approval made (the Codex draft holds a value a model proposed): the queue lists each session's
+newest draft and never a reviewed trace; its agent, since, until and proposals filters each narrow
+it; a refused parameter is named in its own words (at most 40 characters of it); its links keep
+the order and go to page 1 on a new sort; its title, flash, rules and forms' CSRF token are shown."""
 
 from __future__ import annotations
 
@@ -9,12 +11,20 @@ import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 
 from _paths import SAMPLES
 from _review import ADA, HOST, TOKEN, csrf, put
+from _review import NOW as SWEPT
+from forsy.assemble import Assembled
+from forsy.evidence import Session
+from forsy.models import FieldProvenance
+from forsy.run import RetraceOptions, retrace_one
 from forsy.store import Store, open_store
+from forsy.store.queue_rules import QueueRule, add_rule
+from forsy.store.sink import StoreSink
 from forsy.web.app import make_app
 from forsy.web.guard import Settings
 
@@ -24,6 +34,18 @@ with warnings.catch_warnings():  # starlette prefers `httpx2` for its test clien
 
 NOW = "2026-03-02T10:00:00+00:00"
 CODEX = SAMPLES / "codex" / "rollout-2025-11-20T10-00-00-7c9e6679-7425-40de-944b-e07fc1f90ae7.jsonl"
+
+
+class ModelSink(StoreSink):
+    """Stores the draft with step 2's observation proposed by a (scripted) model: what --llm holds."""
+
+    def write(self, a: Assembled, s: Session) -> str:
+        a.trace.steps[1].observation = "The totals add the tax twice."
+        sp = next(p for p in a.provenance.steps if p.step == 2)
+        sp.fields["observation"] = FieldProvenance.model_validate({
+            "origin": "model", "evidence": [{"id": sp.evidence[0], "pointer": ""}],
+            "model": {"model": "scripted/model-a", "citations": []}})
+        return super().write(a, s)
 
 
 class Queue:
@@ -48,7 +70,8 @@ def queue(tmp_path: Path) -> Iterator[Queue]:
     early = put(st, log)  # the session as first read (started 2026-02-16)
     log.write_text("".join(lines), "utf-8")
     late = put(st, log)  # read again after it grew: a new draft of the same session
-    codex = put(st, CODEX)  # started 2025-11-20, agent codex-cli
+    [o] = retrace_one(CODEX, RetraceOptions(), sink=ModelSink(st, now=SWEPT), keep=False)
+    codex = o.trace_id or ""  # started 2025-11-20, agent codex-cli, a value a model proposed
     assert len({early, late, codex}) == 3
     s = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST}, clock=lambda: NOW)
     with TestClient(make_app(s), base_url=f"http://{HOST}", follow_redirects=False) as c:
@@ -83,3 +106,33 @@ def test_a_refused_queue_parameter_is_named_in_at_most_40_characters(queue: Queu
     for name in ("min_confidence", "max_confidence"):
         r = queue.c.get(f"/?{name}=101")
         assert r.status_code == 400 and "confidence is a whole number from 0 to 100, not &#39;101&#39;" in r.text, name
+
+
+def test_the_proposals_filter_keeps_the_drafts_with_or_without_model_values(queue: Queue) -> None:
+    assert queue.listed("proposals=with") == {queue.codex}
+    assert queue.listed("proposals=without") == {queue.late}
+    assert queue.listed("proposals=") == queue.listed("proposals=any") == {queue.late, queue.codex}
+
+
+def test_the_per_page_count_is_checked_in_the_forms_own_words(queue: Queue) -> None:
+    r = queue.c.get("/?per=501")
+    assert r.status_code == 400 and "per page is a whole number from 1 to 500, not &#39;501&#39;" in r.text
+
+
+def test_the_page_links_keep_the_order_and_a_new_sort_starts_at_page_1(queue: Queue) -> None:
+    page2 = queue.c.get("/?per=1&page=2").text
+    prev = re.search(r'<a href="/\?([^"]+)" id="prev"', page2)
+    assert prev and dict(parse_qsl(prev.group(1).replace("&amp;", "&"))) == {
+        "per": "1", "sort": "started", "dir": "desc", "page": "1"}
+    sort = re.search(r'<a href="/\?([^"]+)" class="sort">steps', page2)
+    assert sort and dict(parse_qsl(sort.group(1).replace("&amp;", "&"))) == {
+        "per": "1", "sort": "steps", "dir": "desc", "page": "1"}
+
+
+def test_the_queue_page_title_flash_rules_and_csrf(queue: Queue) -> None:
+    add_rule(queue.st, QueueRule(name="nightly", pattern="*cron*", action="hide"), actor=ADA, now=SWEPT)
+    html = queue.c.get("/?done=rule").text
+    assert "<title>Review queue · forsy</title>" in html
+    assert '<p class="flash ok" role="status">Rule saved: the queue follows it, and so does every sweep.</p>' in html
+    assert "<li><b>nightly</b> hides drafts whose task matches <code>*cron*</code></li>" in html
+    assert html.count(f'<input type="hidden" name="csrf" value="{csrf()}">') == 2  # the bulk and rule forms
