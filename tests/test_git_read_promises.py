@@ -14,7 +14,7 @@ from forsy.errors import InputError
 from forsy.payloads import CommitInfo
 from forsy.sources import ReadContext
 from forsy.sources.git import read_git
-from forsy.sources.git._refs import Branch, containing, log_times
+from forsy.sources.git._refs import Branch, branches, containing, log_times
 
 T0 = 1767261600  # 2026-01-01T10:00:00Z
 
@@ -69,3 +69,18 @@ def test_a_branch_whose_name_is_no_utf8_holds_its_commits(tmp_path: Path) -> Non
     # a branch gone between the listing and the question (another git at work): said, not guessed
     with pytest.raises(InputError, match=r"/b: git rev-list gone failed: fatal: bad revision 'refs/heads/gone'$"):
         containing(r.path, [Branch("gone", "refs/heads/gone")], {one})
+
+
+def test_a_commit_on_a_detached_head_only_is_on_head(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "d")
+    r.write("a.txt", "a\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "one", when=f"@{T0} +0000")
+    one = r.git("rev-parse", "HEAD").strip()
+    r.git("checkout", "-q", "--detach")
+    r.git("commit", "-q", "--allow-empty", "-m", "two", when=f"@{T0 + 60} +0000")
+    two = r.git("rev-parse", "HEAD").strip()
+    assert shas(r.path) == [(one, ["HEAD", "main"]), (two, ["HEAD"])]
+    assert branches(r.path) == [Branch("main", "refs/heads/main"), Branch("HEAD", "HEAD")]
+    r.git("checkout", "-q", "main")  # on a branch again: HEAD is no branch of its own
+    assert branches(r.path) == [Branch("main", "refs/heads/main")]
