@@ -290,7 +290,8 @@ def test_what_is_not_a_trajectory_is_said_with_its_file(tmp_path: Path) -> None:
     (tmp_path / NAME).write_text('{"info": {"mini_version": "1"}, "messages": {}}')
     (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-        ("unparsable", "not a mini-swe-agent trajectory (no messages list); skipped", NAME, None)]
+        ("unparsable", "not a mini-swe-agent trajectory (no messages list); nothing read", NAME, None)]
+    assert (s.quality.records, s.quality.unparsable_records, s.events) == (0, 1, [])
     # a byte order mark and blank lines before the document are the writer's file still
     assert SRC.sniff(tmp_path / NAME, b'\xef\xbb\xbf\n  {\n  "info": {\n    "mini_version": "1.0"')
     assert not SRC.sniff(tmp_path / NAME, b'[{\n  "info": {\n    "mini_version": "1.0"')
@@ -307,3 +308,18 @@ def test_the_run_s_own_exit_status_is_its_ending_where_it_is_unambiguous(tmp_pat
     assert ending("TimeExceeded") == ("timeout", (True, "/info/exit_status"))
     for other in ("LimitsExceeded", "RepeatedFormatError", "RuntimeError", "submitted", "", None, ["Submitted"]):
         assert ending(other) == (None, None), other  # left to the trace's own rules
+
+
+def test_a_trajectory_cut_short_fails_naming_its_line(tmp_path: Path) -> None:
+    # mini rewrites the file after every step: a copy taken mid-write, or a disk that filled up
+    whole = json.dumps({"info": {"mini_version": "1.17.5"}, "messages": [{"role": "user", "content": "t"}]},
+                       indent=2)
+    (tmp_path / NAME).write_text(whole[:60])
+    (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unparsable", "not JSON (Expecting ':' delimiter, column 13); nothing read", NAME, 5)]
+    assert (s.quality.records, s.quality.unparsable_records) == (0, 1)
+    from forsy.run import RetraceOptions, retrace_one
+
+    (o,) = retrace_one(tmp_path / NAME, RetraceOptions(redact=False), sink=None, keep=False)
+    assert o.status == "failed" and o.exit_code != 0  # never "skipped: no work", exit 0

@@ -80,16 +80,20 @@ _PERSON: tuple[tuple[str, bool], ...] = (
 )
 
 
-def _parse(data: bytes) -> Any:
-    """The document: the writer's `json.dumps` writes NaN and Infinity (a cost, a time), which
-    orjson refuses and Python's json reads back; None when it is not JSON at all."""
+def _parse(data: bytes) -> tuple[Any, str | None, int | None]:
+    """(the document, None, None), or (None, what is wrong, its line) when it is no JSON. The
+    writer's `json.dumps` writes NaN and Infinity (a cost, a time), which orjson refuses and
+    Python's json reads back; Python's json also says where a damaged file breaks."""
     try:
-        return orjson.loads(data)
+        return orjson.loads(data), None, None
     except orjson.JSONDecodeError:
-        try:
-            return json.loads(data)
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            return None
+        pass
+    try:
+        return json.loads(data), None, None
+    except json.JSONDecodeError as e:
+        return None, f"not JSON ({e.msg}, column {e.colno})", e.lineno
+    except ValueError as e:  # UnicodeDecodeError
+        return None, f"not UTF-8 JSON: {e}", None
 
 
 def _dict(v: Any) -> dict[str, Any]:
@@ -142,15 +146,17 @@ class MiniSweAgentSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
-        d = _parse(doc.data)
+        d, damage, line = _parse(doc.data)
         stem = path.name.removesuffix(".json").removesuffix(".traj")
         s = new_session(KIND, stem or path.stem, doc, "mini-swe-agent")
         ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "trajectory"))
-        s.quality.records = 1
         if not isinstance(d, dict) or not isinstance(d.get("messages"), list):
+            # the one record could not be read as a trajectory: the file fails, saying why and where
             s.quality.unparsable_records = 1
-            s.warn("unparsable", "not a mini-swe-agent trajectory (no messages list); skipped", doc.source, None)
+            why = damage or "not a mini-swe-agent trajectory (no messages list)"
+            s.warn("unparsable", f"{why}; nothing read", doc.source, line)
             return [s]
+        s.quality.records = 1
         _Reader(s, ev, _dict(d.get("info"))).read(d["messages"])
         return [s]
 
