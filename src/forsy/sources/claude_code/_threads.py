@@ -245,7 +245,7 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
     if len(threads) > len(work):
         session.quality.extra["warmup_threads"] = len(threads) - len(work)
     by_call: dict[str, list[Event]] = {}
-    order: dict[str, int] = {}  # inline threads keep the file's order; others the spawning order
+    inline_line: dict[str, int] = {}  # inline threads keep the file's order (the line they start on)
     loose: list[list[Event]] = []
     for th in work:
         evs = _thread_events(th, session)
@@ -253,29 +253,29 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
             continue
         if th.call_id and th.call_id not in by_call:
             by_call[th.call_id] = evs
-            order[th.call_id] = (th.records[0].ev.line or 0) if th.source == "inline" else 10**12 + len(order)
+            if th.source == "inline":
+                inline_line[th.call_id] = th.records[0].ev.line or 0
         else:
             loose.append(evs)
     loose.sort(key=lambda evs: evs[0].ts or "")
     out: list[Event] = []
-    opened: list[list[Event]] = []
-    opened_keys: list[int] = []
+    opened: list[tuple[int, list[Event]]] = []  # (order key, thread) of the calls since the last non-call
     used: set[str] = set()
     next_loose = 0  # loose threads before this index are placed
-    for e in events:
+    for i, e in enumerate(events):
         if e.kind != "tool_call":
-            for _k, evs in sorted(zip(opened_keys, opened, strict=True), key=lambda kv: kv[0]):
+            for _k, evs in sorted(opened, key=lambda kv: kv[0]):
                 out.extend(evs)
-            opened, opened_keys = [], []
+            opened = []
         while next_loose < len(loose) and e.ts is not None and (loose[next_loose][0].ts or "") < e.ts:
             out.extend(loose[next_loose])
             next_loose += 1
         out.append(e)
         if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in used:
             used.add(e.call_id)
-            opened.append(by_call[e.call_id])
-            opened_keys.append(order[e.call_id])
-    for evs in opened:
+            # the others the spawning order: their call's place (after every inline thread's line)
+            opened.append((inline_line.get(e.call_id, 10**12 + i), by_call[e.call_id]))
+    for _k, evs in sorted(opened, key=lambda kv: kv[0]):
         out.extend(evs)
     for evs in loose[next_loose:]:
         out.extend(evs)
