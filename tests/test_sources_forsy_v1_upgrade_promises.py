@@ -210,3 +210,19 @@ def test_only_consecutive_answers_are_joined_and_every_time_is_cited(tmp_path: P
         ("tool_result", "agent", "a", None, None),  # no ended_at: no time, nothing cited for one
     ]
     assert s.events[-1].refs[0].ev == ev
+
+
+def test_the_task_is_not_listed_when_it_is_the_first_user_words(tmp_path: Path) -> None:
+    lead: list[Any] = ["x", {"step": 1, "actor": "agent", "action": "tool_call", "tool": "t", "input": "ls"}]
+    by_action = [*lead, {"step": 2, "actor": "human", "action": "user_message", "input": "a"},
+                 {"step": 3, "actor": "user", "action": "user_message", "input": "b"}]
+    by_actor = [*lead, {"step": 2, "actor": "user", "action": "feedback", "input": "b"}]
+    for steps, task, listed in ((by_action, "a", False), (by_action, "b", True), (by_actor, "b", False),
+                                (by_action, "ls", True)):
+        doc = {"schema_version": "forsy-v1", "task": task, "steps": steps}
+        s = read(tmp_path, doc, folder=f"t-{task}-{len(steps)}")
+        assert ("trace.task" in gaps(s)) is listed, (task, steps)
+    f = s.files[0]
+    (e,) = s.evidence.values()
+    assert (f.kind, e.sha256) == ("forsy_v1", f.sha256)
+    assert SRC.sniff(tmp_path / "trace.json", b'X{"schema_version": "forsy-v1"}') is False
