@@ -108,6 +108,7 @@ def test_discover_takes_the_folder_s_own_chat_files_and_a_named_json_file(tmp_pa
     assert sorted(p.name for p in SRC.discover(tmp_path)) == ["a.json", "b.jsonl"]
     # a file named is taken by its suffix alone (its reading then says what it holds)
     assert SRC.discover(tmp_path / "d.json") == [tmp_path / "d.json"]
+    assert SRC.discover(tmp_path / "sub" / "e.jsonl") == [tmp_path / "sub" / "e.jsonl"]
     assert SRC.discover(tmp_path / "c.txt") == []
     assert SRC.discover(tmp_path / "absent.json") == []
 

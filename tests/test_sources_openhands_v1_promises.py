@@ -204,3 +204,15 @@ def test_compactions_bookkeeping_and_unknown_kinds(tmp_path: Path) -> None:
     assert [(w.code, w.message) for w in s.warnings] == [
         ("unknown-record", "event kind 'BrandNewEvent' at / is not one forsy knows; skipped"),
         ("unknown-record", "event kind None at / is not one forsy knows; skipped")]
+
+
+def test_discover_finds_trajectories_and_outputs_in_every_folder_below(tmp_path: Path) -> None:
+    traj = [ev("MessageEvent", 0, source="user", llm_message={"role": "user", "content": [
+        {"type": "text", "text": "hi"}]})]
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "conv.json").write_text(json.dumps(traj))
+    (tmp_path / "a" / "b" / "output.jsonl").write_text(json.dumps({"instance_id": "i1", "instruction": "x",
+                                                                  "history": traj}) + "\n")
+    (tmp_path / "a" / "b" / "notes.json").write_text('{"a": 1}')
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in SRC.discover(tmp_path)) == [
+        "a/b/output.jsonl", "a/conv.json"]
