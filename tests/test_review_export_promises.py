@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from _deadline import within
 from _paths import SAMPLES
 from _review import ADA, hostile_log, put
 from forsy.errors import InputError, OutputError
@@ -129,18 +130,27 @@ def test_an_index_not_written_by_an_export_is_never_replaced(st: Store, tmp_path
     link.mkdir()
     (tmp_path / "ours.jsonl").write_bytes(b"")
     (link / INDEX).symlink_to(tmp_path / "ours.jsonl")
-    with pytest.raises(OutputError):
+    with pytest.raises(OutputError) as e:  # a link, even to an index of ours, is someone's: never replaced
         export_approved(st, link)
+    assert e.value.message == "exists and was not written by forsy review export; not overwritten"
+    assert (link / INDEX).is_symlink() and sorted(p.name for p in link.iterdir()) == [INDEX]
     folder = tmp_path / "folder"
     (folder / INDEX).mkdir(parents=True)
     with pytest.raises(OutputError):
         export_approved(st, folder)
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / INDEX)  # not a file: refused without being opened (opening it waits for a writer)
+    with within(10), pytest.raises(OutputError) as e:
+        export_approved(st, fifo)
+    assert e.value.message == "exists and was not written by forsy review export; not overwritten"
 
 
 def test_an_index_an_export_wrote_is_replaced(st: Store, tmp_path: Path) -> None:
     _, ra, _, rb = approved(st, tmp_path)
     for name, data in (("empty", b""), ("older", b'{"trace_id": "t", "prior_trace_id": null, "folder": "t", '
-                                                 b'"sha256": {}, "more": 1}\n')):
+                                                 b'"sha256": {}, "more": 1}\n'),
+                       ("bare", b'{"trace_id": "t", "prior_trace_id": null, "folder": "t", "sha256": {}}\n')):
         out = tmp_path / name
         out.mkdir()
         (out / INDEX).write_bytes(data)
@@ -174,3 +184,31 @@ def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
         ex._write(tmp_path / "ro" / "t3" / "t5", {"trace.json": b"{}"})
     assert (e.value.message, e.value.path) == ("cannot write the trace folder: Not a directory",
                                                str(tmp_path / "ro" / "t3" / "t5"))
+
+
+def test_the_export_folder_is_made_with_its_parents(st: Store, tmp_path: Path) -> None:
+    _, ra, _, rb = approved(st, tmp_path)
+    out = tmp_path / "not" / "yet" / "there"
+    assert sorted(e.trace_id for e in export_approved(st, out)) == sorted([ra, rb])
+    assert sorted(p.name for p in out.iterdir()) == sorted([INDEX, ra, rb])
+
+
+def test_an_index_that_cannot_be_written_is_refused_in_its_words(st: Store, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    approved(st, tmp_path)
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ex, "replace_file", full)
+    out = tmp_path / "out"
+    with pytest.raises(OutputError) as e:
+        export_approved(st, out)
+    assert (e.value.message, e.value.path) == ("cannot write the index: No space left on device", str(out / INDEX))
+    def broken(path: Path, data: bytes) -> None:
+        raise OSError("no errno")
+
+    monkeypatch.setattr(ex, "replace_file", broken)
+    with pytest.raises(OutputError) as e:
+        export_approved(st, out)
+    assert e.value.message == "cannot write the index: no errno"
