@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _mini import Places
 from _oracle import retrace
 from forsy.evidence import Session
 from forsy.payloads import CallInfo, NoteInfo, ResultInfo
@@ -24,22 +25,31 @@ SRC = MiniSweAgentSource()
 NAME = "run.traj.json"
 
 
+def _doc(messages: list[Any], agent: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"info": {"mini_version": "2.4.6", "config": {"agent": agent or {}}}, "messages": messages,
+            "trajectory_format": "mini-swe-agent-1.1"}
+
+
+def _line(messages: list[Any], i: int) -> int:
+    """The line message `i` starts on in the file `_read` writes (worked out from the text)."""
+    doc = _doc([*messages[:i], "@@here@@", *messages[i + 1:]])
+    text = json.dumps(doc, indent=2)
+    return text[: text.index('"@@here@@"')].count("\n") + 1
+
+
 def _read(tmp: Path, messages: list[Any], agent: dict[str, Any] | None = None) -> Session:
-    doc = {"info": {"mini_version": "2.4.6", "config": {"agent": agent or {}}}, "messages": messages,
-           "trajectory_format": "mini-swe-agent-1.1"}
+    doc = _doc(messages, agent)
     (tmp / NAME).write_text(json.dumps(doc, indent=2))
     (s,) = SRC.read(tmp / NAME, ReadContext(root=tmp))
     return s
 
 
-def _rows(s: Session) -> list[tuple[Any, ...]]:
-    (ev,) = s.evidence
-    def p(r: Any) -> str | None:
-        return None if r is None else (r.pointer if r.ev == ev else f"other:{r.ev}")
-    def e(v: str | None) -> str | None:
-        return v.replace(ev, "EV") if v else v
-    return [(x.kind, x.actor, x.ts, p(x.ts_from), [p(r) for r in x.refs], x.text, x.args, e(x.call_id), x.tool,
-             x.is_error, e(x.group), p(x.name_ref), x.info) for x in s.events]
+def _rows(s: Session, path: Path | None = None) -> list[tuple[Any, ...]]:
+    """Each event with its refs as places in the document (/messages/<i>/...) and the evidence
+    ids inside its call id and group written as those places."""
+    pl = Places(s, path or s.files[0].abs_path and Path(s.files[0].abs_path))
+    return [(x.kind, x.actor, x.ts, pl.at(x.ts_from), [pl.at(r) for r in x.refs], x.text, x.args, pl.ids(x.call_id),
+             x.tool, x.is_error, pl.ids(x.group), pl.at(x.name_ref), x.info) for x in s.events]
 
 
 MSGS: list[Any] = [
@@ -65,8 +75,8 @@ MSGS: list[Any] = [
 
 def test_every_field_of_every_event_of_a_2x_trajectory(tmp_path: Path) -> None:
     s = _read(tmp_path, MSGS)
-    assert (s.meta.system_prompt, s.meta.system_prompt_ref.pointer if s.meta.system_prompt_ref else None) == (
-        "sys", "/messages/0/content")
+    pl = Places(s, tmp_path / NAME)
+    assert (s.meta.system_prompt, pl.at(s.meta.system_prompt_ref)) == ("sys", "/messages/0/content")
     t0, t05, t1, t225, t3 = ("2026-02-02T02:40:00.000Z", "2026-02-02T02:40:00.500Z", "2026-02-02T02:40:01.000Z",
                              "2026-02-02T02:40:02.250Z", "2026-02-02T02:40:03.000Z")
     assert t0 == _iso(1770000000)
@@ -76,13 +86,13 @@ def test_every_field_of_every_event_of_a_2x_trajectory(tmp_path: Path) -> None:
         ("agent_text", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/content"], "Checking.", None,
          None, None, None, None, None, None),
         ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/0/function/arguments"],
-         None, {"command": "ls"}, "call_1", "bash", None, "EV/messages/2", "/messages/2/tool_calls/0/function/name",
+         None, {"command": "ls"}, "call_1", "bash", None, "/messages/2", "/messages/2/tool_calls/0/function/name",
          None),
         ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/1/function/arguments"],
-         None, "{\"command\": \"x\"}", "call_2", "bash", None, "EV/messages/2",
+         None, "{\"command\": \"x\"}", "call_2", "bash", None, "/messages/2",
          "/messages/2/tool_calls/1/function/name", None),
         ("tool_call", "agent", t1, "/messages/2/extra/timestamp", ["/messages/2/tool_calls/3/function/arguments"],
-         None, "not json", "EV:/messages/2/tool_calls/3", "bash", None, "EV/messages/2",
+         None, "not json", "/messages/2:/tool_calls/3", "bash", None, "/messages/2",
          "/messages/2/tool_calls/3/function/name", None),
         ("tool_result", "agent", t225, "/messages/3/extra/timestamp", ["/messages/3/content"], "a.py", None,
          "call_1", "bash", False, None, None,
@@ -92,20 +102,21 @@ def test_every_field_of_every_event_of_a_2x_trajectory(tmp_path: Path) -> None:
         ("note", "system", None, None, ["/messages/9/content"], "", None, None, None, None, None, None,
          NoteInfo(subtype="exit", reason="LimitsExceeded")),
     ]
-    code_from = s.events[5].info.exit_code_from  # type: ignore[union-attr]
-    assert code_from is not None and (code_from.ev, code_from.pointer) == (next(iter(s.evidence)),
-                                                                          "/messages/3/extra/returncode")
+    assert pl.at(s.events[5].info.exit_code_from) == "/messages/3/extra/returncode"  # type: ignore[union-attr]
+    line = [_line(MSGS, i) for i in range(len(MSGS))]
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-        ("bad-tool-call", "/messages/2/tool_calls/2 has no function name; skipped", NAME, None),
-        ("unknown-role", "/messages/4 has role 'developer'; skipped", NAME, None),
-        ("content-parts", "/messages/5/content holds parts other than one text; skipped", NAME, None),
-        ("not-a-message", "/messages/6 is not a chat message; skipped", NAME, None),
-        ("not-a-message", "/messages/7 is a 'response' item (OpenAI Responses API), which forsy does not read; "
-                          "skipped", NAME, None),
-        ("system-message", "system message /messages/8/content is kept as a note (the system prompt is the first one, "
-                           "before the task)", NAME, None),
+        ("not-an-object", "element is str, not an object; skipped", NAME, line[6]),  # found while cutting the file
+        ("bad-tool-call", "tool_calls[2] has no function name; skipped", NAME, line[2]),
+        ("unknown-role", "the message has role 'developer'; skipped", NAME, line[4]),
+        ("content-parts", "the message's content holds parts other than one text; skipped", NAME, line[5]),
+        ("not-a-message", "the message is a 'response' item (OpenAI Responses API), which forsy does not read; "
+                          "skipped", NAME, line[7]),
+        ("system-message", "a system message is kept as a note (the system prompt is the first one, before the "
+                           "task)", NAME, line[8]),
     ]
-    assert s.quality.unknown_records == 5 and s.quality.records == 1
+    assert (s.quality.unknown_records, s.quality.unparsable_records, s.quality.records) == (4, 1, 11)
+    assert {k: pl.line[f"/messages/{k}"] for k in (0, 3, 9)} == {k: line[k] for k in (0, 3, 9)}  # each its line
+    assert pl.line["/info"] == 2  # {\n  "info": {
 
 
 def test_a_1x_answer_and_its_result_cite_their_times_and_text(tmp_path: Path) -> None:
@@ -115,7 +126,6 @@ def test_a_1x_answer_and_its_result_cite_their_times_and_text(tmp_path: Path) ->
              "timestamp": 1760000003},
             {"role": "user", "content": "<returncode>3</returncode>\nno", "timestamp": 1760000004}]
     s = _read(tmp_path, msgs)
-    (ev,) = s.evidence
     rows = _rows(s)
     assert [(r[0], r[3], r[4]) for r in rows] == [
         ("user", "/messages/1/timestamp", ["/messages/1/content"]),
@@ -128,14 +138,14 @@ def test_a_1x_answer_and_its_result_cite_their_times_and_text(tmp_path: Path) ->
     assert call.args == "cat <<'EOF' > f.py\nprint(1)\nEOF"  # the block spans lines (the agent's re.DOTALL)
     assert call.info == CallInfo(span=(8, 8 + len(call.args))) and (call.tool, result.tool) == ("bash", "bash")
     assert result.info == ResultInfo(exit_code=3, exit_code_from=result.refs[0], failure_rule="R-call/mini-returncode")
-    assert result.refs[0].ev == ev and result.is_error is True
+    assert Places(s, tmp_path / NAME).at(result.refs[0]) == "/messages/4/content" and result.is_error is True
 
 
 def test_a_bad_action_regex_is_warned_with_its_file(tmp_path: Path) -> None:
     s = _read(tmp_path, [{"role": "user", "content": "t"}], agent={"action_regex": "("})
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
         ("bad-action-regex", "info.config.agent.action_regex does not compile: commands in answers without "
-                             "extra.actions are not read", NAME, None)]
+                             "extra.actions are not read", NAME, 2)]  # the line `info` starts on
 
 
 def test_times_are_epoch_seconds_within_range() -> None:
@@ -178,9 +188,9 @@ def test_every_field_of_a_2x_text_based_answer(tmp_path: Path) -> None:
         ("agent_text", "agent", t10, a, ["/messages/2/content"], "```mswea_bash_command\nls\n```", None, None,
          None, None, None, None, None),
         ("tool_call", "agent", t10, a, ["/messages/2/extra/actions/0/command"], None, "ls",
-         "EV:/messages/2/extra/actions/0", "bash", None, "EV/messages/2", None, None),
+         "/messages/2:/extra/actions/0", "bash", None, "/messages/2", None, None),
         ("tool_call", "agent", t10, a, ["/messages/2/extra/actions/2/command"], None, "pwd", "tc9", "bash", None,
-         "EV/messages/2", None, None),
+         "/messages/2", None, None),
         ("tool_result", "agent", t11, "/messages/3/extra/timestamp", ["/messages/3/content"],
          "<returncode>0</returncode>\nout", None, "tc9", "bash", False, None, None, s.events[4].info),
     ]
@@ -188,10 +198,10 @@ def test_every_field_of_a_2x_text_based_answer(tmp_path: Path) -> None:
         ("agent_text", "agent", t12, "/messages/4/extra/timestamp", ["/messages/4/content"], "```bash\necho hi\n```",
          None, None, None, None, None, None, None),
         ("tool_call", "agent", t12, "/messages/4/extra/timestamp", ["/messages/4/content"], None, "echo hi",
-         "EV:/messages/4", "bash", None, "EV/messages/4", None, CallInfo(span=(8, 15))),
+         "/messages/4:command", "bash", None, "/messages/4", None, CallInfo(span=(8, 15))),
     ]
-    assert [(w.code, w.message, w.file) for w in s.warnings] == [
-        ("bad-action", "/messages/2/extra/actions/1 has no command text; skipped", NAME)]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("bad-action", "extra.actions[1] has no command text; skipped", NAME, _line(msgs, 2))]
     assert s.quality.unknown_records == 1
 
 
@@ -254,10 +264,19 @@ def test_the_record_the_first_system_prompt_and_the_person_s_words_field_by_fiel
             {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "timestamp": 1760000004}},
             {"role": "user", "content": "Interrupted by user: stop", "timestamp": 1760000005}]
     s = _read(tmp_path, msgs)
-    (ev,) = s.evidence.values()
-    assert (ev.source, ev.line, ev.byte_offset, ev.byte_length, ev.record_type) == (
-        NAME, 1, 0, (tmp_path / NAME).stat().st_size, "trajectory")
+    data = (tmp_path / NAME).read_bytes()
+    evs = list(s.evidence.values())
+    assert [(e.source, e.record_type) for e in evs] == [(NAME, "info")] + [(NAME, None)] * len(msgs)
+    for e, value in zip(evs, [_doc(msgs)["info"], *msgs], strict=True):  # each record is its value's exact bytes
+        assert json.loads(data[e.byte_offset: e.byte_offset + e.byte_length]) == value
+        assert e.line == data[: e.byte_offset].count(b"\n") + 1
     assert s.meta.system_prompt == "the prompt"
+    marks = {i: (s.ledger[evs[i + 1].id].heading, s.ledger[evs[i + 1].id].name) for i in range(len(msgs))
+             if evs[i + 1].id in s.ledger}
+    assert marks == {0: ("set_aside", "notes are not steps"), 1: ("metadata", "the system prompt"),
+                     2: ("set_aside", "notes are not steps"), 9: ("set_aside", "notes are not steps"),
+                     11: ("set_aside", "notes are not steps")}
+    assert s.ledger[evs[0].id].heading == "metadata"  # info
     rows = _rows(s)
     def at(ptr: str) -> tuple[Any, ...]:
         return next(r for r in rows if r[4] == [ptr])
@@ -273,17 +292,15 @@ def test_the_record_the_first_system_prompt_and_the_person_s_words_field_by_fiel
     answer = at("/messages/7/content")
     assert answer[:3] == ("tool_result", "agent", t2) and answer[3] == "/messages/7/timestamp"
     assert isinstance(answer[12], ResultInfo) and answer[12].exit_code == 0
-    assert answer[12].exit_code_from is not None and answer[12].exit_code_from.pointer == "/messages/7/extra/returncode"
+    assert Places(s, tmp_path / NAME).at(answer[12].exit_code_from) == "/messages/7/extra/returncode"
     assert at("/messages/9/content")[2:4] == (t3, "/messages/9/timestamp")
     assert at("/messages/9/content")[12] == NoteInfo(subtype="harness")
     assert next(r for r in rows if r[0] == "tool_call" and r[7] == "c1")[6] == {"command": "pwd"}  # as written
     assert at("/messages/11/content")[2:4] == (t4, "/messages/11/extra/timestamp")
     assert at("/messages/12/content")[:4] == ("user", "user", t5, "/messages/12/timestamp")
-    assert [(w.code, w.message) for w in s.warnings] == [
-        ("system-message", "system message /messages/0/content is kept as a note (the system prompt is the first "
-                           "one, before the task)"),
-        ("system-message", "system message /messages/2/content is kept as a note (the system prompt is the first "
-                           "one, before the task)")]
+    kept = "a system message is kept as a note (the system prompt is the first one, before the task)"
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("system-message", kept, _line(msgs, 0)), ("system-message", kept, _line(msgs, 2))]
 
 
 def test_what_is_not_a_trajectory_is_said_with_its_file(tmp_path: Path) -> None:
@@ -303,9 +320,10 @@ def test_the_run_s_own_exit_status_is_its_ending_where_it_is_unambiguous(tmp_pat
         (tmp_path / NAME).write_text(json.dumps(doc))
         (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
         ref = s.meta.ending_ref
-        return s.meta.ending, None if ref is None else (ref.ev == next(iter(s.evidence)), ref.pointer)
-    assert ending("Submitted") == ("task_complete", (True, "/info/exit_status"))
-    assert ending("TimeExceeded") == ("timeout", (True, "/info/exit_status"))
+        info = [e.id for e in s.evidence.values() if e.record_type == "info"]
+        return s.meta.ending, None if ref is None else ([ref.ev] == info, ref.pointer)
+    assert ending("Submitted") == ("task_complete", (True, "/exit_status"))  # inside the `info` record
+    assert ending("TimeExceeded") == ("timeout", (True, "/exit_status"))
     for other in ("LimitsExceeded", "RepeatedFormatError", "RuntimeError", "submitted", "", None, ["Submitted"]):
         assert ending(other) == (None, None), other  # left to the trace's own rules
 
@@ -323,3 +341,21 @@ def test_a_trajectory_cut_short_fails_naming_its_line(tmp_path: Path) -> None:
 
     (o,) = retrace_one(tmp_path / NAME, RetraceOptions(redact=False), sink=None, keep=False)
     assert o.status == "failed" and o.exit_code != 0  # never "skipped: no work", exit 0
+
+
+def test_a_trajectory_cut_among_its_messages_keeps_those_before_the_cut(tmp_path: Path) -> None:
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": "```bash\nmake\n```"},
+            {"role": "user", "content": "<returncode>2</returncode>\nError 1"}]
+    whole = json.dumps(_doc(msgs), indent=2)
+    cut = whole.index("Error 1")
+    (tmp_path / NAME).write_text(whole[:cut])
+    (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text if e.kind != "tool_call" else e.args) for e in s.events] == [
+        ("user", "fix it"), ("agent_text", "```bash\nmake\n```"), ("tool_call", "make")]
+    assert [(w.code, w.line) for w in s.warnings] == [("unparsable-element", _line(msgs, 3))]
+    assert f"bytes {len(whole[:whole.rindex('{', 0, cut)].encode())}-" in s.warnings[0].message  # what was lost
+    # info and the 3 messages read; the cut one is lost bytes, said in the warning (as for Gemini's chats)
+    assert (s.quality.records, s.quality.unparsable_records) == (4, 0)
+    (t,) = retrace(tmp_path / NAME, tmp_path / "out")  # what was read is a trace; the lost answer is no result
+    assert [(x.get("tool"), x.get("output")) for x in t["steps"]] == [(None, None), ("bash", None)]

@@ -3,16 +3,20 @@
 The writer is mini-swe-agent's own: `save_traj` in 1.x (`trajectory_format`
 "mini-swe-agent-1") and `DefaultAgent.serialize` in 2.x ("mini-swe-agent-1.1"). Both write one
 JSON document, `{"info": {...}, "messages": [...], "trajectory_format": ...}`: the messages the
-model saw, in order. The file is one evidence record; every value is cited by its JSON pointer.
+model saw, in order. Each message is one evidence record (its exact bytes and the line it starts
+on, `sources.json_doc`), and so is `info`; every value is cited by its JSON pointer inside its
+record. A file cut short (mini rewrites it after every step) keeps the messages before the cut,
+and says how many bytes were lost.
 
 * `info`: `mini_version` is the agent's version, `config.model.model_name` its model,
   `config.environment.cwd` its working folder (when not empty), and `exit_status`,
   `config.agent_type`, `config.environment_type` and a container's `config.environment.image`
   are kept in `agent_config` as written; an `exit_status` of Submitted or TimeExceeded is the
   trace's termination (task_complete, timeout: T-termination/declared);
-  `config.agent.action_regex` (1.x) how it found the command in an answer, and
+  `config.agent.action_regex` (1.x) says how the agent found the command in an answer, and
   `config.agent.timeout_template` what it wrote when a command timed out;
-* the first `system` message is the system prompt; the first `user` message is the task;
+* the first `system` message is the system prompt (ledger: metadata); the first `user` message
+  is the task; a note (below) is set aside in the ledger;
 * an `assistant` message: its text is the agent's words; its commands are tool calls (`bash`):
   in 2.x each `tool_calls` entry (arguments as written), else each `extra.actions[].command`;
   in 1.x, which keeps no actions, the one block the agent's `action_regex` finds in the text
@@ -54,8 +58,10 @@ from ...evidence import Event, Evidence, Ref, Session
 from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
+from .._records import Record
 from ..chat import load_doc, new_session
-from ..lines import discover_sniffed
+from ..json_doc import read_object_array
+from ..lines import discover_sniffed, sha256
 
 KIND = "mini_swe_agent"
 TOOL = "bash"
@@ -146,25 +152,34 @@ class MiniSweAgentSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         doc = load_doc(path, ctx, KIND)
-        d, damage, line = _parse(doc.data)
         stem = path.name.removesuffix(".json").removesuffix(".traj")
         s = new_session(KIND, stem or path.stem, doc, "mini-swe-agent")
-        ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "trajectory"))
-        if not isinstance(d, dict) or not isinstance(d.get("messages"), list):
-            # the one record could not be read as a trajectory: the file fails, saying why and where
+        jd = read_object_array(doc.data, doc.source, "messages")
+        if jd is None or not jd.has_array:
+            # not an object with a messages list: the file fails, saying why and where
+            _, damage, line = _parse(doc.data)
             s.quality.unparsable_records = 1
             why = damage or "not a mini-swe-agent trajectory (no messages list)"
             s.warn("unparsable", f"{why}; nothing read", doc.source, line)
             return [s]
-        s.quality.records = 1
-        _Reader(s, ev, _dict(d.get("info"))).read(d["messages"])
+        for code, msg, line in jd.problems:  # a damaged message, a file cut short: what was lost
+            s.warn(code, msg, doc.source, line)
+        info_ev = None
+        if "info" in jd.spans and isinstance(jd.header.get("info"), dict):
+            line, offset, raw = jd.spans["info"]
+            info_ev = s.add_evidence(Evidence.make(doc.source, line, offset, raw, sha256(raw), "info"))
+            s.mark(info_ev, "metadata", "the run's version, configuration and exit status")
+        s.quality.records = jd.elements + (info_ev is not None)
+        s.quality.unparsable_records = jd.elements - len(jd.records)
+        _Reader(s, doc.source, info_ev, _dict(jd.header.get("info"))).read(jd.records)
         return [s]
 
 
 class _Reader:
-    def __init__(self, s: Session, ev: str, info: dict[str, Any]) -> None:
-        self.s, self.ev = s, ev
-        self.src = s.evidence[ev].source
+    def __init__(self, s: Session, src: str, info_ev: str | None, info: dict[str, Any]) -> None:
+        self.s, self.src = s, src
+        self.ev, self.line = "", 0  # the message being read: its evidence id and line
+        info_line = s.evidence[info_ev].line if info_ev is not None else None
         config = _dict(info.get("config"))
         agent, model = _dict(config.get("agent")), _dict(config.get("model"))
         if _str(info.get("mini_version")):
@@ -177,32 +192,38 @@ class _Reader:
         # what a reader of the trace wants to know about the run, as written (agent_config)
         # the agent's own word for how the run ended, where it is unambiguous (T-termination/declared)
         ending = _ENDINGS.get(info["exit_status"]) if isinstance(info.get("exit_status"), str) else None
-        if ending is not None:
-            s.meta.ending, s.meta.ending_ref = ending, Ref(ev, "/info/exit_status")
+        if ending is not None and info_ev is not None:
+            s.meta.ending, s.meta.ending_ref = ending, Ref(info_ev, "/exit_status")
         for key, v in (("exit_status", info.get("exit_status")), ("agent_type", config.get("agent_type")),
                        ("environment_type", config.get("environment_type")), ("environment_image", env.get("image"))):
             if _str(v):
                 s.meta.extra[key] = v
-        self.action_re = self._action_regex(agent.get("action_regex"))
+        self.action_re = self._action_regex(agent.get("action_regex"), info_line)
         self.timeout = _prefix(agent.get("timeout_template"))
         self.seen_system = self.seen_task = False
         self.pending: Event | None = None  # a call whose answer is the next user message (1.x, text-based)
 
-    def _action_regex(self, v: Any) -> re.Pattern[str] | None:
+    def _action_regex(self, v: Any, line: int | None) -> re.Pattern[str] | None:
         try:
             return re.compile(v if isinstance(v, str) else DEFAULT_ACTION_REGEX, re.DOTALL)
         except re.error:
             self.s.warn("bad-action-regex", "info.config.agent.action_regex does not compile: commands in answers "
-                        "without extra.actions are not read", self.src, None)
+                        "without extra.actions are not read", self.src, line)
             return None
 
-    def read(self, msgs: list[Any]) -> None:
-        for i, m in enumerate(msgs):
-            self.message(m, f"/messages/{i}")
+    def read(self, records: list[Record]) -> None:
+        for rec in records:
+            self.ev, self.line = self.s.add_evidence(rec.ev), rec.ev.line or 0
+            before = len(self.s.events)
+            self.message(rec.data, "")
+            for e in self.s.events[before:]:
+                if e.kind == "note":  # the segmenter makes no step of a note: the ledger says why
+                    sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
+                    self.s.mark(self.ev, "set_aside", "notes are not steps", sub)
 
     def _skip(self, code: str, why: str) -> None:
         self.s.quality.unknown_records += 1
-        self.s.warn(code, why, self.src, None)
+        self.s.warn(code, why, self.src, self.line)
 
     def _ts(self, m: dict[str, Any], p: str) -> tuple[str | None, Ref | None]:
         """The message's time and where it is: `timestamp` (1.x), else `extra.timestamp` (2.x)."""
@@ -217,12 +238,12 @@ class _Reader:
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
             kind = _str(m.get("type")) or _str(m.get("object")) if isinstance(m, dict) else None
             what = f"a {kind!r} item (OpenAI Responses API), which forsy does not read" if kind else \
-                "not a chat message"
-            self._skip("not-a-message", f"{p} is {what}; skipped")
+                "not a chat message (no role)"
+            self._skip("not-a-message", f"the message is {what}; skipped")
             return
         got = _content(m.get("content"), f"{p}/content")
         if got is None:
-            self._skip("content-parts", f"{p}/content holds parts other than one text; skipped")
+            self._skip("content-parts", "the message's content holds parts other than one text; skipped")
             return
         text, tptr = got
         ts, ts_from = self._ts(m, p)
@@ -244,7 +265,7 @@ class _Reader:
             status = _str(extra.get("exit_status")) or text
             self._ev("note", "system", ts, ts_from, tptr, text, info=NoteInfo(subtype="exit", reason=status))
         else:
-            self._skip("unknown-role", f"{p} has role {role!r}; skipped")
+            self._skip("unknown-role", f"the message has role {role!r}; skipped")
 
     def _ev(self, kind: Any, actor: str, ts: str | None, ts_from: Ref | None, ptr: str, text: str | None,
             **kw: Any) -> Event:
@@ -256,14 +277,16 @@ class _Reader:
         if not self.seen_system and not self.seen_task and text is not None:
             self.seen_system = True
             self.s.meta.system_prompt, self.s.meta.system_prompt_ref = text, Ref(self.ev, ptr)
+            self.s.mark(self.ev, "metadata", "the system prompt")
             return
         self._ev("note", "system", ts, ts_from, ptr, text)
-        self.s.warn("system-message", f"system message {ptr} is kept as a note (the system prompt is the first one, "
-                    "before the task)", self.src, None)
+        self.s.warn("system-message", "a system message is kept as a note (the system prompt is the first one, "
+                    "before the task)", self.src, self.line)
 
     def _assistant(self, m: dict[str, Any], p: str, text: str | None, tptr: str, ts: str | None,
                    ts_from: Ref | None) -> None:
         self.pending = None  # two answers in a row: the first one's command got none (the assembler counts it)
+        before = len(self.s.events)
         if text:
             self._ev("agent_text", "agent", ts, ts_from, tptr, text)
         calls, actions = m.get("tool_calls"), _dict(m.get("extra")).get("actions")
@@ -274,7 +297,7 @@ class _Reader:
             for k, a in enumerate(actions):
                 cmd = _dict(a).get("command")
                 if not isinstance(cmd, str):
-                    self._skip("bad-action", f"{p}/extra/actions/{k} has no command text; skipped")
+                    self._skip("bad-action", f"extra.actions[{k}] has no command text; skipped")
                     continue
                 cid = _str(_dict(a).get("tool_call_id")) or f"{self.ev}:{p}/extra/actions/{k}"
                 self.pending = self._ev("tool_call", "agent", ts, ts_from, f"{p}/extra/actions/{k}/command", None,
@@ -286,14 +309,16 @@ class _Reader:
                 raw = text[a:z]
                 a += len(raw) - len(raw.lstrip())
                 z -= len(raw) - len(raw.rstrip())
-                self.pending = self._ev("tool_call", "agent", ts, ts_from, tptr, None, call_id=f"{self.ev}:{p}",
+                self.pending = self._ev("tool_call", "agent", ts, ts_from, tptr, None, call_id=f"{self.ev}:command",
                                         tool=TOOL, args=text[a:z], group=f"{self.ev}{p}",
                                         info=CallInfo(span=(a, z)))
+        if len(self.s.events) == before:
+            self.s.mark(self.ev, "set_aside", "an answer with no words and no command")
 
     def _tool_call(self, c: Any, cp: str, p: str, ts: str | None, ts_from: Ref | None) -> None:
         fn = _dict(c).get("function")
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-            self._skip("bad-tool-call", f"{cp} has no function name; skipped")
+            self._skip("bad-tool-call", f"tool_calls[{cp.rsplit('/', 1)[1]}] has no function name; skipped")
             return
         raw = fn.get("arguments")
         args: Any = raw
