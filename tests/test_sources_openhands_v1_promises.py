@@ -216,3 +216,50 @@ def test_discover_finds_trajectories_and_outputs_in_every_folder_below(tmp_path:
     (tmp_path / "a" / "b" / "notes.json").write_text('{"a": 1}')
     assert sorted(p.relative_to(tmp_path).as_posix() for p in SRC.discover(tmp_path)) == [
         "a/b/output.jsonl", "a/conv.json"]
+
+
+def test_odd_values_and_the_warnings_place(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        ev("SystemPromptEvent", 0, system_prompt={"text": "p"}),  # no tools at all
+        ev("ActionEvent", 1, tool_name="terminal", tool_call_id="c1",
+           action={"kind": "TerminalAction", "thought": "t"}),
+        ev("ObservationEvent", 2, tool_call_id="c1", timestamp=5, observation=[{"text": "x"}]),
+        ev("ActionEvent", 3, tool_name="t", tool_call_id="c3", action={"kind": "A"}),
+        ev("UserRejectObservation", 4, tool_call_id="c3", rejection_reason="no"),
+        ev("ActionEvent", 5, tool_name="t", tool_call_id="c5", action={"kind": "A"}),
+        ev("UserRejectObservation", 6, tool_call_id="c5", rejection_source="user", rejection_reason="never"),
+        ev("ActionEvent", 7, tool_name="t", tool_call_id="c7", action={"kind": "A"}),
+        ev("AgentErrorEvent", 8, tool_call_id="c7", error={"code": 1}),
+        ev("ObservationEvent", 9, tool_call_id="zz", observation={}),
+        ev("ActionEvent", 10, tool_call_id="c10", action={"kind": "A"}),
+    ])
+    assert (s.meta.system_prompt, s.meta.tools) == ("p", [])
+    # a thought inside another action's object is that action's argument, not reasoning
+    c1 = next(e for e in s.events if e.call_id == "c1" and e.kind == "tool_call")
+    assert c1.args == {"kind": "TerminalAction", "thought": "t"}
+    r1, r3, r5, r7 = [e for e in s.events if e.kind == "tool_result"]
+    # an observation that is no object: no text, no verdict; a time that is no text: none
+    assert (r1.text, r1.is_error, r1.ts, r1.ts_ref) == ("", None, None, None)
+    assert (r7.text, r7.is_error) == ("", True)
+    assert s.quality.extra["rejected_calls"] == 2
+    line = list(s.evidence.values())[9].line  # the unpaired observation's first line in the file
+    assert line is not None and line > 1
+    assert [(w.code, w.file, w.line) for w in s.warnings[:1]] == [("unpaired-observation", "conv.json", line)]
+    assert [w.message for w in s.warnings[1:]] == ["action 'None' (c10) has no observation"]
+
+
+def test_an_output_line_is_one_record_its_steps_cite(tmp_path: Path) -> None:
+    history = [
+        ev("SystemPromptEvent", 0, system_prompt={}),
+        ev("MessageEvent", 1, llm_message={"role": "assistant", "content": []}),
+        ev("ActionEvent", 2, tool_call_id="f", action={"kind": "FinishAction", "message": "bye"}),
+        ev("ObservationEvent", 3, tool_call_id="f", observation={}),
+        ev("ObservationEvent", 4, tool_call_id="nobody", observation={}),
+    ]
+    p = tmp_path / "output.jsonl"
+    p.write_text(json.dumps({"instance_id": "i1", "instruction": "x", "history": history}) + "\n")
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    # nothing is marked: the line is one record, which the answer cites
+    assert (s.ledger, [(e.kind, e.text) for e in s.events]) == ({}, [("agent_text", "bye")])
+    assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message"]
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1)]
