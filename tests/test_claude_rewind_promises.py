@@ -216,3 +216,45 @@ def test_a_failed_model_call_on_a_rewound_branch_is_abandoned_with_it(tmp_path: 
         answer(5, "a3", "u3", "Fixed signup."),
     ]))
     assert _marks(s)[2:4] == [("user", "The login bug.", True), ("agent_text", text, True)]
+
+
+def test_a_rewind_after_an_earlier_conversation_in_the_file_is_still_a_rewind(tmp_path: Path) -> None:
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "o1", None, "Old question."),
+        user(1, "u1", None, "Fix the bug."),
+        answer(2, "a1", "u1", "Which bug?"),
+        user(3, "u2", "a1", "The login bug."),
+        user(4, "u3", "a1", "The signup bug."),
+        answer(5, "a3", "u3", "Fixed signup."),
+    ]))
+    assert [(e.text, e.abandoned) for e in s.events if e.kind == "user"] == [
+        ("Old question.", False), ("Fix the bug.", False), ("The login bug.", True), ("The signup bug.", False)]
+
+
+def test_a_split_line_of_a_message_on_the_chain_written_beside_it_is_part_of_the_work(tmp_path: Path) -> None:
+    # one model message as two sibling lines: its text (off the chain) and its call (on it)
+    said = answer(1, "m1", "u1", "Running the tests.")
+    ran = call(2, "m2", "u1", "t1", "Bash", {"command": "pytest"})
+    said["message"]["id"] = ran["message"]["id"]
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Run the tests."), said, ran,
+        result(3, "r1", "m2", "t1", "3 passed"),
+        answer(4, "a2", "r1", "All pass."),
+    ]))
+    assert [(e.kind, e.abandoned) for e in s.events] == [
+        ("user", False), ("agent_text", False), ("tool_call", False), ("tool_result", False), ("agent_text", False)]
+
+
+def test_the_result_of_the_chains_only_call_written_beside_it_is_part_of_the_work(tmp_path: Path) -> None:
+    # the chain goes on from a notice after the call; the call's result hangs off the call
+    notice = {"type": "system", "subtype": "informational", "uuid": "n1", "parentUuid": "a1",
+              "sessionId": "s-small", "timestamp": "2026-01-01T10:00:02.000Z", "content": "Hook ran."}
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Run the tests."),
+        call(1, "a1", "u1", "t1", "Bash", {"command": "pytest"}),
+        notice,
+        result(3, "r1", "a1", "t1", "3 passed"),
+        answer(4, "a2", "n1", "All pass."),
+    ]))
+    assert [(e.kind, e.abandoned) for e in s.events] == [
+        ("user", False), ("tool_call", False), ("tool_result", False), ("agent_text", False)]
