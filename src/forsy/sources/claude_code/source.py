@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -157,7 +158,7 @@ def _mark_notes(events: list[Event], session: Session) -> None:
 def read_session(path: Path, ctx: ReadContext) -> Session:
     """Read one session file (and the subagent transcripts that belong to it)."""
     if ctx.root is None:
-        ctx = ReadContext(root=path.parent, debug=ctx.debug, extra=ctx.extra)
+        ctx = replace(ctx, root=path.parent)  # the rest of the context (its limits too) stands
     session = Session("claude_code", "", [], {}, [], SessionMeta(agent="claude-code"), Quality())
     recs = _dedupe(load_records(path, ctx, session), session)
     main = [r for r in recs if not r.data.get("isSidechain")]
