@@ -1,6 +1,7 @@
 """Who is reviewing (`review.identity.reviewer`) when it comes from git: a stand-in `git` first on
 PATH answers (or fails, or hangs) as a real one could; a git that is not there, fails or hangs
-gives no name, so the action is refused rather than recorded under a made-up one."""
+gives no name, so the action is refused rather than recorded under a made-up one; the refusal
+names every way to give one; a name is one printable line of at most 200 characters."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from _deadline import within
 from forsy.errors import InputError
-from forsy.review.identity import _git, reviewer
+from forsy.review.identity import _git, clean, reviewer
 
 REFUSED = "who is reviewing?"
 
@@ -59,3 +60,21 @@ def test_a_git_that_hangs_is_given_up_on_after_5_seconds(tmp_path: Path, monkeyp
     with within(30):  # without the 5 s timeout this waits a minute
         assert _git("user.name") == ""
     assert 4.5 < time.monotonic() - t0 < 30
+
+
+def test_the_refusal_says_every_way_to_name_a_reviewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(InputError) as e:
+        reviewer(None, {}, configured="")
+    assert e.value.message == ("who is reviewing? give --reviewer 'Name <email>', set FORSY_REVIEWER, "
+                               "or set git config user.name and user.email")
+
+
+def test_a_name_of_200_characters_is_kept_and_201_refused() -> None:
+    assert clean("  " + "a" * 200 + " ") == "a" * 200
+    assert clean("Ada\tLovelace\n <ada@example.org>") == "Ada Lovelace <ada@example.org>"
+    for bad in ("a" * 201, "Ada \x1b[31mLovelace"):
+        with pytest.raises(InputError) as e:
+            clean(bad)
+        assert e.value.message == "a reviewer's name is one printable line of at most 200 characters"
