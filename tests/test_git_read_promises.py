@@ -53,6 +53,10 @@ def test_git_log_s_refusals_are_said(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"/l: git log failed: fatal: bad revision 'nope'$") as e:
         log_times(r.path, ("nope",))
     assert e.value.path == str(r.path)
+    # one revision is read, never a range or an option (rev-parse without --verify would take them)
+    for rev in (f"{one}..{two}", "--all"):
+        with pytest.raises(InputError, match=rf"/l: no such revision '{rev}'$"):
+            read_git(r.path, since=None, until=None, ctx=ReadContext(root=r.path), rev=rev)
 
 
 def test_a_branch_whose_name_is_no_utf8_holds_its_commits(tmp_path: Path) -> None:
