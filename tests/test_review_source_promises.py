@@ -105,6 +105,10 @@ def test_from_the_store_with_the_edits_over_the_stored_files(tmp_path: Path) -> 
     assert d.trace_id == tid
     again = load(tid, url, [tmp_path])
     assert again.roots == [tmp_path] and again.trace == d.trace
+    log = tmp_path / "logs" / "demo.jsonl"  # a log named by its file: its folder is where to look
+    log.parent.mkdir()
+    log.write_bytes((SAMPLES / "claude" / "demo-session.jsonl").read_bytes())
+    assert load(tid, url, [log, tmp_path]).roots == [log.parent, tmp_path]
 
 
 def test_load_a_path_or_an_id(tmp_path: Path) -> None:

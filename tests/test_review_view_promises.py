@@ -78,6 +78,10 @@ def test_the_header_of_a_trace_with_little_in_it() -> None:
     # a boolean is no score (the schema refuses it): not shown as +1 or 0
     ({"eval": True}, StepRow(0, "", "", "", "", "", "", False)),
     ({"eval": False}, StepRow(0, "", "", "", "", "", "", False)),
+    # a folder given to show/render is not validated first: an eval that is a list or an object
+    # (no score, and no key of the score table) shows nothing rather than failing the page
+    ({"eval": [1]}, StepRow(0, "", "", "", "", "", "", False)),
+    ({"eval": {"score": 1}}, StepRow(0, "", "", "", "", "", "", False)),
 ])
 def test_a_step_row(step: dict[str, Any], want: StepRow) -> None:
     assert vw.step_row(step) == want
