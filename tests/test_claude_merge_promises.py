@@ -115,3 +115,49 @@ def test_subagents_spawned_by_the_last_message_follow_it_in_spawning_order(tmp_p
     ]))
     assert _order(s) == ["Look twice.", "tool_call:t1", "tool_call:t2",
                          "bb:note", "bb:agent_text", "aa:note", "aa:agent_text"]
+
+
+def test_unlinked_threads_before_a_main_event_are_each_placed_once(tmp_path: Path) -> None:
+    _agent(tmp_path, "aa", "First aside.", 2)
+    _agent(tmp_path, "bb", "Second aside.", 4)
+    _agent(tmp_path, "cc", "Same time.", 9)  # starts when the last answer is written: after it
+    s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), answer(9, "a1", "u1", "Done.")]))
+    assert _order(s) == ["Go.", "aa:note", "aa:agent_text", "bb:note", "bb:agent_text", "Done.",
+                         "cc:note", "cc:agent_text"]
+
+
+def test_an_unlinked_thread_without_times_goes_first(tmp_path: Path) -> None:
+    _agent(tmp_path, "aa", "No time.", 2)
+    _agent(tmp_path, "bb", "Timed.", 2)
+    f = tmp_path / "s" / "subagents" / "agent-aa.jsonl"
+    f.write_text("".join(line.replace('"timestamp": "2026-01-01T10:00:0', '"at": "') + "\n"
+                         for line in f.read_text("utf-8").splitlines()), "utf-8")
+    s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), answer(9, "a1", "u1", "Done.")]))
+    assert _order(s) == ["aa:note", "aa:agent_text", "Go.", "bb:note", "bb:agent_text", "Done."]
+
+
+def test_a_subagent_file_with_no_events_leaves_the_others_in_place(tmp_path: Path) -> None:
+    folder = tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True)
+    write(folder / "agent-a0.jsonl", [{"type": "file-history-snapshot", "messageId": "m", "snapshot": {},
+                                       "sessionId": SESSION, "isSidechain": True}])
+    _agent(tmp_path, "bb", "Look.", 2)
+    s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), answer(3, "a1", "u1", "Done.")]))
+    assert _order(s) == ["Go.", "bb:note", "bb:agent_text", "Done."]
+
+
+def test_inline_subagents_spawned_together_keep_the_files_order(tmp_path: Path) -> None:
+    # Claude Code 1.0 wrote the second call's sidechain first: the file's order stands
+    def side(r: dict[str, Any]) -> dict[str, Any]:
+        return {**r, "isSidechain": True}
+
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Look twice."),
+        calls(1, "a1", "u1", _task("t1", "Look here."), _task("t2", "Look there.")),
+        side(user(2, "y1", None, "Look there.")), side(answer(3, "y2", "y1", "There.")),
+        side(user(4, "x1", None, "Look here.")), side(answer(5, "x2", "x1", "Here.")),
+        _done(6, "r1", "a1", "t1", None), _done(7, "r2", "r1", "t2", None),
+    ]))
+    assert [e.text for e in s.events if e.actor.startswith("subagent:")] == [
+        "Look there.", "There.", "Look here.", "Here."]
+    assert [e.link.parent_call_id for e in s.events if e.link] == ["t2", "t2", "t1", "t1"]
