@@ -274,7 +274,9 @@ def test_the_range_of_a_branch_named_like_a_folder_without_its_merges(tmp_path: 
     r.git("checkout", "-q", "docs")
     r.git("merge", "-q", "--no-edit", "main", when=f"@{T0 + 20} +0000")
     r.write("docs/a.md", "a\nb\nc\n")
-    r.git("commit", "-q", "-am", "c", when=f"@{T0 + 30} +0000")
+    r.write("docs/z.md", "z\n")  # two files: git's stable and unstable patch ids differ
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "c", when=f"@{T0 + 30} +0000")
     d2 = r.git("rev-parse", "HEAD").strip()
     r.git("checkout", "-q", "main")
     got = GitLookup(r.path).range_patch_id("main", "docs")
