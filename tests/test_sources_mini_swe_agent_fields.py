@@ -359,3 +359,44 @@ def test_a_trajectory_cut_among_its_messages_keeps_those_before_the_cut(tmp_path
     assert (s.quality.records, s.quality.unparsable_records) == (4, 0)
     (t,) = retrace(tmp_path / NAME, tmp_path / "out")  # what was read is a trace; the lost answer is no result
     assert [(x.get("tool"), x.get("output")) for x in t["steps"]] == [(None, None), ("bash", None)]
+
+
+def test_the_ledger_says_why_each_message_no_step_cites_was_read(tmp_path: Path) -> None:
+    msgs = [{"role": "user", "content": "t"},
+            {"role": "assistant", "content": ""},  # no words, no command
+            {"role": "user", "content": "No tool calls found.", "timestamp": 1760000001,
+             "extra": {"interrupt_type": "FormatError", "model_response": "hmm"}},
+            {"content": "x"},  # no role, no type
+            {"role": "exit", "content": "", "extra": {"exit_status": "Submitted"}}]
+    s = _read(tmp_path, msgs)
+    pl = Places(s, tmp_path / NAME)
+    marks = {pl.of[ev]: (m.heading, m.name, m.subtype) for ev, m in s.ledger.items()}
+    assert marks == {
+        "/info": ("metadata", "the run's version, configuration and exit status", None),
+        "/messages/1": ("set_aside", "an answer with no words and no command", None),
+        "/messages/2": ("set_aside", "notes are not steps", "format_error"),
+        "/messages/4": ("set_aside", "notes are not steps", "exit"),
+    }
+    # the refused answer's words take the format error's time
+    (words,) = [e for e in s.events if e.kind == "agent_text"]
+    assert (words.text, words.ts, pl.at(words.ts_from)) == ("hmm", "2025-10-09T08:53:21.000Z", "/messages/2/timestamp")
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("not-a-message", "the message is not a chat message (no role); skipped")]
+
+
+def test_a_trajectory_without_info_or_with_an_info_of_another_kind(tmp_path: Path) -> None:
+    for info in ({}, {"info": 5}):
+        doc = {**info, "messages": [{"role": "user", "content": "t"}, {"role": "assistant", "content": "ok"}]}
+        (tmp_path / NAME).write_text(json.dumps(doc, indent=2))
+        (s,) = SRC.read(tmp_path / NAME, ReadContext(root=tmp_path))
+        assert [e.record_type for e in s.evidence.values()] == [None, None], info  # the messages only
+        assert (s.quality.records, s.meta.agent_version, s.meta.ending) == (2, None, None)
+        assert [e.kind for e in s.events] == ["user", "agent_text"]
+
+
+def test_a_refused_answer_whose_content_is_no_text_gives_no_words(tmp_path: Path) -> None:
+    raw = {"choices": [{"message": {"content": [{"type": "text", "text": "parts"}]}}]}
+    s = _read(tmp_path, [{"role": "user", "content": "t"},
+                         {"role": "user", "content": "bad", "extra": {"interrupt_type": "FormatError",
+                                                                       "response": raw}}])
+    assert [e.kind for e in s.events] == ["user", "note"]

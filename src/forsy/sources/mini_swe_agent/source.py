@@ -234,9 +234,9 @@ class _Reader:
                 return iso, Ref(self.ev, ptr)
         return None, None
 
-    def message(self, m: Any, p: str) -> None:
+    def message(self, m: dict[str, Any], p: str) -> None:
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            kind = _str(m.get("type")) or _str(m.get("object")) if isinstance(m, dict) else None
+            kind = _str(m.get("type")) or _str(m.get("object"))
             what = f"a {kind!r} item (OpenAI Responses API), which forsy does not read" if kind else \
                 "not a chat message (no role)"
             self._skip("not-a-message", f"the message is {what}; skipped")
