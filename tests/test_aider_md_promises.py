@@ -50,6 +50,10 @@ def test_the_rest_of_a_padded_message_stops_at_a_blank_a_header_or_an_input() ->
         want = [("output", [1]), ("text", [2])] + ([(kind, [3])] if kind else []) + [("output", [4])]
         assert items == want, stop
         assert c.blank_lines == (1 if kind is None else 0)
+    # a blank line or a header stops it even when a line with a break follows (a reply's markdown break)
+    for stop in ("", "# aider chat started at 2026-03-02 10:00:00"):
+        _, items = chat([f"> Add a.py? padded to{B}", "rest, no break", stop, f"A reply line{B}", "more"])
+        assert items[0] == ("output", [1]) and items[1][0] == "text" and items[1][1][0] == 2, stop
     # nor does it run into the next aider line
     _, items = chat([f"> Add a.py? padded to{B}", "rest, no break", f"> Tokens: 2k{B}"])
     assert items == [("output", [1]), ("text", [2, 3])]

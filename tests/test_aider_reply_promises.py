@@ -58,7 +58,8 @@ def test_a_path_line_with_markdown_decoration() -> None:
         "a.py", "b/c.py", "d.py", "e.py", "f.py"]
     long = "p/" * 149 + "xy"  # 300 characters
     assert path_of(long) == long and path_of(long + "z") is None
-    for no_path in ("", "**", "see a.py", "<<<<<<< SEARCH", ">>>>>>> REPLACE", "======="):
+    assert path_of("XMLParser.java") == "XMLParser.java"  # only `*`, backticks, `#`, `:` and blanks go
+    for no_path in ("", "**", "see a.py", "<<<<<<< SEARCH", ">>>>>>> REPLACE", "=======", "<<<<<<<", ">>>>>>>"):
         assert path_of(no_path) is None, no_path
     text = "\n".join(["`g.py`:", "```", *SR, "```"])
     assert blocks(text) == [("edit", [1, 2, 3, 4, 5, 6, 7, 8], "g.py", "search_replace")]
@@ -88,6 +89,13 @@ def test_fences_close_on_their_own_marker() -> None:
     ]
     # a fence never closed is text to the end
     assert blocks("a.py\n```\nx", {"a.py"}) == [("text", [1, 2, 3], None, None)]
+    # an empty file written whole: the fence closes on the next line
+    assert blocks("a.py\n```\n```\nb.py\n```\nb\n```", {"a.py", "b.py"}) == [
+        ("edit", [1, 2, 3], "a.py", "whole"), ("edit", [4, 5, 6, 7], "b.py", "whole")]
+    # a diff fence without a `+++` line is no udiff; a `<source>diff` fence with one is
+    assert blocks("```diff\n-a\n+b\n```") == [("text", [1, 2, 3, 4], None, None)]
+    assert blocks("<source>diff\n--- a/e.py\n+++ b/e.py\n-e\n+f\n</source>") == [
+        ("edit", [1, 2, 3, 4, 5, 6], "e.py", "udiff")]
 
 
 def test_reasoning_tags_and_the_text_right_after_them() -> None:
@@ -102,6 +110,11 @@ def test_reasoning_tags_and_the_text_right_after_them() -> None:
     assert blocks("<thinking>\n\n</thinking>\nok") == [
         ("tag", [1], None, None), ("tag", [3], None, None), ("text", [4], None, None)]
     assert blocks("<think>\nplan") == [("text", [1, 2], None, None)]
+    assert blocks("<think>\n</think>\nok") == [("tag", [1], None, None), ("tag", [2], None, None),
+                                               ("text", [3], None, None)]
+    # the reply's last line blank (split is also given replies that end so)
+    got = split(split_lines(b"Done.\n\n"), set())
+    assert [(b.kind, [ln.no for ln in b.lines]) for b in got] == [("text", [1])]
     # the close must be the open tag's own: `</think>` does not close `<reasoning>`
     assert blocks("<reasoning>\na\n</think>\nb\n</reasoning>") == [
         ("tag", [1], None, None), ("reasoning", [2, 3, 4], None, None), ("tag", [5], None, None)]
