@@ -96,6 +96,10 @@ def test_sniff_takes_a_conversation_first_line_or_an_opening_it_cannot_parse(tmp
           b'{"messages": [1]}', b"[1]", b'{\n  "messages": "x"', b"", b'x{"messages":[{']
     assert [SRC.sniff(p, h) for h in yes] == [True] * len(yes)
     assert [SRC.sniff(p, h) for h in no] == [False] * len(no)
+    # an empty conversation only its first line's JSON shows (the opening needs a first message)
+    empty = b'{"messages": []}'
+    assert SRC.sniff(p, b"\xef\xbb\xbf\n " + empty + b"\n" + empty + b"\n" + empty[:9]) is True
+    assert SRC.sniff(p, b'X{"messages":[{"role":"user"') is False
 
 
 def test_discover_takes_the_folder_s_own_chat_files_and_a_named_json_file(tmp_path: Path) -> None:

@@ -201,9 +201,10 @@ def test_compactions_bookkeeping_and_unknown_kinds(tmp_path: Path) -> None:
                         3: ("set_aside", "PauseEvent: SDK bookkeeping (counted as state_events), not work")}
     q = s.quality
     assert (q.extra["state_events"], q.extra["v1_unknown_kinds"], q.unknown_records) == (2, 2, 2)
-    assert [(w.code, w.message) for w in s.warnings] == [
-        ("unknown-record", "event kind 'BrandNewEvent' at / is not one forsy knows; skipped"),
-        ("unknown-record", "event kind None at / is not one forsy knows; skipped")]
+    assert [(w.code, w.message, w.file) for w in s.warnings] == [
+        ("unknown-record", "event kind 'BrandNewEvent' at / is not one forsy knows; skipped", "conv.json"),
+        ("unknown-record", "event kind None at / is not one forsy knows; skipped", "conv.json")]
+    assert [w.line for w in s.warnings] == [list(s.evidence.values())[i].line for i in (4, 5)]
 
 
 def test_discover_finds_trajectories_and_outputs_in_every_folder_below(tmp_path: Path) -> None:
@@ -255,11 +256,16 @@ def test_an_output_line_is_one_record_its_steps_cite(tmp_path: Path) -> None:
         ev("ActionEvent", 2, tool_call_id="f", action={"kind": "FinishAction", "message": "bye"}),
         ev("ObservationEvent", 3, tool_call_id="f", observation={}),
         ev("ObservationEvent", 4, tool_call_id="nobody", observation={}),
+        ev("Condensation", 5), ev("PauseEvent", 6),
+        ev("ActionEvent", 7, tool_name="terminal", tool_call_id="c7", action={"kind": "TerminalAction"}),
     ]
     p = tmp_path / "output.jsonl"
     p.write_text(json.dumps({"instance_id": "i1", "instruction": "x", "history": history}) + "\n")
     (s,) = SRC.read(p, ReadContext(root=tmp_path))
     # nothing is marked: the line is one record, which the answer cites
-    assert (s.ledger, [(e.kind, e.text) for e in s.events]) == ({}, [("agent_text", "bye")])
-    assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message"]
-    assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1)]
+    assert (s.ledger, [(e.kind, e.text) for e in s.events]) == (
+        {}, [("agent_text", "bye"), ("compaction", None), ("tool_call", None)])
+    assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message", "/history/5", "/history/7/action"]
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1),
+                                                              ("no-result", None, None)]
+    assert s.warnings[1].message == "action 'terminal' (c7) has no observation"
