@@ -57,3 +57,18 @@ def test_a_trajectory_array_after_a_bom_and_blanks_is_read(tmp_path: Path) -> No
     (s,) = SRC.read(p, ReadContext(root=tmp_path))
     assert (s.session_id, [e.kind for e in s.events]) == ("traj", ["user", "tool_call", "tool_result"])
     assert (s.quality.records, s.quality.unparsable_records, len(s.evidence)) == (3, 0, 3)
+
+
+def test_counts_of_an_empty_a_damaged_array_and_damaged_output_lines(tmp_path: Path) -> None:
+    def read(name: str, data: bytes) -> list[tuple[str, int, int, list[tuple[str, int | None]]]]:
+        p = tmp_path / name
+        p.write_bytes(data)
+        return [(s.session_id, s.quality.records, s.quality.unparsable_records,
+                 [(w.code, w.line) for w in s.warnings]) for s in SRC.read(p, ReadContext(root=tmp_path))]
+
+    assert read("empty.json", b"[]") == [("empty", 0, 0, [])]
+    assert read("dam.json", json.dumps([MSG, 5]).encode()) == [("dam", 2, 1, [("not-an-object", 1)])]
+    # two instances run together on one line are both recovered (an instance is what has a history)
+    two = b'{"instance_id": "x", "history": []}{"instance_id": "y", "history": []}\nnot json\n'
+    assert read("two.jsonl", two + b'{"instance_id": "z", "history": []}\n') == [
+        ("x", 1, 1, [("damaged-line", 1), ("unparsable-line", 2)]), ("y", 1, 0, []), ("z", 1, 0, [])]
