@@ -59,6 +59,12 @@ def test_the_rest_of_a_padded_message_stops_at_a_blank_a_header_or_an_input() ->
     assert items == [("output", [1]), ("text", [2, 3])]
 
 
+def test_a_bare_quote_mark_is_a_message_of_its_own() -> None:
+    # `>` alone: an empty message whose two spaces an editor stripped
+    _, items = chat([f"#### go{B}", ">", f"> Tokens: 1k{B}"])
+    assert items == [("user", [1]), ("output", [2]), ("output", [3])]
+
+
 def test_a_message_cut_by_a_header_or_the_end_of_the_file() -> None:
     c, items = chat([
         "# aider chat started at 2026-03-01 09:00:00", f"#### go{B}", "",  # 1-3
