@@ -49,6 +49,10 @@ def test_an_unfenced_search_block_under_a_sentence_has_no_path() -> None:
         ("edit", [2, 3, 4, 5, 6], None, "search_replace"),
         ("text", [8], None, None),
     ]
+    # at the reply's start, or after a blank line: no path line, the block alone
+    assert blocks("\n".join(SR)) == [("edit", [1, 2, 3, 4, 5], None, "search_replace")]
+    assert blocks("\n".join(["Do this:", "", *SR])) == [
+        ("text", [1], None, None), ("edit", [3, 4, 5, 6, 7], None, "search_replace")]
     # a SEARCH with no REPLACE after it is no block: the whole reply is text
     assert blocks("a.py\n<<<<<<< SEARCH\nx = 1\n=======") == [("text", [1, 2, 3, 4], None, None)]
 
@@ -72,8 +76,9 @@ def test_a_fence_under_a_path_aider_never_reports_edited_is_text() -> None:
     text = "\n".join(["For example, in a.py:", "", "a.py", "```python", "print(1)", "```"])
     assert blocks(text, {"b.py"}) == [("text", [1, 2, 3, 4, 5, 6], None, None)]
     assert blocks(text, {"a.py"}) == [("text", [1], None, None), ("edit", [3, 4, 5, 6], "a.py", "whole")]
-    # an example fence with no path line at all, even when some file was edited
+    # an example fence with no path line at all, even when some file was edited; text may follow it
     assert blocks("```\nprint(1)\n```", {"a.py"}) == [("text", [1, 2, 3], None, None)]
+    assert blocks("```\nprint(1)\n```\nAfter it.\nMore.") == [("text", [1, 2, 3, 4, 5], None, None)]
 
 
 def test_fences_close_on_their_own_marker() -> None:
