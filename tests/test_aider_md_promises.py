@@ -94,6 +94,7 @@ def test_a_message_is_cut_to_its_text() -> None:
     cut = Cutter(data, "h.md")
     ev, text = cut.prefixed(s, lines[0:1], 2, "aider_output")
     assert text == "one" and (ev.source, ev.line, ev.byte_offset, ev.byte_length) == ("h.md", 1, 2, 3)
+    assert ev.record_type == "aider_output" and ev.id in s.evidence
     ev, text = cut.prefixed(s, lines[1:4], 2, "aider_output")
     assert text == "two\nmiddle\nlast" and (ev.line, ev.byte_offset, ev.byte_length) == (2, 10, 15)
     # an empty message (aider writes `>` and its break) and a bare `>`: an empty range at the line's end
