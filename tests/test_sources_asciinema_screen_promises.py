@@ -95,6 +95,12 @@ def test_an_esc_that_begins_no_sequence_is_dropped_and_the_rest_kept() -> None:
     s = Screen()
     s.write("\x1b]" + "x" * (MAX_PENDING - 3))  # still short enough to wait for its end
     assert (s.pending, s.current()) == ("\x1b]" + "x" * (MAX_PENDING - 3), "")
+    s = Screen()
+    s.write("\x1b]" + "x" * (MAX_PENDING - 2))  # MAX_PENDING characters exactly: given up
+    assert (s.pending, s.current()) == ("", "]" + "x" * (MAX_PENDING - 2))
+    s = Screen()
+    s.write("a" * 10 + "\x1b]" + "x" * (MAX_PENDING - 6))  # the bound counts from the ESC, not the write's start
+    assert (s.pending, s.current()) == ("\x1b]" + "x" * (MAX_PENDING - 6), "a" * 10)
 
 
 @pytest.mark.parametrize(("tail", "more"), [
