@@ -43,3 +43,19 @@ def test_every_record_whose_type_is_no_text_is_counted_unknown(tmp_path: Path) -
     s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go.")], {0: odd, 1: odd.replace("7", "[7]")}))
     assert s.quality.unknown_records == 2
     assert [(w.code, w.line) for w in s.warnings] == [("field-type", 1), ("field-type", 3)]
+
+
+def test_a_file_of_damaged_lines_only_has_no_records(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"type": "user", "mess\n', "utf-8")
+    s = _read(path)
+    assert (s.quality.records, s.quality.unparsable_records) == (0, 1)
+
+
+def test_damaged_lines_of_the_session_and_its_agent_files_add_up(tmp_path: Path) -> None:
+    log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), answer(1, "a1", "u1", "Done.")], {1: "cut {"})
+    sub = tmp_path / "s" / "subagents"
+    sub.mkdir(parents=True)
+    write(sub / "agent-ab12.jsonl", [dict(user(0, "x1", None, "Look."), isSidechain=True)], {0: "cut {"})
+    s = _read(log)
+    assert (s.quality.records, s.quality.unparsable_records) == (3, 2)

@@ -103,6 +103,7 @@ def _meta(n: int, uuid: str, parent: str, content: Any, **flags: bool) -> dict[s
     _rec(2, "user", [], "m1", "a1"),
     _rec(2, "user", ["Fix it."], "m1", "a1"),
     _rec(2, "user", [{"type": "text", "text": 7}], "m1", "a1"),
+    _rec(2, "user", 7, "m1", "a1"),  # content of no kind (warned, read as absent)
     # injected text, an interrupt, an empty message: nobody typed them
     _rec(2, "user", "<system-reminder>The file changed.</system-reminder>", "m1", "a1"),
     _rec(2, "user", "[Request interrupted by user]", "m1", "a1"),
@@ -258,3 +259,48 @@ def test_the_result_of_the_chains_only_call_written_beside_it_is_part_of_the_wor
     ]))
     assert [(e.kind, e.abandoned) for e in s.events] == [
         ("user", False), ("tool_call", False), ("tool_result", False), ("agent_text", False)]
+
+
+def test_a_call_on_a_split_line_beside_the_chain_and_its_result_are_part_of_the_work(tmp_path: Path) -> None:
+    # one model message calling two tools, its lines siblings; the chain goes on from the second's result
+    first = call(1, "m1", "u1", "t1", "Read", {"file_path": "a.py"})
+    second = call(2, "m2", "u1", "t2", "Read", {"file_path": "b.py"})
+    second["message"]["id"] = first["message"]["id"]
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Compare a.py and b.py."), first, second,
+        result(3, "r1", "m1", "t1", "a = 1"),
+        result(4, "r2", "m2", "t2", "b = 2"),
+        answer(5, "a2", "r2", "They differ."),
+    ]))
+    assert [(e.kind, e.abandoned) for e in s.events] == [
+        ("user", False), ("tool_call", False), ("tool_call", False), ("tool_result", False), ("tool_result", False),
+        ("agent_text", False)]
+
+
+def test_a_result_beside_the_chain_for_a_rewound_call_is_abandoned(tmp_path: Path) -> None:
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Fix the bug."),
+        call(1, "a1", "u1", "t1", "Bash", {"command": "pytest"}),
+        result(2, "r1", "a1", "t1", "1 failed"),
+        call(3, "a2", "r1", "t2", "Bash", {"command": "git stash"}),
+        result(4, "r9", "r1", "t2", "Saved working directory"),
+        user(5, "u3", "r1", "Do not stash."),
+        answer(6, "a3", "u3", "Fixed."),
+    ]))
+    assert [(e.text, e.abandoned) for e in s.events if e.kind == "tool_result"] == [
+        ("1 failed", False), ("Saved working directory", True)]
+
+
+def test_a_last_notice_outside_the_chain_does_not_move_the_leaf(tmp_path: Path) -> None:
+    notice = {"type": "system", "subtype": "informational", "uuid": "n9", "parentUuid": None,
+              "sessionId": "s-small", "timestamp": "2026-01-01T10:00:09.000Z", "content": "Session resumed."}
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Fix the bug."),
+        answer(1, "a1", "u1", "Which bug?"),
+        user(2, "u2", "a1", "The login bug."),
+        user(3, "u3", "a1", "The signup bug."),
+        answer(4, "a3", "u3", "Fixed signup."),
+        notice,
+    ]))
+    assert [(e.text, e.abandoned) for e in s.events if e.kind == "user"] == [
+        ("Fix the bug.", False), ("The login bug.", True), ("The signup bug.", False)]
