@@ -135,5 +135,8 @@ def test_text_before_a_reasoning_block_is_its_own_block() -> None:
         ("tag", [5], None, None),
         ("text", [7], None, None),
     ]
+    assert blocks("Intro.\nMore.\n\n<think>\nwhy\n</think>") == [
+        ("text", [1, 2], None, None), ("tag", [4], None, None), ("reasoning", [5], None, None),
+        ("tag", [6], None, None)]
     # a tag inside text (no blank line before it) is the text's
     assert blocks("Intro.\n<think>\nwhy\n</think>") == [("text", [1, 2, 3, 4], None, None)]
