@@ -71,6 +71,9 @@ def test_a_subagent_read_from_progress_copies_cites_inside_the_copy(tmp_path: Pa
                                 "/data/message/toolUseResult")
     assert (call_e.ts, result_e.ts) == ("2026-01-01T10:00:02.500Z", "2026-01-01T10:00:03.500Z")
     assert [s.evidence[e.refs[0].ev].line for e in (call_e, result_e)] == [3, 4]  # the progress records' lines
+    assert call_e.ts_ref and call_e.name_ref and call_e.ts_ref.ev == call_e.name_ref.ev == call_e.refs[0].ev
+    assert isinstance(result_e.info, ResultInfo) and result_e.info.rich_ref and result_e.ts_ref
+    assert result_e.info.rich_ref.ev == result_e.ts_ref.ev == result_e.refs[0].ev
     link = Link(subagent="ab12", parent_call_id="t1", link_rule="progress.parentToolUseID", thread_source="progress")
     assert [e.link for e in _sub(s)] == [link, link]
     assert [w.code for w in s.warnings if w.code == "unlinked-subagent"] == []
@@ -170,8 +173,8 @@ def test_an_agent_progress_copy_without_an_agent_or_a_message_is_warned_and_not_
 def test_an_agent_progress_copy_of_no_work_is_said_to_be_unread(tmp_path: Path) -> None:
     inner = {"type": "attachment", "uuid": "x1", "attachment": {}}
     s = _progress_log(tmp_path, _progress(2, "p1", "a1", inner))
-    assert [(w.code, w.message, w.line) for w in s.warnings] == [
-        ("unread-content", "agent_progress message of type 'attachment'; not read", 3)]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unread-content", "agent_progress message of type 'attachment'; not read", "s.jsonl", 3)]
     assert _sub(s) == []
 
 
@@ -190,3 +193,18 @@ def test_the_copies_of_an_agent_that_has_its_own_file_are_not_read_twice(tmp_pat
     s = _progress_log(tmp_path, _progress(2, "p1", "a1", _inner(2, "user", "Find the retry limit.", "x1")))
     assert [(e.kind, e.text) for e in _sub(s)] == [("note", "Find the retry limit.")]
     assert {e.link.thread_source for e in _sub(s) if e.link} == {"file"}
+
+
+def test_a_copy_that_cannot_be_read_leaves_the_later_ones_read(tmp_path: Path) -> None:
+    _agent_file(tmp_path, "ef56", [_rec(0, "user", "Count the tests.", "z1", None)])
+    said = _inner(7, "assistant", [{"type": "text", "text": "conf.py"}], "x2")
+    s = _progress_log(tmp_path,
+                      _progress(2, "p1", "a1", _inner(2, "user", "x", "y1"), agentId=7),
+                      _progress(3, "p2", "p1", {"type": "attachment", "uuid": "y2"}),
+                      _progress(4, "p3", "p2", {"type": 7, "uuid": "y3"}),
+                      _progress(5, "p4", "p3", _inner(5, "user", "Count the tests.", "y4"), agentId="ef56"),
+                      _progress(6, "p5", "p4", dict(_inner(6, "user", "Find the retry limit.", "x1"), sessionId=3)),
+                      _progress(7, "p6", "p5", said))
+    assert [(e.actor, e.text) for e in _sub(s) if e.kind == "agent_text"] == [("subagent:ab12", "conf.py")]
+    assert [(w.code, w.line) for w in s.warnings if w.line] == [
+        ("field-type", 3), ("unread-content", 4), ("field-type", 5), ("field-type", 7)]
