@@ -50,6 +50,8 @@ def test_sessions_their_ids_warnings_and_blank_lines(tmp_path: Path) -> None:
     first, second, third = SRC.read(p, ReadContext(root=tmp_path))
     assert [s.session_id for s in (first, second, third)] == ["L1", "20260301-090000-L3", "20260301-100000-L9"]
     assert [(w.code, w.file, w.line) for w in first.warnings] == [("no-session-header", "c/" + CHAT, 1)]
+    assert first.warnings[0].message == ("lines before the first `# aider chat started at` header (the file was "
+                                         "cut at its start?): read as a session of their own")
     # the message cut by the next header is the second session's (not the last one's)
     assert [(w.code, w.line) for w in second.warnings] == [("unterminated-message", 6)] and third.warnings == []
     assert [(e.kind, e.text) for e in first.events] == [("agent_text", "stray first line")]
@@ -58,6 +60,20 @@ def test_sessions_their_ids_warnings_and_blank_lines(tmp_path: Path) -> None:
     # lines 2 | 4, 8 | 10, 12
     assert [s.quality.extra["blank_lines"] for s in (first, second, third)] == [1, 2, 2]
     assert [s.quality.extra["untimed_events"] for s in (first, second, third)] == [1, 2, 2]
+
+
+def test_a_cut_start_is_session_l1_whatever_blank_lines_come_first(tmp_path: Path) -> None:
+    p = tmp_path / CHAT
+    p.write_text(f"\n\nstray\n\n{HEAD}\n#### go{B}\n")
+    first, second = SRC.read(p, ReadContext(root=tmp_path))
+    assert (first.session_id, second.session_id) == ("L1", "20260301-090000-L5")
+    assert [(w.code, w.line) for w in first.warnings] == [("no-session-header", 3)]
+    # an input history cut at its start: typed lines before any time are an entry without one
+    q = tmp_path / INPUT
+    q.write_text("+cut\n\n# 2026-03-01 09:00:00\n+fix it\n")
+    [s] = SRC.read(q, ReadContext(root=tmp_path))
+    assert [(e.ts, e.text) for e in s.events] == [(None, "cut"), ("2026-03-01 09:00:00", "fix it")]
+    assert s.quality.records == 3 and s.events[0].ts_ref is None
 
 
 def test_a_chat_history_with_no_write(tmp_path: Path) -> None:
