@@ -66,8 +66,8 @@ def test_what_names_no_database_file_is_refused_in_its_words(tmp_path: Path) -> 
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("scheme", ["postgres", "postgresql"])
-def test_both_postgresql_schemes_are_libpq_urls(scheme: str) -> None:
+@pytest.mark.parametrize("scheme", ["postgres", "postgresql"], ids=["short", "long"])  # kept by -k "not postgresql"
+def test_both_server_schemes_are_libpq_urls(scheme: str) -> None:
     url = f"{scheme}://nobody@/nodb?host=/nonexistent-forsy-socket-dir&port=1"
     with pytest.raises(InputError) as e:
         open_store(url)
