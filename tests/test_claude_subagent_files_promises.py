@@ -101,3 +101,14 @@ def test_what_an_agent_file_warns_and_sets_aside_reaches_the_session(tmp_path: P
     [snap] = [ev for ev in s.evidence.values() if ev.source.endswith("agent-ab12.jsonl") and ev.line == 4]
     assert (s.ledger[snap.id].heading, s.ledger[snap.id].name) == ("set_aside", "file-history-snapshot")
     assert s.quality.unparsable_records == 1
+
+
+def test_helpers_are_each_counted_and_the_agents_after_them_read(tmp_path: Path) -> None:
+    log = _main(tmp_path)
+    sub = tmp_path / "s" / "subagents"
+    _agent(sub, "aprompt_suggestion-1a")
+    _agent(sub, "aprompt_suggestion-2b")
+    _agent(sub, "zz")
+    s = _read(log)
+    assert _subagents(s) == [("subagent:zz", "Read by zz.")]
+    assert s.quality.extra["helper_agents"] == 2
