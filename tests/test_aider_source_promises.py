@@ -53,7 +53,9 @@ def test_sessions_their_ids_warnings_and_blank_lines(tmp_path: Path) -> None:
     assert first.warnings[0].message == ("lines before the first `# aider chat started at` header (the file was "
                                          "cut at its start?): read as a session of their own")
     # the message cut by the next header is the second session's (not the last one's)
-    assert [(w.code, w.line) for w in second.warnings] == [("unterminated-message", 6)] and third.warnings == []
+    assert [(w.code, w.file, w.line) for w in second.warnings] == [("unterminated-message", "c/" + CHAT, 6)]
+    assert second.warnings[0].message == ("an aider message of several lines has no closing line break before the "
+                                          "next session or the end (the file was cut?)") and third.warnings == []
     assert [(e.kind, e.text) for e in first.events] == [("agent_text", "stray first line")]
     assert [(e.kind, e.text) for e in second.events] == [("user", "go"), ("note", "Running make\nout")]
     assert [(e.kind, e.text) for e in third.events] == [("user", "again"), ("agent_text", "ok")]
@@ -68,6 +70,10 @@ def test_a_cut_start_is_session_l1_whatever_blank_lines_come_first(tmp_path: Pat
     first, second = SRC.read(p, ReadContext(root=tmp_path))
     assert (first.session_id, second.session_id) == ("L1", "20260301-090000-L5")
     assert [(w.code, w.line) for w in first.warnings] == [("no-session-header", 3)]
+    # a file cut right before an aider message: the message is the no-header session's note
+    p.write_text(f"> Tokens: 1k sent{B}\n")
+    [s] = SRC.read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text) for e in s.events] == [("note", "Tokens: 1k sent")] and s.session_id == "L1"
     # an input history cut at its start: typed lines before any time are an entry without one
     q = tmp_path / INPUT
     q.write_text("+cut\n\n# 2026-03-01 09:00:00\n+fix it\n")
@@ -83,6 +89,8 @@ def test_a_chat_history_with_no_write(tmp_path: Path) -> None:
         [s] = SRC.read(p, ReadContext(root=tmp_path))
         assert s.session_id == "L1" and s.events == [] and s.quality.records == 0
         assert [(w.code, w.file, w.line) for w in s.warnings] == [("no-sessions", CHAT, None)]
+        assert s.warnings[0].message == "no `# aider chat started at` header and no writes: an empty chat history"
+        assert [(f.path, f.bytes) for f in s.files] == [(CHAT, len(data))]
         assert s.quality.extra["blank_lines"] == blank, data
 
 
