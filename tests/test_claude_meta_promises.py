@@ -130,8 +130,23 @@ def test_an_unknown_record_type_is_warned_once_and_each_record_counted(tmp_path:
     odd = {"type": "future-kind", "uuid": "f1", "sessionId": "s-small"}
     s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), odd, dict(odd, uuid="f2"),
                                            {"uuid": "f3", "sessionId": "s-small"}]))
-    assert [(w.code, w.message, w.line) for w in s.warnings] == [
-        ("unknown-record-type", "record type 'future-kind' is not known; skipped", 2),
-        ("unknown-record-type", "record type None is not known; skipped", 4)]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("unknown-record-type", "record type 'future-kind' is not known; skipped", "s.jsonl", 2),
+        ("unknown-record-type", "record type None is not known; skipped", "s.jsonl", 4)]
     assert s.quality.unknown_records == 3
 
+
+
+def test_tools_all_named_are_read_without_a_warning_and_only_from_init(tmp_path: Path) -> None:
+    init = {"type": "system", "subtype": "init", "uuid": "i1", "parentUuid": None, "sessionId": "s-small",
+            "tools": ["Bash", "Read"]}
+    other = {"type": "system", "subtype": "informational", "uuid": "i2", "parentUuid": "i1", "sessionId": "s-small",
+             "tools": ["Write"], "content": "x"}
+    s = _read(write(tmp_path / "s.jsonl", [init, other, user(0, "u1", "i2", "Go.")]))
+    assert s.meta.tools == ["Bash", "Read"] and s.warnings == []
+
+
+def test_a_teleport_record_without_a_remote_session_names_none(tmp_path: Path) -> None:
+    s = _read(write(tmp_path / "s.jsonl", [{"type": "teleported-from", "sessionId": "s-small"},
+                                           dict(user(0, "u1", None, "Go."), remoteSessionId="elsewhere")]))
+    assert "teleported_from" not in s.meta.extra
