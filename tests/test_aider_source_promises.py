@@ -108,3 +108,33 @@ def test_what_discover_finds(tmp_path: Path) -> None:
     assert SRC.discover(tmp_path / "p" / CHAT) == [tmp_path / "p" / CHAT]  # a file named alone
     assert SRC.discover(tmp_path / "t" / CHAT) == []
     assert SRC.discover(tmp_path / "nothing") == []
+
+
+def test_an_input_history_beside_the_chat_is_merged(tmp_path: Path) -> None:
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / CHAT).write_text(f"\n{HEAD}\n#### fix it{B}\n\nok\n")
+    inp = p / INPUT
+    inp.write_text("\n# 2026-03-01 08:00:00\n+early\n\n# 2026-03-01 09:00:05\n+fix it\nstray\n")  # 67 bytes
+    before, chat = SRC.read(p / CHAT, ReadContext(root=tmp_path))
+    name = "proj/" + INPUT
+    listed = [(f.path, f.abs_path, f.kind, f.bytes) for f in before.files]
+    assert listed == [(name, str(inp.resolve()), "aider", 67)]
+    assert [f.path for f in chat.files] == ["proj/" + CHAT, name]
+    # typed before the chat began: a session of its own, which also takes the file's warnings
+    assert before.session_id == "input-before-L2"
+    assert [(e.kind, e.ts, e.text) for e in before.events] == [("user", "2026-03-01 08:00:00", "early")]
+    assert [(w.code, w.file, w.line) for w in before.warnings] == [
+        ("typed-before-chat", name, 2), ("unknown-line", name, 7)]
+    assert before.warnings[0].message == ("typed entries older than every session of the chat history beside it: "
+                                          "read as a session of typed lines only")
+    assert before.quality.unknown_records == 1 and before.quality.extra["input_blank_lines"] == 2
+    assert [(e.kind, e.ts, e.text) for e in chat.events] == [("user", "2026-03-01 09:00:05", "fix it"),
+                                                            ("agent_text", None, "ok")]
+    assert chat.warnings == [] and chat.quality.extra["typed_matched"] == 1
+    # an input history of nothing readable: its line is warned in the first session, which lists the file
+    inp.write_text("stray only\n")
+    [s] = SRC.read(p / CHAT, ReadContext(root=tmp_path))
+    assert [f.path for f in s.files] == ["proj/" + CHAT, name]
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("unknown-line", name, 1)]
+    assert s.quality.unknown_records == 1
