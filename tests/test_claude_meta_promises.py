@@ -54,8 +54,8 @@ def test_the_tools_are_the_init_records_names(tmp_path: Path) -> None:
             "tools": ["Bash", 7, "Read", None]}
     s = _read(write(tmp_path / "s.jsonl", [init, user(0, "u1", "i1", "Go.")]))
     assert s.meta.tools == ["Bash", "Read"]
-    assert [(w.code, w.message, w.line) for w in s.warnings] == [
-        ("field-type", "tools lists names that are not strings; those were not read", 1)]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("field-type", "tools lists names that are not strings; those were not read", "s.jsonl", 1)]
 
 
 def test_models_are_listed_once_each_in_order_never_synthetic(tmp_path: Path) -> None:
