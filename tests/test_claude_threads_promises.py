@@ -182,8 +182,8 @@ def test_a_prompt_that_is_no_text_is_read_as_absent(tmp_path: Path) -> None:
     # the thread's prompt then comes from its first user record; the link is by parentToolUseID all the same
     s = _progress_log(tmp_path, _progress(2, "p1", "a1", _inner(2, "user", "Find the retry limit.", "x1"), prompt=7),
                       _progress(3, "p2", "p1", _inner(3, "assistant", [{"type": "text", "text": "conf.py"}], "x2")))
-    assert [(w.code, w.message, w.line) for w in s.warnings] == [
-        ("field-type", "data.prompt is a number, not a string; read as absent", 3)]
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("field-type", "data.prompt is a number, not a string; read as absent", "s.jsonl", 3)]
     assert [(e.kind, e.text, e.link.parent_call_id if e.link else None) for e in _sub(s)] == [
         ("note", "Find the retry limit.", "t1"), ("agent_text", "conf.py", "t1")]
 
