@@ -20,7 +20,7 @@ from forsy.errors import InputError, OutputError
 from forsy.review import actions
 from forsy.review import export as ex
 from forsy.review.export import INDEX, export_approved
-from forsy.store import Store, open_store
+from forsy.store import Store, TraceQuery, TraceRow, open_store
 
 BOB = "Bob <bob@example.org>"
 
@@ -212,3 +212,36 @@ def test_an_index_that_cannot_be_written_is_refused_in_its_words(st: Store, tmp_
     with pytest.raises(OutputError) as e:
         export_approved(st, out)
     assert e.value.message == "cannot write the index: no errno"
+
+
+# every approved trace, whatever their number: the store is asked for one more row than it counts,
+# and again with twice as many while a page comes back full (a store holding more than any fixed
+# limit, or gaining approvals while the export counts, is never exported in part without a word)
+
+class Counting:
+    """The store, with `count_traces` answering `count` and every `traces` query recorded."""
+
+    def __init__(self, store: Store, count: int) -> None:
+        self.store, self.count, self.limits = store, count, []  # type: list[int]
+
+    def count_traces(self, query: TraceQuery) -> int:
+        return self.count
+
+    def traces(self, query: TraceQuery) -> list[TraceRow]:
+        self.limits.append(query.limit)
+        assert query.offset == 0
+        return self.store.traces(query)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+def test_every_approved_trace_is_exported_when_the_count_falls_short(tmp_path: Path) -> None:
+    st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    _, ra, _, rb = approved(st, tmp_path)  # two approved, one pending
+    for count, limits in ((2, [3]), (1, [2, 4]), (0, [1, 2, 4])):
+        dbl = Counting(st, count)
+        got = export_approved(dbl, tmp_path / f"out{count}")  # type: ignore[arg-type]
+        assert sorted(e.trace_id for e in got) == sorted([ra, rb]), count  # both, never the first page only
+        assert dbl.limits == limits, count  # one more than counted, then doubled while a page came back full
+    st.close()
