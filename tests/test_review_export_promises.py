@@ -222,7 +222,8 @@ class Counting:
     """The store, with `count_traces` answering `count` and every `traces` query recorded."""
 
     def __init__(self, store: Store, count: int) -> None:
-        self.store, self.count, self.limits = store, count, []  # type: list[int]
+        self.store, self.count = store, count
+        self.limits: list[int] = []
 
     def count_traces(self, query: TraceQuery) -> int:
         return self.count
@@ -241,7 +242,7 @@ def test_every_approved_trace_is_exported_when_the_count_falls_short(tmp_path: P
     _, ra, _, rb = approved(st, tmp_path)  # two approved, one pending
     for count, limits in ((2, [3]), (1, [2, 4]), (0, [1, 2, 4])):
         dbl = Counting(st, count)
-        got = export_approved(dbl, tmp_path / f"out{count}")  # type: ignore[arg-type]
+        got = export_approved(dbl, tmp_path / f"out{count}")
         assert sorted(e.trace_id for e in got) == sorted([ra, rb]), count  # both, never the first page only
         assert dbl.limits == limits, count  # one more than counted, then doubled while a page came back full
     st.close()
