@@ -135,9 +135,11 @@ def test_a_failed_call_is_an_error_only_when_the_writer_said_so(tmp_path: Path) 
 def test_what_is_not_a_trajectory_and_the_session_s_name(tmp_path: Path) -> None:
     s = read(tmp_path, {"schema_version": "ATIF-v1.4", "steps": {}}, "odd.json")
     assert s.events == [] and s.quality.unparsable_records == 1 and s.session_id == "odd"
+    assert (s.quality.records, s.evidence) == (0, {})  # its one record unread: the file fails, never "no work"
     assert [(w.code, w.message, w.file) for w in s.warnings] == [
-        ("unparsable", "not an ATIF trajectory (no steps list); skipped", "odd.json")]
-    assert read(tmp_path, [1], "list.json").quality.unparsable_records == 1
+        ("unparsable", "not an ATIF trajectory (no steps list); nothing read", "odd.json")]
+    assert [w.message for w in read(tmp_path, [1], "list.json").warnings] == [
+        "a JSON list, not an object; nothing read"]
     assert read(tmp_path, {"trajectory_id": "t-9", "steps": []}, "x.json").session_id == "t-9"
     assert read(tmp_path, {"session_id": "", "steps": []}, "y.json").session_id == "y"
     lone = read(tmp_path, {"steps": [{"source": "system", "message": None}]}, "z.json")
@@ -163,3 +165,17 @@ def test_a_json_file_named_is_taken_even_damaged(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text('{"schema_version": "ATIF-v1.4", "steps": []}')
     assert SRC.discover(tmp_path / "bad.json") == [tmp_path / "bad.json"]
     assert SRC.discover(tmp_path / "t.txt") == [] and SRC.discover(tmp_path / "none.json") == []
+
+
+def test_a_trajectory_cut_short_fails_naming_its_line(tmp_path: Path) -> None:
+    from forsy.run import RetraceOptions, retrace_one
+
+    whole = json.dumps({"schema_version": "ATIF-v1.4", "session_id": "s", "steps": [
+        {"source": "user", "message": "hi"}]}, indent=2)
+    p = tmp_path / "cut.json"
+    p.write_text(whole[: whole.index('"hi"')])
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    assert [(w.code, w.line) for w in s.warnings] == [("unparsable", 7)]  # `      "message": ` ends the file
+    assert s.warnings[0].message.startswith("not JSON (")
+    (o,) = retrace_one(p, RetraceOptions(redact=False), sink=None, keep=False)
+    assert o.status == "failed" and o.exit_code != 0  # was "skipped: the log holds no work", exit 0

@@ -154,12 +154,18 @@ def test_a_field_of_many_steps_names_twelve_and_the_count(tmp_path: Path) -> Non
 
 
 def test_a_file_that_is_no_legacy_trace_is_one_unparsable_record(tmp_path: Path) -> None:
-    for i, doc in enumerate(['{"schema_version": "forsy-v1", "steps": {}}', "[1, 2]", "{not json"]):
+    # its one record unread: the file fails (never "skipped: no work"), saying why and where
+    whys = [("not a legacy Forsy trace (no steps list); nothing read", None),
+            ("a JSON list, not an object; nothing read", None),
+            ("not JSON (Expecting property name enclosed in double quotes, column 2); nothing read", 1),
+            ("not JSON (Expecting value, column 1); nothing read", 3)]
+    docs = ['{"schema_version": "forsy-v1", "steps": {}}', "[1, 2]", "{not json", '{\n "steps": [\n']
+    for i, (doc, (why, line)) in enumerate(zip(docs, whys, strict=True)):
         s = read(tmp_path, doc, folder=f"bad{i}")
-        assert (s.session_id, s.events, s.quality.records, s.quality.unparsable_records) == (f"bad{i}", [], 1, 1)
+        assert (s.session_id, s.events, s.quality.records, s.quality.unparsable_records) == (f"bad{i}", [], 0, 1)
         assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-            ("unparsable", "not a legacy Forsy trace (no steps list); skipped", f"bad{i}/trace.json", None)]
-        assert len(s.evidence) == 1
+            ("unparsable", why, f"bad{i}/trace.json", line)]
+        assert s.evidence == {}
 
 
 def test_sniff_and_discover(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ hold).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,24 @@ def parsed(doc: Doc) -> Any:
         return orjson.loads(doc.data)
     except orjson.JSONDecodeError:
         return None
+
+
+def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[str, int | None]:
+    """Why a document is not the object its reader wants, and the line where it breaks: Python's
+    json says where a damaged file breaks; a file it reads is of another `shape`, or (for a
+    reader parsing with orjson) holds what orjson refuses (NaN, Infinity, an integer past 64 bits)."""
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as e:
+        return f"not JSON ({e.msg}, column {e.colno})", e.lineno
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        return f"not JSON ({e})", None
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        if orjson_only:
+            return "JSON holding NaN, Infinity or an integer past 64 bits, which forsy does not read", None
+    return (shape if isinstance(value, dict) else f"a JSON {type(value).__name__}, not an object"), None
 
 
 def new_session(kind: str, session_id: str, doc: Doc, agent: str) -> Session:

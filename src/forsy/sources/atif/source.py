@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from ...evidence import Event, Evidence, Ref, Session
 from ...payloads import NoteInfo
 from .. import ReadContext
-from ..chat import load_doc, new_session, parsed
+from ..chat import load_doc, new_session, parsed, unreadable
 from ..lines import discover_sniffed
 
 KIND = "atif"
@@ -73,12 +73,14 @@ class AtifSource:
         d = parsed(doc)
         sid = (d.get("session_id") or d.get("trajectory_id")) if isinstance(d, dict) else None
         s = new_session(KIND, sid if isinstance(sid, str) and sid else path.stem, doc, "atif")
+        if not isinstance(d, dict) or not isinstance(d.get("steps"), list):
+            # its one record could not be read as a trajectory: the file fails, saying why and where
+            s.quality.unparsable_records = 1
+            why, line = unreadable(doc.data, "not an ATIF trajectory (no steps list)")
+            s.warn("unparsable", f"{why}; nothing read", doc.source, line)
+            return [s]
         ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "trajectory"))
         s.quality.records = 1
-        if not isinstance(d, dict) or not isinstance(d.get("steps"), list):
-            s.quality.unparsable_records = 1
-            s.warn("unparsable", "not an ATIF trajectory (no steps list); skipped", doc.source, None)
-            return [s]
         agent = _dict(d.get("agent"))
         if isinstance(agent.get("name"), str):
             s.meta.agent = agent["name"]

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from ...evidence import Event, Evidence, Ref, Session
 from .. import ReadContext
-from ..chat import load_doc, new_session, parsed
+from ..chat import load_doc, new_session, parsed, unreadable
 from ..lines import discover_sniffed
 
 KIND = "forsy_v1"
@@ -68,12 +68,14 @@ class ForsyV1Source:
         d = parsed(doc)
         tid = _str(d.get("trace_id")) if isinstance(d, dict) else None
         s = new_session(KIND, tid or path.parent.name, doc, "forsy-v1")
+        if not isinstance(d, dict) or not isinstance(d.get("steps"), list):
+            # its one record could not be read as a trace: the file fails, saying why and where
+            s.quality.unparsable_records = 1
+            why, line = unreadable(doc.data, "not a legacy Forsy trace (no steps list)")
+            s.warn("unparsable", f"{why}; nothing read", doc.source, line)
+            return [s]
         ev = s.add_evidence(Evidence.make(doc.source, 1, 0, doc.data, doc.file.sha256, "legacy-trace"))
         s.quality.records = 1
-        if not isinstance(d, dict) or not isinstance(d.get("steps"), list):
-            s.quality.unparsable_records = 1
-            s.warn("unparsable", "not a legacy Forsy trace (no steps list); skipped", doc.source, None)
-            return [s]
         _Upgrade(s, ev, d).run()
         return [s]
 

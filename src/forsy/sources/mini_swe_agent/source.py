@@ -45,7 +45,6 @@ writes) is not read: counted and warned about.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from datetime import UTC, datetime
@@ -59,7 +58,7 @@ from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
-from ..chat import load_doc, new_session
+from ..chat import load_doc, new_session, unreadable
 from ..json_doc import read_object_array
 from ..lines import discover_sniffed, sha256
 
@@ -84,22 +83,6 @@ _PERSON: tuple[tuple[str, bool], ...] = (
     ("Command not executed. The user rejected your command with the following message: ", True),
     ("Commands not executed. The user rejected your commands with the following message: ", True),
 )
-
-
-def _parse(data: bytes) -> tuple[Any, str | None, int | None]:
-    """(the document, None, None), or (None, what is wrong, its line) when it is no JSON. The
-    writer's `json.dumps` writes NaN and Infinity (a cost, a time), which orjson refuses and
-    Python's json reads back; Python's json also says where a damaged file breaks."""
-    try:
-        return orjson.loads(data), None, None
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return json.loads(data), None, None
-    except json.JSONDecodeError as e:
-        return None, f"not JSON ({e.msg}, column {e.colno})", e.lineno
-    except ValueError as e:  # UnicodeDecodeError
-        return None, f"not UTF-8 JSON: {e}", None
 
 
 def _dict(v: Any) -> dict[str, Any]:
@@ -157,9 +140,8 @@ class MiniSweAgentSource:
         jd = read_object_array(doc.data, doc.source, "messages")
         if jd is None or not jd.has_array:
             # not an object with a messages list: the file fails, saying why and where
-            _, damage, line = _parse(doc.data)
             s.quality.unparsable_records = 1
-            why = damage or "not a mini-swe-agent trajectory (no messages list)"
+            why, line = unreadable(doc.data, "not a mini-swe-agent trajectory (no messages list)", orjson_only=False)
             s.warn("unparsable", f"{why}; nothing read", doc.source, line)
             return [s]
         for code, msg, line in jd.problems:  # a damaged message, a file cut short: what was lost
