@@ -179,3 +179,27 @@ def test_a_trajectory_cut_short_fails_naming_its_line(tmp_path: Path) -> None:
     assert s.warnings[0].message.startswith("not JSON (")
     (o,) = retrace_one(p, RetraceOptions(redact=False), sink=None, keep=False)
     assert o.status == "failed" and o.exit_code != 0  # was "skipped: the log holds no work", exit 0
+
+
+def test_an_agent_step_in_several_parts_keeps_its_calls_and_an_odd_observation_is_said(tmp_path: Path) -> None:
+    parts = [{"type": "text", "text": "look"}, {"type": "image", "source": {"path": "a.png"}}]  # ATIF v1.6
+    doc = {"schema_version": "ATIF-v1.6", "steps": [
+        {"source": "user", "message": "go"},
+        {"source": "agent", "message": parts, "reasoning_content": "hm",
+         "tool_calls": [{"tool_call_id": "c1", "function_name": "bash", "arguments": {"cmd": "ls"}}],
+         "observation": {"results": [{"source_call_id": "c1", "content": "a.png"}]}},
+        {"source": "agent", "message": "x", "observation": ["not", "an object"]},
+        {"source": "agent", "message": "y", "observation": {"results": {"c1": "z"}}},
+        {"source": "user", "message": parts}]}
+    s = read(tmp_path, doc, "parts.json")
+    assert [(e.kind, e.text if e.kind != "tool_call" else e.args) for e in s.events] == [
+        ("user", "go"), ("reasoning", "hm"), ("tool_call", {"cmd": "ls"}), ("tool_result", "a.png"),
+        ("agent_text", "x"), ("agent_text", "y")]
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("content-parts", "/steps/1/message holds content parts other than one text; not read (the step's "
+                          "reasoning, calls and results are)"),
+        ("bad-observation", "/steps/2/observation is list, not an object with a results list; its results not read"),
+        ("bad-observation", "/steps/3/observation/results is dict, not an object with a results list; its "
+                            "results not read"),
+        ("content-parts", "/steps/4/message holds content parts other than one text; skipped")]
+    assert s.quality.unknown_records == 4

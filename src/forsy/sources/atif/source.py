@@ -14,7 +14,10 @@ pointer inside it. Per step:
 * the step's `timestamp` is the time of its events; `extra.forsy_steps` (written by forsy's
   own export) gives each call's actor, end time and success flag when present.
 
-Embedded `subagent_trajectories` are not read (warned about and counted).
+Embedded `subagent_trajectories` are not read (warned about and counted); neither is an agent
+step's message in several content parts (text and images, ATIF v1.6: warned, counted), whose
+reasoning, calls and results are read, nor an `observation` that is no object with a `results`
+list (warned, counted). A document cut short, no JSON, or of another shape fails, naming its line.
 """
 
 from __future__ import annotations
@@ -108,11 +111,15 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
         s.warn("not-a-step", f"{p} is not an ATIF step; skipped", src, None)
         return
     got = _text(st.get("message"), f"{p}/message")
-    if got is None:
+    if got is None and st["source"] != "agent":
         s.quality.unknown_records += 1
         s.warn("content-parts", f"{p}/message holds content parts other than one text; skipped", src, None)
         return
-    text, tptr = got
+    if got is None:  # an agent step's words in several parts (text and images): its calls are still read
+        s.quality.unknown_records += 1
+        s.warn("content-parts", f"{p}/message holds content parts other than one text; not read (the step's "
+               "reasoning, calls and results are)", src, None)
+    text, tptr = got if got is not None else (None, f"{p}/message")
     ts = _str(st.get("timestamp"))
     ts_ref = Ref(ev, f"{p}/timestamp") if ts else None
     fs0 = _forsy(st, 0)
@@ -161,7 +168,14 @@ def _step(s: Session, ev: str, st: Any, p: str, first: bool) -> None:
                               [Ref(ev, aptr)], call_id=cid, tool=c["function_name"], args=args, group=f"{ev}{p}",
                               ts_ref=cts_ref, name_ref=Ref(ev, f"{cp}/function_name")))
         index[cid] = k
-    for r, res in enumerate(_list(_dict(st.get("observation")).get("results"))):
+    obs = st.get("observation")
+    results = obs.get("results") if isinstance(obs, dict) else None
+    if (obs is not None and not isinstance(obs, dict)) or (results is not None and not isinstance(results, list)):
+        s.quality.unknown_records += 1
+        what = f"{p}/observation" if not isinstance(obs, dict) else f"{p}/observation/results"
+        s.warn("bad-observation", f"{what} is {type(obs if not isinstance(obs, dict) else results).__name__}, "
+               "not an object with a results list; its results not read", src, None)
+    for r, res in enumerate(_list(results)):
         rp = f"{p}/observation/results/{r}"
         got = _text(res.get("content"), f"{rp}/content") if isinstance(res, dict) else None
         if got is None:
