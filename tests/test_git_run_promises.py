@@ -47,6 +47,7 @@ HOSTILE = """[core]
 \tsuppressBlankEmpty = true
 \torderFile = {order}
 \tsubmodule = log
+\tignoreSubmodules = all
 [log]
 \tshowSignature = true
 [color]

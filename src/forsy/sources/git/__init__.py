@@ -17,7 +17,8 @@ i.e. `git <_run.STABLE> show --no-color --no-ext-diff --no-textconv --format=raw
 user's config that changes those bytes: the names and prefixes of the files (core.quotepath,
 diff.noprefix, diff.mnemonicPrefix, diff.srcPrefix/dstPrefix, diff.relative), the hunks
 (diff.context, diff.interHunkContext, diff.indentHeuristic, diff.algorithm=myers,
-diff.suppressBlankEmpty), the files' order (no diff.orderFile), submodules (diff.submodule)
+diff.suppressBlankEmpty), the files' order (no diff.orderFile), submodules (diff.submodule,
+diff.ignoreSubmodules)
 and log.showSignature. `byte_length` is its length and `sha256` its hash, so anyone can re-run
 it and compare (the same git version gives the same bytes, whatever the user's config). The evidence source is
 `git:<repo dir name>@<sha>`, line None, offset 0; the session lists the same name as one

@@ -28,6 +28,7 @@ STABLE = (
     "-c", "diff.suppressBlankEmpty=false",
     "-c", f"diff.orderFile={os.devnull}",  # no pattern: git's own order
     "-c", "diff.submodule=short",
+    "-c", "diff.ignoreSubmodules=none",  # "all" hid a submodule's new commit from the show
     "-c", "log.showSignature=false",
 )  # fmt: skip
 GIT_SHOW_ARGS = (
