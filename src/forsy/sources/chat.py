@@ -82,7 +82,7 @@ def new_session(kind: str, session_id: str, doc: Doc, agent: str) -> Session:
     return Session(kind, session_id, [doc.file], {}, [], SessionMeta(agent=agent))
 
 
-def _text(content: Any, ptr: str) -> tuple[str | None, str] | None:
+def one_text(content: Any, ptr: str) -> tuple[str | None, str] | None:
     """(text, its pointer); None when the content is neither text nor one text part."""
     if content is None or isinstance(content, str):
         return content, ptr
@@ -143,7 +143,7 @@ def chat_message(s: Session, m: Any, ev: str, p: str, line: int | None, state: C
         s.warn("not-a-message", f"element {where} is not a chat message; skipped", src, line)
         return
     role, meta = m["role"], _meta(m)
-    got = _text(m.get("content"), f"{p}/content")
+    got = one_text(m.get("content"), f"{p}/content")
     if got is None:
         s.quality.unknown_records += 1
         s.warn("content-parts", f"message {where} holds content parts other than one text; skipped", src, line)

@@ -58,7 +58,7 @@ from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
-from ..chat import load_doc, new_session, unreadable
+from ..chat import load_doc, new_session, one_text, unreadable
 from ..json_doc import read_object_array
 from ..lines import discover_sniffed, sha256
 
@@ -91,16 +91,6 @@ def _dict(v: Any) -> dict[str, Any]:
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
-
-
-def _content(v: Any, ptr: str) -> tuple[str | None, str] | None:
-    """(text, its pointer): a string, or the one text part a cache-control model wraps it in."""
-    if v is None or isinstance(v, str):
-        return v, ptr
-    if isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict) and v[0].get("type") == "text" \
-            and isinstance(v[0].get("text"), str):
-        return v[0]["text"], f"{ptr}/0/text"
-    return None
 
 
 def _iso(v: Any) -> str | None:
@@ -223,7 +213,7 @@ class _Reader:
                 "not a chat message (no role)"
             self._skip("not-a-message", f"the message is {what}; skipped")
             return
-        got = _content(m.get("content"), f"{p}/content")
+        got = one_text(m.get("content"), f"{p}/content")
         if got is None:
             self._skip("content-parts", "the message's content holds parts other than one text; skipped")
             return
