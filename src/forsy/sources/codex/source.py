@@ -12,6 +12,9 @@ The reading rules live in these modules:
 * `_codex_tools`: calls and results, exit codes, the error flag;
 * `_codex_build`: one thread → events and session facts.
 
+`discover` on a home folder or on Codex's own (`~/.codex`) looks in its `sessions/` and in
+`archived_sessions/` (where `codex` moves an archived thread's file), not the whole tree.
+
 Subagents: a thread spawned by another has its own file whose `session_meta.source` is
 `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
 the subagent files in its directory (recursively); their events get actor
@@ -43,6 +46,7 @@ from ._legacy import is_legacy, load_json_rollout
 from ._read import LoadedFile, head_text, load_file
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
+PATTERNS = ("rollout-*.jsonl", "rollout-*.json", "*.jsonl.zst")
 HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
 
 
@@ -75,18 +79,18 @@ class CodexSource:
             return [path] if self._is_rollout(path) else []
         if not path.is_dir():
             return []
-        # a home folder (~) or Codex's own folder (~/.codex): its sessions, not the whole tree
-        for root in (path / ".codex" / "sessions", *([path / "sessions"] if path.name == ".codex" else [])):
-            if root.is_dir():
-                path = root
-                break
-        found = {p for pat in ("rollout-*.jsonl", "rollout-*.json") for p in path.rglob(pat) if p.is_file()}
-        found |= {p for p in path.rglob("*.jsonl.zst") if p.is_file()}
+        # a home folder (~) or Codex's own folder (~/.codex): its sessions and the ones archived
+        # (moved by `codex` to archived_sessions/), not the whole tree
+        home = path / ".codex" if (path / ".codex").is_dir() else path if path.name == ".codex" else None
+        roots = [r for r in (home / "sessions", home / "archived_sessions") if r.is_dir()] if home else []
+        found = {p for r in roots or [path] for pat in PATTERNS for p in r.rglob(pat) if p.is_file()}
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
-        ids = {str(h.get("id")) for h in heads.values() if h.get("id")}
-        # A subagent whose parent is here is read with its parent, not on its own.
-        return [p for p in rollouts if _parent_of(heads[p]) not in ids]
+        ids = {(p.parent, str(h.get("id"))) for p, h in heads.items() if h.get("id")}
+        # A subagent whose parent is in its folder is read with its parent (`_Reader.children`
+        # looks there), not on its own; one in another folder (spawned after midnight, or its
+        # parent archived) is read on its own.
+        return [p for p in rollouts if (p.parent, _parent_of(heads[p])) not in ids]
 
     def _is_rollout(self, path: Path) -> bool:
         try:
