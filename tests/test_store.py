@@ -270,13 +270,16 @@ def test_a_postgresql_store_missing_its_later_migrations_is_brought_up_to_date(p
     try:
         put(store, "demo-session.jsonl")
         names = store.migrations()
-        assert names[-2:] == ["0007_queue_rules", "0008_model_values"]
-        with store.transaction():  # type: ignore[attr-defined]  # the store before those two
+        later = ["0007_queue_rules", "0008_model_values", "0009_retried_count"]
+        assert names[-3:] == later
+        with store.transaction():  # type: ignore[attr-defined]  # the store before those three
             for q in ("DROP TABLE queue_rules", "ALTER TABLE traces DROP COLUMN model_values",
-                      "DELETE FROM schema_migrations WHERE name IN ('0007_queue_rules', '0008_model_values')"):
+                      "ALTER TABLE runs DROP COLUMN retried",
+                      "DELETE FROM schema_migrations WHERE name IN "
+                      "('0007_queue_rules', '0008_model_values', '0009_retried_count')"):
                 store.conn.execute(q)  # type: ignore[attr-defined]
-        assert store.migrations() == names[:-2]
-        assert store.migrate() == ["0007_queue_rules", "0008_model_values"]  # type: ignore[attr-defined]
+        assert store.migrations() == names[:-3]
+        assert store.migrate() == later  # type: ignore[attr-defined]
         assert store.migrations() == names
         assert sql(store, "SELECT count(*) FROM queue_rules") == [(0,)]
         assert sql(store, "SELECT model_values FROM traces") == [(0,)]  # the trace kept, its column back

@@ -309,7 +309,7 @@ def test_the_json_of_a_report() -> None:
                   failures=[ErrorRow(4, "/r/b.jsonl", "bad", "t")], waiting=[("/r/c.jsonl", "settle")],
                   warnings=["w"], locked_by=LockInfo(9, "h", "s"),
                   faults=[FaultRow("/r/x", "folder", "why", "t0", 1, "t1", 4, 3)], left_out=[("/r/deep", "far")])
-    counts = {"seen": 2, "unchanged": 0, "new": 0, "grown": 0, "rewritten": 0, "gone": 0, "failed": 1,
+    counts = {"seen": 2, "unchanged": 0, "new": 0, "grown": 0, "rewritten": 0, "retried": 0, "gone": 0, "failed": 1,
               "waiting": 0, "traced": 1, "skipped": 0, "traces_written": 0, "bytes_read": 0}
     assert rep.to_json() == {
         "store": "sqlite:///s.db", "roots": ["/r"], "run_id": 4, "locked_by": {"pid": 9, "host": "h", "since": "s"},

@@ -70,11 +70,27 @@ def test_any_stat_field_of_any_file_of_a_session_changes_it(now: Stat, which: st
     assert (p.gone, p.unclaimed) == ([], set())
 
 
-@pytest.mark.parametrize("status", ["failed", "source_gone"])
-def test_a_session_that_failed_or_was_gone_is_done_again_though_the_same(status: str) -> None:
+@pytest.mark.parametrize(("status", "change"), [("failed", "retried"), ("source_gone", "changed")])
+def test_a_session_that_failed_or_was_gone_is_done_again_though_the_same(status: str, change: str) -> None:
     on_disk, known = known_session()
     known[MAIN] = row(MAIN, MAIN, on_disk[MAIN], status)
+    assert plan(on_disk, known).units == [Unit(MAIN, change, [SUB], "claude")]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("which", [MAIN, SUB])
+def test_a_session_that_failed_and_changed_since_is_changed_not_retried(which: str) -> None:
+    on_disk, known = known_session()
+    known[MAIN] = row(MAIN, MAIN, on_disk[MAIN], "failed")
+    on_disk[which] = st(1, 99)  # grew since
     assert plan(on_disk, known).units == [Unit(MAIN, "changed", [SUB], "claude")]
+
+
+def test_a_session_that_failed_with_a_new_file_beside_it_is_changed_not_retried() -> None:
+    on_disk, known = known_session()
+    known[MAIN] = row(MAIN, MAIN, on_disk[MAIN], "failed")
+    new = f"{R}/p/s/subagents/agent-9.jsonl"
+    on_disk[new] = st(9)
+    assert plan(on_disk, known).units == [Unit(MAIN, "changed", sorted([SUB, new]), "claude")]
 
 
 def test_a_member_outside_the_walk_is_looked_at_on_disk(tmp_path: Path) -> None:

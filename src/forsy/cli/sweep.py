@@ -117,7 +117,8 @@ def _summary(report: SweepReport) -> None:
     faults = f" ({len(report.faults)} of them skipped for a fault, tried again next run)" if report.faults else ""
     left = f", {len(report.left_out)} left out" if report.left_out else ""
     typer.echo(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
-               f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, {c.gone} gone, "
+               f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
+               f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
                f"{c.waiting} waiting, {c.failed} failed{faults}{left}; {c.traces_written} draft(s) written")
     for e in report.failures:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
@@ -217,7 +218,8 @@ def _status(s: Store, as_json: bool) -> int:
         c = r.counts
         dur = f"{r.duration_s:.2f} s" if r.duration_s is not None else "-"
         typer.echo(f"run {r.id} {r.started_at} {st:11} {dur:>9}  seen {c.seen}, unchanged {c.unchanged}, "
-                   f"new {c.new}, grown {c.grown}, rewritten {c.rewritten}, gone {c.gone}, waiting {c.waiting}, "
+                   f"new {c.new}, grown {c.grown}, rewritten {c.rewritten}, "
+                   f"{f'retried {c.retried}, ' if c.retried else ''}gone {c.gone}, waiting {c.waiting}, "
                    f"failed {c.failed}, drafts {c.traces_written}, {c.bytes_read} bytes read")
         if r.failure:
             typer.echo(f"    stopped: {_shown(r.failure)}")

@@ -27,8 +27,8 @@ from .models import (
     TraceRow,
 )
 
-COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "gone", "failed", "waiting", "traced", "skipped",
-          "traces_written", "bytes_read")
+COUNTS = ("seen", "unchanged", "new", "grown", "rewritten", "retried", "gone", "failed", "waiting", "traced",
+          "skipped", "traces_written", "bytes_read")
 FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns", "head_sha256", "tail_sha256",
              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
 DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"

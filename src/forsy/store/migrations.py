@@ -248,6 +248,12 @@ CORE.append(("0008_model_values", """
 ALTER TABLE traces ADD COLUMN model_values INTEGER NOT NULL DEFAULT 0;
 """))
 
+# A session file that failed is read again every run even when it has not changed (the fault
+# may have been forsy's); it is counted apart, not as grown.
+CORE.append(("0009_retried_count", """
+ALTER TABLE runs ADD COLUMN retried INTEGER NOT NULL DEFAULT 0;
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep

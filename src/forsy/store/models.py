@@ -145,6 +145,7 @@ class RunCounts:
     new: int = 0
     grown: int = 0
     rewritten: int = 0
+    retried: int = 0  # unchanged, but failed before: read again
     gone: int = 0
     failed: int = 0  # files whose current state is failed (this run's and unchanged ones)
     waiting: int = 0  # too fresh, or ending in an incomplete line: left for the next run

@@ -20,7 +20,8 @@ class Unit:
     """A session file and the other files its sessions were read from (`members`)."""
 
     path: str
-    change: Literal["unchanged", "changed", "new"]
+    # retried: unchanged, every file as remembered, but its last reading failed
+    change: Literal["unchanged", "changed", "retried", "new"]
     members: list[str] = field(default_factory=list)
     source_kind: str | None = None
     failure: str | None = None  # it could not even be looked at (why)
@@ -74,9 +75,12 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
         members = sorted(r.path for r in rows if r.path != unit_path)
         # a file that failed is read again every run: the fault may have been forsy's, and an
         # upgrade fixes it while the file stays the same (Claude Code deletes it after 30 days)
-        changed = main.status in ("source_gone", "failed") or not _same(main, on_disk[unit_path]) or any(
-            not _same(known[m], on_disk.get(m) or stat_path(m)) for m in members)
-        units[unit_path] = Unit(unit_path, "changed" if changed else "unchanged", members, main.source_kind)
+        same = _same(main, on_disk[unit_path]) and all(
+            _same(known[m], on_disk.get(m) or stat_path(m)) for m in members)
+        change: Literal["unchanged", "changed", "retried"] = (
+            "changed" if main.status == "source_gone" or not same
+            else "retried" if main.status == "failed" else "unchanged")
+        units[unit_path] = Unit(unit_path, change, members, main.source_kind)
         stem_dirs[unit_path.split(".jsonl")[0]] = unit_path
     gone += [p for p, s in known.items() if not s.unit_path and s.status != "source_gone" and p not in on_disk]
 
@@ -87,7 +91,7 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
         owner = _owner(p, stem_dirs, roots)
         if owner is not None:  # e.g. a new subagent file of a known session
             u = units[owner]
-            u.change = "changed" if u.change == "unchanged" else u.change
+            u.change = "changed" if u.change in ("unchanged", "retried") else u.change
             u.members = sorted({*u.members, p})
             attributed.add(p)
     rest = fresh - attributed

@@ -8,7 +8,8 @@ One run, in order:
    a session whose files all match is unchanged and costs nothing more;
 4. a changed session file is fingerprinted (first block, last complete line) to tell
    `grown` (re-traced; the new draft links the previous one) from `rewritten` (from
-   scratch); a vanished one is marked `source_gone` (its traces stay);
+   scratch); one that failed before is read again though unchanged (`retried`: the fault
+   may have been forsy's); a vanished one is marked `source_gone` (its traces stay);
 5. files no session claims yet are handed to the sources' discovery to find new sessions;
 6. a session touched within the settle window, or ending in an incomplete line, waits for
    the next run; every other is traced through `run.retrace_one` into the store, and
