@@ -70,17 +70,33 @@ class LoadedFile:
 
 
 def decompress(data: bytes, session: Session, source: str, path: Path, limits: Limits) -> bytes:
-    """All of a zstd stream that can be read; a damaged tail is reported, not fatal.
-    Past the caps of `limits` it is an InputError, raised before more is read."""
+    """All of a zstd stream that can be read; a damaged tail is reported, not fatal: what
+    the frames before the damage held is kept, and a stream that ends inside a frame (a
+    file cut while copied or written) is said. Past the caps of `limits` it is an
+    InputError, raised before more is read."""
     out = io.BytesIO()
-    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
+    dctx = zstandard.ZstdDecompressor()
+    frame = None  # the frame being read, while one is open
     try:
-        while chunk := reader.read(1 << 20):
-            out.write(chunk)
-            _check_expansion(out.tell(), len(data), path, limits)
+        for at in range(0, len(data), _SLICE):
+            rest = data[at : at + _SLICE]
+            while rest:
+                if frame is None:
+                    frame = dctx.decompressobj(read_across_frames=False)
+                out.write(frame.decompress(rest))
+                _check_expansion(out.tell(), len(data), path, limits)
+                rest, frame = (frame.unused_data, None) if frame.eof else (b"", frame)
     except zstandard.ZstdError as e:
         session.warn("zstd_damaged", f"zstd stream could not be read to its end: {e}", source)
+    else:
+        if frame is not None:
+            session.warn("zstd_damaged", "zstd stream ends inside a frame (cut short?); what it held before "
+                         "the cut is read", source)  # fmt: skip
     return out.getvalue()
+
+
+# compressed bytes read per step: at most 32 MiB come out of them (a 4-byte RLE block is 128 KiB)
+_SLICE = 1 << 10
 
 
 def _check_expansion(size: int, packed: int, path: Path, limits: Limits) -> None:
