@@ -163,9 +163,14 @@ def test_blocks_tool_results_come_first_then_the_words_with_the_images_counted(t
     ])
     assert [(e.kind, e.text, e.refs[0].pointer, e.info) for e in s.events[2:]] == [
         ("tool_result", "a.py", "/message/content/2/content", s.events[2].info),
-        ("user", "Look:", "/message/content/0/text", MessageInfo(attachments_omitted=3)),
-        ("user", "and this.", "/message/content/5/text", MessageInfo(attachments_omitted=3))]
+        ("user", "Look:", "/message/content/0/text", MessageInfo(attachments_omitted=2)),
+        ("user", "and this.", "/message/content/5/text", MessageInfo(attachments_omitted=2))]
     assert warnings(s) == []
+
+
+def test_an_empty_text_block_is_no_attachment(tmp_path: Path) -> None:
+    assert _text(tmp_path, [{"type": "text", "text": ""}, {"type": "text", "text": "Look."}]) == [
+        _ev("user", "user", "Look.", "/message/content/1/text")]
 
 
 def test_images_with_a_slash_command_keep_its_rule(tmp_path: Path) -> None:

@@ -338,6 +338,7 @@ class EventBuilder:
             return []
         out: list[Event] = []
         texts: list[tuple[int, str]] = []
+        images = 0  # images and documents sent with the words (an empty text block is none)
         for i, b in enumerate(content):
             if not isinstance(b, dict):
                 self._skip(rec, f"message.content[{i}] is {kind_of(b)}, not a content block")
@@ -345,14 +346,13 @@ class EventBuilder:
             if b.get("type") == "tool_result":
                 out.append(self._tool_result(rec, b, i, ts, ab))
             elif b.get("type") == "text" and isinstance(b.get("text"), str):
-                texts.append((i, b["text"]))
+                if b["text"]:
+                    texts.append((i, b["text"]))
             elif b.get("type") in ("image", "document"):
-                texts.append((i, ""))
+                images += 1
             else:
                 self._skip(rec, _odd_block(b, i))
-        typed = [(i, t) for i, t in texts if t]
-        images = len(texts) - len(typed)
-        for i, t in typed:
+        for i, t in texts:
             out.extend(self._user_text(rec, t, pointer("message", "content", i, "text"), ts, ab))
         if images and any(e.kind == "user" for e in out):
             for e in out:
