@@ -34,8 +34,8 @@ def view(s: Session, e: Event) -> dict[str, Any]:
         if getattr(e, k) is not None:
             out[k] = getattr(e, k)
     for k in ("abandoned", "excerpt"):
-        if getattr(e, k):
-            out[k] = True
+        if getattr(e, k) is not False:  # a flag left None (not False) is shown too
+            out[k] = getattr(e, k)
     for k in ("ts_ref", "name_ref"):
         if getattr(e, k) is not None:
             out[k] = at(s, getattr(e, k))

@@ -250,3 +250,20 @@ def test_a_system_record_without_a_time_has_none(tmp_path: Path) -> None:
     s, evs = _sys(tmp_path, rec)
     assert evs == [{"kind": "user", "actor": "user", "ts": None, "refs": [(2, "/content")], "text": "/cost",
                     "info": MessageInfo(rule="slash-command")}]
+
+
+def test_system_records_on_a_rewound_branch_are_abandoned(tmp_path: Path) -> None:
+    s = session_of(tmp_path, [
+        user(0, "u0", None, "Start."),
+        {**_rec(1, "assistant", [{"type": "text", "text": "Ready."}], "a0", "u0")},
+        user(2, "u1", "a0", "Go."),
+        {**_system(3, "local_command", "<command-name>/model</command-name>"), "parentUuid": "u1"},
+        {**_system(4, "local_command", "<local-command-stdout>ok</local-command-stdout>"), "parentUuid": "y3"},
+        {**_system(5, "compact_boundary"), "parentUuid": "y4"},
+        {**_system(6, "api_error", content="Overloaded"), "parentUuid": "y5"},
+        user(7, "u2", "a0", "Again."),
+    ])
+    assert [(e.kind, e.text, e.abandoned) for e in s.events] == [
+        ("user", "Start.", False), ("agent_text", "Ready.", False), ("user", "Go.", True),
+        ("user", "/model", True), ("note", "<local-command-stdout>ok</local-command-stdout>", True),
+        ("note", None, True), ("agent_text", "Overloaded", True), ("user", "Again.", False)]
