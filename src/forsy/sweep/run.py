@@ -227,7 +227,7 @@ class _Sweep:
                 self._do(self._check(unit, known, on_disk), on_disk, None)
         self.report.left_out = sorted([*((p, w) for p, w in self.left_out.items() if p in plan.unclaimed),
                                        *((p, LINK) for p in links)])
-        self._remember_ignored(plan, known, on_disk)
+        self._remember_ignored(plan, on_disk)
         with self.store.transaction():
             # the config's histories and git are this sweep's too: a fault of theirs is cleared here
             extra = [str(h) for h in self.opt.retrace.history] + \
@@ -238,7 +238,7 @@ class _Sweep:
                     self.store.add_error(ErrorRow(run_id, f.path, f.reason, self.now_iso))
         self.c.failed = len(self.faults) + sum(
             1 for s in self.store.file_states(self.roots).values() if s.status == "failed")
-        self._cleanup_warning(plan, known, on_disk)
+        self._cleanup_warning(plan, on_disk)
         self.report.duration_s = time.perf_counter() - self.t0
         self.store.finish_run(run_id, iso(self.opt.now()), self.c, self.report.duration_s)
 
@@ -342,7 +342,8 @@ class _Sweep:
                 step = queue.popleft()
                 if isinstance(step, _ToTrace):
                     flying -= 1
-                    fill(pool, pool.window - 1)  # the next file goes to a worker before this one is waited for
+                # the files after this one are already with the workers while it is waited for:
+                # the fill after each step keeps `window` of them in flight
                 self._do(step, on_disk, pool)
                 fill(pool, pool.window)
 
@@ -353,7 +354,7 @@ class _Sweep:
         elif step is not None:
             assert step.failure is not None
             try:
-                self._record_failure(step.path, step.failure, on_disk.get(step.path), [step.path])
+                self._record_failure(step.path, step.failure, on_disk.get(step.path))
             except OSError as e:  # its fingerprint could not be taken either
                 self._fault(step.path, "file", _file_reason(e, step.path))
 
@@ -474,7 +475,7 @@ class _Sweep:
                          fp.tail_offset if fp else 0, fp.read_to if fp else st.size,
                          status, error, self.now_iso, self.report.run_id)  # type: ignore[arg-type]
 
-    def _record_failure(self, path: str, message: str, st: Stat | None, _: list[str]) -> None:
+    def _record_failure(self, path: str, message: str, st: Stat | None) -> None:
         assert self.report.run_id is not None
         err = ErrorRow(self.report.run_id, path, message, self.now_iso)
         with self.store.transaction():
@@ -495,7 +496,7 @@ class _Sweep:
         self.store.put_file_states([FileState(**{**vars(s), "status": "source_gone", "updated_at": self.now_iso,
                                                  "run_id": self.report.run_id}) for s in gone])
 
-    def _remember_ignored(self, plan: Plan, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+    def _remember_ignored(self, plan: Plan, on_disk: dict[str, Stat]) -> None:
         """Files under the roots that no session claims are remembered too, so the next run
         does not search them again (they are looked at again only when they change)."""
         now = self.store.file_states(self.roots)
@@ -509,7 +510,7 @@ class _Sweep:
         if rows:
             self.store.put_file_states(rows)
 
-    def _cleanup_warning(self, plan: Plan, known: dict[str, FileState], on_disk: dict[str, Stat]) -> None:
+    def _cleanup_warning(self, plan: Plan, on_disk: dict[str, Stat]) -> None:
         from ._cleanup import cleanup_warnings
 
         home = self.opt.claude_home or Path.home() / ".claude"
