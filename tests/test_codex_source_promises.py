@@ -11,11 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import zstandard
 
+from forsy.errors import InputError
 from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.codex import CodexSource
+from forsy.sources.lines import Limits
 
 SRC = CodexSource()
 T = "2026-05-12T09:00:00.000Z"
@@ -184,7 +187,7 @@ def family(day: Path) -> dict[str, Path]:
             line("session_meta", {"id": CID, "timestamp": at(5), "cli_version": "0.91.0", "source": sub_of(PID),
                                   "agent_nickname": "Ada", "agent_role": "explorer"}, at(5)),
             line("turn_context", {"cwd": "/w", "model": "gpt-5.5-mini"}, at(6)),
-            said("user", ENV, 6), said("user", "look", 6),
+            said("user", ENV, 4), said("user", "look", 4),
             call("spawn_agent", "call_g", '{"message":"dig"}', 7),
             output("call_g", json.dumps({"agent_id": GID, "nickname": "Bo"}), 8),
             line("event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 10,
@@ -193,7 +196,8 @@ def family(day: Path) -> dict[str, Path]:
         "grandchild": write(day / f"rollout-2026-05-12T09-00-09-{GID}.jsonl", b"".join([
             line("session_meta", {"id": GID, "timestamp": at(9), "source": sub_of(CID)}, at(9)),
             line("turn_context", {"cwd": "/w", "model": "gpt-5.5"}, at(9)),
-            said("user", "dig", 9), said("assistant", "dug", 10)])),
+            said("user", "dig", 9), line("event_msg", {"type": "error", "message": "retrying"}, at(9)),
+            said("assistant", "dug", 10)])),
         "second": write(day / f"rollout-2026-05-12T09-00-30-{DID}.jsonl", b"".join([
             line("session_meta", {"id": DID, "timestamp": at(30), "source": sub_of(PID)}, at(30)),
             said("assistant", "on my own", 31)])),
@@ -214,10 +218,12 @@ def test_a_parent_reads_its_subagents_and_says_who_spawned_each(tmp_path: Path) 
         ("user", "user", "review it", at(2), None),
         ("tool_call", "agent", "call_spawn", at(3), None),
         ("tool_result", "agent", "call_spawn", at(4), None),
-        ("note", "agent", "look", at(6), (PID, "call_spawn", "collab_agent_spawn_end")),  # the parent's words
+        # the same time as the parent's last record: the parent's first, then the child's
+        ("note", "agent", "look", at(4), (PID, "call_spawn", "collab_agent_spawn_end")),  # the parent's words
         ("tool_call", sc, "call_g", at(7), (PID, "call_spawn", "collab_agent_spawn_end")),  # the child's own first
         ("tool_result", sc, "call_g", at(8), None),
         ("note", sc, "dig", at(9), (CID, "call_g", "spawn_agent_output")),  # the child wrote it, not a person
+        ("note", "system", "retrying", at(9), None),  # neither the first event nor the thread's own
         ("agent_text", sg, "dug", at(10), (CID, "call_g", "spawn_agent_output")),
         ("agent_text", sc, "child done", at(12), None),
         ("agent_text", "agent", "done", at(20), None),
@@ -226,6 +232,7 @@ def test_a_parent_reads_its_subagents_and_says_who_spawned_each(tmp_path: Path) 
     assert isinstance(s.events[3].info, NoteInfo) and s.events[3].info.subtype == "subagent_input"
     assert s.meta.models == ["gpt-5.5", "gpt-5.5-mini"]  # each once, the parent's first
     [env_ev] = [ev.id for ev in s.evidence.values() if (ev.source, ev.line) == (rel[1], 3)]
+    assert s.events[3].refs[0].ev != env_ev
     child_ctx = [{"kind": "environment_context", "role": "user", "text": ENV, "ev": env_ev,
                   "pointer": "/payload/content/0/text"}]
     assert s.meta.extra["subagents"] == [
@@ -271,3 +278,156 @@ def test_codex_folder_gives_its_archived_sessions_too(tmp_path: Path) -> None:
     assert SRC.discover(tmp_path / ".codex") == want
     (tmp_path / ".codex" / "sessions").rename(tmp_path / "old-sessions")  # only the archive left
     assert SRC.discover(tmp_path / ".codex") == [archived]
+
+
+def test_a_subagent_that_never_spoke_and_a_loop_of_parents_are_read_once(tmp_path: Path) -> None:
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    parent = write(day / f"rollout-2026-05-12T09-00-00-{PID}.jsonl", meta(PID))
+    write(day / f"rollout-2026-05-12T09-00-05-{CID}.jsonl",
+          line("session_meta", {"id": CID, "source": sub_of(PID)}, at(5)) + said("user", "look", 5))  # fmt: skip
+    # a thread naming itself as its parent (no writer does it) is not its own subagent
+    write(day / f"rollout-2026-05-12T09-00-09-{GID}.jsonl",
+          line("session_meta", {"id": GID, "source": sub_of(GID)}, at(9)) + said("assistant", "me", 9))  # fmt: skip
+    [s] = SRC.read(parent, ReadContext(root=tmp_path))
+    assert [(e.kind, e.actor, e.text, (e.link.parent_thread_id, e.link.parent_call_id) if e.link else None)
+            for e in s.events] == [("note", "agent", "look", (PID, None))]  # fmt: skip
+    assert [f.path.rsplit("-", 1)[1] for f in s.files] == ["00000000aaaa.jsonl", "00000000bbbb.jsonl"]
+    [s] = SRC.read(day / f"rollout-2026-05-12T09-00-09-{GID}.jsonl", ReadContext(root=tmp_path))
+    assert [(e.actor, e.text) for e in s.events] == [(f"subagent:{GID}", "me")]  # once
+    assert len(s.files) == 1
+
+
+def test_only_rollout_files_beside_a_parent_are_its_subagents(tmp_path: Path) -> None:
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    f["second"].rename(f["second"].with_name(f["second"].name + ".bak"))  # a copy kept aside
+    write(day / "claude.jsonl", b'{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}\n')
+    write(day / "list.jsonl", b"[1, 2]\n")
+    write(day / "empty.jsonl", b"")
+    write(day / "meta-null.jsonl", b'{"timestamp":"t","type":"session_meta","payload":null}\n')
+    (day / "folder.jsonl").mkdir()
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [x.path.rsplit("-", 1)[1] for x in s.files] == ["00000000aaaa.jsonl", "00000000bbbb.jsonl",
+                                                           "00000000cccc.jsonl"]  # fmt: skip
+    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, GID] and s.warnings == []
+
+
+def test_a_subagent_whose_header_is_longer_than_a_read_is_still_found(tmp_path: Path) -> None:
+    """The session_meta of codex-rs holds the whole system prompt (`base_instructions`): a
+    first line can be longer than the 64 KiB read at once."""
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    text = "You are Codex. " * 6000  # 90,000 bytes
+    long_meta = line("session_meta", {"id": DID, "timestamp": at(30), "source": sub_of(PID),
+                                      "base_instructions": {"text": text}}, at(30))  # fmt: skip
+    assert len(long_meta) > 65536 * 1.3
+    write(f["second"], long_meta + said("assistant", "on my own", 31))
+    assert SRC.discover(day) == [f["parent"]]
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, GID, DID]
+    assert s.events[-1].text == "on my own" and s.events[-1].actor == f"subagent:{DID}"
+
+
+def test_a_subagent_naming_its_parent_beside_its_source(tmp_path: Path) -> None:
+    """Newer codex-rs writes `parent_thread_id` in the session_meta itself; the thread's
+    builder takes it when the source's thread_spawn names none, and so does the search."""
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    source = {"subagent": {"thread_spawn": {"depth": 1}}}
+    write(f["second"], line("session_meta", {"id": DID, "parent_thread_id": PID, "source": source}, at(30))
+          + said("assistant", "on my own", 31))  # fmt: skip
+    write(day / f"rollout-2026-05-12T09-00-40-{DID[:-1]}e.jsonl",
+          line("session_meta", {"id": DID[:-1] + "e", "parent_thread_id": PID, "source": "cli"}, at(40))
+          + said("assistant", "top level", 41))  # fmt: skip
+    assert SRC.discover(day) == [f["parent"]]
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [(x["id"], x["parent_thread_id"]) for x in s.meta.extra["subagents"]] == [
+        (CID, PID), (GID, CID), (DID, PID), (DID[:-1] + "e", PID)]
+    assert [e.text for e in s.events[-2:]] == ["on my own", "top level"]
+
+
+def test_a_long_bare_header_is_sniffed_by_its_opening(tmp_path: Path) -> None:
+    """The 2025 format's first line is {"id", "timestamp", "instructions", "git"}: the
+    user's instructions can make it longer than the head a sniff sees."""
+    head = b'{"id":"5f0b3c1e-2d4a-4b6c-9e8f-0a1b2c3d4e5f","timestamp":"2025-08-12T09:30:00.000Z","instructions":"'
+    whole = head + b"Use pytest. " * 7000 + b'"}\n{"record_type":"state"}\n'
+    other = Path("notes.jsonl")
+    assert SRC.sniff(other, whole[:65536])
+    assert not SRC.sniff(other, b'{"id":"x","instructions":"' + b"y" * 400)  # no time near the start
+    assert not SRC.sniff(other, b'{"id":"x","timestamp":"t","cwd":"' + b"y" * 400)  # no instructions
+    assert not SRC.sniff(other, b'{"id":"' + b"x" * 200 + b'","timestamp":"t","instructions":"' + b"y" * 400)
+    assert SRC.sniff(other, head[:-1] + b'null}')  # a whole line with no newline after it
+    p = write(tmp_path / "sessions" / "rollout-2025-08-12T09-30-00-5f0b3c1e.jsonl", whole)
+    assert SRC.discover(tmp_path) == [p]
+
+
+# ------------------------------------------------------------------ files that cannot be read
+
+
+def fork_pair(folder: Path) -> tuple[Path, Path]:
+    copy = [line("session_meta", {"id": PID, "timestamp": at(0)}, at(0)), said("user", "first", 1)]
+    parent = write(folder / f"rollout-2026-05-12T09-00-00-{PID}.jsonl",
+                   b"".join([*copy, said("assistant", "x" * 400, 2)]))  # fmt: skip
+    fork = write(folder / f"rollout-2026-05-12T10-00-00-{FID}.jsonl", b"".join(
+        [meta(FID, forked_from_id=PID), *copy, said("user", "mine", 11)]))  # fmt: skip
+    return parent, fork
+
+
+FID = "019e2a10-8888-7000-8000-00000000eeee"
+
+
+def test_a_forks_parent_too_big_to_read_leaves_the_fork_read_whole(tmp_path: Path) -> None:
+    parent, fork = fork_pair(tmp_path / "sessions" / "2026" / "05" / "12")
+    cap = Limits(max_file_bytes=fork.stat().st_size)
+    [s] = SRC.read(fork, ReadContext(root=tmp_path, limits=cap))
+    assert [(e.kind, e.text) for e in s.events] == [("user", "first"), ("user", "mine")]
+    src = str(fork.relative_to(tmp_path))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("fork_parent_unreadable", f"{parent.name} (thread {PID}) could not be read to compare with: "
+         f"is {parent.stat().st_size} bytes, more than the {cap.max_file_bytes}-byte limit for a file read whole "
+         "(raise it with FORSY_MAX_FILE_BYTES)", src, None),
+        ("fork_prefix_unresolved", f"forked from {PID}, whose rollout was not found: the copied history that "
+         "starts here cannot be told apart from this thread's own records, so nothing was skipped", src, 2),
+        ("extra_session_meta", "another session_meta inside the thread; skipped (reported once)", src, 2)]
+    [s] = SRC.read(fork, ReadContext(root=tmp_path))  # under the limit: the copy is set aside
+    assert [(e.kind, e.text) for e in s.events] == [("user", "mine")] and s.warnings == []
+    assert s.meta.extra["fork"]["rule"] == "parent_file"
+
+
+def test_a_forks_parent_is_looked_for_under_the_read_root_too(tmp_path: Path) -> None:
+    parent, fork = fork_pair(tmp_path / "elsewhere")
+    moved = tmp_path / "forks" / fork.name
+    moved.parent.mkdir()
+    fork.rename(moved)
+    [s] = SRC.read(moved, ReadContext(root=tmp_path))
+    assert s.meta.extra["fork"] == {"parent_id": PID, "rule": "parent_file", "copied": 2,
+                                    "parent_file": f"../elsewhere/{parent.name}"}  # fmt: skip
+    [s] = SRC.read(moved, ReadContext(root=moved.parent))
+    assert s.meta.extra["fork"] == {"parent_id": PID, "rule": "unresolved", "copied": 0}
+
+
+def test_a_subagent_too_big_to_read_leaves_its_parent_read_and_says_so(tmp_path: Path) -> None:
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    write(f["second"], f["second"].read_bytes() + said("assistant", "y" * 5000, 32))
+    cap = Limits(max_file_bytes=4000)
+    assert max(p.stat().st_size for k, p in f.items() if k != "second") < 4000 < f["second"].stat().st_size
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path, limits=cap))
+    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, GID]
+    src = str(f["second"].relative_to(tmp_path))
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("subagent_unreadable", f"subagent thread {DID} could not be read, its events are not here: "
+         f"is {f['second'].stat().st_size} bytes, more than the 4000-byte limit for a file read whole "
+         "(raise it with FORSY_MAX_FILE_BYTES)", src, None)]
+
+
+def test_the_typescript_clis_document_is_read_under_the_limits_and_named_from_the_root(tmp_path: Path) -> None:
+    doc = write(tmp_path / "sessions" / "rollout-2025-04-18-3e1b.json", json.dumps(
+        {"session": {"timestamp": "2025-04-18T10:00:00.000Z", "id": "3e1b", "instructions": ""},
+         "items": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}]},
+        indent=2).encode())  # fmt: skip
+    [s] = SRC.read(doc, ReadContext(root=tmp_path))
+    assert [x.path for x in s.files] == ["sessions/rollout-2025-04-18-3e1b.json"]
+    assert [(e.kind, e.text) for e in s.events] == [("user", "hi")]
+    with pytest.raises(InputError):
+        SRC.read(doc, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=100)))

@@ -64,7 +64,10 @@ class CodexSource:
         try:
             d = orjson.loads(first)
         except orjson.JSONDecodeError:
-            # A first line longer than the head: recognise the envelope by its opening.
+            # A first line longer than the head: recognise the envelope by its opening, or the
+            # bare format's header ({"id", "timestamp", ..., "instructions"}: the long member).
+            if first.startswith(b'{"id":'):
+                return b'"timestamp":' in first[:200] and b'"instructions":' in first
             return first.startswith(b'{"timestamp":') and b'"type":"session_meta"' in first[:200]
         if not isinstance(d, dict):
             return False
@@ -136,17 +139,21 @@ class _Reader:
         else:
             lf = load_file(path, source_name(path, self.ctx.root), self.session, self.ctx.limits)
         self.paths.add(path.resolve())
-        t = ThreadBuilder(lf, self.session, self._find_parent(path)).build()
+        t = ThreadBuilder(lf, self.session, self._find_parent(path, lf.source)).build()
         self.threads.append(t)
         return t
 
-    def _find_parent(self, path: Path) -> Any:
+    def _find_parent(self, path: Path, source: str) -> Any:
         def find(thread_id: str) -> LoadedFile | None:
             for p in candidate_paths(path, thread_id, self.ctx.root):
                 if _head_meta(p).get("id") == thread_id:
                     # Read into a scratch session: only compared, never cited.
                     scratch = Session("codex", thread_id, [], {}, [], SessionMeta())
-                    return load_file(p, p.name, scratch, self.ctx.limits)
+                    try:
+                        return load_file(p, p.name, scratch, self.ctx.limits)
+                    except (InputError, OSError) as e:  # the fork is read all the same
+                        self.session.warn("fork_parent_unreadable", f"{p.name} (thread {thread_id}) could not "
+                                          f"be read to compare with: {_why(e)}", source)  # fmt: skip
             return None
 
         return find
@@ -156,8 +163,14 @@ class _Reader:
         for p in sorted(parent.lf.path.parent.iterdir()):
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
                 continue
-            if _parent_of(_head_meta(p)) == parent.thread_id:
-                child = self.thread(p)
+            head = _head_meta(p)
+            if _parent_of(head) == parent.thread_id:
+                try:
+                    child = self.thread(p)
+                except (InputError, OSError) as e:  # its parent is read all the same, and says so
+                    why = f"subagent thread {head.get('id')} could not be read, its events are not here: {_why(e)}"
+                    self.session.warn("subagent_unreadable", why, source_name(p, self.ctx.root))
+                    continue
                 out.append((child, parent))
                 out.extend(self.children(child))
         return out
@@ -196,6 +209,11 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
             "context": child.meta.extra.get("context", []),
         }
     )
+
+
+def _why(e: Exception) -> str:
+    """What went wrong, without the path (the warning names the file)."""
+    return e.message if isinstance(e, InputError) else str(getattr(e, "strerror", None) or type(e).__name__)
 
 
 def _merge(streams: list[list[Event]]) -> list[Event]:
@@ -250,5 +268,5 @@ def _parent_of(meta: dict[str, Any]) -> str | None:
     src = meta.get("source")
     sub = src.get("subagent") if isinstance(src, dict) else None
     spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
-    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else meta.get("parent_thread_id")
+    parent = (spawn.get("parent_thread_id") if isinstance(spawn, dict) else None) or meta.get("parent_thread_id")
     return parent if isinstance(parent, str) else None
