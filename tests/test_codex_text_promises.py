@@ -126,7 +126,14 @@ def test_the_header_is_looked_for_in_the_first_2000_characters() -> None:
 def test_codex_s_own_failure_words_and_the_exit_code_they_state() -> None:
     for start in FAILURE_TEXTS:
         assert failed_by_text(f"  {start} and more") and not failed_by_text(f"x {start}")
-    assert len(FAILURE_TEXTS) == 15
+    assert len(FAILURE_TEXTS) == 19
+    # the unified exec handler's own words (a poll of a process that is gone, seen in a real rollout)
+    for text in ("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep "
+                 "stdin open", "write_stdin failed: UnknownProcessId { process_id: 7 }",
+                 "exec_command failed: SandboxError(Denied)", "failed to parse exec_command arguments: missing cmd",
+                 "failed to parse write_stdin arguments: invalid type"):
+        assert failed_by_text(text) and is_error(None, None, text) is True
+    assert not failed_by_text("write_stdin failed") and not failed_by_text("exec_command failed")
     assert not failed_by_text(None) and not failed_by_text("") and not failed_by_text("Execution error: x")
     assert stated_exit_code("sandbox denied exec error, exit code: 13, stdout: , stderr: no") == 13
     assert stated_exit_code("exec_command failed for `ls`: CreateProcess { message: \"Codex(Sandbox(Denied { output: "

@@ -464,7 +464,8 @@ def test_a_poll_of_a_unified_exec_process_names_the_call_that_started_it(tmp_pat
         fcall("write_stdin", "x3", '{"session_id": 4}'),
         fout("x3", "Process exited with code 0\nOutput:\ndone"),
         fcall("write_stdin", "x4", '{"session_id": 8}'),
-        fout("x4", "no such process"),
+        fout("x4", "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep "
+                   "stdin open"),  # Codex's own words: the poll failed
         fcall("write_stdin", "x5", '{"session_id": "4"}'),
         fout("x5", "a"),
         fcall("write_stdin", "x6", "{bad"),
@@ -477,6 +478,9 @@ def test_a_poll_of_a_unified_exec_process_names_the_call_that_started_it(tmp_pat
     assert got == [
         ("x1", 4, None, None), ("x2", 4, "x1", None), ("x3", None, "x1", 0), ("x4", None, None, None),
         ("x5", None, None, None), ("x6", None, None, None), ("ghost", 6, None, None), ("x7", None, None, None)]
+    assert [r[2] for r in results(s)] == [None, None, False, True, None, None, None, None]
+    rule = "R-call/codex-failure-text"
+    assert [i.failure_rule for i in rinfos(s)] == [None, None, None, rule, None, None, None, None]
 
 
 def test_a_spawn_agent_output_names_the_thread_it_started(tmp_path: Path) -> None:

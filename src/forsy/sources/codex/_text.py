@@ -110,13 +110,20 @@ REJECTIONS = ("exec command rejected by user", "patch rejected by user")
 # unified exec's error forms (`failed in sandbox {type:?} with execution error: {err}`,
 # SandboxErr::Denied `sandbox denied exec error, exit code: N, ...`, `exec_command failed for
 # `cmd`: CreateProcess { message: "Codex(Sandbox(Denied { output: ExecToolCallOutput {
-# exit_code: N ...`), and the apply_patch crate's parse and match errors. Rule
-# R-call/codex-failure-text; the exit code such a message states is read from it.
+# exit_code: N ...`), the unified exec handler's own (`exec_command failed: {err:?}`,
+# `write_stdin failed: {err}` when the process is gone or its stdin closed, and the two
+# `failed to parse exec_command|write_stdin arguments: {err:?}`), and the apply_patch crate's
+# parse and match errors. Rule R-call/codex-failure-text; the exit code such a message states
+# is read from it.
 FAILURE_TEXTS = (
     *FAILURE_PREFIXES,
     "failed in sandbox ",
     "sandbox denied exec error",
     "exec_command failed for ",
+    "exec_command failed: ",
+    "write_stdin failed: ",
+    "failed to parse exec_command arguments",
+    "failed to parse write_stdin arguments",
     "error: invalid hunk",
     "error: invalid patch",
     "invalid hunk at line ",
