@@ -7,8 +7,12 @@ adjacent record when the texts differ), which `web_search_call` item takes the i
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from forsy.sources import ReadContext
+from forsy.sources.codex import CodexSource
 from forsy.sources.codex._index import build_index, compaction_mirror, event_text, item_texts
 from forsy.sources.codex._read import Rec
 
@@ -197,3 +201,21 @@ def test_a_compaction_has_a_twin_when_a_compacted_record_is_within_four() -> Non
     assert not compaction_mirror(r, r[5])  # 5 on each side
     r = recs(twin, OTHER)
     assert not compaction_mirror(r, r[0])  # a compacted record is not its own twin
+
+
+def test_each_compaction_item_of_the_writer_is_a_compaction(tmp_path: Path) -> None:
+    """codex-rs has written the encrypted compaction item under three names; each alone (no
+    `compacted` record beside it) is one compaction."""
+    lines = [{"type": "session_meta", "payload": {"id": "019e7c30-0000-7000-8000-00000000dddd"}}]
+    for i, sub in enumerate(("compaction", "compaction_summary", "context_compaction")):
+        lines += [{"type": "response_item", "payload": {"type": sub, "encrypted_content": "gAAA"}},
+                  {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                                        "content": [{"type": "output_text", "text": f"t{i}"}]}}]
+    path = tmp_path / "rollout-2026-08-01T10-00-00-019e7c30-0000-7000-8000-00000000dddd.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": f"2026-08-01T10:00:{i:02d}.000Z", **r}) + "\n"
+                            for i, r in enumerate(lines)))  # fmt: skip
+    [s] = CodexSource().read(path, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text, s.evidence[e.refs[0].ev].line) for e in s.events] == [
+        ("compaction", None, 2), ("agent_text", "t0", 3), ("compaction", None, 4), ("agent_text", "t1", 5),
+        ("compaction", None, 6), ("agent_text", "t2", 7)]
+    assert s.quality.compactions == 3 and s.warnings == []
