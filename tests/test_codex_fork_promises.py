@@ -135,8 +135,11 @@ def test_the_parents_file_tells_where_the_copy_ends(tmp_path: Path) -> None:
 def test_the_parents_id_from_forked_from_or_from_the_copied_meta(tmp_path: Path) -> None:
     parent = [COPY_META, *HISTORY]
     old = ("session_meta", {"id": FID, "forked_from": PID})
-    _, _, asked = start([old, COPY_META, *MINE], parent, tmp_path)
-    assert asked == [PID]
+    _, _, asked = start([old, ("session_meta", {"cwd": "/w"}), *MINE], parent, tmp_path)
+    assert asked == [PID]  # the copied meta names nobody: the older member does
+    _, _, asked = start([("session_meta", {"id": FID, "forked_from_id": PID, "forked_from": "other"}),
+                         ("session_meta", {"cwd": "/w"}), *MINE], parent, tmp_path)  # fmt: skip
+    assert asked == [PID]  # the newer member first
     _, _, asked = start([("session_meta", {"id": FID, "forked_from_id": ""}), COPY_META, *MINE], parent, tmp_path)
     assert asked == [PID]  # an empty id is none: the copied meta names the parent
     info, _, asked = start([("session_meta", {"id": FID, "forked_from_id": 5}), COPY_META, *MINE], parent, tmp_path)
