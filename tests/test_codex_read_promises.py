@@ -209,6 +209,45 @@ def test_a_head_is_decompressed_when_it_is_zstd() -> None:
     assert head_text(Path("x"), plain[:30]) == plain[:30]
     assert head_text(Path("x"), packed) == plain
     assert plain.startswith(head_text(Path("x"), packed[:-4]))  # cut inside the frame: what was decoded
+    big = b"x" * (3 << 20)
+    assert head_text(Path("x"), zstandard.ZstdCompressor().compress(big)) == big[: 1 << 20]  # 1 MiB at most
+
+
+def test_the_ratio_cap_waits_for_16_mib(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl.zst"
+    p.write_bytes(zstandard.ZstdCompressor().compress(b'{"type":"message"}\n' * 100))  # 1,900 bytes, ratio > 2
+    got = load_file(p, "r", _session(), Limits(max_ratio=2))
+    assert len(got.recs) == 100
+
+
+def test_what_is_a_record_and_what_is_not(tmp_path: Path) -> None:
+    rows = [
+        b'{"type":5,"payload":{"type":"message"}}',  # 1: a type that is no text: no record
+        b'{"id":"x"}',  # 2: an id without a time: no header
+        b'{"id":"x","timestamp":"T","type":"message"}',  # 3: typed: a bare item (its time kept), not a header
+        b'{"id":"x","timestamp":5}',  # 4: a header whose time is no text
+        b'{"type":"compacted","payload":{"type":"summary"}}',  # 5: only items and events name their type
+        b'{"type":"event_msg","payload":{"type":""}}',  # 6: an empty type
+        b"[" * 201 + b"]" * 201,  # 7: too deep, though no object
+        b'{"record_type":"state","type":"x","payload":{}}',  # 8: an envelope first
+        b'"text"',  # 9
+        b'{"record_type":"state","timestamp":"T"}',  # 10: a state keeps no time, and its time is no damage
+    ]
+    p = tmp_path / "r.jsonl"
+    p.write_bytes(b"\n".join(rows) + b"\n")
+    s = _session()
+    got = load_file(p, "r", s, Limits.from_env())
+    assert [(r.line, r.kind, r.sub, r.ts, r.base) for r in got.recs] == [
+        (3, "response_item", "message", "T", ()), (4, "bare_header", None, None, ()),
+        (5, "compacted", "summary", None, ("payload",)), (6, "event_msg", "", None, ("payload",)),
+        (8, "x", None, None, ("payload",)), (10, "state", None, None, ())]
+    assert [(e.line, e.record_type) for e in s.evidence.values()] == [
+        (1, None), (2, None), (3, "response_item:message"), (4, "bare_header"), (5, "compacted"), (6, "event_msg"),
+        (7, None), (8, "x"), (9, None), (10, "state")]
+    assert [(w.code, w.line) for w in s.warnings] == [
+        ("unknown_record", 1), ("unknown_record", 2), ("bad_field_type", 4), ("too_deep", 7), ("unknown_record", 9)]
+    assert (s.quality.records, s.quality.unparsable_records, s.quality.unknown_records) == (10, 1, 3)
+    assert s.warnings[2].message == "field 'timestamp' is an integer, not a string; ignored"
 
 
 # ------------------------------------------------------------------ typed fields

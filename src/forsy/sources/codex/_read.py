@@ -165,8 +165,8 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
         rec.ev = ev
         rec.lossy = lossy
         recs.append(rec)
-        if rec.ts is None and obj.get("timestamp") is not None:
-            bad_type(session, source, rl.line, "timestamp", obj["timestamp"], (str,))
+        if (when := obj.get("timestamp")) is not None and not isinstance(when, str):
+            bad_type(session, source, rl.line, "timestamp", when, (str,))
     return LoadedFile(path, source, recs, sf, packed)
 
 
@@ -237,8 +237,8 @@ def _classify(d: dict[str, Any], idx: int, line: int) -> Rec | None:
         # The bare format's first line: {id, timestamp, instructions, git}.
         return Rec(idx, line, "", "bare_header", None, ts, d, ())
     if isinstance(t, str):
-        # A bare response item of the early format, without envelope or timestamp.
-        return Rec(idx, line, "", "response_item", t, None, d, ())
+        # A bare response item of the early format, without envelope (or, as written then, a time).
+        return Rec(idx, line, "", "response_item", t, ts, d, ())
     return None
 
 
