@@ -36,6 +36,7 @@ from ..evidence import Event, Ref, Session, SessionMeta, SourceFile
 from ..jsontext import json_text
 from ..payloads import NoteInfo
 from . import ReadContext
+from ._records import _long_number
 from .lines import read_bytes, sha256, source_name
 
 
@@ -53,17 +54,25 @@ def load_doc(path: Path, ctx: ReadContext, kind: str) -> Doc:
 
 
 def parsed(doc: Doc) -> Any:
-    """The document's JSON, or None when it is not one JSON value (the reader then warns)."""
+    """The document's JSON, or None when it is not one JSON value orjson reads (the reader then
+    warns). orjson reads an integer past 64 bits as a float, losing digits: a document holding
+    one is read again by Python's parser, which keeps it exact (None if it nests too deep for it)."""
     try:
-        return orjson.loads(doc.data)
+        value = orjson.loads(doc.data)
     except orjson.JSONDecodeError:
+        return None
+    if not _long_number(doc.data):
+        return value
+    try:
+        return json.loads(doc.data)  # orjson took it: UTF-8, no NaN, no lone surrogate
+    except RecursionError:
         return None
 
 
 def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[str, int | None]:
     """Why a document is not the object its reader wants, and the line where it breaks: Python's
     json says where a damaged file breaks; a file it reads is of another `shape`, or (for a
-    reader parsing with orjson) holds what orjson refuses (NaN, Infinity, an integer past 64 bits)."""
+    reader parsing with orjson) holds what orjson refuses (NaN, Infinity, a lone surrogate)."""
     try:
         value = json.loads(data)
     except json.JSONDecodeError as e:
@@ -74,7 +83,7 @@ def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[st
         orjson.loads(data)
     except orjson.JSONDecodeError:
         if orjson_only:
-            return "JSON holding NaN, Infinity or an integer past 64 bits, which forsy does not read", None
+            return "JSON holding NaN, Infinity or a lone surrogate, which forsy does not read", None
     return (shape if isinstance(value, dict) else f"a JSON {type(value).__name__}, not an object"), None
 
 
