@@ -17,10 +17,10 @@ import pytest
 
 from forsy.errors import InputError
 from forsy.evidence import Session
-from forsy.payloads import CallInfo, ShellInfo
+from forsy.payloads import CallInfo, ResultInfo, ShellInfo
 from forsy.sources import ReadContext
 from forsy.sources.asciinema import AsciinemaSource
-from forsy.sources.asciinema.source import DECODED
+from forsy.sources.asciinema.source import DECODED, RENDERED
 
 SRC = AsciinemaSource()
 HEADER = {"version": 2, "width": 80, "height": 24, "timestamp": 1767261600, "env": {"SHELL": "/usr/bin/zsh"},
@@ -92,11 +92,14 @@ def test_every_event_is_cited_or_marked_by_its_rule(tmp_path: Path) -> None:
     assert got == [
         ("tool_call", "human:terminal", t(1), [(5, "/2")], None, "ls", "shell_command", None, False),
         # the echo event is cited too: its data is not in the text, so the result is a rendering
-        ("tool_result", "human:terminal", t(2), [(6, "/2"), (7, "/2")], "a.txt", None, "shell_command", None, True),
+        # (all of the output, derived, never an excerpt)
+        ("tool_result", "human:terminal", t(2), [(6, "/2"), (7, "/2")], "a.txt", None, "shell_command", None, False),
         ("tool_call", "human:terminal", t(5), [(17, "/2")], None, "sleep 9", "shell_command", None, False),
-        ("tool_result", "human:terminal", t(6), [(18, "/2"), (19, "/2")], "zz", None, "shell_command", None, True),
+        ("tool_result", "human:terminal", t(6), [(18, "/2"), (19, "/2")], "zz", None, "shell_command", None, False),
     ]
     c1, r1, c2, r2 = s.events
+    assert [(r.info.decoded, r.info.exit_code) for r in (r1, r2) if isinstance(r.info, ResultInfo)] == [
+        (RENDERED, None), (RENDERED, None)]
     assert [(c.info.span, c.info.decoded) for c in (c1, c2) if isinstance(c.info, CallInfo)] == [
         ((0, 2), None), ((0, 7), None)]
     # the call id: the first ref's evidence and the event's place in the session
@@ -186,7 +189,8 @@ def test_keys_that_edit_the_line_give_the_echo_cited_by_the_keys_it_shows(tmp_pa
     assert isinstance(call.info, CallInfo) and (call.info.span, call.info.decoded) == (None, DECODED)
     assert call.ts == "2026-01-01T10:00:01.500000Z"  # the echo's Enter, not a key's
     # the output cites the event that ended the line too (nothing of it is in the text: a rendering)
-    assert (res.text, [ln[r.ev] for r in res.refs], res.ts, res.excerpt) == ("out", [12, 13], t(2), True)
+    assert (res.text, [ln[r.ev] for r in res.refs], res.ts, res.excerpt) == ("out", [12, 13], t(2), False)
+    assert isinstance(res.info, ResultInfo) and res.info.decoded == RENDERED
     marks = {ln[k]: m.name for k, m in s.ledger.items()}
     assert [marks[i] for i in range(3, 13)] == ["typed keys", "echo of the typed command"] * 5
 
@@ -198,7 +202,8 @@ def test_typed_keys_are_the_line_up_to_the_first_enter_timed_by_it(tmp_path: Pat
     call, res = s.events
     assert (call.args, [ln[r.ev] for r in call.refs], call.ts) == ("ls", [3], "2026-01-01T10:00:00.600000Z")
     assert isinstance(call.info, CallInfo) and (call.info.span, call.info.decoded) == ((0, 2), None)
-    assert (res.text, res.ts, res.excerpt) == ("f", t(1), True)
+    assert (res.text, res.ts, res.excerpt) == ("f", t(1), False)
+    assert isinstance(res.info, ResultInfo) and res.info.decoded == RENDERED
 
 
 def test_a_prompt_redrawn_otherwise_is_cut_from_the_echo(tmp_path: Path) -> None:

@@ -151,6 +151,9 @@ class ResultInfo(Info):
     persisted_path: str | None = None
     persisted_missing: bool = False
     persisted: Persisted | None = None
+    # the output's text was rendered from its records by this decoding (R-output/rendered), not
+    # copied: a terminal's escapes applied, say. A rule's words, not log text
+    decoded: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)

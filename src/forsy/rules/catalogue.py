@@ -60,6 +60,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),
     Rule("R-shell/decoded", "The command's text was decoded from its bytes as `decoding` says.", ("decoding",)),
+    Rule("R-output/rendered", "The output's text was rendered from the cited records as `decoding` says (a "
+         "terminal's escape sequences and overwrites applied): what the screen showed, not a byte copy of the records.",
+         ("decoding",)),
     Rule("R-shell/exit-code", "Success is exit status 0, from the history's own record."),
     Rule("R-commit", "A git commit is one write step of tool `git`."),
     Rule("R-commit/show", "The output is the commit's `git show` header and message."),

@@ -246,11 +246,14 @@ class Segmenter:
         for actor, parent in list(self.subagent_parent.items()):
             if parent == e.call_id:
                 self._flush(actor)
-        rule, params = source_rule(e)
-        d.set("output", e.text, copied(e.refs, rule=rule, params=params, excerpt=e.excerpt))
+        info = e.info if isinstance(e.info, ResultInfo) else None
+        if info is not None and info.decoded:
+            d.set("output", e.text, derived("R-output/rendered", e.refs, decoding=info.decoded))
+        else:
+            rule, params = source_rule(e)
+            d.set("output", e.text, copied(e.refs, rule=rule, params=params, excerpt=e.excerpt))
         if e.excerpt:
             self.session.quality.truncated_outputs += 1
-        info = e.info if isinstance(e.info, ResultInfo) else None
         rejected = info is not None and info.rejected
         if e.is_error is not None or rejected:
             # a failure the source read from the output's own words names its rule (catalogue)

@@ -13,9 +13,9 @@ call: commands are found from the shell prompt and the line typed after it, by t
   `command` for a one-program recording;
 * a `tool_result`: the output shown until the next prompt, as plain text (`_term`: escapes
   removed, carriage-return overwrites applied), citing every output event in between. When
-  that text is not a plain copy of the events' data (escapes, overwrites), it is marked an
-  excerpt: `forsy verify` cannot compare a rendering byte for byte, and the confidence
-  factor `truncated_outputs` counts it.
+  that text is not a plain copy of the events' data (escapes, overwrites, line ends), it is
+  derived by R-output/rendered (`ResultInfo.decoded` says how), not copied: nothing of the
+  output is left out, but `forsy verify` cannot compare a rendering byte for byte.
 
 Times: the header's `timestamp` plus each event's offset (v3 intervals summed), ISO 8601 UTC
 to the microsecond (R-time); the call is timed by the Enter key, the result by the next prompt.
@@ -56,6 +56,8 @@ ACTOR = "human:terminal"
 TOOL = "shell_command"
 DECODED = ("terminal recording: the line typed at the prompt (input events, else the echo after the prompt), "
            "escapes removed, line editing applied")
+RENDERED = ("terminal recording: the output events' data as the screen showed it (escape sequences removed, "
+            "carriage-return overwrites and backspaces applied, lines ended by a newline)")
 
 
 class AsciinemaSource:
@@ -176,10 +178,10 @@ def _result(session: Session, cast: Cast, cmd: Command, data: dict[str, str], ca
     pieces = [data[r.ev] for r in cmd.out_refs]
     # a plain copy when every event's data is in the text as forsy verify checks it; else a rendering
     plain = all(p in text for p in pieces if p.strip())
-    res = ResultInfo(exit_code=cmd.exit_code, exit_code_from=cmd.exit_ref)
+    res = ResultInfo(exit_code=cmd.exit_code, exit_code_from=cmd.exit_ref, decoded=None if plain else RENDERED)
     refs = cmd.out_refs or cmd.refs
     end = cast.iso(cmd.end) if cmd.end is not None else None
     if not plain:
         session.quality.extra["rendered_outputs"] = session.quality.extra.get("rendered_outputs", 0) + 1
     return Event("tool_result", ACTOR, end, refs, text=text, call_id=call_id, tool=TOOL,
-                 is_error=(cmd.exit_code != 0) if cmd.exit_code is not None else None, excerpt=not plain, info=res)
+                 is_error=(cmd.exit_code != 0) if cmd.exit_code is not None else None, info=res)
