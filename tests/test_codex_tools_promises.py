@@ -95,6 +95,7 @@ def rinfos(s: Session) -> list[ResultInfo]:
 
 
 def warnings(s: Session) -> list[tuple[str, str, int | None]]:
+    assert [w.file for w in s.warnings] == [NAME] * len(s.warnings)  # each names the rollout
     return [(w.code, w.message, w.line) for w in s.warnings]
 
 
@@ -149,15 +150,16 @@ def test_mcp_tool_names_from_the_end_event_or_the_namespace(tmp_path: Path) -> N
         fcall("get_issue", "m2", "{}", namespace="mcp__github__"),
         fcall("lookup", "m3", "{}", namespace="functions"),
         fcall("srv__x", "m4", "{}", namespace=""),  # empty: as absent
+        fcall("q", "m6", "{}", namespace="mcp__dbX__"),  # a server's name may end in X
         fcall("y", "m5", "{}"),
         msg(type="mcp_tool_call_end", call_id="m5", invocation={"server": "srv", "tool": 5}, result={"Err": "gone"}),
         fout("m5", "failed"),
     ])  # fmt: skip
     assert [(c[0], c[1]) for c in calls(s)] == [("m1", "mcp:srv.read_file"), ("m2", "mcp:github.get_issue"),
-                                                ("m3", "lookup"), ("m4", "srv__x"), ("m5", "y")]
-    assert [i.namespace for i in call_infos(s)] == [None, None, "functions", None, None]
-    end1, end2 = ev_at(s, 3), ev_at(s, 9)
-    assert results(s) == [("m1", "x", True, "/payload/output", 4), ("m5", "failed", True, "/payload/output", 10)]
+                                                ("m3", "lookup"), ("m4", "srv__x"), ("m6", "mcp:dbX.q"), ("m5", "y")]
+    assert [i.namespace for i in call_infos(s)] == [None, None, "functions", None, None, None]
+    end1, end2 = ev_at(s, 3), ev_at(s, 10)
+    assert results(s) == [("m1", "x", True, "/payload/output", 4), ("m5", "failed", True, "/payload/output", 11)]
     r1, r2 = rinfos(s)
     assert (r1.success_from, r2.success_from) == (Ref(end1, "/payload/result"), Ref(end2, "/payload/result"))
     assert (r1.exit_code_from, r1.duration_from, r1.duration_s) == (None, None, None)  # an mcp end has no exit code
@@ -498,3 +500,20 @@ def test_a_spawn_agent_output_names_the_thread_it_started(tmp_path: Path) -> Non
     assert (t.spawned, t.spawn_rules) == ({"019e-child": "sp0", "z": "sp5"},
                                           {"019e-child": "spawn_agent_output", "z": "spawn_agent_output"})
     assert t.call_ids == {f"sp{k}" for k in range(7)} and s.warnings == []
+
+
+def test_an_end_event_is_never_tied_by_an_empty_id(tmp_path: Path) -> None:
+    inv = {"server": "srv", "tool": "read", "arguments": {}}
+    s = read(tmp_path, [
+        msg(type="mcp_tool_call_end", call_id="", invocation=inv, result={"Err": "x"}),
+        msg(type="exec_command_end", call_id="", exit_code=3, duration={"secs": 1, "nanos": 0}),
+        fcall("srv__read", "", "{}"),  # an empty id: as absent
+        item(type="function_call_output", output="out"),  # no id
+        fcall("shell", [1], "{}"),  # an id that is no text
+        fout("", "z"),
+    ])  # fmt: skip
+    assert [c[:2] for c in calls(s)] == [(None, "srv__read"), (None, "shell")]
+    assert results(s) == [(None, "out", None, "/payload/output", 5), (None, "z", None, "/payload/output", 7)]
+    assert [(i.exit_code, i.duration_s, i.exit_code_from, i.success_from) for i in rinfos(s)] == [
+        (None, None, None, None)] * 2
+    assert warnings(s) == [("bad_field_type", "field 'call_id' is a list, not a string; ignored", 6)]

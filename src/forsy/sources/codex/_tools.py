@@ -120,7 +120,8 @@ class ToolTracker:
                         rec.line,
                     )
         ns = self._str(rec, p, "namespace")
-        end = self.index.ends.get(_str(p.get("call_id")) or "")
+        own_id = _str(p.get("call_id"))
+        end = self.index.ends.get(own_id) if own_id else None  # no id: no end event is this call's
         inv = end.payload.get("invocation") if end is not None and end.sub == "mcp_tool_call_end" else None
         if isinstance(inv, dict) and isinstance(inv.get("server"), str) and isinstance(inv.get("tool"), str):
             # Codex names MCP tools `server__tool`; its mcp_tool_call_end says which is which.
@@ -138,7 +139,7 @@ class ToolTracker:
         info = ResultInfo()
         out, parts = self._output(rec, info)
         success = out.success
-        end = self.index.ends.get(call_id or "")
+        end = self.index.ends.get(call_id) if call_id else None
         if end is not None:
             success = self._from_end(end, out, info, success)
         if out.text is not None and out.text.lstrip().startswith(REJECTIONS):
