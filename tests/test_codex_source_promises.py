@@ -18,6 +18,7 @@ from forsy.errors import InputError
 from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.codex import CodexSource
+from forsy.sources.codex import source as source_module
 from forsy.sources.lines import Limits
 
 SRC = CodexSource()
@@ -119,13 +120,18 @@ def home_tree(home: Path) -> dict[str, Path]:
         "claude": write(day / "rollout-claude.jsonl", b'{"type":"user","sessionId":"s","message":{}}\n'),
         "history": write(home / ".codex" / "history.jsonl", b'{"session_id":"x","ts":1,"text":"hi"}\n'),
         "outside": write(home / "work" / f"rollout-2026-05-12T09-00-00-{PID[:-1]}f.jsonl", meta(PID[:-1] + "f")),
+        "kept": write(home / ".codex" / "backup" / f"rollout-2026-05-01T09-00-00-{PID[:-1]}e.jsonl",
+                      meta(PID[:-1] + "e")),  # a copy in Codex's folder, not in its sessions
+        # the 2025 format's header without instructions: its rollout- name decides
+        "bare": write(home / ".codex" / "sessions" / "rollout-2025-08-12T09-30-00-5f0b3c1e.jsonl",
+                      b'{"id":"5f0b3c1e","timestamp":"2025-08-12T09:30:00.000Z"}\n{"record_type":"state"}\n'),
     }
 
 
 def test_discover_in_a_home_or_codex_folder_looks_in_its_sessions_only(tmp_path: Path) -> None:
     f = home_tree(tmp_path)
     (tmp_path / ".codex" / "sessions" / "2026" / "05" / "12" / "rollout-folder.jsonl").mkdir()
-    want = sorted([f["parent"], f["orphan"], f["zst"], f["legacy"]])
+    want = sorted([f["parent"], f["orphan"], f["zst"], f["legacy"], f["bare"]])
     assert SRC.discover(tmp_path) == want
     assert SRC.discover(tmp_path / ".codex") == want
     assert SRC.discover(tmp_path / ".codex" / "sessions") == want
@@ -134,8 +140,9 @@ def test_discover_in_a_home_or_codex_folder_looks_in_its_sessions_only(tmp_path:
     renamed = tmp_path / ".codex"
     moved = renamed.rename(tmp_path / "codex-home")
     got = SRC.discover(tmp_path)
-    assert got == sorted([moved / p.relative_to(renamed) for p in want] + [f["outside"]])
-    assert SRC.discover(moved) == sorted(moved / p.relative_to(renamed) for p in want)
+    kept = moved / f["kept"].relative_to(renamed)
+    assert got == sorted([moved / p.relative_to(renamed) for p in want] + [f["outside"], kept])
+    assert SRC.discover(moved) == sorted([moved / p.relative_to(renamed) for p in want] + [kept])
 
 
 def test_discover_of_one_file_or_of_nothing(tmp_path: Path) -> None:
@@ -152,6 +159,7 @@ def test_discover_of_one_file_or_of_nothing(tmp_path: Path) -> None:
 # ---------------------------------------------------------- subagents read with their parent
 
 DID = "019e2a10-7777-7000-8000-00000000dddd"
+EID = "019e2a10-9999-7000-8000-00000000ffff"
 ENV = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
 
 
@@ -273,7 +281,7 @@ def test_codex_folder_gives_its_archived_sessions_too(tmp_path: Path) -> None:
     archived = write(tmp_path / ".codex" / "archived_sessions" / f"rollout-2026-04-01T08-00-00-{DID}.jsonl",
                      meta(DID))
     write(tmp_path / ".codex" / "archived_sessions" / "notes.txt", b"not a rollout")
-    want = sorted([f["parent"], f["orphan"], f["zst"], f["legacy"], archived])
+    want = sorted([f["parent"], f["orphan"], f["zst"], f["legacy"], f["bare"], archived])
     assert SRC.discover(tmp_path) == want
     assert SRC.discover(tmp_path / ".codex") == want
     (tmp_path / ".codex" / "sessions").rename(tmp_path / "old-sessions")  # only the archive left
@@ -357,6 +365,10 @@ def test_a_long_bare_header_is_sniffed_by_its_opening(tmp_path: Path) -> None:
     assert not SRC.sniff(other, b'{"id":"x","timestamp":"t","cwd":"' + b"y" * 400)  # no instructions
     assert not SRC.sniff(other, b'{"id":"' + b"x" * 200 + b'","timestamp":"t","instructions":"' + b"y" * 400)
     assert SRC.sniff(other, head[:-1] + b'null}')  # a whole line with no newline after it
+    assert SRC.sniff(Path("rollout-x.jsonl"), b'{"id":"x","timestamp":"t"}')  # its name decides, no newline
+    # "timestamp": within the first 200 bytes, to its last byte
+    assert SRC.sniff(other, b'{"id":"' + b"x" * 179 + b'","timestamp":"t","instructions":"' + b"y" * 400)
+    assert not SRC.sniff(other, b'{"id":"' + b"x" * 180 + b'","timestamp":"t","instructions":"' + b"y" * 400)
     p = write(tmp_path / "sessions" / "rollout-2025-08-12T09-30-00-5f0b3c1e.jsonl", whole)
     assert SRC.discover(tmp_path) == [p]
 
@@ -410,10 +422,13 @@ def test_a_subagent_too_big_to_read_leaves_its_parent_read_and_says_so(tmp_path:
     day = tmp_path / "sessions" / "2026" / "05" / "12"
     f = family(day)
     write(f["second"], f["second"].read_bytes() + said("assistant", "y" * 5000, 32))
+    last = write(day / f"rollout-2026-05-12T09-00-40-{EID}.jsonl",
+                 line("session_meta", {"id": EID, "source": sub_of(PID)}, at(40)) + said("assistant", "last", 41))
     cap = Limits(max_file_bytes=4000)
     assert max(p.stat().st_size for k, p in f.items() if k != "second") < 4000 < f["second"].stat().st_size
     [s] = SRC.read(f["parent"], ReadContext(root=tmp_path, limits=cap))
-    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, GID]
+    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, GID, EID]  # the ones after it too
+    assert s.files[-1].path == str(last.relative_to(tmp_path))
     src = str(f["second"].relative_to(tmp_path))
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
         ("subagent_unreadable", f"subagent thread {DID} could not be read, its events are not here: "
@@ -431,3 +446,42 @@ def test_the_typescript_clis_document_is_read_under_the_limits_and_named_from_th
     assert [(e.kind, e.text) for e in s.events] == [("user", "hi")]
     with pytest.raises(InputError):
         SRC.read(doc, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=100)))
+
+
+def test_a_read_error_on_a_subagents_file_is_said_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    real = source_module.load_file
+
+    def failing(path: Path, *args: Any) -> Any:
+        if path == f["grandchild"]:
+            raise OSError(5, "Input/output error")
+        return real(path, *args)
+
+    monkeypatch.setattr(source_module, "load_file", failing)
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [x["id"] for x in s.meta.extra["subagents"]] == [CID, DID]
+    assert [(w.code, w.message, w.file) for w in s.warnings] == [
+        ("subagent_unreadable", f"subagent thread {GID} could not be read, its events are not here: "
+         "[Errno 5] Input/output error", str(f["grandchild"].relative_to(tmp_path)))]
+
+
+def test_a_forked_subagent_recorded_by_its_spawn_event_keeps_that_rule(tmp_path: Path) -> None:
+    """A subagent spawned with the parent's history (fork_context) is a fork too: Codex writes
+    the spawn call's output into it. When the parent also wrote collab_agent_spawn_end, that
+    event is the link's rule."""
+    parent = [meta(PID), said("user", "go", 1), line("event_msg", {"type": "user_message", "message": "go"}, at(1)),
+              call("spawn_agent", "call_fs", '{"message":"look","fork_context":true}', 2),
+              line("event_msg", {"type": "collab_agent_spawn_end", "call_id": "call_fs", "new_thread_id": CID}, at(3)),
+              output("call_fs", "{}", 3)]  # fmt: skip
+    write(tmp_path / f"rollout-a-{PID}.jsonl", b"".join(parent))
+    write(tmp_path / f"rollout-b-{CID}.jsonl", b"".join([
+        line("session_meta", {"id": CID, "forked_from_id": PID, "source": sub_of(PID)}, at(2)), *parent[:4],
+        output("call_fs", "You are the forked agent.", 2), said("user", "look", 2), said("assistant", "seen", 4)]))
+    [s] = SRC.read(tmp_path / f"rollout-a-{PID}.jsonl", ReadContext(root=tmp_path))
+    [info] = s.meta.extra["subagents"]
+    assert (info["parent_call_id"], info["link_rule"]) == ("call_fs", "collab_agent_spawn_end")
+    assert [(e.kind, e.text, (e.link.parent_call_id, e.link.link_rule) if e.link else None)
+            for e in s.events if e.actor != "user" and e.kind in ("note", "agent_text")] == [
+        ("note", "You are the forked agent.", ("call_fs", "collab_agent_spawn_end")),
+        ("note", "look", None), ("agent_text", "seen", ("call_fs", "collab_agent_spawn_end"))]

@@ -213,7 +213,7 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
 
 def _why(e: Exception) -> str:
     """What went wrong, without the path (the warning names the file)."""
-    return e.message if isinstance(e, InputError) else str(getattr(e, "strerror", None) or type(e).__name__)
+    return e.message if isinstance(e, InputError) else str(e)
 
 
 def _merge(streams: list[list[Event]]) -> list[Event]:
