@@ -485,3 +485,14 @@ def test_a_forked_subagent_recorded_by_its_spawn_event_keeps_that_rule(tmp_path:
             for e in s.events if e.actor != "user" and e.kind in ("note", "agent_text")] == [
         ("note", "You are the forked agent.", ("call_fs", "collab_agent_spawn_end")),
         ("note", "look", None), ("agent_text", "seen", ("call_fs", "collab_agent_spawn_end"))]
+
+
+def test_a_header_line_past_8_mib_is_not_looked_into(tmp_path: Path) -> None:
+    """A rollout's first line is read to its end up to 8 MiB (source.HEAD_LIMIT), then no
+    further: a subagent whose header is longer is not known as one, and is read on its own."""
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    huge = line("session_meta", {"id": DID, "source": sub_of(PID), "base_instructions": {"text": "z" * (8 << 20)}})
+    assert (8 << 20) < len(huge) < (8 << 20) + 65536
+    write(f["second"], huge + said("assistant", "on my own", 31))
+    assert SRC.discover(day) == [f["parent"], f["second"]]
