@@ -150,7 +150,7 @@ def test_needs_gathers_factors_cut_outputs_warnings_findings_and_counts_what_is_
     assert files == {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance),
                      "manifest.json": b'{"m": 1}', "README.md": b"card"}  # the edited draft, its own other files
     # as `forsy validate` says them, the rule once; the manifest's own hashes (N-…) describe the stored draft
-    assert n.findings == ["error V-a step 2: bad <x>", "warning W-b odd"]
+    assert [str(f) for f in n.findings] == ["error V-a step 2: bad <x>", "warning W-b odd"]
     assert n.factors == [Factor("base", 0.0, 90.0, "full transcript"), Factor("gaps", 7.5, 2.0, ""),
                          Factor("None", 0.0, 0.0, "")]
     assert n.cut_outputs == [3]
@@ -160,6 +160,30 @@ def test_needs_gathers_factors_cut_outputs_warnings_findings_and_counts_what_is_
     assert n.open_count == 4 + 4
     n2 = needs(d, {"/learning", "/steps/2/observation", "/termination_reason"})
     assert n2.open_count == 2 + 2 and [m.decision for m in n2.model_values] == ["accepted", "accepted", "", ""]
+
+
+def test_what_the_validator_says_of_many_steps_is_one_line_with_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule saying the same of many steps is one line naming them in order; another message
+    of the same rule, or the same message of another rule or severity, is a line of its own,
+    errors before warnings as the validator orders them."""
+    from forsy import validation
+
+    said = [Finding("S015", "warning", "success is null", step=7), Finding("S001", "error", "bad", step=3),
+            Finding("S015", "warning", "success is null", step=2), Finding("S015", "warning", "other words", step=4),
+            Finding("S016", "warning", "success is null", step=5), Finding("S015", "error", "success is null", step=6),
+            Finding("S015", "warning", "success is null", step=7), Finding("M009", "warning", "goal not assessed"),
+            Finding("S015", "warning", "success is null", step=9)]
+    monkeypatch.setattr(validation, "validate_files", lambda files: Report("x", said, False, {}))
+    got = needs(LoadedTrace("forsy_t", {}, {}, {}, {}, [])).findings
+    assert got == [nd.FindingLine("error", "S001", "bad", (3,)),
+                   nd.FindingLine("error", "S015", "success is null", (6,)),
+                   nd.FindingLine("warning", "S015", "success is null", (2, 7, 9)),
+                   nd.FindingLine("warning", "S015", "other words", (4,)),
+                   nd.FindingLine("warning", "S016", "success is null", (5,)),
+                   nd.FindingLine("warning", "M009", "goal not assessed", ())]
+    assert [str(f) for f in got[2:]] == ["warning S015 steps 2, 7, 9: success is null",
+                                         "warning S015 step 4: other words",
+                                         "warning S016 step 5: success is null", "warning M009 goal not assessed"]
 
 
 def test_a_draft_with_nothing_to_say_needs_the_judgements_only(monkeypatch: pytest.MonkeyPatch) -> None:

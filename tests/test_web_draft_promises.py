@@ -110,3 +110,26 @@ def test_the_static_files_are_served_before_a_reviewer_is_named(tmp_path: Path) 
         for name in ("review.css", "review.js"):
             r = c.get(f"/static/{name}")
             assert r.status_code == 200 and r.content, name
+
+
+def test_links_to_steps_lead_to_the_page_their_entry_is_on(drafts: Drafts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the validator says of steps is one line per rule and message; each step links to its
+    entry in the conversation: an anchor on this page, else its own page of steps (an anchor
+    alone would lead nowhere on a long trace)."""
+    from forsy import validation
+    from forsy.validation._base import Finding
+    from forsy.validation.check import Report
+
+    said = [Finding("S015", "warning", "success is <null>", step=s) for s in (10, 1, 4)]
+    monkeypatch.setattr(validation, "validate_files", lambda files: Report("x", said, False, {}))
+    monkeypatch.setattr(web_app, "STEPS_PER_PAGE", 3)  # pages 1-3 (and the subagent's 3-5), 6, 7-9, 10-11
+
+    def line(query: str) -> str:
+        html = drafts.page(drafts.side, query)
+        [found] = re.findall(r'<ul class="findings">(.*?)</ul>', html, re.S)
+        return found
+
+    assert line("") == ('<li>warning S015 steps <a href="#c-1">#1</a>, <a href="#c-4">#4</a>, '
+                        '<a href="?page=4#c-10">#10</a>: success is &lt;null&gt;</li>')
+    assert line("?page=4") == ('<li>warning S015 steps <a href="?page=1#c-1">#1</a>, <a href="?page=1#c-4">#4</a>, '
+                               '<a href="#c-10">#10</a>: success is &lt;null&gt;</li>')

@@ -61,9 +61,25 @@ class Factor:
 
 
 @dataclass(frozen=True)
+class FindingLine:
+    """What the validator says, a line per rule and message: the steps it says it of, together
+    (a long trace's "success is null" on 80 steps is one line, not 80)."""
+
+    severity: str
+    rule: str
+    message: str
+    steps: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        where = "" if not self.steps else (f"step {self.steps[0]}: " if len(self.steps) == 1
+                                           else f"steps {', '.join(map(str, self.steps))}: ")
+        return f"{self.severity} {self.rule} {where}{self.message}"
+
+
+@dataclass(frozen=True)
 class Needs:
     judgements: list[Judgement]
-    findings: list[str]  # the validator's errors and warnings, as "error RULE step N: message"
+    findings: list[FindingLine]  # the validator's errors, then its warnings, in its order
     factors: list[Factor]
     model_values: list[ModelValue]
     cut_outputs: list[int]  # steps whose output is an excerpt of what the log holds
@@ -158,14 +174,21 @@ def model_values(d: LoadedTrace, accepted: set[str]) -> list[ModelValue]:
     return out
 
 
-def findings(d: LoadedTrace) -> list[str]:
-    """What `forsy validate` says of the draft with its edits (errors and warnings)."""
+def findings(d: LoadedTrace) -> list[FindingLine]:
+    """What `forsy validate` says of the draft with its edits (errors and warnings), a line per
+    rule and message with the steps it is said of."""
     from ..validation import validate_files
 
     edited = {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance)}
     report = validate_files({**d.files, **edited})
-    # the files' own sha256s in manifest.json describe the stored draft, not the edited one
-    return [str(f) for f in [*report.errors, *report.warnings] if not f.rule.startswith("N")]  # (its rule once)
+    steps: dict[tuple[str, str, str], list[int]] = {}
+    for f in [*report.errors, *report.warnings]:
+        if f.rule.startswith("N"):  # the files' own sha256s in manifest.json describe the stored draft
+            continue
+        at = steps.setdefault((f.severity, f.rule, f.message), [])
+        if f.step is not None and f.step not in at:
+            at.append(f.step)
+    return [FindingLine(sev, rule, msg, tuple(sorted(at))) for (sev, rule, msg), at in steps.items()]
 
 
 def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:

@@ -112,13 +112,24 @@ async def draft(request: Request, s: Settings) -> Response:
     all_rows = rows(d)
     pages = max(1, -(-len(all_rows) // STEPS_PER_PAGE))
     first, last = (page - 1) * STEPS_PER_PAGE, page * STEPS_PER_PAGE
-    blocks = [b for b in conversation(d) if first < _first_step(b) <= last]
+    every = conversation(d)
+    blocks = [b for b in every if first < _first_step(b) <= last]
+    # the page each step's entry is on (a block's steps on the page of its first step): a link
+    # to a step of the conversation leads to its page, not to an anchor this page lacks
+    page_of = {e.step: -(-_first_step(b) // STEPS_PER_PAGE)
+               for b in every for e in (b.entries if isinstance(b, Subagent) else [b])}
     can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
     msg = request.query_params.get("done")
     return render_page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d),
                  extras=extras(d), step_rows=all_rows[first:last], pages=pages, page=page, step_views=[],
                  blocks=blocks, needs=needs(d) if d.state is not None and d.state.review_of is None else None,
-                 step_url=lambda n: f"/t/{tid}/s/{n}", message=_DONE.get(msg or ""), message_kind="ok")
+                 step_url=lambda n: f"/t/{tid}/s/{n}", conv_url=lambda n: _conv_url(n, page_of, page),
+                 message=_DONE.get(msg or ""), message_kind="ok")
+
+
+def _conv_url(step: int, page_of: dict[int, int], page: int) -> str:
+    on = page_of.get(step, page)
+    return f"#c-{step}" if on == page else f"?page={on}#c-{step}"
 
 
 def _first_step(b: Block) -> int:

@@ -35,7 +35,7 @@ def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
         # forsy's own stylesheet, inline: as it is (escaped, `a > b` would be `a &gt; b`: no such rule)
         static=True, title=h.trace_id, css=markupsafe.Markup(css()), reviewer=None, message=None, message_kind="",
         h=h, can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
-        step_url=lambda n: f"#step-{n}", blocks=conversation(d), needs=None,
+        step_url=lambda n: f"#step-{n}", conv_url=lambda n: f"#c-{n}", blocks=conversation(d), needs=None,
         step_views=[step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)])
 
 
