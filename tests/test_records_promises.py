@@ -201,7 +201,18 @@ def test_an_array_after_a_bom_and_elements_over_several_lines() -> None:
     assert _array(b'[{\n"a":1\n},{"b":2} ,\r\n\t{"c":"\\ud800"}]')[:2] == (
         [(1, 1, 9), (3, 11, 7), (4, 23, 14)], [{"a": 1}, {"b": 2}, {"c": "\ufffd"}])
     assert _array(b"[]") == ([], [], [], {})
-    assert _array(b"[") == ([], [], [], {})
+
+
+CUT = "the file ends inside the array (still being written?)"
+
+
+def test_an_array_cut_after_an_element_is_said_with_the_line_it_ends_on() -> None:
+    assert _array(b'[\n  {"a":1},\n  ') == ([(2, 4, 7)], [{"a": 1}], [ReadingWarning("truncated", CUT, SRC, 3)],
+                                          {"records": 1})
+    assert _array(b"[") == ([], [], [ReadingWarning("truncated", CUT, SRC, 1)], {})
+    assert _array(b'[{"a":1}') == ([(1, 1, 7)], [{"a": 1}], [ReadingWarning("truncated", CUT, SRC, 1)],
+                                  {"records": 1})
+    assert _array(b"") == ([], [], [], {})  # no array at all: nothing cut
 
 
 def test_an_element_that_is_no_json_stops_the_array_and_names_the_bytes_lost() -> None:

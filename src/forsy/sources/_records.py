@@ -261,11 +261,13 @@ def iter_json_array(
     """Records of a log re-saved as one JSON array (a Stop hook's transcript dump).
 
     Each element's evidence covers its exact bytes inside the array, with the line where
-    it starts, so it can be re-read and hashed like a JSONL line.
+    it starts, so it can be re-read and hashed like a JSONL line. An array the file ends in
+    (cut while written) is said, with the line it ends on.
     """
     text = data.decode("utf-8", "surrogateescape")
     dec = json.JSONDecoder()
-    pos = text.find("[") + 1
+    opened = text.find("[")
+    pos = opened + 1
     byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
     line = 1 + text.count("\n", 0, pos)
     n = len(text)
@@ -273,7 +275,12 @@ def iter_json_array(
         skip = pos
         while skip < n and text[skip] in " \t\r\n,":
             skip += 1
-        if skip >= n or text[skip] == "]":
+        if skip >= n:
+            if opened != -1:
+                warnings.append(ReadingWarning("truncated", "the file ends inside the array (still being written?)",
+                                               source, line + text.count("\n", pos, n)))
+            return
+        if text[skip] == "]":
             return
         line += text.count("\n", pos, skip)
         byte_pos += len(text[pos:skip].encode("utf-8", "surrogateescape"))
