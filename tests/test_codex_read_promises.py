@@ -17,7 +17,7 @@ import zstandard
 
 from forsy.errors import InputError
 from forsy.evidence import Quality, Session, SessionMeta
-from forsy.sources.codex._read import head_text, load_file, typed
+from forsy.sources.codex._read import bad_type, head_text, load_file, typed
 from forsy.sources.lines import Limits
 
 T = "2026-08-01T10:00:00.000Z"
@@ -275,10 +275,43 @@ def test_a_field_of_another_type_is_said_with_both_types_and_its_line() -> None:
 
 def test_twenty_type_warnings_then_one_that_says_more_are_counted() -> None:
     s = _session()
-    for n in range(23):
+    for n in range(21):
+        assert typed(s, "f.jsonl", n + 1, {"k": n}, "k", str) is None
+    assert len(s.warnings) == 21  # the 21st says that more are counted
+    for n in range(21, 23):
         assert typed(s, "f.jsonl", n + 1, {"k": n}, "k", str) is None
     assert len(s.warnings) == 21 and s.quality.extra == {"bad_field_types": 23}
     assert [(w.message, w.line) for w in s.warnings[19:]] == [
         ("field 'k' is an integer, not a string; ignored", 20),
         ("more fields of an unexpected type (quality.extra counts them)", None)]
     assert (s.warnings[20].code, s.warnings[20].file) == ("bad_field_type", "f.jsonl")
+
+
+def test_a_value_of_no_json_type_or_null_is_named() -> None:
+    s = _session()
+    bad_type(s, "f.jsonl", 3, 0, None, (dict,))
+    bad_type(s, "f.jsonl", 4, "k", (1, 2), (str, list))
+    assert [(w.message, w.line) for w in s.warnings] == [("item 0 is null, not an object; ignored", 3),
+                                                         ("field 'k' is tuple, not a string or a list; ignored", 4)]
+
+
+def test_each_line_of_invalid_utf8_is_counted(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl"
+    p.write_bytes(b'{"type":"message","text":"\xff"}\n{"type":"message","text":"\xfe"}\n')
+    s = _session()
+    got = load_file(p, "r", s, Limits.from_env())
+    assert [(r.lossy, r.payload["text"]) for r in got.recs] == [(True, "\ufffd"), (True, "\ufffd")]
+    assert s.quality.extra == {"invalid_utf8_records": 2}
+    assert [(w.code, w.line) for w in s.warnings] == [("invalid_utf8", 1), ("invalid_utf8", 2)]
+
+
+def test_a_stream_of_exactly_the_ratio_cap_is_read(tmp_path: Path) -> None:
+    frame = zstandard.ZstdCompressor().compress(b" " * (17 << 20))
+    pad = 1024 - len(frame) - 8  # a skippable frame makes the file exactly 1 KiB
+    p = tmp_path / "r.jsonl.zst"
+    p.write_bytes(frame + b"\x50\x2a\x4d\x18" + pad.to_bytes(4, "little") + b"\0" * pad)
+    s = _session()
+    got = load_file(p, "r", s, Limits(max_ratio=17 << 10))  # 1 KiB x 17,408 = 17 MiB: at the cap, not past it
+    assert (got.recs, s.warnings, got.file.bytes) == ([], [], 1024)
+    with pytest.raises(InputError):
+        load_file(p, "r", _session(), Limits(max_ratio=(17 << 10) - 1))
