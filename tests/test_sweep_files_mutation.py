@@ -16,7 +16,7 @@ import pytest
 
 from _deadline import within
 from forsy.sweep import _files
-from forsy.sweep._files import Stat, fingerprint, session_like, stat_path, walk, why
+from forsy.sweep._files import LINK, NOT_A_FILE, Stat, fingerprint, session_like, stat_path, walk, why
 
 _real_scandir = os.scandir
 
@@ -166,12 +166,15 @@ def test_links_to_folders_and_to_nothing_are_named_links_to_sessions_kept(tmp_pa
     (root / "dangling.txt").symlink_to(tmp_path / "nothing")  # no session name: nothing to say
     (root / "to-notes.txt").symlink_to(outside / "notes.txt")  # a link to a file no source reads
     (root / "to-session.jsonl").symlink_to(outside / "o.jsonl")  # read, as retrace does
-    links: list[str] = []
+    os.mkfifo(root / "pipe.jsonl")  # a session's name, no file: named, never opened (it would block)
+    os.mkfifo(root / "pipe.txt")  # no session name: nothing to say
+    links: list[tuple[str, str]] = []
     found = walk(str(root), links=links)
     st = os.stat(outside / "o.jsonl")
     assert found[str(root / "to-session.jsonl")] == Stat(st.st_dev, st.st_ino, 2, st.st_mtime_ns)
     assert _names(found, root) == {"s.jsonl", "to-session.jsonl"}
-    assert sorted(links) == sorted(str(root / n) for n in ("to-folder", "to-folder.jsonl", "dangling.jsonl"))
+    named = [(str(root / n), LINK) for n in ("to-folder", "to-folder.jsonl", "dangling.jsonl")]
+    assert sorted(links) == sorted([*named, (str(root / "pipe.jsonl"), NOT_A_FILE)])
     assert _names(walk(str(root)), root) == {"s.jsonl", "to-session.jsonl"}  # no list to name them in
 
 

@@ -182,7 +182,7 @@ def test_a_file_that_cannot_be_read_is_a_fault_said_once_and_tried_again(root: P
 def test_a_folder_that_cannot_be_listed_is_a_fault(root: Path, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     real = sweep_mod.walk
 
-    def walk(r: str, blocked: dict[str, str], links: list[str]) -> Any:
+    def walk(r: str, blocked: dict[str, str], links: list[tuple[str, str]]) -> Any:
         found = real(r, blocked, links)
         blocked[str(root / "q")] = "cannot list this folder: permission denied"
         return found

@@ -23,8 +23,8 @@ from forsy.errors import InputError
 from forsy.run import RetraceOptions, Timeline
 from forsy.store import Store, open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
-from forsy.sweep._files import HEAD_BLOCK
-from forsy.sweep.run import LINK, _TestHold, iso
+from forsy.sweep._files import HEAD_BLOCK, LINK, NOT_A_FILE
+from forsy.sweep.run import _TestHold, iso
 
 T = 2_000_000_000.0
 DEMO = SAMPLES / "claude" / "demo-session.jsonl"
@@ -66,7 +66,7 @@ def test_a_done_run_reports_its_store_roots_duration_and_finish_time(root: Path,
 def test_a_fault_names_the_run_that_met_it(root: Path, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     real = sweep_mod.walk
 
-    def walk(r: str, blocked: dict[str, str], links: list[str]) -> Any:
+    def walk(r: str, blocked: dict[str, str], links: list[tuple[str, str]]) -> Any:
         found = real(r, blocked, links)
         blocked[str(root / "q")] = "cannot list this folder: permission denied"
         return found
@@ -83,8 +83,10 @@ def test_links_to_folders_and_to_nothing_are_named_left_out(root: Path, store: S
     (tmp_path / "elsewhere").mkdir()
     (root / "p" / "to-folder").symlink_to(tmp_path / "elsewhere")
     (root / "p" / "gone.jsonl").symlink_to(tmp_path / "nothing.jsonl")
+    os.mkfifo(root / "p" / "pipe.jsonl")  # opened, it would block the sweep
     rep = swp(store, root)
-    assert rep.left_out == [(str(root / "p" / "gone.jsonl"), LINK), (str(root / "p" / "to-folder"), LINK)]
+    assert rep.left_out == [(str(root / "p" / "gone.jsonl"), LINK), (str(root / "p" / "pipe.jsonl"), NOT_A_FILE),
+                            (str(root / "p" / "to-folder"), LINK)]
     assert rep.counts.traced == 2
 
 
@@ -96,7 +98,7 @@ def test_a_folder_that_cannot_be_listed_hides_its_sessions_without_calling_them_
     assert swp(store, root).counts.traced == 3
     real = sweep_mod.walk
 
-    def walk(r: str, blocked: dict[str, str], links: list[str]) -> Any:
+    def walk(r: str, blocked: dict[str, str], links: list[tuple[str, str]]) -> Any:
         found = {p: st for p, st in real(r, blocked, links).items() if not p.startswith(str(root / "q") + os.sep)}
         blocked[str(root / "q")] = "cannot list this folder: permission denied"
         return found

@@ -44,10 +44,16 @@ class Stat:
         return Stat(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def walk(root: str, blocked: dict[str, str] | None = None, links: list[str] | None = None) -> dict[str, Stat]:
+LINK = "a symbolic link to a folder (not followed: name its target as a root) or to nothing"
+NOT_A_FILE = "not a regular file (a pipe, socket or device with a session file's name): never opened"
+
+
+def walk(root: str, blocked: dict[str, str] | None = None,
+         links: list[tuple[str, str]] | None = None) -> dict[str, Stat]:
     """Every session-like regular file at or under `root`, or link to one (links to folders
     are not followed: a loop or a link out of the tree must not make a sweep endless; they,
-    and session-like links to nothing, go into `links` for the caller to name). A folder that cannot be
+    session-like links to nothing, and session-like names that are no file (a FIFO would
+    block its reader) go into `links` with why, for the caller to name). A folder that cannot be
     listed goes into `blocked` with why: it hides only itself, and the caller names it (its
     files are neither new nor gone, only out of sight)."""
     out: dict[str, Stat] = {}
@@ -78,7 +84,9 @@ def walk(root: str, blocked: dict[str, str] | None = None, links: list[str] | No
                 elif session_like(ent.name) and ent.is_file():  # a link to a session file is read, as retrace does
                     out[ent.path] = Stat.of(ent.stat())
                 elif links is not None and ent.is_symlink() and (session_like(ent.name) or ent.is_dir()):
-                    links.append(ent.path)  # a link to a folder, or to nothing
+                    links.append((ent.path, LINK))  # a link to a folder, or to nothing
+                elif links is not None and session_like(ent.name):
+                    links.append((ent.path, NOT_A_FILE))
             except OSError:
                 continue  # vanished between listing and stat: next run sees it gone
     return out

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 # the limits of the sources' search (sources.walk) whose folders hold files under the roots
 # that the sweep's own walk saw: those files are left out, saying why, not silently ignored
 _LIMITS = ("deeper than", "stops looking after")
-LINK = "a symbolic link to a folder (not followed: name its target as a root) or to nothing"
 INCOMPLETE_GIVE_UP_S = 86400.0  # a last line still incomplete after a day: its writer is gone
 CLEANUP_WARN_DAYS = 5
 
@@ -205,7 +204,7 @@ class _Sweep:
         self.report.run_id = run_id = self.store.start_run(self.now_iso, os.getpid(), self.roots)
         on_disk: dict[str, Stat] = {}
         blocked: dict[str, str] = {}
-        links: list[str] = []
+        links: list[tuple[str, str]] = []
         for r in self.roots:
             self._looking(r)
             on_disk.update(walk(r, blocked, links))
@@ -226,7 +225,7 @@ class _Sweep:
             for unit in plan.units:
                 self._do(self._check(unit, known, on_disk), on_disk, None)
         self.report.left_out = sorted([*((p, w) for p, w in self.left_out.items() if p in plan.unclaimed),
-                                       *((p, LINK) for p in links)])
+                                       *links])
         self._remember_ignored(plan, on_disk)
         with self.store.transaction():
             # the config's histories and git are this sweep's too: a fault of theirs is cleared here
