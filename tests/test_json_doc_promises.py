@@ -107,3 +107,27 @@ def test_deep_nesting_the_parser_cannot_take_is_a_problem_not_a_crash() -> None:
                              1)]
     doc = read_object_array(b'{"x": ' + deep + b"}", SRC, "messages")
     assert doc is not None and doc.problems == [("unparsable-member", "member 'x' is not JSON; stopped reading", 1)]
+
+
+BROKEN = "the file is cut or broken after the 'messages' list; stopped reading"
+
+
+@pytest.mark.parametrize(("tail", "problem"), [
+    (b"", ("truncated", "the file ends inside the object (still being written?)", 2)),
+    (b",\n  ", ("truncated", "the file ends inside the object (still being written?)", 3)),
+    (b',\n  "trajectory_for', ("truncated", "the file ends inside the object (still being written?)", 3)),
+    (b',\n  "trajectory_format" ', ("truncated", "the file ends inside the object (still being written?)", 3)),
+    (b',\n  "trajectory_format" "x"', ("unparsable-member", BROKEN, 3)),
+    (b',\n  "a\\q": 1', ("unparsable-member", BROKEN, 3)),
+    (b",\n  junk", ("unparsable-member", BROKEN, 3)),
+])
+def test_an_object_cut_after_its_array_keeps_the_records_and_says_where(tail: bytes,
+                                                                        problem: tuple[str, str, int]) -> None:
+    # mini-swe-agent writes "trajectory_format" after "messages"; a file read while written ends anywhere
+    data = b'{"info": {"a": 1},\n "messages": [{"role": "user"}]' + tail
+    doc = read_object_array(data, SRC, "messages")
+    assert doc is not None
+    assert [(r.ev.line, r.ev.byte_offset, r.ev.byte_length) for r in doc.records] == [(2, 33, 16)]
+    assert (doc.header, doc.has_array, doc.problems) == ({"info": {"a": 1}}, True, [problem])
+    # before the array nothing is known of the document: no such object
+    assert read_object_array(b'{"info": {"a": 1},\n  "x', SRC, "messages") is None

@@ -67,14 +67,14 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
         if ch == "}":
             return doc
         if ch != '"':
-            return None
+            return _broken(doc, cur, key, ch)
         try:
             name, end = dec.raw_decode(cur.text, cur.pos)
-        except ValueError:
-            return None
+        except ValueError:  # a name the file ends in has no closing quote
+            return _broken(doc, cur, key, ch if '"' in cur.text[cur.pos + 1 :] else "")
         cur.advance(end)
-        if cur.skip(" \t\r\n") != ":":
-            return None
+        if (ch := cur.skip(" \t\r\n")) != ":":
+            return _broken(doc, cur, key, ch)
         cur.advance(cur.pos + 1)
         ch = cur.skip(" \t\r\n")
         if name == key and ch == "[":
@@ -91,6 +91,20 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
         doc.header[str(name)] = _scrub(value)
         doc.spans[str(name)] = (cur.line, cur.byte, cur.text[cur.pos : end].encode("utf-8", "surrogateescape"))
         cur.advance(end)
+
+
+def _broken(doc: Doc, cur: _Cursor, key: str, ch: str) -> Doc | None:
+    """The object breaks off at `cur` (`ch` its next character, "" at the end): before its array,
+    nothing says it is such a document (None); after it, the records read are kept and the break
+    said (a file read while being written ends anywhere)."""
+    if not doc.has_array:
+        return None
+    if not ch:
+        doc.problems.append(("truncated", "the file ends inside the object (still being written?)", cur.line))
+    else:
+        doc.problems.append(("unparsable-member", f"the file is cut or broken after the {key!r} list; stopped reading",
+                             cur.line))
+    return doc
 
 
 def _elements(cur: _Cursor, dec: json.JSONDecoder, source: str, doc: Doc) -> bool:
