@@ -92,7 +92,11 @@ def test_reject_needs_a_reason_and_closes_the_draft(db: tuple[str, str]) -> None
     listed = cli("review", "list", "--json", "--status", "rejected", "--store", url)[1]
     rows = [json.loads(x) for x in listed.splitlines()]
     assert [r["trace_id"] for r in rows] == [tid]
-    assert cli("review", "list", "--json", "--status", "pending", "--store", url)[1] == ""
+    assert cli("review", "list", "--json", "--status", "pending", "--store", url)[1:] == ("", "")
+    # without --json a person is told, on stderr, that nothing matched (not left with no output)
+    assert cli("review", "list", "--status", "pending", "--store", url) == (
+        0, "", "no drafts match (--all: also replaced and hidden ones)\n")
+    assert cli("review", "list", "--all", "--status", "pending", "--store", url) == (0, "", "no drafts match\n")
     audit = [json.loads(x) for x in cli("review", "audit", tid, "--json", "--store", url)[1].splitlines()]
     assert audit[-1]["action"] == "reject" and audit[-1]["detail"]["note"] == "not a real task"
 

@@ -186,6 +186,8 @@ def review_list(
         states = {r.trace_id: st.draft_state(r.trace_id) for r in found}
     finally:
         st.close()
+    if not found and not as_json:  # (a script reads no line as none)
+        typer.echo("no drafts match" + ("" if every else " (--all: also replaced and hidden ones)"), err=True)
     for r in found:
         s = states[r.trace_id]
         if as_json:
