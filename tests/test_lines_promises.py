@@ -249,3 +249,30 @@ def test_discovery_takes_a_named_file_that_sniffs_and_a_folders_matching_files(t
     assert discover_sniffed(c, sniff, ("*.jsonl",), named=txt) == [c]
     assert discover_sniffed(a, sniff, ("*.jsonl",), named=txt) == []
     assert discover_sniffed(tmp_path / "b.txt", sniff, ("*.jsonl",), named=txt) == []  # no such file
+
+
+class _Recorder(io.BufferedReader):
+    """A file that notes the size of every read asked of it."""
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        super().__init__(raw)
+        self.sizes: list[int | None] = []
+
+    def read(self, size: int | None = -1) -> bytes:
+        self.sizes.append(size)
+        return super().read(size)
+
+
+def test_a_stream_never_reads_more_than_a_chunk_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(LineStream, "CHUNK", 4)
+    p = tmp_path / "log"
+    p.write_bytes(b"  \n{}\n" + b"x" * 10)
+    with LineStream(p) as stream:
+        stream._f.close()
+        stream._f = rec = _Recorder(io.FileIO(p))
+        assert stream.starts_with(b"{")
+        assert rec.sizes and all(s is not None and 0 < s <= 1 << 16 for s in rec.sizes)
+        rec.sizes.clear()
+        assert list(stream) == [RawLine(2, 3, b"{}", True), RawLine(3, 6, b"x" * 10, False)]
+        assert rec.sizes == [4] * 5  # 16 bytes in four reads, and the empty one at the end
+        rec.close()
