@@ -69,6 +69,8 @@ def test_where_the_typed_words_of_an_ide_wrapped_prompt_start() -> None:
     text = "## My request for Codex: fix it"  # no line end after the marker
     assert request_span(text) == (24, 31) and text[24:] == " fix it"
     assert request_span("## My request for Codex:") == (24, 24)
+    text = "# Context from my IDE setup:\n## My request for Codex:\nwhy does '## My request for Codex:' show?"
+    assert request_span(text) == (54, len(text))  # the first marker is Codex's: the words after it are typed
     assert request_span("## My request for Codex") is None
 
 
@@ -108,6 +110,8 @@ def test_the_cwd_of_an_environment_context() -> None:
     ("Output:\nExit code: 3", Output("Output:\nExit code: 3")),  # no header before the Output line
     ("hi\nOutput:\nExit code: 9", Output("hi\nOutput:\nExit code: 9")),  # in the output, not the header
     ("Exit code: 1\nWall time: 3 seconds", Output("Exit code: 1\nWall time: 3 seconds")),  # no Output line
+    ("Exit code: 0\nOutput:\nWall time: 9 seconds\nOutput:\n", Output("Exit code: 0\nOutput:\nWall time: 9 "
+                                                                     "seconds\nOutput:\n", None, 0)),  # the first
     ("Exit code: x\nWall time: .5 seconds\nOutput:", Output("Exit code: x\nWall time: .5 seconds\nOutput:")),
 ])  # fmt: skip
 def test_a_tool_output_in_each_shape_codex_writes(s: str, out: Output) -> None:
