@@ -198,3 +198,18 @@ def test_the_copy_matches_record_by_record_skipping_only_what_codex_drops() -> N
     assert copied_end(recs(a), 0, recs(a, b)) == 1  # the child ran out
     assert copied_end(recs(("event_msg", a[1]), b), 0, recs(a, b)) == 0  # same payload, other kind
     assert copied_end(recs(a), 1, recs(a)) == 1
+
+
+def test_a_parent_archived_or_a_fork_archived_is_found_beside_the_sessions(tmp_path: Path) -> None:
+    """`codex` archives a thread by moving its file from sessions/YYYY/MM/DD/ to the flat
+    archived_sessions/ folder beside sessions/: a fork's parent may be there, or the fork."""
+    home = tmp_path / ".codex"
+    fork = touch(home / "sessions" / "2026" / "03" / "01" / f"rollout-2026-03-01T11-00-00-{FID}.jsonl")
+    archived = touch(home / "archived_sessions" / f"rollout-2026-02-20T09-00-00-{PID}.jsonl")
+    touch(tmp_path / "archived_sessions" / f"rollout-x-{PID}.jsonl")  # beside .codex: not Codex's
+    assert candidate_paths(fork, PID, None) == [archived]
+    archived_fork = touch(home / "archived_sessions" / f"rollout-2026-03-01T11-00-00-{FID}.jsonl")
+    archived.unlink()
+    in_tree = touch(home / "sessions" / "2026" / "02" / "20" / f"rollout-2026-02-20T09-00-00-{PID}.jsonl")
+    assert candidate_paths(archived_fork, PID, None) == [in_tree]
+    assert candidate_paths(tmp_path / "other" / f"rollout-{FID}.jsonl", PID, None) == []  # neither

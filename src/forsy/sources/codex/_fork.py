@@ -8,8 +8,9 @@ of (or after) the copy. The rule used here, in order:
 
 1. a `fork_reference` record: everything between our `session_meta` and it is copied;
 2. the parent's rollout file can be found (same directory, or the `sessions/` tree it is
-   in, or the read root): the copy is the run of records equal (type and payload) to the
-   parent's records in order; records Codex does not write again (ghost snapshots,
+   in and the `archived_sessions/` folder beside it, where `codex` moves an archived
+   thread, or the read root): the copy is the run of records equal (type and payload) to
+   the parent's records in order; records Codex does not write again (ghost snapshots,
    event_msg) may be missing from the copy;
 3. otherwise the extent of the copy cannot be known: nothing is skipped and a warning
    says where the copy begins.
@@ -84,11 +85,15 @@ def copied_end(child: list[Rec], start: int, parent: list[Rec]) -> int:
 
 
 def candidate_paths(path: Path, thread_id: str, root: Path | None) -> list[Path]:
-    """Rollout files that may hold a thread: its directory, the sessions tree, the root."""
+    """Rollout files that may hold a thread: its directory, the sessions tree, the archived
+    sessions beside it, the root."""
     dirs = [path.parent]
     # ~/.codex/sessions/YYYY/MM/DD/file: the sessions tree is three levels up.
     if len(path.parents) > 3 and path.parents[2].name.isdigit():
-        dirs.append(path.parents[3])
+        dirs += [path.parents[3], path.parents[3].parent / "archived_sessions"]
+    # `codex` archives a thread by moving its file to ~/.codex/archived_sessions/ (flat)
+    elif path.parent.name == "archived_sessions":
+        dirs.append(path.parents[1] / "sessions")
     if root is not None and root.is_dir():
         dirs.append(root)
     seen: set[Path] = set()
