@@ -190,6 +190,7 @@ def test_a_rewound_message_marks_every_event_abandoned(tmp_path: Path) -> None:
         answer(1, "a0", "u0", "Ready."),
         user(2, "u1", "a0", "Go."),
         _rec(3, "assistant", [{"type": "thinking", "thinking": "Hm."}, {"type": "redacted_thinking"},
+                              {"type": "thinking", "thinking": ""},
                               {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
                               {"type": "web_search_tool_result", "tool_use_id": "t1", "content": []},
                               {"type": "text", "text": "Old."}], "a1", "u1"),
@@ -197,7 +198,7 @@ def test_a_rewound_message_marks_every_event_abandoned(tmp_path: Path) -> None:
         answer(5, "a2", "u2", "New."),
     ])
     assert [(e.kind, e.abandoned) for e in s.events] == [
-        ("user", False), ("agent_text", False), ("user", True), ("reasoning", True), ("note", True),
+        ("user", False), ("agent_text", False), ("user", True), ("reasoning", True), ("note", True), ("note", True),
         ("tool_call", True), ("tool_result", True), ("agent_text", True), ("user", False), ("agent_text", False)]
-    assert s.quality.abandoned_events == 6
-    assert s.events[6].text == "[]"
+    assert s.quality.abandoned_events == 7
+    assert s.events[7].text == "[]"

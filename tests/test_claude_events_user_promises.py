@@ -18,6 +18,7 @@ import pytest
 from _claude_events_view import marks, session_of, views, warnings
 from _small_logs import _rec, answer, call, user
 from forsy.payloads import MessageInfo, NoteInfo
+from forsy.sources.claude_code._events import classify_user_text
 
 TS0, TS1 = "2026-01-01T10:00:00.000Z", "2026-01-01T10:00:01.000Z"
 
@@ -219,6 +220,40 @@ def test_inside_a_subagent_the_user_text_is_a_note_of_the_subagent(tmp_path: Pat
         ("note", "subagent:ag1", "<command-name>/x</command-name>", NoteInfo(subtype="subagent_prompt")),
         ("note", "system:hook", "Stop hook feedback: more", _hook("Stop", "subagent:ag1")),
         ("note", "system", "Note this.", NoteInfo(subtype="meta"))]
+    assert [e.abandoned for e in s.events] == [False] * 7  # a subagent's thread is never rewound: False, not None
     assert [e.ts for e in s.events] == [TS0, TS1, "2026-01-01T10:00:02.000Z", "2026-01-01T10:00:03.000Z",
                                         "2026-01-01T10:00:04.000Z", "2026-01-01T10:00:05.000Z",
                                         "2026-01-01T10:00:06.000Z"]
+
+
+def test_each_kind_of_text_on_a_rewound_branch_is_abandoned(tmp_path: Path) -> None:
+    s = session_of(tmp_path, [
+        user(0, "u0", None, "Start."),
+        answer(1, "a0", "u0", "Ready."),
+        user(2, "u1", "a0", "Go."),
+        {**user(3, "m1", "u1", "Stop hook feedback: x"), "isMeta": True},
+        {**user(4, "m2", "m1", "Remember this."), "isMeta": True},
+        user(5, "m3", "m2", "[Request interrupted by user]"),
+        user(6, "m4", "m3", "This session is being continued from a previous conversation. Summary."),
+        user(7, "m5", "m4", "<system-reminder>x</system-reminder>"),
+        user(8, "m6", "m5", "<bash-input>ls</bash-input>"),
+        user(9, "u2", "a0", "Again."),
+    ])
+    assert [(e.kind, e.actor, e.abandoned) for e in s.events] == [
+        ("user", "user", False), ("agent_text", "agent", False), ("user", "user", True),
+        ("note", "system:hook", True), ("note", "system", True), ("interrupt", "user", True),
+        ("compaction", "system", True), ("note", "system", True), ("user", "user", True), ("user", "user", False)]
+
+
+@pytest.mark.parametrize(("text", "kind", "derived"), [
+    ("Fix it.", "typed", None),
+    ("<command-name>/x</command-name><command-args>a</command-args>", "slash-command", "/x a"),
+    ("<bash-input>ls</bash-input>", "bash-input", "!ls"),
+    ("[Request interrupted by user]", "interrupt", None),
+    ("This session is being continued from a previous conversation.", "compaction", None),
+    ("<system-reminder>x", "note", None),
+    ("", "note", None),
+    ("Warmup", "note", None),
+])
+def test_the_kinds_classify_user_text_names(text: str, kind: str, derived: str | None) -> None:
+    assert classify_user_text(text) == (kind, derived)
