@@ -147,6 +147,10 @@ def test_the_parents_id_from_forked_from_or_from_the_copied_meta(tmp_path: Path)
     info, _, asked = start([("session_meta", {"id": FID}), ("session_meta", {"cwd": "/w"}), *MINE], parent,
                            tmp_path)  # fmt: skip
     assert (info, asked) == (ForkInfo(1), [])  # nobody named: nothing to look for
+    # the id of a record that is no session_meta names no parent
+    info, _, asked = start([("session_meta", {"id": FID}), ("response_item", {"type": "reasoning", "id": "rs_1"})],
+                           parent, tmp_path)  # fmt: skip
+    assert (info, asked) == (ForkInfo(1), [])
 
 
 def test_a_thread_that_copies_nothing_is_its_own_from_after_its_meta(tmp_path: Path) -> None:

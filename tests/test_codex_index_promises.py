@@ -133,6 +133,8 @@ def test_different_texts_pair_only_when_adjacent_on_the_events_side() -> None:
     assert pairs(user("x"), typed(7)) == ({1}, {0}, True)  # no text to compare: adjacent decides
     # an item whose text another event repeated exactly is not taken by a neighbour too
     assert pairs(agent("ok"), agent("other"), said("ok")) == ({0}, set(), False)
+    # one taken by a neighbour keeps its blocks for an event that repeats one of them exactly
+    assert pairs(user("x", "hi"), typed("y"), typed("hi")) == ({1, 2}, {0}, True)
 
 
 def test_records_before_the_threads_own_start_are_neither_read_nor_paired() -> None:
