@@ -17,7 +17,8 @@ The reading rules live in these modules:
 
 Subagents: a thread spawned by another has its own file whose `session_meta.source` is
 `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
-the subagent files in its directory (recursively); their events get actor
+the subagent files in its directory (recursively: one in another folder, spawned after
+midnight, is read on its own; one that cannot be read is warned); their events get actor
 `subagent:<thread id>` and are merged into the parent's events by timestamp, each file
 keeping its own order. The first event of a subagent carries `link.parent_call_id`
 only when Codex recorded the spawning call exactly: a `collab_agent_spawn_end` event or a
