@@ -496,3 +496,17 @@ def test_a_header_line_past_8_mib_is_not_looked_into(tmp_path: Path) -> None:
     assert (8 << 20) < len(huge) < (8 << 20) + 65536
     write(f["second"], huge + said("assistant", "on my own", 31))
     assert SRC.discover(day) == [f["parent"], f["second"]]
+
+
+def test_a_subagents_record_without_a_time_keeps_its_place_in_its_thread(tmp_path: Path) -> None:
+    """A damaged line without its timestamp: its event sorts at the time before it in its
+    thread, or at the thread's first time when it comes first, never before the spawn."""
+    day = tmp_path / "sessions" / "2026" / "05" / "12"
+    f = family(day)
+    untimed = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                                              "content": [{"type": "output_text", "text": "?"}]}})
+    write(f["second"], line("session_meta", {"id": DID, "source": sub_of(PID)}, at(30)) + untimed.encode() + b"\n"
+          + said("assistant", "on my own", 31) + untimed.encode() + b"\n")  # fmt: skip
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [(e.text, e.ts) for e in s.events[-4:]] == [("done", at(20)), ("?", None), ("on my own", at(31)),
+                                                       ("?", None)]  # fmt: skip

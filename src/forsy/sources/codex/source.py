@@ -219,10 +219,11 @@ def _why(e: Exception) -> str:
 
 def _merge(streams: list[list[Event]]) -> list[Event]:
     """Interleave threads by timestamp; each keeps its own order (heapq.merge only ever
-    takes from the front of a stream), and the parent wins ties."""
+    takes from the front of a stream), and the parent wins ties. An event without a time
+    sorts at the time before it in its stream (at the start: the stream's first time)."""
 
     def keyed(events: list[Event], rank: int) -> list[tuple[str, int, int, Event]]:
-        out, last = [], ""
+        out, last = [], next((ev.ts for ev in events if ev.ts), "")
         for i, ev in enumerate(events):
             last = ev.ts or last
             out.append((last, rank, i, ev))
