@@ -70,8 +70,10 @@ def forsy(*args: str, unprivileged: bool = False, fsize: int | None = None,
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing the process
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
+    # (no progress line: stderr is no terminal here; FORSY_QUIET would silence the summaries checked)
+    base = {k: v for k, v in os.environ.items() if k != "FORSY_QUIET"}
     return subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", timeout=300,
-                          preexec_fn=limit, env={**os.environ, "FORSY_QUIET": "1", **(env or {})})
+                          preexec_fn=limit, env={**base, **(env or {})})
 
 
 def integrity(db: Path) -> str:

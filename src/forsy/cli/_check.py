@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import DebugOpt, JsonOpt, check_folder, emit_json, friendly, plural, safe, set_debug
+from ._output import DebugOpt, JsonOpt, check_folder, emit_json, friendly, plural, quiet, safe, say, set_debug
 
 
 @friendly
@@ -40,11 +40,12 @@ def validate(
                        "stats": report.stats, "findings": [f.__dict__ for f in report.findings]}, indent=False)
             continue
         for f in report.findings:
-            where = f"step {f.step}: " if f.step is not None else ""
-            typer.echo(f"{f.severity.upper():7} {f.rule} {where}{safe(f.message)}")
-        typer.echo(f"{report.path}: {check.counts()}" + (" (legacy trace)" if report.legacy else ""))
+            if f.severity == "error" or not quiet():
+                where = f"step {f.step}: " if f.step is not None else ""
+                typer.echo(f"{f.severity.upper():7} {f.rule} {where}{safe(f.message)}")
+        say(f"{report.path}: {check.counts()}" + (" (legacy trace)" if report.legacy else ""))
     if len(targets) > 1 and not as_json:
-        typer.echo(f"forsy: {plural(len(targets), 'trace')} checked, {bad} with errors", err=True)
+        say(f"forsy: {plural(len(targets), 'trace')} checked, {bad} with errors", err=True)
     if bad:
         raise typer.Exit(ExitCode.INVALID)
 
@@ -80,7 +81,7 @@ def verify(
     else:
         for p in rep.problems[:50]:
             typer.echo(f"MISMATCH {safe(p)}")
-        typer.echo(f"{folder}: {rep.checked} copied values checked, {len(rep.problems)} problem(s)")
+        say(f"{folder}: {rep.checked} copied values checked, {len(rep.problems)} problem(s)")
     if rep.problems:
         raise typer.Exit(ExitCode.INVALID)
 

@@ -30,6 +30,18 @@ err = Console(stderr=True, highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 STATE = {"debug": False, "quiet": False}
 
+
+def quiet() -> bool:
+    """`--quiet` (or FORSY_QUIET) was given: print errors only."""
+    return bool(STATE["quiet"])
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """A summary, confirmation or note line: not printed under --quiet (errors always are;
+    what a command was asked to show, its data or its --json, is printed with typer.echo)."""
+    if not STATE["quiet"]:
+        typer.echo(text, err=err)
+
 # `--debug` is accepted before the command (`forsy --debug retrace …`) and after it
 # (`forsy retrace … --debug`), as the error messages say "run with --debug".
 DebugOpt = Annotated[bool, typer.Option("--debug", envvar="FORSY_DEBUG",

@@ -48,6 +48,7 @@ def _root(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     STATE["debug"] = debug  # set anew on every invocation; a command's own --debug can only add to it
+    STATE["quiet"] = False  # only a command's own --quiet (or FORSY_QUIET) sets it
 
 
 def _friendly_group(group: typer.Typer) -> typer.Typer:

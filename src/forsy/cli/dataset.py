@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ._output import safe
+from ._output import safe, say
 
 dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
                           help="Retrace a corpus of logs into a Parquet dataset, one row per session.")
@@ -42,6 +42,6 @@ def build_cmd(
         raise InputError("--address names a Ray cluster: use it with --engine ray")
     r = build(sources, out, engine="ray" if engine == "ray" else "local", num_cpus=num_cpus, address=address,
               redact=not no_redact)
-    typer.echo(f"{safe(str(r.out))}: {r.found} found, {r.retraced} retraced, {r.rows} row(s) written "
+    say(f"{safe(str(r.out))}: {r.found} found, {r.retraced} retraced, {r.rows} row(s) written "
                f"({r.failed} failed), {r.replaced} replaced (changed since), {r.duplicates} duplicate(s) "
                "not written again")

@@ -10,6 +10,7 @@ import orjson
 import typer
 
 from ..errors import InputError
+from ._output import say
 
 
 def export_cmd(
@@ -59,9 +60,9 @@ def export_cmd(
         return
     lost = res.report.lost_fields()
     twice = f" ({res.duplicates} given twice: exported once)" if res.duplicates else ""
-    typer.echo(f"{res.paths[0]}: {res.traces} trace(s) as {to}{twice}; "
-               + (f"lost: {', '.join(lost)}" if lost else "nothing lost"))
-    typer.echo(f"loss report: {res.paths[-1]}")
+    say(f"{res.paths[0]}: {res.traces} trace(s) as {to}{twice}; " + (f"lost: {', '.join(lost)}" if lost
+                                                                       else "nothing lost"))
+    say(f"loss report: {res.paths[-1]}")
 
 
 __all__ = ["export_cmd"]

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from ._output import say
+
 hook_app = typer.Typer(name="hook", no_args_is_help=True,
                        help="Make a draft the moment an agent's session ends (its own hooks call forsy).")
 
@@ -47,7 +49,7 @@ def install(agent: AgentOpt, settings: SettingsOpt = None) -> None:
         ch = do(_agent(agent), settings)
     except HookError as e:
         raise _fail(e) from None
-    typer.echo(f"{ch.agent}: {ch.path}: {ch.message}" + (f" (backup: {ch.backup})" if ch.changed and ch.backup
+    say(f"{ch.agent}: {ch.path}: {ch.message}" + (f" (backup: {ch.backup})" if ch.changed and ch.backup
                                                           else ""))
 
 
@@ -61,7 +63,7 @@ def uninstall(agent: AgentOpt, settings: SettingsOpt = None) -> None:
         ch = do(_agent(agent), settings)
     except HookError as e:
         raise _fail(e) from None
-    typer.echo(f"{ch.agent}: {ch.path}: {ch.message}")
+    say(f"{ch.agent}: {ch.path}: {ch.message}")
 
 
 @hook_app.command("status")

@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, now_iso, store_url
+from ._output import StoreOpt, now_iso, say, store_url
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -240,7 +240,7 @@ def _act(store: str | None, what: str, call: Callable[[Store], Done]) -> None:
     finally:
         st.close()
     s = done.state
-    typer.echo(f"{s.trace_id}: {what}; now {s.status} (version {s.version})"
+    say(f"{s.trace_id}: {what}; now {s.status} (version {s.version})"
                + (f"; reviewed trace {done.reviewed_trace_id}" if done.reviewed_trace_id else ""))
 
 
@@ -331,8 +331,8 @@ def review_export(
         if as_json:
             _line({"trace_id": e.trace_id, "folder": str(e.folder), "written": e.written})
     if not as_json:
-        typer.echo(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written); "
-                   f"index {output / INDEX}")
+        say(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written); "
+            f"index {output / INDEX}")
 
 
 @review_app.command("audit")
@@ -413,7 +413,7 @@ def token_revoke(name: Annotated[str, typer.Argument(help="The reviewer whose to
         n = revoke_reviewer_tokens(st, name, now_iso())
     finally:
         st.close()
-    typer.echo(f"{n} token(s) revoked")
+    say(f"{n} token(s) revoked")
 
 
 rule_app = typer.Typer(name="rule", no_args_is_help=True,
@@ -441,7 +441,7 @@ def rule_add(
         done = dismiss_matching(st, now=now_iso()) if dismiss else []
     finally:
         st.close()
-    typer.echo(f"rule {name}: " + (f"{len(done)} pending draft(s) dismissed now; new ones as they are stored"
+    say(f"rule {name}: " + (f"{len(done)} pending draft(s) dismissed now; new ones as they are stored"
                                    if dismiss else "matching drafts are hidden from the queue"))
 
 
@@ -472,7 +472,7 @@ def rule_remove(name: Annotated[str, typer.Argument(help="The rule's name.")], s
         remove_rule(st, name)
     finally:
         st.close()
-    typer.echo(f"rule {name} removed")
+    say(f"rule {name} removed")
 
 
 review_app.add_typer(token_app, name="token")

@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import StoreOpt, emit_json_line, now_iso, store_url
+from ._output import StoreOpt, emit_json_line, now_iso, say, store_url
 
 store_app = typer.Typer(name="store", help="The store of draft traces: list, export a trace as a folder, migrate, "
                         "copy.", no_args_is_help=True)
@@ -77,7 +77,7 @@ def store_migrate(store: StoreOpt = None) -> None:
         names: list[str] = st.migrations() if hasattr(st, "migrations") else []
     finally:
         st.close()
-    typer.echo(f"{url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
+    say(f"{url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
 
 
 @store_app.command("copy")
@@ -108,9 +108,9 @@ def store_copy(
     if as_json:
         sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
         raise typer.Exit(code)
-    typer.echo(f"copied {rep.copied} trace(s), {rep.already} already there"
+    say(f"copied {rep.copied} trace(s), {rep.already} already there"
                + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
-    typer.echo(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
+    say(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
                f"{rep.audit_copied} audit record(s), {rep.status_set} draft status(es) set), "
                f"{rep.reviews_already} already there")
     for m in rep.evidence_missing:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, emit_json_line
+from ._output import StoreOpt, emit_json_line, quiet, say
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -116,20 +116,20 @@ def _summary(report: SweepReport) -> None:
     # "N failed" is not read as N files that will never be traced
     faults = f" ({len(report.faults)} of them skipped for a fault, tried again next run)" if report.faults else ""
     left = f", {len(report.left_out)} left out" if report.left_out else ""
-    typer.echo(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
-               f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
-               f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
-               f"{c.waiting} waiting, {c.failed} failed{faults}{left}; {c.traces_written} draft(s) written")
+    say(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
+        f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
+        f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
+        f"{c.waiting} waiting, {c.failed} failed{faults}{left}; {c.traces_written} draft(s) written")
     for e in report.failures:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
     for f in report.faults:
         typer.echo(f"forsy: skipped: {_shown(f.path)}: {_shown(f.reason)}"
                    + (f" (since {f.first_at}, {f.runs} runs)" if f.runs > 1 else "")
                    + ("" if f.reason.startswith("vanished") else "; tried again next run"), err=True)
-    for p, why in report.left_out:
-        typer.echo(f"forsy: left out: {_shown(p)}: {_shown(why)}", err=True)
+    for p, why in report.left_out:  # (named in the store too: forsy sweep --status)
+        say(f"forsy: left out: {_shown(p)}: {_shown(why)}", err=True)
     for p, why in report.waiting:
-        typer.echo(f"forsy: waiting: {_shown(p)}: {why}", err=True)
+        say(f"forsy: waiting: {_shown(p)}: {why}", err=True)
     if report.failure is not None:
         typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
                    + (f", run {report.run_id} is marked failed" if report.run_id is not None else ""), err=True)
@@ -140,10 +140,9 @@ class _SweepProgressLine:
     the session in hand, cut to the terminal's width; under cron (not a terminal) nothing."""
 
     def __init__(self) -> None:
-        import os
         import shutil
 
-        self.enabled = sys.stderr.isatty() and not os.environ.get("FORSY_QUIET")
+        self.enabled = sys.stderr.isatty() and not quiet()
         self.width = shutil.get_terminal_size((80, 24)).columns
         self.drawn = False
 

@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, now_iso, store_url
+from ._output import StoreOpt, now_iso, say, store_url
 
 jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
 
@@ -54,7 +54,7 @@ def worker_cmd(
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-    typer.echo(f"worker {report.worker}: {len(report.done)} job(s) done, {len(report.failed)} failed, "
+    say(f"worker {report.worker}: {len(report.done)} job(s) done, {len(report.failed)} failed, "
                f"{len(report.lost)} taken over by another worker")
     for job_id, why in report.failed:
         typer.echo(f"forsy: job {job_id} failed: {why}", err=True)
@@ -129,7 +129,7 @@ def jobs_add(
             raise InputError(f"unknown job kind {kind!r}; known: export, retrace, enrich")
     finally:
         st.close()
-    typer.echo(f"{added} job(s) added, {total - added} already queued")
+    say(f"{added} job(s) added, {total - added} already queued")
 
 
 __all__ = ["jobs_app", "worker_cmd"]
