@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from _claude_events_view import marks, session_of, views, warnings
-from _small_logs import SESSION, _rec, answer, user
+from _small_logs import SESSION, _rec, answer, call, user
 from forsy.payloads import MessageInfo, NoteInfo
 
 TS0, TS1 = "2026-01-01T10:00:00.000Z", "2026-01-01T10:00:01.000Z"
@@ -218,3 +218,23 @@ def test_an_api_error_flag_read_as_absent_is_no_api_error(tmp_path: Path) -> Non
     rec = _with(_assistant_with(model="<synthetic>"), isApiErrorMessage=0)
     s = session_of(tmp_path, [user(0, "u1", None, "Go."), rec])
     assert views(s) == [GO, {**DONE, "info": MessageInfo(synthetic=True)}]
+
+
+def test_a_subagents_progress_copy_with_a_bad_field_still_cites_inside_the_copy(tmp_path: Path) -> None:
+    # the copy's message.id and timestamp are read as absent; its pointers keep the /data/message prefix
+    inner = {"type": "assistant", "uuid": "x1", "timestamp": 5,
+             "message": {"role": "assistant", "id": 9, "model": "claude-test",
+                         "content": [{"type": "text", "text": "Found it."},
+                                     {"type": "tool_use", "id": "g1", "name": "Grep", "input": {"p": "r"}}]}}
+    prog = {"type": "progress", "uuid": "p1", "parentUuid": "a1", "sessionId": SESSION, "timestamp": TS1,
+            "parentToolUseID": "t1", "data": {"type": "agent_progress", "agentId": "ab12", "prompt": "Find it.",
+                                              "message": inner}}
+    s = session_of(tmp_path, [user(0, "u1", None, "Go."),
+                              call(1, "a1", "u1", "t1", "Task", {"description": "d", "prompt": "Find it."}), prog])
+    assert warnings(s)[:2] == [
+        ("field-type", "timestamp is a number, not a string; read as absent", "s.jsonl", 3),
+        ("field-type", "message.id is a number, not a string; read as absent", "s.jsonl", 3)]
+    sub = [e for e in s.events if e.actor == "subagent:ab12"]
+    assert [([r.pointer for r in e.refs], e.ts, e.group, e.name_ref and e.name_ref.pointer) for e in sub] == [
+        (["/data/message/message/content/0/text"], None, "x1", None),
+        (["/data/message/message/content/1/input"], None, "x1", "/data/message/message/content/1/name")]

@@ -237,12 +237,14 @@ def test_each_kind_of_text_on_a_rewound_branch_is_abandoned(tmp_path: Path) -> N
         user(6, "m4", "m3", "This session is being continued from a previous conversation. Summary."),
         user(7, "m5", "m4", "<system-reminder>x</system-reminder>"),
         user(8, "m6", "m5", "<bash-input>ls</bash-input>"),
-        user(9, "u2", "a0", "Again."),
+        {**user(9, "m7", "m6", "Summary: x."), "isCompactSummary": True},
+        user(10, "u2", "a0", "Again."),
     ])
     assert [(e.kind, e.actor, e.abandoned) for e in s.events] == [
         ("user", "user", False), ("agent_text", "agent", False), ("user", "user", True),
         ("note", "system:hook", True), ("note", "system", True), ("interrupt", "user", True),
-        ("compaction", "system", True), ("note", "system", True), ("user", "user", True), ("user", "user", False)]
+        ("compaction", "system", True), ("note", "system", True), ("user", "user", True),
+        ("compaction", "system", True), ("user", "user", False)]
 
 
 @pytest.mark.parametrize(("text", "kind", "derived"), [
