@@ -49,7 +49,7 @@ def export_cmd(
             raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
         text = None if from_store.strip() in ("*", "") else from_store
         # --approved-only: the traces reviews made, and nothing else is even loaded
-        query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None, limit=1_000_000)
+        query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None)
         bundles = load_store(store_url(store), query)
     else:
         bundles = [load_folder(p) for p in traces or []]

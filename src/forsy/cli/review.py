@@ -172,17 +172,16 @@ def review_list(
     as_json: JsonOpt = False,
 ) -> None:
     """The drafts to review (the newest of each session), with their status."""
-    from ..store import DRAFT_STATUSES, TraceQuery
+    from ..store import DRAFT_STATUSES, TraceQuery, every_trace
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
     st = _open(store)
     try:
-        found = st.traces(TraceQuery(agent=agent, project=project, status=status, since=since,
-                                     until=until, min_confidence=min_confidence, max_confidence=max_confidence,
-                                     text=search,
-                                     latest_only=not every, reviewed=False, hidden=None if every else False,
-                                     limit=10**9))
+        found = every_trace(st, TraceQuery(agent=agent, project=project, status=status, since=since, until=until,
+                                           min_confidence=min_confidence, max_confidence=max_confidence,
+                                           text=search, latest_only=not every, reviewed=False,
+                                           hidden=None if every else False))
         states = {r.trace_id: st.draft_state(r.trace_id) for r in found}
     finally:
         st.close()
@@ -341,9 +340,11 @@ def review_audit(
     store: StoreOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """The audit log: who did what to which draft, when, with the trace hashes before and after."""
+    from ..store import every_audit
+
     st = _open(store)
     try:
-        log = st.audit(trace_id, limit=1_000_000)
+        log = every_audit(st, trace_id)
     finally:
         st.close()
     for a in log:

@@ -100,7 +100,7 @@ def jobs_add(
 ) -> None:
     """Queue jobs (each at most once: adding the same work again adds nothing)."""
     from ..run.store_worker import worker_name
-    from ..store import DRAFT_STATUSES, TraceQuery, open_store
+    from ..store import DRAFT_STATUSES, TraceQuery, every_trace, open_store
     from ..store.jobs import JobQueue
 
     st = open_store(store_url(store))
@@ -113,7 +113,7 @@ def jobs_add(
             # "approved" is what a person confirmed: the traces reviews made, never the drafts
             # they were made from (whose status reads approved too)
             reviewed = True if status == "approved" else None
-            for r in st.traces(TraceQuery(status=status, reviewed=reviewed, limit=10**9)):
+            for r in every_trace(st, TraceQuery(status=status, reviewed=reviewed)):
                 total += 1
                 added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, now_iso())
         elif kind in ("retrace", "enrich"):

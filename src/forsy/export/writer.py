@@ -70,14 +70,14 @@ def load_folder(folder: Path) -> Bundle:
 
 def load_store(url: str | None, query: object) -> list[Bundle]:
     """The traces of a store that `query` (a store.TraceQuery) selects."""
-    from ..store import TraceQuery, open_store
+    from ..store import TraceQuery, every_trace, open_store
 
     if not isinstance(query, TraceQuery):
         raise TypeError("query must be a TraceQuery")
     st = open_store(url, create=False)
     try:
         out = []
-        for row in st.traces(query):
+        for row in every_trace(st, query):
             files = {f.name: f.data for f in st.trace_files(row.trace_id)}
             if "trace.json" not in files:
                 raise InputError(f"trace {row.trace_id} lacks trace.json in the store {st.url}")

@@ -15,14 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from .._atomic import replace_file
 from ..errors import InputError, OutputError
-from ..store import Store, TraceQuery, TraceRow
+from ..store import Store, TraceQuery, every_trace
 
 INDEX = "index.jsonl"
 
@@ -37,7 +37,7 @@ class Exported:
 def export_approved(store: Store, dest: Path, *, agent: str | None = None,
                     project: str | None = None) -> list[Exported]:
     """Write every reviewed (approved) trace under `dest`, and `dest/index.jsonl` (one line each)."""
-    rows = _all(store, TraceQuery(status="approved", reviewed=True, agent=agent, project=project))
+    rows = every_trace(store, TraceQuery(status="approved", reviewed=True, agent=agent, project=project))
     if not _index_ours(dest / INDEX):
         raise OutputError("exists and was not written by forsy review export; not overwritten", path=dest / INDEX)
     dest.mkdir(parents=True, exist_ok=True)
@@ -62,17 +62,6 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
     except OSError as e:
         raise OutputError(f"cannot write the index: {e.strerror or e}", path=dest / INDEX) from None
     return out
-
-
-def _all(store: Store, query: TraceQuery) -> list[TraceRow]:
-    """Every row `query` selects: asked for one more than the store counts, and again with twice
-    as many while a page comes back full (traces approved meanwhile), so none is left out."""
-    limit = store.count_traces(query) + 1
-    while True:
-        rows = store.traces(replace(query, limit=limit, offset=0))
-        if len(rows) < limit:
-            return rows
-        limit *= 2
 
 
 # the keys every line of an index this module writes has (a later version may add others)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -203,3 +204,26 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
         return SqliteStore(where, url=url, readonly=True)
     except StoreError:
         raise first from None
+
+
+def every_trace(store: Store, query: TraceQuery) -> list[TraceRow]:
+    """Every row `query` selects, whatever its `limit` (a page size): asked for one more than the
+    store counts, and again with twice as many while the answer comes back full (traces stored
+    meanwhile), so none is left out without a word."""
+    limit = store.count_traces(query) + 1
+    while True:
+        rows = store.traces(replace(query, limit=limit, offset=0))
+        if len(rows) < limit:
+            return rows
+        limit *= 2
+
+
+def every_audit(store: Store, trace_id: str | None = None) -> list[AuditRow]:
+    """Every audit record (of one trace, or all): asked again with twice the limit while the
+    answer comes back full."""
+    limit = 1000
+    while True:
+        rows = store.audit(trace_id, limit=limit)
+        if len(rows) < limit:
+            return rows
+        limit *= 2
