@@ -166,3 +166,6 @@ def test_the_arguments_json_and_the_marks_of_a_cut_output() -> None:
     assert truncated_by_codex("a\n…12 tokens truncated…\nb") and truncated_by_codex("[... omitted 3 of 9 lines ...]")
     assert not truncated_by_codex(None) and not truncated_by_codex("…tokens truncated…")
     assert not truncated_by_codex("[... omitted x of 9 lines ...]") and not truncated_by_codex("")
+    # the byte policy's mark and the text items left out of a list (codex-rs utils/string, output_truncation)
+    assert truncated_by_codex("ab…6 chars truncated…ij") and truncated_by_codex("[omitted 2 text items ...]")
+    assert not truncated_by_codex("…chars truncated…") and not truncated_by_codex("[omitted text items ...]")

@@ -431,9 +431,12 @@ def test_outputs_codex_cut_are_flagged_and_counted(tmp_path: Path) -> None:
         fcall("shell", "t2", "{}"), fout("t2", "[... omitted 5 of 10 lines ...]"),
         fcall("shell", "t3", "{}"), fout("t3", "…tokens truncated…"),
         fcall("shell", "t4", "{}"), fout("t4", {"success": True}),
+        fcall("shell", "t5", "{}"), fout("t5", "Total output lines: 900\n\nab…6017 chars truncated…yz"),
+        fcall("mcp", "t6", "{}"), fout("t6", [{"type": "input_text", "text": "a"},
+                                              {"type": "input_text", "text": "[omitted 3 text items ...]"}]),
     ])  # fmt: skip
-    assert [i.truncated_by_codex for i in rinfos(s)] == [True, True, False, False]
-    assert s.quality.truncated_outputs == 2
+    assert [i.truncated_by_codex for i in rinfos(s)] == [True, True, False, False, True, True]
+    assert s.quality.truncated_outputs == 4
 
 
 def test_a_result_without_its_call_is_an_orphan_and_a_call_without_a_result_is_counted(tmp_path: Path) -> None:

@@ -132,8 +132,12 @@ FAILURE_TEXTS = (
     "error: Failed to find expected lines",
 )
 _STATED_CODE = re.compile(r"exit[_ ]code: (-?\d+)")
-# Codex cuts long outputs before the model sees them and says so in the text.
-_TRUNCATED = re.compile(r"…\d+ tokens truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]")
+# Codex cuts long outputs before the model sees them and says so in the text: in the middle
+# under its token or its byte policy (codex-rs utils/string truncate.rs: `…N tokens truncated…`,
+# `…N chars truncated…`), the text items past the budget of a list (`[omitted N text items ...]`),
+# and the older line cut.
+_TRUNCATED = re.compile(r"…\d+ (?:tokens|chars) truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]"
+                        r"|\[omitted \d+ text items \.\.\.\]")
 _EXIT = re.compile(r"(?:Exit code: |Process exited with code )(-?\d+)")
 _WALL = re.compile(r"Wall time: ([0-9]+(?:\.[0-9]+)?) seconds")
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
