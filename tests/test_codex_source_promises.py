@@ -510,3 +510,8 @@ def test_a_subagents_record_without_a_time_keeps_its_place_in_its_thread(tmp_pat
     [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
     assert [(e.text, e.ts) for e in s.events[-4:]] == [("done", at(20)), ("?", None), ("on my own", at(31)),
                                                        ("?", None)]  # fmt: skip
+    # a thread with no time at all is read whole, in its own order
+    write(f["second"], line("session_meta", {"id": DID, "source": sub_of(PID)}, at(30)).replace(at(30).encode(), b"")
+          + untimed.encode() + b"\n" + untimed.encode().replace(b'"?"', b'"!"') + b"\n")  # fmt: skip
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert [e.text for e in s.events if e.actor == f"subagent:{DID}"] == ["?", "!"]
