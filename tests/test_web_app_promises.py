@@ -431,3 +431,20 @@ def test_an_action_not_there_is_404_and_does_nothing(web: Web) -> None:
     r = web.post(f"/t/{t}/publish", version=str(web.version(t)))
     assert r.status_code == 404 and "<title>Not found · forsy</title>" in r.text
     assert '<p class="error">no such action</p>' in r.text and [a.action for a in web.st.audit(t)] == ["draft_created"]
+
+
+def test_the_audit_page_shows_the_newest_records_first_and_says_how_many_there_are(
+        web: Web, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = web.demo
+    for v in ("-1", "0", "1"):
+        web.post(f"/t/{t}/edit", version=str(web.version(t)), step="2", field="eval", value=v)
+    monkeypatch.setattr(web_app, "AUDIT_SHOWN", 3)
+    page = web.c.get(f"/audit?trace={t}").text
+    ids = [int(n) for n in re.findall(r"<tr><td>(\d+)</td>", page)]
+    assert len(ids) == 3 and ids == sorted(ids, reverse=True)  # the three edits, newest first
+    assert "eval" in page and "draft_created" not in page  # the oldest record is the one left out
+    assert (f"4 record(s), newest first; the newest 3 shown (all of them: <code>forsy review audit {t} --json</code>)"
+            in page)
+    monkeypatch.setattr(web_app, "AUDIT_SHOWN", 1000)
+    page = web.c.get(f"/audit?trace={t}").text
+    assert "4 record(s), newest first</p>" in page and "draft_created" in page

@@ -209,11 +209,12 @@ def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--ste
                 logs: LogsOpt = None, as_json: JsonOpt = False) -> None:
     """A draft with its review state, edits and audit log (--step N: one step whole)."""
     from ..review.source import from_store
+    from ..store import every_audit
 
     st = _open(store)
     try:
         d = from_store(st, trace_id, logs)
-        log = st.audit(trace_id)
+        log = every_audit(st, trace_id)
     finally:
         st.close()
     if as_json:

@@ -29,14 +29,14 @@ def store_list(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
     """List the stored traces and their draft status."""
-    from ..store import DRAFT_STATUSES, TraceQuery, open_store
+    from ..store import DRAFT_STATUSES, TraceQuery, every_trace, open_store
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
     st = open_store(store_url(store), readonly=True)
     try:
-        rows = st.traces(TraceQuery(agent=agent, project=project, status=status, text=search,
-                                    min_confidence=min_confidence, latest_only=latest))
+        rows = every_trace(st, TraceQuery(agent=agent, project=project, status=status, text=search,
+                                          min_confidence=min_confidence, latest_only=latest))
     finally:
         st.close()
     for r in rows:

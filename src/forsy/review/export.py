@@ -22,7 +22,7 @@ import orjson
 
 from .._atomic import replace_file
 from ..errors import InputError, OutputError
-from ..store import Store, TraceQuery, every_trace
+from ..store import Store, TraceQuery, every_audit, every_trace
 
 INDEX = "index.jsonl"
 
@@ -48,7 +48,8 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
         state = store.draft_state(row.trace_id)
         folder = dest / row.trace_id
         out.append(Exported(row.trace_id, folder, _write(folder, files)))
-        review = [a for a in store.audit(row.prior_trace_id) if a.action == "approve"] if row.prior_trace_id else []
+        review = [a for a in every_audit(store, row.prior_trace_id) if a.action == "approve"] \
+            if row.prior_trace_id else []
         index.append(orjson.dumps({
             "trace_id": row.trace_id, "prior_trace_id": row.prior_trace_id, "folder": row.trace_id,
             "validation_level": state.validation_level if state else None,

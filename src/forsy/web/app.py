@@ -39,7 +39,7 @@ from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import LoadedTrace, from_store
 from ..review.view import FIELD_CAP, extras, header, rows, step_view
-from ..store import DRAFT_STATUSES, ReviewConflict, TraceQuery
+from ..store import DRAFT_STATUSES, ReviewConflict, TraceQuery, every_audit
 from ..store.queue_rules import QueueRule, RuleAction, add_rule, dismiss_matching, hidden_count, rules
 from .guard import (
     ID,
@@ -58,6 +58,7 @@ from .guard import (
 )
 
 STEPS_PER_PAGE = 200
+AUDIT_SHOWN = 1000  # records on the audit page, newest first (all of them: forsy review audit)
 _STATIC = {"review.css": "text/css; charset=utf-8", "review.js": "text/javascript; charset=utf-8"}
 
 # ---------------------------------------------------------------- pages
@@ -184,8 +185,10 @@ async def audit(request: Request, s: Settings) -> Response:
     if tid is not None and not ID.match(tid):
         raise InputError("not a trace id")
     with open_for(s) as st:
-        log = st.audit(tid)
-    return render_page(s, "audit.html", title="Audit log", rows=log, trace_id=tid)
+        log = every_audit(st, tid)
+    # the newest first, and at most AUDIT_SHOWN of them (the page said nothing past the oldest 1000)
+    return render_page(s, "audit.html", title="Audit log", rows=log[::-1][:AUDIT_SHOWN], total=len(log),
+                       trace_id=tid)
 
 
 async def static(request: Request, s: Settings) -> Response:
