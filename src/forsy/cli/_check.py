@@ -81,6 +81,8 @@ def verify(
     else:
         for p in rep.problems[:50]:
             typer.echo(f"MISMATCH {safe(p)}")
+        if len(rep.problems) > 50:
+            typer.echo(f"MISMATCH … and {len(rep.problems) - 50} more (--json lists them all)")
         say(f"{folder}: {rep.checked} copied values checked, {len(rep.problems)} problem(s)")
     if rep.problems:
         raise typer.Exit(ExitCode.INVALID)

@@ -30,6 +30,7 @@ ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is revi
 VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse if the draft is no longer at "
                                                 "this version (see `forsy review show`): another reviewer acted.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON Lines.")]
+SHOWN_CHARS = 2000  # of a log record, under a step (the rest is said, not dropped)
 IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy review list`).")]
 
 
@@ -77,7 +78,13 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
             for rec in ev.records:
                 con.print(f"  {rec.id} {_t(rec.source)}:{rec.line} bytes {rec.byte_offset}+{rec.byte_length} "
                           f"{_t(rec.record_type or '')} cited by {', '.join(rec.fields) or '-'}")
-                con.print("    " + (_t(rec.text[:2000]) if rec.text is not None else f"[yellow]{_t(rec.note)}[/]"))
+                if rec.text is None:
+                    con.print(f"    [yellow]{_t(rec.note)}[/]")
+                    continue
+                con.print("    " + _t(rec.text[:SHOWN_CHARS]))
+                if len(rec.text) > SHOWN_CHARS:
+                    con.print(f"    [yellow]… {len(rec.text) - SHOWN_CHARS} more character(s) of this record "
+                              "(forsy render writes it whole)[/]")
         return
     h = header(d)
     con.print(f"[bold]{_t(h.trace_id)}[/]" + (f" (prior {_t(h.prior_trace_id)})" if h.prior_trace_id else ""))
