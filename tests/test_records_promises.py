@@ -251,3 +251,35 @@ def test_twenty_warnings_of_a_kind_then_one_line_counting_the_rest(n_x: int) -> 
     if n_x == 22:
         expected.append(ReadingWarning("x", "2 more lines with this problem", "h.txt", None))
     assert s.warnings == expected
+
+
+def test_junk_between_records_is_lost_and_so_is_all_after_it() -> None:
+    recs, warnings, _ = _read(b'{"a":1}X{"b":2}\n')
+    assert [_ev(r)[1:4] for r in recs] == [(1, 0, 7)]
+    assert warnings == [ReadingWarning("damaged-line", "line is damaged (spliced, cut or with junk); kept the 1 whole "
+                                       "record(s) that start it; bytes 7-15 lost", SRC, 1)]
+
+
+def test_an_array_after_blank_lines_with_bytes_that_are_no_utf8_and_junk() -> None:
+    # line 3 at byte 3: [ then an element of 14 bytes (one byte no UTF-8), then junk at byte 18
+    data = b'\n \n[{"type":5,"a":"\xff"}X{"b":2}]'
+    spans, values, warnings, counters = _array(data)
+    assert spans == [(3, 4, 18)]
+    assert values == [{"type": 5, "a": "\ufffd"}]
+    assert warnings == [ReadingWarning("unparsable-element", "array element is not JSON; stopped reading "
+                                       "(bytes 22-31 of the file lost)", SRC, 3)]
+    assert counters == {"records": 1, "unparsable": 1}
+    warnings = []
+    [rec] = iter_json_array(data, SRC, warnings, {})
+    assert (rec.ev.record_type, rec.ev.sha256) == (None, _h(b'{"type":5,"a":"\xff"}'))
+
+
+def test_a_damaged_line_of_64_million_bytes_is_lost_whole_without_a_search() -> None:
+    # past 64,000,000 bytes a damaged line is not searched for records (linear, but slow and big)
+    line = b'{"a":1}' + b"x" * (64_000_000 - 7)
+    recs, warnings, counters = _read(line + b"\n")
+    assert recs == [] and counters == {"unparsable": 1}
+    assert warnings == [ReadingWarning("unparsable-line", "line is not JSON (64000000 bytes); skipped: "
+                                       "bytes 0-64000000 lost", SRC, 1)]
+    recs, warnings, _ = _read(line[:-1] + b"\n")  # one byte less: searched
+    assert [_ev(r)[1:4] for r in recs] == [(1, 0, 7)]
