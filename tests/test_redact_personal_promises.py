@@ -126,6 +126,33 @@ def test_the_account_name_of_a_home_path() -> None:
         assert found(home_path_user, text) == [name], text
 
 
+def test_an_account_name_of_several_words_escapes_or_an_apostrophe_is_masked_whole() -> None:
+    """A Windows account may be a full name (`C:\\Users\\Sven Larsson\\`): the words up to a
+    separator or a closing quote are the name (its first word alone left the surname); a file
+    URL writes its blank as %20; a name may hold an apostrophe. Words after the name that no
+    separator follows are not part of it."""
+    for text, name in (("C:\\Users\\Sven Larsson\\Documents", "Sven Larsson"),
+                       ("C:/Users/Sven Larsson/x", "Sven Larsson"), ("/Users/Sven Larsson/x", "Sven Larsson"),
+                       ("C:\\\\Users\\\\Sven Larsson\\\\x", "Sven Larsson"),
+                       ('"C:\\Users\\Maria de la Cruz"', "Maria de la Cruz"),
+                       ("'/home/Ana Lima'", "Ana Lima"),
+                       ("file:///C:/Users/Sven%20Larsson/Documents/a.txt", "Sven%20Larsson"),
+                       ("/home/sven.o'brien/x", "sven.o'brien"),
+                       ("/home/rob' x", "rob"), ("cd C:\\Users\\sven && dir", "sven"),
+                       ("ls /home/sven and more", "sven"), ("C:\\Users\\anna bob carl dave emil\\x", "anna")):
+        assert found(home_path_user, text) == [name], text
+    # four words after the first are no name: its first word alone is taken, as any
+    assert found(home_path_user, "/home/sven and /home/anna/x") == ["sven", "anna"]
+    # several words that are no person: neither the phrase nor its first word
+    for text in ("C:\\Users\\Default User\\AppData", "C:\\Users\\All Users\\x",
+                 "C:\\Users\\Public Documents\\x", "C:/Users/All%20Users/x"):
+        assert found(home_path_user, text) == [], text
+    r = Redactor(user_names=set())
+    # one person, one placeholder, however the path spells the name
+    assert r.redact("C:\\Users\\Sven Larsson\\a and file:///C:/Users/Sven%20Larsson/b") == (
+        "C:\\Users\\[PATH_USER_1]\\a and file:///C:/Users/[PATH_USER_1]/b")
+
+
 def test_what_is_no_home_directory_of_a_person_is_left() -> None:
     for text in ("Users/alice", "myUsers/alice", "/home/alice@x", "/home/ubuntu", "/home/runner/work",
                  "/home/ci-bot", "/home/Downloads", "/home/al", "/home/.alice", "http://host:5678/home/alice",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from ._base import _ALNUM, EMAIL, PATH_USER, PHONE, Hit, left_ok
 from ._values import FILE_EXTENSIONS
@@ -126,8 +127,15 @@ def _phone_left(text: str, i: int) -> bool:
 
 # ---------------------------------------------------------------- home paths
 _SEPS = ("/", "\\/", "\\")
-_HOME_NAME = re.compile(r"(?:Users|home)(?:\\/|/|\\{1,4})(?P<v>[A-Za-z0-9_][A-Za-z0-9._-]{0,63})"
-                        r"(?=$|\\|/|[\s\"'`:;,)\]}>|])")
+_HOME_AT = r"(?:Users|home)(?:\\/|/|\\{1,4})"
+# a name's characters: a URL's %XX escapes too (`file:///C:/Users/Sven%20Larsson/`), and an
+# apostrophe between letters (`o'brien`)
+_NAME_CHARS = r"(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}|'(?=[A-Za-z]))"
+_NAME_WORD = rf"[A-Za-z0-9_]{_NAME_CHARS}{{0,63}}"
+_HOME_NAME = re.compile(_HOME_AT + rf"(?P<v>{_NAME_WORD})" r"(?=$|\\|/|[\s\"'`:;,)\]}>|])")
+# a Windows account of several words (`C:\Users\Sven Larsson\`): the words up to a separator or
+# a closing quote are one name (its first word alone would leave the surname in the text)
+_HOME_NAMES = re.compile(_HOME_AT + rf"(?P<v>{_NAME_WORD}(?: {_NAME_WORD}){{1,3}})" r"(?=\\|/|[\"'`])")
 GENERIC_ACCOUNTS = frozenset({
     "shared", "public", "default", "user", "username", "you", "yourname", "your-name", "your_name", "me", "runner",
     "ubuntu", "root", "admin", "ec2-user", "vagrant", "node", "app", "circleci", "jenkins", "travis", "docker",
@@ -141,8 +149,8 @@ def home_path_user(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(("Users", "home")):
         if i == 0 or text[i - 1] not in "/\\":  # a path component, not a word
             continue
-        m = _HOME_NAME.match(text, i)
-        if m is None or not is_person_account(m.group("v")) or _url_route(text, i):
+        m = _HOME_NAMES.match(text, i) or _HOME_NAME.match(text, i)
+        if m is None or not is_person_account(unquote(m.group("v"))) or _url_route(text, i):
             continue
         yield Hit(m.start("v"), m.end("v"), PATH_USER, "home-path")
 
