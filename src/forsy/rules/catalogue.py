@@ -43,8 +43,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
                               "null when the log records neither an error flag nor an exit code."),
     Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "
-         "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', an apply_patch parse or "
-         "match error): the call failed; an exit code the message states is read from it."),
+         "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', the unified exec handler's "
+         "'exec_command failed:', 'write_stdin failed:' and 'failed to parse exec_command|write_stdin arguments', "
+         "an apply_patch parse or match error): the call failed; an exit code the message states is read from it."),
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
          "(the CLI writes the line only then, except from July 2025 to January 2026, when it wrote 'Exit Code: 0' "
          "on success too): the call failed, whatever its status."),

@@ -29,20 +29,6 @@ from ..lines import ENV_DECOMPRESSED, ENV_RATIO, RATIO_FLOOR, Limits, iter_lines
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 MAX_TYPE_WARNINGS = 20  # per file; quality.extra["bad_field_types"] counts them all
-ENVELOPE_KINDS = frozenset(
-    {
-        "session_meta",
-        "response_item",
-        "event_msg",
-        "turn_context",
-        "compacted",
-        "fork_reference",
-        "rollout_reference",
-        "world_state",
-        "inter_agent_communication",
-        "inter_agent_communication_metadata",
-    }
-)
 
 
 @dataclass(slots=True)
