@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -254,9 +255,12 @@ class _Store:
         self.rows, self.closed = rows, False
         self.asked: object = None
 
-    def traces(self, query: object) -> list[Any]:
+    def count_traces(self, query: object) -> int:
+        return len(self.rows)
+
+    def traces(self, query: Any) -> list[Any]:
         self.asked = query
-        return [SimpleNamespace(trace_id=i, status=s) for i, s, _, _ in self.rows]
+        return [SimpleNamespace(trace_id=i, status=s) for i, s, _, _ in self.rows][:query.limit]
 
     def trace_files(self, trace_id: str) -> list[Any]:
         files = next(f for i, _, f, _ in self.rows if i == trace_id)
@@ -289,7 +293,8 @@ def test_load_store_reads_each_selected_trace_with_its_review_state(monkeypatch:
     monkeypatch.setattr(forsy.store, "open_store", open_store)
     q = TraceQuery(agent="x")
     a, b, c = load_store("sqlite:///s", q)
-    assert opened == [("sqlite:///s", False)] and store.asked is q and store.closed
+    # the query as given, asked for one row more than the store counts (no page of it only)
+    assert opened == [("sqlite:///s", False)] and store.asked == replace(q, limit=4, offset=0) and store.closed
     assert (a.trace, a.manifest, a.provenance, a.where, a.status, a.reviewed) == \
            (ta, manifest("forsy_a"), provenance("forsy_a"), "store:forsy_a", "approved", True)
     assert (b.trace, b.manifest, b.provenance, b.where, b.status, b.reviewed) == \
