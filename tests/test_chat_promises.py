@@ -59,7 +59,8 @@ MSGS: list[Any] = [
     {"role": "system", "content": "mid", "metadata": {"started_at": "T5"}},
     {"role": "system", "content": "compacted", "metadata": {"actor": "system", "action": "agent_step",
                                                              "started_at": "T6"}},
-    {"role": "system", "content": "hook said", "metadata": {"actor": "system:hook", "action": "agent_step"}},
+    {"role": "system", "content": "hook said", "metadata": {"actor": "system:hook", "action": "agent_step",
+                                                             "started_at": "T7"}},
     {"role": "user", "content": [{"type": "image"}]},
     {"role": "critic", "content": "x"},
     ["not", "a message"],
@@ -101,8 +102,8 @@ def test_each_message_is_its_events_with_every_value_cited() -> None:
               ts_ref=Ref(ev, "/messages/6/metadata/started_at")),
         Event("compaction", "system", "T6", [Ref(ev, "/messages/7/content")], text="compacted",
               ts_ref=Ref(ev, "/messages/7/metadata/started_at")),
-        Event("note", "system:hook", None, [Ref(ev, "/messages/8/content")], text="hook said",
-              info=NoteInfo(subtype="hook")),
+        Event("note", "system:hook", "T7", [Ref(ev, "/messages/8/content")], text="hook said",
+              ts_ref=Ref(ev, "/messages/8/metadata/started_at"), info=NoteInfo(subtype="hook")),
     ]
     assert s.warnings == [
         ReadingWarning("bad-tool-call", f"tool call {tc}/2 has no function name; skipped", SRC, 3),
@@ -143,8 +144,9 @@ def test_a_message_that_is_a_whole_record_is_named_as_the_record() -> None:
     chat_message(s, {"role": "bot"}, ev, "", 7, state)
     chat_message(s, {"role": "user", "content": [1]}, ev, "", 8, state)
     assert state == ChatState(seen=5, last_call="k")
-    assert [(e.kind, e.call_id, e.refs) for e in s.events] == [
-        ("tool_call", "k", [Ref(ev, "/tool_calls/0/function/arguments")]), ("tool_result", "k", [Ref(ev, "/content")])]
+    assert [(e.kind, e.actor, e.call_id, e.refs) for e in s.events] == [
+        ("tool_call", "agent", "k", [Ref(ev, "/tool_calls/0/function/arguments")]),
+        ("tool_result", "agent", "k", [Ref(ev, "/content")])]
     assert [(w.code, w.message, w.line) for w in s.warnings] == [
         ("tool-output-unlinked", "tool output (the record) names no tool_call_id: linked to the last call, as "
          "Invariant's reader does", 5),
@@ -211,3 +213,15 @@ def test_a_document_is_named_by_its_place_under_the_root(tmp_path: Path) -> None
     assert (s.source_kind, s.session_id, s.files, s.evidence, s.events, s.meta) == (
         "openai_chat", "sid", [doc.file], {}, [], SessionMeta(agent="openai-chat"))
     assert json.loads(doc.data) == {"a": 1}
+
+
+def test_a_compaction_needs_both_the_system_actor_and_the_step_action() -> None:
+    s, ev = _session()
+    chat_events(s, [{"role": "user", "content": "q", "metadata": {"actor": 5}},
+                    {"role": "system", "content": "a", "metadata": {"actor": "system"}},
+                    {"role": "system", "content": "b", "metadata": {"actor": "agent", "action": "agent_step"}},
+                    {"role": "system", "content": "c", "metadata": {"actor": "system", "action": "agent_step"}}],
+                ev, "/m", 1)
+    assert [(e.kind, e.actor, e.text) for e in s.events] == [
+        ("user", "user", "q"), ("note", "system", "a"), ("note", "system", "b"), ("compaction", "system", "c")]
+    assert [w.code for w in s.warnings] == ["system-message", "system-message"]

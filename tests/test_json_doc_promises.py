@@ -67,7 +67,7 @@ def test_a_document_without_the_array_is_its_members() -> None:
 
 
 @pytest.mark.parametrize("data", [b"", b"  \n", b"[1]", b'"x"', b"{1: 2}", b'{"a" 1}', b'{"a\\q": 1}', b"{",
-                                  b'{"a": 1', b'\xef\xbb\xbf[]'])
+                                  b'{"a": 1', b'\xef\xbb\xbf[]', b"X{}", b'{"a": 1, X"b": 2}'])
 def test_what_is_no_object_with_members_is_none(data: bytes) -> None:
     assert read_object_array(data, SRC, "messages") is None
 
@@ -131,3 +131,21 @@ def test_an_object_cut_after_its_array_keeps_the_records_and_says_where(tail: by
     assert (doc.header, doc.has_array, doc.problems) == ({"info": {"a": 1}}, True, [problem])
     # before the array nothing is known of the document: no such object
     assert read_object_array(b'{"info": {"a": 1},\n  "x', SRC, "messages") is None
+
+
+def test_members_written_compactly_and_junk_where_a_value_or_element_should_be() -> None:
+    # compact: {"a":12,"k":"\xff","messages":[{"b":1}]}: 12 at 5, "\xff" at 12, the element at 28
+    doc = read_object_array(b'{"a":12,"k":"\xff","messages":[{"b":1}]}', SRC, "messages")
+    assert doc is not None
+    assert doc.header == {"a": 12, "k": "\ufffd"}
+    assert doc.spans == {"a": (1, 5, b"12"), "k": (1, 12, b'"\xff"')}
+    assert [(r.ev.byte_offset, r.ev.byte_length, r.data) for r in doc.records] == [(28, 7, {"b": 1})]
+    junk = read_object_array(b'{"a": X1}', SRC, "messages")
+    assert junk is not None and (junk.header, junk.problems) == (
+        {}, [("unparsable-member", "member 'a' is not JSON; stopped reading", 1)])
+    after = read_object_array(b'{"messages": [], "a" X: 1}', SRC, "messages")
+    assert after is not None and (after.header, after.problems) == ({}, [("unparsable-member", BROKEN, 1)])
+    between = read_object_array(b'{"messages": [{"a":1} X {"b":2}]}', SRC, "messages")
+    assert between is not None and [r.data for r in between.records] == [{"a": 1}]
+    assert between.problems == [("unparsable-element", "element is not JSON; stopped reading (bytes 22- of the file "
+                                 "lost)", 1)]
