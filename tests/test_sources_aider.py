@@ -224,6 +224,8 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
             text = "\n".join(x[5:-2] if len(x) > 6 else "" for x in ls)
             if re.search(r"\(Y\)es/\(N\)o", text) and len(ls) == 1:
                 continue
+            if text == "<blank>" and len(ls) == 1:
+                continue  # io.user_input's mark of an empty input (Enter alone): nothing said
             if len(ls) > 1 and "\n".join(x.rstrip() for x in text.split("\n") if x.strip()) in last_reply:
                 continue
             if text.startswith("# Fix any errors below, if possible."):

@@ -7,7 +7,9 @@ and the messages right after it; a model reply and the messages after it. What e
 * start-up and settings messages (`Aider v…`, `Main model: … with … edit format`, `Model:`,
   `Models:`, `Weak model:`, `Editor model:`, `Git repo:`, `Repo-map:`, the command line):
   the session's facts (`agent_version`, `models`, `agent_config`), marked metadata;
-* a user input: a `user` event, verbatim. Two kinds are not the user's words: a
+* a user input: a `user` event, verbatim. An input of blank lines, or `<blank>` alone (what
+  aider writes for Enter pressed on an empty prompt), says nothing: set aside, counted
+  (`blank_inputs`). Two kinds are not the user's words: a
   confirmation aider answered itself (`… (Y)es/(N)o… [Yes]: s`, a group's "skip all") is a
   `note`; the architect's answer passed on to the editor model (the input repeats the reply
   before it) is a `note` too, marked a duplicate of that reply; and so is `/lint`'s report
@@ -57,6 +59,8 @@ from ._reply import Block, split
 QUESTION = re.compile(r".*\? \(Y\)es/\(N\)o.*\]: ?(\S*)\s*\Z", re.S)
 APPLIED = re.compile(r"Applied edit to (.+?)\s*\Z")
 COMMANDS = frozenset({"/run", "/test", "/lint", "/git"})
+# what io.user_input writes for an input of nothing (Enter alone): `#### <blank>`, not the user's words
+EMPTY_INPUT = "<blank>"
 EDIT_TOOLS = {"search_replace": "search_replace", "udiff": "udiff", "whole": "whole_file"}
 FAILED = ("failed to match", "failed to exactly match", "did not conform to the edit format",
           "SearchReplaceNoExactMatch")
@@ -174,9 +178,10 @@ class Builder:
         text = "\n".join(texts)
         msgs = self.messages(after)
         self.st.started = True
-        if not text.strip():  # only blank lines (aider writes `<blank>` for an empty input): nothing said
+        if not text.strip() or (len(item.lines) == 1 and text == EMPTY_INPUT):  # nothing said
+            why = "a user input of blank lines" if not text.strip() else "an empty user input (aider writes `<blank>`)"
             for r in refs:
-                self.s.mark(r.id, "set_aside", "a user input of blank lines")
+                self.s.mark(r.id, "set_aside", why)
             _bump(self.s, "blank_inputs")
         elif len(item.lines) == 1 and QUESTION.match(text):
             self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="confirmation"))

@@ -1,0 +1,100 @@
+"""Aider's writes turned into events (`aider/_build.py`): the user's inputs that are not the
+user's words (an empty input, a confirmation aider answered for a group), the commands typed
+through aider, interrupts, failed model calls and the start-up lines' facts. Hand-written chats
+in the shapes aider/io.py writes (`#### ` inputs and `> ` messages ended by two spaces; an
+empty input written `#### <blank>`, io.user_input; a group's answer written as an input,
+io.confirm_ask); every expectation worked out by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from forsy.evidence import Mark
+from forsy.payloads import CallInfo, MessageInfo, NoteInfo
+from forsy.sources import ReadContext
+from forsy.sources.aider import AiderSource
+
+B = "  "  # aider's line break
+SETTINGS = Mark("metadata", "settings (version, models, edit format, git repo, repo map)")
+QUOTE = Mark("set_aside", "empty aider message (a blank quote line)")
+GROUP = "Run shell command? (Y)es/(N)o/(A)ll/(S)kip all [Yes]: s"
+CHAT = (
+    "\n# aider chat started at 2026-03-01 09:00:00\n\n"                                      # 1-3
+    f"> /usr/bin/aider --model m1{B}\n> Aider v0.86.1{B}\n> Main model: m1 with diff edit format{B}\n"  # 4-6
+    f"> Weak model: w2{B}\n> Git repo: .git with 3 files{B}\n> Repo-map: using 1024 tokens{B}\n\n"  # 7-10
+    f"#### <blank>{B}\n>{B}\n>{B}\n> ^C again to exit{B}\n>{B}\n\n"                          # 11-16
+    f"####{B}\n\n"                                                                           # 17-18
+    f"#### !ls -a{B}\n> a.txt{B}\n> b.txt{B}\n\n"                                            # 19-22
+    f"#### /git   status{B}\n\n"                                                             # 23-24
+    f"#### {GROUP}{B}\n\n"                                                                   # 25-26
+    f"#### hi{B}\n\n"                                                                        # 27-28
+    f"> litellm.RateLimitError: too many{B}\n> Retrying in 0.2 seconds...{B}\n> ^C KeyboardInterrupt{B}\n"  # 29-31
+)
+
+
+def _read(tmp_path: Path, chat: str) -> Any:
+    p = tmp_path / ".aider.chat.history.md"
+    p.write_text(chat)
+    [s] = AiderSource().read(p, ReadContext(root=tmp_path))
+    return s
+
+
+def _lines(s: Any, e: Any) -> list[int]:
+    return [s.evidence[r.ev].line for r in e.refs]
+
+
+def test_inputs_that_are_not_the_users_words_and_typed_commands(tmp_path: Path) -> None:
+    s = _read(tmp_path, CHAT)
+    got = [(e.kind, e.actor, e.tool, e.text, e.args, e.is_error, _lines(s, e)) for e in s.events]
+    assert got == [
+        # `#### <blank>`: an empty input (Enter alone), nothing said; the blank quote lines after it set aside
+        ("interrupt", "user", None, "^C again to exit", None, None, [14]),
+        # `####` and its break: a blank input, nothing said
+        ("user", "user", None, "!ls -a", None, None, [19]),
+        ("tool_call", "agent", "/run", None, "ls -a", None, [19]),
+        ("tool_result", "agent", "/run", "a.txt\nb.txt", None, None, [20, 21]),
+        ("user", "user", None, "/git   status", None, None, [23]),
+        ("tool_call", "agent", "/git", None, "status", None, [23]),
+        ("note", "system", None, GROUP, None, None, [25]),  # aider's answer for the group
+        ("user", "user", None, "hi", None, None, [27]),
+        ("agent_text", "agent", None, "litellm.RateLimitError: too many", None, None, [29]),
+        ("note", "system", None, "Retrying in 0.2 seconds...", None, None, [30]),
+        ("interrupt", "user", None, "^C KeyboardInterrupt", None, None, [31]),
+    ]
+    run, res, git = s.events[2], s.events[3], s.events[5]
+    ids = {e.call_id for e in (run, res)}
+    assert len(ids) == 1 and ids == {f"{run.refs[0].ev}:cmd"} and git.call_id == f"{git.refs[0].ev}:cmd"
+    # the argument's place in the input's text
+    assert isinstance(run.info, CallInfo) and run.info.span == (1, 6)
+    assert isinstance(git.info, CallInfo) and git.info.span == (7, 13)
+    assert isinstance(s.events[6].info, NoteInfo) and s.events[6].info.subtype == "confirmation"
+    assert isinstance(s.events[8].info, MessageInfo) and s.events[8].info.api_error is True
+    assert isinstance(s.events[9].info, NoteInfo) and s.events[9].info.subtype == "message"
+    marks = {s.evidence[k].line: v for k, v in s.ledger.items()}
+    assert marks == {
+        2: Mark("metadata", "session start time"), **{n: SETTINGS for n in range(4, 10)},
+        11: Mark("set_aside", "an empty user input (aider writes `<blank>`)"),
+        12: QUOTE, 13: QUOTE, 14: Mark("set_aside", "interrupt (Ctrl-C)"), 15: QUOTE,
+        17: Mark("set_aside", "a user input of blank lines"),
+        25: Mark("set_aside", "a confirmation aider answered for a group", "confirmation"),
+        30: Mark("set_aside", "aider's messages are notes, not steps", "message"),
+        31: Mark("set_aside", "interrupt (Ctrl-C)")}
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("no-result", "/git 'status': no output written after it", 23)]
+    assert s.quality.missing_results == 1
+    assert s.quality.extra == {"blank_inputs": 2, "auto_confirmations": 1, "model_failures": 1, "blank_lines": 9,
+                               "untimed_events": 11}
+    assert s.quality.records == 22
+
+
+def test_the_start_up_lines_facts(tmp_path: Path) -> None:
+    s = _read(tmp_path, CHAT)
+    m = s.meta
+    assert (m.agent, m.agent_version, m.models, m.started_at) == ("aider", "0.86.1", ["m1"], "2026-03-01 09:00:00")
+    assert m.extra == {"command": "/usr/bin/aider --model m1", "edit_format": "diff", "weak_model": "w2",
+                       "git_repo": ".git with 3 files", "repo_map": "using 1024 tokens"}
+    ev = s.evidence[m.started_at_ref.ev]
+    # the time alone: after `# aider chat started at ` on line 2 (line 1 is blank)
+    assert (ev.line, ev.byte_offset, ev.byte_length, ev.record_type) == (2, 25, 19, "session_start")
