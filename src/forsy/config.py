@@ -46,14 +46,32 @@ def default_store_url(env: Mapping[str, str] | None = None) -> str:
     return env.get("FORSY_STORE") or f"sqlite:///{data_dir() / 'forsy.db'}"
 
 
-def default_log_roots(home: Path | None = None) -> list[Path]:
+def claude_home(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
+    """Claude Code's folder: CLAUDE_CONFIG_DIR when set (as Claude Code reads it), else ~/.claude."""
+    env = os.environ if env is None else env
+    return Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else \
+        (home or Path.home()) / ".claude"
+
+
+def codex_home(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
+    """Codex's folder: CODEX_HOME when set (as codex reads it), else ~/.codex."""
+    env = os.environ if env is None else env
+    return Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else (home or Path.home()) / ".codex"
+
+
+def default_log_roots(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Path]:
     """The folders where the agents forsy reads write their logs (whether or not they exist):
-    Claude Code's and Codex's, then each registered source's own `default_roots` (relative to
-    the home folder), in registry order, without repeats."""
+    Claude Code's (under CLAUDE_CONFIG_DIR when set, and ~/.claude) and Codex's (its sessions
+    and the ones it archived, under CODEX_HOME when set, and ~/.codex), then each registered
+    source's own `default_roots` (relative to the home folder), in registry order, without
+    repeats."""
     from .sources import available
 
     home = home or Path.home()
-    roots = [home / ".claude" / "projects", home / ".codex" / "sessions"]
+    claude, codex = claude_home(env, home), codex_home(env, home)
+    roots = [claude / "projects", home / ".claude" / "projects", codex / "sessions", codex / "archived_sessions",
+             home / ".codex" / "sessions", home / ".codex" / "archived_sessions"]
+    roots = list(dict.fromkeys(roots))
     for src in available():
         for rel in getattr(src, "default_roots", ()):
             p = home / rel

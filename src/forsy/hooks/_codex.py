@@ -16,7 +16,6 @@ keys must be what they were, `notify` what forsy meant.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -138,15 +137,13 @@ def add(text: str, argv: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------- the rollout
-def codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-
-
 def find_rollout(payload: dict[str, Any], sessions: Path | None = None) -> Path | None:
     """The rollout of the notification's thread: Codex names it
     `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl` (the day it started, so a
     session resumed days later is found by the walk). Without a thread id (older Codex),
     the newest rollout whose `session_meta` names the notification's `cwd`."""
+    from ..config import codex_home
+
     sessions = sessions or codex_home() / "sessions"
     thread = payload.get("thread-id")
     if isinstance(thread, str) and re.fullmatch(r"[0-9A-Za-z-]{8,64}", thread):

@@ -47,9 +47,11 @@ class Status:
 def settings_path(agent: str) -> Path:
     """The user-level settings file each agent reads."""
     if agent == "claude-code":
-        return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "settings.json"
+        from ..config import claude_home
+
+        return claude_home() / "settings.json"
     if agent == "codex":
-        from ._codex import codex_home
+        from ..config import codex_home
 
         return codex_home() / "config.toml"
     if agent == "gemini":

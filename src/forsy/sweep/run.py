@@ -510,9 +510,10 @@ class _Sweep:
             self.store.put_file_states(rows)
 
     def _cleanup_warning(self, plan: Plan, on_disk: dict[str, Stat]) -> None:
+        from ..config import claude_home
         from ._cleanup import cleanup_warnings
 
-        home = self.opt.claude_home or Path.home() / ".claude"
+        home = self.opt.claude_home or claude_home()
         states = self.store.file_states(self.roots)
         sessions = [(u.path, on_disk[u.path].mtime_ns, states.get(u.path)) for u in plan.units if u.path in on_disk]
         self.report.warnings += cleanup_warnings(home, sessions, self.now, CLEANUP_WARN_DAYS)
