@@ -98,3 +98,43 @@ def test_the_start_up_lines_facts(tmp_path: Path) -> None:
     ev = s.evidence[m.started_at_ref.ev]
     # the time alone: after `# aider chat started at ` on line 2 (line 1 is blank)
     assert (ev.line, ev.byte_offset, ev.byte_length, ev.record_type) == (2, 25, 19, "session_start")
+
+
+def _edit(path: str, old: str, new: str) -> str:
+    return f"{path}\n```python\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n```"
+
+
+def _sub(e: Any) -> Any:
+    return e.info.subtype if isinstance(e.info, NoteInfo) else getattr(e.info, "rejected", None)
+
+
+def test_edits_aider_refused_or_could_not_make(tmp_path: Path) -> None:
+    """base_coder.allowed_to_edit: a file not in the chat is edited only if the user allows it
+    (refused: `Skipping edits to <path>`); a new file aider cannot create, or one git ignores,
+    is skipped with aider's own words. Each answers its edit: a refusal is a rejection, aider's
+    skip a failure; none is left without a result."""
+    allow = "Allow edits to file that has not been added to the chat? (Y)es/(N)o [Yes]: n"
+    create = "Create new file? (Y)es/(N)o [Yes]: y"
+    unable, ignored = "Unable to create h.py, skipping edits.", "Skipping edits to i.py that matches gitignore spec."
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### add them{B}\n\n"
+            f"{_edit('g.py', 'g = 0', 'g = 1')}\n\n{_edit('h.py', '', 'h = 1')}\n\n"
+            f"{_edit('i.py', 'i = 0', 'i = 1')}\n\n"
+            f"> g.py{B}\n> {allow}{B}\n> Skipping edits to g.py{B}\n> h.py{B}\n> {create}{B}\n> {unable}{B}\n"
+            f"> {ignored}{B}\n")
+    s = _read(tmp_path, chat)
+    calls = [e for e in s.events if e.kind == "tool_call"]
+    assert [(e.tool, e.args) for e in calls] == [("search_replace", _edit("g.py", "g = 0", "g = 1")),
+                                                ("search_replace", _edit("h.py", "", "h = 1")),
+                                                ("search_replace", _edit("i.py", "i = 0", "i = 1"))]
+    g, h, i = (c.call_id for c in calls)
+    got = [(e.kind, e.call_id, e.text, e.is_error, _sub(e)) for e in s.events[4:]]
+    assert got == [
+        ("note", None, "g.py", None, "message"),
+        ("tool_result", g, allow, False, True),
+        ("note", None, "Skipping edits to g.py", None, "message"),
+        ("note", None, "h.py", None, "message"),
+        ("note", None, create, None, "confirmation"),
+        ("tool_result", h, unable, True, None),
+        ("tool_result", i, ignored, True, None)]
+    assert s.warnings == [] and s.quality.missing_results == 0
+    assert (s.quality.extra["confirmations"], s.quality.extra["edits_reconstructed"]) == (2, 3)

@@ -25,8 +25,10 @@ and the messages right after it; a model reply and the messages after it. What e
   in one group. Each edit is answered by the `Applied edit to <path>` message naming its
   file (a success); an edit with no such message by aider's failure report (`_failures`:
   an error for the edits it names or quotes, a success for the others when it says they
-  were applied), by a refused `Create new file?` as a rejection, else it has no result
-  (warned, counted);
+  were applied), by a refused `Create new file?` or `Allow edits to file that has not been
+  added to the chat?` as a rejection, by aider's `Unable to create <path>, skipping edits.`
+  or `Skipping edits to <path> that matches gitignore spec.` as an error, else it has no
+  result (warned, counted);
 * a shell command the reply suggested (a message followed by `Run shell command(s)?`): a
   `shell` call (args: that message), answered by the `Running …` messages (a failure when
   they say the command could not be run), or rejected. A
@@ -67,6 +69,11 @@ FAILED = ("failed to match", "failed to exactly match", "did not conform to the 
 REPORT_ENDS = ("Applied edit to ", "Commit ", "Tokens: ", "You can use /undo", "Committing ")
 OTHERS_APPLIED = re.compile(r"The other \d+ SEARCH/REPLACE blocks? (?:were|was) applied successfully")
 SEARCH_LINE = re.compile(r"<{5,9} SEARCH\Z")
+# the questions whose refusal skips a file's edits (base_coder.allowed_to_edit), and the files aider
+# skipped by itself: one it could not create, one git ignores
+REFUSABLE = ("Create new file?", "Allow edits to file that has not been added to the chat?")
+UNAPPLIED = re.compile(r"(?:Unable to create (.+?), skipping edits\.|Skipping edits to (.+?) that matches gitignore "
+                       r"spec\.)\s*\Z")
 INTERRUPTS = ("^C again to exit", "^C KeyboardInterrupt")
 RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ lines? of output to the chat"
                  r"|Error (?:occurred while )?running command ')")
@@ -344,6 +351,8 @@ class Builder:
                 self._shell(m, nxt, msgs[k + 2:])
             elif (a := APPLIED.match(m.text)) is not None:
                 self._applied(m, a.group(1))
+            elif (u := UNAPPLIED.match(m.text)) is not None and self._unapplied(m, u.group(1) or u.group(2)):
+                continue
             elif q and m.text.startswith("Run shell command") and self.st.suggested:
                 # the question with no command written before it (a start-up line stands there):
                 # it asks about the command the reply suggested, cited in the reply
@@ -412,8 +421,15 @@ class Builder:
             self._answer(c, m)
             m.used = True
 
+    def _unapplied(self, m: Message, path: str) -> bool:
+        """Aider skipped the edits of `path` by itself: a failure of each edit of it not answered yet."""
+        hits = [c for c, p in self.st.edits if p == path and str(c.call_id) not in self.st.answered]
+        for c in hits:
+            self._answer(c, m, error=True)
+        return bool(hits)
+
     def _confirmation(self, m: Message, subject: Message | None, answer: str) -> None:
-        if m.text.startswith("Create new file?") and answer.lower().startswith("n") and subject is not None:
+        if m.text.startswith(REFUSABLE) and answer.lower().startswith("n") and subject is not None:
             for c, p in self.st.edits:
                 if p == subject.text.strip() and str(c.call_id) not in self.st.answered:
                     self._answer(c, m, rejected=True)
