@@ -19,6 +19,7 @@ from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.codex import CodexSource
 from forsy.sources.codex import source as source_module
+from forsy.sources.codex.source import day_folders
 from forsy.sources.lines import Limits
 
 SRC = CodexSource()
@@ -258,21 +259,48 @@ def test_a_parent_reads_its_subagents_and_says_who_spawned_each(tmp_path: Path) 
     assert (s.session_id, s.meta.extra["actor"], s.meta.agent_version) == (PID, "agent", "0.90.0")
 
 
-def test_a_subagent_written_in_the_next_days_folder_is_not_lost(tmp_path: Path) -> None:
+def test_a_subagent_written_in_the_next_days_folder_is_read_with_its_parent(tmp_path: Path) -> None:
     """Codex names each thread's file by the time the thread began (sessions/YYYY/MM/DD): a
-    subagent spawned after midnight is in the next day's folder, where its parent's reading
-    does not look. It is then read on its own, never left out as read with its parent."""
+    subagent spawned after midnight is in the next day's folder. Its parent's reading looks
+    there too (the next day's folder only, across a month's and a year's end), and discover
+    leaves it to its parent; one two days on, or whose parent is not in the tree searched, is
+    read on its own, never left out."""
     sessions = tmp_path / "sessions"
     f = family(sessions / "2026" / "05" / "12")
     late = sessions / "2026" / "05" / "13" / f["second"].name
     late.parent.mkdir(parents=True)
     f["second"].rename(late)
-    assert SRC.discover(sessions) == [f["parent"], late]
+    assert SRC.discover(sessions) == [f["parent"]]
     [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
-    assert [x.path for x in s.files] == [str(f[k].relative_to(tmp_path)) for k in ("parent", "child", "grandchild")]
+    assert [x.path for x in s.files] == [str(p.relative_to(tmp_path)) for p in
+                                         (f["parent"], f["child"], f["grandchild"], late)]
+    assert ("agent_text", f"subagent:{DID}", "on my own") in [(e.kind, e.actor, e.text) for e in s.events]
+    assert SRC.discover(sessions / "2026" / "05" / "13") == [late]  # its parent is not searched: alone
     [alone] = SRC.read(late, ReadContext(root=tmp_path))
     assert (alone.session_id, alone.meta.extra["parent_thread_id"]) == (DID, PID)
     assert [(e.kind, e.actor, e.text) for e in alone.events] == [("agent_text", f"subagent:{DID}", "on my own")]
+    later = sessions / "2026" / "05" / "14" / late.name  # two days on: not looked for
+    later.parent.mkdir(parents=True)
+    late.rename(later)
+    assert SRC.discover(sessions) == [f["parent"], later]
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert later.name not in {Path(x.path).name for x in s.files}
+
+
+@pytest.mark.parametrize(("day", "next_day"), [(("2026", "05", "31"), ("2026", "06", "01")),
+                                               (("2025", "12", "31"), ("2026", "01", "01")),
+                                               (("2028", "02", "28"), ("2028", "02", "29"))])
+def test_the_next_days_folder_across_a_months_and_a_years_end(tmp_path: Path, day: tuple[str, str, str],
+                                                               next_day: tuple[str, str, str]) -> None:
+    here, there = tmp_path.joinpath(*day), tmp_path.joinpath(*next_day)
+    here.mkdir(parents=True)
+    assert day_folders(here) == [here]  # the next day's folder does not exist
+    there.mkdir(parents=True)
+    assert day_folders(here) == [here, there]
+    for odd in ("x/05/12", "2026/5/12", "2026/05/1", "2026/13/01", "2026/02/30"):
+        folder = tmp_path / "odd" / odd
+        folder.mkdir(parents=True)
+        assert day_folders(folder) == [folder], odd
 
 
 def test_codex_folder_gives_its_archived_sessions_too(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ The reading rules live in these modules:
 
 Subagents: a thread spawned by another has its own file whose `session_meta.source` is
 `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
-the subagent files in its directory (recursively: one in another folder, spawned after
-midnight, is read on its own; one that cannot be read is warned); their events get actor
+the subagent files in its directory and in the next day's (spawned after midnight:
+`day_folders`), recursively; one further away is read on its own, one that cannot be read
+is warned; their events get actor
 `subagent:<thread id>` and are merged into the parent's events by timestamp, each file
 keeping its own order. The first event of a subagent carries `link.parent_call_id`
 only when Codex recorded the spawning call exactly: a `collab_agent_spawn_end` event or a
@@ -29,6 +30,7 @@ child.
 from __future__ import annotations
 
 import heapq
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -90,10 +92,10 @@ class CodexSource:
         found = {p for r in roots or [path] for pat in PATTERNS for p in r.rglob(pat) if p.is_file()}
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
-        ids = {(p.parent, str(h.get("id"))) for p, h in heads.items() if h.get("id")}
-        # A subagent whose parent is in its folder is read with its parent (`_Reader.children`
-        # looks there), not on its own; one in another folder (spawned after midnight, or its
-        # parent archived) is read on its own.
+        ids = {(d, str(h.get("id"))) for p, h in heads.items() if h.get("id") for d in day_folders(p.parent)}
+        # A subagent whose parent is in its folder, or in the day's before (spawned after
+        # midnight), is read with its parent (`_Reader.children` looks in both), not on its
+        # own; one elsewhere (its parent archived, or further back) is read on its own.
         return [p for p in rollouts if (p.parent, _parent_of(heads[p])) not in ids]
 
     def _is_rollout(self, path: Path) -> bool:
@@ -161,7 +163,7 @@ class _Reader:
 
     def children(self, parent: Thread) -> list[tuple[Thread, Thread]]:
         out: list[tuple[Thread, Thread]] = []
-        for p in sorted(parent.lf.path.parent.iterdir()):
+        for p in sorted(p for d in day_folders(parent.lf.path.parent) for p in d.iterdir()):
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
                 continue
             head = _head_meta(p)
@@ -252,6 +254,21 @@ def _read_first_line(path: Path) -> bytes:
     except (InputError, OSError):
         return b""
     return _first_line(head_text(path, data))
+
+
+def day_folders(folder: Path) -> list[Path]:
+    """The folders a thread's subagents are looked for in: its own and, in codex's dated layout
+    (sessions/YYYY/MM/DD, the day the thread began, local time), the next day's, which holds a
+    subagent spawned after midnight (only when it exists)."""
+    try:
+        day = date(int(folder.parent.parent.name), int(folder.parent.name), int(folder.name))
+    except ValueError:
+        return [folder]
+    if not (len(folder.parent.parent.name) == 4 and len(folder.parent.name) == len(folder.name) == 2):
+        return [folder]
+    nxt = day + timedelta(days=1)
+    after = folder.parent.parent.parent / f"{nxt.year:04d}" / f"{nxt.month:02d}" / f"{nxt.day:02d}"
+    return [folder, after] if after.is_dir() else [folder]
 
 
 def _head_meta(path: Path) -> dict[str, Any]:
