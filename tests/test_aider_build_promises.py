@@ -138,3 +138,29 @@ def test_edits_aider_refused_or_could_not_make(tmp_path: Path) -> None:
         ("tool_result", i, ignored, True, None)]
     assert s.warnings == [] and s.quality.missing_results == 0
     assert (s.quality.extra["confirmations"], s.quality.extra["edits_reconstructed"]) == (2, 3)
+
+
+def test_questions_in_the_form_aider_wrote_before_august_2024(tmp_path: Path) -> None:
+    """Before 0.52 io.confirm_ask wrote `<question> [Y/n] y` (or `[y/N]`, the answer `y` or `n`,
+    no colon): a refused new file is a rejection, a shell command asked so is a call."""
+    chat = (f"\n# aider chat started at 2024-06-01 09:00:00\n\n#### add it{B}\n\n"           # 1-5
+            f"{_edit('n.py', '', 'n = 1')}\n\nThen:\n\n```bash\nls\n```\n\n"                 # 6-20
+            f"> n.py{B}\n> Create new file? [Y/n] n{B}\n> Skipping edits to n.py{B}\n\n"     # 21-24
+            f"> ls{B}\n> Run shell command? [Y/n] y{B}\n> Running ls{B}\n\n"                 # 25-28
+            f"> pwd{B}\n> Run shell command? [y/N] n{B}\n")                                  # 29-30
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, _sub(e), _lines(s, e))
+           for e in s.events]
+    assert got == [
+        ("user", None, "add it", None, None, [4]),
+        ("tool_call", "search_replace", _edit("n.py", "", "n = 1"), None, None, [6]),
+        ("agent_text", None, "Then:\n\n```bash\nls\n```", None, None, [15]),
+        ("note", None, "n.py", None, "message", [21]),
+        ("tool_result", "search_replace", "Create new file? [Y/n] n", False, True, [22]),
+        ("note", None, "Skipping edits to n.py", None, "message", [23]),
+        ("tool_call", "shell", "ls", None, None, [25]),
+        ("note", None, "Run shell command? [Y/n] y", None, "confirmation", [26]),
+        ("tool_result", "shell", "Running ls", None, None, [27]),
+        ("tool_call", "shell", "pwd", None, None, [29]),
+        ("tool_result", "shell", "Run shell command? [y/N] n", False, True, [30])]
+    assert s.warnings == [] and s.quality.extra["confirmations"] == 3

@@ -58,7 +58,9 @@ from ._evidence import Cutter
 from ._md import HEADER, Item, Line
 from ._reply import Block, split
 
-QUESTION = re.compile(r".*\? \(Y\)es/\(N\)o.*\]: ?(\S*)\s*\Z", re.S)
+# a question and its answer as io.confirm_ask writes it: `Q? (Y)es/(N)o... [Yes]: y`, and before 0.52
+# (August 2024) `Q? [Y/n] y`
+QUESTION = re.compile(r".*\? (?:\(Y\)es/\(N\)o.*\]: ?|\[[Yy]/[Nn]\] ?)(\S*)\s*\Z", re.S)
 APPLIED = re.compile(r"Applied edit to (.+?)\s*\Z")
 COMMANDS = frozenset({"/run", "/test", "/lint", "/git"})
 # what io.user_input writes for an input of nothing (Enter alone): `#### <blank>`, not the user's words
