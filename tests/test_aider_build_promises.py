@@ -164,3 +164,108 @@ def test_questions_in_the_form_aider_wrote_before_august_2024(tmp_path: Path) ->
         ("tool_call", "shell", "pwd", None, None, [29]),
         ("tool_result", "shell", "Run shell command? [y/N] n", False, True, [30])]
     assert s.warnings == [] and s.quality.extra["confirmations"] == 3
+
+
+def test_shell_commands_the_reply_suggested_and_commands_with_no_output(tmp_path: Path) -> None:
+    """A start-up line (`Git repo: …`) stands before `Run shell command(s)?`: the call is the
+    command of the reply's next shell fence (a blank one is none), cited as a slice of the
+    reply's text; aider's `Running …` messages and a message of several lines after them answer
+    it, a failure when aider could not run it (base_coder.handle_shell_commands, run_cmd)."""
+    x70 = "x" * 70
+    yes = "(Y)es/(N)o/(D)on't ask again [Yes]"
+    text = "Run these:\n\n```bash\nmake\nmake lint\n```\n\nand\n\n```sh\n   \n```\n\n```shell\npwd\n```"
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### check{B}\n\n{text}\n\n"           # 1-22
+            f"> Git repo: .git with 3 files{B}\n> Run shell commands? {yes}: y{B}\n"                  # 23-24
+            f"> Running make{B}\n> make: *** No rule to make target\n'all'.  Stop.{B}\n"              # 25-27
+            f"> Running make lint{B}\n> Error occurred while running command 'make lint': boom{B}\n"  # 28-29
+            f"> Add command output to the chat? {yes}: n{B}\n\n"                                      # 30-31
+            f"> Git repo: .git with 3 files{B}\n> Run shell command? {yes}: y{B}\n\n"                 # 32-34
+            f"#### /lint{B}\n> ok{B}\n>{B}\n>{B}\n\n"                                                 # 35-39
+            f"#### /test {x70}{B}\n\n")                                                               # 40-41
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.actor, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, _sub(e), _lines(s, e))
+           for e in s.events]
+    ran = "Running make\nmake: *** No rule to make target\n'all'.  Stop.\nRunning make lint\n" \
+          "Error occurred while running command 'make lint': boom"
+    assert got == [
+        ("user", "user", None, "check", None, None, [4]),
+        ("agent_text", "agent", None, text, None, None, [6]),
+        ("tool_call", "agent", "shell", "make\nmake lint", None, None, [6]),
+        ("note", "system", None, f"Run shell commands? {yes}: y", None, "confirmation", [24]),
+        ("tool_result", "agent", "shell", ran, True, None, [25, 26, 28, 29]),
+        ("note", "system", None, f"Add command output to the chat? {yes}: n", None, "confirmation", [30]),
+        ("tool_call", "agent", "shell", "pwd", None, None, [6]),
+        ("note", "system", None, f"Run shell command? {yes}: y", None, "confirmation", [33]),
+        ("user", "user", None, "/lint", None, None, [35]),
+        ("tool_call", "agent", "/lint", None, None, None, [35]),
+        ("tool_result", "agent", "/lint", "ok", None, None, [36]),  # the blank quote lines after it are not
+        ("user", "user", None, f"/test {x70}", None, None, [40]),
+        ("tool_call", "agent", "/test", x70, None, None, [40])]
+    ev = s.events[1].refs[0].ev
+    make, pwd, lint, test = s.events[2], s.events[6], s.events[9], s.events[12]
+    assert (make.call_id, s.events[4].call_id, pwd.call_id) == (f"{ev}:shell:20", f"{ev}:shell:20", f"{ev}:shell:69")
+    assert isinstance(make.info, CallInfo) and make.info.span == (20, 34) and text[20:34] == "make\nmake lint"
+    assert isinstance(pwd.info, CallInfo) and pwd.info.span == (69, 72) and text[69:72] == "pwd"
+    # a command with no argument has no span; one of 70 characters is named by its first 60 in the warning
+    assert lint.info is None and lint.args is None
+    assert isinstance(test.info, CallInfo) and test.info.span == (6, 76)
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("no-result", "a shell command aider ran has no report of its run", ".aider.chat.history.md", 6),
+        ("no-result", f"/test {x70[:60]!r}: no output written after it", ".aider.chat.history.md", 40)]
+    assert s.quality.missing_results == 2 and s.quality.extra["confirmations"] == 3
+    marks = {s.evidence[k].line: v for k, v in s.ledger.items()}
+    assert {n: marks[n] for n in (23, 32, 37, 38)} == {23: SETTINGS, 32: SETTINGS, 37: QUOTE, 38: QUOTE}
+
+
+REPORT = ("# 1 SEARCH/REPLACE block failed to match!\n\n"
+          "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in b.py\n"
+          "<<<<<<< SEARCH\n  x = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\n"
+          "The SEARCH section must exactly match an existing block of lines including all white space, comments, "
+          "indentation, docstrings, etc\n\n"
+          "# The other 2 SEARCH/REPLACE blocks were applied successfully.\nDon't re-send them.\n"
+          "Just reply with fixed versions of the block above that failed to match.")
+
+
+def test_a_failure_report_answers_the_blocks_it_quotes_and_the_others(tmp_path: Path) -> None:
+    """editblock_coder.apply_edits' report (written whole as one message, base_coder: after `The
+    LLM did not conform to the edit format.` and the help link) quotes the blocks that failed:
+    of two edits of b.py only the one whose SEARCH lines it quotes (indentation aside) failed;
+    the one whose SEARCH holds the quoted line and one more was applied, as was c.py's. A report
+    naming none of a reply's files fails all its edits."""
+    e1, e2 = _edit("b.py", "x = 1", "x = 2"), _edit("b.py", "z = 0\n    x = 1", "z = 1")
+    e3, e4 = _edit("c.py", "c = 0", "c = 1"), _edit("d.py", "d = 0", "d = 1")
+    llm = "The LLM did not conform to the edit format."
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### fix{B}\n\n{e1}\n\n{e2}\n\n{e3}\n\n"      # 1-33
+            f"> {llm}{B}\n> https://aider.chat/docs/troubleshooting/edit-errors.html{B}\n>{B}\n"           # 34-36
+            f"> {REPORT}{B}\n> Tokens: 1k sent{B}\n\n"                                                     # 37-52
+            f"#### again{B}\n\n<think>\nhm\n</think>\n\n{e4}\n\n"                                          # 53-67
+            f"> {llm}{B}\n> # 1 SEARCH/REPLACE block failed to match!{B}\n")                               # 68-69
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, e.group, _lines(s, e),
+            [s.evidence[r.ev].record_type for r in e.refs]) for e in s.events]
+    sr, out = "search_replace", "aider_output"
+    assert got == [
+        ("user", None, "fix", None, None, [4], ["user_line"]),
+        ("tool_call", sr, e1, None, "reply-L6", [6], ["edit_block"]),
+        ("tool_call", sr, e2, None, "reply-L6", [15], ["edit_block"]),
+        ("tool_call", sr, e3, None, "reply-L6", [25], ["edit_block"]),
+        ("tool_result", sr, f"{llm}\nhttps://aider.chat/docs/troubleshooting/edit-errors.html\n{REPORT}", True, None,
+         [34, 35, 37], [out] * 3),
+        ("tool_result", sr, REPORT, False, None, [37], [out]),
+        ("tool_result", sr, REPORT, False, None, [37], [out]),
+        ("note", None, "Tokens: 1k sent", None, None, [51], [out]),
+        ("user", None, "again", None, None, [53], ["user_line"]),
+        ("reasoning", None, "hm", None, None, [56], ["reasoning"]),
+        ("tool_call", sr, e4, None, "reply-L55", [59], ["edit_block"]),
+        ("tool_result", sr, f"{llm}\n# 1 SEARCH/REPLACE block failed to match!", True, None, [68, 69], [out] * 2)]
+    calls = [e.call_id for e in s.events if e.kind == "tool_call"]
+    assert [e.call_id for e in s.events if e.kind == "tool_result"] == calls
+    assert all(e.actor == "agent" for e in s.events if e.kind in ("tool_call", "tool_result", "reasoning"))
+    tag = Mark("set_aside", "the tag aider writes around the model's reasoning")
+    marks = {s.evidence[k].line: v for k, v in s.ledger.items()}
+    assert {n: marks[n] for n in (36, 51, 55, 57)} == {
+        36: QUOTE, 51: Mark("set_aside", "aider's messages are notes, not steps", "usage"), 55: tag, 57: tag}
+    assert {ev.record_type for ev in s.evidence.values() if ev.line in (55, 57)} == {"tag"}
+    # blank lines: 1, 3, 5, 33, 52, 54, 67 between writes and 14, 24, 58 between a reply's blocks
+    assert s.warnings == [] and s.quality.missing_results == 0
+    assert s.quality.extra == {"edits_reconstructed": 4, "blank_lines": 10, "untimed_events": 12}
