@@ -269,3 +269,25 @@ def test_a_failure_report_answers_the_blocks_it_quotes_and_the_others(tmp_path: 
     # blank lines: 1, 3, 5, 33, 52, 54, 67 between writes and 14, 24, 58 between a reply's blocks
     assert s.warnings == [] and s.quality.missing_results == 0
     assert s.quality.extra == {"edits_reconstructed": 4, "blank_lines": 10, "untimed_events": 12}
+
+
+def test_the_architects_answer_passed_on_to_the_editor(tmp_path: Path) -> None:
+    """architect_coder: the editor model is run with the architect's reply as its message, which
+    io.user_input writes as an input (a blank line as `####` and three spaces): aider's words,
+    a duplicate of the reply; the same words typed on one line are the user's."""
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### plan it{B}\n\n"   # 1-5
+            "Change a:\n\n  do x\n\n"                                             # 6-9
+            f"#### Change a:{B}\n#### {B}\n####   do x{B}\n\n"                    # 10-13
+            "ok\n\n"                                                              # 14-15
+            f"#### ok{B}\n")                                                      # 16
+    s = _read(tmp_path, chat)
+    assert [(e.kind, e.actor, e.text, _sub(e), _lines(s, e)) for e in s.events] == [
+        ("user", "user", "plan it", None, [4]),
+        ("agent_text", "agent", "Change a:\n\n  do x", None, [6]),
+        ("note", "system", "Change a:\n\n  do x", "editor_request", [10, 11, 12]),
+        ("agent_text", "agent", "ok", None, [14]),
+        ("user", "user", "ok", None, [16])]  # one line: the user's, though it repeats the reply
+    marks = {s.evidence[k].line: v for k, v in s.ledger.items()}
+    dup = Mark("duplicate", "the architect's answer passed on to the editor model")
+    assert {n: marks.get(n) for n in (10, 11, 12, 16)} == {10: dup, 11: dup, 12: dup, 16: None}
+    assert s.quality.extra["editor_requests"] == 1
