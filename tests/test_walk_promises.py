@@ -101,8 +101,8 @@ def test_a_home_folder_is_asked_of_the_layouts_only(tmp_path: Path, monkeypatch:
 def test_the_depth_limit_names_the_first_folder_it_leaves_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walk, "MAX_DEPTH", 2)
     root = tmp_path / "r"
-    _tree(root, {"d1/d2/s.fa": b"A", "d1/d2/d3/t.fa": b"A", "e1/e2/e3/u.fa": b"A"})
-    assert _walk(root, Fake("A", b"A", (".fa",))) == ([("A", "d1/d2/s.fa")], [], [
+    _tree(root, {"d1/d2/s.fa": b"A", "d1/d2/d3/t.fa": b"A", "e1/e2/e3/u.fa": b"A", "e1/e2/z.json": b"zz"})
+    assert _walk(root, Fake("A", b"A", (".fa",))) == ([("A", "d1/d2/s.fa")], ["e1/e2/z.json"], [
         ("d1/d2/d3", "not searched: deeper than 2 folders below the named one (name it directly)")])
 
 
@@ -220,3 +220,87 @@ def test_a_log_no_layout_offers_is_its_sniffers_unless_a_part_of_a_session(tmp_p
     assert (unrecognised, skipped) == ([], [])
     # the session's own folder named alone: its files are still its parts (p4 is not, as above)
     assert _walk(root / "q" / "sid", Fake("A", b"A", (".fa",))) == ([("A", "a/b/c/p4.jsonl")], [], [])
+
+
+class _Bare:
+    """A source without `searches_below`: asked in every folder, as one that says False."""
+
+    name = "bare"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return head.startswith(b"Z")
+
+    def discover(self, d: Path) -> list[Path]:
+        return sorted(f for f in d.iterdir() if f.suffix == ".fz")
+
+
+def test_a_source_that_says_nothing_of_searching_below_is_asked_in_every_folder(tmp_path: Path) -> None:
+    _tree(tmp_path, {"a/b/s.fz": b"Z"})
+    d = discover_tree(tmp_path, cast(Any, [_Bare()]))
+    assert [p for _, p in d.found] == [tmp_path / "a" / "b" / "s.fz"]
+
+
+def test_a_link_to_a_log_file_is_read(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _tree(tmp_path, {"outside.jsonl": b"A1", "r/a/x.txt": b""})
+    (root / "a" / "link.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    assert _walk(root, Fake("A", b"A", (".fa",))) == ([("A", "a/link.jsonl")], [], [])
+
+
+class _Entry:
+    """A folder entry whose kind cannot be read (a stat that fails)."""
+
+    def __init__(self, entry: os.DirEntry[str], error: OSError) -> None:
+        self.name, self.path, self.error = entry.name, entry.path, error
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        raise self.error
+
+    def is_symlink(self) -> bool:
+        raise self.error
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        raise self.error
+
+
+@pytest.mark.parametrize(("error", "why"), [(PermissionError(errno.EACCES, "Permission denied"), "Permission denied"),
+                                            (OSError("no reason given"), "no reason given")])
+def test_an_entry_whose_kind_cannot_be_read_is_named_and_the_rest_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, why: str) -> None:
+    root = tmp_path / "r"
+    _tree(root, {"bad/s.fa": b"A", "ok/t.fa": b"A"})
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> list[Any]:
+        return [_Entry(e, error) if e.name == "bad" else e for e in real(path)]
+    monkeypatch.setattr(walk.os, "scandir", scandir)
+    assert _walk(root, Fake("A", b"A", (".fa",))) == ([("A", "ok/t.fa")], [], [("bad", f"not searched: {why}")])
+
+
+class _Up(Fake):
+    """A layout that, asked at a `chats/` folder, also offers the `logs.json` above it (Gemini's)."""
+
+    def discover(self, d: Path) -> list[Path]:
+        up = [d.parent / "logs.json"] if d.name == "chats" and (d.parent / "logs.json").is_file() else []
+        return up + super().discover(d)
+
+
+def test_a_log_a_deeper_layout_found_is_not_read_again_and_the_logs_after_it_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _tree(root, {"g/logs.json": b"G", "g/chats/c.fg": b"G", "z/loose.json": b"G"})
+    found, unrecognised, _ = _walk(root, _Up("G", b"G", (".fg",)))
+    assert found == [("G", "g/logs.json"), ("G", "g/chats/c.fg"), ("G", "z/loose.json")]
+    assert unrecognised == []
+
+
+@pytest.mark.parametrize(("size", "forsy"), [(16 << 20, True), ((16 << 20) + 1, False)])
+def test_a_manifest_past_16_mib_is_never_read_as_forsys(tmp_path: Path, size: int, forsy: bool) -> None:
+    root = tmp_path / "r"
+    manifest = b'{"generator": {"name": "forsy"}}'
+    _tree(root, {"out/manifest.json": manifest + b" " * (size - len(manifest)), "out/trace.json": b"{}"})
+    assert (root / "out" / "manifest.json").stat().st_size == size
+    _, unrecognised, skipped = _walk(root, Fake("A", b"A", (".fa",)))
+    if forsy:
+        assert (unrecognised, skipped) == ([], [("out", FORSY_OUTPUT)])
+    else:
+        assert (unrecognised, skipped) == (["out/manifest.json", "out/trace.json"], [])
