@@ -291,3 +291,55 @@ def test_the_architects_answer_passed_on_to_the_editor(tmp_path: Path) -> None:
     dup = Mark("duplicate", "the architect's answer passed on to the editor model")
     assert {n: marks.get(n) for n in (10, 11, 12, 16)} == {10: dup, 11: dup, 12: dup, 16: None}
     assert s.quality.extra["editor_requests"] == 1
+
+
+def test_checks_after_the_edits_and_edits_left_with_no_result(tmp_path: Path) -> None:
+    """base_coder after applying edits: the lint run's report and question, then the test run
+    (`Added N lines of output to the chat.` and its question) are two failed checks, each
+    answered by its own report; a test question right after the commit is its own report. Edits
+    aider said nothing about are warned where they start, by path or as `a file`."""
+    e, k = _edit("app.py", "x = 1", "x = 2"), _edit("k.py", "k = 1", "k = 2")
+    u = "<<<<<<< SEARCH\nu = 1\n=======\nu = 2\n>>>>>>> REPLACE"
+    lint_q = "Attempt to fix lint errors? (Y)es/(N)o [Yes]: n"
+    test_q = "Attempt to fix test errors? (Y)es/(N)o [Yes]: n"
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### fix{B}\n\n{e}\n\n"                       # 1-14
+            f"> Applied edit to app.py{B}\n> Commit 1a2b3c4 fix x{B}\n"                                      # 15-16
+            f"> # Fix any errors below, if possible.{B}\n>{B}\n> ## Running: flake8 app.py{B}\n>{B}\n"       # 17-20
+            f"> app.py:1:1: F821 undefined name 'y'{B}\n> {lint_q}{B}\n"                                     # 21-22
+            f"> Added 3 lines of output to the chat.{B}\n> {test_q}{B}\n\n"                                  # 23-25
+            f"#### again{B}\n\n{e}\n\n{k}\n\nNow change it like this:\n{u}\n\n"                              # 26-52
+            f"> Applied edit to app.py{B}\n> Commit 2b3c4d5 fix x{B}\n> {test_q}{B}\n")                      # 53-55
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, _sub(e), _lines(s, e))
+           for e in s.events]
+    report = "# Fix any errors below, if possible.\n\n## Running: flake8 app.py\n\napp.py:1:1: F821 undefined name 'y'"
+    assert got == [
+        ("user", None, "fix", None, None, [4]),
+        ("tool_call", "search_replace", e, None, None, [6]),
+        ("tool_result", "search_replace", "Applied edit to app.py", False, None, [15]),
+        ("tool_call", "/lint", "flake8 app.py", None, None, [19]),
+        ("tool_result", "/lint", report, True, None, [17, 19, 21]),
+        ("tool_call", "/test", None, None, None, [23]),
+        ("tool_result", "/test", "Added 3 lines of output to the chat.", True, None, [23]),
+        ("note", None, "Commit 1a2b3c4 fix x", None, "commit", [16]),
+        ("note", None, lint_q, None, "confirmation", [22]),
+        ("note", None, test_q, None, "confirmation", [24]),
+        ("user", None, "again", None, None, [26]),
+        ("tool_call", "search_replace", e, None, None, [28]),
+        ("tool_call", "search_replace", k, None, None, [37]),
+        ("agent_text", None, "Now change it like this:", None, None, [46]),
+        ("tool_call", "search_replace", u, None, None, [47]),
+        ("tool_result", "search_replace", "Applied edit to app.py", False, None, [53]),
+        ("tool_call", "/test", None, None, None, [55]),
+        ("tool_result", "/test", test_q, True, None, [55]),
+        ("note", None, "Commit 2b3c4d5 fix x", None, "commit", [54])]
+    lint, test, last = s.events[3], s.events[5], s.events[16]
+    assert [(c.call_id, c.actor) for c in (lint, s.events[4])] == [(f"{lint.refs[0].ev}:lint", "agent")] * 2
+    assert [(c.call_id, c.actor) for c in (test, s.events[6])] == [(f"{test.refs[0].ev}:test", "agent")] * 2
+    assert [(c.call_id, c.actor) for c in (last, s.events[17])] == [(f"{last.refs[0].ev}:test", "agent")] * 2
+    assert isinstance(lint.info, CallInfo) and lint.info.span == (12, 25) and test.info is None  # after `## Running: `
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("no-result", f"edit of {p}: aider reported no applied edit and no failure for it", ".aider.chat.history.md", n)
+        for p, n in (("k.py", 37), ("a file", 47))]
+    assert s.quality.missing_results == 2
+    assert (s.quality.extra["failed_checks"], s.quality.extra["confirmations"]) == (3, 2)
