@@ -1,0 +1,179 @@
+"""Which heads the OpenHands reader takes as its own, shape by shape, and what an output.jsonl
+with no instance at all gives.
+
+The heads are those OpenHands' writers produce (`event_to_dict` of the V0 event stream: an
+action `{"id", "timestamp", "source", "message", "action", "args"}` whose `thought` sits in
+its `args`, an observation `{..., "observation", "content", "extras", "cause"}`, `id` and
+`source` left out when unset; the SDK's events with `kind`; an evaluation instance with
+`instruction` and `history`), each reduced to the one key of each rule it relies on, so that
+every alternative of the rule is seen alone; and the look-alikes that lack one of them. The
+windows (4096 bytes for the first event and the instruction, 64 KiB for an output line) are
+pinned at their edge: a key that ends on the last byte inside is seen, one byte further not.
+Worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from forsy.sources import ReadContext
+from forsy.sources.openhands import OpenHandsSource
+
+SRC = OpenHandsSource()
+PLAIN = Path("/logs/trajectory.json")
+EVENT = Path("/conv/abc/events/event-00003-0a1b2c3d.json")
+
+
+def _ending_at(before: str, key: str, after: str, end: int) -> bytes:
+    """`before` + padding + `key` + `after`, the padding such that `key` ends at byte `end`."""
+    n = end - len(before) - len(key)
+    assert n >= 0
+    text = before + "x" * n + key + after
+    assert text.index(key) + len(key) == end
+    return text.encode()
+
+
+# --- a trajectory: one JSON array of events -------------------------------------------------
+
+@pytest.mark.parametrize("head", [
+    # an action with its source (a user's message)
+    b'[{"id": 0, "source": "user", "action": "message", "args": {"content": "fix it"}}]',
+    # an observation with the action it answers, no source
+    b'[{"observation": "run", "content": "a.txt", "extras": {"exit_code": 0}, "cause": 3}]',
+    # an action with neither id nor source (unset, left out), its thought in its args
+    b'[{"action": "run", "args": {"command": "ls", "thought": "look first"}}]',
+    # indented (json.dump(..., indent=2)), after a BOM and blank lines
+    b'\xef\xbb\xbf \t\r\n[\n  {\n    "action": "run",\n    "args": {},\n    "source": "agent"\n  }\n]',
+])
+def test_a_v0_event_array_is_openhands(head: bytes) -> None:
+    assert SRC.sniff(PLAIN, head) is True
+
+
+@pytest.mark.parametrize("head", [
+    b'[{"action": "run", "source": "agent", "thought": "x"}]',  # no args nor extras
+    b'[{"args": {}, "extras": {}, "source": "agent", "cause": 1}]',  # neither action nor observation
+    b'[{"action": "run", "args": {"command": "ls"}, "id": 4}]',  # no source, cause nor thought
+    b'["action", {"action": "run", "args": {}, "source": "agent"}]',  # the first element no object
+    b'[]',
+    b'',
+    b'\xef\xbb\xbf \n',
+])
+def test_an_array_lacking_one_part_is_not(head: bytes) -> None:
+    assert SRC.sniff(PLAIN, head) is False
+
+
+def test_the_sdk_events_saved_as_an_array() -> None:
+    assert SRC.sniff(PLAIN, b'[{"kind": "MessageEvent", "source": "user", "llm_message": {}}]') is True
+    assert SRC.sniff(PLAIN, b'\xef\xbb\xbf\n[ {"kind": "ActionEvent", "source": "agent"}]') is True
+    # its source may come late: only the kind is looked for in the first 4096 bytes
+    late = _ending_at('[{"kind": "SystemPromptEvent", "pad": "', '"source"', ': "agent"}]', 9000)
+    assert SRC.sniff(PLAIN, late) is True
+    assert SRC.sniff(PLAIN, b'[{"kind": "MessageEvent", "llm_message": {}}]') is False  # no source
+    assert SRC.sniff(PLAIN, b'[{"kind": "OtherEvent", "source": "user"}]') is False  # no SDK kind
+    assert SRC.sniff(PLAIN, b'["source", {"kind": "MessageEvent"}]') is False  # the first no object
+
+
+def test_the_sdk_kind_must_end_within_the_first_4096_bytes_of_the_event() -> None:
+    # `first` is the array's text after `[` and the blanks that follow it
+    # the kind's closing quote is the event's 4096th byte
+    event = _ending_at('{"source": "user", "pad": "', '", "kind": "MessageEvent"', "}]", 4096)
+    assert SRC.sniff(PLAIN, b"[  " + event) is True
+    event = _ending_at('{"source": "user", "pad": "', '", "kind": "MessageEvent"', "}]", 4097)
+    assert SRC.sniff(PLAIN, b"[  " + event) is False
+
+
+# --- one event of a conversation the SDK persisted (events/event-<n>-<id>.json) ---------------
+
+def test_a_persisted_event_needs_kind_and_source_in_its_first_4096_bytes() -> None:
+    assert SRC.sniff(EVENT, b'{"kind": "MessageEvent", "source": "user"}') is True
+    assert SRC.sniff(EVENT, b'\xef\xbb\xbf\n {"id": "e", "kind": "ActionEvent", "source": "agent"}') is True
+    assert SRC.sniff(EVENT, b'{"kind": "MessageEvent"}') is False
+    assert SRC.sniff(EVENT, b'{"source": "user", "id": "e"}') is False
+    for key, other in (('"kind"', '"source": "user", '), ('"source"', '"kind": "MessageEvent", ')):
+        at_edge = _ending_at("{" + other + '"pad": "', '", ' + key, ': "v"}', 4096)
+        assert SRC.sniff(EVENT, at_edge) is True, key
+        past = _ending_at("{" + other + '"pad": "', '", ' + key, ': "v"}', 4097)
+        assert SRC.sniff(EVENT, past) is False, key
+    # an instance in a file named like an event is not read as one
+    assert SRC.sniff(EVENT, b'{"instruction": "x", "history": []}') is False
+    # nor is text that is no object
+    assert SRC.sniff(EVENT, b'"kind" "source"') is False
+    # the same event outside an events folder is no output.jsonl instance
+    outside = Path("/conv/abc/event-00003-0a1b2c3d.json")
+    assert SRC.sniff(outside, b'{"kind": "MessageEvent", "source": "user"}') is False
+
+
+# --- an evaluation or resolver output: one instance per line --------------------------------
+
+OUT = Path("/eval/output.jsonl")
+
+
+@pytest.mark.parametrize("head", [
+    b'{"instance_id": "a-1", "instruction": "fix", "history": [], "metrics": {}}\n',
+    # written without blanks (jq -c): `"history":[` is not there, the first line holds both keys
+    b'{"instance_id":"a-1","instruction":"fix","history":[]}\n{"instance_id":"a-2"',
+    b'{"history":[],"instruction":"fix"}',
+    b'{"instruction": "fix", "history": null}\n',  # on one line, any history (read: warned no-history)
+    # indented: the first line is `{`, the instruction early, the history list anywhere after
+    b'{\n  "instance_id": "a-1",\n  "instruction": "fix",\n  "history": [\n  ]\n}\n',
+    b' \r\n{\n "instruction": "fix",\n "pad": "' + b"x" * 70000 + b'",\n "history": [\n',
+])
+def test_an_instance_is_openhands(head: bytes) -> None:
+    assert SRC.sniff(OUT, head) is True
+
+
+@pytest.mark.parametrize("head", [
+    b'{"instance_id": "a-1", "history": []}\n',  # no instruction
+    b'{"instance_id": "a-1", "instruction": "fix"}\n',  # no history
+    b'{\n "instruction": "fix",\n "history": null\n}\n',  # indented, `"history"` with no list after it
+    # compact, the keys only on the second line: the first line decides
+    b'{"note":1}\n{"instruction":"fix","history":[]}\n',
+    b'"instruction" "history": [',  # no object
+])
+def test_a_line_lacking_one_part_is_not(head: bytes) -> None:
+    assert SRC.sniff(OUT, head) is False
+
+
+@pytest.mark.parametrize("late", ['"history"', '"instruction"'])
+def test_a_compact_line_is_looked_at_over_its_first_64_kib(late: str) -> None:
+    early = '"instruction"' if late == '"history"' else '"history"'
+    for end, expected in ((65536, True), (65537, False)):
+        head = _ending_at("{" + early + ': [], "pad": "', '", ' + late, ":[]}\n", end)
+        assert SRC.sniff(OUT, head) is expected, (late, end)
+
+
+def test_an_indented_instance_names_its_instruction_within_4096_bytes() -> None:
+    for end, expected in ((4096, True), (4097, False)):
+        head = _ending_at('{\n  "pad": "', '",\n  "instruction"', ': "fix",\n  "history": [\n', end)
+        assert SRC.sniff(OUT, head) is expected, end
+
+
+# --- an output.jsonl with no instance ------------------------------------------------------
+
+def test_an_output_with_no_instance_is_one_empty_session_with_its_warnings(tmp_path: Path) -> None:
+    p = tmp_path / "runs" / "output.jsonl"
+    p.parent.mkdir()
+    p.write_bytes(b'1\n"x"\n')
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    assert (s.session_id, s.source_kind, s.meta.agent) == ("output", "openhands", "openhands")
+    assert (s.files[0].path, s.files[0].abs_path, s.files[0].bytes) == ("runs/output.jsonl", str(p.resolve()), 6)
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [
+        ("not-an-object", "runs/output.jsonl", 1), ("not-an-object", "runs/output.jsonl", 2)]
+    assert (s.quality.records, s.quality.unparsable_records) == (0, 2)
+    assert s.events == [] and s.evidence == {}
+
+
+def test_json_dumps_of_a_v0_trajectory_sniffs(tmp_path: Path) -> None:
+    """A whole trajectory written as OpenHands' `save_trajectory` writes it (json.dump, indent 2)."""
+    events = [
+        {"id": 0, "timestamp": "2026-01-01T10:00:00", "source": "user", "message": "fix it",
+         "action": "message", "args": {"content": "fix it", "image_urls": None, "wait_for_response": False}},
+        {"id": 1, "timestamp": "2026-01-01T10:00:01", "source": "agent", "message": "Running ls",
+         "action": "run", "args": {"command": "ls", "thought": "look"}, "timeout": 120},
+        {"id": 2, "timestamp": "2026-01-01T10:00:02", "source": "agent", "message": "exit 0",
+         "cause": 1, "observation": "run", "content": "a.txt", "extras": {"metadata": {"exit_code": 0}}},
+    ]
+    assert SRC.sniff(PLAIN, json.dumps(events, indent=2).encode()) is True
