@@ -87,6 +87,11 @@ def test_inputs_that_are_not_the_users_words_and_typed_commands(tmp_path: Path) 
     assert s.quality.extra == {"blank_inputs": 2, "auto_confirmations": 1, "model_failures": 1, "blank_lines": 9,
                                "untimed_events": 11}
     assert s.quality.records == 22
+    # each record's type: the header's time, the inputs' lines, aider's messages (a blank quote line too)
+    types = {ev.line: ev.record_type for ev in s.evidence.values()}
+    assert len(types) == 22 and types == {2: "session_start", **{n: "user_line" for n in (11, 17, 19, 23, 25, 27)},
+                                          **{n: "aider_output" for n in (*range(4, 10), *range(12, 16), 20, 21, 29,
+                                                                         30, 31)}}
 
 
 def test_the_start_up_lines_facts(tmp_path: Path) -> None:
@@ -343,3 +348,13 @@ def test_checks_after_the_edits_and_edits_left_with_no_result(tmp_path: Path) ->
         for p, n in (("k.py", 37), ("a file", 47))]
     assert s.quality.missing_results == 2
     assert (s.quality.extra["failed_checks"], s.quality.extra["confirmations"]) == (3, 2)
+
+
+def test_a_line_like_aiders_command_line_after_an_input_is_a_note(tmp_path: Path) -> None:
+    """Only before the first input or reply is `aider …` the command line aider was started with."""
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n> aider --yes{B}\n\n#### /help{B}\n\n"
+            f"> aider is AI pair programming in your terminal{B}\n")
+    s = _read(tmp_path, chat)
+    assert s.meta.extra == {"command": "aider --yes"}
+    assert [(e.kind, e.text, _sub(e)) for e in s.events] == [
+        ("user", "/help", None), ("note", "aider is AI pair programming in your terminal", "message")]
