@@ -1,0 +1,84 @@
+"""Aider's source (`aider/source.py`): which heads it takes for its own (a BOM, blank lines,
+an input history's first entry), the session and file records a read makes, and the file size
+limit for the chat and for the input history beside it (a history too big is warned, not read).
+Hand-written files; expectations by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from forsy.errors import InputError
+from forsy.sources import ReadContext
+from forsy.sources.aider import AiderSource
+from forsy.sources.lines import Limits
+
+B = "  "
+SRC = AiderSource()
+CHAT = ".aider.chat.history.md"
+INPUT = ".aider.input.history"
+HEAD = "# aider chat started at 2026-03-01 09:00:00\n"
+
+
+def test_the_heads_aider_wrote() -> None:
+    chat, inp = Path("p") / CHAT, Path("p") / INPUT
+    # a chat: the header at a line's start anywhere in the head, after a BOM too
+    assert SRC.sniff(chat, HEAD.encode())
+    assert SRC.sniff(chat, b"\xef\xbb\xbf" + HEAD.encode())
+    assert SRC.sniff(chat, b"stray\n\n" + HEAD.encode())
+    assert not SRC.sniff(chat, b"> " + HEAD.encode())
+    assert not SRC.sniff(chat, b"# aider chat started at soon\n")
+    assert not SRC.sniff(chat, b"")
+    # an input history: its first line that is not blank is an entry's time or a typed line
+    assert SRC.sniff(inp, b"\n# 2026-03-01 09:00:00.5\n+hi\n")
+    assert SRC.sniff(inp, b"\xef\xbb\xbf\n \n# 2026-03-01 09:00:00\n")
+    assert SRC.sniff(inp, b"\n+typed before any time\n")
+    assert not SRC.sniff(inp, b"\xff junk\n+hi\n")  # a byte that is no UTF-8: replaced, not an error
+    assert not SRC.sniff(inp, b"\n# not a time\n+hi\n")
+    assert not SRC.sniff(inp, b"\xef\xbb\xbf")
+    assert not SRC.sniff(inp, b"")
+    assert not SRC.sniff(inp, b"\n\n \n")
+    # each file is judged by its own name: a chat's header does not make an input history
+    assert not SRC.sniff(inp, HEAD.encode()) and not SRC.sniff(chat, b"# 2026-03-01 09:00:00\n+hi\n")
+
+
+def test_a_sessions_records_of_its_file(tmp_path: Path) -> None:
+    p = tmp_path / "proj" / CHAT
+    p.parent.mkdir()
+    data = f"\n{HEAD}\n#### hi{B}\n".encode()
+    p.write_bytes(data)
+    [s] = SRC.read(p, ReadContext(root=tmp_path))
+    assert (s.source_kind, s.session_id, s.meta.agent) == ("aider", "20260301-090000-L2", "aider")
+    assert [(f.path, f.abs_path, f.kind, f.bytes, f.sha256) for f in s.files] == [
+        ("proj/" + CHAT, str(p.resolve()), "aider", len(data), hashlib.sha256(data).hexdigest())]
+    [inp] = SRC.read(_input(p.parent, "\n# 2026-03-01 09:00:00\n+hi\n"), ReadContext(root=tmp_path))
+    assert (inp.source_kind, inp.session_id, inp.meta.agent) == ("aider", "input-history", "aider")
+
+
+def _input(folder: Path, text: str) -> Path:
+    p = folder / INPUT
+    p.write_text(text)
+    return p
+
+
+def test_the_size_limit_for_the_chat_and_for_its_input_history(tmp_path: Path) -> None:
+    chat = f"\n{HEAD}\n#### hi{B}\n"  # 56 bytes
+    p = tmp_path / CHAT
+    p.write_text(chat)
+    inp = _input(tmp_path, "\n# 2026-03-01 09:00:05\n+hi\n" + "+more\n" * 10)  # 87 bytes
+    ctx = ReadContext(root=tmp_path, limits=Limits(max_file_bytes=60))
+    [s] = SRC.read(p, ctx)
+    # the input history is too big: warned (with its path and the reader's words) in the first session
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
+        ("input-history-unreadable", f"{inp}: is 87 bytes, more than the 60-byte limit for a file read whole "
+         "(raise it with FORSY_MAX_FILE_BYTES)", None, None)]
+    assert [f.path for f in s.files] == [CHAT] and [(e.kind, e.ts, e.text) for e in s.events] == [
+        ("user", None, "hi")]
+    # the chat itself too big, or the input history read alone: the reader's error
+    with pytest.raises(InputError, match="is 56 bytes, more than the 55-byte limit"):
+        SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=55)))
+    with pytest.raises(InputError, match="is 87 bytes, more than the 60-byte limit"):
+        SRC.read(inp, ctx)
