@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from forsy.errors import InputError
 from forsy.sources import ReadContext
+from forsy.sources.lines import Limits
 from forsy.sources.openhands import OpenHandsSource
 
 SRC = OpenHandsSource()
@@ -177,3 +179,31 @@ def test_json_dumps_of_a_v0_trajectory_sniffs(tmp_path: Path) -> None:
          "cause": 1, "observation": "run", "content": "a.txt", "extras": {"metadata": {"exit_code": 0}}},
     ]
     assert SRC.sniff(PLAIN, json.dumps(events, indent=2).encode()) is True
+
+
+def test_a_spliced_line_keeps_the_instances_that_start_it_and_nothing_else(tmp_path: Path) -> None:
+    """Two writes run together on one line: the instance is kept; the object after it has no
+    history, is no instance, and is said lost (not read as a session of its own)."""
+    first = b'{"instance_id": "a", "instruction": "x", "history": []}'
+    junk = b'{"metrics": {}}'
+    p = tmp_path / "output.jsonl"
+    p.write_bytes(first + junk + b"\n")
+    (s,) = SRC.read(p, ReadContext(root=tmp_path))
+    assert s.session_id == "a"
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [(
+        "damaged-line", "line is damaged (spliced, cut or with junk); kept the 1 whole record(s) that start it; "
+        f"bytes {len(first)}-{len(first) + len(junk)} lost", 1)]
+    (ev,) = s.evidence.values()
+    assert (ev.line, ev.byte_offset, ev.byte_length) == (1, 0, len(first))
+    assert (s.quality.records, s.quality.unparsable_records) == (1, 0)
+
+
+def test_the_file_size_limit_given_is_kept(tmp_path: Path) -> None:
+    """The limit comes from the context (not the environment's default): a 56-byte output with a
+    50-byte limit is refused whole, with its size and the limit."""
+    p = tmp_path / "output.jsonl"
+    p.write_bytes(b'{"instance_id": "a", "instruction": "x", "history": []}\n')
+    with pytest.raises(InputError, match="is 56 bytes, more than the 50-byte limit"):
+        SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=50)))
+    (s,) = SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=56)))
+    assert s.session_id == "a"
