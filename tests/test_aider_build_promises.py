@@ -358,3 +358,34 @@ def test_a_line_like_aiders_command_line_after_an_input_is_a_note(tmp_path: Path
     assert s.meta.extra == {"command": "aider --yes"}
     assert [(e.kind, e.text, _sub(e)) for e in s.events] == [
         ("user", "/help", None), ("note", "aider is AI pair programming in your terminal", "message")]
+
+
+def test_a_suggested_command_asked_about_by_name_is_not_asked_again(tmp_path: Path) -> None:
+    """The reply suggests `ls` then `pwd`: aider asks about `ls` by name, then (a start-up line
+    written before the question) about the next one, `pwd`, not `ls` again. A question with no
+    command suggested and none named is a confirmation."""
+    yes = "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y"
+    text = "Run:\n\n```bash\nls\n```\n\n```bash\npwd\n```"
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### go{B}\n\n{text}\n\n"   # 1-15
+            f"> ls{B}\n> {yes}{B}\n> Running ls{B}\n\n"                                # 16-19
+            f"> Repo-map: disabled{B}\n> {yes}{B}\n> Running pwd{B}\n\n"               # 20-23
+            f"#### more{B}\n\nNo commands here.\n\n> Aider v0.86.1{B}\n> {yes}{B}\n")  # 24-29
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, _sub(e), _lines(s, e)) for e in s.events]
+    assert got == [
+        ("user", None, "go", None, [4]),
+        ("agent_text", None, text, None, [6]),
+        ("tool_call", "shell", "ls", None, [16]),
+        ("note", None, yes, "confirmation", [17]),
+        ("tool_result", "shell", "Running ls", None, [18]),
+        ("tool_call", "shell", "pwd", None, [6]),
+        ("note", None, yes, "confirmation", [21]),
+        ("tool_result", "shell", "Running pwd", None, [22]),
+        ("user", None, "more", None, [24]),
+        ("agent_text", None, "No commands here.", None, [26]),
+        ("note", None, yes, "confirmation", [29])]
+    ls, pwd = s.events[2], s.events[5]
+    assert ls.info is None and ls.call_id == f"{ls.refs[0].ev}:shell" and s.events[4].call_id == ls.call_id
+    assert isinstance(pwd.info, CallInfo) and pwd.info.span == (30, 33) and text[30:33] == "pwd"
+    assert (s.meta.agent_version, s.meta.extra) == ("0.86.1", {"repo_map": "disabled"})
+    assert s.warnings == [] and s.quality.extra["confirmations"] == 3
