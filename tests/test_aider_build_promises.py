@@ -15,6 +15,7 @@ from forsy.evidence import Mark
 from forsy.payloads import CallInfo, MessageInfo, NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.aider import AiderSource
+from forsy.sources.aider._build import command
 
 B = "  "  # aider's line break
 SETTINGS = Mark("metadata", "settings (version, models, edit format, git repo, repo map)")
@@ -389,3 +390,11 @@ def test_a_suggested_command_asked_about_by_name_is_not_asked_again(tmp_path: Pa
     assert isinstance(pwd.info, CallInfo) and pwd.info.span == (30, 33) and text[30:33] == "pwd"
     assert (s.meta.agent_version, s.meta.extra) == ("0.86.1", {"repo_map": "disabled"})
     assert s.warnings == [] and s.quality.extra["confirmations"] == 3
+
+
+def test_the_commands_a_typed_input_runs() -> None:
+    """(tool, where the argument starts, the argument) of `/run`, `!`, `/test`, `/lint`, `/git`."""
+    assert [command(t) for t in ("!ls", "!  ls -a", "!", "/run", "/test   pytest -q", "/lint a.py", "/git status")] == [
+        ("/run", 1, "ls"), ("/run", 3, "ls -a"), ("/run", 1, ""), ("/run", 4, ""), ("/test", 8, "pytest -q"),
+        ("/lint", 6, "a.py"), ("/git", 5, "status")]
+    assert [command(t) for t in ("/runner x", "run x", " /run x", "/add a.py", "")] == [None] * 5
