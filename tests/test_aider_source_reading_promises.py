@@ -82,3 +82,22 @@ def test_the_size_limit_for_the_chat_and_for_its_input_history(tmp_path: Path) -
         SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=55)))
     with pytest.raises(InputError, match="is 87 bytes, more than the 60-byte limit"):
         SRC.read(inp, ctx)
+
+
+def test_an_input_history_s_unknown_lines_go_to_the_session_that_lists_it(tmp_path: Path) -> None:
+    """Typed entries go to the session they were typed in (the second here); the lines that are
+    no entry go with them, to the first session that lists the input history; an input history
+    with no blank line adds no count of its blank lines."""
+    p = tmp_path / CHAT
+    p.write_text(f"\n{HEAD}\n#### first{B}\n\n# aider chat started at 2026-03-01 10:00:00\n\n#### second{B}\n")
+    _input(tmp_path, "# 2026-03-01 10:00:05\n+second\nstray\n")
+    first, second = SRC.read(p, ReadContext(root=tmp_path))
+    assert [f.path for f in first.files] == [CHAT] and [f.path for f in second.files] == [CHAT, INPUT]
+    assert first.warnings == [] and first.quality.unknown_records == 0
+    assert [(e.kind, e.ts, e.text) for e in second.events] == [("user", "2026-03-01 10:00:05", "second")]
+    assert [(w.code, w.file, w.line) for w in second.warnings] == [("unknown-line", INPUT, 3)]
+    stray = [(ev.source, ev.line, ev.byte_offset, ev.byte_length) for ev in second.evidence.values()
+             if ev.record_type == "unknown_line"]
+    assert stray == [(INPUT, 3, 30, 5)] and second.quality.unknown_records == 1
+    assert not any(ev.source == INPUT for ev in first.evidence.values())
+    assert "input_blank_lines" not in first.quality.extra and "input_blank_lines" not in second.quality.extra
