@@ -201,7 +201,7 @@ def test_the_loss_report_counts_what_each_fate_loses() -> None:
     assert "steps.reasoning (1 of 2)" in lost and "task (1 of 1)" in lost
     assert not any(x.startswith("learning") for x in lost)
     d = rep.as_dict()
-    assert list(d) == ["generator", "format", "traces", "lossy", "fields"]
+    assert list(d) == ["generator", "format", "traces", "lossy", "fields", "skipped"] and d["skipped"] == []
     assert d["generator"] == "forsy export" and d["format"] == "fmt" and d["traces"] == ["forsy_a"]
     assert d["lossy"] is True and d["fields"] == [f.as_dict() for f in rep.fields]
     whole = coverage(kept=dict.fromkeys(FIELDS, "k"))

@@ -9,8 +9,8 @@ from typing import Annotated
 import orjson
 import typer
 
-from ..errors import InputError
-from ._output import say
+from ..errors import ExitCode, InputError
+from ._output import safe, say
 
 
 def export_cmd(
@@ -32,7 +32,8 @@ def export_cmd(
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the loss report as JSON.")] = False,
 ) -> None:
-    """Export traces to a format other tools read; writes a loss report beside the output."""
+    """Export traces to a format other tools read; writes a loss report beside the output.
+    A trace that cannot be read is left out and named (exit 7); with --strict, nothing is written."""
     from ..export import ExportOptions, export, formats, load_folder, load_store
 
     if to not in formats():
@@ -50,19 +51,37 @@ def export_cmd(
         text = None if from_store.strip() in ("*", "") else from_store
         # --approved-only: the traces reviews made, and nothing else is even loaded
         query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None)
-        bundles = load_store(store_url(store), query)
+    skipped: list[tuple[str, str]] = []  # traces that could not be read: (where, why)
+    if from_store:
+        bundles = load_store(store_url(store), query, skipped)
     else:
-        bundles = [load_folder(p) for p in traces or []]
+        bundles = []
+        for p in traces or []:
+            try:
+                bundles.append(load_folder(p))
+            except InputError as e:
+                skipped.append((str(e.path or p), e.message))
+    if skipped and (strict or not bundles):
+        where, why = skipped[0]
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        raise InputError(f"{why}{more}" + ("; --strict: nothing exported" if strict and bundles else ""),
+                         path=Path(where))
     res = export(bundles, to, output, strict=strict, options=ExportOptions(approved_only=approved_only,
-                                                                            dataset=dataset))
+                                                                            dataset=dataset), skipped=skipped)
+    for where, why in skipped:  # an error each, printed under --quiet too
+        typer.echo(f"forsy: skipped: {safe(where)}: {safe(why)}", err=True)
     if as_json:
         sys.stdout.write(orjson.dumps(res.report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        if skipped:
+            raise typer.Exit(ExitCode.PARTIAL)
         return
     lost = res.report.lost_fields()
     twice = f" ({res.duplicates} given twice: exported once)" if res.duplicates else ""
     say(f"{res.paths[0]}: {res.traces} trace(s) as {to}{twice}; " + (f"lost: {', '.join(lost)}" if lost
                                                                        else "nothing lost"))
     say(f"loss report: {res.paths[-1]}")
+    if skipped:
+        raise typer.Exit(ExitCode.PARTIAL)
 
 
 __all__ = ["export_cmd"]

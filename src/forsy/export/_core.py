@@ -126,6 +126,7 @@ class LossReport:
     format: str
     traces: list[str]
     fields: list[FieldLoss]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # traces given that could not be read: where, why
 
     @property
     def lossy(self) -> bool:
@@ -141,6 +142,7 @@ class LossReport:
             "traces": self.traces,
             "lossy": self.lossy,
             "fields": [f.as_dict() for f in self.fields],
+            "skipped": [{"path": where, "reason": why} for where, why in self.skipped],
         }
 
 

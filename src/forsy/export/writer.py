@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TypeVar
 
 import orjson
+from pydantic import BaseModel
 
 from .._atomic import replace_file
 from ..errors import InputError, OutputError
@@ -52,24 +54,33 @@ def load(name: str) -> Exporter:
 
 
 def load_folder(folder: Path) -> Bundle:
-    """A trace folder (trace.json, and manifest.json / provenance.json when present)."""
+    """A trace folder (trace.json, and manifest.json / provenance.json when present); an
+    InputError naming the file that cannot be read or is not what its name says."""
     folder = Path(folder)
     trace_file = folder / "trace.json" if folder.is_dir() else folder
-    try:
-        trace = Trace.model_validate_json(trace_file.read_bytes())
-    except OSError as e:
-        raise InputError(e.strerror or str(e), path=trace_file) from None
-    except ValueError as e:
-        raise InputError(f"not a Forsy trace ({str(e).splitlines()[0]})", path=trace_file) from None
     base = trace_file.parent
-    man = base / "manifest.json"
-    prov = base / "provenance.json"
-    return Bundle(trace, Manifest.model_validate_json(man.read_bytes()) if man.is_file() else None,
-                  Provenance.model_validate_json(prov.read_bytes()) if prov.is_file() else None, str(base))
+    man, prov = base / "manifest.json", base / "provenance.json"
+    return Bundle(_parsed(Trace, trace_file), _parsed(Manifest, man) if man.is_file() else None,
+                  _parsed(Provenance, prov) if prov.is_file() else None, str(base))
 
 
-def load_store(url: str | None, query: object) -> list[Bundle]:
-    """The traces of a store that `query` (a store.TraceQuery) selects."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parsed(model: type[M], path: Path, data: bytes | None = None) -> M:
+    try:
+        return model.model_validate_json(path.read_bytes() if data is None else data)
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=path) from None
+    except ValueError as e:
+        what = {Trace: "a Forsy trace", Manifest: "a Forsy manifest", Provenance: "Forsy provenance"}[model]
+        raise InputError(f"not {what} ({str(e).splitlines()[0]})", path=path) from None
+
+
+def load_store(url: str | None, query: object, skipped: list[tuple[str, str]] | None = None) -> list[Bundle]:
+    """The traces of a store that `query` (a store.TraceQuery) selects. A trace whose files
+    cannot be read is an InputError, or, when `skipped` is given, left out and added to it
+    (where, why): one bad trace does not stop the others."""
     from ..store import TraceQuery, every_trace, open_store
 
     if not isinstance(query, TraceQuery):
@@ -78,16 +89,24 @@ def load_store(url: str | None, query: object) -> list[Bundle]:
     try:
         out = []
         for row in every_trace(st, query):
-            files = {f.name: f.data for f in st.trace_files(row.trace_id)}
-            if "trace.json" not in files:
-                raise InputError(f"trace {row.trace_id} lacks trace.json in the store {st.url}")
-            man, prov = files.get("manifest.json"), files.get("provenance.json")
+            try:
+                files = {f.name: f.data for f in st.trace_files(row.trace_id)}
+                if "trace.json" not in files:
+                    raise InputError(f"trace {row.trace_id} lacks trace.json in the store {st.url}")
+                man, prov = files.get("manifest.json"), files.get("provenance.json")
+                at = Path(f"store:{row.trace_id}")
+                bundle = Bundle(_parsed(Trace, at / "trace.json", files["trace.json"]),
+                                _parsed(Manifest, at / "manifest.json", man) if man else None,
+                                _parsed(Provenance, at / "provenance.json", prov) if prov else None,
+                                f"store:{row.trace_id}", row.status)
+            except InputError as e:
+                if skipped is None:
+                    raise
+                skipped.append((f"store:{row.trace_id}", e.message))
+                continue
             state = st.draft_state(row.trace_id)
-            out.append(Bundle(Trace.model_validate_json(files["trace.json"]),
-                              Manifest.model_validate_json(man) if man else None,
-                              Provenance.model_validate_json(prov) if prov else None,
-                              f"store:{row.trace_id}", row.status,
-                              reviewed=state is not None and state.review_of is not None))
+            bundle.reviewed = state is not None and state.review_of is not None
+            out.append(bundle)
         return out
     finally:
         st.close()
@@ -135,8 +154,9 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def export(bundles: Sequence[Bundle], fmt: str, out: Path, *, strict: bool = False,
-           options: ExportOptions | None = None) -> ExportResult:
-    """Convert `bundles` to `fmt` and write them at `out` with the loss report beside them."""
+           options: ExportOptions | None = None, skipped: Sequence[tuple[str, str]] = ()) -> ExportResult:
+    """Convert `bundles` to `fmt` and write them at `out` with the loss report beside them;
+    `skipped`: the traces given that could not be read (where, why), named in the report."""
     options = options or ExportOptions()
     exporter = load(fmt)
     if options.approved_only:
@@ -151,6 +171,7 @@ def export(bundles: Sequence[Bundle], fmt: str, out: Path, *, strict: bool = Fal
     ctx = ExportContext()
     files = exporter.convert(bundles, ctx, options)
     report = loss_report(exporter.name, exporter.coverage, bundles, ctx)
+    report.skipped = list(skipped)
     if strict and report.lossy:
         raise ExportRefused(f"--strict: the {fmt} export would lose values of {', '.join(report.lost_fields())}",
                             path=out)

@@ -135,10 +135,15 @@ def path_range(root: str) -> tuple[str, str, str]:
 
 def stored_files(rows: list[tuple[Any, ...]], zd: zstandard.ZstdDecompressor, trace_id: str,
                  path: Path | None = None) -> list[StoredFile]:
-    """(name, compressed data, sha256) rows as files, each checked against its sha256."""
+    """(name, compressed data, sha256) rows as files, each checked against its sha256 (a blob
+    that does not decompress is damaged the same way: an InputError naming it, not a crash)."""
     out = []
     for name, blob, sha in rows:
-        data = zd.decompress(bytes(blob))
+        try:
+            data = zd.decompress(bytes(blob))
+        except zstandard.ZstdError:
+            raise InputError(f"stored file {name} of trace {trace_id} is damaged (not the compressed data "
+                             "forsy wrote)", path=path) from None
         if hashlib.sha256(data).hexdigest() != sha:
             raise InputError(f"stored file {name} of trace {trace_id} does not match its sha256", path=path)
         out.append(StoredFile(name, data))
