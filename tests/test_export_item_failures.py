@@ -79,3 +79,39 @@ def test_a_damaged_trace_in_the_store_is_left_out_and_named(tmp_path: Path, data
     code, _, err = cli("export", "--from-store", "*", "--store", url, "--to", "opentraces", "-o", str(out), "-q")
     assert code == 7 and err.startswith(f"forsy: skipped: store:{bad}: " + why.format(t=bad)), err
     assert [json.loads(x)["trace_id"] for x in out.read_text().splitlines()] == [good]
+
+
+def test_review_export_leaves_out_a_trace_it_cannot_read_or_place_and_names_it(tmp_path: Path) -> None:
+    """`forsy review export`: an approved trace whose stored file is damaged, and one whose folder
+    already holds other files, are left out of the folders and the index and named (exit 7);
+    the other approved traces are written and indexed."""
+    from forsy.review import actions
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        drafts = [put(st, SAMPLES / "claude" / n) for n in ("demo-session.jsonl", "legacy-inline-sidechain.jsonl",
+                                                              "compaction-and-branches.jsonl")]
+        done = [actions.approve(st, t, "human_reviewed", reviewer="Ada <ada@example.org>",
+                                at="2026-03-02T10:00:00+00:00").reviewed_trace_id for t in drafts]
+    finally:
+        st.close()
+    ok, damaged, taken = sorted(t for t in done if t)
+    db = sqlite3.connect(tmp_path / "store.db")
+    db.execute("UPDATE trace_files SET data = ? WHERE name = 'trace.json' AND trace_id = ?", (b"junk", damaged))
+    db.commit()
+    db.close()
+    out = tmp_path / "out"
+    (out / taken).mkdir(parents=True)
+    (out / taken / "mine.txt").write_text("someone's file", "utf-8")
+    code, stdout, err = cli("review", "export", "-o", str(out), "--store", url)
+    assert code == 7, err
+    assert err.splitlines() == [
+        f"forsy: skipped: {damaged}: stored file trace.json of trace {damaged} is damaged (not the compressed data "
+        "forsy wrote)",
+        f"forsy: skipped: {taken}: holds other files than this trace's; refusing to replace it (export to a new "
+        "folder)"]
+    assert [json.loads(x)["trace_id"] for x in (out / "index.jsonl").read_text().splitlines()] == [ok]
+    assert (out / ok / "trace.json").is_file() and not (out / damaged).exists()
+    assert sorted(p.name for p in (out / taken).iterdir()) == ["mine.txt"]  # never replaced
+    assert stdout.startswith(f"1 approved trace(s) in {out} (1 written)")

@@ -330,16 +330,24 @@ def review_export(
     if status != "approved":
         raise InputError("only approved traces are exported (--status approved)")
     st = _open(store)
+    skipped: list[tuple[str, str]] = []
     try:
-        done = export_approved(st, output, agent=agent, project=project)
+        done = export_approved(st, output, agent=agent, project=project, skipped=skipped)
     finally:
         st.close()
+    from ..errors import ExitCode
+    from ._output import safe
+
+    for tid, why in skipped:  # an error each: left out of the folder and the index
+        typer.echo(f"forsy: skipped: {tid}: {safe(why)}", err=True)
     for e in done:
         if as_json:
             _line({"trace_id": e.trace_id, "folder": str(e.folder), "written": e.written})
     if not as_json:
         say(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written); "
             f"index {output / INDEX}")
+    if skipped:
+        raise typer.Exit(ExitCode.PARTIAL)
 
 
 @review_app.command("audit")

@@ -34,9 +34,12 @@ class Exported:
     written: bool  # False: an identical folder was already there
 
 
-def export_approved(store: Store, dest: Path, *, agent: str | None = None,
-                    project: str | None = None) -> list[Exported]:
-    """Write every reviewed (approved) trace under `dest`, and `dest/index.jsonl` (one line each)."""
+def export_approved(store: Store, dest: Path, *, agent: str | None = None, project: str | None = None,
+                    skipped: list[tuple[str, str]] | None = None) -> list[Exported]:
+    """Write every reviewed (approved) trace under `dest`, and `dest/index.jsonl` (one line each).
+    A trace whose stored files cannot be read, or whose folder holds other files, is an error;
+    or, when `skipped` is given, it is left out of the folder and the index and added to it
+    (trace id, why), and the others are written."""
     rows = every_trace(store, TraceQuery(status="approved", reviewed=True, agent=agent, project=project))
     if not _index_ours(dest / INDEX):
         raise OutputError("exists and was not written by forsy review export; not overwritten", path=dest / INDEX)
@@ -44,10 +47,17 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None,
     out: list[Exported] = []
     index: list[bytes] = []
     for row in sorted(rows, key=lambda r: r.trace_id):
-        files = {f.name: f.data for f in store.trace_files(row.trace_id)}
-        state = store.draft_state(row.trace_id)
         folder = dest / row.trace_id
-        out.append(Exported(row.trace_id, folder, _write(folder, files)))
+        try:
+            files = {f.name: f.data for f in store.trace_files(row.trace_id)}
+            written = _write(folder, files)
+        except (InputError, OutputError) as e:
+            if skipped is None:
+                raise
+            skipped.append((row.trace_id, e.message))
+            continue
+        state = store.draft_state(row.trace_id)
+        out.append(Exported(row.trace_id, folder, written))
         review = [a for a in every_audit(store, row.prior_trace_id) if a.action == "approve"] \
             if row.prior_trace_id else []
         index.append(orjson.dumps({
