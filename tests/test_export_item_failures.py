@@ -16,7 +16,7 @@ import zstandard
 
 from _paths import SAMPLES
 from _review import cli, put
-from forsy.store import open_store
+from forsy.store import TraceQuery, open_store
 
 
 def _folders(tmp_path: Path) -> list[Path]:
@@ -115,3 +115,35 @@ def test_review_export_leaves_out_a_trace_it_cannot_read_or_place_and_names_it(t
     assert (out / ok / "trace.json").is_file() and not (out / damaged).exists()
     assert sorted(p.name for p in (out / taken).iterdir()) == ["mine.txt"]  # never replaced
     assert stdout.startswith(f"1 approved trace(s) in {out} (1 written)")
+
+
+def test_store_copy_leaves_out_a_trace_it_cannot_read_and_what_rests_on_it(tmp_path: Path) -> None:
+    """`forsy store copy`: a trace whose stored file is damaged is not copied, nor the trace an
+    approval of it made (its prior would be missing), each named (exit 7); the others are."""
+    from forsy.review import actions
+
+    src = f"sqlite:///{tmp_path / 'a.db'}"
+    st = open_store(src)
+    try:
+        ok = put(st, SAMPLES / "claude" / "demo-session.jsonl")
+        bad = put(st, SAMPLES / "claude" / "legacy-inline-sidechain.jsonl")
+        made = actions.approve(st, bad, "human_reviewed", reviewer="Ada <ada@example.org>",
+                               at="2026-03-02T10:00:00+00:00").reviewed_trace_id
+    finally:
+        st.close()
+    db = sqlite3.connect(tmp_path / "a.db")
+    db.execute("UPDATE trace_files SET data = ? WHERE name = 'trace.json' AND trace_id = ?", (b"junk", bad))
+    db.commit()
+    db.close()
+    dst = f"sqlite:///{tmp_path / 'b.db'}"
+    code, out, err = cli("store", "copy", "--from", src, "--to", dst)
+    assert code == 7 and out.startswith("copied 1 trace(s), 0 already there"), (out, err)
+    assert err.splitlines() == [
+        f"forsy: not copied: {bad}: stored file trace.json of trace {bad} is damaged (not the compressed data "
+        "forsy wrote)",
+        f"forsy: not copied: {made}: its prior trace {bad} could not be read"]
+    b = open_store(dst)
+    try:
+        assert [r.trace_id for r in b.traces(TraceQuery())] == [ok]
+    finally:
+        b.close()

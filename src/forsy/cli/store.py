@@ -109,10 +109,10 @@ def store_copy(
         sys.stdout.write(orjson.dumps(vars(rep), option=orjson.OPT_INDENT_2).decode() + "\n")
         raise typer.Exit(code)
     say(f"copied {rep.copied} trace(s), {rep.already} already there"
-               + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
+        + (f", {rep.evidence_shipped} evidence record(s) shipped" if ship_evidence else ""))
     say(f"review histories: {rep.reviews_copied} carried ({rep.proposals_copied} proposal(s), "
-               f"{rep.audit_copied} audit record(s), {rep.status_set} draft status(es) set), "
-               f"{rep.reviews_already} already there")
+        f"{rep.audit_copied} audit record(s), {rep.status_set} draft status(es) set), "
+        f"{rep.reviews_already} already there")
     for m in rep.evidence_missing:
         typer.echo(f"forsy: evidence not shipped: {m}", err=True)
     for m in rep.not_copied:

@@ -91,6 +91,7 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
     rows = {r.trace_id: r for r in src.traces(TraceQuery(limit=ALL))}
     done: set[str] = set()
     refused: set[str] = set()  # drafts whose review history the destination did not take
+    unread: set[str] = set()  # traces whose stored files could not be read (not copied)
     note = f"copied from {shown_url(src.url)}"
 
     def one(row: TraceRow) -> None:
@@ -99,14 +100,24 @@ def copy_store(src: Store, dst: Store, now: str, *, ship_evidence: bool = False)
         done.add(row.trace_id)
         if row.prior_trace_id and row.prior_trace_id in rows:
             one(rows[row.prior_trace_id])  # the prior first: the link is a foreign key
+            if row.prior_trace_id in unread:
+                unread.add(row.trace_id)
+                rep.not_copied.append(f"{row.trace_id}: its prior trace {row.prior_trace_id} "
+                                      "could not be read")
+                return
         have = _History.of(src, row.trace_id)
         if have is not None and have.state.review_of in refused:
             # the trace an approval made, without that approval: the destination would publish a
             # review it holds no record of, of a draft that has another history there
-            rep.not_copied.append(f"{row.trace_id}: not copied: it is the trace the approval of "
+            rep.not_copied.append(f"{row.trace_id}: it is the trace the approval of "
                                   f"{have.state.review_of} made, whose review history was not copied")
             return
-        files = src.trace_files(row.trace_id)
+        try:
+            files = src.trace_files(row.trace_id)
+        except InputError as e:  # this trace, not the copy: the others are copied
+            unread.add(row.trace_id)
+            rep.not_copied.append(f"{row.trace_id}: {e.message}")
+            return
         if ship_evidence:
             files.append(StoredFile(EVIDENCE_FILE, _evidence(row, files, rep)))
         if dst.add_trace(_new_trace(row, files), row.created_at):
