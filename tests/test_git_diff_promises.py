@@ -132,3 +132,26 @@ def test_a_combined_diff_of_a_merge() -> None:
                                      "new_start": 1, "new_lines": 3}]),
                    ("q\tt", True, [{"header": "@@@@ -5 -5 -5 +5,2 @@@@", "old_start": 5, "old_lines": 1,
                                     "new_start": 5, "new_lines": 2}])]
+
+
+@pytest.mark.parametrize(("hunk", "body"), [
+    ("@@ -1,2 +0,0 @@", "-a\n--- c\n+++ d\n"),  # two removed lines, the second `-- c`
+    ("@@ -1,2 +1 @@", " a\n--- c\n+++ d\n"),  # a context line, then a removed `-- c`
+    ("@@ -1 +1 @@", "+a\n--- c\n+++ d\n"),  # an added line, then a removed `-- c`
+])
+def test_a_removed_line_that_looks_like_a_header_is_the_hunk_s(hunk: str, body: str) -> None:
+    diff = f"--- a/f\n+++ b/f\n{hunk}\n{body}"
+    (f,) = parse_diff(diff)
+    assert (f["path"], f["diff"], len(f["hunks"])) == ("f", diff, 1)
+
+
+def test_a_combined_diff_names_its_file_from_its_first_line() -> None:
+    (f,) = parse_diff("diff --cc my file.txt\nindex 1,2..3\n@@@ -1 -1 +1 @@@\n  a\n")
+    assert (f["path"], f.get("old_path"), f.get("combined")) == ("my file.txt", None, True)
+
+
+def test_the_a_and_b_prefixes_of_a_header_git_s_first_line_did_not_name() -> None:
+    # halves that differ, no rename lines: the --- and +++ lines name the two sides
+    (f,) = parse_diff("diff --git a/one b/two\n--- a/one\n+++ b/two\n@@ -1 +1 @@\n-x\n+y\n")
+    assert (f["path"], f.get("old_path"), f["status"]) == ("two", "one", "M")
+    assert unquote('""') == "" and unquote('"a"') == "a"
