@@ -99,6 +99,7 @@ def test_the_start_up_lines_facts(tmp_path: Path) -> None:
     s = _read(tmp_path, CHAT)
     m = s.meta
     assert (m.agent, m.agent_version, m.models, m.started_at) == ("aider", "0.86.1", ["m1"], "2026-03-01 09:00:00")
+    assert sorted(m.extra) == ["command", "edit_format", "git_repo", "repo_map", "weak_model"]
     assert m.extra == {"command": "/usr/bin/aider --model m1", "edit_format": "diff", "weak_model": "w2",
                        "git_repo": ".git with 3 files", "repo_map": "using 1024 tokens"}
     ev = s.evidence[m.started_at_ref.ev]
@@ -398,3 +399,67 @@ def test_the_commands_a_typed_input_runs() -> None:
         ("/run", 1, "ls"), ("/run", 3, "ls -a"), ("/run", 1, ""), ("/run", 4, ""), ("/test", 8, "pytest -q"),
         ("/lint", 6, "a.py"), ("/git", 5, "status")]
     assert [command(t) for t in ("/runner x", "run x", " /run x", "/add a.py", "")] == [None] * 5
+
+
+def test_a_report_after_the_usage_line_and_what_follows_a_reply_or_an_input(tmp_path: Path) -> None:
+    """The usage line comes before the failure report (base_coder: usage, then apply_updates):
+    the report still answers the edit of the file it names; an edit applied before it keeps its
+    result; one it names not has none. The lint report sent as a request is aider's; the shell
+    fences of two text blocks of one reply are both offered; `Applied edit to` a file no edit
+    names is a note, after a reply or an input; a command's output is only what is glued to it."""
+    app, other = _edit("app.py", "x = 1", "x = 2"), _edit("other.py", "o = 1", "o = 2")
+    c = _edit("c.py", "c = 1", "c = 2")
+    u = "<<<<<<< SEARCH\nu = 1\n=======\nu = 2\n>>>>>>> REPLACE"
+    yes = "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y"
+    llm, srnem = ("The LLM did not conform to the edit format.",
+                  "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py")
+    link = "https://aider.chat/docs/troubleshooting/edit-errors.html"
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### fix{B}\n\n{other}\n\n{app}\n\n{c}\n\n"    # 1-32
+            f"> Tokens: 1k sent{B}\n> Applied edit to other.py{B}\n> {llm}{B}\n> {srnem}{B}\n> {link}{B}\n\n"  # 33-38
+            f"#### # Fix any errors below, if possible.{B}\n#### {B}\n#### a.py:1:1: E1{B}\n\n"                # 39-42
+            f"Fixed:\n\n```bash\nls\n```\n\n{u}\n\nand\n\n```bash\npwd\n```\n\n"                              # 43-60
+            f"> Applied edit to z.py{B}\n> Git repo: .git{B}\n> {yes}{B}\n> Running ls{B}\n"                     # 61-64
+            f"> Repo-map: off{B}\n> {yes}{B}\n> Running pwd{B}\n> aider --help{B}\n\n"                           # 65-69
+            f"#### /run true{B}\n\n> Applied edit to q.py{B}\n")                                                 # 70-72
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, _sub(e), _lines(s, e))
+           for e in s.events]
+    sr = "search_replace"
+    assert got == [
+        ("user", None, "fix", None, None, [4]),
+        ("tool_call", sr, other, None, None, [6]),
+        ("tool_call", sr, app, None, None, [15]),
+        ("tool_call", sr, c, None, None, [24]),
+        ("tool_result", sr, "Applied edit to other.py", False, None, [34]),
+        ("tool_result", sr, f"{llm}\n{srnem}\n{link}", True, None, [35, 36, 37]),
+        ("note", None, "Tokens: 1k sent", None, "usage", [33]),
+        ("note", None, "# Fix any errors below, if possible.\n\na.py:1:1: E1", None, "lint_request", [39, 40, 41]),
+        ("agent_text", None, "Fixed:\n\n```bash\nls\n```", None, None, [43]),
+        ("tool_call", sr, u, None, None, [49]),
+        ("agent_text", None, "and\n\n```bash\npwd\n```", None, None, [55]),
+        ("note", None, "Applied edit to z.py", None, "applied_edit", [61]),  # not the edit with no path
+        ("tool_call", "shell", "ls", None, None, [43]),
+        ("note", None, yes, None, "confirmation", [63]),
+        ("tool_result", "shell", "Running ls", None, None, [64]),
+        ("tool_call", "shell", "pwd", None, None, [55]),
+        ("note", None, yes, None, "confirmation", [66]),
+        ("tool_result", "shell", "Running pwd", None, None, [67]),
+        ("note", None, "aider --help", None, "message", [68]),  # after a reply: not the command line
+        ("user", None, "/run true", None, None, [70]),
+        ("tool_call", "/run", "true", None, None, [70]),
+        ("note", None, "Applied edit to q.py", None, "applied_edit", [72])]  # after a blank line: not its output
+    lint = Mark("set_aside", "aider's lint report sent to the model as its request", "lint_request")
+    marks = {s.evidence[k].line: v for k, v in s.ledger.items()}
+    assert {n: marks[n] for n in (39, 40, 41)} == {39: lint, 40: lint, 41: lint}
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("no-result", "edit of c.py: aider reported no applied edit and no failure for it", 24),
+        ("no-result", "edit of a file: aider reported no applied edit and no failure for it", 49),
+        ("no-result", "/run 'true': no output written after it", 70)]
+    assert s.quality.extra["lint_requests"] == 1 and s.meta.extra == {"git_repo": ".git", "repo_map": "off"}
+
+
+def test_an_editor_request_of_two_lines(tmp_path: Path) -> None:
+    chat = f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### go{B}\n\none\ntwo\n\n#### one{B}\n#### two{B}\n"
+    s = _read(tmp_path, chat)
+    assert [(e.kind, e.text, _sub(e)) for e in s.events] == [
+        ("user", "go", None), ("agent_text", "one\ntwo", None), ("note", "one\ntwo", "editor_request")]
