@@ -155,3 +155,12 @@ def test_the_a_and_b_prefixes_of_a_header_git_s_first_line_did_not_name() -> Non
     (f,) = parse_diff("diff --git a/one b/two\n--- a/one\n+++ b/two\n@@ -1 +1 @@\n-x\n+y\n")
     assert (f["path"], f.get("old_path"), f["status"]) == ("two", "one", "M")
     assert unquote('""') == "" and unquote('"a"') == "a"
+
+
+def test_a_diff_without_prefixes_of_a_file_under_a_folder_named_a_or_b() -> None:
+    # `git -c diff.noprefix=true diff` of a/x and of "b/x y" (seen written so by git 2.39)
+    diff = ("diff --git a/x a/x\nindex 1a9cc2b..bca70f3 100644\n--- a/x\n+++ a/x\n@@ -1 +1 @@\n-p\n+q\n"
+            'diff --git "b/x\\ty" "b/x\\ty"\n--- "b/x\\ty"\n+++ "b/x\\ty"\n@@ -1 +1 @@\n-p\n+q\n'
+            "diff --git my file my file\n--- my file\n+++ my file\n")
+    assert [(f["path"], f.get("old_path")) for f in parse_diff(diff)] == [("a/x", None), ("b/x\ty", None),
+                                                                      ("my file", None)]

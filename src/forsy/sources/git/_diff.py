@@ -29,6 +29,7 @@ class _File:
     status: str = "M"
     binary: bool = False
     prefixes: tuple[str, str] = ("a/", "b/")  # what the `diff --git` line put before each side's path
+    named: bool = False  # the `diff --git` line named the file (its prefixes, if any, are known)
 
 
 def parse_diff(diff: str) -> list[FileChange]:
@@ -113,6 +114,7 @@ def _header_line(f: _File, line: str) -> None:
     """Path and status from one header line (the `diff --git` paths are the fallback)."""
     if line.startswith("diff --git "):
         f.old_path, f.path, f.prefixes = _git_header_paths(line[len("diff --git ") :])
+        f.named = f.path is not None
     elif line.startswith(("diff --cc ", "diff --combined ")):
         f.path = f.old_path = unquote(line.split(" ", 2)[2])
     elif line.startswith("new file mode"):
@@ -141,7 +143,9 @@ def _plain_path(f: _File, spec: str, *, old: bool) -> None:
     if p == "/dev/null":
         f.status = "A" if old else "D"
         return
-    if p[:2] in ("a/", "b/") or p[:2] == f.prefixes[0 if old else 1] != "":
+    # the prefix the `diff --git` line showed; a/ b/ when it named no file (a plain diff, a
+    # rename's differing halves); none when it named the file without one (`diff.noprefix`)
+    if p[:2] == f.prefixes[0 if old else 1] != "" or (not f.named and p[:2] in ("a/", "b/")):
         p = p[2:]
     if old:
         f.old_path = f.old_path or p
@@ -164,6 +168,9 @@ def _git_header_paths(rest: str) -> tuple[str | None, str | None, tuple[str, str
     pair = (rest[:2], rest[3 + n : 5 + n])
     if pair in PREFIXES and rest[2 + n : 3 + n] == " " and rest[2 : 2 + n] == rest[5 + n :]:
         return rest[2 : 2 + n], rest[5 + n :], pair
+    half = len(rest) // 2  # `diff.noprefix`: the path twice
+    if len(rest) % 2 and rest[half] == " " and rest[:half] == rest[half + 1 :]:
+        return rest[:half], rest[half + 1 :], ("", "")
     return None, None, ("", "")
 
 
