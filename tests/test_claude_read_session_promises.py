@@ -124,7 +124,9 @@ def test_a_progress_copy_marked_sidechain_is_said_unread_at_its_file_and_line(tm
     log = write(tmp_path / "logs" / "s.jsonl", [user(0, "u1", None, "Count the tests."), progress,
                                                  answer(2, "a1", "u1", "Twelve.")])
     s = _one(log, ReadContext(root=tmp_path))
-    # (it also forms an inline thread of its own, said unlinked: another function's matter)
-    assert [(w.code, w.message, w.file, w.line) for w in s.warnings if w.code == "unread-content"] == [
+    # said once, and only that: a sidechain record with no message is no subagent thread (it was
+    # one of its own, said unlinked though it had no step to place)
+    assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
         ("unread-content", "agent_progress record marked isSidechain; its copy of a subagent message was not read",
          "logs/s.jsonl", 2)]
+    assert [e.kind for e in s.events] == ["user", "agent_text"] and "subagents" not in s.meta.extra

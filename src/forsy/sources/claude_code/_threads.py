@@ -138,6 +138,8 @@ def _inline_threads(inline: list[Record]) -> list[Thread]:
             groups[root_of[p] if p in root_of else "None"].append(r)
     out = []
     for root_uuid, recs in groups.items():
+        if not any(r.data.get("type") in WORK_TYPES for r in recs):
+            continue  # sidechain records with no message (a progress copy): no thread, no steps to place
         agent_id = next((str(r.data["agentId"]) for r in recs if r.data.get("agentId")), root_uuid[:8])
         out.append(Thread(agent_id, recs, "inline", _root_prompt(recs)))
     return out
