@@ -463,3 +463,44 @@ def test_an_editor_request_of_two_lines(tmp_path: Path) -> None:
     s = _read(tmp_path, chat)
     assert [(e.kind, e.text, _sub(e)) for e in s.events] == [
         ("user", "go", None), ("agent_text", "one\ntwo", None), ("note", "one\ntwo", "editor_request")]
+
+
+def test_an_interrupted_command_failed_edits_and_a_lint_report_with_no_command(tmp_path: Path) -> None:
+    """`^C` right after `/run`: the command has no output, the interrupt is its own event. A
+    udiff edit answered by a report naming no file fails; a block whose two SEARCH lines the
+    report quotes fails. A lint report with no `## Running:` line (aider's own syntax check)
+    makes a `/lint` call with no argument, citing the report's first line."""
+    ud = "```diff\n--- a/u.py\n+++ b/u.py\n@@ -1 +1 @@\n-u = 1\n+u = 2\n```"
+    sr = _edit("s.py", "a = 1\nb = 2", "b = 3")
+    llm = "The LLM did not conform to the edit format."
+    quoted = ("# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch: This SEARCH block failed to "
+              "exactly match lines in s.py\n<<<<<<< SEARCH\na = 1\nb = 2\n=======\nb = 3\n>>>>>>> REPLACE")
+    chat = (f"\n# aider chat started at 2026-03-01 09:00:00\n\n#### /run sleep 9{B}\n> ^C again to exit{B}\n\n"  # -6
+            f"#### rewrite{B}\n\n{ud}\n\n> {llm}{B}\n> UnifiedDiffNoMatch: hunk failed to apply!{B}\n\n"        # 7-19
+            f"#### fix s{B}\n\n{sr}\n\n> {llm}{B}\n> {quoted}{B}\n\n"                                           # 20-42
+            f"#### tidy{B}\n\nok\n\n> Applied edit to t.py{B}\n"  # 43-47
+            f"> # Fix any errors below, if possible.{B}\n>{B}\n> ## See relevant line below marked with █.{B}\n"  # 48-50
+            f">{B}\n> t.py:{B}\n"                                                                                # 51-52
+            f"> Attempt to fix lint errors? (Y)es/(N)o [Yes]: n{B}\n")                                            # 53
+    s = _read(tmp_path, chat)
+    got = [(e.kind, e.tool, e.text if e.kind != "tool_call" else e.args, e.is_error, _lines(s, e)) for e in s.events]
+    assert got == [
+        ("user", None, "/run sleep 9", None, [4]),
+        ("tool_call", "/run", "sleep 9", None, [4]),
+        ("interrupt", None, "^C again to exit", None, [5]),
+        ("user", None, "rewrite", None, [7]),
+        ("tool_call", "udiff", ud, None, [9]),
+        ("tool_result", "udiff", f"{llm}\nUnifiedDiffNoMatch: hunk failed to apply!", True, [17, 18]),
+        ("user", None, "fix s", None, [20]),
+        ("tool_call", "search_replace", sr, None, [22]),
+        ("tool_result", "search_replace", f"{llm}\n{quoted}", True, [32, 33]),
+        ("user", None, "tidy", None, [43]),
+        ("agent_text", None, "ok", None, [45]),
+        ("tool_call", "/lint", None, None, [48]),
+        ("tool_result", "/lint", "# Fix any errors below, if possible.\n\n## See relevant line below marked with █.\n\n"
+         "t.py:", True, [48, 50, 52]),
+        ("note", None, "Applied edit to t.py", None, [47]),
+        ("note", None, "Attempt to fix lint errors? (Y)es/(N)o [Yes]: n", None, [53])]
+    assert s.events[11].info is None and s.events[11].call_id == f"{s.events[11].refs[0].ev}:lint"
+    assert [(w.code, w.message, w.line) for w in s.warnings] == [
+        ("no-result", "/run 'sleep 9': no output written after it", 4)]
