@@ -479,7 +479,8 @@ def test_an_interrupted_command_failed_edits_and_a_lint_report_with_no_command(t
             f"#### rewrite{B}\n\n{ud}\n\n> {llm}{B}\n> UnifiedDiffNoMatch: hunk failed to apply!{B}\n\n"        # 7-19
             f"#### fix s{B}\n\n{sr}\n\n> {llm}{B}\n> {quoted}{B}\n\n"                                           # 20-42
             f"#### tidy{B}\n\nok\n\n> Applied edit to t.py{B}\n"  # 43-47
-            f"> # Fix any errors below, if possible.{B}\n>{B}\n> ## See relevant line below marked with █.{B}\n"  # 48-50
+            f"> # Fix any errors below, if possible.{B}\n>{B}\n"  # 48-49
+            f"> ## See relevant line below marked with █.{B}\n"  # 50
             f">{B}\n> t.py:{B}\n"                                                                                # 51-52
             f"> Attempt to fix lint errors? (Y)es/(N)o [Yes]: n{B}\n")                                            # 53
     s = _read(tmp_path, chat)
