@@ -161,6 +161,8 @@ def test_a_diff_without_prefixes_of_a_file_under_a_folder_named_a_or_b() -> None
     # `git -c diff.noprefix=true diff` of a/x and of "b/x y" (seen written so by git 2.39)
     diff = ("diff --git a/x a/x\nindex 1a9cc2b..bca70f3 100644\n--- a/x\n+++ a/x\n@@ -1 +1 @@\n-p\n+q\n"
             'diff --git "b/x\\ty" "b/x\\ty"\n--- "b/x\\ty"\n+++ "b/x\\ty"\n@@ -1 +1 @@\n-p\n+q\n'
-            "diff --git my file my file\n--- my file\n+++ my file\n")
-    assert [(f["path"], f.get("old_path")) for f in parse_diff(diff)] == [("a/x", None), ("b/x\ty", None),
-                                                                      ("my file", None)]
+            "diff --git my file my file\n--- my file\n+++ my file\n"
+            "diff --git a/xy a/xy\n--- a/xy\n+++ a/xy\n"
+            "diff --git a/x a/x\nold mode 100644\nnew mode 100755\n")  # no --- and +++ lines
+    assert [(f["path"], f.get("old_path")) for f in parse_diff(diff)] == [
+        ("a/x", None), ("b/x\ty", None), ("my file", None), ("a/xy", None), ("a/x", None)]
