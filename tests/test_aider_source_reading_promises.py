@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from forsy.errors import InputError
+from forsy.evidence import Mark
 from forsy.sources import ReadContext
 from forsy.sources.aider import AiderSource
 from forsy.sources.lines import Limits
@@ -101,3 +102,43 @@ def test_an_input_history_s_unknown_lines_go_to_the_session_that_lists_it(tmp_pa
     assert stray == [(INPUT, 3, 30, 5)] and second.quality.unknown_records == 1
     assert not any(ev.source == INPUT for ev in first.evidence.values())
     assert "input_blank_lines" not in first.quality.extra and "input_blank_lines" not in second.quality.extra
+
+
+def test_the_run_entries_aider_writes_for_commands_it_ran_are_not_typed(tmp_path: Path) -> None:
+    """base_coder.handle_shell_commands adds `/run <command>` to the input history for each
+    command of a reply's suggestion it runs: aider's entry, set aside, not a prompt the user
+    typed. A `/run` the user did type (in the chat too) stays theirs."""
+    yes = "Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: y"
+    p = tmp_path / CHAT
+    p.write_text(f"\n{HEAD}\n#### list files{B}\n\nRun:\n\n```bash\nls\n# a comment\npwd\n```\n\n"
+                 f"> ls\n# a comment\npwd{B}\n> {yes}{B}\n> Running ls{B}\n> Running pwd{B}\n\n"
+                 f"#### /run ls{B}\n> a.txt{B}\n")
+    _input(tmp_path, "\n# 2026-03-01 09:00:05.1\n+list files\n\n# 2026-03-01 09:00:09.2\n+y\n\n"
+                     "# 2026-03-01 09:00:09.3\n+/run ls\n\n# 2026-03-01 09:00:09.4\n+/run pwd\n\n"
+                     "# 2026-03-01 09:00:20\n+/run ls\n")                                         # lines 1-15
+    [s] = SRC.read(p, ReadContext(root=tmp_path))
+    got = [(e.kind, e.actor, e.tool, e.text if e.kind != "tool_call" else e.args, e.ts) for e in s.events]
+    assert got == [
+        ("user", "user", None, "list files", "2026-03-01 09:00:05.1"),
+        ("agent_text", "agent", None, "Run:\n\n```bash\nls\n# a comment\npwd\n```", None),
+        ("tool_call", "agent", "shell", "ls\n# a comment\npwd", None),
+        ("note", "system", None, yes, None),
+        ("tool_result", "agent", "shell", "Running ls\nRunning pwd", None),
+        ("user", "user", None, "/run ls", "2026-03-01 09:00:20"),
+        ("tool_call", "agent", "/run", "ls", None),
+        ("tool_result", "agent", "/run", "a.txt", None),
+        ("note", "user", None, "y", "2026-03-01 09:00:09.2")]
+    marks = {(ev.source, ev.line): s.ledger.get(ev.id) for ev in s.evidence.values() if ev.source == INPUT}
+    ran = Mark("set_aside", "a command of the reply aider ran: aider writes it to the input history")
+    assert {n: marks[(INPUT, n)] for n in (9, 12)} == {9: ran, 12: ran}
+    assert {n: marks[(INPUT, n)] for n in (8, 11)} == {n: Mark("metadata", "time of a typed entry") for n in (8, 11)}
+    assert (s.quality.extra["aider_run_entries"], s.quality.extra["typed_matched"]) == (2, 2)
+    assert "typed_added" not in s.quality.extra
+    # a suggestion refused: aider wrote no entry, so the typed `/run ls` is the user's
+    p.write_text(f"\n{HEAD}\n#### list files{B}\n\nRun:\n\n```bash\nls\n```\n\n"
+                 f"> ls{B}\n> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n{B}\n\n#### /run ls{B}\n")
+    _input(tmp_path, "\n# 2026-03-01 09:00:05.1\n+list files\n\n# 2026-03-01 09:00:20\n+/run ls\n")
+    [s] = SRC.read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text, e.ts) for e in s.events if e.kind == "user"] == [
+        ("user", "list files", "2026-03-01 09:00:05.1"), ("user", "/run ls", "2026-03-01 09:00:20")]
+    assert "aider_run_entries" not in s.quality.extra and s.quality.extra["typed_matched"] == 2

@@ -7,7 +7,9 @@ starts a session, so one file gives many sessions. A session's id is its start t
 line of its header (`20250715-113837-L2`), so it is the same on every machine and re-read.
 
 How the markdown is cut into writes is in `_md`, how a reply is cut into reasoning, text and
-edits in `_reply`, what each write becomes in `_build`, how typed lines merge in `_input`.
+edits in `_reply`, what each write becomes in `_build`, how typed lines merge in `_input`
+(except the `/run X` entries aider itself adds to the input history for the commands of a
+reply it runs: set aside, `_aider_runs`).
 Every line is accounted for: each write is a record (a byte range, `_evidence`) that a step
 cites or the ledger marks (metadata, set aside, duplicate), and the blank lines between
 writes are counted in `quality.extra["blank_lines"]`. Lines before the first header (a file
@@ -31,6 +33,7 @@ from typing import ClassVar
 
 from ...errors import InputError
 from ...evidence import Session, SessionMeta, SourceFile
+from ...payloads import ResultInfo
 from .. import ReadContext
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from ._build import Builder
@@ -190,7 +193,7 @@ def _merge_input(path: Path, sessions: list[Session], ctx: ReadContext) -> None:
     for s, got in zip(sessions, per, strict=True):
         if got:
             s.files.append(file)
-            merge(s, got)
+            merge(s, _aider_runs(s, got))
     if before:
         extra = _input_session(f"input-before-L{before[0].line}", file, before, scratch)
         extra.warn("typed-before-chat", "typed entries older than every session of the chat history beside it: "
@@ -207,6 +210,41 @@ def _merge_input(path: Path, sessions: list[Session], ctx: ReadContext) -> None:
     blank = scratch.quality.extra.get("blank_lines", 0)
     if blank:
         target.quality.extra["input_blank_lines"] = blank
+
+
+def _aider_runs(s: Session, entries: list[Entry]) -> list[Entry]:
+    """The entries left for `merge`: aider adds `/run <command>` to the input history for each
+    command of a reply's suggestion it runs (base_coder.handle_shell_commands), which the user
+    never typed. Such entries are set aside: the k-th `/run X` entry of the session is aider's
+    when the k-th `/run X` of the chat, in order, is a command of a suggestion aider ran (a
+    `shell` call not refused) rather than a typed `/run X` prompt."""
+    refused = {e.call_id for e in s.events if e.kind == "tool_result" and isinstance(e.info, ResultInfo)
+               and e.info.rejected}
+    order: dict[str, list[bool]] = {}  # each `/run X` of the chat in order: True where aider ran it
+    for e in s.events:
+        text = e.text or ""
+        if e.kind == "user" and text.startswith("/run "):
+            order.setdefault(text.strip(), []).append(False)
+        elif e.kind == "tool_call" and e.tool == "shell" and e.call_id not in refused:
+            for c in str(e.args).split("\n"):
+                if c.strip() and not c.strip().startswith("#"):
+                    order.setdefault(f"/run {c.strip()}", []).append(True)
+    seen: dict[str, int] = {}
+    out: list[Entry] = []
+    for entry in entries:
+        key = entry.text.strip()
+        k = seen[key] = seen.get(key, 0) + 1
+        if k > len(order.get(key, [])) or not order[key][k - 1]:
+            out.append(entry)
+            continue
+        for ev in ([entry.ts_ev] if entry.ts_ev else []) + entry.lines:
+            s.add_evidence(ev)
+        if entry.ts_ev is not None:
+            s.mark(entry.ts_ev.id, "metadata", "time of a typed entry")
+        for ev in entry.lines:
+            s.mark(ev.id, "set_aside", "a command of the reply aider ran: aider writes it to the input history")
+        s.quality.extra["aider_run_entries"] = s.quality.extra.get("aider_run_entries", 0) + 1
+    return out
 
 
 def _input_session(sid: str, file: SourceFile, entries: list[Entry], scratch: Session) -> Session:
