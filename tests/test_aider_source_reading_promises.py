@@ -142,3 +142,13 @@ def test_the_run_entries_aider_writes_for_commands_it_ran_are_not_typed(tmp_path
     assert [(e.kind, e.text, e.ts) for e in s.events if e.kind == "user"] == [
         ("user", "list files", "2026-03-01 09:00:05.1"), ("user", "/run ls", "2026-03-01 09:00:20")]
     assert "aider_run_entries" not in s.quality.extra and s.quality.extra["typed_matched"] == 2
+    # typed first, then run by aider for a reply: the first entry is the user's, the second aider's
+    p.write_text(f"\n{HEAD}\n#### /run ls -a{B}\n> a.txt{B}\n\n#### list again{B}\n\nRun:\n\n```bash\nls -a\n```\n\n"
+                 f"> ls -a{B}\n> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y{B}\n> Running ls -a{B}\n")
+    _input(tmp_path, "\n# 2026-03-01 09:00:05\n+/run ls -a\n\n# 2026-03-01 09:00:20\n+list again\n\n"
+                     "# 2026-03-01 09:00:30\n+/run ls -a\n")
+    [s] = SRC.read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text, e.ts) for e in s.events if e.kind == "user"] == [
+        ("user", "/run ls -a", "2026-03-01 09:00:05"), ("user", "list again", "2026-03-01 09:00:20")]
+    assert (s.quality.extra["aider_run_entries"], s.quality.extra["typed_matched"]) == (1, 2)
+    assert [s.ledger[ev.id] for ev in s.evidence.values() if ev.source == INPUT and ev.line == 9] == [ran]
