@@ -42,6 +42,7 @@ def export_cmd(
         raise InputError("-o PATH is required")
     if bool(traces) == bool(from_store):
         raise InputError("give trace folders or --from-store QUERY (one of the two)")
+    skipped: list[tuple[str, str]] = []  # traces that could not be read: (where, why)
     if from_store:
         from ..store import DRAFT_STATUSES, TraceQuery
         from ._output import store_url
@@ -51,8 +52,6 @@ def export_cmd(
         text = None if from_store.strip() in ("*", "") else from_store
         # --approved-only: the traces reviews made, and nothing else is even loaded
         query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None)
-    skipped: list[tuple[str, str]] = []  # traces that could not be read: (where, why)
-    if from_store:
         bundles = load_store(store_url(store), query, skipped)
     else:
         bundles = []
