@@ -32,7 +32,7 @@ def read_git(
     check_repo(repo)
     lo, hi = parse_when(since, "since"), parse_when(until, "until")
     name = repo.resolve().name
-    session = Session("git", make_id("git", name, since, until), [], {}, [], SessionMeta(agent="git"))
+    session = Session("git", "", [], {}, [], SessionMeta(agent="git"))  # its id, once its commits are read
     session.meta.git_branch = _branch(repo)
     session.meta.cwd = str(repo)  # where the timeline asks about commits a log names (GitLookup)
     shas = _shas_in_window(repo, rev, lo, hi)
