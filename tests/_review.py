@@ -56,6 +56,18 @@ def put(store: Store, log: Path) -> str:
     return o.trace_id
 
 
+def stored(db: Path, *samples: str) -> tuple[str, list[str]]:
+    """A SQLite store at `db` holding a draft of each Claude Code sample named: its URL and the ids."""
+    from forsy.store import open_store
+
+    url = f"sqlite:///{db}"
+    st = open_store(url)
+    try:
+        return url, [put(st, SAMPLES / "claude" / name) for name in samples]
+    finally:
+        st.close()
+
+
 USER = "marguerite"  # the home folder's owner: masked as [PATH_USER_n] in the trace
 
 

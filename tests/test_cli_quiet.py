@@ -8,17 +8,11 @@ import json
 from pathlib import Path
 
 from _paths import SAMPLES
-from _review import cli, put
-from forsy.store import open_store
+from _review import cli, stored
 
 
 def _store(tmp_path: Path) -> tuple[str, str]:
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        tid = put(st, SAMPLES / "claude" / "demo-session.jsonl")
-    finally:
-        st.close()
+    url, [tid] = stored(tmp_path / "store.db", "demo-session.jsonl")
     return url, tid
 
 

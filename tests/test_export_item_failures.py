@@ -15,7 +15,7 @@ import pytest
 import zstandard
 
 from _paths import SAMPLES
-from _review import cli, put
+from _review import cli, put, stored
 from forsy.store import TraceQuery, open_store
 
 
@@ -63,13 +63,7 @@ def test_strict_writes_nothing_and_none_readable_is_the_error(tmp_path: Path) ->
 def test_a_damaged_trace_in_the_store_is_left_out_and_named(tmp_path: Path, data: bytes, why: str) -> None:
     """The store's blob of a file that does not decompress (it crashed the export), or one
     that does and holds no provenance (its sha256 made to match)."""
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        good = put(st, SAMPLES / "claude" / "demo-session.jsonl")
-        bad = put(st, SAMPLES / "claude" / "legacy-inline-sidechain.jsonl")
-    finally:
-        st.close()
+    url, [good, bad] = stored(tmp_path / "store.db", "demo-session.jsonl", "legacy-inline-sidechain.jsonl")
     db = sqlite3.connect(tmp_path / "store.db")
     db.execute("UPDATE trace_files SET data = ?, sha256 = ? WHERE name = 'provenance.json' AND trace_id = ?",
                (data, hashlib.sha256(b"{}").hexdigest(), bad))

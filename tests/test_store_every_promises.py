@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _paths import SAMPLES
-from _review import cli, put
+from _review import cli, stored
 from forsy.export import load_store
-from forsy.store import AuditRow, TraceQuery, every_audit, open_store
+from forsy.store import AuditRow, TraceQuery, every_audit
 
 
 def test_an_export_from_a_store_takes_every_trace_whatever_the_querys_limit(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        ids = {put(st, SAMPLES / "claude" / n) for n in ("demo-session.jsonl", "legacy-inline-sidechain.jsonl",
-                                                         "compaction-and-branches.jsonl")}
-    finally:
-        st.close()
+    url, listed = stored(tmp_path / "store.db", "demo-session.jsonl", "legacy-inline-sidechain.jsonl",
+                         "compaction-and-branches.jsonl")
+    ids = set(listed)
     assert len(ids) == 3
     got = load_store(url, TraceQuery(limit=1))  # a page size, not a cap
     assert {b.where.removeprefix("store:") for b in got} == ids
@@ -47,12 +42,7 @@ def test_every_audit_record_is_read_whatever_their_number() -> None:
 
 
 def test_the_audit_command_lists_every_record(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        tid = put(st, SAMPLES / "claude" / "demo-session.jsonl")
-    finally:
-        st.close()
+    url, [tid] = stored(tmp_path / "store.db", "demo-session.jsonl")
     for v in ("-1", "0", "1"):
         assert cli("review", "edit", tid, "--step", "2", "--field", "eval", "--value", v, "--store", url)[0] == 0
     code, out, _ = cli("review", "audit", tid, "--json", "--store", url)
