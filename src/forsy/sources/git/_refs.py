@@ -27,8 +27,9 @@ def branches(repo: Path) -> list[Branch]:
     r = run_git(repo, "for-each-ref", fmt, "refs/heads", "refs/remotes")
     out: list[Branch] = []
     # a ref name is bytes (a branch made on a Latin-1 system is no UTF-8): `ref` keeps them
-    # (surrogateescape: passed back to git as they were), `name` is readable
-    for line in r.stdout.decode("utf-8", "surrogateescape").splitlines():
+    # (surrogateescape: passed back to git as they were), `name` is readable. Only `\n` ends a
+    # line: a name may hold U+0085 or U+2028, which `splitlines` would also split at
+    for line in r.stdout.decode("utf-8", "surrogateescape").split("\n"):
         full, short, symref = (line.split("\0") + ["", "", ""])[:3]
         if full and not symref:
             out.append(Branch(short.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), full))
