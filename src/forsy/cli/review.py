@@ -28,7 +28,8 @@ LogsOpt = Annotated[list[Path] | None, typer.Option("--logs", help="Where the lo
 ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is reviewing ('Name <email>'). "
                                                  "Default: FORSY_REVIEWER, else git config user.name/email.")]
 VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse if the draft is no longer at "
-                                                "this version (see `forsy review show`): another reviewer acted.")]
+                                                "this version (see `forsy review show`): another reviewer acted. "
+                                                "Without it an edit is saved on the draft as it is then.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON Lines.")]
 SHOWN_CHARS = 2000  # of a log record, under a step (the rest is said, not dropped)
 IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy review list`).")]

@@ -1,7 +1,8 @@
 """The review actions: edit a field, approve at a level, reject with a reason, ask for changes.
 
 Each is one `Store.record_review` call: refused with `ReviewConflict` when the draft moved on
-since the reviewer read it (`expected_version`), else written together with its audit record
+since the reviewer read it (`expected_version`; an edit without one is read and saved again,
+see UNPINNED_TRIES), else written together with its audit record
 (who, when, what, and the sha256 of the draft's trace.json with its edits before and after).
 Only drafts from the sweep are reviewed; a reviewed trace is the result, not a new draft.
 """
@@ -9,6 +10,7 @@ Only drafts from the sweep are reviewed; a reviewed trace is the result, not a n
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -16,7 +18,16 @@ import orjson
 from ..errors import InputError
 from ..models import Trace
 from ..proposals import Proposal, StepPath, Value, parse_path
-from ..store import DraftState, NewProposal, NewTrace, ReviewAction, ReviewChange, Store, StoredFile
+from ..store import (
+    DraftState,
+    NewProposal,
+    NewTrace,
+    ReviewAction,
+    ReviewChange,
+    ReviewConflict,
+    Store,
+    StoredFile,
+)
 from .overlay import (
     Json,
     current_value,
@@ -32,6 +43,12 @@ from .redacted import mask_typed
 from .source import LoadedTrace, from_store
 
 OPEN = ("pending", "needs_changes")  # a draft in these states can still be edited, approved or rejected
+# An edit given without a version sets its field on the draft as it is when saved: another
+# reviewer's action between reading the draft and saving is not the reviewer's conflict to
+# resolve, so the edit is read and saved again (each edit keeps the value it replaced, so an
+# edit of the same field by two reviewers leaves both in the history). Approvals and the other
+# status actions decide on the draft as read: they are never retried.
+UNPINNED_TRIES = 20
 
 
 @dataclass(frozen=True)
@@ -60,11 +77,24 @@ def _detail(**kw: object) -> str:
 def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at: str,
          expected_version: int | None = None) -> Done:
     """Set one field of a draft (a human proposal; the draft's stored files are not touched)."""
-    d, version = _open_draft(store, trace_id, expected_version)
-    value = parse_value(path, text)
-    if isinstance(value, str):
-        value = mask_typed(value, d.trace)  # a pasted token is never stored, nor published
-    return _record_edit(store, d, version, path, value, reviewer=reviewer, at=at)
+    def once() -> Done:
+        d, version = _open_draft(store, trace_id, expected_version)
+        value = parse_value(path, text)
+        if isinstance(value, str):
+            value = mask_typed(value, d.trace)  # a pasted token is never stored, nor published
+        return _record_edit(store, d, version, path, value, reviewer=reviewer, at=at)
+    return _unpinned(once, expected_version)
+
+
+def _unpinned(once: Callable[[], Done], expected_version: int | None) -> Done:
+    """`once()`, tried again while another action comes first, when no version was given."""
+    for _ in range(1 if expected_version is not None else UNPINNED_TRIES - 1):
+        try:
+            return once()
+        except ReviewConflict:
+            if expected_version is not None:
+                raise
+    return once()
 
 
 def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
@@ -73,12 +103,15 @@ def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
     judgement confirmed): an edit to the same value, whose provenance names the reviewer and
     what the value was (origin, rule)."""
     _a_field(path)
-    d, version = _open_draft(store, trace_id, expected_version)
-    value = current_value(d.trace, path)
-    if value is None:
-        raise InputError(f"{path} is null: nothing to confirm; give it a value")
-    as_text = str(value).lower() if isinstance(value, bool) else str(value)
-    return _record_edit(store, d, version, path, parse_value(path, as_text), reviewer=reviewer, at=at)
+
+    def once() -> Done:
+        d, version = _open_draft(store, trace_id, expected_version)
+        value = current_value(d.trace, path)
+        if value is None:
+            raise InputError(f"{path} is null: nothing to confirm; give it a value")
+        as_text = str(value).lower() if isinstance(value, bool) else str(value)
+        return _record_edit(store, d, version, path, parse_value(path, as_text), reviewer=reviewer, at=at)
+    return _unpinned(once, expected_version)
 
 
 def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
@@ -86,10 +119,13 @@ def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
     """Decline a value a model proposed: the field is null again, as before the model pass.
     Only model values are declined this way (other fields are corrected by an edit)."""
     _a_field(path)
-    d, version = _open_draft(store, trace_id, expected_version)
-    if not model_proposed(d, path):
-        raise InputError(f"{path} was not proposed by a model; correct it with an edit")
-    return _record_edit(store, d, version, path, None, reviewer=reviewer, at=at)
+
+    def once() -> Done:
+        d, version = _open_draft(store, trace_id, expected_version)
+        if not model_proposed(d, path):
+            raise InputError(f"{path} was not proposed by a model; correct it with an edit")
+        return _record_edit(store, d, version, path, None, reviewer=reviewer, at=at)
+    return _unpinned(once, expected_version)
 
 
 def _a_field(path: str) -> None:
