@@ -337,8 +337,8 @@ class PostgresStore:
 
     def failures(self) -> list[FileState]:
         cols = ", ".join(FILE_COLS)
-        rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'failed' ORDER BY path",
-                       (self.host,))
+        rows = self._q(f"SELECT {cols} FROM source_files WHERE host = %s AND status = 'failed' "
+                       'ORDER BY path COLLATE "C"', (self.host,))
         return [_file_state(r) for r in rows]
 
     # ------------------------------------------------------------------ traces
@@ -407,8 +407,8 @@ class PostgresStore:
             # every whitespace-separated word of the query must occur, each as a phrase of its
             # own words (as the SQLite backend quotes each word for FTS5)
             phrases = [words(w) for w in query.text.split()]
-            if not all(phrases):
-                return None  # a word of punctuation only matches nothing (FTS5: the same)
+            if not phrases or not all(phrases):
+                return None  # blank text, or a word of punctuation only, matches nothing (FTS5: the same)
             for p in phrases:
                 where.append("t.trace_id IN (SELECT trace_id FROM trace_text "
                              "WHERE tsv @@ phraseto_tsquery('simple', %s))")
