@@ -40,10 +40,11 @@ def test_lines_last_write_first_place_checkpoint_rewind_and_ledger(tmp_path: Pat
     assert events(s) == [
         ev("user", "user", T(1), [(2, "/content/0/text")], text="first", ts_ref=(2, "/timestamp")),
         ev("agent_text", "agent", T(2), [(5, "/content")], text="done", ts_ref=(5, "/timestamp")),
-        ev("user", "user", T(3), [(6, "/$set/messages/1/content/0/text")], text="compressed summary",
-           ts_ref=(6, "/$set/messages/1/timestamp"), abandoned=True),
-        ev("agent_text", "agent", T(3), [(6, "/$set/messages/4/content")], text="summary reply",
-           ts_ref=(6, "/$set/messages/4/timestamp"), abandoned=True),
+        # turns only a checkpoint holds are the CLI's (chatRecordingService.updateMessagesFromHistory)
+        ev("compaction", "system", T(3), [(6, "/$set/messages/1/content/0/text")], text="compressed summary",
+           ts_ref=(6, "/$set/messages/1/timestamp"), abandoned=True, info=NoteInfo(subtype="checkpoint_turn")),
+        ev("note", "system", T(3), [(6, "/$set/messages/4/content")], text="summary reply",
+           ts_ref=(6, "/$set/messages/4/timestamp"), abandoned=True, info=NoteInfo(subtype="checkpoint_model_turn")),
         ev("user", "user", T(4), [(7, "/content")], text="second", ts_ref=(7, "/timestamp"), abandoned=True),
         ev("user", "user", T(5), [(9, "/content")], text="third", ts_ref=(9, "/timestamp")),
     ]

@@ -35,7 +35,11 @@ REWIND_WHY = "a rewind: the messages from the one it names on were taken back (r
 REWRITE_WHY = "an earlier write of a message Gemini wrote again (as its calls completed or its tokens arrived)"
 # what the header and `$set` lines may hold (chatRecordingTypes.ts ConversationRecord)
 HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime", "lastUpdated", "summary", "memoryScratchpad",
-                         "directories", "kind", "messages"})
+                         "directories", "kind", "messages",
+                         # loadConversationRecord's counts, which rewriteConversationFile writes back into
+                         # the header when it rebuilds a file it could not reload
+                         "messageCount", "userMessageCount", "firstUserMessage", "hasResumableContent",
+                         "memoryScratchpadIsStale"})
 
 
 @dataclass

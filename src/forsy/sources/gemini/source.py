@@ -63,6 +63,10 @@ API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
 DENIED = "User denied execution."  # scheduler.ts: the reason of a call the person declined
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
+# geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
+# acknowledgement "Binary content received. ..."): never the model's reasoning
+SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
+CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from inside a checkpoint
 
 
 class GeminiSource:
@@ -143,6 +147,13 @@ def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[s
     return out
 
 
+def _part_at(content: Any, ptr: str) -> dict[str, Any]:
+    """The part a `_texts` pointer `/content/<i>/text` names (empty when it names none)."""
+    bits = ptr.split("/")
+    part = content[int(bits[2])] if len(bits) == 4 and isinstance(content, list) else None
+    return part if isinstance(part, dict) else {}
+
+
 def _new_session(sid: str, file: SourceFile) -> Session:
     return Session("gemini", sid, [file], {}, [], SessionMeta(agent="gemini-cli"))
 
@@ -208,6 +219,7 @@ class _Chat:
         self.s = s
         self.abandoned = False  # the message being read was rewound away ($rewindTo)
         self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
+        self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
         # a message inside another record (a `$set` checkpoint) is cited at its place there
@@ -222,7 +234,9 @@ class _Chat:
         self._drift(d)
         mtype = _str(s, rec, d, "type")
         ts = _str(s, rec, d, "timestamp")
-        if mtype == "user":
+        if rec.prefix.startswith(CHECKPOINT) and mtype in ("user", "gemini"):
+            self._rebuilt(rec, mtype, ts)
+        elif mtype == "user":
             self._user(rec, ts)
         elif mtype == "gemini":
             self._gemini(rec, ts)
@@ -245,6 +259,25 @@ class _Chat:
             s.quality.unknown_records += 1
             s.warn("unknown-record", f"message type {mtype!r} is not one forsy knows; skipped", rec.ev.source,
                    rec.ev.line)
+
+    def _rebuilt(self, rec: Record, mtype: str, ts: str | None) -> None:
+        """A message only a checkpoint holds: a turn the CLI built into the history it rewrote
+        (updateMessagesFromHistory's new turns: the compression summary sent as a user turn and
+        its "Got it." reply, the placeholder of a response cut off), never typed nor generated:
+        a user turn's text is a compaction (what the model got from then on), a model turn's a
+        note. `<session_context>` stays the CLI's note."""
+        for ptr, text in _texts(rec.data.get("content"), "/content"):
+            tag = text.lstrip()
+            kind = next((k for k in INJECTED if tag.startswith(f"<{k}>")), None)
+            if kind is not None:
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
+            elif mtype == "user":
+                self._ev("compaction", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="checkpoint_turn"))
+                self.s.quality.compactions += 1
+            else:
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="checkpoint_model_turn"))
 
     def _drift(self, d: dict[str, Any]) -> None:
         """Count the fields the writer's types (chatRecordingTypes.ts) do not name: a newer CLI's
@@ -271,6 +304,8 @@ class _Chat:
             for ptr, text in texts:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="tool_response_text"))
+            if self._part_results(rec, content, ts):
+                return
             s.mark(rec.ev.id, "set_aside" if texts else "duplicate", "tool responses sent to the model (the calls' "
                    "results hold them)" + ("; the text with them is a note" if texts else ""), "user:functionResponse")
             return
@@ -295,6 +330,25 @@ class _Chat:
             else:
                 self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text=text)
 
+    def _part_results(self, rec: Record, content: list[Any], ts: str | None) -> bool:
+        """The responses to calls made as content parts (no toolCalls record holds them): their
+        results, read here. True when one was."""
+        read = False
+        for j, part in enumerate(content):
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            name = fr.get("name") if isinstance(fr, dict) else None
+            call_id = self.part_calls.pop(name, None) if isinstance(name, str) else None
+            resp = fr.get("response") if isinstance(fr, dict) else None
+            key = next((k for k in ("output", "error") if isinstance(resp, dict) and isinstance(resp.get(k), str)),
+                       None)
+            if call_id is None or key is None or not isinstance(resp, dict):
+                continue
+            self._ev("tool_result", rec, pointer("content", j, "functionResponse", "response", key), ts,
+                     "/timestamp", call_id=call_id, tool=name, text=resp[key], is_error=key == "error",
+                     info=ResultInfo())
+            read = True
+        return read
+
     def _gemini(self, rec: Record, ts: str | None) -> None:
         d, s = rec.data, self.s
         model = _str(s, rec, d, "model")
@@ -318,11 +372,25 @@ class _Chat:
                              pointer("thoughts", i, "timestamp") if t_ts else "/timestamp", text=text)
         content = d.get("content")
         for ptr, text in _texts(content, "/content", thoughts=True):  # thought parts of a synthetic message
-            self._ev("reasoning", rec, ptr, ts, "/timestamp", text=text)
+            made = _part_at(content, ptr).get("thoughtSignature") == SYNTHETIC_SIGNATURE
+            if made:  # the CLI's own words in the model's place
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="cli_synthetic_thought"))
+            else:
+                self._ev("reasoning", rec, ptr, ts, "/timestamp", text=text)
         for ptr, text in _texts(content, "/content", thoughts=False):
             self._ev("agent_text", rec, ptr, ts, "/timestamp", text=text)
         calls = d.get("toolCalls")
         group = d.get("id") if isinstance(d.get("id"), str) else f"L{rec.ev.line}"
+        for i, part in enumerate(content if isinstance(content, list) else []):
+            fc = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(fc, dict):  # a call the client made itself (activate_skill: useGeminiStream addHistory)
+                name = fc.get("name") if isinstance(fc.get("name"), str) else None
+                call_id = fc["id"] if isinstance(fc.get("id"), str) else f"{rec.ev.id}:part{i}"
+                self._ev("tool_call", rec, pointer("content", i, "functionCall", "args"), ts, "/timestamp",
+                         call_id=call_id, tool=name, args=fc.get("args"), group=str(group),
+                         name_ref=Ref(rec.ev.id, pointer("content", i, "functionCall", "name")) if name else None)
+                self.part_calls[name or ""] = call_id
         for i, tc in enumerate(calls if isinstance(calls, list) else []):
             if isinstance(tc, dict):
                 self._call(rec, i, tc, ts, str(group))

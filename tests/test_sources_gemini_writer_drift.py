@@ -1,0 +1,124 @@
+"""Gemini CLI chats as the newest writer writes them (google-gemini/gemini-cli at commit
+5411f113cafae26161b4969b0237b8e1e024e2c2, 2026-08-21): lines built by hand from
+packages/core/src/services/chatRecordingService.ts (`updateMessagesFromHistory`, `recordSyntheticMessage`),
+packages/core/src/core/geminiChat.ts (the binary-injection acknowledgement, the interrupted-response
+placeholder, `addHistory`), packages/core/src/context/chatCompressionService.ts (the summary turn and
+its "Got it." reply) and packages/cli/src/ui/hooks/useGeminiStream.ts (a skill the client activates
+itself). Expectations by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _gemini_view import ev, events, ledger, read, write_lines
+from forsy.sources.gemini._jsonl import CHECKPOINT_WHY, HEADER_WHY
+
+T = "2026-08-01T00:00:0{}Z".format
+HEAD = {"sessionId": "s-w", "projectHash": "h", "startTime": T(0), "lastUpdated": T(0)}
+PLACEHOLDER = "[The previous response was interrupted before it completed.]"
+
+
+def test_turns_only_a_checkpoint_holds_are_the_clis_not_the_persons_nor_the_models(tmp_path: Path) -> None:
+    """After /compress the new chat's first checkpoint holds turns the CLI built: the session
+    context, the summary (a user turn), "Got it." (a model turn); a response cut off after a tool
+    response leaves a placeholder model turn. None was typed or generated."""
+    p = write_lines(tmp_path / "session-w.jsonl", [
+        HEAD,
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the bug"}]},
+        {"$set": {"messages": [
+            {"id": "k0", "timestamp": T(2), "type": "user", "content": [{"text": "<session_context>\nOS linux"}]},
+            {"id": "k1", "timestamp": T(2), "type": "user", "content": [{"text": "<state_snapshot>done A"}]},
+            {"id": "k2", "timestamp": T(2), "type": "gemini",
+             "content": [{"text": "Got it. Thanks for the additional context!"}]},
+            {"id": "k3", "timestamp": T(3), "type": "gemini", "content": [{"text": PLACEHOLDER}]},
+            {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the bug"}]}],
+            "lastUpdated": T(3)}},
+    ])
+    s = read(p)
+    at = "/$set/messages/"
+    assert events(s) == [
+        ev("user", "user", T(1), [(2, "/content/0/text")], text="fix the bug", ts_ref=(2, "/timestamp")),
+        ev("note", "system", T(2), [(3, at + "0/content/0/text")], text="<session_context>\nOS linux",
+           ts_ref=(3, at + "0/timestamp"), info=_note("session_context")),
+        ev("compaction", "system", T(2), [(3, at + "1/content/0/text")], text="<state_snapshot>done A",
+           ts_ref=(3, at + "1/timestamp"), info=_note("checkpoint_turn")),
+        ev("note", "system", T(2), [(3, at + "2/content/0/text")], text="Got it. Thanks for the additional context!",
+           ts_ref=(3, at + "2/timestamp"), info=_note("checkpoint_model_turn")),
+        ev("note", "system", T(3), [(3, at + "3/content/0/text")], text=PLACEHOLDER,
+           ts_ref=(3, at + "3/timestamp"), info=_note("checkpoint_model_turn")),
+    ]
+    assert s.quality.compactions == 1
+    assert s.quality.extra == {"checkpoint_messages": 4}
+    assert ledger(s) == {1: ("metadata", HEADER_WHY, "header"), 3: ("metadata", CHECKPOINT_WHY, "$set")}
+
+
+def test_the_clis_binary_acknowledgement_is_not_the_models_reasoning(tmp_path: Path) -> None:
+    """geminiChat.ts records, after a tool response carrying binary data, a model turn of its own:
+    a thought part with the synthetic thought signature. A thought part the model sent stays reasoning."""
+    p = write_lines(tmp_path / "session-b.jsonl", [
+        HEAD,
+        {"id": "g1", "timestamp": T(1), "type": "gemini", "content": [
+            {"text": "Binary content received. Proceeding with analysis.", "thought": True,
+             "thoughtSignature": "skip_thought_signature_validator"}]},
+        {"id": "g2", "timestamp": T(2), "type": "gemini", "content": [
+            {"text": "look at the image", "thought": True, "thoughtSignature": "c2lnbg=="}]},
+    ])
+    s = read(p)
+    assert events(s) == [
+        ev("note", "system", T(1), [(2, "/content/0/text")], text="Binary content received. Proceeding with analysis.",
+           ts_ref=(2, "/timestamp"), info=_note("cli_synthetic_thought")),
+        ev("reasoning", "agent", T(2), [(3, "/content/0/text")], text="look at the image", ts_ref=(3, "/timestamp")),
+    ]
+
+
+def test_a_skill_the_client_activates_itself_is_a_call_with_its_result(tmp_path: Path) -> None:
+    """useGeminiStream adds a client-initiated activate_skill to the history as a model turn with a
+    functionCall part and a user turn with its functionResponse (addHistory → recordSyntheticMessage):
+    no toolCalls record holds either. An unrelated response stays a duplicate of its call's record."""
+    p = write_lines(tmp_path / "session-k.jsonl", [
+        HEAD,
+        {"id": "m1", "timestamp": T(1), "type": "gemini", "content": [
+            {"functionCall": {"name": "activate_skill", "args": {"name": "pdf"}}}]},
+        {"id": "m2", "timestamp": T(2), "type": "user", "content": [
+            {"functionResponse": {"id": "x", "name": "activate_skill", "response": {"output": "skill on"}}}]},
+        {"id": "m3", "timestamp": T(3), "type": "user", "content": [
+            {"functionResponse": {"id": "y", "name": "read_file", "response": {"output": "text"}}}]},
+    ])
+    s = read(p)
+    assert events(s) == [
+        ev("tool_call", "agent", T(1), [(2, "/content/0/functionCall/args")], ts_ref=(2, "/timestamp"),
+           call_id=_id(s, 2) + ":part0", tool="activate_skill", args={"name": "pdf"}, group="m1",
+           name_ref=(2, "/content/0/functionCall/name")),
+        ev("tool_result", "agent", T(2), [(3, "/content/0/functionResponse/response/output")],
+           ts_ref=(3, "/timestamp"), call_id=_id(s, 2) + ":part0", tool="activate_skill", text="skill on",
+           is_error=False, info=_result()),
+    ]
+    assert ledger(s)[4][0] == "duplicate" and 3 not in ledger(s)
+
+
+def _id(s: object, line: int) -> str:
+    return next(k for k, e in s.evidence.items() if e.line == line)  # type: ignore[attr-defined]
+
+
+def _result() -> object:
+    from forsy.payloads import ResultInfo
+    return ResultInfo()
+
+
+def _note(subtype: str) -> object:
+    from forsy.payloads import NoteInfo
+    return NoteInfo(subtype=subtype)
+
+
+def test_a_header_rebuilt_from_a_loaded_record_holds_no_unknown_fields(tmp_path: Path) -> None:
+    """rewriteConversationFile writes the header from what loadConversationRecord returned, its
+    counts included (messageCount, userMessageCount, firstUserMessage, hasResumableContent,
+    memoryScratchpadIsStale): fields of the writer, not drift."""
+    p = write_lines(tmp_path / "session-r.jsonl", [
+        {**HEAD, "messageCount": 1, "userMessageCount": 1, "firstUserMessage": "hi", "hasResumableContent": True,
+         "memoryScratchpadIsStale": False},
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": "hi"},
+    ])
+    s = read(p)
+    assert s.warnings == [] and s.quality.extra == {}
+    assert ledger(s) == {1: ("metadata", HEADER_WHY, "header")}
