@@ -20,8 +20,9 @@ PLACEHOLDER = "[The previous response was interrupted before it completed.]"
 
 def test_turns_only_a_checkpoint_holds_are_the_clis_not_the_persons_nor_the_models(tmp_path: Path) -> None:
     """After /compress the new chat's first checkpoint holds turns the CLI built: the session
-    context, the summary (a user turn), "Got it." (a model turn); a response cut off after a tool
-    response leaves a placeholder model turn. None was typed or generated."""
+    context, the summary (a user turn), "Got it." (a model turn), copies of the turns kept (new
+    ids); a response cut off after a tool response leaves a placeholder model turn. None was typed
+    or generated."""
     p = write_lines(tmp_path / "session-w.jsonl", [
         HEAD,
         {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the bug"}]},
@@ -31,6 +32,7 @@ def test_turns_only_a_checkpoint_holds_are_the_clis_not_the_persons_nor_the_mode
             {"id": "k2", "timestamp": T(2), "type": "gemini",
              "content": [{"text": "Got it. Thanks for the additional context!"}]},
             {"id": "k3", "timestamp": T(3), "type": "gemini", "content": [{"text": PLACEHOLDER}]},
+            {"id": "k4", "timestamp": T(3), "type": "user", "content": [{"text": "fix the bug"}]},
             {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the bug"}]}],
             "lastUpdated": T(3)}},
     ])
@@ -46,9 +48,11 @@ def test_turns_only_a_checkpoint_holds_are_the_clis_not_the_persons_nor_the_mode
            ts_ref=(3, at + "2/timestamp"), info=_note("checkpoint_model_turn")),
         ev("note", "system", T(3), [(3, at + "3/content/0/text")], text=PLACEHOLDER,
            ts_ref=(3, at + "3/timestamp"), info=_note("checkpoint_model_turn")),
+        ev("compaction", "system", T(3), [(3, at + "4/content/0/text")], text="fix the bug",
+           ts_ref=(3, at + "4/timestamp"), info=_note("checkpoint_turn")),
     ]
-    assert s.quality.compactions == 1
-    assert s.quality.extra == {"checkpoint_messages": 4}
+    assert s.quality.compactions == 1  # one checkpoint: the kept turn is a copy under a new id
+    assert s.quality.extra == {"checkpoint_messages": 5}
     assert ledger(s) == {1: ("metadata", HEADER_WHY, "header"), 3: ("metadata", CHECKPOINT_WHY, "$set")}
 
 

@@ -219,6 +219,7 @@ class _Chat:
         self.s = s
         self.abandoned = False  # the message being read was rewound away ($rewindTo)
         self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
+        self.compacted: set[str] = set()  # checkpoints whose rebuilt turns were read
         self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
@@ -262,8 +263,9 @@ class _Chat:
 
     def _rebuilt(self, rec: Record, mtype: str, ts: str | None) -> None:
         """A message only a checkpoint holds: a turn the CLI built into the history it rewrote
-        (updateMessagesFromHistory's new turns: the compression summary sent as a user turn and
-        its "Got it." reply, the placeholder of a response cut off), never typed nor generated:
+        (updateMessagesFromHistory's new turns: the compression summary sent as a user turn, its
+        "Got it." reply and copies of the turns it kept, under new ids; the placeholder of a
+        response cut off), never typed nor generated:
         a user turn's text is a compaction (what the model got from then on), a model turn's a
         note. `<session_context>` stays the CLI's note."""
         for ptr, text in _texts(rec.data.get("content"), "/content"):
@@ -274,7 +276,9 @@ class _Chat:
             elif mtype == "user":
                 self._ev("compaction", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="checkpoint_turn"))
-                self.s.quality.compactions += 1
+                if rec.ev.id not in self.compacted:  # one compaction per checkpoint (the kept turns are copies)
+                    self.compacted.add(rec.ev.id)
+                    self.s.quality.compactions += 1
             else:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="checkpoint_model_turn"))
