@@ -62,15 +62,14 @@ class Chat:
 
 def split_lines(data: bytes) -> list[Line]:
     out: list[Line] = []
-    pos, n, size = 0, 0, len(data)
-    while pos < size:
-        end = data.find(b"\n", pos)
-        nxt = size if end == -1 else end + 1
-        end = size if end == -1 else end
-        stop = end - 1 if end > pos and data[end - 1 : end] == b"\r" else end
-        n += 1
-        out.append(Line(n, pos, stop, data[pos:stop].decode("utf-8", "replace")))
-        pos = nxt
+    parts = data.split(b"\n")
+    if parts[-1] == b"":
+        parts.pop()  # the newline ending the last line starts no line
+    pos = 0
+    for n, part in enumerate(parts, 1):
+        text = part[:-1] if part.endswith(b"\r") else part
+        out.append(Line(n, pos, pos + len(text), text.decode("utf-8", "replace")))
+        pos += len(part) + 1
     return out
 
 
@@ -100,22 +99,20 @@ class _Parser:
         t = self.lines[i].text
         if t.endswith(BREAK) or t == ">":
             return i
-        j = i + 1
-        while j < len(self.lines):
+        stop = len(self.lines)  # where the search ended: the next session's header or the end
+        for j in range(i + 1, len(self.lines)):
             u = self.lines[j].text
             if is_header(u):
+                stop = j
                 break
             if is_blank(u) and not after_aider:
                 return None
             if u.endswith(BREAK):
                 return j
-            j += 1
         if not after_aider:
             return None
         # cut by the next session's header or the end of the file: up to its last non-blank line
-        end = j - 1
-        while end > i and is_blank(self.lines[end].text):
-            end -= 1
+        end = next((k for k in range(stop - 1, i, -1) if not is_blank(self.lines[k].text)), i)
         self.chat.unterminated.append(self.lines[i].no)
         return end
 
@@ -138,52 +135,54 @@ class _Parser:
         return is_header(t) or is_user(t) or (is_quote(t) and self.message_end(k, False) is not None)
 
     def run(self) -> Chat:
-        lines, chat = self.lines, self.chat
-        i, n, after_aider = 0, len(lines), False
-        while i < n:
-            t = lines[i].text
+        # Every loop here runs over a finite range, so the parse ends on any input: a write's
+        # lines are skipped by `nxt` (where the next write starts), never by moving an index back.
+        lines, chat, n = self.lines, self.chat, len(self.lines)
+        after_aider, nxt = False, 0
+        for i, line in enumerate(lines):
+            if i < nxt:
+                continue  # a line of the write read last
+            t = line.text
             if is_blank(t):
                 chat.blank_lines += 1
                 after_aider = False
-                i += 1
             elif is_header(t):
-                chat.items.append(Item("header", [lines[i]]))
-                after_aider, i = False, i + 1
+                chat.items.append(Item("header", [line]))
+                after_aider = False
             elif is_user(t):
-                j = i
-                while j < n and is_user(lines[j].text):
-                    j += 1
-                chat.items.append(Item("user", lines[i:j]))
-                after_aider, i = True, j
+                nxt = next((j for j in range(i, n) if not is_user(lines[j].text)), n)
+                chat.items.append(Item("user", lines[i:nxt]))
+                after_aider = True
             elif after_aider and chat.items[-1].kind == "output" and not is_quote(t) \
                     and (end := self.glued_end(i)) is not None:
                 chat.items[-1].lines.extend(lines[i : end + 1])  # the rest of a padded message
-                i = end + 1
+                nxt = end + 1
             elif is_quote(t) and (end := self.message_end(i, after_aider)) is not None:
                 chat.items.append(Item("output", lines[i : end + 1]))
-                after_aider, i = True, end + 1
+                after_aider, nxt = True, end + 1
             else:
-                i = self._text(i)
+                nxt = self._text(i)
                 after_aider = False
         return chat
 
     def _text(self, i: int) -> int:
-        """A reply from line `i`: up to the last non-blank line before an aider write."""
+        """A reply from line `i`: up to the last non-blank line before an aider write. Returns
+        the index of that write's first line (the number of lines at the end of the file)."""
         lines, n = self.lines, len(self.lines)
-        j, last = i, i
-        while j < n:
+        last, stop = i, n
+        for j in range(i, n):
             if is_blank(lines[j].text):
-                j += 1
                 continue
             if j > last + 1 and self.starts_write(j):
+                stop = j
                 break
             if j == last + 1 and j > i and (is_header(lines[j].text) or is_user(lines[j].text)):
+                stop = j
                 break  # an aider write glued to the reply (never written so; a damaged file)
             last = j
-            j += 1
         self.chat.items.append(Item("text", lines[i : last + 1]))
-        self.chat.blank_lines += j - last - 1
-        return j
+        self.chat.blank_lines += stop - last - 1
+        return stop
 
 
 def parse(data: bytes) -> Chat:
