@@ -126,3 +126,31 @@ def test_a_header_rebuilt_from_a_loaded_record_holds_no_unknown_fields(tmp_path:
     s = read(p)
     assert s.warnings == [] and s.quality.extra == {}
     assert ledger(s) == {1: ("metadata", HEADER_WHY, "header")}
+
+
+def test_user_turns_the_cli_writes_itself_are_notes_not_prompts(tmp_path: Path) -> None:
+    """addHistory records as type user what the CLI tells the model: the IDE context (client.ts),
+    the workspace directories after /dir add (environmentContext.ts), a manual exit from Plan Mode
+    (approvalModeUtils.ts), the output of a `!` shell command (useExecutionLifecycle.ts). A prompt
+    that merely mentions such words later on stays a prompt."""
+    texts = [("Here is the user's editor context as a JSON object. This is for your information only.\n```json",
+              "ide_context"),
+             ("Here is a summary of changes in the user's editor context, in JSON format.", "ide_context"),
+             ("- **Workspace Directories:**\n  - /w\n- **Directory Structure:**", "directory_context"),
+             ("User has manually exited Plan Mode. Switching to Default mode.", "plan_mode_exit"),
+             ("I ran the following shell command:\n```sh\nls\n```\n\nThis produced the following result:",
+              "shell_mode_command")]
+    p = write_lines(tmp_path / "session-c.jsonl", [
+        HEAD, *({"id": f"m{i}", "timestamp": T(1), "type": "user", "content": [{"text": t}]}
+                for i, (t, _) in enumerate(texts)),
+        {"id": "p", "timestamp": T(2), "type": "user", "content": "so I ran the following shell command: ls"}])
+    s = read(p)
+    assert events(s) == [
+        *(ev("note", "system", T(1), [(i + 2, "/content/0/text")], text=t, ts_ref=(i + 2, "/timestamp"),
+             info=_note(k)) for i, (t, k) in enumerate(texts)),
+        ev("user", "user", T(2), [(7, "/content")], text="so I ran the following shell command: ls",
+           ts_ref=(7, "/timestamp")),
+    ]
+    assert ledger(s) == {1: ("metadata", HEADER_WHY, "header"),
+                         **{i + 2: ("set_aside", f"a user turn the CLI wrote ({k}), not typed", "user")
+                            for i, (_, k) in enumerate(texts)}}

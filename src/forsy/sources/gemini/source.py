@@ -63,6 +63,15 @@ API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
 DENIED = "User denied execution."  # scheduler.ts: the reason of a call the person declined
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
+# user turns the CLI adds to the history itself (GeminiChat.addHistory → recordSyntheticMessage),
+# recorded as type user: never typed; (how the text starts, the note's subtype)
+CLI_TURNS = (
+    ("Here is the user's editor context as a JSON object.", "ide_context"),  # client.ts getIdeContextParts
+    ("Here is a summary of changes in the user's editor context", "ide_context"),
+    ("- **Workspace Directories:**\n", "directory_context"),  # environmentContext.getDirectoryContextString
+    ("User has manually exited Plan Mode. Switching to ", "plan_mode_exit"),  # approvalModeUtils
+    ("I ran the following shell command:\n```sh\n", "shell_mode_command"),  # useExecutionLifecycle (`!cmd`)
+)
 # geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
 # acknowledgement "Binary content received. ..."): never the model's reasoning
 SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
@@ -324,9 +333,13 @@ class _Chat:
         for ptr, text in typed:
             tag = text.lstrip()
             kind = next((k for k in INJECTED if tag.startswith(f"<{k}>")), None)
+            turn = next((k for start, k in CLI_TURNS if text.startswith(start)), None)
             if kind is not None:  # context the CLI or a hook put in the user's place
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
                 s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
+            elif turn is not None:  # a turn the CLI wrote in the user's place
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=turn))
+                s.mark(rec.ev.id, "set_aside", f"a user turn the CLI wrote ({turn}), not typed", "user")
             elif self.subagent:  # the task the parent agent gave: not a person's words
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="agent", text=text,
                          info=NoteInfo(subtype="subagent_input"))
