@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import ExitCode
 from ._output import safe, say
 
 dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
@@ -31,8 +32,12 @@ def build_cmd(
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Keep secrets and personal data as they are "
                                                                 "(the dataset is then not fit to share).")] = False,
 ) -> None:
-    """Retrace every session under SOURCES not already in the dataset (or changed since) and
-    write their rows (partitioned by agent and month) and the dataset card."""
+    """Retrace a corpus into a Parquet dataset (new or changed sessions only).
+
+    Every session under SOURCES not already in the dataset (or changed since) is retraced, and
+    its rows (partitioned by agent and month) and the dataset card are written. A session that
+    could not be traced is a failed row with its error; this run's are named here, with the
+    file (the dataset keeps only a hash of where each session came from): exit 7."""
     from ..dataset import build
     from ..errors import InputError
 
@@ -45,3 +50,7 @@ def build_cmd(
     say(f"{safe(str(r.out))}: {r.found} found, {r.retraced} retraced, {r.rows} row(s) written "
                f"({r.failed} failed), {r.replaced} replaced (changed since), {r.duplicates} duplicate(s) "
                "not written again")
+    for where, why in r.failures:  # an error each, printed under --quiet too
+        typer.echo(f"forsy: failed: {safe(where)}: {safe(why)}", err=True)
+    if r.failures:
+        raise typer.Exit(ExitCode.PARTIAL)

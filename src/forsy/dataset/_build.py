@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +30,8 @@ class BuildResult:
     replaced: int  # sources whose earlier row this run replaced (they changed)
     duplicates: int  # units whose trace was already in the dataset
     failed: int  # failed rows written by this run
+    # (where, why) of each: the rows keep only a hash of the place, so this is where it is named
+    failures: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _unread_rows(unread: Sequence[Unread]) -> list[tuple[Unit, list[Row]]]:
@@ -112,7 +114,9 @@ def build(sources: Sequence[str | Path], out: str | Path, *, engine: Engine = "l
             for r in kept:
                 writer.add(r)
                 result.rows += 1
-                result.failed += r["status"] == "failed"
+                if r["status"] == "failed":
+                    result.failed += 1
+                    result.failures.append((_where(unit), str(r["error"] or "")))
     except BaseException:
         writer.abort()
         raise
@@ -130,6 +134,26 @@ def build(sources: Sequence[str | Path], out: str | Path, *, engine: Engine = "l
     state.save(out)
     write_card(out, state)
     return result
+
+
+def _where(unit: Unit) -> str:
+    if unit.kind == "parquet":
+        return f"{unit.path} (row {unit.row})"
+    if unit.kind == "jsonl":
+        return f"{unit.path} (the line at byte {unit.row})"
+    return unit.path
+
+
+CARD_ERROR = 160  # characters of an error in the card (one line of a list)
+
+
+def card_error(text: str) -> str:
+    """`text`, or its first CARD_ERROR characters cut where a word ends, marked with an ellipsis."""
+    if len(text) <= CARD_ERROR:
+        return text
+    head = text[:CARD_ERROR + 1]
+    at = max(head.rfind(" "), head.rfind(","))
+    return (text[:at].rstrip(" ,;:") if at > 0 else text[:CARD_ERROR]) + "…"
 
 
 def _chain(results: Iterator[tuple[Unit, list[Row]]],
@@ -150,7 +174,7 @@ def write_card(out: Path, state: State) -> None:
     redacted: Counter[str] = Counter()
     for r in rows:
         redacted.update(r["redaction_by_kind"])
-    errors = Counter((r["error"] or "")[:160] for r in rows if r["status"] == "failed")
+    errors = Counter(card_error(r["error"] or "") for r in rows if r["status"] == "failed")
     dups = sum(1 for s in state.sources.values() if s.get("duplicate_of"))
     lines = [
         "---",
