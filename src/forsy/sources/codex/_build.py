@@ -232,6 +232,8 @@ class ThreadBuilder:
             names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
             self.meta.extra.setdefault("additional_tools", []).extend(n for n in names if n not in
                                                                        self.meta.extra.get("additional_tools", []))
+        elif sub == "configuration_update":  # a durable input control (reasoning settings) the backend reads
+            self.meta.extra.setdefault("configuration_updates", []).append(rec.payload.get("reasoning"))
         elif sub not in SILENT_ITEMS:
             self._unknown(rec, f"response_item:{sub}")
 

@@ -21,6 +21,8 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "event_msg:turn_started": ("metadata", "turn id"),
     "event_msg:thread_name_updated": ("metadata", "title"),
     "response_item:additional_tools": ("metadata", "tools offered to the model later in the thread"),
+    "response_item:configuration_update": ("metadata", "a configuration update sent to the model "
+                                                       "(agent_config.configuration_updates)"),
     # the recorder keeps item_completed only for items with no response item: a plan (a note) or a sleep
     "event_msg:item_completed": ("set_aside", "a completed plan or sleep item (a plan is a note)"),
     # when not cited, the compaction was read from the record these repeat (compaction_mirror)
@@ -32,6 +34,7 @@ _LIFECYCLE = "lifecycle events repeat the items they announce"
 _SILENT = "state records carry no work"
 _GHOST = "ghost_snapshot (undo snapshot)"
 _ENCRYPTED = "encrypted reasoning is not readable"
+_ENCRYPTED_MESSAGE = "an encrypted message: only the words the thread shows elsewhere are readable"
 # a *_end event whose exit code, duration or success the result took (ResultInfo.*_from)
 _END_READ = "exit code, duration or success of the call it ends"
 
@@ -45,6 +48,8 @@ def mark_thread(session: Session, t: Thread) -> None:
             session.mark(rec.ev, "set_aside", "a fork's copy of its parent's history")
         elif rec.idx in mirrored:
             session.mark(rec.ev, "duplicate", "event_msg repeats a response item")
+        elif key == "response_item:message" and rec.payload.get("encrypted_content"):
+            session.mark(rec.ev, "set_aside", _ENCRYPTED_MESSAGE)
         elif key in _BY_KIND:
             session.mark(rec.ev, *_BY_KIND[key])
         elif rec.kind == "response_item" and rec.sub in COMPACTION_ITEMS:
