@@ -28,6 +28,7 @@ class LoadedTrace:
     row: TraceRow | None = None  # set when read from the store
     state: DraftState | None = None
     proposals: list[Proposal] = field(default_factory=list)
+    _by_step: dict[object, Json] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def steps(self) -> list[Json]:
@@ -35,10 +36,16 @@ class LoadedTrace:
         return steps if isinstance(steps, list) else []
 
     def step_provenance(self, n: int) -> Json:
-        for sp in self.provenance.get("steps") or []:
-            if sp.get("step") == n:
-                return sp  # type: ignore[no-any-return]
-        return {"step": n, "evidence": [], "fields": {}}
+        """The provenance of step `n` (the first entry naming it), or an empty one. Looked up in
+        an index built once: a whole-trace page asks for every step (a scan each was quadratic:
+        minutes for a trace of thousands of steps)."""
+        if self._by_step is None:
+            self._by_step = {}
+            for sp in self.provenance.get("steps") or []:
+                key = sp.get("step") if isinstance(sp, dict) else None
+                if isinstance(key, int | float | str):  # what == could match; a list cannot be a key
+                    self._by_step.setdefault(key, sp)
+        return self._by_step.get(n) or {"step": n, "evidence": [], "fields": {}}
 
 
 def _json(files: dict[str, bytes], name: str) -> Json:
