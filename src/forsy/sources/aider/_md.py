@@ -78,7 +78,7 @@ def is_blank(t: str) -> bool:
 
 
 def is_user(t: str) -> bool:
-    return (t.startswith("#### ") or t == "####") and t.endswith(BREAK)
+    return t.startswith("#### ") and t.endswith(BREAK)  # "####" + three spaces: an empty line of an input
 
 
 def is_quote(t: str) -> bool:
@@ -176,7 +176,7 @@ class _Parser:
             if j > last + 1 and self.starts_write(j):
                 stop = j
                 break
-            if j == last + 1 and j > i and (is_header(lines[j].text) or is_user(lines[j].text)):
+            if j == last + 1 and (is_header(lines[j].text) or is_user(lines[j].text)):
                 stop = j
                 break  # an aider write glued to the reply (never written so; a damaged file)
             last = j
