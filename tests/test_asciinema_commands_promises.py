@@ -111,3 +111,48 @@ def test_a_recording_of_one_program_is_its_header_command_from_the_start() -> No
         "python app.py", cast.header_ev.id, "/command", None, False, 0.0, "")
     assert (c.lines, c.end, c.finished, c.exit_code, c.exit_ref) == (
         ["hi", "bye"], 1.0, True, 3, Ref(cast.events[2].ev.id, "/2"))
+
+
+def test_what_no_command_cites_is_marked_by_its_rule_and_counted_one_by_one() -> None:
+    r, cmds, line = _read([
+        [0.0, "i", "a"], [0.1, "i", "b"],  # 2, 3: keys before the first prompt
+        [0.2, "o", "$ "],  # 4
+        [1.0, "o", "\r\nbye\r\n"],  # 5: an empty line's end and output after it, in one event
+        [1.1, "o", "logout\r\n"],  # 6: more output after it (no command runs)
+        [1.2, "o", "\r\n"],  # 7: the same
+        [1.3, "r", "100x30"], [1.4, "r", "90x30"], [1.5, "m", ""], [1.6, "m", "b"],  # 8-11
+        [2.0, "o", "$ "], [3.0, "i", "cat\r"], [3.0, "o", "cat\r\n"],  # 12, 13, 14
+        [3.1, "i", "y"], [3.2, "i", "\x04"], [4.0, "o", "$ "],  # 15, 16: typed to cat; 17
+    ])
+    assert [c.text for c in cmds] == ["cat"]
+    by_line = {line[k]: v for k, v in r.marks.by_id.items()}
+    assert {n: by_line[n] for n in (2, 3, 5, 6, 7, 8, 9, 10, 11, 15, 16)} == {
+        2: ("set_aside", "input before the first prompt"), 3: ("set_aside", "input before the first prompt"),
+        5: ("set_aside", "output after an empty command line"),
+        6: ("set_aside", "output after an empty command line"), 7: ("set_aside", "output after an empty command line"),
+        8: ("metadata", "terminal resized (r event)"), 9: ("metadata", "terminal resized (r event)"),
+        10: ("metadata", "marker (m event)"), 11: ("metadata", "marker (m event)"),
+        15: ("metadata", "input typed to the running program"), 16: ("metadata", "input typed to the running program")}
+    assert r.marks.counts == {"input_before_prompt": 2, "empty_commands": 1, "resizes": 2, "markers": 2,
+                              "stdin_inputs": 2}
+
+
+def test_a_recording_of_tmux_or_screen_is_read_from_its_prompts() -> None:
+    for command in ("tmux new -s w", "/usr/bin/screen -S w", "/bin/zsh -l"):
+        data = "\n".join(json.dumps(x) for x in [dict(HEADER, command=command), [0.1, "o", "$ "],
+                                                 [1.0, "o", "ls\r\na\r\n$ "]]) + "\n"
+        cast = parse(data.encode(), "rec.cast")
+        assert cast is not None
+        assert [(c.text, c.lines) for c in Reader(cast).run()] == [("ls", ["a"])], command
+
+
+def test_an_empty_or_cancelled_line_ended_with_the_next_prompt_keeps_its_own_rule() -> None:
+    # the shell often draws its next prompt in the event that ends the line: that event holds
+    # no output, so it is what the line was (and the prompt after it opens the next command)
+    r, cmds, line = _read([[0.1, "o", "$ "], [1.0, "o", "\r\n$ "], [2.0, "o", "sl^C\r\n$ "],
+                           [3.0, "i", "ls\r"], [3.0, "o", "ls\r\na\r\n$ "]])
+    assert [(c.text, c.lines) for c in cmds] == [("ls", ["a"])]
+    by_line = {line[k]: v for k, v in r.marks.by_id.items()}
+    assert (by_line[3], by_line[4]) == (("set_aside", "empty command lines ran nothing"),
+                                        ("set_aside", "a line cancelled with Ctrl-C ran nothing"))
+    assert r.marks.counts == {"empty_commands": 1, "cancelled_lines": 1}

@@ -138,8 +138,10 @@ class Reader:
             if not done:
                 return  # still typing: the line in progress is the prompt and the keys echoed
             self._enter(done[0], e)
-            if self.cur is not None or done[1:] or self.screen.line:
-                self._out(e, done[1:])  # (an empty or cancelled line's own event keeps `_enter`'s mark)
+            # an empty or cancelled line's own event keeps `_enter`'s mark, the next prompt drawn
+            # in it too: only output after the line's end is marked as such
+            if self.cur is not None or done[1:] or (self.screen.line and not self._at_prompt()):
+                self._out(e, done[1:])
         elif self.state == "before":
             self.marks.mark(e, "set_aside", "terminal output before the first prompt (no command)")
         else:
