@@ -34,6 +34,8 @@ records (`tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads`, summed; their `co
 token count and is not kept). Not recorded: the system prompt and the tools offered (Cline
 does not save them).
 
+Since its SDK migration Cline writes `<session id>.messages.json` instead (`_sdk.py`).
+
 Every UI record and each top-level key of `task_metadata.json` is accounted for in the
 manifest's ledger (`_ledger.py`): cited by a step, or marked as a time, a count, the UI's
 copy of an API message, or Cline's bookkeeping.
@@ -54,6 +56,8 @@ from .._records import Record, iter_json_array
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from ._harness import command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
+from ._sdk import SUFFIX as SDK_SUFFIX
+from ._sdk import is_sdk_messages, read_sdk
 from ._ui_only import read_ui_only
 
 API = "api_conversation_history.json"
@@ -77,10 +81,13 @@ class ClineSource:
         ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
         "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
         ".vscode-server/data/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ".cline/data/sessions",  # the SDK's sessions (`_sdk.py`), `$CLINE_DATA_DIR/sessions` when set
     )
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if path.name.endswith(SDK_SUFFIX):
+            return is_sdk_messages(path, h)
         if path.name == API:
             return h.startswith(b"[") and b'"role"' in h[:4096]
         if path.name == UI:
@@ -92,11 +99,13 @@ class ClineSource:
         return False
 
     def discover(self, path: Path) -> list[Path]:
-        found = discover_sniffed(path, self.sniff, (API, UI), recursive=True)
+        found = discover_sniffed(path, self.sniff, (API, UI, "*" + SDK_SUFFIX), recursive=True)
         # a task is offered once: by its API history, or by its UI messages when that is missing
         return [p for p in found if p.name == API or not (p.parent / API).is_file()]
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if path.name.endswith(SDK_SUFFIX):
+            return [read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root))]
         folder = path.parent
         api = folder / API
         s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))

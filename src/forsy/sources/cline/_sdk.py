@@ -1,0 +1,222 @@
+"""Cline's SDK sessions: `<session id>.messages.json` (the VS Code extension since its SDK
+migration, and the `cline` CLI), under `~/.cline/data/sessions/<session id>/`.
+
+The writer is the SDK's session store (sdk/packages/core/src/services/session-data.ts,
+`buildMessagesFilePayload`): one JSON object `{version, updated_at, agent, sessionId,
+taskType?, origin, messages, system_prompt?}`, written whole again as the conversation grows
+(a compaction rewrites it: the messages it folded are gone from the file). Each message is a
+`MessageWithMetadata` (sdk/packages/shared/src/llms/messages.ts): `role` user or assistant,
+`content` a string or blocks, `id`, `ts` (epoch ms), `modelInfo`, `metrics`, `metadata`.
+Each message is one `Evidence` (its exact bytes); each other top-level member is one too.
+
+* assistant: `text` → the agent's text, `thinking` → reasoning, `tool_use` → a call (exact
+  `name` and `input`; the calls of one message are one group); `redacted_thinking` and
+  generated `media` are counted; `modelInfo.id` → models, `metrics` → token usage;
+* user: `tool_result` → the result of the call it names (`is_error` fails it); text the
+  person typed, cut out of its `<user_input mode="…">` wrapper when it has one (C-span, the
+  wrapper named); a message whose `metadata.kind` is `compaction` / `compaction_summary` is
+  a compaction; one whose `metadata.displayRole` is system / status / error, or whose kind
+  is one of the runtime's own (`user-run-messages.ts`), is a system note, as are the
+  continuation prompts (`[TASK RESUMPTION]`, the act-mode approval) and attached files;
+* `system_prompt` → the system prompt; `sessionId`, `agent`, `origin` → the session's facts.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile, pointer
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from .._records import Record
+from ..json_doc import read_object_array
+from ..lines import sha256
+
+SUFFIX = ".messages.json"
+# user-run-messages.ts SYNTHETIC_USER_MESSAGE_KINDS: user-role messages the runtime writes
+SYNTHETIC = frozenset({"auto_compaction", "compaction_budget_emergency", "completion_reminder",
+                       "loop_detection_notice", "manual_compaction", "mistake_stop_notice", "recovery_notice"})
+COMPACTION = frozenset({"compaction", "compaction_summary"})
+CONTINUATION = ("[TASK RESUMPTION]", "The user approved switching to act mode. Continue with the approved plan now.")
+USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.S)  # format.ts formatUserInputBlock
+TOKENS = (("inputTokens", "input"), ("outputTokens", "output"), ("cacheReadTokens", "cache_read"),
+          ("cacheWriteTokens", "cache_write"))
+HEADER_WHY = "the session file's header (session id, agent, origin, update time)"
+
+
+def is_sdk_messages(path: Path, head: bytes) -> bool:
+    h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return (path.name.endswith(SUFFIX) and h.startswith(b"{") and b'"messages"' in h
+            and b'"sessionId"' in h[:4096])
+
+
+def _iso(ms: Any) -> str | None:
+    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def read_sdk(path: Path, data: bytes, name: str) -> Session:
+    doc = read_object_array(data, name, "messages")
+    sid = doc.header.get("sessionId") if doc is not None else None
+    stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    s = Session("cline", sid if isinstance(sid, str) and sid else stem,
+                [SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data))], {}, [],
+                SessionMeta(agent="cline"))
+    s.quality.extra["sdk_session"] = 1
+    if doc is None:
+        s.quality.unparsable_records += 1
+        s.warn("unparsable", "an SDK session file that is not a JSON object; not read", name, 1)
+        return s
+    for code, msg, line in doc.problems:
+        s.warn(code, msg, name, line)
+    s.quality.records = doc.elements + len(doc.spans)
+    s.quality.unparsable_records = doc.elements - len(doc.records)
+    _header(s, doc.header, doc.spans, name)
+    b = _Builder(s)
+    for j, rec in enumerate(doc.records):
+        s.add_evidence(rec.ev)
+        b.message(j, rec)
+    return s
+
+
+def _header(s: Session, header: dict[str, Any], spans: dict[str, tuple[int, int, bytes]], name: str) -> None:
+    for key, (line, off, raw) in spans.items():
+        ev = Evidence.make(name, line, off, raw, sha256(raw), key)
+        s.add_evidence(ev)
+        if key == "system_prompt" and isinstance(header.get(key), str):
+            s.meta.system_prompt, s.meta.system_prompt_ref = header[key], Ref(ev.id, "")
+        s.mark(ev.id, "metadata", HEADER_WHY, key)
+    for key in ("agent", "taskType"):
+        if isinstance(header.get(key), str):
+            s.meta.extra[f"sdk_{key}"] = header[key]
+    origin = header.get("origin")
+    if isinstance(origin, dict):
+        s.meta.extra["sdk_origin"] = origin
+
+
+class _Builder:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.calls: dict[str, Event] = {}
+
+    def _ev(self, kind: Any, rec: Record, ptr: str, **fields: Any) -> Event:
+        ts = _iso(rec.data.get("ts"))
+        ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)],
+                   ts_from=Ref(rec.ev.id, "/ts") if ts else None, **fields)  # epoch ms → ISO: derived (R-time)
+        self.s.events.append(ev)
+        return ev
+
+    def _count(self, key: str) -> None:
+        self.s.quality.extra[key] = self.s.quality.extra.get(key, 0) + 1
+
+    def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
+        c = rec.data.get("content")
+        if isinstance(c, str):
+            return [("/content", {"type": "text", "text": c, "_whole": True})]
+        out = []
+        for i, blk in enumerate(c if isinstance(c, list) else []):
+            if isinstance(blk, dict):
+                out.append((f"/content/{i}", blk))
+            else:
+                self.s.warn("field-type", f"content[{i}] is not a block; skipped", rec.ev.source, rec.ev.line)
+        if not isinstance(c, str | list):
+            self.s.warn("field-type", "a message whose content is neither text nor blocks; skipped", rec.ev.source,
+                        rec.ev.line)
+        return out
+
+    def message(self, j: int, rec: Record) -> None:
+        role = rec.data.get("role")
+        before = len(self.s.events)
+        if role == "assistant":
+            self._assistant(j, rec)
+        elif role == "user":
+            self._user(rec)
+        else:
+            self.s.quality.unknown_records += 1
+            self.s.warn("unknown-record", f"a message of role {role!r}; skipped", rec.ev.source, rec.ev.line)
+            return
+        if len(self.s.events) == before:
+            self.s.mark(rec.ev.id, "set_aside", "a message with no text, call or result (an image, a file, "
+                        "redacted reasoning)", str(role))
+
+    def _assistant(self, j: int, rec: Record) -> None:
+        s, d = self.s, rec.data
+        info = d.get("modelInfo")
+        model = info.get("id") if isinstance(info, dict) else None
+        if isinstance(model, str) and model not in s.meta.models:
+            s.meta.models.append(model)
+        metrics = d.get("metrics")
+        for src, dst in TOKENS:
+            v = metrics.get(src) if isinstance(metrics, dict) else None
+            if isinstance(v, int) and not isinstance(v, bool):
+                s.meta.token_usage[dst] = s.meta.token_usage.get(dst, 0) + v
+        for ptr, blk in self._blocks(rec):
+            bt, p = blk.get("type"), "" if blk.get("_whole") else ptr
+            if bt == "text" and isinstance(blk.get("text"), str) and blk["text"].strip():
+                self._ev("agent_text", rec, p + ("/text" if p else "/content"), text=blk["text"])
+            elif bt == "thinking" and isinstance(blk.get("thinking"), str) and blk["thinking"].strip():
+                self._ev("reasoning", rec, ptr + "/thinking", text=blk["thinking"])
+            elif bt == "tool_use":
+                name = blk.get("name") if isinstance(blk.get("name"), str) else None
+                cid = blk["id"] if isinstance(blk.get("id"), str) else f"{rec.ev.id}{ptr}"
+                self.calls[cid] = self._ev("tool_call", rec, ptr + "/input", call_id=cid, tool=name,
+                                           args=blk.get("input"), group=f"M{j}",
+                                           name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
+            elif bt in ("redacted_thinking", "media"):
+                self._count(f"sdk_{bt}")
+
+    def _user(self, rec: Record) -> None:
+        raw = rec.data.get("metadata")
+        meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        kind = meta.get("kind") if isinstance(meta.get("kind"), str) else None
+        role = meta.get("displayRole") if isinstance(meta.get("displayRole"), str) else None
+        for ptr, blk in self._blocks(rec):
+            p = "/content" if blk.get("_whole") else ptr + "/text"
+            bt, text = blk.get("type"), blk.get("text")
+            if bt == "tool_result":
+                self._result(rec, ptr, blk)
+            elif bt in ("image", "file"):
+                self._count(f"sdk_user_{bt}s")
+            elif bt != "text" or not isinstance(text, str) or not text.strip():
+                continue
+            elif kind in COMPACTION:
+                self._ev("compaction", rec, p, actor="system", text=text, info=NoteInfo(subtype=kind))
+                self.s.quality.compactions += 1
+            elif kind in SYNTHETIC or (role or "").lower() in ("system", "status", "error"):
+                self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=kind or role))
+                self.s.mark(rec.ev.id, "set_aside", "a message the Cline runtime wrote in the user's place", kind)
+            elif text.startswith(CONTINUATION) or text.lstrip().startswith("<file_content"):
+                sub = "continuation" if text.startswith(CONTINUATION) else "files_attached"
+                self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=sub))
+                self.s.mark(rec.ev.id, "set_aside", "text Cline wrote in the user's place", sub)
+            elif (m := USER_INPUT.search(text)) is not None and m.group(1).strip():
+                self._ev("user", rec, p, actor="user", text=m.group(1),
+                         info=MessageInfo(span=(m.start(1), m.end(1)), wrapped="user_input"))
+            else:
+                self._ev("user", rec, p, actor="user", text=text)
+
+    def _result(self, rec: Record, ptr: str, blk: dict[str, Any]) -> None:
+        cid = blk.get("tool_use_id") if isinstance(blk.get("tool_use_id"), str) else None
+        c = blk.get("content")
+        refs, texts = [], []
+        if isinstance(c, str):
+            refs, texts = [Ref(rec.ev.id, ptr + "/content")], [c]
+        for k, part in enumerate(c if isinstance(c, list) else []):
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                refs.append(Ref(rec.ev.id, pointer(*ptr.strip("/").split("/"), "content", k, "text")))
+                texts.append(part["text"])
+            elif isinstance(part, dict) and part.get("type") in ("image", "file"):
+                self._count(f"sdk_result_{part['type']}s")
+        call = self.calls.get(cid) if cid else None
+        name = blk.get("name") if isinstance(blk.get("name"), str) else (call.tool if call else None)
+        ts = _iso(rec.data.get("ts"))
+        ev = Event("tool_result", "agent", ts, refs or [Ref(rec.ev.id, ptr)], text="\n".join(texts) if texts else None,
+                   call_id=cid, tool=name, is_error=blk.get("is_error") is True,
+                   ts_from=Ref(rec.ev.id, "/ts") if ts else None, info=ResultInfo(orphan=call is None))
+        self.s.events.append(ev)
+        if call is None:
+            self.s.warn("orphan-result", f"a tool_result for {cid!r}, a call this file does not hold", rec.ev.source,
+                        rec.ev.line)

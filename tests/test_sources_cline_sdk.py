@@ -1,0 +1,117 @@
+"""Cline's SDK sessions (`<session id>.messages.json`), built by hand from the writer at
+cline/cline commit 21cb8d2525bcedf1f4b6890b27a74a14fe7451e4 (2026-08-22):
+sdk/packages/core/src/services/session-data.ts (`buildMessagesFilePayload`, the file's
+members), sdk/packages/shared/src/llms/messages.ts (`MessageWithMetadata` and its blocks),
+sdk/packages/shared/src/prompt/format.ts (`<user_input mode>`), sdk/packages/core/src/session/
+user-run-messages.ts (the runtime's own user-role messages) and
+sdk/packages/core/src/extensions/context/compaction-shared.ts (a compaction summary).
+The extension no longer writes ui_messages.json / api_conversation_history.json for new tasks
+(apps/vscode/src/sdk/legacy-state-reader.ts reads them only for tasks made before).
+Expectations by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from forsy.cli import app
+from forsy.payloads import MessageInfo, NoteInfo
+from forsy.sources import ReadContext, detect
+from forsy.sources.cline import ClineSource
+
+SID = "sess_1"
+WRAPPED = '<user_input mode="act">fix the failing test</user_input>'
+
+
+def _file(tmp_path: Path, messages: list[Any], **more: Any) -> Path:
+    doc = {"version": 1, "updated_at": "2026-08-20T10:00:05.000Z", "agent": "lead", "sessionId": SID,
+           "origin": {"source": "vscode", "mode": "user", "sessionId": SID}, "messages": messages, **more}
+    p = tmp_path / "sessions" / SID / f"{SID}.messages.json"
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps(doc, indent=2) + "\n", "utf-8")
+    return p
+
+
+MESSAGES: list[Any] = [
+    {"id": "m1", "role": "user", "ts": 1787220000000, "content": [{"type": "text", "text": WRAPPED}]},
+    {"id": "m2", "role": "assistant", "ts": 1787220001000, "modelInfo": {"id": "claude-x", "provider": "anthropic"},
+     "metrics": {"inputTokens": 10, "outputTokens": 4, "cacheReadTokens": 2, "cost": 0.1},
+     "content": [{"type": "thinking", "thinking": "run it"}, {"type": "text", "text": "Running the tests."},
+                 {"type": "tool_use", "id": "t1", "name": "run_commands", "input": {"commands": ["pytest"]}},
+                 {"type": "redacted_thinking", "data": "xx"}]},
+    {"id": "m3", "role": "user", "ts": 1787220002000, "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "name": "run_commands", "content": "1 failed", "is_error": True}]},
+    {"id": "m4", "role": "user", "ts": 1787220003000, "metadata": {"kind": "compaction_summary",
+     "displayRole": "system", "userRunSpan": 1}, "content": [{"type": "text", "text": "Summary: tests fail"}]},
+    {"id": "m5", "role": "user", "ts": 1787220004000, "metadata": {"userRunSpan": 0, "displayRole": "system"},
+     "content": [{"type": "text", "text": "hook said hi"}]},
+    {"id": "m6", "role": "user", "ts": 1787220005000, "content": "[TASK RESUMPTION] resumed"},
+    {"id": "m7", "role": "assistant", "ts": 1787220006000, "content": "Done."},
+]
+
+
+def test_an_sdk_session_is_found_and_read_whole(tmp_path: Path) -> None:
+    p = _file(tmp_path, MESSAGES, system_prompt="You are Cline.")
+    assert isinstance(detect(p), ClineSource)
+    assert ClineSource().discover(tmp_path) == [p]
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    got = [(e.kind, e.actor, e.text, s.evidence[e.refs[0].ev].line, e.refs[0].pointer, e.ts) for e in s.events]
+    line = {m["id"]: 1 + p.read_text().split("\n").index(f'      "id": "{m["id"]}",') - 1 for m in MESSAGES}
+    assert got == [
+        ("user", "user", "fix the failing test", line["m1"], "/content/0/text", "2026-08-20T10:00:00.000Z"),
+        ("reasoning", "agent", "run it", line["m2"], "/content/0/thinking", "2026-08-20T10:00:01.000Z"),
+        ("agent_text", "agent", "Running the tests.", line["m2"], "/content/1/text", "2026-08-20T10:00:01.000Z"),
+        ("tool_call", "agent", None, line["m2"], "/content/2/input", "2026-08-20T10:00:01.000Z"),
+        ("tool_result", "agent", "1 failed", line["m3"], "/content/0/content", "2026-08-20T10:00:02.000Z"),
+        ("compaction", "system", "Summary: tests fail", line["m4"], "/content/0/text", "2026-08-20T10:00:03.000Z"),
+        ("note", "system", "hook said hi", line["m5"], "/content/0/text", "2026-08-20T10:00:04.000Z"),
+        ("note", "system", "[TASK RESUMPTION] resumed", line["m6"], "/content", "2026-08-20T10:00:05.000Z"),
+        ("agent_text", "agent", "Done.", line["m7"], "/content", "2026-08-20T10:00:06.000Z"),
+    ]
+    user, call, result = s.events[0], s.events[3], s.events[4]
+    assert user.info == MessageInfo(span=(len('<user_input mode="act">'), WRAPPED.index("</")), wrapped="user_input")
+    assert (call.call_id, call.tool, call.args, call.group) == ("t1", "run_commands", {"commands": ["pytest"]}, "M1")
+    assert (result.call_id, result.is_error) == ("t1", True)
+    assert s.events[6].info == NoteInfo(subtype="system")
+    assert s.session_id == SID and s.meta.system_prompt == "You are Cline."
+    assert s.meta.models == ["claude-x"]
+    assert s.meta.token_usage == {"input": 10, "output": 4, "cache_read": 2}
+    assert s.quality.compactions == 1 and s.quality.extra["sdk_redacted_thinking"] == 1
+    assert s.meta.extra["sdk_agent"] == "lead"
+    assert s.warnings == []
+    # every member but `messages` is a record marked as the header; every message is cited or marked
+    marked = {s.evidence[k].record_type for k, m in s.ledger.items() if m.name.startswith("the session file's")}
+    assert marked == {"version", "updated_at", "agent", "sessionId", "origin", "system_prompt"}
+    assert s.quality.records == 7 + 6
+
+
+def test_a_retrace_of_an_sdk_session_accounts_for_every_record(tmp_path: Path) -> None:
+    p = _file(tmp_path, MESSAGES)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    ledger = json.dumps(manifest.get("ledger"))
+    assert '"unknown"' not in ledger or '"unknown": 0' in ledger
+    v = CliRunner().invoke(app, ["verify", str(out), str(p.parent)])
+    assert v.exit_code == 0, v.output
+
+
+def test_an_unwrapped_prompt_is_the_whole_text_and_an_orphan_result_is_warned(tmp_path: Path) -> None:
+    p = _file(tmp_path, [
+        {"id": "a", "role": "user", "content": "plain words"},
+        {"id": "b", "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "zz", "name": "read_files",
+             "content": [{"type": "text", "text": "x"}, {"type": "image", "data": "", "mediaType": "image/png"}]}]},
+    ])
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.text, e.refs[0].pointer, e.info) for e in s.events][:1] == [
+        ("user", "plain words", "/content", None)]
+    res = s.events[1]
+    assert (res.kind, res.text, res.refs[0].pointer, res.tool, res.is_error) == (
+        "tool_result", "x", "/content/0/content/0/text", "read_files", False)
+    assert s.quality.extra["sdk_result_images"] == 1
+    assert [w.code for w in s.warnings] == ["orphan-result"]
