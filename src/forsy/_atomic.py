@@ -10,13 +10,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Write `data` at `path` atomically; the work file is removed on any failure (OSError raised).
-    Whether `path` may be replaced at all is the caller's check: only files forsy wrote are."""
+def replace_file(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (bytes, or parts written as they come: a page is never held whole) at
+    `path` atomically; the work file is removed on any failure, also one raised while the parts
+    are made (OSError raised). Whether `path` may be replaced at all is the caller's check: only
+    files forsy wrote are."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, bytes):
+                fh.write(data)
+            else:
+                for part in data:
+                    fh.write(part)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -145,13 +145,13 @@ def render_cmd(
 ) -> None:
     """Write a trace as one self-contained page (HTML opens offline from file://, or Markdown)."""
     from ..review.source import load
-    from ..web.render import render_html, render_markdown, write_page
+    from ..web.render import html_parts, markdown_parts, write_page
 
     suffix = output.suffix.lower()
     if suffix not in (".html", ".htm", ".md"):
         raise InputError("the page is .html or .md", path=output)
     d = load(trace, store_url(store), logs)
-    write_page(output, render_markdown(d) if suffix == ".md" else render_html(d))
+    write_page(output, markdown_parts(d) if suffix == ".md" else html_parts(d))
     typer.echo(str(output))
 
 

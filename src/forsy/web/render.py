@@ -11,6 +11,7 @@ never overwrites what it did not write.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import markupsafe
@@ -36,15 +37,26 @@ def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
         static=True, title=h.trace_id, css=markupsafe.Markup(css()), reviewer=None, message=None, message_kind="",
         h=h, can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
         step_url=lambda n: f"#step-{n}", conv_url=lambda n: f"#c-{n}", blocks=conversation(d), needs=None,
-        step_views=[step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)])
+        # one at a time, as the page reaches them: a trace of thousands of steps is never held
+        # as views and as a page at once (each template walks them once)
+        step_views=(step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)))
+
+
+def html_parts(d: LoadedTrace, *, evidence: bool = True) -> Iterator[str]:
+    """The HTML page in parts, in order (`write_page` writes them as they come)."""
+    return env().get_template("draft.html").generate(**_context(d, evidence))
+
+
+def markdown_parts(d: LoadedTrace) -> Iterator[str]:
+    return env().get_template("page.md").generate(**_context(d, False))
 
 
 def render_html(d: LoadedTrace, *, evidence: bool = True) -> str:
-    return env().get_template("draft.html").render(**_context(d, evidence))
+    return "".join(html_parts(d, evidence=evidence))
 
 
 def render_markdown(d: LoadedTrace) -> str:
-    return env().get_template("page.md").render(**_context(d, False))
+    return "".join(markdown_parts(d))
 
 
 def rendered_by_forsy(path: Path) -> bool:
@@ -60,14 +72,15 @@ def rendered_by_forsy(path: Path) -> bool:
     return head.startswith(MD_MARK) or (head.startswith("<!doctype html>") and HTML_MARK in head)
 
 
-def write_page(path: Path, text: str) -> None:
-    """Write a page whole (a work file renamed over it), never over a file forsy did not write."""
+def write_page(path: Path, text: str | Iterable[str]) -> None:
+    """Write a page (a work file renamed over it; given in parts, each written as it comes),
+    never over a file forsy did not write."""
     if path.exists() or path.is_symlink():
         if path.is_dir():
             raise OutputError("exists and is a folder, not a page", path=path)
         if not rendered_by_forsy(path):
             raise OutputError("exists and was not written by forsy render; not overwritten", path=path)
     try:
-        replace_file(path, text.encode("utf-8"))
+        replace_file(path, text.encode("utf-8") if isinstance(text, str) else (t.encode("utf-8") for t in text))
     except OSError as e:
         raise OutputError(e.strerror or str(e), path=path) from None
