@@ -21,7 +21,8 @@ from forsy.sources.openhands import OpenHandsSource
 
 BASE = REAL_LOGS / "openhands"
 REAL = sorted([*BASE.rglob("*.json"), *BASE.rglob("*.jsonl")]) if BASE.is_dir() else []
-NOT_CALLS = {"message", "system", "recall", "finish", "think", "change_agent_state"}
+NOT_CALLS = {"message", "system", "recall", "finish", "think", "change_agent_state", "reject", "condensation",
+             "condensation_request", "loop_recovery"}
 
 
 def _events_oracle(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

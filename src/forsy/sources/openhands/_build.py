@@ -7,12 +7,18 @@ from typing import Any
 
 from ...evidence import Event, LedgerHeading, Ref, Session
 from ...jsontext import json_text
-from ...payloads import MessageInfo
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 from . import _v1
 
 STATE = frozenset({"change_agent_state", "agent_state_changed", "null"})
 NOTES = frozenset({"recall"})
+# actions that are no call and get no observation (openhands/events/action/agent.py): the
+# controller's and the person's controls; their observation-side twins are notes too
+CONTROL_ACTIONS = frozenset({"condensation_request", "loop_recovery"})
+CONTROL_OBS = frozenset({"loop_detection", "condense"})
+CONTROL_WHY = "a control of the conversation (condensation request, loop detection and recovery), not a step"
+REJECTED_OBS = "user_rejected"  # UserRejectObservation: the person rejected the action (confirmation mode)
 ERROR_OBS = frozenset({"error"})
 ERROR_STATE = "error"  # AgentState.ERROR: the controller stopped on an error (extras.reason says which)
 STILL_RUNNING = -1  # CmdOutputMetadata's exit code of a command still running (no exit status yet)
@@ -111,13 +117,24 @@ class Builder:
             self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
             self.mark(rec, base, e, "set_aside", NOTE_WHY)
             return
+        if action == "condensation":  # CondensationAction: the condenser forgot events (with a summary)
+            got = self._text(rec, base, e, "args/summary")
+            self.ev("compaction", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
+            s.quality.compactions += 1
+            return
+        if action in CONTROL_ACTIONS:
+            self.ev("note", rec, base, "", e, actor="user" if source == "user" else "system",
+                    info=NoteInfo(subtype=str(action)))
+            self.mark(rec, base, e, "set_aside", CONTROL_WHY)
+            return
         self.seen_agent = True
-        if action == "finish":
-            got = self._text(rec, base, e, "args/final_thought", "args/thought", "message", "thought")
+        if action in ("finish", "reject"):  # AgentRejectAction: the agent gives the task up, with its reason
+            got = self._text(rec, base, e, "args/final_thought", "args/thought", "args/outputs/reason", "message",
+                             "thought")
             if got:
                 self.ev("agent_text", rec, base, got[1], e, text=got[0])
             else:
-                self.mark(rec, base, e, "set_aside", "a finish with no words")
+                self.mark(rec, base, e, "set_aside", f"a {action} with no words")
             return
         thought = self._text(rec, base, e, "args/thought", "thought")
         if thought:
@@ -158,10 +175,11 @@ class Builder:
             s.quality.extra["state_events"] = s.quality.extra.get("state_events", 0) + 1
             self.mark(rec, base, e, "set_aside", NULL_WHY if obs == "null" else STATE_WHY)
             return
-        if obs in NOTES:
+        if obs in NOTES or obs in CONTROL_OBS:
             got = self._text(rec, base, e, "content", "message")
-            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None)
-            self.mark(rec, base, e, "set_aside", NOTE_WHY)
+            self.ev("note", rec, base, got[1] if got else "", e, actor="system", text=got[0] if got else None,
+                    info=NoteInfo(subtype=str(obs)) if obs in CONTROL_OBS else None)
+            self.mark(rec, base, e, "set_aside", NOTE_WHY if obs in NOTES else CONTROL_WHY)
             return
         cause = e.get("cause")
         call_id = self.by_id.get(str(cause)) if isinstance(cause, int | str) else None
@@ -191,7 +209,11 @@ class Builder:
         failed: bool | None = obs in ERROR_OBS or e.get("success") is False or (code is not None and code != 0)
         if code == STILL_RUNNING and not (obs in ERROR_OBS or e.get("success") is False):
             failed = None  # no exit status yet: the command ran on (a server, the no-output timeout)
-        self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed)
+        info = None
+        if obs == REJECTED_OBS:  # the person said no to the action: a failed call, their rejection
+            failed, info = True, ResultInfo(rejected=True)
+            s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
+        self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed, info=info)
 
     def _metrics(self, e: dict[str, Any]) -> None:
         tcm = e.get("tool_call_metadata")
