@@ -77,3 +77,25 @@ def test_a_rejected_action_fails_as_the_persons_rejection_and_an_agent_reject_is
     assert (words.kind, words.text, words.refs[0].pointer) == ("agent_text", "cannot do this safely",
                                                                "/args/outputs/reason")
     assert len(s.events) == 4 and s.quality.missing_results == 0 and s.warnings == []
+
+
+def test_a_conversation_error_of_the_sdk_is_the_agents_error_step(tmp_path: Path) -> None:
+    """OpenHands/software-agent-sdk at commit 611629e6999ad398dc49c761721eefe18d5e6bd9 (2026-08-22):
+    openhands-sdk/openhands/sdk/event/conversation_error.py (ConversationErrorEvent `code`, `detail`,
+    emitted by local_conversation.py when the run loop stops) and openhands-agent-server's
+    ServerErrorEvent: both were unknown kinds, the failure lost."""
+    s = _read(tmp_path, [
+        {"kind": "MessageEvent", "id": "a", "timestamp": T(0), "source": "user",
+         "llm_message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+        {"kind": "ConversationErrorEvent", "id": "b", "timestamp": T(1), "source": "environment",
+         "code": "LLMBadRequestError", "detail": "context window exceeded"},
+        {"kind": "ServerErrorEvent", "id": "c", "timestamp": T(2), "source": "environment", "code": "MCPError",
+         "detail": ""},
+    ])
+    got = [(e.kind, e.actor, e.text, e.refs[0].pointer, e.ts) for e in s.events]
+    assert got == [("user", "user", "hi", "/llm_message/content/0/text", T(0)),
+                   ("agent_text", "agent", "context window exceeded", "/detail", T(1)),
+                   ("agent_text", "agent", None, "", T(2))]
+    assert all(e.info is not None and e.info.api_error for e in s.events[1:])
+    assert s.quality.extra.get("agent_errors") == 2 and "v1_unknown_kinds" not in s.quality.extra
+    assert s.quality.unknown_records == 0 and s.warnings == []

@@ -27,6 +27,8 @@ What each kind gives (read from the SDK's models):
   `ConversationStateUpdateEvent`, `PauseEvent`, `InterruptEvent`, `TokenEvent`,
   `StreamingDeltaEvent`, `LLMCompletionLogEvent`, `HookExecutionEvent` → bookkeeping (set
   aside, counted in `quality.extra["state_events"]`);
+* `ConversationErrorEvent` (the run loop stopped on an error), `ServerErrorEvent` (the agent
+  server's): an error step of the agent, its words `detail` (`quality.extra["agent_errors"]`);
 * any other kind: counted in `quality.extra["v1_unknown_kinds"]` and warned (drift).
 """
 
@@ -36,7 +38,7 @@ import re
 from typing import Any, Protocol
 
 from ...evidence import Event, LedgerHeading, Ref, Session, pointer
-from ...payloads import ResultInfo
+from ...payloads import MessageInfo, ResultInfo
 from .._records import Record
 
 
@@ -58,6 +60,8 @@ STATE_KINDS = frozenset({
     "LLMCompletionLogEvent", "HookExecutionEvent", "ACPToolCallEvent",
 })  # fmt: skip
 COMPACTION_KINDS = frozenset({"Condensation", "CondensationRequest", "CondensationSummaryEvent"})
+# conversation_error.py (the run loop stopped), agent_server/models.py ServerErrorEvent: `code`, `detail`
+ERROR_KINDS = frozenset({"ConversationErrorEvent", "ServerErrorEvent"})
 # actions whose words are the agent's own (not a tool it ran)
 FINISH, THINK = "FinishAction", "ThinkAction"
 STILL_RUNNING = -1  # TerminalObservation: the command hit the soft timeout and runs on
@@ -93,6 +97,12 @@ def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.ev("compaction", rec, base, "/summary" if text else "", e, actor="system", text=text)
         b.s.quality.compactions += 1
         b.mark(rec, base, e, "set_aside", "a condensation of the history (a compaction, not a step)")
+    elif kind in ERROR_KINDS:  # the run loop (or the agent server) stopped on an error: the agent's error step
+        got = e.get("detail")
+        text = got if isinstance(got, str) and got.strip() else None
+        b.ev("agent_text", rec, base, "/detail" if text else "", e, text=text, info=MessageInfo(api_error=True))
+        q = b.s.quality.extra
+        q["agent_errors"] = q.get("agent_errors", 0) + 1
     elif kind in STATE_KINDS:
         q = b.s.quality.extra
         q["state_events"] = q.get("state_events", 0) + 1
