@@ -47,16 +47,30 @@ KINDS: dict[tuple[str, str], tuple[LedgerHeading, str]] = {
                                   "use_mcp_server")},
     **{("say", k): NOTICE for k in ("error", "diff_error", "clineignore_error", "shell_integration_warning", "info",
                                     "mcp_notification", "load_mcp_documentation")},
+    # the pre-SDK writer's later kinds (cline/cline c824d83, apps/vscode/src/core: hook-executor.ts,
+    # SubagentToolHandler.ts, task/index.ts, ExecuteCommandToolHandler.ts, Use/AccessMcp*Handler.ts,
+    # WriteToFile/ApplyPatch handlers)
+    ("say", "hook_status"): ("set_aside", "a hook's run status Cline showed in the UI, not a step"),
+    ("say", "hook_output_stream"): ("set_aside", "a hook's output Cline showed in the UI, not a step"),
+    ("say", "subagent"): ("set_aside", "a subagent's progress shown in the UI (the use_subagents call's result "
+                          "holds what the model got)"),
+    ("say", "subagent_usage"): ("set_aside", "the subagents' token and cost counts shown in the UI (not summed)"),
+    ("say", "conditional_rules_applied"): ("set_aside", "the conditional rules Cline applied (a UI notice)"),
+    ("say", "user_feedback_diff"): ("set_aside", "the person's edits to a proposed change as the UI showed them "
+                                    "(the tool's result in the API history says so)"),
+    ("say", "mcp_server_response"): VIEW,
+    **{("say", k): NOTICE for k in ("command_permission_denied", "shell_integration_warning_with_suggestion")},
     **{("ask", k): RESUME for k in ("resume_task", "resume_completed_task")},
     **{("ask", k): LIMIT for k in ("mistake_limit_reached", "auto_approval_max_req_reached")},
 }
 # kinds whose text is words an API message holds (checked before they are called duplicates)
 TEXTS = frozenset({("say", "text"), ("say", "reasoning"), ("say", "completion_result"), ("say", "command"),
                    ("say", "command_output"), ("ask", "command_output"), ("ask", "plan_mode_respond"),
-                   ("say", "user_feedback")})
+                   ("say", "user_feedback"), ("ask", "act_mode_respond")})
 SAME_TEXT = "the same words as an API conversation message (at its conversationHistoryIndex or the next)"
 # the asks counted in quality.extra (asks_<kind>)
-ASKED = frozenset({"tool", "command", "followup", "browser_action_launch", "use_mcp_server", "api_req_failed"})
+ASKED = frozenset({"tool", "command", "followup", "browser_action_launch", "use_mcp_server", "api_req_failed",
+                   "new_task", "condense", "summarize_task", "report_bug", "use_subagents"})
 HAS_CHANGES = "HAS_CHANGES"
 TIME = "the time of an API message's steps (R-time)"
 TOKENS_USED = "token and cost counts of one API request, summed into token usage (the cost is not kept)"

@@ -4,8 +4,8 @@ Cline writes the two files separately (`core/storage/disk.ts`: `saveClineMessage
 `saveApiConversationHistory`); a task exported, copied or cut short may keep only the UI
 messages. They are what the user saw, and still say who did what:
 
-* the first `say: "text"` is the task as typed, `say: "user_feedback"` the person's later
-  words (actor `user`);
+* `say: "task"` (from February 2026), else the first `say: "text"`, is the task as typed,
+  `say: "user_feedback"` the person's later words (actor `user`);
 * `say: "text"` after it is the agent's words, `say: "reasoning"` its thinking;
   `say: "completion_result"` is its `attempt_completion` call (the result text as input,
   Cline's trailing `HAS_CHANGES` flag cut off, C-span);
@@ -67,7 +67,7 @@ def read_ui_only(s: Session, ui: list[Record], iso: Any) -> set[str]:
         if kind in OUTPUTS and open_cmd is not None:
             outputs.append((rec, text))
             continue
-        if kind == ("say", "text") and first_text:
+        if kind == ("say", "task") or (kind == ("say", "text") and first_text):  # `task` from February 2026
             first_text = False
             ev = Event("user", "user", ts, [Ref(rec.ev.id, "/text")], text=text)
         elif kind == ("say", "user_feedback"):

@@ -21,7 +21,8 @@ A task folder holds two views of one task, and forsy reads both:
 * a folder with `ui_messages.json` and no API history is read from the UI alone
   (`_ui_only.py`).
 * `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
-  `say: "text"` record is the task exactly as typed (the API view wraps it in `<task>`), and
+  record, `say: "text"` (`say: "task"` from February 2026), is the task exactly as typed (the
+  API view wraps it in `<task>`), and
   `say: "user_feedback"` records are the user's later words: both are copied from here. An
   assistant message's time is the `ts` of the first UI record that names its place
   (`conversationHistoryIndex` = its index - 1), written as ISO 8601 UTC (derived, R-time).
@@ -66,6 +67,8 @@ META = "task_metadata.json"
 RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 DENIED = "The user denied this operation"
+# the first UI record, the task as typed: `say: "task"` from February 2026 (startTask), `say: "text"` before
+TASK_SAYS = ("text", "task")
 FAILURE_RULE = "R-call/cline-failure-text"
 # the person's feedback inside a result, after Cline's own words for it (ToolResultUtils,
 # CommandOrchestrator, formatResponse.tooManyMistakes): never a file's text that holds the tag
@@ -226,7 +229,7 @@ class _Task:
                 if ts:
                     self.times[idx + 1] = ts
                     self.time_rec[idx + 1] = rec.ev.id
-            if d.get("say") == "text" and i == 0:
+            if d.get("say") in TASK_SAYS and i == 0:
                 self.task = rec
             elif d.get("say") == "user_feedback":
                 self.feedback.append(rec)
