@@ -64,10 +64,10 @@ def _at(i: int) -> str:
 
 
 def _trace(tid: str, *, session: str = "sess-1", unit: str = "/logs/a.jsonl", agent: str | None = "claude-code",
-           task: str = "fix the parser", texts: list[tuple[str, str]] | None = None,
+           task: str = "fix the parser", project: str | None = "~/proj", texts: list[tuple[str, str]] | None = None,
            data: bytes = b'{"trace": 1}\n', prior: str | None = None) -> NewTrace:
     return NewTrace(trace_id=tid, source_kind="claude_code", session_id=session, unit_path=unit, agent=agent,
-                    project="~/proj", started_at="2026-03-01T10:00:00Z", ended_at="2026-03-01T10:05:00Z",
+                    project=project, started_at="2026-03-01T10:00:00Z", ended_at="2026-03-01T10:05:00Z",
                     confidence=70, steps=3, turns=1, task=task,
                     files=[StoredFile("trace.json", data), StoredFile("manifest.json", b"{}\n")],
                     texts=texts if texts is not None else [("prompt", "fix the parser")], prior_trace_id=prior,
@@ -258,9 +258,9 @@ def test_a_stored_trace_reads_back_field_by_field_with_its_files(st: PostgresSto
 
 
 def test_rows_sorted_by_text_are_in_byte_order_either_way_ties_by_trace_id(st: PostgresStore) -> None:
-    for tid, agent, task in (("t-a", "b-agent", "Zebra"), ("t-B", "b-agent", "apple"), ("t-c", "B-agent", "Mango"),
-                             ("t-d", None, "~banana")):
-        st.add_trace(_trace(tid, session=tid, agent=agent, task=task), _at(0))
+    for tid, agent, task, project in (("t-a", "b-agent", "Zebra", "~/api"), ("t-B", "b-agent", "apple", "~/Work"),
+                                      ("t-c", "B-agent", "Mango", "~/api"), ("t-d", None, "~banana", None)):
+        st.add_trace(_trace(tid, session=tid, agent=agent, task=task, project=project), _at(0))
 
     def ids(order: str, descending: bool) -> list[str]:
         got = [r.trace_id for r in st.traces(TraceQuery(order=order, descending=descending))]  # type: ignore[arg-type]
@@ -272,6 +272,8 @@ def test_rows_sorted_by_text_are_in_byte_order_either_way_ties_by_trace_id(st: P
     assert ids("agent", False) == ["t-c", "t-B", "t-a", "t-d"]  # missing last; equal agents by trace id bytes
     assert ids("agent", True) == ["t-B", "t-a", "t-c", "t-d"]
     assert ids("task", False) == ["t-B", "t-c", "t-a", "t-d"]  # the task in lower case, `~` after letters
+    assert ids("project", False) == ["t-B", "t-a", "t-c", "t-d"]
+    assert ids("project", True) == ["t-a", "t-c", "t-B", "t-d"]
     assert ids("trace", False) == ["t-B", "t-a", "t-c", "t-d"]
     assert ids("trace", True) == ["t-d", "t-c", "t-a", "t-B"]
     assert st.count_traces(TraceQuery(agent="b-agent")) == 2
@@ -366,3 +368,19 @@ def test_the_sweeper_is_named_by_forsy_host_else_the_machine(url: str, monkeypat
     s = PostgresStore(url)
     assert s.host == socket.gethostname()
     s.close()
+
+
+def test_without_psycopg_a_postgresql_store_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import forsy.store._postgres as pg
+
+    monkeypatch.setattr(pg, "psycopg", None)
+    with pytest.raises(InputError) as e:
+        PostgresStore("postgresql://nobody@/nothing")
+    assert e.value.message == "PostgreSQL stores need psycopg: pip install 'forsy[postgres]'"
+
+
+def test_a_store_from_a_newer_forsy_is_refused_naming_what_it_does_not_know(st: PostgresStore, url: str) -> None:
+    st.conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future', 'x')")
+    with pytest.raises(InputError) as e:
+        PostgresStore(url)
+    assert e.value.message == "the store was made by a newer forsy (migrations ['9999_future'])"
