@@ -154,3 +154,24 @@ def test_user_turns_the_cli_writes_itself_are_notes_not_prompts(tmp_path: Path) 
     assert ledger(s) == {1: ("metadata", HEADER_WHY, "header"),
                          **{i + 2: ("set_aside", f"a user turn the CLI wrote ({k}), not typed", "user")
                             for i, (_, k) in enumerate(texts)}}
+
+
+def test_a_result_synced_from_the_history_keeps_only_its_own_calls_parts(tmp_path: Path) -> None:
+    """updateMessagesFromHistory sets each call's `result` to the whole user turn that answered the
+    message's calls (every sibling's functionResponse, each with the `id` of its call); a later
+    write of the message (recordToolCalls) carries that. A call's result is its own parts only."""
+    turn = [{"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a.txt"}}},
+            {"text": "extra for c1"},
+            {"functionResponse": {"id": "c2", "name": "cat", "response": {"output": "hello"}}}]
+    p = write_lines(tmp_path / "session-s.jsonl", [
+        HEAD,
+        {"id": "g1", "timestamp": T(1), "type": "gemini", "content": "", "toolCalls": [
+            {"id": "c1", "name": "ls", "args": {}, "status": "success", "timestamp": T(2), "result": turn},
+            {"id": "c2", "name": "cat", "args": {}, "status": "success", "timestamp": T(3), "result": turn}]},
+    ])
+    s = read(p)
+    assert [(e.call_id, e.text, [r.pointer for r in e.refs]) for e in s.events if e.kind == "tool_result"] == [
+        ("c1", "a.txt\nextra for c1", ["/toolCalls/0/result/0/functionResponse/response/output",
+                                       "/toolCalls/0/result/1/text"]),
+        ("c2", "hello", ["/toolCalls/1/result/2/functionResponse/response/output"]),
+    ]

@@ -427,8 +427,15 @@ class _Chat:
         result = tc.get("result")
         refs: list[Ref] = []
         texts: list[str] = []
+        mine = True  # the parts after a functionResponse are its call's (convertToFunctionResponse)
         for j, part in enumerate(result if isinstance(result, list) else []):
             fr = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(fr, dict):
+                # a result synced from the history (updateMessagesFromHistory) holds the whole user
+                # turn: its sibling calls' responses too, each naming its call
+                mine = not isinstance(fr.get("id"), str) or fr["id"] == call_id
+            if not mine:
+                continue
             resp = fr.get("response") if isinstance(fr, dict) else None
             if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"].strip():
                 # convertToFunctionResponse: the tool's other text parts follow its functionResponse
