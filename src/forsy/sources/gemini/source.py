@@ -156,6 +156,13 @@ def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[s
     return out
 
 
+def _response_id(part: Any) -> str | None:
+    """The call id a `functionResponse` part names (None for any other part)."""
+    fr = part.get("functionResponse") if isinstance(part, dict) else None
+    rid = fr.get("id") if isinstance(fr, dict) else None
+    return rid if isinstance(rid, str) else None
+
+
 def _part_at(content: Any, ptr: str) -> dict[str, Any]:
     """The part a `_texts` pointer `/content/<i>/text` names (empty when it names none)."""
     bits = ptr.split("/")
@@ -427,13 +434,16 @@ class _Chat:
         result = tc.get("result")
         refs: list[Ref] = []
         texts: list[str] = []
-        mine = True  # the parts after a functionResponse are its call's (convertToFunctionResponse)
-        for j, part in enumerate(result if isinstance(result, list) else []):
+        parts = result if isinstance(result, list) else []
+        # a result synced from the history (updateMessagesFromHistory) holds the whole user turn: its
+        # sibling calls' responses too, each naming its call; when one names this call, only it (and
+        # the text parts after it: convertToFunctionResponse) is this call's
+        named = any(_response_id(p) == call_id for p in parts)
+        mine = True
+        for j, part in enumerate(parts):
             fr = part.get("functionResponse") if isinstance(part, dict) else None
-            if isinstance(fr, dict):
-                # a result synced from the history (updateMessagesFromHistory) holds the whole user
-                # turn: its sibling calls' responses too, each naming its call
-                mine = not isinstance(fr.get("id"), str) or fr["id"] == call_id
+            if isinstance(fr, dict) and named:
+                mine = _response_id(part) == call_id
             if not mine:
                 continue
             resp = fr.get("response") if isinstance(fr, dict) else None
