@@ -3,8 +3,10 @@ migration, and the `cline` CLI), under `~/.cline/data/sessions/<session id>/`.
 
 The writer is the SDK's session store (sdk/packages/core/src/services/session-data.ts,
 `buildMessagesFilePayload`): one JSON object `{version, updated_at, agent, sessionId,
-taskType?, origin, messages, system_prompt?}`, written whole again as the conversation grows
-(a compaction rewrites it: the messages it folded are gone from the file). Each message is a
+taskType?, origin, messages, system_prompt?}`, written whole again as the conversation grows.
+It is the canonical transcript: the compacted view the model got after a compaction is kept
+apart, in `<session id>.compaction.json` (`SessionCompactionState`, not read here; a
+compaction summary written into the transcript itself is read). Each message is a
 `MessageWithMetadata` (sdk/packages/shared/src/llms/messages.ts): `role` user or assistant,
 `content` a string or blocks, `id`, `ts` (epoch ms), `modelInfo`, `metrics`, `metadata`.
 Each message is one `Evidence` (its exact bytes); each other top-level member is one too.
