@@ -115,3 +115,29 @@ def test_an_unwrapped_prompt_is_the_whole_text_and_an_orphan_result_is_warned(tm
         "tool_result", "x", "/content/0/content/0/text", "read_files", False)
     assert s.quality.extra["sdk_result_images"] == 1
     assert [w.code for w in s.warnings] == ["orphan-result"]
+
+
+def test_runtime_prompts_in_the_wrapper_are_notes_and_a_mode_notice_is_cut_off(tmp_path: Path) -> None:
+    """The runtime wraps its own prompts like the person's (`formatModePrompt`): a resumption, the
+    act-mode continuation (apps/vscode/src/sdk/sdk-user-message-mapping.ts `isSyntheticUserPrompt`),
+    teammate updates (team-session-coordinator.ts); `<hook_context>` may come without metadata; a
+    mode switch prepends `<mode_notice>…</mode_notice>\\n` to the person's words
+    (sdk-session-lifecycle.ts, format.ts `formatModeSwitchNotice`)."""
+    notice = "<mode_notice>The user switched from plan mode to act mode before sending this message.</mode_notice>"
+    texts = ['<user_input mode="act">[TASK RESUMPTION] This task was interrupted.</user_input>',
+             '<user_input mode="act">The user approved switching to act mode. Continue with the approved plan now.'
+             '</user_input>',
+             '<hook_context source="PreToolUse">x</hook_context>',
+             '<user_input mode="act">System-delivered teammate async run updates:\n- a done</user_input>',
+             f'<user_input mode="act">{notice}\nnow do it</user_input>',
+             f'<user_input mode="act">{notice}</user_input>']
+    p = _file(tmp_path, [{"id": f"u{i}", "role": "user", "content": [{"type": "text", "text": t}]}
+                         for i, t in enumerate(texts)])
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.actor, e.text if e.kind == "user" else e.info) for e in s.events] == [
+        ("note", "system", NoteInfo(subtype="continuation")), ("note", "system", NoteInfo(subtype="continuation")),
+        ("note", "system", NoteInfo(subtype="hook_context")), ("note", "system", NoteInfo(subtype="team_updates")),
+        ("user", "user", "now do it")]
+    start = len('<user_input mode="act">') + len(notice) + 1
+    assert s.events[4].info == MessageInfo(span=(start, start + len("now do it")), wrapped="user_input")
+    assert [m.name for m in s.ledger.values()].count("a user message with no words (a mode notice alone)") == 1

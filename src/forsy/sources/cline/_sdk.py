@@ -41,7 +41,13 @@ SUFFIX = ".messages.json"
 SYNTHETIC = frozenset({"auto_compaction", "compaction_budget_emergency", "completion_reminder",
                        "loop_detection_notice", "manual_compaction", "mistake_stop_notice", "recovery_notice"})
 COMPACTION = frozenset({"compaction", "compaction_summary"})
-CONTINUATION = ("[TASK RESUMPTION]", "The user approved switching to act mode. Continue with the approved plan now.")
+# prompts the runtime sends in the user's place (sdk-user-message-mapping.ts isSyntheticUserPrompt,
+# team-session-coordinator.ts), whether wrapped in <user_input> or not: (how they start, the note's subtype)
+RUNTIME_TEXTS = (("[TASK RESUMPTION]", "continuation"),
+                 ("The user approved switching to act mode. Continue with the approved plan now.", "continuation"),
+                 ("<hook_context", "hook_context"), ("System-delivered teammate async run updates:", "team_updates"),
+                 ("<file_content", "files_attached"))
+NOTICE, NOTICE_END = "<mode_notice>", "</mode_notice>"  # format.ts formatModeSwitchNotice
 USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.S)  # format.ts formatUserInputBlock
 TOKENS = (("inputTokens", "input"), ("outputTokens", "output"), ("cacheReadTokens", "cache_read"),
           ("cacheWriteTokens", "cache_write"))
@@ -140,7 +146,7 @@ class _Builder:
             self.s.quality.unknown_records += 1
             self.s.warn("unknown-record", f"a message of role {role!r}; skipped", rec.ev.source, rec.ev.line)
             return
-        if len(self.s.events) == before:
+        if len(self.s.events) == before and rec.ev.id not in self.s.ledger:
             self.s.mark(rec.ev.id, "set_aside", "a message with no text, call or result (an image, a file, "
                         "redacted reasoning)", str(role))
 
@@ -190,15 +196,28 @@ class _Builder:
             elif kind in SYNTHETIC or (role or "").lower() in ("system", "status", "error"):
                 self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=kind or role))
                 self.s.mark(rec.ev.id, "set_aside", "a message the Cline runtime wrote in the user's place", kind)
-            elif text.startswith(CONTINUATION) or text.lstrip().startswith("<file_content"):
-                sub = "continuation" if text.startswith(CONTINUATION) else "files_attached"
-                self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=sub))
-                self.s.mark(rec.ev.id, "set_aside", "text Cline wrote in the user's place", sub)
-            elif (m := USER_INPUT.search(text)) is not None and m.group(1).strip():
-                self._ev("user", rec, p, actor="user", text=m.group(1),
-                         info=MessageInfo(span=(m.start(1), m.end(1)), wrapped="user_input"))
             else:
-                self._ev("user", rec, p, actor="user", text=text)
+                self._words(rec, p, text)
+
+    def _words(self, rec: Record, p: str, text: str) -> None:
+        """A user text block: the person's words, or text the runtime wrote in their place."""
+        m = USER_INPUT.search(text)
+        a, z = (m.start(1), m.end(1)) if m else (0, len(text))
+        while text.startswith(NOTICE, a) and (end := text.find(NOTICE_END, a)) >= 0:
+            a = end + len(NOTICE_END)  # a mode switch's notice the runtime prepends: not typed
+            a += len(text[a:z]) - len(text[a:z].lstrip())
+        words = text[a:z]
+        sub = next((k for start, k in RUNTIME_TEXTS if words.lstrip().startswith(start)), None)
+        if sub is not None:
+            self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=sub))
+            self.s.mark(rec.ev.id, "set_aside", "text Cline wrote in the user's place", sub)
+        elif not words.strip():
+            self.s.mark(rec.ev.id, "set_aside", "a user message with no words (a mode notice alone)", "user")
+        elif (a, z) == (0, len(text)):
+            self._ev("user", rec, p, actor="user", text=text)
+        else:
+            self._ev("user", rec, p, actor="user", text=words,
+                     info=MessageInfo(span=(a, z), wrapped="user_input" if m else "mode_notice"))
 
     def _result(self, rec: Record, ptr: str, blk: dict[str, Any]) -> None:
         cid = blk.get("tool_use_id") if isinstance(blk.get("tool_use_id"), str) else None
