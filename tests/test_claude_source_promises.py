@@ -49,8 +49,12 @@ def test_every_saved_output_of_a_session_is_looked_up_in_order(tmp_path: Path) -
                  result(2 * k, f"r{k}", f"a{k}", f"t{k}", out)]
         parent = f"r{k}"
     recs.append(answer(9, "a9", parent, "Built."))
+    recs[-2]["toolUseResult"] = {"stdout": "all 4000 lines", "stderr": "", "interrupted": False}
     s = _read(write(tmp_path / "s.jsonl", recs))
     infos = _infos(s)
+    # what the result said of itself (Claude Code's `toolUseResult`) stays beside the saved output
+    assert infos[3].rich == {"interrupted": False}  # its stdout and stderr are the text itself
+    assert infos[3].rich_ref is not None and infos[3].rich_ref.pointer == "/toolUseResult"
     assert [(i.persisted_missing, i.persisted is not None) for i in infos] == [
         (False, False), (True, False), (True, False), (False, True)]
     assert s.quality.truncated_outputs == 2
