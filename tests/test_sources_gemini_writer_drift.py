@@ -9,9 +9,10 @@ itself). Expectations by hand."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from _gemini_view import ev, events, ledger, read, write_lines
-from forsy.sources.gemini._jsonl import CHECKPOINT_WHY, HEADER_WHY
+from forsy.sources.gemini._jsonl import CHECKPOINT_WHY, COPY_WHY, HEADER_WHY
 
 T = "2026-08-01T00:00:0{}Z".format
 HEAD = {"sessionId": "s-w", "projectHash": "h", "startTime": T(0), "lastUpdated": T(0)}
@@ -175,3 +176,48 @@ def test_a_result_synced_from_the_history_keeps_only_its_own_calls_parts(tmp_pat
                                        "/toolCalls/0/result/1/text"]),
         ("c2", "hello", ["/toolCalls/1/result/2/functionResponse/response/output"]),
     ]
+
+
+def _restore_chat(tmp_path: Path, name: str, head: list[Any]) -> Any:
+    return read(write_lines(tmp_path / name, [
+        HEAD, *head,
+        {"id": "u1b", "timestamp": T(5), "type": "user", "content": [{"text": "fix the bug"}]},
+        {"$set": {"lastUpdated": T(5)}},
+        {"id": "g1b", "timestamp": T(5), "type": "gemini", "content": [{"text": "done"}]},
+        {"$set": {"lastUpdated": T(5)}},
+        {"$set": {"messages": [{"id": "u1b", "timestamp": T(5), "type": "user", "content": [{"text": "fix the bug"}]},
+                               {"id": "g1b", "timestamp": T(5), "type": "gemini", "content": [{"text": "done"}]}],
+                  "lastUpdated": T(5)}},
+    ]))
+
+
+def test_turns_written_again_when_the_history_is_replaced_are_copies(tmp_path: Path) -> None:
+    """/restore (restoreCommand.ts) and a truncating compression (client.ts, CONTENT_TRUNCATED) call
+    setHistory with plain turns: each is recorded again under a new id (geminiChat.setHistory →
+    recordSyntheticMessage), then a checkpoint of exactly those is written. They copy turns the
+    chat already holds: duplicates, not new prompts. The same lines with no history before them
+    (a chat that starts so) are read."""
+    s = _restore_chat(tmp_path, "session-r.jsonl", [
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the bug"}]},
+        {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "done"}])
+    assert [(e.kind, e.text, s.evidence[e.refs[0].ev].line) for e in s.events] == [
+        ("user", "fix the bug", 2), ("agent_text", "done", 3)]
+    assert ledger(s)[4] == ("duplicate", COPY_WHY, "message") and ledger(s)[6] == ledger(s)[4]
+    assert s.quality.extra["history_copies"] == 2
+    fresh = _restore_chat(tmp_path, "session-f.jsonl", [])
+    assert [(e.kind, e.text) for e in fresh.events] == [("user", "fix the bug"), ("agent_text", "done")]
+    assert "history_copies" not in fresh.quality.extra
+
+
+def test_a_rollback_checkpoint_copies_nothing(tmp_path: Path) -> None:
+    """A stream that failed rolls the history back (geminiChat.ts: agentHistory.rollback, then
+    updateMessagesFromHistory): the checkpoint holds the older turns, the prompt sent last is not in it."""
+    s = read(write_lines(tmp_path / "session-b.jsonl", [
+        HEAD,
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": "one"},
+        {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "ok"},
+        {"id": "u2", "timestamp": T(3), "type": "user", "content": "two"},
+        {"$set": {"messages": [{"id": "u1", "type": "user", "content": "one"},
+                               {"id": "g1", "type": "gemini", "content": "ok"}]}},
+    ]))
+    assert [e.text for e in s.events] == ["one", "ok", "two"] and "history_copies" not in s.quality.extra

@@ -33,6 +33,8 @@ SET_WHY = "a metadata update ($set: last updated, summary, directories)"
 CHECKPOINT_WHY = "a checkpoint: the history as Gemini rewrote it (masked outputs, summaries); its new messages are read"
 REWIND_WHY = "a rewind: the messages from the one it names on were taken back (read, flagged abandoned)"
 REWRITE_WHY = "an earlier write of a message Gemini wrote again (as its calls completed or its tokens arrived)"
+COPY_WHY = ("a copy of an earlier turn, written again under a new id when the CLI replaced the history "
+            "(/restore, a truncating compression)")
 # what the header and `$set` lines may hold (chatRecordingTypes.ts ConversationRecord)
 HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime", "lastUpdated", "summary", "memoryScratchpad",
                          "directories", "kind", "messages",
@@ -46,6 +48,7 @@ HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime", "lastUpdated",
 class Lines:
     header: dict[str, Any] = field(default_factory=dict)
     messages: list[tuple[Record, bool]] = field(default_factory=list)  # (last write, abandoned), in order
+    copies: set[str] = field(default_factory=set)  # ids of messages that copy earlier turns (`_replaced`)
     records: int = 0
     unparsable: int = 0
 
@@ -64,6 +67,7 @@ def collect(data: bytes, name: str, s: Session) -> Lines:
     order: list[str] = []
     abandoned: set[str] = set()
     extra_keys: dict[str, int] = {}
+    run: list[str] = []  # ids first written as lines since the last checkpoint, rewrite or rewind
     for rec in iter_jsonl(data, name, warnings, counters):
         s.add_evidence(rec.ev)
         d = rec.data
@@ -71,10 +75,14 @@ def collect(data: bytes, name: str, s: Session) -> Lines:
             live = [i for i in order if i not in abandoned]
             rid = d["$rewindTo"]
             abandoned.update(live[live.index(rid):] if rid in live else live)  # not found: Gemini clears all
+            run = []
             s.mark(rec.ev.id, "metadata", REWIND_WHY, "$rewindTo")
         elif isinstance(d.get("$set"), dict):
             upd = d["$set"]
             msgs = upd.get("messages")
+            if isinstance(msgs, list):
+                out.copies |= _replaced(msgs, run, order)
+                run = []
             for i, m in enumerate(msgs if isinstance(msgs, list) else []):
                 if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"] not in latest:
                     latest[m["id"]] = Record(rec.ev, m, f"/$set/messages/{i}")
@@ -88,7 +96,10 @@ def collect(data: bytes, name: str, s: Session) -> Lines:
             old = latest.get(mid)
             if old is None:
                 order.append(mid)
-            elif not old.prefix:
+                run.append(mid)
+            else:
+                run = []
+            if old is not None and not old.prefix:
                 s.mark(old.ev.id, "duplicate", REWRITE_WHY, "message")
             latest[mid] = rec
         elif isinstance(d.get("sessionId"), str):
@@ -113,6 +124,19 @@ def collect(data: bytes, name: str, s: Session) -> Lines:
     out.unparsable = counters.get("unparsable", 0)
     out.messages = [(latest[i], i in abandoned) for i in order]
     return out
+
+
+def _replaced(msgs: list[Any], run: list[str], order: list[str]) -> set[str]:
+    """The messages a checkpoint shows to be copies: `setHistory` of plain turns (`/restore`'s
+    history, a truncating compression's) records each again under a new id (recordSyntheticMessage),
+    then `updateMessagesFromHistory` writes a checkpoint of exactly those, the history they
+    replace left out. So: a checkpoint whose ids are the last lines written, all new, while
+    messages written before them are not in it."""
+    ids = [m["id"] for m in msgs if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    if not ids or len(ids) != len(msgs) or run[-len(ids):] != ids:
+        return set()
+    earlier = order[: len(order) - len(ids)]
+    return set(ids) if any(i not in ids for i in earlier) else set()
 
 
 def _count_keys(d: dict[str, Any], into: dict[str, int]) -> None:

@@ -222,6 +222,10 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
         if lines.header.get(key) is not None:
             s.meta.extra[key] = lines.header[key]
     for rec, abandoned in lines.messages:
+        if rec.data.get("id") in lines.copies:
+            s.mark(rec.ev.id, "duplicate", _jsonl.COPY_WHY, "message")
+            s.quality.extra["history_copies"] = s.quality.extra.get("history_copies", 0) + 1
+            continue
         builder.abandoned = abandoned
         before = len(s.events)
         builder.message(rec)
