@@ -82,3 +82,13 @@ def test_records_of_an_unknown_type_are_counted_with_those_whose_type_is_no_text
                                            {"type": "future-kind", "uuid": "f1", "sessionId": "s-small"}]))
     assert s.quality.unknown_records == 2
     assert [(w.code, w.line) for w in s.warnings] == [("field-type", 2), ("unknown-record-type", 3)]
+
+
+def test_a_usage_count_of_zero_is_zero(tmp_path: Path) -> None:
+    # Claude Code writes zeros (`cache_creation_input_tokens: 0` on most turns)
+    turn = answer(1, "a1", "u1", "Done.")
+    turn["message"]["usage"] = {"input_tokens": 3, "output_tokens": 0, "cache_creation_input_tokens": 0,
+                                "cache_read_input_tokens": 0}
+    s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), turn]))
+    assert s.meta.token_usage == {"input_tokens": 3, "output_tokens": 0, "cache_creation_input_tokens": 0,
+                                  "cache_read_input_tokens": 0}
