@@ -221,3 +221,14 @@ def test_a_rollback_checkpoint_copies_nothing(tmp_path: Path) -> None:
                                {"id": "g1", "type": "gemini", "content": "ok"}]}},
     ]))
     assert [e.text for e in s.events] == ["one", "ok", "two"] and "history_copies" not in s.quality.extra
+
+
+def test_a_function_call_part_of_another_tool_is_no_call(tmp_path: Path) -> None:
+    """Only activate_skill is added by the client as a functionCall part (useGeminiStream); a model
+    turn copied into the chat from a history holds its calls as parts too: not read as calls."""
+    s = read(write_lines(tmp_path / "session-p.jsonl", [
+        HEAD, {"id": "m1", "timestamp": T(1), "type": "gemini", "content": [
+            {"functionCall": {"name": "run_shell_command", "args": {"command": "ls"}}}]}]))
+    assert s.events == []
+    assert ledger(s)[2] == ("set_aside", "a model turn holding its calls as content parts (a turn copied from a "
+                            "history), the calls not read", "gemini:functionCall")

@@ -75,6 +75,7 @@ CLI_TURNS = (
 # geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
 # acknowledgement "Binary content received. ..."): never the model's reasoning
 SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
+CLIENT_CALLS = frozenset({"activate_skill"})  # ACTIVATE_SKILL_TOOL_NAME: the calls the client makes itself
 CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from inside a checkpoint
 
 
@@ -408,13 +409,18 @@ class _Chat:
         group = d.get("id") if isinstance(d.get("id"), str) else f"L{rec.ev.line}"
         for i, part in enumerate(content if isinstance(content, list) else []):
             fc = part.get("functionCall") if isinstance(part, dict) else None
-            if isinstance(fc, dict):  # a call the client made itself (activate_skill: useGeminiStream addHistory)
-                name = fc.get("name") if isinstance(fc.get("name"), str) else None
+            # the one call the client makes itself and records as a content part (useGeminiStream
+            # addHistory); any other functionCall part is a turn copied from the history, not read
+            if isinstance(fc, dict) and fc.get("name") in CLIENT_CALLS:
+                name = str(fc["name"])
                 call_id = fc["id"] if isinstance(fc.get("id"), str) else f"{rec.ev.id}:part{i}"
                 self._ev("tool_call", rec, pointer("content", i, "functionCall", "args"), ts, "/timestamp",
                          call_id=call_id, tool=name, args=fc.get("args"), group=str(group),
-                         name_ref=Ref(rec.ev.id, pointer("content", i, "functionCall", "name")) if name else None)
-                self.part_calls[name or ""] = call_id
+                         name_ref=Ref(rec.ev.id, pointer("content", i, "functionCall", "name")))
+                self.part_calls[name] = call_id
+            elif isinstance(fc, dict):
+                s.mark(rec.ev.id, "set_aside", "a model turn holding its calls as content parts (a turn copied "
+                       "from a history), the calls not read", "gemini:functionCall")
         for i, tc in enumerate(calls if isinstance(calls, list) else []):
             if isinstance(tc, dict):
                 self._call(rec, i, tc, ts, str(group))
