@@ -8,6 +8,8 @@ described in _base.py.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -16,6 +18,7 @@ from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER, PLACEHOLDER_RE, PRIVATE_KEY,
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
+from .finance import iban, payment_card
 from .personal import email, home_path_user, phone
 from .structure import (
     base64_secret,
@@ -28,8 +31,8 @@ from .structure import (
     url_path_secret,
 )
 
-__all__ = ["Anchors", "assignment", "cookie", "json_view_rules", "name_tier", "private_key", "project_rules",
-           "putty_key", "url_password"]
+__all__ = ["Anchors", "assignment", "base64_private_key", "cookie", "json_view_rules", "name_tier", "private_key",
+           "project_rules", "putty_key", "url_password"]
 
 # ---------------------------------------------------------------- URLs with passwords
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
@@ -287,6 +290,51 @@ def _value_hit(name: str, tier: int, value: str, start: int, *, quoted: bool, co
 # PuTTY-User-Key-File-2/3: header lines, Public-Lines, Private-Lines (base64), Private-MAC;
 # raw or with JSON-escaped newlines. Masked whole, like a PEM block.
 _PUTTY_HEAD = re.compile(r"PuTTY-User-Key-File-\d{1,2}: [^\n\\]{0,200}")
+# ---------------------------------------------------------------- private keys in base64
+# A key file encoded whole (a kubeconfig's client-key-data, a Kubernetes Secret's tls.key, a CI
+# variable) begins with "-----BEGIN" encoded, whatever the key's kind; the name it stands under
+# says nothing, so the encoding is the rule. The engine finds whole keys; one cut before its END
+# (output cut by size) is found only here.
+_B64_BEGIN = "LS0tLS1CRUdJTi"  # base64 of "-----BEGIN" at the start of the encoded data
+_B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_B64_BREAK = re.compile(r"\r?\n|(?:\\{1,3}r)?\\{1,3}n")  # a real or an escaped newline
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def base64_private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A private key encoded in base64, on one line or wrapped in lines of one width (real or
+    escaped newlines), to where the encoding stops: its END may be cut off."""
+    for i in anchors.find((_B64_BEGIN,)):
+        if i > 0 and text[i - 1] in _B64_CHARS:
+            continue  # inside a longer run: this is not where the encoded data begins
+        m = _B64_LINE.match(text, i)
+        assert m is not None  # the anchor itself matches
+        head = m.group()[:64]
+        try:
+            decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("latin-1")
+        except (binascii.Error, ValueError):
+            continue
+        if not _PEM_BEGIN.match(decoded):
+            continue  # a certificate, a public key, a signature: public
+        end, width = m.end(), m.end() - i
+        # wrapped as base64 tools wrap (64, 76 columns): each next line a whole line of base64 no
+        # wider than the first; a key on one long line has nothing after it
+        while _WRAP_MIN <= width <= _WRAP_MAX and not m.group().endswith("=") and end - m.start() == width:
+            brk = _B64_BREAK.match(text, end)
+            nxt = _B64_LINE.match(text, brk.end()) if brk else None
+            if brk is None or nxt is None or len(nxt.group()) > width or not _line_ends(text, nxt.end()):
+                break
+            m, end = nxt, nxt.end()
+        yield Hit(i, end, PRIVATE_KEY, "base64-private-key")
+
+
+_WRAP_MIN, _WRAP_MAX = 44, 128
+
+
+def _line_ends(text: str, at: int) -> bool:
+    return at == len(text) or text[at] in "\"'\r\n" or _B64_BREAK.match(text, at) is not None
+
+
 _PUTTY_MAC = re.compile(r"Private-MAC: [0-9a-fA-F]{1,128}")
 
 
@@ -320,7 +368,7 @@ def json_view_rules() -> tuple[Finder, ...]:
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment, cli_secret,
-            stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret, sql_secret,
-            prose_secret,
-            email, phone, home_path_user)
+    return (private_key, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment,
+            cli_secret, stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret,
+            sql_secret, prose_secret,
+            email, phone, payment_card, iban, home_path_user)
