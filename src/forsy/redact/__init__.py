@@ -32,17 +32,30 @@ Fail closed: a string that cannot be scanned (engine error, unknown object) beco
 
 from __future__ import annotations
 
-from ._base import CREDENTIAL, EMAIL, NUMBERED_PLACEHOLDER_RE, PATH_USER, PERSON, PHONE, PRIVATE_KEY, Hit
+from ._base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    EMAIL,
+    NUMBERED_PLACEHOLDER_RE,
+    PATH_USER,
+    PAYMENT_CARD,
+    PERSON,
+    PHONE,
+    PRIVATE_KEY,
+    Hit,
+)
 from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine, warm_engine
 from ._redactor import CHUNK, OVERLAP, UNSCANNABLE, Redactor, chunks, user_names_from_paths
 
 __all__ = [
+    "BANK_ACCOUNT",
     "CHUNK",
     "CREDENTIAL",
     "EMAIL",
     "NUMBERED_PLACEHOLDER_RE",
     "OVERLAP",
     "PATH_USER",
+    "PAYMENT_CARD",
     "PERSON",
     "PHONE",
     "PRIVATE_KEY",

@@ -5,10 +5,23 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
-from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PLACEHOLDER_RE, PRIVATE_KEY, Hit
+from ._base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    EMAIL,
+    PATH_USER,
+    PAYMENT_CARD,
+    PERSON,
+    PHONE,
+    PLACEHOLDER,
+    PLACEHOLDER_RE,
+    PRIVATE_KEY,
+    Hit,
+)
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
-KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, EMAIL: 2, PHONE: 3, PERSON: 4, PATH_USER: 5, PLACEHOLDER: 6}
+KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, EMAIL: 4, PHONE: 5, PERSON: 6,
+             PATH_USER: 7, PLACEHOLDER: 8}
 # forsy rules that find exactly the secret part of what an engine rule matches whole: a
 # connection string's password (not host, port, database), curl's `user:PASSWORD`
 EXACT_RULES = frozenset({"url-password", "curl-user"})

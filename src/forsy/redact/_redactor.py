@@ -16,7 +16,19 @@ from typing import Any
 
 from ..errors import RedactionError
 from ._anchors import Anchors
-from ._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, PRIVATE_KEY, Finder, Hit
+from ._base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    EMAIL,
+    PATH_USER,
+    PAYMENT_CARD,
+    PERSON,
+    PHONE,
+    PLACEHOLDER,
+    PRIVATE_KEY,
+    Finder,
+    Hit,
+)
 from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
@@ -529,6 +541,8 @@ def normalise(kind: str, value: str) -> str:
         return " ".join(value.split()).casefold()
     if kind == PHONE:  # "(415) 555-0100" and "415.555.0100" are one number
         return "".join(c for c in value if c.isdigit())
+    if kind in (PAYMENT_CARD, BANK_ACCOUNT):  # grouped or run together: one number
+        return "".join(c for c in value if c.isalnum()).upper()
     if "\\" in value:
         value = json_unescape(value)
     if "%" in value:

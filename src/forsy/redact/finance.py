@@ -1,0 +1,101 @@
+"""Personal financial data: payment card numbers and bank account numbers (IBAN).
+
+Both carry a checksum, which is what tells them from the other long numbers of a log (ids,
+timestamps, float digits, hashes): a card number is masked only when its issuer prefix is a
+card network's and its Luhn sum holds, an IBAN only when its country's length and its mod-97
+check hold. The networks' and banks' published test numbers (Stripe's `4242 4242 4242 4242`,
+the IBAN of every textbook) are reported as placeholders, not masked, as a `your_password` is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ._anchors import Anchors
+from ._base import BANK_ACCOUNT, PAYMENT_CARD, PLACEHOLDER, Hit
+
+# 16 digits in fours (19 with a last group of up to three), or 4-6-5 (American Express) /
+# 4-6-4 (Diners); one separator throughout (space, dash or none)
+_CARD = re.compile(r"\d{4}(?P<s>[ -]?)\d{4}(?P=s)\d{4}(?P=s)\d{4}(?:(?P=s)\d{1,3})?"
+                   r"|\d{4}(?P<t>[ -]?)\d{6}(?P=t)\d{4,5}")
+# issuer prefixes by length: Visa, Mastercard (51-55, 2221-2720), American Express, Discover,
+# Diners Club, JCB, UnionPay, Maestro
+_NETWORKS = re.compile(r"4|5[1-5]|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[47]|6011|65|64[4-9]|3(?:0[0-5]|[689])"
+                       r"|35(?:2[89]|[3-8]\d)|62|5[06-9]|6[0-9]")
+_CARD_LENGTHS = {"3": (14, 15, 16), "4": (16, 19), "5": (16,), "2": (16,), "6": (16, 19)}
+_TEST_CARDS = frozenset({  # published by the networks and payment providers for tests
+    "4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210",
+    "5105105105105100", "378282246310005", "371449635398431", "378734493671000", "6011111111111117",
+    "6011000990139424", "6011000400000000", "3056930009020004", "36227206271667", "6555900000604105",
+    "3566002020360505", "6200000000000005", "4111111111111111", "4012888888881881", "4222222222222",
+    "5454545454545454", "4000000000000002", "4000000000009995", "4000002500003155", "30569309025904",
+    "38520000023237", "6011601160116611", "5425233430109903", "2222420000001113", "4917610000000000",
+})
+_NOT_BEFORE = frozenset("_./+-") | frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def payment_card(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A payment card number: a network's prefix and length, and its Luhn sum."""
+    for m in _CARD.finditer(text):
+        s, e = m.span()
+        if not _alone(text, s, e):
+            continue
+        digits = "".join(c for c in m.group() if c.isdigit())
+        if len(digits) not in _CARD_LENGTHS.get(digits[0], ()) or not _NETWORKS.match(digits) or not luhn(digits):
+            continue
+        test = digits in _TEST_CARDS or len(set(digits)) <= 3
+        yield Hit(s, e, PLACEHOLDER if test else PAYMENT_CARD, "payment-card")
+
+
+def _alone(text: str, s: int, e: int) -> bool:
+    """Not a part of a longer number, word, decimal fraction or path (a CSV's commas are fine)."""
+    if s and text[s - 1] in _NOT_BEFORE:
+        return False
+    after = text[e : e + 2]
+    return not (after[:1].isalnum() or after[:1] == "_" or (after[:1] == "." and after[1:2].isdigit()))
+
+
+def luhn(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        n = int(c) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+# Two letters, two check digits, then the account in groups of four (or run together)
+_IBAN = re.compile(r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?")
+_IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "BY": 28,
+    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18,
+    "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20,
+    "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15,
+    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19,
+    "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+_TEST_IBANS = frozenset({  # the examples of the standard, the banks' guides and Wikipedia
+    "DE89370400440532013000", "GB82WEST12345698765432", "GB29NWBK60161331926819", "GB33BUKB20201555555555",
+    "FR1420041010050500013M02606", "FR7630006000011234567890189", "NL91ABNA0417164300", "NL02ABNA0123456789",
+    "BE68539007547034", "CH9300762011623852957", "IT60X0542811101000000123456", "ES9121000418450200051332",
+    "AT611904300234573201", "NO9386011117947", "SE4550000000058398257466", "DK5000400440116243",
+})
+
+
+def iban(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """An IBAN: its country's length and its mod-97 check."""
+    for m in _IBAN.finditer(text):
+        s, e = m.span()
+        if (s and (text[s - 1].isalnum() or text[s - 1] == "_")) or (e < len(text) and (text[e].isalnum()
+                                                                                         or text[e] == "_")):
+            continue
+        value = m.group().replace(" ", "")
+        if _IBAN_LENGTHS.get(value[:2]) != len(value) or not _mod97(value):
+            continue
+        yield Hit(s, e, PLACEHOLDER if value in _TEST_IBANS else BANK_ACCOUNT, "iban")
+
+
+def _mod97(value: str) -> bool:
+    moved = value[4:] + value[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
