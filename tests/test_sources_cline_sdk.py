@@ -90,6 +90,7 @@ def test_an_sdk_session_is_found_and_read_whole(tmp_path: Path) -> None:
 
 def test_a_retrace_of_an_sdk_session_accounts_for_every_record(tmp_path: Path) -> None:
     p = _file(tmp_path, MESSAGES)
+    (p.parent / f"{SID}.json").write_text(json.dumps({"session_id": SID, "cwd": "/w", "status": "completed"}), "utf-8")
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
     assert r.exit_code == 0, r.output
@@ -141,3 +142,24 @@ def test_runtime_prompts_in_the_wrapper_are_notes_and_a_mode_notice_is_cut_off(t
     start = len('<user_input mode="act">') + len(notice) + 1
     assert s.events[4].info == MessageInfo(span=(start, start + len("now do it")), wrapped="user_input")
     assert [m.name for m in s.ledger.values()].count("a user message with no words (a mode notice alone)") == 1
+
+
+def test_the_manifest_beside_gives_the_working_directory_and_how_the_session_ended(tmp_path: Path) -> None:
+    """sdk/packages/core/src/session/models/session-manifest.ts (SessionManifestSchema) and
+    session-data.ts `buildManifestFromRow`: `<session id>.json` beside the messages."""
+    p = _file(tmp_path, [{"id": "a", "role": "user", "content": "hi"}])
+    manifest = {"version": 1, "session_id": SID, "source": "vscode", "pid": 7, "started_at": "2026-08-20T10:00:00Z",
+                "status": "failed", "exit_code": 1, "interactive": True, "provider": "anthropic", "model": "claude-x",
+                "cwd": "/work/app", "workspace_root": "/work", "enable_tools": True, "enable_spawn": False,
+                "enable_teams": False}
+    (p.parent / f"{SID}.json").write_text(json.dumps(manifest, indent=2), "utf-8")
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    assert s.meta.cwd == "/work/app"
+    assert {k: v for k, v in s.meta.extra.items() if k in ("sdk_status", "sdk_exit_code", "sdk_workspace_root")} == {
+        "sdk_status": "failed", "sdk_exit_code": 1, "sdk_workspace_root": "/work"}
+    assert [f.path for f in s.files] == [f"sessions/{SID}/{SID}.messages.json", f"sessions/{SID}/{SID}.json"]
+    [ev] = [e for e in s.evidence.values() if e.record_type == "manifest"]
+    assert s.ledger[ev.id].heading == "metadata"
+    (p.parent / f"{SID}.json").write_text("[1]", "utf-8")
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    assert s.meta.cwd is None and [w.code for w in s.warnings] == ["unparsable"]

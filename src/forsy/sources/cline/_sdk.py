@@ -20,7 +20,9 @@ Each message is one `Evidence` (its exact bytes); each other top-level member is
   a compaction; one whose `metadata.displayRole` is system / status / error, or whose kind
   is one of the runtime's own (`user-run-messages.ts`), is a system note, as are the
   continuation prompts (`[TASK RESUMPTION]`, the act-mode approval) and attached files;
-* `system_prompt` → the system prompt; `sessionId`, `agent`, `origin` → the session's facts.
+* `system_prompt` → the system prompt; `sessionId`, `agent`, `origin` → the session's facts;
+* the manifest beside it (`<session id>.json`): `cwd` → the working directory; `status`,
+  `exit_code` → agent_config.
 """
 
 from __future__ import annotations
@@ -30,11 +32,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
-from ..lines import sha256
+from ..lines import read_bytes, sha256, source_name
 
 SUFFIX = ".messages.json"
 # user-run-messages.ts SYNTHETIC_USER_MESSAGE_KINDS: user-role messages the runtime writes
@@ -66,7 +72,7 @@ def _iso(ms: Any) -> str | None:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def read_sdk(path: Path, data: bytes, name: str) -> Session:
+def read_sdk(path: Path, data: bytes, name: str, ctx: ReadContext | None = None) -> Session:
     doc = read_object_array(data, name, "messages")
     sid = doc.header.get("sessionId") if doc is not None else None
     stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
@@ -87,7 +93,40 @@ def read_sdk(path: Path, data: bytes, name: str) -> Session:
     for j, rec in enumerate(doc.records):
         s.add_evidence(rec.ev)
         b.message(j, rec)
+    _manifest(path.with_name(path.name[: -len(SUFFIX)] + ".json") if path.name.endswith(SUFFIX) else None, s, ctx)
     return s
+
+
+def _manifest(path: Path | None, s: Session, ctx: ReadContext | None) -> None:
+    """The session's manifest beside its messages (`<session id>.json`, SessionManifestSchema in
+    session-manifest.ts): one record; `cwd` is the session's working directory, `status` and
+    `exit_code` how the session ended (kept in agent_config)."""
+    if path is None or not path.is_file():
+        return
+    try:
+        data = read_bytes(path, ctx.limits if ctx else None)
+    except InputError as e:
+        s.warn("manifest-unreadable", f"{path.name}: {e.message}", None, None)
+        return
+    name = source_name(path, ctx.root if ctx else None)
+    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
+    ev = Evidence.make(name, 1, 0, data, sha256(data), "manifest")
+    s.add_evidence(ev)
+    s.quality.records += 1
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        doc = None
+    if not isinstance(doc, dict):
+        s.quality.unparsable_records += 1
+        s.warn("unparsable", "the session's manifest is not a JSON object; not read", name, 1)
+        return
+    if isinstance(doc.get("cwd"), str) and doc["cwd"]:
+        s.meta.cwd = doc["cwd"]
+    for key in ("status", "exit_code", "source", "workspace_root"):
+        if doc.get(key) is not None:
+            s.meta.extra[f"sdk_{key}"] = doc[key]
+    s.mark(ev.id, "metadata", "the session's manifest (cwd, status, exit code; agent_config.sdk_*)", "manifest")
 
 
 def _header(s: Session, header: dict[str, Any], spans: dict[str, tuple[int, int, bytes]], name: str) -> None:

@@ -108,7 +108,7 @@ class ClineSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         if path.name.endswith(SDK_SUFFIX):
-            return [read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root))]
+            return [read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root), ctx)]
         folder = path.parent
         api = folder / API
         s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))
