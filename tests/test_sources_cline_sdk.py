@@ -99,6 +99,10 @@ def test_a_retrace_of_an_sdk_session_accounts_for_every_record(tmp_path: Path) -
     assert '"unknown"' not in ledger or '"unknown": 0' in ledger
     v = CliRunner().invoke(app, ["verify", str(out), str(p.parent)])
     assert v.exit_code == 0, v.output
+    trace = json.loads((out / "trace.json").read_text("utf-8"))
+    # the SDK's tool names are in forsy.tools (definitions.ts): run_commands executes
+    assert [(st.get("tool"), st.get("operation"), st.get("success")) for st in trace["steps"] if st.get("tool")] == [
+        ("run_commands", "execute", False)]
 
 
 def test_an_unwrapped_prompt_is_the_whole_text_and_an_orphan_result_is_warned(tmp_path: Path) -> None:

@@ -92,6 +92,12 @@ CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("plan_mode_respond", "plan", K.PLAN), _t("new_task", "other", K.DELEGATE),
     _t("use_mcp_tool", "other", K.OTHER), _t("access_mcp_resource", "other", K.OTHER),
     _t("load_mcp_documentation", "other", K.OTHER),
+    # the SDK's tools (cline/cline sdk/packages/core/src/extensions/tools/definitions.ts at 21cb8d2);
+    # its apply_patch and spawn_agent are Codex's names with the same meaning
+    _t("read_files", "read", K.READ), _t("search_codebase", "search", K.SEARCH),
+    _t("run_commands", "execute", K.SHELL), _t("fetch_web_content", "download", K.WEB),
+    _t("editor", "edit", K.EDIT, "file"), _t("ask_question", "ask_user", K.ASK_USER),
+    _t("submit_and_exit", "answer", K.OTHER), _t("skills", "other", K.OTHER),
 )  # fmt: skip
 # Aider: edits reconstructed from the reply's blocks (the arguments are the block's text); the
 # commands the user ran through aider (`/run`, `!`, `/test`, `/lint`, `/git`); shell commands a reply suggested
