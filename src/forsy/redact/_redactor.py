@@ -29,7 +29,7 @@ from ._base import (
     Finder,
     Hit,
 )
-from ._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
+from ._engine import ANCHOR_RULE, NUMBER_ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
@@ -339,9 +339,12 @@ class Redactor:
             spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
             tokens: list[int] = []
             phones: list[int] = []
+            numbers: list[tuple[int, int]] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
+                elif f.rule == NUMBER_ANCHOR_RULE:
+                    numbers.append((start, end))
                 elif f.rule.startswith(ANCHOR_RULE):
                     # every place inside a match: the engine reports matches that do not
                     # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
@@ -351,9 +354,9 @@ class Redactor:
                     kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
-                anchors.engine, anchors.phone = sorted(set(tokens)), sorted(phones)
+                anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
         elif self._engine.reports_anchors:
-            anchors.phone = []
+            anchors.phone, anchors.numbers = [], []
         return hits, anchors
 
     # ------------------------------------------------------------ masking
