@@ -167,3 +167,33 @@ def test_the_manifest_beside_gives_the_working_directory_and_how_the_session_end
     (p.parent / f"{SID}.json").write_text("[1]", "utf-8")
     [s] = ClineSource().read(p, ReadContext(root=tmp_path))
     assert s.meta.cwd is None and [w.code for w in s.warnings] == ["unparsable"]
+
+
+def test_structured_tool_results_are_read_each_operation_and_its_failure(tmp_path: Path) -> None:
+    """run_commands, read_files and editor return ToolOperationResult objects
+    (sdk/packages/core/src/extensions/tools/types.ts: `{query, result, error?, success, duration?}`),
+    persisted as an array as they are (session/persisted-tool-result-content.ts): their words were
+    lost and a failed command read as no failure."""
+    ops = [{"query": "ls", "result": "a.txt", "success": True, "duration": 3},
+           {"query": "false", "result": "", "error": "exit code 1", "success": False}]
+    p = _file(tmp_path, [
+        {"id": "a", "role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "run_commands",
+                                                      "input": {"commands": ["ls", "false"]}}]},
+        {"id": "b", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "name": "run_commands",
+                                                 "content": ops}]},
+        {"id": "c", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "name": "web",
+                                                 "content": [{"url": "u", "title": "t"}]}]},
+    ])
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
+    assert r.exit_code == 0, r.output
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    res = s.events[1]
+    assert (res.kind, res.text, res.is_error) == ("tool_result", "a.txt\n\nexit code 1", True)
+    assert [r.pointer for r in res.refs] == ["/content/0/content/0/result", "/content/0/content/1/result",
+                                             "/content/0/content/1/error"]
+    other = s.events[2]
+    assert (other.text, other.is_error, [r.pointer for r in other.refs]) == (
+        '{"url":"u","title":"t"}', False, ["/content/0/content/0"])
+    v = CliRunner().invoke(app, ["verify", str(out), str(p.parent)])
+    assert v.exit_code == 0, v.output

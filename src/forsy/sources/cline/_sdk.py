@@ -36,6 +36,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile, pointer
+from ...jsontext import json_text
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
@@ -264,17 +265,30 @@ class _Builder:
         refs, texts = [], []
         if isinstance(c, str):
             refs, texts = [Ref(rec.ev.id, ptr + "/content")], [c]
+        failed = blk.get("is_error") is True
         for k, part in enumerate(c if isinstance(c, list) else []):
+            at = pointer(*ptr.strip("/").split("/"), "content", k)
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-                refs.append(Ref(rec.ev.id, pointer(*ptr.strip("/").split("/"), "content", k, "text")))
+                refs.append(Ref(rec.ev.id, at + "/text"))
                 texts.append(part["text"])
             elif isinstance(part, dict) and part.get("type") in ("image", "file"):
                 self._count(f"sdk_result_{part['type']}s")
+            elif isinstance(part, dict) and "type" not in part and isinstance(part.get("success"), bool):
+                # a ToolOperationResult {query, result, error?, success} (types.ts): persisted as it is
+                # (persisted-tool-result-content.ts); one per command, file or edit the call asked for
+                for key in ("result", "error"):
+                    if part.get(key) is not None:
+                        refs.append(Ref(rec.ev.id, f"{at}/{key}"))
+                        texts.append(json_text(part[key]))
+                failed = failed or part["success"] is False
+            elif part is not None:  # another structured output (a provider's search result): as written
+                refs.append(Ref(rec.ev.id, at))
+                texts.append(json_text(part))
         call = self.calls.get(cid) if cid else None
         name = blk.get("name") if isinstance(blk.get("name"), str) else (call.tool if call else None)
         ts = _iso(rec.data.get("ts"))
         ev = Event("tool_result", "agent", ts, refs or [Ref(rec.ev.id, ptr)], text="\n".join(texts) if texts else None,
-                   call_id=cid, tool=name, is_error=blk.get("is_error") is True,
+                   call_id=cid, tool=name, is_error=failed,
                    ts_from=Ref(rec.ev.id, "/ts") if ts else None, info=ResultInfo(orphan=call is None))
         self.s.events.append(ev)
         if call is None:
