@@ -38,13 +38,15 @@ def _infos(s: Session) -> list[ResultInfo]:
 
 
 def test_every_saved_output_of_a_session_is_looked_up_in_order(tmp_path: Path) -> None:
-    # t1: a plain output; t2, t3: saved, their files missing; t4: saved and found
+    # t1: a tool's own words with the marker but no saved file named; t2, t3: saved, their files
+    # missing; t4: saved and found
     data = b"all 4000 lines\n"
     (tmp_path / "s" / "tool-results").mkdir(parents=True)
     (tmp_path / "s" / "tool-results" / "t4.txt").write_bytes(data)
     recs: list[dict[str, Any]] = [user(0, "u1", None, "Build it.")]
     parent = "u1"
-    for k, out in enumerate(["ok", _saved("t2"), _saved("t3"), _saved("t4")], start=1):
+    outs = ["Output too large (3MB) to show; narrow the search", _saved("t2"), _saved("t3"), _saved("t4")]
+    for k, out in enumerate(outs, start=1):
         recs += [call(2 * k - 1, f"a{k}", parent, f"t{k}", "Bash", {"command": f"make {k}"}),
                  result(2 * k, f"r{k}", f"a{k}", f"t{k}", out)]
         parent = f"r{k}"
@@ -92,3 +94,17 @@ def test_a_usage_count_of_zero_is_zero(tmp_path: Path) -> None:
     s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Go."), turn]))
     assert s.meta.token_usage == {"input_tokens": 3, "output_tokens": 0, "cache_creation_input_tokens": 0,
                                   "cache_read_input_tokens": 0}
+
+
+def test_a_web_search_result_quoting_the_saved_output_words_is_no_saved_output(tmp_path: Path) -> None:
+    # a server-side result is the API's (no ResultInfo): Claude Code saves none of them to disk,
+    # so a page that quotes its words names no file of this session
+    words = "Output too large (69.2KB). Full output saved to: /home/x/.claude/projects/-p/s/tool-results/t.txt"
+    turn = answer(1, "a1", "u1", "Searching.")
+    turn["message"]["content"] = [
+        {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {"query": "claude output"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srv1", "content": words}]
+    s = _read(write(tmp_path / "s.jsonl", [user(0, "u1", None, "Look it up."), turn]))
+    [e] = [e for e in s.events if e.kind == "tool_result"]
+    assert (e.text, e.info) == (words, None)
+    assert s.quality.truncated_outputs == 0 and [f.path for f in s.files] == ["s.jsonl"]

@@ -295,13 +295,13 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
     tr_dir = path.parent / path.stem / "tool-results"
     for e in events:
         saved = e.text is not None and ("<persisted-output>" in e.text or "Output too large (" in e.text)
-        if e.kind != "tool_result" or not e.text or not saved:
+        # a server-side result (web search, no ResultInfo) is the API's: Claude Code saves none to
+        # disk, and a page quoting these words names no file of this session
+        if e.kind != "tool_result" or not e.text or not saved or not isinstance(e.info, ResultInfo):
             continue
         m = PERSISTED.search(e.text)
         if not m:
             continue
-        if not isinstance(e.info, ResultInfo):
-            e.info = ResultInfo()
         info = e.info
         info.persisted_path = m.group(1)
         f = _persisted_file(m.group(1), path, tr_dir)
