@@ -197,3 +197,14 @@ def test_structured_tool_results_are_read_each_operation_and_its_failure(tmp_pat
         '{"url":"u","title":"t"}', False, ["/content/0/content/0"])
     v = CliRunner().invoke(app, ["verify", str(out), str(p.parent)])
     assert v.exit_code == 0, v.output
+
+
+def test_the_sdks_empty_content_placeholder_is_no_ones_words(tmp_path: Path) -> None:
+    """agent-message-codec.ts gives a message with no blocks the text EMPTY_CONTENT_TEXT
+    ("ERROR: EMPTY CONTENT", ai-sdk-format.ts); written back with the conversation
+    (agentMessagesToMessagesWithMetadata) it is neither the model's text nor a prompt."""
+    empty = [{"type": "text", "text": "ERROR: EMPTY CONTENT"}]
+    p = _file(tmp_path, [{"id": "a", "role": "user", "content": empty},
+                         {"id": "b", "role": "assistant", "content": empty}])
+    [s] = ClineSource().read(p, ReadContext(root=tmp_path))
+    assert [(e.kind, e.actor, e.info) for e in s.events] == [("note", "system", NoteInfo(subtype="empty_content"))] * 2

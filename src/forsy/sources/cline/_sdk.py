@@ -54,6 +54,9 @@ RUNTIME_TEXTS = (("[TASK RESUMPTION]", "continuation"),
                  ("The user approved switching to act mode. Continue with the approved plan now.", "continuation"),
                  ("<hook_context", "hook_context"), ("System-delivered teammate async run updates:", "team_updates"),
                  ("<file_content", "files_attached"))
+# ai-sdk-format.ts EMPTY_CONTENT_TEXT: what agent-message-codec.ts puts in a message with no blocks,
+# persisted with it when the conversation is written back: neither the model's nor the person's
+EMPTY = "ERROR: EMPTY CONTENT"
 NOTICE, NOTICE_END = "<mode_notice>", "</mode_notice>"  # format.ts formatModeSwitchNotice
 USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.S)  # format.ts formatUserInputBlock
 TOKENS = (("inputTokens", "input"), ("outputTokens", "output"), ("cacheReadTokens", "cache_read"),
@@ -203,7 +206,9 @@ class _Builder:
                 s.meta.token_usage[dst] = s.meta.token_usage.get(dst, 0) + v
         for ptr, blk in self._blocks(rec):
             bt, p = blk.get("type"), "" if blk.get("_whole") else ptr
-            if bt == "text" and isinstance(blk.get("text"), str) and blk["text"].strip():
+            if bt == "text" and blk.get("text") == EMPTY:
+                self._placeholder(rec, p + ("/text" if p else "/content"))
+            elif bt == "text" and isinstance(blk.get("text"), str) and blk["text"].strip():
                 self._ev("agent_text", rec, p + ("/text" if p else "/content"), text=blk["text"])
             elif bt == "thinking" and isinstance(blk.get("thinking"), str) and blk["thinking"].strip():
                 self._ev("reasoning", rec, ptr + "/thinking", text=blk["thinking"])
@@ -216,6 +221,10 @@ class _Builder:
             elif bt in ("redacted_thinking", "media"):
                 self._count(f"sdk_{bt}")
 
+    def _placeholder(self, rec: Record, ptr: str) -> None:
+        self._ev("note", rec, ptr, actor="system", text=EMPTY, info=NoteInfo(subtype="empty_content"))
+        self.s.mark(rec.ev.id, "set_aside", "the SDK's placeholder for a message with no content", "empty_content")
+
     def _user(self, rec: Record) -> None:
         raw = rec.data.get("metadata")
         meta: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -226,6 +235,8 @@ class _Builder:
             bt, text = blk.get("type"), blk.get("text")
             if bt == "tool_result":
                 self._result(rec, ptr, blk)
+            elif bt == "text" and text == EMPTY:
+                self._placeholder(rec, p)
             elif bt in ("image", "file"):
                 self._count(f"sdk_user_{bt}s")
             elif bt != "text" or not isinstance(text, str) or not text.strip():
