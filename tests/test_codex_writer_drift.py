@@ -56,3 +56,11 @@ def test_an_encrypted_assistant_message_is_set_aside_as_encrypted_and_its_mirror
     assert [(e.kind, e.text, s.evidence[e.refs[0].ev].line) for e in s.events] == [
         ("user", "hi", 2), ("agent_text", "visible answer", 5)]
     assert _lines(s)[4] == ("set_aside", "an encrypted message: only the words the thread shows elsewhere are readable")
+
+
+def test_a_custom_tool_calls_namespace_is_kept(tmp_path: Path) -> None:
+    """CustomToolCall gained `namespace` (models.rs at 5ef96ab), as FunctionCall has: kept on the call."""
+    s = read(tmp_path, [*user("hi"), item(type="custom_tool_call", call_id="c1", name="apply_patch", namespace="ns",
+                                           input="*** Begin Patch")])
+    [call] = [e for e in s.events if e.kind == "tool_call"]
+    assert (call.tool, call.info.namespace if call.info else None) == ("apply_patch", "ns")

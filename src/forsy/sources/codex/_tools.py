@@ -78,6 +78,7 @@ class ToolTracker:
             tool, args, ptr = self._function(rec, info)
         elif sub == "custom_tool_call":
             tool, args, ptr = self._str(rec, p, "name"), p.get("input"), "input"
+            info.namespace = self._str(rec, p, "namespace")  # models.rs CustomToolCall.namespace (5ef96ab)
         elif sub == "local_shell_call":
             tool, args, ptr = "local_shell", p.get("action"), "action"
             call_id = call_id or self._str(rec, p, "id")
