@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from forsy.cli import app
 from forsy.payloads import MessageInfo, NoteInfo
-from forsy.sources import ReadContext, detect
+from forsy.sources import ReadContext, available, detect, read_head
 from forsy.sources.cline import ClineSource
 
 SID = "sess_1"
@@ -56,6 +56,7 @@ MESSAGES: list[Any] = [
 def test_an_sdk_session_is_found_and_read_whole(tmp_path: Path) -> None:
     p = _file(tmp_path, MESSAGES, system_prompt="You are Cline.")
     assert isinstance(detect(p), ClineSource)
+    assert [src.name for src in available() if src.sniff(p, read_head(p))] == ["cline"]  # no other reader's
     assert ClineSource().discover(tmp_path) == [p]
     [s] = ClineSource().read(p, ReadContext(root=tmp_path))
     got = [(e.kind, e.actor, e.text, s.evidence[e.refs[0].ev].line, e.refs[0].pointer, e.ts) for e in s.events]
