@@ -88,12 +88,13 @@ def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at
 
 def _unpinned(once: Callable[[], Done], expected_version: int | None) -> Done:
     """`once()`, tried again while another action comes first, when no version was given."""
-    for _ in range(1 if expected_version is not None else UNPINNED_TRIES - 1):
+    if expected_version is not None:
+        return once()
+    for _ in range(UNPINNED_TRIES - 1):
         try:
             return once()
         except ReviewConflict:
-            if expected_version is not None:
-                raise
+            continue  # another action came first: read the draft again
     return once()
 
 
