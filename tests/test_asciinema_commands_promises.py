@@ -1,8 +1,12 @@
 """`asciinema/_commands.Reader`: the commands of a recording as the module docstring promises
-them, read from hand-built events: keys typed one event each, a line pasted twice, a command
-whose Enter is not among the keys, a multi-line command whose later lines and output share one
-event, empty lines counted one by one. Each command's text, where it was read (the event's file
-line and the slice), whether it was typed, its prompt, its time and its output worked out by hand.
+them, read from hand-built events: keys typed one event each (the Enter alone or with the last
+keys), a line pasted twice, a command whose Enter is not among the keys, a multi-line command
+whose later lines and output share one event, a line no event holds a part of (a highlighted
+echo), a recording of one program and of tmux/screen/a login shell. Each command's text, where it
+was read (the event's file line, pointer and slice), whether it was typed, its prompt, its time
+and its output worked out by hand; and every event no command cites marked by its rule and
+counted one by one, an empty or cancelled line's own event keeping its rule when the next prompt
+is drawn in it.
 """
 
 from __future__ import annotations

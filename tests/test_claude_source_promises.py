@@ -2,10 +2,12 @@
 (`~/.claude/projects/<slug>/<session>.jsonl`; a large tool output saved to
 `<session>/tool-results/<tool_use_id>.txt`, its result then saying `<persisted-output>` /
 `Output too large (…). Full output saved to: <path>`): every saved output of a session looked
-up, each found one read and listed as a source file (its path, where it is on this machine,
-its kind, size and digest), each missing one counted; a usage count of the wrong kind warned
-with its file and line; records skipped for their type counted together with those the loader
-skipped. Worked out by hand.
+up in order, each found one read and listed as a source file (its path, where it is on this
+machine, its kind, size and digest) beside what the result said of itself, each missing one
+counted; a web search result quoting those words is no saved output (Claude Code saves none of
+the API's results); a usage count of zero or of the wrong kind (warned with its file and line);
+records skipped for their type counted together with those the loader skipped. Worked out by
+hand.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """`git/_refs.py`: the branches listed as git names them (whatever characters their names hold),
-and git's refusals said in its words even when they quote bytes that are no UTF-8 (a name made
-on a Latin-1 system). Real repositories built here; expectations by hand.
+git's refusals said in its words even when they quote bytes that are no UTF-8 (a name made on a
+Latin-1 system), and a squash's range: none when it adds only a merge, found though a file of
+the work tree is named like it. Real repositories built here; expectations by hand.
 """
 
 from __future__ import annotations
