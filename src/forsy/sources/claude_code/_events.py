@@ -45,6 +45,15 @@ INJECTED_PREFIXES = (
     "<command-message>", "<user-prompt-submit-hook>", "<session-start-hook>", "<ide_", "<post-tool-use-hook>",
 )  # fmt: skip
 
+# Envelopes Claude Code puts around words someone other than the person sent, each a note of
+# its own subtype: an agent-team teammate's message, an MCP channel's event (2.1.80+), another
+# session's message, a proactive-mode wake-up.
+SENDER_TAGS = re.compile(r"<(?P<tag>teammate-message|cross-session-message)[\s>]|<(?P<ch>channel)\s+source=|"
+                         r"<(?P<tick>tick)>")
+# `origin.kind` of a user record (2.1.1xx+) whose words are still read by the text rules: the
+# person's, a cancellation marker, or not attributed; any other kind is a sender other than the person
+_PERSON_ORIGINS = ("human", "interruption", "unclassified")
+
 # Hook events whose output reaches the model during the work (SessionStart context stays a note).
 HOOK_EVENTS = "PreToolUse|PostToolUse|UserPromptSubmit|Stop|SubagentStop"
 # `<Event>[:<matcher>] hook <what>`: how Claude Code introduces a hook's output to the model.
@@ -103,6 +112,21 @@ def content_text(content: Any) -> tuple[str, bool]:
     return str(content), True
 
 
+def sender_tag(text: str) -> str | None:
+    """The envelope `text` starts with when another sender's words were delivered as a user
+    message (teammate-message, channel, cross-session-message, tick), else None."""
+    m = SENDER_TAGS.match(text.lstrip())
+    return None if m is None else next(g for g in m.groups() if g)
+
+
+def other_sender(d: dict[str, Any]) -> str | None:
+    """The `origin.kind` of a record sent by someone other than the person (a scheduled task's
+    fired prompt, a channel, a peer session, a coordinator), else None."""
+    origin = d.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
+
+
 def classify_user_text(text: str) -> tuple[str, str | None]:
     """(kind, derived_text): kind is typed, slash-command, bash-input, interrupt, compaction or note."""
     stripped = text.lstrip()
@@ -119,7 +143,7 @@ def classify_user_text(text: str) -> tuple[str, str | None]:
     bm = BASH_INPUT.match(text)
     if bm:
         return "bash-input", "!" + bm.group(1)
-    if stripped.startswith(INJECTED_PREFIXES) or not stripped:
+    if stripped.startswith(INJECTED_PREFIXES) or not stripped or sender_tag(stripped) is not None:
         return "note", None
     if stripped == "Warmup":
         return "note", None
@@ -227,6 +251,8 @@ class EventBuilder:
             evs = self._user(rec)
         elif t == "system":
             evs = self._system(rec)
+        elif t == "attachment":
+            evs = self._queued(rec)
         else:
             return []
         if isinstance(d.get("timestamp"), str):
@@ -375,6 +401,10 @@ class EventBuilder:
             kind, _ = classify_user_text(text)
             sub = "interrupt" if kind == "interrupt" else "subagent_prompt"
             return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sub))]
+        sender = other_sender(d)
+        if sender is not None:
+            return [Event("note", "system", ts, ref, text=text, abandoned=ab,
+                          info=NoteInfo(subtype=f"origin:{sender}"))]
         kind, derived = classify_user_text(text)
         if kind == "typed":
             return [Event("user", "user", ts, ref, text=text, abandoned=ab)]
@@ -384,7 +414,51 @@ class EventBuilder:
             return [Event("interrupt", "user", ts, ref, text=text, abandoned=ab)]
         if kind == "compaction":
             return [Event("compaction", "system", ts, ref, text=text, abandoned=ab)]
-        return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype="injected"))]
+        return [Event("note", "system", ts, ref, text=text, abandoned=ab,
+                      info=NoteInfo(subtype=sender_tag(text) or "injected"))]
+
+    def _queued(self, rec: Record) -> list[Event]:
+        """A prompt typed while the agent worked: Claude Code writes it as an attachment of type
+        `queued_command` (no user line). Typed by the person (`commandMode` "prompt" or none, an
+        `origin.kind` "human" or none, not isMeta) it is read as a typed message is, in the main
+        thread (a subagent's: a note of actor `user`); any other queued command is a note."""
+        att = rec.data.get("attachment")
+        if not isinstance(att, dict) or att.get("type") != "queued_command":
+            return []  # other attachments carry no words (set aside by type)
+        ts = rec.data.get("timestamp") if isinstance(rec.data.get("timestamp"), str) else None
+        ab = self._flag(rec)
+        prompt = att.get("prompt")
+        texts: list[tuple[str, str]] = []
+        images = 0
+        if isinstance(prompt, str):
+            texts.append((pointer("attachment", "prompt"), prompt))
+        elif isinstance(prompt, list):
+            for i, b in enumerate(prompt):
+                if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                    if b["text"]:
+                        texts.append((pointer("attachment", "prompt", i, "text"), b["text"]))
+                elif isinstance(b, dict) and b.get("type") in ("image", "document"):
+                    images += 1
+                else:
+                    self._skip(rec, f"attachment.prompt[{i}] is {kind_of(b)}, not a text, image or document block")
+        else:
+            self.warn("field-type", f"queued_command attachment whose prompt is {kind_of(prompt)}, not text or a "
+                      "list of blocks; not read", rec.ev.source, rec.ev.line)
+            return []
+        origin = att.get("origin")
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        person = att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
+        if not person or self.actor != "agent":
+            actor = "user" if person else "system"
+            return [Event("note", actor, ts, [Ref(rec.ev.id, ptr)], text=t, abandoned=ab,
+                          info=NoteInfo(subtype="queued_command")) for ptr, t in texts]
+        out = [e for ptr, t in texts for e in self._user_text(rec, t, ptr, ts, ab)]
+        for e in out:
+            if images and e.kind == "user":
+                if not isinstance(e.info, MessageInfo):
+                    e.info = MessageInfo()
+                e.info.attachments_omitted = images
+        return out
 
     def _tool_result(self, rec: Record, b: dict[str, Any], i: int, ts: str | None, ab: bool) -> Event:
         content = b.get("content")

@@ -74,8 +74,10 @@ def _load(read: Iterator[Record], session: Session) -> list[Record]:
         recs.append(_slim(checked))
     return recs
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
+# (2.1.8x+: `scheduled_task_fire` markers, `away_summary` recaps, `model_refusal_fallback`, `agents_killed`)
 _SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
-                               "bridge_status"})
+                               "bridge_status", "away_summary", "scheduled_task_fire", "model_refusal_fallback",
+                               "agents_killed"})
 
 
 def _mark_by_type(r: Record, session: Session) -> None:

@@ -19,7 +19,9 @@ from ._events import EventBuilder, check_record, kind_of
 from ._graph import _dedupe, _parent, _result_ids, _roots
 from ._load import load_records
 
-WORK_TYPES = frozenset({"user", "assistant", "system"})
+MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
+# records events are made of: messages, and attachments (a prompt queued while the agent worked)
+WORK_TYPES = MESSAGE_TYPES | {"attachment"}
 AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 # Claude Code's own background helpers (subagents/agent-aprompt_suggestion-<hex>.jsonl): not
 # the session's work, and not started by the agent
@@ -138,7 +140,7 @@ def _inline_threads(inline: list[Record]) -> list[Thread]:
             groups[root_of[p] if p in root_of else "None"].append(r)
     out = []
     for root_uuid, recs in groups.items():
-        if not any(r.data.get("type") in WORK_TYPES for r in recs):
+        if not any(r.data.get("type") in MESSAGE_TYPES for r in recs):
             continue  # sidechain records with no message (a progress copy): no thread, no steps to place
         agent_id = next((str(r.data["agentId"]) for r in recs if r.data.get("agentId")), root_uuid[:8])
         out.append(Thread(agent_id, recs, "inline", _root_prompt(recs)))
@@ -168,7 +170,7 @@ def _progress_threads(main: list[Record], have: set[str], session: Session) -> l
         copy = check_record(Record(r.ev, inner, "/data/message"), session.warn)
         if copy is None:
             continue
-        if copy.data.get("type") not in WORK_TYPES:
+        if copy.data.get("type") not in MESSAGE_TYPES:
             session.warn("unread-content", f"agent_progress message of type {copy.data.get('type')!r}; not read",
                          r.ev.source, r.ev.line)
             continue
