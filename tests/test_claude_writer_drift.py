@@ -213,3 +213,61 @@ def test_a_prompt_queued_in_a_subagents_transcript_is_kept_as_the_persons_note(t
     [q] = [e for e in s.events if e.text == "check the tests too"]
     assert (q.kind, q.actor, q.info) == ("note", "user", NoteInfo(subtype="queued_command"))
     assert q.link is not None and q.link.subagent == "x1"
+
+
+def _spawned(tmp_path: Path, sub_prompt: str, meta: str | None) -> Session:
+    """A session whose Agent call t2 has no result yet (a background agent still running: no
+    toolUseResult.agentId) and whose subagent's first words are `sub_prompt`; a second call t1
+    with the same prompt makes the prompt no unique key."""
+    main = write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Review it twice."),
+        call(1, "a1", "u1", "t1", "Agent", {"prompt": "Review the diff.", "name": "alice"}),
+        call(2, "a2", "a1", "t2", "Agent", {"prompt": "Review the diff.", "name": "bob"}),
+    ])
+    sub = tmp_path / "s" / "subagents"
+    sub.mkdir(parents=True)
+    write(sub / "agent-x1.jsonl", [{**r, "isSidechain": True, "agentId": "x1"} for r in (
+        user(3, "b1", None, sub_prompt), answer(4, "b2", "b1", "Reviewed."))])
+    if meta is not None:
+        (sub / "agent-x1.meta.json").write_text(meta, "utf-8")
+    return _read(main)
+
+
+def test_a_subagent_is_linked_by_the_call_id_its_meta_file_names(tmp_path: Path) -> None:
+    """claude-agent-sdk-python src/claude_agent_sdk/_internal/sessions.py at e8bde60
+    (`_parent_ids_from_agent_metadata`): the `.meta.json` beside `agent-<id>.jsonl` records which
+    Agent tool_use spawned the subagent (`toolUseId`) and, nested, its `parentAgentId`. It is an
+    exact key when no result names the agent (a background agent still running) and the prompt is
+    not unique; a toolUseId naming no call of the log links nothing."""
+    s = _spawned(tmp_path, "Review the diff.", '{"agentType": "reviewer", "toolUseId": "t2"}')
+    [link] = {(e.link.parent_call_id, e.link.link_rule) for e in s.events if e.link}
+    assert link == ("t2", "meta.toolUseId")
+    assert not [w for w in s.warnings if w.code == "unlinked-subagent"]
+    (tmp_path / "other").mkdir()
+    s = _spawned(tmp_path / "other", "Review the diff.", '{"agentType": "reviewer", "toolUseId": "t9"}')
+    assert {(e.link.parent_call_id, e.link.link_rule) for e in s.events if e.link} == {(None, None)}
+    assert [w.code for w in s.warnings if w.code == "unlinked-subagent"] == ["unlinked-subagent"]
+
+
+def test_a_teammate_is_linked_by_the_team_leads_words_its_transcript_starts_with(tmp_path: Path) -> None:
+    """daaain/claude-code-log claude_code_log/factories/teammate_factory.py at c58ef389
+    (`find_team_lead_body`): a teammate's transcript starts with the spawning prompt wrapped in
+    `<teammate-message teammate_id="team-lead" …>`; its body is the Agent call's prompt. Unique
+    among the calls' prompts, it links the thread as an identical prompt does."""
+    main = write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Build a team."),
+        call(1, "a1", "u1", "t1", "Agent", {"prompt": "Write the tests.", "name": "alice"}),
+        call(2, "a2", "a1", "t2", "Agent", {"prompt": "Write the docs.", "name": "bob"}),
+    ])
+    sub = tmp_path / "s" / "subagents"
+    sub.mkdir(parents=True)
+    wrapped = '<teammate-message teammate_id="team-lead" summary="docs">\nWrite the docs.\n</teammate-message>'
+    write(sub / "agent-x1.jsonl", [{**r, "isSidechain": True, "agentId": "x1"} for r in (
+        user(3, "b1", None, wrapped), answer(4, "b2", "b1", "Written."))])
+    s = _read(main)
+    assert {(e.link.parent_call_id, e.link.link_rule) for e in s.events if e.link} == {("t2", "identical-prompt")}
+    _spawned_other = '<teammate-message teammate_id="alice">\nWrite the docs.\n</teammate-message>'
+    write(sub / "agent-x1.jsonl", [{**r, "isSidechain": True, "agentId": "x1"} for r in (
+        user(3, "b1", None, _spawned_other), answer(4, "b2", "b1", "Written."))])
+    s = _read(main)  # only the team lead's words are the spawning prompt
+    assert {(e.link.parent_call_id, e.link.link_rule) for e in s.events if e.link} == {(None, None)}

@@ -26,6 +26,8 @@ AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 # Claude Code's own background helpers (subagents/agent-aprompt_suggestion-<hex>.jsonl): not
 # the session's work, and not started by the agent
 HELPERS = ("aprompt_suggestion",)
+# a teammate's transcript starts with its spawning prompt wrapped as the team lead's message
+TEAM_LEAD = re.compile(r'\s*<teammate-message\s[^>]*?\bteammate_id="team-lead"[^>]*>(.*?)</teammate-message>\s*', re.S)
 
 
 @dataclass
@@ -194,6 +196,7 @@ def _progress_threads(main: list[Record], have: set[str], session: Session) -> l
 def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
     by_agent: dict[str, str] = {}
     prompt_calls: dict[str, list[str]] = defaultdict(list)
+    call_ids: set[str] = set()
     for r in main:
         rich = r.data.get("toolUseResult")
         if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
@@ -202,19 +205,32 @@ def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
         msg = r.data.get("message")
         if r.data.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
             for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                    call_ids.add(b["id"])
                 inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
                 if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
                     prompt_calls[inp["prompt"]].append(str(b.get("id")))
     for th in threads:
         if th.call_id or th.warmup:
             continue
+        meta_call = th.meta.get("toolUseId")  # the .meta.json names the spawning call (2.1.x)
+        prompt = _spawning_prompt(th.prompt)
         if th.agent_id in by_agent:
             th.call_id, th.link_rule = by_agent[th.agent_id], "toolUseResult.agentId"
-        elif th.prompt and len(prompt_calls.get(th.prompt, [])) == 1:
-            th.call_id, th.link_rule = prompt_calls[th.prompt][0], "identical-prompt"
+        elif isinstance(meta_call, str) and meta_call in call_ids:
+            th.call_id, th.link_rule = meta_call, "meta.toolUseId"
+        elif prompt and len(prompt_calls.get(prompt, [])) == 1:
+            th.call_id, th.link_rule = prompt_calls[prompt][0], "identical-prompt"
         else:
             session.warn("unlinked-subagent", f"subagent {th.agent_id}: spawning call not identified exactly; "
                          "its steps are placed by time without a causal link")
+
+
+def _spawning_prompt(prompt: str | None) -> str | None:
+    """The words the spawning call sent: a teammate's first message is them wrapped as the team
+    lead's `<teammate-message teammate_id="team-lead" …>` (its body, newlines around it trimmed)."""
+    m = TEAM_LEAD.fullmatch(prompt) if prompt else None
+    return m.group(1).strip("\n") if m else prompt
 
 
 def _thread_events(th: Thread, session: Session) -> list[Event]:
