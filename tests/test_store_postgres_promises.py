@@ -384,3 +384,29 @@ def test_a_store_from_a_newer_forsy_is_refused_naming_what_it_does_not_know(st: 
     with pytest.raises(InputError) as e:
         PostgresStore(url)
     assert e.value.message == "the store was made by a newer forsy (migrations ['9999_future'])"
+
+
+def test_a_trace_two_sweepers_add_at_once_is_stored_once_and_the_second_says_so(
+        st: PostgresStore, other: PostgresStore) -> None:
+    """The second sweeper finds no trace yet (the first has not committed), waits on the first's
+    row, then stores nothing and says so: no files, no draft of its own."""
+    import threading
+
+    out: list[bool] = []
+    with st.transaction():
+        assert st.add_trace(_trace("t-1"), _at(0))
+        th = threading.Thread(target=lambda: out.append(other.add_trace(_trace("t-1", session="s-b"), _at(1))))
+        th.start()
+        me = other.conn.info.backend_pid
+        for _ in range(100):  # until the other sweeper waits on this transaction's row
+            if st.conn.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                               (me,)).fetchone()[0] == "Lock":
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the second sweeper never waited")
+    th.join(10)
+    assert out == [False]
+    assert [(a.action, json.loads(a.detail_json)["host"]) for a in st.audit("t-1")] == [
+        ("draft_created", "sweeper-a")]
+    assert st.conn.execute("SELECT count(*) FROM trace_files").fetchone()[0] == 2
