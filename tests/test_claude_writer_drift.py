@@ -271,3 +271,24 @@ def test_a_teammate_is_linked_by_the_team_leads_words_its_transcript_starts_with
         user(3, "b1", None, _spawned_other), answer(4, "b2", "b1", "Written."))])
     s = _read(main)  # only the team lead's words are the spawning prompt
     assert {(e.link.parent_call_id, e.link.link_rule) for e in s.events if e.link} == {(None, None)}
+
+
+def test_a_queued_prompt_on_a_rewound_branch_is_abandoned_with_it(tmp_path: Path) -> None:
+    """A prompt the person queued is typed words: on a branch the person rewound away from (as a
+    typed message there is) it is marked abandoned, whether below an abandoned record or the first
+    off the chain; a channel's words (origin `channel`) off the chain are no typed words."""
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Fix the bug."),
+        call(1, "a1", "u1", "t1", "Bash", {"command": "pytest"}),
+        result(2, "r1", "a1", "t1", "1 failed"),
+        _queued(3, "q1", "r1", "try stashing first"),
+        call(4, "a2", "q1", "t2", "Bash", {"command": "git stash"}),
+        _queued(5, "q2", "a2", "then pop it"),
+        result(6, "r2", "q2", "t2", "Saved working directory"),
+        {**user(7, "c1", "r1", "deploy finished"), "origin": {"kind": "channel", "server": "ci"}},
+        user(8, "u3", "r1", "Do not stash; fix the test."),
+        answer(9, "a3", "u3", "Fixed."),
+    ]))
+    assert [(e.kind, e.text, e.abandoned) for e in s.events if e.kind in ("user", "note")] == [
+        ("user", "Fix the bug.", False), ("user", "try stashing first", True), ("user", "then pop it", True),
+        ("note", "deploy finished", False), ("user", "Do not stash; fix the test.", False)]

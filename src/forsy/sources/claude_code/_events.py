@@ -127,6 +127,16 @@ def other_sender(d: dict[str, Any]) -> str | None:
     return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
 
 
+def queued_by_person(att: Any) -> bool:
+    """Whether an attachment is a prompt the person typed while the agent worked: a `queued_command`
+    of `commandMode` "prompt" (or none), `origin.kind` "human" (or none), not isMeta."""
+    if not isinstance(att, dict) or att.get("type") != "queued_command":
+        return False
+    origin = att.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
+
+
 def classify_user_text(text: str) -> tuple[str, str | None]:
     """(kind, derived_text): kind is typed, slash-command, bash-input, interrupt, compaction or note."""
     stripped = text.lstrip()
@@ -445,9 +455,7 @@ class EventBuilder:
             self.warn("field-type", f"queued_command attachment whose prompt is {kind_of(prompt)}, not text or a "
                       "list of blocks; not read", rec.ev.source, rec.ev.line)
             return []
-        origin = att.get("origin")
-        kind = origin.get("kind") if isinstance(origin, dict) else None
-        person = att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
+        person = queued_by_person(att)
         if not person or self.actor != "agent":
             actor = "user" if person else "system"
             return [Event("note", actor, ts, [Ref(rec.ev.id, ptr)], text=t, abandoned=ab,

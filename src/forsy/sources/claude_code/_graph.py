@@ -6,7 +6,7 @@ from typing import Any
 
 from ...evidence import Session
 from .._records import Record
-from ._events import classify_user_text
+from ._events import classify_user_text, other_sender, queued_by_person
 
 # What a record says (as opposed to where and when it was written): a resumed session's
 # replay of a record repeats these exactly.
@@ -47,8 +47,11 @@ def _parent(d: dict[str, Any]) -> str | None:
 
 
 def _is_typed(d: dict[str, Any]) -> bool:
-    """A user record holding words someone typed (not a tool result, not injected)."""
-    if d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary"):
+    """A record holding words the person typed (not a tool result, not injected, not sent by
+    another sender): a user record, or a prompt queued while the agent worked."""
+    if d.get("type") == "attachment":
+        return queued_by_person(d.get("attachment"))
+    if d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary") or other_sender(d):
         return False
     c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None
     if isinstance(c, str):
@@ -110,7 +113,8 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
     abandoned: set[str] = set()
     for r in main:
         u = r.data.get("uuid")
-        if not isinstance(u, str) or u in path or r.data.get("type") not in ("user", "assistant", "system"):
+        if not isinstance(u, str) or u in path or r.data.get("type") not in ("user", "assistant", "system",
+                                                                               "attachment"):
             continue
         if root_of[u] != leaf_root:
             continue  # another tree (a continued session): not a rewind
