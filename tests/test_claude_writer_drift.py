@@ -292,3 +292,28 @@ def test_a_queued_prompt_on_a_rewound_branch_is_abandoned_with_it(tmp_path: Path
     assert [(e.kind, e.text, e.abandoned) for e in s.events if e.kind in ("user", "note")] == [
         ("user", "Fix the bug.", False), ("user", "try stashing first", True), ("user", "then pop it", True),
         ("note", "deploy finished", False), ("user", "Do not stash; fix the test.", False)]
+
+
+def test_a_forked_sessions_copy_of_its_parents_history_is_set_aside(tmp_path: Path) -> None:
+    """claude-agent-sdk-python src/claude_agent_sdk/_internal/session_mutations.py at e8bde60
+    (`_build_fork_lines`, as `/branch` and `--fork-session` do: CHANGELOG 2.1.2xx 'fork-session
+    lineage'): a fork starts with the parent's records copied under new uuids, each carrying
+    `forkedFrom: {sessionId, messageUuid}`. That is the parent's work, retraced with the parent:
+    set aside as a fork's copy, the parent named in the metadata; the fork's own work follows."""
+    def copied(rec: dict[str, Any], n: int) -> dict[str, Any]:
+        return {**rec, "forkedFrom": {"sessionId": "parent-1", "messageUuid": f"m{n}"}}
+    s = _read(write(tmp_path / "s.jsonl", [
+        copied(user(0, "u1", None, "Fix the bug."), 1),
+        copied(call(1, "a1", "u1", "t1", "Bash", {"command": "pytest"}), 2),
+        copied(result(2, "r1", "a1", "t1", "1 failed"), 3),
+        user(3, "u2", "r1", "Try another way."),
+        answer(4, "a2", "u2", "Done another way."),
+    ]))
+    assert [(e.kind, e.text) for e in s.events] == [("user", "Try another way."), ("agent_text", "Done another way.")]
+    marks = {_line_of(s, k): (m.heading, m.name) for k, m in s.ledger.items()}
+    assert [marks[n] for n in (1, 2, 3)] == [("set_aside", "a fork's copy of its parent's history")] * 3
+    assert s.meta.extra["forked_from"] == "parent-1"
+    assert s.quality.extra["forked_copies"] == 3
+    assert [(w.code, w.message, w.file) for w in s.warnings] == [
+        ("forked-session", "3 records are the history of session parent-1 this session was forked from, copied: "
+         "set aside (they are that session's work)", "s.jsonl")]

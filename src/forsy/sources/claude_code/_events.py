@@ -137,6 +137,14 @@ def queued_by_person(att: Any) -> bool:
     return att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
 
 
+def forked_copy(d: dict[str, Any]) -> str | None:
+    """The session a record was copied from when this session was forked from it (`forkedFrom`
+    on each copied record): that record is the parent's work. None for the session's own."""
+    fk = d.get("forkedFrom")
+    sid = fk.get("sessionId") if isinstance(fk, dict) else None
+    return sid if isinstance(sid, str) and sid else None
+
+
 def classify_user_text(text: str) -> tuple[str, str | None]:
     """(kind, derived_text): kind is typed, slash-command, bash-input, interrupt, compaction or note."""
     stripped = text.lstrip()
@@ -255,6 +263,8 @@ class EventBuilder:
     def from_record(self, rec: Record) -> list[Event]:
         d = rec.data
         t = d.get("type")
+        if forked_copy(d) is not None:
+            return []  # the parent session's work, copied into this fork (set aside when loaded)
         if t == "assistant":
             evs = self._assistant(rec)
         elif t == "user":

@@ -10,7 +10,7 @@ from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
 from ..lines import LineStream, read_bytes, sha256, source_name
-from ._events import check_record
+from ._events import check_record, forked_copy
 
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "file-history-snapshot": ("set_aside", "file-history-snapshot"),
@@ -62,16 +62,30 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
     return recs
 
 
+FORK_COPY = "a fork's copy of its parent's history"
+
+
 def _load(read: Iterator[Record], session: Session) -> list[Record]:
     recs: list[Record] = []
+    copies: dict[str, int] = {}
     for r in read:
         session.add_evidence(r.ev)
         checked = check_record(r, session.warn)
         if checked is None:
             session.quality.unknown_records += 1
             continue
-        _mark_by_type(checked, session)
+        parent = forked_copy(checked.data)
+        if parent is not None:  # /branch, --fork-session: the parent's records, copied under new uuids
+            session.mark(r.ev.id, "set_aside", FORK_COPY)
+            copies[parent] = copies.get(parent, 0) + 1
+        else:
+            _mark_by_type(checked, session)
         recs.append(_slim(checked))
+    for parent, n in copies.items():
+        session.meta.extra.setdefault("forked_from", parent)
+        session.quality.extra["forked_copies"] = session.quality.extra.get("forked_copies", 0) + n
+        session.warn("forked-session", f"{n} records are the history of session {parent} this session was forked "
+                     "from, copied: set aside (they are that session's work)", session.files[-1].path)
     return recs
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
 # (2.1.8x+: `scheduled_task_fire` markers, `away_summary` recaps, `model_refusal_fallback`, `agents_killed`)
