@@ -49,8 +49,8 @@ def test_a_prompt_typed_while_the_agent_worked_is_the_persons_words(tmp_path: Pa
     """Third-party readers that track the writer (found in the public code index, e.g. one
     documenting '221 of 228 measured [queued prompts] had no `user` line', 2026-09-29): Claude Code
     writes `{"type":"attachment","attachment":{"type":"queued_command","commandMode":"prompt",
-    "origin":{"kind":"human"},"prompt":"..."}}` and no user record. CHANGELOG 2.1.9x: 'Fixed
-    messages typed while Claude is working not being persisted to the transcript'. The reader set
+    "origin":{"kind":"human"},"prompt":"..."}}` and no user record. CHANGELOG: 'Fixed
+    messages typed while Claude is working not being persisted to the transcript' (2.1.97). The reader set
     every attachment aside, so the words were lost."""
     s = _read(write(tmp_path / "s.jsonl", [
         user(0, "u1", None, "Fix the build."),
@@ -194,7 +194,7 @@ def test_newer_system_notices_are_set_aside_by_name(tmp_path: Path, subtype: str
 
 
 def test_a_prompt_queued_in_a_subagents_transcript_is_kept_as_the_persons_note(tmp_path: Path) -> None:
-    """CHANGELOG 2.1.10x: 'Fixed messages typed while viewing a running subagent being hidden from
+    """CHANGELOG 2.1.113: 'Fixed messages typed while viewing a running subagent being hidden from
     its transcript and misattributed to the parent AI'. In a subagent's file the queued prompt is
     kept as a note of actor `user` (the subagent's thread has no user turns of its own)."""
     main = write(tmp_path / "s.jsonl", [
@@ -296,7 +296,7 @@ def test_a_queued_prompt_on_a_rewound_branch_is_abandoned_with_it(tmp_path: Path
 
 def test_a_forked_sessions_copy_of_its_parents_history_is_set_aside(tmp_path: Path) -> None:
     """claude-agent-sdk-python src/claude_agent_sdk/_internal/session_mutations.py at e8bde60
-    (`_build_fork_lines`, as `/branch` and `--fork-session` do: CHANGELOG 2.1.2xx 'fork-session
+    (`_build_fork_lines`, as `/branch` and `--fork-session` do: CHANGELOG 2.1.218 'fork-session
     lineage'): a fork starts with the parent's records copied under new uuids, each carrying
     `forkedFrom: {sessionId, messageUuid}`. That is the parent's work, retraced with the parent:
     set aside as a fork's copy, the parent named in the metadata; the fork's own work follows."""
