@@ -29,6 +29,7 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._senders import forked_copy, other_sender, queued_by_person, sender_tag
 
 # session.warn: (code, message, file, line)
 Warn = Callable[[str, str, str | None, int | None], None]
@@ -44,15 +45,6 @@ INJECTED_PREFIXES = (
     "<task-notification>", "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "Caveat: ",
     "<command-message>", "<user-prompt-submit-hook>", "<session-start-hook>", "<ide_", "<post-tool-use-hook>",
 )  # fmt: skip
-
-# Envelopes Claude Code puts around words someone other than the person sent, each a note of
-# its own subtype: an agent-team teammate's message, an MCP channel's event (2.1.80+), another
-# session's message, a proactive-mode wake-up.
-SENDER_TAGS = re.compile(r"<(?P<tag>teammate-message|cross-session-message)[\s>]|<(?P<ch>channel)\s+source=|"
-                         r"<(?P<tick>tick)>")
-# `origin.kind` of a user record (2.1.1xx+) whose words are still read by the text rules: the
-# person's, a cancellation marker, or not attributed; any other kind is a sender other than the person
-_PERSON_ORIGINS = ("human", "interruption", "unclassified")
 
 # Hook events whose output reaches the model during the work (SessionStart context stays a note).
 HOOK_EVENTS = "PreToolUse|PostToolUse|UserPromptSubmit|Stop|SubagentStop"
@@ -110,39 +102,6 @@ def content_text(content: Any) -> tuple[str, bool]:
                 parts.append("[non-text block omitted by forsy]")
         return "\n".join(parts), excerpt
     return str(content), True
-
-
-def sender_tag(text: str) -> str | None:
-    """The envelope `text` starts with when another sender's words were delivered as a user
-    message (teammate-message, channel, cross-session-message, tick), else None."""
-    m = SENDER_TAGS.match(text.lstrip())
-    return None if m is None else next(g for g in m.groups() if g)
-
-
-def other_sender(d: dict[str, Any]) -> str | None:
-    """The `origin.kind` of a record sent by someone other than the person (a scheduled task's
-    fired prompt, a channel, a peer session, a coordinator), else None."""
-    origin = d.get("origin")
-    kind = origin.get("kind") if isinstance(origin, dict) else None
-    return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
-
-
-def queued_by_person(att: Any) -> bool:
-    """Whether an attachment is a prompt the person typed while the agent worked: a `queued_command`
-    of `commandMode` "prompt" (or none), `origin.kind` "human" (or none), not isMeta."""
-    if not isinstance(att, dict) or att.get("type") != "queued_command":
-        return False
-    origin = att.get("origin")
-    kind = origin.get("kind") if isinstance(origin, dict) else None
-    return att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
-
-
-def forked_copy(d: dict[str, Any]) -> str | None:
-    """The session a record was copied from when this session was forked from it (`forkedFrom`
-    on each copied record): that record is the parent's work. None for the session's own."""
-    fk = d.get("forkedFrom")
-    sid = fk.get("sessionId") if isinstance(fk, dict) else None
-    return sid if isinstance(sid, str) and sid else None
 
 
 def classify_user_text(text: str) -> tuple[str, str | None]:

@@ -6,7 +6,8 @@ from typing import Any
 
 from ...evidence import Session
 from .._records import Record
-from ._events import classify_user_text, other_sender, queued_by_person
+from ._events import classify_user_text
+from ._senders import other_sender, queued_by_person
 
 # What a record says (as opposed to where and when it was written): a resumed session's
 # replay of a record repeats these exactly.

@@ -10,7 +10,8 @@ from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
 from ..lines import LineStream, read_bytes, sha256, source_name
-from ._events import check_record, forked_copy
+from ._events import check_record
+from ._senders import forked_copy
 
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "file-history-snapshot": ("set_aside", "file-history-snapshot"),

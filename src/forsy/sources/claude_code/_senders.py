@@ -1,0 +1,50 @@
+"""Who sent a Claude Code record's words, when it was not the person at the prompt: another
+sender's envelope, a non-human `origin`, a queued prompt's sender, a fork's copied history.
+(`_events` and `_graph` apply these; the rules they serve are in `_events`' docstring.)"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Envelopes Claude Code puts around words someone other than the person sent, each a note of
+# its own subtype: an agent-team teammate's message, an MCP channel's event (2.1.80+), another
+# session's message, a proactive-mode wake-up.
+SENDER_TAGS = re.compile(r"<(?P<tag>teammate-message|cross-session-message)[\s>]|<(?P<ch>channel)\s+source=|"
+                         r"<(?P<tick>tick)>")
+# `origin.kind` of a user record (2.1.1xx+) whose words are still read by the text rules: the
+# person's, a cancellation marker, or not attributed; any other kind is a sender other than the person
+_PERSON_ORIGINS = ("human", "interruption", "unclassified")
+
+
+def sender_tag(text: str) -> str | None:
+    """The envelope `text` starts with when another sender's words were delivered as a user
+    message (teammate-message, channel, cross-session-message, tick), else None."""
+    m = SENDER_TAGS.match(text.lstrip())
+    return None if m is None else next(g for g in m.groups() if g)
+
+
+def other_sender(d: dict[str, Any]) -> str | None:
+    """The `origin.kind` of a record sent by someone other than the person (a scheduled task's
+    fired prompt, a channel, a peer session, a coordinator), else None."""
+    origin = d.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
+
+
+def queued_by_person(att: Any) -> bool:
+    """Whether an attachment is a prompt the person typed while the agent worked: a `queued_command`
+    of `commandMode` "prompt" (or none), `origin.kind` "human" (or none), not isMeta."""
+    if not isinstance(att, dict) or att.get("type") != "queued_command":
+        return False
+    origin = att.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
+
+
+def forked_copy(d: dict[str, Any]) -> str | None:
+    """The session a record was copied from when this session was forked from it (`forkedFrom`
+    on each copied record): that record is the parent's work. None for the session's own."""
+    fk = d.get("forkedFrom")
+    sid = fk.get("sessionId") if isinstance(fk, dict) else None
+    return sid if isinstance(sid, str) and sid else None
