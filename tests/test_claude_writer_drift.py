@@ -317,3 +317,25 @@ def test_a_forked_sessions_copy_of_its_parents_history_is_set_aside(tmp_path: Pa
     assert [(w.code, w.message, w.file) for w in s.warnings] == [
         ("forked-session", "3 records are the history of session parent-1 this session was forked from, copied: "
          "set aside (they are that session's work)", "s.jsonl")]
+
+
+def test_the_prompt_a_scheduled_task_fires_is_no_words_typed_then(tmp_path: Path) -> None:
+    """CHANGELOG 2.1.85 (markers when `/loop` or CronCreate tasks fire); public readers of those
+    logs: the fired prompt is a plain `user` record chained (parentUuid) to the
+    `scheduled_task_fire` record, nothing in its text says a timer sent it (before 2.1.183, which
+    gives it a task-notification origin). It is a note; a prompt typed after another notice is not."""
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "<command-name>/loop</command-name><command-args>5m check the deploy</command-args>"),
+        answer(1, "a1", "u1", "Scheduled."),
+        _env(2, "f1", "a1", type="system", subtype="scheduled_task_fire", content="Claude resuming /loop wakeup"),
+        user(3, "u2", "f1", "check the deploy"),
+        answer(4, "a2", "u2", "Deploy is green."),
+        _env(5, "i1", "a2", type="system", subtype="informational", content="Hooks ran."),
+        user(6, "u3", "i1", "Stop the loop."),
+        answer(7, "a3", "u3", "Stopped."),
+    ]))
+    assert [(e.kind, e.actor, e.text) for e in s.events if e.kind in ("user", "note")] == [
+        ("user", "user", "/loop 5m check the deploy"), ("note", "system", "check the deploy"),
+        ("user", "user", "Stop the loop.")]
+    [note] = [e for e in s.events if e.kind == "note"]
+    assert note.info == NoteInfo(subtype="scheduled-prompt")

@@ -215,6 +215,7 @@ class EventBuilder:
         self.abandoned = abandoned
         self.warn = warn
         self.call_lines: dict[str, int | None] = {}  # tool_use id → line of its first call
+        self.fired: set[str] = set()  # uuids of `scheduled_task_fire` records read so far
 
     def _skip(self, rec: Record, what: str) -> None:
         self.warn("unread-content", f"{what}; not read", rec.ev.source, rec.ev.line)
@@ -381,9 +382,10 @@ class EventBuilder:
             sub = "interrupt" if kind == "interrupt" else "subagent_prompt"
             return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sub))]
         sender = other_sender(d)
-        if sender is not None:
-            return [Event("note", "system", ts, ref, text=text, abandoned=ab,
-                          info=NoteInfo(subtype=f"origin:{sender}"))]
+        # another sender's origin, or the prompt a scheduled task (/loop, CronCreate) fired
+        sent = f"origin:{sender}" if sender else "scheduled-prompt" if d.get("parentUuid") in self.fired else None
+        if sent is not None:
+            return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sent))]
         kind, derived = classify_user_text(text)
         if kind == "typed":
             return [Event("user", "user", ts, ref, text=text, abandoned=ab)]
@@ -482,6 +484,8 @@ class EventBuilder:
                 return [Event("user", "user", ts, ref, text=derived, abandoned=ab, info=MessageInfo(rule=kind))]
             return [Event("note", "system", ts, ref, text=content, abandoned=ab,
                           info=NoteInfo(subtype="local_command"))]
+        if sub == "scheduled_task_fire" and isinstance(d.get("uuid"), str):
+            self.fired.add(d["uuid"])  # its child is the prompt the timer sent (set aside itself)
         if sub == "compact_boundary":
             return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
                           info=NoteInfo(subtype="compact_boundary", compact=d.get("compactMetadata")))]
