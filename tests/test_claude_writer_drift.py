@@ -339,3 +339,22 @@ def test_the_prompt_a_scheduled_task_fires_is_no_words_typed_then(tmp_path: Path
         ("user", "user", "Stop the loop.")]
     [note] = [e for e in s.events if e.kind == "note"]
     assert note.info == NoteInfo(subtype="scheduled-prompt")
+
+
+def test_a_side_question_file_is_claude_codes_helper_not_a_subagent(tmp_path: Path) -> None:
+    """`/btw` side questions (CHANGELOG 2.1.101: 'Fixed /btw writing a copy of the entire
+    conversation to disk on every use') are written as `subagents/agent-aside_question-<hex>.jsonl`,
+    listed with `acompact-` and `aprompt_suggestion-` as Claude Code's internal agent files by public
+    readers of the format. No call spawned it and it repeats the conversation: it is counted as a
+    helper, not read as a subagent's work."""
+    main = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), answer(1, "a1", "u1", "Fixed.")])
+    sub = tmp_path / "s" / "subagents"
+    sub.mkdir(parents=True)
+    write(sub / "agent-aside_question-3f2a1b.jsonl", [{**r, "isSidechain": True} for r in (
+        user(0, "b1", None, "Fix it."), answer(1, "b2", "b1", "Fixed."),
+        user(2, "b3", "b2", "what does the retry flag do?"), answer(3, "b4", "b3", "It retries."))])
+    s = _read(main)
+    assert [(e.kind, e.actor, e.text) for e in s.events] == [("user", "user", "Fix it."),
+                                                               ("agent_text", "agent", "Fixed.")]
+    assert s.quality.extra["helper_agents"] == 1
+    assert not [w for w in s.warnings if w.code == "unlinked-subagent"]

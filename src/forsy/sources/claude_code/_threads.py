@@ -23,9 +23,10 @@ MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
 # records events are made of: messages, and attachments (a prompt queued while the agent worked)
 WORK_TYPES = MESSAGE_TYPES | {"attachment"}
 AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
-# Claude Code's own background helpers (subagents/agent-aprompt_suggestion-<hex>.jsonl): not
-# the session's work, and not started by the agent
-HELPERS = ("aprompt_suggestion",)
+# Claude Code's own background helpers (subagents/agent-aprompt_suggestion-<hex>.jsonl, and the
+# `/btw` side questions, agent-aside_question-<hex>.jsonl, which repeat the conversation): not the
+# session's work, and not started by the agent
+HELPERS = ("aprompt_suggestion", "aside_question")
 # a teammate's transcript starts with its spawning prompt wrapped as the team lead's message
 TEAM_LEAD = re.compile(r'\s*<teammate-message\s[^>]*?\bteammate_id="team-lead"[^>]*>(.*?)</teammate-message>\s*', re.S)
 
