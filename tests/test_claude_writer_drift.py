@@ -70,18 +70,25 @@ def test_a_prompt_typed_while_the_agent_worked_is_the_persons_words(tmp_path: Pa
 
 
 def test_a_queued_command_nobody_typed_is_a_note_and_other_attachments_stay_set_aside(tmp_path: Path) -> None:
-    """The same public readers: a queued command whose origin is not `human` (another session's
-    message, `peer`), one marked isMeta, or one of commandMode `task-notification` (a background
-    task's report folded into the turn) is not the person's; an attachment of another type
-    (`deferred_tools_delta`) carries no words and stays set aside."""
+    """The same public readers (one checked against real transcripts, 2026-09-26): a queued
+    command whose origin is not `human` (another session's message, `peer`) or is missing, one
+    marked isMeta (itself or its record), one of commandMode `task-notification` (a background
+    task's report folded into the turn) or of no mode (a coordinator's or peer's message to a helper
+    agent) is not the person's; a queued prompt that starts with another sender's envelope
+    (`<agent-message …>`) is that sender's; an attachment of another type (`deferred_tools_delta`)
+    carries no words and stays set aside."""
     s = _read(write(tmp_path / "s.jsonl", [
         user(0, "u1", None, "Go."),
         _queued(1, "q1", "u1", "from the other session", origin={"kind": "peer", "from": "s2"}),
         _queued(2, "q2", "q1", "<task-notification><status>completed</status></task-notification>",
                 commandMode="task-notification", origin=None),
         _queued(3, "q3", "q2", "expanded skill text", isMeta=True),
-        _env(4, "d1", "q3", type="attachment", attachment={"type": "deferred_tools_delta", "addedNames": ["Read"]}),
-        answer(5, "a1", "d1", "Ok."),
+        {**_queued(4, "q4", "q3", "skill body"), "isMeta": True},
+        _queued(5, "q5", "q4", "no origin", origin=None),
+        _queued(6, "q6", "q5", "no mode", commandMode=None),
+        _queued(7, "q7", "q6", '<agent-message from="reviewer">\nLGTM\n</agent-message>'),
+        _env(8, "d1", "q7", type="attachment", attachment={"type": "deferred_tools_delta", "addedNames": ["Read"]}),
+        answer(9, "a1", "d1", "Ok."),
     ]))
     assert [e.text for e in s.events if e.kind == "user"] == ["Go."]
     notes = [(e.actor, e.text, e.info.subtype) for e in s.events if e.kind == "note" and isinstance(e.info, NoteInfo)]
@@ -89,9 +96,13 @@ def test_a_queued_command_nobody_typed_is_a_note_and_other_attachments_stay_set_
         ("system", "from the other session", "queued_command"),
         ("system", "<task-notification><status>completed</status></task-notification>", "queued_command"),
         ("system", "expanded skill text", "queued_command"),
+        ("system", "skill body", "queued_command"),
+        ("system", "no origin", "queued_command"),
+        ("system", "no mode", "queued_command"),
+        ("system", '<agent-message from="reviewer">\nLGTM\n</agent-message>', "agent-message"),
     ]
     marks = {_line_of(s, k): (m.heading, m.name) for k, m in s.ledger.items()}
-    assert marks[5] == ("set_aside", "attachment")
+    assert marks[9] == ("set_aside", "attachment")
     assert marks[2] == ("set_aside", "notes are not steps")
 
 

@@ -400,8 +400,8 @@ class EventBuilder:
 
     def _queued(self, rec: Record) -> list[Event]:
         """A prompt typed while the agent worked: Claude Code writes it as an attachment of type
-        `queued_command` (no user line). Typed by the person (`commandMode` "prompt" or none, an
-        `origin.kind` "human" or none, not isMeta) it is read as a typed message is, in the main
+        `queued_command` (no user line). Typed by the person (`commandMode` "prompt", `origin.kind`
+        "human", not isMeta: `queued_by_person`) it is read as a typed message is, in the main
         thread (a subagent's: a note of actor `user`); any other queued command is a note."""
         att = rec.data.get("attachment")
         if not isinstance(att, dict) or att.get("type") != "queued_command":
@@ -426,7 +426,7 @@ class EventBuilder:
             self.warn("field-type", f"queued_command attachment whose prompt is {kind_of(prompt)}, not text or a "
                       "list of blocks; not read", rec.ev.source, rec.ev.line)
             return []
-        person = queued_by_person(att)
+        person = queued_by_person(rec.data)
         if not person or self.actor != "agent":
             actor = "user" if person else "system"
             return [Event("note", actor, ts, [Ref(rec.ev.id, ptr)], text=t, abandoned=ab,

@@ -51,7 +51,7 @@ def _is_typed(d: dict[str, Any]) -> bool:
     """A record holding words the person typed (not a tool result, not injected, not sent by
     another sender): a user record, or a prompt queued while the agent worked."""
     if d.get("type") == "attachment":
-        return queued_by_person(d.get("attachment"))
+        return queued_by_person(d)
     if d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary") or other_sender(d):
         return False
     c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None

@@ -9,9 +9,9 @@ from typing import Any
 
 # Envelopes Claude Code puts around words someone other than the person sent, each a note of
 # its own subtype: an agent-team teammate's message, an MCP channel's event (2.1.80+), another
-# session's message, a proactive-mode wake-up.
-SENDER_TAGS = re.compile(r"<(?P<tag>teammate-message|cross-session-message)[\s>]|<(?P<ch>channel)\s+source=|"
-                         r"<(?P<tick>tick)>")
+# session's message, another agent's (SendMessage), a proactive-mode wake-up.
+SENDER_TAGS = re.compile(r"<(?P<tag>teammate-message|cross-session-message|agent-message)[\s>]|"
+                         r"<(?P<ch>channel)\s+source=|<(?P<tick>tick)>")
 # `origin.kind` of a user record (2.1.1xx+) whose words are still read by the text rules: the
 # person's, a cancellation marker, or not attributed; any other kind is a sender other than the person
 _PERSON_ORIGINS = ("human", "interruption", "unclassified")
@@ -32,14 +32,17 @@ def other_sender(d: dict[str, Any]) -> str | None:
     return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
 
 
-def queued_by_person(att: Any) -> bool:
-    """Whether an attachment is a prompt the person typed while the agent worked: a `queued_command`
-    of `commandMode` "prompt" (or none), `origin.kind` "human" (or none), not isMeta."""
+def queued_by_person(d: dict[str, Any]) -> bool:
+    """Whether an attachment record is a prompt the person typed while the agent worked: a
+    `queued_command` of `commandMode` "prompt" and `origin.kind` "human", neither it nor its record
+    isMeta. One without a mode is a coordinator's or peer's message to a helper agent, and one
+    without an origin is not attributed to the person (as readers checked against real logs say)."""
+    att = d.get("attachment")
     if not isinstance(att, dict) or att.get("type") != "queued_command":
         return False
     origin = att.get("origin")
     kind = origin.get("kind") if isinstance(origin, dict) else None
-    return att.get("commandMode") in (None, "prompt") and kind in (None, "human") and not att.get("isMeta")
+    return att.get("commandMode") == "prompt" and kind == "human" and not att.get("isMeta") and not d.get("isMeta")
 
 
 def forked_copy(d: dict[str, Any]) -> str | None:
