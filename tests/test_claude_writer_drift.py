@@ -369,3 +369,31 @@ def test_a_side_question_file_is_claude_codes_helper_not_a_subagent(tmp_path: Pa
                                                                ("agent_text", "agent", "Fixed.")]
     assert s.quality.extra["helper_agents"] == 1
     assert not [w for w in s.warnings if w.code == "unlinked-subagent"]
+
+
+def test_context_a_hook_added_written_as_an_attachment_is_the_hooks_intervention(tmp_path: Path) -> None:
+    """Newer versions write the context a hook gave the model as an attachment
+    `{"type":"hook_additional_context","hookName":…,"hookEvent":"PostToolUse","content":[text…]}`
+    (public readers checked against real transcripts: 'a real transcript instead stores injected
+    hook context as {"attachment": {"type": "hook_additional_context", "content": [...]}}'), no
+    longer as a `<system-reminder>` user line. It is the hook's note (actor system:hook, the hook
+    event named), one per text, as that line is; a SessionStart hook's context stays a note."""
+    def hook(n: int, uuid: str, parent: str, event: str, content: Any) -> dict[str, Any]:
+        return _env(n, uuid, parent, type="attachment", attachment={
+            "type": "hook_additional_context", "hookName": f"{event}:Edit", "hookEvent": event, "content": content})
+    s = _read(write(tmp_path / "s.jsonl", [
+        hook(0, "h0", "x", "SessionStart", ["Project uses uv."]),
+        user(1, "u1", "h0", "Fix it."),
+        call(2, "a1", "u1", "t1", "Edit", {"file_path": "a.py"}),
+        result(3, "r1", "a1", "t1", "ok"),
+        hook(4, "h1", "r1", "PostToolUse", ["Lint: 2 warnings.", "Run the tests."]),
+        answer(5, "a2", "h1", "Done."),
+    ]))
+    notes = [(e.actor, e.text, e.refs[0].pointer, e.info) for e in s.events if e.kind == "note"]
+    assert notes == [
+        ("system", "Project uses uv.", "/attachment/content/0", NoteInfo(subtype="injected")),
+        ("system:hook", "Lint: 2 warnings.", "/attachment/content/0",
+         NoteInfo(subtype="hook", hook="PostToolUse", hook_target="agent")),
+        ("system:hook", "Run the tests.", "/attachment/content/1",
+         NoteInfo(subtype="hook", hook="PostToolUse", hook_target="agent")),
+    ]

@@ -232,7 +232,7 @@ class EventBuilder:
         elif t == "system":
             evs = self._system(rec)
         elif t == "attachment":
-            evs = self._queued(rec)
+            evs = self._hook_context(rec) or self._queued(rec)
         else:
             return []
         if isinstance(d.get("timestamp"), str):
@@ -397,6 +397,33 @@ class EventBuilder:
             return [Event("compaction", "system", ts, ref, text=text, abandoned=ab)]
         return [Event("note", "system", ts, ref, text=text, abandoned=ab,
                       info=NoteInfo(subtype=sender_tag(text) or "injected"))]
+
+    def _hook_context(self, rec: Record) -> list[Event]:
+        """Context a hook gave the model, written (newer versions) as an attachment of type
+        `hook_additional_context` with `hookEvent` and `content` (texts): the hook's note, one per
+        text, as the `<system-reminder>` line that carried it before is (R-hook for the events in
+        HOOK_EVENTS; a SessionStart hook's context stays a note)."""
+        att = rec.data.get("attachment")
+        if not isinstance(att, dict) or att.get("type") != "hook_additional_context":
+            return []
+        ts = rec.data.get("timestamp") if isinstance(rec.data.get("timestamp"), str) else None
+        content = att.get("content")
+        items = [(pointer("attachment", "content"), content)] if isinstance(content, str) else [
+            (pointer("attachment", "content", i), c) for i, c in enumerate(content)
+        ] if isinstance(content, list) else []
+        event = att.get("hookEvent")
+        during = isinstance(event, str) and event in HOOK_EVENTS.split("|")
+        out = []
+        for ptr, text in items:
+            if not isinstance(text, str):
+                self._skip(rec, f"attachment.content item is {kind_of(text)}, not text")
+            elif during:
+                out.append(Event("note", HOOK_ACTOR, ts, [Ref(rec.ev.id, ptr)], text=text, abandoned=self._flag(rec),
+                                 info=NoteInfo(subtype="hook", hook=str(event), hook_target=self.actor)))
+            else:
+                out.append(Event("note", "system", ts, [Ref(rec.ev.id, ptr)], text=text, abandoned=self._flag(rec),
+                                 info=NoteInfo(subtype="injected")))
+        return out
 
     def _queued(self, rec: Record) -> list[Event]:
         """A prompt typed while the agent worked: Claude Code writes it as an attachment of type
