@@ -51,6 +51,9 @@ _LONG_DIGITS = re.compile(rb"[:,\[]\s*-?\d{19}")
 # search (bytes.translate and `in` run in C, about 5× faster than the regex on agent logs)
 _DIGITS_TO_NUL = bytes.maketrans(b"0123456789", b"\0" * 10)
 _NUL_RUN = b"\0" * 19
+# what may stand between two records spliced on a line, and between two elements of an array
+_LINE_GAP = re.compile("[ \t\r]*")
+_ARRAY_GAP = re.compile("[ \t\r\n,]*")
 
 
 @dataclass(slots=True)
@@ -205,10 +208,10 @@ def _top_level(raw: bytes, is_record: IsRecord | None) -> tuple[list[tuple[dict[
     pos = 1 if text.startswith("\ufeff") else 0
     byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
     n = len(text)
-    while True:
-        skip = pos
-        while skip < n and text[skip] in " \t\r":
-            skip += 1
+    # each turn but the last moves past an object (a character at least): n + 1 turns are enough,
+    # so the loop ends whatever the positions say
+    for _ in range(n + 1):
+        skip = _LINE_GAP.match(text, pos).end()  # type: ignore[union-attr]  # `*` matches anywhere
         byte_pos += len(text[pos:skip].encode("utf-8", "surrogateescape"))
         pos = skip
         if pos >= n:
@@ -231,6 +234,7 @@ def _top_level(raw: bytes, is_record: IsRecord | None) -> tuple[list[tuple[dict[
         else:
             lost.append((byte_pos, b1))  # whole JSON, but not a record of this log
         pos, byte_pos = end, b1
+    return kept, lost
 
 
 def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, warnings: list[ReadingWarning],
@@ -271,10 +275,8 @@ def iter_json_array(
     byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
     line = 1 + text.count("\n", 0, pos)
     n = len(text)
-    while True:
-        skip = pos
-        while skip < n and text[skip] in " \t\r\n,":
-            skip += 1
+    for _ in range(n + 1):  # each turn but the last moves past an element (a character at least)
+        skip = _ARRAY_GAP.match(text, pos).end()  # type: ignore[union-attr]  # `*` matches anywhere
         if skip >= n:
             if opened != -1:
                 warnings.append(ReadingWarning("truncated", "the file ends inside the array (still being written?)",

@@ -10,6 +10,7 @@ returned parsed, for the session's facts.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,11 @@ class Doc:
     spans: dict[str, tuple[int, int, bytes]] = field(default_factory=dict)
 
 
+# what may stand before a value, and between two members or two elements
+_BLANKS = re.compile("[ \t\r\n]*")
+_GAP = re.compile("[ \t\r\n,]*")
+
+
 class _Cursor:
     def __init__(self, data: bytes) -> None:
         self.text = data.decode("utf-8", "surrogateescape")
@@ -42,11 +48,9 @@ class _Cursor:
         self.line += chunk.count("\n")
         self.pos = to
 
-    def skip(self, chars: str) -> str:
-        """Skip `chars`; the next character ("" at the end)."""
-        i = self.pos
-        while i < len(self.text) and self.text[i] in chars:
-            i += 1
+    def skip(self, gap: re.Pattern[str]) -> str:
+        """Skip what `gap` matches (a regex, so no index can stall); the next character ("" at the end)."""
+        i = gap.match(self.text, self.pos).end()  # type: ignore[union-attr]  # `*` matches anywhere
         self.advance(i)
         return self.text[i] if i < len(self.text) else ""
 
@@ -59,11 +63,11 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
     dec = json.JSONDecoder()
     if data.startswith(b"\xef\xbb\xbf"):
         cur.byte = 3
-    if cur.skip(" \t\r\n") != "{":
+    if cur.skip(_BLANKS) != "{":
         return None
     cur.advance(cur.pos + 1)
     while True:
-        ch = cur.skip(" \t\r\n,")
+        ch = cur.skip(_GAP)
         if ch == "}":
             return doc
         if ch != '"':
@@ -73,10 +77,10 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
         except ValueError:  # a name the file ends in has no closing quote
             return _broken(doc, cur, key, ch if '"' in cur.text[cur.pos + 1 :] else "")
         cur.advance(end)
-        if (ch := cur.skip(" \t\r\n")) != ":":
+        if (ch := cur.skip(_BLANKS)) != ":":
             return _broken(doc, cur, key, ch)
         cur.advance(cur.pos + 1)
-        ch = cur.skip(" \t\r\n")
+        ch = cur.skip(_BLANKS)
         if name == key and ch == "[":
             doc.has_array = True
             cur.advance(cur.pos + 1)
@@ -109,7 +113,7 @@ def _broken(doc: Doc, cur: _Cursor, key: str, ch: str) -> Doc | None:
 
 def _elements(cur: _Cursor, dec: json.JSONDecoder, source: str, doc: Doc) -> bool:
     while True:
-        ch = cur.skip(" \t\r\n,")
+        ch = cur.skip(_GAP)
         if ch == "]":
             cur.advance(cur.pos + 1)
             return True

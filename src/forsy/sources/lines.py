@@ -232,7 +232,8 @@ class LineStream:
             if self.size > cap:  # grew past the cap since its size was read
                 raise _too_big(self.path, self.size, cap, grew=True)
             find, i = chunk.find, 0
-            while (end := find(b"\n", i)) != -1:
+            for _ in range(chunk.count(b"\n")):  # one turn per newline: it ends whatever `i` says
+                end = find(b"\n", i)
                 if pending:
                     pending.append(chunk[i:end])
                     raw = b"".join(pending)
@@ -262,24 +263,19 @@ def _too_big(path: Path, size: int, cap: int, grew: bool = False) -> InputError:
 
 def iter_lines(data: bytes) -> Iterator[RawLine]:
     """Every line of `data` with its number and byte offset; blank lines are skipped."""
-    pos = 0
-    n = 0
-    size = len(data)
+    pos = n = 0
     find = data.find
-    while pos < size:
+    for n in range(1, data.count(b"\n") + 1):  # one turn per newline: it ends whatever `pos` says
         end = find(b"\n", pos)
-        n += 1
-        if end == -1:
-            raw = data[pos:]
-            if raw.strip():
-                yield RawLine(n, pos, raw.rstrip(b"\r"), False)
-            return
         raw = data[pos:end]
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if raw.strip():
             yield RawLine(n, pos, raw, True)
         pos = end + 1
+    raw = data[pos:]  # a last line with no newline (empty when the data ends in one)
+    if raw.strip():
+        yield RawLine(n + 1, pos, raw.rstrip(b"\r"), False)
 
 
 def source_name(path: Path, root: Path | None) -> str:
