@@ -397,3 +397,27 @@ def test_context_a_hook_added_written_as_an_attachment_is_the_hooks_intervention
         ("system:hook", "Run the tests.", "/attachment/content/1",
          NoteInfo(subtype="hook", hook="PostToolUse", hook_target="agent")),
     ]
+
+
+def test_a_hooks_blocking_error_written_as_an_attachment_is_the_hooks_intervention(tmp_path: Path) -> None:
+    """A hook that blocks is written as an attachment `{"type":"hook_blocking_error","hookName":
+    "PreToolUse:Bash","hookEvent":"PreToolUse","toolUseID":…,"blockingError":{"blockingError":
+    reason,"command":…}}` (public readers: 'blockingError.blockingError carries the reason text …
+    Hook blocked the tool before it ran'). Its reason is the hook's note, as the `PreToolUse:Bash hook
+    blocking error` line that carried it before is; one whose reason is no text is warned about."""
+    def block(n: int, uuid: str, parent: str, reason: Any) -> dict[str, Any]:
+        return _env(n, uuid, parent, type="attachment", attachment={
+            "type": "hook_blocking_error", "hookName": "PreToolUse:Bash", "hookEvent": "PreToolUse",
+            "toolUseID": "t1", "blockingError": {"blockingError": reason, "command": "guard.sh"}})
+    s = _read(write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Clean up."),
+        call(1, "a1", "u1", "t1", "Bash", {"command": "rm -rf build"}),
+        block(2, "h1", "a1", "rm -rf is not allowed here."),
+        result(3, "r1", "h1", "t1", "PreToolUse:Bash hook error: rm -rf is not allowed here.", err=True),
+        block(4, "h2", "r1", ["not text"]),
+        answer(5, "a2", "h2", "I will not delete it."),
+    ]))
+    notes = [(e.actor, e.text, e.refs[0].pointer, e.info) for e in s.events if e.kind == "note"]
+    assert notes == [("system:hook", "rm -rf is not allowed here.", "/attachment/blockingError/blockingError",
+                      NoteInfo(subtype="hook", hook="PreToolUse", hook_target="agent"))]
+    assert [(w.code, w.line) for w in s.warnings if w.code == "unread-content"] == [("unread-content", 5)]

@@ -399,24 +399,30 @@ class EventBuilder:
                       info=NoteInfo(subtype=sender_tag(text) or "injected"))]
 
     def _hook_context(self, rec: Record) -> list[Event]:
-        """Context a hook gave the model, written (newer versions) as an attachment of type
-        `hook_additional_context` with `hookEvent` and `content` (texts): the hook's note, one per
-        text, as the `<system-reminder>` line that carried it before is (R-hook for the events in
-        HOOK_EVENTS; a SessionStart hook's context stays a note)."""
+        """What a hook gave the model, written (newer versions) as an attachment: the context it
+        added (`hook_additional_context`, `content`: texts) or the reason it blocked
+        (`hook_blocking_error`, `blockingError.blockingError`). The hook's note, one per text, as the
+        `<system-reminder>` line that carried it before is (R-hook for the events in HOOK_EVENTS; a
+        SessionStart hook's context stays a note)."""
         att = rec.data.get("attachment")
-        if not isinstance(att, dict) or att.get("type") != "hook_additional_context":
+        kind = att.get("type") if isinstance(att, dict) else None
+        if not isinstance(att, dict) or kind not in ("hook_additional_context", "hook_blocking_error"):
             return []
         ts = rec.data.get("timestamp") if isinstance(rec.data.get("timestamp"), str) else None
         content = att.get("content")
         items = [(pointer("attachment", "content"), content)] if isinstance(content, str) else [
             (pointer("attachment", "content", i), c) for i, c in enumerate(content)
         ] if isinstance(content, list) else []
+        if kind == "hook_blocking_error":  # a hook that blocked: its reason, `blockingError.blockingError`
+            be = att.get("blockingError")
+            items = [(pointer("attachment", "blockingError", "blockingError"), be.get("blockingError"))
+                     if isinstance(be, dict) else (pointer("attachment", "blockingError"), be)]
         event = att.get("hookEvent")
         during = isinstance(event, str) and event in HOOK_EVENTS.split("|")
         out = []
         for ptr, text in items:
             if not isinstance(text, str):
-                self._skip(rec, f"attachment.content item is {kind_of(text)}, not text")
+                self._skip(rec, f"{ptr} is {kind_of(text)}, not text")
             elif during:
                 out.append(Event("note", HOOK_ACTOR, ts, [Ref(rec.ev.id, ptr)], text=text, abandoned=self._flag(rec),
                                  info=NoteInfo(subtype="hook", hook=str(event), hook_target=self.actor)))
