@@ -13,6 +13,23 @@ from ..lines import LineStream, read_bytes, sha256, source_name
 from ._events import check_record
 from ._senders import forked_copy
 
+# Later versions' records, no step in them: `content-replacement` the Agent SDK writes
+# (claude-agent-sdk-python, session_mutations.py), the others as public readers of Claude Code
+# 2.1.145 name them
+NEWER_TYPES: dict[str, tuple[LedgerHeading, str]] = {
+    "content-replacement": ("set_aside", "content-replacement"),
+    "agent-setting": ("metadata", "agent setting"),
+    "agent-color": ("metadata", "agent color"),
+    "worktree-state": ("metadata", "worktree state"),
+    "bridge-session": ("metadata", "bridge session"),
+    "isolation-latch": ("metadata", "isolation latch"),
+    "attribution-snapshot": ("set_aside", "attribution-snapshot"),
+    "fork-context-ref": ("set_aside", "fork-context-ref"),
+    "marble-origami-commit": ("set_aside", "marble-origami-commit"),
+    "marble-origami-snapshot": ("set_aside", "marble-origami-snapshot"),
+    "speculation-accept": ("set_aside", "speculation-accept"),
+    "frame-link": ("set_aside", "frame-link"),
+}
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "file-history-snapshot": ("set_aside", "file-history-snapshot"),
     "queue-operation": ("set_aside", "queue-operation"),
@@ -31,6 +48,7 @@ _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "result": ("metadata", "usage"),
     "teleported-from": ("metadata", "the remote session this one was teleported from"),
     "teleport-skipped-branch": ("set_aside", "teleport-skipped-branch"),
+    **NEWER_TYPES,
 }
 
 _RECORD_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId")

@@ -47,14 +47,14 @@ from .._records import Record
 from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
-from ._load import _is_agent_progress, load_records
+from ._load import NEWER_TYPES, _is_agent_progress, load_records
 from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
 
 KNOWN_TYPES = frozenset(
     "user assistant system summary file-history-snapshot queue-operation progress attachment "
     "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title "
     "teleported-from teleport-skipped-branch".split()
-)
+) | frozenset(NEWER_TYPES)
 # `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
 # the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
 PERSISTED = re.compile(r"Full output saved to: ([^\r\n]+?)[ \t]*$", re.M)
@@ -79,6 +79,8 @@ class ClaudeCodeSource:
             t = d.get("type")
             if t is not None and not isinstance(t, str):
                 continue  # a damaged record (its type no text) says nothing of the format: the next one does
+            if isinstance(t, str) and t not in KNOWN_TYPES and isinstance(d.get("sessionId"), str):
+                continue  # a record of a later version (it names its session as every record does): the next decides
             # a session teleported from claude.ai starts with a stub naming the remote session
             keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId")
             return t in KNOWN_TYPES and any(k in d for k in keys)

@@ -1,0 +1,77 @@
+"""A Claude Code session whose first record is of a type the reader does not know (newer versions
+add metadata records that can come first: an agent setting, a worktree state, …) is still a
+Claude Code session: the sniff steps past records of an unknown type that carry Claude Code's
+`sessionId`, and decides on the next one. It was refused whole as "not a log format". What does
+not look like a Claude Code record still decides at once (other agents' JSON Lines). The newer
+record types public readers list are accounted for by name; an unknown one is warned about once
+and kept in the ledger as unknown. `content-replacement` is written by the Agent SDK
+(claude-agent-sdk-python e8bde60, session_mutations.py: `{type, sessionId, replacements, uuid,
+timestamp}`); the rest are named by public readers of Claude Code 2.1.145."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _small_logs import SESSION, answer, user, write
+from forsy.run import retrace_one
+from forsy.sources import ReadContext
+from forsy.sources.claude_code import ClaudeCodeSource
+
+
+def _meta(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "sessionId": SESSION, **fields}
+
+
+def _head(path: Path) -> bytes:
+    return path.read_bytes()[:65536]
+
+
+@pytest.mark.parametrize("first", [
+    _meta("agent-setting", agentSetting="reviewer"),
+    _meta("content-replacement", replacements=[], uuid="c1", timestamp="2026-01-01T09:59:00.000Z"),
+    _meta("a-kind-from-a-later-version", value=1),
+])
+def test_a_session_opening_with_a_newer_record_is_read(tmp_path: Path, first: dict[str, Any]) -> None:
+    log = write(tmp_path / "s.jsonl", [first, user(0, "u1", None, "Fix it."), answer(1, "a1", "u1", "Done.")])
+    assert ClaudeCodeSource().sniff(log, _head(log))
+    [o] = retrace_one(log)
+    assert o.status == "traced" and o.steps == 2, o.message
+
+
+def test_json_lines_of_another_kind_still_decide_at_once(tmp_path: Path) -> None:
+    other = tmp_path / "events.jsonl"
+    # records with a type and a sessionId but never one of Claude Code's kinds
+    lines = [json.dumps({"type": f"event-{i}", "sessionId": "x", "data": i}) for i in range(60)]
+    other.write_text("\n".join(lines) + "\n")
+    assert not ClaudeCodeSource().sniff(other, _head(other))
+    gemini_like = tmp_path / "chat.jsonl"  # a header without a type decides: not Claude Code
+    gemini_like.write_text(json.dumps({"sessionId": "x", "projectHash": "h"}) + "\n"
+                           + json.dumps({"type": "user", "sessionId": "x", "uuid": "u"}) + "\n")
+    assert not ClaudeCodeSource().sniff(gemini_like, _head(gemini_like))
+
+
+@pytest.mark.parametrize(("kind", "heading", "name"), [
+    ("content-replacement", "set_aside", "content-replacement"),
+    ("agent-setting", "metadata", "agent setting"),
+    ("agent-color", "metadata", "agent color"),
+    ("worktree-state", "metadata", "worktree state"),
+    ("frame-link", "set_aside", "frame-link"),
+])
+def test_newer_record_types_are_accounted_for_by_name(tmp_path: Path, kind: str, heading: str, name: str) -> None:
+    log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), _meta(kind, uuid="m1"),
+                                       answer(1, "a1", "u1", "Done.")])
+    [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
+    assert not [w for w in s.warnings if w.code == "unknown-record-type"]
+    [mark] = [m for ev_id, m in s.ledger.items() if s.evidence[ev_id].line == 2]
+    assert (mark.heading, mark.name) == (heading, name)
+
+
+def test_an_unknown_record_type_is_warned_about_once_and_kept_as_unknown(tmp_path: Path) -> None:
+    log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), _meta("a-later-kind"),
+                                       _meta("a-later-kind"), answer(1, "a1", "u1", "Done.")])
+    [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
+    assert [w.line for w in s.warnings if w.code == "unknown-record-type"] == [2]
