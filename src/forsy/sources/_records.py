@@ -208,14 +208,14 @@ def _top_level(raw: bytes, is_record: IsRecord | None) -> tuple[list[tuple[dict[
     pos = 1 if text.startswith("\ufeff") else 0
     byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
     n = len(text)
-    # each turn but the last moves past an object (a character at least): n + 1 turns are enough,
-    # so the loop ends whatever the positions say
-    for _ in range(n + 1):
+    # each turn but the last moves past an object (two characters at least): n turns are enough
+    # (none for an empty line), so the loop ends whatever the positions say
+    for _ in range(n):
         skip = _LINE_GAP.match(text, pos).end()  # type: ignore[union-attr]  # `*` matches anywhere
         byte_pos += len(text[pos:skip].encode("utf-8", "surrogateescape"))
         pos = skip
         if pos >= n:
-            return kept, lost
+            break
         try:  # one attempt per start position: only where a top-level record can start
             value, end = dec.raw_decode(text, pos) if text[pos] == "{" else (None, -1)
         except (ValueError, RecursionError):
@@ -275,13 +275,13 @@ def iter_json_array(
     byte_pos = len(text[:pos].encode("utf-8", "surrogateescape"))
     line = 1 + text.count("\n", 0, pos)
     n = len(text)
-    for _ in range(n + 1):  # each turn but the last moves past an element (a character at least)
+    # each turn but the last moves past an element (a character at least), so the loop ends whatever
+    # the positions say: after n turns every element was read (n of them only in a file of
+    # digits with no `[`, whose end says nothing), as when the end is met
+    for _ in range(n):
         skip = _ARRAY_GAP.match(text, pos).end()  # type: ignore[union-attr]  # `*` matches anywhere
         if skip >= n:
-            if opened != -1:
-                warnings.append(ReadingWarning("truncated", "the file ends inside the array (still being written?)",
-                                               source, line + text.count("\n", pos, n)))
-            return
+            break
         if text[skip] == "]":
             return
         line += text.count("\n", pos, skip)
@@ -309,3 +309,6 @@ def iter_json_array(
         line += text.count("\n", skip, end)
         byte_pos += len(raw)
         pos = end
+    if opened != -1:
+        warnings.append(ReadingWarning("truncated", "the file ends inside the array (still being written?)",
+                                       source, line + text.count("\n", pos, n)))
