@@ -320,6 +320,8 @@ def test_a_url_leading_to_no_store_is_an_input_error_without_its_password(tmp_pa
     with pytest.raises(InputError, match=r"^cannot connect to the PostgreSQL store postgresql://forsy:\*\*\*@/db") as e:
         PostgresStore(url)
     assert "s3cret" not in str(e.value)
+    # and why, in the driver's words: the socket it tried and what the system said
+    assert f"{tmp_path}/nowhere/.s.PGSQL.1" in e.value.message and "No such file or directory" in e.value.message
     assert _redacted("postgresql://u:p@w@h/d") == "postgresql://u:***@w@h/d"
     assert _redacted("postgresql://u@h:5432/d") == "postgresql://u@h:5432/d"
     assert _redacted("postgresql://u:pw@h:5432/d") == "postgresql://u:***@h:5432/d"
