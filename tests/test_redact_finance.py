@@ -9,13 +9,15 @@ independent formula). The engine here finds nothing: what is masked is forsy's o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from forsy.redact import Redactor
-from forsy.redact._engine import EngineHit
+from forsy.redact._engine import NUMBER_ANCHOR_RULE, EngineHit
+from forsy.redact.finance import NUMBER_ANCHOR_PATTERN
 
 VISA, MASTERCARD, AMEX, VISA_OTHER = "4556737586899855", "5238123456789018", "345678901234564", "4132987654321018"
 DE, GB, FR, NL = ("DE44500105175407324931", "GB56NWBK60161331926818", "FR3830006000019876543210178",
@@ -30,7 +32,19 @@ class Nothing:
         return []
 
 
-ENGINES = ["no engine", "kingfisher"]
+class Numbering(Nothing):
+    """An engine that reports, as the real one does in its native pass, where card numbers and
+    IBANs may stand: the leftmost matches of its pattern that do not overlap."""
+
+    name = "numbering"
+    reports_anchors = True
+
+    def scan(self, data: bytes) -> Sequence[EngineHit]:
+        return [EngineHit(NUMBER_ANCHOR_RULE, m.start(), m.end())
+                for m in re.finditer(NUMBER_ANCHOR_PATTERN.encode(), data)]
+
+
+ENGINES = ["no engine", "scripted anchors", "kingfisher"]
 
 
 @pytest.fixture(params=ENGINES)
@@ -41,6 +55,8 @@ def make(request: pytest.FixtureRequest) -> Any:
     if request.param == "kingfisher":
         engine = request.getfixturevalue("kingfisher_engine")
         return lambda: Redactor(engine=engine)
+    if request.param == "scripted anchors":
+        return lambda: Redactor(engine=Numbering())
     return red
 
 
@@ -88,8 +104,8 @@ def groups(value: str, sizes: Sequence[int], sep: str = " ") -> str:
 def test_a_card_number_or_iban_is_masked(text: str, masked: str, make: Any) -> None:
     r = make()
     assert r.redact(text) == masked
-    kind = "PAYMENT_CARD" if "PAYMENT" in masked else "BANK_ACCOUNT"
-    assert r.report()["by_kind"] == {kind: 1}
+    kind, rule = ("PAYMENT_CARD", "payment-card") if "PAYMENT" in masked else ("BANK_ACCOUNT", "iban")
+    assert (r.report()["by_kind"], r.report()["by_rule"]) == ({kind: 1}, {rule: 1})
 
 
 def test_one_number_written_two_ways_is_one_placeholder(make: Any) -> None:
@@ -108,10 +124,11 @@ def test_one_number_written_two_ways_is_one_placeholder(make: Any) -> None:
     f"sha {VISA}{MASTERCARD}",  # a run of 32 digits
     "1234 5678 9012 3456",  # no network begins with 1
     "3530 1113 3330 0000x",  # glued to a letter
+    f"{VISA}_2", f"{VISA}x-", f"{MASTERCARD}.5",  # a name, a word, a decimal go on after it
     DE[:-1] + str((int(DE[-1]) + 1) % 10),  # IBAN check wrong
     DE + "1",  # IBAN too long for its country
     "XX44500105175407324931",  # no such country
-    f"ref{DE}",  # inside a word
+    f"ref{DE}", f"{DE}abc", f"{GB}_1",  # inside a word or a name
 ])
 def test_numbers_that_are_not_one_stay(text: str, make: Any) -> None:
     r = make()
@@ -144,3 +161,26 @@ def test_many_numbers_in_one_text(make: Any) -> None:
     assert out.count("[PAYMENT_CARD_1]") + out.count("[PAYMENT_CARD_2]") == 200
     assert out.count("[BANK_ACCOUNT_1]") + out.count("[BANK_ACCOUNT_2]") == 200
     assert "1771864834199" in out and VISA not in out and GB not in out
+
+
+def test_a_number_refused_does_not_stop_the_search(make: Any) -> None:
+    text = f"order 9{VISA}, id {VISA}_x, then {groups(MASTERCARD, [4, 4, 4, 4])} and {DE}1, {DE}x then {GB}"
+    assert make().redact(text) == \
+        f"order 9{VISA}, id {VISA}_x, then [PAYMENT_CARD_1] and {DE}1, {DE}x then [BANK_ACCOUNT_1]"
+
+
+def test_few_distinct_digits_is_a_test_number_and_four_are_a_card(make: Any) -> None:
+    three, four = "4000000000407777", "4444444010202121"  # Luhn sums hold (checked above's way)
+    assert luhn_ok(three) and luhn_ok(four)
+    r = make()
+    assert r.redact(f"{three} {four}") == f"{three} [PAYMENT_CARD_1]"
+    assert r.report()["placeholders"] == 1
+
+
+def test_numbers_far_apart_and_close_together_in_one_text(make: Any) -> None:
+    """Where the engine's matches lie far apart each is looked at; close together, as one stretch."""
+    far = f"{VISA} " + "x" * 500 + f" {DE} " + "y" * 500 + f" {groups(AMEX, [4, 6, 5])}"
+    assert make().redact(far) == "[PAYMENT_CARD_1] " + "x" * 500 + " [BANK_ACCOUNT_1] " + "y" * 500 + \
+        " [PAYMENT_CARD_2]"
+    close = f"{groups(VISA, [4, 4, 4, 4])} {groups(MASTERCARD, [4, 4, 4, 4])} {groups(FR, [4, 4, 4, 4, 4, 4, 3])}"
+    assert make().redact(close) == "[PAYMENT_CARD_1] [PAYMENT_CARD_2] [BANK_ACCOUNT_1]"

@@ -17,7 +17,7 @@ from ._base import BANK_ACCOUNT, PAYMENT_CARD, PLACEHOLDER, Hit
 
 # 16 digits in fours (19 with a last group of up to three), or 4-6-5 (American Express) /
 # 4-6-4 (Diners); one separator throughout (space, dash or none); where a run of digits begins
-_CARD = re.compile(r"(?<!\d)(?:\d{4}(?P<s>[ -]?)\d{4}(?P=s)\d{4}(?P=s)\d{4}(?:(?P=s)\d{1,3})?"
+_CARD = re.compile(r"(?<!\d)(?:\d{4}(?P<s>[ -]?)\d{4}(?P=s)\d{4}(?P=s)\d{4}(?P<x>(?P=s)\d{1,3})?"
                    r"|\d{4}(?P<t>[ -]?)\d{6}(?P=t)\d{4,5})")
 # issuer prefixes by length: Visa, Mastercard (51-55, 2221-2720), American Express, Discover,
 # Diners Club, JCB, UnionPay, Maestro
@@ -43,12 +43,12 @@ NUMBER_ANCHOR_PATTERN = (r"([0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{2}|[0-9
 _LONGEST = 48  # characters past an engine match where one of them may still end (an IBAN of 34, spaced: 42)
 
 
-def _matches(rx: re.Pattern[str], text: str, anchors: Anchors) -> Iterator[re.Match[str]]:
-    """`rx`'s matches in `text`: where the engine said one may stand, else everywhere. The
-    engine's matches do not overlap, so one may begin inside an earlier match: each region
-    runs from a match's start to _LONGEST past its end, and regions that meet are one."""
+def _regions(text: str, anchors: Anchors) -> Iterator[tuple[int, int]]:
+    """Where to look: where the engine said one may stand, else the whole text. The engine's
+    matches do not overlap, so one may begin inside an earlier match: each region runs from a
+    match's start to _LONGEST past its end, and regions that meet are one."""
     if anchors.numbers is None:
-        yield from rx.finditer(text)
+        yield 0, len(text)
         return
     region: tuple[int, int] | None = None
     for s, e in anchors.numbers:
@@ -56,23 +56,29 @@ def _matches(rx: re.Pattern[str], text: str, anchors: Anchors) -> Iterator[re.Ma
             region = (region[0], max(region[1], e + _LONGEST))
             continue
         if region is not None:
-            yield from rx.finditer(text, region[0], min(len(text), region[1]))
+            yield region[0], min(len(text), region[1])
         region = (s, e + _LONGEST)
     if region is not None:
-        yield from rx.finditer(text, region[0], min(len(text), region[1]))
+        yield region[0], min(len(text), region[1])
 
 
 def payment_card(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A payment card number: a network's prefix and length, and its Luhn sum."""
-    for m in _matches(_CARD, text, anchors):
-        s, e = m.span()
-        if not _alone(text, s, e):
-            continue
-        digits = "".join(c for c in m.group() if c.isdigit())
-        if len(digits) not in _CARD_LENGTHS.get(digits[0], ()) or not _NETWORKS.match(digits) or not luhn(digits):
-            continue
-        test = digits in _TEST_CARDS or len(set(digits)) <= 3
-        yield Hit(s, e, PLACEHOLDER if test else PAYMENT_CARD, "payment-card")
+    for lo, hi in _regions(text, anchors):
+        pos = lo
+        while (m := _CARD.search(text, pos, hi)) is not None:
+            pos = m.end()
+            s = m.start()
+            # 19 digits, or the 16 before them: cards listed one after another, space-separated,
+            # read as one 19-digit number first (the next card then begins after the 16)
+            for e in (m.end(), m.start("x")) if m.group("x") else (m.end(),):
+                digits = "".join(c for c in text[s:e] if c.isdigit())
+                if (_alone(text, s, e) and len(digits) in _CARD_LENGTHS.get(digits[0], ())
+                        and _NETWORKS.match(digits) and luhn(digits)):
+                    test = digits in _TEST_CARDS or len(set(digits)) <= 3
+                    yield Hit(s, e, PLACEHOLDER if test else PAYMENT_CARD, "payment-card")
+                    pos = e
+                    break
 
 
 def _alone(text: str, s: int, e: int) -> bool:
@@ -112,7 +118,7 @@ _TEST_IBANS = frozenset({  # the examples of the standard, the banks' guides and
 
 def iban(text: str, anchors: Anchors) -> Iterator[Hit]:
     """An IBAN: its country's length and its mod-97 check."""
-    for m in _matches(_IBAN, text, anchors):
+    for m in (m for lo, hi in _regions(text, anchors) for m in _IBAN.finditer(text, lo, hi)):
         s, e = m.span()
         if e < len(text) and (text[e].isalnum() or text[e] == "_"):
             continue
