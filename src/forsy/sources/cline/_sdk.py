@@ -73,7 +73,9 @@ def is_sdk_messages(path: Path, head: bytes) -> bool:
 def _iso(ms: Any) -> str | None:
     if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    # whole seconds, then the ms as they are: `ms / 1000` is a float that loses a ms near 10**14
+    t = datetime.fromtimestamp(ms // 1000, tz=UTC).replace(microsecond=ms % 1000 * 1000)
+    return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def read_sdk(path: Path, data: bytes, name: str, ctx: ReadContext | None = None) -> Session:
