@@ -84,3 +84,37 @@ def test_the_line_after_a_key_on_one_line_is_never_taken() -> None:
     lines = [enc[i:i + 64] for i in range(0, len(enc), 64)]
     # wrapped, then a word on the next line that is not a whole line of base64
     assert red().redact("\n".join(lines[:3]) + "\nnext: thing\n") == "[PRIVATE_KEY_1]\nnext: thing\n"
+
+
+def test_a_key_first_in_a_text_that_ends_in_a_word_is_masked() -> None:
+    assert red().redact(b64(PEM) + " done") == "[PRIVATE_KEY_1] done"
+
+
+def test_a_certificate_or_a_run_before_a_key_does_not_stop_the_search() -> None:
+    text = f"cert: {b64(CERT)}\nrun: x{b64(PEM)[:60]}\nkey: {b64(PEM)}\n"
+    assert red().redact(text) == f"cert: {b64(CERT)}\nrun: x{b64(PEM)[:60]}\nkey: [PRIVATE_KEY_1]\n"
+
+
+def test_an_encrypted_key_is_recognised_from_its_first_line() -> None:
+    enc = b64("-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + BODY)
+    assert red().redact(f"k={enc}") == "k=[PRIVATE_KEY_1]"
+
+
+def test_a_wrapped_key_cut_at_the_end_of_a_full_line() -> None:
+    enc = b64(PEM)
+    lines = [enc[i:i + 64] for i in range(0, 64 * 8, 64)]  # eight full lines, then the cut
+    cut = "\n".join(lines)
+    assert red().redact(cut) == "[PRIVATE_KEY_1]"  # the text ends there
+    assert red().redact(cut + "\n... (truncated)\n") == "[PRIVATE_KEY_1]\n... (truncated)\n"
+    assert red().redact('"' + cut + '"') == '"[PRIVATE_KEY_1]"'  # in quotes, real newlines
+
+
+def test_widths_from_44_to_128_are_wrapped_lines() -> None:
+    enc = b64(PEM)
+    for width in (44, 76, 128):
+        wrapped = "\n".join(enc[i:i + width] for i in range(0, len(enc), width))
+        assert red().redact(wrapped + "\n") == "[PRIVATE_KEY_1]\n", width
+
+
+def test_a_whole_line_after_a_key_on_one_line_is_not_taken() -> None:
+    assert red().redact(f"{b64(PEM)}\nQUJD\n") == "[PRIVATE_KEY_1]\nQUJD\n"
