@@ -128,3 +128,36 @@ def test_what_is_set_aside_counted_and_warned(tmp_path: Path) -> None:
         "sdk_session": 1, "sdk_media": 1, "sdk_redacted_thinking": 1, "sdk_user_images": 1, "sdk_user_files": 1,
         "sdk_result_images": 1, "sdk_result_files": 1}
     assert s.meta.token_usage == {"input": 3} and s.meta.models == ["m"]
+
+
+MORE: list[Any] = [
+    {"role": "assistant", "metrics": {"inputTokens": 2}, "content": [{"type": "media"}, {"type": "media"}]},  # 0
+    {"role": "assistant", "metrics": {"inputTokens": 5}, "content": "ok"},  # 1
+    {"role": "tool", "content": "x"}, {"role": None, "content": "y"},  # 2, 3
+    {"role": "user", "content": [{"type": "text", "text": EMPTY}]},  # 4
+    {"role": "user", "content": "  "},  # 5
+    {"role": "user", "content": [{"type": "text", "text": None}, {"type": "reasoning", "text": "mine"},
+                                 {"type": "text", "text": " "}, {"type": "text", "text": "go"}]},  # 6
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9", "content": [
+        {"type": "tool_op", "result": "r", "success": False}]}]},  # 7
+    {"role": "user", "content": "<mode_notice>plan</mode_notice><mode_notice>act</mode_notice> go"},  # 8
+]
+
+
+def test_counts_add_up_and_blank_or_foreign_blocks_are_passed_over(tmp_path: Path) -> None:
+    p = tmp_path / NAME
+    p.write_text(json.dumps({"sessionId": "s1", "messages": MORE}, indent=1) + "\n", "utf-8")
+    s = read_sdk(p, p.read_bytes(), NAME)
+    ids = [e.id for e in s.evidence.values()][1:]
+    assert (s.quality.extra["sdk_media"], s.meta.token_usage, s.quality.unknown_records) == (2, {"input": 7}, 2)
+    got = [(ids.index(e.refs[0].ev), e.kind, e.text, [r.pointer for r in e.refs], e.is_error, e.tool) for e in s.events]
+    assert got == [
+        (1, "agent_text", "ok", ["/content"], None, None),
+        (4, "note", EMPTY, ["/content/0/text"], None, None),
+        (6, "user", "go", ["/content/3/text"], None, None),
+        (7, "tool_result", '{"type":"tool_op","result":"r","success":false}', ["/content/0/content/0"], False, None),
+        (8, "user", "go", ["/content"], None, None),
+    ]
+    assert s.events[-1].info == MessageInfo(span=(62, 64), wrapped="mode_notice")  # both notices cut off
+    assert s.ledger[ids[5]] == Mark("set_aside", "a message with no text, call or result (an image, a file, "
+                                    "redacted reasoning)", "user")

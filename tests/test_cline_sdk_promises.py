@@ -70,6 +70,25 @@ def test_the_header_is_read_member_by_member(tmp_path: Path) -> None:
     assert (s.meta.system_prompt, s.meta.system_prompt_ref) == ("You are Cline.", Ref(sp.id, ""))
     assert {k: v for k, v in s.meta.extra.items() if k.startswith("sdk_")} == {
         "sdk_agent": "lead", "sdk_taskType": "chat", "sdk_origin": origin}
+    five = 1 + next(i for i, t in enumerate(lines) if t == "  5")
+    not_an_object = "element is int, not an object; skipped"
+    assert s.warnings == [ReadingWarning("not-an-object", not_an_object, "x/s1.messages.json", five)]
+    q = _write(tmp_path, {"agent": "lead", "sessionId": "s9", "messages": []}, stem="s9")
+    assert read_sdk(q, q.read_bytes(), "q").meta.system_prompt is None  # only system_prompt is the prompt
+
+
+def test_a_file_of_another_name_is_named_by_its_stem_and_has_no_manifest(tmp_path: Path) -> None:
+    p = tmp_path / "s3.json"
+    p.write_bytes(b'{"messages": []}')
+    (tmp_path / ".json").write_bytes(b'{"cwd": "/elsewhere"}')
+    s = read_sdk(p, p.read_bytes(), "s3.json")
+    assert (s.session_id, s.meta.cwd, len(s.files)) == ("s3", None, 1)
+
+
+def test_a_bad_manifest_adds_to_the_messages_unparsable_records(tmp_path: Path) -> None:
+    p = _write(tmp_path, {"sessionId": "s1", "messages": [7]})
+    (tmp_path / "s1.json").write_bytes(b"[]")
+    assert read_sdk(p, p.read_bytes(), "s1.messages.json").quality.unparsable_records == 2
 
 
 def test_a_named_session_keeps_its_id_and_a_non_object_is_one_unparsable_record(tmp_path: Path) -> None:
