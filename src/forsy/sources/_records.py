@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 from ..evidence import Evidence, ReadingWarning, Session
@@ -28,6 +29,12 @@ from .lines import RawLine, iter_lines, sha256
 
 # What a top-level record of the log looks like (a caller's rule, e.g. Claude Code's keys).
 IsRecord = Callable[[dict[str, Any]], bool]
+# A reader's cheaper parse of lines it needs only some fields of (e.g. Claude Code's progress
+# records): the record cut down to every field any later stage reads of it, exactly as the
+# whole parse would give them, or None to parse the line whole. It is asked only of complete
+# lines too shallow to be too deep, and must answer None where the whole parse would not give
+# an object (so a damaged line is still recovered and reported the same way).
+Partial = Callable[[bytes], dict[str, Any] | None]
 
 # Deepest nesting a record may have. Later stages (redaction, segmenter, writers) walk values
 # recursively; real logs nest ~11 levels, so 200 leaves them a wide margin while keeping a
@@ -87,8 +94,25 @@ def _long_number(raw: bytes) -> bool:
     return _NUL_RUN in raw.translate(_DIGITS_TO_NUL) and _LONG_DIGITS.search(raw) is not None
 
 
-def _loads(raw: bytes) -> Any:
-    if not _long_number(raw):
+# msgspec keeps integers of any size exact (orjson needs the long-number check first); where a
+# line may nest deeper than orjson's limit (1024), orjson's answer stands (deep lines have
+# always been refused as not JSON), so msgspec takes only lines with fewer brackets than that
+_MSGSPEC_BRACKETS = 512
+_DECODE = msgspec.json.Decoder().decode
+
+
+def brackets(raw: bytes) -> int:
+    """How many `[` and `{` the line holds: an upper bound of how deep its value nests."""
+    return raw.count(b"[") + raw.count(b"{")
+
+
+def _loads(raw: bytes, n_brackets: int | None = None) -> Any:
+    if (n_brackets if n_brackets is not None else brackets(raw)) <= _MSGSPEC_BRACKETS:
+        try:
+            return _DECODE(raw)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass  # not JSON, or what only the stdlib reads (bad UTF-8, lone surrogates...)
+    elif not _long_number(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -122,10 +146,10 @@ _MISSING = object()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def too_deep(raw: bytes, value: Any) -> bool:
+def too_deep(raw: bytes, value: Any, n_brackets: int | None = None) -> bool:
     """Whether `value` (parsed from `raw`) nests deeper than MAX_DEPTH. A line with fewer
     brackets than that cannot, so most lines cost two byte counts; the walk is iterative."""
-    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+    if (n_brackets if n_brackets is not None else brackets(raw)) <= MAX_DEPTH:
         return False
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -154,12 +178,20 @@ def iter_jsonl(
 
 def iter_jsonl_lines(
     lines: Iterable[RawLine], source: str, warnings: list[ReadingWarning], counters: dict[str, int],
-    is_record: IsRecord | None = None,
+    is_record: IsRecord | None = None, partial: Partial | None = None,
 ) -> Iterator[Record]:
-    """`iter_jsonl` over lines already split (e.g. a `LineStream`, which never holds the file whole)."""
+    """`iter_jsonl` over lines already split (e.g. a `LineStream`, which never holds the file
+    whole); `partial` is the reader's cheaper parse of some lines, if it has one."""
     for rl in lines:
         raw = rl.raw
-        value = _loads(raw)
+        n_brackets = brackets(raw)
+        if partial is not None and rl.complete and n_brackets <= MAX_DEPTH:
+            cut = partial(raw)
+            if cut is not None:
+                _count(counters, "records")
+                yield _record(source, rl.line, rl.offset, raw, cut)
+                continue
+        value = _loads(raw, n_brackets)
         if value is _MISSING and b"\x00" in raw:
             stripped = raw.replace(b"\x00", b"")
             if not stripped.strip():
@@ -180,7 +212,7 @@ def iter_jsonl_lines(
             _count(counters, "unparsable")
             warnings.append(ReadingWarning("not-an-object", "line is JSON but not an object; skipped", source, rl.line))
             continue
-        if too_deep(raw, value):
+        if too_deep(raw, value, n_brackets):
             _count(counters, "unparsable")
             warnings.append(ReadingWarning(
                 "too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped", source, rl.line))

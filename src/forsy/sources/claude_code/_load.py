@@ -6,6 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
+
 from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
@@ -74,7 +77,8 @@ def load_records(path: Path, ctx: ReadContext, session: Session) -> list[Record]
             file = SourceFile(rel, str(path), "claude_code", 0, "")
             session.files.append(file)
             counters = {}
-            recs = _load(iter_jsonl_lines(stream, rel, session.warnings, counters, _is_top_record), session)
+            recs = _load(iter_jsonl_lines(stream, rel, session.warnings, counters, _is_top_record, _light),
+                         session)
             file.bytes, file.sha256 = stream.size, stream.sha256
     session.quality.records += counters.get("records", 0)
     session.quality.unparsable_records += counters.get("unparsable", 0)
@@ -138,8 +142,8 @@ def _mark_by_type(r: Record, session: Session) -> None:
         session.mark(r.ev.id, heading, name, sub)
 
 
-_STUB_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "sessionId",
-              "version", "cwd", "gitBranch")
+_STUB_KEYS: tuple[str, ...] = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp",
+                               "sessionId", "version", "cwd", "gitBranch")
 
 
 def _is_agent_progress(d: dict[str, Any]) -> bool:
@@ -154,3 +158,69 @@ def _slim(r: Record) -> Record:
     if t == "file-history-snapshot" or (t == "progress" and not _is_agent_progress(d)):
         r.data = {k: d[k] for k in _STUB_KEYS if k in d}
     return r
+
+
+# Most lines of a 2.1 log are hook/bash progress records and file snapshots, of which only the
+# stub above is kept: they are decoded straight into these fields (msgspec skips the rest
+# without building it). Every field `check_record` checks is typed as it requires, so a line
+# with a field of another kind, a `forkedFrom`, or a progress record whose data has no string
+# type is parsed whole and warned about as before.
+_Str = str | None | UnsetType
+_Bool = bool | None | UnsetType
+
+
+class _DataType(msgspec.Struct):
+    type: str
+
+
+class _Light(msgspec.Struct):
+    type: str
+    uuid: _Str = UNSET
+    parentUuid: _Str = UNSET
+    logicalParentUuid: _Str = UNSET
+    sessionId: _Str = UNSET
+    timestamp: _Str = UNSET
+    cwd: _Str = UNSET
+    version: _Str = UNSET
+    gitBranch: _Str = UNSET
+    agentId: _Str = UNSET
+    subtype: _Str = UNSET
+    summary: _Str = UNSET
+    leafUuid: _Str = UNSET
+    parentToolUseID: _Str = UNSET
+    isSidechain: _Bool = UNSET
+    isMeta: _Bool = UNSET
+    isCompactSummary: _Bool = UNSET
+    isApiErrorMessage: _Bool = UNSET
+    data: msgspec.Raw | UnsetType = UNSET
+    forkedFrom: msgspec.Raw | UnsetType = UNSET
+
+
+_LIGHT = msgspec.json.Decoder(_Light).decode
+_DATA_TYPE = msgspec.json.Decoder(_DataType).decode
+_LIGHT_MARKS = (b'"progress"', b'"file-history-snapshot"')
+
+
+def _light(raw: bytes) -> dict[str, Any] | None:
+    """A progress (not agent_progress) or snapshot line cut down to its stub (and, for
+    progress, the data's type its ledger mark names), or None to parse the line whole."""
+    if _LIGHT_MARKS[0] not in raw and _LIGHT_MARKS[1] not in raw:
+        return None
+    try:
+        rec = _LIGHT(raw)
+        if rec.forkedFrom is not UNSET:
+            return None
+        if rec.type == "progress":
+            if rec.data is UNSET:
+                return None
+            sub = _DATA_TYPE(rec.data).type
+            if sub == "agent_progress":
+                return None
+        elif rec.type != "file-history-snapshot":
+            return None
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    out = {k: v for k in _STUB_KEYS if (v := getattr(rec, k)) is not UNSET}
+    if rec.type == "progress":
+        out["data"] = {"type": sub}
+    return out
