@@ -1,0 +1,90 @@
+"""A part of a stage computed beside the caller, on the other core: a forked child computes it
+and sends the result back pickled while the caller does the rest of the stage.
+
+    with aside(part, worth_it=big) as later:
+        mine = the_rest()
+        theirs = later()  # part()'s result, from the child or computed here
+
+A child is forked only where that is safe: on Linux, from a process with a single thread (a
+child of a threaded process may inherit a lock another thread held; /proc counts native
+threads too), with a second CPU to run on, and not when FORSY_FORK=0. The child only computes:
+it writes its result to a pipe and leaves with `os._exit`, so no exit handler runs, no buffered
+output is written twice, and no database connection or terminal the caller holds is touched.
+Wherever a child cannot be forked, or it fails or dies, `later()` computes the part itself:
+the result is the same either way, only later, and an exception the part raises is raised in
+the caller as if nothing had been forked.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+T = TypeVar("T")
+
+ENV = "FORSY_FORK"  # "0": never fork
+
+
+def can_fork() -> bool:
+    """Whether a child may be forked now (see the module's doc)."""
+    if sys.platform != "linux" or os.environ.get(ENV) == "0":
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1 and len(os.sched_getaffinity(0)) > 1
+    except OSError:
+        return False
+
+
+@contextmanager
+def aside(part: Callable[[], T], *, worth_it: bool = True) -> Iterator[Callable[[], T]]:
+    """Start `part` in a forked child (when `worth_it` and it is safe); the value given is the
+    function that returns its result. A child whose result was not asked for is stopped."""
+    if not (worth_it and can_fork()):
+        yield part
+        return
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _child(part, r, w)
+    os.close(w)
+    asked = False
+
+    def later() -> T:
+        nonlocal asked
+        asked = True
+        with os.fdopen(r, "rb") as f:
+            data = f.read()  # to the end: the child closes its side when it leaves
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if code == 0 and data:
+            try:
+                got: T = pickle.loads(data)
+                return got
+            except Exception:  # a result that does not load is computed here
+                pass
+        return part()
+
+    try:
+        yield later
+    finally:
+        if not asked:
+            os.close(r)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _child(part: Callable[[], object], r: int, w: int) -> NoReturn:
+    code = 1
+    try:
+        os.close(r)
+        data = pickle.dumps(part(), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        code = 0
+    except BaseException:  # the caller computes the part itself
+        pass
+    os._exit(code)
