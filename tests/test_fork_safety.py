@@ -9,6 +9,8 @@ import signal
 import threading
 from pathlib import Path
 
+import pytest
+
 from forsy import _atomic
 from forsy.redact import _engine
 
@@ -27,12 +29,16 @@ def _in_child(work: object, timeout: float = 90.0) -> int:
     return -1 if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def test_a_forked_child_flushes_files_with_a_pool_of_its_own(tmp_path: Path) -> None:
-    f = tmp_path / "a"
-    f.write_bytes(b"x")
-    _atomic.fsync_all([f])  # the parent's pool now has threads
-    assert _atomic._pool is not None
-    assert _in_child(lambda: _atomic.fsync_all([f])) == 0
+def test_a_forked_child_flushes_files_and_no_flushing_thread_outlives_its_call(tmp_path: Path) -> None:
+    files = [tmp_path / n for n in "abcd"]
+    for f in files:
+        f.write_bytes(b"x")
+    before = threading.active_count()
+    _atomic.fsync_all(files)
+    assert threading.active_count() == before  # nothing left for a fork to inherit half-alive
+    assert _in_child(lambda: _atomic.fsync_all(files)) == 0
+    with pytest.raises(FileNotFoundError):
+        _atomic.fsync_all([files[0], tmp_path / "gone", files[1]])  # each tried, the failure raised
 
 
 def test_a_forked_child_builds_the_engine_though_the_parent_held_its_lock() -> None:

@@ -6,7 +6,6 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
@@ -29,33 +28,28 @@ def replace_file(path: Path, data: bytes | Iterable[bytes]) -> None:
         raise
 
 
-_SYNC_THREADS = 8
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    """In a forked child the pool's threads are gone (a fork copies only the calling
-    thread): a pool inherited from the parent would take work and never do it."""
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
-
-
 def fsync_all(paths: Iterable[Path]) -> None:
     """Flush the files to disk, all at once: fsync waits on the disk, not the CPU, and
     concurrent ones share the filesystem's journal commits (four files: ~4 ms, not ~17 ms).
-    Raises the first OSError once every file has been tried."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_SYNC_THREADS, thread_name_prefix="forsy-fsync")
-        pool = _pool
-    errors = [e for e in pool.map(_fsync, list(paths)) if e is not None]
-    if errors:
-        raise errors[0]
+    Raises the first OSError once every file has been tried. The threads end with the call
+    (starting one costs microseconds): a process that keeps none can fork safely
+    (forsy._aside), and a forked child never inherits a pool whose threads it does not have."""
+    todo = list(paths)
+    errors: list[OSError | None] = [None] * len(todo)
+
+    def flush(i: int) -> None:
+        errors[i] = _fsync(todo[i])
+
+    threads = [threading.Thread(target=flush, args=(i,), name="forsy-fsync") for i in range(1, len(todo))]
+    for t in threads:
+        t.start()
+    if todo:
+        flush(0)
+    for t in threads:
+        t.join()
+    failed = [e for e in errors if e is not None]
+    if failed:
+        raise failed[0]
 
 
 def _fsync(path: Path) -> OSError | None:
