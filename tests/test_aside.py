@@ -55,10 +55,10 @@ def test_a_child_that_dies_or_fails_is_replaced_by_the_caller(monkeypatch: pytes
     def unpicklable() -> object:
         return (lambda: 1) if os.getpid() != parent else "here"
 
-    with _aside.aside(dies) as later:
-        assert later() == 7
-    with _aside.aside(unpicklable) as later:
-        assert later() == "here"  # type: ignore[comparison-overlap]
+    with _aside.aside(dies) as died:
+        assert died() == 7
+    with _aside.aside(unpicklable) as unsent:
+        assert unsent() == "here"
     assert _no_child_left()
 
 
@@ -188,3 +188,52 @@ def test_validation_with_the_child_finds_what_validation_without_it_finds(tmp_pa
     assert got["forks"] >= len(folders) - 3
     rules = {f[0] for forked, _ in got["results"].values() for f in forked[:-2]}
     assert {"P001", "P002", "P003", "F002", "F003", "N001"} <= rules  # the damage was seen
+
+
+_REDACT = r"""
+import json, os, random, sys
+sys.path.insert(0, sys.argv[1])
+from secretgen import SecretGen
+from forsy import _aside
+from forsy.redact import Redactor, _redactor
+_redactor.ASIDE_CHARS = 0  # every call, however small
+forks = []
+real_fork = os.fork
+def counting_fork():
+    pid = real_fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = counting_fork
+gen = SecretGen(seed=11)
+rng = random.Random(5)
+planted = gen.planted(400)
+texts = [p.text for p in planted] + gen.lookalikes(200)
+# a password named only late (in the child's half) is masked everywhere, in the first text too
+late = "Qv7-unguessable-Xk2"
+values = [rng.choice(texts) + " " + "filler " * rng.randint(0, 2000) for _ in range(600)]
+values = [f"bare {late} in an early text"] + values + [f'export DB_PASSWORD="{late}"']
+values += [{"args": {"password": "hunter2hunter2", "n": [1, t]}} for t in texts[:50]]
+values.append("\ud800 a lone surrogate, and " + texts[0])
+out = {}
+for mode in ("1", "0"):
+    os.environ[_aside.ENV] = mode
+    red = Redactor()
+    got = red.redact_values(values)
+    out[mode] = [got, red.report(), red.redact(late)]
+print(json.dumps({"same": out["1"] == out["0"], "forks": len(forks),
+                  "masked": sum(1 for a, b in zip(values, out["1"][0]) if a != b),
+                  "late_masked": late not in json.dumps(out["1"][0]), "by_kind": out["1"][1]["by_kind"]}))
+"""
+
+
+@needs_fork
+def test_redaction_scanned_in_two_processes_masks_what_one_process_masks() -> None:
+    tests = Path(__file__).resolve().parent
+    r = subprocess.run([sys.executable, "-c", _REDACT, str(tests)], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONPATH": str(Path(_aside.__file__).parents[1])})
+    got = json.loads(r.stdout)
+    assert got["same"] is True
+    assert got["forks"] >= 1
+    assert got["masked"] > 300 and got["late_masked"] is True
+    assert {"CREDENTIAL", "PRIVATE_KEY"} <= set(got["by_kind"])

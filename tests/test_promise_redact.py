@@ -14,6 +14,7 @@ import pytest
 from forsy.errors import RedactionError
 from forsy.redact import EngineHit, Redactor
 from forsy.redact import _redactor as R
+from forsy.redact import _split as S
 from forsy.redact._anchors import Anchors
 from forsy.redact._base import CREDENTIAL, EMAIL, PATH_USER, PERSON, PHONE, PLACEHOLDER, Hit
 from forsy.redact._engine import ANCHOR_RULE, PHONE_ANCHOR_RULE
@@ -182,43 +183,43 @@ def test_non_string_keys_are_kept() -> None:
 # ------------------------------------------------------------------ batching, splitting, chunking
 def test_batches_hold_about_batch_chars() -> None:
     sep = len(R.SEPARATOR)
-    fits = ["a" * (R.BATCH_CHARS - sep - 10), "b" * 10, "c"]
-    assert [len(b) for b in R.batches(fits)] == [2, 1]
-    over = ["a" * (R.BATCH_CHARS - sep - 10), "b" * 11]
-    assert [len(b) for b in R.batches(over)] == [1, 1]
-    assert list(R.batches([])) == []
-    assert [len(b) for b in R.batches(["x" * (R.BATCH_CHARS * 2), "y"])] == [1, 1]
+    fits = ["a" * (S.BATCH_CHARS - sep - 10), "b" * 10, "c"]
+    assert [len(b) for b in S.batches(fits)] == [2, 1]
+    over = ["a" * (S.BATCH_CHARS - sep - 10), "b" * 11]
+    assert [len(b) for b in S.batches(over)] == [1, 1]
+    assert list(S.batches([])) == []
+    assert [len(b) for b in S.batches(["x" * (S.BATCH_CHARS * 2), "y"])] == [1, 1]
 
 
 def test_distribute_splits_hits_back_to_their_texts() -> None:
     # "abc" + SEP(3) + "defg": text 1 starts at 6
     lengths = [3, 4]
     hits = [Hit(1, 8, CREDENTIAL, "r"), Hit(3, 6, EMAIL, "sep"), Hit(6, 10, PHONE, "p")]
-    assert R.distribute(hits, lengths) == [
+    assert S.distribute(hits, lengths) == [
         [Hit(1, 3, CREDENTIAL, "r")],
         [Hit(0, 2, CREDENTIAL, "r"), Hit(0, 4, PHONE, "p")],
     ]
-    assert R.distribute([], lengths) == [[], []]
-    assert R.distribute([Hit(0, 2, EMAIL, "e")], [5]) == [[Hit(0, 2, EMAIL, "e")]]
+    assert S.distribute([], lengths) == [[], []]
+    assert S.distribute([Hit(0, 2, EMAIL, "e")], [5]) == [[Hit(0, 2, EMAIL, "e")]]
 
 
 def test_chunks_overlap_and_cut_after_a_newline() -> None:
-    n = R.CHUNK
-    assert list(R.chunks("short")) == [(0, "short")]
+    n = S.CHUNK
+    assert list(S.chunks("short")) == [(0, "short")]
     text = "x" * (n - 100) + "\n" + "y" * 200
-    parts = list(R.chunks(text))
+    parts = list(S.chunks(text))
     cut = n - 99
-    assert [(o, len(t)) for o, t in parts] == [(0, cut), (cut - R.OVERLAP, len(text) - (cut - R.OVERLAP))]
+    assert [(o, len(t)) for o, t in parts] == [(0, cut), (cut - S.OVERLAP, len(text) - (cut - S.OVERLAP))]
     flat = "z" * (n + 10)
-    assert [(o, len(t)) for o, t in R.chunks(flat)] == [(0, n), (n - R.OVERLAP, 10 + R.OVERLAP)]
+    assert [(o, len(t)) for o, t in S.chunks(flat)] == [(0, n), (n - S.OVERLAP, 10 + S.OVERLAP)]
     exact = "w" * n
-    assert [(o, len(t)) for o, t in R.chunks(exact)] == [(0, n)]
+    assert [(o, len(t)) for o, t in S.chunks(exact)] == [(0, n)]
 
 
 def test_a_secret_past_the_first_chunk_is_found_at_its_offset() -> None:
     red, _ = _red()
-    text = "x" * R.CHUNK + " SECRETTOKEN123"
-    assert red.redact(text) == "x" * R.CHUNK + " [CREDENTIAL_1]"
+    text = "x" * S.CHUNK + " SECRETTOKEN123"
+    assert red.redact(text) == "x" * S.CHUNK + " [CREDENTIAL_1]"
 
 
 # ------------------------------------------------------------------ helpers
@@ -450,7 +451,7 @@ def test_scan_reports_the_hits_not_the_documentation_placeholders() -> None:
 # ------------------------------------------------------------------ batches, chunks (more)
 def test_many_batches_each_keep_their_results() -> None:
     red, _ = _red()
-    big = "a" * R.BATCH_CHARS
+    big = "a" * S.BATCH_CHARS
     assert red.redact_many([big, "x SECRETTOKEN123"]) == [big, "x [CREDENTIAL_1]"]
     bad, _ = _red(fail_on=b"BOOM")
     assert bad.redact_many([big, "BOOM goes it", "x SECRETTOKEN123"]) == [big, "[UNSCANNABLE_TEXT]", "x [CREDENTIAL_1]"]
@@ -463,26 +464,26 @@ def test_two_texts_are_scanned_once_together() -> None:
 
 
 def test_a_new_batch_starts_empty() -> None:
-    sep, b = len(R.SEPARATOR), R.BATCH_CHARS
+    sep, b = len(R.SEPARATOR), S.BATCH_CHARS
     # the second batch holds exactly BATCH_CHARS: b - sep - 10 + sep + 10
-    assert [len(x) for x in R.batches(["a" * (b - sep), "b" * (b - sep - 10), "c" * 10])] == [1, 2]
+    assert [len(x) for x in S.batches(["a" * (b - sep), "b" * (b - sep - 10), "c" * 10])] == [1, 2]
 
 
 def test_secrets_in_two_chunks_are_both_masked_and_counted() -> None:
     red, _ = _red()
-    text = "SECRETTOKEN123 " + "x" * R.CHUNK + " SECRETTOKEN123"
-    assert red.redact(text) == "[CREDENTIAL_1] " + "x" * R.CHUNK + " [CREDENTIAL_1]"
+    text = "SECRETTOKEN123 " + "x" * S.CHUNK + " SECRETTOKEN123"
+    assert red.redact(text) == "[CREDENTIAL_1] " + "x" * S.CHUNK + " [CREDENTIAL_1]"
     assert red.report()["by_rule"] == {"kingfisher:fake.token": 2}
 
 
 def test_a_chunk_is_cut_after_the_last_newline_before_its_end_never_after_it() -> None:
-    n = R.CHUNK
+    n = S.CHUNK
     two = "x" * (n - 200) + "\n" + "x" * 99 + "\n" + "y" * 300
-    assert [o for o, _ in R.chunks(two)] == [0, n - 99 - R.OVERLAP]
+    assert [o for o, _ in S.chunks(two)] == [0, n - 99 - S.OVERLAP]
     late = "z" * (n + 10) + "\n" + "z" * 5
-    assert [(o, len(t)) for o, t in R.chunks(late)] == [(0, n), (n - R.OVERLAP, 16 + R.OVERLAP)]
+    assert [(o, len(t)) for o, t in S.chunks(late)] == [(0, n), (n - S.OVERLAP, 16 + S.OVERLAP)]
     early = "a\n" + "z" * (n + 10)  # a newline before the overlap window is not a cut
-    assert [(o, len(t)) for o, t in R.chunks(early)] == [(0, n), (n - R.OVERLAP, 12 + R.OVERLAP)]
+    assert [(o, len(t)) for o, t in S.chunks(early)] == [(0, n), (n - S.OVERLAP, 12 + S.OVERLAP)]
 
 
 def test_normalised_values() -> None:

@@ -24,7 +24,9 @@ maps each span found back to the original, where it is masked in its encoded for
 Speed: the rules run where literals occur (found by the engine in its native pass, or
 with bytes.find), never as regexes sliding over the whole text. Many short strings
 (`redact_many`, `redact_value`) are scanned together, which is ~10x faster than one call
-each. One Redactor is safe to share between threads (a lock guards numbering and counts).
+each. A large session's texts (`redact_values`) are scanned in two processes where the
+process may fork (forsy._aside): scanning learns nothing, so the result is the same. One
+Redactor is safe to share between threads (a lock guards numbering and counts).
 
 Fail closed: a string that cannot be scanned (engine error, unknown object) becomes
 `[UNSCANNABLE_TEXT]` and is counted in `report()["unscannable"]`.
@@ -45,7 +47,8 @@ from ._base import (
     Hit,
 )
 from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine, warm_engine
-from ._redactor import CHUNK, OVERLAP, UNSCANNABLE, Redactor, chunks, user_names_from_paths
+from ._redactor import UNSCANNABLE, Redactor, user_names_from_paths
+from ._split import CHUNK, OVERLAP, chunks
 
 __all__ = [
     "BANK_ACCOUNT",

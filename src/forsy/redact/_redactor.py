@@ -7,13 +7,12 @@ import hashlib
 import secrets
 import threading
 import urllib.parse
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from .._aside import aside
 from ..errors import RedactionError
 from ._anchors import Anchors
 from ._base import (
@@ -33,22 +32,17 @@ from ._engine import ANCHOR_RULE, NUMBER_ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretE
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
+from ._split import SEPARATOR, batches, chunks, distribute
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
 from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
-# Kingfisher is scanned in chunks this long (chars) that overlap by more than the longest
-# secret it matches, so a secret on a chunk border is whole in one of them.
-CHUNK = 1 << 20
-OVERLAP = 80 << 10
+# texts of this many characters in one `redact_values` are scanned in two processes
+ASIDE_CHARS = 4_000_000
 # Too short to hold anything the engine matches (its shortest rules need more context)
 ENGINE_MIN_LEN = 8
-# Many short strings are scanned as one text (one engine call, one pass of each rule),
-# joined by a separator that no rule matches across: a line holding only a control char.
-SEPARATOR = "\n\x1e\n"
-BATCH_CHARS = 1 << 16
 COOKIE_PREFIX = "Cookie: "
 # Decoded views report these kinds only: names and paths are handled in the raw text
 VIEW_KINDS = frozenset({PRIVATE_KEY, CREDENTIAL, EMAIL, PHONE})
@@ -132,7 +126,8 @@ class Redactor:
                 spans.append(None)
                 continue
             spans.append((start, len(strings)))
-        scanned = [(batch, self._find_base_safe(batch)) for batch in batches(strings)]
+        batched = list(batches(strings))
+        scanned = list(zip(batched, self._scan_batches(batched), strict=True))
         with self._lock:
             self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, f)) for _, f in fields))
         found = [h for batch, hits in scanned for h in self._with_known_safe(batch, hits)]
@@ -213,17 +208,62 @@ class Redactor:
 
     def _find_base(self, texts: list[str]) -> list[list[Hit]]:
         """What the rules and the engine find in the texts; the secrets among it are learnt."""
+        out = self._base(texts)
+        self._learn(texts, out)
+        return out
+
+    def _base(self, texts: list[str]) -> list[list[Hit]]:
+        """What the rules and the engine find in the texts (reading nothing learnt so far)."""
         joined = texts[0] if len(texts) == 1 else SEPARATOR.join(texts)
         found = self._scan_text(joined)
         per = [found] if len(texts) == 1 else distribute(found, [len(t) for t in texts])
-        out = [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
+        return [resolve(text, hits) if hits else hits for text, hits in zip(texts, per, strict=True)]
+
+    def _learn(self, texts: list[str], out: list[list[Hit]]) -> None:
         # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
         learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
                   for v in learnt_values(t[h.start : h.end], normalise(h.kind, t[h.start : h.end]))]
         if learnt:
             with self._lock:
                 self._learnt(self._known.add(learnt))
-        return out
+
+    def _scan_batches(self, batched: list[list[str]]) -> list[list[list[Hit] | None]]:
+        """`_find_base_safe` of each batch, learnt from in their order. Scanning reads nothing
+        learnt, so when the texts are large the later half of them is scanned in a forked
+        child on the other core (forsy._aside) while this process scans the first half."""
+        sizes = [sum(len(t) for t in b) for b in batched]
+        half, cut = sum(sizes) / 2, 0
+        while cut < len(sizes) and half > 0:
+            half -= sizes[cut]
+            cut += 1
+        with aside(lambda: [self._base_safe(b) for b in batched[cut:]], worth_it=sum(sizes) >= ASIDE_CHARS) as later:
+            scanned = [self._base_safe(b) for b in batched[:cut]] + later()
+        for batch, (hits, together) in zip(batched, scanned, strict=True):
+            self._learn_scanned(batch, hits, together)
+        return [hits for hits, _ in scanned]
+
+    def _learn_scanned(self, texts: list[str], hits: list[list[Hit] | None], together: bool) -> None:
+        if together:
+            self._learn(texts, [h or [] for h in hits])
+        else:  # scanned one text at a time: learnt from one at a time, as they were scanned
+            for text, h in zip(texts, hits, strict=True):
+                if h is not None:
+                    self._learn([text], [h])
+
+    def _base_safe(self, texts: list[str]) -> tuple[list[list[Hit] | None], bool]:
+        """`_base`, and whether the batch was scanned together; a batch that fails is scanned
+        one text at a time (one bad string must not take the batch with it), None for a text
+        that cannot be scanned."""
+        try:
+            return list(self._base(texts)), True
+        except Exception:
+            return [self._base_alone(t) for t in texts], False
+
+    def _base_alone(self, text: str) -> list[Hit] | None:
+        try:
+            return self._base([text])[0]
+        except Exception:
+            return None
 
     def _with_known(self, texts: list[str], out: list[list[Hit]]) -> list[list[Hit]]:
         """`out` (hits per text) with every place a value known so far stands."""
@@ -239,16 +279,9 @@ class Redactor:
         return [resolve(t, h + e) if e else h for t, h, e in zip(texts, out, more, strict=True)]
 
     def _find_base_safe(self, texts: list[str]) -> list[list[Hit] | None]:
-        try:
-            return list(self._find_base(texts))
-        except Exception:  # one bad string must not take the batch with it: retry alone
-            return [self._base_alone(t) for t in texts]
-
-    def _base_alone(self, text: str) -> list[Hit] | None:
-        try:
-            return self._find_base([text])[0]
-        except Exception:
-            return None
+        hits, together = self._base_safe(texts)
+        self._learn_scanned(texts, hits, together)
+        return hits
 
     def _with_known_safe(self, texts: list[str], hits: list[list[Hit] | None]) -> list[list[Hit] | None]:
         whole = [h for h in hits if h is not None]
@@ -469,36 +502,6 @@ def _is_cookie_field(key: Any, value: Any) -> bool:
         "cookie", "set-cookie")
 
 
-def batches(texts: list[str]) -> Iterator[list[str]]:
-    """Consecutive groups of texts of about BATCH_CHARS in all (a longer text goes alone)."""
-    batch: list[str] = []
-    size = 0
-    for t in texts:
-        if batch and size + len(t) > BATCH_CHARS:
-            yield batch
-            batch, size = [], 0
-        batch.append(t)
-        size += len(t) + len(SEPARATOR)
-    if batch:
-        yield batch
-
-
-def distribute(hits: list[Hit], lengths: list[int]) -> list[list[Hit]]:
-    """Hits in the joined text -> hits per text (a hit across a separator is cut in parts)."""
-    per: list[list[Hit]] = [[] for _ in lengths]
-    if not hits:
-        return per
-    starts = list(accumulate((n + len(SEPARATOR) for n in lengths[:-1]), initial=0))
-    for h in hits:
-        i = max(0, bisect_right(starts, h.start) - 1)
-        while i < len(starts) and starts[i] < h.end:
-            lo, hi = max(h.start, starts[i]) - starts[i], min(h.end, starts[i] + lengths[i]) - starts[i]
-            if hi > lo:
-                per[i].append(Hit(lo, hi, h.kind, h.rule))
-            i += 1
-    return per
-
-
 # ---------------------------------------------------------------- helpers
 def _is_person_name(name: str) -> bool:
     low = " ".join(name.split()).lower()
@@ -551,23 +554,3 @@ def normalise(kind: str, value: str) -> str:
     if "%" in value:
         value = urllib.parse.unquote(value)
     return value
-
-
-def chunks(text: str) -> Iterator[tuple[int, str]]:
-    """Overlapping chunks (offset, text) for the engine, cut after a newline where possible."""
-    n = len(text)
-    if n <= CHUNK:
-        yield 0, text
-        return
-    start = 0
-    while True:
-        end = min(n, start + CHUNK)
-        if end < n:
-            nl = text.rfind("\n", end - OVERLAP, end)
-            if nl > start:
-                end = nl + 1
-        yield start, text[start:end]
-        if end >= n:
-            return
-        start = end - OVERLAP
-
