@@ -93,6 +93,10 @@ def _load(read: Iterator[Record], session: Session) -> list[Record]:
     copies: dict[str, int] = {}
     for r in read:
         session.add_evidence(r.ev)
+        if type(r.data) is _Stub:  # decoded by `_light`: checked and slim already
+            _mark_by_type(Record(r.ev, {"type": r.data["type"], "data": {"type": r.data.data_type}}), session)
+            recs.append(Record(r.ev, dict(r.data), r.prefix))
+            continue
         checked = check_record(r, session.warn)
         if checked is None:
             session.quality.unknown_records += 1
@@ -202,14 +206,15 @@ _LIGHT_MARKS = (b'"progress"', b'"file-history-snapshot"')
 
 
 def _light(raw: bytes) -> dict[str, Any] | None:
-    """A progress (not agent_progress) or snapshot line cut down to its stub (and, for
-    progress, the data's type its ledger mark names), or None to parse the line whole."""
+    """A progress (not agent_progress) or snapshot line cut down to its stub, or None to
+    parse the line whole."""
     if _LIGHT_MARKS[0] not in raw and _LIGHT_MARKS[1] not in raw:
         return None
     try:
         rec = _LIGHT(raw)
         if rec.forkedFrom is not UNSET:
             return None
+        sub = None
         if rec.type == "progress":
             if rec.data is UNSET:
                 return None
@@ -220,7 +225,15 @@ def _light(raw: bytes) -> dict[str, Any] | None:
             return None
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
-    out = {k: v for k in _STUB_KEYS if (v := getattr(rec, k)) is not UNSET}
-    if rec.type == "progress":
-        out["data"] = {"type": sub}
+    out = _Stub((k, v) for k in _STUB_KEYS if (v := getattr(rec, k)) is not UNSET)
+    out.data_type = sub if rec.type == "progress" else None
     return out
+
+
+class _Stub(dict[str, Any]):
+    """A record as `_light` decoded it: its stub, every field of the kind `check_record`
+    requires, no `forkedFrom`; `data_type` is a progress record's data type (its ledger mark
+    names it). `_load` marks it and keeps the stub as a plain dict."""
+
+    __slots__ = ("data_type",)
+    data_type: str | None
