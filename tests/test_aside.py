@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,6 @@ def test_no_fork_when_not_worth_it_or_not_allowed(monkeypatch: pytest.MonkeyPatc
 
 
 def test_no_fork_from_a_process_with_threads() -> None:
-    import threading
-
     stop = threading.Event()
     t = threading.Thread(target=stop.wait)
     t.start()
@@ -237,3 +236,22 @@ def test_redaction_scanned_in_two_processes_masks_what_one_process_masks() -> No
     assert got["forks"] >= 1
     assert got["masked"] > 300 and got["late_masked"] is True
     assert {"CREDENTIAL", "PRIVATE_KEY"} <= set(got["by_kind"])
+
+
+def test_the_progress_line_on_a_terminal_starts_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retrace at a terminal draws its progress line without a timer thread, so it may
+    still fork for a large session."""
+    import io
+
+    import rich.console
+
+    from forsy.cli import _progress
+    from forsy.run import ProgressEvent
+
+    screen = io.StringIO()
+    monkeypatch.setattr(_progress, "err", rich.console.Console(file=screen, force_terminal=True, width=120))
+    before = threading.active_count()
+    with _progress.ProgressLine(enabled=True) as line:
+        line(ProgressEvent("redacting", "/x/session.jsonl", 1, 1, 1000, 0, 1000))
+        assert threading.active_count() == before
+    assert "redacting" in screen.getvalue() and "session.jsonl" in screen.getvalue()

@@ -3,7 +3,9 @@
 Drawn on stderr only when stderr is a terminal and the run is not `--quiet`; on a pipe or in
 a log file nothing is printed (the one summary line at the end says what happened). Bytes are
 file sizes; within a file the bar moves by stage (reading, redacting, segmenting, writing),
-which is what forsy knows without counting bytes twice.
+which is what forsy knows without counting bytes twice. It is redrawn at each of those
+events, not by a timer thread: a run with no thread of its own may use the second core for
+a large session (forsy._aside), which a process with threads must not fork for.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ class ProgressLine:
     def __init__(self, *, enabled: bool) -> None:
         self.bar = Progress(TextColumn("{task.fields[stage]:<10}"), BarColumn(bar_width=30), DownloadColumn(),
                             TextColumn("{task.fields[files]}"), TimeElapsedColumn(),
-                            TextColumn("{task.fields[name]}"), console=err, transient=True,
+                            TextColumn("{task.fields[name]}"), console=err, transient=True, auto_refresh=False,
                             disable=not (enabled and err.is_terminal))
         self.task: TaskID | None = None
 
@@ -44,4 +46,5 @@ class ProgressLine:
         done = ev.bytes_done + int(ev.file_bytes * _SHARE[ev.stage])
         name = ev.path.rsplit("/", 1)[-1]
         self.bar.update(self.task, total=max(ev.bytes_total, 1), completed=min(done, ev.bytes_total),
-                        stage=ev.stage, files=f"session {ev.index}/{ev.files}", name=safe(name[-60:]))
+                        stage=ev.stage, files=f"session {ev.index}/{ev.files}", name=safe(name[-60:]),
+                        refresh=True)
