@@ -6,8 +6,9 @@
 
 Runs the stages the CLI runs, in this order, in a child process (so another checkout's
 `src` can be measured the same way) with the collector paused as the CLI pauses it, and
-prints each stage's CPU seconds (user + system of the process while it ran, median of the
-rounds) and the peak RSS reached by its end:
+prints each stage's CPU seconds (user + system of the process and of the children it forked
+for a part of a stage, forsy._aside), its wall seconds (median of the rounds), and the peak
+RSS reached by its end (of the process or any such child):
 
     import   forsy's modules a retrace needs
     read     the source reads the file into a Session
@@ -39,11 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import json, resource, sys, time, tempfile
 from pathlib import Path
-t0 = time.process_time()
+def cpu():  # this process and the children it forked and waited for (forsy._aside)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + c.ru_utime + c.ru_stime
+t0 = (cpu(), time.perf_counter())
 out = {}
 def mark(name, since):
-    now = time.process_time()
-    out[name] = (now - since, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    now = (cpu(), time.perf_counter())
+    rss = max(resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    out[name] = (now[0] - since[0], rss / 1024, now[1] - since[1])
     return now
 path, redact = Path(sys.argv[1]), sys.argv[2] == "1"
 try:
@@ -91,13 +96,14 @@ print(json.dumps(out))
 STAGES = ("import", "read", "engine", "redact", "segment", "assemble", "rescan", "write", "validate")
 
 
-def run(path: Path, redact: bool, src: Path | None) -> dict[str, tuple[float, float]]:
+def run(path: Path, redact: bool, src: Path | None) -> dict[str, tuple[float, float, float]]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
     r = subprocess.run([sys.executable, "-c", CHILD, str(path), "1" if redact else "0"], env=env,
                        capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    return {k: (v[0], v[1]) for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items()}
+    return {k: (v[0], v[1], v[2] if len(v) > 2 else v[0]) for k, v in
+            json.loads(r.stdout.strip().splitlines()[-1]).items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,15 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     size = args.file.stat().st_size / 1e6
     print(f"{args.file} ({size:.1f} MB), redaction {'off' if args.no_redact else 'on'}, "
           f"src {args.src or ROOT / 'src'}, {args.rounds} round(s), median\n")
-    print("| stage | CPU s | peak RSS MB by its end |")
-    print("|---|---:|---:|")
-    total = 0.0
+    print("| stage | CPU s | wall s | peak RSS MB by its end |")
+    print("|---|---:|---:|---:|")
+    total = wall = 0.0
     for st in STAGES:
         if st in runs[0]:
             cpu = statistics.median(r[st][0] for r in runs)
-            total += cpu
-            print(f"| {st} | {cpu:.2f} | {statistics.median(r[st][1] for r in runs):.0f} |")
-    print(f"| **all** | **{total:.2f}** | |")
+            w = statistics.median(r[st][2] for r in runs)
+            total, wall = total + cpu, wall + w
+            print(f"| {st} | {cpu:.2f} | {w:.2f} | {statistics.median(r[st][1] for r in runs):.0f} |")
+    print(f"| **all** | **{total:.2f}** | **{wall:.2f}** | |")
     return 0
 
 
