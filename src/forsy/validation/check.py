@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._aside import aside, can_fork
 from .._gc import gc_paused, give_back
 from ._base import Finding, Sink, is_int
 from ._folder import check_artifact_files, check_manifest
@@ -68,80 +67,38 @@ def validate_files(files: Mapping[str, bytes]) -> Report:
         return validate_path(tmp)
 
 
-# A provenance.json this large is checked in a child beside the trace's checks (forsy._aside):
-# the child reads the trace again for which step fields are set, so a small one stays here
-ASIDE_BYTES = 1 << 20
-
-Found = tuple[list[Finding], list[Finding]]  # provenance.json's own findings, then its checks'
-
-
 def _validate_path(path: Path) -> Report:
     give_back()  # what the caller freed (a retrace's session and trace): the parse starts from it
     sink = Sink()
     folder = path if _is_dir(path) else None
-    has_provenance = folder is not None and _exists(folder / "provenance.json")
-    beside = has_provenance and _size(path / "provenance.json") >= ASIDE_BYTES and can_fork()
-    # forked before the trace is parsed here, so the child does not hold this copy of it
-    with aside(lambda: _provenance_from_files(path), worth_it=beside) as later:
-        trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
-        if trace is None:
-            return Report(str(path), sink.findings, False, {})
-        manifest = None
-        if folder is not None:
-            if _exists(folder / "manifest.json"):
-                manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
-            else:
-                sink.add("N001", "the trace folder has no manifest.json", field="manifest")
-        at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
-        sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
-        legacy, stats = is_legacy(trace), trace_stats(trace)
-        if has_provenance and folder is not None:
-            if beside:
-                del trace
-                found = later()
-            else:
-                # provenance is checked against which step fields are set, not their values: the
-                # trace is dropped first, so the two parsed files (each several times its size)
-                # are never held together (validating a large folder peaked at the two together)
-                trace_id, steps = _provenance_keys(trace)
-                del trace
-                give_back()
-                found = _provenance_found(folder, trace_id, steps, manifest)
-            if found is not None:
-                sink.findings[at:at] = found[0]
-                sink.findings += found[1]
-    return Report(str(path), sink.findings, legacy, stats)
-
-
-def _provenance_keys(trace: Any) -> tuple[Any, list[Any] | None]:
-    """What the provenance rules read of the trace: its id, and each step's set fields (None
-    for a trace that is no object: no step to check)."""
-    if not isinstance(trace, dict):
-        return None, None
-    return trace.get("trace_id"), _fields_set(trace)
-
-
-def _provenance_found(folder: Path, trace_id: Any, steps: list[Any] | None, manifest: Any) -> Found:
-    read = Sink()
-    provenance = load_json(folder / "provenance.json", read, ("P001",) * 3)
-    checked = Sink()
-    if provenance is not None and steps is not None:
-        check_provenance(provenance, {"trace_id": trace_id}, steps, manifest, checked)
-    return read.findings, checked.findings
-
-
-def _provenance_from_files(folder: Path) -> Found | None:
-    """`_provenance_found` with the trace and manifest read here (in the child): None when the
-    trace cannot be read (then the caller stops before provenance)."""
-    trace = load_json(folder / "trace.json", Sink(), ("F001", "F002", "F003"))
+    trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
     if trace is None:
-        return None
-    manifest = load_json(folder / "manifest.json", Sink(), ("N002",) * 3) if _exists(folder / "manifest.json") \
-        else None
-    trace_id, steps = _provenance_keys(trace)
-    del trace
-    give_back()
-    return _provenance_found(folder, trace_id, steps, manifest)
+        return Report(str(path), sink.findings, False, {})
+    manifest = None
+    has_provenance = False
+    if folder is not None:
+        if _exists(folder / "manifest.json"):
+            manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
+        else:
+            sink.add("N001", "the trace folder has no manifest.json", field="manifest")
+        has_provenance = _exists(folder / "provenance.json")
+    at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
+    sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
+    legacy, stats = is_legacy(trace), trace_stats(trace)
+    if has_provenance and folder is not None:
+        # provenance is checked against which step fields are set, not their values: the trace
+        # is dropped first, so the two parsed files (each several times its size) are never
+        # held together (validating a large folder peaked at the two together)
+        trace_id = trace.get("trace_id") if isinstance(trace, dict) else None
+        steps = _fields_set(trace) if isinstance(trace, dict) else None
+        del trace
+        give_back()
+        read = Sink()
+        provenance = load_json(folder / "provenance.json", read, ("P001",) * 3)
+        sink.findings[at:at] = read.findings
+        if provenance is not None and steps is not None:  # a trace that is no object: no step to check
+            check_provenance(provenance, {"trace_id": trace_id}, steps, manifest, sink)
+    return Report(str(path), sink.findings, legacy, stats)
 
 
 def _fields_set(trace: dict[str, Any]) -> list[Any]:
@@ -212,13 +169,6 @@ def _is_dir(path: Path) -> bool:
         return path.is_dir()
     except (OSError, ValueError):
         return False
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except (OSError, ValueError):
-        return 0
 
 
 def _exists(path: Path) -> bool:
