@@ -44,14 +44,11 @@ def can_fork() -> bool:
 def aside(part: Callable[[], T], *, worth_it: bool = True) -> Iterator[Callable[[], T]]:
     """Start `part` in a forked child (when `worth_it` and it is safe); the value given is the
     function that returns its result. A child whose result was not asked for is stopped."""
-    if not (worth_it and can_fork()):
+    started = _start(part) if worth_it and can_fork() else None
+    if started is None:
         yield part
         return
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        _child(part, r, w)
-    os.close(w)
+    pid, r = started
     asked = False
 
     def later() -> T:
@@ -59,8 +56,8 @@ def aside(part: Callable[[], T], *, worth_it: bool = True) -> Iterator[Callable[
         asked = True
         with os.fdopen(r, "rb") as f:
             data = f.read()  # to the end: the child closes its side when it leaves
-        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        if code == 0 and data:
+        # a truncated pickle never loads: a child that died mid-write is computed here
+        if _reaped(pid) in (0, None) and data:
             try:
                 got: T = pickle.loads(data)
                 return got
@@ -73,13 +70,46 @@ def aside(part: Callable[[], T], *, worth_it: bool = True) -> Iterator[Callable[
     finally:
         if not asked:
             os.close(r)
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _reaped(pid)
+
+
+def _start(part: Callable[[], object]) -> tuple[int, int] | None:
+    """The child's pid and the read end of its pipe; None when no child could be made."""
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:  # no memory or process left for it: computed here
+        os.close(r)
+        os.close(w)
+        return None
+    if pid == 0:
+        _child(part, r, w)
+    os.close(w)
+    return pid, r
+
+
+def _reaped(pid: int) -> int | None:
+    """The child's exit code once it has ended; None if it was reaped elsewhere (SIGCHLD
+    ignored, or a caller's own wait)."""
+    try:
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except ChildProcessError:
+        return None
 
 
 def _child(part: Callable[[], object], r: int, w: int) -> NoReturn:
     code = 1
     try:
+        # a signal ends the child at once: no handler of the caller's runs twice
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
         os.close(r)
         data = pickle.dumps(part(), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, "wb") as f:
