@@ -26,6 +26,7 @@ from forsy import run as forsy_run
 from forsy.cli import app
 from forsy.errors import ExitCode
 from forsy.run import Outcome, ProgressEvent, RetraceOptions, RetraceRun, parallel
+from forsy.run import options as run_options
 from forsy.sinks import FolderSink
 from forsy.store import open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
@@ -370,3 +371,43 @@ def test_kill_9_mid_parallel_sweep_then_rerun(tmp_path: Path) -> None:
         assert set(units(store).values()) == {"ok"} and len(units(store)) == 3
     finally:
         store.close()
+
+
+def test_auto_jobs_count_the_bytes_beside_the_largest_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One large session with little beside it is traced in this process (a worker would add
+    only its start-up); many sessions that add up are spread over the CPUs."""
+    from forsy.run import AUTO_PARALLEL_BYTES, default_jobs, parallel_jobs
+
+    auto = RetraceOptions(jobs=0)
+    big = AUTO_PARALLEL_BYTES * 5
+    assert parallel_jobs(auto, 3, big + 40_000, big) == 1
+    assert parallel_jobs(auto, 200, 58_000_000, 3_160_000) == min(default_jobs(), 200)
+    assert parallel_jobs(auto, 2, 2 * big, big) == min(default_jobs(), 2)  # two large ones
+    assert parallel_jobs(auto, 3, big + AUTO_PARALLEL_BYTES - 1, big) == 1
+    assert parallel_jobs(RetraceOptions(jobs=2), 3, big + 40_000, big) == 2  # asked for: given
+
+    # both callers give the largest file: a tree of one padded session and two small ones
+    monkeypatch.setattr(run_options, "AUTO_PARALLEL_BYTES", 200_000)
+    logs = tmp_path / "logs" / "p"
+    logs.mkdir(parents=True)
+    demo = (SAMPLES / "claude" / "demo-session.jsonl").read_bytes()
+    (logs / "big.jsonl").write_bytes(demo + b"\n" * 400_000)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", logs / "a.jsonl")
+    pools: list[int] = []
+    real = parallel.SessionPool.__init__
+
+    def counted(self: parallel.SessionPool, options: RetraceOptions, jobs: int, *a: object) -> None:
+        pools.append(jobs)
+        real(self, options, jobs, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel.SessionPool, "__init__", counted)
+    forsy_run.retrace([logs], auto, keep=False, raise_if_empty=False)
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        sweep(store, SweepOptions(roots=[logs.parent], retrace=auto, ignore_settle=True))
+    finally:
+        store.close()
+    assert pools == []  # neither started workers
+    (logs / "b.jsonl").write_bytes(demo + b"\n" * 300_000)  # now 300 KB beside the largest
+    forsy_run.retrace([logs], auto, keep=False, raise_if_empty=False)
+    assert pools == [min(default_jobs(), 3)]

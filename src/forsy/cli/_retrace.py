@@ -89,9 +89,9 @@ def retrace(
     llm_required: Annotated[bool, typer.Option("--llm-required",
         help="Exit 5 when the model path fell back to the deterministic result for any part of a trace.")] = False,
     jobs: Annotated[int | None, typer.Option("-j", "--jobs", envvar="FORSY_JOBS", min=1,
-        help="Processes retracing session files at once. Default: the number of CPUs when the logs add up "
-             "to 4 MB or more, else 1. The output is the same whatever the number; the model pass (--llm) "
-             "runs in one.", show_default=False)] = None,
+        help="Processes retracing session files at once. Default: the number of CPUs when the logs beside the "
+             "largest add up to 4 MB or more, else 1. The output is the same whatever the number; the model "
+             "pass (--llm) runs in one.", show_default=False)] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", envvar="FORSY_QUIET",
         help="Print only errors (no progress, no per-trace lines, no summary).")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose",

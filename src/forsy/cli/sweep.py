@@ -51,8 +51,8 @@ def sweep_cmd(
     llm: Annotated[str | None, typer.Option("--llm", help="litellm model for cited proposals.")] = None,
     jobs: Annotated[int | None, typer.Option("-j", "--jobs", envvar="FORSY_JOBS", min=1,
         help="Processes retracing session files at once. Default: the number of CPUs when the files to "
-             "trace add up to 4 MB or more, else 1. The store ends up the same whatever the number; the "
-             "model pass (--llm) runs in one.",
+             "trace beside the largest add up to 4 MB or more, else 1. The store ends up the same whatever "
+             "the number; the model pass (--llm) runs in one.",
         show_default=False)] = None,
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""

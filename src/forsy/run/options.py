@@ -106,15 +106,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def parallel_jobs(options: RetraceOptions, files: int, total_bytes: int) -> int:
+def parallel_jobs(options: RetraceOptions, files: int, total_bytes: int, largest: int = 0) -> int:
     """How many worker processes a run of `files` session files uses (1: in this process):
     `options.jobs`, at most one per file; with `jobs=0` (auto, the CLI's default) the CPUs,
-    for a run of AUTO_PARALLEL_BYTES or more. The model pass runs in one process (its
-    requests are already concurrent, and an injected client need not survive a trip to
-    another process)."""
+    when the files beside the `largest` add up to AUTO_PARALLEL_BYTES or more. One large
+    session with little beside it stays here: a worker would only add its start-up, and in
+    this process the session's redaction uses the other core itself (forsy._aside). The model
+    pass runs in one process (its requests are already concurrent, and an injected client need
+    not survive a trip to another process)."""
     if options.llm_model:
         return 1
     jobs = options.jobs
     if jobs == 0:
-        jobs = default_jobs() if total_bytes >= AUTO_PARALLEL_BYTES else 1
+        jobs = default_jobs() if total_bytes - largest >= AUTO_PARALLEL_BYTES else 1
     return max(1, min(jobs, files))

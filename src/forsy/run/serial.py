@@ -61,7 +61,7 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         meter.finish()
     sizes = [file_size(path) for _, path in found]
     meter.files, meter.bytes_total = max(1, len(found)), sum(sizes)
-    jobs = parallel_jobs(options, len(found), sum(sizes))
+    jobs = parallel_jobs(options, len(found), sum(sizes), max(sizes, default=0))
     if jobs > 1:
         from .parallel import retrace_in_order
 

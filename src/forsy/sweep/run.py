@@ -215,8 +215,9 @@ class _Sweep:
         self._mark_gone(plan, known)
         changed = [u for u in plan.units if u.failure is None and u.change != "unchanged"]
         self.files_total = len(changed)
-        self.bytes_total = sum(on_disk[p].size for u in changed for p in (u.path, *u.members) if p in on_disk)
-        jobs = parallel_jobs(self.opt.retrace, len(changed), self.bytes_total)
+        sizes = [sum(on_disk[p].size for p in (u.path, *u.members) if p in on_disk) for u in changed]
+        self.bytes_total = sum(sizes)
+        jobs = parallel_jobs(self.opt.retrace, len(changed), self.bytes_total, max(sizes, default=0))
         if changed and (self.opt.retrace.history or self.opt.retrace.git):
             self.timeline = self._timeline()  # only when something is to be traced
         if jobs > 1:
