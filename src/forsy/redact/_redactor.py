@@ -236,7 +236,8 @@ class Redactor:
         while cut < len(sizes) and half > 0:
             half -= sizes[cut]
             cut += 1
-        with aside(lambda: [self._base_safe(b) for b in batched[cut:]], worth_it=sum(sizes) >= ASIDE_CHARS) as later:
+        big = sum(sizes) >= ASIDE_CHARS and cut < len(batched)  # and a second half to scan
+        with aside(lambda: [self._base_safe(b) for b in batched[cut:]], worth_it=big) as later:
             scanned = [self._base_safe(b) for b in batched[:cut]] + later()
         for batch, (hits, together) in zip(batched, scanned, strict=True):
             self._learn_scanned(batch, hits, together)
