@@ -23,6 +23,11 @@ LINUX_2 = sys.platform == "linux" and len(os.sched_getaffinity(0)) > 1
 needs_fork = pytest.mark.skipif(not LINUX_2, reason="forks only on Linux with two CPUs")
 
 
+def _src_first() -> str:
+    """PYTHONPATH for a child interpreter: this forsy first, then what the caller had."""
+    return os.pathsep.join(p for p in (str(Path(_aside.__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)
+
+
 def _no_child_left() -> bool:
     try:
         os.waitpid(-1, os.WNOHANG)
@@ -169,7 +174,7 @@ print(json.dumps({"same": out["1"] == out["0"], "forks": len(forks),
 def test_redaction_scanned_in_two_processes_masks_what_one_process_masks() -> None:
     tests = Path(__file__).resolve().parent
     r = subprocess.run([sys.executable, "-c", _REDACT, str(tests)], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONPATH": str(Path(_aside.__file__).parents[1])})
+                       env={**os.environ, "PYTHONPATH": _src_first()})
     got = json.loads(r.stdout)
     assert got["same"] is True
     assert got["forks"] >= 1
