@@ -200,3 +200,20 @@ def test_light_decoding_reads_every_real_claude_log_as_the_whole_parse_does(monk
         assert light[:-1] == whole[:-1], p
         taken += light[-1]
     assert taken > 1000
+
+
+def test_the_light_path_takes_plain_progress_and_snapshot_lines_and_nothing_else() -> None:
+    hook = {"parentUuid": "p", "isSidechain": False, "type": "progress", "uuid": "u", "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:00Z", "data": {"type": "hook_progress", "output": "x" * 100},
+            "toolUseID": "t", "cwd": "/w"}
+    got = _load._light(json.dumps(hook).encode())
+    assert got == {"type": "progress", "uuid": "u", "parentUuid": "p", "isSidechain": False,
+                   "timestamp": "2026-01-01T00:00:00Z", "sessionId": "s", "cwd": "/w"}
+    assert isinstance(got, _load._Stub) and got.data_type == "hook_progress"
+    assert list(got) == [k for k in _load._STUB_KEYS if k in got]
+    snap = {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"trackedFileBackups": {}}}
+    got = _load._light(json.dumps(snap).encode())
+    assert isinstance(got, _load._Stub) and got == {"type": "file-history-snapshot"} and got.data_type is None
+    for other in ({**hook, "data": {"type": "agent_progress"}}, {**hook, "type": "user"},
+                  {**snap, "type": "queue-operation", "note": "progress"}):
+        assert _load._light(json.dumps(other).encode()) is None
