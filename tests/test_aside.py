@@ -112,6 +112,45 @@ def test_a_fork_that_fails_or_a_child_reaped_elsewhere_still_gives_the_result(mo
     assert _no_child_left()
 
 
+_KILLED = r"""
+import os, sys, time
+from forsy import _aside
+_aside.can_fork = lambda: True
+def part():
+    print(os.getpid(), flush=True)  # the child says who it is, then works for a minute
+    time.sleep(60)
+with _aside.aside(part) as later:
+    later()
+"""
+
+
+@needs_fork
+def test_a_child_ends_when_its_caller_is_killed() -> None:
+    """A caller killed (SIGKILL: no cleanup of its own runs) leaves no child computing a part
+    no one will read."""
+    import signal
+    import time
+
+    with subprocess.Popen([sys.executable, "-c", _KILLED], stdout=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONPATH": _src_first()}) as caller:
+        assert caller.stdout is not None
+        child = int(caller.stdout.readline())
+        os.kill(caller.pid, signal.SIGKILL)
+        caller.wait(10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
 def test_no_fork_when_not_worth_it_or_not_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
     with _aside.aside(os.getpid, worth_it=False) as later:

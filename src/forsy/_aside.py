@@ -12,11 +12,13 @@ it writes its result to a pipe and leaves with `os._exit`, so no exit handler ru
 output is written twice, and no database connection or terminal the caller holds is touched.
 Wherever a child cannot be forked, or it fails or dies, `later()` computes the part itself:
 the result is the same either way, only later, and an exception the part raises is raised in
-the caller as if nothing had been forked.
+the caller as if nothing had been forked. A child ends with its caller: a signal ends it at
+once, and the kernel ends it when the caller is killed.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
 import signal
@@ -83,6 +85,7 @@ def _start(part: Callable[[], object]) -> tuple[int, int] | None:
         r, w = os.pipe()
     except OSError:
         return None
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:  # no memory or process left for it: computed here
@@ -90,7 +93,7 @@ def _start(part: Callable[[], object]) -> tuple[int, int] | None:
         os.close(w)
         return None
     if pid == 0:
-        _child(part, r, w)
+        _child(part, r, w, parent)
     os.close(w)
     return pid, r
 
@@ -104,12 +107,13 @@ def _reaped(pid: int) -> int | None:
         return None
 
 
-def _child(part: Callable[[], object], r: int, w: int) -> NoReturn:
+def _child(part: Callable[[], object], r: int, w: int, parent: int) -> NoReturn:
     code = 1
     try:
         # a signal ends the child at once: no handler of the caller's runs twice
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
+        _end_with(parent)
         os.close(r)
         data = pickle.dumps(part(), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(w, "wb") as f:
@@ -118,3 +122,17 @@ def _child(part: Callable[[], object], r: int, w: int) -> NoReturn:
     except BaseException:  # the caller computes the part itself
         pass
     os._exit(code)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _end_with(parent: int) -> None:
+    """Have the kernel end this child when the caller ends (killed, say): no child goes on
+    computing a part no one will read."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl here: the child ends when its part is done
+        return
+    if os.getppid() != parent:  # the caller ended before the request was made
+        os._exit(1)
