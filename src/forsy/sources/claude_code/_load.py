@@ -13,7 +13,7 @@ from ...evidence import LedgerHeading, Session, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
 from ..lines import LineStream, read_bytes, sha256, source_name
-from ._events import check_record
+from ._events import _BOOL_FIELDS, _STR_FIELDS, check_record
 from ._senders import forked_copy
 
 # Later versions' records, no step in them: `content-replacement` the Agent SDK writes
@@ -177,27 +177,14 @@ class _DataType(msgspec.Struct):
     type: str
 
 
-class _Light(msgspec.Struct):
-    type: str
-    uuid: _Str = UNSET
-    parentUuid: _Str = UNSET
-    logicalParentUuid: _Str = UNSET
-    sessionId: _Str = UNSET
-    timestamp: _Str = UNSET
-    cwd: _Str = UNSET
-    version: _Str = UNSET
-    gitBranch: _Str = UNSET
-    agentId: _Str = UNSET
-    subtype: _Str = UNSET
-    summary: _Str = UNSET
-    leafUuid: _Str = UNSET
-    parentToolUseID: _Str = UNSET
-    isSidechain: _Bool = UNSET
-    isMeta: _Bool = UNSET
-    isCompactSummary: _Bool = UNSET
-    isApiErrorMessage: _Bool = UNSET
-    data: msgspec.Raw | UnsetType = UNSET
-    forkedFrom: msgspec.Raw | UnsetType = UNSET
+# the fields `check_record` checks, each of the kind it requires (its own lists: one definition)
+_Light = msgspec.defstruct("_Light", [
+    ("type", str),
+    *((k, _Str, UNSET) for k in _STR_FIELDS),
+    *((k, _Bool, UNSET) for k in _BOOL_FIELDS),
+    ("data", msgspec.Raw | UnsetType, UNSET),
+    ("forkedFrom", msgspec.Raw | UnsetType, UNSET),
+])
 
 
 _LIGHT = msgspec.json.Decoder(_Light).decode
@@ -211,7 +198,7 @@ def _light(raw: bytes) -> dict[str, Any] | None:
     if _LIGHT_MARKS[0] not in raw and _LIGHT_MARKS[1] not in raw:
         return None
     try:
-        rec = _LIGHT(raw)
+        rec: Any = _LIGHT(raw)  # a struct made from field lists: its attributes are not known statically
         if rec.forkedFrom is not UNSET:
             return None
         sub = None
@@ -226,7 +213,7 @@ def _light(raw: bytes) -> dict[str, Any] | None:
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
     out = _Stub((k, v) for k in _STUB_KEYS if (v := getattr(rec, k)) is not UNSET)
-    out.data_type = sub if rec.type == "progress" else None
+    out.data_type = sub
     return out
 
 
