@@ -295,8 +295,8 @@ def test_a_sweep_on_two_processes_stores_what_one_stores(logs: Path, serial_stor
     assert [e.path for e in again.failures] == [e.path for e in two.failures if BROKEN in e.path]
 
 
-def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_store: tuple[Path, SweepReport],
-                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_pools(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The jobs of every pool of worker processes started from now on."""
     pools: list[int] = []
     real = parallel.SessionPool.__init__
 
@@ -305,6 +305,12 @@ def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_stor
         real(self, options, jobs, *a)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parallel.SessionPool, "__init__", counted)
+    return pools
+
+
+def test_cli_sweep_jobs_2_stores_what_one_process_stores(logs: Path, serial_store: tuple[Path, SweepReport],
+                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pools = _count_pools(monkeypatch)
     r = runner.invoke(app, ["sweep", str(logs), "--now", "--json", "--jobs", "2",
                             "--store", f"sqlite:///{tmp_path / 'cli.db'}"])
     assert pools == [2]
@@ -393,14 +399,7 @@ def test_auto_jobs_count_the_bytes_beside_the_largest_file(tmp_path: Path, monke
     demo = (SAMPLES / "claude" / "demo-session.jsonl").read_bytes()
     (logs / "big.jsonl").write_bytes(demo + b"\n" * 400_000)
     shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", logs / "a.jsonl")
-    pools: list[int] = []
-    real = parallel.SessionPool.__init__
-
-    def counted(self: parallel.SessionPool, options: RetraceOptions, jobs: int, *a: object) -> None:
-        pools.append(jobs)
-        real(self, options, jobs, *a)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parallel.SessionPool, "__init__", counted)
+    pools = _count_pools(monkeypatch)
     forsy_run.retrace([logs], auto, keep=False, raise_if_empty=False)
     store = open_store(f"sqlite:///{tmp_path / 's.db'}")
     try:
