@@ -63,7 +63,7 @@ def test_session_like_names_are_kept_and_others_are_not(tmp_path: Path) -> None:
     for n in names:
         (tmp_path / n).write_bytes(b"x\n")
     want = {"a.jsonl", "b.jsonl.zst", "c.json", "d.cast", "zsh_history", ".python.history",
-            ".aider.chat.history.md", "history.db"}
+            ".aider.chat.history.md", "history.db", "x.jsonl.bak"}  # a copy of a log: looked at, to be named
     assert _names(walk(str(tmp_path)), tmp_path) == want
     assert [n for n in names if session_like(n)] == [n for n in names if n in want]
 

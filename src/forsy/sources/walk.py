@@ -21,6 +21,9 @@ says:
   session: read by the first source that sniffs them as its own (as `forsy retrace FILE`
   would) unless they are a part of a session (in a session's own `<id>/` folder, or above a
   session that source found), else counted in `Discovery.unrecognised` for the caller to report;
+* copies of a log left beside it (`copy_of_log`: a backup, a half-written temporary file):
+  not read, since they hold the same work again or a part of it; named when a source sniffs
+  them as its own, so that `forsy retrace` can be given one by name;
 * trace folders forsy wrote (`-o` inside the tree), named once as forsy's output;
 * folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
   listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
@@ -29,6 +32,7 @@ says:
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,6 +48,18 @@ MAX_DIRS = 20_000
 VENDOR = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "dist", "build", "target"})
 # suffixes of files a user may expect forsy to read; anything else is not mentioned
 LOG_SUFFIXES = (".jsonl", ".json", ".cast", ".zst", "_history", ".history")
+# A log's name with more after it: a copy left beside the log by its agent (Gemini CLI keeps a
+# chat it could not reload as `<file>.unreadable-<ms>` and writes `<file>.tmp-<pid>` before
+# renaming it into place) or by a person (`.bak`, `.orig`, `.1`, `~`). A name ending in `.md` is
+# a document (Aider's `.aider.chat.history.md` is a log of its own), not a copy.
+_COPY = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)(?!.*\.md$)[.~]")
+COPY_NOT_READ = ("not read: a copy left beside a log (a backup or a temporary file), holding its work again "
+                 "or a part of it; name it to retrace it")
+
+
+def copy_of_log(name: str) -> bool:
+    """Whether a file's name is a log's name with more after it (see `_COPY`)."""
+    return not name.endswith(LOG_SUFFIXES) and _COPY.search(name) is not None
 
 
 @dataclass
@@ -64,6 +80,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     """Every session file under `root` by the sources' own rules, searched level by level."""
     out = Discovery()
     candidates: list[Path] = []
+    copies: list[Path] = []  # copy_of_log: named when a source sniffs them
     seen: set[Path] = set()
     listed = 0
     deep_said = False  # the depth limit is reported once, with the first folder it left out
@@ -150,6 +167,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                         out.not_searched.append((Path(e.path), "not read: not a regular file"))
                     elif os.path.abspath(d) not in beside:
                         candidates.append(Path(e.path))
+                elif copy_of_log(e.name) and e.is_file(follow_symlinks=False):
+                    copies.append(Path(e.path))
             except OSError as err:
                 out.not_searched.append((Path(e.path), f"not searched: {err.strerror or err}"))
         todo.extend(reversed(subs))
@@ -170,6 +189,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in sniffers]):
             seen.add(Path(os.path.abspath(p)))
             out.found.append((sniffers[0], p))
+    out.not_searched += [(p, COPY_NOT_READ) for p in copies
+                         if Path(os.path.abspath(p)) not in seen and _sniffed_by(p, available)]
     return out
 
 

@@ -9,6 +9,8 @@ import stat as stat_
 from dataclasses import dataclass
 from typing import Literal
 
+from ..sources.walk import copy_of_log
+
 HEAD_BLOCK = 4096
 _CHUNK = 65536
 # what the walk looks at under a root: the names of every kind of log a source reads (JSONL
@@ -20,7 +22,9 @@ SESSION_NAMES = frozenset({"history.db"})  # atuin
 
 
 def session_like(name: str) -> bool:
-    return name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES
+    """A file the walk looks at: a kind of log a source reads, or a copy of one (never read,
+    but named once, when it first appears: `sources.walk.copy_of_log`)."""
+    return name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name)
 
 
 # formats written a line at a time, where a last line without its newline is still being

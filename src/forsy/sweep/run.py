@@ -293,6 +293,7 @@ class _Sweep:
         seen; and roots that could not be searched, with why. Files the search left out for
         one of its limits (a folder too deep) go into `self.left_out`, saying which."""
         from ..run import discover
+        from ..sources.walk import COPY_NOT_READ
 
         mains: dict[str, str] = {}
         problems: list[tuple[str, str]] = []
@@ -307,7 +308,9 @@ class _Sweep:
                 if Path(r).is_file():
                     problems.append((r, e.message if isinstance(e, ForsyError) else why(e)))
             for folder, why_ in unread:
-                if any(limit in why_ for limit in _LIMITS):
+                if why_ == COPY_NOT_READ and os.path.abspath(folder) in fresh:  # named once: it is remembered
+                    self.left_out.setdefault(os.path.abspath(folder), why_)
+                elif any(limit in why_ for limit in _LIMITS):
                     top = os.path.abspath(folder)
                     self.left_out.update((p, why_) for p in fresh
                                          if p.startswith(top.rstrip(os.sep) + os.sep) and p not in self.left_out)
