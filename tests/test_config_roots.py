@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forsy.config import claude_home, codex_home, default_log_roots
+from forsy.config import claude_home, cline_data_dir, codex_home, default_log_roots
 
 
 def test_the_default_roots_without_the_agents_variables(tmp_path: Path) -> None:
@@ -26,3 +26,34 @@ def test_the_default_roots_follow_claude_config_dir_and_codex_home(tmp_path: Pat
     assert (claude_home(env, tmp_path), codex_home(env, tmp_path)) == (tmp_path / "cc", tmp_path / "cx")
     assert (claude_home({"CLAUDE_CONFIG_DIR": ""}, tmp_path), codex_home({"CODEX_HOME": ""}, tmp_path)) == (
         tmp_path / ".claude", tmp_path / ".codex")  # set but empty: as unset
+
+
+def test_cline_is_looked_for_in_every_editor_it_runs_in_and_outside_them(tmp_path: Path) -> None:
+    roots = default_log_roots(tmp_path, env={})
+    tasks = "User/globalStorage/saoudrizwan.claude-dev/tasks"
+    for editor in ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"):
+        assert tmp_path / ".config" / editor / tasks in roots  # Linux
+        assert tmp_path / "Library" / "Application Support" / editor / tasks in roots  # macOS
+    for server in (".vscode-server", ".cursor-server", ".windsurf-server"):
+        assert tmp_path / server / "data" / tasks in roots  # a remote host
+    # the standalone core (JetBrains, the CLI) keeps its tasks in ~/.cline/data/tasks, the SDK its sessions
+    assert {tmp_path / ".cline" / "data" / "tasks", tmp_path / ".cline" / "data" / "sessions"} <= set(roots)
+    assert len(roots) == len(set(roots))
+
+
+def test_the_cline_roots_follow_clines_own_variables(tmp_path: Path) -> None:
+    def cline(env: dict[str, str]) -> list[Path]:
+        return [r for r in default_log_roots(tmp_path, env=env) if r.name in ("tasks", "sessions")
+                and not {"globalStorage", ".openhands", ".codex"} & set(r.parts)]
+    home = [tmp_path / ".cline" / "data" / "tasks", tmp_path / ".cline" / "data" / "sessions"]
+    assert cline({}) == home
+    assert cline({"CLINE_DIR": f" {tmp_path}/c "}) == home + [tmp_path / "c" / "data" / "tasks",
+                                                             tmp_path / "c" / "data" / "sessions"]
+    # CLINE_DATA_DIR wins over CLINE_DIR, as in Cline's resolveClineDataDir; blank is unset
+    assert cline({"CLINE_DIR": str(tmp_path / "c"), "CLINE_DATA_DIR": str(tmp_path / "d")}) == home + [
+        tmp_path / "d" / "tasks", tmp_path / "d" / "sessions"]
+    assert cline({"CLINE_DATA_DIR": "  ", "CLINE_DIR": ""}) == home
+    roots = default_log_roots(tmp_path, env={"CLINE_SESSION_DATA_DIR": str(tmp_path / "s")})
+    assert roots[-1] == tmp_path / "s"  # the SDK's sessions where its own variable says
+    assert set(home) <= set(roots)  # and where they were before it was set
+    assert cline_data_dir({}, tmp_path) == tmp_path / ".cline" / "data"

@@ -76,15 +76,25 @@ FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user ha
                       r"to help guide you:)\n<feedback>\n(.*?)\n</feedback>", re.S)
 
 
+# where the extension keeps its tasks: the editor's global storage (context.globalStorageUri),
+# in the user-data folder of VS Code or of the fork it runs in
+EXTENSION_TASKS = "User/globalStorage/saoudrizwan.claude-dev/tasks"
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf", "Code - OSS")
+EDITOR_SERVERS = (".vscode-server", ".vscode-server-insiders", ".vscodium-server", ".cursor-server", ".windsurf-server")
+
+
 class ClineSource:
     name: ClassVar[str] = "cline"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
-    # VS Code (and forks) keep extension storage here, under the home folder
+    # the extension's storage in VS Code and its forks (Linux, macOS, a remote host's server
+    # folder), under the home folder; the standalone core's tasks and the SDK's sessions are
+    # under Cline's data folder (config.cline_data_dir: ~/.cline/data unless its variables say)
     default_roots: ClassVar[tuple[str, ...]] = (
-        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
-        "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
-        ".vscode-server/data/User/globalStorage/saoudrizwan.claude-dev/tasks",
-        ".cline/data/sessions",  # the SDK's sessions (`_sdk.py`), `$CLINE_DATA_DIR/sessions` when set
+        *(f"{base}/{editor}/{EXTENSION_TASKS}" for editor in EDITORS
+          for base in (".config", "Library/Application Support")),
+        *(f"{server}/data/{EXTENSION_TASKS}" for server in EDITOR_SERVERS),
+        ".cline/data/tasks",
+        ".cline/data/sessions",  # the SDK's sessions (`_sdk.py`)
     )
 
     def sniff(self, path: Path, head: bytes) -> bool:
