@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forsy.config import claude_home, cline_data_dir, codex_home, default_log_roots
+from forsy.config import claude_home, codex_home, default_log_roots
+from forsy.sources.cline.source import cline_data_dir
 
 
 def test_the_default_roots_without_the_agents_variables(tmp_path: Path) -> None:
@@ -54,6 +55,16 @@ def test_the_cline_roots_follow_clines_own_variables(tmp_path: Path) -> None:
         tmp_path / "d" / "tasks", tmp_path / "d" / "sessions"]
     assert cline({"CLINE_DATA_DIR": "  ", "CLINE_DIR": ""}) == home
     roots = default_log_roots(tmp_path, env={"CLINE_SESSION_DATA_DIR": str(tmp_path / "s")})
-    assert roots[-1] == tmp_path / "s"  # the SDK's sessions where its own variable says
+    assert [r for r in roots if r not in default_log_roots(tmp_path, env={})] == [tmp_path / "s"]  # the SDK's sessions
     assert set(home) <= set(roots)  # and where they were before it was set
     assert cline_data_dir({}, tmp_path) == tmp_path / ".cline" / "data"
+
+
+def test_gemini_and_mini_swe_agent_roots_follow_their_variables(tmp_path: Path) -> None:
+    plain = default_log_roots(tmp_path, env={})
+    env = {"GEMINI_CLI_HOME": str(tmp_path / "g"), "MSWEA_GLOBAL_CONFIG_DIR": str(tmp_path / "m")}
+    roots = default_log_roots(tmp_path, env=env)
+    # each added beside the default folders it stands for (logs written before it was set)
+    assert [r for r in roots if r not in plain] == [tmp_path / "g" / ".gemini" / "tmp", tmp_path / "m"]
+    assert roots.index(tmp_path / "g" / ".gemini" / "tmp") == roots.index(tmp_path / ".gemini" / "tmp") + 1
+    assert default_log_roots(tmp_path, env={"GEMINI_CLI_HOME": "", "MSWEA_GLOBAL_CONFIG_DIR": ""}) == plain

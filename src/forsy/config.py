@@ -59,24 +59,12 @@ def codex_home(env: Mapping[str, str] | None = None, home: Path | None = None) -
     return Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else (home or Path.home()) / ".codex"
 
 
-def cline_data_dir(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """Cline's data folder outside an editor (its standalone core, JetBrains, the CLI, the SDK),
-    as Cline resolves it (resolveDataDirFromEnv): CLINE_DATA_DIR, else CLINE_DIR/data, else
-    ~/.cline/data (each trimmed; set but blank is unset)."""
-    env = os.environ if env is None else env
-    data, top = env.get("CLINE_DATA_DIR", "").strip(), env.get("CLINE_DIR", "").strip()
-    if data:
-        return Path(data).expanduser()
-    return (Path(top).expanduser() if top else (home or Path.home()) / ".cline") / "data"
-
-
 def default_log_roots(home: Path | None = None, env: Mapping[str, str] | None = None) -> list[Path]:
     """The folders where the agents forsy reads write their logs (whether or not they exist):
     Claude Code's (under CLAUDE_CONFIG_DIR when set, and ~/.claude) and Codex's (its sessions
     and the ones it archived, under CODEX_HOME when set, and ~/.codex), then each registered
-    source's own `default_roots` (relative to the home folder), in registry order, then Cline's
-    tasks and sessions under the data folder its variables name (`cline_data_dir`; the SDK's
-    sessions in CLINE_SESSION_DATA_DIR when set), without repeats."""
+    source's own roots (`sources.base.HasRoots`: its `default_roots` under the home folder,
+    then the folders its agent's variables name), in registry order, without repeats."""
     from .sources import available
 
     home = home or Path.home()
@@ -84,15 +72,12 @@ def default_log_roots(home: Path | None = None, env: Mapping[str, str] | None = 
     roots = [claude / "projects", home / ".claude" / "projects", codex / "sessions", codex / "archived_sessions",
              home / ".codex" / "sessions", home / ".codex" / "archived_sessions"]
     roots = list(dict.fromkeys(roots))
+    env = os.environ if env is None else env
     for src in available():
-        for rel in getattr(src, "default_roots", ()):
-            p = home / rel
+        named = getattr(src, "env_roots", None)
+        for p in [home / rel for rel in getattr(src, "default_roots", ())] + (named(env, home) if named else []):
             if p not in roots:
                 roots.append(p)
-    cline = cline_data_dir(env, home)
-    sessions = (env if env is not None else os.environ).get("CLINE_SESSION_DATA_DIR", "").strip()
-    roots += [p for p in (cline / "tasks", Path(sessions).expanduser() if sessions else cline / "sessions")
-              if p not in roots]
     return roots
 
 

@@ -26,8 +26,9 @@ def sweep_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Log roots to sweep. Default: every agent's log folder on this machine that exists "
              "(~/.claude/projects, ~/.codex/sessions and archived_sessions, under CLAUDE_CONFIG_DIR and CODEX_HOME "
-             "too when set; ~/.gemini/tmp, OpenHands', Cline's and mini-swe-agent's) and the roots of the config "
-             "file.", show_default=False,
+             "too when set; ~/.gemini/tmp, OpenHands', Cline's in VS Code and its forks and in ~/.cline, and "
+             "mini-swe-agent's, and where GEMINI_CLI_HOME, CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR and "
+             "MSWEA_GLOBAL_CONFIG_DIR say when set) and the roots of the config file.", show_default=False,
         readable=False)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -58,6 +58,16 @@ class Source(Protocol):
     def discover(self, path: Path) -> list[Path]: ...
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]: ...
+
+
+class HasRoots(Protocol):
+    """A source that knows where its agent writes on this machine (`forsy sweep` with no
+    roots): folders under the home folder, and the folders its agent's own variables name
+    (as the agent resolves them; a variable set but blank is unset)."""
+
+    default_roots: ClassVar[tuple[str, ...]]  # relative to the home folder
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]: ...
 
 
 class ReadsBack(Protocol):

@@ -45,6 +45,7 @@ copy of an API message, or Cline's bookkeeping.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -83,12 +84,22 @@ EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf", "Code - 
 EDITOR_SERVERS = (".vscode-server", ".vscode-server-insiders", ".vscodium-server", ".cursor-server", ".windsurf-server")
 
 
+def cline_data_dir(env: Mapping[str, str], home: Path) -> Path:
+    """Cline's data folder outside an editor (its standalone core, JetBrains, the CLI, the SDK),
+    as Cline resolves it (resolveClineDataDir, resolveDataDirFromEnv): CLINE_DATA_DIR, else
+    CLINE_DIR/data, else ~/.cline/data (each trimmed; set but blank is unset)."""
+    data, top = env.get("CLINE_DATA_DIR", "").strip(), env.get("CLINE_DIR", "").strip()
+    if data:
+        return Path(data).expanduser()
+    return (Path(top).expanduser() if top else home / ".cline") / "data"
+
+
 class ClineSource:
     name: ClassVar[str] = "cline"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     # the extension's storage in VS Code and its forks (Linux, macOS, a remote host's server
     # folder), under the home folder; the standalone core's tasks and the SDK's sessions are
-    # under Cline's data folder (config.cline_data_dir: ~/.cline/data unless its variables say)
+    # under Cline's data folder (~/.cline/data unless its variables say: `env_roots`)
     default_roots: ClassVar[tuple[str, ...]] = (
         *(f"{base}/{editor}/{EXTENSION_TASKS}" for editor in EDITORS
           for base in (".config", "Library/Application Support")),
@@ -96,6 +107,12 @@ class ClineSource:
         ".cline/data/tasks",
         ".cline/data/sessions",  # the SDK's sessions (`_sdk.py`)
     )
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """The standalone core's tasks and the SDK's sessions where Cline's variables put them."""
+        data = cline_data_dir(env, home)
+        sessions = env.get("CLINE_SESSION_DATA_DIR", "").strip()
+        return [data / "tasks", Path(sessions).expanduser() if sessions else data / "sessions"]
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")

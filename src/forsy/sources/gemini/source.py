@@ -32,7 +32,7 @@ prompt, the tools offered, the CLI's version; none of them is filled.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -83,6 +83,11 @@ class GeminiSource:
     name: ClassVar[str] = "gemini"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """GEMINI_CLI_HOME stands for the home folder when set (utils/paths.ts `homedir`)."""
+        top = env.get("GEMINI_CLI_HOME", "")
+        return [Path(top).expanduser() / ".gemini" / "tmp"] if top else []
 
     # the project's logs.json, one folder above the `chats/` folder a chat is read from
     schemes: ClassVar[tuple[str, ...]] = (PROJECT_LOGS,)

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -113,6 +114,11 @@ class MiniSweAgentSource:
     # the `mini` command saves `last_mini_run.traj.json` in the agent's config folder
     # (platformdirs' user_config_dir, under the home folder; MSWEA_GLOBAL_CONFIG_DIR moves it)
     default_roots: ClassVar[tuple[str, ...]] = (".config/mini-swe-agent", "Library/Application Support/mini-swe-agent")
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """MSWEA_GLOBAL_CONFIG_DIR replaces its config folder when set (minisweagent/__init__.py)."""
+        top = env.get("MSWEA_GLOBAL_CONFIG_DIR", "")
+        return [Path(top).expanduser()] if top else []
 
     def sniff(self, path: Path, head: bytes) -> bool:
         # the writer's json.dumps(indent=2) of {"info": {...}, ...}; info names the agent's version
