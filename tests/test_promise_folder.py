@@ -369,6 +369,31 @@ def test_another_traces_folder_is_refused_naming_its_session(tmp_path: Path) -> 
         check_destination(dest, "claude_code", "s-1", ["other.jsonl"])
 
 
+def test_a_folder_of_traces_is_refused_as_such_pointing_at_the_session_own(tmp_path: Path) -> None:
+    """A single session given the folder `forsy retrace DIR -o` filled: its traces are named as
+    forsy's, and the message says where this session's trace is (or where to put it)."""
+    a, _ = _trace(tmp_path)
+    b, _ = _trace(tmp_path, sid="s-2")
+    parent = tmp_path / "traces"
+    write_folder(a, parent / "one")
+    write_folder(b, parent / "two")
+    with pytest.raises(OutputError) as e:
+        check_destination(parent, "claude_code", "s-1", ["s-1.jsonl"])
+    assert e.value.message == (
+        "destination holds the trace folders of 2 session(s) (one/, two/); refusing to replace it. For one "
+        f"session, -o names its own trace folder: this session's is {parent / 'one'}: give -o that folder to "
+        "write it again")
+    check_destination(parent / "one", "claude_code", "s-1", ["s-1.jsonl"])  # where it said: allowed
+    with pytest.raises(OutputError) as e:
+        check_destination(parent, "claude_code", "s-3", ["s-3.jsonl"])
+    assert e.value.message.endswith(f"give -o a new one inside it (-o {parent / 'NAME'})")
+    (parent / "notes.txt").write_text("mine")  # a file of the user's too: the old advice, both named
+    with pytest.raises(OutputError) as e:
+        check_destination(parent, "claude_code", "s-1", ["s-1.jsonl"])
+    assert e.value.message.startswith("destination holds files forsy did not write (notes.txt) and the trace "
+                                      "folders of 2 session(s) (one/, two/); refusing to replace it. Give -o a new")
+
+
 def test_owned_folder_compares_kind_session_and_first_source() -> None:
     owned = OwnedFolder("claude-code", "s", ("a.jsonl", "sub.jsonl"))
     assert owned.same_source("claude-code", "s", ["a.jsonl"])

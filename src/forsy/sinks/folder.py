@@ -374,6 +374,14 @@ def _forsy_files(folder: Path) -> list[str] | None:
     return [str(k) for k in files] if isinstance(files, dict) else None
 
 
+def _is_trace_folder(folder: Path) -> bool:
+    """A trace folder forsy wrote: its trace.json beside a manifest.json forsy wrote."""
+    try:
+        return (folder / "trace.json").is_file() and _forsy_files(folder) is not None
+    except OSError:
+        return False
+
+
 def _file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -404,7 +412,20 @@ def check_destination(dest: Path, source_kind: str, session_id: str | None, sour
             added = [e for e in entries if e.rstrip("/") not in tops]
             how = f"with files added since ({_names(added)})" if added else "changed since"
             raise OutputError(f"destination is a trace folder forsy wrote, {how}; refusing to replace it", path=dest)
-        raise OutputError(f"destination holds files forsy did not write ({_names(entries)}); refusing to replace it. "
+        traces = [e for e in entries if e.endswith("/") and _is_trace_folder(dest / e.rstrip("/"))]
+        others = [e for e in entries if e not in traces]
+        if traces and not others:  # a parent of traces (`forsy retrace DIR -o dest`): one goes inside it
+            mine = [t for t in traces if (o := owned_trace_folder(dest / t.rstrip("/"))) is not None
+                    and o.same_source(source_kind, session_id, sources)]
+            where = (f"this session's is {dest / mine[0].rstrip('/')}: give -o that folder to write it again"
+                     if mine else f"give -o a new one inside it (-o {dest / 'NAME'})")
+            raise OutputError(f"destination holds the trace folders of {len(traces)} session(s) ({_names(traces)}); "
+                              f"refusing to replace it. For one session, -o names its own trace folder: {where}",
+                              path=dest)
+        what = (f"files forsy did not write ({_names(others)})" if not traces else
+                f"files forsy did not write ({_names(others)}) and the trace folders of {len(traces)} "
+                f"session(s) ({_names(traces)})")
+        raise OutputError(f"destination holds {what}; refusing to replace it. "
                           "Give -o a new or empty folder, or a trace folder forsy wrote for this session",
                           path=dest)
     if not owned.same_source(source_kind, session_id, sources):
