@@ -119,6 +119,26 @@ def test_a_damaged_line_keeps_only_whole_records_that_start_it_with_byte_ranges(
     assert counters == {"damaged": 5, "records": 7, "unparsable": 1}
 
 
+def test_a_byte_order_mark_opening_the_file_is_said_and_read_past_not_called_damage() -> None:
+    """Notepad and PowerShell 5 begin a UTF-8 file with a BOM: the first record starts after
+    it (its range and hash are the record's bytes), the rest of the file is read as without it."""
+    body = b'{"type":"a","n":1}\n{"type":"b"}\n'
+    recs, warnings, counters = _read(b"\xef\xbb\xbf" + body)
+    plain, plain_warnings, plain_counters = _read(body)
+    assert [_ev(r)[1:4] for r in recs] == [(1, 3, 18), (2, 22, 12)]
+    assert [r.ev.sha256 for r in recs] == [r.ev.sha256 for r in plain] == [_h(b'{"type":"a","n":1}'),
+                                                                         _h(b'{"type":"b"}')]
+    assert [r.data for r in recs] == [r.data for r in plain]
+    assert warnings == [ReadingWarning("bom", "the file starts with a UTF-8 byte order mark (not JSON); read from "
+                                              "the byte after it", SRC, 1)]
+    assert (counters, plain_warnings) == (plain_counters, [])
+    # a damaged first line is still damage, its lost bytes counted in the line as written
+    recs, warnings, _ = _read(b'\xef\xbb\xbf{"a":1}x\n')
+    assert [_ev(r)[1:4] for r in recs] == [(1, 3, 7)]
+    assert [(w.code, w.message[-17:]) for w in warnings] == [("bom", "the byte after it"),
+                                                             ("damaged-line", " bytes 10-11 lost")]
+
+
 def test_what_the_caller_says_is_no_record_is_lost_and_the_records_after_it_kept() -> None:
     line = b'{"type":"x"}{"other":1}{"type":"y"}'  # 12 + 11 + 12 bytes
     recs, warnings, counters = _read(line + b"\n", lambda d: "type" in d)

@@ -143,6 +143,7 @@ def _scrub(v: Any) -> Any:
 
 
 _MISSING = object()
+_BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -183,13 +184,17 @@ def iter_jsonl_lines(
     """`iter_jsonl` over lines already split (e.g. a `LineStream`, which never holds the file
     whole); `partial` is the reader's cheaper parse of some lines, if it has one."""
     for rl in lines:
-        raw = rl.raw
+        raw, offset = rl.raw, rl.offset
+        if offset == 0 and raw.startswith(_BOM):  # Windows editors and PowerShell 5 begin a file with one
+            raw, offset = raw[len(_BOM):], len(_BOM)
+            warnings.append(ReadingWarning("bom", "the file starts with a UTF-8 byte order mark (not JSON); "
+                                           "read from the byte after it", source, rl.line))
         n_brackets = brackets(raw)
         if partial is not None and rl.complete and n_brackets <= MAX_DEPTH:
             cut = partial(raw)
             if cut is not None:
                 _count(counters, "records")
-                yield _record(source, rl.line, rl.offset, raw, cut)
+                yield _record(source, rl.line, offset, raw, cut)
                 continue
         value = _loads(raw, n_brackets)
         if value is _MISSING and b"\x00" in raw:
@@ -201,7 +206,7 @@ def iter_jsonl_lines(
             value = _loads(stripped)
             if value is not _MISSING:
                 warnings.append(ReadingWarning("nul-bytes", "NUL bytes removed from the line", source, rl.line))
-        if value is _MISSING:
+        if value is _MISSING:  # the whole line, a BOM too: the lost ranges are the line's own bytes
             yield from _recover(rl.raw, rl.offset, rl.complete, source, rl.line, warnings, counters, is_record)
             continue
         if not rl.complete:
@@ -217,7 +222,7 @@ def iter_jsonl_lines(
             warnings.append(ReadingWarning(
                 "too-deep", f"record nests values more than {MAX_DEPTH} levels deep; skipped", source, rl.line))
             continue
-        yield _record(source, rl.line, rl.offset, raw, value)
+        yield _record(source, rl.line, offset, raw, value)
 
 
 def _record(source: str, line: int, offset: int, raw: bytes, value: dict[str, Any]) -> Record:
