@@ -67,3 +67,16 @@ def test_sweep_under_quiet_names_failures_only(tmp_path: Path) -> None:
     assert (code, out, err) == (0, "", "")
     code, out, err = cli("sweep", str(root), "--store", url, "--now")
     assert code == 0 and "swept 1 root(s)" in out and "forsy: waiting:" in err and "writing.jsonl" in err
+
+
+def test_sweep_names_each_file_that_held_no_work_unless_quiet(tmp_path: Path) -> None:
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "s.jsonl").write_bytes((SAMPLES / "claude" / "demo-session.jsonl").read_bytes())
+    (root / "empty.jsonl").write_bytes(b"")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    code, out, err = cli("sweep", str(root), "--store", url, "--now")
+    assert code == 0 and "0 failed, 1 with no work; 1 draft(s) written" in out
+    assert f"forsy: no work: {root / 'empty.jsonl'}: the log holds no work" in err
+    (root / "quiet.jsonl").write_bytes(b"")
+    assert cli("sweep", str(root), "--store", url, "--now", "-q") == (0, "", "")

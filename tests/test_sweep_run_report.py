@@ -154,6 +154,12 @@ def test_each_file_with_no_work_is_counted_skipped(root: Path, store: Store) -> 
     (root / "p" / "d.jsonl").write_bytes(b"")
     rep = swp(store, root)
     assert (rep.counts.traced, rep.counts.skipped, rep.counts.seen) == (2, 2, 4)
+    # each named with why, in the report and its JSON: read once, then not again until it changes
+    why = "the log holds no work (no messages, calls or commands)"
+    assert rep.no_work == [(str(root / "p" / "c.jsonl"), why), (str(root / "p" / "d.jsonl"), why)]
+    assert rep.to_json()["no_work_files"] == [{"path": p, "reason": r} for p, r in rep.no_work]
+    again = swp(store, root, now=lambda: T + 60)
+    assert (again.counts.unchanged, again.counts.skipped, again.no_work) == (4, 0, [])
 
 
 def test_an_input_error_mid_run_marks_it_failed_with_its_own_words(root: Path, store: Store,

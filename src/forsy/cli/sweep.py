@@ -118,10 +118,11 @@ def _summary(report: SweepReport) -> None:
     # "N failed" is not read as N files that will never be traced
     faults = f" ({len(report.faults)} of them skipped for a fault, tried again next run)" if report.faults else ""
     left = f", {len(report.left_out)} left out" if report.left_out else ""
+    idle = f", {c.skipped} with no work" if c.skipped else ""
     say(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
         f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
         f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
-        f"{c.waiting} waiting, {c.failed} failed{faults}{left}; {c.traces_written} draft(s) written")
+        f"{c.waiting} waiting, {c.failed} failed{faults}{left}{idle}; {c.traces_written} draft(s) written")
     for e in report.failures:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
     for f in report.faults:
@@ -132,6 +133,8 @@ def _summary(report: SweepReport) -> None:
         say(f"forsy: left out: {_shown(p)}: {_shown(why)}", err=True)
     for p, why in report.waiting:
         say(f"forsy: waiting: {_shown(p)}: {why}", err=True)
+    for p, why in report.no_work:  # read once: not again until it changes
+        say(f"forsy: no work: {_shown(p)}: {_shown(why)}", err=True)
     if report.failure is not None:
         typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
                    + (f", run {report.run_id} is marked failed" if report.run_id is not None else ""), err=True)

@@ -88,6 +88,7 @@ class SweepReport:
     duration_s: float = 0.0
     failures: list[ErrorRow] = field(default_factory=list)  # this run's
     waiting: list[tuple[str, str]] = field(default_factory=list)  # (session file, why)
+    no_work: list[tuple[str, str]] = field(default_factory=list)  # (session file, why): read, no draft made
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
     # what could not be looked at (folders, files): skipped, tried again next run; with since when
@@ -116,7 +117,8 @@ class SweepReport:
                 "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at, "runs": f.runs}
                            for f in self.faults],
                 "left_out": [{"path": p, "reason": r} for p, r in self.left_out],
-                "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting], "warnings": self.warnings,
+                "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting],
+                "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work], "warnings": self.warnings,
                 "exit_code": self.exit_code}
 
 
@@ -465,6 +467,8 @@ class _Sweep:
         self.c.traces_written += sink.written
         if status == "skipped":
             self.c.skipped += 1
+            self.report.no_work.append((unit.path, next((o.message for o in outcomes if o.message),
+                                                        "the log holds no work")))
         elif status == "ok":
             self.c.traced += 1
 
