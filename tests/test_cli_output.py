@@ -202,6 +202,21 @@ def test_a_file_with_no_work_exits_2(tmp_path: Path) -> None:
     assert "no work" in r.stderr
 
 
+def test_a_session_with_no_work_in_a_file_of_several_is_named_by_its_id(tmp_path: Path) -> None:
+    """aider appends every run to one chat file: the run with no work is named, not the file."""
+    f = tmp_path / ".aider.chat.history.md"
+    f.write_text("\n# aider chat started at 2025-07-16 20:10:38\n\n> Re-run aider to use new version.  \n\n"
+                 "# aider chat started at 2025-07-16 20:11:30\n\n#### say hi  \n\nHi there!\n")
+    r = runner.invoke(app, ["retrace", str(f), "-o", str(tmp_path / "t"), "--verbose"])
+    assert r.exit_code == 0, r.output
+    assert (f"forsy: skipped: {f} (session 20250716-201038-L2): the log holds no work (no messages, calls or "
+            "commands)") in r.stderr
+    one = tmp_path / "one.jsonl"  # a file of one session: its path alone, as before
+    one.write_text(json.dumps({"type": "summary", "summary": "x", "leafUuid": "q"}) + "\n")
+    r = runner.invoke(app, ["retrace", str(one), str(f), "-o", str(tmp_path / "u"), "--verbose"])
+    assert f"forsy: skipped: {one}: the log holds no work" in r.stderr
+
+
 # --- --since / --until ----------------------------------------------------------------------
 
 

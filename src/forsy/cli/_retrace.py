@@ -236,6 +236,7 @@ def _say_what_the_window_left(done: RetraceRun) -> None:
 def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_required: bool) -> int:
     """Print what became of every session; the exit code."""
     code = done.exit_code
+    per_file = Counter(o.path for o in done.outcomes)  # a file of several sessions: each named by its id
     for o in done.outcomes:
         check = check_folder(Path(o.where), o.checked)[0] if o.status == "written" and o.where else None
         if check is not None and check.errors and not code:
@@ -249,7 +250,8 @@ def _report(done: RetraceRun, *, quiet: bool, verbose: bool, as_json: bool, llm_
             # a run of one session that failed: the error line below says it once
             typer.echo(f"forsy: failed: {safe(o.path)}: {safe(o.message)}", err=True)
         elif o.status == "skipped" and verbose and not quiet:
-            typer.echo(f"forsy: skipped: {safe(o.path)}: {safe(o.message)}", err=True)
+            which = f" (session {safe(o.session_id)})" if per_file[o.path] > 1 and o.session_id else ""
+            typer.echo(f"forsy: skipped: {safe(o.path)}{which}: {safe(o.message)}", err=True)
         if not quiet:
             shown = o.warnings if verbose else o.warnings[:SHOWN_WARNINGS]
             for w in shown:
