@@ -16,8 +16,8 @@ from _paths import SAMPLES
 from forsy.errors import InputError
 from forsy.models import Provenance
 from forsy.run import RetraceOptions, retrace_one
-from forsy.store import Store, TraceQuery, open_store
-from forsy.store.copy import EVIDENCE_FILE, CopyReport, check_copyable, copy_store, shown_url
+from forsy.store import Store, TraceQuery, open_store, shown_url
+from forsy.store.copy import EVIDENCE_FILE, CopyReport, check_copyable, copy_store
 from forsy.store.sink import StoreSink
 
 NOW, LATER = "2026-03-01T12:00:00+00:00", "2026-03-01T12:05:00+00:00"
@@ -138,6 +138,25 @@ def test_a_store_is_not_copied_onto_itself_and_a_password_is_never_shown(tmp_pat
         "postgresql://ada:***@db.example.org:5432/forsy"
     assert shown_url("postgresql://ada@db/forsy") == "postgresql://ada@db/forsy"
     assert shown_url("sqlite:////tmp/a.db") == "sqlite:////tmp/a.db"
+
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://u:p@w@h/d", "postgresql://u:***@h/d"),  # an unescaped @ in the password: all of it masked
+    ("postgres://u:pw@h:5432/d?sslmode=require", "postgres://u:***@h:5432/d?sslmode=require"),
+    ("postgresql://:pw@h/d", "postgresql://:***@h/d"),
+    ("postgresql://u@h/d?password=pw&port=5432", "postgresql://u@h/d?password=***&port=5432"),
+    ("postgresql://u@h/d?sslpassword=k&PASSWORD=pw#f", "postgresql://u@h/d?sslpassword=***&PASSWORD=***#f"),
+    ("postgresql://u@h/d?authToken=t&client_secret=s", "postgresql://u@h/d?authToken=***&client_secret=***"),
+    ("postgresql://u@h/d?passfile=/home/u/.pgpass", "postgresql://u@h/d?passfile=/home/u/.pgpass"),  # a path
+    ("host=db user=u password=pw dbname=d", "host=db user=u password=*** dbname=d"),  # libpq key=value
+    ("mysql://root:toor@h/db", "mysql://root:***@h/db"),  # any scheme
+    ("postgresql://u@/d?host=/run/postgresql&port=5433", "postgresql://u@/d?host=/run/postgresql&port=5433"),
+    ("sqlite:///home/me/pass-word.db", "sqlite:///home/me/pass-word.db"),
+])
+def test_a_store_url_is_shown_without_any_password_it_holds(url: str, shown: str) -> None:
+    assert shown_url(url) == shown
+    assert shown_url(shown) == shown  # masking twice changes nothing
 
 
 def test_the_shipped_file_is_sorted_keys_and_its_text_as_written(tmp_path: Path) -> None:

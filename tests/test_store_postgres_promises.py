@@ -22,7 +22,7 @@ from forsy.store import FileState, TraceQuery, open_store
 from forsy.store.models import ErrorRow, NewTrace, RunCounts, StoredFile
 
 psycopg = pytest.importorskip("psycopg")
-from forsy.store._postgres import TEXT_PIECE, PostgresStore, _redacted, words  # noqa: E402
+from forsy.store._postgres import TEXT_PIECE, PostgresStore, words  # noqa: E402
 
 
 @pytest.fixture
@@ -322,9 +322,23 @@ def test_a_url_leading_to_no_store_is_an_input_error_without_its_password(tmp_pa
     assert "s3cret" not in str(e.value)
     # and why, in the driver's words: the socket it tried and what the system said
     assert f"{tmp_path}/nowhere/.s.PGSQL.1" in e.value.message and "No such file or directory" in e.value.message
-    assert _redacted("postgresql://u:p@w@h/d") == "postgresql://u:***@w@h/d"
-    assert _redacted("postgresql://u@h:5432/d") == "postgresql://u@h:5432/d"
-    assert _redacted("postgresql://u:pw@h:5432/d") == "postgresql://u:***@h:5432/d"
+    url = f"postgresql://forsy@/db?host={tmp_path}/nowhere&port=1&password=s3cret"  # in the query: masked too
+    with pytest.raises(InputError) as e:
+        PostgresStore(url)
+    assert "s3cret" not in str(e.value) and "password=***" in e.value.message
+
+
+def test_a_store_opened_with_a_password_shows_its_url_without_it(pg_server: Any) -> None:
+    """The store's `url` is what sweep reports, `--status` and errors print: never the password
+    (the test cluster trusts its socket, so any password opens it)."""
+    db = pg_server.new_database()
+    for with_pw, shown in ((db.replace("forsy@", "forsy:s3cret@"), db.replace("forsy@", "forsy:***@")),
+                           (db + "&password=s3cret", db + "&password=***")):
+        st = open_store(with_pw)
+        try:
+            assert st.url == shown
+        finally:
+            st.close()
 
 
 def test_a_store_not_migrated_is_refused_when_asked_not_to_migrate_and_left_closed(url: str, pg_server: Any) -> None:

@@ -77,7 +77,7 @@ def store_migrate(store: StoreOpt = None) -> None:
         names: list[str] = st.migrations() if hasattr(st, "migrations") else []
     finally:
         st.close()
-    say(f"{url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
+    say(f"{st.url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
 
 
 @store_app.command("copy")

@@ -12,6 +12,7 @@ Everything database-specific (SQL dialect, FTS5, WAL, file locking) stays inside
 backend module.
 """
 
+from ._url import shown_url
 from .models import (
     DRAFT_STATUSES,
     TRACE_ORDERS,
@@ -42,5 +43,5 @@ __all__ = [
     "DRAFT_STATUSES", "TRACE_ORDERS", "AuditRow", "DraftState", "DraftStatus", "ErrorRow", "FaultRow", "FileState",
     "FileStatus", "LockInfo", "NewProposal", "NewTrace", "ProposalRow", "ReviewAction", "ReviewChange",
     "ReviewConflict", "RunCounts", "RunRow", "Store", "StoredFile", "TraceOrder", "TraceQuery", "TraceRow",
-    "every_audit", "every_trace", "open_store",
+    "every_audit", "every_trace", "open_store", "shown_url",
 ]

@@ -50,6 +50,7 @@ from ._query import (
     trace_row,
     trace_select,
 )
+from ._url import shown_url
 from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, for_backend
 from .models import (
     AuditRow,
@@ -118,23 +119,19 @@ def _environment() -> Iterator[None]:
         raise
 
 
-def _redacted(url: str) -> str:
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)  # a password in the URL is not printed
-
-
 class PostgresStore:
     dialect = "postgresql"
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:
         if psycopg is None:
             raise InputError("PostgreSQL stores need psycopg: pip install 'forsy[postgres]'")
-        self.url = url
+        self.url = shown_url(url)  # as printed and reported: never with its password
         self.host = sweeper_name()
         try:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except psycopg.Error as e:  # the URL given leads to no store: an input problem
-            raise InputError(f"cannot connect to the PostgreSQL store {_redacted(url)}: "
-                              f"{str(e).strip()}") from None
+            raise InputError(f"cannot connect to the PostgreSQL store {self.url}: "
+                              f"{shown_url(str(e).strip())}") from None
         self._depth = 0
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()

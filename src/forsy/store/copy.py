@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from ..errors import InputError
 from ..models import Manifest, Provenance, Trace
 from . import Store
 from ._query import COPY_ACTION, has_history, old_copy_record
+from ._url import shown_url
 from .models import AuditRow, DraftState, NewTrace, ProposalRow, StoredFile, TraceQuery, TraceRow
 from .sink import model_values, search_texts
 
@@ -159,11 +159,6 @@ def _carry_review(src_url: str, dst: Store, have: _History, note: str, now: str,
     return False
 
 
-def shown_url(url: str) -> str:
-    """A store URL as printed and recorded: without a password."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
-
-
 def _new_trace(row: TraceRow, files: list[StoredFile]) -> NewTrace:
     by_name = {f.name: f.data for f in files}
     a = Assembled(trace=Trace.model_validate_json(by_name["trace.json"]),
@@ -215,4 +210,4 @@ def check_copyable(src: Store, dst: Store) -> None:
         raise InputError("copying a store onto itself")
 
 
-__all__ = ["EVIDENCE_FILE", "CopyReport", "check_copyable", "copy_store", "shown_url"]
+__all__ = ["EVIDENCE_FILE", "CopyReport", "check_copyable", "copy_store"]

@@ -162,6 +162,7 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
     a SQLite store is always opened read-only (`mode=ro`)."""
     from ..config import default_store_url
     from ..errors import StoreError
+    from ._url import shown_url
 
     url = url or default_store_url()
     if url.startswith(("postgresql:", "postgres:")):  # a libpq URL: postgresql://user@/db?host=/socket/dir
@@ -172,7 +173,7 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
         rest = url[len("sqlite:"):]
         path = rest[2:] if rest.startswith("//") else rest  # sqlite:///abs → /abs; sqlite:rel → rel
     elif "://" in url:
-        raise InputError(f"unknown store URL {url!r}; use sqlite:///path/to.db or postgresql://…")
+        raise InputError(f"unknown store URL {shown_url(url)!r}; use sqlite:///path/to.db or postgresql://…")
     else:
         path = url
     if not path:

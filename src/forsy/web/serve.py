@@ -7,6 +7,7 @@ import socket
 import sys
 
 from ..errors import InputError
+from ..store import shown_url
 from .app import make_app
 from .guard import COOKIE, Settings, new_token
 
@@ -78,6 +79,6 @@ def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port
     sys.stdout.flush()
     who = f"reviewing as {reviewer}" if reviewer else "each reviewer logs in with their own token" \
         if reviewer_tokens else "the page asks who is reviewing"
-    sys.stderr.write(f"forsy: {who}; store {store_url}; Ctrl-C to stop\n")
+    sys.stderr.write(f"forsy: {who}; store {shown_url(store_url)}; Ctrl-C to stop\n")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
