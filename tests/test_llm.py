@@ -506,6 +506,19 @@ def test_configuration_error_is_an_llm_error(correction_log: Path) -> None:
     assert all(d.prov.get(f) is None or d.prov[f].origin != "model" for d in drafts for f in d.prov)
 
 
+def test_an_unsorted_provider_error_is_told_without_a_password_its_text_quotes(correction_log: Path) -> None:
+    """An error with no HTTP status keeps its words (they say what went wrong), but a server
+    address with a password in it (`--llm-api-base https://user:pw@host`) is masked."""
+    def refuse(**kw: Any) -> Any:
+        raise ValueError("bad gateway config for https://bob:hunter2-Zq9@llm.internal:8443/v1?api_token=t0k3n")
+
+    session = read([correction_log], RetraceOptions())[0]
+    with pytest.raises(LLMError) as e:
+        enrich(session, Segmenter(session).run(), LLMConfig(model="openai/x", client=refuse, use_cache=False))
+    assert str(e.value) == ("the model call failed: ValueError: bad gateway config for "
+                            "https://bob:***@llm.internal:8443/v1?api_token=***")
+
+
 def test_missing_extra_is_a_clear_error(correction_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "litellm", None)  # as if the [llm] extra were not installed
     session = read([correction_log], RetraceOptions())[0]

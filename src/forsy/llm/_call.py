@@ -26,6 +26,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from ..errors import LLMError
 from ..protocols import Completion
+from ..urls import shown_url
 from ._check import parse_answer
 
 PARSE_TRIES = 2  # the first answer and one retry
@@ -79,7 +80,7 @@ def _permanent(exc: Exception) -> LLMError | None:
     if status in PERMANENT_STATUS or not isinstance(status, int):
         # The provider's message may quote part of a key: name the failure, not its text.
         hint = (f" (HTTP {status}); check --llm, --llm-api-base and the provider's API key" if status else
-                f": {str(exc)[:200]}")
+                f": {shown_url(str(exc))[:200]}")  # a connection error quotes the server's URL
         return LLMError(f"the model call failed: {name}{hint}")
     return None
 

@@ -12,7 +12,7 @@ Everything database-specific (SQL dialect, FTS5, WAL, file locking) stays inside
 backend module.
 """
 
-from ._url import shown_url
+from ..urls import shown_url
 from .models import (
     DRAFT_STATUSES,
     TRACE_ORDERS,

@@ -28,6 +28,7 @@ import zstandard
 
 from ..errors import InputError, StoreError
 from ..schema_migrations import Migration, missing
+from ..urls import shown_url
 from ._query import (
     AUDIT_SELECT,
     COUNTS,
@@ -50,7 +51,6 @@ from ._query import (
     trace_row,
     trace_select,
 )
-from ._url import shown_url
 from .migrations import POSTGRESQL_DIALECT, POSTGRESQL_ONLY, for_backend
 from .models import (
     AuditRow,

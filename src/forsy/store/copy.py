@@ -33,9 +33,9 @@ from pathlib import Path
 from ..assemble import Assembled
 from ..errors import InputError
 from ..models import Manifest, Provenance, Trace
+from ..urls import shown_url
 from . import Store
 from ._query import COPY_ACTION, has_history, old_copy_record
-from ._url import shown_url
 from .models import AuditRow, DraftState, NewTrace, ProposalRow, StoredFile, TraceQuery, TraceRow
 from .sink import model_values, search_texts
 

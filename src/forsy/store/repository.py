@@ -162,7 +162,7 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
     a SQLite store is always opened read-only (`mode=ro`)."""
     from ..config import default_store_url
     from ..errors import StoreError
-    from ._url import shown_url
+    from ..urls import shown_url
 
     url = url or default_store_url()
     if url.startswith(("postgresql:", "postgres:")):  # a libpq URL: postgresql://user@/db?host=/socket/dir
