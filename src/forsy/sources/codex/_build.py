@@ -63,6 +63,10 @@ TEXT_EVENTS = {"user_message": "message", "agent_message": "message", "agent_rea
 # Injected texts that record something a person did (ran `!cmd` in the TUI): always notes.
 ACTION_KINDS = frozenset({"user_shell_command"})
 SILENT_KINDS = frozenset({"state", "world_state", "inter_agent_communication_metadata"})
+# rollout records that hold no step: an action's security risk score, a realtime (voice) session item
+SET_ASIDE_KINDS = {"security_risk_score": "a security risk score of an action, not a step",
+                   "realtime_item": "a realtime (voice) conversation item: not read"}
+PLAN_ITEMS = frozenset({"Plan", "plan"})
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -158,7 +162,7 @@ class ThreadBuilder:
             self._inter_agent(rec)
         elif kind in ("session_meta", "bare_header"):
             self._warn_once("extra_session_meta", rec, "another session_meta inside the thread; skipped")
-        elif kind not in SILENT_KINDS:
+        elif kind not in SILENT_KINDS and kind not in SET_ASIDE_KINDS:
             self._unknown(rec, kind)
 
     # ------------------------------------------------------------------ events
@@ -399,9 +403,14 @@ class ThreadBuilder:
         if sub in NOTE_EVENTS:
             msg = self._typed(rec, p, "message", str)
             self._note(rec, sub, *("message",) if msg is not None else (), text=msg)
+        elif sub == "injected_message":  # a prompt Codex sent for a timer or a tool, not a person's words
+            text = self._typed(rec, p, "content", str)
+            raw = {"source": p["source"]} if isinstance(p.get("source"), str) else None
+            self._note(rec, sub, *("content",) if text is not None else (), text=text, raw=raw)
         elif sub == "item_completed":
             item = self._typed(rec, p, "item", dict)
-            if item is not None and item.get("type") == "plan" and (text := self._typed(rec, item, "text", str)):
+            # TurnItem is tagged by its variant's name ("Plan"); "plan" as forsy read it before
+            if item is not None and item.get("type") in PLAN_ITEMS and (text := self._typed(rec, item, "text", str)):
                 self._note(rec, "plan", "item", "text", text=text)
         elif sub == "thread_name_updated" and (name := self._typed(rec, p, "thread_name", str)) is not None:
             self.meta.extra["thread_name"] = name

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...evidence import LedgerHeading, Session
 from ...payloads import NoteInfo, ResultInfo
-from ._build import SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread
+from ._build import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread
 from ._index import COMPACTION_ITEMS, build_index
 
 _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
@@ -58,6 +58,8 @@ def mark_thread(session: Session, t: Thread) -> None:
             session.mark(rec.ev, "set_aside", _LIFECYCLE)
         elif rec.kind in SILENT_KINDS:
             session.mark(rec.ev, "set_aside", _SILENT)
+        elif rec.kind in SET_ASIDE_KINDS:
+            session.mark(rec.ev, "set_aside", SET_ASIDE_KINDS[rec.kind])
         elif rec.kind == "response_item" and rec.sub in SILENT_ITEMS:
             session.mark(rec.ev, "set_aside", _GHOST if rec.sub == "ghost_snapshot" else _SILENT)
         elif key == "response_item:reasoning" and rec.payload.get("encrypted_content"):

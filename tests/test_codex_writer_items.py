@@ -1,0 +1,57 @@
+"""Codex rollout shapes read from the writer's own code (openai/codex): `TurnItem` is tagged
+by its variant's name (`#[serde(tag = "type")]` without renaming: `"Plan"`, `"Sleep"`,
+codex-rs/protocol/src/items.rs), which the recorder keeps in `item_completed` for items with
+no response item (rollout/src/policy.rs); the recorder's newer rollout records
+`security_risk_score` (always kept) and `realtime_item` (kept in paginated history); and the
+`injected_message` event (a prompt Codex sends for a timer or a tool, kept in Limited mode).
+Hand-built rollouts in the recorder's envelope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forsy.payloads import NoteInfo
+from test_codex_build_promises import msg, notes, read, say, user
+
+
+def test_a_plan_item_as_the_writer_tags_it_is_a_note_and_a_sleep_none(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        *user("go"),
+        msg(type="item_completed", turn_id="t1", item={"type": "Plan", "id": "p1", "text": "1. read\n2. fix"}),
+        msg(type="item_completed", turn_id="t1", item={"type": "Sleep", "id": "s1", "duration_ms": 500}),
+        msg(type="item_completed", turn_id="t1", item={"type": "plan", "id": "p2", "text": "old tag"}),
+        say("done"),
+    ])  # fmt: skip
+    assert notes(s) == [("plan", "system", "1. read\n2. fix", "/payload/item/text", 4),
+                        ("plan", "system", "old tag", "/payload/item/text", 6)]
+    assert s.quality.unknown_records == 0 and s.warnings == []
+
+
+def test_risk_scores_and_realtime_items_are_set_aside_by_name_not_unknown(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        *user("go"),
+        {"type": "security_risk_score", "payload": {"scores": {"action_risk": 0.2}, "call_id": "c1"}},
+        {"type": "realtime_item", "payload": {"type": "audio", "id": "r1"}},
+        say("done"),
+    ])  # fmt: skip
+    assert s.quality.unknown_records == 0 and s.warnings == []
+    by_line = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    assert (by_line[4].heading, by_line[4].name) == ("set_aside", "a security risk score of an action, not a step")
+    assert (by_line[5].heading, by_line[5].name) == ("set_aside", "a realtime (voice) conversation item: not read")
+    assert [e.kind for e in s.events] == ["user", "agent_text"]
+
+
+def test_an_injected_message_is_codexs_note_never_the_persons_prompt(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        *user("remind me every minute"),
+        say("ok"),
+        msg(type="injected_message", content="Give me a random animal name.", source="timer timer-1"),
+        say("Otter."),
+        msg(type="injected_message"),  # no content: the note points at the record
+    ])  # fmt: skip
+    assert notes(s) == [("injected_message", "system", "Give me a random animal name.", "/payload/content", 5),
+                        ("injected_message", "system", None, "/payload", 7)]
+    raws = [e.info.raw for e in s.events if isinstance(e.info, NoteInfo)]
+    assert raws == [{"source": "timer timer-1"}, None]
+    assert [e.text for e in s.events if e.kind == "user"] == ["remind me every minute"]
+    assert s.quality.unknown_records == 0 and s.warnings == []
