@@ -55,3 +55,42 @@ def test_an_injected_message_is_codexs_note_never_the_persons_prompt(tmp_path: P
     assert raws == [{"source": "timer timer-1"}, None]
     assert [e.text for e in s.events if e.kind == "user"] == ["remind me every minute"]
     assert s.quality.unknown_records == 0 and s.warnings == []
+
+
+def _redelivered(text: str, marker: str) -> dict[str, object]:
+    """RetainedContext::DeliveredAssistantMessage as history/src/rollout_payload.rs persists it: an
+    assistant message with the turn id, and `metadata` beside the payload naming the delivery."""
+    return {"type": "response_item", "metadata": {"delivered_assistant_message": marker, "user_input_order": 1},
+            "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}],
+                        "internal_chat_message_metadata_passthrough": {"turn_id": "t1"}}}
+
+
+def test_an_assistant_message_written_again_as_retained_context_is_no_new_agent_text(tmp_path: Path) -> None:
+    unavailable = ("The content of a confirmed assistant message is unavailable. Do not infer what was asked "
+                   "or authorized.")
+    s = read(tmp_path, [
+        *user("go"),
+        say("Deployed to staging."),
+        _redelivered("Deployed to staging.", "codex:code-mode-delivery:v1:complete"),
+        _redelivered(unavailable, "codex:code-mode-delivery:v1:incomplete:Deployed to"),
+        *user("thanks"),
+        say("You're welcome."),
+    ])  # fmt: skip
+    assert [(e.kind, e.text) for e in s.events] == [("user", "go"), ("agent_text", "Deployed to staging."),
+                                                    ("user", "thanks"), ("agent_text", "You're welcome.")]
+    by_line = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    for line in (5, 6):
+        assert (by_line[line].heading, by_line[line].name) == (
+            "duplicate", "an assistant message Codex wrote again as retained context")
+    assert s.quality.unknown_records == 0 and s.warnings == []
+
+
+def test_harness_metadata_this_reader_does_not_name_is_counted_and_the_item_read(tmp_path: Path) -> None:
+    s = read(tmp_path, [
+        *user("go"),
+        {"type": "response_item", "metadata": {"client_authored": False, "compaction_output": True},
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Sum"}]}},
+    ])  # fmt: skip
+    assert [(e.kind, e.text) for e in s.events] == [("user", "go"), ("agent_text", "Sum")]
+    assert s.meta.extra["unknown_fields"] == {"metadata.compaction_output": 1}
+    assert [w.code for w in s.warnings] == ["unknown_fields"]

@@ -70,6 +70,14 @@ PLAN_ITEMS = frozenset({"Plan", "plan"})
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+def redelivered(rec: Rec) -> bool:
+    """An assistant message the harness wrote again as retained context (history's
+    RetainedContext::DeliveredAssistantMessage, persisted as a response item whose metadata
+    names `delivered_assistant_message`): a repeat of a message already delivered, or, when
+    the delivery was incomplete, a placeholder in Codex's words; never the agent's new words."""
+    return rec.harness is not None and rec.harness.get("delivered_assistant_message") is not None
+
+
 @dataclass
 class Thread:
     lf: LoadedFile
@@ -268,6 +276,8 @@ class ThreadBuilder:
     def _message(self, rec: Rec) -> None:
         role = self._typed(rec, rec.payload, "role", str)
         blocks = self._blocks(rec, rec.payload, "content")
+        if role == "assistant" and redelivered(rec):
+            return  # the ledger says what it is (its words, when complete, are the earlier message's)
         if role == "assistant":
             phase = self._typed(rec, rec.payload, "phase", str)
             for i, b in blocks:

@@ -1,4 +1,5 @@
-"""Fields of the response items a newer Codex writes that this reader's table does not name.
+"""Fields of the response items a newer Codex writes that this reader's table does not name
+(in the payload, and in the envelope's `metadata` beside it).
 
 The table is the writer's (codex-rs/protocol/src/models.rs, `ResponseItem`, serialised with
 `type` as the tag). A field outside it is not an error: it is counted, so a new version's
@@ -37,12 +38,21 @@ ITEM_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
+# the envelope's `metadata` beside a response item (CodexHarnessMetadata, codex-rs/history): the
+# fields seen in the writer's versions; the reader acts on `delivered_assistant_message`
+HARNESS_FIELDS = frozenset({"client_authored", "delivered_assistant_message", "user_input_order",
+                            "fallback_token_limit_override", "tool_output_provenance",
+                            "store_backed_artifact_references", "tool_argument_repair"})
+
+
 def count(session: Session, lf: LoadedFile) -> None:
     unknown: Counter[str] = Counter()
     for rec in lf.recs:
         known = ITEM_FIELDS.get(rec.sub or "") if rec.kind == "response_item" else None
         if known is not None:
             unknown.update(f"{rec.sub}.{k}" for k in rec.payload if k not in known and k not in COMMON)
+        if rec.harness is not None:
+            unknown.update(f"metadata.{k}" for k in rec.harness if k not in HARNESS_FIELDS)
     if not unknown:
         return
     q = session.quality.extra

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...evidence import LedgerHeading, Session
 from ...payloads import NoteInfo, ResultInfo
-from ._build import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread
+from ._build import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread, redelivered
 from ._index import COMPACTION_ITEMS, build_index
 
 _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
@@ -48,6 +48,8 @@ def mark_thread(session: Session, t: Thread) -> None:
             session.mark(rec.ev, "set_aside", "a fork's copy of its parent's history")
         elif rec.idx in mirrored:
             session.mark(rec.ev, "duplicate", "event_msg repeats a response item")
+        elif key == "response_item:message" and redelivered(rec):
+            session.mark(rec.ev, "duplicate", "an assistant message Codex wrote again as retained context")
         elif key == "response_item:message" and rec.payload.get("encrypted_content"):
             session.mark(rec.ev, "set_aside", _ENCRYPTED_MESSAGE)
         elif key in _BY_KIND:

@@ -44,6 +44,9 @@ class Rec:
     payload: dict[str, Any]
     base: tuple[str, ...]  # pointer prefix of the payload: ("payload",) or () for bare records
     lossy: bool = False  # bytes were not valid UTF-8 and were decoded with U+FFFD
+    # the envelope's `metadata` beside a response item's payload (CodexHarnessMetadata: what the
+    # harness records about the item, e.g. an assistant message written again as retained context)
+    harness: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -216,7 +219,8 @@ def _classify(d: dict[str, Any], idx: int, line: int) -> Rec | None:
         if not isinstance(p, dict):
             return None
         sub = p.get("type") if isinstance(p.get("type"), str) else None
-        return Rec(idx, line, "", t, sub, ts, p, ("payload",))
+        harness = d.get("metadata") if isinstance(d.get("metadata"), dict) else None
+        return Rec(idx, line, "", t, sub, ts, p, ("payload",), harness=harness)
     if "record_type" in d:
         return Rec(idx, line, "", "state", None, None, d, ())
     if t is None and "id" in d and "timestamp" in d:
