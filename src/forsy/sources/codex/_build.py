@@ -516,6 +516,13 @@ class ThreadBuilder:
         if thread_id := self._typed(rec, p, "id", str):
             self.thread_id = thread_id
         m.agent_version = self._typed(rec, p, "cli_version", str)
+        if p.get("history_mode") == "paginated":
+            # policy.rs: a paginated thread keeps every item_completed turn item in place of the
+            # user, agent and *_end events, so what those carry (a call's status) is not read here
+            m.extra["history_mode"] = "paginated"
+            self.session.warn("paginated-history", "this thread keeps paginated history (item_completed turn "
+                              "items in place of the end events): the outcomes those items carry are not read, "
+                              "so some steps' success is unknown", self.lf.source, rec.line)
         if rec.kind == "bare_header" and (ts := self._typed(rec, p, "timestamp", str)) is not None:
             m.started_at, m.started_at_ref = ts, Ref(rec.ev, pointer(*rec.base, "timestamp"))  # bare items have none
         m.cwd = self._typed(rec, p, "cwd", str)
