@@ -106,3 +106,15 @@ def test_a_paginated_thread_says_what_of_it_is_not_read(tmp_path: Path) -> None:
     assert [(w.code, w.line) for w in s.warnings] == [("paginated-history", 1)]
     plain = read(tmp_path, [*user("go"), say("done")])
     assert "history_mode" not in plain.meta.extra and plain.warnings == []
+
+
+def test_an_output_that_names_no_call_is_said_as_such(tmp_path: Path) -> None:
+    """models.rs: a function_call_output's call_id became optional; one without it matches no
+    call, and the warning says that rather than naming a call `None`."""
+    from forsy.rules.segment import Segmenter
+
+    s = read(tmp_path, [*user("go"), {"type": "response_item",
+                                      "payload": {"type": "function_call_output", "output": "ok"}}])
+    Segmenter(s).run()
+    assert [(w.code, w.message, w.line) for w in s.warnings if w.code == "orphan-result"] == [
+        ("orphan-result", "a result that names no call kept out of the trace", 4)]

@@ -239,7 +239,8 @@ class Segmenter:
         idx = self.calls.get(e.call_id or "")
         if idx is None:
             ev = self.session.evidence.get(e.refs[0].ev) if e.refs else None  # where the result was read
-            self.session.warn("orphan-result", f"result for unknown call {e.call_id!r} kept out of the trace",
+            which = f"result for unknown call {e.call_id!r}" if e.call_id else "a result that names no call"
+            self.session.warn("orphan-result", f"{which} kept out of the trace",
                               ev.source if ev else None, ev.line if ev else None)
             return
         d = self.drafts[idx]
