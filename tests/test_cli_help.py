@@ -73,3 +73,42 @@ def test_every_command_takes_debug_and_quiet(words: list[str], flag: str) -> Non
 def test_python_dash_m_forsy_runs() -> None:
     r = subprocess.run([sys.executable, "-m", "forsy", "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("forsy ")
+
+
+def _path_parameters() -> list[tuple[str, int, bool]]:
+    """Every `Annotated[Path ..., typer.Argument/Option(...)]` of the CLI: (file, line, whether
+    it goes through path_arg)."""
+    import ast
+    from pathlib import Path
+
+    import forsy.cli
+
+    out = []
+    for f in sorted(Path(forsy.cli.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text("utf-8"))):
+            if not (isinstance(node, ast.Subscript) and ast.unparse(node.value) == "Annotated"):
+                continue
+            kind, *extra = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if "Path" not in ast.unparse(kind):
+                continue
+            for call in (e for e in extra if isinstance(e, ast.Call)):
+                if ast.unparse(call.func) in ("typer.Argument", "typer.Option"):
+                    uses = any(k.arg == "parser" and ast.unparse(k.value) == "path_arg" for k in call.keywords)
+                    out.append((f.name, node.lineno, uses))
+    return out
+
+
+def test_every_path_a_command_takes_goes_through_path_arg() -> None:
+    """`forsy retrace "$LOG"` with LOG unset must not read the folder it runs in: no path
+    parameter is left to click, which turns "" into the current folder."""
+    found = _path_parameters()
+    assert len(found) >= 24
+    assert [(f, line) for f, line, uses in found if not uses] == []
+
+
+@pytest.mark.parametrize("args", [["retrace", ""], ["retrace", "x.jsonl", "-o", ""], ["sweep", "", "--now"],
+                                  ["validate", ""], ["ls", ""]])
+def test_an_empty_path_is_a_usage_error_naming_it(args: list[str]) -> None:
+    r = typer.testing.CliRunner().invoke(app, args)
+    said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())  # the error box, its lines joined
+    assert r.exit_code == 2 and "an empty path (an unset shell variable?)" in said, r.output

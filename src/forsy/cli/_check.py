@@ -11,13 +11,14 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import DebugOpt, JsonOpt, check_folder, emit_json, friendly, plural, quiet, safe, say, set_debug
+from ._output import DebugOpt, JsonOpt, check_folder, emit_json, friendly, path_arg, plural, quiet, safe, say, set_debug
 
 
 @friendly
 def validate(
     paths: Annotated[list[Path], typer.Argument(
-        help="Traces: trace.json files, trace folders, or folders of trace folders (walked).", show_default=False)],
+        help="Traces: trace.json files, trace folders, or folders of trace folders (walked).", show_default=False,
+        parser=path_arg)],
     as_json: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -65,8 +66,8 @@ def trace_targets(path: Path) -> list[Path]:
 
 @friendly
 def verify(
-    folder: Annotated[Path, typer.Argument(help="A trace folder written by forsy retrace.")],
-    logs: Annotated[list[Path], typer.Argument(help="Directories holding the source logs.")],
+    folder: Annotated[Path, typer.Argument(help="A trace folder written by forsy retrace.", parser=path_arg)],
+    logs: Annotated[list[Path], typer.Argument(help="Directories holding the source logs.", parser=path_arg)],
     as_json: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:

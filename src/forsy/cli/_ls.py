@@ -18,7 +18,7 @@ import typer
 
 from ..errors import InputError
 from ..times import aware, parse_iso
-from ._output import DebugOpt, JsonOpt, emit_json, friendly, plural, safe, set_debug
+from ._output import DebugOpt, JsonOpt, emit_json, friendly, path_arg, plural, safe, set_debug
 
 _LOOK = 200  # records read from each end of a log for its times and directory
 
@@ -150,7 +150,7 @@ def outside(info: SessionInfo, since: datetime | None, until: datetime | None) -
 @friendly
 def ls(
     paths: Annotated[list[Path], typer.Argument(help="Session files, session directories or project directories.",
-                                                show_default=False)],
+                                                show_default=False, parser=path_arg)],
     as_json: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> None:

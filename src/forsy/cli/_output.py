@@ -51,6 +51,14 @@ StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite
                                               "Default: FORSY_STORE, the config file, else the data folder.")]
 
 
+def path_arg(value: str) -> Path:
+    """A path given on the command line; an empty one is refused, not read as the current
+    folder (`forsy retrace "$LOG"` with LOG unset would retrace the folder it runs in)."""
+    if value == "":
+        raise typer.BadParameter("an empty path (an unset shell variable?)")
+    return Path(value)
+
+
 def store_url(flag: str | None, config: Path | None = None) -> str:
     """The store a command works on: `--store`, else FORSY_STORE or the config file's, else the
     default one in the data folder."""

@@ -33,6 +33,7 @@ from ._output import (
     err,
     error_line,
     friendly,
+    path_arg,
     plural,
     safe,
     set_debug,
@@ -54,13 +55,15 @@ def retrace(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Session logs: a file, a session directory, a project directory, any folder of collected "
              "logs (searched below; files it does not read are counted as skipped, --verbose lists them) "
-             "— each session → one trace — or - for one session on standard input.", show_default=False)] = None,
+             "— each session → one trace — or - for one session on standard input.", show_default=False,
+             parser=path_arg)] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output",
         help="Trace folder (one session file) or parent folder (a directory or several files). "
-             "Default: ./forsy-traces/<agent>-<project>-<date>-<session>/.")] = None,
+             "Default: ./forsy-traces/<agent>-<project>-<date>-<session>/.", parser=path_arg)] = None,
     history: Annotated[list[Path] | None, typer.Option("--history",
-        help="Shell history file to merge into the timeline (bash, zsh, fish, atuin).")] = None,
-    git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.")] = None,
+        help="Shell history file to merge into the timeline (bash, zsh, fish, atuin).", parser=path_arg)] = None,
+    git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.",
+                                             parser=path_arg)] = None,
     since: Annotated[str | None, typer.Option(
         help="Start of the time window (ISO 8601, e.g. 2026-05-01 or 2026-05-01T10:00:00Z): history and "
              "commits before it are left out, sessions that ended before it are skipped.")] = None,
@@ -76,7 +79,8 @@ def retrace(
     llm_api_base: Annotated[str | None, typer.Option("--llm-api-base", envvar="FORSY_LLM_API_BASE",
         help="Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")] = None,
     llm_cache_dir: Annotated[Path | None, typer.Option("--llm-cache-dir", envvar="FORSY_LLM_CACHE_DIR",
-        help="Folder of the model answer cache (llm.sqlite3). Default: $XDG_CACHE_HOME/forsy.")] = None,
+        help="Folder of the model answer cache (llm.sqlite3). Default: $XDG_CACHE_HOME/forsy.",
+        parser=path_arg)] = None,
     llm_timeout: Annotated[float, typer.Option("--llm-timeout", envvar="FORSY_LLM_TIMEOUT", min=1.0,
         help="Seconds one model request may take; then the connection is closed and that part keeps the "
              "deterministic result (not re-sent). A CPU-served local model needs 300-900.")] = 60.0,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExitCode
-from ._output import safe, say
+from ._output import path_arg, safe, say
 
 dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
                           help="Retrace a corpus of logs into a Parquet dataset, one row per session.")
@@ -18,9 +18,10 @@ dataset_app = typer.Typer(name="dataset", no_args_is_help=True,
 @dataset_app.command("build")
 def build_cmd(
     sources: Annotated[list[Path], typer.Argument(help="Log files, folders of logs, or Parquet / JSON Lines "
-                                                       "files whose rows hold raw logs.", show_default=False)],
+                                                       "files whose rows hold raw logs.", show_default=False,
+                                                       parser=path_arg)],
     out: Annotated[Path, typer.Option("-o", "--out", help="The dataset folder (new, empty, or one forsy built).",
-                                      show_default=False)],
+                                      show_default=False, parser=path_arg)],
     engine: Annotated[str, typer.Option("--engine", help="local (processes on this machine) or ray (Ray Data: "
                                                          "the ray extra of forsy).")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="A Ray cluster to run on (ray://host:10001, "

@@ -10,15 +10,15 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import safe, say
+from ._output import path_arg, safe, say
 
 
 def export_cmd(
     traces: Annotated[list[Path] | None, typer.Argument(help="Trace folders (or trace.json files) to export.",
-                                                        show_default=False)] = None,
+                                                        show_default=False, parser=path_arg)] = None,
     to: Annotated[str, typer.Option("--to", help="Format: invariant, opentraces, atif, openai, hf or otlp.")] = "",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="The file (or folder, for hf and for "
-                                                "several invariant/atif traces) to write.")] = None,
+                                                "several invariant/atif traces) to write.", parser=path_arg)] = None,
     from_store: Annotated[str | None, typer.Option("--from-store", help="Export the store's traces matching this "
                                                    "full-text query ('*' for all).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Store URL (default: FORSY_STORE, the config file, "

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ._output import say
+from ._output import path_arg, say
 
 hook_app = typer.Typer(name="hook", no_args_is_help=True,
                        help="Make a draft the moment an agent's session ends (its own hooks call forsy).")
@@ -17,7 +17,7 @@ hook_app = typer.Typer(name="hook", no_args_is_help=True,
 AgentOpt = Annotated[str, typer.Option("--agent", help="claude-code, codex or gemini.", show_default=False)]
 SettingsOpt = Annotated[Path | None, typer.Option(
     "--settings", help="The agent's settings file. Default: ~/.claude/settings.json, ~/.codex/config.toml "
-                       "(CODEX_HOME), ~/.gemini/settings.json.", show_default=False)]
+                       "(CODEX_HOME), ~/.gemini/settings.json.", show_default=False, parser=path_arg)]
 
 
 def _agent(name: str) -> str:

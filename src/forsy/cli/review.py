@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, now_iso, say, store_url
+from ._output import StoreOpt, now_iso, path_arg, say, store_url
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,7 +24,8 @@ review_app = typer.Typer(name="review", no_args_is_help=True,
                          help="The review queue: list drafts, read them against their evidence, edit, approve, reject.")
 
 LogsOpt = Annotated[list[Path] | None, typer.Option("--logs", help="Where the logs are (to show each step's "
-                                                    "evidence); a stored trace knows its session's folder.")]
+                                                    "evidence); a stored trace knows its session's folder.",
+                                                    parser=path_arg)]
 ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is reviewing ('Name <email>'). "
                                                  "Default: FORSY_REVIEWER, else git config user.name/email.")]
 VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse if the draft is no longer at "
@@ -139,7 +140,7 @@ def show_cmd(
 
 def render_cmd(
     trace: Annotated[str, typer.Argument(help="A trace folder, its trace.json, or a stored trace id.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The page to write: .html or .md.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The page to write: .html or .md.", parser=path_arg)],
     store: StoreOpt = None,
     logs: LogsOpt = None,
 ) -> None:
@@ -319,7 +320,7 @@ def review_needs_changes(
 @review_app.command("export")
 def review_export(
     output: Annotated[Path, typer.Option("-o", "--output", help="The folder to write (one folder per trace, "
-                                         "and index.jsonl).")],
+                                         "and index.jsonl).", parser=path_arg)],
     status: Annotated[str, typer.Option("--status", help="Only 'approved' traces are published.")] = "approved",
     agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
     project: Annotated[str | None, typer.Option(help="Only this project.")] = None,

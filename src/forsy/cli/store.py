@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import ExitCode, InputError
-from ._output import StoreOpt, emit_json_line, now_iso, say, store_url
+from ._output import StoreOpt, emit_json_line, now_iso, path_arg, say, store_url
 
 store_app = typer.Typer(name="store", help="The store of draft traces: list, export a trace as a folder, migrate, "
                         "copy.", no_args_is_help=True)
@@ -51,7 +51,7 @@ def store_list(
 @store_app.command("export")
 def store_export(
     trace_id: Annotated[str, typer.Argument(help="The trace id (see `forsy store list`).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="The trace folder to write.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The trace folder to write.", parser=path_arg)],
     store: StoreOpt = None,
 ) -> None:
     """Write a stored trace as a trace folder (trace.json, manifest.json, provenance.json, README.md)."""

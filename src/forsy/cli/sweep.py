@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, emit_json_line, quiet, say
+from ._output import StoreOpt, emit_json_line, path_arg, quiet, say
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -29,7 +29,8 @@ def sweep_cmd(
              "too when set; ~/.gemini/tmp, OpenHands', Cline's in VS Code and its forks and in ~/.cline, and "
              "mini-swe-agent's, and where GEMINI_CLI_HOME, CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR and "
              "MSWEA_GLOBAL_CONFIG_DIR say when set) and the roots of the config file.", show_default=False,
-        readable=False)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
+        readable=False,
+        parser=path_arg)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "
                                       "within the last N seconds are traced too). A session whose last line "
@@ -44,10 +45,13 @@ def sweep_cmd(
     print_systemd: Annotated[bool, typer.Option(
         "--print-systemd", help="Print a systemd user service + timer (installs nothing).")] = False,
     config: Annotated[Path | None, typer.Option("--config", help="Config file (TOML). Default: FORSY_CONFIG, "
-                                                "else config.toml in the platform config folder.")] = None,
+                                                "else config.toml in the platform config folder.",
+                                                parser=path_arg)] = None,
     settle: Annotated[float | None, typer.Option("--settle", help="Settle window in seconds (default 120).")] = None,
-    history: Annotated[list[Path] | None, typer.Option("--history", help="Shell history to merge.")] = None,
-    git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.")] = None,
+    history: Annotated[list[Path] | None, typer.Option("--history", help="Shell history to merge.",
+                                                       parser=path_arg)] = None,
+    git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.",
+                                             parser=path_arg)] = None,
     no_redact: Annotated[bool, typer.Option("--no-redact", help="Do NOT mask secrets (marked private).")] = False,
     llm: Annotated[str | None, typer.Option("--llm", help="litellm model for cited proposals.")] = None,
     jobs: Annotated[int | None, typer.Option("-j", "--jobs", envvar="FORSY_JOBS", min=1,

@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, now_iso, say, store_url
+from ._output import StoreOpt, now_iso, path_arg, say, store_url
 
 jobs_app = typer.Typer(name="jobs", help="The shared store's job queue: add jobs, list them.", no_args_is_help=True)
 
@@ -92,9 +92,11 @@ def jobs_list(
 def jobs_add(
     kind: Annotated[str, typer.Argument(help="export (approved or chosen traces → folders), retrace or "
                                         "enrich (session files of this machine)")],
-    paths: Annotated[list[Path] | None, typer.Argument(help="retrace/enrich: the session files.")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(help="retrace/enrich: the session files.",
+                                                       parser=path_arg)] = None,
     store: StoreOpt = None,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="export: the parent folder.")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="export: the parent folder.",
+                                                parser=path_arg)] = None,
     status: Annotated[str, typer.Option(help="export: traces of this draft status.")] = "approved",
     model: Annotated[str | None, typer.Option(help="enrich: the litellm model.")] = None,
 ) -> None:
