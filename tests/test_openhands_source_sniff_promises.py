@@ -4,11 +4,12 @@ with no instance at all gives.
 The heads are those OpenHands' writers produce (`event_to_dict` of the V0 event stream: an
 action `{"id", "timestamp", "source", "message", "action", "args"}` whose `thought` sits in
 its `args`, an observation `{..., "observation", "content", "extras", "cause"}`, `id` and
-`source` left out when unset; the SDK's events with `kind`; an evaluation instance with
-`instruction` and `history`), each reduced to the one key of each rule it relies on, so that
-every alternative of the rule is seen alone; and the look-alikes that lack one of them. The
-windows (4096 bytes for the first event and the instruction, 64 KiB for an output line) are
-pinned at their edge: a key that ends on the last byte inside is seen, one byte further not.
+`source` left out when unset; the SDK's events, whose `kind` pydantic writes last; an
+evaluation instance with `instruction` and `history`), each reduced to the one key of each
+rule it relies on, so that every alternative of the rule is seen alone; and the look-alikes
+that lack one of them. The windows (4096 bytes for a persisted event's opening fields and the
+instruction, 64 KiB for the SDK's kind and an output line) are pinned at their edge: a key
+that ends on the last byte inside is seen, one byte further not.
 Worked out by hand.
 """
 
@@ -78,23 +79,33 @@ def test_the_sdk_events_saved_as_an_array() -> None:
     assert SRC.sniff(PLAIN, b'["source", {"kind": "MessageEvent"}]') is False  # the first no object
 
 
-def test_the_sdk_kind_must_end_within_the_first_4096_bytes_of_the_event() -> None:
-    # `first` is the array's text after `[` and the blanks that follow it
-    # the kind's closing quote is the event's 4096th byte
-    event = _ending_at('{"source": "user", "pad": "', '", "kind": "MessageEvent"', "}]", 4096)
+def test_the_sdk_kind_is_looked_for_in_the_whole_head() -> None:
+    """The SDK writes `kind` last (a pydantic computed field), after the event's own fields: in
+    a first event holding a long system prompt it ends far past 4096 bytes."""
+    event = _ending_at('{"source": "user", "pad": "', '", "kind": "MessageEvent"', "}]", 60000)
     assert SRC.sniff(PLAIN, b"[  " + event) is True
-    event = _ending_at('{"source": "user", "pad": "', '", "kind": "MessageEvent"', "}]", 4097)
-    assert SRC.sniff(PLAIN, b"[  " + event) is False
+    assert SRC.sniff(PLAIN, b"[  " + event.replace(b'"MessageEvent"', b'"OtherEvent"')) is False
+
+
+def test_the_sdk_first_event_as_written_is_known_by_its_opening_fields() -> None:
+    """model_dump's order: id, timestamp, source, then the system prompt; `kind` past the head."""
+    opening = (b'[{"id": "7f0c", "timestamp": "2026-08-22T10:00:00.000000", "source": "agent", '
+               b'"system_prompt": {"type": "text", "text": "' + b"x" * 70000 + b'"}, "kind": "SystemPromptEvent"}]')
+    assert SRC.sniff(PLAIN, opening[:65536]) is True
+    assert SRC.sniff(PLAIN, opening[:65536].replace(b'"source": "agent"', b'"source": "user"')) is False
+    assert SRC.sniff(PLAIN, opening[:65536].replace(b'"system_prompt"', b'"prompt"')) is False
 
 
 # --- one event of a conversation the SDK persisted (events/event-<n>-<id>.json) ---------------
 
-def test_a_persisted_event_needs_kind_and_source_in_its_first_4096_bytes() -> None:
-    assert SRC.sniff(EVENT, b'{"kind": "MessageEvent", "source": "user"}') is True
-    assert SRC.sniff(EVENT, b'\xef\xbb\xbf\n {"id": "e", "kind": "ActionEvent", "source": "agent"}') is True
-    assert SRC.sniff(EVENT, b'{"kind": "MessageEvent"}') is False
-    assert SRC.sniff(EVENT, b'{"source": "user", "id": "e"}') is False
-    for key, other in (('"kind"', '"source": "user", '), ('"source"', '"kind": "MessageEvent", ')):
+def test_a_persisted_event_needs_id_and_source_in_its_first_4096_bytes() -> None:
+    """Its name and folder say what it is; the SDK's base fields (id, timestamp, source) open it
+    and `kind` closes it, past a long system prompt."""
+    assert SRC.sniff(EVENT, b'{"id": "e", "timestamp": "t", "source": "agent", "system_prompt": {"text": "') is True
+    assert SRC.sniff(EVENT, b'\xef\xbb\xbf\n {"kind": "ActionEvent", "id": "e", "source": "agent"}') is True
+    assert SRC.sniff(EVENT, b'{"kind": "MessageEvent", "source": "user"}') is False  # no id
+    assert SRC.sniff(EVENT, b'{"id": "e", "kind": "MessageEvent"}') is False  # no source
+    for key, other in (('"id"', '"source": "user", '), ('"source"', '"id": "e", ')):
         at_edge = _ending_at("{" + other + '"pad": "', '", ' + key, ': "v"}', 4096)
         assert SRC.sniff(EVENT, at_edge) is True, key
         past = _ending_at("{" + other + '"pad": "', '", ' + key, ': "v"}', 4097)
@@ -102,10 +113,10 @@ def test_a_persisted_event_needs_kind_and_source_in_its_first_4096_bytes() -> No
     # an instance in a file named like an event is not read as one
     assert SRC.sniff(EVENT, b'{"instruction": "x", "history": []}') is False
     # nor is text that is no object
-    assert SRC.sniff(EVENT, b'"kind" "source"') is False
+    assert SRC.sniff(EVENT, b'"id" "source"') is False
     # the same event outside an events folder is no output.jsonl instance
     outside = Path("/conv/abc/event-00003-0a1b2c3d.json")
-    assert SRC.sniff(outside, b'{"kind": "MessageEvent", "source": "user"}') is False
+    assert SRC.sniff(outside, b'{"id": "e", "source": "user", "kind": "MessageEvent"}') is False
 
 
 # --- an evaluation or resolver output: one instance per line --------------------------------
@@ -207,3 +218,24 @@ def test_the_file_size_limit_given_is_kept(tmp_path: Path) -> None:
         SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=50)))
     (s,) = SRC.read(p, ReadContext(root=tmp_path, limits=Limits(max_file_bytes=56)))
     assert s.session_id == "a"
+
+
+def test_a_conversation_written_as_the_sdk_orders_fields_is_read_from_its_first_event(tmp_path: Path) -> None:
+    """The fixture's events rewritten with `kind` last and a 30 KiB system prompt, as EventLog
+    writes them: named alone, the first event file gives the whole conversation."""
+    src = Path(__file__).parent / "fixtures" / "openhands" / "conversations"
+    convo = next(p for p in src.iterdir() if p.is_dir())
+    events = tmp_path / convo.name / "events"
+    events.mkdir(parents=True)
+    for f in sorted((convo / "events").glob("event-*.json")):
+        d = json.loads(f.read_bytes())
+        if d.get("kind") == "SystemPromptEvent":
+            d["system_prompt"]["text"] += " " + "x" * 30000
+        kind = d.pop("kind")
+        (events / f.name).write_text(json.dumps({**d, "kind": kind}), "utf-8")
+    first = sorted(events.glob("event-*.json"))[0]
+    assert SRC.sniff(first, first.read_bytes()[:65536]) is True
+    [whole] = SRC.read(first, ReadContext(root=tmp_path))
+    [as_fixture] = SRC.read(sorted((convo / "events").glob("event-*.json"))[0], ReadContext(root=src))
+    assert [(e.kind, e.text) for e in whole.events][1:] == [(e.kind, e.text) for e in as_fixture.events][1:]
+    assert len(whole.files) == len(as_fixture.files) > 1

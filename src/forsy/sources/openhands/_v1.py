@@ -68,6 +68,10 @@ STILL_RUNNING = -1  # TerminalObservation: the command hit the soft timeout and 
 # the first event of a saved SDK conversation names one of the SDK's event classes
 SNIFF = re.compile(rb'"kind"\s*:\s*"(?:SystemPromptEvent|MessageEvent|ActionEvent|ObservationEvent|'
                    rb'ConversationStateUpdateEvent)"')
+# the SDK's first event as it writes it: {"id", "timestamp", "source", "system_prompt", ...,
+# "kind": "SystemPromptEvent"} (model_dump field order; `kind` is computed, so last)
+OPENS_SYSTEM_PROMPT = re.compile(rb'\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"source"\s*:\s*'
+                                 rb'"agent"\s*,\s*"system_prompt"\s*:')
 
 
 def is_v1(e: dict[str, Any]) -> bool:

@@ -68,15 +68,19 @@ class OpenHandsSource:
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if h.startswith(b"["):
-            # the first event may be a system prompt of tens of KiB: look at the whole head
+            # the SDK writes `kind` last (a computed field), after a first event that is a system
+            # prompt of tens of KiB: its opening fields say what it is, or `kind` in the whole head
             first = h[1:].lstrip()
-            if first.startswith(b"{") and _v1.SNIFF.search(first[:4096]) and b'"source"' in first:
+            if first.startswith(b"{") and b'"source"' in first and (
+                    _v1.SNIFF.search(first) or _v1.OPENS_SYSTEM_PROMPT.match(first)):
                 return True  # the SDK's events: `kind` names an event class
             return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
                 b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
                                                                   or b'"thought"' in first)
         if h.startswith(b"{") and _events_dir.is_event_file(path):
-            return b'"kind"' in h[:4096] and b'"source"' in h[:4096]  # one event of a persisted conversation
+            # one event of a persisted conversation (named event-<index>-<id>.json in events/): its
+            # `id` and `source` open it; `kind` comes last, past a long system prompt
+            return b'"id"' in h[:4096] and b'"source"' in h[:4096]
         if h.startswith(b"{"):
             line = h.split(b"\n", 1)[0]
             return b'"history"' in line[:65536] and b'"instruction"' in line[:65536] or (
