@@ -207,6 +207,17 @@ def test_compactions_bookkeeping_and_unknown_kinds(tmp_path: Path) -> None:
     assert [w.line for w in s.warnings] == [list(s.evidence.values())[i].line for i in (4, 5)]
 
 
+def test_a_condensation_request_is_no_second_compaction(tmp_path: Path) -> None:
+    """agent.py writes a CondensationRequest, then the condenser's Condensation with its summary:
+    one compaction, the request set aside."""
+    s = read(tmp_path, [ev("CondensationRequest", 0), ev("Condensation", 1, summary="so far")])
+    assert show(s) == [("compaction", "system", "so far", [(1, "/summary")], T.format(1))]
+    assert s.quality.compactions == 1
+    assert marks(s)[0] == ("set_aside", "a request to condense the history (the Condensation after it is the "
+                                        "compaction)")
+    assert s.warnings == []
+
+
 def test_discover_finds_trajectories_and_outputs_in_every_folder_below(tmp_path: Path) -> None:
     traj = [ev("MessageEvent", 0, source="user", llm_message={"role": "user", "content": [
         {"type": "text", "text": "hi"}]})]

@@ -23,7 +23,8 @@ What each kind gives (read from the SDK's models):
 * `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result; by
   the person (`rejection_source: "user"`) it is their rejection (R-error/rejected);
   `AgentErrorEvent`: the SDK's error for the call (`error`), a failed result;
-* `Condensation`, `CondensationRequest`, `CondensationSummaryEvent` → a compaction;
+* `Condensation`, `CondensationSummaryEvent` → a compaction; `CondensationRequest` (asking
+  for one) set aside;
   `ConversationStateUpdateEvent`, `PauseEvent`, `InterruptEvent`, `TokenEvent`,
   `StreamingDeltaEvent`, `LLMCompletionLogEvent`, `HookExecutionEvent` → bookkeeping (set
   aside, counted in `quality.extra["state_events"]`);
@@ -59,7 +60,10 @@ STATE_KINDS = frozenset({
     "ConversationStateUpdateEvent", "PauseEvent", "InterruptEvent", "TokenEvent", "StreamingDeltaEvent",
     "LLMCompletionLogEvent", "HookExecutionEvent", "ACPToolCallEvent",
 })  # fmt: skip
-COMPACTION_KINDS = frozenset({"Condensation", "CondensationRequest", "CondensationSummaryEvent"})
+COMPACTION_KINDS = frozenset({"Condensation", "CondensationSummaryEvent"})
+# event/condenser.py: the agent's request for a condensation; the Condensation that answers it is
+# the compaction (read as one, it counted every compaction twice, once without a summary)
+CONDENSATION_REQUEST = "CondensationRequest"
 # conversation_error.py (the run loop stopped), agent_server/models.py ServerErrorEvent: `code`, `detail`
 ERROR_KINDS = frozenset({"ConversationErrorEvent", "ServerErrorEvent"})
 # actions whose words are the agent's own (not a tool it ran)
@@ -101,6 +105,9 @@ def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.ev("compaction", rec, base, "/summary" if text else "", e, actor="system", text=text)
         b.s.quality.compactions += 1
         b.mark(rec, base, e, "set_aside", "a condensation of the history (a compaction, not a step)")
+    elif kind == CONDENSATION_REQUEST:
+        b.mark(rec, base, e, "set_aside", "a request to condense the history (the Condensation after it is the "
+                                          "compaction)")
     elif kind in ERROR_KINDS:  # the run loop (or the agent server) stopped on an error: the agent's error step
         got = e.get("detail")
         text = got if isinstance(got, str) and got.strip() else None
