@@ -308,7 +308,8 @@ def test_the_json_of_a_report() -> None:
     rep = _report(run_id=4, counts=RunCounts(seen=2, traced=1, failed=1), duration_s=1.23456,
                   failures=[ErrorRow(4, "/r/b.jsonl", "bad", "t")], waiting=[("/r/c.jsonl", "settle")],
                   warnings=["w"], locked_by=LockInfo(9, "h", "s"),
-                  faults=[FaultRow("/r/x", "folder", "why", "t0", 1, "t1", 4, 3)], left_out=[("/r/deep", "far")])
+                  faults=[FaultRow("/r/x", "folder", "why", "t0", 1, "t1", 4, 3)], left_out=[("/r/deep", "far")],
+                  no_work=[("/r/d.jsonl", "empty")])
     counts = {"seen": 2, "unchanged": 0, "new": 0, "grown": 0, "rewritten": 0, "retried": 0, "gone": 0, "failed": 1,
               "waiting": 0, "traced": 1, "skipped": 0, "traces_written": 0, "bytes_read": 0}
     assert rep.to_json() == {
@@ -317,7 +318,8 @@ def test_the_json_of_a_report() -> None:
         "failures": [{"path": "/r/b.jsonl", "message": "bad"}],
         "faults": [{"path": "/r/x", "what": "folder", "reason": "why", "since": "t0", "runs": 3}],
         "left_out": [{"path": "/r/deep", "reason": "far"}],
-        "waiting_files": [{"path": "/r/c.jsonl", "reason": "settle"}], "warnings": ["w"],
+        "waiting_files": [{"path": "/r/c.jsonl", "reason": "settle"}],
+        "no_work_files": [{"path": "/r/d.jsonl", "reason": "empty"}], "warnings": ["w"],
         "exit_code": ExitCode.PARTIAL}
     assert _report().to_json()["locked_by"] is None
 
