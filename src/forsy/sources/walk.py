@@ -19,8 +19,9 @@ says:
   data); a home folder is searched only where the agents keep their logs;
 * files that look like logs (`LOG_SUFFIXES`) in a folder where no source's layout found a
   session: read by the first source that sniffs them as its own (as `forsy retrace FILE`
-  would) unless they are a part of a session (in a session's own `<id>/` folder, or above a
-  session that source found), else counted in `Discovery.unrecognised` for the caller to report;
+  would) unless they are a part of a session (in a session's own `<id>/` folder, above a
+  session that source found, or one its source declares with `session_of`), else counted in
+  `Discovery.unrecognised` for the caller to report;
 * copies of a log left beside it (`copy_of_log`: a backup, a half-written temporary file):
   not read, since they hold the same work again or a part of it; named when a source sniffs
   them as its own, so that `forsy retrace` can be given one by name;
@@ -184,6 +185,9 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         if Path(os.path.abspath(p)) in seen:
             continue
         sniffers = _sniffed_by(p, available)
+        owner = session_of(p, sniffers or available)
+        if owner is not None and Path(os.path.abspath(owner)) in seen:
+            continue  # a part of a session found, by its source's rule (OpenHands' event cache, state files)
         if not sniffers:
             out.unrecognised.append(p)
         elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in sniffers]):
@@ -202,6 +206,21 @@ def _drop_named(out: Discovery, layout_failed: list[int], unreadable: list[Path]
     drop = {i for i in layout_failed
             if any(u == out.not_searched[i][0] or u.is_relative_to(out.not_searched[i][0]) for u in unreadable)}
     out.not_searched[:] = [e for i, e in enumerate(out.not_searched) if i not in drop]
+
+
+def session_of(p: Path, sources: list[Source]) -> Path | None:
+    """The session file a source says `p` is a part of (its optional `session_of`: read with
+    that session, or its state), or None. A part of a session found is neither read alone
+    nor reported; one whose session was not found is, as any other file."""
+    for src in sources:
+        owner = getattr(src, "session_of", None)
+        try:
+            found = owner(p) if owner is not None else None
+        except OSError:
+            continue
+        if found is not None:
+            return Path(found)
+    return None
 
 
 def _a_part(p: Path, found_in: list[set[str]]) -> bool:

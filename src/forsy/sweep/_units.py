@@ -13,6 +13,8 @@ from ..store import FileState
 from ._files import Stat, stat_path
 
 Discover = Callable[[set[str]], tuple[dict[str, str], list[tuple[str, str]]]]
+# the session file a source says a file is a part of (sources.walk.session_of), or None
+SessionOf = Callable[[str], str | None]
 
 
 @dataclass
@@ -51,9 +53,11 @@ def _hidden(path: str, blocked: set[str]) -> bool:
 
 
 def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: list[str],
-               discover: Discover, blocked: set[str] | None = None) -> Plan:
+               discover: Discover, blocked: set[str] | None = None, session_of: SessionOf | None = None) -> Plan:
     """`blocked`: folders the walk could not list. The files remembered inside them are out of
-    sight this run: neither gone nor changed, and their sessions wait for the folder."""
+    sight this run: neither gone nor changed, and their sessions wait for the folder.
+    `session_of`: which session file a source says a new or changed file is a part of (a new
+    event file of a conversation kept one file per event): that session has changed."""
     if blocked:
         known = {p: s for p, s in known.items() if p in on_disk or not _hidden(p, blocked)}
     by_unit: dict[str, list[FileState]] = {}
@@ -89,6 +93,8 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
     attributed: set[str] = set()
     for p in sorted(fresh):
         owner = _owner(p, stem_dirs, roots)
+        if owner is None and session_of is not None and (named := session_of(p)) in units:
+            owner = named  # e.g. a new event file of a conversation (OpenHands), its state rewritten
         if owner is not None:  # e.g. a new subagent file of a known session
             u = units[owner]
             u.change = "changed" if u.change in ("unchanged", "retried") else u.change

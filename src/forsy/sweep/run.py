@@ -122,6 +122,14 @@ class SweepReport:
                 "exit_code": self.exit_code}
 
 
+def _session_of(path: str) -> str | None:
+    """The session file a source says `path` is a part of (sources.walk.session_of), absolute."""
+    from ..sources.walk import session_of
+
+    found = session_of(Path(path), sources.available())
+    return os.path.abspath(found) if found is not None else None
+
+
 def iso(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
 
@@ -213,7 +221,7 @@ class _Sweep:
         for d, reason in sorted(blocked.items()):
             self._fault(d, "folder", reason)
         known = self.store.file_states(self.roots)
-        plan = plan_units(on_disk, known, self.roots, self._discover, set(blocked))
+        plan = plan_units(on_disk, known, self.roots, self._discover, set(blocked), _session_of)
         self._mark_gone(plan, known)
         changed = [u for u in plan.units if u.failure is None and u.change != "unchanged"]
         self.files_total = len(changed)

@@ -1,12 +1,16 @@
-"""A conversation the OpenHands SDK persisted: one file per event.
+"""A conversation OpenHands persisted one file per event.
 
-`EventLog` (openhands-sdk/openhands/sdk/conversation/event_store.py, names in
-persistence_const.py) writes each event of a conversation as its own JSON file,
-`<persistence dir>/<conversation id>/events/event-<index, 5+ digits>-<event id>.json`,
-beside `base_state.json` (the agent's configuration and state). The events folder is one
-session: every event file is one record (its exact bytes), read in index order by the SDK
-event rules (`_v1.py`); its id is the conversation folder's name. A folder walk offers the
-first event file of each events folder, and the others are its parts.
+The SDK's `EventLog` (openhands-sdk/openhands/sdk/conversation/event_store.py, names in
+persistence_const.py) writes each event as `<persistence dir>/<conversation id>/events/
+event-<index, 5+ digits>-<event id>.json`, beside `base_state.json`. The app before the SDK
+(V0: openhands/events/stream.py, storage/locations.py) wrote `~/.openhands/sessions/<sid>/
+events/<id>.json`, one `event_to_dict` each, and every full page of 25 events again as
+`event_cache/<start>-<end>.json` (a copy, to read faster), beside `metadata.json`.
+
+The events folder is one session: every event file is one record (its exact bytes), read
+in index order by the event rules (`_v1.py` for the SDK's, `_build.py` for V0's); its id is
+the conversation folder's name. A folder walk offers the first event file of each events
+folder, and the others, and the cache pages beside it, are its parts.
 """
 
 from __future__ import annotations
@@ -25,16 +29,45 @@ from ..lines import read_bytes, sha256, source_name
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-EVENT_NAME = re.compile(r"^event-(\d{5,})-[0-9a-fA-F\-]{8,}\.json$")
+EVENT_NAME = re.compile(r"^event-(\d{5,})-[0-9a-fA-F\-]{8,}\.json$")  # the SDK's
+V0_NAME = re.compile(r"^(\d+)\.json$")  # the app's before the SDK: the event's id
+CACHE_PAGE = re.compile(r"^\d+-\d+\.json$")
 
 
 def is_event_file(path: Path) -> bool:
-    return EVENT_NAME.match(path.name) is not None and path.parent.name == "events"
+    return path.parent.name == "events" and (EVENT_NAME.match(path.name) or V0_NAME.match(path.name)) is not None
+
+
+def is_v0_event_file(path: Path) -> bool:
+    return path.parent.name == "events" and V0_NAME.match(path.name) is not None
+
+
+def is_cache_page(path: Path) -> bool:
+    """A V0 page of 25 events written again beside the events folder (`event_cache/`)."""
+    return (path.parent.name == "event_cache" and CACHE_PAGE.match(path.name) is not None
+            and (path.parent.parent / "events").is_dir())
+
+
+def is_state_file(path: Path) -> bool:
+    """A JSON file of a conversation folder beside its events folder (the SDK's base_state.json,
+    V0's metadata.json and init.json): the conversation's state, not an event."""
+    return path.suffix == ".json" and (path.parent / "events").is_dir() and bool(event_files(path.parent / "events"))
+
+
+def session_of(path: Path) -> Path | None:
+    """The first event file of the conversation `path` belongs to (an event file, a cache page,
+    a state file), or None."""
+    folder = (path.parent if is_event_file(path) else path.parent.parent / "events" if is_cache_page(path)
+              else path.parent / "events" if is_state_file(path) else None)
+    files = event_files(folder) if folder is not None else []
+    return files[0] if files else None
 
 
 def event_files(folder: Path) -> list[Path]:
-    """The event files of an events folder, in the order the SDK numbered them."""
-    found = [(int(m.group(1)), p) for p in folder.glob("event-*.json") if (m := EVENT_NAME.match(p.name))]
+    """The event files of an events folder, in the order they were numbered (the SDK's file
+    names, else V0's event ids)."""
+    found = [(int(m.group(1)), p) for p in folder.glob("*.json")
+             if (m := EVENT_NAME.match(p.name) or V0_NAME.match(p.name))]
     return [p for _, p in sorted(found, key=lambda t: (t[0], t[1].name))]
 
 
@@ -43,6 +76,8 @@ def first_of_each(files: list[Path]) -> list[Path]:
     seen: set[Path] = set()
     out: list[Path] = []
     for p in files:
+        if is_cache_page(p):
+            continue  # a copy of events the events folder holds
         if not is_event_file(p):
             out.append(p)
         elif p.parent not in seen:

@@ -77,6 +77,9 @@ class OpenHandsSource:
             return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
                 b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
                                                                   or b'"thought"' in first)
+        if h.startswith(b"{") and _events_dir.is_v0_event_file(path):
+            # one V0 event of a session the app kept (sessions/<sid>/events/<id>.json)
+            return b'"action"' in h[:4096] or b'"observation"' in h[:4096]
         if h.startswith(b"{") and _events_dir.is_event_file(path):
             # one event of a persisted conversation (named event-<index>-<id>.json in events/): its
             # `id` and `source` open it; `kind` comes last, past a long system prompt
@@ -86,6 +89,12 @@ class OpenHandsSource:
             return b'"history"' in line[:65536] and b'"instruction"' in line[:65536] or (
                 b'"instruction"' in h[:4096] and b'"history": [' in h)
         return False
+
+    def session_of(self, path: Path) -> Path | None:
+        """The file offered for the conversation `path` is a part of (its first event file):
+        for another event file, a V0 cache page (`event_cache/`), or a state file beside the
+        events (`base_state.json`, V0's `metadata.json`, `init.json`...); None otherwise."""
+        return _events_dir.session_of(path)
 
     def discover(self, path: Path) -> list[Path]:
         # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
