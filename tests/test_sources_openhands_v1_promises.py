@@ -280,3 +280,29 @@ def test_an_output_line_is_one_record_its_steps_cite(tmp_path: Path) -> None:
     assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1),
                                                               ("no-result", None, None)]
     assert s.warnings[1].message == "action 'terminal' (c7) has no observation"
+
+
+def test_the_models_reasoning_is_read_from_one_place_and_encrypted_parts_counted(tmp_path: Path) -> None:
+    """llm/message.py keeps reasoning three ways: litellm's `reasoning_content`, Anthropic's
+    `thinking_blocks`, OpenAI Responses' `responses_reasoning_item`. The first present is read
+    (litellm fills reasoning_content from the thinking blocks too: never twice); encrypted
+    reasoning (a redacted block, `encrypted_content`) is counted."""
+    bash = {"kind": "ExecuteBashAction", "command": "ls"}
+    thinking = [{"type": "thinking", "thinking": "plan A", "signature": "s"},
+                {"type": "redacted_thinking", "data": "x"}]
+    responses = {"id": "rs_1", "summary": ["checked the tests"], "content": ["ran them"], "encrypted_content": "gAAA"}
+    s = read(tmp_path, [
+        ev("ActionEvent", 0, tool_name="terminal", tool_call_id="c0", action=bash, responses_reasoning_item=responses),
+        ev("ActionEvent", 1, tool_name="terminal", tool_call_id="c1", action=bash, thinking_blocks=thinking),
+        ev("ActionEvent", 2, tool_name="terminal", tool_call_id="c2", action=bash, thinking_blocks=thinking,
+           reasoning_content="plan A"),
+        ev("MessageEvent", 3, llm_message={"role": "assistant", "content": [{"type": "text", "text": "done"}],
+                                           "responses_reasoning_item": {"summary": ["wrap up"]}}),
+    ])
+    got = [(e.text, [(index(s)[r.ev], r.pointer) for r in e.refs]) for e in s.events if e.kind == "reasoning"]
+    assert got == [("checked the tests", [(0, "/responses_reasoning_item/summary/0")]),
+                   ("ran them", [(0, "/responses_reasoning_item/content/0")]),
+                   ("plan A", [(1, "/thinking_blocks/0/thinking")]),
+                   ("plan A", [(2, "/reasoning_content")]),
+                   ("wrap up", [(3, "/llm_message/responses_reasoning_item/summary/0")])]
+    assert s.quality.encrypted_reasoning == 3  # the encrypted item, two redacted blocks

@@ -10,7 +10,8 @@ What each kind gives (read from the SDK's models):
 * `MessageEvent`: `llm_message.content[*].text`; from `source: "user"` a `user` event per
   text, from the agent its text; `activated_skills` and `extended_content` are what the SDK
   added to the message (metadata);
-* `ActionEvent`: `thought[*].text` and `reasoning_content` → reasoning; a call whose tool is
+* `ActionEvent`: `thought[*].text` and the model's reasoning (`reasoning_content`, else
+  `thinking_blocks`, else `responses_reasoning_item`; encrypted parts counted) → reasoning; a call whose tool is
   `tool_name`, whose arguments are the `action` object exactly as the SDK parsed it (its
   `kind`, e.g. `ExecuteBashAction`, `TerminalAction`, `FileEditorAction`, is part of it),
   and whose id is `tool_call_id`. A `FinishAction`'s `message` is the agent's answer, a
@@ -155,20 +156,43 @@ def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
             b.ev("agent_text", rec, base, ptr, e, text=text)
         else:  # the environment's message (a hook, a resume notice): not the user's words
             b.ev("note", rec, base, ptr, e, actor="system", text=text)
-    rc = msg.get("reasoning_content") if isinstance(msg, dict) else None
-    if isinstance(rc, str) and rc.strip() and not user:
-        b.ev("reasoning", rec, base, "/llm_message/reasoning_content", e, text=rc)
+    if isinstance(msg, dict) and not user:
+        _reasoning(b, rec, e, msg, base, ("llm_message",))
     if not texts:
         b.mark(rec, base, e, "set_aside", "a message with no words")
+
+
+def _reasoning(b: Builder, rec: Record, e: dict[str, Any], holder: dict[str, Any], base: str,
+               at: tuple[str, ...]) -> None:
+    """The model's reasoning as the SDK keeps it (llm/message.py), read from one place so that
+    it is not told twice: `reasoning_content` (litellm's text), else Anthropic's
+    `thinking_blocks` (`thinking`), else OpenAI Responses' `responses_reasoning_item`
+    (`summary`, then `content`). Reasoning the provider encrypted (a `redacted_thinking`
+    block, `encrypted_content`) is counted, not read."""
+    rc = holder.get("reasoning_content")
+    blocks = [(i, x) for i, x in enumerate(holder.get("thinking_blocks") or []) if isinstance(x, dict)]
+    item = holder.get("responses_reasoning_item")
+    item = item if isinstance(item, dict) else {}
+    found: list[tuple[str, str]] = []
+    if isinstance(rc, str) and rc.strip():
+        found = [(pointer(*at, "reasoning_content"), rc)]
+    elif texts := [(pointer(*at, "thinking_blocks", i, "thinking"), x["thinking"]) for i, x in blocks
+                   if x.get("type") == "thinking" and isinstance(x.get("thinking"), str) and x["thinking"].strip()]:
+        found = texts
+    else:
+        found = [(pointer(*at, "responses_reasoning_item", key, i), t) for key in ("summary", "content")
+                 for i, t in enumerate(item.get(key) or []) if isinstance(t, str) and t.strip()]
+    for ptr, text in found:
+        b.ev("reasoning", rec, base, ptr, e, text=text)
+    b.s.quality.encrypted_reasoning += sum(1 for _, x in blocks if x.get("type") == "redacted_thinking") + (
+        1 if isinstance(item.get("encrypted_content"), str) and item["encrypted_content"] else 0)
 
 
 def _action(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     b.seen_agent = True
     for i, text in _texts(e, "thought"):
         b.ev("reasoning", rec, base, pointer("thought", i, "text"), e, text=text)
-    rc = e.get("reasoning_content")
-    if isinstance(rc, str) and rc.strip():
-        b.ev("reasoning", rec, base, "/reasoning_content", e, text=rc)
+    _reasoning(b, rec, e, e, base, ())
     action = e.get("action")
     akind = action.get("kind") if isinstance(action, dict) else None
     if akind == FINISH and isinstance(action, dict) and isinstance(action.get("message"), str):
