@@ -306,3 +306,36 @@ def test_the_models_reasoning_is_read_from_one_place_and_encrypted_parts_counted
                    ("plan A", [(2, "/reasoning_content")]),
                    ("wrap up", [(3, "/llm_message/responses_reasoning_item/summary/0")])]
     assert s.quality.encrypted_reasoning == 3  # the encrypted item, two redacted blocks
+
+
+def test_an_acp_servers_calls_are_calls_paired_by_id_the_final_status_deciding(tmp_path: Path) -> None:
+    """event/acp_tool_call.py: each call written whole when it starts, again as it runs and as
+    it ends, under one tool_call_id (before, all were set aside as bookkeeping: 0 calls)."""
+    def acp(n: int, tcid: str, status: str, **more: Any) -> dict[str, Any]:
+        return ev("ACPToolCallEvent", n, tool_call_id=tcid, title=f"call {tcid}", status=status, **more)
+
+    s = read(tmp_path, [
+        acp(0, "c1", "pending", tool_kind="read", raw_input={"path": "a.py"}),
+        acp(1, "c1", "in_progress", tool_kind="read", raw_input={"path": "a.py"}),
+        acp(2, "c1", "completed", tool_kind="read", raw_input={"path": "a.py"}, raw_output="x = 1"),
+        acp(3, "c2", "failed", tool_kind="execute", raw_input={"command": "pytest"},
+            content=[{"type": "text", "text": "1 failed"}]),
+        acp(4, "c3", "completed", tool_kind="edit", raw_output={"ok": True}, is_error=True),
+        acp(5, "c4", "in_progress"),  # never ended: a call with no result
+        {"kind": "ACPToolCallEvent", "id": "e6", "source": "agent", "title": "no id"},
+    ])
+    got = [(e.kind, e.call_id, e.tool, e.text, e.is_error, [(index(s)[r.ev], r.pointer) for r in e.refs])
+           for e in s.events]
+    assert got == [
+        ("tool_call", "c1", "read", None, None, [(0, "/raw_input")]),
+        ("tool_result", "c1", None, "x = 1", False, [(2, "/raw_output")]),
+        ("tool_call", "c2", "execute", None, None, [(3, "/raw_input")]),
+        ("tool_result", "c2", None, "1 failed", True, [(3, "/content/0/text")]),
+        ("tool_call", "c3", "edit", None, None, [(4, "")]),
+        ("tool_result", "c3", None, '{"ok":true}', True, [(4, "/raw_output")]),
+        ("tool_call", "c4", None, None, None, [(5, "")]),
+    ]
+    assert [e.args for e in s.events if e.kind == "tool_call"] == [{"path": "a.py"}, {"command": "pytest"}, None, None]
+    assert marks(s)[1] == ("duplicate", "an ACP tool call written again as it runs (its first write is the call)")
+    assert marks(s)[6] == ("set_aside", "an ACP tool call with no tool_call_id (nothing to pair)")
+    assert "state_events" not in s.quality.extra

@@ -24,6 +24,8 @@ What each kind gives (read from the SDK's models):
 * `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result; by
   the person (`rejection_source: "user"`) it is their rejection (R-error/rejected);
   `AgentErrorEvent`: the SDK's error for the call (`error`), a failed result;
+* `ACPToolCallEvent` (a call an ACP server ran, written again as it goes): a call, and its
+  result once its status is final (`_acp`);
 * `Condensation`, `CondensationSummaryEvent` → a compaction; `CondensationRequest` (asking
   for one) set aside;
   `ConversationStateUpdateEvent`, `PauseEvent`, `InterruptEvent`, `TokenEvent`,
@@ -40,6 +42,7 @@ import re
 from typing import Any, Protocol
 
 from ...evidence import Event, LedgerHeading, Ref, Session, pointer
+from ...jsontext import json_text
 from ...payloads import MessageInfo, ResultInfo
 from .._records import Record
 
@@ -59,8 +62,10 @@ class Builder(Protocol):
 
 STATE_KINDS = frozenset({
     "ConversationStateUpdateEvent", "PauseEvent", "InterruptEvent", "TokenEvent", "StreamingDeltaEvent",
-    "LLMCompletionLogEvent", "HookExecutionEvent", "ACPToolCallEvent",
+    "LLMCompletionLogEvent", "HookExecutionEvent",
 })  # fmt: skip
+ACP_CALL = "ACPToolCallEvent"
+ACP_DONE = frozenset({"completed", "failed"})  # ACP's final tool call statuses (pending, in_progress before)
 COMPACTION_KINDS = frozenset({"Condensation", "CondensationSummaryEvent"})
 # event/condenser.py: the agent's request for a condensation; the Condensation that answers it is
 # the compaction (read as one, it counted every compaction twice, once without a summary)
@@ -109,6 +114,8 @@ def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     elif kind == CONDENSATION_REQUEST:
         b.mark(rec, base, e, "set_aside", "a request to condense the history (the Condensation after it is the "
                                           "compaction)")
+    elif kind == ACP_CALL:
+        _acp(b, rec, e, base)
     elif kind in ERROR_KINDS:  # the run loop (or the agent server) stopped on an error: the agent's error step
         got = e.get("detail")
         text = got if isinstance(got, str) and got.strip() else None
@@ -216,6 +223,41 @@ def _action(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     b.ev("tool_call", rec, base, ptr, e, call_id=call_id, tool=tool if isinstance(tool, str) else None,
          args=args, name_ref=Ref(rec.ev.id, base + "/tool_name") if isinstance(tool, str) else None)
     b.waiting.append((call_id, str(tool)))
+
+
+def _acp(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    """A tool call an ACP server ran (Claude Code, Codex, Gemini behind the SDK's ACP agent;
+    event/acp_tool_call.py), written whole when it starts and again as it goes, under one
+    `tool_call_id`: the first write is the call (`tool_kind`, `raw_input`), the write with a
+    final status its result (`raw_output`, else the text blocks of `content`; failed when
+    `is_error` or `status: "failed"`), the writes between repeat it."""
+    tcid = e.get("tool_call_id")
+    if not isinstance(tcid, str):
+        b.mark(rec, base, e, "set_aside", "an ACP tool call with no tool_call_id (nothing to pair)")
+        return
+    waiting = {w[0] for w in b.waiting}
+    new = tcid not in waiting and tcid not in b.answered
+    if new:
+        b.seen_agent = True
+        kind = e.get("tool_kind")
+        tool = kind if isinstance(kind, str) else None
+        b.ev("tool_call", rec, base, "/raw_input" if "raw_input" in e else "", e, call_id=tcid, tool=tool,
+             args=e.get("raw_input"), name_ref=Ref(rec.ev.id, base + "/tool_kind") if tool else None)
+        b.waiting.append((tcid, str(tool)))
+    if e.get("status") in ACP_DONE and tcid not in b.answered:
+        b.waiting = [w for w in b.waiting if w[0] != tcid]
+        b.answered.add(tcid)
+        out = e.get("raw_output")
+        parts = _texts(e, "content") if out is None else []
+        ptrs = ["/raw_output"] if out is not None else [pointer("content", i, "text") for i, _ in parts]
+        text = json_text(out) if out is not None else "\n".join(t for _, t in parts)
+        failed = e.get("is_error") is True or e.get("status") == "failed"
+        ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
+        b.s.events.append(Event("tool_result", "agent", ts, [Ref(rec.ev.id, base + p) for p in ptrs or [""]],
+                                ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, call_id=tcid,
+                                text=text, is_error=failed))
+    elif not new:
+        b.mark(rec, base, e, "duplicate", "an ACP tool call written again as it runs (its first write is the call)")
 
 
 def _exit_code(obs: dict[str, Any]) -> int | None:
