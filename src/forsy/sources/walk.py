@@ -58,6 +58,13 @@ COPY_NOT_READ = ("not read: a copy left beside a log (a backup or a temporary fi
                  "or a part of it; name it to retrace it")
 
 
+def log_name(name: str, sources: list[Source]) -> bool:
+    """A file name a log may have: a log suffix, or a name a source says is its log's with no
+    suffix to tell it (`log_names`: OpenHands' app server writes events with no extension)."""
+    return name.endswith(LOG_SUFFIXES) or any(
+        (pattern := getattr(src, "log_names", None)) is not None and pattern.match(name) for src in sources)
+
+
 def copy_of_log(name: str) -> bool:
     """Whether a file's name is a log's name with more after it (see `_COPY`)."""
     return not name.endswith(LOG_SUFFIXES) and _COPY.search(name) is not None
@@ -160,7 +167,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     if not e.name.startswith("."):
                         out.not_searched.append((Path(e.path), "not searched: a link to a folder (not followed, "
                                                                "so no folder is read twice; name it directly)"))
-                elif e.name.endswith(LOG_SUFFIXES):
+                elif log_name(e.name, available):
                     # a FIFO or a broken link is never a found session's part: reported even beside one
                     if e.is_symlink() and not os.path.exists(e.path):
                         out.not_searched.append((Path(e.path), "not read: a link to nothing"))

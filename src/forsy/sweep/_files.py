@@ -3,13 +3,15 @@ that changed, a fingerprint (the first block and the last complete line)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat as stat_
 from dataclasses import dataclass
 from typing import Literal
 
-from ..sources.walk import copy_of_log
+from ..sources import Source, available
+from ..sources.walk import copy_of_log, log_name
 
 HEAD_BLOCK = 4096
 _CHUNK = 65536
@@ -22,9 +24,16 @@ SESSION_NAMES = frozenset({"history.db"})  # atuin
 
 
 def session_like(name: str) -> bool:
-    """A file the walk looks at: a kind of log a source reads, or a copy of one (never read,
-    but named once, when it first appears: `sources.walk.copy_of_log`)."""
-    return name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name)
+    """A file the walk looks at: a kind of log a source reads (by its suffix, or a name a
+    source declares: `sources.walk.log_name`), or a copy of one (never read, but named once,
+    when it first appears: `sources.walk.copy_of_log`)."""
+    return (name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name)
+            or log_name(name, _sources()))
+
+
+@functools.cache
+def _sources() -> list[Source]:
+    return available()  # asked once: the walk looks at every name under the roots
 
 
 # formats written a line at a time, where a last line without its newline is still being

@@ -5,7 +5,12 @@ persistence_const.py) writes each event as `<persistence dir>/<conversation id>/
 event-<index, 5+ digits>-<event id>.json`, beside `base_state.json`. The app before the SDK
 (V0: openhands/events/stream.py, storage/locations.py) wrote `~/.openhands/sessions/<sid>/
 events/<id>.json`, one `event_to_dict` each, and every full page of 25 events again as
-`event_cache/<start>-<end>.json` (a copy, to read faster), beside `metadata.json`.
+`event_cache/<start>-<end>.json` (a copy, to read faster), beside `metadata.json`. The app
+server on the SDK (openhands/app_server/event/filesystem_event_service.py) writes each event
+as `<persistence dir, ~/.openhands>/v1/events/<conversation id>/<YYYYMMDDHHMMSS>_<kind>_<id
+hex>`, with no extension (`model_dump(mode='json')`, indented): that conversation folder is
+one session, its events ordered by their own `timestamp` (the names keep seconds only), then
+by name.
 
 The events folder is one session: every event file is one record (its exact bytes), read
 in index order by the event rules (`_v1.py` for the SDK's, `_build.py` for V0's); its id is
@@ -32,10 +37,16 @@ if TYPE_CHECKING:
 EVENT_NAME = re.compile(r"^event-(\d{5,})-[0-9a-fA-F\-]{8,}\.json$")  # the SDK's
 V0_NAME = re.compile(r"^(\d+)\.json$")  # the app's before the SDK: the event's id
 CACHE_PAGE = re.compile(r"^\d+-\d+\.json$")
+APP_NAME = re.compile(r"^\d{14}_[A-Za-z]+_[0-9a-f]{32}$")  # the app server's (no extension)
 
 
 def is_event_file(path: Path) -> bool:
     return path.parent.name == "events" and (EVENT_NAME.match(path.name) or V0_NAME.match(path.name)) is not None
+
+
+def is_app_event_file(path: Path) -> bool:
+    """An event the app server kept: `.../events/<conversation id>/<time>_<kind>_<id hex>`."""
+    return APP_NAME.match(path.name) is not None and path.parent.parent.name == "events"
 
 
 def is_v0_event_file(path: Path) -> bool:
@@ -57,10 +68,17 @@ def is_state_file(path: Path) -> bool:
 def session_of(path: Path) -> Path | None:
     """The first event file of the conversation `path` belongs to (an event file, a cache page,
     a state file), or None."""
+    if is_app_event_file(path):
+        return app_event_files(path.parent)[0]
     folder = (path.parent if is_event_file(path) else path.parent.parent / "events" if is_cache_page(path)
               else path.parent / "events" if is_state_file(path) else None)
     files = event_files(folder) if folder is not None else []
     return files[0] if files else None
+
+
+def app_event_files(folder: Path) -> list[Path]:
+    """The event files of an app server conversation folder, in name order."""
+    return sorted(p for p in folder.iterdir() if APP_NAME.match(p.name))
 
 
 def event_files(folder: Path) -> list[Path]:
@@ -78,7 +96,11 @@ def first_of_each(files: list[Path]) -> list[Path]:
     for p in files:
         if is_cache_page(p):
             continue  # a copy of events the events folder holds
-        if not is_event_file(p):
+        if is_app_event_file(p):
+            if p.parent not in seen:
+                seen.add(p.parent)
+                out.append(app_event_files(p.parent)[0])
+        elif not is_event_file(p):
             out.append(p)
         elif p.parent not in seen:
             seen.add(p.parent)
@@ -89,10 +111,12 @@ def first_of_each(files: list[Path]) -> list[Path]:
 def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Session:
     """The whole conversation of the events folder `path` is in; `builder` makes the SDK
     event reader for the session (its `event(rec, data, "")` and `finish()`)."""
-    convo = path.parent.parent
-    files = event_files(path.parent)
+    app = is_app_event_file(path)
+    convo = path.parent if app else path.parent.parent
+    files = app_event_files(path.parent) if app else event_files(path.parent)
     s = Session("openhands", convo.name, [], {}, [], SessionMeta(agent="openhands"))
     b = builder(s)
+    read: list[tuple[str, Record, dict[str, Any]]] = []
     for p in files:
         data = read_bytes(p, ctx.limits)
         name = source_name(p, ctx.root)
@@ -109,6 +133,10 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Ses
         kind = value.get("kind") if isinstance(value.get("kind"), str) else None
         ev = Evidence.make(name, 1, 0, data, sha256(data), kind)
         s.add_evidence(ev)
-        b.event(Record(ev, value), value, "")
+        ts = value.get("timestamp")
+        read.append((ts if app and isinstance(ts, str) else "", Record(ev, value), value))
+    # the app's names keep seconds only: within one, events are in their own time's order
+    for _, rec, value in sorted(read, key=lambda t: t[0]) if app else read:
+        b.event(rec, value, "")
     b.finish()
     return s

@@ -47,6 +47,8 @@ of shell observations, not per session) and, in older outputs, any time.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -57,13 +59,23 @@ from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from . import _events_dir, _v1
 from ._build import Builder
 
+APP_EVENTS = "[0-9]" * 14 + "_*_*"  # the app server's event files (`_events_dir.APP_NAME`), as a glob
+
 
 class OpenHandsSource:
     name: ClassVar[str] = "openhands"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
     # under the home folder: the V0 sessions, and the conversations the SDK persists (its examples'
     # ~/.openhands/conversations/<id>/events/)
-    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions", ".openhands/conversations")
+    default_roots: ClassVar[tuple[str, ...]] = (".openhands/sessions", ".openhands/conversations",
+                                                ".openhands/v1/events")
+    # names of its logs that no suffix tells (sources.walk.log_name): the app server's event files
+    log_names: ClassVar[re.Pattern[str]] = _events_dir.APP_NAME
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """The app server's events under OH_PERSISTENCE_DIR when set (app_server/config.py)."""
+        top = env.get("OH_PERSISTENCE_DIR", "")
+        return [Path(top).expanduser() / "v1" / "events"] if top else []
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -77,6 +89,8 @@ class OpenHandsSource:
             return first.startswith(b"{") and (b'"action"' in first or b'"observation"' in first) and (
                 b'"args"' in first or b'"extras"' in first) and (b'"source"' in first or b'"cause"' in first
                                                                   or b'"thought"' in first)
+        if h.startswith(b"{") and _events_dir.is_app_event_file(path):
+            return b'"id"' in h[:4096] and b'"source"' in h[:4096]  # the app server's event (indented)
         if h.startswith(b"{") and _events_dir.is_v0_event_file(path):
             # one V0 event of a session the app kept (sessions/<sid>/events/<id>.json)
             return b'"action"' in h[:4096] or b'"observation"' in h[:4096]
@@ -98,10 +112,11 @@ class OpenHandsSource:
 
     def discover(self, path: Path) -> list[Path]:
         # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
-        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl"), recursive=True))
+        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl", APP_EVENTS),
+                                                          recursive=True))
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
-        if _events_dir.is_event_file(path):
+        if _events_dir.is_event_file(path) or _events_dir.is_app_event_file(path):
             return [_events_dir.read(path, ctx, Builder)]
         data = read_bytes(path, ctx.limits)
         name = source_name(path, ctx.root)
