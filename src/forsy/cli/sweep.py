@@ -28,8 +28,8 @@ def sweep_cmd(
              "(~/.claude/projects, ~/.codex/sessions and archived_sessions, under CLAUDE_CONFIG_DIR and CODEX_HOME "
              "too when set; ~/.gemini/tmp, OpenHands', Cline's in VS Code and its forks and in ~/.cline, and "
              "mini-swe-agent's, and where GEMINI_CLI_HOME, CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR, "
-             "MSWEA_GLOBAL_CONFIG_DIR and OH_PERSISTENCE_DIR say when set) and the roots of the config file.", show_default=False,
-        readable=False,
+             "MSWEA_GLOBAL_CONFIG_DIR and OH_PERSISTENCE_DIR say when set) and the roots of the config file.",
+        show_default=False, readable=False,
         parser=path_arg)] = None,  # a root that cannot be listed is the sweep's to name (exit 7), not a usage error
     store: StoreOpt = None,
     now: Annotated[bool, typer.Option("--now", help="Do not wait for the settle window (files modified "
