@@ -51,6 +51,12 @@ class ReadContext:
 
 
 class Source(Protocol):
+    """A reader of one agent's logs. Optional, read with getattr where used: `searches_below`
+    (its discover looks below the folder it is given: sources.walk), `default_roots` and
+    `env_roots` (HasRoots: where its agent writes), `log_names` (a pattern of its logs' names
+    that no suffix tells), `session_of(path)` (the session file a part of a session belongs
+    to: sources.walk.session_of)."""
+
     name: ClassVar[str]
 
     def sniff(self, path: Path, head: bytes) -> bool: ...

@@ -17,9 +17,9 @@ says:
 
 * folders whose name starts with a dot, and `VENDOR` folders (dependencies, caches, VCS
   data); a home folder is searched only where the agents keep their logs;
-* files that look like logs (`LOG_SUFFIXES`) in a folder where no source's layout found a
-  session: read by the first source that sniffs them as its own (as `forsy retrace FILE`
-  would) unless they are a part of a session (in a session's own `<id>/` folder, above a
+* files that look like logs (`LOG_SUFFIXES`, or a name a source declares: `log_name`) in a
+  folder where no source's layout found a session: read by the first source that sniffs them
+  as its own (as `forsy retrace FILE` would) unless they are a part of a session (in a session's own `<id>/` folder, above a
   session that source found, or one its source declares with `session_of`), else counted in
   `Discovery.unrecognised` for the caller to report;
 * copies of a log left beside it (`copy_of_log`: a backup, a half-written temporary file):

@@ -66,8 +66,8 @@ def is_state_file(path: Path) -> bool:
 
 
 def session_of(path: Path) -> Path | None:
-    """The first event file of the conversation `path` belongs to (an event file, a cache page,
-    a state file), or None."""
+    """The first event file of the conversation `path` belongs to (an event file of any of the
+    three layouts, a cache page, a state file), or None."""
     if is_app_event_file(path):
         return app_event_files(path.parent)[0]
     folder = (path.parent if is_event_file(path) else path.parent.parent / "events" if is_cache_page(path)
