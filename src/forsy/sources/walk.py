@@ -19,9 +19,10 @@ says:
   data); a home folder is searched only where the agents keep their logs;
 * files that look like logs (`LOG_SUFFIXES`, or a name a source declares: `log_name`) in a
   folder where no source's layout found a session: read by the first source that sniffs them
-  as its own (as `forsy retrace FILE` would) unless they are a part of a session (in a session's own `<id>/` folder, above a
-  session that source found, or one its source declares with `session_of`), else counted in
-  `Discovery.unrecognised` for the caller to report;
+  as its own (as `forsy retrace FILE` would) unless they are a part of a session (in a
+  session's own `<id>/` folder, above a session that source found, or one its source
+  declares with `session_of`), else counted in `Discovery.unrecognised` for the caller to
+  report;
 * copies of a log left beside it (`copy_of_log`: a backup, a half-written temporary file):
   not read, since they hold the same work again or a part of it; named when a source sniffs
   them as its own, so that `forsy retrace` can be given one by name;
