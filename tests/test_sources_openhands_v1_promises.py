@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from forsy.evidence import Session
 from forsy.payloads import ResultInfo
 from forsy.sources import ReadContext
@@ -339,3 +341,61 @@ def test_an_acp_servers_calls_are_calls_paired_by_id_the_final_status_deciding(t
     assert marks(s)[1] == ("duplicate", "an ACP tool call written again as it runs (its first write is the call)")
     assert marks(s)[6] == ("set_aside", "an ACP tool call with no tool_call_id (nothing to pair)")
     assert "state_events" not in s.quality.extra
+
+
+OK = {"type": "text", "text": "ok"}
+
+
+def _tree(n: int, parent: str | None, kind: str = "ActionEvent", **more: Any) -> dict[str, Any]:
+    e = ev(kind, n, **more)
+    return {**e, "parent_id": parent} if parent is not None else e
+
+
+def test_events_on_a_branch_the_conversation_left_are_kept_and_marked_abandoned(tmp_path: Path) -> None:
+    """conversation/event_store.py: each event names its parent (`parent_id`; none before the tree:
+    the event before it); the active branch runs from the last event that is a tree node (no
+    ConversationStateUpdateEvent) to the root. navigate_to leaves the rest on disk."""
+    bash = {"kind": "ExecuteBashAction", "command": "rm -rf /"}
+    user = {"role": "user", "content": [{"type": "text", "text": "delete build"}]}
+    s = read(tmp_path, [
+        _tree(0, None, "MessageEvent", source="user", llm_message=user),
+        _tree(1, "e0", tool_name="terminal", tool_call_id="c1", action=bash),
+        _tree(2, "e1", "ObservationEvent", tool_call_id="c1", observation={"content": [], "is_error": True}),
+        _tree(3, "e0", tool_name="terminal", tool_call_id="c3", action={**bash, "command": "rm -rf build"}),
+        _tree(4, "e3", "ObservationEvent", tool_call_id="c3", observation={"content": [OK]}),
+        _tree(5, "e4", "ConversationStateUpdateEvent", key="execution_status", value="finished"),
+    ])
+    assert [(index(s)[e.refs[0].ev], e.abandoned) for e in s.events] == [
+        (0, False), (1, True), (2, True), (3, False), (4, False)]
+    assert s.quality.abandoned_events == 2
+    assert [w.code for w in s.warnings if w.code == "abandoned-branch"] == ["abandoned-branch"]
+
+
+@pytest.mark.parametrize("parents", [
+    [None, None, None],  # written before the tree: one line, nothing left
+    [None, "e0", "gone"],  # a parent not in the log: the branch cannot be told, nothing guessed
+])
+def test_no_branch_is_guessed(tmp_path: Path, parents: list[str | None]) -> None:
+    s = read(tmp_path, [_tree(i, p, "MessageEvent", source="agent",
+                              llm_message={"role": "assistant", "content": [{"type": "text", "text": f"t{i}"}]})
+                        for i, p in enumerate(parents)])
+    assert [e.abandoned for e in s.events] == [False, False, False] and s.quality.abandoned_events == 0
+
+
+def test_the_step_after_an_abandoned_run_follows_the_request_not_the_abandoned_result(tmp_path: Path) -> None:
+    from forsy.rules.segment import Segmenter
+
+    bash = {"kind": "ExecuteBashAction", "command": "rm -rf /"}
+    user = {"role": "user", "content": [{"type": "text", "text": "delete build"}]}
+    s = read(tmp_path, [
+        _tree(0, None, "MessageEvent", source="user", llm_message=user),
+        _tree(1, "e0", tool_name="terminal", tool_call_id="c1", action=bash),
+        _tree(2, "e1", "ObservationEvent", tool_call_id="c1", observation={"content": [], "is_error": True}),
+        _tree(3, "e0", tool_name="terminal", tool_call_id="c3", action={**bash, "command": "rm -rf /x"}),
+        _tree(4, "e3", "ObservationEvent", tool_call_id="c3", observation={"content": [OK]}),
+    ])
+    drafts = Segmenter(s).run()
+    third = drafts[2].values
+    assert (third["caused_by"], third["causal_type"], third.get("retry_of")) == ([1], "user_request", None)
+    assert third["causal_note"] == "The conversation went back before step 2: step 2 is on an abandoned branch."
+    assert drafts[1].abandoned and not drafts[2].abandoned

@@ -89,6 +89,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-answer/thinking-only", "A turn with reasoning and no visible answer is an analyze step."),
     Rule("R-cause/user", "An agent step is caused by the user message that started its turn."),
     Rule("R-cause/results", "An agent step is caused by the tool results it read."),
+    Rule("R-cause/branch", "An agent step that goes on after a run of steps on an abandoned branch (the "
+         "conversation went back before them) is caused by its turn's user message, not by their results."),
     Rule("R-cause/delegation", "A subagent's first step is caused by the call that spawned it."),
     Rule("R-cause/hook", "An action that follows a hook's intervention is caused by it (and, for the turn's "
          "first action, by the user message)."),

@@ -16,7 +16,8 @@ rules are listed in docs/rules.md and named in provenance.json:
 * R-cause: caused_by = the user message that opened the turn (first action), the results
   that arrived since the actor's previous action, or the spawning call (subagents).
 * R-retry: a call repeating a failed call of the same actor and tool (input similarity ≥ 90,
-  rapidfuzz) within the last 8 steps is `retry_of` it.
+  rapidfuzz) within the last 8 steps is `retry_of` it (never one on a branch the
+  conversation left, for a step on the branch it went on with: R-cause/branch).
 * R-commit: a commit is a step of its own or the change of its call (forsy.rules._commit_steps).
 * R-compaction: a compaction is a `system` step whose output is the summary the model got.
 * R-abandoned: steps from rewound branches keep their place, flagged in eval_reason.
@@ -453,6 +454,10 @@ class Segmenter:
                 return
         results = [i for i in pend.results if i < me]
         pend.results = []
+        # results of steps on a branch the conversation left (OpenHands' navigate_to) are no
+        # cause of a step on the branch it went on with: that one follows the request
+        left = [] if e.abandoned else [i for i in results if self.drafts[i].abandoned]
+        results = [i for i in results if i not in left]
         if results and all(self.drafts[i].actor_key == HOOK_ACTOR for i in results):
             self._hook_cause(d, e, results)
         elif results:
@@ -464,10 +469,17 @@ class Segmenter:
             d.set("causal_type", ctype, derived("R-cause/results", e.refs))
             d.set("causal_note", f"Followed the result(s) of step(s) {', '.join(map(str, steps))}.",
                   derived("R-cause/results", e.refs))
-        elif actor == "agent" and actor not in self.first_action and self.last_user is not None:
+        elif actor == "agent" and (actor not in self.first_action or left) and self.last_user is not None:
             ctype = "user_request" if self.drafts[self.last_user].values["turn"] == 1 else "follow_up_user_request"
-            d.set("caused_by", [self.last_user + 1], derived("R-cause/user", e.refs))
-            d.set("causal_type", ctype, derived("R-cause/user", e.refs))
+            rule = "R-cause/branch" if left else "R-cause/user"
+            d.set("caused_by", [self.last_user + 1], derived(rule, e.refs))
+            d.set("causal_type", ctype, derived(rule, e.refs))
+            if left and self.abandoned_run:
+                a, b = self.abandoned_run[0] + 1, self.abandoned_run[-1] + 1
+                which = f"step {a} is" if a == b else f"steps {a}-{b} are"
+                d.set("causal_note", f"The conversation went back before step {a}: {which} on an abandoned "
+                      "branch.", derived(rule, e.refs))
+                self.abandoned_run = []
         self.first_action.add(actor)
 
     def _hook_cause(self, d: Draft, e: Event, hooks: list[int]) -> None:
@@ -486,6 +498,8 @@ class Segmenter:
             prev = self.drafts[i]
             if prev.values.get("tool") != d.values.get("tool"):
                 continue
+            if prev.abandoned and not d.abandoned:
+                continue  # a step on a branch the conversation left is retried by none on the one it went on with
             if e.group and prev.group == e.group:
                 continue  # a sibling sent in the same message is not retried by this call
             # score_cutoff: below it rapidfuzz returns 0 without finishing (large edit payloads);

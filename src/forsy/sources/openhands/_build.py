@@ -39,6 +39,7 @@ class Builder:
         self.answered: set[str] = set()
         self.seen_agent = False
         self.finished: set[str] = set()  # SDK finish/think calls: their words are the step, not a call
+        self.tree: list[tuple[Any, Any, Any, str]] = []  # SDK events: (id, parent_id, kind, record id)
 
     def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
         ts = _s(e.get("timestamp"))
@@ -61,6 +62,8 @@ class Builder:
 
     def event(self, rec: Record, e: dict[str, Any], base: str) -> None:
         if _v1.is_v1(e):
+            if not base:  # an event that is a record of its own (a file, an array's element)
+                self.tree.append((e.get("id"), e.get("parent_id"), e.get("kind"), rec.ev.id))
             _v1.event(self, rec, e, base)
         elif not isinstance(e.get("action", e.get("observation", "")), str):
             self.s.quality.unknown_records += 1
@@ -233,6 +236,14 @@ class Builder:
         for call_id, action in self.waiting:
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)
+        off = _v1.off_branch(self.tree)
+        if off:
+            marked = [e for e in self.s.events if e.refs and e.refs[0].ev in off and not e.abandoned]
+            for e in marked:
+                e.abandoned = True
+            self.s.quality.abandoned_events += len(marked)
+            self.s.warn("abandoned-branch", f"{len(off)} events are on branches the conversation left (navigate_to, "
+                        "fork): kept, marked abandoned", None, None)
 
 
 def _exit_code(e: dict[str, Any]) -> int | None:

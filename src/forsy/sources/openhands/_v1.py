@@ -169,6 +169,39 @@ def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.mark(rec, base, e, "set_aside", "a message with no words")
 
 
+ROOT_PARENT = "__root__"  # event/types.py ROOT_PARENT_ID: a root made after navigate_to(None)
+# not tree nodes (conversation/state.py append_event, _resolve_active_leaf)
+NOT_NODES = frozenset({"ConversationStateUpdateEvent", "ConversationErrorEvent"})
+
+
+def off_branch(tree: list[tuple[Any, Any, Any, str]]) -> set[str]:
+    """The records of the events the conversation's active branch does not go through
+    (conversation/event_store.py path_to_root): each event's parent is its `parent_id`
+    (`__root__`: none), or, for an event written before the tree (none), the event before
+    it; the branch ends at the last event that is a tree node (state.py _resolve_active_leaf
+    without base_state.json's leaf, which is not read). Empty for a conversation written
+    before the tree, or one whose parents do not resolve (nothing is guessed)."""
+    if not any(isinstance(p, str) for _, p, _, _ in tree):
+        return set()
+    index = {eid: i for i, (eid, _, _, _) in enumerate(tree) if isinstance(eid, str)}
+    leaf = next((i for i in range(len(tree) - 1, -1, -1) if tree[i][2] not in NOT_NODES), None)
+    on: set[int] = set()
+    cur = leaf
+    while cur is not None and cur not in on:
+        on.add(cur)
+        parent = tree[cur][1]
+        if parent == ROOT_PARENT:
+            cur = None
+        elif isinstance(parent, str):
+            if parent not in index:
+                return set()  # a parent not in the log: the branch cannot be told
+            cur = index[parent]
+        else:
+            cur = cur - 1 if cur > 0 else None
+    nodes = {i for i, (_, _, kind, _) in enumerate(tree) if kind not in NOT_NODES}
+    return {tree[i][3] for i in nodes - on}
+
+
 def _reasoning(b: Builder, rec: Record, e: dict[str, Any], holder: dict[str, Any], base: str,
                at: tuple[str, ...]) -> None:
     """The model's reasoning as the SDK keeps it (llm/message.py), read from one place so that
