@@ -399,3 +399,18 @@ def test_the_step_after_an_abandoned_run_follows_the_request_not_the_abandoned_r
     assert (third["caused_by"], third["causal_type"], third.get("retry_of")) == ([1], "user_request", None)
     assert third["causal_note"] == "The conversation went back before step 2: step 2 is on an abandoned branch."
     assert drafts[1].abandoned and not drafts[2].abandoned
+
+
+def test_the_sdk_tools_grep_and_task_have_their_operation(tmp_path: Path) -> None:
+    """sdk/tool/tool.py names a tool after its class (GrepTool: `grep`, TaskTool: `task`, which
+    runs a subagent); before, both were `other` tools of no kind."""
+    from forsy.rules.segment import Segmenter
+    from forsy.tools import ToolKind, kind_of
+
+    s = read(tmp_path, [
+        ev("ActionEvent", 0, tool_name="grep", tool_call_id="g", action={"kind": "GrepAction", "pattern": "x"}),
+        ev("ActionEvent", 1, tool_name="task", tool_call_id="t", action={"kind": "TaskAction", "prompt": "look"}),
+    ])
+    drafts = Segmenter(s).run()
+    assert [d.values["operation"] for d in drafts] == ["search", "other"]
+    assert (kind_of("grep"), kind_of("task")) == (ToolKind.SEARCH, ToolKind.DELEGATE)

@@ -81,7 +81,10 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     # `command` says whether it viewed or changed the file, so it is not read as an edit here
     _t("execute_bash", "execute", K.SHELL), _t("terminal", "execute", K.SHELL),
     _t("str_replace_editor", "other", K.OTHER), _t("file_editor", "other", K.OTHER),
-    _t("task_tracker", "plan", K.PLAN),
+    _t("planning_file_editor", "other", K.OTHER), _t("task_tracker", "plan", K.PLAN),
+    # (a tool's name is its class's, snake_case, less `_tool`: sdk/tool/tool.py) GrepTool, and
+    # TaskTool, which runs a subagent (tools/task)
+    _t("grep", "search", K.SEARCH), _t("task", "other", K.DELEGATE),
 )  # fmt: skip
 CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),
