@@ -414,3 +414,30 @@ def test_the_sdk_tools_grep_and_task_have_their_operation(tmp_path: Path) -> Non
     drafts = Segmenter(s).run()
     assert [d.values["operation"] for d in drafts] == ["search", "other"]
     assert (kind_of("grep"), kind_of("task")) == (ToolKind.SEARCH, ToolKind.DELEGATE)
+
+
+def test_what_the_sdk_adds_for_the_model_is_its_note_and_a_parents_task_is_no_persons(tmp_path: Path) -> None:
+    """system.py's `dynamic_context`, message.py's `extended_content` and `activated_skills`,
+    observation.py's `extended_content`: the model got them; the person and the tool did not
+    say them. A message with a `sender` (tools/task/manager.py: the parent agent's
+    send_message) is the task a subagent was given (before: the person's prompt)."""
+    text = {"type": "text", "text": ""}
+    s = read(tmp_path, [
+        ev("SystemPromptEvent", 0, system_prompt={**text, "text": "You are OpenHands."},
+           dynamic_context={**text, "text": "<RUNTIME>host h</RUNTIME>"}, tools=[]),
+        {**ev("MessageEvent", 1, llm_message={"role": "user", "content": [{**text, "text": "Find the flake"}]},
+              extended_content=[{**text, "text": "<skill>pytest tips</skill>"}], activated_skills=["pytest"]),
+         "source": "user", "sender": "main-agent"},
+        ev("ActionEvent", 2, tool_name="terminal", tool_call_id="c",
+           action={"kind": "TerminalAction", "command": "ls"}),
+        ev("ObservationEvent", 3, tool_call_id="c", observation={"content": [{**text, "text": "a"}]},
+           extended_content=[{**text, "text": "rules for src/"}]),
+    ])
+    got = [(e.kind, e.actor, e.text, e.info.subtype if e.kind == "note" else None) for e in s.events]
+    assert got == [("note", "system", "<RUNTIME>host h</RUNTIME>", "dynamic_context"),
+                   ("note", "agent", "Find the flake", "subagent_input"),
+                   ("note", "system", "<skill>pytest tips</skill>", "extended_content"),
+                   ("tool_call", "agent", None, None),
+                   ("tool_result", "agent", "a", None),
+                   ("note", "system", "rules for src/", "extended_content")]
+    assert s.meta.skills == ["pytest"] and s.meta.system_prompt == "You are OpenHands."

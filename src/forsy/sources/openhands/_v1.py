@@ -6,10 +6,11 @@ lines hold them in `history`, and a conversation saved as a JSON array holds the
 What each kind gives (read from the SDK's models):
 
 * `SystemPromptEvent`: `system_prompt.text` → the system prompt; `tools[*].name` → the tools
-  offered (`title` in older versions);
+  offered (`title` in older versions); `dynamic_context` a system note;
 * `MessageEvent`: `llm_message.content[*].text`; from `source: "user"` a `user` event per
-  text, from the agent its text; `activated_skills` and `extended_content` are what the SDK
-  added to the message (metadata);
+  text (with a `sender`, a parent agent's task to a subagent: a `subagent_input` note of
+  actor agent), from the agent its text; `activated_skills` → the skills, `extended_content`
+  (what the SDK added for the model) system notes, as an observation's;
 * `ActionEvent`: `thought[*].text` and the model's reasoning (`reasoning_content`, else
   `thinking_blocks`, else `responses_reasoning_item`; encrypted parts counted) → reasoning; a call whose tool is
   `tool_name`, whose arguments are the `action` object exactly as the SDK parsed it (its
@@ -43,7 +44,7 @@ from typing import Any, Protocol
 
 from ...evidence import Event, LedgerHeading, Ref, Session, pointer
 from ...jsontext import json_text
-from ...payloads import MessageInfo, ResultInfo
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 
 
@@ -144,6 +145,11 @@ def _system(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     names = [t.get("name") or t.get("title") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
     if names and not b.s.meta.tools:
         b.s.meta.tools = [n for n in names if isinstance(n, str)]
+    dynamic = e.get("dynamic_context")
+    more = dynamic.get("text") if isinstance(dynamic, dict) else None
+    if isinstance(more, str) and more.strip():  # event/llm_convertible/system.py: the model gets it after the prompt
+        b.ev("note", rec, base, "/dynamic_context/text", e, actor="system", text=more,
+             info=NoteInfo(subtype="dynamic_context"))
     if not isinstance(text, str):
         b.mark(rec, base, e, "set_aside", "a system prompt event with no text")
 
@@ -154,9 +160,15 @@ def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     source = e.get("source")
     role = msg.get("role") if isinstance(msg, dict) else None
     user = source == "user" or (source is None and role == "user")
+    # a message a parent agent sent this (sub)agent's conversation (send_message(..., sender=):
+    # tools/task/manager.py, tools/delegate/impl.py): the task it was given, not a person's words
+    sender = e.get("sender") if user and isinstance(e.get("sender"), str) else None
     for i, text in texts:
         ptr = pointer("llm_message", "content", i, "text")
-        if user:
+        if sender is not None:
+            b.ev("note", rec, base, ptr, e, actor="agent", text=text,
+                 info=NoteInfo(subtype="subagent_input", raw={"sender": sender}))
+        elif user:
             b.ev("user", rec, base, ptr, e, actor="user", text=text)
         elif source == "agent":
             b.seen_agent = True
@@ -165,8 +177,22 @@ def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
             b.ev("note", rec, base, ptr, e, actor="system", text=text)
     if isinstance(msg, dict) and not user:
         _reasoning(b, rec, e, msg, base, ("llm_message",))
+    _extended(b, rec, e, base)
+    skills = e.get("activated_skills")
+    for name in skills if isinstance(skills, list) else []:
+        if isinstance(name, str) and name not in b.s.meta.skills:
+            b.s.meta.skills.append(name)
     if not texts:
         b.mark(rec, base, e, "set_aside", "a message with no words")
+
+
+def _extended(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
+    """`extended_content`: text the SDK appends to a message or a tool's result before the
+    model sees it (a skill's content, a hook's additional context, path-scoped rules): a
+    note of the system, never the person's or the tool's words."""
+    for i, text in _texts(e, "extended_content"):
+        b.ev("note", rec, base, pointer("extended_content", i, "text"), e, actor="system", text=text,
+             info=NoteInfo(subtype="extended_content"))
 
 
 ROOT_PARENT = "__root__"  # event/types.py ROOT_PARENT_ID: a root made after navigate_to(None)
@@ -347,3 +373,4 @@ def _observation(b: Builder, rec: Record, e: dict[str, Any], base: str, kind: st
                ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, call_id=call_id,
                text="\n".join(t for _, t in parts), is_error=failed)
     b.s.events.append(ev)
+    _extended(b, rec, e, base)
