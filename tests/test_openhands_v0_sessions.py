@@ -111,3 +111,20 @@ def test_a_sweep_retraces_a_conversation_when_an_event_file_is_added(tmp_path: P
         assert latest.steps > 0 and len(store.traces(TraceQuery())) == 2
     finally:
         store.close()
+
+
+def test_only_the_conversations_own_state_files_are_its_parts(tmp_path: Path) -> None:
+    """Beside an events folder, the conversation's state files (storage/locations.py, the SDK's
+    base_state.json) are its parts; another JSON file there is a file of its own, read or
+    named as any other, never taken for the conversation's state."""
+    from forsy.sources.openhands._events_dir import session_of
+
+    convo = _session(tmp_path, _events(1))
+    first = convo / "events" / "0.json"
+    for name in ("metadata.json", "init.json", "base_state.json", "llm_registry.json", "exp_config.json"):
+        (convo / name).write_text("{}", "utf-8")
+        assert session_of(convo / name) == first, name
+    for name in ("trajectory.json", "notes.json"):
+        (convo / name).write_text("[]", "utf-8")
+        assert session_of(convo / name) is None, name
+    assert session_of(tmp_path / "metadata.json") is None  # no events folder beside it

@@ -59,10 +59,16 @@ def is_cache_page(path: Path) -> bool:
             and (path.parent.parent / "events").is_dir())
 
 
+# the conversation's state beside its events folder: the SDK's (conversation/state.py) and V0's
+# (storage/locations.py: metadata, init data, the LLM registry, an experiment's config)
+STATE_FILES = frozenset({"base_state.json", "metadata.json", "init.json", "llm_registry.json", "exp_config.json"})
+
+
 def is_state_file(path: Path) -> bool:
-    """A JSON file of a conversation folder beside its events folder (the SDK's base_state.json,
-    V0's metadata.json and init.json): the conversation's state, not an event."""
-    return path.suffix == ".json" and (path.parent / "events").is_dir() and bool(event_files(path.parent / "events"))
+    """A state file of a conversation folder (`STATE_FILES`, beside its events folder): the
+    conversation's state, not an event. Any other file there is a file of its own."""
+    return (path.name in STATE_FILES and (path.parent / "events").is_dir()
+            and bool(event_files(path.parent / "events")))
 
 
 def session_of(path: Path) -> Path | None:
