@@ -55,6 +55,11 @@ WRAPPERS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# the text a result of the old API history opens with (`[<tool> for '...'] Result:`), and the
+# context Cline injected into a user turn (responses.ts, the environment details, the reminders)
+RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
+INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
+
 def harness_kind(text: str) -> str | None:
     """The kind of a block Cline wrote whole, None when it may hold the person's words."""
     body = text.lstrip()

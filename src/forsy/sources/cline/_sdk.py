@@ -42,6 +42,7 @@ from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
 from ..lines import read_bytes, sha256, source_name
+from ._harness import INJECTED, RESULT, harness_kind
 
 SUFFIX = ".messages.json"
 # user-run-messages.ts SYNTHETIC_USER_MESSAGE_KINDS: user-role messages the runtime writes
@@ -62,6 +63,25 @@ USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.S)  # forma
 TOKENS = (("inputTokens", "input"), ("outputTokens", "output"), ("cacheReadTokens", "cache_read"),
           ("cacheWriteTokens", "cache_write"))
 HEADER_WHY = "the session file's header (session id, agent, origin, update time)"
+
+
+# A task begun before the SDK and resumed in it is seeded from its old API history
+# (apps/vscode/src/sdk/legacy-task-handling.ts legacyApiHistoryToSdkMessages): the user turns
+# keep the blocks Cline wrote then (the task in <task>, the environment details, results as
+# `[tool] Result:` text, its notices), and a warning may follow them
+LEGACY_WARNING = "Warning: this is a legacy conversation, which means tool names may have changed."
+TASK = re.compile(r"\s*<task>\n(.*)\n</task>\s*", re.S)
+
+
+def _legacy_kind(body: str) -> str | None:
+    """The kind of a block of the old API history Cline wrote in the user's place, if it is one."""
+    if body.startswith(INJECTED):
+        return "injected_context"
+    if body.startswith(LEGACY_WARNING):
+        return "legacy_resume_warning"
+    if RESULT.match(body):
+        return "legacy_result_text"
+    return harness_kind(body)
 
 
 def is_sdk_messages(path: Path, head: bytes) -> bool:
@@ -260,7 +280,11 @@ class _Builder:
             a = end + len(NOTICE_END)  # a mode switch's notice the runtime prepends: not typed
             a += len(text[a:z]) - len(text[a:z].lstrip())
         words = text[a:z]
-        sub = next((k for start, k in RUNTIME_TEXTS if words.lstrip().startswith(start)), None)
+        body = words.lstrip()
+        sub = next((k for start, k in RUNTIME_TEXTS if body.startswith(start)), None) or _legacy_kind(body)
+        if m is None and (task := TASK.fullmatch(text)) is not None:
+            a, z = task.span(1)  # the first prompt of a task migrated from the old API history
+            words = text[a:z]
         if sub is not None:
             self._ev("note", rec, p, actor="system", text=text, info=NoteInfo(subtype=sub))
             self.s.mark(rec.ev.id, "set_aside", "text Cline wrote in the user's place", sub)
@@ -269,8 +293,8 @@ class _Builder:
         elif (a, z) == (0, len(text)):
             self._ev("user", rec, p, actor="user", text=text)
         else:
-            self._ev("user", rec, p, actor="user", text=words,
-                     info=MessageInfo(span=(a, z), wrapped="user_input" if m else "mode_notice"))
+            wrapped = "user_input" if m else "task" if text.lstrip().startswith("<task>") else "mode_notice"
+            self._ev("user", rec, p, actor="user", text=words, info=MessageInfo(span=(a, z), wrapped=wrapped))
 
     def _result(self, rec: Record, ptr: str, blk: dict[str, Any]) -> None:
         cid = blk.get("tool_use_id") if isinstance(blk.get("tool_use_id"), str) else None

@@ -56,7 +56,7 @@ from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record, iter_json_array
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
-from ._harness import command_failed, harness_kind, result_failed, wrapped_words
+from ._harness import INJECTED, RESULT, command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
 from ._sdk import is_sdk_messages, read_sdk
@@ -65,8 +65,6 @@ from ._ui_only import read_ui_only
 API = "api_conversation_history.json"
 UI = "ui_messages.json"
 META = "task_metadata.json"
-RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
-INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 DENIED = "The user denied this operation"
 # the first UI record, the task as typed: `say: "task"` from February 2026 (startTask), `say: "text"` before
 TASK_SAYS = ("text", "task")
