@@ -49,6 +49,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
          "(the CLI writes the line only then, except from July 2025 to January 2026, when it wrote 'Exit Code: 0' "
          "on success too): the call failed, whatever its status."),
+    Rule("R-call/gemini-stopped", "Gemini CLI: the shell tool's result opens with the CLI's words for a command it "
+         "stopped (its timeout exceeded, or cancelled by the user before it could complete): the call failed, "
+         "whatever its status."),
     Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "

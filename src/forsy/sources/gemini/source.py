@@ -53,6 +53,10 @@ NOTE_TYPES = frozenset({"info", "warning", "error"})
 # 2026 it wrote the line for every command, `Exit Code: 0` on success (R-call/gemini-exit-code: N ≠ 0)
 SHELL_TOOLS = frozenset({"run_shell_command"})
 _SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+# tools/shell.ts: a command the CLI stopped (its timeout, or the person) opens its result with these
+_SHELL_STOPPED = re.compile(r"\s*Command was (?:automatically cancelled because it exceeded the timeout|cancelled by "
+                            r"user before it could complete)")
+UNTRUSTED = "<untrusted_context>\n"  # the wrapper newer versions put around a tool's output for the model
 # chatRecordingTypes.ts: BaseMessageRecord + the gemini type's fields; ToolCallRecord
 MESSAGE_FIELDS = frozenset({"id", "timestamp", "content", "displayContent", "type", "toolCalls", "thoughts", "tokens",
                             "model"})
@@ -478,11 +482,15 @@ class _Chat:
         if status == "cancelled" and DENIED in text:  # the person answered No to the confirmation
             info.rejected = True
             s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
-        code = _SHELL_EXIT.search(text) if name in SHELL_TOOLS else None
-        if code is not None:
-            info.exit_code = int(code.group(1))
+        # the CLI writes its own lines after the command's output, which may hold the same words:
+        # the last `Exit Code` line is the CLI's (tools/shell.ts)
+        codes = _SHELL_EXIT.findall(text) if name in SHELL_TOOLS else []
+        if codes:
+            info.exit_code = int(codes[-1])
             if not failed and info.exit_code != 0:  # the command failed though the tool ran: its output says so
                 failed, info.failure_rule = True, "R-call/gemini-exit-code"
+        elif name in SHELL_TOOLS and not failed and _SHELL_STOPPED.match(text.removeprefix(UNTRUSTED)):
+            failed, info.failure_rule = True, "R-call/gemini-stopped"  # the CLI stopped it: no exit status
         self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
                                    is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
                                    info=info))
