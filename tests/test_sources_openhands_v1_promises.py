@@ -351,20 +351,26 @@ def _tree(n: int, parent: str | None, kind: str = "ActionEvent", **more: Any) ->
     return {**e, "parent_id": parent} if parent is not None else e
 
 
+def _branched(then: str) -> list[dict[str, Any]]:
+    """A request, a failed `rm -rf /` on a branch the conversation left (navigate_to the request),
+    and `then` on the branch it went on with."""
+    bash = {"kind": "ExecuteBashAction", "command": "rm -rf /"}
+    user = {"role": "user", "content": [{"type": "text", "text": "delete build"}]}
+    return [
+        _tree(0, None, "MessageEvent", source="user", llm_message=user),
+        _tree(1, "e0", tool_name="terminal", tool_call_id="c1", action=bash),
+        _tree(2, "e1", "ObservationEvent", tool_call_id="c1", observation={"content": [], "is_error": True}),
+        _tree(3, "e0", tool_name="terminal", tool_call_id="c3", action={**bash, "command": then}),
+        _tree(4, "e3", "ObservationEvent", tool_call_id="c3", observation={"content": [OK]}),
+    ]
+
+
 def test_events_on_a_branch_the_conversation_left_are_kept_and_marked_abandoned(tmp_path: Path) -> None:
     """conversation/event_store.py: each event names its parent (`parent_id`; none before the tree:
     the event before it); the active branch runs from the last event that is a tree node (no
     ConversationStateUpdateEvent) to the root. navigate_to leaves the rest on disk."""
-    bash = {"kind": "ExecuteBashAction", "command": "rm -rf /"}
-    user = {"role": "user", "content": [{"type": "text", "text": "delete build"}]}
-    s = read(tmp_path, [
-        _tree(0, None, "MessageEvent", source="user", llm_message=user),
-        _tree(1, "e0", tool_name="terminal", tool_call_id="c1", action=bash),
-        _tree(2, "e1", "ObservationEvent", tool_call_id="c1", observation={"content": [], "is_error": True}),
-        _tree(3, "e0", tool_name="terminal", tool_call_id="c3", action={**bash, "command": "rm -rf build"}),
-        _tree(4, "e3", "ObservationEvent", tool_call_id="c3", observation={"content": [OK]}),
-        _tree(5, "e4", "ConversationStateUpdateEvent", key="execution_status", value="finished"),
-    ])
+    s = read(tmp_path, [*_branched("rm -rf build"),
+                        _tree(5, "e4", "ConversationStateUpdateEvent", key="execution_status", value="finished")])
     assert [(index(s)[e.refs[0].ev], e.abandoned) for e in s.events] == [
         (0, False), (1, True), (2, True), (3, False), (4, False)]
     assert s.quality.abandoned_events == 2
@@ -385,15 +391,7 @@ def test_no_branch_is_guessed(tmp_path: Path, parents: list[str | None]) -> None
 def test_the_step_after_an_abandoned_run_follows_the_request_not_the_abandoned_result(tmp_path: Path) -> None:
     from forsy.rules.segment import Segmenter
 
-    bash = {"kind": "ExecuteBashAction", "command": "rm -rf /"}
-    user = {"role": "user", "content": [{"type": "text", "text": "delete build"}]}
-    s = read(tmp_path, [
-        _tree(0, None, "MessageEvent", source="user", llm_message=user),
-        _tree(1, "e0", tool_name="terminal", tool_call_id="c1", action=bash),
-        _tree(2, "e1", "ObservationEvent", tool_call_id="c1", observation={"content": [], "is_error": True}),
-        _tree(3, "e0", tool_name="terminal", tool_call_id="c3", action={**bash, "command": "rm -rf /x"}),
-        _tree(4, "e3", "ObservationEvent", tool_call_id="c3", observation={"content": [OK]}),
-    ])
+    s = read(tmp_path, _branched("rm -rf /x"))
     drafts = Segmenter(s).run()
     third = drafts[2].values
     assert (third["caused_by"], third["causal_type"], third.get("retry_of")) == ([1], "user_request", None)
