@@ -28,12 +28,14 @@ def session_like(name: str) -> bool:
     source declares: `sources.walk.log_name`), or a copy of one (never read, but named once,
     when it first appears: `sources.walk.copy_of_log`)."""
     return (name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name)
-            or log_name(name, _sources()))
+            or log_name(name, sweep_sources()))
 
 
 @functools.cache
-def _sources() -> list[Source]:
-    return available()  # asked once: the walk looks at every name under the roots
+def sweep_sources() -> list[Source]:
+    """The sources, asked once: the walk looks at every name under the roots, and the plan
+    asks which session each new file belongs to."""
+    return available()
 
 
 # formats written a line at a time, where a last line without its newline is still being

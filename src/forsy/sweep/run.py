@@ -41,7 +41,7 @@ from .. import sources
 from ..errors import ExitCode, ForsyError, StoreError
 from ..run import RetraceOptions, parallel_jobs
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
-from ._files import Stat, classify, fingerprint, line_oriented, stat_path, walk, why
+from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
 from ._units import Plan, Unit, plan_units
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def _session_of(path: str) -> str | None:
     """The session file a source says `path` is a part of (sources.walk.session_of), absolute."""
     from ..sources.walk import session_of
 
-    found = session_of(Path(path), sources.available())
+    found = session_of(Path(path), sweep_sources())
     return os.path.abspath(found) if found is not None else None
 
 
