@@ -32,6 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_retrace import bytecode  # noqa: E402
+
 REAL = ROOT.parent / "shared" / "real_logs"
 LARGEST = REAL / "claude/marot__spotter/test/fixtures/transcripts/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -109,6 +112,7 @@ def main() -> None:
     a = ap.parse_args()
     largest = a.largest if a.largest.is_file() else max(pool(), key=lambda p: p.stat().st_size)
     extra = ["--no-redact"] if a.no_redact else []
+    bytecode(ROOT / "src")  # as installed by pip (bench_retrace.bytecode)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp) / "sessions"
         d.mkdir()

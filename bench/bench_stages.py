@@ -36,6 +36,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_retrace import bytecode  # noqa: E402
 
 CHILD = r"""
 import json, resource, sys, time, tempfile
@@ -113,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-redact", action="store_true")
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args(argv)
+    bytecode(args.src or ROOT / "src")  # as installed by pip (bench_retrace.bytecode)
     runs = [run(args.file, not args.no_redact, args.src) for _ in range(args.rounds)]
     size = args.file.stat().st_size / 1e6
     print(f"{args.file} ({size:.1f} MB), redaction {'off' if args.no_redact else 'on'}, "

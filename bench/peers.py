@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_retrace import MB, REAL, SAMPLE, build, machine
+from bench_retrace import MB, REAL, SAMPLE, build, bytecode, machine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     for peer in PEERS:
         if peer.name in tools:
             install(peer, args.cache)
+    # forsy's checkouts load bytecode too, as the peers do (pip wrote theirs): bench_retrace.bytecode
+    bytecode(ROOT / "src", *([args.baseline] if args.baseline else []))
     print(f"machine: {machine()}")
     print(f"date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, forsy commit {commit()}")
     with tempfile.TemporaryDirectory(prefix="forsy-peers-") as tmp_s:
