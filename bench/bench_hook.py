@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_retrace import bytecode  # noqa: E402
+
 SAMPLE = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
 CODEX_SAMPLE = next((ROOT / "sample_logs" / "codex" / "sessions").rglob("rollout-*aaaa.jsonl"))
 
@@ -60,6 +63,7 @@ def main() -> None:
     ap.add_argument("--together", action="store_true",
                     help="call again at once, while earlier calls' background sweeps still run")
     a = ap.parse_args()
+    bytecode(ROOT / "src")  # as installed by pip (bench_retrace.bytecode)
 
     tmp = Path(tempfile.mkdtemp(prefix="forsy-hook-bench-"))
     try:
