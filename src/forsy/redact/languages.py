@@ -1,0 +1,166 @@
+"""Secrets named in the person's own language: `Passwort: X`, `密码是X`, `пароль — X`, `senha: X`.
+
+People write to agents in their own language, and the other rules know the English names
+only (`password`, `token`, `api_key`…). Here the word for "password" (and, where a language
+has its own, for "token" or "secret key") in the languages agents are used in most is a label;
+the value after it, past a separator or a short linking word (`ist`, `est`, `是`, `は`…), is
+masked when it looks like a secret on its own. A language's word alone proves nothing, so the
+value decides, as in English prose: `Passwort: falsch` and `密码错误` stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._values import code_like, is_doc_placeholder, mixed_case_literal, mixed_literal, password_like
+
+if TYPE_CHECKING:
+    from ._anchors import Anchors
+
+# The word for a password a person chose (lower case, as written). `compound`: the language
+# joins words, so the word may end a longer one (`Datenbankpasswort`, `rootwachtwoord`).
+PASSWORD_WORDS = (
+    "passwort", "kennwort",  # German
+    "wachtwoord",  # Dutch
+    "lösenord", "losenord",  # Swedish
+    "passord",  # Norwegian
+    "adgangskode",  # Danish
+    "salasana",  # Finnish
+    "mot de passe",  # French
+    "contraseña", "contrasena",  # Spanish
+    "senha",  # Portuguese
+    "parola",  # Romanian, Turkish
+    "şifre", "sifre",  # Turkish
+    "hasło", "haslo",  # Polish
+    "heslo",  # Czech, Slovak
+    "jelszó", "jelszo",  # Hungarian
+    "lozinka", "лозинка",  # Croatian, Serbian
+    "пароль", "пароля", "паролем", "паролі",  # Russian, Ukrainian, Bulgarian
+    "κωδικός", "συνθηματικό",  # Greek
+    "mật khẩu", "mat khau",  # Vietnamese
+    "kata sandi", "kata laluan",  # Indonesian, Malay
+    "密码", "密碼", "口令",  # Chinese
+    "パスワード", "暗証番号",  # Japanese
+    "비밀번호", "패스워드", "암호",  # Korean
+    "รหัสผ่าน",  # Thai
+    "पासवर्ड",  # Hindi
+    "סיסמה", "סיסמא",  # Hebrew
+    "كلمة المرور", "كلمة السر",  # Arabic
+    "رمز عبور",  # Persian
+)
+# Words for a machine-made secret (a token, a secret key): only a token-like value is one
+TOKEN_WORDS = ("密钥", "秘钥", "金鑰", "令牌", "トークン", "シークレット", "토큰", "시크릿", "токен")
+COMPOUND = frozenset({"passwort", "kennwort", "wachtwoord", "lösenord", "losenord", "passord", "adgangskode",
+                      "salasana"})
+
+
+def _variants(word: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((word, word.capitalize(), word.upper())))
+
+
+# Every form looked for, exact case (lower, Capitalised, UPPER): the engine reports them in
+# its one pass (_native.py); its ASCII-only case folding would miss `Пароль`
+ANCHORS = tuple(dict.fromkeys(v for w in (*PASSWORD_WORDS, *TOKEN_WORDS) for v in _variants(w)))
+_WORD_OF = {v: w for w in (*PASSWORD_WORDS, *TOKEN_WORDS) for v in _variants(w)}
+_LONGEST_FIRST = sorted(ANCHORS, key=len, reverse=True)
+_TOKEN = frozenset(TOKEN_WORDS)
+
+_SEPARATORS = frozenset(":=：＝-—–")
+_OPENERS = frozenset("\"'`“‘「『«")
+_CLOSERS = frozenset("\"'`”’」』»")
+_TRAILING = ".,;:!?)]}。，；：！？、）"
+_GLUE_MAX = 2  # linking words between the name and the value: `ist`, `lautet`, `est`, `是`, `为`
+_GLUE_LEN = 7
+_VALUE_MAX = 256
+
+
+def _wide(c: str) -> bool:
+    """A character of a script written without spaces (CJK, kana, Thai) or a full-width form."""
+    return c >= "\u0e00" and not ("\u0f00" <= c < "\u2e80")
+
+
+def language_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The value after a word for "password" (or "token") in another language."""
+    done = -1
+    for i in anchors.find(ANCHORS):
+        if i < done:
+            continue
+        found = next((v for v in _LONGEST_FIRST if text.startswith(v, i)), None)
+        if found is None:
+            continue
+        word = _WORD_OF[found]
+        end = i + len(found)
+        if not _wide(found[0]):
+            before = text[i - 1] if i > 0 else " "
+            if before.isalpha() and not (word in COMPOUND and found == word) and not _after_escape(text, i):
+                continue  # inside a longer word, unless a compound ends in it (`Datenbankpasswort`)
+            if end < len(text) and text[end].isalpha():
+                continue  # `Passwortmanager`, `passwords`
+        hit = _value_after(text, end, token=word in _TOKEN)
+        if hit is not None:
+            done = hit.end
+            yield hit
+
+
+def _after_escape(text: str, i: int) -> bool:
+    """`\\nPasswort`: the letter before is an escape's (`\\n`, `\\t`), not a word's."""
+    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nrt"
+
+
+def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
+    n = len(text)
+    label = False
+    glue = 0
+    pos = _past_quote(text, pos, _CLOSERS)  # a quoted key: `"passwort": "X"`, `\\"passwort\\": …`
+    while pos < n:
+        while pos < n and text[pos] in " \t\u3000":
+            pos += 1
+        if pos < n and text[pos] in _SEPARATORS and not label:
+            label = True
+            pos += 1
+            continue
+        if glue >= _GLUE_MAX or pos >= n:
+            break
+        # a linking word: a short run of letters (`ist`, `est`, `是`, `は`, `는`), never the value
+        stop = pos
+        wide = _wide(text[pos])
+        while stop < n and stop - pos < _GLUE_LEN and text[stop].isalpha() and _wide(text[stop]) == wide and (
+                not wide or stop - pos < 2) and not (text[stop].isascii() and not text[stop].islower()):
+            stop += 1
+        if stop == pos or (not wide and stop < n and text[stop].isalnum()):
+            break  # no word here, or the value itself (`ist Zq8v…` stops at `Zq8v…`)
+        glue += 1
+        label = label or wide  # `密码是X`, `パスワードはX`: a particle links a label to its value
+        pos = stop
+    if pos >= n:
+        return None
+    start = _past_quote(text, pos, _OPENERS)
+    quoted = start > pos
+    while quoted and start < n and text[start] in " \u00a0\u202f":  # French quotes: `« X »`
+        start += 1
+    stop = start
+    while stop < n and stop - start < _VALUE_MAX and not text[stop].isspace() and not _wide(text[stop]) and (
+            text[stop] not in _CLOSERS and text[stop] != "\\"):  # `X\n` in escaped text: the escape is not X's
+        stop += 1
+    value = text[start:stop]
+    if not quoted:
+        value = value.rstrip(_TRAILING)
+    if not value or is_template(value) or is_doc_placeholder(value) or code_like(value):
+        return None
+    if token:
+        ok = looks_random(value, 16)
+    elif label or quoted:
+        ok = password_like(value, 6) or mixed_literal(value)
+    else:  # prose: `Passwort ist X`, `密码是X`
+        ok = password_like(value) or mixed_case_literal(value)
+    return Hit(start, start + len(value), CREDENTIAL, "language-secret") if ok else None
+
+
+def _past_quote(text: str, pos: int, quotes: frozenset[str]) -> int:
+    """Past a quote at `pos`, escaped or not (`"`, `\\"` in JSON-escaped text), or `pos`."""
+    at = pos
+    while at < len(text) and at - pos < 3 and text[at] == "\\":
+        at += 1
+    return at + 1 if at < len(text) and text[at] in quotes else pos

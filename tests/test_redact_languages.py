@@ -1,0 +1,103 @@
+"""Secrets named in another language (redact/languages.py): a password given after the word for
+it in German, Chinese, Russian, Japanese… is masked, whatever value the generator makes; the
+word alone, or a word after it, is left as it is; the engine reports every form of the words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from forsy.redact import Redactor
+from forsy.redact._anchors import Anchors
+from forsy.redact._native import NATIVE_ANCHORS
+from forsy.redact.languages import ANCHORS, PASSWORD_WORDS, TOKEN_WORDS, language_secret
+from secretgen import SecretGen, forms
+
+# `{}` is where the password goes; the label and the words around it must stay
+SAID = [
+    "Das Datenbankpasswort ist {}", "Passwort lautet: {}", "KENNWORT={}", "wachtwoord: {}", "Lösenord: {}",
+    "passord er {}", "salasana on {}", "le mot de passe est « {} »", "Mot de passe : {}", "la contraseña es {}",
+    "Contraseña: '{}'", "a senha é {}", "Senha do banco: {}", "hasło: {}", "Hasło to {}", "heslo je {}",
+    "jelszó: {}", "Şifre: {}", "пароль: {}", "Пароль — {}", "мой пароль {}", "ПАРОЛЬ={}", "κωδικός: {}",
+    "mật khẩu là {}", "kata sandi: {}", "数据库密码是{}，请保存", "密码：{}", "密碼為 {}", "root密码为“{}”",
+    "パスワードは{}です", "パスワード：「{}」", "비밀번호는 {} 입니다", "비밀번호: {}", "รหัสผ่าน: {}",
+    "पासवर्ड: {}", "סיסמה: {}", "كلمة المرور: {}", "رمز عبور: {}", '{{"passwort": "{}"}}',
+    '{{\\"Passwort\\": \\"{}\\"}}', "\\nPasswort: {}\\n",
+]
+# A token's word: only a machine-made value follows it as a secret
+TOKEN_SAID = ["API密钥是{}", "令牌：{}", "トークン: {}", "액세스 토큰: {}", "токен: {}"]
+# The word, and no secret after it
+NOT_SECRETS = [
+    "Passwort: falsch", "Das Passwort ist zu kurz", "密码错误，请重试", "パスワードを忘れた", "Passwortmanager",
+    "wachtwoord vergeten?", "пароль неверный", "Пароль: 12345", "le mot de passe est incorrect", "senha: ********",
+    "密码：******", "Passwort: ${DB_PASSWORD}", "la parola è bella", "Passwort: <dein-passwort>",
+    "API密钥在环境变量中", "令牌：abc", "Passwort-Manager", "passwörter", "Compass: north", "haslo: tajne",
+    "Passwort: Sommer", "Kennwort ändern: Einstellungen → Konto", "密码长度至少8位",
+]
+
+
+@pytest.fixture(scope="module")
+def red() -> Redactor:
+    return Redactor()
+
+
+def _password(gen: SecretGen) -> str:
+    """A generated password that reads as one on its own (the rule's condition), without
+    a backslash or a quote (which end a value in escaped text)."""
+    while True:
+        value = gen.password()
+        if value[0].isalnum() and not any(c in value for c in "\\\"'`$<>{}") and any(c.isdigit() for c in value):
+            return value
+
+
+@pytest.mark.parametrize("template", SAID)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_password_after_the_word_is_masked(red: Redactor, template: str, seed: int) -> None:
+    secret = _password(SecretGen(seed))
+    text = template.format(secret)
+    out = red.redact(text)
+    assert not [f for f in forms(secret) if f in out], out
+    # only the value is masked: the label, the words and the escapes around it stay
+    assert re.sub(r"\[CREDENTIAL_\d+\]", lambda _: secret, out) == text, out
+
+
+@pytest.mark.parametrize("template", TOKEN_SAID)
+def test_a_token_after_its_word_is_masked(red: Redactor, template: str) -> None:
+    token = SecretGen(7).github()
+    out = red.redact(template.format(token))
+    assert token not in out and "[CREDENTIAL_" in out, out
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_the_word_alone_is_no_secret(red: Redactor, text: str) -> None:
+    assert red.redact(text) == text
+
+
+def test_the_rule_alone_finds_the_value_exactly() -> None:
+    """The rule, without the engine (Anchors searching each form itself), gives the value's span."""
+    secret = "Zq8vR3tY6wP1"
+    for template in SAID:
+        text = template.format(secret)
+        hits = list(language_secret(text, Anchors(text)))
+        assert [text[h.start : h.end] for h in hits] == [secret], (template, hits)
+        assert hits[0].rule == "language-secret"
+
+
+def test_the_engine_reports_every_form_of_every_word() -> None:
+    """Searching ~150 forms one by one costs a pass over the text each: the engine reports
+    them all in its single pass, lower case, Capitalised and UPPER."""
+    for word in (*PASSWORD_WORDS, *TOKEN_WORDS):
+        for form in (word, word.capitalize(), word.upper()):
+            assert form in ANCHORS and form in NATIVE_ANCHORS, form
+
+
+def test_a_password_in_a_record_is_masked_where_it_stands(red: Redactor) -> None:
+    """A session's values (`redact_values`, scanned together and by the engine) as one text alone."""
+    secret = _password(SecretGen(4))
+    records = [{"message": {"content": f"Hier ist das Passwort: {secret} für die Datenbank"}},
+               {"message": {"content": f"请用这个密码：{secret}"}}]
+    out = red.redact_values(records)
+    assert secret not in str(out)
+    assert out[0]["message"]["content"].startswith("Hier ist das Passwort: [CREDENTIAL_")
+    assert out[0]["message"]["content"].endswith(" für die Datenbank")
