@@ -11,10 +11,21 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import urllib.parse
 from collections.abc import Iterator
 
 from ._anchors import Anchors
-from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER, PLACEHOLDER_RE, PRIVATE_KEY, Finder, Hit, is_template
+from ._base import (
+    _ALNUM,
+    CREDENTIAL,
+    PLACEHOLDER,
+    PLACEHOLDER_RE,
+    PRIVATE_KEY,
+    Finder,
+    Hit,
+    is_template,
+    looks_random,
+)
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
@@ -61,6 +72,40 @@ def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
         yield Hit(m.start("v"), m.end("v"), kind, "url-password")
 
 
+# ---------------------------------------------------------------- signed URLs
+# A pre-signed URL (S3 and SigV2 `Signature`, `X-Amz-Signature`, `X-Goog-Signature`, CloudFront
+# `Signature`, Azure SAS `sig`) opens its object to whoever holds it until it expires: the
+# signature is the credential, whatever the service. Only a query parameter, so
+# `signature=inspect.signature(f)` in code stays.
+SIGNATURE_ANCHORS = ("signature=", "sig=")
+_QUERY_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+_QUERY_VALUE = re.compile(r"[^&\s\"'<>#\\]{1,2048}")
+
+
+def url_signature(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The value of a URL's signature parameter (`?…&X-Amz-Signature=VALUE`)."""
+    for i in anchors.find(SIGNATURE_ANCHORS, ignore_case=True):
+        eq = text.index("=", i)
+        start = i
+        while start > 0 and i - start < 40 and text[start - 1] in _QUERY_NAME:
+            start -= 1
+        name = text[start:eq].lower()
+        if not (name in ("sig", "signature") or name.endswith("-signature")):
+            continue  # `nosig=`, `x_signature_count=`
+        if start == 0 or not (text[start - 1] in "?&" or text.endswith("&amp;", 0, start)):
+            continue  # not a query parameter
+        m = _QUERY_VALUE.match(text, eq + 1)
+        if m is None:
+            continue
+        value = m.group()
+        decoded = urllib.parse.unquote(value)
+        if looks_random(decoded.rstrip("="), 16) or _HEX_SIGNATURE.fullmatch(decoded):
+            yield Hit(m.start(), m.end(), CREDENTIAL, "url-signature")
+
+
+_HEX_SIGNATURE = re.compile(r"[0-9a-fA-F]{32,1024}")
+
+
 # ---------------------------------------------------------------- PEM private keys
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -92,6 +137,30 @@ def _body_end(text: str, pos: int) -> int:
     body = _PEM_BODY.match(text, pos, pos + PEM_MAX)
     return body.end() if body else pos
 
+
+
+
+# Any other armored key (`-----BEGIN OpenVPN Static key V1-----`, `… tls-crypt-v2 client key-----`):
+# a block whose label names a key and not a public one is the key itself, whoever made it
+KEY_BLOCK_ANCHORS = ("-----BEGIN ",)
+_KEY_BLOCK = re.compile(r"-----BEGIN (?P<label>[A-Za-z0-9][A-Za-z0-9 ._-]{0,80}?)-----")
+_KEY_WORD = re.compile(r"(?i)\bkey\b")
+_PUBLIC_LABEL = re.compile(r"(?i)\bpublic\b|PRIVATE KEY")  # public; or the PEM rule's own
+
+
+def key_block(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """An armored block of a secret key other than a PEM private key, BEGIN to END."""
+    pos = 0
+    for i in anchors.find(KEY_BLOCK_ANCHORS):
+        if i < pos:
+            continue
+        m = _KEY_BLOCK.match(text, i)
+        if m is None or not _KEY_WORD.search(m["label"]) or _PUBLIC_LABEL.search(m["label"]):
+            continue
+        end_mark = f"-----END {m['label']}-----"
+        e = text.find(end_mark, m.end(), m.end() + PEM_MAX)
+        pos = e + len(end_mark) if e >= 0 else _body_end(text, m.end())
+        yield Hit(i, pos, PRIVATE_KEY, "key-block")
 
 
 # ---------------------------------------------------------------- cookies
@@ -364,12 +433,12 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, assignment, cli_secret)
+    return (url_password, url_signature, assignment, cli_secret)
 
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password, cookie, assignment,
-            cli_secret, stdin_secret, credential_lines, url_path_secret, base64_secret, flag_secret, net_secret,
-            sql_secret, prose_secret, language_secret,
+    return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password,
+            url_signature, cookie, assignment, cli_secret, stdin_secret, credential_lines, url_path_secret,
+            base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
             email, phone, payment_card, iban, home_path_user)
