@@ -37,8 +37,10 @@ NOT_SECRETS = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def red() -> Redactor:
+    """A new Redactor for each case: one that learnt a value in an earlier case would mask it
+    wherever it stands, whether the rule found it or not."""
     return Redactor()
 
 
