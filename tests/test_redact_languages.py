@@ -103,3 +103,27 @@ def test_a_password_in_a_record_is_masked_where_it_stands(red: Redactor) -> None
     assert secret not in str(out)
     assert out[0]["message"]["content"].startswith("Hier ist das Passwort: [CREDENTIAL_")
     assert out[0]["message"]["content"].endswith(" für die Datenbank")
+
+
+# A record's field named in another language: the value, never scanned with its name beside it
+FIELDS = ["passwort", "Kennwort", "db_senha", "contraseña", "数据库密码", "密码", "パスワード", "пароль", "hasło",
+          "datenbankpasswort", "mot de passe"]
+NOT_FIELDS = [("passwortmanager", "Zq8vR3tY6wP1"), ("parola", "casa"), ("passwort", "falsch"), ("令牌", "abc"),
+              ("名前", "Zq8vR3tY6wP1"), ("passwort", "${DB_PASSWORD}"), ("senha", "********")]
+
+
+@pytest.mark.parametrize("key", FIELDS)
+def test_a_field_named_in_another_language_is_masked(red: Redactor, key: str) -> None:
+    secret = _password(SecretGen(9))
+    out = red.redact_value({"tool_input": {key: secret, "user": "anna"}})
+    assert out["tool_input"][key].startswith("[CREDENTIAL_") and out["tool_input"]["user"] == "anna", out
+
+
+def test_a_token_field_takes_a_machine_made_value(red: Redactor) -> None:
+    token = SecretGen(8).github()
+    assert red.redact_value({"令牌": token}) != {"令牌": token}
+
+
+@pytest.mark.parametrize(("key", "value"), NOT_FIELDS)
+def test_a_field_whose_value_is_no_secret_stays(red: Redactor, key: str, value: str) -> None:
+    assert red.redact_value({key: value}) == {key: value}

@@ -35,6 +35,7 @@ from ._native import CASED_ANCHORS, NATIVE_ANCHORS
 from ._split import SEPARATOR, batches, chunks, distribute
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
+from .languages import secret_field
 from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
@@ -522,8 +523,8 @@ def user_names_from_paths(paths: Iterable[str]) -> set[str]:
 def is_secret_field(key: str, value: Any) -> bool:
     """A dict entry whose key names a secret and whose value is a literal of it."""
     tier = name_tier(key)
-    if not tier:
-        return False
+    if not tier:  # a name in another language (`passwort`, `密码`): the value must look like a secret
+        return isinstance(value, str) and secret_field(key, value)
     if isinstance(value, str):
         return accept_value(key, tier, value.strip(), quoted=True)
     # a numeric password or PIN is still a password; numeric "token" fields are counts

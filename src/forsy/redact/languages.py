@@ -10,6 +10,8 @@ value decides, as in English prose: `Passwort: falsch` and `密码错误` stay.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -156,6 +158,47 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
     else:  # prose: `Passwort ist X`, `密码是X`
         ok = password_like(value) or mixed_case_literal(value)
     return Hit(start, start + len(value), CREDENTIAL, "language-secret") if ok else None
+
+
+def secret_field(key: str, value: str) -> bool:
+    """A dict entry named in another language (`{"passwort": X}`, `{"数据库密码": X}`,
+    `{"db_contraseña": X}`) whose value looks like a secret on its own, as after a label."""
+    word = key_word(key)
+    if word is None:
+        return False
+    value = value.strip()
+    if not value or is_template(value) or is_doc_placeholder(value) or code_like(value):
+        return False
+    if word in _TOKEN:
+        return looks_random(value, 16)
+    return password_like(value, 6) or mixed_literal(value)
+
+
+_BY_LENGTH = sorted((*PASSWORD_WORDS, *TOKEN_WORDS), key=len, reverse=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def key_word(key: str) -> str | None:
+    """The word for a password or token a dict key is named by, if any (keys repeat in every
+    record of a log: asked once each)."""
+    low = key.lower().strip()
+    m = _ANY_WORD.search(low)
+    return m.group() if m is not None and _whole_word(low, m.group()) else None
+
+
+_ANY_WORD = re.compile("|".join(re.escape(w) for w in _BY_LENGTH))  # longest first: `пароля` before `пароль`
+
+
+def _whole_word(key: str, word: str) -> bool:
+    """`word` in `key` as a word of its own (or ending a compound): `db_passwort`, `数据库密码`,
+    `datenbankpasswort`; not `passwortmanager`."""
+    at = key.find(word)
+    end = at + len(word)
+    if _wide(word[0]):
+        return True
+    if end < len(key) and key[end].isalpha():
+        return False
+    return at == 0 or not key[at - 1].isalpha() or word in COMPOUND
 
 
 def _past_quote(text: str, pos: int, quotes: frozenset[str]) -> int:
