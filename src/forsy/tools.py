@@ -53,6 +53,14 @@ CLAUDE_CODE_TOOLS: tuple[ToolSpec, ...] = (
     _t("Task", "other", K.DELEGATE), _t("Agent", "other", K.DELEGATE),
     _t("AskUserQuestion", "ask_user", K.ASK_USER), _t("Skill", "other", K.OTHER),
     _t("SlashCommand", "other", K.OTHER),
+    # 2.1.x (code.claude.com tools reference): PowerShell runs a command line as Bash does, and
+    # Monitor runs one in the background; TaskStop stops a background task (KillShell's
+    # successor); from 2.1.142 the task list is kept with TaskCreate/TaskUpdate (read with
+    # TaskGet/TaskList) in place of TodoWrite; SendMessage talks to a teammate or a subagent
+    _t("PowerShell", "execute", K.SHELL), _t("Monitor", "execute", K.SHELL),
+    _t("TaskStop", "execute", K.PROCESS), _t("TaskCreate", "plan", K.PLAN), _t("TaskUpdate", "plan", K.PLAN),
+    _t("TaskGet", "read", K.OTHER), _t("TaskList", "read", K.OTHER), _t("SendMessage", "other", K.DELEGATE),
+    _t("ToolSearch", "search", K.OTHER), _t("LSP", "analyze", K.OTHER),
 )  # fmt: skip
 CODEX_TOOLS: tuple[ToolSpec, ...] = (
     _t("shell", "execute", K.SHELL), _t("local_shell", "execute", K.SHELL), _t("exec_command", "execute", K.SHELL),

@@ -50,7 +50,7 @@ RETRY_WINDOW = 8
 
 HOOK_ACTOR = "system:hook"
 CONTEXT_ACTOR = "system:ide"
-SUBAGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
+SUBAGENT_TOOLS = frozenset({"Task", "Agent", "SendMessage", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
 
 
