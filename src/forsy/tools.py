@@ -69,6 +69,11 @@ CODEX_TOOLS: tuple[ToolSpec, ...] = (
     _t("update_plan", "plan", K.PLAN), _t("web_search", "search", K.WEB), _t("view_image", "read", K.READ),
     _t("spawn_agent", "other", K.DELEGATE), _t("wait_agent", "other", K.DELEGATE),
     _t("send_input", "other", K.DELEGATE), _t("resume_agent", "other", K.DELEGATE),
+    # openai/codex: close_agent ends a subagent (multi_agents/close_agent.rs); request_user_input
+    # asks the person (its function tool's own name); grep_files, list_dir and read_file are the
+    # experimental file tools some models get (models' experimental_supported_tools)
+    _t("close_agent", "other", K.DELEGATE), _t("request_user_input", "ask_user", K.ASK_USER),
+    _t("grep_files", "search", K.SEARCH), _t("list_dir", "read", K.READ), _t("read_file", "read", K.READ),
 )  # fmt: skip
 GEMINI_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("read_many_files", "read", K.READ), _t("list_directory", "read", K.READ),
