@@ -83,6 +83,14 @@ GEMINI_TOOLS: tuple[ToolSpec, ...] = (
     _t("run_shell_command", "execute", K.SHELL), _t("write_todos", "plan", K.PLAN),
     _t("save_memory", "other", K.OTHER), _t("delegate_to_agent", "other", K.DELEGATE),
     _t("activate_skill", "other", K.OTHER),
+    # google-gemini/gemini-cli tools/definitions/base-declarations.ts and tool-names.ts:
+    # search_file_content is now grep_search; the person is asked with ask_user; plan mode;
+    # the task tracker keeps the plan (tracker_get_task/tracker_list_tasks read it)
+    _t("grep_search", "search", K.SEARCH), _t("ask_user", "ask_user", K.ASK_USER),
+    _t("enter_plan_mode", "plan", K.PLAN), _t("exit_plan_mode", "plan", K.PLAN),
+    _t("tracker_create_task", "plan", K.PLAN), _t("tracker_update_task", "plan", K.PLAN),
+    _t("tracker_add_dependency", "plan", K.PLAN), _t("tracker_get_task", "read", K.OTHER),
+    _t("tracker_list_tasks", "read", K.OTHER), _t("get_internal_docs", "read", K.OTHER),
 )  # fmt: skip
 # OpenHands: the tool of a step is the action type of the event (`run`, `edit`, ...)
 OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
