@@ -29,6 +29,8 @@ class Anchors:
         self.phone: list[int] | None = None  # where phone numbers may start, if the engine said
         # where card numbers and IBANs may stand (engine matches: start, end), if the engine said
         self.numbers: list[tuple[int, int]] | None = None
+        # where name/value records may stand (engine matches: start, end), if the engine said
+        self.pairs: list[tuple[int, int]] | None = None
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None

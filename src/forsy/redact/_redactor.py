@@ -28,7 +28,7 @@ from ._base import (
     Finder,
     Hit,
 )
-from ._engine import ANCHOR_RULE, NUMBER_ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
+from ._engine import ANCHOR_RULE, NUMBER_ANCHOR_RULE, PAIR_ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
@@ -36,6 +36,7 @@ from ._split import SEPARATOR, batches, chunks, distribute
 from ._values import accept_value, name_tier
 from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
 from .languages import secret_field
+from .pairs import pair_value_key
 from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
@@ -375,11 +376,14 @@ class Redactor:
             tokens: list[int] = []
             phones: list[int] = []
             numbers: list[tuple[int, int]] = []
+            pairs: list[tuple[int, int]] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
                 elif f.rule == NUMBER_ANCHOR_RULE:
                     numbers.append((start, end))
+                elif f.rule == PAIR_ANCHOR_RULE:
+                    pairs.append((start, end))
                 elif f.rule.startswith(ANCHOR_RULE):
                     # every place inside a match: the engine reports matches that do not
                     # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
@@ -390,8 +394,9 @@ class Redactor:
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
                 anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
+                anchors.pairs = sorted(pairs)
         elif self._engine.reports_anchors:
-            anchors.phone, anchors.numbers = [], []
+            anchors.phone, anchors.numbers, anchors.pairs = [], [], []
         return hits, anchors
 
     # ------------------------------------------------------------ masking
@@ -452,11 +457,12 @@ class Redactor:
             return value
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
+            pair = pair_value_key(value)
             for k, v in value.items():
                 key = self._apply(*next(found), record) if isinstance(k, str) else k
                 if key in out:
                     raise RedactionError("two keys of one object are equal once redacted")
-                out[key] = self._rebuild_field(k, v, found, record)
+                out[key] = self._mask_field(v) if k == pair else self._rebuild_field(k, v, found, record)
             return out
         if isinstance(value, list | tuple):
             items = [self._rebuild(v, found, record) for v in value]
@@ -483,10 +489,11 @@ def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = 
     if isinstance(value, str):
         out.append(valid_text(value))
     elif isinstance(value, dict):
+        pair = pair_value_key(value)  # `{"name": "API_KEY", "value": X}`: X is masked whole
         for k, v in value.items():
             if isinstance(k, str):
                 out.append(valid_text(k))
-            if isinstance(k, str) and is_secret_field(k, v):
+            if isinstance(k, str) and (k == pair or is_secret_field(k, v)):
                 if fields is not None:
                     fields.append((k, valid_text(str(v))))
                 continue  # masked whole, never scanned

@@ -31,6 +31,7 @@ from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placehold
 from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card
 from .languages import language_secret
+from .pairs import pair_secret
 from .personal import email, home_path_user, phone
 from .structure import (
     base64_secret,
@@ -439,6 +440,6 @@ def json_view_rules() -> tuple[Finder, ...]:
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password,
-            url_signature, cookie, assignment, cli_secret, stdin_secret, credential_lines, url_path_secret,
+            url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
             email, phone, payment_card, iban, home_path_user)
