@@ -106,6 +106,13 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     # (a tool's name is its class's, snake_case, less `_tool`: sdk/tool/tool.py) GrepTool, and
     # TaskTool, which runs a subagent (tools/task)
     _t("grep", "search", K.SEARCH), _t("task", "other", K.DELEGATE),
+    # browser_use/definition.py: BrowserNavigateTool opens a page; the others act on it
+    _t("browser_navigate", "download", K.WEB), _t("browser_click", "other", K.WEB),
+    _t("browser_type", "other", K.WEB), _t("browser_get_state", "other", K.WEB),
+    _t("browser_get_content", "other", K.WEB), _t("browser_scroll", "other", K.WEB),
+    _t("browser_go_back", "other", K.WEB), _t("browser_list_tabs", "other", K.WEB),
+    _t("browser_switch_tab", "other", K.WEB), _t("browser_close_tab", "other", K.WEB),
+    _t("browser_get_storage", "other", K.WEB), _t("browser_set_storage", "other", K.WEB),
 )  # fmt: skip
 CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),
