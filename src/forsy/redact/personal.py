@@ -14,9 +14,11 @@ if TYPE_CHECKING:
     from ._anchors import Anchors
 
 # ---------------------------------------------------------------- emails
+# Letters and digits of any script (`[^\W_]`): addresses may be internationalised (RFC 6531:
+# `jürgen.müller@bücher.de`); an ASCII-only walk masked `mü[EMAIL]` and left the rest
 _EMAIL_DOMAIN = re.compile(
-    r"@(?P<d>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*"
-    r"\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9]|/)"
+    r"@(?P<d>[^\W_](?:[\w-]{0,62}[^\W_])?(?:\.[^\W_](?:[\w-]{0,62}[^\W_])?)*"
+    r"\.(?P<tld>[^\W\d_]{2,24}))(?![\w-]|\.[^\W_]|/)"
 )
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
 # Not personal: machine senders, the role addresses of organisations (`support@vendor.com`) and
@@ -50,7 +52,8 @@ def email(text: str, anchors: Anchors) -> Iterator[Hit]:
         return
     for m in _EMAIL_DOMAIN.finditer(text):
         tld = m.group("tld").lower()
-        if tld in FILE_EXTENSIONS or tld in _UNIT_SUFFIXES or _doc_domain(m.group("d").lower(), tld):
+        if (tld in FILE_EXTENSIONS and not _country_domain(m.group("d"), tld)) or tld in _UNIT_SUFFIXES or (
+                _doc_domain(m.group("d").lower(), tld)):
             continue
         start = _local_start(text, m.start())
         local = text[start : m.start()]
@@ -59,6 +62,13 @@ def email(text: str, anchors: Anchors) -> Iterator[Hit]:
         if _ssh_target(text, start):
             continue
         yield Hit(start, m.end(), EMAIL, "email")
+
+
+def _country_domain(domain: str, tld: str) -> bool:
+    """`wp.pl`, `sapo.pt`, `mts.rs`: a country's domain whose code is also a file extension
+    (Poland's and Perl's `.pl`); `icon@2x.png`-like names have no word before the extension."""
+    label = domain[: -len(tld) - 1].rsplit(".", 1)[-1]
+    return len(tld) == 2 and sum(c.isalpha() for c in label) >= 2
 
 
 def _doc_domain(domain: str, tld: str) -> bool:
@@ -76,7 +86,8 @@ def _ssh_target(text: str, start: int) -> bool:
 
 def _local_start(text: str, at: int) -> int:
     start = at
-    while start > 0 and at - start < 64 and text[start - 1] in _LOCAL_CHARS:
+    while start > 0 and at - start < 64 and (text[start - 1] in _LOCAL_CHARS or (
+            not text[start - 1].isascii() and text[start - 1].isalnum())):
         start -= 1
     # "\nalice@…" (JSON escape) or "%0Aalice@…" (URL escape): the escape is not the address
     if start >= 1 and text[start - 1] == "\\" and start < at and text[start] in "nrtbf":
