@@ -136,6 +136,39 @@ def _phone_left(text: str, i: int) -> bool:
     return i == 0 or text[i - 1] not in _NOT_BEFORE_PHONE or (text[i - 1] in _ALNUM and left_ok(text, i))
 
 
+# A national number (`06 12 34 56 78`, `030 1234567`, `090-1234-5678`) has no shape of its own:
+# only after a word for a phone, in the languages agents are used in, is it one
+_PHONE_WORDS = ("tel:", "tel.", "tel ", "phone", "mobile", "cell", "telefon", "handy", "téléphone", "tél", "portable",
+                "teléfono", "móvil", "celular", "telefone", "telefono", "cellulare", "telefoon", "mobiel", "whatsapp",
+                "WhatsApp", "телефон", "тел.", "电话", "手机", "手機", "電話", "携帯", "전화", "휴대폰")
+PHONE_LABELS = tuple(dict.fromkeys(v for w in _PHONE_WORDS for v in (w, w.capitalize(), w.upper())))
+_LABEL_GAP = re.compile(r"[^\d\n+]{0,24}?(?=\(?\d)")
+_DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
+_NATIONAL = re.compile(r"\(?\d{1,5}\)?(?:[ \-/.]?\(?\d{1,5}\)?){1,6}(?![\w\-+/]|[.:]\d)")
+
+
+def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A phone number in a country's own notation, after a word for a phone (`Tel: 06 12 34 56 78`)."""
+    done = -1
+    for i in anchors.find(PHONE_LABELS):
+        word = next(v for v in PHONE_LABELS if text.startswith(v, i))
+        end = i + len(word)
+        if i < done or (i > 0 and text[i - 1].isalpha() and text[i - 1].isascii()) or (
+                word[-1].isalpha() and end < len(text) and text[end].isalpha()):
+            continue  # `Intel `, `hotel:`, `telephony`, `mobiles`
+        gap = _LABEL_GAP.match(text, end)
+        m = _NATIONAL.match(text, gap.end()) if gap is not None else None
+        if m is None:
+            continue
+        value = m.group()
+        digits = sum(c.isdigit() for c in value)
+        groups = [g for g in re.split(r"[ \-/.()]+", value) if g]
+        if not 8 <= digits <= 15 or ("." in value and min(len(g) for g in groups) < 2) or _DATE.fullmatch(value):
+            continue  # a count, a version (`10.2.3.4567`), a date
+        done = m.end()
+        yield Hit(m.start(), m.end(), PHONE, "phone-labelled")
+
+
 # ---------------------------------------------------------------- home paths
 _SEPS = ("/", "\\/", "\\")
 _HOME_AT = r"(?:Users|home)(?:\\/|/|\\{1,4})"

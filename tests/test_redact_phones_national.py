@@ -1,0 +1,37 @@
+"""Phone numbers in a country's own notation (redact/personal.labelled_phone): no shape tells
+`06 12 34 56 78` from other digits, so after a word for a phone, in the languages agents are
+used in, a number of 8 to 15 digits is masked; a count, a version, a date or a word that only
+contains the label (`Intel`, `hotel`, `telemetry`) is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from forsy.redact import Redactor
+from forsy.redact._anchors import Anchors
+from forsy.redact._native import NATIVE_ANCHORS
+from forsy.redact.personal import PHONE_LABELS, labelled_phone
+
+NUMBERS = [("tel {}", "06 12 34 56 78"), ("Tel.: {}", "030 1234567"), ("Handy: {}", "0151 23456789"),
+           ("téléphone : {}", "06.12.34.56.78"), ("电话：{}", "010-12345678"), ("手机 {}", "13800138000"),
+           ("携帯 {}", "090-1234-5678"), ("전화 {}", "010-1234-5678"), ("Телефон: {}", "8 (495) 123-45-67"),
+           ("Mobile number: {}", "07700 900123"), ("teléfono {}", "612 34 56 78"), ("WhatsApp {}", "0612345678")]
+NOT_PHONES = ["Intel 12900K cores 16", "mobile app version 10.2.3.4567", "phone calls in 2024: 1234",
+              "hotel: 0612345678", "telemetry 1234567890", "mobile: 768", "the phone is 2024-01-15 dated",
+              "phone 15.01.2024", "cell 42"]
+
+
+@pytest.mark.parametrize(("template", "number"), NUMBERS)
+def test_a_number_after_a_word_for_a_phone_is_masked(template: str, number: str) -> None:
+    text = template.format(number)
+    assert Redactor().redact(text) == template.format("[PHONE_1]")
+    assert [text[h.start : h.end] for h in labelled_phone(text, Anchors(text))] == [number]
+
+
+@pytest.mark.parametrize("text", NOT_PHONES)
+def test_digits_that_are_no_phone_stay(text: str) -> None:
+    assert Redactor().redact(text) == text
+
+
+def test_the_engine_reports_the_labels() -> None:
+    assert set(PHONE_LABELS) <= NATIVE_ANCHORS
