@@ -9,6 +9,7 @@ from ._base import (
     BANK_ACCOUNT,
     CREDENTIAL,
     EMAIL,
+    ID_NUMBER,
     PATH_USER,
     PAYMENT_CARD,
     PERSON,
@@ -20,8 +21,8 @@ from ._base import (
 )
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
-KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, EMAIL: 4, PHONE: 5, PERSON: 6,
-             PATH_USER: 7, PLACEHOLDER: 8}
+KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, EMAIL: 5, PHONE: 6,
+             PERSON: 7, PATH_USER: 8, PLACEHOLDER: 9}
 # forsy rules that find exactly the secret part of what an engine rule matches whole: a
 # connection string's password (not host, port, database), curl's `user:PASSWORD`
 EXACT_RULES = frozenset({"url-password", "curl-user"})

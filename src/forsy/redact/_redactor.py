@@ -19,6 +19,7 @@ from ._base import (
     BANK_ACCOUNT,
     CREDENTIAL,
     EMAIL,
+    ID_NUMBER,
     PATH_USER,
     PAYMENT_CARD,
     PERSON,
@@ -556,7 +557,7 @@ def normalise(kind: str, value: str) -> str:
         return " ".join(value.split()).casefold()
     if kind == PHONE:  # "(415) 555-0100" and "415.555.0100" are one number
         return "".join(c for c in value if c.isdigit())
-    if kind in (PAYMENT_CARD, BANK_ACCOUNT):  # grouped or run together: one number
+    if kind in (PAYMENT_CARD, BANK_ACCOUNT, ID_NUMBER):  # grouped or run together: one number
         return "".join(c for c in value if c.isalnum()).upper()
     if "\\" in value:
         value = json_unescape(value)

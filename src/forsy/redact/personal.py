@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from ._base import _ALNUM, EMAIL, PATH_USER, PHONE, Hit, left_ok
+from ._base import _ALNUM, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok
 from ._values import FILE_EXTENSIONS
 
 if TYPE_CHECKING:
@@ -167,6 +167,47 @@ def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue  # a count, a version (`10.2.3.4567`), a date
         done = m.end()
         yield Hit(m.start(), m.end(), PHONE, "phone-labelled")
+
+
+# A person's government number (social security, passport, tax, national identity card): its
+# formats are the countries' own, so only after the number's name is one masked. Acronyms only
+# in capitals (`DNI`, not Polish `dni`, "days"; `NIE`, not German `nie`, "never").
+_ID_WORDS = ("social security number", "social security no", "passport number", "passport no", "passport",
+             "national id", "id number", "id card number", "driver's license", "driving licence", "tax id",
+             "personalausweis", "ausweisnummer", "steuer-id", "Steuer-ID", "steueridentifikationsnummer",
+             "sozialversicherungsnummer", "numéro de sécurité sociale", "numéro fiscal", "pasaporte",
+             "codice fiscale", "身份证号", "身份证", "护照号", "护照", "パスポート番号", "マイナンバー", "주민등록번호",
+             "여권번호", "паспорт", "снилс")
+_ID_ACRONYMS = ("SSN", "SIN", "DNI", "NIE", "NIF", "CPF", "PESEL", "BSN", "NINO", "TIN", "ITIN", "ИНН", "СНИЛС")
+ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS)))
+_ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
+                     r"[^\w\n]{0,4}){0,2}")
+_ID_VALUE = re.compile(r"[A-Z0-9](?:[A-Z0-9]|[ .\-/](?=[A-Z0-9])){5,23}(?![\w\-/]|[.:]\d)")
+
+
+def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A government number after its name: `SSN: 123-45-6789`, `passport no. X1234567`,
+    `DNI 12345678Z`, `身份证号 11010519491231002X`."""
+    done = -1
+    for i in anchors.find(ID_LABELS):
+        word = max((v for v in ID_LABELS if text.startswith(v, i)), key=len)
+        end = i + len(word)
+        if i < done or (i > 0 and text[i - 1].isalnum() and not _wide_char(word[0])) or (
+                end < len(text) and text[end].isalpha() and text[end].isascii()):
+            continue  # inside a word: `passports`, `SSNs`, `ASIN`
+        gap = _ID_GAP.match(text, end)
+        m = _ID_VALUE.match(text, gap.end() if gap is not None else end)
+        if m is None:
+            continue
+        value = m.group()
+        if sum(c.isdigit() for c in value) < 5 or _DATE.fullmatch(value):
+            continue  # a word, a short code, a date
+        done = m.end()
+        yield Hit(m.start(), m.end(), ID_NUMBER, "government-id")
+
+
+def _wide_char(c: str) -> bool:
+    return c >= "\u2e80"
 
 
 # ---------------------------------------------------------------- home paths

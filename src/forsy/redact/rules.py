@@ -32,7 +32,7 @@ from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card
 from .languages import language_secret
 from .pairs import pair_secret
-from .personal import email, home_path_user, labelled_phone, phone
+from .personal import email, government_id, home_path_user, labelled_phone, phone
 from .structure import (
     base64_secret,
     credential_lines,
@@ -442,4 +442,4 @@ def project_rules() -> tuple[Finder, ...]:
     return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
-            email, phone, labelled_phone, payment_card, iban, home_path_user)
+            email, phone, labelled_phone, payment_card, iban, government_id, home_path_user)
