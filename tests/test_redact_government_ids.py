@@ -19,7 +19,8 @@ NUMBERS = [("my SSN is {}", "123-45-6789"), ("SSN: {}", "078-05-1120"), ("passpo
            ("Sozialversicherungsnummer: {}", "65170839J003"), ("マイナンバー {}", "1234 5678 9012")]
 NOT_IDS = ["passports expire", "SSNs are private", "ASIN B07XJ8C8F5", "dni 2024", "nie mehr 12345678",
            "passport photo size 35x45", "the passport is valid until 2030-01-01", "TIN can 12", "id number 42",
-           "passport.authenticate('local')", "passport@0.7.0", "SELECT SIN(45) FROM t"]
+           "passport.authenticate('local')", "passport@0.7.0", "SELECT SIN(45) FROM t",
+           "the order id number 4815162342 was paid"]
 
 
 @pytest.mark.parametrize(("template", "number"), NUMBERS)

@@ -171,9 +171,10 @@ def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 # A person's government number (social security, passport, tax, national identity card): its
 # formats are the countries' own, so only after the number's name is one masked. Acronyms only
-# in capitals (`DNI`, not Polish `dni`, "days"; `NIE`, not German `nie`, "never").
+# in capitals (`DNI`, not Polish `dni`, "days"; `NIE`, not German `nie`, "never"); no bare
+# "id number", which names a record's id as often as a person's.
 _ID_WORDS = ("social security number", "social security no", "passport number", "passport no", "passport",
-             "national id", "id number", "id card number", "driver's license", "driving licence", "tax id",
+             "national id", "id card number", "driver's license", "driving licence", "tax id",
              "personalausweis", "ausweisnummer", "steuer-id", "Steuer-ID", "steueridentifikationsnummer",
              "sozialversicherungsnummer", "numéro de sécurité sociale", "numéro fiscal", "pasaporte",
              "codice fiscale", "身份证号", "身份证", "护照号", "护照", "パスポート番号", "マイナンバー", "주민등록번호",
