@@ -23,6 +23,10 @@ SAID = [
     '"headers": [{{"name": "Authorization", "value": "Bearer {}"}}, {{"name": "Accept", "value": "*/*"}}]',
     '{{\\"name\\": \\"API_TOKEN\\", \\"value\\": \\"{}\\"}}',
     "env:\\n  - name: DB_PASSWORD\\n    value: {}\\n",
+    "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: DB_PASSWORD\n    value: {}",
+    '{{"Parameter": {{"Name": "/prod/db/password", "Type": "SecureString", "Value": "{}", "Version": 3}}}}',
+    '{{"Name": "/app/url", "Type": "SecureString", "Value": "{}"}}',
+    '{{"name": "API_KEY", "description": "the key", "value": "{}"}}',
 ]
 NOT_SECRETS = [
     "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: PORT\n    value: \"8080\"",
@@ -31,6 +35,8 @@ NOT_SECRETS = [
     '{"name": "api_key", "value": "your-api-key-here"}',
     '{"username": "admin", "value": "Zq8vR3tY6wP1nK4mX7cB"}',
     '{"name": "token_count", "value": "12"}',
+    '{"Name": "/app/region", "Type": "String", "Value": "eu-west-1"}',
+    '{"name": "LOG", "foo": "bar", "value": "Zq8vR3tY6wP1nK4"}',
 ]
 
 
@@ -75,3 +81,7 @@ def test_a_parsed_record_is_masked_whole() -> None:
     assert secret not in json.dumps(out)
     cookies = Redactor().redact_value({"cookies": [{"name": "sid", "value": secret, "domain": "x.com"}]})
     assert secret not in json.dumps(cookies)
+    ssm = Redactor().redact_value({"Parameter": {"Name": "/app/url", "Type": "SecureString", "Value": secret}})
+    assert ssm["Parameter"]["Value"].startswith("[CREDENTIAL_")
+    plain = {"Parameter": {"Name": "/app/region", "Type": "String", "Value": "eu-west-1"}}
+    assert Redactor().redact_value(plain) == plain

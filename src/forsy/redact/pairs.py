@@ -20,17 +20,30 @@ from ._values import _closing_quote, accept_value, is_doc_placeholder, name_tier
 if TYPE_CHECKING:
     from ._anchors import Anchors
 
-# The engine reports where a pair may stand, in its regex dialect (no look-around, no back
-# reference, no case folding): a name field, then within a few blanks or a YAML list dash the
-# value field's key and separator. Escaped newlines count as blanks (JSON inside a string); the
-# engine is given escaped quotes as a quote and a blank (`_views.neutralise_escapes`).
-PAIR_ANCHOR_PATTERN = (r"((?:[Nn]ame|NAME|[Kk]ey|KEY)(?:\\{0,3}[\"'] ?)?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'] ?)?"
-                       r"[A-Za-z0-9_.-]{1,80}(?:\\{0,3}[\"'] ?)?[ \t]{0,4},?(?:[ \t\r\n]|\\{1,3}[rnt]){0,60}"
-                       r"(?:-[ \t]{1,4})?(?:\\{0,3}[\"'] ?)?(?:[Vv]alue|VALUE)(?:\\{0,3}[\"'] ?)?[ \t]{0,4}[:=])")
-# The same in Python, naming its parts (also where the engine did not look: see `_starts`)
-_PAIR = re.compile(r"(?:[Nn]ame|NAME|[Kk]ey|KEY)(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}(?:\\{0,3}[\"'])?"
-                   r"(?P<name>[A-Za-z0-9_.-]{1,80})(?:\\{0,3}[\"'])?[ \t]{0,4},?(?:[ \t\r\n]|\\{1,3}[rnt]){0,60}"
-                   r"(?:-[ \t]{1,4})?(?:\\{0,3}[\"'])?(?:[Vv]alue|VALUE)(?:\\{0,3}[\"'])?[ \t]{0,4}[:=][ \t]{0,4}")
+# The parts of a pair, written once for the engine's regex dialect (no look-around, no back
+# reference, no case folding) and for Python's. A quote may be escaped (JSON inside a string);
+# the engine is given escaped quotes as a quote and a blank (`_views.neutralise_escapes`).
+_NAME_KEY = r"(?:[Nn]ame|NAME|[Kk]ey|KEY)"
+_VALUE_KEY = r"(?:[Vv]alue|VALUE)"
+_GAP = r"[ \t]{0,4},?(?:[ \t\r\n]|\\{1,3}[rnt]){0,60}(?:-[ \t]{1,4})?"  # blanks, a comma, a YAML dash
+_NAME = r"[A-Za-z0-9_./-]{1,120}"  # `DB_PASSWORD`, `/prod/db/password` (an SSM parameter)
+
+
+def _pattern(quote: str, field_guard: str) -> str:
+    """Name field, up to three other scalar fields (`"Type": "SecureString"`), value field."""
+    field = (field_guard + quote + r"[A-Za-z][A-Za-z0-9_]{0,30}" + quote + r"[ \t]{0,4}:[ \t]{0,4}" + quote
+             + r"[^\"'\n\\,{}\[\]]{0,80}" + quote)
+    return (_NAME_KEY + quote + r"[ \t]{0,4}[:=][ \t]{0,4}" + quote + "(?P<name>" + _NAME + ")" + quote
+            + "(?P<between>(?:" + _GAP + field + "){0,3})" + _GAP + quote + _VALUE_KEY + quote + r"[ \t]{0,4}[:=]")
+
+
+# The engine reports where a pair may stand; Python decides there, naming the parts, and does
+# not cross into the next pair (another field named `name`, `key` or `value` ends the record)
+PAIR_ANCHOR_PATTERN = "(" + _pattern(r"(?:\\{0,3}[\"'] ?)?", "").replace("(?P<name>", "(").replace(
+    "(?P<between>", "(") + ")"
+_PAIR = re.compile(_pattern(r"(?:\\{0,3}[\"'])?", r"(?!(?:\\{0,3}[\"'])?(?:" + _NAME_KEY[3:-1] + "|"
+                            + _VALUE_KEY[3:-1] + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[:=])") + r"[ \t]{0,4}")
+_NAME_FIELD = re.compile(_NAME_KEY)
 _OPENER = re.compile(r"\\{0,3}[\"']")
 _BARE = re.compile(r"[^\s,}\]\"'\\]{1,1024}")
 _COOKIE_FIELDS = re.compile(r"\A[^{}]{0,400}?(?:\\{0,3}[\"'])?(?:domain|httpOnly|sameSite|expires)(?:\\{0,3}[\"'])?"
@@ -48,7 +61,7 @@ def pair_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if m is None:
             continue
         name = m["name"]
-        hit = _value(text, name, m.end())
+        hit = _value(text, name, m.end(), secure="SecureString" in m["between"])
         if hit is not None:
             done = hit.end
             yield hit
@@ -56,13 +69,16 @@ def pair_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 def _starts(text: str, anchors: Anchors) -> Iterator[int]:
     if anchors.pairs is not None:  # the engine said where
-        yield from (s for s, _ in anchors.pairs)
+        # its matches do not overlap, and one may run over several records (YAML has no
+        # braces to stop it): every name field inside a match may begin a pair
+        for s, e in anchors.pairs:
+            yield from (m.start() for m in _NAME_FIELD.finditer(text, s, e))
         return
     for m in _PAIR.finditer(text):  # no engine report for this text (a short or decoded one)
         yield m.start()
 
 
-def _value(text: str, name: str, pos: int) -> Hit | None:
+def _value(text: str, name: str, pos: int, *, secure: bool = False) -> Hit | None:
     opener = _OPENER.match(text, pos)
     if opener is not None:
         end = _closing_quote(text, opener.end(), opener.group())
@@ -74,7 +90,7 @@ def _value(text: str, name: str, pos: int) -> Hit | None:
         if bare is None:
             return None
         start, value, quoted = pos, bare.group(), False
-    kind = _judge(name, value, quoted, text[start + len(value) :])
+    kind = _judge(name, value, quoted, text[start + len(value) :], secure)
     if kind is None:
         return None
     if name.lower() in ("authorization", "proxy-authorization") and " " in value:
@@ -83,14 +99,15 @@ def _value(text: str, name: str, pos: int) -> Hit | None:
     return Hit(start, start + len(value), kind, "pair-secret")
 
 
-def _judge(name: str, value: str, quoted: bool, after: str) -> str | None:
-    """CREDENTIAL, PLACEHOLDER (documentation's stand-in) or None for the value of `name`."""
+def _judge(name: str, value: str, quoted: bool, after: str, secure: bool = False) -> str | None:
+    """CREDENTIAL, PLACEHOLDER (documentation's stand-in) or None for the value of `name`;
+    `secure`: the record says its value is secret (an SSM `SecureString`)."""
     if not value or is_template(value):
         return None
     if is_doc_placeholder(value):
         return PLACEHOLDER
     low = name.lower()
-    if low in HEADERS or _COOKIE_FIELDS.match(after[:600]):
+    if secure or low in HEADERS or _COOKIE_FIELDS.match(after[:600]):
         return CREDENTIAL  # a header's credential, a cookie's value (the cookie rule's reading)
     tier = name_tier(name)
     return CREDENTIAL if tier and accept_value(name, tier, value, quoted=quoted) else None
@@ -106,4 +123,5 @@ def pair_value_key(record: dict[Any, Any]) -> str | None:
     if name is None or key is None:
         return None
     after = ", ".join(f'"{k}":' for k in record)  # the fields beside it, as text (a cookie's `domain`)
-    return key if _judge(name, record[key], True, after) == CREDENTIAL else None
+    secure = any(record.get(k) == "SecureString" for k in ("Type", "type"))
+    return key if _judge(name, record[key], True, after, secure) == CREDENTIAL else None
