@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from .. import sources
 from ..errors import ExitCode, ForsyError, StoreError
 from ..run import RetraceOptions, parallel_jobs
+from ..sources.walk import session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
 from ._units import Plan, Unit, plan_units
@@ -124,8 +125,6 @@ class SweepReport:
 
 def _session_of(path: str) -> str | None:
     """The session file a source says `path` is a part of (sources.walk.session_of), absolute."""
-    from ..sources.walk import session_of
-
     found = session_of(Path(path), sweep_sources())
     return os.path.abspath(found) if found is not None else None
 

@@ -60,6 +60,7 @@ WRAPPERS: tuple[tuple[str, str, str], ...] = (
 RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 
+
 def harness_kind(text: str) -> str | None:
     """The kind of a block Cline wrote whole, None when it may hold the person's words."""
     body = text.lstrip()

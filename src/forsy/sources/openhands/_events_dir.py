@@ -38,6 +38,7 @@ EVENT_NAME = re.compile(r"^event-(\d{5,})-[0-9a-fA-F\-]{8,}\.json$")  # the SDK'
 V0_NAME = re.compile(r"^(\d+)\.json$")  # the app's before the SDK: the event's id
 CACHE_PAGE = re.compile(r"^\d+-\d+\.json$")
 APP_NAME = re.compile(r"^\d{14}_[A-Za-z]+_[0-9a-f]{32}$")  # the app server's (no extension)
+APP_GLOB = "[0-9]" * 14 + "_*_*"  # the same names, loosely, as a glob (what a folder listing asks)
 
 
 def is_event_file(path: Path) -> bool:
@@ -122,7 +123,7 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Ses
     files = app_event_files(path.parent) if app else event_files(path.parent)
     s = Session("openhands", convo.name, [], {}, [], SessionMeta(agent="openhands"))
     b = builder(s)
-    read: list[tuple[str, Record, dict[str, Any]]] = []
+    records: list[tuple[str, Record, dict[str, Any]]] = []
     for p in files:
         data = read_bytes(p, ctx.limits)
         name = source_name(p, ctx.root)
@@ -140,9 +141,9 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Ses
         ev = Evidence.make(name, 1, 0, data, sha256(data), kind)
         s.add_evidence(ev)
         ts = value.get("timestamp")
-        read.append((ts if app and isinstance(ts, str) else "", Record(ev, value), value))
+        records.append((ts if app and isinstance(ts, str) else "", Record(ev, value), value))
     # the app's names keep seconds only: within one, events are in their own time's order
-    for _, rec, value in sorted(read, key=lambda t: t[0]) if app else read:
+    for _, rec, value in sorted(records, key=lambda t: t[0]) if app else records:
         b.event(rec, value, "")
     b.finish()
     return s

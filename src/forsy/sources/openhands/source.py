@@ -59,8 +59,6 @@ from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from . import _events_dir, _v1
 from ._build import Builder
 
-APP_EVENTS = "[0-9]" * 14 + "_*_*"  # the app server's event files (`_events_dir.APP_NAME`), as a glob
-
 
 class OpenHandsSource:
     name: ClassVar[str] = "openhands"
@@ -112,7 +110,7 @@ class OpenHandsSource:
 
     def discover(self, path: Path) -> list[Path]:
         # any *.jsonl: benchmark outputs are named output.jsonl, output.critic_attempt_1.jsonl, or renamed
-        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl", APP_EVENTS),
+        return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl", _events_dir.APP_GLOB),
                                                           recursive=True))
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
