@@ -15,7 +15,8 @@ from forsy.redact.personal import PHONE_LABELS, labelled_phone
 NUMBERS = [("tel {}", "06 12 34 56 78"), ("Tel.: {}", "030 1234567"), ("Handy: {}", "0151 23456789"),
            ("téléphone : {}", "06.12.34.56.78"), ("电话：{}", "010-12345678"), ("手机 {}", "13800138000"),
            ("携帯 {}", "090-1234-5678"), ("전화 {}", "010-1234-5678"), ("Телефон: {}", "8 (495) 123-45-67"),
-           ("Mobile number: {}", "07700 900123"), ("teléfono {}", "612 34 56 78"), ("WhatsApp {}", "0612345678")]
+           ("Mobile number: {}", "07700 900123"), ("teléfono {}", "612 34 56 78"), ("WhatsApp {}", "0612345678"),
+           ("cellulare {}", "333 123 4567")]  # `cell` begins it: the longest word is the label
 NOT_PHONES = ["Intel 12900K cores 16", "mobile app version 10.2.3.4567", "phone calls in 2024: 1234",
               "hotel: 0612345678", "telemetry 1234567890", "mobile: 768", "the phone is 2024-01-15 dated",
               "phone 15.01.2024", "cell 42"]

@@ -102,6 +102,18 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 RB = r"(?![A-Za-z0-9])"
 
 
+def wide(c: str) -> bool:
+    """A character of a script written without spaces between words (CJK, kana, Hangul, Thai)
+    or a full-width form: a word of it needs no blank around it."""
+    return c >= "\u0e00" and not ("\u0f00" <= c < "\u2e80")
+
+
+def longest_at(text: str, i: int, longest_first: tuple[str, ...]) -> str | None:
+    """Which of a rule's words (sorted longest first) starts at `i`: the longest, so that
+    `cell` is not read where `cellulare` stands."""
+    return next((w for w in longest_first if text.startswith(w, i)), None)
+
+
 def left_ok(text: str, i: int) -> bool:
     """A token may start here: after a non-alphanumeric char, or after an escape that ends
     in one ("\\nghp_…" in JSON text, "%3Dghp_…" URL-encoded, "\\u0022ghp_…")."""

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._base import CREDENTIAL, Hit, is_template, longest_at, looks_random, wide
 from ._values import code_like, is_doc_placeholder, mixed_case_literal, mixed_literal, password_like
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _variants(word: str) -> tuple[str, ...]:
 # its one pass (_native.py); its ASCII-only case folding would miss `Пароль`
 ANCHORS = tuple(dict.fromkeys(v for w in (*PASSWORD_WORDS, *TOKEN_WORDS) for v in _variants(w)))
 _WORD_OF = {v: w for w in (*PASSWORD_WORDS, *TOKEN_WORDS) for v in _variants(w)}
-_LONGEST_FIRST = sorted(ANCHORS, key=len, reverse=True)
+_LONGEST_FIRST = tuple(sorted(ANCHORS, key=len, reverse=True))
 _TOKEN = frozenset(TOKEN_WORDS)
 
 _SEPARATORS = frozenset(":=：＝-—–")
@@ -78,23 +78,18 @@ _GLUE_LEN = 7
 _VALUE_MAX = 256
 
 
-def _wide(c: str) -> bool:
-    """A character of a script written without spaces (CJK, kana, Thai) or a full-width form."""
-    return c >= "\u0e00" and not ("\u0f00" <= c < "\u2e80")
-
-
 def language_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The value after a word for "password" (or "token") in another language."""
     done = -1
     for i in anchors.find(ANCHORS):
         if i < done:
             continue
-        found = next((v for v in _LONGEST_FIRST if text.startswith(v, i)), None)
+        found = longest_at(text, i, _LONGEST_FIRST)
         if found is None:
             continue
         word = _WORD_OF[found]
         end = i + len(found)
-        if not _wide(found[0]):
+        if not wide(found[0]):
             before = text[i - 1] if i > 0 else " "
             if before.isalpha() and not (word in COMPOUND and found == word) and not _after_escape(text, i):
                 continue  # inside a longer word, unless a compound ends in it (`Datenbankpasswort`)
@@ -127,14 +122,14 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
             break
         # a linking word: a short run of letters (`ist`, `est`, `是`, `は`, `는`), never the value
         stop = pos
-        wide = _wide(text[pos])
-        while stop < n and stop - pos < _GLUE_LEN and text[stop].isalpha() and _wide(text[stop]) == wide and (
-                not wide or stop - pos < 2) and not (text[stop].isascii() and not text[stop].islower()):
+        run_wide = wide(text[pos])
+        while stop < n and stop - pos < _GLUE_LEN and text[stop].isalpha() and wide(text[stop]) == run_wide and (
+                not run_wide or stop - pos < 2) and not (text[stop].isascii() and not text[stop].islower()):
             stop += 1
-        if stop == pos or (not wide and stop < n and text[stop].isalnum()):
+        if stop == pos or (not run_wide and stop < n and text[stop].isalnum()):
             break  # no word here, or the value itself (`ist Zq8v…` stops at `Zq8v…`)
         glue += 1
-        label = label or wide  # `密码是X`, `パスワードはX`: a particle links a label to its value
+        label = label or run_wide  # `密码是X`, `パスワードはX`: a particle links a label to its value
         pos = stop
     if pos >= n:
         return None
@@ -143,7 +138,7 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
     while quoted and start < n and text[start] in " \u00a0\u202f":  # French quotes: `« X »`
         start += 1
     stop = start
-    while stop < n and stop - start < _VALUE_MAX and not text[stop].isspace() and not _wide(text[stop]) and (
+    while stop < n and stop - start < _VALUE_MAX and not text[stop].isspace() and not wide(text[stop]) and (
             text[stop] not in _CLOSERS and text[stop] != "\\"):  # `X\n` in escaped text: the escape is not X's
         stop += 1
     value = text[start:stop]
@@ -194,7 +189,7 @@ def _whole_word(key: str, word: str) -> bool:
     `datenbankpasswort`; not `passwortmanager`."""
     at = key.find(word)
     end = at + len(word)
-    if _wide(word[0]):
+    if wide(word[0]):
         return True
     if end < len(key) and key[end].isalpha():
         return False

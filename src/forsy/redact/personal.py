@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from ._base import _ALNUM, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok
+from ._base import _ALNUM, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok, longest_at, wide
 from ._values import FILE_EXTENSIONS
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ _PHONE_WORDS = ("tel:", "tel.", "tel ", "phone", "mobile", "cell", "telefon", "h
                 "teléfono", "móvil", "celular", "telefone", "telefono", "cellulare", "telefoon", "mobiel", "whatsapp",
                 "WhatsApp", "телефон", "тел.", "电话", "手机", "手機", "電話", "携帯", "전화", "휴대폰")
 PHONE_LABELS = tuple(dict.fromkeys(v for w in _PHONE_WORDS for v in (w, w.capitalize(), w.upper())))
+_PHONE_LONGEST = tuple(sorted(PHONE_LABELS, key=len, reverse=True))
 _LABEL_GAP = re.compile(r"[^\d\n+]{0,24}?(?=\(?\d)")
 _DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
 _NATIONAL = re.compile(r"\(?\d{1,5}\)?(?:[ \-/.]?\(?\d{1,5}\)?){1,6}(?![\w\-+/]|[.:]\d)")
@@ -151,7 +152,9 @@ def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A phone number in a country's own notation, after a word for a phone (`Tel: 06 12 34 56 78`)."""
     done = -1
     for i in anchors.find(PHONE_LABELS):
-        word = next(v for v in PHONE_LABELS if text.startswith(v, i))
+        word = longest_at(text, i, _PHONE_LONGEST)
+        if word is None:
+            continue
         end = i + len(word)
         if i < done or (i > 0 and text[i - 1].isalpha() and text[i - 1].isascii()) or (
                 word[-1].isalpha() and end < len(text) and text[end].isalpha()):
@@ -181,6 +184,7 @@ _ID_WORDS = ("social security number", "social security no", "passport number", 
              "여권번호", "паспорт", "снилс")
 _ID_ACRONYMS = ("SSN", "SIN", "DNI", "NIE", "NIF", "CPF", "PESEL", "BSN", "NINO", "TIN", "ITIN", "ИНН", "СНИЛС")
 ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS)))
+_ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
 _ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
                      r"[^\w\n]{0,4}){0,2}")
 _ID_VALUE = re.compile(r"[A-Z0-9](?:[A-Z0-9]|[ .\-/](?=[A-Z0-9])){5,23}(?![\w\-/]|[.:]\d)")
@@ -191,9 +195,11 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
     `DNI 12345678Z`, `身份证号 11010519491231002X`."""
     done = -1
     for i in anchors.find(ID_LABELS):
-        word = max((v for v in ID_LABELS if text.startswith(v, i)), key=len)
+        word = longest_at(text, i, _ID_LONGEST)
+        if word is None:
+            continue
         end = i + len(word)
-        if i < done or (i > 0 and text[i - 1].isalnum() and not _wide_char(word[0])) or (
+        if i < done or (i > 0 and text[i - 1].isalnum() and not wide(word[0])) or (
                 end < len(text) and text[end].isalpha() and text[end].isascii()):
             continue  # inside a word: `passports`, `SSNs`, `ASIN`
         gap = _ID_GAP.match(text, end)
@@ -205,10 +211,6 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue  # a word, a short code, a date
         done = m.end()
         yield Hit(m.start(), m.end(), ID_NUMBER, "government-id")
-
-
-def _wide_char(c: str) -> bool:
-    return c >= "\u2e80"
 
 
 # ---------------------------------------------------------------- home paths
