@@ -20,6 +20,7 @@ from ._base import (
     CREDENTIAL,
     EMAIL,
     ID_NUMBER,
+    MASKED_KINDS,
     PATH_USER,
     PAYMENT_CARD,
     PERSON,
@@ -35,7 +36,16 @@ from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
 from ._split import SEPARATOR, batches, chunks, distribute
 from ._values import accept_value, name_tier
-from ._views import JSON_ESCAPE, View, byte_spans_to_char, json_unescape, json_view, neutralise_escapes, url_views
+from ._views import (
+    JSON_ESCAPE,
+    View,
+    byte_spans_to_char,
+    escapes_letters,
+    json_unescape,
+    json_view,
+    neutralise_escapes,
+    url_views,
+)
 from .languages import secret_field
 from .pairs import pair_value_key
 from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
@@ -323,8 +333,15 @@ class Redactor:
         hits += [h for rule in self._rules for h in rule(chunk, anchors)]
         # Decoded views: the JSON one only where a secret's value may hold an escape (costly,
         # and raw rules already read escaped quotes and newlines); the URL ones always.
-        view = json_view(chunk) if anchors.want_json_view else None
-        if view is not None:
+        # Where letters are escaped (`"\u0070assword"`, or `"\u5bc6\u7801"` for 密码 as Python's
+        # json.dumps writes it), a rule's own words are hidden: the view is scanned whole.
+        letters = escapes_letters(chunk)
+        view = json_view(chunk) if anchors.want_json_view or letters else None
+        if view is not None and letters:
+            found, whole = self._engine_pass(view.text, view.text.encode("utf-8"))
+            found += [h for rule in self._rules for h in rule(view.text, whole)]
+            hits += self._from_view(view, 0, found, MASKED_KINDS)
+        elif view is not None:
             json_anchors = self._view_anchors(view.text)
             found = [h for rule in self._json_rules for h in rule(view.text, json_anchors)]
             hits += self._from_view(view, 0, found)
@@ -357,11 +374,11 @@ class Redactor:
         return Anchors(text, data, starts, native=CASED_ANCHORS, cased_only=True)
 
     @staticmethod
-    def _from_view(view: View, offset: int, found: list[Hit]) -> list[Hit]:
+    def _from_view(view: View, offset: int, found: list[Hit], kinds: Iterable[str] = VIEW_KINDS) -> list[Hit]:
         """Hits in a decoded view -> hits in the raw text (view starts at `offset` there)."""
         out = []
         for h in found:
-            if h.kind in VIEW_KINDS:
+            if h.kind in kinds:
                 start, end = view.raw_span(h.start, h.end)
                 out.append(Hit(offset + start, offset + end, h.kind, h.rule))
         return out

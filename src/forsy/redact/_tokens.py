@@ -29,6 +29,14 @@ TOKEN_RULES: tuple[RegexRule, ...] = (
     _rx("google-api-key", r"(?P<v>AIza[0-9A-Za-z_-]{35})" + RB, ("AIza",)),
     _rx("google-oauth", r"(?P<v>(?:ya29\.[0-9A-Za-z_-]{20,2000}|GOCSPX-[0-9A-Za-z_-]{20,60}))",
         ("ya29.", "GOCSPX-")),
+    # a Google OAuth refresh token (what `gcloud auth` and the OAuth playground print)
+    _rx("google-refresh-token", r"(?P<v>1//0[0-9A-Za-z_-]{40,500})" + RB, ("1//0",), accept=_token_like),
+    # service tokens with a prefix that holds no word for a secret (see prefixed.py for those that do)
+    _rx("service-token", r"(?P<v>(?:ops_eyJ[A-Za-z0-9_-]{40,4000}|NRAK-[A-Z0-9]{27}"
+        r"|pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,80}"
+        r"|dp\.(?:st|pt|ct|sa|scim|audit)\.(?:[A-Za-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}))" + RB,
+        ("ops_eyJ", "NRAK-", "pcsk_", "dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
+        accept=_token_like),
     _rx("huggingface-token", r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_token_like),
     _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
     _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),

@@ -141,6 +141,16 @@ def neutralise_escapes(text: str) -> str:
     return text
 
 
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def escapes_letters(text: str) -> bool:
+    """Whether `text` holds a JSON escape of a letter or digit (`\\u0070`, `\\u00f1`, `\\u5bc6`):
+    writers escape quotes, control characters, `<>&` and, with `ensure_ascii`, every letter
+    beyond ASCII; an escaped ASCII letter hides a word on purpose."""
+    return "\\u" in text and any(_unicode(m.group(1)).isalnum() for m in _UNICODE_ESCAPE.finditer(text))
+
+
 def json_view(text: str) -> View | None:
     """The text JSON-unescaped, if it holds JSON escapes."""
     if "\\" in text and _JSON_ESCAPE.search(text):

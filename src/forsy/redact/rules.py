@@ -33,6 +33,7 @@ from .finance import iban, payment_card
 from .languages import language_secret
 from .pairs import pair_secret
 from .personal import email, government_id, home_path_user, labelled_phone, phone
+from .prefixed import prefixed_token
 from .structure import (
     base64_secret,
     credential_lines,
@@ -312,6 +313,9 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             return _value_hit(name, tier, value, opener.end(), quoted=True)
         return None
     prose = sep.group("sep").strip() in ("is", "was")
+    if not prose and not flag and (brk := _LINE_BREAK.match(text, vstart)) is not None:
+        return _next_line_value(text, name, tier, brk.end(), marked=brk.group("mark") is not None,
+                                code=code)
     if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
             text, vstart)):
         return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
@@ -329,6 +333,34 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         anchors.want_json_view = True
     value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
+
+
+# The value on the line after its name: a continued line (`password = \\`), a parenthesised
+# value (`password = (`, as black wraps a long one), a YAML block scalar (`password: |`, `>-`),
+# or a value a formatter moved down (`"password":` then the quoted value). The newline is real
+# or escaped (JSON text).
+_LINE_BREAK = re.compile(r"(?P<mark>\\{1,2}|\(|[|>][+-]?[1-9]?[+-]?)?[ \t]*(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)[ \t]*")
+
+
+def _next_line_value(text: str, name: str, tier: int, pos: int, *, marked: bool, code: bool) -> Hit | None:
+    """The value at the start of the next line (`pos`): a quoted one is read as on the name's
+    line, and so is a bare one after a mark that says the value follows (`\\`, `|`); else a
+    bare one must look like a secret on its own (`password:` then `  type: string`, a YAML
+    mapping, or `  - item` stays)."""
+    opener = _OPEN_QUOTE.match(text, pos)
+    if opener is not None:
+        close = _closing_quote(text, opener.end(), opener.group())
+        value = text[opener.end() : close]
+        if close > opener.end() and "\n" not in value and "\\" not in value:
+            return _value_hit(name, tier, value, opener.end(), quoted=True)
+        return None
+    bare = _BARE.match(text, pos)
+    if bare is None:
+        return None
+    value, rest = bare.group(), text[bare.end() : bare.end() + 2]
+    if value.endswith(":") or (rest[:1] in (" ", "\t") and rest[1:].strip()):
+        return None  # a key (`type: string`), or words: not one value
+    return _value_hit(name, tier if marked else 2, value, pos, quoted=False, code=code)
 
 
 _POSITIONAL = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)(?=[\s;]|\\[nrt]|$)")
@@ -439,7 +471,8 @@ def json_view_rules() -> tuple[Finder, ...]:
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, *HEADER_RULES, url_password,
+    return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, prefixed_token, *HEADER_RULES,
+            url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
             email, phone, labelled_phone, payment_card, iban, government_id, home_path_user)
