@@ -24,9 +24,14 @@ SAID = [
     "パスワードは{}です", "パスワード：「{}」", "비밀번호는 {} 입니다", "비밀번호: {}", "รหัสผ่าน: {}",
     "पासवर्ड: {}", "סיסמה: {}", "كلمة المرور: {}", "رمز عبور: {}", '{{"passwort": "{}"}}',
     '{{\\"Passwort\\": \\"{}\\"}}', "\\nPasswort: {}\\n",
+    # names in code, with the words that qualify them after (as these languages order them)
+    'passwort_datenbank = "{}"', 'contrasena_db = "{}"', "SENHA_ADMIN={}", 'mot_de_passe = "{}"', "motdepasse={}",
+    'db.kennwort: "{}"', 'secreto = "{}"',
 ]
 # A token's word: only a machine-made value follows it as a secret
-TOKEN_SAID = ["API密钥是{}", "令牌：{}", "トークン: {}", "액세스 토큰: {}", "токен: {}"]
+TOKEN_SAID = ["API密钥是{}", "令牌：{}", "トークン: {}", "액세스 토큰: {}", "токен: {}",
+              'clave_api = "{}"', "CLAVE_API={}", 'chiave_segreta = "{}"', 'geheimer_schluessel = "{}"',
+              "jeton_api: {}", "API-Schlüssel: {}", '{{"clave": "{}"}}']
 # The word, and no secret after it
 NOT_SECRETS = [
     "Passwort: falsch", "Das Passwort ist zu kurz", "密码错误，请重试", "パスワードを忘れた", "Passwortmanager",
@@ -34,6 +39,9 @@ NOT_SECRETS = [
     "密码：******", "Passwort: ${DB_PASSWORD}", "la parola è bella", "Passwort: <dein-passwort>",
     "API密钥在环境变量中", "令牌：abc", "Passwort-Manager", "passwörter", "Compass: north", "haslo: tajne",
     "Passwort: Sommer", "Kennwort ändern: Einstellungen → Konto", "密码长度至少8位",
+    "passwort_laenge = 12", "SENHA_ADMIN=${SENHA}", "la clave es muy importante", "la clave del problema es X",
+    "Schlüsselwort: foo", 'clave_primaria = "id_usuario"', "la chiave è 42", "el secreto es que no hay atajos",
+    "il segreto: pazienza",
 ]
 
 

@@ -1,6 +1,7 @@
-"""Personal financial data: payment card numbers and bank account numbers (IBAN).
+"""Personal financial data: payment card numbers and bank account numbers (IBAN); and the
+private keys of cryptocurrency wallets (WIF keys, extended private keys).
 
-Both carry a checksum, which is what tells them from the other long numbers of a log (ids,
+All carry a checksum, which is what tells them from the other long numbers of a log (ids,
 timestamps, float digits, hashes): a card number is masked only when its issuer prefix is a
 card network's and its Luhn sum holds, an IBAN only when its country's length and its mod-97
 check hold. The networks' and banks' published test numbers (Stripe's `4242 4242 4242 4242`,
@@ -9,11 +10,12 @@ the IBAN of every textbook) are reported as placeholders, not masked, as a `your
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
 from ._anchors import Anchors
-from ._base import BANK_ACCOUNT, PAYMENT_CARD, PLACEHOLDER, Hit
+from ._base import BANK_ACCOUNT, PAYMENT_CARD, PLACEHOLDER, PRIVATE_KEY, Hit
 
 # 16 digits in fours (19 with a last group of up to three), or 4-6-5 (American Express) /
 # 4-6-4 (Diners); one separator throughout (space, dash or none); where a run of digits begins
@@ -35,11 +37,16 @@ _TEST_CARDS = frozenset({  # published by the networks and payment providers for
 _NOT_BEFORE = frozenset("_./+-") | frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
-# The shapes of both, loosely, in the engine's regex dialect (no look-around, no back
-# reference): the engine reports where they may stand in its one native pass, the rules below
-# decide there (scanning every text for runs of digits in Python cost a third of the rules' time)
+# The shapes, loosely, in the engine's regex dialect (no look-around, no back reference): the
+# engine reports where they may stand in its one native pass, the rules below decide there
+# (scanning every text for runs of digits in Python cost a third of the rules' time). A WIF key
+# is reported with the character before it: where a key may start inside any run of Base58
+# (`[5KL…]{51}` alone), the engine's scan took twice as long; one at the very start of a text
+# is looked for by `wallet_key` itself.
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 NUMBER_ANCHOR_PATTERN = (r"([0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{2}|[0-9]{4}[ -]?[0-9]{6}[ -]?[0-9]{4}"
-                         r"|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4})")
+                         r"|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}"
+                         rf"|[^{_B58}][5KLc9][{_B58}]{{50}}|[xtyzuv]prv[{_B58}]{{107,108}})")
 _LONGEST = 48  # characters past an engine match where one of them may still end (an IBAN of 34, spaced: 42)
 
 
@@ -131,3 +138,37 @@ def iban(text: str, anchors: Anchors) -> Iterator[Hit]:
 def _mod97(value: str) -> bool:
     moved = value[4:] + value[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+# A wallet's private key in Base58Check: WIF (a version byte 0x80, or 0xef on testnet, 32 bytes of
+# key and 0x01 when its public key is compressed) and BIP 32 extended private keys (xprv, tprv
+# and the SegWit forms: four version bytes, 74 bytes of chain code and key). The checksum (4 bytes
+# of a double SHA-256) rules out any run that only looks like one: an address, a hash, base64.
+_WALLET_KEY = re.compile(rf"(?<![{_B58}])(?:[5KLc9][{_B58}]{{50,51}}|[xtyzuv]prv[{_B58}]{{107,108}})(?![{_B58}])")
+_WIF_VERSIONS = (b"\x80", b"\xef")
+_XPRV_VERSIONS = frozenset(bytes.fromhex(v) for v in ("0488ade4", "04358394", "049d7878", "04b2430c", "044a4e28",
+                                                      "045f18bc"))
+
+
+def wallet_key(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A WIF private key or an extended private key whose Base58Check checksum holds."""
+    first = _WALLET_KEY.match(text) if anchors.numbers is not None and text[:1] in "5KLc9" else None
+    found = (m for lo, hi in _regions(text, anchors) for m in _WALLET_KEY.finditer(text, lo, hi))
+    for m in ([first] if first is not None else []) + list(found):
+        payload = base58check(m.group())
+        if payload is None:
+            continue
+        wif = len(payload) in (33, 34) and payload[:1] in _WIF_VERSIONS and (len(payload) == 33 or payload[-1] == 1)
+        if wif or (len(payload) == 78 and payload[:4] in _XPRV_VERSIONS):
+            yield Hit(m.start(), m.end(), PRIVATE_KEY, "wallet-key")
+
+
+def base58check(value: str) -> bytes | None:
+    """The payload of a Base58Check string whose checksum holds, else None."""
+    n = 0
+    for c in value:
+        n = n * 58 + _B58.index(c)
+    raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    raw = b"\0" * (len(value) - len(value.lstrip("1"))) + raw
+    payload, check = raw[:-4], raw[-4:]
+    return payload if len(raw) > 4 and hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == check else None

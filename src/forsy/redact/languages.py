@@ -51,11 +51,21 @@ PASSWORD_WORDS = (
     "סיסמה", "סיסמא",  # Hebrew
     "كلمة المرور", "كلمة السر",  # Arabic
     "رمز عبور",  # Persian
+    "secreto", "segreto", "segreta", "segredo", "geheimnis",  # a secret, which is a password in English too
 )
-# Words for a machine-made secret (a token, a secret key): only a token-like value is one
-TOKEN_WORDS = ("密钥", "秘钥", "金鑰", "令牌", "トークン", "シークレット", "토큰", "시크릿", "токен")
+# A name in code joins the words of a multi-word one: `mot_de_passe`, `motdepasse`, `kata_sandi`
+PASSWORD_WORDS += tuple(dict.fromkeys(f for w in PASSWORD_WORDS if " " in w for f in (w.replace(" ", "_"),
+                                                                                      w.replace(" ", ""))))
+# Words for a machine-made secret (a token, a key, a secret): only a token-like value is one
+# (`la clave es …` is as often "the key point is …")
+TOKEN_WORDS = (
+    "密钥", "秘钥", "金鑰", "令牌", "トークン", "シークレット", "토큰", "시크릿", "токен",
+    "clave", "chiave", "chave", "clé", "schlüssel", "schluessel", "sleutel", "nyckel", "nøgle", "nøkkel",
+    "avain", "klucz", "klíč", "ключ",  # key: Spanish, Italian, Portuguese, French, German, Dutch, Nordic, Polish...
+    "jeton", "gettone",  # token: French, Italian
+)
 COMPOUND = frozenset({"passwort", "kennwort", "wachtwoord", "lösenord", "losenord", "passord", "adgangskode",
-                      "salasana"})
+                      "salasana", "schlüssel", "schluessel", "sleutel", "nyckel", "nøgle", "nøkkel", "avain"})
 
 
 def _variants(word: str) -> tuple[str, ...]:
@@ -70,6 +80,7 @@ _LONGEST_FIRST = tuple(sorted(ANCHORS, key=len, reverse=True))
 _TOKEN = frozenset(TOKEN_WORDS)
 
 _SEPARATORS = frozenset(":=：＝-—–")
+_NAME_TAIL = re.compile(r"(?:[_.-]?[A-Za-z0-9])+(?=[\s\"'`:=])")
 _OPENERS = frozenset("\"'`“‘「『«")
 _CLOSERS = frozenset("\"'`”’」』»")
 _TRAILING = ".,;:!?)]}。，；：！？、）"
@@ -95,6 +106,8 @@ def language_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 continue  # inside a longer word, unless a compound ends in it (`Datenbankpasswort`)
             if end < len(text) and text[end].isalpha():
                 continue  # `Passwortmanager`, `passwords`
+            if (tail := _NAME_TAIL.match(text, end)) is not None:
+                end = tail.end()  # a name in code (`SENHA_ADMIN`, `clave_api`): the value follows all of it
         hit = _value_after(text, end, token=word in _TOKEN)
         if hit is not None:
             done = hit.end
