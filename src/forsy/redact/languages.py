@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # The word for a password a person chose (lower case, as written). `compound`: the language
 # joins words, so the word may end a longer one (`Datenbankpasswort`, `rootwachtwoord`).
-PASSWORD_WORDS = (
+PASSWORD_WORDS: tuple[str, ...] = (
     "passwort", "kennwort",  # German
     "wachtwoord",  # Dutch
     "lösenord", "losenord",  # Swedish
