@@ -8,6 +8,7 @@ import copy
 import hashlib
 import importlib.util
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -901,3 +902,31 @@ def test_a_folder_gets_the_findings_of_its_files_validated_in_memory(tmp_path: P
     report = validate_path(folder)
     assert [str(f) for f in report.findings] == [str(f) for f in _in_memory(folder)]
     assert report.findings
+
+
+@pytest.mark.parametrize("kw", [kw for _, _, kw in FOLDER_MUTATIONS] + WITH_TRACE_FINDINGS)
+def test_a_folder_checked_on_two_cores_gets_the_same_findings(tmp_path: Path, kw: dict[str, Any],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large folder's provenance is checked by a forked child while the trace is checked here
+    (any folder, with the threshold at 0): the findings and their order stay those of the three
+    files checked together."""
+    import forsy._aside as aside_module
+    import forsy.validation.check as check
+
+    if not aside_module.can_fork():
+        pytest.skip("this machine cannot fork a child for it (one core, or threads)")
+    forks: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(aside_module.os, "fork", counted)
+    monkeypatch.setattr(check, "ASIDE_BYTES", 0)
+    folder = write_folder(tmp_path / "t", **kw)
+    report = validate_path(folder)
+    assert [str(f) for f in report.findings] == [str(f) for f in _in_memory(folder)]
+    assert forks or not (folder / "provenance.json").exists()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._aside import aside
 from .._gc import gc_paused, give_back
 from ._base import Finding, Sink, is_int
 from ._folder import check_artifact_files, check_manifest
@@ -69,36 +70,73 @@ def validate_files(files: Mapping[str, bytes]) -> Report:
 
 def _validate_path(path: Path) -> Report:
     give_back()  # what the caller freed (a retrace's session and trace): the parse starts from it
-    sink = Sink()
     folder = path if _is_dir(path) else None
-    trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
-    if trace is None:
-        return Report(str(path), sink.findings, False, {})
-    manifest = None
-    has_provenance = False
-    if folder is not None:
-        if _exists(folder / "manifest.json"):
-            manifest = load_json(folder / "manifest.json", sink, ("N002",) * 3)
-        else:
-            sink.add("N001", "the trace folder has no manifest.json", field="manifest")
-        has_provenance = _exists(folder / "provenance.json")
-    at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
-    sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
-    legacy, stats = is_legacy(trace), trace_stats(trace)
-    if has_provenance and folder is not None:
-        # provenance is checked against which step fields are set, not their values: the trace
-        # is dropped first, so the two parsed files (each several times its size) are never
-        # held together (validating a large folder peaked at the two together)
-        trace_id = trace.get("trace_id") if isinstance(trace, dict) else None
-        steps = _fields_set(trace) if isinstance(trace, dict) else None
+    prov = folder / "provenance.json" if folder is not None and _exists(folder / "provenance.json") else None
+    # A large folder's provenance is checked on the other core while this process checks the
+    # trace: a child, forked before the trace is read, reads it for itself (so neither process
+    # holds both parsed files at once); computed here, it takes what this process read (`known`)
+    known: dict[str, Any] = {}
+    with aside(lambda: _provenance_findings(folder, prov, known),
+               worth_it=prov is not None and _size(prov) >= ASIDE_BYTES) as provenance_findings:
+        sink = Sink()
+        trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
+        if trace is None:
+            return Report(str(path), sink.findings, False, {})
+        manifest = _manifest(folder, sink)
+        at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
+        sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
+        legacy, stats = is_legacy(trace), trace_stats(trace)
+        if isinstance(trace, dict) and prov is not None:
+            known.update(trace_id=trace.get("trace_id"), steps=_fields_set(trace), manifest=manifest)
+        del trace
+        if prov is not None:
+            give_back()
+            read, checked = provenance_findings()
+            sink.findings[at:at] = read
+            sink.findings += checked
+    return Report(str(path), sink.findings, legacy, stats)
+
+
+ASIDE_BYTES = 4_000_000  # a provenance.json this large takes longer to check than a child takes to fork
+
+
+def _manifest(folder: Path | None, sink: Sink) -> dict[str, Any] | None:
+    if folder is None:
+        return None
+    if _exists(folder / "manifest.json"):
+        return load_json(folder / "manifest.json", sink, ("N002",) * 3)
+    sink.add("N001", "the trace folder has no manifest.json", field="manifest")
+    return None
+
+
+def _provenance_findings(folder: Path | None, prov: Path | None,
+                         known: dict[str, Any]) -> tuple[list[Finding], list[Finding]]:
+    """The findings of reading provenance.json, and of checking it against the trace: which
+    step fields are set, not their values, so the trace is dropped before provenance is parsed
+    (a large folder's validation peaked at the two parsed files together). What the caller has
+    not read yet (`known` is empty in a child forked before it did) is read here."""
+    if folder is None or prov is None:
+        return [], []
+    if not known:
+        quiet = Sink()  # their findings are the caller's, from its own reading of the same files
+        trace = load_json(folder / "trace.json", quiet, ("F001", "F002", "F003"))
+        if isinstance(trace, dict):
+            known = {"trace_id": trace.get("trace_id"), "steps": _fields_set(trace),
+                     "manifest": _manifest(folder, quiet)}
         del trace
         give_back()
-        read = Sink()
-        provenance = load_json(folder / "provenance.json", read, ("P001",) * 3)
-        sink.findings[at:at] = read.findings
-        if provenance is not None and steps is not None:  # a trace that is no object: no step to check
-            check_provenance(provenance, {"trace_id": trace_id}, steps, manifest, sink)
-    return Report(str(path), sink.findings, legacy, stats)
+    read, checked = Sink(), Sink()
+    provenance = load_json(prov, read, ("P001",) * 3)
+    if provenance is not None and known:  # a trace that is no object: no step to check
+        check_provenance(provenance, {"trace_id": known["trace_id"]}, known["steps"], known["manifest"], checked)
+    return read.findings, checked.findings
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _fields_set(trace: dict[str, Any]) -> list[Any]:
