@@ -238,3 +238,49 @@ def test_the_progress_line_on_a_terminal_starts_no_thread(monkeypatch: pytest.Mo
         line(ProgressEvent("redacting", "/x/session.jsonl", 1, 1, 1000, 0, 1000))
         assert threading.active_count() == before
     assert "redacting" in screen.getvalue() and "session.jsonl" in screen.getvalue()
+
+
+@needs_fork
+def test_a_value_handed_off_after_the_fork_reaches_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_aside, "can_fork", lambda: True)
+    parent = os.getpid()
+    handoff = _aside.Handoff()
+    computed = {"n": 0}
+
+    def part() -> tuple[int, object]:
+        return os.getpid(), handoff.receive() or computed
+
+    big = {"steps": [{"k": True} for _ in range(50_000)]}  # more than a pipe's buffer
+    with _aside.aside(part) as later:
+        assert later is not part
+        computed["n"] = 1  # after the fork: the child never sees it, only what is sent
+        handoff.send(big, forked=later is not part)
+        pid, got = later()
+    assert pid != parent and got == big
+    assert _no_child_left()
+
+
+def test_no_fork_the_part_takes_what_the_caller_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_aside, "can_fork", lambda: False)
+    handoff = _aside.Handoff()
+    left: dict[str, int] = {}
+    with _aside.aside(lambda: handoff.receive() or left) as later:
+        left["n"] = 1
+        handoff.send({"n": 2}, forked=False)  # nothing is written: no child reads it
+        assert later() == {"n": 1}
+
+
+@needs_fork
+def test_a_child_sent_nothing_is_replaced_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_aside, "can_fork", lambda: True)
+    handoff = _aside.Handoff()
+    parent = os.getpid()
+
+    def part() -> int:
+        handoff.receive()  # in the child: the caller closed its end without a word, so this raises
+        return os.getpid()
+
+    with _aside.aside(part) as later:
+        handoff.send("unused", forked=False)  # as if the caller believed no child was forked
+        assert later() == parent  # the child failed: computed here, where receive() gives None
+    assert _no_child_left()

@@ -25,7 +25,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -77,6 +77,60 @@ def aside(part: Callable[[], T], *, worth_it: bool = True) -> Iterator[Callable[
             except ProcessLookupError:
                 pass
             _reaped(pid)
+
+
+class Handoff:
+    """A value the caller sends a forked child after the fork: what it computed meanwhile (the
+    child starts on its own share at once and takes this when it needs it).
+
+        handoff = Handoff()
+        with aside(lambda: finish(own_share(), handoff.receive()), worth_it=big) as later:
+            handoff.send(computed_here(), forked=later is not part)
+            ...
+
+    `receive()` gives None in the caller (a part computed there finds the value where the caller
+    left it). A child whose caller sent nothing, or is gone, reads an empty pipe and its part
+    fails: the caller computes it."""
+
+    def __init__(self) -> None:
+        self._maker = os.getpid()
+        self._r: int | None
+        self._w: int | None
+        try:
+            self._r, self._w = os.pipe()
+        except OSError:
+            self._r = self._w = None
+
+    def send(self, value: object, *, forked: bool) -> None:
+        """In the caller: send `value` to the child, if one was forked; the pipe is closed after."""
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL) if forked and self._w is not None else b""
+        self._close("_r")
+        if data and self._w is not None:
+            try:
+                with os.fdopen(self._w, "wb") as f:
+                    self._w = None
+                    f.write(data)
+            except OSError:  # the child has ended: the caller computes its part
+                pass
+        self._close("_w")
+
+    def receive(self) -> Any:
+        """In the child: the caller's value (blocks until it is sent); elsewhere None."""
+        if os.getpid() == self._maker or self._r is None:
+            return None
+        self._close("_w")
+        with os.fdopen(self._r, "rb") as f:
+            self._r = None
+            data = f.read()
+        if not data:
+            raise EOFError("the caller sent nothing")  # the child's part fails: the caller computes it
+        return pickle.loads(data)
+
+    def _close(self, end: str) -> None:
+        fd = getattr(self, end)
+        if fd is not None:
+            setattr(self, end, None)
+            os.close(fd)
 
 
 def _start(part: Callable[[], object]) -> tuple[int, int] | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._aside import aside
+from .._aside import Handoff, aside
 from .._gc import gc_paused, give_back
 from ._base import Finding, Sink, is_int
 from ._folder import check_artifact_files, check_manifest
@@ -72,22 +72,30 @@ def _validate_path(path: Path) -> Report:
     give_back()  # what the caller freed (a retrace's session and trace): the parse starts from it
     folder = path if _is_dir(path) else None
     prov = folder / "provenance.json" if folder is not None and _exists(folder / "provenance.json") else None
-    # A large folder's provenance is checked on the other core while this process checks the
-    # trace: a child, forked before the trace is read, reads it for itself (so neither process
-    # holds both parsed files at once); computed here, it takes what this process read (`known`)
+    # A large folder's provenance is read and checked on the other core while this process reads
+    # and checks the trace; the child waits for what it needs of the trace (which step fields are
+    # set) only once it has parsed provenance.json. Neither process holds both parsed files.
     known: dict[str, Any] = {}
-    with aside(lambda: _provenance_findings(folder, prov, known),
-               worth_it=prov is not None and _size(prov) >= ASIDE_BYTES) as provenance_findings:
-        sink = Sink()
-        trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
-        if trace is None:
-            return Report(str(path), sink.findings, False, {})
-        manifest = _manifest(folder, sink)
+    handoff = Handoff() if prov is not None and _size(prov) >= ASIDE_BYTES else None
+
+    def part() -> tuple[list[Finding], list[Finding]]:
+        return _provenance_findings(prov, known, handoff)
+
+    with aside(part, worth_it=handoff is not None) as provenance_findings:
+        try:
+            sink = Sink()
+            trace = load_json(path / "trace.json" if folder else path, sink, ("F001", "F002", "F003"))
+            if trace is None:
+                return Report(str(path), sink.findings, False, {})
+            manifest = _manifest(folder, sink)
+            if isinstance(trace, dict) and prov is not None:
+                known.update(trace_id=trace.get("trace_id"), steps=_fields_set(trace), manifest=manifest)
+        finally:
+            if handoff is not None:
+                handoff.send(known, forked=provenance_findings is not part)
         at = len(sink.findings)  # where the provenance file's own findings go (as if read with the others)
         sink.findings += validate_trace(trace, manifest=manifest, folder=folder)
         legacy, stats = is_legacy(trace), trace_stats(trace)
-        if isinstance(trace, dict) and prov is not None:
-            known.update(trace_id=trace.get("trace_id"), steps=_fields_set(trace), manifest=manifest)
         del trace
         if prov is not None:
             give_back()
@@ -109,24 +117,18 @@ def _manifest(folder: Path | None, sink: Sink) -> dict[str, Any] | None:
     return None
 
 
-def _provenance_findings(folder: Path | None, prov: Path | None,
-                         known: dict[str, Any]) -> tuple[list[Finding], list[Finding]]:
+def _provenance_findings(prov: Path | None, known: dict[str, Any],
+                         handoff: Handoff | None) -> tuple[list[Finding], list[Finding]]:
     """The findings of reading provenance.json, and of checking it against the trace: which
     step fields are set, not their values, so the trace is dropped before provenance is parsed
-    (a large folder's validation peaked at the two parsed files together). What the caller has
-    not read yet (`known` is empty in a child forked before it did) is read here."""
-    if folder is None or prov is None:
+    (a large folder's validation peaked at the two parsed files together). In a child, what the
+    caller read of the trace comes through `handoff` once provenance.json is parsed."""
+    if prov is None:
         return [], []
-    if not known:
-        quiet = Sink()  # their findings are the caller's, from its own reading of the same files
-        trace = load_json(folder / "trace.json", quiet, ("F001", "F002", "F003"))
-        if isinstance(trace, dict):
-            known = {"trace_id": trace.get("trace_id"), "steps": _fields_set(trace),
-                     "manifest": _manifest(folder, quiet)}
-        del trace
-        give_back()
     read, checked = Sink(), Sink()
     provenance = load_json(prov, read, ("P001",) * 3)
+    if handoff is not None and (sent := handoff.receive()) is not None:
+        known = sent
     if provenance is not None and known:  # a trace that is no object: no step to check
         check_provenance(provenance, {"trace_id": known["trace_id"]}, known["steps"], known["manifest"], checked)
     return read.findings, checked.findings
