@@ -54,3 +54,47 @@ def test_provenance_with_a_model_and_a_reviewer_joins_to_the_whole_document() ->
                                          "reviewer": {"reviewer": "ada", "replaced": {"value": None}}})
     parts = list(model_json(a.provenance))
     assert b'"reviewer": "ada"' in parts[2] and b"".join(parts) == _whole(a.provenance)
+
+
+def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large trace's provenance.json is written by a forked child while this process writes
+    the rest (forced here for a small trace): every file, the manifest's hashes included, is
+    byte for byte what one process writes; a child that fails leaves the same folder too."""
+    import os
+
+    import forsy._aside as aside_module
+    import forsy.sinks.folder as folder
+
+    if not aside_module.can_fork():
+        pytest.skip("this machine cannot fork a child for it (one core, or threads)")
+    log = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
+
+    def written(dest: Path) -> dict[str, bytes]:
+        a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+        folder.write_folder(a, dest)
+        return {p.name: p.read_bytes() for p in sorted(dest.rglob("*")) if p.is_file()}
+
+    one = written(tmp_path / "one")
+    monkeypatch.setattr(folder, "ASIDE_STEPS", 0)
+    forks: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(aside_module.os, "fork", counted)
+    assert written(tmp_path / "two") == one and forks
+    real_write = folder._write
+
+    def fails_in_the_child(path: Path, parts: object) -> str:
+        if path.name == "provenance.json" and forks and os.getpid() != parent:
+            os._exit(3)  # the child dies mid-way: the caller writes the file itself
+        return real_write(path, parts)  # type: ignore[arg-type]
+
+    parent = os.getpid()
+    monkeypatch.setattr(folder, "_write", fails_in_the_child)
+    assert written(tmp_path / "three") == one

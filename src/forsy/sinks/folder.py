@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from .._aside import aside
 from .._atomic import fsync_all
 from ..assemble import Assembled
 from ..errors import OutputError
@@ -269,7 +270,15 @@ def write_folder(a: Assembled, dest: Path) -> Path:
     symlink is followed: the folder is written where it points and the link stays.
     """
     def files(tmp: Path) -> list[str]:
-        hashes = {name: _write(tmp / name, make()) for name, make in _producers(a)}
+        producers = dict(_producers(a))
+        provenance = producers.pop("provenance.json")
+        # a large trace's provenance.json is rendered and written by a child on the other core
+        # (forsy._aside) while this process writes the rest; whatever the child cannot do is
+        # done here, so the files are the same either way
+        with aside(lambda: _write(tmp / "provenance.json", provenance()),
+                   worth_it=len(a.provenance.steps) >= ASIDE_STEPS) as provenance_hash:
+            hashes = {name: _write(tmp / name, make()) for name, make in producers.items()}
+            hashes["provenance.json"] = provenance_hash()
         a.manifest.files = dict(sorted(hashes.items()))
         _write(tmp / "manifest.json", [a.manifest.model_dump_json(indent=2).encode() + b"\n"])
         return [*hashes, "manifest.json"]
@@ -288,6 +297,7 @@ def write_rendered_folder(r: Rendered, dest: Path) -> Path:
     return _write_atomically(dest, (r.source_kind, r.session_id, list(r.sources)), files)
 
 
+ASIDE_STEPS = 2000  # steps from which rendering provenance.json takes longer than forking a child for it
 _Source = tuple[str, str | None, list[str]]  # what check_destination compares: kind, session id, files
 
 
