@@ -3,9 +3,23 @@ the engine's side (_native.py): Anchors is given that set, so it depends on no r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 _CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(literals: tuple[str, ...], native: frozenset[str], search_all: bool) -> tuple[
+        tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """A rule's literals split once: those searched for in the text, and those the engine
+    reports, by their first two characters (lower-cased, as `Anchors._buckets` keys them)."""
+    searched = tuple(lit for lit in literals if search_all or lit not in native)
+    by_head: dict[str, list[str]] = {}
+    for lit in literals:
+        if not search_all and lit in native:
+            by_head.setdefault(lit[:2].lower(), []).append(lit)
+    return searched, {head: tuple(lits) for head, lits in by_head.items()}
 
 
 class Anchors:
@@ -31,6 +45,8 @@ class Anchors:
         self.numbers: list[tuple[int, int]] | None = None
         # where name/value records may stand (engine matches: start, end), if the engine said
         self.pairs: list[tuple[int, int]] | None = None
+        # where a short word for a secret starts a token's prefix (`api_…`, `pat-…`), if the engine said
+        self.prefixes: list[int] | None = None
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None
@@ -40,13 +56,22 @@ class Anchors:
 
     def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
         out: list[int] = []
-        for lit in literals:
-            if self.engine is None or lit not in self._native or (ignore_case and self._cased_only):
+        if self.engine is None:
+            for lit in literals:
                 out += self._search(lit, ignore_case)
-            elif self.engine:
-                n, text = len(lit), self.text
-                cands = self._buckets().get(lit[:2].lower(), ())
-                out += [i for i in cands if (text[i : i + n].lower() if ignore_case else text[i : i + n]) == lit]
+            out.sort()
+            return out
+        searched, by_head = _plan(tuple(literals), self._native, ignore_case and self._cased_only)
+        for lit in searched:
+            out += self._search(lit, ignore_case)
+        if self.engine and by_head:
+            # the engine's few places, each against the literals that begin as it does (a rule
+            # asks for hundreds of literals: one look-up per literal cost more than this)
+            text = self.text
+            for head, cands in self._buckets().items():
+                for lit in by_head.get(head, ()):
+                    n = len(lit)
+                    out += [i for i in cands if (text[i : i + n].lower() if ignore_case else text[i : i + n]) == lit]
         out.sort()
         return out
 

@@ -8,7 +8,6 @@ from ._tokens import TOKEN_FINDER
 from .cmdline import CLI_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .personal import ID_LABELS, PHONE_LABELS
-from .prefixed import NATIVE_ANCHORS as PREFIX_ANCHORS
 from .rules import KEY_BLOCK_ANCHORS, SIGNATURE_ANCHORS
 from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 
@@ -17,6 +16,6 @@ from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
-                           "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PREFIX_ANCHORS)
+                           "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

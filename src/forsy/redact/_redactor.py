@@ -30,7 +30,15 @@ from ._base import (
     Finder,
     Hit,
 )
-from ._engine import ANCHOR_RULE, NUMBER_ANCHOR_RULE, PAIR_ANCHOR_RULE, PHONE_ANCHOR_RULE, SecretEngine, shared_engine
+from ._engine import (
+    ANCHOR_RULE,
+    NUMBER_ANCHOR_RULE,
+    PAIR_ANCHOR_RULE,
+    PHONE_ANCHOR_RULE,
+    PREFIX_ANCHOR_RULE,
+    SecretEngine,
+    shared_engine,
+)
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
@@ -395,6 +403,7 @@ class Redactor:
             phones: list[int] = []
             numbers: list[tuple[int, int]] = []
             pairs: list[tuple[int, int]] = []
+            prefixes: list[int] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
@@ -402,6 +411,8 @@ class Redactor:
                     numbers.append((start, end))
                 elif f.rule == PAIR_ANCHOR_RULE:
                     pairs.append((start, end))
+                elif f.rule == PREFIX_ANCHOR_RULE:
+                    prefixes.append(start)
                 elif f.rule.startswith(ANCHOR_RULE):
                     # every place inside a match: the engine reports matches that do not
                     # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
@@ -412,9 +423,9 @@ class Redactor:
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
                 anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
-                anchors.pairs = sorted(pairs)
+                anchors.pairs, anchors.prefixes = sorted(pairs), sorted(prefixes)
         elif self._engine.reports_anchors:
-            anchors.phone, anchors.numbers, anchors.pairs = [], [], []
+            anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes = [], [], [], []
         return hits, anchors
 
     # ------------------------------------------------------------ masking

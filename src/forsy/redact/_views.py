@@ -141,14 +141,20 @@ def neutralise_escapes(text: str) -> str:
     return text
 
 
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 
 
 def escapes_letters(text: str) -> bool:
     """Whether `text` holds a JSON escape of a letter or digit (`\\u0070`, `\\u00f1`, `\\u5bc6`):
     writers escape quotes, control characters, `<>&` and, with `ensure_ascii`, every letter
     beyond ASCII; an escaped ASCII letter hides a word on purpose."""
-    return "\\u" in text and any(_unicode(m.group(1)).isalnum() for m in _UNICODE_ESCAPE.finditer(text))
+    i = text.find("\\u")
+    while i >= 0:
+        hex4 = text[i + 2 : i + 6]
+        if _HEX4.fullmatch(hex4) and _unicode(hex4).isalnum():
+            return True
+        i = text.find("\\u", i + 2)
+    return False
 
 
 def json_view(text: str) -> View | None:

@@ -23,11 +23,15 @@ from ._base import CREDENTIAL, Hit, looks_random
 _WORDS = frozenset({"key", "apikey", "api", "token", "tok", "tkn", "secret", "pat", "pass", "pwd", "pw", "auth",
                     "cred", "creds", "priv"})
 _ENDINGS = ("key", "token", "secret")
-# The common words are searched for once per text and shared with `assignment`; the short ones,
-# common inside other words (`api.` in hosts, `pat` in `path`), are found by the engine in its
-# one pass, only where a separator follows (_native.NATIVE_ANCHORS_ANY_CASE)
+# The common words are searched for once per text and shared with `assignment`. The short ones,
+# common inside other words (`api.` in hosts, `pat` in `path`), would be found too often: the
+# engine reports them in its one pass only where the shape of a token follows (its rule below,
+# in its regex dialect; `Anchors.prefixes`), and where no engine runs they are searched here.
 WORD_ANCHORS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
-NATIVE_ANCHORS = tuple(w + sep for w in ("api", "pat", "tok", "tkn", "pw", "priv") for sep in "_-")
+_SHORT = ("api", "pat", "tok", "tkn", "pw", "priv")
+PREFIX_ANCHOR_PATTERN = ("((?:" + "|".join(v for w in _SHORT for v in dict.fromkeys((w, w.capitalize(), w.upper())))
+                         + r")[_-](?:[A-Za-z0-9]{1,24}[_.-]){0,3}[A-Za-z0-9]{20})")
+_SHORT_WORD = re.compile(r"(?:" + "|".join(_SHORT) + r")[_-]", re.IGNORECASE)
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _SHAPE = re.compile(r"(?P<prefix>(?:[A-Za-z0-9]{1,24}[_.-]){1,4}?)(?P<run>[A-Za-z0-9]{20,512})"
                     r"(?:[_-][A-Za-z0-9]{1,512}){0,4}")
@@ -47,7 +51,8 @@ def _secret_part(part: str) -> bool:
 
 def prefixed_token(text: str, anchors: Anchors) -> Iterator[Hit]:
     done = 0
-    for i in anchors.find(WORD_ANCHORS + NATIVE_ANCHORS, ignore_case=True):
+    short = anchors.prefixes if anchors.prefixes is not None else [m.start() for m in _SHORT_WORD.finditer(text)]
+    for i in sorted(anchors.find(WORD_ANCHORS, ignore_case=True) + short):
         # most anchors (`"input_tokens":`, `path`) have no 20-character run after them: one
         # match at the anchor rules them out before anything is sliced
         if i < done or (tail := _TAIL.match(text, i)) is None:
