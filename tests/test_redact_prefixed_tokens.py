@@ -79,3 +79,16 @@ def test_what_only_looks_prefixed_stays(text: str) -> None:
 def test_a_run_inside_base64_is_not_a_token_start() -> None:
     blob = "QUJD/" + "pat_" + _r(30) + "+ZGVm"  # `/` and `+` before it: inside base64
     assert Redactor().redact(blob) == blob
+
+
+def test_the_rule_alone_finds_the_same_without_the_engine() -> None:
+    """Without the engine's reports (`Anchors` of a text alone), the short words are searched
+    for in the text: the same tokens are found, exactly."""
+    from forsy.redact._anchors import Anchors
+    from forsy.redact.prefixed import prefixed_token
+
+    for name in ("made-up-token", "docker-pat", "linear", "mailgun-legacy"):
+        token = TOKENS[name]
+        text = f"here: {token} done, and the path_to_it stays"
+        hits = list(prefixed_token(text, Anchors(text)))
+        assert [(h.start, h.end) for h in hits] == [(6, 6 + len(token))], name
