@@ -4,6 +4,10 @@ whole model, whatever the steps hold."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +15,7 @@ import pytest
 from _paths import ROOT
 from forsy.models import Provenance, Trace
 from forsy.run import RetraceOptions, retrace_one
-from forsy.sinks.folder import model_json
+from forsy.sinks.folder import model_json, write_folder
 
 SAMPLES = sorted(p for p in (ROOT / "sample_logs").rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
 
@@ -56,45 +60,54 @@ def test_provenance_with_a_model_and_a_reviewer_joins_to_the_whole_document() ->
     assert b'"reviewer": "ada"' in parts[2] and b"".join(parts) == _whole(a.provenance)
 
 
-def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+
+_TWO_CORES = """
+import json, os, sys
+from pathlib import Path
+import forsy.sinks.folder as folder
+from forsy.run import RetraceOptions, retrace_one
+log, out = Path(sys.argv[1]), Path(sys.argv[2])
+folder.ASIDE_STEPS = 0  # provenance.json written by a child, whatever the trace's size
+forks = []
+fork = os.fork
+def counted():
+    pid = fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = counted
+def written(dest):
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    folder.write_folder(a, dest)
+    return {p.name: p.read_bytes().hex() for p in sorted(dest.rglob("*")) if p.is_file()}
+two = written(out / "two")
+parent, real_write = os.getpid(), folder._write
+def fails_in_the_child(path, parts):
+    if path.name == "provenance.json" and os.getpid() != parent:
+        os._exit(3)  # the child dies mid-way: the caller writes the file itself
+    return real_write(path, parts)
+folder._write = fails_in_the_child
+three = written(out / "three")
+print(json.dumps({"two": two, "three": three, "forks": len(forks)}))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+                    reason="forks only on Linux with two CPUs")
+def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Path) -> None:
     """A large trace's provenance.json is written by a forked child while this process writes
-    the rest (forced here for a small trace): every file, the manifest's hashes included, is
-    byte for byte what one process writes; a child that fails leaves the same folder too."""
-    import os
-
-    import forsy._aside as aside_module
-    import forsy.sinks.folder as folder
-
-    if not aside_module.can_fork():
-        pytest.skip("this machine cannot fork a child for it (one core, or threads)")
+    the rest (forced for a small trace, in a fresh interpreter: no thread another test left
+    running stops the fork): every file, the manifest's hashes included, is byte for byte what
+    one process writes; a child that dies leaves the same folder too."""
     log = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
-
-    def written(dest: Path) -> dict[str, bytes]:
-        a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
-        folder.write_folder(a, dest)
-        return {p.name: p.read_bytes() for p in sorted(dest.rglob("*")) if p.is_file()}
-
-    one = written(tmp_path / "one")
-    monkeypatch.setattr(folder, "ASIDE_STEPS", 0)
-    forks: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        pid = fork()
-        if pid:
-            forks.append(pid)
-        return pid
-
-    monkeypatch.setattr(aside_module.os, "fork", counted)
-    assert written(tmp_path / "two") == one and forks
-    real_write = folder._write
-
-    def fails_in_the_child(path: Path, parts: object) -> str:
-        if path.name == "provenance.json" and forks and os.getpid() != parent:
-            os._exit(3)  # the child dies mid-way: the caller writes the file itself
-        return real_write(path, parts)  # type: ignore[arg-type]
-
-    parent = os.getpid()
-    monkeypatch.setattr(folder, "_write", fails_in_the_child)
-    assert written(tmp_path / "three") == one
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    write_folder(a, tmp_path / "one")
+    one = {p.name: p.read_bytes().hex() for p in sorted((tmp_path / "one").rglob("*")) if p.is_file()}
+    src = str(Path(write_folder.__code__.co_filename).parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+    r = subprocess.run([sys.executable, "-c", _TWO_CORES, str(log), str(tmp_path)], capture_output=True, text=True,
+                       check=True, env=env, timeout=300)
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["forks"] >= 2
+    assert got["two"] == one
+    assert got["three"] == one

@@ -10,6 +10,8 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -904,29 +906,44 @@ def test_a_folder_gets_the_findings_of_its_files_validated_in_memory(tmp_path: P
     assert report.findings
 
 
-@pytest.mark.parametrize("kw", [kw for _, _, kw in FOLDER_MUTATIONS] + WITH_TRACE_FINDINGS)
-def test_a_folder_checked_on_two_cores_gets_the_same_findings(tmp_path: Path, kw: dict[str, Any],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """A large folder's provenance is checked by a forked child while the trace is checked here
-    (any folder, with the threshold at 0): the findings and their order stay those of the three
-    files checked together."""
-    import forsy._aside as aside_module
-    import forsy.validation.check as check
 
-    if not aside_module.can_fork():
-        pytest.skip("this machine cannot fork a child for it (one core, or threads)")
-    forks: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        pid = fork()
-        if pid:
-            forks.append(pid)
-        return pid
-
-    monkeypatch.setattr(aside_module.os, "fork", counted)
-    monkeypatch.setattr(check, "ASIDE_BYTES", 0)
-    folder = write_folder(tmp_path / "t", **kw)
+_TWO_CORES = """
+import json, os, sys
+import forsy.validation.check as check
+from forsy.validation import validate_path
+check.ASIDE_BYTES = 0  # every folder's provenance checked by a child
+forks = []
+fork = os.fork
+def counted():
+    pid = fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = counted
+out = []
+for folder in sys.argv[1:]:
+    before = len(forks)
     report = validate_path(folder)
-    assert [str(f) for f in report.findings] == [str(f) for f in _in_memory(folder)]
-    assert forks or not (folder / "provenance.json").exists()
+    out.append({"findings": [str(f) for f in report.findings], "forked": len(forks) > before})
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+                    reason="forks only on Linux with two CPUs")
+def test_folders_checked_on_two_cores_get_the_same_findings(tmp_path: Path) -> None:
+    """A large folder's provenance is checked by a forked child while the trace is checked here
+    (every folder, with the threshold at 0, in a fresh interpreter: no thread another test left
+    running stops the fork): the findings and their order stay those of the three files
+    checked together, for every folder mutation."""
+    kws = [kw for _, _, kw in FOLDER_MUTATIONS] + WITH_TRACE_FINDINGS
+    folders = [write_folder(tmp_path / f"t{i}", **kw) for i, kw in enumerate(kws)]
+    src = str(Path(validate_path.__code__.co_filename).parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+    r = subprocess.run([sys.executable, "-c", _TWO_CORES, *map(str, folders)], capture_output=True, text=True,
+                       check=True, env=env, timeout=300)
+    results = json.loads(r.stdout.strip().splitlines()[-1])
+    assert len(results) == len(folders)
+    for folder, got in zip(folders, results, strict=True):
+        assert got["findings"] == [str(f) for f in _in_memory(folder)], folder
+        assert got["forked"] or not (folder / "provenance.json").exists(), folder

@@ -40,9 +40,9 @@ _NOT_BEFORE = frozenset("_./+-") | frozenset("0123456789abcdefghijklmnopqrstuvwx
 # The shapes, loosely, in the engine's regex dialect (no look-around, no back reference): the
 # engine reports where they may stand in its one native pass, the rules below decide there
 # (scanning every text for runs of digits in Python cost a third of the rules' time). A WIF key
-# is reported with the character before it: where a key may start inside any run of Base58
-# (`[5KL…]{51}` alone), the engine's scan took twice as long; one at the very start of a text
-# is looked for by `wallet_key` itself.
+# is reported with the character before it: reported wherever one may start inside a run of
+# Base58 (`[5KL…]{51}` alone), redaction took twice as long; one at the very start of a text is
+# looked for by `wallet_key` itself.
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 NUMBER_ANCHOR_PATTERN = (r"([0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{2}|[0-9]{4}[ -]?[0-9]{6}[ -]?[0-9]{4}"
                          r"|[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}"
