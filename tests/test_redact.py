@@ -508,3 +508,25 @@ def test_planted_recall_and_no_false_positives(red: Redactor) -> None:
 def test_secretgen_is_seedable_and_fresh() -> None:
     a, b, c = (SecretGen(seed=s).planted(20) for s in (1, 1, 2))
     assert a == b and a != c
+
+
+@pytest.mark.parametrize("text", [
+    "aws secretsmanager get-secret-value --secret-id "
+    "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
+    '"ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf"',
+    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:my_app_secret-Ab12Cd",
+    "arn:aws-cn:secretsmanager:cn-north-1:123456789012:secret:Zq8Zt2LmW9vXk4RbN7cPdQ-Ab12Cd",
+])
+def test_an_arn_names_a_secret_and_stays(text: str) -> None:
+    """`…:secret:prod/db-AbCdEf` is a part of a resource's name (what `--secret-id` is given), not
+    a `secret: value` pair: it was masked, and a person reviewing could not tell which secret."""
+    assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("password:Tr0ub4dor3xyz", "Tr0ub4dor3xyz"),
+    ("urn:token:Zq8Zt2LmW9vXk4RbN7cPdQ", "Zq8Zt2LmW9vXk4RbN7cPdQ"),  # outside an ARN a random value is one
+    ("x:password: Tr0ub4dor3xyz", "Tr0ub4dor3xyz"),  # spaced: an assignment
+])
+def test_a_value_after_a_colon_name_outside_an_arn_is_masked(text: str, value: str) -> None:
+    assert value not in Redactor().redact(text)

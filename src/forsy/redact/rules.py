@@ -300,6 +300,10 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         return None if flag else _positional_value(text, name, pos)
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
+    if not flag and not spaced and sep.group("sep") == ":" and before >= 0 and text[before] == ":" and (
+            _ARN.search(text, max(0, before - 256), before + 1) or not (
+                (part := _BARE.match(text, vstart)) and looks_random(part.group(), 16))):
+        return None  # a part of a colon-separated name (an ARN's `:secret:prod/db-AbCdEf`), not a value
     env_style = (name.isupper() or name.startswith("-") or (before >= 0 and text[before] == "=")) and not spaced
     # on a command line a bare word is the value itself, never a variable (that is `$x`)
     code = not flag and not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
@@ -335,6 +339,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
 
 
+# an Amazon Resource Name up to a `:` (its parts are names: `…:secret:prod/db-AbCdEf` names a secret)
+_ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[^\s\"'`]*:$")
 # The value on the line after its name: a continued line (`password = \\`), a parenthesised
 # value (`password = (`, as black wraps a long one), a YAML block scalar (`password: |`, `>-`),
 # or a value a formatter moved down (`"password":` then the quoted value). The newline is real
