@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from ._base import (
     BANK_ACCOUNT,
+    BIRTH_DATE,
     CREDENTIAL,
     EMAIL,
     ID_NUMBER,
@@ -54,6 +55,7 @@ from ._split import CHUNK, OVERLAP, chunks
 
 __all__ = [
     "BANK_ACCOUNT",
+    "BIRTH_DATE",
     "CHUNK",
     "CREDENTIAL",
     "EMAIL",

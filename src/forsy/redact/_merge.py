@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from ._base import (
     BANK_ACCOUNT,
+    BIRTH_DATE,
     CREDENTIAL,
     EMAIL,
     ID_NUMBER,
@@ -21,8 +22,8 @@ from ._base import (
 )
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
-KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, EMAIL: 5, PHONE: 6,
-             PERSON: 7, PATH_USER: 8, PLACEHOLDER: 9}
+KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, BIRTH_DATE: 5, EMAIL: 6,
+             PHONE: 7, PERSON: 8, PATH_USER: 9, PLACEHOLDER: 10}
 # forsy rules that find exactly the secret part of what an engine rule matches whole: a
 # connection string's password (not host, port, database), curl's `user:PASSWORD`
 EXACT_RULES = frozenset({"url-password", "curl-user"})

@@ -17,6 +17,7 @@ from ..errors import RedactionError
 from ._anchors import Anchors
 from ._base import (
     BANK_ACCOUNT,
+    BIRTH_DATE,
     CREDENTIAL,
     EMAIL,
     ID_NUMBER,
@@ -56,7 +57,7 @@ from ._views import (
 )
 from .languages import secret_field
 from .pairs import pair_value_key
-from .personal import GENERIC_ACCOUNTS, WordList, home_path_user, is_person_account
+from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
@@ -466,6 +467,14 @@ class Redactor:
             placeholder = self._placeholders[key] = f"[{kind}_{self._numbers[kind]}]"
         return placeholder
 
+    def _mask_birth_date(self, value: str) -> str:
+        """A record's date-of-birth field, masked whole (not learnt: the same date elsewhere may
+        be anyone's, or no one's)."""
+        with self._lock:
+            self._by_kind[BIRTH_DATE] += 1
+            self._by_rule["birth-date-field"] += 1
+            return self._placeholder(BIRTH_DATE, value)
+
     def _mask_field(self, value: str) -> str:
         with self._lock:
             self._learnt(self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))]))
@@ -502,6 +511,8 @@ class Redactor:
                        record: bool) -> Any:
         if isinstance(key, str) and is_secret_field(key, value):
             return self._mask_field(str(value))
+        if isinstance(key, str) and birth_date_field(key, value):
+            return self._mask_birth_date(value)
         if _is_cookie_field(key, value):
             text, hits = next(found)
             if hits is None:
@@ -526,6 +537,8 @@ def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = 
                 if fields is not None:
                     fields.append((k, valid_text(str(v))))
                 continue  # masked whole, never scanned
+            if isinstance(k, str) and birth_date_field(k, v):
+                continue  # masked whole, never scanned (nor learnt)
             if _is_cookie_field(k, v):
                 out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
             else:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from ._base import _ALNUM, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok, longest_at, wide
+from ._base import _ALNUM, BIRTH_DATE, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok, longest_at, wide
 from ._values import FILE_EXTENSIONS
 
 if TYPE_CHECKING:
@@ -211,6 +211,69 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue  # a word, a short code, a date
         done = m.end()
         yield Hit(m.start(), m.end(), ID_NUMBER, "government-id")
+
+
+# A person's date of birth: a whole date (with its year) after the date's name. A date alone
+# is a log's own (a commit's, a release's); after these names it is a person's.
+_BIRTH_WORDS = ("date of birth", "birth date", "birthdate", "birthday", "born on", "born", "geburtsdatum",
+                "geboren am", "date de naissance", "né le", "née le", "fecha de nacimiento", "data di nascita",
+                "nato il", "nata il", "data de nascimento", "geboortedatum", "data urodzenia", "doğum tarihi",
+                "дата рождения", "出生日期", "生日", "生年月日", "생년월일")
+BIRTH_LABELS = tuple(dict.fromkeys((*(v for w in _BIRTH_WORDS for v in (w, w.capitalize(), w.upper())),
+                                    "DOB", "D.O.B.", "dob", "Dob",  # and as names in code and records:
+                                    "date_of_birth", "dateOfBirth", "DateOfBirth", "birth_date", "birthDate",
+                                    "BirthDate", "DATE_OF_BIRTH", "BIRTH_DATE")))
+_BIRTH_LONGEST = tuple(sorted(BIRTH_LABELS, key=len, reverse=True))
+_BIRTH_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|was|ist|est|es|é|:|on|am|le|il|是|为|は)[^\w\n]{0,4}){0,2}")
+_MONTHS = ("jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+           "|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_YEAR = r"(?:19|20)\d\d"
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])"  # the longest first: a date is read whole
+_MONTH = r"(?:1[0-2]|0?[1-9])"
+_BIRTH_BODY = (
+    rf"(?:{_YEAR}[-/.]{_MONTH}[-/.]{_DAY}"  # 1984-03-12
+    rf"|{_DAY}[-/.]{_DAY}[-/.]{_YEAR}"  # 12/03/1984, 03/12/1984, 12.03.1984
+    rf"|{_DAY}(?:st|nd|rd|th)?\.? (?:{_MONTHS})\.?,? {_YEAR}"  # 12 March 1984
+    rf"|(?:{_MONTHS})\.? {_DAY}(?:st|nd|rd|th)?,? {_YEAR}"  # March 12, 1984
+    rf"|{_YEAR}年{_MONTH}月{_DAY}日"  # 1984年3月12日
+    rf"|{_YEAR}년 ?{_MONTH}월 ?{_DAY}일)")
+_BIRTH_DATE = re.compile(_BIRTH_BODY + r"(?![\w/.-]\d|\d)", re.IGNORECASE)  # not a part of a longer number
+_BIRTH_DATE_ALONE = re.compile(_BIRTH_BODY, re.IGNORECASE)
+
+
+def birth_date(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A whole date after a name for a date of birth: `DOB: 12/03/1984`, `born on March 12,
+    1984`, `Geburtsdatum: 12.03.1984`, `生年月日：1984年3月12日`; not `born in 1984`, not a
+    format (`DOB: YYYY-MM-DD`), not a date elsewhere."""
+    done = -1
+    for i in anchors.find(BIRTH_LABELS):
+        word = longest_at(text, i, _BIRTH_LONGEST)
+        if word is None:
+            continue
+        end = i + len(word)
+        if i < done or (i > 0 and text[i - 1].isalnum() and not wide(word[0])) or (
+                end < len(text) and text[end].isalpha() and text[end].isascii() and not wide(word[-1])):
+            continue  # inside a word: `firstborn`, `DOBLE`, `reborn`
+        gap = _BIRTH_GAP.match(text, end)
+        m = _BIRTH_DATE.match(text, gap.end() if gap is not None else end)
+        if m is None:
+            continue
+        done = m.end()
+        yield Hit(m.start(), m.end(), BIRTH_DATE, "birth-date")
+
+
+_BIRTH_KEYS = frozenset(re.sub(r"[\s_.-]", "", w.lower()) for w in (*_BIRTH_WORDS, "dob"))
+_DATE_TIME = re.compile(r"[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?")
+
+
+def birth_date_field(key: str, value: object) -> bool:
+    """A record's field named for a date of birth (`dob`, `date_of_birth`, `birthDate`,
+    `Geburtsdatum`) whose value is a whole date (a time after it too, as databases write one)."""
+    if not isinstance(value, str) or re.sub(r"[\s_.-]", "", key.lower()) not in _BIRTH_KEYS:
+        return False
+    value = value.strip()
+    m = _BIRTH_DATE_ALONE.match(value)
+    return m is not None and (m.end() == len(value) or _DATE_TIME.fullmatch(value, m.end()) is not None)
 
 
 # ---------------------------------------------------------------- home paths

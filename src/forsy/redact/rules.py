@@ -32,7 +32,7 @@ from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card, wallet_key
 from .languages import language_secret
 from .pairs import pair_secret
-from .personal import email, government_id, home_path_user, labelled_phone, phone
+from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
 from .structure import (
     base64_secret,
@@ -481,4 +481,5 @@ def project_rules() -> tuple[Finder, ...]:
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
-            email, phone, labelled_phone, payment_card, iban, wallet_key, government_id, home_path_user)
+            email, phone, labelled_phone, payment_card, iban, wallet_key, government_id, birth_date,
+            home_path_user)
