@@ -57,7 +57,7 @@ from ._views import (
 )
 from .languages import secret_field
 from .pairs import pair_value_key
-from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
+from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, field_label, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
@@ -513,6 +513,12 @@ class Redactor:
             return self._mask_field(str(value))
         if isinstance(key, str) and birth_date_field(key, value):
             return self._mask_birth_date(value)
+        if isinstance(key, str) and isinstance(value, str) and (label := field_label(key)) is not None:
+            text, hits = next(found)  # scanned after its name (_collect): the name is cut off again
+            if hits is None:
+                return self._fail()
+            redacted, prefix = self._apply(text, hits), label + ": "
+            return redacted[len(prefix) :] if redacted.startswith(prefix) else self._fail()
         if _is_cookie_field(key, value):
             text, hits = next(found)
             if hits is None:
@@ -539,6 +545,9 @@ def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = 
                 continue  # masked whole, never scanned
             if isinstance(k, str) and birth_date_field(k, v):
                 continue  # masked whole, never scanned (nor learnt)
+            if isinstance(k, str) and isinstance(v, str) and (label := field_label(k)) is not None:
+                out.append(f"{label}: {valid_text(v)}")  # `{"phone": X}` read as `phone: X`
+                continue
             if _is_cookie_field(k, v):
                 out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
             else:

@@ -183,10 +183,14 @@ _ID_WORDS = ("social security number", "social security no", "passport number", 
              "codice fiscale", "身份证号", "身份证", "护照号", "护照", "パスポート番号", "マイナンバー", "주민등록번호",
              "여권번호", "паспорт", "снилс")
 _ID_ACRONYMS = ("SSN", "SIN", "DNI", "NIE", "NIF", "CPF", "PESEL", "BSN", "NINO", "TIN", "ITIN", "ИНН", "СНИЛС")
-ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS)))
+# an acronym in lower case names the number only as a record's key (`"ssn": …`; `dni 2024` is Polish for days)
+_ID_KEY_ACRONYMS = tuple(a.lower() for a in _ID_ACRONYMS)
+ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS,
+                                 *_ID_KEY_ACRONYMS)))
 _ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
 _ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
                      r"[^\w\n]{0,4}){0,2}")
+_KEY_END = re.compile(r'\\{0,3}"[ \t]*:')
 _ID_VALUE = re.compile(r"[A-Z0-9](?:[A-Z0-9]|[ .\-/](?=[A-Z0-9])){5,23}(?![\w\-/]|[.:]\d)")
 
 
@@ -202,6 +206,8 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
         if i < done or (i > 0 and text[i - 1].isalnum() and not wide(word[0])) or (
                 end < len(text) and text[end].isalpha() and text[end].isascii()):
             continue  # inside a word: `passports`, `SSNs`, `ASIN`
+        if word in _ID_KEY_ACRONYMS and not (text[i - 1 : i] == '"' and _KEY_END.match(text, end)):
+            continue  # a lower-case acronym is a label only as a quoted key
         gap = _ID_GAP.match(text, end)
         m = _ID_VALUE.match(text, gap.end() if gap is not None else end)
         if m is None:
@@ -274,6 +280,27 @@ def birth_date_field(key: str, value: object) -> bool:
     value = value.strip()
     m = _BIRTH_DATE_ALONE.match(value)
     return m is not None and (m.end() == len(value) or _DATE_TIME.fullmatch(value, m.end()) is not None)
+
+
+# A record's field named for a phone or a government number: its value is read as if written
+# after that name (`{"phone": "06 12 34 56 78"}` as `phone: 06 12 34 56 78`), by the rules above
+_PHONE_KEYS = frozenset({"phone", "tel", "telephone", "mobile", "cell", "cellphone", "handy", "telefon", "telefono",
+                         "teléfono", "telefone", "telefoon", "whatsapp", "fax", "celular", "movil", "móvil"})
+_ID_KEYS = {re.sub(r"[\s_.'-]", "", w.lower()): w for w in (*_ID_WORDS, *_ID_ACRONYMS)} | {
+    "passportnumber": "passport number", "passportno": "passport no", "socialsecurity": "social security number",
+    "nationalidnumber": "national id", "taxidnumber": "tax id", "driverslicensenumber": "driver's license"}
+
+
+def field_label(key: str) -> str | None:
+    """The name a record's field `key` gives its value, for the label rules (`phone`, `SSN`,
+    `passport number`), or None: `phone_number`, `mobilePhone`, `ssn`, `passport_no`."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if any(w in _PHONE_KEYS for w in words):
+        return "phone"
+    return _ID_KEYS.get("".join(words))
+
+
+_KEY_WORDS = re.compile(r"[A-Z]?[a-zà-ÿ]+|[A-Z]+(?![a-z])|[^\W\d_]+")
 
 
 # ---------------------------------------------------------------- home paths
