@@ -183,10 +183,12 @@ _ID_WORDS = ("social security number", "social security no", "passport number", 
              "codice fiscale", "身份证号", "身份证", "护照号", "护照", "パスポート番号", "マイナンバー", "주민등록번호",
              "여권번호", "паспорт", "снилс")
 _ID_ACRONYMS = ("SSN", "SIN", "DNI", "NIE", "NIF", "CPF", "PESEL", "BSN", "NINO", "TIN", "ITIN", "ИНН", "СНИЛС")
-# an acronym in lower case names the number only as a record's key (`"ssn": …`; `dni 2024` is Polish for days)
-_ID_KEY_ACRONYMS = tuple(a.lower() for a in _ID_ACRONYMS)
-ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS,
-                                 *_ID_KEY_ACRONYMS)))
+ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS)))
+# an acronym in lower case names the number only as a record's key (`"ssn": …`; `dni 2024` is
+# Polish for days): the engine reports it with its closing quote (`sin` alone is in every
+# `using`), which it reads as `"` where the text holds `\"`: both are literals of the rule
+ID_KEY_LABELS = tuple(f"{a.lower()}{q}" for a in _ID_ACRONYMS for q in ('"', '\\"'))
+_KEY_ACRONYM = re.compile(r'(\w+)\\?"')
 _ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
 _ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
                      r"[^\w\n]{0,4}){0,2}")
@@ -198,15 +200,17 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A government number after its name: `SSN: 123-45-6789`, `passport no. X1234567`,
     `DNI 12345678Z`, `身份证号 11010519491231002X`."""
     done = -1
-    for i in anchors.find(ID_LABELS):
-        word = longest_at(text, i, _ID_LONGEST)
+    keys = {i: m.group(1) for i in anchors.find(ID_KEY_LABELS)
+            if text[i - 1 : i] == '"' and (m := _KEY_ACRONYM.match(text, i))}
+    for i in sorted([*anchors.find(ID_LABELS), *keys]):
+        word = keys.get(i) or longest_at(text, i, _ID_LONGEST)
         if word is None:
             continue
         end = i + len(word)
         if i < done or (i > 0 and text[i - 1].isalnum() and not wide(word[0])) or (
                 end < len(text) and text[end].isalpha() and text[end].isascii()):
             continue  # inside a word: `passports`, `SSNs`, `ASIN`
-        if word in _ID_KEY_ACRONYMS and not (text[i - 1 : i] == '"' and _KEY_END.match(text, end)):
+        if i in keys and not _KEY_END.match(text, end):
             continue  # a lower-case acronym is a label only as a quoted key
         gap = _ID_GAP.match(text, end)
         m = _ID_VALUE.match(text, gap.end() if gap is not None else end)
