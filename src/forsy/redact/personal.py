@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -273,13 +274,18 @@ def birth_date(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 _BIRTH_KEYS = frozenset(re.sub(r"[\s_.-]", "", w.lower()) for w in (*_BIRTH_WORDS, "dob"))
+@functools.lru_cache(maxsize=4096)
+def _birth_key(key: str) -> bool:  # keys repeat in every record of a log: asked once each
+    return re.sub(r"[\s_.-]", "", key.lower()) in _BIRTH_KEYS
+
+
 _DATE_TIME = re.compile(r"[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?")
 
 
 def birth_date_field(key: str, value: object) -> bool:
     """A record's field named for a date of birth (`dob`, `date_of_birth`, `birthDate`,
     `Geburtsdatum`) whose value is a whole date (a time after it too, as databases write one)."""
-    if not isinstance(value, str) or re.sub(r"[\s_.-]", "", key.lower()) not in _BIRTH_KEYS:
+    if not isinstance(value, str) or not _birth_key(key):
         return False
     value = value.strip()
     m = _BIRTH_DATE_ALONE.match(value)
@@ -295,6 +301,7 @@ _ID_KEYS = {re.sub(r"[\s_.'-]", "", w.lower()): w for w in (*_ID_WORDS, *_ID_ACR
     "nationalidnumber": "national id", "taxidnumber": "tax id", "driverslicensenumber": "driver's license"}
 
 
+@functools.lru_cache(maxsize=4096)
 def field_label(key: str) -> str | None:
     """The name a record's field `key` gives its value, for the label rules (`phone`, `SSN`,
     `passport number`), or None: `phone_number`, `mobilePhone`, `ssn`, `passport_no`."""
