@@ -49,9 +49,9 @@ from ._views import (
     JSON_ESCAPE,
     View,
     byte_spans_to_char,
-    escapes_letters,
     json_unescape,
     json_view,
+    letter_views,
     neutralise_escapes,
     url_views,
 )
@@ -342,26 +342,28 @@ class Redactor:
         hits += [h for rule in self._rules for h in rule(chunk, anchors)]
         # Decoded views: the JSON one only where a secret's value may hold an escape (costly,
         # and raw rules already read escaped quotes and newlines); the URL ones always.
-        # Where letters are escaped (`"\u0070assword"`, or `"\u5bc6\u7801"` for 密码 as Python's
-        # json.dumps writes it), a rule's own words are hidden: the view is scanned whole.
-        letters = escapes_letters(chunk)
-        view = json_view(chunk) if anchors.want_json_view or letters else None
-        if view is not None and letters:
-            found, whole = self._engine_pass(view.text, view.text.encode("utf-8"))
-            found += [h for rule in self._rules for h in rule(view.text, whole)]
-            hits += self._from_view(view, 0, found, MASKED_KINDS)
-        elif view is not None:
+        view = json_view(chunk) if anchors.want_json_view else None
+        if view is not None:
             json_anchors = self._view_anchors(view.text)
             found = [h for rule in self._json_rules for h in rule(view.text, json_anchors)]
             hits += self._from_view(view, 0, found)
-        urls = url_views(chunk)
-        if urls:  # scanned together, as one batch
-            texts = [v.text for _, v in urls]
-            joined = SEPARATOR.join(texts)
-            found, url_anchors = self._engine_pass(joined, joined.encode("utf-8"))
-            found += [h for rule in self._rules for h in rule(joined, url_anchors)]
-            for (offset, v), part in zip(urls, distribute(found, [len(t) for t in texts]), strict=True):
-                hits += self._from_view(v, offset, part)
+        # Where letters are escaped (`"\u0070assword"`, or `"\u5bc6\u7801"` for 密码 as Python's
+        # json.dumps writes it), a rule's own words are hidden: those lines are scanned decoded,
+        # by every rule, as the lines with %XX escapes are
+        hits += self._scan_views(letter_views(chunk), MASKED_KINDS)
+        return hits + self._scan_views(url_views(chunk), VIEW_KINDS)
+
+    def _scan_views(self, views: list[tuple[int, View]], kinds: Iterable[str]) -> list[Hit]:
+        """Hits of decoded views (scanned together, as one batch) in the raw text."""
+        if not views:
+            return []
+        texts = [v.text for _, v in views]
+        joined = SEPARATOR.join(texts)
+        found, joined_anchors = self._engine_pass(joined, joined.encode("utf-8"))
+        found += [h for rule in self._rules for h in rule(joined, joined_anchors)]
+        hits: list[Hit] = []
+        for (offset, v), part in zip(views, distribute(found, [len(t) for t in texts]), strict=True):
+            hits += self._from_view(v, offset, part, kinds)
         return hits
 
     def _view_anchors(self, text: str) -> Anchors:

@@ -157,6 +157,23 @@ def escapes_letters(text: str) -> bool:
     return False
 
 
+def letter_views(text: str) -> list[tuple[int, View]]:
+    """JSON-decoded views of the lines that hold an escaped letter (`escapes_letters`), with
+    their offsets in the text: only those lines, as for %XX escapes (a JSON string holds no raw
+    newline, so an escaped name and its value are on one line)."""
+    out: list[tuple[int, View]] = []
+    pos = 0
+    while (i := text.find("\\u", pos)) >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        if escapes_letters(line):
+            out.append((start, View("json", line, _JSON_ESCAPE, _unescape_one, json_unescape(line))))
+        pos = end
+    return out
+
+
 def json_view(text: str) -> View | None:
     """The text JSON-unescaped, if it holds JSON escapes."""
     if "\\" in text and _JSON_ESCAPE.search(text):
