@@ -8,9 +8,10 @@
 
 Detection = the kingfisher engine (offline, in-process; its validation and revocation
 parts, which call providers over the network, are never used) + forsy's own rules
-(rules.py, cmdline.py, structure.py, languages.py, personal.py) for what the engine misses in
-logs: generic `password = …` assignments, auth headers, cookies, passwords in URLs, a password
-named in the person's own language (`Passwort: …`, `密码是…`), personal data.
+(rules.py, cmdline.py, structure.py, languages.py, prefixed.py, finance.py, personal.py) for
+what the engine misses in logs: generic `password = …` assignments, auth headers, cookies,
+passwords in URLs, a password named in the person's own language (`Passwort: …`, `密码是…`),
+tokens of services no list names, wallet keys, personal data.
 
 Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER_1]`…
 The same value always gets the same placeholder for the life of one Redactor; numbers are

@@ -40,11 +40,11 @@ from ._engine import (
     SecretEngine,
     shared_engine,
 )
+from ._fields import COOKIE_PREFIX, collect, is_cookie_field, is_secret_field, valid_text
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
 from ._split import SEPARATOR, batches, chunks, distribute
-from ._values import accept_value, name_tier
 from ._views import (
     JSON_ESCAPE,
     View,
@@ -55,7 +55,6 @@ from ._views import (
     neutralise_escapes,
     url_views,
 )
-from .languages import secret_field
 from .pairs import pair_value_key
 from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, field_label, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
@@ -65,7 +64,6 @@ UNSCANNABLE = "[UNSCANNABLE_TEXT]"
 ASIDE_CHARS = 4_000_000
 # Too short to hold anything the engine matches (its shortest rules need more context)
 ENGINE_MIN_LEN = 8
-COOKIE_PREFIX = "Cookie: "
 # Decoded views report these kinds only: names and paths are handled in the raw text
 VIEW_KINDS = frozenset({PRIVATE_KEY, CREDENTIAL, EMAIL, PHONE})
 NON_PERSON_NAMES = frozenset({"github", "claude", "unknown", "your name", "anonymous", "actions-user"})
@@ -126,7 +124,7 @@ class Redactor:
         """
         strings: list[str] = []
         try:
-            _collect(value, strings)
+            collect(value, strings)
         except RecursionError:
             return self._fail()
         found = iter(zip(strings, self._find_safe(strings), strict=True))
@@ -142,7 +140,7 @@ class Redactor:
         for v in values:
             start, named = len(strings), len(fields)
             try:
-                _collect(v, strings, fields)
+                collect(v, strings, fields)
             except RecursionError:
                 del strings[start:], fields[named:]
                 spans.append(None)
@@ -169,7 +167,7 @@ class Redactor:
         strings: list[str] = []
         fields: list[tuple[str, str]] = []
         try:
-            _collect(value, strings, fields)
+            collect(value, strings, fields)
         except RecursionError:
             return self.redact_value(value)
         with self._lock:
@@ -187,7 +185,7 @@ class Redactor:
         strings: list[str] = []
         fields: list[tuple[str, str]] = []
         try:
-            _collect(value, strings, fields)
+            collect(value, strings, fields)
         except RecursionError:
             return
         self._find_safe(strings)  # the scan learns what it finds
@@ -490,7 +488,7 @@ class Redactor:
         return UNSCANNABLE
 
     def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]], record: bool = False) -> Any:
-        """Second walk of redact_value, in the order of _collect, consuming its scan results."""
+        """Second walk of redact_value, in the order of `collect`, consuming its scan results."""
         if isinstance(value, str):
             return self._apply(*next(found), record)
         if value is None or isinstance(value, bool | int | float):
@@ -516,12 +514,12 @@ class Redactor:
         if isinstance(key, str) and birth_date_field(key, value):
             return self._mask_birth_date(value)
         if isinstance(key, str) and isinstance(value, str) and (label := field_label(key)) is not None:
-            text, hits = next(found)  # scanned after its name (_collect): the name is cut off again
+            text, hits = next(found)  # scanned after its name (`collect`): the name is cut off again
             if hits is None:
                 return self._fail()
             redacted, prefix = self._apply(text, hits), label + ": "
             return redacted[len(prefix) :] if redacted.startswith(prefix) else self._fail()
-        if _is_cookie_field(key, value):
+        if is_cookie_field(key, value):
             text, hits = next(found)
             if hits is None:
                 return self._fail()  # unscannable: replaced whole, counted once
@@ -529,39 +527,6 @@ class Redactor:
             # the prefix holds nothing to mask, so it is still there
             return redacted[len(COOKIE_PREFIX) :] if redacted.startswith(COOKIE_PREFIX) else self._fail()
         return self._rebuild(value, found, record)
-
-
-def _collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None) -> None:
-    """First walk of redact_value: the strings to scan, in order (and, for `learn`, the
-    values of secret fields, which are masked whole and never scanned)."""
-    if isinstance(value, str):
-        out.append(valid_text(value))
-    elif isinstance(value, dict):
-        pair = pair_value_key(value)  # `{"name": "API_KEY", "value": X}`: X is masked whole
-        for k, v in value.items():
-            if isinstance(k, str):
-                out.append(valid_text(k))
-            if isinstance(k, str) and (k == pair or is_secret_field(k, v)):
-                if fields is not None:
-                    fields.append((k, valid_text(str(v))))
-                continue  # masked whole, never scanned
-            if isinstance(k, str) and birth_date_field(k, v):
-                continue  # masked whole, never scanned (nor learnt)
-            if isinstance(k, str) and isinstance(v, str) and (label := field_label(k)) is not None:
-                out.append(f"{label}: {valid_text(v)}")  # `{"phone": X}` read as `phone: X`
-                continue
-            if _is_cookie_field(k, v):
-                out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
-            else:
-                _collect(v, out, fields)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            _collect(v, out, fields)
-
-
-def _is_cookie_field(key: Any, value: Any) -> bool:
-    return isinstance(key, str) and len(key) in (6, 10) and isinstance(value, str) and key.lower() in (
-        "cookie", "set-cookie")
 
 
 # ---------------------------------------------------------------- helpers
@@ -578,29 +543,6 @@ def user_names_from_paths(paths: Iterable[str]) -> set[str]:
         for hit in home_path_user(path, Anchors(path)):
             names.add(path[hit.start : hit.end])
     return names
-
-
-def is_secret_field(key: str, value: Any) -> bool:
-    """A dict entry whose key names a secret and whose value is a literal of it."""
-    tier = name_tier(key)
-    if not tier:  # a name in another language (`passwort`, `密码`): the value must look like a secret
-        return isinstance(value, str) and secret_field(key, value)
-    if isinstance(value, str):
-        return accept_value(key, tier, value.strip(), quoted=True)
-    # a numeric password or PIN is still a password; numeric "token" fields are counts
-    return tier == 1 and isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def valid_text(text: str) -> str:
-    """The text with lone surrogates replaced (U+FFFD), so it can be encoded and written."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        # UTF-16 round trip: joins valid surrogate pairs, replaces lone ones
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def normalise(kind: str, value: str) -> str:

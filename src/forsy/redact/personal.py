@@ -274,6 +274,8 @@ def birth_date(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 _BIRTH_KEYS = frozenset(re.sub(r"[\s_.-]", "", w.lower()) for w in (*_BIRTH_WORDS, "dob"))
+
+
 @functools.lru_cache(maxsize=4096)
 def _birth_key(key: str) -> bool:  # keys repeat in every record of a log: asked once each
     return re.sub(r"[\s_.-]", "", key.lower()) in _BIRTH_KEYS

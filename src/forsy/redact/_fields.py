@@ -1,0 +1,70 @@
+"""A record's fields, as redact_value walks them: which are masked whole (a secret's, a date of
+birth's), which are read after the name their key gives them (a phone's, a government
+number's, a cookie header's), and the strings to scan, in order (`collect`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._values import accept_value, name_tier
+from .languages import secret_field
+from .pairs import pair_value_key
+from .personal import birth_date_field, field_label
+
+COOKIE_PREFIX = "Cookie: "
+
+
+def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None) -> None:
+    """First walk of redact_value: the strings to scan, in order (and, for `learn`, the
+    values of secret fields, which are masked whole and never scanned)."""
+    if isinstance(value, str):
+        out.append(valid_text(value))
+    elif isinstance(value, dict):
+        pair = pair_value_key(value)  # `{"name": "API_KEY", "value": X}`: X is masked whole
+        for k, v in value.items():
+            if isinstance(k, str):
+                out.append(valid_text(k))
+            if isinstance(k, str) and (k == pair or is_secret_field(k, v)):
+                if fields is not None:
+                    fields.append((k, valid_text(str(v))))
+                continue  # masked whole, never scanned
+            if isinstance(k, str) and birth_date_field(k, v):
+                continue  # masked whole, never scanned (nor learnt)
+            if isinstance(k, str) and isinstance(v, str) and (label := field_label(k)) is not None:
+                out.append(f"{label}: {valid_text(v)}")  # `{"phone": X}` read as `phone: X`
+                continue
+            if is_cookie_field(k, v):
+                out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
+            else:
+                collect(v, out, fields)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            collect(v, out, fields)
+
+
+def is_cookie_field(key: Any, value: Any) -> bool:
+    return isinstance(key, str) and len(key) in (6, 10) and isinstance(value, str) and key.lower() in (
+        "cookie", "set-cookie")
+
+
+def is_secret_field(key: str, value: Any) -> bool:
+    """A dict entry whose key names a secret and whose value is a literal of it."""
+    tier = name_tier(key)
+    if not tier:  # a name in another language (`passwort`, `密码`): the value must look like a secret
+        return isinstance(value, str) and secret_field(key, value)
+    if isinstance(value, str):
+        return accept_value(key, tier, value.strip(), quoted=True)
+    # a numeric password or PIN is still a password; numeric "token" fields are counts
+    return tier == 1 and isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def valid_text(text: str) -> str:
+    """The text with lone surrogates replaced (U+FFFD), so it can be encoded and written."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        # UTF-16 round trip: joins valid surrogate pairs, replaces lone ones
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
