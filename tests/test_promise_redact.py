@@ -13,6 +13,7 @@ import pytest
 
 from forsy.errors import RedactionError
 from forsy.redact import EngineHit, Redactor
+from forsy.redact import _fields as F
 from forsy.redact import _redactor as R
 from forsy.redact import _split as S
 from forsy.redact._anchors import Anchors
@@ -433,7 +434,7 @@ def test_an_unscannable_cookie_header_is_counted_once() -> None:
     ("set-cookie", "a=b", True), ("cookies", "a=b", False), ("Cookie", 1, False), ("Cook1e", "a=b", False),
 ])
 def test_cookie_fields(key: str, value: object, cookie: bool) -> None:
-    assert R._is_cookie_field(key, value) is cookie
+    assert F.is_cookie_field(key, value) is cookie
 
 
 def test_the_owners_names_are_matched_in_their_case_and_counted_by_rule() -> None:
