@@ -7,11 +7,9 @@
     redactor.report()                         # counts only: never values, never the mapping
 
 Detection = the kingfisher engine (offline, in-process; its validation and revocation
-parts, which call providers over the network, are never used) + forsy's own rules
-(rules.py, cmdline.py, structure.py, languages.py, prefixed.py, finance.py, personal.py) for
-what the engine misses in logs: generic `password = …` assignments, auth headers, cookies,
-passwords in URLs, a password named in the person's own language (`Passwort: …`, `密码是…`),
-tokens of services no list names, wallet keys, personal data.
+parts, which call providers over the network, are never used) + forsy's own rules (rules.py
+and the modules it gathers) for what the engine misses in logs: `password = …` assignments,
+auth headers, cookies, passwords in URLs or in other languages, unnamed tokens, personal data.
 
 Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER_1]`…
 The same value always gets the same placeholder for the life of one Redactor; numbers are
