@@ -22,6 +22,8 @@ from forsy.redact.personal import field_label
     ("mobilePhone", "347 123 4567", "PHONE"),
     ("tel", "+44 7700 900123", "PHONE"),
     ("telefono", "347 123 4567", "PHONE"),
+    ("home_phone_number", "06 12 34 56 78", "PHONE"),
+    ("handy_nr", "0151 23456789", "PHONE"),
     ("ssn", "123-45-6789", "ID_NUMBER"),
     ("social_security_number", "123-45-6789", "ID_NUMBER"),
     ("passport", "X1234567", "ID_NUMBER"),
@@ -42,6 +44,9 @@ def test_a_field_named_for_it_is_masked(key: str, value: str, kind: str) -> None
     ("phoneNumber", "call me"),
     ("passport_no", "N/A"),
     ("microphone", "06 12 34 56 78"),  # not a field named for a phone
+    ("cell_count", "12345678"),  # a phone's word beside another: something else (a spreadsheet's cells)
+    ("cell_id", "123456789"),
+    ("mobile_version", "1234567890"),
     ("telegram_id", "123456789"),
     ("order_id", "123-45-6789"),
     ("ssn", "unknown"),

@@ -298,6 +298,9 @@ def birth_date_field(key: str, value: object) -> bool:
 # after that name (`{"phone": "06 12 34 56 78"}` as `phone: 06 12 34 56 78`), by the rules above
 _PHONE_KEYS = frozenset({"phone", "tel", "telephone", "mobile", "cell", "cellphone", "handy", "telefon", "telefono",
                          "teléfono", "telefone", "telefoon", "whatsapp", "fax", "celular", "movil", "móvil"})
+# words a phone field's name may hold beside the phone's: `phone_number`, `home_phone`, `mobile_no`
+_PHONE_QUALIFIERS = frozenset({"number", "no", "num", "nr", "nummer", "numero", "número", "home", "work", "office",
+                               "private", "business", "primary", "contact", "personal", "emergency", "main"})
 _ID_KEYS = {re.sub(r"[\s_.'-]", "", w.lower()): w for w in (*_ID_WORDS, *_ID_ACRONYMS)} | {
     "passportnumber": "passport number", "passportno": "passport no", "socialsecurity": "social security number",
     "nationalidnumber": "national id", "taxidnumber": "tax id", "driverslicensenumber": "driver's license"}
@@ -308,8 +311,8 @@ def field_label(key: str) -> str | None:
     """The name a record's field `key` gives its value, for the label rules (`phone`, `SSN`,
     `passport number`), or None: `phone_number`, `mobilePhone`, `ssn`, `passport_no`."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
-    if any(w in _PHONE_KEYS for w in words):
-        return "phone"
+    if any(w in _PHONE_KEYS for w in words) and all(w in _PHONE_KEYS or w in _PHONE_QUALIFIERS for w in words):
+        return "phone"  # `cell_count`, `cell_id`, `mobile_version` name something else
     return _ID_KEYS.get("".join(words))
 
 
