@@ -104,6 +104,19 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 RB = r"(?![A-Za-z0-9])"
 
 
+def past_escape(text: str, start: int) -> int:
+    """Where a name or token found from `start` back really begins: past the letter of a `\\n`
+    escape in JSON text (`\\nPASSWORD=…`) or past a `%XX` escape (`%3Dkey-…`)."""
+    if start >= 1 and text[start - 1] == "\\" and text[start : start + 1] in ("n", "r", "t"):
+        return start + 1
+    if start >= 1 and text[start - 1] == "%" and _HEX2.fullmatch(text, start, start + 2):
+        return start + 2
+    return start
+
+
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+
+
 def wide(c: str) -> bool:
     """A character of a script written without spaces between words (CJK, kana, Hangul, Thai)
     or a full-width form: a word of it needs no blank around it."""

@@ -30,16 +30,26 @@ def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = N
                 continue  # masked whole, never scanned
             if isinstance(k, str) and birth_date_field(k, v):
                 continue  # masked whole, never scanned (nor learnt)
-            if isinstance(k, str) and isinstance(v, str) and (label := field_label(k)) is not None:
-                out.append(f"{label}: {valid_text(v)}")  # `{"phone": X}` read as `phone: X`
-                continue
-            if is_cookie_field(k, v):
-                out.append(COOKIE_PREFIX + valid_text(v))  # a header dict: give the cookie rule its context
+            prefix = field_prefix(k, v)
+            if prefix is not None:
+                out.append(prefix + valid_text(v))  # scanned after its name, which is cut off again
             else:
                 collect(v, out, fields)
     elif isinstance(value, list | tuple):
         for v in value:
             collect(v, out, fields)
+
+
+def field_prefix(key: Any, value: Any) -> str | None:
+    """What a field's value is read after, when its key is the value's label: a header dict's
+    cookie (`Cookie: X`, the cookie rule's context), a phone or a government number
+    (`{"phone": X}` read as `phone: X`); None for any other field."""
+    if not isinstance(key, str) or not isinstance(value, str):
+        return None
+    if is_cookie_field(key, value):
+        return COOKIE_PREFIX
+    label = field_label(key)
+    return None if label is None else f"{label}: "
 
 
 def is_cookie_field(key: Any, value: Any) -> bool:

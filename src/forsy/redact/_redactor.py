@@ -40,7 +40,7 @@ from ._engine import (
     SecretEngine,
     shared_engine,
 )
-from ._fields import COOKIE_PREFIX, collect, is_cookie_field, is_secret_field, valid_text
+from ._fields import collect, field_prefix, is_secret_field, valid_text
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
@@ -56,7 +56,7 @@ from ._views import (
     url_views,
 )
 from .pairs import pair_value_key
-from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, field_label, home_path_user, is_person_account
+from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
@@ -467,20 +467,15 @@ class Redactor:
             placeholder = self._placeholders[key] = f"[{kind}_{self._numbers[kind]}]"
         return placeholder
 
-    def _mask_birth_date(self, value: str) -> str:
-        """A record's date-of-birth field, masked whole (not learnt: the same date elsewhere may
-        be anyone's, or no one's)."""
+    def _mask_field(self, value: str, kind: str = CREDENTIAL, rule: str = "secret-field") -> str:
+        """A field masked whole. A secret's value is learnt (masked wherever else it stands); a
+        date of birth's is not: the same date elsewhere may be anyone's, or no one's."""
         with self._lock:
-            self._by_kind[BIRTH_DATE] += 1
-            self._by_rule["birth-date-field"] += 1
-            return self._placeholder(BIRTH_DATE, value)
-
-    def _mask_field(self, value: str) -> str:
-        with self._lock:
-            self._learnt(self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))]))
-            self._by_kind[CREDENTIAL] += 1
-            self._by_rule["secret-field"] += 1
-            return self._placeholder(CREDENTIAL, value)
+            if kind == CREDENTIAL:
+                self._learnt(self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))]))
+            self._by_kind[kind] += 1
+            self._by_rule[rule] += 1
+            return self._placeholder(kind, value)
 
     def _fail(self) -> str:
         with self._lock:
@@ -512,20 +507,15 @@ class Redactor:
         if isinstance(key, str) and is_secret_field(key, value):
             return self._mask_field(str(value))
         if isinstance(key, str) and birth_date_field(key, value):
-            return self._mask_birth_date(value)
-        if isinstance(key, str) and isinstance(value, str) and (label := field_label(key)) is not None:
-            text, hits = next(found)  # scanned after its name (`collect`): the name is cut off again
-            if hits is None:
-                return self._fail()
-            redacted, prefix = self._apply(text, hits), label + ": "
-            return redacted[len(prefix) :] if redacted.startswith(prefix) else self._fail()
-        if is_cookie_field(key, value):
+            return self._mask_field(value, BIRTH_DATE, "birth-date-field")
+        prefix = field_prefix(key, value)
+        if prefix is not None:  # scanned after its name (`collect`)
             text, hits = next(found)
             if hits is None:
                 return self._fail()  # unscannable: replaced whole, counted once
             redacted = self._apply(text, hits)  # not recorded: the prefix is cut below
             # the prefix holds nothing to mask, so it is still there
-            return redacted[len(COOKIE_PREFIX) :] if redacted.startswith(COOKIE_PREFIX) else self._fail()
+            return redacted[len(prefix) :] if redacted.startswith(prefix) else self._fail()
         return self._rebuild(value, found, record)
 
 

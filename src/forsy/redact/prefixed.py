@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from ._anchors import Anchors
-from ._base import CREDENTIAL, Hit, looks_random
+from ._base import CREDENTIAL, Hit, looks_random, past_escape
 
 # Words that say a prefix's token is a secret (a part equal to one, or ending in key/token/secret)
 _WORDS = frozenset({"key", "apikey", "api", "token", "tok", "tkn", "secret", "pat", "pass", "pwd", "pw", "auth",
@@ -61,12 +61,10 @@ def prefixed_token(text: str, anchors: Anchors) -> Iterator[Hit]:
         start = i - len(_LEFT.match(text[max(0, i - 65) : i][::-1]).group())  # type: ignore[union-attr]
         if start > 0 and text[start - 1] in _TOKEN_CHARS:
             continue  # a longer run than a prefix: not where a token starts
-        if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
-            start += 1  # `\nkey-…` in escaped text: the escape's letter is not the token's
-        elif start >= 1 and text[start - 1] == "%" and _HEX.fullmatch(text, start, start + 2):
-            start += 2  # `%3Dkey-…`: URL-encoded text
-        elif start > 0 and text[start - 1] in _BEFORE:
+        moved = past_escape(text, start)  # `\nkey-…`, `%3Dkey-…`: the escape is not the token's
+        if moved == start and start > 0 and text[start - 1] in _BEFORE:
             continue
+        start = moved
         while end > start and text[end - 1] in "_.-":
             end -= 1
         m = _SHAPE.fullmatch(text, start, end)

@@ -25,6 +25,7 @@ from ._base import (
     Hit,
     is_template,
     looks_random,
+    past_escape,
 )
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
@@ -257,12 +258,7 @@ def _name_start(text: str, start: int) -> int:
     lo = max(0, start - 64)
     while start > lo and text[start - 1] in _NAME_CHARS:
         start -= 1
-    # "\nPASSWORD=…" in escaped text: the "n" of the escape is not part of the name
-    if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
-        start += 1
-    elif start >= 1 and text[start - 1] == "%" and re.match(r"[0-9A-Fa-f]{2}", text[start : start + 2]):
-        start += 2
-    return start
+    return past_escape(text, start)  # "\nPASSWORD=…" in escaped text: the "n" is the escape's
 
 
 
