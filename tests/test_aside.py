@@ -8,7 +8,6 @@ stops the fork."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -17,15 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from _forks import COUNT_FORKS, NEEDS_FORK, run_fresh, src_first
 from forsy import _aside
-
-LINUX_2 = sys.platform == "linux" and len(os.sched_getaffinity(0)) > 1
-needs_fork = pytest.mark.skipif(not LINUX_2, reason="forks only on Linux with two CPUs")
-
-
-def _src_first() -> str:
-    """PYTHONPATH for a child interpreter: this forsy first, then what the caller had."""
-    return os.pathsep.join(p for p in (str(Path(_aside.__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)
 
 
 def _no_child_left() -> bool:
@@ -36,7 +28,7 @@ def _no_child_left() -> bool:
     return False
 
 
-@needs_fork
+@NEEDS_FORK
 def test_the_childs_result_comes_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     parent = os.getpid()
@@ -46,7 +38,7 @@ def test_the_childs_result_comes_back(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _no_child_left()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_child_that_dies_or_fails_is_replaced_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     parent = os.getpid()
@@ -66,7 +58,7 @@ def test_a_child_that_dies_or_fails_is_replaced_by_the_caller(monkeypatch: pytes
     assert _no_child_left()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_part_that_raises_raises_in_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
 
@@ -78,7 +70,7 @@ def test_a_part_that_raises_raises_in_the_caller(monkeypatch: pytest.MonkeyPatch
     assert _no_child_left()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_block_that_raises_stops_and_reaps_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     import time
@@ -88,7 +80,7 @@ def test_a_block_that_raises_stops_and_reaps_the_child(monkeypatch: pytest.Monke
     assert _no_child_left()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_fork_that_fails_or_a_child_reaped_elsewhere_still_gives_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
     import signal
 
@@ -124,7 +116,7 @@ with _aside.aside(part) as later:
 """
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_child_ends_when_its_caller_is_killed() -> None:
     """A caller killed (SIGKILL: no cleanup of its own runs) leaves no child computing a part
     no one will read."""
@@ -132,7 +124,7 @@ def test_a_child_ends_when_its_caller_is_killed() -> None:
     import time
 
     with subprocess.Popen([sys.executable, "-c", _KILLED], stdout=subprocess.PIPE, text=True,
-                          env={**os.environ, "PYTHONPATH": _src_first()}) as caller:
+                          env={**os.environ, "PYTHONPATH": src_first()}) as caller:
         assert caller.stdout is not None
         child = int(caller.stdout.readline())
         os.kill(caller.pid, signal.SIGKILL)
@@ -172,21 +164,13 @@ def test_no_fork_from_a_process_with_threads() -> None:
         t.join()
 
 
-_REDACT = r"""
-import json, os, random, sys
+_REDACT = COUNT_FORKS + r"""
+import json, random, sys
 sys.path.insert(0, sys.argv[1])
 from secretgen import SecretGen
 from forsy import _aside
 from forsy.redact import Redactor, _redactor
 _redactor.ASIDE_CHARS = 0  # every call, however small
-forks = []
-real_fork = os.fork
-def counting_fork():
-    pid = real_fork()
-    if pid:
-        forks.append(pid)
-    return pid
-os.fork = counting_fork
 gen = SecretGen(seed=11)
 rng = random.Random(5)
 planted = gen.planted(400)
@@ -209,12 +193,10 @@ print(json.dumps({"same": out["1"] == out["0"], "forks": len(forks),
 """
 
 
-@needs_fork
+@NEEDS_FORK
 def test_redaction_scanned_in_two_processes_masks_what_one_process_masks() -> None:
     tests = Path(__file__).resolve().parent
-    r = subprocess.run([sys.executable, "-c", _REDACT, str(tests)], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONPATH": _src_first()})
-    got = json.loads(r.stdout)
+    got = run_fresh(_REDACT, str(tests))
     assert got["same"] is True
     assert got["forks"] >= 1
     assert got["masked"] > 300 and got["late_masked"] is True
@@ -240,7 +222,7 @@ def test_the_progress_line_on_a_terminal_starts_no_thread(monkeypatch: pytest.Mo
     assert "redacting" in screen.getvalue() and "session.jsonl" in screen.getvalue()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_value_handed_off_after_the_fork_reaches_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     parent = os.getpid()
@@ -270,7 +252,7 @@ def test_no_fork_the_part_takes_what_the_caller_left(monkeypatch: pytest.MonkeyP
         assert later() == {"n": 1}
 
 
-@needs_fork
+@NEEDS_FORK
 def test_a_child_sent_nothing_is_replaced_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     handoff = _aside.Handoff()

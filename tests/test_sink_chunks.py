@@ -4,14 +4,11 @@ whole model, whatever the steps hold."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from _forks import COUNT_FORKS, NEEDS_FORK, run_fresh
 from _paths import ROOT
 from forsy.models import Provenance, Trace
 from forsy.run import RetraceOptions, retrace_one
@@ -61,21 +58,13 @@ def test_provenance_with_a_model_and_a_reviewer_joins_to_the_whole_document() ->
 
 
 
-_TWO_CORES = """
-import json, os, sys
+_TWO_CORES = COUNT_FORKS + """
+import json, sys
 from pathlib import Path
 import forsy.sinks.folder as folder
 from forsy.run import RetraceOptions, retrace_one
 log, out = Path(sys.argv[1]), Path(sys.argv[2])
 folder.ASIDE_STEPS = 0  # provenance.json written by a child, whatever the trace's size
-forks = []
-fork = os.fork
-def counted():
-    pid = fork()
-    if pid:
-        forks.append(pid)
-    return pid
-os.fork = counted
 def written(dest):
     a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
     folder.write_folder(a, dest)
@@ -92,8 +81,7 @@ print(json.dumps({"two": two, "three": three, "forks": len(forks)}))
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
-                    reason="forks only on Linux with two CPUs")
+@NEEDS_FORK
 def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Path) -> None:
     """A large trace's provenance.json is written by a forked child while this process writes
     the rest (forced for a small trace, in a fresh interpreter: no thread another test left
@@ -103,11 +91,7 @@ def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Pa
     a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
     write_folder(a, tmp_path / "one")
     one = {p.name: p.read_bytes().hex() for p in sorted((tmp_path / "one").rglob("*")) if p.is_file()}
-    src = str(Path(write_folder.__code__.co_filename).parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
-    r = subprocess.run([sys.executable, "-c", _TWO_CORES, str(log), str(tmp_path)], capture_output=True, text=True,
-                       check=True, env=env, timeout=300)
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+    got = run_fresh(_TWO_CORES, str(log), str(tmp_path))
     assert got["forks"] >= 2
     assert got["two"] == one
     assert got["three"] == one

@@ -8,10 +8,7 @@ import copy
 import hashlib
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -21,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _forks import COUNT_FORKS, NEEDS_FORK, run_fresh
 from forsy.models import (
     STEP_FIELDS,
     TOP_LEVEL_FIELDS,
@@ -907,19 +905,11 @@ def test_a_folder_gets_the_findings_of_its_files_validated_in_memory(tmp_path: P
 
 
 
-_TWO_CORES = """
-import json, os, sys
+_TWO_CORES = COUNT_FORKS + """
+import json, sys
 import forsy.validation.check as check
 from forsy.validation import validate_path
 check.ASIDE_BYTES = 0  # every folder's provenance checked by a child
-forks = []
-fork = os.fork
-def counted():
-    pid = fork()
-    if pid:
-        forks.append(pid)
-    return pid
-os.fork = counted
 out = []
 for folder in sys.argv[1:]:
     before = len(forks)
@@ -929,8 +919,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
-                    reason="forks only on Linux with two CPUs")
+@NEEDS_FORK
 def test_folders_checked_on_two_cores_get_the_same_findings(tmp_path: Path) -> None:
     """A large folder's provenance is checked by a forked child while the trace is checked here
     (every folder, with the threshold at 0, in a fresh interpreter: no thread another test left
@@ -938,11 +927,7 @@ def test_folders_checked_on_two_cores_get_the_same_findings(tmp_path: Path) -> N
     checked together, for every folder mutation."""
     kws = [kw for _, _, kw in FOLDER_MUTATIONS] + WITH_TRACE_FINDINGS
     folders = [write_folder(tmp_path / f"t{i}", **kw) for i, kw in enumerate(kws)]
-    src = str(Path(validate_path.__code__.co_filename).parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
-    r = subprocess.run([sys.executable, "-c", _TWO_CORES, *map(str, folders)], capture_output=True, text=True,
-                       check=True, env=env, timeout=300)
-    results = json.loads(r.stdout.strip().splitlines()[-1])
+    results = run_fresh(_TWO_CORES, *map(str, folders))
     assert len(results) == len(folders)
     for folder, got in zip(folders, results, strict=True):
         assert got["findings"] == [str(f) for f in _in_memory(folder)], folder
