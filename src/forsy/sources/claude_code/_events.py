@@ -29,6 +29,7 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._rich import rich_of, slim_rich
 from ._senders import forked_copy, other_sender, queued_by_person, sender_tag
 
 # session.warn: (code, message, file, line)
@@ -484,7 +485,7 @@ class EventBuilder:
         if is_error is not None and not isinstance(is_error, bool):
             self.warn("field-type", f"message.content[{i}].is_error is {kind_of(is_error)}, not true/false; "
                       "read as not known", rec.ev.source, rec.ev.line)
-        rich = rec.data.get("toolUseResult")
+        whole, rich = rec.data.get("toolUseResult"), rich_of(rec.data)
         if is_error is None and isinstance(rich, str) and rich.startswith("Error:"):
             is_error = True  # the writer's toolUseResult of a failed call is its text behind "Error: "
         e = Event("tool_result", self.actor, ts, [Ref(rec.ev.id, pointer("message", "content", i, "content"))],
@@ -492,8 +493,8 @@ class EventBuilder:
                   is_error=bool(is_error) if is_error is None or isinstance(is_error, bool) else None,
                   excerpt=excerpt, abandoned=ab)
         info = ResultInfo()
-        if rich is not None:
-            info.rich = _slim_rich(rich)
+        if whole is not None:
+            info.rich = slim_rich(whole)
             info.rich_ref = Ref(rec.ev.id, "/toolUseResult")
         if isinstance(rich, str) and rich.startswith("User rejected"):
             info.rejected = True
@@ -525,23 +526,6 @@ class EventBuilder:
         if sub == "api_error":
             return [_api_error(rec, self.actor, ts, ab)]
         return []
-
-
-# What later rules read from `toolUseResult`; the rest (file contents, stdout already in the
-# result text, original files) stays in the log, cited by `rich_ref`, not in memory twice.
-_RICH_KEYS = ("type", "filePath", "structuredPatch", "agentId", "status", "interrupted", "exitCode",
-              "returnCodeInterpretation", "isImage", "backgroundTaskId", "userModified", "replaceAll")
-
-
-def _slim_rich(rich: Any) -> Any:
-    if isinstance(rich, dict):
-        out = {k: rich[k] for k in _RICH_KEYS if k in rich}
-        if "originalFile" in rich:
-            out["had_original"] = rich["originalFile"] is not None
-        return out
-    if isinstance(rich, str):
-        return rich[:2000]
-    return None
 
 
 def _plain_text(content: Any) -> tuple[str, bool]:

@@ -14,6 +14,7 @@ from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
 from ..lines import LineStream, read_bytes, sha256, source_name
 from ._events import _BOOL_FIELDS, _STR_FIELDS, check_record
+from ._rich import Slimmed
 from ._senders import forked_copy
 
 # Later versions' records, no step in them: `content-replacement` the Agent SDK writes
@@ -156,11 +157,14 @@ def _is_agent_progress(d: dict[str, Any]) -> bool:
 
 def _slim(r: Record) -> Record:
     """Hook/bash progress and file snapshots carry no work: keep only what the graph and the
-    metadata need (most lines of a 2.1 log are progress records; this bounds memory)."""
+    metadata need (most lines of a 2.1 log are progress records; this bounds memory). A tool
+    result's `toolUseResult` is kept as later rules read it (`_rich.Slimmed`)."""
     d = r.data
     t = d.get("type")
     if t == "file-history-snapshot" or (t == "progress" and not _is_agent_progress(d)):
         r.data = {k: d[k] for k in _STUB_KEYS if k in d}
+    elif t == "user" and d.get("toolUseResult") is not None:
+        d["toolUseResult"] = Slimmed.of(d["toolUseResult"])  # a third of a large session's bytes
     return r
 
 

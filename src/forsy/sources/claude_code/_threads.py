@@ -18,6 +18,7 @@ from .._records import Record
 from ._events import EventBuilder, check_record, kind_of
 from ._graph import _dedupe, _parent, _result_ids, _roots
 from ._load import load_records
+from ._rich import rich_of
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
 # records events are made of: messages, and attachments (a prompt queued while the agent worked)
@@ -199,7 +200,7 @@ def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
     prompt_calls: dict[str, list[str]] = defaultdict(list)
     call_ids: set[str] = set()
     for r in main:
-        rich = r.data.get("toolUseResult")
+        rich = rich_of(r.data)
         if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
             for cid in _result_ids(r.data):
                 by_agent[rich["agentId"]] = cid
