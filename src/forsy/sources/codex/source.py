@@ -29,7 +29,6 @@ child.
 
 from __future__ import annotations
 
-import heapq
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,9 +36,10 @@ from typing import Any, ClassVar
 import orjson
 
 from ...errors import InputError
-from ...evidence import Event, Session, SessionMeta
+from ...evidence import Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
+from .._threads import interleave
 from ..lines import open_regular, source_name
 from . import _drift
 from ._build import Thread, ThreadBuilder
@@ -120,7 +120,7 @@ class CodexSource:
         for child, parent in reader.children(main):
             streams.append(child.events)
             _link(session.meta, child, parent)
-        session.events = _merge(streams) if len(streams) > 1 else main.events
+        session.events = interleave(streams) if len(streams) > 1 else main.events
         session.files = [t.lf.file for t in reader.threads]
         for t in reader.threads:
             mark_thread(session, t)
@@ -217,22 +217,6 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
 def _why(e: Exception) -> str:
     """What went wrong, without the path (the warning names the file)."""
     return e.message if isinstance(e, InputError) else str(e)
-
-
-def _merge(streams: list[list[Event]]) -> list[Event]:
-    """Interleave threads by timestamp; each keeps its own order (heapq.merge only ever
-    takes from the front of a stream), and the parent wins ties. An event without a time
-    sorts at the time before it in its stream (at the start: the stream's first time)."""
-
-    def keyed(events: list[Event], rank: int) -> list[tuple[str, int, int, Event]]:
-        out, last = [], next((ev.ts for ev in events if ev.ts), "")
-        for i, ev in enumerate(events):
-            last = ev.ts or last
-            out.append((last, rank, i, ev))
-        return out
-
-    merged = heapq.merge(*(keyed(s, r) for r, s in enumerate(streams)), key=lambda t: (t[0], t[1], t[2]))
-    return [t[3] for t in merged]
 
 
 def _first_line(text: bytes) -> bytes:
