@@ -25,6 +25,8 @@ this source), its prompts confirm the chat's (`quality.extra["logs_json_confirme
 prompt the chat lacks (slash commands) is added at its time. Read alone it gives one
 session of prompts per `sessionId` whose chat is not beside it.
 
+A main chat's subagents each write a chat of their own, read with it (`_subagents`).
+
 What the format does not record: the working directory (only a hash of it), the system
 prompt, the tools offered, the CLI's version; none of them is filled.
 """
@@ -47,6 +49,7 @@ from ..json_doc import read_object_array
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
+from ._subagents import Chat, main_chat, read_subagents
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
 # tools/shell.ts: its output has an `Exit Code: N` line when N is not 0; from July 2025 to January
@@ -136,6 +139,9 @@ class GeminiSource:
         # and goes on there (ChatRecordingService.initialize): the `.json` is an older copy
         lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
         chats = [p for p in chats if not (p.suffix == ".json" and p.with_suffix("") in lines)]
+        # a subagent's chat is read with its main chat when that one is here (`_subagents`)
+        found = set(chats)
+        chats = [p for p in chats if p.suffix != ".jsonl" or main_chat(p) not in found]
         logs = sniffed(path.rglob("logs.json"), self.sniff)
         # a logs.json whose every session has its chat here adds nothing of its own
         have = {_chat_id(p) for p in chats}
@@ -148,8 +154,24 @@ class GeminiSource:
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
             return _read_logs(path, data, name, file)
         if _jsonl.is_jsonl(data):
-            return [_read_chat_lines(path, data, name, file, ctx)]
+            chat = _read_chat_lines(path, data, name, file, ctx)
+            if not chat.session.meta.extra.get("subagent"):
+                del data
+                read_subagents(path, chat, ctx, _read_subagent)
+            return [chat.session]
         return [_read_chat(path, data, name, file, ctx)]
+
+    def session_of(self, path: Path) -> Path | None:
+        """A subagent's chat is a part of its main chat's session when that chat is beside its
+        folder (`_subagents`)."""
+        return main_chat(path) if path.suffix == ".jsonl" else None
+
+
+def _read_subagent(path: Path, ctx: ReadContext) -> Chat:
+    data = read_bytes(path, ctx.limits)
+    name = source_name(path, ctx.root)
+    return _read_chat_lines(path, data, name, SourceFile(name, str(path.resolve()), "gemini", len(data), sha256(data)),
+                            ctx, logs=False)
 
 
 def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[str, str]]:
@@ -213,7 +235,8 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     return s
 
 
-def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext) -> Session:
+def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext, *,
+                     logs: bool = True) -> Chat:
     s = _new_session(path.stem, file)
     lines = _jsonl.collect(data, name, s)
     sid = lines.header.get("sessionId")
@@ -236,8 +259,9 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
         before = len(s.events)
         builder.message(rec)
         s.quality.abandoned_events += (len(s.events) - before) if abandoned else 0
-    _merge_logs(path, s, ctx)
-    return s
+    if logs:  # the project's logs.json holds what a person typed: never a subagent's task
+        _merge_logs(path, s, ctx)
+    return Chat(s, builder.spawned)
 
 
 class _Chat:
@@ -247,6 +271,7 @@ class _Chat:
         self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
         self.compacted: set[str] = set()  # checkpoints whose rebuilt turns were read
         self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
+        self.spawned: dict[str, str] = {}  # the agent a call ran (its agentId) → the call id
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
         # a message inside another record (a `$set` checkpoint) is cited at its place there
@@ -439,12 +464,14 @@ class _Chat:
     def _call(self, rec: Record, i: int, tc: dict[str, Any], ts: str | None, group: str) -> None:
         s = self.s
         base = ("toolCalls", i)
-        call_id = tc.get("id") if isinstance(tc.get("id"), str) else f"{rec.ev.id}:{i}"
+        call_id: str = tc["id"] if isinstance(tc.get("id"), str) else f"{rec.ev.id}:{i}"
         name = tc.get("name") if isinstance(tc.get("name"), str) else None
         c_ts = tc.get("timestamp") if isinstance(tc.get("timestamp"), str) else None
         ts_ptr = pointer(*base, "timestamp") if c_ts else "/timestamp"
         self._ev("tool_call", rec, pointer(*base, "args"), c_ts or ts, ts_ptr, call_id=call_id, tool=name,
                  args=tc.get("args"), group=group, name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None)
+        if isinstance(tc.get("agentId"), str):
+            self.spawned.setdefault(tc["agentId"], call_id)
         status = tc.get("status")
         result = tc.get("result")
         refs: list[Ref] = []

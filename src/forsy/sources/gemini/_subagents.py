@@ -1,0 +1,186 @@
+"""Gemini CLI subagents: each writes a chat of its own, read with its main chat.
+
+What the CLI writes (packages/core/src):
+
+* a subagent's chat is `chats/<main session id>/<agent id>.jsonl`, its header `kind:
+  "subagent"` and `sessionId` the agent's id (services/chatRecordingService.ts `initialize`;
+  the folder's name is the session id through utils/fileUtils.ts `sanitizeFilenamePart`). A
+  subagent's own subagents go in the same folder: agents/local-executor.ts keeps the main
+  session's id as every agent's `parentSessionId`;
+* the call that ran a subagent records its id, `toolCalls[].agentId` (core/geminiChat.ts
+  `recordCompletedToolCalls`, since April 2026), in the main chat or in a subagent's.
+
+Reading a main chat also reads the subagent chats in its folder. Their events get actor
+`subagent:<agent id>`; the task each was given (a `subagent_input` note) is its spawning
+agent's. A subagent's events follow the call that ran it, its own subagents' inside them;
+the first of them and its first own event carry `link` (rule `toolCalls.agentId`). A
+subagent no call names is placed by time with no link, and said. A chat that cannot be read
+is said, its main chat read all the same. A subagent chat whose main chat is not beside its
+folder is read on its own (`discover`, `session_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Event, Session
+from ...payloads import Link, NoteInfo
+from .. import ReadContext
+from .._threads import fold, interleave
+from ..lines import open_regular, source_name
+
+LINK_RULE = "toolCalls.agentId"
+_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+@dataclass
+class Chat:
+    """One chat read: its session, and which call ran each agent (`agentId` → call id)."""
+
+    session: Session
+    spawned: dict[str, str]
+
+
+ReadChat = Callable[[Path, ReadContext], Chat]
+
+
+def folder_name(session_id: str) -> str:
+    """The folder a main session's subagent chats are kept in (fileUtils.sanitizeFilenamePart)."""
+    return _UNSAFE.sub("_", session_id)
+
+
+def header(path: Path) -> dict[str, object]:
+    """A chat file's first line as an object (empty when it is none or cannot be read)."""
+    try:
+        with open_regular(path) as f:
+            first = f.readline(1 << 20)
+        value = orjson.loads(first)
+    except (InputError, OSError, orjson.JSONDecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def is_subagent_chat(path: Path) -> bool:
+    return path.suffix == ".jsonl" and header(path).get("kind") == "subagent"
+
+
+def main_chat(path: Path) -> Path | None:
+    """The main chat a subagent chat belongs to: beside its folder, its session id naming the
+    folder (the main chat's file name holds the id's first 8 characters); else None."""
+    folder = path.parent
+    if not is_subagent_chat(path):
+        return None
+    for cand in sorted(folder.parent.glob(f"session-*-{folder.name[:8]}.jsonl")):
+        sid = header(cand).get("sessionId")
+        if cand.is_file() and isinstance(sid, str) and folder_name(sid) == folder.name:
+            return cand
+    return None
+
+
+def read_subagents(path: Path, main: Chat, ctx: ReadContext, read_chat: ReadChat) -> None:
+    """Add to `main` (read from `path`) the subagent chats in its folder (module docstring)."""
+    s = main.session
+    folder = path.parent / folder_name(s.session_id)
+    if not s.session_id or not folder.is_dir() or folder == path.parent:
+        return
+    subs: dict[str, Chat] = {}
+    for f in sorted(p for p in folder.glob("*.jsonl") if p.is_file()):
+        if not is_subagent_chat(f):
+            continue
+        try:
+            chat = read_chat(f, ctx)
+        except (InputError, OSError) as e:
+            why = e.message if isinstance(e, InputError) else str(e)
+            s.warn("subagent_unreadable", f"a subagent's chat could not be read, its events are not here: {why}",
+                   source_name(f, ctx.root))
+            continue
+        fold(chat.session, s)
+        if chat.session.session_id in subs or chat.session.session_id == s.session_id:
+            s.warn("subagent_id_reused", f"agent id {chat.session.session_id!r} names another chat read already; "
+                   "its events are not here", source_name(f, ctx.root))
+            continue
+        subs[chat.session.session_id] = chat
+    if subs:
+        _place(main, subs)
+
+
+def _place(main: Chat, subs: dict[str, Chat]) -> None:
+    s = main.session
+    # which agent each thread's calls ran: the first call naming an agent read here runs it
+    runs: dict[str, dict[str, str]] = {}  # thread id -> call id -> agent id
+    taken: set[str] = set()
+    for tid, chat in [(s.session_id, main), *subs.items()]:
+        for agent, call in chat.spawned.items():
+            if agent in subs and agent != tid and agent not in taken:
+                taken.add(agent)
+                runs.setdefault(tid, {})[call] = agent
+    placed: set[str] = set()
+    out: list[Event] = []
+    # depth first without recursion: a chain of agents as long as the folder holds
+    stack = [(iter(s.events), s.session_id)]
+    while stack:
+        it, tid = stack[-1]
+        e = next(it, None)
+        if e is None:
+            stack.pop()
+            continue
+        out.append(e)
+        child = runs.get(tid, {}).get(e.call_id) if e.kind == "tool_call" and e.call_id else None
+        if child is not None and child not in placed:
+            placed.add(child)
+            _adopt(subs[child], child, (tid, e.call_id), s)
+            stack.append((iter(subs[child].session.events), child))
+    streams = [out]
+    for agent, chat in subs.items():
+        if agent not in placed:
+            s.warn("unlinked-subagent", f"subagent {agent}: no call read from the main chat or its subagents names "
+                   "it (toolCalls.agentId); its steps are placed by time without a causal link",
+                   chat.session.files[0].path if chat.session.files else None)
+            _adopt(chat, agent, None, s)
+            streams.append(chat.session.events)
+    s.events = interleave(streams) if len(streams) > 1 else out
+
+
+def _actor(tid: str, main_id: str) -> str:
+    return "agent" if tid == main_id else f"subagent:{tid}"
+
+
+def _adopt(chat: Chat, agent: str, ran_by: tuple[str, str | None] | None, s: Session) -> None:
+    """`chat`'s events relabelled as the subagent's, linked to the call that ran it (`ran_by`:
+    the thread and the call), and its facts added to the main session's."""
+    actor = f"subagent:{agent}"
+    parent = _actor(ran_by[0], s.session_id) if ran_by is not None else "agent"
+    events = chat.session.events
+    for e in events:
+        if e.actor == "agent":
+            given = isinstance(e.info, NoteInfo) and e.info.subtype == "subagent_input"
+            e.actor = parent if given else actor
+    if ran_by is not None:
+        own = next((e for e in events if e.actor == actor), None)
+        for e in {id(e): e for e in [*events[:1], *([own] if own else [])]}.values():
+            e.link = Link(subagent=agent, parent_thread_id=ran_by[0], parent_call_id=ran_by[1], link_rule=LINK_RULE)
+    meta = chat.session.meta
+    for model in meta.models:
+        if model not in s.meta.models:
+            s.meta.models.append(model)
+    unknown = meta.extra.get("unknown_fields")
+    if isinstance(unknown, dict):
+        seen = s.meta.extra.setdefault("unknown_fields", {})
+        for name, n in unknown.items():
+            seen[name] = seen.get(name, 0) + n
+    s.meta.extra.setdefault("subagents", []).append({
+        "id": agent,
+        "actor": actor,
+        "file": chat.session.files[0].path if chat.session.files else None,
+        "parent_thread_id": ran_by[0] if ran_by else None,
+        "parent_call_id": ran_by[1] if ran_by else None,
+        "link_rule": LINK_RULE if ran_by else None,
+        "models": list(meta.models),
+        "token_usage": dict(meta.token_usage),
+    })
