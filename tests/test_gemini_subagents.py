@@ -112,6 +112,8 @@ def test_the_trace_says_the_work_was_delegated_and_cites_both_chats(tmp_path: Pa
     inv = next(st for st in steps if st.get("tool") == "codebase_investigator")
     assert grep["actor"] == "subagent:ag-1" and grep["causal_type"] == "delegation_to_subagent"
     assert grep["caused_by"] == [inv["step"]]
+    # the answer after it used what the subagent found, whatever the tool that ran it is called
+    assert (steps[-1]["causal_type"], steps[-1]["caused_by"]) == ("used_subagent_result", [inv["step"]])
     [folder] = [t.parent for t in (tmp_path / "out").rglob("trace.json")]
     ledger = json.loads((folder / "manifest.json").read_text("utf-8"))["ledger"]
     # every line of both chats accounted for

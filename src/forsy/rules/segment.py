@@ -461,7 +461,9 @@ class Segmenter:
         if results and all(self.drafts[i].actor_key == HOOK_ACTOR for i in results):
             self._hook_cause(d, e, results)
         elif results:
-            sub = any(self.drafts[i].values.get("tool") in SUBAGENT_TOOLS for i in results)
+            ran = set(self.subagent_parent.values())  # calls a linked subagent's work followed
+            sub = any(self.drafts[i].values.get("tool") in SUBAGENT_TOOLS or self.drafts[i].call_id in ran
+                      for i in results)
             ctype = ("used_subagent_result" if sub else
                      "dependency_on_tool_result" if len(results) == 1 else "dependency_on_multiple_prior_steps")
             steps = sorted(i + 1 for i in results)
