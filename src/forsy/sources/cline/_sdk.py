@@ -22,7 +22,9 @@ Each message is one `Evidence` (its exact bytes); each other top-level member is
   continuation prompts (`[TASK RESUMPTION]`, the act-mode approval) and attached files;
 * `system_prompt` → the system prompt; `sessionId`, `agent`, `origin` → the session's facts;
 * the manifest beside it (`<session id>.json`): `cwd` → the working directory; `status`,
-  `exit_code` → agent_config.
+  `exit_code` → agent_config;
+* a subagent's or teammate's transcript (header `agent`): its user words are the task the agent
+  that runs it gave, never a person's; read with its root session (`_subagents`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ USER_INPUT = re.compile(r"<user_input\b[^>]*>(.*?)</user_input>", re.S)  # forma
 TOKENS = (("inputTokens", "input"), ("outputTokens", "output"), ("cacheReadTokens", "cache_read"),
           ("cacheWriteTokens", "cache_write"))
 HEADER_WHY = "the session file's header (session id, agent, origin, update time)"
+DELEGATED = frozenset({"subagent", "teammate"})  # session-data.ts MessagesFileContext.agent: not the lead
 
 
 # A task begun before the SDK and resumed in it is seeded from its old API history
@@ -174,6 +177,8 @@ class _Builder:
     def __init__(self, s: Session) -> None:
         self.s = s
         self.calls: dict[str, Event] = {}
+        # a subagent's or teammate's transcript (`agent` in its header): its user words are its task
+        self.delegated = s.meta.extra.get("sdk_agent") in DELEGATED
 
     def _ev(self, kind: Any, rec: Record, ptr: str, **fields: Any) -> Event:
         ts = _iso(rec.data.get("ts"))
@@ -290,6 +295,10 @@ class _Builder:
             self.s.mark(rec.ev.id, "set_aside", "text Cline wrote in the user's place", sub)
         elif not words.strip():
             self.s.mark(rec.ev.id, "set_aside", "a user message with no words (a mode notice alone)", "user")
+        elif self.delegated:  # no person writes to a subagent or a teammate: the agent that runs it does
+            self._ev("note", rec, p, actor="agent", text=words,
+                     info=NoteInfo(subtype="subagent_input", span=None if (a, z) == (0, len(text)) else (a, z)))
+            self.s.mark(rec.ev.id, "set_aside", "the task the agent that runs this one gave it", "user")
         elif (a, z) == (0, len(text)):
             self._ev("user", rec, p, actor="user", text=text)
         else:

@@ -60,6 +60,7 @@ from ._harness import INJECTED, RESULT, command_failed, harness_kind, result_fai
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
 from ._sdk import is_sdk_messages, read_sdk
+from ._subagents import read_subagents, root_of
 from ._ui_only import read_ui_only
 
 API = "api_conversation_history.json"
@@ -128,12 +129,19 @@ class ClineSource:
 
     def discover(self, path: Path) -> list[Path]:
         found = discover_sniffed(path, self.sniff, (API, UI, "*" + SDK_SUFFIX), recursive=True)
-        # a task is offered once: by its API history, or by its UI messages when that is missing
-        return [p for p in found if p.name == API or not (p.parent / API).is_file()]
+        # a task is offered once: by its API history, or by its UI messages when that is missing;
+        # a subagent's transcript is read with its root session's when that is beside it
+        return [p for p in found if (p.name == API or not (p.parent / API).is_file()) and root_of(p) is None]
+
+    def session_of(self, path: Path) -> Path | None:
+        """A subagent's or teammate's transcript is a part of the root session beside it."""
+        return root_of(path)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         if path.name.endswith(SDK_SUFFIX):
-            return [read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root), ctx)]
+            s = _read_sdk(path, ctx)
+            read_subagents(path, s, ctx, _read_sdk)
+            return [s]
         folder = path.parent
         api = folder / API
         s = Session("cline", folder.name, [], {}, [], SessionMeta(agent="cline"))
@@ -167,6 +175,10 @@ class ClineSource:
             if rec.data.get("partial") is True:
                 s.mark(rec.ev.id, "set_aside", "a UI record still streaming (the complete one follows)")
         return s
+
+
+def _read_sdk(path: Path, ctx: ReadContext) -> Session:
+    return read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root), ctx)
 
 
 def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
