@@ -273,8 +273,24 @@ def _is_its(src: Source, f: Path, available: list[Source]) -> bool:
     the wrong kind. A file another source sniffs as its own is left to that source (found
     by its discover, or a part of a session it found). One that nobody sniffs stays
     `src`'s: reading it says what is wrong with it (a damaged session fails loudly)."""
+    if _part_of_another(src, f, available):
+        return False
     got = _sniffed_by(f, available)
     return got is None or src in got or not got  # unreadable: reading it reports why
+
+
+def _part_of_another(src: Source, f: Path, available: list[Source]) -> bool:
+    """Whether another source says `f` is a part of one of its sessions (its `session_of`): a
+    file of one agent's session (Cline's compacted view, `<id>.compaction.json`) may look like
+    another format's whole log (a chat with `messages`), and is read with its session."""
+    for other in available:
+        owner = getattr(other, "session_of", None) if other is not src else None
+        try:
+            if owner is not None and owner(f) is not None:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _sniffed_by(p: Path, available: list[Source]) -> list[Source] | None:

@@ -74,7 +74,7 @@ def main_chat(path: Path) -> Path | None:
     """The main chat a subagent chat belongs to: beside its folder, its session id naming the
     folder (the main chat's file name holds the id's first 8 characters); else None."""
     folder = path.parent
-    if not is_subagent_chat(path):
+    if folder.parent.name != "chats" or not is_subagent_chat(path):  # the name first: no file opened
         return None
     for cand in sorted(folder.parent.glob(f"session-*-{folder.name[:8]}.jsonl")):
         sid = header(cand).get("sessionId")
