@@ -5,8 +5,8 @@ The writer is the SDK's session store (sdk/packages/core/src/services/session-da
 `buildMessagesFilePayload`): one JSON object `{version, updated_at, agent, sessionId,
 taskType?, origin, messages, system_prompt?}`, written whole again as the conversation grows.
 It is the canonical transcript: the compacted view the model got after a compaction is kept
-apart, in `<session id>.compaction.json` (`SessionCompactionState`, not read here; a
-compaction summary written into the transcript itself is read). Each message is a
+apart, in `<session id>.compaction.json` (`SessionCompactionState`: `_compaction`; a
+compaction summary written into the transcript itself is read here). Each message is a
 `MessageWithMetadata` (sdk/packages/shared/src/llms/messages.ts): `role` user or assistant,
 `content` a string or blocks, `id`, `ts` (epoch ms), `modelInfo`, `metrics`, `metadata`.
 Each message is one `Evidence` (its exact bytes); each other top-level member is one too.

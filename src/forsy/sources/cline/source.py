@@ -56,6 +56,7 @@ from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record, iter_json_array
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
+from ._compaction import read_compaction, session_file
 from ._harness import INJECTED, RESULT, command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
@@ -134,8 +135,10 @@ class ClineSource:
         return [p for p in found if (p.name == API or not (p.parent / API).is_file()) and root_of(p) is None]
 
     def session_of(self, path: Path) -> Path | None:
-        """A subagent's or teammate's transcript is a part of the root session beside it."""
-        return root_of(path)
+        """A subagent's or teammate's transcript is a part of the root session beside it; a
+        compacted view (`<id>.compaction.json`), of the session whose transcript it sits beside."""
+        own = session_file(path)
+        return root_of(path) or (root_of(own) or own if own is not None else None)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         if path.name.endswith(SDK_SUFFIX):
@@ -178,7 +181,9 @@ class ClineSource:
 
 
 def _read_sdk(path: Path, ctx: ReadContext) -> Session:
-    return read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root), ctx)
+    s = read_sdk(path, read_bytes(path, ctx.limits), source_name(path, ctx.root), ctx)
+    read_compaction(path, s, ctx)
+    return s
 
 
 def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
