@@ -224,3 +224,4 @@ def test_a_new_subagent_chat_makes_the_sweep_retrace_its_session(tmp_path: Path,
     assert again.counts.traced == 1 and again.counts.new == 0
     states = store.file_states([str(tmp_path / "logs")])
     assert states[str(sub)].unit_path == str(main)
+

@@ -68,6 +68,9 @@ CALL_FIELDS = frozenset({"id", "name", "args", "result", "status", "timestamp", 
 CANCELLED = "Request cancelled."  # useGeminiStream: the info item written when the person cancels
 API_ERROR = "[API Error: "  # parseAndFormatApiError: a failed model call
 DENIED = "User denied execution."  # scheduler.ts: the reason of a call the person declined
+# scheduler.ts: answering Cancel to one call's confirmation cancels the rest of its batch with this
+# reason (state-manager.ts cancelAllQueued → toCancelled): never run, by the person's answer
+BATCH_CANCELLED = "[Operation Cancelled] Reason: User cancelled operation"
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
 # user turns the CLI adds to the history itself (GeminiChat.addHistory → recordSyntheticMessage),
@@ -506,7 +509,8 @@ class _Chat:
             return
         text = "\n".join(texts)
         failed, info = status != "success", ResultInfo()
-        if status == "cancelled" and DENIED in text:  # the person answered No to the confirmation
+        if status == "cancelled" and (DENIED in text or text.strip() == BATCH_CANCELLED):
+            # the person answered No to the confirmation (of this call, or of one in its batch)
             info.rejected = True
             s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
         # the CLI writes its own lines after the command's output, which may hold the same words:

@@ -1,0 +1,30 @@
+"""Gemini CLI's cancelled calls (sources/gemini/source.py), from the writer (packages/core/src/
+scheduler/scheduler.ts, state-manager.ts): which of them the person declined."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _gemini_view import read
+from forsy.payloads import ResultInfo
+from test_gemini_subagents import T, _main, _turn
+
+
+def test_cancel_on_one_call_is_the_persons_answer_for_the_rest_of_its_batch(tmp_path: Path) -> None:
+    """scheduler.ts: Cancel on one call's confirmation cancels it ("User denied execution.") and
+    every call queued after it in the batch ("User cancelled operation"): none ran, by the person's
+    answer. A call stopped while it ran ("Operation cancelled by user", Esc) stays a failure."""
+    def cancelled(cid: str, reason: str) -> dict[str, Any]:
+        return {"id": cid, "name": "run_shell_command", "args": {"command": cid}, "status": "cancelled",
+                "timestamp": T(3), "result": [{"functionResponse": {"id": cid, "name": "run_shell_command",
+                                                                    "response": {"error": reason}}}]}
+    why = "[Operation Cancelled] Reason: {}".format
+    main = _main(tmp_path / "chats", _turn("m2", 2, cancelled("a", why("User denied execution.")),
+                                           cancelled("b", why("User cancelled operation")),
+                                           cancelled("c", why("Operation cancelled by user"))))
+    s = read(main)
+    results = {e.call_id: (e.is_error, isinstance(e.info, ResultInfo) and e.info.rejected)
+               for e in s.events if e.kind == "tool_result"}
+    assert results == {"a": (True, True), "b": (True, True), "c": (True, False)}
+    assert s.quality.extra["rejected_calls"] == 2
