@@ -142,6 +142,22 @@ def test_a_subagents_own_subagent_follows_the_call_in_the_subagents_chat(tmp_pat
                              link_rule="toolCalls.agentId")
 
 
+def test_the_subagent_of_one_no_call_names_still_follows_its_call(tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    main = _main(chats, _investigate(9, None))
+    _sub(chats, "ag-1", _turn("s2", 4, _call("deep-1", "generalist", {"task": "read cli.py"}, "read", 7, "ag-2")))
+    _sub(chats, "ag-2", _turn("t2", 5, _call("read-1", "read_file", {"path": "cli.py"}, "text", 6)),
+         task="Read cli.py.")
+    s = read(main)
+    assert [(w.code, w.file) for w in s.warnings] == [("unlinked-subagent", f"{SID}/ag-1.jsonl")]
+    calls = [(e.actor, e.call_id) for e in s.events if e.kind in ("tool_call", "tool_result")]
+    i = calls.index(("subagent:ag-1", "deep-1"))
+    assert calls[i + 1:i + 4] == [("subagent:ag-2", "read-1"), ("subagent:ag-2", "read-1"),
+                                  ("subagent:ag-1", "deep-1")]
+    assert next(e for e in s.events if e.actor == "subagent:ag-2").link == Link(
+        subagent="ag-2", parent_thread_id="ag-1", parent_call_id="deep-1", link_rule="toolCalls.agentId")
+
+
 def test_a_subagent_no_call_names_is_placed_by_time_and_said(tmp_path: Path) -> None:
     # before April 2026 the call recorded no agentId
     chats = tmp_path / "chats"
@@ -182,9 +198,11 @@ def test_an_odd_folder_loses_nothing_in_silence_and_ends(tmp_path: Path, trouble
         assert s.warnings[0].message.startswith("a subagent's chat could not be read, its events are not here: ")
         assert s.warnings[0].file == f"{SID}/ag-1.jsonl"
         assert len(s.files) == 1 and all(not e.actor.startswith("subagent") for e in s.events)
-    elif trouble == "cycle":
-        assert codes == ["unlinked-subagent", "unlinked-subagent"]
-        assert {e.actor for e in s.events} >= {"subagent:ag-1", "subagent:ag-2"}
+    elif trouble == "cycle":  # the first is placed by time, the other follows its call
+        assert codes == ["unlinked-subagent"]
+        assert "ag-1: the call naming it is in a chat not reached" in s.warnings[0].message
+        assert next(e for e in s.events if e.actor == "subagent:ag-2").link == Link(
+            subagent="ag-2", parent_thread_id="ag-1", parent_call_id="c1", link_rule="toolCalls.agentId")
     elif trouble == "self":
         assert codes == [] and [e.call_id for e in s.events if e.kind == "tool_call"] == ["inv-1", "c1"]
     else:

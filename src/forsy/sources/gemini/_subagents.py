@@ -121,30 +121,37 @@ def _place(main: Chat, subs: dict[str, Chat]) -> None:
                 taken.add(agent)
                 runs.setdefault(tid, {})[call] = agent
     placed: set[str] = set()
-    out: list[Event] = []
-    # depth first without recursion: a chain of agents as long as the folder holds
-    stack = [(iter(s.events), s.session_id)]
-    while stack:
-        it, tid = stack[-1]
-        e = next(it, None)
-        if e is None:
-            stack.pop()
-            continue
-        out.append(e)
-        child = runs.get(tid, {}).get(e.call_id) if e.kind == "tool_call" and e.call_id else None
-        if child is not None and child not in placed:
-            placed.add(child)
-            _adopt(subs[child], child, (tid, e.call_id), s)
-            stack.append((iter(subs[child].session.events), child))
-    streams = [out]
-    for agent, chat in subs.items():
+
+    def threaded(events: list[Event], tid: str) -> list[Event]:
+        """`events` with each call followed by the work of the agent it ran, theirs inside it;
+        depth first without recursion: a chain of agents as long as the folder holds."""
+        out: list[Event] = []
+        stack = [(iter(events), tid)]
+        while stack:
+            it, at = stack[-1]
+            e = next(it, None)
+            if e is None:
+                stack.pop()
+                continue
+            out.append(e)
+            child = runs.get(at, {}).get(e.call_id) if e.kind == "tool_call" and e.call_id else None
+            if child is not None and child not in placed:
+                placed.add(child)
+                _adopt(subs[child], child, (at, e.call_id), s)
+                stack.append((iter(subs[child].session.events), child))
+        return out
+
+    streams = [threaded(s.events, s.session_id)]
+    # no call names these (older CLIs), or only calls of agents never reached (a cycle of ids)
+    for agent, chat in sorted(subs.items(), key=lambda kv: kv[0] in taken):
         if agent not in placed:
-            s.warn("unlinked-subagent", f"subagent {agent}: no call read from the main chat or its subagents names "
-                   "it (toolCalls.agentId); its steps are placed by time without a causal link",
-                   chat.session.files[0].path if chat.session.files else None)
+            placed.add(agent)
+            why = "no call read names it" if agent not in taken else "the call naming it is in a chat not reached"
+            s.warn("unlinked-subagent", f"subagent {agent}: {why} (toolCalls.agentId); its steps are placed by time "
+                   "without a causal link", chat.session.files[0].path if chat.session.files else None)
             _adopt(chat, agent, None, s)
-            streams.append(chat.session.events)
-    s.events = interleave(streams) if len(streams) > 1 else out
+            streams.append(threaded(chat.session.events, agent))
+    s.events = interleave(streams) if len(streams) > 1 else streams[0]
 
 
 def _actor(tid: str, main_id: str) -> str:
