@@ -377,10 +377,11 @@ def test_ui_token_counts_take_integers_only(tmp_path: Path) -> None:
 
 
 def test_times_are_epoch_milliseconds_in_range() -> None:
-    from forsy.sources.cline.source import _iso
+    from forsy.sources.cline._sdk import iso_ms
 
-    assert [_iso(v) for v in (1, 10**14 - 1000, 0, -5, 10**14, True, 1.5, "1")] == [
-        "1970-01-01T00:00:00.001Z", "5138-11-16T09:46:39.000Z", None, None, None, None, None, None]
+    assert [iso_ms(v) for v in (1, 10**14 - 1000, 0, -5, 10**14, True, 1.5, "1", 1787220001999)] == [
+        "1970-01-01T00:00:00.001Z", "5138-11-16T09:46:39.000Z", None, None, None, None, None, None,
+        "2026-08-20T10:00:01.999Z"]
 
 
 # ---------------------------------------------------------------- task_metadata.json, key by key

@@ -17,7 +17,6 @@ The kept messages are copies of the transcript's (set aside); the other members 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import InputError
@@ -27,9 +26,10 @@ from .. import ReadContext
 from .._threads import interleave
 from ..json_doc import read_object_array
 from ..lines import read_bytes, sha256, source_name
+from ._sdk import SUFFIX as MESSAGES
+from ._sdk import iso_ms
 
 SUFFIX = ".compaction.json"
-MESSAGES = ".messages.json"
 SUMMARY = "compaction_summary"
 
 
@@ -39,13 +39,6 @@ def session_file(path: Path) -> Path | None:
         return None
     messages = path.with_name(path.name[: -len(SUFFIX)] + MESSAGES)
     return messages if messages.is_file() else None
-
-
-def _iso(ms: object) -> str | None:
-    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
-        return None
-    t = datetime.fromtimestamp(ms // 1000, tz=UTC).replace(microsecond=ms % 1000 * 1000)
-    return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def read_compaction(messages_path: Path, s: Session, ctx: ReadContext) -> None:
@@ -93,7 +86,7 @@ def read_compaction(messages_path: Path, s: Session, ctx: ReadContext) -> None:
         elif text in known:
             s.mark(rec.ev.id, "duplicate", "the compaction summary the transcript holds already", "message")
         else:
-            at = _iso(meta.get("generatedAt")) if isinstance(meta, dict) else None
+            at = iso_ms(meta.get("generatedAt")) if isinstance(meta, dict) else None
             event = Event("compaction", "system", at or updated, [Ref(rec.ev.id, ptr)], text=text,
                        ts_from=Ref(rec.ev.id, "/metadata/generatedAt") if at else None,  # epoch ms: derived
                        ts_ref=None if at else updated_ref, info=NoteInfo(subtype=SUMMARY))

@@ -93,7 +93,8 @@ def is_sdk_messages(path: Path, head: bytes) -> bool:
             and b'"sessionId"' in h[:4096])
 
 
-def _iso(ms: Any) -> str | None:
+def iso_ms(ms: Any) -> str | None:
+    """An epoch-milliseconds time (Cline writes `ts` so) as ISO 8601, or None when it is none."""
     if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
         return None
     # whole seconds, then the ms as they are: `ms / 1000` is a float that loses a ms near 10**14
@@ -181,7 +182,7 @@ class _Builder:
         self.delegated = s.meta.extra.get("sdk_agent") in DELEGATED
 
     def _ev(self, kind: Any, rec: Record, ptr: str, **fields: Any) -> Event:
-        ts = _iso(rec.data.get("ts"))
+        ts = iso_ms(rec.data.get("ts"))
         ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)],
                    ts_from=Ref(rec.ev.id, "/ts") if ts else None, **fields)  # epoch ms → ISO: derived (R-time)
         self.s.events.append(ev)
@@ -332,7 +333,7 @@ class _Builder:
                 texts.append(json_text(part))
         call = self.calls.get(cid) if cid else None
         name = blk.get("name") if isinstance(blk.get("name"), str) else (call.tool if call else None)
-        ts = _iso(rec.data.get("ts"))
+        ts = iso_ms(rec.data.get("ts"))
         ev = Event("tool_result", "agent", ts, refs or [Ref(rec.ev.id, ptr)], text="\n".join(texts) if texts else None,
                    call_id=cid, tool=name, is_error=failed,
                    ts_from=Ref(rec.ev.id, "/ts") if ts else None, info=ResultInfo(orphan=call is None))

@@ -30,8 +30,8 @@ from ...payloads import Link, NoteInfo
 from .. import ReadContext
 from .._threads import fold, interleave
 from ..lines import source_name
+from ._sdk import SUFFIX
 
-SUFFIX = ".messages.json"
 LINK_RULE = "identical-prompt"
 
 ReadOne = Callable[[Path, ReadContext], Session]

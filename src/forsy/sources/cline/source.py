@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -60,7 +59,7 @@ from ._compaction import read_compaction, session_file
 from ._harness import INJECTED, RESULT, command_failed, harness_kind, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
-from ._sdk import is_sdk_messages, read_sdk
+from ._sdk import is_sdk_messages, iso_ms, read_sdk
 from ._subagents import read_subagents, root_of
 from ._ui_only import read_ui_only
 
@@ -170,7 +169,7 @@ class ClineSource:
         s.warn("no-api-history", f"{API} is missing: the task is read from {UI} alone (no tool results, "
                "no model, no tokens)", None, None)
         s.quality.extra["ui_only"] = 1
-        read_ui_only(s, ui_recs, _iso)
+        read_ui_only(s, ui_recs, iso_ms)
         if (folder / META).is_file():
             read_metadata(*_load_file(folder / META, s, ctx), s)
         mark_ui(s, ui_recs, [], set(), False)
@@ -204,12 +203,6 @@ def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
     for r in recs:
         s.add_evidence(r.ev)
     return recs
-
-
-def _iso(ms: Any) -> str | None:
-    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 10**14:
-        return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _bump(s: Session, key: str) -> None:
@@ -267,7 +260,7 @@ class _Task:
             d = rec.data
             idx = d.get("conversationHistoryIndex")
             if isinstance(idx, int) and idx + 1 not in self.times and d.get("say") not in ("checkpoint_created",):
-                ts = _iso(d.get("ts"))
+                ts = iso_ms(d.get("ts"))
                 if ts:
                     self.times[idx + 1] = ts
                     self.time_rec[idx + 1] = rec.ev.id
@@ -286,7 +279,7 @@ class _Task:
     def _user_ui(self, rec: Record) -> None:
         text = rec.data.get("text")
         if isinstance(text, str) and text.strip():
-            self._ev("user", rec, "/text", _iso(rec.data.get("ts")), actor="user", text=text)
+            self._ev("user", rec, "/text", iso_ms(rec.data.get("ts")), actor="user", text=text)
 
     def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
         c = rec.data.get("content")
