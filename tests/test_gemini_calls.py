@@ -1,5 +1,6 @@
-"""Gemini CLI's cancelled calls (sources/gemini/source.py), from the writer (packages/core/src/
-scheduler/scheduler.ts, state-manager.ts): which of them the person declined."""
+"""Gemini CLI's calls (sources/gemini/source.py), from the writer (packages/core/src/core/
+geminiChat.ts, scheduler/scheduler.ts, state-manager.ts): when they began and ended, and which of
+them the person declined."""
 
 from __future__ import annotations
 
@@ -28,3 +29,4 @@ def test_cancel_on_one_call_is_the_persons_answer_for_the_rest_of_its_batch(tmp_
                for e in s.events if e.kind == "tool_result"}
     assert results == {"a": (True, True), "b": (True, True), "c": (True, False)}
     assert s.quality.extra["rejected_calls"] == 2
+
