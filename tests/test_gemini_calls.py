@@ -1,6 +1,5 @@
-"""Gemini CLI's calls (sources/gemini/source.py), from the writer (packages/core/src/core/
-geminiChat.ts, scheduler/scheduler.ts, state-manager.ts): when they began and ended, and which of
-them the person declined."""
+"""Gemini CLI's calls (sources/gemini/source.py), from the writer (packages/core/src/scheduler/
+scheduler.ts, state-manager.ts): which of them the person declined."""
 
 from __future__ import annotations
 
