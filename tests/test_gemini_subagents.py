@@ -164,10 +164,11 @@ def test_a_subagent_no_call_names_is_placed_by_time_and_said(tmp_path: Path) -> 
     main = _main(chats, _investigate(9, None))
     _sub(chats, "ag-1", _grep(5))
     s = read(main)
-    # the main chat's call carries the time it completed (recordCompletedToolCalls): after the work
+    # the call began when its message asked for it (T2); its result came when it completed (T9)
     assert [(e.kind, e.actor, e.ts) for e in s.events] == [
-        ("user", "user", T(1)), ("note", "agent", T(3)), ("tool_call", "subagent:ag-1", T(5)),
-        ("tool_result", "subagent:ag-1", T(5)), ("tool_call", "agent", T(9)), ("tool_result", "agent", T(9))]
+        ("user", "user", T(1)), ("tool_call", "agent", T(2)), ("note", "agent", T(3)),
+        ("tool_call", "subagent:ag-1", T(4)), ("tool_result", "subagent:ag-1", T(5)),
+        ("tool_result", "agent", T(9))]
     assert all(e.link is None for e in s.events)
     assert [(w.code, w.file) for w in s.warnings] == [("unlinked-subagent", f"{SID}/ag-1.jsonl")]
     assert s.meta.extra["subagents"][0]["parent_call_id"] is None

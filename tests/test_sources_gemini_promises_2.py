@@ -82,8 +82,9 @@ def test_thoughts_text_calls_results_failures_models_tokens(tmp_path: Path) -> N
         ev("reasoning", "agent", T(1), [r1("/content/0/text")], text="hidden", ts_ref=r1("/timestamp")),
         ev("agent_text", "agent", T(1), [r1("/content/1/text")], text="visible", ts_ref=r1("/timestamp")),
         ev("agent_text", "agent", T(1), [r1("/content/2/text")], text="also", ts_ref=r1("/timestamp")),
-        ev("tool_call", "agent", T(2), [r1("/toolCalls/0/args")], call_id="c0", tool="read_file",
-           args={"for": "c0"}, group="g1", ts_ref=r1("/toolCalls/0/timestamp"), name_ref=r1("/toolCalls/0/name")),
+        # the first call to complete began when its message asked for it; the others' start is not known
+        ev("tool_call", "agent", T(1), [r1("/toolCalls/0/args")], call_id="c0", tool="read_file",
+           args={"for": "c0"}, group="g1", ts_ref=r1("/timestamp"), name_ref=r1("/toolCalls/0/name")),
         ev("tool_result", "agent", T(2), [r1(resp(0, 0, "output"))], text="A", call_id="c0", tool="read_file",
            is_error=False, ts_ref=r1("/toolCalls/0/timestamp"), info=ResultInfo()),
         ev("tool_call", "agent", T(1), [r1("/toolCalls/1/args")], call_id="c1", tool="write_file",

@@ -267,6 +267,24 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
     return Chat(s, builder.spawned)
 
 
+def _asked(ts: str | None, calls: Any) -> tuple[str, str] | None:
+    """(the message's time, the first time one of its calls completed) when the message was
+    written before that: the model asked for that first batch of calls at the message's time.
+
+    geminiChat.ts records a call once it completed, at that time (`recordCompletedToolCalls`);
+    a model turn with no text of its own writes no message, so its calls join the message before
+    (chatRecordingService.ts `recordToolCalls`), or make one at their end. So only the calls
+    that completed first began at the message's time; of the others only the end is known.
+    Times are compared as the CLI writes them (`toISOString`: one length, UTC)."""
+    done = [tc["timestamp"] for tc in (calls if isinstance(calls, list) else [])
+            if isinstance(tc, dict) and isinstance(tc.get("timestamp"), str)]
+    if not ts or not done:
+        return None
+    first = min(done)
+    same_form = all(len(t) == len(ts) and t.endswith("Z") for t in done) and ts.endswith("Z")
+    return (ts, first) if same_form and ts < first else None
+
+
 class _Chat:
     def __init__(self, s: Session) -> None:
         self.s = s
@@ -458,20 +476,26 @@ class _Chat:
             elif isinstance(fc, dict):
                 s.mark(rec.ev.id, "set_aside", "a model turn holding its calls as content parts (a turn copied "
                        "from a history), the calls not read", "gemini:functionCall")
+        asked = _asked(ts, calls)
         for i, tc in enumerate(calls if isinstance(calls, list) else []):
             if isinstance(tc, dict):
-                self._call(rec, i, tc, ts, str(group))
+                self._call(rec, i, tc, ts, str(group), asked)
             else:
                 s.warn("field-type", f"toolCalls[{i}] is not an object; skipped", rec.ev.source, rec.ev.line)
 
-    def _call(self, rec: Record, i: int, tc: dict[str, Any], ts: str | None, group: str) -> None:
+    def _call(self, rec: Record, i: int, tc: dict[str, Any], ts: str | None, group: str,
+              asked: tuple[str, str] | None = None) -> None:
         s = self.s
         base = ("toolCalls", i)
         call_id: str = tc["id"] if isinstance(tc.get("id"), str) else f"{rec.ev.id}:{i}"
         name = tc.get("name") if isinstance(tc.get("name"), str) else None
         c_ts = tc.get("timestamp") if isinstance(tc.get("timestamp"), str) else None
         ts_ptr = pointer(*base, "timestamp") if c_ts else "/timestamp"
-        self._ev("tool_call", rec, pointer(*base, "args"), c_ts or ts, ts_ptr, call_id=call_id, tool=name,
+        # a call's own timestamp is when it completed (recordCompletedToolCalls); one of the first
+        # calls to complete began when its message asked for it (`_asked`)
+        began = asked is not None and c_ts == asked[1]
+        self._ev("tool_call", rec, pointer(*base, "args"), asked[0] if began and asked else c_ts or ts,
+                 "/timestamp" if began else ts_ptr, call_id=call_id, tool=name,
                  args=tc.get("args"), group=group, name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None)
         if isinstance(tc.get("agentId"), str):
             self.spawned.setdefault(tc["agentId"], call_id)
