@@ -257,7 +257,12 @@ def test_sdk_conversation_persisted_one_file_per_event(tmp_path: Path) -> None:
     assert [o.status for o in run.outcomes if o.status != "skipped"] == ["written"]
     [trace] = checked_traces(out, files[0])
     assert from_trace(trace) == _sdk_oracle(history)[0]
-    ledger = _ledgers(out)  # one entry per file read
-    assert len(ledger) == len(files) and all(f["totals"]["unknown"] == 0 and f["records_read"] == 1 for f in ledger)
+    ledger = _ledgers(out)  # one entry per file read: the events, and the state beside them
+    assert [f["path"] for f in ledger][-1] == f"openhands-conversation:{convo.name}/base_state.json"
+    assert len(ledger) == len(files) + 1
+    assert all(f["totals"]["unknown"] == 0 and f["records_read"] == 1 for f in ledger)
     [s] = OpenHandsSource().read(files[3], ReadContext(root=files[3].parent))  # any of its files: the whole
-    assert s.session_id == convo.name and len(s.files) == len(files)
+    assert s.session_id == convo.name and len(s.files) == len(files) + 1
+    # the state says the run finished (T-termination/declared) and names the model
+    assert (s.meta.ending, s.meta.extra["execution_status"]) == ("task_complete", "finished")
+    assert trace["termination_reason"] == "task_complete"

@@ -15,7 +15,8 @@ by name.
 The events folder is one session: every event file is one record (its exact bytes), read
 in index order by the event rules (`_v1.py` for the SDK's, `_build.py` for V0's); its id is
 the conversation folder's name. A folder walk offers the first event file of each events
-folder, and the others, and the cache pages beside it, are its parts.
+folder, and the others, and the cache pages beside it, are its parts; so is a subagent's
+conversation under it (`subagents/<id>/`, read with it: `_conversation`).
 """
 
 from __future__ import annotations
@@ -79,8 +80,22 @@ def session_of(path: Path) -> Path | None:
         return app_event_files(path.parent)[0]
     folder = (path.parent if is_event_file(path) else path.parent.parent / "events" if is_cache_page(path)
               else path.parent / "events" if is_state_file(path) else None)
+    if folder is not None:  # a subagent's conversation is read with the one it is under
+        folder = top_conversation(folder.parent) / "events"
     files = event_files(folder) if folder is not None else []
     return files[0] if files else None
+
+
+SUBAGENTS = "subagents"  # the SDK's task and delegate tools: `<parent conversation>/subagents/<id>/`
+
+
+def top_conversation(convo: Path) -> Path:
+    """The conversation `convo` is read with: the one whose subagents' folder holds it (the
+    SDK's task/manager.py and delegate/impl.py persist a subagent's conversation under its
+    parent's `subagents/`), up to one that is none's; `convo` itself when it is none's."""
+    while convo.parent.name == SUBAGENTS and event_files(convo.parent.parent / "events"):
+        convo = convo.parent.parent
+    return convo
 
 
 def app_event_files(folder: Path) -> list[Path]:
@@ -109,15 +124,17 @@ def first_of_each(files: list[Path]) -> list[Path]:
                 out.append(app_event_files(p.parent)[0])
         elif not is_event_file(p):
             out.append(p)
-        elif p.parent not in seen:
-            seen.add(p.parent)
-            out.append(event_files(p.parent)[0])
+        elif (events := top_conversation(p.parent.parent) / "events") not in seen:
+            seen.add(events)
+            out.append(event_files(events)[0])
     return out
 
 
-def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Session:
+def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
+         name_of: Callable[[Path], str] | None = None) -> Session:
     """The whole conversation of the events folder `path` is in; `builder` makes the SDK
-    event reader for the session (its `event(rec, data, "")` and `finish()`)."""
+    event reader for the session (its `event(rec, data, "")` and `finish()`); `name_of` names
+    its files as evidence (by default, relative to the read's root)."""
     app = is_app_event_file(path)
     convo = path.parent if app else path.parent.parent
     files = app_event_files(path.parent) if app else event_files(path.parent)
@@ -126,7 +143,7 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any]) -> Ses
     records: list[tuple[str, Record, dict[str, Any]]] = []
     for p in files:
         data = read_bytes(p, ctx.limits)
-        name = source_name(p, ctx.root)
+        name = name_of(p) if name_of is not None else source_name(p, ctx.root)
         s.files.append(SourceFile(name, str(p.resolve()), "openhands", len(data), sha256(data)))
         s.quality.records += 1
         try:

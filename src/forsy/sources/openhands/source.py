@@ -48,7 +48,7 @@ of shell observations, not per session) and, in older outputs, any time.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -56,7 +56,7 @@ from ...evidence import ReadingWarning, Session, SessionMeta, SourceFile, pointe
 from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
-from . import _events_dir, _v1
+from . import _conversation, _events_dir, _v1
 from ._build import Builder
 
 
@@ -113,7 +113,17 @@ class OpenHandsSource:
         return _events_dir.first_of_each(discover_sniffed(path, self.sniff, ("*.json", "*.jsonl", _events_dir.APP_GLOB),
                                                           recursive=True))
 
+    # an SDK conversation's files beside its events folder (the read's root): `_conversation`
+    schemes: ClassVar[tuple[str, ...]] = (_conversation.SCHEME,)
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        return _conversation.read_back(name, roots)
+
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if _events_dir.is_event_file(path) and _events_dir.EVENT_NAME.match(path.name):
+            s = _events_dir.read(path, ctx, Builder)  # the SDK's: its state and subagents beside it
+            _conversation.read_conversation(path.parent.parent, s, ctx, _read_folder)
+            return [s]
         if _events_dir.is_event_file(path) or _events_dir.is_app_event_file(path):
             return [_events_dir.read(path, ctx, Builder)]
         data = read_bytes(path, ctx.limits)
@@ -141,6 +151,10 @@ class OpenHandsSource:
         out[0].warnings[:0] = warnings
         out[0].quality.unparsable_records += counters.get("unparsable", 0)
         return out
+
+
+def _read_folder(first: Path, ctx: ReadContext, name_of: Callable[[Path], str]) -> Session:
+    return _events_dir.read(first, ctx, Builder, name_of)
 
 
 def _session(sid: str, file: SourceFile) -> Session:

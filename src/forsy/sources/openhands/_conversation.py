@@ -1,0 +1,186 @@
+"""An SDK conversation's files beside its events: its state, and its subagents' conversations.
+
+What the SDK writes (openhands-sdk/openhands/sdk/conversation/state.py, persistence_const.py;
+openhands-tools/openhands/tools/task/manager.py, delegate/impl.py):
+
+* `<conversation>/base_state.json`: the conversation's state, rewritten as it changes
+  (`_save_base_state`, one JSON object): `execution_status` (idle, running, paused,
+  waiting_for_confirmation, finished, error, stuck, deleting), `agent.llm.model`, ...; a
+  conversation stopped as stuck or paused leaves no event saying so;
+* a subagent the `task` or `delegate` tool runs is a conversation of its own, persisted under its
+  parent's `subagents/<conversation id>/` (events and state, its own subagents under it); the
+  parent sends it its task as a message with a `sender`, the call's `prompt` (task) or
+  `tasks[<agent id>]` (delegate). A `task` subagent's folder is deleted when it closes.
+
+Reading a conversation reads its state and its subagents' conversations. Evidence names a file
+below the events folder (the read's root) by the conversation: `openhands-conversation:<its
+folder>/<path below it>`, read back for `forsy verify` from a root that is its events folder,
+the conversation's folder or the folder holding it (`read_back`), never from outside it.
+
+The state's `execution_status` is kept in agent_config; `finished`, `stuck` and `error` are how
+the SDK says the run ended (T-termination/declared: task_complete, agent_blocked,
+error_unrecoverable); the model, when no event named one. A subagent's events get actor
+`subagent:<conversation id>` and are interleaved with the others by time; its task is its
+parent's note, and its first event and first own event are linked to the call of its parent,
+one of whose arguments is the task exactly, when exactly one call's is (`identical-prompt`);
+else it is placed by time with no link, and said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...errors import InputError
+from ...evidence import Evidence, Ref, Session, SourceFile
+from ...payloads import Link, NoteInfo
+from .. import ReadContext
+from .._threads import fold, interleave
+from ..lines import inside, read_bytes, sha256
+from ._events_dir import SUBAGENTS, event_files
+
+SCHEME = "openhands-conversation:"
+STATE = "base_state.json"
+LINK_RULE = "identical-prompt"
+# state.py ConversationExecutionStatus: the SDK's word for how a run ended, where it is one
+ENDINGS = {"finished": "task_complete", "stuck": "agent_blocked", "error": "error_unrecoverable"}
+
+ReadFolder = Callable[[Path, ReadContext, Callable[[Path], str]], Session]
+
+
+def namer(top: Path) -> Callable[[Path], str]:
+    """Evidence names for the files of the conversation `top` outside its events folder."""
+    return lambda p: f"{SCHEME}{top.name}/{p.relative_to(top).as_posix()}"
+
+
+def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
+    """A file named by `namer`, under one of `roots`: a conversation's events folder, the
+    conversation's folder, or the folder holding it; never a file outside the conversation."""
+    convo_id, _, rel = name.removeprefix(SCHEME).partition("/")
+    if not convo_id or not (rel == STATE or rel.startswith(SUBAGENTS + "/")):
+        return None
+    for root in roots:
+        base = root.resolve()
+        for convo in (base.parent if base.name == "events" else None, base, base / convo_id):
+            if convo is not None and convo.name == convo_id and (p := inside(convo, rel)) is not None \
+                    and p.is_file():
+                return p.read_bytes()
+    return None
+
+
+def read_conversation(convo: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder) -> None:
+    """Add to the conversation `s` (read from `convo`/events) its state and its subagents'."""
+    name = namer(convo)
+    _state(convo / STATE, s, ctx, name)
+    threads = _subagents(convo, s, ctx, read_folder, name)
+    if threads:
+        s.events = interleave([s.events, *(t.events for _, _, t in threads)])
+
+
+def _state(path: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]) -> None:
+    if not path.is_file():
+        return
+    src = name(path)
+    try:
+        data = read_bytes(path, ctx.limits)
+    except InputError as e:
+        s.warn("state-unreadable", f"the conversation's state could not be read: {e.message}", src)
+        return
+    s.files.append(SourceFile(src, str(path.resolve()), "openhands", len(data), sha256(data)))
+    ev = Evidence.make(src, 1, 0, data, sha256(data), "base_state")
+    s.add_evidence(ev)
+    s.quality.records += 1
+    try:
+        state = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        state = None
+    if not isinstance(state, dict):
+        s.quality.unparsable_records += 1
+        s.warn("unparsable", "the conversation's state is not one JSON object; not read", src, 1)
+        return
+    s.mark(ev.id, "metadata", "the conversation's state (how its run stands, its model)", "base_state")
+    status = state.get("execution_status")
+    if isinstance(status, str):
+        s.meta.extra["execution_status"] = status
+        if status in ENDINGS and s.meta.ending is None:
+            s.meta.ending, s.meta.ending_ref = ENDINGS[status], Ref(ev.id, "/execution_status")
+    agent = state.get("agent")
+    llm = agent.get("llm") if isinstance(agent, dict) else None
+    model = llm.get("model") if isinstance(llm, dict) else None
+    if isinstance(model, str) and model and not s.meta.models:
+        s.meta.models.append(model)
+
+
+def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
+               name: Callable[[Path], str]) -> list[tuple[str, str, Session]]:
+    """(its id, its parent's actor, its session) of each subagent conversation under `top`,
+    depth first; each relabelled and linked."""
+    out: list[tuple[str, str, Session]] = []
+    todo: list[tuple[Path, str, Session]] = [(top, "agent", s)]
+    while todo:
+        convo, parent_actor, parent = todo.pop(0)
+        folder = convo / SUBAGENTS
+        for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()) if folder.is_dir() \
+                else []:
+            files = event_files(sub / "events") if (sub / "events").is_dir() else []
+            if not files:
+                continue
+            try:
+                thread = read_folder(files[0], ctx, name)
+            except (InputError, OSError) as err:
+                why = err.message if isinstance(err, InputError) else str(err)
+                s.warn("subagent_unreadable", f"a subagent's conversation could not be read, its events are not "
+                       f"here: {why}", name(sub))
+                continue
+            _state(sub / STATE, thread, ctx, name)
+            thread.meta.ending = None  # a subagent's end is not the conversation's
+            fold(thread, s)
+            agent = sub.name
+            _adopt(agent, thread, parent_actor, parent, s)
+            out.append((agent, parent_actor, thread))
+            todo.append((sub, f"subagent:{agent}", thread))
+    return out
+
+
+def _holds(args: Any, task: str) -> bool:
+    """Whether `task` is one of the call's arguments, or a value of one (delegate's `tasks`)."""
+    if not isinstance(args, dict):
+        return False
+    return any(v == task or (isinstance(v, dict) and task in v.values()) for v in args.values())
+
+
+def _adopt(agent: str, thread: Session, parent_actor: str, parent: Session, s: Session) -> None:
+    actor = f"subagent:{agent}"
+    given = [e for e in thread.events if isinstance(e.info, NoteInfo) and e.info.subtype == "subagent_input"]
+    tasks = {id(e) for e in given}
+    for e in thread.events:
+        if e.actor == "agent":
+            e.actor = parent_actor if id(e) in tasks else actor
+    for e in given:  # read alone, its first task is the trace's; here, a note of its parent's
+        for ref in e.refs:
+            s.mark(ref.ev, "set_aside", "the task the parent agent gave this subagent", "MessageEvent")
+    task = given[0].text if given else None
+    calls = [e for e in parent.events if e.kind == "tool_call" and e.actor == parent_actor
+             and task is not None and _holds(e.args, task)]
+    call = calls[0].call_id if len(calls) == 1 else None
+    if call is not None:
+        own = next((e for e in thread.events if e.actor == actor), None)
+        for e in {id(e): e for e in [*thread.events[:1], *([own] if own else [])]}.values():
+            e.link = Link(subagent=agent, parent_thread_id=parent.session_id, parent_call_id=call,
+                          link_rule=LINK_RULE)
+    else:
+        why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
+        s.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
+               "link", thread.files[0].path if thread.files else None)
+    for model in thread.meta.models:
+        if model not in s.meta.models:
+            s.meta.models.append(model)
+    s.meta.extra.setdefault("subagents", []).append({
+        "id": agent, "actor": actor, "file": thread.files[0].path if thread.files else None,
+        "parent_thread_id": parent.session_id if call else None, "parent_call_id": call,
+        "link_rule": LINK_RULE if call else None, "models": list(thread.meta.models),
+        "execution_status": thread.meta.extra.get("execution_status"),
+        "token_usage": dict(thread.meta.token_usage)})
