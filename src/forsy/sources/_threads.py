@@ -1,12 +1,15 @@
 """A session whose agents wrote one file each (a parent and the subagents it spawned): their
-events interleaved by time, and a subagent's file read on its own folded into its parent's session."""
+events interleaved by time, a subagent's file read on its own folded into its parent's session,
+its thread linked to the call that ran it, and listed in the session's facts."""
 
 from __future__ import annotations
 
 import dataclasses
 import heapq
+from typing import Any
 
-from ..evidence import Event, Quality, Session
+from ..evidence import Event, Quality, Session, SessionMeta
+from ..payloads import Link
 
 
 def interleave(streams: list[list[Event]]) -> list[Event]:
@@ -43,3 +46,28 @@ def add_quality(q: Quality, into: Quality) -> None:
                 into.extra[k] = into.extra.get(k, 0) + v
         else:
             setattr(into, f.name, getattr(into, f.name) + getattr(q, f.name))
+
+
+def link_thread(events: list[Event], actor: str, link: Link) -> None:
+    """`link` on a subagent thread's first event and on its first event by `actor` itself (the
+    first may be the task its parent wrote)."""
+    own = next((e for e in events if e.actor == actor), None)
+    for e in {id(e): e for e in [*events[:1], *([own] if own else [])]}.values():
+        e.link = dataclasses.replace(link)
+
+
+def calls_giving(task: str, events: list[Event], actor: str) -> list[Event]:
+    """The calls by `actor` one of whose arguments, or a value of one (a map of tasks), is `task`
+    exactly: how a subagent's task ties it to its call when the call's result does not name it."""
+    def holds(args: object) -> bool:
+        return isinstance(args, dict) and any(
+            v == task or (isinstance(v, dict) and task in v.values()) for v in args.values())
+    return [e for e in events if e.kind == "tool_call" and e.actor == actor and holds(e.args)]
+
+
+def add_subagent(into: SessionMeta, models: list[str], entry: dict[str, Any]) -> None:
+    """A subagent's models among the session's, and its entry in `agent_config.subagents`."""
+    for model in models:
+        if model not in into.models:
+            into.models.append(model)
+    into.extra.setdefault("subagents", []).append(entry)

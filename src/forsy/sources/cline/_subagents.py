@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ...errors import InputError
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import fold, interleave
+from .._threads import add_subagent, calls_giving, fold, interleave, link_thread
 from ..lines import source_name
 from ._sdk import SUFFIX
 
@@ -91,13 +90,6 @@ def _task(events: list[Event]) -> str | None:
     return first.text if first is not None else None
 
 
-def _calls_giving(task: str, events: list[Event], actor: str) -> list[Event]:
-    """The calls by `actor` one of whose arguments is exactly `task`."""
-    def holds(args: Any) -> bool:
-        return isinstance(args, dict) and any(v == task for v in args.values())
-    return [e for e in events if e.kind == "tool_call" and e.actor == actor and holds(e.args)]
-
-
 def _adopt(agent: str, sub: Session, root: Session, parent: tuple[str | None, Session]) -> None:
     """`sub`'s task given by the agent that ran it (`parent`: its agent id, None for the root's
     agent, and its session), and its first events linked to the call that gave it."""
@@ -108,21 +100,17 @@ def _adopt(agent: str, sub: Session, root: Session, parent: tuple[str | None, Se
         if _given(e):
             e.actor = parent_actor
     task = _task(events)
-    calls = _calls_giving(task, parent_session.events, parent_actor) if task else []
+    calls = calls_giving(task, parent_session.events, parent_actor) if task else []
     call = calls[0].call_id if len(calls) == 1 else None
     thread = parent_session.session_id
     if call is not None:
-        own = next((e for e in events if e.actor == actor), None)
-        for e in {id(e): e for e in [*events[:1], *([own] if own else [])]}.values():
-            e.link = Link(subagent=agent, parent_thread_id=thread, parent_call_id=call, link_rule=LINK_RULE)
+        link_thread(events, actor, Link(subagent=agent, parent_thread_id=thread, parent_call_id=call,
+                                        link_rule=LINK_RULE))
     else:
         why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
         root.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
                   "link", sub.files[0].path if sub.files else None)
-    for model in sub.meta.models:
-        if model not in root.meta.models:
-            root.meta.models.append(model)
-    root.meta.extra.setdefault("subagents", []).append({
+    add_subagent(root.meta, sub.meta.models, {
         "id": agent, "actor": actor, "file": sub.files[0].path if sub.files else None,
         "kind": sub.meta.extra.get("sdk_agent"), "parent_thread_id": thread if call else None,
         "parent_call_id": call, "link_rule": LINK_RULE if call else None, "models": list(sub.meta.models),

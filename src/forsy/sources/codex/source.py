@@ -39,7 +39,7 @@ from ...errors import InputError
 from ...evidence import Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import interleave
+from .._threads import add_subagent, interleave, link_thread
 from ..lines import open_regular, source_name
 from . import _drift
 from ._build import Thread, ThreadBuilder
@@ -186,16 +186,10 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
     for ev in child.events:
         if isinstance(ev.info, NoteInfo) and ev.info.subtype == "subagent_input" and ev.actor == "agent":
             ev.actor = parent.actor
-    # The link goes on the thread's first event and on its first event by the subagent itself
-    # (the first may be the parent's prompt, written by the parent).
-    own = next((e for e in child.events if e.actor == child.actor), None)
-    for ev in {id(e): e for e in (child.events[:1] + ([own] if own else []))}.values():
-        ev.link = Link(parent_thread_id=parent.thread_id, parent_call_id=call_id,
-                       link_rule=rule if call_id is not None else None)
-    for model in child.meta.models:
-        if model not in meta.models:
-            meta.models.append(model)
-    meta.extra.setdefault("subagents", []).append(
+    link_thread(child.events, child.actor, Link(parent_thread_id=parent.thread_id, parent_call_id=call_id,
+                                                link_rule=rule if call_id is not None else None))
+    add_subagent(
+        meta, child.meta.models,
         {
             "id": child.thread_id,
             "actor": child.actor,

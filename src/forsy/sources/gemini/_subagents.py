@@ -32,7 +32,7 @@ from ...errors import InputError
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import fold, interleave
+from .._threads import add_subagent, fold, interleave, link_thread
 from ..lines import open_regular, source_name
 
 LINK_RULE = "toolCalls.agentId"
@@ -169,19 +169,15 @@ def _adopt(chat: Chat, agent: str, ran_by: tuple[str, str | None] | None, s: Ses
             given = isinstance(e.info, NoteInfo) and e.info.subtype == "subagent_input"
             e.actor = parent if given else actor
     if ran_by is not None:
-        own = next((e for e in events if e.actor == actor), None)
-        for e in {id(e): e for e in [*events[:1], *([own] if own else [])]}.values():
-            e.link = Link(subagent=agent, parent_thread_id=ran_by[0], parent_call_id=ran_by[1], link_rule=LINK_RULE)
+        link_thread(events, actor, Link(subagent=agent, parent_thread_id=ran_by[0], parent_call_id=ran_by[1],
+                                        link_rule=LINK_RULE))
     meta = chat.session.meta
-    for model in meta.models:
-        if model not in s.meta.models:
-            s.meta.models.append(model)
     unknown = meta.extra.get("unknown_fields")
     if isinstance(unknown, dict):
         seen = s.meta.extra.setdefault("unknown_fields", {})
         for name, n in unknown.items():
             seen[name] = seen.get(name, 0) + n
-    s.meta.extra.setdefault("subagents", []).append({
+    add_subagent(s.meta, meta.models, {
         "id": agent,
         "actor": actor,
         "file": chat.session.files[0].path if chat.session.files else None,

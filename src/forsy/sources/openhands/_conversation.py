@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -38,7 +37,7 @@ from ...errors import InputError
 from ...evidence import Evidence, Ref, Session, SourceFile
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import fold, interleave
+from .._threads import add_subagent, calls_giving, fold, interleave, link_thread
 from ..lines import inside, read_bytes, sha256
 from ._events_dir import SUBAGENTS, event_files
 
@@ -145,13 +144,6 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
     return out
 
 
-def _holds(args: Any, task: str) -> bool:
-    """Whether `task` is one of the call's arguments, or a value of one (delegate's `tasks`)."""
-    if not isinstance(args, dict):
-        return False
-    return any(v == task or (isinstance(v, dict) and task in v.values()) for v in args.values())
-
-
 def _adopt(agent: str, thread: Session, parent_actor: str, parent: Session, s: Session) -> None:
     actor = f"subagent:{agent}"
     given = [e for e in thread.events if isinstance(e.info, NoteInfo) and e.info.subtype == "subagent_input"]
@@ -163,22 +155,16 @@ def _adopt(agent: str, thread: Session, parent_actor: str, parent: Session, s: S
         for ref in e.refs:
             s.mark(ref.ev, "set_aside", "the task the parent agent gave this subagent", "MessageEvent")
     task = given[0].text if given else None
-    calls = [e for e in parent.events if e.kind == "tool_call" and e.actor == parent_actor
-             and task is not None and _holds(e.args, task)]
+    calls = calls_giving(task, parent.events, parent_actor) if task is not None else []
     call = calls[0].call_id if len(calls) == 1 else None
     if call is not None:
-        own = next((e for e in thread.events if e.actor == actor), None)
-        for e in {id(e): e for e in [*thread.events[:1], *([own] if own else [])]}.values():
-            e.link = Link(subagent=agent, parent_thread_id=parent.session_id, parent_call_id=call,
-                          link_rule=LINK_RULE)
+        link_thread(thread.events, actor, Link(subagent=agent, parent_thread_id=parent.session_id,
+                                               parent_call_id=call, link_rule=LINK_RULE))
     else:
         why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
         s.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
                "link", thread.files[0].path if thread.files else None)
-    for model in thread.meta.models:
-        if model not in s.meta.models:
-            s.meta.models.append(model)
-    s.meta.extra.setdefault("subagents", []).append({
+    add_subagent(s.meta, thread.meta.models, {
         "id": agent, "actor": actor, "file": thread.files[0].path if thread.files else None,
         "parent_thread_id": parent.session_id if call else None, "parent_call_id": call,
         "link_rule": LINK_RULE if call else None, "models": list(thread.meta.models),
