@@ -116,7 +116,8 @@ def _state(path: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]
 def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
                name: Callable[[Path], str]) -> list[tuple[str, str, Session]]:
     """(its id, its parent's actor, its session) of each subagent conversation under `top`,
-    depth first; each relabelled and linked."""
+    each after its parent (its parent's events relabelled first: the call that ran it is found
+    by its parent's actor); each relabelled and linked."""
     out: list[tuple[str, str, Session]] = []
     todo: list[tuple[Path, str, Session]] = [(top, "agent", s)]
     while todo:
