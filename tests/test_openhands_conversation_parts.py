@@ -189,3 +189,26 @@ def test_the_walk_and_the_sweep_take_a_subagents_conversation_for_a_part_of_its_
     os.utime(state, (now - 3600, now - 3600))
     again = run()
     assert (again.counts.traced, again.counts.new) == (1, 0)
+
+
+def test_a_conversation_of_many_event_files_is_listed_once_to_place_them(tmp_path: Path,
+                                                                          monkeypatch: Any) -> None:
+    """The walk and the sweep ask of each file which session it is a part of: listing the events
+    folder for each of a conversation's 6,000 files took the sweep over three minutes."""
+    from forsy.sources.openhands import _events_dir
+
+    first = _tree(tmp_path, extra=tuple(_observation(10 + i, 9, "call_t1", "task", "x") for i in range(300)))
+    listed: list[Path] = []
+    real = _events_dir.event_files
+    def counted(folder: Path) -> list[Path]:
+        listed.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(_events_dir, "event_files", counted)
+    files = sorted(first.parent.iterdir())
+    src = OpenHandsSource()
+    assert {src.session_of(p) for p in files} == {first}
+    assert len(listed) <= 2  # the conversation's folder, and its parent's (is it a subagent's?)
+    (first.parent / "event-99999-00000000-0000-4000-8000-999999999999.json").write_text("{}", "utf-8")
+    os.utime(first.parent, None)
+    assert src.session_of(files[5]) == first and len(listed) <= 3  # a new file: listed again

@@ -21,6 +21,7 @@ conversation under it (`subagents/<id>/`, read with it: `_conversation`).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,20 +71,19 @@ def is_state_file(path: Path) -> bool:
     """A state file of a conversation folder (`STATE_FILES`, beside its events folder): the
     conversation's state, not an event. Any other file there is a file of its own."""
     return (path.name in STATE_FILES and (path.parent / "events").is_dir()
-            and bool(event_files(path.parent / "events")))
+            and first_event_file(path.parent / "events") is not None)
 
 
 def session_of(path: Path) -> Path | None:
     """The first event file of the conversation `path` belongs to (an event file of any of the
     three layouts, a cache page, a state file), or None."""
     if is_app_event_file(path):
-        return app_event_files(path.parent)[0]
+        return first_event_file(path.parent, app=True)
     folder = (path.parent if is_event_file(path) else path.parent.parent / "events" if is_cache_page(path)
               else path.parent / "events" if is_state_file(path) else None)
-    if folder is not None:  # a subagent's conversation is read with the one it is under
-        folder = top_conversation(folder.parent) / "events"
-    files = event_files(folder) if folder is not None else []
-    return files[0] if files else None
+    if folder is None:
+        return None
+    return first_event_file(top_conversation(folder.parent) / "events")  # a subagent's: read with its parent
 
 
 SUBAGENTS = "subagents"  # the SDK's task and delegate tools: `<parent conversation>/subagents/<id>/`
@@ -93,7 +93,7 @@ def top_conversation(convo: Path) -> Path:
     """The conversation `convo` is read with: the one whose subagents' folder holds it (the
     SDK's task/manager.py and delegate/impl.py persist a subagent's conversation under its
     parent's `subagents/`), up to one that is none's; `convo` itself when it is none's."""
-    while convo.parent.name == SUBAGENTS and event_files(convo.parent.parent / "events"):
+    while convo.parent.name == SUBAGENTS and first_event_file(convo.parent.parent / "events") is not None:
         convo = convo.parent.parent
     return convo
 
@@ -101,6 +101,24 @@ def top_conversation(convo: Path) -> Path:
 def app_event_files(folder: Path) -> list[Path]:
     """The event files of an app server conversation folder, in name order."""
     return sorted(p for p in folder.iterdir() if APP_NAME.match(p.name))
+
+
+def first_event_file(folder: Path, *, app: bool = False) -> Path | None:
+    """The first event file of an events folder (`app`: of an app server's conversation
+    folder), or None. Asked of each of a folder's files (the walk, the sweep's plan: which
+    session is this file a part of?), it lists the folder once while the folder is unchanged:
+    listing it for each of a conversation's thousands of files took minutes."""
+    try:
+        stamp = folder.stat().st_mtime_ns  # a file added or removed changes it
+    except OSError:
+        return None
+    return _first(str(folder), app, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _first(folder: str, app: bool, stamp: int) -> Path | None:
+    files = app_event_files(Path(folder)) if app else event_files(Path(folder))
+    return files[0] if files else None
 
 
 def event_files(folder: Path) -> list[Path]:
@@ -121,12 +139,12 @@ def first_of_each(files: list[Path]) -> list[Path]:
         if is_app_event_file(p):
             if p.parent not in seen:
                 seen.add(p.parent)
-                out.append(app_event_files(p.parent)[0])
+                out.append(p if (first := first_event_file(p.parent, app=True)) is None else first)
         elif not is_event_file(p):
             out.append(p)
         elif (events := top_conversation(p.parent.parent) / "events") not in seen:
             seen.add(events)
-            out.append(event_files(events)[0])
+            out.append(p if (first := first_event_file(events)) is None else first)
     return out
 
 
