@@ -63,11 +63,10 @@ def redact_names(session: Session, redactor: Redactor) -> None:
     them must not reach the manifest, provenance, folder names or stdout. Evidence ids stay
     as they were made (hashes of the raw place, which reveal nothing)."""
     session.session_id = redactor.redact(session.session_id)
-    renamed: dict[str, str] = {}
-    for name in {ev.source for ev in session.evidence.values()} | {f.path for f in session.files}:
-        red = redactor.redact(name)
-        if red != name:
-            renamed[name] = red
+    # scanned together (a conversation kept as one file per event has thousands), in name
+    # order: a placeholder's number never depends on the order of a set
+    names = sorted({ev.source for ev in session.evidence.values()} | {f.path for f in session.files})
+    renamed = {name: red for name, red in zip(names, redactor.redact_many(names), strict=True) if red != name}
     for f in session.files:
         f.path = renamed.get(f.path, f.path)  # abs_path stays: it is only for local bookkeeping, never written
     if renamed:
