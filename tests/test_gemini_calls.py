@@ -1,6 +1,7 @@
-"""Gemini CLI's calls (sources/gemini/source.py), from the writer (packages/core/src/core/
-geminiChat.ts, services/chatRecordingService.ts, scheduler/scheduler.ts, state-manager.ts): when
-they began, and which of them the person declined."""
+"""Gemini CLI's calls (sources/gemini/source.py), from the writer at google-gemini/gemini-cli
+commit 5411f113cafae26161b4969b0237b8e1e024e2c2 (packages/core/src/core/geminiChat.ts,
+services/chatRecordingService.ts, scheduler/scheduler.ts, state-manager.ts): when they began,
+and which of them the person declined."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Gemini CLI subagents (sources/gemini/_subagents.py): a subagent's chat, kept under
-`chats/<main session id>/<agent id>.jsonl` (chatRecordingService.ts), is read with its main
+"""Gemini CLI subagents (sources/gemini/_subagents.py), built by hand from the writer at
+google-gemini/gemini-cli commit 5411f113cafae26161b4969b0237b8e1e024e2c2: a subagent's chat, kept
+under `chats/<main session id>/<agent id>.jsonl` (chatRecordingService.ts), is read with its main
 chat; its work follows the call that ran it (`toolCalls[].agentId`, geminiChat.ts), linked to
 it; what cannot be linked or read is said, never dropped in silence; the sweep and the
 folder walk take it for a part of the main chat's session."""
