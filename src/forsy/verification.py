@@ -96,6 +96,26 @@ class Sources:
                 return p.read_bytes()
         if (PLACEHOLDER.search(name) or _UNDECODED in name) and name in self.sources:
             return self._redacted_name(name)
+        return self._below(name)
+
+    def _below(self, name: str) -> bytes | None:
+        """A log whose name is relative to its own folder (a session file's evidence is named
+        from the folder it is in), under a root given as a folder above it, as `forsy retrace
+        DIR` was given: the file below a root whose path ends with the name and whose sha256 is
+        the one recorded. Nothing is guessed: a file that does not hash right is not used."""
+        digest = self.sources.get(name)
+        if digest is None or name.startswith("/") or ".." in name.split("/"):
+            return None
+        last = name.rsplit("/", 1)[-1]
+        for root in self.roots:
+            base = root.resolve()
+            for dirpath, _dirs, files in os.walk(base):  # links to folders are not followed
+                full = Path(dirpath) / last
+                if last in files and full.as_posix().endswith("/" + name) and full.is_file() \
+                        and not full.is_symlink():
+                    data = full.read_bytes()
+                    if hashlib.sha256(data).hexdigest() == digest:
+                        return data
         return None
 
     def _redacted_name(self, name: str) -> bytes | None:
