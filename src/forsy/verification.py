@@ -79,6 +79,7 @@ class Sources:
         self.roots = roots
         self.sources = sources
         self.cache: dict[str, bytes] = {}
+        self._index: dict[str, list[Path]] | None = None  # file name -> its paths below the roots
 
     def bytes_of(self, name: str) -> bytes | None:
         if name not in self.cache:
@@ -106,17 +107,23 @@ class Sources:
         digest = self.sources.get(name)
         if digest is None or name.startswith("/") or ".." in name.split("/"):
             return None
-        last = name.rsplit("/", 1)[-1]
-        for root in self.roots:
-            base = root.resolve()
-            for dirpath, _dirs, files in os.walk(base):  # links to folders are not followed
-                full = Path(dirpath) / last
-                if last in files and full.as_posix().endswith("/" + name) and full.is_file() \
-                        and not full.is_symlink():
-                    data = full.read_bytes()
-                    if hashlib.sha256(data).hexdigest() == digest:
-                        return data
+        for full in self._named(name.rsplit("/", 1)[-1]):
+            if full.as_posix().endswith("/" + name) and full.is_file() and not full.is_symlink():
+                data = full.read_bytes()
+                if hashlib.sha256(data).hexdigest() == digest:
+                    return data
         return None
+
+    def _named(self, last: str) -> list[Path]:
+        """The files below the roots called `last`; the roots are walked once, whatever the
+        number of names looked for (a session with fifty subagent files)."""
+        if self._index is None:
+            self._index = {}
+            for root in self.roots:
+                for dirpath, _dirs, files in os.walk(root.resolve()):  # links to folders are not followed
+                    for f in files:
+                        self._index.setdefault(f, []).append(Path(dirpath) / f)
+        return self._index.get(last, [])
 
     def _redacted_name(self, name: str) -> bytes | None:
         """A source whose name was redacted (a secret or a person's name in it), or held bytes
