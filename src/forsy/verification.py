@@ -24,6 +24,7 @@ from . import sources
 from .errors import InputError
 from .evidence import resolve_pointer
 from .sources.lines import inside
+from .sources.walk import VENDOR
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*\]")
 
@@ -69,6 +70,9 @@ def _content_text(v: Any) -> str:
 
 _UNDECODED = "\ufffd"  # what a file name's bytes that are not UTF-8 became in a trace's JSON
 _PLACE_OR_UNDECODED = re.compile(f"{PLACEHOLDER.pattern}|{_UNDECODED}+")
+
+
+WALK_LIMIT = 200_000  # files looked at below the roots for logs named from their own folder
 
 
 class Sources:
@@ -118,11 +122,15 @@ class Sources:
         """The files below the roots called `last`; the roots are walked once, whatever the
         number of names looked for (a session with fifty subagent files)."""
         if self._index is None:
-            self._index = {}
+            self._index, seen = {}, 0
             for root in self.roots:
-                for dirpath, _dirs, files in os.walk(root.resolve()):  # links to folders are not followed
+                for dirpath, dirs, files in os.walk(root.resolve()):  # links to folders are not followed
+                    dirs[:] = [d for d in dirs if d not in VENDOR and d != ".git"]
                     for f in files:
                         self._index.setdefault(f, []).append(Path(dirpath) / f)
+                    seen += len(files)
+                    if seen > WALK_LIMIT:  # a home folder given: say "not found" soon, not after minutes
+                        return self._index.get(last, [])
         return self._index.get(last, [])
 
     def _redacted_name(self, name: str) -> bytes | None:
