@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import forsy
 from _paths import SAMPLES
@@ -45,3 +46,16 @@ def test_only_the_file_that_hashes_right_is_used(tmp_path: Path) -> None:
     os.symlink(moved, log)  # a link below the root to a file outside it: never followed
     rep = verify_folder(trace, [tmp_path / "logs"])
     assert not rep.ok and rep.problems == [f"source s.jsonl not found under {tmp_path / 'logs'}"]
+
+
+def test_the_walk_below_the_roots_stops_early_and_skips_dependency_folders(tmp_path: Path, monkeypatch: Any) -> None:
+    import forsy.verification as verification
+
+    trace = _trace(tmp_path)
+    (tmp_path / "logs" / "node_modules").mkdir()
+    shutil.move(tmp_path / "logs" / "proj", tmp_path / "logs" / "node_modules" / "proj")
+    assert not verify_folder(trace, [tmp_path / "logs"]).ok  # a dependency folder is no place for logs
+    shutil.move(tmp_path / "logs" / "node_modules" / "proj", tmp_path / "logs" / "proj")
+    assert verify_folder(trace, [tmp_path / "logs"]).ok
+    monkeypatch.setattr(verification, "WALK_LIMIT", 0)  # as if a home folder had been given
+    assert not verify_folder(trace, [tmp_path / "logs"]).ok

@@ -126,11 +126,11 @@ class Sources:
             for root in self.roots:
                 for dirpath, dirs, files in os.walk(root.resolve()):  # links to folders are not followed
                     dirs[:] = [d for d in dirs if d not in VENDOR and d != ".git"]
-                    for f in files:
-                        self._index.setdefault(f, []).append(Path(dirpath) / f)
                     seen += len(files)
                     if seen > WALK_LIMIT:  # a home folder given: say "not found" soon, not after minutes
                         return self._index.get(last, [])
+                    for f in files:
+                        self._index.setdefault(f, []).append(Path(dirpath) / f)
         return self._index.get(last, [])
 
     def _redacted_name(self, name: str) -> bytes | None:
