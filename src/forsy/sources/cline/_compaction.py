@@ -20,12 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import InputError
-from ...evidence import Event, Evidence, Ref, Session, SourceFile
+from ...evidence import Event, Evidence, Ref, Session
 from ...payloads import NoteInfo
 from .. import ReadContext
+from .._side import read_side
 from .._threads import interleave
 from ..json_doc import read_object_array
-from ..lines import read_bytes, sha256, source_name
+from ..lines import sha256, source_name
 from ._sdk import SUFFIX as MESSAGES
 from ._sdk import iso_ms
 
@@ -48,11 +49,10 @@ def read_compaction(messages_path: Path, s: Session, ctx: ReadContext) -> None:
         return
     name = source_name(path, ctx.root)
     try:
-        data = read_bytes(path, ctx.limits)
+        data = read_side(path, name, "cline", s, ctx.limits)
     except InputError as e:
         s.warn("compaction-unreadable", f"the session's compacted view could not be read: {e.message}", name)
         return
-    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
     doc = read_object_array(data, name, "messages")
     if doc is None:
         s.quality.records += 1

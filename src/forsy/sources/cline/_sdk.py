@@ -34,16 +34,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile, pointer
 from ...jsontext import json_text
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from .._side import one_object, read_side
 from ..json_doc import read_object_array
-from ..lines import read_bytes, sha256, source_name
+from ..lines import sha256, source_name
 from ._harness import INJECTED, RESULT, harness_kind
 
 SUFFIX = ".messages.json"
@@ -133,22 +132,14 @@ def _manifest(path: Path | None, s: Session, ctx: ReadContext | None) -> None:
     `exit_code` how the session ended (kept in agent_config)."""
     if path is None or not path.is_file():
         return
+    name = source_name(path, ctx.root if ctx else None)
     try:
-        data = read_bytes(path, ctx.limits if ctx else None)
+        data = read_side(path, name, "cline", s, ctx.limits if ctx else None)
     except InputError as e:
         s.warn("manifest-unreadable", f"{path.name}: {e.message}", None, None)
         return
-    name = source_name(path, ctx.root if ctx else None)
-    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
-    ev = Evidence.make(name, 1, 0, data, sha256(data), "manifest")
-    s.add_evidence(ev)
-    s.quality.records += 1
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        doc = None
-    if not isinstance(doc, dict):
-        s.quality.unparsable_records += 1
+    doc, ev = one_object(data, name, "manifest", s)
+    if doc is None:
         s.warn("unparsable", "the session's manifest is not a JSON object; not read", name, 1)
         return
     if isinstance(doc.get("cwd"), str) and doc["cwd"]:

@@ -31,14 +31,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import orjson
-
 from ...errors import InputError
-from ...evidence import Evidence, Ref, Session, SourceFile
+from ...evidence import Ref, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
+from .._side import one_object, read_side
 from .._threads import add_subagent, calls_giving, fold, interleave, link_thread
-from ..lines import inside, read_bytes, sha256
+from ..lines import inside
 from ._events_dir import SUBAGENTS, event_files
 
 SCHEME = "openhands-conversation:"
@@ -84,20 +83,12 @@ def _state(path: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]
         return
     src = name(path)
     try:
-        data = read_bytes(path, ctx.limits)
+        data = read_side(path, src, "openhands", s, ctx.limits)
     except InputError as e:
         s.warn("state-unreadable", f"the conversation's state could not be read: {e.message}", src)
         return
-    s.files.append(SourceFile(src, str(path.resolve()), "openhands", len(data), sha256(data)))
-    ev = Evidence.make(src, 1, 0, data, sha256(data), "base_state")
-    s.add_evidence(ev)
-    s.quality.records += 1
-    try:
-        state = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        state = None
-    if not isinstance(state, dict):
-        s.quality.unparsable_records += 1
+    state, ev = one_object(data, src, "base_state", s)
+    if state is None:
         s.warn("unparsable", "the conversation's state is not one JSON object; not read", src, 1)
         return
     s.mark(ev.id, "metadata", "the conversation's state (how its run stands, its model)", "base_state")

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...evidence import Evidence, Session, SessionMeta, SourceFile
+from ...evidence import Evidence, Session, SessionMeta
 from .. import ReadContext
 from .._records import Record
-from ..lines import read_bytes, sha256, source_name
+from .._side import read_side
+from ..lines import sha256, source_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -160,9 +161,8 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
     b = builder(s)
     records: list[tuple[str, Record, dict[str, Any]]] = []
     for p in files:
-        data = read_bytes(p, ctx.limits)
         name = name_of(p) if name_of is not None else source_name(p, ctx.root)
-        s.files.append(SourceFile(name, str(p.resolve()), "openhands", len(data), sha256(data)))
+        data = read_side(p, name, "openhands", s, ctx.limits)
         s.quality.records += 1
         try:
             value = orjson.loads(data)
