@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
+from ..errors import InputError
 from ..evidence import Event, Quality, Session, SessionMeta
 from ..payloads import Link
 
@@ -71,3 +73,38 @@ def add_subagent(into: SessionMeta, models: list[str], entry: dict[str, Any]) ->
         if model not in into.models:
             into.models.append(model)
     into.extra.setdefault("subagents", []).append(entry)
+
+
+T = TypeVar("T")
+P = ParamSpec("P")
+IDENTICAL_PROMPT = "identical-prompt"  # the link rule of a subagent tied to its call by its task
+
+
+def read_thread(into: Session, what: str, name: str | None, read: Callable[P, T], *args: P.args,
+                **kwargs: P.kwargs) -> T | None:
+    """A subagent's file read by `read(*args, **kwargs)`, or None when it cannot be, said on
+    `into` (the session it belongs to is read all the same). `what`: the agent's word for it."""
+    try:
+        return read(*args, **kwargs)
+    except (InputError, OSError) as err:
+        why = err.message if isinstance(err, InputError) else str(err)
+        into.warn("subagent_unreadable", f"a subagent's {what} could not be read, its events are not here: {why}",
+                  name)
+        return None
+
+
+def link_by_task(agent: str, events: list[Event], task: str | None, parent_events: list[Event], parent_actor: str,
+                 parent_thread: str, into: Session, file: str | None) -> str | None:
+    """Link the thread `events` of subagent `agent` to the call of its parent (actor
+    `parent_actor`) that gave it `task`, when exactly one call did (`IDENTICAL_PROMPT`); else
+    say on `into` that it is placed by time. The call's id, or None."""
+    calls = calls_giving(task, parent_events, parent_actor) if task else []
+    call = calls[0].call_id if len(calls) == 1 else None
+    if call is not None:
+        link_thread(events, f"subagent:{agent}", Link(subagent=agent, parent_thread_id=parent_thread,
+                                                      parent_call_id=call, link_rule=IDENTICAL_PROMPT))
+    else:
+        why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
+        into.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
+                  "link", file)
+    return call

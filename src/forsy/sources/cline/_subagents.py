@@ -23,15 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import InputError
 from ...evidence import Event, Session
-from ...payloads import Link, NoteInfo
+from ...payloads import NoteInfo
 from .. import ReadContext
-from .._threads import add_subagent, calls_giving, fold, interleave, link_thread
+from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
 from ..lines import source_name
 from ._sdk import SUFFIX
-
-LINK_RULE = "identical-prompt"
 
 ReadOne = Callable[[Path, ReadContext], Session]
 
@@ -51,12 +48,8 @@ def read_subagents(path: Path, s: Session, ctx: ReadContext, read_one: ReadOne) 
         return  # not a root's transcript: nothing beside it is its own
     subs: dict[str, Session] = {}
     for f in sorted(p for p in path.parent.glob("*" + SUFFIX) if p.is_file() and p != path):
-        try:
-            sub = read_one(f, ctx)
-        except (InputError, OSError) as err:
-            why = err.message if isinstance(err, InputError) else str(err)
-            s.warn("subagent_unreadable", f"a subagent's transcript could not be read, its events are not here: {why}",
-                   source_name(f, ctx.root))
+        sub = read_thread(s, "transcript", source_name(f, ctx.root), read_one, f, ctx)
+        if sub is None:
             continue
         fold(sub, s)  # a damaged one says so itself, and gives no events
         kind = sub.meta.extra.get("sdk_agent")
@@ -99,19 +92,11 @@ def _adopt(agent: str, sub: Session, root: Session, parent: tuple[str | None, Se
     for e in events:
         if _given(e):
             e.actor = parent_actor
-    task = _task(events)
-    calls = calls_giving(task, parent_session.events, parent_actor) if task else []
-    call = calls[0].call_id if len(calls) == 1 else None
     thread = parent_session.session_id
-    if call is not None:
-        link_thread(events, actor, Link(subagent=agent, parent_thread_id=thread, parent_call_id=call,
-                                        link_rule=LINK_RULE))
-    else:
-        why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
-        root.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
-                  "link", sub.files[0].path if sub.files else None)
+    call = link_by_task(agent, events, _task(events), parent_session.events, parent_actor, thread, root,
+                        sub.files[0].path if sub.files else None)
     add_subagent(root.meta, sub.meta.models, {
         "id": agent, "actor": actor, "file": sub.files[0].path if sub.files else None,
         "kind": sub.meta.extra.get("sdk_agent"), "parent_thread_id": thread if call else None,
-        "parent_call_id": call, "link_rule": LINK_RULE if call else None, "models": list(sub.meta.models),
+        "parent_call_id": call, "link_rule": IDENTICAL_PROMPT if call else None, "models": list(sub.meta.models),
         "token_usage": dict(sub.meta.token_usage)})

@@ -32,7 +32,7 @@ from ...errors import InputError
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import add_subagent, fold, interleave, link_thread
+from .._threads import add_subagent, fold, interleave, link_thread, read_thread
 from ..lines import open_regular, source_name
 
 LINK_RULE = "toolCalls.agentId"
@@ -93,12 +93,8 @@ def read_subagents(path: Path, main: Chat, ctx: ReadContext, read_chat: ReadChat
     for f in sorted(p for p in folder.glob("*.jsonl") if p.is_file()):
         if not is_subagent_chat(f):
             continue
-        try:
-            chat = read_chat(f, ctx)
-        except (InputError, OSError) as e:
-            why = e.message if isinstance(e, InputError) else str(e)
-            s.warn("subagent_unreadable", f"a subagent's chat could not be read, its events are not here: {why}",
-                   source_name(f, ctx.root))
+        chat = read_thread(s, "chat", source_name(f, ctx.root), read_chat, f, ctx)
+        if chat is None:
             continue
         fold(chat.session, s)
         if chat.session.session_id in subs or chat.session.session_id == s.session_id:

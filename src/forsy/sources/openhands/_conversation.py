@@ -33,16 +33,15 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...evidence import Ref, Session
-from ...payloads import Link, NoteInfo
+from ...payloads import NoteInfo
 from .. import ReadContext
 from .._side import one_object, read_side
-from .._threads import add_subagent, calls_giving, fold, interleave, link_thread
+from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
 from ..lines import inside
 from ._events_dir import SUBAGENTS, event_files
 
 SCHEME = "openhands-conversation:"
 STATE = "base_state.json"
-LINK_RULE = "identical-prompt"
 # state.py ConversationExecutionStatus: the SDK's word for how a run ended, where it is one
 ENDINGS = {"finished": "task_complete", "stuck": "agent_blocked", "error": "error_unrecoverable"}
 
@@ -119,12 +118,8 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
             files = event_files(sub / "events") if (sub / "events").is_dir() else []
             if not files:
                 continue
-            try:
-                thread = read_folder(files[0], ctx, name)
-            except (InputError, OSError) as err:
-                why = err.message if isinstance(err, InputError) else str(err)
-                s.warn("subagent_unreadable", f"a subagent's conversation could not be read, its events are not "
-                       f"here: {why}", name(sub))
+            thread = read_thread(s, "conversation", name(sub), read_folder, files[0], ctx, name)
+            if thread is None:
                 continue
             _state(sub / STATE, thread, ctx, name)
             thread.meta.ending = None  # a subagent's end is not the conversation's
@@ -146,19 +141,11 @@ def _adopt(agent: str, thread: Session, parent_actor: str, parent: Session, s: S
     for e in given:  # read alone, its first task is the trace's; here, a note of its parent's
         for ref in e.refs:
             s.mark(ref.ev, "set_aside", "the task the parent agent gave this subagent", "MessageEvent")
-    task = given[0].text if given else None
-    calls = calls_giving(task, parent.events, parent_actor) if task is not None else []
-    call = calls[0].call_id if len(calls) == 1 else None
-    if call is not None:
-        link_thread(thread.events, actor, Link(subagent=agent, parent_thread_id=parent.session_id,
-                                               parent_call_id=call, link_rule=LINK_RULE))
-    else:
-        why = "no call gave it its task" if not calls else f"{len(calls)} calls gave it the same task"
-        s.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
-               "link", thread.files[0].path if thread.files else None)
+    call = link_by_task(agent, thread.events, given[0].text if given else None, parent.events, parent_actor,
+                        parent.session_id, s, thread.files[0].path if thread.files else None)
     add_subagent(s.meta, thread.meta.models, {
         "id": agent, "actor": actor, "file": thread.files[0].path if thread.files else None,
         "parent_thread_id": parent.session_id if call else None, "parent_call_id": call,
-        "link_rule": LINK_RULE if call else None, "models": list(thread.meta.models),
+        "link_rule": IDENTICAL_PROMPT if call else None, "models": list(thread.meta.models),
         "execution_status": thread.meta.extra.get("execution_status"),
         "token_usage": dict(thread.meta.token_usage)})
