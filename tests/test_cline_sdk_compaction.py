@@ -7,16 +7,15 @@ context was compacted and with what summary; it is never taken for another forma
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from _oracle import checked_traces
+from _sweep_at import age, sweep_at
 from forsy.sources import ReadContext, available
 from forsy.sources.cline import ClineSource
 from forsy.sources.walk import discover_tree
 from forsy.store import Store
-from forsy.sweep import SweepOptions, sweep
 from test_cline_sdk_subagents import ROOT, _root, _sub
 
 SUMMARY = "The user wants the callers of parse_args; cli.py was searched."
@@ -117,16 +116,9 @@ def test_the_view_is_never_read_as_a_log_of_its_own_and_its_change_is_its_sessio
     assert [(st["actor"], st["output"]) for st in trace["steps"] if st["actor"] == "system"] == [("system", SUMMARY)]
     [manifest] = list(out.rglob("manifest.json"))
     assert json.loads(manifest.read_text("utf-8"))["counts"]["compactions"] == 1
-    now = 2_000_000_000.0
-    for p in logs.rglob("*.json"):
-        os.utime(p, (now - 86400, now - 86400))
-
-    def run() -> Any:
-        return sweep(store, SweepOptions(roots=[logs], now=lambda: now, ignore_settle=True,
-                                         claude_home=tmp_path / "no-claude"))
-
-    assert (run().counts.traced, run().counts.traced) == (1, 0)
+    age(logs.rglob("*.json"), 86400)
+    assert (sweep_at(store, logs).counts.traced, sweep_at(store, logs).counts.traced) == (1, 0)
     _view(logs, summary="A second summary.")
-    os.utime(view, (now - 3600, now - 3600))
-    again = run()
+    age([view], 3600)
+    again = sweep_at(store, logs)
     assert (again.counts.traced, again.counts.new) == (1, 0)

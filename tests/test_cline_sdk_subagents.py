@@ -9,13 +9,13 @@ words, never a person's; what cannot be linked or read is said."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
 from _oracle import checked_traces
+from _sweep_at import age, sweep_at
 from forsy.cli import app
 from forsy.payloads import Link, NoteInfo
 from forsy.sources import ReadContext, available
@@ -23,7 +23,6 @@ from forsy.sources.cline import ClineSource
 from forsy.sources.lines import Limits
 from forsy.sources.walk import discover_tree
 from forsy.store import Store
-from forsy.sweep import SweepOptions, sweep
 
 ROOT = "sess_root"
 TASK = "List the callers of parse_args."
@@ -184,18 +183,11 @@ def test_discover_the_walk_and_the_sweep_take_a_subagents_transcript_for_a_part_
     assert (src.session_of(sub), src.session_of(lone), src.session_of(root)) == (root, None, None)
     tree = discover_tree(logs, available())
     assert sorted(p for _, p in tree.found) == [lone, root] and tree.unrecognised == []
-    now = 2_000_000_000.0
-    for p in (root, lone):
-        os.utime(p, (now - 86400, now - 86400))
+    age((root, lone), 86400)
     sub.unlink()
-
-    def run() -> Any:
-        return sweep(store, SweepOptions(roots=[logs], now=lambda: now, ignore_settle=True,
-                                         claude_home=tmp_path / "no-claude"))
-
-    assert run().counts.traced == 2
+    assert sweep_at(store, logs).counts.traced == 2
     sub = _sub(logs, "researcher-1", 2)
-    os.utime(sub, (now - 3600, now - 3600))
-    again = run()
+    age([sub], 3600)
+    again = sweep_at(store, logs)
     assert (again.counts.traced, again.counts.new) == (1, 0)
     assert store.file_states([str(logs)])[str(sub)].unit_path == str(root)

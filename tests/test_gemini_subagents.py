@@ -8,7 +8,6 @@ folder walk take it for a part of the main chat's session."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +15,13 @@ import pytest
 
 from _gemini_view import read, warnings, write_lines
 from _oracle import checked_traces
+from _sweep_at import age, sweep_at
 from forsy.payloads import Link, NoteInfo
 from forsy.sources import ReadContext, available
 from forsy.sources.gemini import GeminiSource
 from forsy.sources.lines import Limits
 from forsy.sources.walk import discover_tree
 from forsy.store import Store
-from forsy.sweep import SweepOptions, sweep
 
 SID = "5b959dae-0c4f-4d39-9c55-2f0e6a1d7e10"
 T = "2026-05-04T10:{:02d}:00.000Z".format
@@ -229,18 +228,12 @@ def test_the_folder_walk_and_discover_take_a_subagents_chat_for_a_part_of_its_se
 def test_a_new_subagent_chat_makes_the_sweep_retrace_its_session(tmp_path: Path, store: Store) -> None:
     chats = tmp_path / "logs" / "chats"
     main = _main(chats, _investigate(9, "ag-1"))
-    now = 2_000_000_000.0
-    os.utime(main, (now - 86400, now - 86400))
-
-    def run() -> Any:
-        return sweep(store, SweepOptions(roots=[tmp_path / "logs"], now=lambda: now, ignore_settle=True,
-                                         claude_home=tmp_path / "no-claude"))
-
-    first = run()
+    age([main], 86400)
+    first = sweep_at(store, tmp_path / "logs")
     assert (first.counts.new, first.counts.traced) == (1, 1)
     sub = _sub(chats, "ag-1", _grep(5))
-    os.utime(sub, (now - 3600, now - 3600))
-    again = run()
+    age([sub], 3600)
+    again = sweep_at(store, tmp_path / "logs")
     assert again.counts.traced == 1 and again.counts.new == 0
     states = store.file_states([str(tmp_path / "logs")])
     assert states[str(sub)].unit_path == str(main)

@@ -15,13 +15,13 @@ from typing import Any
 from typer.testing import CliRunner
 
 from _oracle import checked_traces
+from _sweep_at import age, sweep_at
 from forsy.cli import app
 from forsy.payloads import Link
 from forsy.sources import ReadContext, available
 from forsy.sources.openhands import OpenHandsSource
 from forsy.sources.walk import discover_tree
 from forsy.store import Store
-from forsy.sweep import SweepOptions, sweep
 
 MAIN = "5b1d7c2e9f0a4b3c8d6e1f2a3b4c5d6e"
 SUB = "9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"
@@ -175,19 +175,12 @@ def test_the_walk_and_the_sweep_take_a_subagents_conversation_for_a_part_of_its_
     src = OpenHandsSource()
     assert src.session_of(sub_first) == first
     assert src.session_of(logs / MAIN / "subagents" / SUB / "base_state.json") == first
-    now = 2_000_000_000.0
-    for p in logs.rglob("*.json"):
-        os.utime(p, (now - 86400, now - 86400))
-
-    def run() -> Any:
-        return sweep(store, SweepOptions(roots=[logs], now=lambda: now, ignore_settle=True,
-                                         claude_home=tmp_path / "no-claude"))
-
-    assert run().counts.traced == 1
+    age(logs.rglob("*.json"), 86400)
+    assert sweep_at(store, logs).counts.traced == 1
     state = logs / MAIN / "subagents" / SUB / "base_state.json"
     state.write_text(state.read_text("utf-8").replace("finished", "stuck"), "utf-8")
-    os.utime(state, (now - 3600, now - 3600))
-    again = run()
+    age([state], 3600)
+    again = sweep_at(store, logs)
     assert (again.counts.traced, again.counts.new) == (1, 0)
 
 
