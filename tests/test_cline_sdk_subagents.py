@@ -9,6 +9,7 @@ words, never a person's; what cannot be linked or read is said."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,18 @@ def test_discover_the_walk_and_the_sweep_take_a_subagents_transcript_for_a_part_
     again = sweep_at(store, logs)
     assert (again.counts.traced, again.counts.new) == (1, 0)
     assert store.file_states([str(logs)])[str(sub)].unit_path == str(root)
+
+
+
+def test_a_subagents_file_name_that_is_not_utf8_names_its_actor_as_text(tmp_path: Path) -> None:
+    """The agent id is the transcript's file name: bytes of it that are not UTF-8 are U+FFFD in
+    the actor, as in every file name forsy writes (a name like this stopped the trace)."""
+    root = _root(tmp_path)
+    sub = _sub(tmp_path, "researcher-1", 2)
+    sub.rename(sub.with_name(os.fsdecode(b"r\xe9sum\xe9.messages.json")))
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["retrace", str(root), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    trace = json.loads((out / "trace.json").read_text("utf-8"))
+    assert "subagent:r\ufffdsum\ufffd" in {st["actor"] for st in trace["steps"]}
+    assert trace["agent_config"]["subagents"][0]["file"] == "r\ufffdsum\ufffd.messages.json"

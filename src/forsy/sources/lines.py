@@ -278,6 +278,12 @@ def iter_lines(data: bytes) -> Iterator[RawLine]:
         yield RawLine(n + 1, pos, raw.rstrip(b"\r"), False)
 
 
+def name_text(name: str) -> str:
+    """A file or folder name as text: the bytes of a name that are not UTF-8 (kept by Python as
+    surrogate escapes, which no JSON writer takes) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def source_name(path: Path, root: Path | None) -> str:
     """The path as evidence names it: relative to the input root, else the file name
     (so evidence ids do not depend on where the logs live on this machine)."""

@@ -27,7 +27,7 @@ from ...evidence import Event, Session
 from ...payloads import NoteInfo
 from .. import ReadContext
 from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
-from ..lines import source_name
+from ..lines import name_text, source_name
 from ._sdk import SUFFIX
 
 ReadOne = Callable[[Path, ReadContext], Session]
@@ -57,7 +57,7 @@ def read_subagents(path: Path, s: Session, ctx: ReadContext, read_one: ReadOne) 
             s.warn("not-a-subagent", f"a transcript beside the root session's whose header says agent {kind!r}, "
                    "not a subagent or a teammate; read as a subagent's all the same", source_name(f, ctx.root))
         if sub.events:
-            subs[f.name[: -len(SUFFIX)]] = sub
+            subs[name_text(f.name[: -len(SUFFIX)])] = sub  # its actor's name: text
     if not subs:
         return
     # each transcript's own events first, then who ran it: its parent may be another subagent

@@ -37,7 +37,7 @@ from ...payloads import NoteInfo
 from .. import ReadContext
 from .._side import one_object, read_side
 from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
-from ..lines import inside
+from ..lines import inside, name_text
 from ._events_dir import SUBAGENTS, event_files
 
 SCHEME = "openhands-conversation:"
@@ -124,7 +124,7 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
             _state(sub / STATE, thread, ctx, name)
             thread.meta.ending = None  # a subagent's end is not the conversation's
             fold(thread, s)
-            agent = sub.name
+            agent = name_text(sub.name)  # its actor's name: text
             _adopt(agent, thread, parent_actor, parent, s)
             out.append((agent, parent_actor, thread))
             todo.append((sub, f"subagent:{agent}", thread))
