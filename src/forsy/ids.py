@@ -12,14 +12,31 @@ from typing import Any
 
 import orjson
 
+from .jsontext import valid_text
+
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def canonical(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no whitespace, UTF-8."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    """Canonical JSON bytes: sorted keys, no whitespace, UTF-8. A string that is not text (a
+    file name's bytes that are not UTF-8, kept as surrogate escapes) is hashed as it is written,
+    each such byte U+FFFD (`valid_text`)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return orjson.dumps(_as_text(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        return {_as_text(k): _as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_text(v) for v in value]
+    return value
 
 
 def make_id(prefix: str, *parts: Any, length: int = 16) -> str:

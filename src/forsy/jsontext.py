@@ -1,5 +1,6 @@
 """A value read from a log, as the JSON text forsy writes of it (tool arguments, structured
-results): one definition for the readers, the rules and the exports."""
+results), and text that can be written at all (`valid_text`): one definition for the readers,
+the rules and the exports."""
 
 from __future__ import annotations
 
@@ -18,3 +19,17 @@ def json_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def valid_text(text: str) -> str:
+    """The text with lone surrogates replaced (U+FFFD), so it can be encoded and written. Python
+    keeps the bytes of a file name that are not UTF-8 as lone surrogates (surrogate escapes),
+    which no JSON writer takes."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        # UTF-16 round trip: joins valid surrogate pairs, replaces lone ones
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

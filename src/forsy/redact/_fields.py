@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..jsontext import valid_text
 from ._values import accept_value, name_tier
 from .languages import secret_field
 from .pairs import pair_value_key
@@ -66,15 +67,3 @@ def is_secret_field(key: str, value: Any) -> bool:
         return accept_value(key, tier, value.strip(), quoted=True)
     # a numeric password or PIN is still a password; numeric "token" fields are counts
     return tier == 1 and isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def valid_text(text: str) -> str:
-    """The text with lone surrogates replaced (U+FFFD), so it can be encoded and written."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        # UTF-16 round trip: joins valid surrogate pairs, replaces lone ones
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._aside import aside
 from ..errors import RedactionError
+from ..jsontext import valid_text
 from ._anchors import Anchors
 from ._base import (
     BANK_ACCOUNT,
@@ -40,7 +41,7 @@ from ._engine import (
     SecretEngine,
     shared_engine,
 )
-from ._fields import collect, field_prefix, is_secret_field, valid_text
+from ._fields import collect, field_prefix, is_secret_field
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS

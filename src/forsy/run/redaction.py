@@ -4,14 +4,15 @@ right after reading, so nothing later (segmenter, model, writer) ever holds a ra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..assemble import Assembled
 from ..evidence import Session
+from ..jsontext import valid_text
 from ..models import Trace
 from ..payloads import CommitInfo, redact_payload
-from ..protocols import Redactor
+from ..protocols import NoRedactor, Redactor
 
 
 def redact_session(session: Session, redactor: Redactor) -> None:
@@ -75,6 +76,20 @@ def redact_names(session: Session, redactor: Redactor) -> None:
     for w in session.warnings:
         if w.file is not None:
             w.file = renamed.get(w.file) or redactor.redact(w.file)
+
+
+def names_as_text(session: Session) -> None:
+    """Without redaction the names are still written: a file or folder name's bytes that are
+    not UTF-8 (and a session id taken from such a name) become U+FFFD, as redaction makes them."""
+    redact_names(session, _AsText())
+
+
+class _AsText(NoRedactor):
+    def redact(self, text: str) -> str:
+        return valid_text(text)
+
+    def redact_many(self, texts: Sequence[str]) -> list[str]:
+        return [valid_text(t) for t in texts]
 
 
 def rescan(a: Assembled, redactor: Redactor) -> None:

@@ -23,7 +23,7 @@ from ..sources import ReadContext
 from ..times import check_times
 from .options import NO_METER, Meter, RetraceOptions, Stage
 from .outcome import LLMResult, Outcome, TimelineCounts
-from .redaction import make_redactor, redact_session, rescan, warm_redactor
+from .redaction import make_redactor, names_as_text, redact_session, rescan, warm_redactor
 from .timeline import Timeline, merge
 
 # The stage callback of the session in hand, for `process` (whose signature callers and tests
@@ -40,6 +40,8 @@ def process(session: Session, options: RetraceOptions, redactor: Redactor | None
     if redacting:
         stage("redacting")
         redact_session(session, red)
+    else:
+        names_as_text(session)
     report = red.report()
     tier = "research_preview" if redacting else "private"
     stage("segmenting")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputError
+from ..jsontext import valid_text
 
 GiB = 1 << 30
 RATIO_FLOOR = 16 << 20  # the ratio cap applies once this much has been decompressed
@@ -280,19 +281,20 @@ def iter_lines(data: bytes) -> Iterator[RawLine]:
 
 def name_text(name: str) -> str:
     """A file or folder name as text: the bytes of a name that are not UTF-8 (kept by Python as
-    surrogate escapes, which no JSON writer takes) become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    surrogate escapes, which no JSON writer takes) become U+FFFD, one for each."""
+    return valid_text(name)
 
 
 def source_name(path: Path, root: Path | None) -> str:
     """The path as evidence names it: relative to the input root, else the file name
-    (so evidence ids do not depend on where the logs live on this machine)."""
+    (so evidence ids do not depend on where the logs live on this machine), as text
+    (`name_text`): the name is written in the trace whether or not redaction runs."""
     if root is not None:
         try:
-            return path.resolve().relative_to(root.resolve()).as_posix()
+            return name_text(path.resolve().relative_to(root.resolve()).as_posix())
         except ValueError:
             pass
-    return path.name
+    return name_text(path.name)
 
 
 def sha256(data: bytes) -> str:
