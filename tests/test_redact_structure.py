@@ -125,3 +125,21 @@ def test_retrace_masks_a_secret_everywhere_in_the_session(tmp_path: Path) -> Non
     blob = "\n".join(p.read_text("utf-8") for p in out.rglob("*") if p.is_file())
     assert not [f for f in forms(pw) if f in blob]
     assert "[CREDENTIAL_1]" in blob
+
+
+def test_base64_decoded_to_a_password_shaped_like_a_setting_is_masked(red: Redactor) -> None:
+    """`N2R=YOf9wD` reads as `name=value` to password_like; decoded on the command line it is a
+    password all the same (a planted one leaked this way)."""
+    b64 = "TjJSPVlPZjl3RA=="  # base64 of N2R=YOf9wD
+    for text in (f"PW=$(base64 -d <<< {b64})", f"echo '{b64}' | base64 --decode"):
+        assert b64 not in red.redact(text)
+    assert red.redact("echo ZGF0YS0yMDI0LTAx | base64 -d") == "echo ZGF0YS0yMDI0LTAx | base64 -d"  # data-2024-01
+
+
+def test_a_password_sent_to_a_prompt_is_masked_in_json_escaped_commands(red: Redactor) -> None:
+    """An expect script inside a JSON tool call: the answer is read in the unescaped view."""
+    import json
+
+    command = 'expect -c "spawn sudo -k id; expect \\"*assword*\\"; send \\"Js0nPw!x\\\\r\\"; interact"'
+    for text in (command, json.dumps({"command": command}), json.dumps({"input": json.dumps({"command": command})})):
+        assert "Js0nPw!x" not in red.redact(text), text

@@ -35,6 +35,7 @@ from .languages import language_secret
 from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
+from .prompts import prompt_answer
 from .structure import (
     base64_secret,
     credential_lines,
@@ -468,7 +469,7 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, url_signature, assignment, cli_secret)
+    return (url_password, url_signature, assignment, cli_secret, prompt_answer)
 
 
 def project_rules() -> tuple[Finder, ...]:
@@ -476,6 +477,6 @@ def project_rules() -> tuple[Finder, ...]:
     return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, prefixed_token, *HEADER_RULES,
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
-            base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
+            base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
             email, phone, labelled_phone, payment_card, iban, wallet_key, government_id, birth_date,
             home_path_user)

@@ -36,9 +36,36 @@ _HEREDOC = re.compile(r"<<-?[ \t]*(?P<q>['\"]?)(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,1
 _NEWLINE = re.compile(r"\r?\n|(?:\\r)?\\n")
 
 
+# standard input named as a file: `--vault-password-file=/dev/stdin`, `--password-file -`,
+# `--from-file=password=/dev/stdin`: an option naming a secret reads it from stdin
+_STDIN_FILES = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+_SECRET_PARTS = frozenset({"password", "passwd", "pass", "passphrase", "pw", "pwd", "token", "secret", "pin",
+                           "credential", "credentials", "key", "apikey", "passin"})
+_PART = re.compile(r"[a-z]+")
+
+
+def _names_secret(word: str) -> bool:
+    return any(part in _SECRET_PARTS for part in _PART.findall(word))
+
+
+def _secret_from_stdin(low: list[str]) -> bool:
+    """An option that names a secret takes standard input as its file (`=/dev/stdin`, or `-`
+    or `/dev/stdin` as the next word)."""
+    for n, w in enumerate(low):
+        bare = w in _STDIN_FILES or w == "-"
+        named = next((w[: -len(f)] for f in _STDIN_FILES if w.endswith(f) and len(w) > len(f)), None)
+        if named is None and w.endswith("=-"):
+            named = w[:-2]
+        if named is not None and named.startswith("-") and _names_secret(named):
+            return True
+        if bare and n > 0 and low[n - 1].startswith("-") and "=" not in low[n - 1] and _names_secret(low[n - 1]):
+            return True
+    return False
+
+
 def _is_reader(words: list[str]) -> bool:
     low = [w.lower() for w in words]
-    if any(w in _READER_WORDS for w in low):
+    if any(w in _READER_WORDS for w in low) or _secret_from_stdin(low):
         return True
     if "sudo" in low and any(w == "--stdin" or (w.startswith("-") and not w.startswith("--") and "S" in w)
                              for w in words[low.index("sudo") + 1 :]):
@@ -288,7 +315,10 @@ def _decodes_to_secret(b64: str) -> bool:
     user, colon, pw = decoded.partition(":")
     if colon and _LINE_USER.match(user) and len(pw) >= 3 and " " not in pw:
         return True  # user:password (an Authorization: Basic value)
-    return password_like(decoded, 6) or looks_random(decoded, 16)
+    # letters of both cases and digits, one word: decoded on the command line, that is a secret
+    # even when it reads like a setting (`N2R=YOf9wD`, which password_like takes for `name=value`)
+    one_word = " " not in decoded and mixed_case_literal(decoded)
+    return password_like(decoded, 6) or looks_random(decoded, 16) or one_word
 
 
 # ---------------------------------------------------------------- short password flags of any tool
