@@ -14,6 +14,8 @@ import random
 import string
 from dataclasses import dataclass
 
+from mnemonic import Mnemonic
+
 ALNUM = string.ascii_letters + string.digits
 PW = ALNUM + "-_.+^~!*%,="
 
@@ -44,6 +46,11 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "child.expect(['Password: ', pexpect.EOF])\nchild.sendline(\"{human}\")",
         "chan.recv_until(b'assword: ')\nchan.send('{pw}\\n')",
         "expect \"Enter passphrase for key\" {{ send -- \"{tok}\\r\" }}",
+    ),
+    "seed-phrase": (
+        'export MNEMONIC="{seed}"',
+        "wallet = Wallet.from_mnemonic('{seed}')",
+        "Your recovery phrase:\n{seed}\nWrite it down.",
     ),
     "pgpass-line": (
         "localhost:5432:mydb:alice:{pw}",
@@ -196,8 +203,10 @@ def _fill(template: str, rng: random.Random) -> tuple[str, tuple[str, ...]]:
         + rng.choice("!#@%*") + rng.choice(["Deploy", "Ops", "Admin", "Team"]),
     }
     values["b64pw"] = base64.b64encode(values["pw"].encode()).decode()
+    # a wallet's recovery phrase from its own generator (the others' values stay as they were)
+    values["seed"] = Mnemonic("english").to_mnemonic(random.Random(f"{template}{rng.getstate()[1][0]}").randbytes(16))
     text = template.format(**values)
-    used = [k for k in ("pw", "tok", "human", "b64pw") if "{" + k + "}" in template]
+    used = [k for k in ("pw", "tok", "human", "b64pw", "seed") if "{" + k + "}" in template]
     return text, tuple(values[k] for k in used)
 
 

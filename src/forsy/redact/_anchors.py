@@ -47,6 +47,8 @@ class Anchors:
         self.pairs: list[tuple[int, int]] | None = None
         # where a short word for a secret starts a token's prefix (`api_…`, `pat-…`), if the engine said
         self.prefixes: list[int] | None = None
+        # where a run of a dozen short lower-case words stands (engine matches), if the engine said
+        self.words: list[tuple[int, int]] | None = None
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None

@@ -18,12 +18,14 @@ from .finance import NUMBER_ANCHOR_PATTERN
 from .pairs import PAIR_ANCHOR_PATTERN
 from .personal import PHONE_ANCHOR_PATTERN
 from .prefixed import PREFIX_ANCHOR_PATTERN
+from .seeds import SEED_ANCHOR_PATTERN
 
 ANCHOR_RULE = "custom.forsy-anchor.tokens"
 PHONE_ANCHOR_RULE = "custom.forsy-anchor.phone"
 NUMBER_ANCHOR_RULE = "custom.forsy-anchor.number"
 PAIR_ANCHOR_RULE = "custom.forsy-anchor.pair"
 PREFIX_ANCHOR_RULE = "custom.forsy-anchor.prefix"
+SEED_ANCHOR_RULE = "custom.forsy-anchor.seed"
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 
 
@@ -115,6 +117,7 @@ def _anchor_rules_file(folder: Path) -> Path:
         {"name": "forsy number anchors", "id": NUMBER_ANCHOR_RULE, "pattern": NUMBER_ANCHOR_PATTERN},
         {"name": "forsy pair anchors", "id": PAIR_ANCHOR_RULE, "pattern": PAIR_ANCHOR_PATTERN},
         {"name": "forsy prefix anchors", "id": PREFIX_ANCHOR_RULE, "pattern": PREFIX_ANCHOR_PATTERN},
+        {"name": "forsy seed phrase anchors", "id": SEED_ANCHOR_RULE, "pattern": SEED_ANCHOR_PATTERN},
     ]
     text = "rules:\n" + "".join(
         "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())

@@ -38,6 +38,7 @@ from ._engine import (
     PAIR_ANCHOR_RULE,
     PHONE_ANCHOR_RULE,
     PREFIX_ANCHOR_RULE,
+    SEED_ANCHOR_RULE,
     SecretEngine,
     shared_engine,
 )
@@ -406,6 +407,7 @@ class Redactor:
             numbers: list[tuple[int, int]] = []
             pairs: list[tuple[int, int]] = []
             prefixes: list[int] = []
+            words: list[tuple[int, int]] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
@@ -415,6 +417,8 @@ class Redactor:
                     pairs.append((start, end))
                 elif f.rule == PREFIX_ANCHOR_RULE:
                     prefixes.append(start)
+                elif f.rule == SEED_ANCHOR_RULE:
+                    words.append((start, end))
                 elif f.rule.startswith(ANCHOR_RULE):
                     # every place inside a match: the engine reports matches that do not
                     # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
@@ -425,9 +429,9 @@ class Redactor:
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
             if self._engine.reports_anchors:
                 anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
-                anchors.pairs, anchors.prefixes = sorted(pairs), sorted(prefixes)
+                anchors.pairs, anchors.prefixes, anchors.words = sorted(pairs), sorted(prefixes), sorted(words)
         elif self._engine.reports_anchors:
-            anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes = [], [], [], []
+            anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes, anchors.words = [], [], [], [], []
         return hits, anchors
 
     # ------------------------------------------------------------ masking

@@ -36,6 +36,7 @@ from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
 from .prompts import prompt_answer
+from .seeds import seed_phrase
 from .structure import (
     base64_secret,
     credential_lines,
@@ -478,5 +479,5 @@ def project_rules() -> tuple[Finder, ...]:
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
-            email, phone, labelled_phone, payment_card, iban, wallet_key, government_id, birth_date,
+            email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id, birth_date,
             home_path_user)

@@ -400,7 +400,7 @@ def _user_percent(text: str, start: int, end: int) -> Iterator[Hit]:
 def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`net user NAME PASSWORD [/add]`, `net use [Z:] \\\\srv\\share PASSWORD /user:…`."""
     for i in anchors.find(_NET):
-        if i > 0 and text[i - 1] not in " \t\n;&(\"'>":
+        if i > 0 and text[i - 1] not in " \t\n;&(\"'>" and not _after_escape(text, i):
             continue
         words = _words(text, i)
         plain = [(s, e) for s, e in words[2:] if text[s] != "/"]
