@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ._tokens import TOKEN_FINDER
 from .cmdline import CLI_ANCHORS
+from .inserts import INSERT_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .prompts import SENDS
@@ -16,7 +17,7 @@ from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 # costly to search for here (one pass over the text each). Common ones stay in Anchors.
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
-                                              + ID_KEY_LABELS + BIRTH_LABELS + SENDS))
+                                              + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)

@@ -346,7 +346,7 @@ class Redactor:
         if view is not None:
             json_anchors = self._view_anchors(view.text)
             found = [h for rule in self._json_rules for h in rule(view.text, json_anchors)]
-            hits += self._from_view(view, 0, found)
+            hits += self._from_view(view, 0, found, MASKED_KINDS)  # the json rules' kinds, whatever they are
         # Where letters are escaped (`"\u0070assword"`, or `"\u5bc6\u7801"` for 密码 as Python's
         # json.dumps writes it), a rule's own words are hidden: those lines are scanned decoded,
         # by every rule, as the lines with %XX escapes are

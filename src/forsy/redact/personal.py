@@ -174,8 +174,9 @@ def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 # A person's government number (social security, passport, tax, national identity card): its
-# formats are the countries' own, so only after the number's name is one masked. Acronyms only
-# in capitals (`DNI`, not Polish `dni`, "days"; `NIE`, not German `nie`, "never"); no bare
+# formats are the countries' own, so only after the number's name is one masked. Acronyms in
+# capitals (`DNI`, not Polish `dni`, "days"; `NIE`, not German `nie`, "never"; in lower case as a
+# record's key, or when they are no word: below); no bare
 # "id number", which names a record's id as often as a person's.
 _ID_WORDS = ("social security number", "social security no", "passport number", "passport no", "passport",
              "national id", "id card number", "driver's license", "driving licence", "tax id",
@@ -188,7 +189,12 @@ ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitaliz
 # an acronym in lower case names the number only as a record's key (`"ssn": …`; `dni 2024` is
 # Polish for days): the engine reports it with its closing quote (`sin` alone is in every
 # `using`), which it reads as `"` where the text holds `\"`: both are literals of the rule
-ID_KEY_LABELS = tuple(f"{a.lower()}{q}" for a in _ID_ACRONYMS for q in ('"', '\\"'))
+# Those that are no word of any language are labels in lower case too when a label's gap
+# follows (`ssn: 123-45-6789`, `my ssn is …`): reported with that character (`ssn` alone is in
+# every `classname`)
+_LOWER_ACRONYMS = ("ssn", "itin", "pesel", "cpf", "bsn")
+ID_KEY_LABELS = (*(f"{a.lower()}{q}" for a in _ID_ACRONYMS for q in ('"', '\\"')),
+                 *(f"{a}{c}" for a in _LOWER_ACRONYMS for c in (":", " ", "=", "#")))
 _KEY_ACRONYM = re.compile(r'(\w+)\\?"')
 _ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
 _ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
@@ -201,10 +207,11 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A government number after its name: `SSN: 123-45-6789`, `passport no. X1234567`,
     `DNI 12345678Z`, `身份证号 11010519491231002X`."""
     done = -1
-    keys = {i: m.group(1) for i in anchors.find(ID_KEY_LABELS)
-            if text[i - 1 : i] == '"' and (m := _KEY_ACRONYM.match(text, i))}
-    for i in sorted([*anchors.find(ID_LABELS), *keys]):
-        word = keys.get(i) or longest_at(text, i, _ID_LONGEST)
+    found = anchors.find(ID_KEY_LABELS)
+    keys = {i: m.group(1) for i in found if text[i - 1 : i] == '"' and (m := _KEY_ACRONYM.match(text, i))}
+    lower = {i: word for i in found if i not in keys and (word := _lower_acronym(text, i)) is not None}
+    for i in sorted({*anchors.find(ID_LABELS), *keys, *lower}):
+        word = keys.get(i) or lower.get(i) or longest_at(text, i, _ID_LONGEST)
         if word is None:
             continue
         end = i + len(word)
@@ -222,6 +229,11 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue  # a word, a short code, a date
         done = m.end()
         yield Hit(m.start(), m.end(), ID_NUMBER, "government-id")
+
+
+def _lower_acronym(text: str, i: int) -> str | None:
+    word = next((a for a in _LOWER_ACRONYMS if text.startswith(a, i)), None)
+    return word if word is not None and text[i + len(word) : i + len(word) + 1] in (":", " ", "=", "#") else None
 
 
 # A person's date of birth: a whole date (with its year) after the date's name. A date alone

@@ -31,6 +31,7 @@ from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card, wallet_key
+from .inserts import sql_values
 from .languages import language_secret
 from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
@@ -470,7 +471,7 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, url_signature, assignment, cli_secret, prompt_answer)
+    return (url_password, url_signature, assignment, cli_secret, prompt_answer, sql_values)
 
 
 def project_rules() -> tuple[Finder, ...]:
@@ -480,4 +481,4 @@ def project_rules() -> tuple[Finder, ...]:
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
             email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id, birth_date,
-            home_path_user)
+            sql_values, home_path_user)
