@@ -143,3 +143,15 @@ def test_a_password_sent_to_a_prompt_is_masked_in_json_escaped_commands(red: Red
     command = 'expect -c "spawn sudo -k id; expect \\"*assword*\\"; send \\"Js0nPw!x\\\\r\\"; interact"'
     for text in (command, json.dumps({"command": command}), json.dumps({"input": json.dumps({"command": command})})):
         assert "Js0nPw!x" not in red.redact(text), text
+
+
+@pytest.mark.parametrize("text", ["wallet private key {k}", "my private key is 0x{k}", "Private key: {k}"])
+def test_a_private_key_named_in_prose_is_masked(red: Redactor, text: str) -> None:
+    key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+    assert key not in red.redact(text.format(k=key))
+
+
+@pytest.mark.parametrize("text", ["the private key file is ~/.ssh/id_rsa", "Generate a private key with openssl genrsa",
+                                  "private key: see vault", "private keys are rotated monthly"])
+def test_a_private_key_mentioned_in_prose_stays(red: Redactor, text: str) -> None:
+    assert red.redact(text) == text

@@ -453,10 +453,11 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 # ---------------------------------------------------------------- prose
-_PROSE_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "token", "secret", "api key", "apikey", "pass")
+_PROSE_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "token", "secret", "api key", "apikey", "private key",
+                "pass")
 # searched as the assignment rule's keywords (one search each, shared) and "pw"
 _PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key")
-_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey"})
+_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey", "private key"})
 # words that may stand between the secret word and its value ("password for the db is now X")
 _FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
                      "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
@@ -469,11 +470,12 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     X when it looks like a password (a token-like value after token/secret/api key)."""
     done = -1
     for i in anchors.find(_PROSE_ANCHORS, ignore_case=True):
-        if text[i : i + 3].lower() == "key":  # "api key", "apikey"
-            i -= 4 if text[i - 4 : i].lower() == "api " else 3 if text[i - 3 : i].lower() == "api" else 0
+        if text[i : i + 3].lower() == "key":  # "api key", "apikey", "private key"
+            before = text[max(0, i - 8) : i].lower()
+            i -= 8 if before == "private " else 4 if before.endswith("api ") else 3 if before.endswith("api") else 0
         if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not _after_escape(text, i)):
             continue
-        head = text[i : i + 10].lower()
+        head = text[i : i + 11].lower()
         word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
         if word is None:
             continue
