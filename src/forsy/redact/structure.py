@@ -471,8 +471,8 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     done = -1
     for i in anchors.find(_PROSE_ANCHORS, ignore_case=True):
         if text[i : i + 3].lower() == "key":  # "api key", "apikey", "private key"
-            before = text[max(0, i - 8) : i].lower()
-            i -= 8 if before == "private " else 4 if before.endswith("api ") else 3 if before.endswith("api") else 0
+            lead = text[max(0, i - 8) : i].lower()
+            i -= 8 if lead == "private " else 4 if lead.endswith("api ") else 3 if lead.endswith("api") else 0
         if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not _after_escape(text, i)):
             continue
         head = text[i : i + 11].lower()
