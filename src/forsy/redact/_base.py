@@ -104,6 +104,11 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 RB = r"(?![A-Za-z0-9])"
 
 
+def after_escape(text: str, i: int) -> bool:
+    """Right after a JSON-escaped newline or tab (`\\npassword`): a word starts here."""
+    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nrt"
+
+
 def past_escape(text: str, start: int) -> int:
     """Where a name or token found from `start` back really begins: past the letter of a `\\n`
     escape in JSON text (`\\nPASSWORD=…`) or past a `%XX` escape (`%3Dkey-…`)."""

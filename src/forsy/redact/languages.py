@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._base import CREDENTIAL, Hit, is_template, longest_at, looks_random, wide
+from ._base import CREDENTIAL, Hit, after_escape, is_template, longest_at, looks_random, wide
 from ._values import code_like, is_doc_placeholder, mixed_case_literal, mixed_literal, password_like
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def language_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         end = i + len(found)
         if not wide(found[0]):
             before = text[i - 1] if i > 0 else " "
-            if before.isalpha() and not (word in COMPOUND and found == word) and not _after_escape(text, i):
+            if before.isalpha() and not (word in COMPOUND and found == word) and not after_escape(text, i):
                 continue  # inside a longer word, unless a compound ends in it (`Datenbankpasswort`)
             if end < len(text) and text[end].isalpha():
                 continue  # `Passwortmanager`, `passwords`
@@ -112,11 +112,6 @@ def language_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if hit is not None:
             done = hit.end
             yield hit
-
-
-def _after_escape(text: str, i: int) -> bool:
-    """`\\nPasswort`: the letter before is an escape's (`\\n`, `\\t`), not a word's."""
-    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nrt"
 
 
 def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:

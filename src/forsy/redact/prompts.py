@@ -11,9 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._base import _ALNUM, CREDENTIAL, Hit
+from ._base import _ALNUM, CREDENTIAL, Hit, after_escape
 from .cmdline import cli_literal
-from .structure import _after_escape
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -38,7 +37,7 @@ def prompt_answer(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(SENDS):
         if text[i] == ".":
             i += 1
-        elif i <= seen or (i > 0 and (text[i - 1] in _ALNUM or text[i - 1] == "_") and not _after_escape(text, i)):
+        elif i <= seen or (i > 0 and (text[i - 1] in _ALNUM or text[i - 1] == "_") and not after_escape(text, i)):
             continue
         call = _SEND.match(text, i)
         if call is None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._base import CREDENTIAL, Hit, after_escape, is_template, looks_random
 from ._values import code_like, mixed_case_literal, mixed_literal, password_like
 from .cmdline import _COMMAND_END, _unquoted, cli_literal, shell_words
 
@@ -400,7 +400,7 @@ def _user_percent(text: str, start: int, end: int) -> Iterator[Hit]:
 def net_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`net user NAME PASSWORD [/add]`, `net use [Z:] \\\\srv\\share PASSWORD /user:…`."""
     for i in anchors.find(_NET):
-        if i > 0 and text[i - 1] not in " \t\n;&(\"'>" and not _after_escape(text, i):
+        if i > 0 and text[i - 1] not in " \t\n;&(\"'>" and not after_escape(text, i):
             continue
         words = _words(text, i)
         plain = [(s, e) for s, e in words[2:] if text[s] != "/"]
@@ -433,7 +433,7 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The quoted password of a SQL statement that sets one."""
     for i in anchors.find(("identified by", "pass"), ignore_case=True):
         head = text[i : i + 13].lower()
-        if i > 0 and text[i - 1].isalnum() and not _after_escape(text, i):
+        if i > 0 and text[i - 1].isalnum() and not after_escape(text, i):
             continue
         if head.startswith("identified by"):
             end = i + 13
@@ -473,7 +473,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if text[i : i + 3].lower() == "key":  # "api key", "apikey", "private key"
             lead = text[max(0, i - 8) : i].lower()
             i -= 8 if lead == "private " else 4 if lead.endswith("api ") else 3 if lead.endswith("api") else 0
-        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not _after_escape(text, i)):
+        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not after_escape(text, i)):
             continue
         head = text[i : i + 11].lower()
         word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
@@ -538,11 +538,6 @@ def _token_like(value: str) -> bool:
 
 
 _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
-
-
-def _after_escape(text: str, i: int) -> bool:
-    """Right after a JSON-escaped newline or tab (`\\npassword`): a word starts here."""
-    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "nrt"
 
 
 def _value_before(text: str, i: int, word: str) -> Hit | None:
