@@ -25,6 +25,12 @@ def one_object(data: bytes, name: str, record_type: str, s: Session) -> tuple[di
     when it is none (counted unparsable: the caller says why)."""
     ev = Evidence.make(name, 1, 0, data, sha256(data), record_type)
     s.add_evidence(ev)
+    return parsed_object(data, s), ev
+
+
+def parsed_object(data: bytes, s: Session) -> dict[str, Any] | None:
+    """`data`'s JSON object, counted as a record of `s` read; None when it is none (counted
+    unparsable: the caller says why)."""
     s.quality.records += 1
     try:
         doc = orjson.loads(data)
@@ -32,5 +38,5 @@ def one_object(data: bytes, name: str, record_type: str, s: Session) -> tuple[di
         doc = None
     if not isinstance(doc, dict):
         s.quality.unparsable_records += 1
-        return None, ev
-    return doc, ev
+        return None
+    return doc

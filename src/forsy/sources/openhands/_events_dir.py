@@ -26,12 +26,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ...evidence import Evidence, Session, SessionMeta
 from .. import ReadContext
 from .._records import Record
-from .._side import read_side
+from .._side import parsed_object, read_side
 from ..lines import sha256, source_name
 
 if TYPE_CHECKING:
@@ -163,13 +161,8 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
     for p in files:
         name = name_of(p) if name_of is not None else source_name(p, ctx.root)
         data = read_side(p, name, "openhands", s, ctx.limits)
-        s.quality.records += 1
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            value = None
-        if not isinstance(value, dict):
-            s.quality.unparsable_records += 1
+        value = parsed_object(data, s)
+        if value is None:
             s.warn("unparsable", "an event file that is not one JSON object; skipped", name, 1)
             continue
         kind = value.get("kind") if isinstance(value.get("kind"), str) else None
