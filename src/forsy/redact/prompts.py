@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ._anchors import Anchors
 
 # where a value is sent (rare in logs: the engine reports them in its own pass, _native.py)
-SENDS = ("sendline(", "send_line(", "write_line(", ".send(", 'send "', "send '", "send -- ", "send {", "send \\")
+SENDS = ("sendline(", "send_line(", "write_line(", "send(", 'send "', "send '", "send -- ", "send {", "send \\")
 _SEND = re.compile(r"(?:send(?:_?line)?|write_line)(?:\(| )")
 # the wait before it: `expect`, `expect_exact`, `waitFor`, `read_until`, `recv_until`... then a prompt
 # for a secret, all on the text just before the send
@@ -35,10 +35,8 @@ def prompt_answer(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The value of the first send after a wait for a password prompt."""
     seen = -1
     for i in anchors.find(SENDS):
-        if text[i] == ".":
-            i += 1
-        elif i <= seen or (i > 0 and (text[i - 1] in _ALNUM or text[i - 1] == "_") and not after_escape(text, i)):
-            continue
+        if i <= seen or (i > 0 and (text[i - 1] in _ALNUM or text[i - 1] == "_") and not after_escape(text, i)):
+            continue  # `resend(`, `do_send(`
         call = _SEND.match(text, i)
         if call is None:
             continue
