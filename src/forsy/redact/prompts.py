@@ -28,7 +28,7 @@ _LOOK_BACK = 200
 # a string's prefix in Python (b'', r'', rb'') or Tcl's `--` / `-s` before the value
 _BEFORE_VALUE = re.compile(r"\s*(?:--\s+|-s\s+)?(?:[rRbBuU]{1,2}(?=['\"]))?")
 # what ends the line sent: \r, \n (escaped as in the script, or doubly as in JSON), or nothing
-_LINE_END = re.compile(r"(?:\\{1,2}[rn])+$")
+_LINE_END = re.compile(r"(?:\\{1,2}[rn]|[\r\n])+$")  # escaped, or decoded (a JSON view)
 
 
 def prompt_answer(text: str, anchors: Anchors) -> Iterator[Hit]:
