@@ -52,6 +52,15 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "wallet = Wallet.from_mnemonic('{seed}')",
         "Your recovery phrase:\n{seed}\nWrite it down.",
     ),
+    "table-value": (
+        " id | login |   password   \n----+-------+--------------\n  1 | bob   | {pw}\n(1 row)",
+        "+----+-----------+\n| id | api_token |\n+----+-----------+\n|  1 | {tok} |\n+----+-----------+",
+        'user,email,password\nbob,bob@corp.io,"{pw}"\n',  # a writer quotes a cell holding a comma
+        "host\tdb_password\nprod\t{pw}\n",
+        "| service | secret |\n|---|---|\n| billing | {tok} |",
+        "COPY accounts (id, passphrase) FROM stdin;\n1\t{human}\n\\.",
+        "NAME      ACCESS_TOKEN\nci-bot    {tok}\n",
+    ),
     "pgpass-line": (
         "localhost:5432:mydb:alice:{pw}",
         "$ cat ~/.pgpass\\ndb.prod.internal:*:*:app:{pw}\\n",
@@ -126,6 +135,10 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
 }
 
 MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
+    "table-value": ("| Variable | Description |\n|---|---|\n| API_TOKEN | Your API token |",
+                    "name,password\nalice,changeme\nbob,${DB_PASSWORD}\n",
+                    "model  token_count\ngpt-4  123456\n", "key\tvalue\nretries\t3\n",
+                    "grep -r token src | wc -l\nfoo | bar"),
     "stdin-secret": ('echo "$PW" | sudo -S true', "echo $TOKEN | gh auth login --with-token", "echo hi | cat",
                      "echo done | tee log.txt", "sudo -S ls < /dev/null", "echo y | apt-get install x",
                      "yes | sudo apt-get install nginx", "cat <<EOF > notes.txt\nhello world 2024!\nEOF",

@@ -8,9 +8,9 @@ from typing import Any
 
 from ..jsontext import valid_text
 from ._values import accept_value, name_tier
-from .languages import secret_field
+from .languages import key_word, secret_field
 from .pairs import pair_value_key
-from .personal import birth_date_field, field_label
+from .personal import birth_date_field, birth_key, field_label
 
 COOKIE_PREFIX = "Cookie: "
 
@@ -56,6 +56,12 @@ def field_prefix(key: Any, value: Any) -> str | None:
 def is_cookie_field(key: Any, value: Any) -> bool:
     return isinstance(key, str) and len(key) in (6, 10) and isinstance(value, str) and key.lower() in (
         "cookie", "set-cookie")
+
+
+def names_field(key: str) -> bool:
+    """`key` names a field whose value a rule may mask: a secret (in any language), a date of
+    birth, a phone, a government number (the value still decides: `is_secret_field`...)."""
+    return bool(name_tier(key)) or key_word(key) is not None or birth_key(key) or field_label(key) is not None
 
 
 def is_secret_field(key: str, value: Any) -> bool:

@@ -12,12 +12,14 @@ from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .prompts import SENDS
 from .rules import KEY_BLOCK_ANCHORS, SIGNATURE_ANCHORS
 from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
+from .tables import TABLE_ANCHORS
 
 # Literals rare in logs, so cheap for the engine to report (each report costs ~7 µs) but
 # costly to search for here (one pass over the text each). Common ones stay in Anchors.
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
-                                              + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS))
+                                              + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
+                                              + TABLE_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)

@@ -23,6 +23,9 @@ _OPEN_QUOTE = re.compile(r"\\{0,3}[\"'`]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[^\]]*\])+")
 
+# Every secret name holds one of these (name_tier's words and endings begin so): where rules
+# look for a name
+NAME_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred")
 LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret", "psk"})
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})

@@ -53,7 +53,7 @@ def sql_values(text: str, anchors: Anchors) -> Iterator[Hit]:
         for _ in range(MAX_ROWS):
             row, pos = _row(text, pos)
             for name, (s, e) in zip(columns, row, strict=False):
-                yield from _field(text, name, s, e)
+                yield from field_hits(text, name, s, e, "sql-value")
             nxt = _NEXT_ROW.match(text, pos + 1) if text[pos : pos + 1] == ")" else None
             if nxt is None:
                 break
@@ -112,18 +112,20 @@ def _row(text: str, pos: int) -> tuple[list[tuple[int, int]], int]:
     return spans, pos
 
 
-def _field(text: str, name: str, s: int, e: int) -> Iterator[Hit]:
+def field_hits(text: str, name: str, s: int, e: int, rule: str) -> Iterator[Hit]:
+    """The value at `text[s:e]` masked as a record's field named `name` would be (also the rule
+    of a printed table's cells: tables.py)."""
     value = text[s:e]
-    if not value or value.upper() == "NULL":
+    if not value or value.upper() == "NULL" or value == "\\N":  # `\N`: pg_dump's NULL
         return
     if is_secret_field(name, value):
-        yield Hit(s, e, CREDENTIAL, "sql-value")
+        yield Hit(s, e, CREDENTIAL, rule)
     elif birth_date_field(name, value):
-        yield Hit(s, e, BIRTH_DATE, "sql-value")
+        yield Hit(s, e, BIRTH_DATE, rule)
     elif (label := field_label(name)) is not None:
         prefix = f"{label}: "
         read = prefix + value
-        for rule in _LABEL_RULES:  # the value as written after its column's name
-            for h in rule(read, Anchors(read)):
+        for finder in _LABEL_RULES:  # the value as written after its column's name
+            for h in finder(read, Anchors(read)):
                 if h.start >= len(prefix):
-                    yield Hit(s + h.start - len(prefix), s + h.end - len(prefix), h.kind, "sql-value")
+                    yield Hit(s + h.start - len(prefix), s + h.end - len(prefix), h.kind, rule)

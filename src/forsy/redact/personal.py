@@ -192,9 +192,9 @@ ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitaliz
 # Those that are no word of any language are labels in lower case too when a label's gap
 # follows (`ssn: 123-45-6789`, `my ssn is …`): reported with that character (`ssn` alone is in
 # every `classname`)
-_LOWER_ACRONYMS = ("ssn", "itin", "pesel", "cpf", "bsn")
+LOWER_ACRONYMS = ("ssn", "itin", "pesel", "cpf", "bsn")
 ID_KEY_LABELS = (*(f"{a.lower()}{q}" for a in _ID_ACRONYMS for q in ('"', '\\"')),
-                 *(f"{a}{c}" for a in _LOWER_ACRONYMS for c in (":", " ", "=", "#")))
+                 *(f"{a}{c}" for a in LOWER_ACRONYMS for c in (":", " ", "=", "#")))
 _KEY_ACRONYM = re.compile(r'(\w+)\\?"')
 _ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
 _ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
@@ -232,7 +232,7 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 def _lower_acronym(text: str, i: int) -> str | None:
-    word = next((a for a in _LOWER_ACRONYMS if text.startswith(a, i)), None)
+    word = next((a for a in LOWER_ACRONYMS if text.startswith(a, i)), None)
     return word if word is not None and text[i + len(word) : i + len(word) + 1] in (":", " ", "=", "#") else None
 
 
@@ -289,7 +289,7 @@ _BIRTH_KEYS = frozenset(re.sub(r"[\s_.-]", "", w.lower()) for w in (*_BIRTH_WORD
 
 
 @functools.lru_cache(maxsize=4096)
-def _birth_key(key: str) -> bool:  # keys repeat in every record of a log: asked once each
+def birth_key(key: str) -> bool:  # keys repeat in every record of a log: asked once each
     return re.sub(r"[\s_.-]", "", key.lower()) in _BIRTH_KEYS
 
 
@@ -299,7 +299,7 @@ _DATE_TIME = re.compile(r"[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?
 def birth_date_field(key: str, value: object) -> bool:
     """A record's field named for a date of birth (`dob`, `date_of_birth`, `birthDate`,
     `Geburtsdatum`) whose value is a whole date (a time after it too, as databases write one)."""
-    if not isinstance(value, str) or not _birth_key(key):
+    if not isinstance(value, str) or not birth_key(key):
         return False
     value = value.strip()
     m = _BIRTH_DATE_ALONE.match(value)

@@ -28,7 +28,7 @@ from ._base import (
     past_escape,
 )
 from ._tokens import HEADER_RULES, TOKEN_FINDER
-from ._values import _OPEN_QUOTE, _closing_quote, accept_value, is_doc_placeholder, name_tier
+from ._values import _OPEN_QUOTE, NAME_KEYWORDS, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
@@ -48,6 +48,7 @@ from .structure import (
     stdin_secret,
     url_path_secret,
 )
+from .tables import table_values
 
 __all__ = ["Anchors", "assignment", "base64_private_key", "cookie", "json_view_rules", "name_tier", "private_key",
            "project_rules", "putty_key", "url_password"]
@@ -203,7 +204,6 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 # ---------------------------------------------------------------- name = value assignments
 # Found keyword-first (then the name is grown around it) so that no regex ever starts
 # with an unbounded identifier repeat: that would be quadratic on long base64 runs.
-_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
 _PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
@@ -227,7 +227,7 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
     """`name = value`, `name: value`, `"name": "value"`, `--name=value` with a secret-looking name."""
     done = 0
     n = len(text)
-    for i in anchors.find(_KEYWORDS, ignore_case=True):
+    for i in anchors.find(NAME_KEYWORDS, ignore_case=True):
         if i < done:
             continue
         m = _NAME_TAIL.match(text, i)
@@ -471,7 +471,7 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, url_signature, assignment, cli_secret, prompt_answer, sql_values)
+    return (url_password, url_signature, assignment, cli_secret, prompt_answer, sql_values, table_values)
 
 
 def project_rules() -> tuple[Finder, ...]:
@@ -481,4 +481,4 @@ def project_rules() -> tuple[Finder, ...]:
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
             email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id, birth_date,
-            sql_values, home_path_user)
+            sql_values, table_values, home_path_user)
