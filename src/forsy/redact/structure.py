@@ -178,7 +178,7 @@ def _values_in(text: str, start: int, end: int, *, after_colon: bool) -> Iterato
 # ---------------------------------------------------------------- credential-file lines
 # .pgpass: hostname:port:database:username:password, one a line
 _PGPASS = re.compile(r"(?P<host>[A-Za-z0-9.*_\[\]-]{1,128}):(?:\d{1,5}|\*):[\w.*$-]{1,64}:[\w.*@$-]{1,64}:"
-                     r"(?P<v>[^\s:\"'\\]{3,256})(?=$|\r?\n|\\r|\\n|[ \t]*$)", re.MULTILINE)
+                     r"(?P<v>[^\s:\"'\\]{3,256})(?=$|\r?\n|\\{1,3}[rn]|[ \t]*$)", re.MULTILINE)  # escaped: 1-3 levels
 # the shape after the host, searched in one pass (a bare `:5432:` is everywhere in JSON and times)
 _PGPASS_ANCHOR = re.compile(r":(?:\d{1,5}|\*):[\w.*$-]{1,64}:[\w.*@$-]{1,64}:[^\s:\"'\\]{3}")
 # user:HASH lines of htpasswd and /etc/shadow (apr1, bcrypt, SHA, crypt's $1$ $5$ $6$ $y$)
@@ -517,6 +517,8 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 end = m.end()
                 continue
             value = token.rstrip(".,;:!?)")
+            if value.startswith("-"):
+                break  # a flag (`secret generic api --from-literal=k=X`): a command, not prose
             if named < 2 and token.isalpha() and token.islower():
                 named += 1  # "for deploy", "the staging db": up to two plain words, then the value
                 end = m.end()
