@@ -52,6 +52,13 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "wallet = Wallet.from_mnemonic('{seed}')",
         "Your recovery phrase:\n{seed}\nWrite it down.",
     ),
+    "login-pair": (
+        'requests.get(url, auth=("deploy", "{pw}"))',
+        "conn.auth = HTTPDigestAuth(user, '{pw}')",
+        'var cred = new NetworkCredential("svc", "{pw}");',
+        'server.login("alerts@corp.io", "{pw}")',
+        'conn.simple_bind_s("cn=admin,dc=corp", "{pw}")',
+    ),
     "table-value": (
         " id | login |   password   \n----+-------+--------------\n  1 | bob   | {pw}\n(1 row)",
         "+----+-----------+\n| id | api_token |\n+----+-----------+\n|  1 | {tok} |\n+----+-----------+",
@@ -65,6 +72,7 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "localhost:5432:mydb:alice:{pw}",
         "$ cat ~/.pgpass\\ndb.prod.internal:*:*:app:{pw}\\n",
         "*:5432:*:postgres:{pw}",
+        "cat .pgpass\\\\ndb:5432:app:bob:{pw}\\\\n",  # escaped twice: JSON in JSON
     ),
     "password-hash-line": (
         "admin:$apr1${salt}${tok}",
@@ -135,6 +143,8 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
 }
 
 MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
+    "login-pair": ('requests.get(url, auth=(user, password))', 'render_login(request, "login.html")',
+                   'HTTPBasicAuth("bob", "<password>")', "fn.bind(this, 'click')"),
     "table-value": ("| Variable | Description |\n|---|---|\n| API_TOKEN | Your API token |",
                     "name,password\nalice,changeme\nbob,${DB_PASSWORD}\n",
                     "model  token_count\ngpt-4  123456\n", "key\tvalue\nretries\t3\n",

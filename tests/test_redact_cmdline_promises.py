@@ -114,7 +114,9 @@ def test_the_table_is_keyed_by_the_command_and_anchored_with_its_blank() -> None
     assert CLI_TABLE["7z"] == [((), (CliSlot("-p", separate=False, attached=True),))]
     assert [sub for sub, _ in CLI_TABLE["security"]] == [("add-generic-password",), ("add-internet-password",),
                                                          ("unlock-keychain",), ("create-keychain",)]
-    assert CLI_TABLE["mc"][1][0] == ("config", "host", "add")
+    # the most words first: a command is read by its most specific entry
+    assert [sub for sub, _ in CLI_TABLE["mc"]] == [("config", "host", "add"), ("alias", "set")]
+    assert [sub for sub, _ in CLI_TABLE["kubectl"]] == [("create", "secret", "generic"), ()]
     assert len(CLI_ANCHORS) == len(CLI_SECRETS) and CLI_ANCHORS[0] == "docker login "
     assert "rar " in CLI_ANCHORS and "ConvertTo-SecureString " in CLI_ANCHORS
 

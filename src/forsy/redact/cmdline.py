@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER_RE, Hit, is_template, left_ok, looks_random
-from ._values import _OPEN_QUOTE, STOPWORDS, _closing_quote, accept_value
+from ._values import _OPEN_QUOTE, STOPWORDS, _closing_quote, accept_value, mixed_literal, password_like
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 #   #2      the 2nd argument that is not a flag (#-1: the last); #1/ user/SECRET[@db]
 #   #-1?b   ... only when the short option b is given (htpasswd -b)
 #   #1~     ... only a machine-made value (looks_random): "vault login first" is prose
+#   #=      every argument KEY=VALUE: its VALUE (a secret store's write: each value is a secret
+#           whatever its key; `@file` is a file's name)
+#   --f=    the flag's value is KEY=VALUE: the VALUE (`--from-literal=db=X`)
 # Not repeated here, older rules cover them: mysql* -pX (mysql-password), curl -u user:X
 # (curl-user), sshpass -p (sshpass-password), openssl pass:X (openssl-pass); and any flag
 # named like a secret, --password X, -Password X, --api-key=X (secret-assignment).
@@ -61,6 +64,13 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     ("zip", "-P --password"), ("unzip", "-P"), ("7z", "-p*"), ("7za", "-p*"), ("rar", "-p*"), ("unrar", "-p*"),
     ("htpasswd", "#-1?b"), ("security add-generic-password", "-w"), ("security add-internet-password", "-w"),
     ("security unlock-keychain", "-p"), ("security create-keychain", "-p"),
+    # secret stores: what is written to them is a secret, whatever its name
+    ("fly secrets set", "#="), ("flyctl secrets set", "#="), ("doppler secrets set", "#="),
+    ("supabase secrets set", "#="), ("vault kv put", "#="), ("vault kv patch", "#="),
+    ("kubectl create secret generic", "--from-literal="), ("oc create secret generic", "--from-literal="),
+    ("aws secretsmanager create-secret", "--secret-string"), ("aws secretsmanager put-secret-value", "--secret-string"),
+    ("aws secretsmanager update-secret", "--secret-string"), ("az keyvault secret set", "--value"),
+    ("vercel secrets add", "#2"),
 )
 
 
@@ -75,22 +85,26 @@ class CliSlot:
     position: int = 0  # N-th plain argument, -1 the last
     when: str = ""  # a short option that must be given
     machine: bool = False  # the value must look machine-made
+    pairs: bool = False  # every plain KEY=VALUE argument: its VALUE
 
 
 def _cli_slot(spec: str) -> CliSlot:
-    m = re.fullmatch(r"(?:#(?P<pos>-?\d)|(?P<flag>[-/][A-Za-z0-9:-]*?))(?P<mode>[+*]?)(?P<split>[%,:/]?)"
+    m = re.fullmatch(r"(?:#(?P<pos>-?\d|=)|(?P<flag>[-/][A-Za-z0-9:-]*?))(?P<mode>[+*]?)(?P<split>[%,:/=]?)"
                      r"(?:\?(?P<when>[A-Za-z]))?(?P<machine>~?)", spec)
     if m is None:
         raise ValueError(f"bad CLI_SECRETS entry {spec!r}")
     mode = m["mode"]
-    return CliSlot(m["flag"] or "", mode != "*", mode in "+*" and mode != "", m["split"], int(m["pos"] or 0),
-                   m["when"] or "", m["machine"] == "~")
+    pairs = m["pos"] == "="
+    return CliSlot(m["flag"] or "", mode != "*", mode in "+*" and mode != "", "=" if pairs else m["split"],
+                   0 if pairs else int(m["pos"] or 0), m["when"] or "", m["machine"] == "~", pairs)
 
 
 CLI_TABLE: dict[str, list[tuple[tuple[str, ...], tuple[CliSlot, ...]]]] = {}
 for _cmd, _specs in CLI_SECRETS:
     _first, *_sub = _cmd.split()
     CLI_TABLE.setdefault(_first, []).append((tuple(_sub), tuple(_cli_slot(s) for s in _specs.split())))
+for _entries in CLI_TABLE.values():  # the most words first: `kubectl create secret generic` before `kubectl`
+    _entries.sort(key=lambda entry: -len(entry[0]))
 # with the blank after it: "rar " is not in "library", and a command with a secret has arguments
 CLI_ANCHORS = tuple(cmd + " " for cmd, _ in CLI_SECRETS)
 
@@ -203,6 +217,19 @@ def _cli_values(text: str, words: list[tuple[int, int]],
     for slot in slots:
         if slot.when and slot.when not in shorts:
             continue
+        if slot.pairs:
+            for s, e in plain:
+                vs, ve = _unquoted(text, s, e)
+                cut = text.find("=", vs, ve)
+                if cut <= vs:
+                    continue  # no KEY=
+                if cut + 1 == ve and (opener := _OPEN_QUOTE.match(text, ve)) is not None:
+                    close = _closing_quote(text, opener.end(), opener.group())  # KEY='VALUE' (the word
+                    if close > opener.end():  # ends at the quote: shell_words)
+                        yield slot, opener.end(), close
+                elif cut + 1 < ve and text[cut + 1] != "@":
+                    yield slot, cut + 1, ve
+            continue
         if slot.position:
             if len(plain) >= abs(slot.position):
                 yield from _split(slot, text, *_unquoted(text, *plain[slot.position - (slot.position > 0)]))
@@ -248,14 +275,18 @@ _SETTER_WORDS = ("set", "config", "-Item", "-item")
 _SETTER_VALUE = re.compile(r"[ \t]+(?:-[Vv]alue[ \t]+)?")
 # SetEnvironmentVariable("NAME", "VALUE"), os.Setenv("NAME", "VALUE"), setenv/putenv, setdefault
 _ENV_CALL = re.compile(r"(?:SetEnvironmentVariable|[Ss]etenv|putenv|setdefault)[ \t]*\([ \t]*\\{0,3}[\"']$")
+# Any other call given the name, then the value: PHP's define('DB_PASSWORD', 'VALUE'),
+# config.set("db_password", "VALUE"), setProperty: the value must look like a secret on its own
+# (`setError("password", "Too short")`, `t("password", "Passwort")` stay)
+_ANY_CALL = re.compile(r"[A-Za-z_$][\w$]*[ \t]*\([ \t]*\\{0,3}[\"']$")
 _ENV_CALL_NEXT = re.compile(r"\\{0,3}[\"'][ \t]*,[ \t]*")
 _NO_VALUE_FLAGS = frozenset("eqnS")
 
 
 def setter_value(text: str, start: int, end: int, name: str, tier: int, anchors: Anchors) -> Hit | None:
-    """The value of NAME set by a command (`set -x NAME VALUE`) or an env-setting call."""
+    """The value of NAME set by a command (`set -x NAME VALUE`) or given after it to a call."""
     window = text[max(0, start - 120) : start]
-    if "(" in window[-40:] and _ENV_CALL.search(window) is not None:
+    if "(" in window[-40:] and ((env := _ENV_CALL.search(window)) is not None or _ANY_CALL.search(window)):
         nxt = _ENV_CALL_NEXT.match(text, end)
         opener = _OPEN_QUOTE.match(text, nxt.end()) if nxt is not None else None
         if opener is None:
@@ -264,7 +295,8 @@ def setter_value(text: str, start: int, end: int, name: str, tier: int, anchors:
         value = text[opener.end() : close]
         if close < 0 or "\\" in value:
             anchors.want_json_view = True
-        elif accept_value(name, tier, value, quoted=True):
+        elif accept_value(name, tier, value, quoted=True) and (env is not None or (
+                looks_random(value, 16) if tier == 2 else password_like(value, 6) or mixed_literal(value))):
             return Hit(opener.end(), close, CREDENTIAL, "secret-assignment")
         return None
     if not any(w in window for w in _SETTER_WORDS) or (m := _SETTER.search(window)) is None:

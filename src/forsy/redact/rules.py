@@ -33,6 +33,7 @@ from .cmdline import _flag_value, cli_secret, setter_value
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
 from .languages import language_secret
+from .logins import login_pair
 from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
@@ -208,12 +209,13 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 # "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
 _PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
 _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
+# `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
     + _PROSE_SEP + r")[ \t]*")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
-_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"'])?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
 # `<password>value</password>` and netrc's `login NAME password VALUE`
 _XML_VALUE = re.compile(r">(?P<v>[^<>\n]{1,1024})</")
 _NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
@@ -471,7 +473,8 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, url_signature, assignment, cli_secret, prompt_answer, sql_values, table_values)
+    return (url_password, url_signature, assignment, cli_secret, prompt_answer, login_pair, sql_values,
+            table_values)
 
 
 def project_rules() -> tuple[Finder, ...]:
@@ -480,5 +483,5 @@ def project_rules() -> tuple[Finder, ...]:
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
-            email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id, birth_date,
-            sql_values, table_values, home_path_user)
+            login_pair, email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id,
+            birth_date, sql_values, table_values, home_path_user)
