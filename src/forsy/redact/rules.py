@@ -30,6 +30,7 @@ from ._base import (
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, NAME_KEYWORDS, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
+from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
 from .languages import language_secret
@@ -299,6 +300,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             anchors.want_json_view = True
             return None
         return None if flag else _positional_value(text, name, pos)
+    if sep.group("sep") == "|" and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
+        return None  # `| password | X |`, ` password | X` are a table's row; `$PASSWORD' | base64` a pipe
     vstart = sep.end()
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
     if not flag and not spaced and sep.group("sep") == ":" and before >= 0 and text[before] == ":" and (
@@ -340,6 +343,7 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
 
 
+_TABLE_CELL = re.compile(r"(?:\A|\n|\\n|\|)[ \t]*\Z")  # a cell opened right before the name, or a line
 # an Amazon Resource Name up to a `:` (its parts are names: `…:secret:prod/db-AbCdEf` names a secret)
 _ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[^\s\"'`]*:$")
 # The value on the line after its name: a continued line (`password = \\`), a parenthesised
@@ -473,8 +477,8 @@ _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 def json_view_rules() -> tuple[Finder, ...]:
     """The rules run again on JSON-unescaped text: those whose values may hold escapes. The
     others read escapes in the raw text (tokens, paths, emails, phones, names, PEM blocks)."""
-    return (url_password, url_signature, assignment, cli_secret, prompt_answer, login_pair, sql_values,
-            table_values)
+    return (url_password, url_signature, assignment, cli_secret, prompt_answer, login_pair, declared_secret,
+            sql_values, table_values)
 
 
 def project_rules() -> tuple[Finder, ...]:
@@ -483,5 +487,5 @@ def project_rules() -> tuple[Finder, ...]:
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
-            login_pair, email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase, government_id,
-            birth_date, sql_values, table_values, home_path_user)
+            login_pair, declared_secret, email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase,
+            government_id, birth_date, sql_values, table_values, home_path_user)

@@ -113,7 +113,8 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if not text.startswith("|", pipe) or text.startswith("||", pipe):
             continue
         reader = [text[s:e] for s, e in _words(text, pipe + 1)]
-        if not _is_reader(reader):
+        basic = reader[:1] == ["base64"]  # `echo -n user:X | base64`: a Basic credential made
+        if not (basic or _is_reader(reader)):
             continue
         printf = text.startswith("printf", i)
         args = [(s, e) for s, e in words[1:] if not (text[s] == "-" and e - s <= 3)]
@@ -121,7 +122,10 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             args = args[1:]  # the format
         chpasswd = "chpasswd" in reader or "chgpasswd" in reader
         for s, e in args:
-            yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
+            if basic:
+                yield from _basic_secret(text, *_unquoted(text, s, e))
+            else:
+                yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
 
 
 def _here_document(text: str, i: int) -> Iterator[Hit]:
@@ -158,6 +162,14 @@ def _here_string(text: str, i: int) -> Iterator[Hit]:
     command = [text[s:e] for s, e in _words(text, start, i)] + [text[s:e] for s, e in value[1:]]
     if _is_reader(command):
         yield from _values_in(text, *_unquoted(text, *value[0]), after_colon=False)
+
+
+def _basic_secret(text: str, start: int, end: int) -> Iterator[Hit]:
+    """The secret of `user:secret` encoded for a Basic header, when it looks like one on its own."""
+    colon = text.find(":", start, end)
+    value = text[colon + 1 : end]
+    if colon > start and "\\" not in value and (password_like(value, 6) or mixed_literal(value)):
+        yield Hit(colon + 1, end, CREDENTIAL, "stdin-secret")
 
 
 def _values_in(text: str, start: int, end: int, *, after_colon: bool) -> Iterator[Hit]:
