@@ -39,13 +39,13 @@ from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
 from .prompts import prompt_answer
+from .prose import prose_secret
 from .seeds import seed_phrase
 from .structure import (
     base64_secret,
     credential_lines,
     flag_secret,
     net_secret,
-    prose_secret,
     sql_secret,
     stdin_secret,
     url_path_secret,

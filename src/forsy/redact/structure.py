@@ -1,7 +1,7 @@
 """Secrets found by where they stand, not by a list of tools: stdin fed to a program that
 reads a password, credential-file lines (.pgpass, htpasswd, shadow), URL paths that carry a
 token (webhooks, bot tokens), base64 decoded on the command line, short password flags of
-any tool, Windows `net user`/`net use`, and prose ("admin password X").
+any tool, Windows `net user`/`net use` (prose, "admin password X": prose.py).
 
 Where the position alone is weak (a short flag, prose), the value must look like a password:
 `password_like` (mixed character classes, a symbol or randomness; not a word, path, number,
@@ -18,8 +18,9 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, after_escape, is_template, looks_random
-from ._values import code_like, mixed_case_literal, mixed_literal, password_like
+from ._values import mixed_case_literal, mixed_literal, password_like
 from .cmdline import _COMMAND_END, _unquoted, cli_literal, shell_words
+from .prose import pathish
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -381,7 +382,7 @@ def flag_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             value = text[vs:ve]
             strong = flag in _STRONG_FLAGS
             if (strong and cli_literal(value) and not value.startswith("-")) or password_like(value) or (
-                    mixed_case_literal(value) and flag in ("-p", "-P") and not _pathish(value)):
+                    mixed_case_literal(value) and flag in ("-p", "-P") and not pathish(value)):
                 done = ve
                 yield Hit(vs, ve, CREDENTIAL, "flag-secret")
         elif flag[:2] in _ATTACHED and len(flag) > 2 and flag[2] not in "-=":
@@ -462,124 +463,6 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         if m is not None and cli_literal(m["v"]) and " " not in m["v"].strip():
             yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "sql-password")
-
-
-# ---------------------------------------------------------------- prose
-_PROSE_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "token", "secret", "api key", "apikey", "private key",
-                "pass")
-# searched as the assignment rule's keywords (one search each, shared) and "pw"
-_PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key")
-_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey", "private key"})
-# words that may stand between the secret word and its value ("password for the db is now X")
-_FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
-                     "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
-                     "root", "account", "server", "here", "it's", "=", ":", "-", "->", "=>", "is:", "still"})
-_PROSE_WORD = re.compile(r"[^\s\"'`\\<>]{1,256}")
-
-
-def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """"admin password X", "the root pw is X", "password for the db is X", "my api token X":
-    X when it looks like a password (a token-like value after token/secret/api key)."""
-    done = -1
-    for i in anchors.find(_PROSE_ANCHORS, ignore_case=True):
-        if text[i : i + 3].lower() == "key":  # "api key", "apikey", "private key"
-            lead = text[max(0, i - 8) : i].lower()
-            i -= 8 if lead == "private " else 4 if lead.endswith("api ") else 3 if lead.endswith("api") else 0
-        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not after_escape(text, i)):
-            continue
-        head = text[i : i + 11].lower()
-        word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
-        if word is None:
-            continue
-        end = i + len(word)
-        if end < len(text) and (text[end].isalnum() or text[end] in "_-.("):
-            continue  # "tokens", "token_count", "secretName": not the word alone
-        if word == "pass" and text[end : end + 1] != ":":
-            continue  # "pass" is a verb; "user: admin pass: X" is a label
-        before = _value_before(text, i, word)
-        if before is not None:  # "use X as the password"
-            done = before.end
-            yield before
-            continue
-        label = end < len(text) and text[end] in ":="
-        if label:
-            end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
-        named = 0
-        for _ in range(7):
-            while end < len(text) and text[end] in " \t":
-                end += 1
-            if label and named == 0:  # "Here's the token:" and the value on the next line
-                end += 1 if text.startswith("\n", end) else 2 if text.startswith("\\n", end) else 0
-                label = False
-            quoted = _quoted_at(text, end) if text[end - 1] in " \t:=" else None  # `"password",` ends a string
-            if quoted is not None:  # "password 'X'", "set the password to \"X\""
-                vs, ve = quoted
-                value = text[vs:ve]
-                ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_literal(value)
-                if ok and not code_like(value):
-                    done = ve
-                    yield Hit(vs, ve, CREDENTIAL, "prose-secret")
-                break
-            m = _PROSE_WORD.match(text, end)
-            if m is None or (end > 0 and text[end - 1] not in " \tn\n"):
-                break  # prose puts a blank before the value (`password:O,` is code)
-            token = m.group()
-            low = token.lower().rstrip(":")
-            if low in _FILLER:
-                end = m.end()
-                continue
-            value = token.rstrip(".,;:!?)")
-            if value.startswith("-"):
-                break  # a flag (`secret generic api --from-literal=k=X`): a command, not prose
-            if named < 2 and token.isalpha() and token.islower():
-                named += 1  # "for deploy", "the staging db": up to two plain words, then the value
-                end = m.end()
-                continue
-            ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_case_literal(value)
-            if ok and not _pathish(value) and not code_like(value):
-                done = end + len(value)
-                yield Hit(end, done, CREDENTIAL, "prose-secret")
-            break
-
-
-_AS_THE = re.compile(r"(?P<q>['\"]?)(?P<v>[^\s'\"]{6,256})(?P=q)[ \t]+as[ \t]+"
-                     r"(?:the[ \t]+|my[ \t]+|your[ \t]+|a[ \t]+)?$", re.IGNORECASE)
-
-
-def _token_like(value: str) -> bool:
-    """A token in prose: random, with a digit (`OpenAI-compatible` is random enough, but words)."""
-    return looks_random(value, 16) and any(c.isdigit() for c in value) and not _JOINED_WORDS.fullmatch(value)
-
-
-_JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_.][A-Za-z]+)+")
-
-
-def _value_before(text: str, i: int, word: str) -> Hit | None:
-    """"use X as the password", "X as my api token": X, when it looks like one."""
-    m = _AS_THE.search(text, max(0, i - 300), i)
-    if m is None:
-        return None
-    value = m["v"]
-    ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value)
-    return Hit(m.start("v"), m.end("v"), CREDENTIAL, "prose-secret") if ok and not code_like(value) else None
-
-
-def _quoted_at(text: str, pos: int) -> tuple[int, int] | None:
-    """The inside of a quoted word at pos (one line, no blank), or None."""
-    if pos >= len(text) or text[pos] not in "'\"`":
-        return None
-    close = text.find(text[pos], pos + 1, pos + 258)
-    if close < 0 or any(c in " \t\n\\" for c in text[pos + 1 : close]):
-        return None
-    return pos + 1, close
-
-
-_DOTTED_NAME = re.compile(r"[\w-]+(?:\.[\w-]+){2,}")  # a host, a package, a version
-
-
-def _pathish(value: str) -> bool:
-    return value.startswith(("/", "~/", "./", "http")) or "/" in value or _DOTTED_NAME.fullmatch(value) is not None or (
-        "=" in value and "(" in value)
 
 
 # The literals these rules look for are rare in logs: the engine reports where they occur in
