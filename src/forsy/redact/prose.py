@@ -54,7 +54,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         label = end < len(text) and text[end] in ":="
         if label:
             end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
-        named = 0
+        named, start, clause = 0, end, False
         for _ in range(7):
             while end < len(text) and text[end] in " \t":
                 end += 1
@@ -85,11 +85,42 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 named += 1  # "for deploy", "the staging db": up to two plain words, then the value
                 end = m.end()
                 continue
-            ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_case_literal(value)
-            if ok and not pathish(value) and not code_like(value):
+            if _prose_value(word, value):
                 done = end + len(value)
                 yield Hit(end, done, CREDENTIAL, "prose-secret")
+            else:
+                clause = True  # not right here: maybe after the clause's verb
             break
+        else:
+            clause = True  # words all along: the value may come after them
+        if clause and (later := _clause_value(text, start, word)) is not None:
+            done = later.end
+            yield later
+
+
+def _prose_value(word: str, value: str) -> bool:
+    ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_case_literal(value)
+    return ok and not pathish(value) and not code_like(value) and _TIME.match(value) is None
+
+
+_TIME = re.compile(r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?(?:\D|$)")  # "rotated at: 2024-05-01T10:22Z"
+
+
+# The value after the clause's verb or colon, further on: "The password for user bob has been
+# set to X.", "A temporary password is generated for root@localhost: X" (mysqld's first start)
+_INTRODUCER = re.compile(r"(?:[ \t](?:is|was|are|to|as)|:)[ \t]+(?P<v>[^\s\"'`\\<>]{1,256})", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|\n|\\n")
+_CLAUSE = 160  # characters of one clause read after the word
+
+
+def _clause_value(text: str, pos: int, word: str) -> Hit | None:
+    stop = _CLAUSE_END.search(text, pos, pos + _CLAUSE)
+    end = stop.start() if stop is not None else min(len(text), pos + _CLAUSE)
+    for m in _INTRODUCER.finditer(text, pos, end + 1):
+        value = m["v"].rstrip(".,;:!?)")
+        if _prose_value(word, value):
+            return Hit(m.start("v"), m.start("v") + len(value), CREDENTIAL, "prose-secret")
+    return None
 
 
 _AS_THE = re.compile(r"(?P<q>['\"]?)(?P<v>[^\s'\"]{6,256})(?P=q)[ \t]+as[ \t]+"

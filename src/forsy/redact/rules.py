@@ -374,6 +374,8 @@ def _next_line_value(text: str, name: str, tier: int, pos: int, *, marked: bool,
     return _value_hit(name, tier if marked else 2, value, pos, quoted=False, code=code)
 
 
+_DIRECTIVE_START = re.compile(r"(?:\A|\n|\\n)[ \t]*\Z")
+_DIRECTIVE_END = re.compile(r"[ \t]*(?:\r?\n|\\[rn]|\Z)")
 _POSITIONAL = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)(?=[\s;]|\\[nrt]|$)")
 
 
@@ -382,11 +384,13 @@ def _positional_value(text: str, name: str, pos: int) -> Hit | None:
     `: PSK "VALUE"`, a `db_password VALUE` line): only after a name that is no word of prose
     (words joined by `_`, `.` or `-`, or in capitals) and only a value that looks like a
     secret on its own, whatever the name (`the db_password is stored…` stays)."""
-    if not (any(c in name for c in "_.-") or (name.isupper() and len(name) > 2)):
-        return None
     m = _POSITIONAL.match(text, pos)
     if m is None:
         return None
+    if not (any(c in name for c in "_.-") or (name.isupper() and len(name) > 2)) and not (
+            _DIRECTIVE_START.search(text, max(0, pos - len(name) - 64), pos - len(name))
+            and _DIRECTIVE_END.match(text, m.end())):
+        return None  # but a config file's directive alone on its line (`requirepass X`, redis.conf)
     return _value_hit(name, 2, m["v"], m.start("v"), quoted=bool(m["q"]))
 
 
