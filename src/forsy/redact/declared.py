@@ -2,7 +2,7 @@
 
 - GitHub Actions' `::add-mask::X`: the workflow asks for X to be hidden from its own log.
 - The default of a Terraform/HCL variable named for a secret or marked `sensitive = true`
-  (`variable "db_password" { default = "X" }`).
+  (`variable "db_password" {` … `default = "X"` … `}`, aligned by terraform fmt or not).
 - The default of a parameter or input named for a secret, or marked `NoEcho: true` /
   `sensitive: true`: CloudFormation and SAM parameters, GitHub Actions inputs, any mapping
   whose `default`/`Default` key sits under such a name (YAML by its indentation, JSON by its
@@ -25,10 +25,17 @@ if TYPE_CHECKING:
     from ._anchors import Anchors
 
 MASK_ANCHORS = ("::add-mask::",)
-DEFAULT_ANCHORS = ("default", "Default")
+# with what follows a key (`default:`, `default =`, `"Default":`; `" :` is an escaped quote as the
+# engine reads it, `_views.neutralise_escapes`): rare enough for the engine to report them
+# Searched here, not reported by the engine: `default:` is in every switch statement, and each
+# report costs the engine's pass ~60 µs (1,568 of them: +0.1 s on a 100 MB session)
+DEFAULT_WORD = ("default",)
+HCL_ANCHORS = ('variable "', 'variable \\"')  # `\\"`: escaped, where no engine runs
 _MASKED = re.compile(r"::add-mask::(?P<v>[^\s\"'`\\]{1,1024})")
 _BLOCK = 4096  # how far a variable's or parameter's body is read
 _HCL_VARIABLE = re.compile(r'variable[ \t]+\\{0,3}"(?P<name>[\w.-]{1,128})\\{0,3}"[ \t]*\{')
+_HCL_END = re.compile(r"(?:\n|\\n)\}")
+_HCL_DEFAULT = re.compile(r"(?:\n|\\n)[ \t]*default[ \t]*=[ \t]*")
 _SENSITIVE = re.compile(r"(?:sensitive|Sensitive|NoEcho)\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?(?:true|True)\b")
 # after `default`/`Default`: an HCL `=`, a YAML `:` or a JSON key's `":`
 _DEFAULT_SEP = re.compile(r"(?P<q>\\{0,3}[\"'])?[ \t]*(?P<sep>=|:)[ \t]*")
@@ -45,7 +52,12 @@ def declared_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if m is not None and not is_template(m["v"]) and len(m["v"]) >= 3:
             yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "declared-secret")
     done = -1
-    for i in anchors.find(DEFAULT_ANCHORS):
+    for i in anchors.find(HCL_ANCHORS):
+        hit = _hcl_default(text, i)
+        if hit is not None:
+            done = max(done, hit.end)
+            yield hit
+    for i in anchors.find(DEFAULT_WORD, ignore_case=True):
         if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
             continue  # `defaults`, `is_default`
         sep = _DEFAULT_SEP.match(text, i + 7)
@@ -65,6 +77,23 @@ def declared_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if hit is not None:
             done = hit.end
             yield hit
+
+
+def _hcl_default(text: str, i: int) -> Hit | None:
+    """`variable "db_password" {` … `default = "X"` … `}` (terraform fmt closes a block at the
+    line's start): X, when the name is a secret's or the block says `sensitive = true`."""
+    m = _HCL_VARIABLE.match(text, i)
+    if m is None:
+        return None
+    close = _HCL_END.search(text, m.end(), m.end() + _BLOCK)
+    end = close.start() if close is not None else min(len(text), m.end() + _BLOCK)
+    default = _HCL_DEFAULT.search(text, m.end(), end)
+    if default is None:
+        return None
+    tier = name_tier(m["name"])
+    if not tier and _SENSITIVE.search(text, m.end(), end) is None:
+        return None
+    return _value(text, default.end(), m["name"] if tier else "password", tier or 1)
 
 
 def _value(text: str, pos: int, name: str, tier: int) -> Hit | None:
@@ -93,11 +122,8 @@ def _owner(text: str, i: int, *, json_key: bool) -> tuple[str, int] | None:
         return None  # not the line's key: `export default`, `x.default = …`
     brace = text.rfind("{", lo, line)
     if brace >= 0 and text.rfind("}", brace, line) < 0:
-        # HCL `variable "x" {`, JSON `"x": {` (a nested block before the default: not read)
+        # JSON `"x": {` (a nested block before the default: not read)
         start = text.rfind("\n", lo, brace) + 1
-        hcl = _HCL_VARIABLE.search(text, start, brace + 1)
-        if hcl is not None:
-            return hcl["name"], brace
         key = _JSON_KEY.search(text, max(start, brace - 200), brace)
         return (key["name"], brace) if key is not None else None
     # YAML: the nearest line above indented less than the default's

@@ -52,8 +52,9 @@ def _header_pattern(d: str) -> re.Pattern[str]:
     return re.compile(rf"{cell}(?:{re.escape(d)}{cell})+")
 
 
-_HEADER = {d: _header_pattern(d) for d in ("", *_DELIMITERS)}
-_FIRST = re.compile(rf'[ \t]*(?:{_NAME.pattern}|"{_NAME.pattern}"|\|)?[ \t]*')
+# one pattern for every delimiter, tried in this order; the group that matched names it
+_GROUP_DELIMITER = {"pipe": "|", "tab": "\t", "comma": ",", "semicolon": ";", "aligned": ""}
+_ANY_HEADER = re.compile("|".join(f"(?P<{g}>{_header_pattern(d).pattern})" for g, d in _GROUP_DELIMITER.items()))
 _BORDER = re.compile(r"[-+|:= \t]*-[-+|:= \t]*")
 _COPY = re.compile(r"COPY [\w.\"]{1,128} \((?P<names>[^()\n]{1,2048})\) FROM stdin;", re.IGNORECASE)
 # An aligned table's header is read a word a column (`phone_number date_of_birth`: pandas puts
@@ -106,9 +107,10 @@ def _line_start(text: str, i: int) -> int:
     "id,email,…`: a JSON line read decoded); -1 if that is further back than a header's length."""
     lo = max(0, i - MAX_LINE)
     nl = text.rfind("\n", lo, i)
-    opening = text.rfind('": "', max(nl, lo), i)
-    if opening >= 0 and text.find('"', opening + 4, i) < 0:
-        return opening + 4
+    for mark in ('": "', '":"'):  # `{"out": "id,…` and minified `{"out":"id,…`
+        opening = text.rfind(mark, max(nl, lo), i)
+        if opening >= 0 and text.find('"', opening + len(mark), i) < 0:
+            return opening + len(mark)
     return nl + 1 if nl >= 0 or lo == 0 else -1
 
 
@@ -150,17 +152,11 @@ def _header(text: str, start: int, end: int) -> tuple[list[Column], str, int] | 
     if copy is not None:  # pg_dump's `COPY t (a, b) FROM stdin;`: its rows are tab-separated
         cells = _split(text, copy.start("names"), copy.end("names"), ",")
         return (_named(text, cells), "\t", start) if cells is not None and _all_names(text, cells) else None
-    d = next((d for d in _DELIMITERS if text.find(d, start, end) >= 0), "")
-    if not d and text.find("  ", start, end) < 0:
+    m = _ANY_HEADER.fullmatch(text, start, end)  # most lines are ruled out by this one call
+    if m is None:
         return None
-    first = text.find(d or "  ", start, end)
-    if not _FIRST.fullmatch(text, start, first):
-        # the first name right after a string's opening quote (`{"out": "id,email,password`: a
-        # JSON line read decoded)
-        start = text.rfind('"', start, first) + 1
-    if not _HEADER[d].fullmatch(text, start, end):  # most lines: ruled out in one call
-        return None
-    cells = _split(text, start, end, d) if d else [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
+    d = _GROUP_DELIMITER[m.lastgroup or ""]
+    cells = _split(text, start, end, d) if d else [(w.start(), w.end()) for w in _WORD.finditer(text, start, end)]
     return (_named(text, cells), d, start) if cells is not None and _all_names(text, cells) else None
 
 
