@@ -25,10 +25,8 @@ if TYPE_CHECKING:
     from ._anchors import Anchors
 
 MASK_ANCHORS = ("::add-mask::",)
-# with what follows a key (`default:`, `default =`, `"Default":`; `" :` is an escaped quote as the
-# engine reads it, `_views.neutralise_escapes`): rare enough for the engine to report them
 # Searched here, not reported by the engine: `default:` is in every switch statement, and each
-# report costs the engine's pass ~60 µs (1,568 of them: +0.1 s on a 100 MB session)
+# report costs the engine's pass ~90 µs (1,568 of them: +0.14 s on a 100 MB session)
 DEFAULT_WORD = ("default",)
 HCL_ANCHORS = ('variable "', 'variable \\"')  # `\\"`: escaped, where no engine runs
 _MASKED = re.compile(r"::add-mask::(?P<v>[^\s\"'`\\]{1,1024})")
