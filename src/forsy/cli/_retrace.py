@@ -51,7 +51,6 @@ OUTSIDE = "outside the --since/--until window"
 NO_TIME = "no time in the log: cannot be placed in the --since/--until window"
 
 
-@friendly
 def _warm_secret_engine() -> None:
     """Start loading the secret engine's rules (~0.3 s, native, without the GIL) now, beside
     the imports and the reading: on a session of a few MB it was most of the run."""
@@ -63,6 +62,7 @@ def _warm_secret_engine() -> None:
     threading.Thread(target=start, name="forsy-engine-start", daemon=True).start()
 
 
+@friendly
 def retrace(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Session logs: a file, a session directory, a project directory, any folder of collected "
