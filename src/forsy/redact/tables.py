@@ -74,6 +74,15 @@ def table_values(text: str, anchors: Anchors) -> Iterator[Hit]:
     at = 0
     while at < len(found):
         i = found[at]
+        nl = text.find("\n", i)
+        if nl < 0 and len(text) - i > MAX_LINE or nl - i > MAX_LINE:
+            # no line ends soon enough for a header here (a minified file, a JSON line): skip
+            # to where one may, each name on the way only asked whether it ends an escaped header
+            far = bisect_left(found, (len(text) if nl < 0 else nl) - MAX_LINE, at)
+            if not anchors.want_json_view:
+                anchors.want_json_view = any(_escaped_header(text, j) for j in found[at:far])
+            at = max(far, at + 1)
+            continue
         start = _line_start(text, i)
         end = -1 if start < 0 else text.find("\n", i, start + MAX_LINE + 1)
         if end < 0 and 0 <= start and len(text) - start <= MAX_LINE:
