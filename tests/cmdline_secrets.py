@@ -67,6 +67,8 @@ MUST_MASK: tuple[str, ...] = (
     "aws secretsmanager put-secret-value --secret-id prod/db --secret-string '{qpw}'",
     'az keyvault secret set --vault-name kv --name db --value "{qpw}"',
     "vercel secrets add db-pass {pw}",
+    "aws ssm put-parameter --name /prod/db/password --type SecureString --value '{qpw}'",
+    "aws ssm put-parameter --name /prod/api --type=SecureString --value={tok} --overwrite",
     "consul kv get -token {uid} config/app",
     "consul members -token={uid}",
     "nomad job run -token {uid} job.nomad",
@@ -188,6 +190,7 @@ MUST_MASK: tuple[str, ...] = (
 # Slots: {n} a number, {port} a port, {user}/{host} names, {path} a path, {word} a variable name.
 MUST_NOT_MASK: tuple[str, ...] = (
     "vault kv get secret/app",
+    "aws ssm put-parameter --name /app/region --type String --value eu-west-{port}",
     "vault kv put secret/app cert=@server.pem",
     "fly secrets set FOO=$BAR",
     "fly secrets list",

@@ -103,6 +103,9 @@ def test_each_entry_is_parsed_into_its_slots() -> None:
     assert _cli_slot("#1/") == CliSlot(position=1, split="/")
     assert _cli_slot("#-1?b") == CliSlot(position=-1, when="b")
     assert _cli_slot("#1~") == CliSlot(position=1, machine=True)
+    assert _cli_slot("--value?SecureString") == CliSlot("--value", when="SecureString")
+    assert _cli_slot("#=") == CliSlot(split="=", pairs=True)
+    assert _cli_slot("--from-literal=") == CliSlot("--from-literal", split="=")
     assert _cli_slot("-Password") == CliSlot("-Password")
     for bad in ("p", "#x", "-p?", "#12", "-p~x"):
         with pytest.raises(ValueError, match=re.escape(f"bad CLI_SECRETS entry {bad!r}")):

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 #   -p*     attached only (-pVALUE; "-p VALUE" means something else there: 7z, xfreerdp /p:)
 #   -U%     the flag's value is user%SECRET (also "," and ":"); only the part after it
 #   #2      the 2nd argument that is not a flag (#-1: the last); #1/ user/SECRET[@db]
-#   #-1?b   ... only when the short option b is given (htpasswd -b)
+#   #-1?b   ... only when the short option b is given (htpasswd -b); `?Word`: when the word is
+#           given, alone or after `=` (`--type SecureString`, `--type=SecureString`)
 #   #1~     ... only a machine-made value (looks_random): "vault login first" is prose
 #   #=      every argument KEY=VALUE: its VALUE (a secret store's write: each value is a secret
 #           whatever its key; `@file` is a file's name)
@@ -70,7 +71,7 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     ("kubectl create secret generic", "--from-literal="), ("oc create secret generic", "--from-literal="),
     ("aws secretsmanager create-secret", "--secret-string"), ("aws secretsmanager put-secret-value", "--secret-string"),
     ("aws secretsmanager update-secret", "--secret-string"), ("az keyvault secret set", "--value"),
-    ("vercel secrets add", "#2"),
+    ("vercel secrets add", "#2"), ("aws ssm put-parameter", "--value?SecureString"),
 )
 
 
@@ -83,14 +84,14 @@ class CliSlot:
     attached: bool = False  # -pVALUE
     split: str = ""  # user%SECRET: the part after this char
     position: int = 0  # N-th plain argument, -1 the last
-    when: str = ""  # a short option that must be given
+    when: str = ""  # a short option that must be given (one letter), or a word (`SecureString`)
     machine: bool = False  # the value must look machine-made
     pairs: bool = False  # every plain KEY=VALUE argument: its VALUE
 
 
 def _cli_slot(spec: str) -> CliSlot:
     m = re.fullmatch(r"(?:#(?P<pos>-?\d|=)|(?P<flag>[-/][A-Za-z0-9:-]*?))(?P<mode>[+*]?)(?P<split>[%,:/=]?)"
-                     r"(?:\?(?P<when>[A-Za-z]))?(?P<machine>~?)", spec)
+                     r"(?:\?(?P<when>[A-Za-z][A-Za-z-]*))?(?P<machine>~?)", spec)
     if m is None:
         raise ValueError(f"bad CLI_SECRETS entry {spec!r}")
     mode = m["mode"]
@@ -215,7 +216,7 @@ def _cli_values(text: str, words: list[tuple[int, int]],
     plain = [(s, e) for s, e in words if text[s] != "-" or e - s == 1]
     shorts = "".join(text[s + 1 : e] for s, e in words if text[s] == "-" and text[s + 1 : s + 2] != "-")
     for slot in slots:
-        if slot.when and slot.when not in shorts:
+        if slot.when and not _given(text, words, slot.when, shorts):
             continue
         if slot.pairs:
             for s, e in plain:
@@ -246,6 +247,12 @@ def _cli_values(text: str, words: list[tuple[int, int]],
                     yield from _split(slot, text, *_unquoted(text, s + n + 1, e))
                 elif slot.attached:
                     yield from _split(slot, text, *_unquoted(text, s + n, e))
+
+
+def _given(text: str, words: list[tuple[int, int]], when: str, shorts: str) -> bool:
+    if len(when) == 1:
+        return when in shorts
+    return any(text[s:e] == when or text.endswith("=" + when, s, e) for s, e in words)
 
 
 def _split(slot: CliSlot, text: str, start: int, end: int) -> Iterator[tuple[CliSlot, int, int]]:
