@@ -27,6 +27,10 @@ SAID = [
     '{{"Parameter": {{"Name": "/prod/db/password", "Type": "SecureString", "Value": "{}", "Version": 3}}}}',
     '{{"Name": "/app/url", "Type": "SecureString", "Value": "{}"}}',
     '{{"name": "API_KEY", "description": "the key", "value": "{}"}}',
+    # a key naming what it is the name or value of: CloudFormation, Elastic Beanstalk
+    '[{{"ParameterKey": "DbPassword", "ParameterValue": "{}"}}]',
+    "Parameters:\n  - ParameterKey: MasterUserPassword\n    ParameterValue: {}\n",
+    '{{"Namespace": "aws:elasticbeanstalk:application:environment", "OptionName": "DB_PASSWORD", "Value": "{}"}}',
 ]
 NOT_SECRETS = [
     "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: PORT\n    value: \"8080\"",
@@ -37,6 +41,9 @@ NOT_SECRETS = [
     '{"name": "token_count", "value": "12"}',
     '{"Name": "/app/region", "Type": "String", "Value": "eu-west-1"}',
     '{"name": "LOG", "foo": "bar", "value": "Zq8vR3tY6wP1nK4"}',
+    '[{"ParameterKey": "Environment", "ParameterValue": "prod"}]',
+    '{"ParameterKey": "DbPassword", "OtherValue": "Zq8vR3tY6wP1nK4mX7cB"}',
+    '{"UserName": "bob", "Value": "Zq8vR3tY6wP1nK4mX7cB"}',
 ]
 
 
@@ -83,5 +90,8 @@ def test_a_parsed_record_is_masked_whole() -> None:
     assert secret not in json.dumps(cookies)
     ssm = Redactor().redact_value({"Parameter": {"Name": "/app/url", "Type": "SecureString", "Value": secret}})
     assert ssm["Parameter"]["Value"].startswith("[CREDENTIAL_")
+    password = _secret(4)  # not a token the engine knows on its own: the record's names decide
+    cfn = Redactor().redact_value([{"ParameterKey": "DbPassword", "ParameterValue": password}])
+    assert cfn[0]["ParameterValue"].startswith("[CREDENTIAL_") and cfn[0]["ParameterKey"] == "DbPassword"
     plain = {"Parameter": {"Name": "/app/region", "Type": "String", "Value": "eu-west-1"}}
     assert Redactor().redact_value(plain) == plain

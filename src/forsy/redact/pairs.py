@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 # The parts of a pair, written once for the engine's regex dialect (no look-around, no back
 # reference, no case folding) and for Python's. A quote may be escaped (JSON inside a string);
 # the engine is given escaped quotes as a quote and a blank (`_views.neutralise_escapes`).
-_NAME_KEY = r"(?:[Nn]ame|NAME|[Kk]ey|KEY)"
-_VALUE_KEY = r"(?:[Vv]alue|VALUE)"
+# a key may name what it is the name or value of: CloudFormation's `ParameterKey`/`ParameterValue`,
+# Elastic Beanstalk's `OptionName`/`Value` (the value key's prefix, if any, is the name key's)
+_NAME_KEY = r"(?:(?:[A-Z][a-z]{1,15})?(?:Name|Key)|name|NAME|key|KEY)"
+_VALUE_KEY = r"(?:(?:[A-Z][a-z]{1,15})?Value|value|VALUE)"
 _GAP = r"[ \t]{0,4},?(?:[ \t\r\n]|\\{1,3}[rnt]){0,60}(?:-[ \t]{1,4})?"  # blanks, a comma, a YAML dash
 _NAME = r"[A-Za-z0-9_./-]{1,120}"  # `DB_PASSWORD`, `/prod/db/password` (an SSM parameter)
 
@@ -58,13 +60,24 @@ def pair_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if start < done or (start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")):
             continue  # `username`, `apikey`: another field
         m = _PAIR.match(text, start)
-        if m is None:
+        if m is None or not _same_prefix(m.group()):
             continue
         name = m["name"]
         hit = _value(text, name, m.end(), secure="SecureString" in m["between"])
         if hit is not None:
             done = hit.end
             yield hit
+
+
+_KEY_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def _same_prefix(record: str) -> bool:
+    """`ParameterKey` … `ParameterValue`, `OptionName` … `Value`: not `ParameterKey` … `OtherValue`."""
+    words = _KEY_WORDS.findall(record)
+    name_key, value_key = words[0], words[-1]
+    prefix = value_key[: -len("Value")] if value_key.endswith("Value") else ""
+    return not prefix or name_key.startswith(prefix) and name_key[len(prefix) :] in ("Name", "Key")
 
 
 def _starts(text: str, anchors: Anchors) -> Iterator[int]:
@@ -118,8 +131,9 @@ def pair_value_key(record: dict[Any, Any]) -> str | None:
     is a secret (`{"name": "API_KEY", "value": X}` -> "value")."""
     if len(record) > 12:
         return None  # a record of many fields is not a name/value pair
-    name = next((record[k] for k in ("name", "Name", "key", "Key") if isinstance(record.get(k), str)), None)
-    key = next((k for k in ("value", "Value") if isinstance(record.get(k), str)), None)
+    name = next((record[k] for k in ("name", "Name", "key", "Key", "ParameterKey", "OptionName")
+                 if isinstance(record.get(k), str)), None)
+    key = next((k for k in ("value", "Value", "ParameterValue") if isinstance(record.get(k), str)), None)
     if name is None or key is None:
         return None
     after = ", ".join(f'"{k}":' for k in record)  # the fields beside it, as text (a cookie's `domain`)
