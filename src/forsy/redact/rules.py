@@ -343,7 +343,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
 
 
-_TABLE_CELL = re.compile(r"(?:\A|\n|\\n|\|)[ \t]*\Z")  # a cell opened right before the name, or a line
+_LINE_OPENS = r"\A|\n|\\n"  # where a line begins: the text's start, a newline, an escaped one
+_TABLE_CELL = re.compile(rf"(?:{_LINE_OPENS}|\|)[ \t]*\Z")  # a cell opened right before the name, or a line
 # an Amazon Resource Name up to a `:` (its parts are names: `…:secret:prod/db-AbCdEf` names a secret)
 _ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[^\s\"'`]*:$")
 # The value on the line after its name: a continued line (`password = \\`), a parenthesised
@@ -374,7 +375,7 @@ def _next_line_value(text: str, name: str, tier: int, pos: int, *, marked: bool,
     return _value_hit(name, tier if marked else 2, value, pos, quoted=False, code=code)
 
 
-_DIRECTIVE_START = re.compile(r"(?:\A|\n|\\n)[ \t]*\Z")
+_DIRECTIVE_START = re.compile(rf"(?:{_LINE_OPENS})[ \t]*\Z")
 _DIRECTIVE_END = re.compile(r"[ \t]*(?:\r?\n|\\[rn]|\Z)")
 _POSITIONAL = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)(?=[\s;]|\\[nrt]|$)")
 

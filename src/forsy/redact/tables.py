@@ -75,25 +75,24 @@ def table_values(text: str, anchors: Anchors) -> Iterator[Hit]:
     while at < len(found):
         i = found[at]
         nl = text.find("\n", i)
-        if nl < 0 and len(text) - i > MAX_LINE or nl - i > MAX_LINE:
+        end = len(text) if nl < 0 else nl  # where the line holding `i` ends
+        if end - i > MAX_LINE:
             # no line ends soon enough for a header here (a minified file, a JSON line): skip
             # to where one may, each name on the way only asked whether it ends an escaped header
-            far = bisect_left(found, (len(text) if nl < 0 else nl) - MAX_LINE, at)
+            far = bisect_left(found, end - MAX_LINE, at)
             if not anchors.want_json_view:
                 anchors.want_json_view = any(_escaped_header(text, j) for j in found[at:far])
             at = max(far, at + 1)
             continue
         start = _line_start(text, i)
-        end = -1 if start < 0 else text.find("\n", i, start + MAX_LINE + 1)
-        if end < 0 and 0 <= start and len(text) - start <= MAX_LINE:
-            end = len(text)
-        if end < 0:  # a line too long to be a header: a minified file, a JSON line
+        if start < 0 or end - start > MAX_LINE:  # a line too long to be a header
             if not anchors.want_json_view and _escaped_header(text, i):
                 anchors.want_json_view = True
             at += 1
             continue
         at = bisect_left(found, end, at + 1)  # a line is read once, however many names it holds
-        header = _header(text, start, end)
+        # (a line of exactly MAX_LINE characters before its newline is too long, as a row is: `_line`)
+        header = _header(text, start, end) if nl < 0 or end - start < MAX_LINE else None
         if header is None:
             if not anchors.want_json_view and _escaped_header(text, i):
                 anchors.want_json_view = True
@@ -152,11 +151,10 @@ Column = tuple[str, tuple[int, int]]  # a column's name and its span in the head
 
 
 def _header(text: str, start: int, end: int) -> tuple[list[Column], str, int] | None:
-    """The header's columns, delimiter ("" for an aligned table) and start, if the line is one."""
-    line = _line(text, start)
-    if line is None:
-        return None
-    end = line[1]
+    """The header's columns, delimiter ("" for an aligned table) and start, if the line from
+    `start` to `end` (its newline) is one."""
+    if end > start and text[end - 1] == "\r":
+        end -= 1
     copy = _COPY.fullmatch(text, start, end)
     if copy is not None:  # pg_dump's `COPY t (a, b) FROM stdin;`: its rows are tab-separated
         cells = _split(text, copy.start("names"), copy.end("names"), ",")
