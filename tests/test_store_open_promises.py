@@ -44,6 +44,21 @@ def test_each_way_of_naming_a_sqlite_store_opens_that_file_and_keeps_the_url(tmp
     assert sorted(p.name for p in tmp_path.glob("*.db")) == ["abs.db", "plain-rel.db", "plain.db", "rel.db"]
 
 
+def test_four_slashes_name_the_same_absolute_file_as_three(tmp_path: Path) -> None:
+    """`sqlite:////abs` (SQLAlchemy's spelling, and the default store's URL, made from an absolute
+    folder) is /abs, named with one leading slash, never `//abs`."""
+    url = f"sqlite:///{tmp_path}/four.db"  # tmp_path is absolute: four slashes
+    assert url.startswith("sqlite:////")
+    with pytest.raises(InputError) as e:
+        open_store(url, create=False)
+    assert e.value.message == f"no store at {tmp_path}/four.db: `forsy sweep` (or `forsy store migrate`) makes one"
+    st = open_store(url)
+    try:
+        assert (st.url, str(st.path)) == (url, f"{tmp_path}/four.db")  # type: ignore[attr-defined]
+    finally:
+        st.close()
+
+
 def test_a_store_that_is_not_there_is_named_as_given_when_not_made(tmp_path: Path) -> None:
     for url, shown in ((f"sqlite://{tmp_path}/typo.db", f"{tmp_path}/typo.db"), ("sqlite:typo.db", "typo.db")):
         for how in ({"create": False}, {"readonly": True}):

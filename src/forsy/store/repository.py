@@ -172,6 +172,8 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
     if url.startswith("sqlite:"):
         rest = url[len("sqlite:"):]
         path = rest[2:] if rest.startswith("//") else rest  # sqlite:///abs → /abs; sqlite:rel → rel
+        if path.startswith("//"):  # sqlite:////abs (SQLAlchemy's spelling, and the default store's) → /abs
+            path = "/" + path.lstrip("/")
     elif "://" in url:
         raise InputError(f"unknown store URL {shown_url(url)!r}; use sqlite:///path/to.db or postgresql://…")
     else:
