@@ -233,6 +233,14 @@ def test_the_queue_filters(web: Web) -> None:
     assert "1 draft(s)" in web.c.get("/?text=alert").text and "0 draft(s)" in web.c.get("/?project=none").text
 
 
+def test_a_drafts_task_in_the_queue_opens_it_as_its_id_does(web: Web) -> None:
+    """A reviewer clicks what the session was about, not only its id (one tab stop a row: the id)."""
+    page = web.c.get("/").text
+    for tid in (web.demo, web.hostile):
+        cell = re.search(rf'<td class="task"><a href="/t/{tid}" tabindex="-1">([^<]*)</a></td>', page)
+        assert cell is not None and cell.group(1).strip(), tid
+
+
 def test_a_long_draft_is_paged_by_steps(web: Web, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(web_app, "STEPS_PER_PAGE", 4)  # the demo has 9 steps: pages 1-4, 5-8, 9
     t = web.demo
