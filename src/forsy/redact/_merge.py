@@ -11,6 +11,7 @@ from ._base import (
     CREDENTIAL,
     EMAIL,
     ID_NUMBER,
+    IP_ADDRESS,
     PATH_USER,
     PAYMENT_CARD,
     PERSON,
@@ -23,7 +24,7 @@ from ._base import (
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, BIRTH_DATE: 5, EMAIL: 6,
-             PHONE: 7, PERSON: 8, PATH_USER: 9, PLACEHOLDER: 10}
+             PHONE: 7, IP_ADDRESS: 8, PERSON: 9, PATH_USER: 10, PLACEHOLDER: 11}
 # forsy rules that find exactly the secret part of what an engine rule matches whole: a
 # connection string's password (not host, port, database), curl's `user:PASSWORD`
 EXACT_RULES = frozenset({"url-password", "curl-user"})

@@ -35,6 +35,7 @@ from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
 from .languages import language_secret
 from .logins import login_pair
+from .network import ip_address
 from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
@@ -493,4 +494,4 @@ def project_rules() -> tuple[Finder, ...]:
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
             login_pair, declared_secret, email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase,
-            government_id, birth_date, sql_values, table_values, home_path_user)
+            government_id, birth_date, ip_address, sql_values, table_values, home_path_user)
