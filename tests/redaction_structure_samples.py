@@ -139,6 +139,11 @@ MUST_MATCH: dict[str, tuple[str, ...]] = {
         "setenv GITHUB_TOKEN {tok}",
         "api_token: {human}",
         "--token {human}",
+        # an element its `name`/`key` attribute names: Java properties in XML, Hibernate, Ant, log4j
+        '<entry key="db.password">{pw}</entry>',
+        "<property name=\"hibernate.connection.password\">{pw}</property>",
+        "<item id=\"7\" key='smtp_password' type=\"string\">{pw}</item>",
+        '<entry key=\\"api.token\\">{tok}</entry>',
     ),
 }
 
@@ -199,7 +204,11 @@ MUST_NOT_MATCH: dict[str, tuple[str, ...]] = {
                           'key: "Control+Shift+T"', "credentials: Base64-encoded credentials",
                           "def f(self, key: PositionalIndexer2D) -> Self:", "o.key=t?r.C0.ESC+`OA`:r.C0.ESC+`[A`",
                           'char *key = "__f2py_cb_#name#";', '"result_key": "ProductsV2"',
-                          'key = "actions_dreamed_t0_to_H_BxT"'),
+                          'key = "actions_dreamed_t0_to_H_BxT"',
+                          '<entry key="password.min.length">12</entry>',
+                          '<entry key="db.password">${DB_PASSWORD}</entry>',
+                          '<property name="passwordEncoder" ref="encoder"/><bean>x</bean>',
+                          '<label for="password">Password</label>'),
 }
 
 

@@ -220,6 +220,11 @@ _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 _ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
 # `<password>value</password>` and netrc's `login NAME password VALUE`
 _XML_VALUE = re.compile(r">(?P<v>[^<>\n]{1,1024})</")
+# `<entry key="…` / `<property name='…` (JSON-escaped quotes too): a tag whose attribute names what it holds
+_XML_NAMING_TAG = re.compile(r"<(?P<tag>[A-Za-z][\w:.-]{0,40})\s(?:[^<>]{0,160}\s)?(?:name|key|Name|Key|NAME|KEY)"
+                             r"[ \t]*=[ \t]*\\{0,3}[\"']\Z")
+# the name's closing quote, the tag's other attributes, then its `>` (not `/>`: no content)
+_XML_TAG_END = re.compile(r"\\{0,3}[\"'](?:[ \t]+[^<>]{0,160}?)?(?<!/)>")
 _NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
 _NETRC_VALUE = re.compile(r"[ \t]+(?P<v>\S{1,1024})")
 _BARE = re.compile(r"[^\s\"'`\\,;<>]{1,1024}")
@@ -271,10 +276,18 @@ def _name_start(text: str, start: int) -> int:
 
 
 def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit | None:
-    """`<password>value</password>`, or netrc's `… login NAME password VALUE`."""
+    """`<password>value</password>`, an element its `name`/`key` attribute names
+    (`<entry key="db.password">value</entry>`, Hibernate's `<property name="…password">`), or
+    netrc's `… login NAME password VALUE`."""
     if start > 0 and text[start - 1] == "<" and text[end : end + 1] == ">":
         m = _XML_VALUE.match(text, end)
         if m and text.startswith(name + ">", m.end()) and accept_value(name, tier, m["v"], quoted=True):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    elif start > 0 and text[start - 1] in "\"'" and (tag := _XML_NAMING_TAG.search(text, max(0, start - 240), start)):
+        rest = _XML_TAG_END.match(text, end)
+        m = _XML_VALUE.match(text, rest.end() - 1) if rest is not None else None
+        if (m and text.startswith(tag["tag"] + ">", m.end())
+                and accept_value(name, tier, m["v"], quoted=True)):
             return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
     elif name.lower() == "password" and _NETRC_LOGIN.search(text, max(0, start - 200), start):
         m = _NETRC_VALUE.match(text, end)
