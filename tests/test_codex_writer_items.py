@@ -2,7 +2,8 @@
 by its variant's name (`#[serde(tag = "type")]` without renaming: `"Plan"`, `"Sleep"`,
 codex-rs/protocol/src/items.rs), which the recorder keeps in `item_completed` for items with
 no response item (rollout/src/policy.rs); the recorder's newer rollout records
-`security_risk_score` (always kept) and `realtime_item` (kept in paginated history); and the
+`security_risk_score` (always kept), `realtime_item` (kept in paginated history), `token_usage_record`
+and `retained_context` (codex-rs/history/src/rollout_payload.rs); and the
 `injected_message` event (a prompt Codex sends for a timer or a tool, kept in Limited mode).
 Hand-built rollouts in the recorder's envelope."""
 
@@ -118,3 +119,37 @@ def test_an_output_that_names_no_call_is_said_as_such(tmp_path: Path) -> None:
     Segmenter(s).run()
     assert [(w.code, w.message, w.line) for w in s.warnings if w.code == "orphan-result"] == [
         ("orphan-result", "a result that names no call kept out of the trace", 4)]
+
+
+def _usage(total: int) -> dict[str, object]:
+    return {"input_tokens": total - 10, "cached_input_tokens": 0, "cache_write_input_tokens": 0, "output_tokens": 10,
+            "reasoning_output_tokens": 2, "total_tokens": total, "codex_rollout_budget_units": None}
+
+
+def _usage_record(turn_usage: int, thread_usage: int) -> dict[str, object]:
+    """`token_usage_record` as the newer recorder writes it (codex-rs/history rollout_payload.rs:
+    TokenUsageRecordWire, every field required)."""
+    return {"type": "token_usage_record", "payload": {
+        "thread_id": "t", "turn_id": "t1", "session_id": "s", "root_turn_id": "t1", "response_id": "resp_1",
+        "usage": _usage(turn_usage), "turn_token_usage": _usage(turn_usage),
+        "thread_token_usage": _usage(thread_usage)}}
+
+
+def test_usage_and_retained_answers_are_read_by_name_not_unknown(tmp_path: Path) -> None:
+    retained = {"type": "retained_context", "payload": {
+        "type": "verified_answer", "turn_id": "t1", "call_id": "c1",
+        "questions": [{"question": "Deploy to prod?", "answer": "staging only"}], "acceptance_order": 1}}
+    s = read(tmp_path, [*user("go"), _usage_record(120, 120), retained, say("done"), _usage_record(80, 200)])
+    assert s.quality.unknown_records == 0 and s.warnings == []
+    assert s.meta.token_usage is not None and s.meta.token_usage["total_tokens"] == 200  # the last running total
+    assert "codex_rollout_budget_units" not in s.meta.token_usage
+    by_line = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    assert {by_line[n].heading for n in (4, 7)} == {"metadata"}
+    assert by_line[5].heading == "set_aside" and "answers" in by_line[5].name
+
+
+def test_a_token_count_event_s_total_is_not_replaced_by_a_usage_record(tmp_path: Path) -> None:
+    count = msg(type="token_count", info={"total_token_usage": {"input_tokens": 900, "output_tokens": 100,
+                                                                "total_tokens": 1000}})
+    s = read(tmp_path, [*user("go"), count, say("done"), _usage_record(80, 200)])
+    assert s.meta.token_usage == {"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000}

@@ -65,7 +65,11 @@ ACTION_KINDS = frozenset({"user_shell_command"})
 SILENT_KINDS = frozenset({"state", "world_state", "inter_agent_communication_metadata"})
 # rollout records that hold no step: an action's security risk score, a realtime (voice) session item
 SET_ASIDE_KINDS = {"security_risk_score": "a security risk score of an action, not a step",
-                   "realtime_item": "a realtime (voice) conversation item: not read"}
+                   "realtime_item": "a realtime (voice) conversation item: not read",
+                   # RetainedContextEvent::VerifiedAnswer: the person's answers, which the
+                   # request_user_input call's result holds too
+                   "retained_context": "answers to the agent's questions the harness kept again (the call's "
+                                       "result holds them)"}
 PLAN_ITEMS = frozenset({"Plan", "plan"})
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -112,6 +116,7 @@ class ThreadBuilder:
         self.warned: set[str] = set()
         self.last_compaction: tuple[int, int] | None = None  # (record idx, events then)
         self.spawn_marker: str | None = None
+        self.usage_from_count = False  # token_count gave the thread's usage
         self.index = Index()
         self.tools = ToolTracker(session, lf.source, self.index, self._event)
 
@@ -168,6 +173,8 @@ class ThreadBuilder:
             self._event("note", rec, actor="system", info=NoteInfo(subtype=kind, raw=raw))
         elif kind == "inter_agent_communication":
             self._inter_agent(rec)
+        elif kind == "token_usage_record":
+            self._usage_record(rec)
         elif kind in ("session_meta", "bare_header"):
             self._warn_once("extra_session_meta", rec, "another session_meta inside the thread; skipped")
         elif kind not in SILENT_KINDS and kind not in SET_ASIDE_KINDS:
@@ -483,8 +490,16 @@ class ThreadBuilder:
             # Cumulative for the thread: the last one is the total, never a sum.
             usage = {k: v for k in total if (v := self._typed(rec, total, k, int)) is not None}
             self.meta.token_usage = usage
+            self.usage_from_count = True
         if (window := self._typed(rec, info, "model_context_window", int)) is not None:
             self.meta.extra["model_context_window"] = window
+
+    def _usage_record(self, rec: Rec) -> None:
+        """One model response's usage (TokenUsageRecord, newer Codex): its `thread_token_usage`
+        is the thread's running total, read when no token_count event gives it."""
+        total = self._typed(rec, rec.payload, "thread_token_usage", dict)
+        if total is not None and not self.usage_from_count:
+            self.meta.token_usage = {k: v for k, v in total.items() if type(v) is int}
 
     def _turn_context(self, rec: Rec) -> None:
         self.group = None

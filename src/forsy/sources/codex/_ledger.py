@@ -17,6 +17,7 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "turn_context": ("metadata", "turn context (model, cwd, policies)"),
     "response_item:message": ("metadata", "context shown to the model (agent_config.context, memory, cwd)"),
     "event_msg:token_count": ("metadata", "usage"),
+    "token_usage_record": ("metadata", "usage (one model response's, and the thread's running total)"),
     "event_msg:task_started": ("metadata", "turn id"),
     "event_msg:turn_started": ("metadata", "turn id"),
     "event_msg:thread_name_updated": ("metadata", "title"),
