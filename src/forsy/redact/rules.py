@@ -47,6 +47,7 @@ from .structure import (
     credential_lines,
     flag_secret,
     net_secret,
+    sasl_secret,
     sql_secret,
     stdin_secret,
     url_path_secret,
@@ -505,6 +506,6 @@ def project_rules() -> tuple[Finder, ...]:
     return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, prefixed_token, *HEADER_RULES,
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
-            base64_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret, prompt_answer,
-            login_pair, declared_secret, email, phone, labelled_phone, payment_card, iban, wallet_key, seed_phrase,
-            government_id, birth_date, ip_address, sql_values, table_values, home_path_user)
+            base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, language_secret,
+            prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, iban, wallet_key,
+            seed_phrase, government_id, birth_date, ip_address, sql_values, table_values, home_path_user)

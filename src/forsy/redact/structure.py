@@ -334,6 +334,42 @@ def _decodes_to_secret(b64: str) -> bool:
     return password_like(decoded, 6) or looks_random(decoded, 16) or one_word
 
 
+# ---------------------------------------------------------------- SASL: SMTP, IMAP, POP3, LDAP sign-ins
+# `AUTH PLAIN <b64>` / `AUTHENTICATE PLAIN` (+ the next line): the base64 of `[authzid]\0user\0password`;
+# `AUTH LOGIN`: the base64 line answering the server's `334 UGFzc3dvcmQ6` ("Password:")
+_SASL_ANCHORS = ("PLAIN", "UGFzc3dvcmQ6", "cGFzc3dvcmQ6")
+_SASL_NEXT = re.compile(r"(?:[\s'\"+]|\\[rnt]|[A-Z]: |\d{3} )*(?P<v>[A-Za-z0-9+/]{4,4096}={0,2})(?![A-Za-z0-9+/=])")
+
+
+def sasl_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A SASL PLAIN message (whose decoding holds the user and the password, split by NULs),
+    and the base64 answer to a LOGIN exchange's password challenge, as a mail client's or
+    `openssl s_client`'s transcript shows them."""
+    for i in anchors.find(_SASL_ANCHORS):
+        plain = text.startswith("PLAIN", i)
+        end = i + (5 if plain else 12)
+        if (i > 0 and text[i - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+            continue
+        m = _SASL_NEXT.match(text, end, min(len(text), end + 4200))
+        if m is None:
+            continue
+        decoded = _b64_text(m["v"])
+        if decoded is None:
+            continue
+        parts = decoded.split("\0")
+        if (plain and len(parts) == 3 and parts[1] and len(parts[2]) >= 3) or (
+                not plain and "\0" not in decoded and len(decoded.strip()) >= 3):
+            yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "sasl-secret")
+
+
+def _b64_text(b64: str) -> str | None:
+    try:
+        decoded = base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return decoded if decoded.replace("\0", "").isprintable() else None
+
+
 # ---------------------------------------------------------------- short password flags of any tool
 # `-p X`, `-pX`, `-P X`, `-pw X`, `-pass X`, `/pass:X`, `/p:X`, `/rp X`; `-U user%X`; the value
 # must look like a password (ports, paths, profiles, `no:plugin` do not).
@@ -470,4 +506,4 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 # (Not `<<<`: the engine reports no match without a letter or digit in it. Overlapping
 # literals are found: Redactor._engine_pass gives every place inside a match.)
 NATIVE_ANCHORS = tuple(lit for lit in (*_FEEDERS, *_HASH_PREFIXES, *_PATH_PREFIXES, *_B64_DECODERS, *_FLAG_ANCHORS,
-                                       *_NET) if any(c.isalnum() for c in lit))
+                                       *_NET, *_SASL_ANCHORS) if any(c.isalnum() for c in lit))
