@@ -8,10 +8,14 @@ itself). Expectations by hand."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from _gemini_view import ev, events, ledger, read, write_lines
+from forsy.payloads import MessageInfo
+from forsy.sources import ReadContext
+from forsy.sources.gemini import GeminiSource
 from forsy.sources.gemini._jsonl import CHECKPOINT_WHY, COPY_WHY, HEADER_WHY
 
 T = "2026-08-01T00:00:0{}Z".format
@@ -155,6 +159,26 @@ def test_user_turns_the_cli_writes_itself_are_notes_not_prompts(tmp_path: Path) 
     assert ledger(s) == {1: ("metadata", HEADER_WHY, "header"),
                          **{i + 2: ("set_aside", f"a user turn the CLI wrote ({k}), not typed", "user")
                             for i, (_, k) in enumerate(texts)}}
+
+
+def test_a_command_the_person_ran_with_a_bang_is_their_step_and_its_log_entry_confirms_it(tmp_path: Path) -> None:
+    """useExecutionLifecycle writes `!cmd` as a user turn holding the command and its output
+    (newer versions escape backslashes and backticks in both); logger.logMessage logs the command
+    alone. The person's action is the user step `!cmd` (R-user/bash-input), the whole turn a note."""
+    turn = ("I ran the following shell command:\n```sh\nrm -rf build && make \\`x\\`\n```\n\n"
+            "This produced the following result:\n```\nCommand exited with code 2.\nmake: *** [all] Error 2\n```")
+    p = write_lines(tmp_path / "chats" / "session-b.jsonl", [
+        HEAD, {"id": "u0", "timestamp": T(1), "type": "user", "content": [{"text": turn}]},
+        {"id": "u1", "timestamp": T(2), "type": "user", "content": [{"text": "why did that fail?"}]}])
+    (tmp_path / "logs.json").write_text(json.dumps([
+        {"sessionId": "s-w", "messageId": 0, "type": "user", "message": "rm -rf build && make \\`x\\`",
+         "timestamp": T(1)},
+        {"sessionId": "s-w", "messageId": 1, "type": "user", "message": "why did that fail?", "timestamp": T(2)}]))
+    [s] = GeminiSource().read(p, ReadContext(root=tmp_path))
+    users = [(e.text, e.info.rule if isinstance(e.info, MessageInfo) else None) for e in s.events if e.kind == "user"]
+    assert users == [("!rm -rf build && make \\`x\\`", "bash-input"), ("why did that fail?", None)]
+    assert [e.text for e in s.events if e.kind == "note"] == [turn]  # the output, kept with the turn
+    assert s.quality.extra["logs_json_confirmed"] == 2 and "logs_json_added" not in s.quality.extra
 
 
 def test_a_result_synced_from_the_history_keeps_only_its_own_calls_parts(tmp_path: Path) -> None:

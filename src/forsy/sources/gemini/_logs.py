@@ -106,7 +106,8 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
         extra: list[Event] = []
         for rec in recs:
             msg, ts = _str_of(rec.data, "message"), _str_of(rec.data, "timestamp")
-            if (msg, ts) in typed or (rec.data.get("type") == "user" and msg in texts):
+            # a `!cmd` is logged as the command alone, and is `!cmd` in the chat (R-user/bash-input)
+            if (msg, ts) in typed or (rec.data.get("type") == "user" and (msg in texts or f"!{msg}" in texts)):
                 confirmed += 1
                 s.add_evidence(rec.ev)  # read, so accounted for: the chat's own record is the step's
                 s.mark(rec.ev.id, "duplicate", "a prompt the chat holds (logs.json confirms it)", "logs.json")

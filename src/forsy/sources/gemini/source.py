@@ -85,6 +85,10 @@ CLI_TURNS = (
 # geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
 # acknowledgement "Binary content received. ..."): never the model's reasoning
 SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
+# the command of a `!cmd` turn (useExecutionLifecycle addShellCommandToGeminiHistory), as written
+# (newer versions escape its backslashes and backticks: kept so, a copy of what the log holds)
+_SHELL_MODE = re.compile(r"I ran the following shell command:\n```sh\n(?P<cmd>.*?)\n```\n\nThis produced the following "
+                         r"result:\n```\n", re.S)
 CLIENT_CALLS = frozenset({"activate_skill"})  # ACTIVATE_SKILL_TOOL_NAME: the calls the client makes itself
 CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from inside a checkpoint
 
@@ -401,6 +405,10 @@ class _Chat:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
                 s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
             elif turn is not None:  # a turn the CLI wrote in the user's place
+                shell = _SHELL_MODE.match(text) if turn == "shell_mode_command" else None
+                if shell is not None and shell["cmd"].strip():  # the person ran `!cmd` (R-user/bash-input)
+                    self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text="!" + shell["cmd"],
+                             info=MessageInfo(rule="bash-input"))
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=turn))
                 s.mark(rec.ev.id, "set_aside", f"a user turn the CLI wrote ({turn}), not typed", "user")
             elif self.subagent:  # the task the parent agent gave: not a person's words
