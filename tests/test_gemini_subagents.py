@@ -96,6 +96,30 @@ def test_a_subagents_work_follows_the_call_that_ran_it_and_is_linked_to_it(tmp_p
     assert "subagent" not in s.meta.extra  # the main chat is no subagent's
 
 
+def test_a_call_a_subagent_was_refused_is_read_from_its_error_alone(tmp_path: Path) -> None:
+    """local-executor.ts records only the calls it scheduled: one the subagent may not use, or
+    whose arguments do not parse, is only an error in the responses it sends back (with the
+    scheduled calls' own). Read as a call of that name (no arguments: the log holds none) that
+    failed; the scheduled call's response stays its record's."""
+    chats = tmp_path / "chats"
+    main = _main(chats, _investigate(9, "ag-1"), _turn("m3", 10, text="Two callers."))
+    refused = {"id": "s3", "timestamp": T(6), "type": "user", "content": [
+        {"functionResponse": {"id": "ag-1#1-1", "name": "run_shell_command",
+                              "response": {"error": "Unauthorized tool call: 'run_shell_command' is not available."}}},
+        {"functionResponse": {"id": "grep-1", "name": "grep_search", "response": {"output": "cli.py:3"}}}]}
+    _sub(chats, "ag-1", _grep(5), refused)
+    s = read(main)
+    sub = "subagent:ag-1"
+    assert _kinds(s)[3:7] == [("tool_call", sub, "grep-1"), ("tool_result", sub, "grep-1"),
+                              ("tool_call", sub, "ag-1#1-1"), ("tool_result", sub, "ag-1#1-1")]
+    call, result = s.events[5], s.events[6]
+    assert (call.tool, call.args, result.is_error) == ("run_shell_command", None, True)
+    assert result.text == "Unauthorized tool call: 'run_shell_command' is not available."
+    # the same response in the main chat (whose scheduler records every call) is no new call
+    main2 = _main(tmp_path / "main2" / "chats", _turn("m2", 2), {**refused, "id": "m4"})
+    assert [e.kind for e in read(main2).events] == ["user"]
+
+
 def test_the_trace_says_the_work_was_delegated_and_cites_both_chats(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -296,6 +296,7 @@ class _Chat:
         self.subagent = False  # a subagent's chat: its "user" is the agent that delegated to it
         self.compacted: set[str] = set()  # checkpoints whose rebuilt turns were read
         self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
+        self.call_ids: set[str] = set()  # the ids of the calls read from toolCalls
         self.spawned: dict[str, str] = {}  # the agent a call ran (its agentId) → the call id
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
@@ -384,7 +385,8 @@ class _Chat:
             for ptr, text in texts:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="tool_response_text"))
-            if self._part_results(rec, content, ts):
+            read = self._part_results(rec, content, ts)
+            if (self.subagent and self._unrecorded_calls(rec, content, ts)) or read:
                 return
             s.mark(rec.ev.id, "set_aside" if texts else "duplicate", "tool responses sent to the model (the calls' "
                    "results hold them)" + ("; the text with them is a note" if texts else ""), "user:functionResponse")
@@ -434,6 +436,33 @@ class _Chat:
             self._ev("tool_result", rec, pointer("content", j, "functionResponse", "response", key), ts,
                      "/timestamp", call_id=call_id, tool=name, text=resp[key], is_error=key == "error",
                      info=ResultInfo())
+            if (rid := _response_id(part)) is not None:
+                self.call_ids.add(rid)
+            read = True
+        return read
+
+    def _unrecorded_calls(self, rec: Record, content: list[Any], ts: str | None) -> bool:
+        """A subagent's responses to calls no toolCalls record holds: it records only the calls
+        it scheduled (local-executor.ts), so one refused before it ran (a tool it may not use,
+        arguments that do not parse) is only its error here (the main chat's scheduler records
+        those calls too). Read as a call of that name (its
+        arguments are not in the log) and its failed result. True when one was."""
+        read = False
+        for j, part in enumerate(content):
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            call_id, name = _response_id(part), fr.get("name") if isinstance(fr, dict) else None
+            resp = fr.get("response") if isinstance(fr, dict) else None
+            key = next((k for k in ("error", "output") if isinstance(resp, dict) and isinstance(resp.get(k), str)),
+                       None)
+            if call_id is None or call_id in self.call_ids or not isinstance(name, str) or key is None:
+                continue
+            assert isinstance(resp, dict)
+            at = ("content", j, "functionResponse")
+            self._ev("tool_call", rec, pointer(*at, "name"), ts, "/timestamp", call_id=call_id, tool=name,
+                     name_ref=Ref(rec.ev.id, pointer(*at, "name")))
+            self._ev("tool_result", rec, pointer(*at, "response", key), ts, "/timestamp", call_id=call_id, tool=name,
+                     text=resp[key], is_error=key == "error", info=ResultInfo())
+            self.call_ids.add(call_id)
             read = True
         return read
 
@@ -481,6 +510,7 @@ class _Chat:
                          call_id=call_id, tool=name, args=fc.get("args"), group=str(group),
                          name_ref=Ref(rec.ev.id, pointer("content", i, "functionCall", "name")))
                 self.part_calls[name] = call_id
+                self.call_ids.add(call_id)
             elif isinstance(fc, dict):
                 s.mark(rec.ev.id, "set_aside", "a model turn holding its calls as content parts (a turn copied "
                        "from a history), the calls not read", "gemini:functionCall")
@@ -496,6 +526,7 @@ class _Chat:
         s = self.s
         base = ("toolCalls", i)
         call_id: str = tc["id"] if isinstance(tc.get("id"), str) else f"{rec.ev.id}:{i}"
+        self.call_ids.add(call_id)
         name = tc.get("name") if isinstance(tc.get("name"), str) else None
         c_ts = tc.get("timestamp") if isinstance(tc.get("timestamp"), str) else None
         ts_ptr = pointer(*base, "timestamp") if c_ts else "/timestamp"
