@@ -11,10 +11,9 @@ parts, which call providers over the network, are never used) + forsy's own rule
 and the modules it gathers) for what the engine misses in logs: `password = …` assignments,
 auth headers, cookies, passwords in URLs or in other languages, unnamed tokens, personal data.
 
-Every hit is replaced by a typed placeholder, `[CREDENTIAL_1]`, `[EMAIL_2]`, `[PATH_USER_1]`…
-The same value always gets the same placeholder for the life of one Redactor; numbers are
-given in order of first appearance, so the same input gives byte-identical output. The
-value -> placeholder mapping lives only in memory, keyed by a salted hash.
+Every hit is replaced by a typed placeholder (`[CREDENTIAL_1]`, `[EMAIL_2]`…), the same for a value
+for the life of one Redactor, numbered in order of first appearance (the same input,
+byte-identical output); the value -> placeholder mapping lives only in memory, salted-hashed.
 
 Escaped text: agent logs keep secrets JSON-escaped (tool arguments are JSON in a string)
 or URL-encoded. Rules read one or more levels of escaping in place; where a value holds
