@@ -256,3 +256,22 @@ def test_a_function_call_part_of_another_tool_is_no_call(tmp_path: Path) -> None
     assert s.events == []
     assert ledger(s)[2] == ("set_aside", "a model turn holding its calls as content parts (a turn copied from a "
                             "history), the calls not read", "gemini:functionCall")
+
+
+def test_the_working_directory_is_the_project_root_the_marker_beside_chats_names(tmp_path: Path) -> None:
+    """projectRegistry.ts writes `~/.gemini/tmp/<slug>/.project_root` (the project's root) since the
+    project folders are named by the project; the chat's `projectHash` is sha256 of that root
+    (getProjectHash). The root is the working directory only when the two agree."""
+    import hashlib
+
+    root = "/home/u/my proj"
+    for folder, marker, project_hash, cwd in (
+            ("a", root + "\n", hashlib.sha256(root.encode()).hexdigest(), root),
+            ("b", "/home/u/other", hashlib.sha256(root.encode()).hexdigest(), None),  # another project's
+            ("c", None, hashlib.sha256(root.encode()).hexdigest(), None)):  # the older layout: no marker
+        if marker is not None:
+            (tmp_path / folder).mkdir()
+            (tmp_path / folder / ".project_root").write_text(marker, "utf-8")
+        p = write_lines(tmp_path / folder / "chats" / "session-p.jsonl", [
+            {**HEAD, "projectHash": project_hash}, {"id": "u", "timestamp": T(1), "type": "user", "content": "hi"}])
+        assert read(p).meta.cwd == cwd, folder

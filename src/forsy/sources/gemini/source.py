@@ -27,8 +27,9 @@ session of prompts per `sessionId` whose chat is not beside it.
 
 A main chat's subagents each write a chat of their own, read with it (`_subagents`).
 
-What the format does not record: the working directory (only a hash of it), the system
-prompt, the tools offered, the CLI's version; none of them is filled.
+What the format does not record: the working directory (only a hash of it: `.project_root`
+beside `chats/` names it since 2026, `_project`), the system prompt, the tools offered, the
+CLI's version; none of them is filled.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from ..json_doc import read_object_array
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
+from ._project import project_root
 from ._subagents import Chat, main_chat, read_subagents
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
@@ -238,6 +240,7 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     for rec in doc.records:
         s.add_evidence(rec.ev)
         builder.message(rec)
+    project_root(path, doc.header.get("projectHash"), s)
     _merge_logs(path, s, ctx)
     return s
 
@@ -267,6 +270,7 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
         builder.message(rec)
         s.quality.abandoned_events += (len(s.events) - before) if abandoned else 0
     if logs:  # the project's logs.json holds what a person typed: never a subagent's task
+        project_root(path, lines.header.get("projectHash"), s)
         _merge_logs(path, s, ctx)
     return Chat(s, builder.spawned)
 
