@@ -275,3 +275,29 @@ def test_the_working_directory_is_the_project_root_the_marker_beside_chats_names
         p = write_lines(tmp_path / folder / "chats" / "session-p.jsonl", [
             {**HEAD, "projectHash": project_hash}, {"id": "u", "timestamp": T(1), "type": "user", "content": "hi"}])
         assert read(p).meta.cwd == cwd, folder
+
+
+def test_a_turn_the_cli_sends_under_the_persons_earlier_words_is_its_note(tmp_path: Path) -> None:
+    """client.ts sends loop-recovery feedback, "Please continue." and an AfterAgent hook's reason
+    as turns with the first turn's displayContent (the chat records it): the CLI's words, not a
+    second prompt. The same words typed again (the same content) stay the person's."""
+    loop = ("System: Potential loop detected. Details: Repetitive patterns identified. Please take a step back "
+            "and confirm you're making forward progress.")
+    shown = [{"text": "fix the failing build"}]
+    p = write_lines(tmp_path / "session-r.jsonl", [
+        HEAD,
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "fix the failing build\n--- ctx"}],
+         "displayContent": shown},
+        {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "trying"},
+        {"id": "u2", "timestamp": T(3), "type": "user", "content": [{"text": loop}], "displayContent": shown},
+        {"id": "u3", "timestamp": T(4), "type": "user", "content": [{"text": "Please continue."}],
+         "displayContent": shown},
+        {"id": "u4", "timestamp": T(5), "type": "user", "content": [{"text": "fix the failing build\n--- ctx"}],
+         "displayContent": shown},  # typed again
+    ])
+    s = read(p)
+    assert [(e.kind, e.text) for e in s.events] == [
+        ("user", "fix the failing build"), ("agent_text", "trying"), ("note", loop), ("note", "Please continue."),
+        ("user", "fix the failing build")]
+    assert [e.info.subtype for e in s.events if e.kind == "note"] == ["cli_resent", "cli_resent"]  # type: ignore[union-attr]
+    assert ledger(s)[4][0] == ledger(s)[5][0] == "set_aside"

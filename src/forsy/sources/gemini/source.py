@@ -50,6 +50,7 @@ from ..json_doc import read_object_array
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
+from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
 from ._subagents import Chat, main_chat, read_subagents
 
@@ -183,34 +184,6 @@ def _read_subagent(path: Path, ctx: ReadContext) -> Chat:
                             ctx, logs=False)
 
 
-def _texts(content: Any, ptr: str, thoughts: bool | None = None) -> list[tuple[str, str]]:
-    """(pointer, text) of a PartListUnion: a string, or a list of parts (`{text}` or strings).
-    `thoughts`: only the parts marked `thought: true` (True), only the others (False), all (None)."""
-    if isinstance(content, str):
-        return [(ptr, content)] if content.strip() and not thoughts else []
-    out = []
-    for i, part in enumerate(content if isinstance(content, list) else []):
-        text = part.get("text") if isinstance(part, dict) else part
-        thought = isinstance(part, dict) and part.get("thought") is True
-        if isinstance(text, str) and text.strip() and (thoughts is None or thoughts == thought):
-            out.append((f"{ptr}/{i}/text" if isinstance(part, dict) else f"{ptr}/{i}", text))
-    return out
-
-
-def _response_id(part: Any) -> str | None:
-    """The call id a `functionResponse` part names (None for any other part)."""
-    fr = part.get("functionResponse") if isinstance(part, dict) else None
-    rid = fr.get("id") if isinstance(fr, dict) else None
-    return rid if isinstance(rid, str) else None
-
-
-def _part_at(content: Any, ptr: str) -> dict[str, Any]:
-    """The part a `_texts` pointer `/content/<i>/text` names (empty when it names none)."""
-    bits = ptr.split("/")
-    part = content[int(bits[2])] if len(bits) == 4 and isinstance(content, list) else None
-    return part if isinstance(part, dict) else {}
-
-
 def _str(s: Session, rec: Record, obj: dict[str, Any], key: str) -> str | None:
     v = obj.get(key)
     if v is None or isinstance(v, str):
@@ -275,24 +248,6 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
     return Chat(s, builder.spawned)
 
 
-def _asked(ts: str | None, calls: Any) -> tuple[str, str] | None:
-    """(the message's time, the first time one of its calls completed) when the message was
-    written before that: the model asked for that first batch of calls at the message's time.
-
-    geminiChat.ts records a call once it completed, at that time (`recordCompletedToolCalls`);
-    a model turn with no text of its own writes no message, so its calls join the message before
-    (chatRecordingService.ts `recordToolCalls`), or make one at their end. So only the calls
-    that completed first began at the message's time; of the others only the end is known.
-    Times are compared as the CLI writes them (`toISOString`: one length, UTC)."""
-    done = [tc["timestamp"] for tc in (calls if isinstance(calls, list) else [])
-            if isinstance(tc, dict) and isinstance(tc.get("timestamp"), str)]
-    if not ts or not done:
-        return None
-    first = min(done)
-    same_form = all(len(t) == len(ts) and t.endswith("Z") for t in done) and ts.endswith("Z")
-    return (ts, first) if same_form and ts < first else None
-
-
 class _Chat:
     def __init__(self, s: Session) -> None:
         self.s = s
@@ -301,6 +256,7 @@ class _Chat:
         self.compacted: set[str] = set()  # checkpoints whose rebuilt turns were read
         self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
         self.call_ids: set[str] = set()  # the ids of the calls read from toolCalls
+        self.shown: dict[tuple[str, ...], tuple[str, ...]] = {}  # a prompt's displayContent → its content
         self.spawned: dict[str, str] = {}  # the agent a call ran (its agentId) → the call id
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
@@ -333,7 +289,7 @@ class _Chat:
             self._ev("agent_text", rec, "/content", ts, "/timestamp", text=d["content"],
                      info=MessageInfo(api_error=True))
         elif mtype in NOTE_TYPES:
-            for ptr, text in _texts(d.get("content"), "/content"):
+            for ptr, text in part_texts(d.get("content"), "/content"):
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype=f"cli_{mtype}"))
             s.mark(rec.ev.id, "set_aside", f"a notice the CLI showed ({mtype}), a note", mtype)
@@ -349,7 +305,7 @@ class _Chat:
         response cut off), never typed nor generated:
         a user turn's text is a compaction (what the model got from then on), a model turn's a
         note. `<session_context>` stays the CLI's note."""
-        for ptr, text in _texts(rec.data.get("content"), "/content"):
+        for ptr, text in part_texts(rec.data.get("content"), "/content"):
             tag = text.lstrip()
             kind = next((k for k in INJECTED if tag.startswith(f"<{k}>")), None)
             if kind is not None:
@@ -385,7 +341,7 @@ class _Chat:
             # Gemini records the tool responses it sends back as a message of type user: the
             # results are read from the calls' own records (toolCalls[*].result); text sent with
             # them is the tools' or the CLI's, never typed: a note
-            texts = _texts(content, "/content")
+            texts = part_texts(content, "/content")
             for ptr, text in texts:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="tool_response_text"))
@@ -396,7 +352,9 @@ class _Chat:
                    "results hold them)" + ("; the text with them is a note" if texts else ""), "user:functionResponse")
             return
         shown = d.get("displayContent")
-        typed = (_texts(shown, "/displayContent") if shown is not None else []) or _texts(content, "/content")
+        if self._resent(rec, content, shown, ts):
+            return
+        typed = (part_texts(shown, "/displayContent") if shown is not None else []) or part_texts(content, "/content")
         if not typed:
             if not isinstance(content, str | list):
                 s.warn("field-type", "a user message has no text content; skipped", rec.ev.source, rec.ev.line)
@@ -424,6 +382,28 @@ class _Chat:
             else:
                 self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text=text)
 
+    def _resent(self, rec: Record, content: Any, shown: Any, ts: str | None) -> bool:
+        """A turn the CLI sent under the words the person typed before: client.ts sends loop
+        recovery feedback ("System: Potential loop detected…"), "Please continue." and an
+        AfterAgent hook's reason as new turns with the first turn's `displayContent`, which the
+        chat records. Its content is the CLI's or the hook's words: a note, never a second prompt.
+        (The person typing the same words again sends the same content.) True when it was one."""
+        if shown is None:
+            return False
+        said = tuple(t for _, t in part_texts(content, "/content"))
+        key = tuple(t for _, t in part_texts(shown, "/displayContent"))
+        if not key or not said:
+            return False
+        first = self.shown.setdefault(key, said)
+        if first == said:
+            return False
+        for ptr, text in part_texts(content, "/content"):
+            self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                     info=NoteInfo(subtype="cli_resent"))
+        self.s.mark(rec.ev.id, "set_aside", "a turn the CLI sent under an earlier prompt's words (loop recovery, "
+                    "a continuation, a hook's reason), not typed", "user")
+        return True
+
     def _part_results(self, rec: Record, content: list[Any], ts: str | None) -> bool:
         """The responses to calls made as content parts (no toolCalls record holds them): their
         results, read here. True when one was."""
@@ -440,7 +420,7 @@ class _Chat:
             self._ev("tool_result", rec, pointer("content", j, "functionResponse", "response", key), ts,
                      "/timestamp", call_id=call_id, tool=name, text=resp[key], is_error=key == "error",
                      info=ResultInfo())
-            if (rid := _response_id(part)) is not None:
+            if (rid := response_id(part)) is not None:
                 self.call_ids.add(rid)
             read = True
         return read
@@ -454,7 +434,7 @@ class _Chat:
         read = False
         for j, part in enumerate(content):
             fr = part.get("functionResponse") if isinstance(part, dict) else None
-            call_id, name = _response_id(part), fr.get("name") if isinstance(fr, dict) else None
+            call_id, name = response_id(part), fr.get("name") if isinstance(fr, dict) else None
             resp = fr.get("response") if isinstance(fr, dict) else None
             key = next((k for k in ("error", "output") if isinstance(resp, dict) and isinstance(resp.get(k), str)),
                        None)
@@ -492,14 +472,14 @@ class _Chat:
                     self._ev("reasoning", rec, pointer("thoughts", i, key), t_ts or ts,
                              pointer("thoughts", i, "timestamp") if t_ts else "/timestamp", text=text)
         content = d.get("content")
-        for ptr, text in _texts(content, "/content", thoughts=True):  # thought parts of a synthetic message
-            made = _part_at(content, ptr).get("thoughtSignature") == SYNTHETIC_SIGNATURE
+        for ptr, text in part_texts(content, "/content", thoughts=True):  # thought parts of a synthetic message
+            made = part_at(content, ptr).get("thoughtSignature") == SYNTHETIC_SIGNATURE
             if made:  # the CLI's own words in the model's place
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                          info=NoteInfo(subtype="cli_synthetic_thought"))
             else:
                 self._ev("reasoning", rec, ptr, ts, "/timestamp", text=text)
-        for ptr, text in _texts(content, "/content", thoughts=False):
+        for ptr, text in part_texts(content, "/content", thoughts=False):
             self._ev("agent_text", rec, ptr, ts, "/timestamp", text=text)
         calls = d.get("toolCalls")
         group = d.get("id") if isinstance(d.get("id"), str) else f"L{rec.ev.line}"
@@ -518,7 +498,7 @@ class _Chat:
             elif isinstance(fc, dict):
                 s.mark(rec.ev.id, "set_aside", "a model turn holding its calls as content parts (a turn copied "
                        "from a history), the calls not read", "gemini:functionCall")
-        asked = _asked(ts, calls)
+        asked = asked_at(ts, calls)
         for i, tc in enumerate(calls if isinstance(calls, list) else []):
             if isinstance(tc, dict):
                 self._call(rec, i, tc, ts, str(group), asked)
@@ -550,12 +530,12 @@ class _Chat:
         # a result synced from the history (updateMessagesFromHistory) holds the whole user turn: its
         # sibling calls' responses too, each naming its call; when one names this call, only it (and
         # the text parts after it: convertToFunctionResponse) is this call's
-        named = any(_response_id(p) == call_id for p in parts)
+        named = any(response_id(p) == call_id for p in parts)
         mine = True
         for j, part in enumerate(parts):
             fr = part.get("functionResponse") if isinstance(part, dict) else None
             if isinstance(fr, dict) and named:
-                mine = _response_id(part) == call_id
+                mine = response_id(part) == call_id
             if not mine:
                 continue
             resp = fr.get("response") if isinstance(fr, dict) else None
