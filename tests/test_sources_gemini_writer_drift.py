@@ -301,3 +301,10 @@ def test_a_turn_the_cli_sends_under_the_persons_earlier_words_is_its_note(tmp_pa
         ("user", "fix the failing build")]
     assert [e.info.subtype for e in s.events if e.kind == "note"] == ["cli_resent", "cli_resent"]  # type: ignore[union-attr]
     assert ledger(s)[4][0] == ledger(s)[5][0] == "set_aside"
+    # the feedback sent after a tool turn carries that turn's responses as displayContent: no words
+    # of the person's, and the feedback is still the CLI's
+    responses = [{"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a"}}}]
+    p2 = write_lines(tmp_path / "session-r2.jsonl", [
+        HEAD, {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": loop}],
+               "displayContent": responses}])
+    assert [(e.kind, e.text) for e in read(p2).events] == [("note", loop)]

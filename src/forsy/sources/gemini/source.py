@@ -84,6 +84,7 @@ CLI_TURNS = (
     ("- **Workspace Directories:**\n", "directory_context"),  # environmentContext.getDirectoryContextString
     ("User has manually exited Plan Mode. Switching to ", "plan_mode_exit"),  # approvalModeUtils
     ("I ran the following shell command:\n```sh\n", "shell_mode_command"),  # useExecutionLifecycle (`!cmd`)
+    ("System: Potential loop detected. ", "loop_recovery"),  # client.ts _recoverFromLoop
 )
 # geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
 # acknowledgement "Binary content received. ..."): never the model's reasoning
