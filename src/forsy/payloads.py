@@ -115,13 +115,16 @@ class CallInfo(Info):
 
 @dataclass(slots=True, kw_only=True)
 class Persisted:
-    """A large output Claude Code saved to `tool-results/`, read back."""
+    """A large output the agent saved beside its log (Claude Code's `tool-results/`, Gemini
+    CLI's `tool-outputs/`), read back."""
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("text",)
 
     ref: Ref
     text: str
     source: str
+    by: str = "Claude Code"  # the agent that saved it
+    folder: str = "tool-results"  # where, beside its log
 
 
 @dataclass(slots=True, kw_only=True)

@@ -66,8 +66,10 @@ def _patch_diff(hunks: Any) -> str | None:
 def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
     arts: dict[str, ArtifactDraft] = {}
     for i, d in enumerate(drafts, start=1):
+        if d.result is not None and d.result.persisted is not None:  # what a failed call printed, too
+            _persisted(arts, i, d.result.persisted)
         if d.values.get("success") is not True and not d.commits:
-            continue
+            continue  # a file is changed only by a call that worked
         tool = spec(d.values.get("tool"))
         if tool is not None and tool.edit_form == "file":
             _file_edit(arts, i, d, tool)
@@ -75,8 +77,6 @@ def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
             _apply_patch(arts, i, d)
         for c in d.commits:
             _commit(arts, i, c)
-        if d.result is not None and d.result.persisted is not None:
-            _persisted(arts, i, d.result.persisted)
     return list(arts.values())
 
 
@@ -157,7 +157,7 @@ def _persisted(arts: dict[str, ArtifactDraft], step: int, p: Persisted) -> None:
     a.content = None
     a.file = (rel, p.text)
     a.description = f"Full output of step {step}; the model saw only a preview."
-    a.state = f"Saved by Claude Code to tool-results/{name}; copied here."
+    a.state = f"Saved by {p.by} to {p.folder}/{name}; copied here."
     a.rules.append("A-persisted")
 
 

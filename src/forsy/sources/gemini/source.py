@@ -52,6 +52,7 @@ from . import _jsonl
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
+from ._saved import attach_saved
 from ._subagents import Chat, main_chat, read_subagents
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
@@ -169,8 +170,11 @@ class GeminiSource:
             if not chat.session.meta.extra.get("subagent"):
                 del data
                 read_subagents(path, chat, ctx, _read_subagent)
+            attach_saved(chat.session, path, ctx)
             return [chat.session]
-        return [_read_chat(path, data, name, file, ctx)]
+        s = _read_chat(path, data, name, file, ctx)
+        attach_saved(s, path, ctx)
+        return [s]
 
     def session_of(self, path: Path) -> Path | None:
         """A subagent's chat is a part of its main chat's session when that chat is beside its
