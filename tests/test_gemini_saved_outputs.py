@@ -80,3 +80,22 @@ def test_a_failed_calls_whole_output_is_an_artifact_of_the_trace(tmp_path: Path)
     assert art["state"] == (f"Saved by Gemini CLI to tool-outputs/session-{SID}/run_shell_command_1_0.txt; "
                             "copied here.")
     assert (folder / art["path"]).read_text("utf-8") == FULL
+    # `forsy verify` finds the saved file again, given the chats folder or the project folder
+    for logs in (project / "chats", project):
+        v = CliRunner().invoke(app, ["verify", str(folder), str(logs)])
+        assert v.exit_code == 0 and "0 problem(s)" in v.output, (logs, v.output)
+
+
+def test_a_name_read_back_never_leaves_the_saved_outputs_folder(tmp_path: Path) -> None:
+    from forsy.sources.gemini import GeminiSource
+
+    project = tmp_path / "proj"
+    (project / "chats").mkdir(parents=True)
+    (project / "tool-outputs").mkdir()
+    (project / "tool-outputs" / "a.txt").write_text("saved", "utf-8")
+    (project / "secret.txt").write_text("not a saved output", "utf-8")
+    src = GeminiSource()
+    assert src.read_back("gemini-project:tool-outputs/a.txt", [project / "chats"]) == b"saved"
+    for name in ("gemini-project:tool-outputs/../secret.txt", "gemini-project:secret.txt",
+                 "gemini-project:tool-outputs/../../proj/secret.txt"):
+        assert src.read_back(name, [project / "chats", project]) is None, name

@@ -117,7 +117,7 @@ def test_a_chat_in_chats_reads_the_projects_logs_beside_that_folder(tmp_path: Pa
     assert [(f.path, f.abs_path, f.kind, f.bytes) for f in s.files[1:]] == [
         (name, str(logs.resolve()), "gemini", len(data))]
     assert GeminiSource().read_back(name, [chat.parent]) == data
-    assert GeminiSource().read_back(name, [proj]) is None
+    assert GeminiSource().read_back(name, [proj]) == data  # the project folder holding chats/, given as the logs
     assert GeminiSource().read_back(name, [proj / "other"]) is None  # a logs.json beside a folder not chats/
     assert GeminiSource().read_back("logs.json", [chat.parent]) is None
 

@@ -18,6 +18,7 @@ from ...evidence import Evidence, Ref, Session, SourceFile
 from ...payloads import Persisted, ResultInfo
 from .. import ReadContext
 from ..lines import read_bytes, sha256, source_name
+from ._logs import PROJECT_LOGS
 
 SAVED = re.compile(r"(?:For full output see|Full output available at): ([^\r\n]+?)[ \t]*$", re.M)
 FOLDER = "tool-outputs"
@@ -35,11 +36,11 @@ def attach_saved(session: Session, path: Path, ctx: ReadContext) -> None:
             continue
         e.info.persisted_path = m.group(1)
         f = _saved_file(m.group(1), chats.parent / FOLDER) if chats is not None else None
-        if f is None:
+        if f is None or chats is None:  # (a chat out of Gemini's layout: nothing is beside it)
             session.quality.truncated_outputs += 1
             e.info.persisted_missing = True
             continue
-        rel = source_name(f, ctx.root)
+        rel = _name(f, chats, ctx.root)
         try:
             data = read_bytes(f, ctx.limits)
         except InputError as err:  # too large, unreadable: the cut output stands, said
@@ -50,9 +51,16 @@ def attach_saved(session: Session, path: Path, ctx: ReadContext) -> None:
         ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-output-file")
         session.add_evidence(ev)
         session.files.append(SourceFile(rel, str(f), "gemini", len(data), sha256(data)))
-        assert chats is not None  # (a file was found beside them)
         e.info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel,
                                      by="Gemini CLI", folder=f.parent.relative_to(chats.parent).as_posix())
+
+
+def _name(f: Path, chats: Path, root: Path | None) -> str:
+    """The file as evidence names it: relative to the input root when under it; else, the
+    input being a `chats/` folder (or a chat in one), under the project folder beside it, as
+    `forsy verify` finds it again (`GeminiSource.read_back`)."""
+    inside_root = root is not None and f.resolve().is_relative_to(root.resolve())
+    return source_name(f, root) if inside_root else PROJECT_LOGS + f.relative_to(chats.parent).as_posix()
 
 
 def _saved_file(written: str, outputs: Path) -> Path | None:

@@ -47,12 +47,12 @@ from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
-from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
+from ..lines import inside, read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
-from ._saved import attach_saved
+from ._saved import FOLDER, attach_saved
 from ._subagents import Chat, main_chat, read_subagents
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
@@ -112,14 +112,20 @@ class GeminiSource:
     schemes: ClassVar[tuple[str, ...]] = (PROJECT_LOGS,)
 
     def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
-        """`gemini-project:logs.json`: the logs.json beside a root that is a `chats/` folder
-        (where Gemini keeps it: `~/.gemini/tmp/<project>/logs.json` beside `chats/`)."""
-        if name != PROJECT_LOGS + "logs.json":
+        """`gemini-project:logs.json`, `gemini-project:tool-outputs/…`: the logs.json or a saved
+        output beside the `chats/` folder a root is or holds (where Gemini keeps them:
+        `~/.gemini/tmp/<project>/logs.json` and `…/tool-outputs/` beside `chats/`)."""
+        rest = name.removeprefix(PROJECT_LOGS)
+        if rest == name or not (rest == "logs.json" or rest.startswith(FOLDER + "/")):
             return None
-        for root in roots:
+        for root in roots:  # a `chats/` folder, or the project folder that holds one
             base = root.resolve()
-            cand = base.parent / "logs.json"
-            if base.name == "chats" and cand.is_file():
+            project = base.parent if base.name == "chats" else base if (base / "chats").is_dir() else None
+            if project is None:
+                continue
+            cand = inside(project / FOLDER, rest.removeprefix(FOLDER + "/")) if rest != "logs.json" else (
+                project / "logs.json")
+            if cand is not None and cand.is_file():
                 return cand.read_bytes()
         return None
 
