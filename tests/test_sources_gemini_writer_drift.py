@@ -308,3 +308,30 @@ def test_a_turn_the_cli_sends_under_the_persons_earlier_words_is_its_note(tmp_pa
         HEAD, {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": loop}],
                "displayContent": responses}])
     assert [(e.kind, e.text) for e in read(p2).events] == [("note", loop)]
+
+
+def test_a_session_imported_with_session_file_sets_the_copied_history_aside(tmp_path: Path) -> None:
+    """`gemini --session-file X` (gemini.tsx) writes a new chat: the header, an info message
+    "Imported session from X" at the import's time, the old session's messages with their own
+    earlier times, then this session's. The copies are that session's work: set aside, said."""
+    import_at = "2026-08-20T11:00:00.000Z"
+    p = write_lines(tmp_path / "chats" / "session-1755687600000-77777777.jsonl", [
+        {**HEAD, "startTime": import_at, "lastUpdated": import_at},
+        {"id": "import-1755687600000", "type": "info", "content": "Imported session from ci.json",
+         "timestamp": import_at},
+        {"id": "u5", "timestamp": "2026-08-01T09:31:00.000Z", "type": "user", "content": [{"text": "run pytest"}]},
+        {"id": "g5", "timestamp": "2026-08-01T09:31:20.000Z", "type": "gemini", "content": "1 test fails."},
+        {"id": "n1", "timestamp": "2026-08-20T11:01:00.000Z", "type": "user", "content": [{"text": "fix test_x"}]},
+        {"id": "n2", "timestamp": "2026-08-20T11:01:30.000Z", "type": "gemini", "content": "Fixed."},
+    ])
+    s = read(p)
+    assert [(e.kind, e.text) for e in s.events if e.kind != "note"] == [("user", "fix test_x"),
+                                                                        ("agent_text", "Fixed.")]
+    assert ledger(s)[3][0] == ledger(s)[4][0] == "set_aside"
+    assert s.meta.extra["imported_from"] == "ci.json"
+    assert [w.code for w in s.warnings] == ["imported-session"]
+    # an info message saying so anywhere else, or a first info of other words, sets nothing aside
+    p2 = write_lines(tmp_path / "b" / "chats" / "session-b.jsonl", [
+        HEAD, {"id": "i", "type": "info", "content": "Request cancelled.", "timestamp": T(5)},
+        {"id": "u", "timestamp": T(1), "type": "user", "content": [{"text": "hi"}]}])
+    assert [e.text for e in read(p2).events if e.kind == "user"] == ["hi"]

@@ -35,6 +35,32 @@ REWIND_WHY = "a rewind: the messages from the one it names on were taken back (r
 REWRITE_WHY = "an earlier write of a message Gemini wrote again (as its calls completed or its tokens arrived)"
 COPY_WHY = ("a copy of an earlier turn, written again under a new id when the CLI replaced the history "
             "(/restore, a truncating compression)")
+IMPORT_WHY = ("another session's history, copied in by `gemini --session-file` (gemini.tsx): that session's "
+              "work, not this one's")
+IMPORT_MARK = "Imported session from "  # the info message written before the copied messages
+
+
+def imported(messages: list[tuple[Record, bool]]) -> set[str]:
+    """The evidence ids of the messages `gemini --session-file` copied into a new chat: it writes
+    the header, an info message "Imported session from <file>" stamped with the import's time,
+    then the old session's user and model messages with their own, earlier times; the new
+    session's messages follow, later. The ones before the mark's time are the copies."""
+    if not messages:
+        return set()
+    first = messages[0][0].data
+    mark, at = first.get("content"), first.get("timestamp")
+    if not (first.get("type") == "info" and isinstance(mark, str) and mark.startswith(IMPORT_MARK)
+            and isinstance(at, str) and at.endswith("Z")):
+        return set()
+    out = set()
+    for rec, _ in messages[1:]:
+        ts = rec.data.get("timestamp")
+        if not (isinstance(ts, str) and len(ts) == len(at) and ts.endswith("Z") and ts < at):
+            break  # the new session's own messages: from here on
+        out.add(rec.ev.id)
+    return out
+
+
 # what the header and `$set` lines may hold (chatRecordingTypes.ts ConversationRecord)
 HEADER_KEYS = frozenset({"sessionId", "projectHash", "startTime", "lastUpdated", "summary", "memoryScratchpad",
                          "directories", "kind", "messages",

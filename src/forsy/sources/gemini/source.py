@@ -244,7 +244,15 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
     for key in ("summary", "directories"):
         if lines.header.get(key) is not None:
             s.meta.extra[key] = lines.header[key]
+    copied = _jsonl.imported(lines.messages)
+    if copied:
+        s.meta.extra["imported_from"] = lines.messages[0][0].data["content"].removeprefix(_jsonl.IMPORT_MARK)
+        s.warn("imported-session", f"{len(copied)} messages are another session's history, copied in by "
+               "`gemini --session-file`: set aside (that session's work)", name, lines.messages[0][0].ev.line)
     for rec, abandoned in lines.messages:
+        if rec.ev.id in copied:
+            s.mark(rec.ev.id, "set_aside", _jsonl.IMPORT_WHY, "message")
+            continue
         if rec.data.get("id") in lines.copies:
             s.mark(rec.ev.id, "duplicate", _jsonl.COPY_WHY, "message")
             s.quality.extra["history_copies"] = s.quality.extra.get("history_copies", 0) + 1
