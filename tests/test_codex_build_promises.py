@@ -393,8 +393,10 @@ def test_references_and_odd_records(tmp_path: Path) -> None:
     assert [(w.code, w.line) for w in s.warnings] == [("unknown:response_item:", 5), ("unknown:event_msg:", 6)]
     texts = [(e.text, e.group, e.info.phase if isinstance(e.info, MessageInfo) else None, e.info.turn_id if e.info
               else 0) for e in s.events if e.kind == "agent_text"]  # fmt: skip
-    # notes, unknown records and tool lists do not end a response; turn_complete does
-    assert texts == [("first", "L2", None, None), ("y", "L2", "commentary", None), ("z", "L14", None, None)]
+    # references, unknown records and tool lists do not end a response; turn_complete does, and so
+    # does a message from another agent (Codex counts one as a turn's start: `rollout_item_is_user_
+    # turn_boundary`), so "y" after it starts a response of its own
+    assert texts == [("first", "L2", None, None), ("y", "L12", "commentary", None), ("z", "L14", None, None)]
 
 
 def test_a_fork_reference_is_a_note_and_what_precedes_it_the_parents_copy(tmp_path: Path) -> None:

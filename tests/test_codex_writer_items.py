@@ -153,3 +153,31 @@ def test_a_token_count_event_s_total_is_not_replaced_by_a_usage_record(tmp_path:
                                                                 "total_tokens": 1000}})
     s = read(tmp_path, [*user("go"), count, say("done"), _usage_record(80, 200)])
     assert s.meta.token_usage == {"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000}
+
+
+def test_a_v2_subagents_task_is_the_message_its_parent_sent_it(tmp_path: Path) -> None:
+    """Multi-agent v2 gives a spawned agent its task as an `inter_agent_communication` record
+    (InterAgentCommunication {author, recipient, other_recipients, content, trigger_turn},
+    codex-rs/protocol; persisted by record_inter_agent_communication): addressed to the path the
+    thread runs as, it is the thread's input, the parent agent's words; another agent's message
+    to someone else is a note naming both."""
+    meta = {"type": "session_meta", "payload": {"id": "019e7c30-0000-7000-8000-00000000aaaa", "cwd": "/w",
+            "agent_path": "/root/worker", "source": {"subagent": {"thread_spawn": {
+                "parent_thread_id": "019e7c30-0000-7000-8000-00000000eeee", "agent_path": "/root/worker"}}}}}
+
+    def iac(author: str, recipient: str, content: str) -> dict[str, object]:
+        return {"type": "inter_agent_communication", "payload": {
+            "author": author, "recipient": recipient, "other_recipients": [], "content": content, "trigger_turn": True}}
+
+    s = read(tmp_path, [iac("/root", "/root/worker", "Find why test_pager fails"), say("It is an off-by-one."),
+                        iac("/root/other", "/root", "unrelated")], meta)
+    assert [(n[0], n[2], n[3]) for n in notes(s)] == [
+        ("subagent_input", "Find why test_pager fails", "/payload/content"),
+        ("inter_agent_communication", "unrelated", "/payload/content")]
+    raws = [e.info.raw for e in s.events if isinstance(e.info, NoteInfo)]
+    assert raws[1] == {"author": "/root/other", "recipient": "/root"}
+    assert s.quality.unknown_records == 0
+    # the path named only by the thread's source (SubAgentSource::ThreadSpawn)
+    meta["payload"].pop("agent_path")
+    s = read(tmp_path, [iac("/root", "/root/worker", "Find why test_pager fails")], meta)
+    assert [n[0] for n in notes(s)] == ["subagent_input"]

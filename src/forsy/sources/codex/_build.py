@@ -472,13 +472,20 @@ class ThreadBuilder:
         self.last_compaction = (rec.idx, len(self.events))
 
     def _inter_agent(self, rec: Rec) -> None:
-        key = next((k for k in ("message", "content", "text") if isinstance(rec.payload.get(k), str)), None)
-        self._note(
-            rec,
-            "inter_agent_communication",
-            *(key,) if key else (),
-            text=rec.payload.get(key) if key else None,
-        )
+        """InterAgentCommunication {author, recipient, other_recipients, content, trigger_turn}:
+        a message between agents (multi-agent v2), which Codex counts as a turn's start. Sent to
+        this subagent thread by the agent path it runs as, it is its input (its task, the first
+        time: `subagent_input`); any other, a note naming both."""
+        p = rec.payload
+        self.group = None
+        key = next((k for k in ("message", "content", "text") if isinstance(p.get(k), str)), None)
+        own = self.meta.extra.get("agent_path")
+        if key and self.subagent and isinstance(own, str) and p.get("recipient") == own and p[key].strip():
+            self._subagent_input(rec, (key,), p[key])
+            return
+        raw = {k: p[k] for k in ("author", "recipient") if isinstance(p.get(k), str)}
+        self._note(rec, "inter_agent_communication", *(key,) if key else (), text=p.get(key) if key else None,
+                   raw=raw or None)
 
     # ---------------------------------------------------------------- session facts
     def _tokens(self, rec: Rec, p: dict[str, Any]) -> None:
@@ -567,6 +574,8 @@ class ThreadBuilder:
         if isinstance(sub, dict) and isinstance(sub.get("thread_spawn"), dict):
             self.subagent = "thread_spawn"
             parent = sub["thread_spawn"].get("parent_thread_id") or parent
+            if isinstance(path := sub["thread_spawn"].get("agent_path"), str):
+                self.meta.extra.setdefault("agent_path", path)  # SubAgentSource::ThreadSpawn's
         elif isinstance(sub, dict) and sub:
             self.subagent = str(next(iter(sub)))
         elif isinstance(sub, str):
