@@ -181,3 +181,24 @@ def test_a_v2_subagents_task_is_the_message_its_parent_sent_it(tmp_path: Path) -
     meta["payload"].pop("agent_path")
     s = read(tmp_path, [iac("/root", "/root/worker", "Find why test_pager fails")], meta)
     assert [n[0] for n in notes(s)] == ["subagent_input"]
+
+
+def test_the_threads_goal_and_each_status_it_took_are_kept(tmp_path: Path) -> None:
+    """ThreadGoalUpdatedEvent (camelCase: {threadId, turnId, goal: {objective, status, tokenBudget,
+    tokensUsed, timeUsedSeconds, …}}) is sent at each change and each use of the budget: the goal
+    and each status it took are kept with their line, the budget's accounting is not repeated."""
+    def goal(status: str, used: int) -> dict[str, object]:
+        return msg(type="thread_goal_updated", threadId="t", turnId="t1", goal={
+            "threadId": "t", "objective": "Migrate to pydantic v2 with all tests passing", "status": status,
+            "tokenBudget": 500000, "tokensUsed": used, "timeUsedSeconds": used // 100, "createdAt": 1, "updatedAt": 2})
+
+    s = read(tmp_path, [*user("/goal migrate"), goal("active", 0), say("working"), goal("active", 9000),
+                        goal("complete", 12000)])
+    assert s.meta.extra["goals"] == [
+        {"objective": "Migrate to pydantic v2 with all tests passing", "status": "active", "tokenBudget": 500000,
+         "line": 4},
+        {"objective": "Migrate to pydantic v2 with all tests passing", "status": "complete", "tokenBudget": 500000,
+         "line": 7}]
+    by_line = {s.evidence[k].line: m for k, m in s.ledger.items()}
+    assert {by_line[n].heading for n in (4, 6, 7)} == {"metadata"}
+    assert s.quality.unknown_records == 0 and s.warnings == []

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ...evidence import LedgerHeading, Session
 from ...payloads import NoteInfo, ResultInfo
-from ._build import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS, Thread, redelivered
+from ._build import Thread, redelivered
 from ._index import COMPACTION_ITEMS, build_index
+from ._kinds import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS
 
 _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "session_meta": ("metadata", "session meta (id, version, cwd, git, instructions)"),
@@ -21,6 +22,7 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "event_msg:task_started": ("metadata", "turn id"),
     "event_msg:turn_started": ("metadata", "turn id"),
     "event_msg:thread_name_updated": ("metadata", "title"),
+    "event_msg:thread_goal_updated": ("metadata", "the thread's goal (objective, status)"),
     "response_item:additional_tools": ("metadata", "tools offered to the model later in the thread"),
     "response_item:configuration_update": ("metadata", "a configuration update sent to the model "
                                                        "(agent_config.configuration_updates)"),
