@@ -343,6 +343,54 @@ def test_an_acp_servers_calls_are_calls_paired_by_id_the_final_status_deciding(t
     assert "state_events" not in s.quality.extra
 
 
+def _acp(n: int, tcid: str, status: str, **more: Any) -> dict[str, Any]:
+    return ev("ACPToolCallEvent", n, tool_call_id=tcid, title=f"call {tcid}", status=status, **more)
+
+
+def _said(n: int, source: str, text: str) -> dict[str, Any]:
+    return ev("MessageEvent", n, source=source, llm_message={"role": source, "content": [{"type": "text",
+                                                                                           "text": text}]})
+
+
+def test_an_acp_call_id_met_again_after_a_message_is_a_new_call(tmp_path: Path) -> None:
+    """ACP servers count their tool call ids afresh each session (resume_transcript.py: a
+    message between two writes of one id parts them into two calls); within a run the writes
+    repeat the call. Before, the second `exec_1` was marked a repeat and lost, without a word."""
+    s = read(tmp_path, [
+        _said(0, "user", "Run the tests"),
+        _acp(1, "exec_1", "pending", tool_kind="execute", raw_input={"command": "pytest"}),
+        _acp(2, "exec_1", "completed", tool_kind="execute", raw_input={"command": "pytest"}, raw_output="3 failed"),
+        _acp(3, "exec_1", "completed", tool_kind="execute", raw_input={"command": "pytest"}, raw_output="3 failed"),
+        _said(4, "user", "Fix them"),
+        _acp(5, "exec_1", "pending", tool_kind="execute", raw_input={"command": "sed -i s/a/b/ x.py"}),
+        _acp(6, "exec_1", "completed", tool_kind="execute", raw_input={"command": "sed -i s/a/b/ x.py"},
+             raw_output=""),
+    ])
+    calls = [(e.kind, e.call_id, e.args or e.text) for e in s.events if e.kind in ("tool_call", "tool_result")]
+    assert calls == [("tool_call", "exec_1", {"command": "pytest"}), ("tool_result", "exec_1", "3 failed"),
+                     ("tool_call", "exec_1", {"command": "sed -i s/a/b/ x.py"}), ("tool_result", "exec_1", "")]
+    assert marks(s)[3][0] == "duplicate" and 5 not in marks(s)
+
+
+def test_an_acp_calls_late_arguments_and_wrapped_content_are_read(tmp_path: Path) -> None:
+    """acp_agent.py merges the arguments in as they stream (the first write may hold `{}`), and
+    keeps ACP's ToolCallContent as written: `content` blocks wrapping a text block, `diff`
+    blocks with the new text. The arguments are cited where they were read."""
+    s = read(tmp_path, [
+        _acp(0, "e1", "pending", tool_kind="edit", raw_input={}),
+        _acp(1, "e1", "completed", tool_kind="edit", raw_input={"file_path": "x.py", "new_string": "a = 2"},
+             content=[{"type": "diff", "path": "x.py", "old_text": "a = 1", "new_text": "a = 2"}]),
+        _acp(2, "r1", "completed", tool_kind="read", raw_input={"file_path": "x.py"},
+             content=[{"type": "content", "content": {"type": "text", "text": "a = 2\n"}},
+                      {"type": "terminal", "terminal_id": "t1"}]),
+    ])
+    [edit, edit_out, read_call, read_out] = s.events
+    assert edit.args == {"file_path": "x.py", "new_string": "a = 2"}
+    assert [(index(s)[r.ev], r.pointer) for r in edit.refs] == [(1, "/raw_input")]
+    assert (edit_out.text, [r.pointer for r in edit_out.refs]) == ("a = 2", ["/content/0/new_text"])
+    assert (read_out.text, [r.pointer for r in read_out.refs]) == ("a = 2\n", ["/content/0/content/text"])
+
+
 OK = {"type": "text", "text": "ok"}
 
 

@@ -40,6 +40,8 @@ class Builder:
         self.seen_agent = False
         self.finished: set[str] = set()  # SDK finish/think calls: their words are the step, not a call
         self.tree: list[tuple[Any, Any, Any, str]] = []  # SDK events: (id, parent_id, kind, record id)
+        self.messages = 0  # MessageEvents read so far: an ACP call id is reused across them
+        self.acp_calls: dict[str, tuple[int, Event]] = {}  # ACP call id → (messages then, its call event)
 
     def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event:
         ts = _s(e.get("timestamp"))

@@ -56,6 +56,8 @@ class Builder(Protocol):
     answered: set[str]
     seen_agent: bool
     finished: set[str]
+    messages: int  # MessageEvents read so far
+    acp_calls: dict[str, tuple[int, Event]]  # ACP call id → (messages then, its call event)
 
     def ev(self, kind: Any, rec: Record, base: str, key: str, e: dict[str, Any], **fields: Any) -> Event: ...
 
@@ -101,6 +103,7 @@ def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     if kind == "SystemPromptEvent":
         _system(b, rec, e, base)
     elif kind == "MessageEvent":
+        b.messages += 1
         _message(b, rec, e, base)
     elif kind == "ActionEvent":
         _action(b, rec, e, base)
@@ -287,36 +290,63 @@ def _action(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
 def _acp(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     """A tool call an ACP server ran (Claude Code, Codex, Gemini behind the SDK's ACP agent;
     event/acp_tool_call.py), written whole when it starts and again as it goes, under one
-    `tool_call_id`: the first write is the call (`tool_kind`, `raw_input`), the write with a
-    final status its result (`raw_output`, else the text blocks of `content`; failed when
-    `is_error` or `status: "failed"`), the writes between repeat it."""
+    `tool_call_id`: the first write is the call (`tool_kind`, `raw_input`; the arguments of a
+    later write when the first had none yet: acp_agent.py merges them in as they stream), the
+    write with a final status its result (`raw_output`, else the texts of `content`: text
+    blocks, ACP's `content`-wrapped ones, a `diff`'s new text; failed when `is_error` or
+    `status: "failed"`), the writes between repeat it. ACP servers count their ids afresh each
+    session, so an id met again after a message is a new call (resume_transcript.py)."""
     tcid = e.get("tool_call_id")
     if not isinstance(tcid, str):
         b.mark(rec, base, e, "set_aside", "an ACP tool call with no tool_call_id (nothing to pair)")
         return
-    waiting = {w[0] for w in b.waiting}
-    new = tcid not in waiting and tcid not in b.answered
-    if new:
+    known = b.acp_calls.get(tcid)
+    if known is not None and known[0] != b.messages and tcid in b.answered:
+        b.answered.discard(tcid)  # the same id in another session of the server: another call
+        known = None
+    if known is None:
         b.seen_agent = True
         kind = e.get("tool_kind")
         tool = kind if isinstance(kind, str) else None
-        b.ev("tool_call", rec, base, "/raw_input" if "raw_input" in e else "", e, call_id=tcid, tool=tool,
-             args=e.get("raw_input"), name_ref=Ref(rec.ev.id, base + "/tool_kind") if tool else None)
+        call = b.ev("tool_call", rec, base, "/raw_input" if "raw_input" in e else "", e, call_id=tcid, tool=tool,
+                    args=e.get("raw_input"), name_ref=Ref(rec.ev.id, base + "/tool_kind") if tool else None)
+        b.acp_calls[tcid] = (b.messages, call)
         b.waiting.append((tcid, str(tool)))
+    elif not known[1].args and e.get("raw_input"):  # the arguments streamed in after the first write
+        known[1].args, known[1].refs = e["raw_input"], [Ref(rec.ev.id, base + "/raw_input")]
     if e.get("status") in ACP_DONE and tcid not in b.answered:
         b.waiting = [w for w in b.waiting if w[0] != tcid]
         b.answered.add(tcid)
         out = e.get("raw_output")
-        parts = _texts(e, "content") if out is None else []
-        ptrs = ["/raw_output"] if out is not None else [pointer("content", i, "text") for i, _ in parts]
-        text = json_text(out) if out is not None else "\n".join(t for _, t in parts)
+        found = _acp_texts(e) if out is None else []
+        ptrs = ["/raw_output"] if out is not None else [p for p, _ in found]
+        text = json_text(out) if out is not None else "\n".join(t for _, t in found)
         failed = e.get("is_error") is True or e.get("status") == "failed"
         ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
         b.s.events.append(Event("tool_result", "agent", ts, [Ref(rec.ev.id, base + p) for p in ptrs or [""]],
                                 ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, call_id=tcid,
                                 text=text, is_error=failed))
-    elif not new:
+    elif known is not None:
         b.mark(rec, base, e, "duplicate", "an ACP tool call written again as it runs (its first write is the call)")
+
+
+def _acp_texts(e: dict[str, Any]) -> list[tuple[str, str]]:
+    """(pointer, text) of an ACP call's `content` (ToolCallContent: a text block, a `content`
+    block wrapping one, a `diff` whose new text is given; acp_agent.py _serialize_tool_content)."""
+    out = []
+    items = e.get("content")
+    for i, blk in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(blk, dict):
+            continue
+        inner = blk.get("content") if blk.get("type") == "content" else None
+        for ptr, holder, key in ((pointer("content", i, "text"), blk, "text"),
+                                 (pointer("content", i, "content", "text"), inner, "text"),
+                                 (pointer("content", i, "new_text"), blk if blk.get("type") == "diff" else None,
+                                  "new_text")):
+            text = holder.get(key) if isinstance(holder, dict) else None
+            if isinstance(text, str) and text.strip():
+                out.append((ptr, text))
+    return out
 
 
 def _exit_code(obs: dict[str, Any]) -> int | None:
