@@ -64,7 +64,7 @@ def _conversation(folder: Path, events: list[dict[str, Any]], status: str | None
 
 
 def _tree(root: Path, *, task: str = TASK, status: str = "finished", sub_status: str = "finished",
-          extra: tuple[dict[str, Any], ...] = ()) -> Path:
+          extra: tuple[dict[str, Any], ...] = (), sender: str | None = "lead") -> Path:
     main = root / MAIN
     first = _conversation(main, [
         _message(1, 1, "Find the callers of parse_args."),
@@ -74,7 +74,7 @@ def _tree(root: Path, *, task: str = TASK, status: str = "finished", sub_status:
         _message(4, 10, "Two callers.", source="agent"),
     ], status)
     _conversation(main / "subagents" / SUB, [
-        _message(1, 3, TASK, sender="lead"),
+        _message(1, 3, TASK, sender=sender),
         _action(2, 4, "call_g1", "grep", {"kind": "GrepAction", "pattern": "parse_args"}),
         _observation(3, 5, "call_g1", "grep", "cli.py:3"),
         _message(4, 6, "cli.py, main.py", source="agent"),
@@ -105,6 +105,17 @@ def test_a_subagents_conversation_is_read_with_its_parent_and_linked_to_the_call
     assert s.meta.extra["subagents"][0]["execution_status"] == "finished"
     assert (s.meta.ending, s.meta.extra["execution_status"]) == ("task_complete", "finished")
     assert [w.code for w in s.warnings] == []
+
+
+def test_a_subagents_task_sent_with_no_sender_is_still_its_parents_words(tmp_path: Path) -> None:
+    """The SDK names the sender only when the parent's visualizer has a name (task/manager.py,
+    delegate/impl.py); by default, and headless, the task arrives as a plain user message. No
+    person types into a subagent's conversation: it is the parent's note, linked as with one."""
+    named, unnamed = _read(_tree(tmp_path / "a")), _read(_tree(tmp_path / "b", sender=None))
+    assert [(e.kind, e.actor, e.call_id or e.text, e.link) for e in unnamed.events] == \
+        [(e.kind, e.actor, e.call_id or e.text, e.link) for e in named.events]
+    assert [e.text for e in unnamed.events if e.kind == "user"] == ["Find the callers of parse_args."]
+    assert [w.code for w in unnamed.warnings] == []
 
 
 def test_the_trace_is_verified_against_the_events_folder_and_says_the_work_was_delegated(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ openhands-tools/openhands/tools/task/manager.py, delegate/impl.py):
   conversation stopped as stuck or paused leaves no event saying so;
 * a subagent the `task` or `delegate` tool runs is a conversation of its own, persisted under its
   parent's `subagents/<conversation id>/` (events and state, its own subagents under it); the
-  parent sends it its task as a message with a `sender`, the call's `prompt` (task) or
-  `tasks[<agent id>]` (delegate). A `task` subagent's folder is deleted when it closes.
+  parent sends it its task as a message, the call's `prompt` (task) or `tasks[<agent id>]`
+  (delegate), with a `sender` only when the parent's visualizer has a name. A `task` subagent's folder is deleted when it closes.
 
 Reading a conversation reads its state and its subagents' conversations. Evidence names a file
 below the events folder (the read's root) by the conversation: `openhands-conversation:<its
@@ -133,6 +133,12 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
 
 def _adopt(agent: str, thread: Session, parent_actor: str, parent: Session, s: Session) -> None:
     actor = f"subagent:{agent}"
+    for e in thread.events:
+        # no person types into a subagent's conversation: a message from its `user` side is its
+        # parent's, though the SDK names the sender only when the parent's visualizer has a name
+        # (task/manager.py, delegate/impl.py: `getattr(parent._visualizer, "_name", None)`)
+        if e.kind == "user":
+            e.kind, e.actor, e.info = "note", "agent", NoteInfo(subtype="subagent_input")
     given = [e for e in thread.events if isinstance(e.info, NoteInfo) and e.info.subtype == "subagent_input"]
     tasks = {id(e) for e in given}
     for e in thread.events:
