@@ -10,7 +10,8 @@ openhands-tools/openhands/tools/task/manager.py, delegate/impl.py):
 * a subagent the `task` or `delegate` tool runs is a conversation of its own, persisted under its
   parent's `subagents/<conversation id>/` (events and state, its own subagents under it); the
   parent sends it its task as a message, the call's `prompt` (task) or `tasks[<agent id>]`
-  (delegate), with a `sender` only when the parent's visualizer has a name. A `task` subagent's folder is deleted when it closes.
+  (delegate), with a `sender` only when the parent's visualizer has a name. A `task`
+  subagent's folder is deleted when it closes.
 
 Reading a conversation reads its state and its subagents' conversations. Evidence names a file
 below the events folder (the read's root) by the conversation: `openhands-conversation:<its
