@@ -194,19 +194,40 @@ def test_compactions_bookkeeping_and_unknown_kinds(tmp_path: Path) -> None:
         {"kind": 7, "id": "e5", "action": {"kind": "X"}, "source": "agent"},
     ])
     assert show(s) == [("compaction", "system", "so far", [(0, "/summary")], T.format(0)),
-                       ("compaction", "system", None, [(1, "")], T.format(1))]
+                       ("compaction", "system", None, [(1, "")], T.format(1)),
+                       ("interrupt", "user", None, [(3, "")], T.format(3))]  # the person paused the run
     assert s.quality.compactions == 2
     assert marks(s) == {0: ("set_aside", "a condensation of the history (a compaction, not a step)"),
                         1: ("set_aside", "a condensation of the history (a compaction, not a step)"),
                         2: ("set_aside", "ConversationStateUpdateEvent: SDK bookkeeping (counted as state_events), "
-                                         "not work"),
-                        3: ("set_aside", "PauseEvent: SDK bookkeeping (counted as state_events), not work")}
+                                         "not work")}
     q = s.quality
-    assert (q.extra["state_events"], q.extra["v1_unknown_kinds"], q.unknown_records) == (2, 2, 2)
+    assert (q.extra["state_events"], q.extra["v1_unknown_kinds"], q.unknown_records) == (1, 2, 2)
     assert [(w.code, w.message, w.file) for w in s.warnings] == [
         ("unknown-record", "event kind 'BrandNewEvent' at / is not one forsy knows; skipped", "conv.json"),
         ("unknown-record", "event kind None at / is not one forsy knows; skipped", "conv.json")]
     assert [w.line for w in s.warnings] == [list(s.evidence.values())[i].line for i in (4, 5)]
+
+
+def test_a_pause_or_an_interrupt_is_the_persons_and_ends_the_run_as_theirs(tmp_path: Path) -> None:
+    """event/user_action.py: PauseEvent, InterruptEvent (an interrupt mid-step first gives each
+    call in flight a synthetic AgentErrorEvent: local_conversation.py). The person's stop, not
+    bookkeeping: the run left last this way ended with the user (T-termination/interrupt)."""
+    from forsy.run import RetraceOptions, retrace_one
+
+    for kind in ("PauseEvent", "InterruptEvent"):
+        p = tmp_path / kind / "conv.json"
+        p.parent.mkdir()
+        p.write_text(json.dumps([
+            ev("MessageEvent", 0, source="user", llm_message={"role": "user", "content": [
+                {"type": "text", "text": "run it"}]}),
+            ev("ActionEvent", 1, tool_name="terminal", tool_call_id="c1", action={"kind": "TerminalAction",
+                                                                                  "command": "make"}),
+            ev("AgentErrorEvent", 2, tool_call_id="c1", tool_name="terminal",
+               error="Tool call interrupted before completion. The conversation was paused."),
+            {**ev(kind, 3), "source": "user"}]))
+        [out] = retrace_one(p, RetraceOptions(redact=False))
+        assert out.assembled is not None and out.assembled.trace.termination_reason == "user_abandoned", kind
 
 
 def test_a_condensation_request_is_no_second_compaction(tmp_path: Path) -> None:
@@ -277,8 +298,9 @@ def test_an_output_line_is_one_record_its_steps_cite(tmp_path: Path) -> None:
     (s,) = SRC.read(p, ReadContext(root=tmp_path))
     # nothing is marked: the line is one record, which the answer cites
     assert (s.ledger, [(e.kind, e.text) for e in s.events]) == (
-        {}, [("agent_text", "bye"), ("compaction", None), ("tool_call", None)])
-    assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message", "/history/5", "/history/7/action"]
+        {}, [("agent_text", "bye"), ("compaction", None), ("interrupt", None), ("tool_call", None)])
+    assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message", "/history/5", "/history/6",
+                                                       "/history/7/action"]
     assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1),
                                                               ("no-result", None, None)]
     assert s.warnings[1].message == "action 'terminal' (c7) has no observation"

@@ -63,8 +63,11 @@ class Builder(Protocol):
 
     def mark(self, rec: Record, base: str, e: dict[str, Any], heading: LedgerHeading, why: str) -> None: ...
 
+# event/user_action.py: the person paused the run, or interrupted it mid-step (its calls in
+# flight each get a synthetic AgentErrorEvent first: local_conversation.py)
+USER_STOPS = frozenset({"PauseEvent", "InterruptEvent"})
 STATE_KINDS = frozenset({
-    "ConversationStateUpdateEvent", "PauseEvent", "InterruptEvent", "TokenEvent", "StreamingDeltaEvent",
+    "ConversationStateUpdateEvent", "TokenEvent", "StreamingDeltaEvent",
     "LLMCompletionLogEvent", "HookExecutionEvent",
 })  # fmt: skip
 ACP_CALL = "ACPToolCallEvent"
@@ -126,6 +129,8 @@ def event(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.ev("agent_text", rec, base, "/detail" if text else "", e, text=text, info=MessageInfo(api_error=True))
         q = b.s.quality.extra
         q["agent_errors"] = q.get("agent_errors", 0) + 1
+    elif kind in USER_STOPS:
+        b.ev("interrupt", rec, base, "", e, actor="user", info=NoteInfo(subtype=kind))
     elif kind in STATE_KINDS:
         q = b.s.quality.extra
         q["state_events"] = q.get("state_events", 0) + 1
