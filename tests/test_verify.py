@@ -70,6 +70,18 @@ def test_verify_reports_a_changed_value_in_the_trace(traced: tuple[Path, Path]) 
     assert len(problems) == 1 and problems[0].startswith("MISMATCH step 2 output: value differs from the log at ev_")
 
 
+def test_verify_checks_the_traces_own_copied_fields_too(traced: tuple[Path, Path]) -> None:
+    """The task and the final output are copied values as a step's are (before, only steps' were
+    checked: a changed task verified clean)."""
+    out, logs = traced
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))["trace_fields"]
+    assert prov["task"]["origin"] == prov["final_output"]["origin"] == "copied"
+    _edit_json(out / "trace.json", lambda t: t.update(task=t["task"] + " and deploy it"))
+    code, problems = _verify(out, logs)
+    assert code == ExitCode.INVALID
+    assert len(problems) == 1 and problems[0].startswith("MISMATCH the trace's task: value differs from the log at ev_")
+
+
 def test_verify_reports_evidence_moved_to_another_span_with_the_same_values(traced: tuple[Path, Path]) -> None:
     """Step 5's record (line 8) said to be at line 6's bytes: every copied value read there is
     the same, only the record's sha256 can tell."""

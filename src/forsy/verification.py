@@ -187,6 +187,9 @@ def verify_folder(folder: str | Path, source_roots: Sequence[str | Path]) -> Ver
             if fp.get("origin") != "copied":
                 continue
             check_field(rep, src, evidence, n, fname, step.get(fname), fp)
+    for fname, fp in (prov.get("trace_fields") or {}).items():  # the task, the final output, a header's time...
+        if isinstance(fp, dict) and fp.get("origin") == "copied":
+            check_field(rep, src, evidence, 0, fname, trace.get(fname), fp)
     return rep
 
 
@@ -211,17 +214,19 @@ def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None, str]:
 
 def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step: int, fname: str,
                  value: Any, fp: dict[str, Any]) -> None:
+    """One copied value against its evidence; `step` 0: a field of the trace itself."""
+    where = f"step {step} {fname}" if step else f"the trace's {fname}"
     refs = fp.get("evidence") or []
     pieces: list[str] = []
     raws: list[str] = []  # whole records as text (a text line that happens to parse as JSON: `[1, 2]`, `1e3`)
     for ref in refs:
         info = evidence.get(ref["id"])
         if info is None:
-            rep.problems.append(f"step {step} {fname}: evidence {ref['id']} not in provenance")
+            rep.problems.append(f"{where}: evidence {ref['id']} not in provenance")
             return
         rec, err, as_written = _record(src, info)
         if err:
-            rep.problems.append(f"step {step} {fname}: {err}")
+            rep.problems.append(f"{where}: {err}")
             return
         rule = fp.get("rule") or ""
         try:
@@ -229,7 +234,7 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
             if rule == "C-json-string" and isinstance(v, str):
                 v = resolve_pointer(json.loads(v), str((fp.get("params") or {}).get("pointer", "")))
         except (KeyError, IndexError, ValueError):
-            rep.problems.append(f"step {step} {fname}: pointer {ref.get('pointer')} does not resolve")
+            rep.problems.append(f"{where}: pointer {ref.get('pointer')} does not resolve")
             return
         pieces.append(_content_text(v) if fname == "output" else _as_text(v))
         if not ref.get("pointer"):
@@ -246,7 +251,7 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
     if not ok and len(raws) == len(pieces):  # every piece a whole record: compare with its text as written
         ok = _agrees(text, raws, span)
     if not ok:
-        rep.problems.append(f"step {step} {fname}: value differs from the log at {refs[0]['id']}")
+        rep.problems.append(f"{where}: value differs from the log at {refs[0]['id']}")
 
 
 def _agrees(text: str, pieces: list[str], span: bool) -> bool:
