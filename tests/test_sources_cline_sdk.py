@@ -209,3 +209,32 @@ def test_the_sdks_empty_content_placeholder_is_no_ones_words(tmp_path: Path) -> 
                          {"id": "b", "role": "assistant", "content": empty}])
     [s] = ClineSource().read(p, ReadContext(root=tmp_path))
     assert [(e.kind, e.actor, e.info) for e in s.events] == [("note", "system", NoteInfo(subtype="empty_content"))] * 2
+
+
+def test_the_summary_the_agent_submits_and_exits_with_is_the_final_output(tmp_path: Path) -> None:
+    """The SDK's run ends with `submit_and_exit {summary, verified}` (definitions.ts, completesRun),
+    the extension's with `attempt_completion {result}`: the agent's answer given by a tool call
+    (T-final/answer-call, copied from the call's arguments) and the run complete
+    (T-termination/answer-call). A later text answer is the final output instead."""
+    done = [
+        {"id": "m1", "role": "user", "ts": 1787220000000, "content": [{"type": "text", "text": WRAPPED}]},
+        {"id": "m2", "role": "assistant", "ts": 1787220001000, "content": [
+            {"type": "tool_use", "id": "t9", "name": "submit_and_exit",
+             "input": {"summary": "Fixed the off-by-one in pager.py; all tests pass.", "verified": True}}]},
+        {"id": "m3", "role": "user", "ts": 1787220002000, "content": [
+            {"type": "tool_result", "tool_use_id": "t9", "name": "submit_and_exit", "content": "ok"}]},
+    ]
+    for name, messages, final, ending in (
+            ("a", done, "Fixed the off-by-one in pager.py; all tests pass.", "task_complete"),
+            ("b", [*done, {"id": "m4", "role": "assistant", "ts": 1787220003000, "content": "One more thing."}],
+             "One more thing.", "task_complete")):
+        p = _file(tmp_path / name, messages)
+        out = tmp_path / name / "out"
+        r = CliRunner().invoke(app, ["retrace", str(p), "-o", str(out), "--no-redact"])
+        assert r.exit_code == 0, r.output
+        trace = json.loads((out / "trace.json").read_text("utf-8"))
+        assert (trace["final_output"], trace["termination_reason"]) == (final, ending), name
+        v = CliRunner().invoke(app, ["verify", str(out), str(p.parent)])  # the answer's place is checked
+        assert v.exit_code == 0, v.output
+    prov = json.loads((tmp_path / "a" / "out" / "provenance.json").read_text("utf-8"))["trace_fields"]["final_output"]
+    assert (prov["rule"], prov["evidence"][0]["pointer"]) == ("T-final/answer-call", "/content/0/input/summary")

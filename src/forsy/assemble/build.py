@@ -76,6 +76,27 @@ def _steps(drafts: list[Draft]) -> list[Step]:
     return steps
 
 
+ANSWER_ARGS = ("result", "summary")  # Cline's attempt_completion, the Cline SDK's submit_and_exit
+
+
+def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:
+    """T-final/answer-call: a tool call by which the agent gives its answer (the catalogue's
+    `answer` operation: attempt_completion, submit_and_exit) is its answer, the text of its
+    `result` or `summary` argument, copied from where the arguments are; not when the call
+    failed, nor when its arguments were not copied as one object."""
+    prov = d.prov.get("input")
+    if (d.values.get("operation") != "answer" or d.values.get("success") is False or not isinstance(d.tool_args, dict)
+            or prov is None or prov.origin != "copied" or prov.rule not in (None, "R-call/json")
+            or len(prov.evidence) != 1):
+        return None
+    at = prov.evidence[0]
+    for k in ANSWER_ARGS:
+        text = d.tool_args.get(k)
+        if isinstance(text, str) and text.strip():
+            return text, copied([Ref(at.id, f"{at.pointer}/{k}")], rule="T-final/answer-call")
+    return None
+
+
 def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
     """T-termination: (reason, rule id) from how the session ends (a proposal may refine only 'other')."""
     if session.meta.ending is not None:
@@ -92,6 +113,8 @@ def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
         return "error_unrecoverable", "T-termination/api-error"
     if last.values["action"] == "output":
         return "task_complete", "T-termination/answer"
+    if answer_call(last) is not None:
+        return "task_complete", "T-termination/answer-call"
     if last.call_id and "output" not in last.values:
         return "partial_then_stopped", "T-termination/no-result"
     if last.values.get("eval_reason", "").startswith("The user rejected"):
@@ -229,11 +252,14 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         tf["ended_at"] = derived("T-times", src_refs)
 
     final_output = None
-    outs = [d for d in drafts if d.values["action"] == "output" and d.actor_key == "agent"
-            and not d.abandoned]
+    outs = [(d, (d.values.get("output"), d.prov.get("output"))) for d in drafts
+            if d.values["action"] == "output" and d.actor_key == "agent" and not d.abandoned]
+    outs += [(d, said) for d in drafts if d.actor_key == "agent" and not d.abandoned
+             and (said := answer_call(d)) is not None]
     if outs:
-        final_output = outs[-1].values.get("output")
-        tf["final_output"] = outs[-1].prov["output"]
+        _, (final_output, how) = max(outs, key=lambda o: drafts.index(o[0]))
+        if how is not None:
+            tf["final_output"] = how
 
     ending, trule = termination(session, drafts)
     declared = session.meta.ending_ref

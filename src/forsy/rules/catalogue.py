@@ -122,6 +122,10 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-termination/declared", "The log states how the session ended, in its own words mapped by its source "
          "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
+    Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
+         "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer."),
+    Rule("T-termination/answer-call", "The session ends on the tool call by which the agent gives its answer "
+         "(attempt_completion, submit_and_exit): task complete."),
     Rule("T-termination/none", "The session has no agent step at the end to judge from."),
     Rule("T-termination/interrupt", "The user interrupted the last step."),
     Rule("T-termination/no-result", "The last call has no result: partial, then stopped."),
