@@ -9,8 +9,9 @@
   field is null, the evidence stays cited, and a `time-not-written` warning names it.
   T-times/header: when no step has a time, started_at is copied from the log's header
   (the first record of an old Codex rollout, whose items carry no times).
-* T-final: final_output is the last answer of the main agent on the final path.
-* T-termination: task_complete when the session ends with the agent's answer;
+* T-final: final_output is the last answer of the main agent on the final path: its words,
+  or what a completion tool call carries (T-final/answer-call, `answer_call`).
+* T-termination: task_complete when the session ends with the agent's answer (or such a call);
   user_abandoned when it ends with an interrupt or a rejected call; error_unrecoverable
   when it ends with an API error; partial_then_stopped when the last call has no result;
   other otherwise.
