@@ -230,6 +230,23 @@ def test_a_pause_or_an_interrupt_is_the_persons_and_ends_the_run_as_theirs(tmp_p
         assert out.assembled is not None and out.assembled.trace.termination_reason == "user_abandoned", kind
 
 
+def test_what_the_sdk_sends_from_the_users_side_is_its_note_not_the_persons(tmp_path: Path) -> None:
+    """The SDK writes some of its own texts as MessageEvents of source "user": the critic's
+    follow-up (critic/base.py), the content-filter nudge and a malformed call's validation error
+    (agent/agent.py, fn_call_converter.py), the /goal runner's follow-up (goal/prompts.py). They
+    are the SDK's notes; the person's words stay theirs, a sentence like them in the middle too."""
+    sdk = ["The task appears incomplete (iteration 1, predicted success likelihood: 40.0%).\n\nPlease review.",
+           "Your previous response was blocked by the provider's content filter. Rephrase.",
+           "Missing required parameters for function 'terminal': {'command'}",
+           "Parameter 'timeout' is expected to be an integer.",
+           "Function 'bash' not found in available tools: ['terminal']",
+           "The goal is NOT yet complete (audit iteration 2).\nOutstanding: tests"]
+    typed = ["Make all tests pass", "Why does it say Missing required parameters for function 'x'?"]
+    s = read(tmp_path, [_said(i, "user", t) for i, t in enumerate([typed[0], *sdk, typed[1]])])
+    assert [e.text for e in s.events if e.kind == "user"] == typed
+    assert [(e.actor, e.text) for e in s.events if e.kind == "note"] == [("system", t) for t in sdk]
+
+
 def test_a_condensation_request_is_no_second_compaction(tmp_path: Path) -> None:
     """agent.py writes a CondensationRequest, then the condenser's Condensation with its summary:
     one compaction, the request set aside."""

@@ -162,6 +162,18 @@ def _system(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         b.mark(rec, base, e, "set_aside", "a system prompt event with no text")
 
 
+# texts the SDK itself sends from the user's side (source "user"), how they start: the critic's
+# follow-up (critic/base.py), the content-filter nudge (agent/agent.py), the /goal runner's
+# follow-up and resume prompts (conversation/goal/prompts.py); never typed by a person
+SDK_USER_TEXTS = ("The task appears incomplete (iteration ", "Your previous response was blocked by the ",
+                  "The goal is NOT yet complete (audit iteration ", "Resuming a goal that was paused or interrupted. ")
+# a malformed call's FunctionCallValidationError, sent back as the user's message (agent.py;
+# its texts: llm/mixins/fn_call_converter.py)
+CALL_ERROR = re.compile(r"(?:Parameter '[^'\n]{1,200}' is (?:not allowed for function '|expected to be )"
+                        r"|Missing required parameters for function '|Function '[^'\n]{1,200}' not found in available "
+                        r"tools: )")
+
+
 def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
     msg = e.get("llm_message")
     texts = _texts(msg, "content")
@@ -176,6 +188,8 @@ def _message(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         if sender is not None:
             b.ev("note", rec, base, ptr, e, actor="agent", text=text,
                  info=NoteInfo(subtype="subagent_input", raw={"sender": sender}))
+        elif user and (text.startswith(SDK_USER_TEXTS) or CALL_ERROR.match(text)):
+            b.ev("note", rec, base, ptr, e, actor="system", text=text, info=NoteInfo(subtype="sdk_followup"))
         elif user:
             b.ev("user", rec, base, ptr, e, actor="user", text=text)
         elif source == "agent":
