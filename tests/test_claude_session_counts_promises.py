@@ -99,6 +99,10 @@ def test_a_saved_output_found_is_read_whole_cited_and_listed(tmp_path: Path) -> 
     assert [(f.path, f.bytes) for f in s.files] == [("s.jsonl", (tmp_path / "s.jsonl").stat().st_size),
                                                      ("s/tool-results/toolu_1.txt", len(data))]
     assert s.quality.truncated_outputs == 0
+    # accounted for in the ledger (it was `unknown`, warned, and lowered the confidence)
+    mark = s.ledger[info.persisted.ref.ev]
+    assert (mark.heading, mark.name) == ("metadata", "a call's whole output the agent saved beside its log (copied "
+                                                     "into the trace's artifacts)")
 
 
 def test_a_saved_output_whose_file_is_missing_is_a_truncated_output(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ def test_a_cut_output_is_read_whole_from_beside_the_chats_and_cited(tmp_path: Pa
         assert result.info.persisted.folder == f"tool-outputs/session-{SID}"
         assert s.files[-1].path.endswith("run_shell_command_1_0.txt") and s.evidence[result.info.persisted.ref.ev]
         assert s.quality.truncated_outputs == 0
+        assert s.ledger[result.info.persisted.ref.ev].heading == "metadata"  # accounted for, not unknown
 
 
 def test_a_saved_output_not_beside_the_chats_is_a_truncated_output_and_no_other_path_is_opened(tmp_path: Path) -> None:

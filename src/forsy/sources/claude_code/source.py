@@ -57,6 +57,7 @@ KNOWN_TYPES = frozenset(
 ) | frozenset(NEWER_TYPES)
 # `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
 # the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
+SAVED_OUTPUT_WHY = "a call's whole output the agent saved beside its log (copied into the trace's artifacts)"
 PERSISTED = re.compile(r"Full output saved to: ([^\r\n]+?)[ \t]*$", re.M)
 
 
@@ -315,6 +316,7 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
         rel = source_name(f, ctx.root)
         ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
         session.add_evidence(ev)
+        session.mark(ev.id, "metadata", SAVED_OUTPUT_WHY)
         session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
         info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)
 

@@ -50,6 +50,8 @@ def attach_saved(session: Session, path: Path, ctx: ReadContext) -> None:
             continue
         ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-output-file")
         session.add_evidence(ev)
+        session.mark(ev.id, "metadata", "a call's whole output the CLI saved beside its chats (copied into the "
+                     "trace's artifacts)")
         session.files.append(SourceFile(rel, str(f), "gemini", len(data), sha256(data)))
         e.info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel,
                                      by="Gemini CLI", folder=f.parent.relative_to(chats.parent).as_posix())
