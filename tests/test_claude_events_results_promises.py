@@ -51,9 +51,12 @@ def _ev(text: str, is_error: bool | None = False, info: ResultInfo | None = None
     ([{"type": "image", "source": {"data": "x"}}], "[image omitted by forsy: unknown type]", True),
     ([{"type": "image", "source": "x"}], "[image omitted by forsy: unknown type]", True),
     ([{"type": "image"}], "[image omitted by forsy: unknown type]", True),
-    ([{"type": "tool_reference", "tool_name": "x"}, {"type": "text", "text": 3}, "s"],
+    ([{"type": "document", "source": {}}, {"type": "text", "text": 3}, "s"],
      "[non-text block omitted by forsy]\n[non-text block omitted by forsy]\n[non-text block omitted by forsy]",
      True),
+    # the tools a tool search found: their names, whole; a reference with no name is omitted
+    ([{"type": "tool_reference", "tool_name": "x"}, {"type": "tool_reference", "tool_name": "y"}], "x\ny", False),
+    ([{"type": "tool_reference", "tool_name": 3}], "[non-text block omitted by forsy]", True),
 ])
 def test_a_results_content_is_its_text(tmp_path: Path, content: Any, text: str, excerpt: bool) -> None:
     block = {} if content is ... else {"content": content}

@@ -62,9 +62,13 @@ def _as_text(v: Any) -> str:
 
 
 def _content_text(v: Any) -> str:
-    """Tool-result content as text: strings as they are, text blocks joined by newlines."""
+    """Tool-result content as text: strings as they are, text blocks (and the names of the tools
+    a tool search found, `tool_reference` blocks) joined by newlines."""
     if isinstance(v, list):
-        return "\n".join(b["text"] for b in v if isinstance(b, dict) and isinstance(b.get("text"), str))
+        return "\n".join(b["text"] if isinstance(b.get("text"), str) else b["tool_name"] for b in v
+                         if isinstance(b, dict) and (isinstance(b.get("text"), str)
+                                                     or (b.get("type") == "tool_reference"
+                                                         and isinstance(b.get("tool_name"), str))))
     return _as_text(v)
 
 

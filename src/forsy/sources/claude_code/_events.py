@@ -81,8 +81,9 @@ def mcp_name(name: str) -> str:
 def content_text(content: Any) -> tuple[str, bool]:
     """The text a model saw for tool_result content; (text, excerpt?).
 
-    Strings are exact. Lists join their text blocks with newlines; images are replaced
-    by a stated marker, so the value is an excerpt.
+    Strings are exact. Lists join their text blocks, and the names of the tools a tool search
+    found (`tool_reference` blocks), with newlines; images are replaced by a stated marker, so
+    the value is an excerpt.
     """
     if content is None:
         return "", False
@@ -94,6 +95,8 @@ def content_text(content: Any) -> tuple[str, bool]:
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                 parts.append(b["text"])
+            elif isinstance(b, dict) and b.get("type") == "tool_reference" and isinstance(b.get("tool_name"), str):
+                parts.append(b["tool_name"])  # a tool ToolSearch found (the API's ToolReferenceBlock): its name
             elif isinstance(b, dict) and b.get("type") == "image":
                 src: dict[str, Any] = b["source"] if isinstance(b.get("source"), dict) else {}
                 parts.append(f"[image omitted by forsy: {src.get('media_type', 'unknown type')}]")
