@@ -6,7 +6,8 @@ not look like a Claude Code record still decides at once (other agents' JSON Lin
 record types public readers list are accounted for by name; an unknown one is warned about once
 and kept in the ledger as unknown. `content-replacement` is written by the Agent SDK
 (claude-agent-sdk-python e8bde60, session_mutations.py: `{type, sessionId, replacements, uuid,
-timestamp}`); the rest are named by public readers of Claude Code 2.1.145."""
+timestamp}`); the rest are named by public readers of Claude Code 2.1.145 (`file-history-delta`:
+of 2.1.198+)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def test_json_lines_of_another_kind_still_decide_at_once(tmp_path: Path) -> None
     ("agent-color", "metadata", "agent color"),
     ("worktree-state", "metadata", "worktree state"),
     ("frame-link", "set_aside", "frame-link"),
+    ("file-history-delta", "set_aside", "file-history-delta"),
 ])
 def test_newer_record_types_are_accounted_for_by_name(tmp_path: Path, kind: str, heading: str, name: str) -> None:
     log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), _meta(kind, uuid="m1"),
@@ -75,3 +77,14 @@ def test_an_unknown_record_type_is_warned_about_once_and_kept_as_unknown(tmp_pat
                                        _meta("a-later-kind"), answer(1, "a1", "u1", "Done.")])
     [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
     assert [w.line for w in s.warnings if w.code == "unknown-record-type"] == [2]
+
+
+def test_an_attachment_set_aside_is_named_in_the_ledger_by_its_kind(tmp_path: Path) -> None:
+    """Attachments the reader makes no step of are set aside under their own kind (the ledger
+    said only `attachment`, so a reviewer could not tell a hook's halt from a file's edit)."""
+    att = {"type": "attachment", "sessionId": SESSION, "uuid": "t1", "parentUuid": "u1",
+           "timestamp": "2026-01-01T10:00:00.500Z", "attachment": {"type": "edited_text_file", "filename": "a.py"}}
+    log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), att, answer(1, "a1", "t1", "Done.")])
+    [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
+    [mark] = [m for ev_id, m in s.ledger.items() if s.evidence[ev_id].line == 2]
+    assert (mark.heading, mark.name, mark.subtype) == ("set_aside", "attachment", "edited_text_file")

@@ -33,6 +33,9 @@ NEWER_TYPES: dict[str, tuple[LedgerHeading, str]] = {
     "marble-origami-snapshot": ("set_aside", "marble-origami-snapshot"),
     "speculation-accept": ("set_aside", "speculation-accept"),
     "frame-link": ("set_aside", "frame-link"),
+    # 2.1.198+ as public readers of such transcripts describe it: a file backup's delta, beside the
+    # snapshots (messageId, snapshotMessageId, trackingPath, backup)
+    "file-history-delta": ("set_aside", "file-history-delta"),
 }
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "file-history-snapshot": ("set_aside", "file-history-snapshot"),
@@ -144,6 +147,9 @@ def _mark_by_type(r: Record, session: Session) -> None:
     elif isinstance(t, str) and t in _BY_TYPE:
         heading, name = _BY_TYPE[t]
         sub = d.get("operation") if t == "queue-operation" and isinstance(d.get("operation"), str) else None
+        if t == "attachment":  # which kind of attachment was set aside, in the ledger's words
+            att = d.get("attachment")
+            sub = att["type"] if isinstance(att, dict) and isinstance(att.get("type"), str) else None
         session.mark(r.ev.id, heading, name, sub)
 
 
