@@ -65,11 +65,14 @@ def _content_text(v: Any) -> str:
     """Tool-result content as text: strings as they are, text blocks (and the names of the tools
     a tool search found, `tool_reference` blocks) joined by newlines."""
     if isinstance(v, list):
-        return "\n".join(b["text"] if isinstance(b.get("text"), str) else b["tool_name"] for b in v
-                         if isinstance(b, dict) and (isinstance(b.get("text"), str)
-                                                     or (b.get("type") == "tool_reference"
-                                                         and isinstance(b.get("tool_name"), str))))
+        return "\n".join(t for b in v if isinstance(b, dict) and isinstance(t := _block_text(b), str))
     return _as_text(v)
+
+
+def _block_text(b: dict[str, Any]) -> Any:
+    if isinstance(b.get("text"), str):
+        return b["text"]
+    return b.get("tool_name") if b.get("type") == "tool_reference" else None
 
 
 _UNDECODED = "\ufffd"  # what a file name's bytes that are not UTF-8 became in a trace's JSON

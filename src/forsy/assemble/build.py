@@ -253,12 +253,15 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         tf["ended_at"] = derived("T-times", src_refs)
 
     final_output = None
-    outs = [(d, (d.values.get("output"), d.prov.get("output"))) for d in drafts
-            if d.values["action"] == "output" and d.actor_key == "agent" and not d.abandoned]
-    outs += [(d, said) for d in drafts if d.actor_key == "agent" and not d.abandoned
-             and (said := answer_call(d)) is not None]
-    if outs:
-        _, (final_output, how) = max(outs, key=lambda o: drafts.index(o[0]))
+    answer: tuple[Any, FieldProvenance | None] | None = None  # the main agent's last answer, in step order
+    for d in drafts:
+        if d.actor_key == "agent" and not d.abandoned:
+            if d.values["action"] == "output":
+                answer = (d.values.get("output"), d.prov.get("output"))
+            elif (said := answer_call(d)) is not None:
+                answer = said
+    if answer is not None:
+        final_output, how = answer
         if how is not None:
             tf["final_output"] = how
 

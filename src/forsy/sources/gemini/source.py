@@ -77,6 +77,7 @@ DENIED = "User denied execution."  # scheduler.ts: the reason of a call the pers
 BATCH_CANCELLED = "[Operation Cancelled] Reason: User cancelled operation"
 INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
+SHELL_MODE = "I ran the following shell command:\n```sh\n"  # a `!cmd` turn's opening words
 # user turns the CLI adds to the history itself (GeminiChat.addHistory → recordSyntheticMessage),
 # recorded as type user: never typed; (how the text starts, the note's subtype)
 CLI_TURNS = (
@@ -84,7 +85,7 @@ CLI_TURNS = (
     ("Here is a summary of changes in the user's editor context", "ide_context"),
     ("- **Workspace Directories:**\n", "directory_context"),  # environmentContext.getDirectoryContextString
     ("User has manually exited Plan Mode. Switching to ", "plan_mode_exit"),  # approvalModeUtils
-    ("I ran the following shell command:\n```sh\n", "shell_mode_command"),  # useExecutionLifecycle (`!cmd`)
+    (SHELL_MODE, "shell_mode_command"),  # useExecutionLifecycle (`!cmd`)
     ("System: Potential loop detected. ", "loop_recovery"),  # client.ts _recoverFromLoop
 )
 # geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
@@ -92,8 +93,8 @@ CLI_TURNS = (
 SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
 # the command of a `!cmd` turn (useExecutionLifecycle addShellCommandToGeminiHistory), as written
 # (newer versions escape its backslashes and backticks: kept so, a copy of what the log holds)
-_SHELL_MODE = re.compile(r"I ran the following shell command:\n```sh\n(?P<cmd>.*?)\n```\n\nThis produced the following "
-                         r"result:\n```\n", re.S)
+_SHELL_TURN = re.compile(re.escape(SHELL_MODE) + r"(?P<cmd>.*?)\n```\n\nThis produced the following result:\n```\n",
+                         re.S)
 CLIENT_CALLS = frozenset({"activate_skill"})  # ACTIVATE_SKILL_TOOL_NAME: the calls the client makes itself
 CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from inside a checkpoint
 
@@ -388,7 +389,7 @@ class _Chat:
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
                 s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
             elif turn is not None:  # a turn the CLI wrote in the user's place
-                shell = _SHELL_MODE.match(text) if turn == "shell_mode_command" else None
+                shell = _SHELL_TURN.match(text) if turn == "shell_mode_command" else None
                 if shell is not None and shell["cmd"].strip():  # the person ran `!cmd` (R-user/bash-input)
                     self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text="!" + shell["cmd"],
                              info=MessageInfo(rule="bash-input"))
@@ -409,14 +410,15 @@ class _Chat:
         (The person typing the same words again sends the same content.) True when it was one."""
         if shown is None:
             return False
-        said = tuple(t for _, t in part_texts(content, "/content"))
+        parts = part_texts(content, "/content")
+        said = tuple(t for _, t in parts)
         key = tuple(t for _, t in part_texts(shown, "/displayContent"))
         if not key or not said:
             return False
         first = self.shown.setdefault(key, said)
         if first == said:
             return False
-        for ptr, text in part_texts(content, "/content"):
+        for ptr, text in parts:
             self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
                      info=NoteInfo(subtype="cli_resent"))
         self.s.mark(rec.ev.id, "set_aside", "a turn the CLI sent under an earlier prompt's words (loop recovery, "
