@@ -155,6 +155,19 @@ def test_a_declined_model_value_is_null_in_the_reviewed_trace(web: tuple[TestCli
     assert fp["origin"] == "human" and fp["reviewer"]["replaced"]["value"] == MODEL_VALUE
 
 
+def test_an_approved_draft_asks_nothing_more(web: tuple[TestClient, str, str]) -> None:
+    c, _, tid = web
+    post(c, tid, "edit", field="summary.goal_achieved", value="true")
+    html = post(c, tid, "approve", level="human_reviewed")
+    assert 'id="status">approved<' in html
+    page = c.get(f"/t/{tid}").text
+    needs = page[page.index('class="needs"'):page.index('class="conversation"')]
+    # what was open when it was approved is said as such, not as decisions still to make
+    assert "Needs you" not in needs and ">Judgements <" in needs
+    assert re.search(r'class="count">5 left undecided when it was approved<', needs), needs[:400]
+    assert 'action="/t/' not in needs  # no form to set or keep a value of a closed item
+
+
 def test_edits_of_every_form_become_diffs() -> None:
     claude = edit_diff("MultiEdit", orjson.dumps({"file_path": "a.py", "edits": [
         {"old_string": "x = 1", "new_string": "x = 2"}, {"old_string": "y", "new_string": "z"}]}).decode())
