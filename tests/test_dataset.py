@@ -200,6 +200,12 @@ def test_a_worker_that_dies_twice_is_a_failed_row(corpus: Path, tmp_path: Path,
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed (pip install 'forsy[ray]')")
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")  # Ray Data warns of its own settings
+# Ray Data's own per-dataset log file (logs/ray-data/ray-data-dataset_*.log, opened by its
+# SessionFileHandler) is sometimes left for the cyclic collector to close, which then warns at a
+# random point of the test (2 full runs in 6, never alone; the datasets ran one after another and
+# each was unregistered, so the handler is dropped somewhere inside Ray). Only files under Ray's
+# logs/ray-data/ are let go: an unclosed file of forsy's still fails the test.
+@pytest.mark.filterwarnings(r"ignore:unclosed file <_io\.\w+ name='[^']*/logs/ray-data/ray-data-:ResourceWarning")
 def test_ray_rows_are_the_local_rows(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A local Ray with two CPUs, started and stopped by the build; on both engines a session
     whose worker dies (twice) is a failed row, the same one."""
