@@ -19,9 +19,10 @@ What each kind gives (read from the SDK's models):
   `ThinkAction`'s `thought` its reasoning (no call). An action the SDK could not parse
   (`action: null`) is a call with the model's raw `tool_call.arguments`;
 * `ObservationEvent`: the result of the call with its `tool_call_id`: `observation.content
-  [*].text` joined; failed when `observation.is_error` is true or its exit code
-  (`exit_code`, else `metadata.exit_code`) is neither 0 nor -1 (-1: still running after
-  the soft timeout, not a failure) — rule R-call/exit-code;
+  [*].text` joined (when it holds none, the fields a tool keeps its words in: `OWN_TEXT`);
+  failed when `observation.is_error` is true or its exit code (`exit_code`, else
+  `metadata.exit_code`) is neither 0 nor -1 (-1: still running after the soft timeout, not
+  a failure) — rule R-call/exit-code;
 * `UserRejectObservation`: the call was rejected (`rejection_reason`), a failed result; by
   the person (`rejection_source: "user"`) it is their rejection (R-error/rejected);
   `AgentErrorEvent`: the SDK's error for the call (`error`), a failed result;
@@ -81,6 +82,9 @@ ERROR_KINDS = frozenset({"ConversationErrorEvent", "ServerErrorEvent"})
 # actions whose words are the agent's own (not a tool it ran)
 FINISH, THINK = "FinishAction", "ThinkAction"
 STILL_RUNNING = -1  # TerminalObservation: the command hit the soft timeout and runs on
+# observations that keep their words in fields of their own, `content` left empty (their
+# `to_llm_content` renders the fields for the model): openhands-tools tom_consult/definition.py
+OWN_TEXT = {"ConsultTomObservation": ("suggestions", "reasoning"), "SleeptimeComputeObservation": ("message",)}
 # the first event of a saved SDK conversation names one of the SDK's event classes
 SNIFF = re.compile(rb'"kind"\s*:\s*"(?:SystemPromptEvent|MessageEvent|ActionEvent|ObservationEvent|'
                    rb'ConversationStateUpdateEvent)"')
@@ -409,14 +413,17 @@ def _observation(b: Builder, rec: Record, e: dict[str, Any], base: str, kind: st
         return
     obs = e.get("observation")
     obs = obs if isinstance(obs, dict) else {}
-    parts = _texts(obs, "content")
+    parts = [(pointer("observation", "content", i, "text"), t) for i, t in _texts(obs, "content")]
+    if not parts:  # Tom's answer, the sleeptime indexing's message (OWN_TEXT)
+        parts = [(pointer("observation", k), obs[k]) for k in OWN_TEXT.get(str(obs.get("kind")), ())
+                 if isinstance(obs.get(k), str) and obs[k].strip()]
     code = _exit_code(obs)
     failed: bool | None = None
     if obs.get("is_error") is True or (code is not None and code not in (0, STILL_RUNNING)):
         failed = True
     elif obs.get("is_error") is False:
         failed = False
-    refs = [Ref(rec.ev.id, base + pointer("observation", "content", i, "text")) for i, _ in parts]
+    refs = [Ref(rec.ev.id, base + ptr) for ptr, _ in parts]
     ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
     ev = Event("tool_result", "agent", ts, refs or [Ref(rec.ev.id, base + "/observation")],
                ts_ref=Ref(rec.ev.id, base + "/timestamp") if ts else None, call_id=call_id,
