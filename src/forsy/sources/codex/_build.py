@@ -21,6 +21,7 @@ from typing import Any
 
 from ...evidence import Event, Ref, Session, SessionMeta, pointer
 from ...payloads import PAYLOAD_FOR_KIND, MessageInfo, NoteInfo, Payload
+from ._activity import review_rendered, review_results, settings
 from ._fork import FindParent, ForkInfo, own_start
 from ._index import COMPACTION_ITEMS, WINDOW, Index, build_index, compaction_mirror
 from ._kinds import (
@@ -105,7 +106,7 @@ class ThreadBuilder:
         self.tools.finish()
         spawned = {**self.tools.spawned, **self.index.spawned}
         rules = {k: "spawn_agent_output" for k in self.tools.spawned}
-        rules.update({k: "collab_agent_spawn_end" for k in self.index.spawned})
+        rules.update(self.index.spawn_rules)
         return Thread(
             self.lf, self.thread_id, self.actor, self.meta, self.events, fork, self.parent_thread_id,
             self.subagent, spawned, rules, self.spawn_marker, set(self.tools.calls),
@@ -314,6 +315,13 @@ class ThreadBuilder:
 
     def _context(self, kind: str, rec: Rec, i: int, text: str, role: str) -> None:
         parts = ("content", i, "text")
+        if kind == "user_action" and (span := review_results(text)) and not review_rendered(self.lf.recs, rec.idx,
+                                                                                                WINDOW):
+            # a /review's findings written back only here (no assistant message renders them)
+            self._event("agent_text", rec, *parts, text=text[span[0] : span[1]], group=self._group(rec),
+                        info=MessageInfo(span=span, wrapped="user_action"))
+            self.seen_dialogue = True
+            return
         if kind == "turn_aborted" and not self.index.has_abort_events:
             self._event("interrupt", rec, *parts, actor="user", text=text, info=NoteInfo(subtype="turn_aborted_notice"))
             return
@@ -401,6 +409,10 @@ class ThreadBuilder:
             self.meta.extra["thread_name"] = name
         elif sub == "thread_goal_updated":
             self._goal(rec)
+        elif sub == "thread_settings_applied" and (applied := settings(rec.payload)) is not None:
+            changes: list[dict[str, Any]] = self.meta.extra.setdefault("thread_settings", [])
+            if not changes or {k: v for k, v in changes[-1].items() if k != "line"} != applied:
+                changes.append({**applied, "line": rec.line})
         elif sub in ("task_complete", "turn_complete"):
             self.group = None
         elif sub not in SILENT_EVENTS:
@@ -521,12 +533,8 @@ class ThreadBuilder:
             self.thread_id = thread_id
         m.agent_version = self._typed(rec, p, "cli_version", str)
         if p.get("history_mode") == "paginated":
-            # policy.rs: a paginated thread keeps every item_completed turn item in place of the
-            # user, agent and *_end events, so what those carry (a call's status) is not read here
+            # policy.rs: item_completed turn items stand in for the *_end events (read by _activity)
             m.extra["history_mode"] = "paginated"
-            self.session.warn("paginated-history", "this thread keeps paginated history (item_completed turn "
-                              "items in place of the end events): the outcomes those items carry are not read, "
-                              "so some steps' success is unknown", self.lf.source, rec.line)
         if rec.kind == "bare_header" and (ts := self._typed(rec, p, "timestamp", str)) is not None:
             m.started_at, m.started_at_ref = ts, Ref(rec.ev, pointer(*rec.base, "timestamp"))  # bare items have none
         m.cwd = self._typed(rec, p, "cwd", str)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._activity import outcome_id, started_subagent
 from ._read import Rec
 
 WINDOW = 4
@@ -37,9 +38,10 @@ class Index:
     typed: set[int] = field(default_factory=set)  # user messages an event_msg user_message confirms
     has_user_events: bool = False  # the file has event_msg user_message records at all
     has_abort_events: bool = False
-    ends: dict[str, Rec] = field(default_factory=dict)  # call_id -> *_end event
+    ends: dict[str, Rec] = field(default_factory=dict)  # call_id -> *_end event (or its completed turn item)
     web_search_ids: dict[int, str] = field(default_factory=dict)  # web_search_call idx -> id
     spawned: dict[str, str] = field(default_factory=dict)  # new thread id -> spawning call_id
+    spawn_rules: dict[str, str] = field(default_factory=dict)  # new thread id -> the record kind that linked it
 
 
 def item_texts(rec: Rec, what: str) -> list[str] | None:
@@ -81,7 +83,12 @@ def build_index(recs: list[Rec], start: int) -> Index:
         elif sub == "collab_agent_spawn_end":
             new, call = rec.payload.get("new_thread_id"), rec.payload.get("call_id")
             if isinstance(new, str) and isinstance(call, str):
-                ix.spawned[new] = call
+                ix.spawned[new], ix.spawn_rules[new] = call, "collab_agent_spawn_end"
+        elif (started := started_subagent(rec)) is not None and started[0] not in ix.spawned:
+            # multi-agent v2: the spawn tool's output names no thread; its activity does
+            ix.spawned[started[0]], ix.spawn_rules[started[0]] = started[1], "sub_agent_activity"
+        elif (call_id := outcome_id(rec)) is not None and call_id not in ix.ends:
+            ix.ends[call_id] = rec  # paginated history: the call's completed item, in place of its end event
         elif sub == "turn_aborted":
             ix.has_abort_events = True
     return ix

@@ -23,7 +23,7 @@ SILENT_EVENTS = frozenset(
      "session_configured", "turn_diff", "get_history_entry_response", "mcp_list_tools_response",
      "list_custom_prompts_response", "plan_update", "shutdown_complete", "view_image_tool_call",
      "image_generation_begin", "image_generation_end", "item_started", "raw_response_item",
-     "thread_settings_applied", "guardian_assessment",
+     "guardian_assessment",
      "dynamic_tool_call_request", "dynamic_tool_call_response", "sub_agent_activity",
      "collab_agent_spawn_begin", "collab_agent_spawn_end", "collab_agent_interaction_begin",
      "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end",

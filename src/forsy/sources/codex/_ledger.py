@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from ...evidence import LedgerHeading, Session
 from ...payloads import NoteInfo, ResultInfo
+from ._activity import OUTCOME_ITEMS, SUBAGENT_ITEMS, completed_item
 from ._build import Thread, redelivered
 from ._index import COMPACTION_ITEMS, build_index
 from ._kinds import SET_ASIDE_KINDS, SILENT_EVENTS, SILENT_ITEMS, SILENT_KINDS
+from ._read import Rec
 
 _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "session_meta": ("metadata", "session meta (id, version, cwd, git, instructions)"),
@@ -26,8 +28,11 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "response_item:additional_tools": ("metadata", "tools offered to the model later in the thread"),
     "response_item:configuration_update": ("metadata", "a configuration update sent to the model "
                                                        "(agent_config.configuration_updates)"),
-    # the recorder keeps item_completed only for items with no response item: a plan (a note) or a sleep
-    "event_msg:item_completed": ("set_aside", "a completed plan or sleep item (a plan is a note)"),
+    "event_msg:thread_settings_applied": ("metadata", "settings applied to the thread (agent_config.thread_settings)"),
+    # SubAgentActivityEvent: a v2 subagent started, was messaged or interrupted by a call of this
+    # thread (its event_id) or completed; the subagent's work is in its own rollout
+    "event_msg:sub_agent_activity": ("set_aside", "a subagent's start, message, interrupt or completion: the "
+                                                  "call that caused it is a step, its work is in its own thread"),
     # when not cited, the compaction was read from the record these repeat (compaction_mirror)
     "event_msg:context_compacted": ("duplicate", "compaction written twice"),
     "event_msg:task_complete": ("set_aside", "turn boundaries carry no work"),
@@ -55,6 +60,8 @@ def mark_thread(session: Session, t: Thread) -> None:
             session.mark(rec.ev, "duplicate", "an assistant message Codex wrote again as retained context")
         elif key == "response_item:message" and rec.payload.get("encrypted_content"):
             session.mark(rec.ev, "set_aside", _ENCRYPTED_MESSAGE)
+        elif key == "event_msg:item_completed":
+            session.mark(rec.ev, "set_aside", _item_reason(rec))
         elif key in _BY_KIND:
             session.mark(rec.ev, *_BY_KIND[key])
         elif rec.kind == "response_item" and rec.sub in COMPACTION_ITEMS:
@@ -82,3 +89,23 @@ def mark_thread(session: Session, t: Thread) -> None:
             sub = e.info.subtype if isinstance(e.info, NoteInfo) else None
             for ref in e.refs:
                 session.mark(ref.ev, "set_aside", "notes are not steps", sub)
+
+
+def _item_reason(rec: Rec) -> str:
+    """Why an item_completed record no step cites is set aside, by the turn item it holds."""
+    item = completed_item(rec)
+    kind = item["type"] if item is not None else None
+    if kind in OUTCOME_ITEMS:
+        return "a completed call item whose outcome the call's result took, or that has none to give"
+    if kind in SUBAGENT_ITEMS:
+        return "a subagent's start, message, interrupt or completion: the call that caused it is a step"
+    if kind in _REPEATS:
+        return "a completed turn item that repeats a response item read elsewhere"
+    if kind is None or kind in ("Plan", "plan", "Sleep", "sleep"):
+        return "a completed plan or sleep item (a plan is a note)"
+    return f"a completed {kind} turn item: not read"
+
+
+# paginated history's turn items whose response item is in the file too (policy.rs keeps both)
+_REPEATS = frozenset({"UserMessage", "AgentMessage", "Reasoning", "ContextCompaction", "WebSearch",
+                      "ExitedReviewMode", "HookPrompt", "ImageGeneration"})

@@ -20,6 +20,7 @@ import orjson
 
 from ...evidence import Event, Ref, Session, pointer
 from ...payloads import CallInfo, ResultInfo
+from ._activity import item_exit_code, item_success
 from ._index import Index
 from ._read import Rec, bad_type, typed
 from ._text import (
@@ -227,6 +228,8 @@ class ToolTracker:
         elif end.sub == "patch_apply_end" and (ok := self._typed(end, p, "success", bool)) is not None:
             success = ok if success is None else success
             info.success_from = ref("success")
+        elif end.sub == "item_completed" and isinstance(item := p.get("item"), dict):
+            success = self._from_item(end, item, out, info, success)
         elif end.sub == "mcp_tool_call_end":
             res = self._typed(end, p, "result", dict)
             if res is not None and "Err" in res:
@@ -235,6 +238,20 @@ class ToolTracker:
                 err = ok_part.get("isError", ok_part.get("is_error"))
                 success = not err if isinstance(err, bool) else success
             info.success_from = ref("result")
+        return success
+
+    def _from_item(self, end: Rec, item: dict[str, Any], out: Output, info: ResultInfo,
+                   success: bool | None) -> bool | None:
+        """A paginated thread's completed call item (CommandExecution, FileChange, McpToolCall,
+        DynamicToolCall): its status says the outcome, a command's item its exit code too."""
+        code, code_key = item_exit_code(item)
+        if out.exit_code is None and code is not None and code_key is not None:
+            out.exit_code = code
+            info.exit_code_from = Ref(end.ev, pointer("payload", "item", code_key))
+        ok, ok_key = item_success(item)
+        if ok is not None and ok_key is not None and success is None:
+            success = ok
+            info.success_from = Ref(end.ev, pointer("payload", "item", ok_key))
         return success
 
     def _link(self, call_id: str, out: Output, info: ResultInfo) -> None:
