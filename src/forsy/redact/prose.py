@@ -66,7 +66,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 vs, ve = quoted
                 value = text[vs:ve]
                 ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_literal(value)
-                if ok and not code_like(value):
+                if ok and not code_like(value) and not pathish(value):  # "passphrase for key '/root/.ssh/id_rsa'"
                     done = ve
                     yield Hit(vs, ve, CREDENTIAL, "prose-secret")
                 break
@@ -162,3 +162,43 @@ def pathish(value: str) -> bool:
     """A path, a URL, a dotted name (a host, a package, a version) or a call: not a secret."""
     return value.startswith(("/", "~/", "./", "http")) or "/" in value or _DOTTED_NAME.fullmatch(value) is not None or (
         "=" in value and "(" in value)
+
+
+# ---------------------------------------------------------------- a passphrase is words
+# "passphrase: correct horse battery staple", "the seed phrase is …", `PASSPHRASE="four plain
+# words"`: after a word for a phrase and what introduces its value, a run of 3 to 24 plain words
+# up to the clause's end is one secret (the rules above take one word, and leave the rest in
+# clear). A run with a function word in it is prose about the phrase: "the passphrase is
+# stored in the vault", "no passphrase is set for this key".
+PHRASE_ANCHORS = ("phrase", "mnemonic")
+_PHRASE = re.compile(
+    r"(?:pass[ _-]?|seed[ _-]|recovery[ _-]|secret[ _-]|backup[ _-]|mnemonic[ _-])?(?:phrase|mnemonic)"
+    r"(?P<intro>[ \t]+(?:is|was|will[ \t]+be|has[ \t]+been[ \t]+set[ \t]+to|set[ \t]+to))?"
+    r"[ \t]*(?P<label>[:=]?)[ \t]*(?P<q>[\"']?)"
+    r"(?P<v>[A-Za-z]{2,12}(?:[ -][A-Za-z]{2,12}){2,23})(?![\w-])",
+    re.IGNORECASE)
+_PROSE_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "is", "are", "was", "be", "been", "in", "on", "at", "to", "of", "for", "from", "by", "with",
+    "and", "or", "not", "no", "it", "its", "this", "that", "these", "those", "you", "your", "we", "our", "my",
+    "i", "as", "if", "then", "when", "will", "can", "should", "must", "may", "do", "does", "has", "have",
+    "set", "stored", "saved", "required", "needed", "used", "using", "use", "see", "enter", "empty", "none",
+    "protected", "encrypted", "prompt", "prompted", "asked", "given", "provided", "missing", "wrong", "incorrect",
+})
+
+
+def phrase_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The words of a passphrase or a seed phrase after its label, whole."""
+    done = -1
+    for i in anchors.find(PHRASE_ANCHORS, ignore_case=True):
+        start = max(done, i - 9)  # the label may begin up to "recovery " before the anchor
+        m = _PHRASE.search(text, start, i + 200)
+        if m is None or m.start() > i or (m.start() > 0 and text[m.start() - 1].isalnum()):
+            continue
+        if not (m["label"] or m["q"] or m["intro"]):
+            continue  # "passphrase protected keys": nothing says that a value follows
+        value = m["v"]
+        words = value.lower().replace("-", " ").split()
+        if any(w in _PROSE_FUNCTION_WORDS for w in words):
+            continue
+        done = m.end("v")
+        yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "phrase-secret")

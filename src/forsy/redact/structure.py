@@ -55,9 +55,11 @@ def _secret_from_stdin(low: list[str]) -> bool:
     for n, w in enumerate(low):
         bare = w in _STDIN_FILES or w == "-"
         named = next((w[: -len(f)] for f in _STDIN_FILES if w.endswith(f) and len(w) > len(f)), None)
-        if named is None and w.endswith("=-"):
+        dash = named is None and w.endswith("=-")
+        if dash:
             named = w[:-2]
-        if named is not None and named.startswith("-") and _names_secret(named):
+        # `--password-file=-`, and a parameter as `vault login` takes it: `password=-`
+        if named is not None and (named.startswith("-") or dash) and _names_secret(named):
             return True
         if bare and n > 0 and low[n - 1].startswith("-") and "=" not in low[n - 1] and _names_secret(low[n - 1]):
             return True
@@ -106,6 +108,9 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         if i > 0 and text[i - 1] not in " \t\n;&(`$\"'" and not (text[i - 1] == "n" and text[i - 2 : i - 1] == "\\"):
             continue
+        if text[i - 2 : i] == "<(":
+            yield from _substituted(text, i)
+            continue
         words = _words(text, i)
         stop = words[-1][1] if words else i
         pipe = stop
@@ -117,16 +122,36 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         basic = reader[:1] == ["base64"]  # `echo -n user:X | base64`: a Basic credential made
         if not (basic or _is_reader(reader)):
             continue
-        printf = text.startswith("printf", i)
-        args = [(s, e) for s, e in words[1:] if not (text[s] == "-" and e - s <= 3)]
-        if printf and args and "%" in text[args[0][0] : args[0][1]]:
-            args = args[1:]  # the format
         chpasswd = "chpasswd" in reader or "chgpasswd" in reader
-        for s, e in args:
+        for s, e in _echoed(text, i, words):
             if basic:
                 yield from _basic_secret(text, *_unquoted(text, s, e))
             else:
                 yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
+
+
+def _echoed(text: str, i: int, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The arguments `echo`/`printf` at i writes out: not its short flags, nor printf's format."""
+    args = [(s, e) for s, e in words[1:] if not (text[s] == "-" and e - s <= 3)]
+    if text.startswith("printf", i) and args and "%" in text[args[0][0] : args[0][1]]:
+        args = args[1:]
+    return args
+
+
+def _substituted(text: str, i: int) -> Iterator[Hit]:
+    """`--vault-password-file <(echo X)`, `--passphrase-file=<(printf X)`: a process substitution
+    given as the file of an option that names a secret is that secret (each line of X)."""
+    close = text.find(")", i, i + 400)
+    if close < 0:
+        return
+    before = _words(text, _line_start(text, i - 2), i - 2)
+    if not before:
+        return
+    option = text[before[-1][0] : before[-1][1]].lower().rstrip("=")
+    if not (option.startswith("-") and _names_secret(option)):
+        return
+    for s, e in _echoed(text, i, _words(text, i, close)):
+        yield from _values_in(text, *_unquoted(text, s, e), after_colon=False)
 
 
 def _here_document(text: str, i: int) -> Iterator[Hit]:
