@@ -48,12 +48,13 @@ from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
 from ..lines import inside, read_bytes, sha256, sniff_file, sniffed, source_name
-from . import _jsonl
+from . import _jsonl, _turns
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
 from ._saved import FOLDER, attach_saved
 from ._subagents import Chat, main_chat, read_subagents
+from ._turns import CLI_TURNS, INJECTED, SHELL_TURN, SYNTHETIC_SIGNATURE
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
 # tools/shell.ts: its output has an `Exit Code: N` line when N is not 0; from July 2025 to January
@@ -75,26 +76,7 @@ DENIED = "User denied execution."  # scheduler.ts: the reason of a call the pers
 # scheduler.ts: answering Cancel to one call's confirmation cancels the rest of its batch with this
 # reason (state-manager.ts cancelAllQueued → toCancelled): never run, by the person's answer
 BATCH_CANCELLED = "[Operation Cancelled] Reason: User cancelled operation"
-INJECTED = ("session_context", "hook_context")  # sessionUtils.isIgnoredUserContent: not typed words
 TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool", "total")
-SHELL_MODE = "I ran the following shell command:\n```sh\n"  # a `!cmd` turn's opening words
-# user turns the CLI adds to the history itself (GeminiChat.addHistory → recordSyntheticMessage),
-# recorded as type user: never typed; (how the text starts, the note's subtype)
-CLI_TURNS = (
-    ("Here is the user's editor context as a JSON object.", "ide_context"),  # client.ts getIdeContextParts
-    ("Here is a summary of changes in the user's editor context", "ide_context"),
-    ("- **Workspace Directories:**\n", "directory_context"),  # environmentContext.getDirectoryContextString
-    ("User has manually exited Plan Mode. Switching to ", "plan_mode_exit"),  # approvalModeUtils
-    (SHELL_MODE, "shell_mode_command"),  # useExecutionLifecycle (`!cmd`)
-    ("System: Potential loop detected. ", "loop_recovery"),  # client.ts _recoverFromLoop
-)
-# geminiChat.ts: the thought signature the CLI puts on parts it made itself (the binary-injection
-# acknowledgement "Binary content received. ..."): never the model's reasoning
-SYNTHETIC_SIGNATURE = "skip_thought_signature_validator"
-# the command of a `!cmd` turn (useExecutionLifecycle addShellCommandToGeminiHistory), as written
-# (newer versions escape its backslashes and backticks: kept so, a copy of what the log holds)
-_SHELL_TURN = re.compile(re.escape(SHELL_MODE) + r"(?P<cmd>.*?)\n```\n\nThis produced the following result:\n```\n",
-                         re.S)
 CLIENT_CALLS = frozenset({"activate_skill"})  # ACTIVATE_SKILL_TOOL_NAME: the calls the client makes itself
 CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from inside a checkpoint
 
@@ -225,6 +207,7 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
     for rec in doc.records:
         s.add_evidence(rec.ev)
         builder.message(rec)
+    _turns.note_start_from_summary(s)
     project_root(path, doc.header.get("projectHash"), s)
     _merge_logs(path, s, ctx)
     return s
@@ -262,6 +245,7 @@ def _read_chat_lines(path: Path, data: bytes, name: str, file: SourceFile, ctx: 
         before = len(s.events)
         builder.message(rec)
         s.quality.abandoned_events += (len(s.events) - before) if abandoned else 0
+    _turns.note_start_from_summary(s)
     if logs:  # the project's logs.json holds what a person typed: never a subagent's task
         project_root(path, lines.header.get("projectHash"), s)
         _merge_logs(path, s, ctx)
@@ -278,6 +262,7 @@ class _Chat:
         self.call_ids: set[str] = set()  # the ids of the calls read from toolCalls
         self.shown: dict[tuple[str, ...], tuple[str, ...]] = {}  # a prompt's displayContent → its content
         self.spawned: dict[str, str] = {}  # the agent a call ran (its agentId) → the call id
+        self.snapshot = False  # the message before was a compression summary (the CLI's reply follows it)
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
         # a message inside another record (a `$set` checkpoint) is cited at its place there
@@ -292,10 +277,16 @@ class _Chat:
         self._drift(d)
         mtype = _str(s, rec, d, "type")
         ts = _str(s, rec, d, "timestamp")
+        after, self.snapshot = self.snapshot, False
         if rec.prefix.startswith(CHECKPOINT) and mtype in ("user", "gemini"):
             self._rebuilt(rec, mtype, ts)
         elif mtype == "user":
             self._user(rec, ts)
+        elif mtype == "gemini" and after and _turns.is_snapshot_reply(d):
+            for ptr, text in part_texts(d.get("content"), "/content"):
+                self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="state_snapshot_reply"))
+            s.mark(rec.ev.id, "set_aside", "the CLI's reply to a compression summary, in the model's place", "gemini")
         elif mtype == "gemini":
             self._gemini(rec, ts)
         elif mtype == "info" and d.get("content") == CANCELLED:
@@ -388,8 +379,13 @@ class _Chat:
             if kind is not None:  # context the CLI or a hook put in the user's place
                 self._ev("note", rec, ptr, ts, "/timestamp", actor="system", text=text, info=NoteInfo(subtype=kind))
                 s.mark(rec.ev.id, "set_aside", f"<{kind}> injected by the CLI, not typed", "user")
+            elif _turns.is_snapshot(text):  # chat compression's summary: what the model kept of the work before
+                self._ev("compaction", rec, ptr, ts, "/timestamp", actor="system", text=text,
+                         info=NoteInfo(subtype="state_snapshot"))
+                s.quality.compactions += 1
+                self.snapshot = True
             elif turn is not None:  # a turn the CLI wrote in the user's place
-                shell = _SHELL_TURN.match(text) if turn == "shell_mode_command" else None
+                shell = SHELL_TURN.match(text) if turn == "shell_mode_command" else None
                 if shell is not None and shell["cmd"].strip():  # the person ran `!cmd` (R-user/bash-input)
                     self._ev("user", rec, ptr, ts, "/timestamp", actor="user", text="!" + shell["cmd"],
                              info=MessageInfo(rule="bash-input"))
