@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from _gemini_view import ev, events, ledger, read, write_lines
-from forsy.payloads import NoteInfo
+from forsy.payloads import CallInfo, NoteInfo
+from forsy.rules.segment import USER_EDITED_NOTE
+from forsy.run import RetraceOptions, retrace
 
 T = "2026-08-01T00:00:0{}Z".format
 HEAD = {"sessionId": "s-x", "projectHash": "h", "startTime": T(0), "lastUpdated": T(5)}
@@ -70,3 +72,53 @@ def test_words_that_only_mention_a_snapshot_stay_the_persons_and_the_models(tmp_
     assert [(e["kind"], e["text"]) for e in events(s)] == [("user", "what is a <state_snapshot>?"),
                                                            ("agent_text", ACK)]
     assert s.quality.compactions == 0 and "starts_from_summary" not in s.quality.extra
+
+
+def _edit_chat(tmp_path: Path, args: dict[str, Any], output: str) -> Path:
+    return write_lines(tmp_path / "chats" / "session-e.jsonl", [
+        HEAD,
+        {"id": "u1", "timestamp": T(1), "type": "user", "content": [{"text": "rename x"}]},
+        {"id": "g1", "timestamp": T(2), "type": "gemini", "content": "", "toolCalls": [
+            {"id": "c1", "name": "replace", "args": args, "status": "success", "timestamp": T(3),
+             "result": [{"functionResponse": {"id": "c1", "name": "replace", "response": {"output": output}}}]}]},
+    ])
+
+
+EDITED = {"file_path": "/p/a.py", "old_string": "x = 1", "new_string": "y = 1  # mine", "ai_proposed_content": "y = 1",
+          "modified_by_user": True}
+EDITED_OUT = ("Successfully modified file: /p/a.py (1 replacements). User modified the `new_string` content to be: "
+              "y = 1  # mine.")
+
+
+def test_an_edit_the_person_changed_says_its_input_is_theirs(tmp_path: Path) -> None:
+    s = read(_edit_chat(tmp_path, EDITED, EDITED_OUT))
+    [call] = [e for e in s.events if e.kind == "tool_call"]
+    assert isinstance(call.info, CallInfo) and call.info.user_edited is not None
+    assert (s.evidence[call.info.user_edited.ev].line, call.info.user_edited.pointer) == (
+        3, "/toolCalls/0/args/modified_by_user")
+    step = _steps(tmp_path)[-1]
+    assert step["input_source"] == {"actor": "user", "source_step": None, "source_field": "external",
+                                    "note": USER_EDITED_NOTE}
+    assert json.loads(step["input"]) == EDITED  # the person's version and the model's proposal, as logged
+    prov = json.loads((tmp_path / "t" / "provenance.json").read_text())
+    [(origin, rule, pointers)] = [(f["origin"], f["rule"], [e["pointer"] for e in f["evidence"]])
+                                  for k, f in _fields(prov, step["step"]).items() if k == "input_source"]
+    assert (origin, rule, pointers) == ("derived", "R-call/user-edited", ["/toolCalls/0/args/modified_by_user"])
+
+
+def test_an_edit_accepted_as_proposed_names_no_source(tmp_path: Path) -> None:
+    """Without `modified_by_user: true` (absent, or false) the call's input is the model's."""
+    args = {"file_path": "/p/a.py", "old_string": "x = 1", "new_string": "y = 1", "modified_by_user": False}
+    s = read(_edit_chat(tmp_path, args, "Successfully modified file: /p/a.py (1 replacements)."))
+    [call] = [e for e in s.events if e.kind == "tool_call"]
+    assert call.info is None or (isinstance(call.info, CallInfo) and call.info.user_edited is None)
+    assert _steps(tmp_path)[-1]["input_source"] is None
+
+
+def _steps(tmp_path: Path) -> list[dict[str, Any]]:
+    retrace([tmp_path / "chats" / "session-e.jsonl"], RetraceOptions(out=tmp_path / "t", redact=False))
+    return list(json.loads((tmp_path / "t" / "trace.json").read_text())["steps"])
+
+
+def _fields(prov: dict[str, Any], step: int) -> dict[str, Any]:
+    return dict(prov["steps"][step - 1]["fields"])

@@ -111,6 +111,8 @@ class CallInfo(Info):
     no_result: bool = False  # a result was expected and is missing
     shell_history: HistoryMatch | None = None  # set by the timeline merge
     decoded: str | None = None  # the arguments were rebuilt from the log by this decoding (R-shell/decoded)
+    # the person changed the proposed call before accepting it (R-call/user-edited): where the log says so
+    user_edited: Ref | None = None
 
 
 @dataclass(slots=True, kw_only=True)

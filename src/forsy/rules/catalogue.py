@@ -40,6 +40,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-error/rejected", "The user rejected the tool call."),
     Rule("R-call/name", "The tool name, from the call record."),
     Rule("R-call/json", "The call's arguments as canonical JSON text."),
+    Rule("R-call/user-edited", "The log says the user changed the proposed call before accepting it (Gemini CLI: "
+         "`modified_by_user` in the arguments, the model's proposal kept as `ai_proposed_content`): the input's source "
+         "is the user."),
     Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
                               "null when the log records neither an error flag nor an exit code."),
     Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "

@@ -61,6 +61,8 @@ class _Pending:
 
 
 BLANK_USER = "a user message with no words"
+# R-call/user-edited: the input_source note of a call the person changed before accepting it
+USER_EDITED_NOTE = "The user changed the proposed call before accepting it; the input is what ran."
 
 
 class Segmenter:
@@ -219,6 +221,9 @@ class Segmenter:
         elif e.args is not None:  # a call logged without arguments keeps a null input
             rule, params = source_rule(e, "R-call/json" if not isinstance(e.args, str) else None)
             d.set("input", json_text(e.args), copied(e.refs, rule=rule, params=params))
+        if isinstance(e.info, CallInfo) and e.info.user_edited is not None:  # what ran is the person's version
+            d.set("input_source", {"actor": "user", "source_step": None, "source_field": "external",
+                                   "note": USER_EDITED_NOTE}, derived("R-call/user-edited", [e.info.user_edited]))
         if pend.texts:
             self._reasoning(d, pend.texts)
             pend.texts = []

@@ -43,7 +43,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Event, Ref, Session, SourceFile, pointer
-from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
@@ -534,9 +534,14 @@ class _Chat:
         # a call's own timestamp is when it completed (recordCompletedToolCalls); one of the first
         # calls to complete began when its message asked for it (`_asked`)
         began = asked is not None and c_ts == asked[1]
+        args = tc.get("args")
+        # edit.ts / write-file.ts createUpdatedParams: the person changed the proposal before accepting it
+        edited = isinstance(args, dict) and args.get("modified_by_user") is True
         self._ev("tool_call", rec, pointer(*base, "args"), asked[0] if began and asked else c_ts or ts,
-                 "/timestamp" if began else ts_ptr, call_id=call_id, tool=name,
-                 args=tc.get("args"), group=group, name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None)
+                 "/timestamp" if began else ts_ptr, call_id=call_id, tool=name, args=args, group=group,
+                 name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None,
+                 info=CallInfo(user_edited=Ref(rec.ev.id, rec.prefix + pointer(*base, "args", "modified_by_user")))
+                 if edited else None)
         if isinstance(tc.get("agentId"), str):
             self.spawned.setdefault(tc["agentId"], call_id)
         status = tc.get("status")
