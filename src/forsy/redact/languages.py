@@ -157,10 +157,20 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
     if token:
         ok = looks_random(value, 16)
     elif label or quoted:
-        ok = password_like(value, 6) or mixed_literal(value)
+        ok = password_like(value, 6) or mixed_literal(value) or _letters_and_digits(value, 6)
     else:  # prose: `Passwort ist X`, `密码是X`
-        ok = password_like(value) or mixed_case_literal(value)
+        ok = password_like(value) or mixed_case_literal(value)  # (`ändern in Windows10`: a word, not a value)
     return Hit(start, start + len(value), CREDENTIAL, "language-secret") if ok else None
+
+
+# Letters and digits run together (`MiClave2024`, `MinhaSenha2024`): what a person makes a
+# password of, and what English's `password: X` masks too. Not with `.`, `:`, `/` or `-`, which
+# make versions, times, dates and paths (`v2.1`, `10:22`, `2024-05-01`).
+_LETTERS_AND_DIGITS = re.compile(r"(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9!@#$%^&*_+=?]+")
+
+
+def _letters_and_digits(value: str, n: int) -> bool:
+    return len(value) >= n and _LETTERS_AND_DIGITS.fullmatch(value) is not None
 
 
 def secret_field(key: str, value: str) -> bool:
