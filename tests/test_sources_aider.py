@@ -230,6 +230,13 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
                 continue
             if text.startswith("# Fix any errors below, if possible."):
                 continue  # /lint's report passed on to the model as its request: aider's words
+            asked = re.match(r"/(?:as|ask|ar\w*|cod|code|con\w*) (.+)\Z", out[-1][1], re.S) \
+                if out and out[-1][0] == "user" else None
+            if asked and text.strip() == asked.group(1).strip():
+                continue  # the request of `/ask X` (etc.), which aider writes again as an input
+            helped = re.match(r"/(?:h|he|hel|help) (.+)\Z", out[-1][1], re.S) if out and out[-1][0] == "user" else None
+            if helped and text.startswith("# Question: ") and text[12:].lstrip().startswith(helped.group(1).strip()):
+                continue  # `/help X`'s request: the question and the documents aider found
             out.append(("user", text))
             m = re.match(r"(/run|/test|/lint|/git)(?: +(.*))?\Z|(!) *(.*)", text)
             if m and len(ls) == 1:

@@ -139,7 +139,7 @@ def test_a_padded_subject_of_several_lines_and_a_message_cut_by_the_end(tmp_path
                      ("tool_result", "Run shell commands? (Y)es/(N)o [Yes]: n", "rejected")]
     assert s1.warnings == []
     last = chat.split("\n").index("> first line of its output") + 1
-    assert [(w.code, w.line) for w in s2.warnings] == [("unterminated-message", last)]
+    assert [(w.code, w.line) for w in s2.warnings] == [("unterminated-message", last), ("cut-write", last + 1)]
     assert next(e for e in s2.events if e.tool == "/run" and e.kind == "tool_result").text == \
         "first line of its output\nand more"
 

@@ -14,7 +14,9 @@ and the messages right after it; a model reply and the messages after it. What e
   `note`; the architect's answer passed on to the editor model (the input repeats the reply
   before it) is a `note` too, marked a duplicate of that reply; and so is `/lint`'s report
   passed on to the model as the request (an input starting `# Fix any errors below…`), set
-  aside.
+  aside. The request of `/ask X` (`/code`, `/architect`, `/context`, `/ok`), which aider writes
+  again as an input right after the command, is a `note` marked a duplicate; `/help X`'s
+  request (`# Question: X` and the documents aider found) a `note` set aside.
   `/run X`, `!X`, `/test X`, `/lint X` and `/git X` (an input of one line) are also a call of
   that command (args X), answered by the messages aider wrote right after the input (the
   command's output). Aider writes no exit status, so its success stays unknown unless aider's
@@ -54,6 +56,7 @@ from typing import Any
 
 from ...evidence import Event, Evidence, Ref, Session
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
+from ._commands import LINT_REPORT, RUN_FAILED, command, command_failed, mode_command, norm, passed_on
 from ._evidence import Cutter
 from ._md import HEADER, Item, Line
 from ._reply import Block, split
@@ -62,7 +65,6 @@ from ._reply import Block, split
 # (August 2024) `Q? [Y/n] y`
 QUESTION = re.compile(r".*\? (?:\(Y\)es/\(N\)o.*\]: ?|\[[Yy]/[Nn]\] ?)(\S*)\s*\Z", re.S)
 APPLIED = re.compile(r"Applied edit to (.+?)\s*\Z")
-COMMANDS = frozenset({"/run", "/test", "/lint", "/git"})
 # what io.user_input writes for an input of nothing (Enter alone): `#### <blank>`, not the user's words
 EMPTY_INPUT = "<blank>"
 EDIT_TOOLS = {"search_replace": "search_replace", "udiff": "udiff", "whole": "whole_file"}
@@ -79,17 +81,9 @@ UNAPPLIED = re.compile(r"(?:Unable to create (.+?), skipping edits\.|Skipping ed
 INTERRUPTS = ("^C again to exit", "^C KeyboardInterrupt")
 RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ lines? of output to the chat"
                  r"|Error (?:occurred while )?running command ')")
-# what aider writes when a command failed (commands.py cmd_run, run_cmd.py, base_coder.py):
-# the command could not be run (run_cmd's OSError, for /run, /test and suggested commands)
-RUN_FAILED = re.compile(r"Error (?:occurred while )?running command '")
-# /test (cmd_run with add_on_nonzero_exit): the output is added, with no question, only on a non-zero exit
-ADDED = re.compile(r"Added \d+ lines? of output to the chat\.?\s*\Z")
-ADD_ASKED = re.compile(r"Add .* of command output to the chat\?")
 # the checks aider runs after applying edits (base_coder.py: auto_lint, auto_test): it asks this
 # only when the check failed; /lint asks "Fix lint errors in <file>?" after each file's errors
 CHECK_FAILED = re.compile(r"Attempt to fix (lint|test) errors\?")
-LINT_REPORT = "# Fix any errors below, if possible."
-LINT_ASKED = "Fix lint errors in "
 LINT_RUNNING = re.compile(r"## Running: (.+?)\s*\Z")
 VERSION = re.compile(r"Aider v(\S+)\Z")
 MODEL = re.compile(r"(Main model|Model|Models|Weak model|Editor model): (.+?)\Z")
@@ -125,10 +119,8 @@ class _State:
     # the shell commands the last reply suggested (fenced ```bash etc.), not yet asked about:
     # (the text block's evidence, the commands, their span in that block's text)
     suggested: list[tuple[Evidence, str, tuple[int, int]]] = field(default_factory=list)
-
-
-def norm(text: str) -> str:
-    return "\n".join(ln.rstrip() for ln in text.split("\n") if ln.strip())
+    # the last input when it was `/ask X`, `/help X`...: (command word, X), until a reply
+    passed_on: tuple[str, str] | None = None
 
 
 def _bump(s: Session, key: str, n: int = 1) -> None:
@@ -204,6 +196,14 @@ class Builder:
             for r in refs:
                 self.s.mark(r.id, "set_aside", "aider's lint report sent to the model as its request", "lint_request")
             _bump(self.s, "lint_requests")
+        elif (kind := passed_on(s.passed_on, text)) is not None:
+            # the request of the `/ask X` (etc.) just typed, written again by aider: not typed twice
+            self._ev("note", "system", refs, text=text, info=NoteInfo(subtype=kind))
+            why = ("the request of the command typed before it, which aider writes again as an input"
+                   if kind == "command_request" else "aider's /help request: the question and the documents it found")
+            for r in refs:
+                self.s.mark(r.id, "duplicate" if kind == "command_request" else "set_aside", why)
+            _bump(self.s, kind + "s")
         elif s.last_reply is not None and norm(text) == s.last_reply and len(item.lines) > 1:
             self._ev("note", "system", refs, text=text, info=NoteInfo(subtype="editor_request"))
             for r in refs:
@@ -215,6 +215,7 @@ class Builder:
             glued = bool(msgs) and msgs[0].lines[0].no == item.lines[-1].no + 1
             if m is not None and len(item.lines) == 1:
                 self._command(m, refs[0], msgs if glued else [])
+        s.passed_on = mode_command(text)
         s.edits = []
         self.outputs(msgs)
 
@@ -231,7 +232,7 @@ class Builder:
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"{tool} {arg[:60]!r}: no output written after it", ref.source, ref.line)
             return
-        self._result(cid, tool, out, error=True if _command_failed(tool, out) else None)
+        self._result(cid, tool, out, error=True if command_failed(tool, [x.text for x in out]) else None)
 
     def reply(self, item: Item, after: list[Item]) -> None:
         msgs = self.messages(after)
@@ -243,6 +244,7 @@ class Builder:
         group = f"reply-L{item.lines[0].no}"
         self.st.edits = []
         self.st.suggested = []
+        self.st.passed_on = None
         visible: list[str] = []
         for b in blocks:
             ev, text = self.cut.lines(self.s, b.lines, {"edit": "edit_block"}.get(b.kind, b.kind))
@@ -522,30 +524,6 @@ def _contiguous(msgs: list[Message]) -> list[Message]:
             break
         out.append(m)
     return out
-
-
-def command(text: str) -> tuple[str, int, str] | None:
-    """(tool, where its argument starts, the argument) of a command input: `/run X`, `!X`..."""
-    if text.startswith("!"):
-        head, rest = "!", text[1:]
-    else:
-        head, sep, rest = text.partition(" ")
-        if head not in COMMANDS:
-            return None
-        head, rest = head + sep, rest
-    arg = rest.lstrip()
-    return ("/run" if head == "!" else head.strip()), len(text) - len(arg), arg
-
-
-def _command_failed(tool: str, out: list[Message]) -> bool:
-    """Whether aider's output of a command the user ran says it failed: the command could not be
-    run; `/test`'s output added with no question (only on a non-zero exit); `/lint`'s report."""
-    texts = [x.text for x in out]
-    if any(RUN_FAILED.match(t) for t in texts):
-        return True
-    if tool == "/test":
-        return any(ADDED.match(t) for t in texts) and not any(ADD_ASKED.match(t) for t in texts)
-    return tool == "/lint" and any(t.startswith((LINT_REPORT, LINT_ASKED)) for t in texts)
 
 
 def _setting_text(text: str) -> bool:

@@ -24,7 +24,9 @@ after a blank line. The rules below follow from that, and are what forsy claims 
 * a line that is none of these right after an aider message (no blank line between) is the
   rest of that message (a padded multi-line subject, `glued_end`);
 * everything else between blank-line-separated aider writes is the model's reply, blank
-  lines inside it included. Blank lines between writes are separators (counted, not records).
+  lines inside it included. Blank lines between writes are separators (counted, not records);
+* a last line with no line break was cut mid-write: a `#### ` or `> ` line is then the user's
+  or aider's though its two spaces were lost (`Chat.cut`, warned).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Chat:
     items: list[Item] = field(default_factory=list)
     blank_lines: int = 0  # separators between writes
     unterminated: list[int] = field(default_factory=list)  # lines of messages cut by a header / the end
+    cut: int | None = None  # the last line, when it has no line break: aider's last write was cut
 
 
 def split_lines(data: bytes) -> list[Line]:
@@ -90,15 +93,27 @@ def is_header(t: str) -> bool:
 
 
 class _Parser:
-    def __init__(self, lines: list[Line]) -> None:
+    def __init__(self, lines: list[Line], cut: bool) -> None:
         self.lines = lines
         self.chat = Chat()
+        # aider ends every write with a line break (append_chat_history), so a last line without
+        # one is a write cut short (a crash, a full disk, a copy taken mid-write): the marker it
+        # starts with says what it was, its two-space line break may be lost with the rest
+        if cut and lines and not is_blank(lines[-1].text):  # blank remnants are counted blank lines
+            self.chat.cut = lines[-1].no
+
+    def _cut(self, i: int) -> bool:
+        return self.chat.cut is not None and i == len(self.lines) - 1
+
+    def user(self, i: int) -> bool:
+        t = self.lines[i].text
+        return is_user(t) or (self._cut(i) and t.startswith("#### "))
 
     def message_end(self, i: int, after_aider: bool) -> int | None:
         """The last line of the aider message starting at line index `i` (module docstring)."""
         t = self.lines[i].text
-        if t.endswith(BREAK) or t == ">":
-            return i
+        if t.endswith(BREAK) or t == ">" or (self._cut(i) and not after_aider):
+            return i  # (a cut line right after aider's: "unterminated" below, as any unended message)
         stop = len(self.lines)  # where the search ended: the next session's header or the end
         for j in range(i + 1, len(self.lines)):
             u = self.lines[j].text
@@ -123,7 +138,7 @@ class _Parser:
         The rest ends at the first line ending with two spaces, before any blank line."""
         for j in range(i, len(self.lines)):
             u = self.lines[j].text
-            if is_blank(u) or is_header(u) or is_user(u) or is_quote(u):
+            if is_blank(u) or is_header(u) or self.user(j) or is_quote(u):
                 return None
             if u.endswith(BREAK):
                 return j
@@ -132,7 +147,7 @@ class _Parser:
     def starts_write(self, k: int) -> bool:
         """Whether line `k`, after a blank line, starts an aider write (ends a reply)."""
         t = self.lines[k].text
-        return is_header(t) or is_user(t) or (is_quote(t) and self.message_end(k, False) is not None)
+        return is_header(t) or self.user(k) or (is_quote(t) and self.message_end(k, False) is not None)
 
     def run(self) -> Chat:
         # Every loop here runs over a finite range, so the parse ends on any input: a write's
@@ -149,8 +164,8 @@ class _Parser:
             elif is_header(t):
                 chat.items.append(Item("header", [line]))
                 after_aider = False
-            elif is_user(t):
-                nxt = next((j for j in range(i, n) if not is_user(lines[j].text)), n)
+            elif self.user(i):
+                nxt = next((j for j in range(i, n) if not self.user(j)), n)
                 chat.items.append(Item("user", lines[i:nxt]))
                 after_aider = True
             elif after_aider and chat.items[-1].kind == "output" and not is_quote(t) \
@@ -176,7 +191,7 @@ class _Parser:
             if j > last + 1 and self.starts_write(j):
                 stop = j
                 break
-            if j == last + 1 and (is_header(lines[j].text) or is_user(lines[j].text)):
+            if j == last + 1 and (is_header(lines[j].text) or self.user(j)):
                 stop = j
                 break  # an aider write glued to the reply (never written so; a damaged file)
             last = j
@@ -186,4 +201,4 @@ class _Parser:
 
 
 def parse(data: bytes) -> Chat:
-    return _Parser(split_lines(data)).run()
+    return _Parser(split_lines(data), bool(data) and not data.endswith(b"\n")).run()

@@ -13,7 +13,8 @@ reply it runs: set aside, `_aider_runs`).
 Every line is accounted for: each write is a record (a byte range, `_evidence`) that a step
 cites or the ledger marks (metadata, set aside, duplicate), and the blank lines between
 writes are counted in `quality.extra["blank_lines"]`. Lines before the first header (a file
-cut at its start) are read as a session of their own, with a warning.
+cut at its start) are read as a session of their own, with a warning; a last line with no line
+break (a file cut at its end, `_md`) is warned too.
 
 What the format does not record, so the trace leaves it empty: the time of anything but a
 session's start and the typed lines (the markdown has no timestamps; times are local, with
@@ -38,7 +39,18 @@ from .. import ReadContext
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from ._build import Builder
 from ._evidence import Cutter
-from ._input import TIME, Entry, answer_note, entries_by_session, is_answer, merge, parse_time, read_entries, user_event
+from ._input import (
+    TIME,
+    Entry,
+    answer_note,
+    entries_by_session,
+    is_answer,
+    merge,
+    parse_time,
+    read_entries,
+    take,
+    user_event,
+)
 from ._md import HEADER, Item, parse
 
 CHAT = ".aider.chat.history.md"
@@ -154,6 +166,10 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
         owner = _owner(sessions, spans, line)
         owner.warn("unterminated-message", "an aider message of several lines has no closing line break before the "
                    "next session or the end (the file was cut?)", name, line)
+    if chat.cut is not None:
+        _owner(sessions, spans, chat.cut).warn(
+            "cut-write", "the file does not end with a line break, as every aider write does: its last write was cut "
+            "(aider stopped mid-write, or the file was copied while written)", name, chat.cut)
     _merge_input(path, sessions, ctx)
     for s in sessions:
         s.quality.records = len(s.evidence)
@@ -237,10 +253,7 @@ def _aider_runs(s: Session, entries: list[Entry]) -> list[Entry]:
         if k > len(order.get(key, [])) or not order[key][k - 1]:
             out.append(entry)
             continue
-        for ev in ([entry.ts_ev] if entry.ts_ev else []) + entry.lines:
-            s.add_evidence(ev)
-        if entry.ts_ev is not None:
-            s.mark(entry.ts_ev.id, "metadata", "time of a typed entry")
+        take(s, entry)
         for ev in entry.lines:
             s.mark(ev.id, "set_aside", "a command of the reply aider ran: aider writes it to the input history")
         s.quality.extra["aider_run_entries"] = s.quality.extra.get("aider_run_entries", 0) + 1
@@ -250,10 +263,7 @@ def _aider_runs(s: Session, entries: list[Entry]) -> list[Entry]:
 def _input_session(sid: str, file: SourceFile, entries: list[Entry], scratch: Session) -> Session:
     s = _session(sid, file)
     for e in entries:
-        for ev in ([e.ts_ev] if e.ts_ev else []) + e.lines:
-            s.add_evidence(ev)
-        if e.ts_ev is not None:
-            s.mark(e.ts_ev.id, "metadata", "time of a typed entry")
+        take(s, e)
         if e.lines and is_answer(e.text):
             s.events.append(answer_note(s, e))
         elif e.lines:
