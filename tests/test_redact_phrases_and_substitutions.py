@@ -1,5 +1,6 @@
 """A passphrase is words, masked whole; a secret handed to a program through a process
-substitution (`--password-file <(echo X)`) or `password=-` and a here-string is masked."""
+substitution (`--password-file <(echo X)`) or `password=-` and a here-string is masked; a user
+and a secret said together in prose (`creds: bob / X`) lose the secret, its last `!` with it."""
 
 from __future__ import annotations
 
@@ -79,4 +80,33 @@ def test_a_secret_through_a_substitution_or_stdin_is_masked(template: str) -> No
     "tool --input=- <<< 'Tr0ub4dor&3'",
 ])
 def test_other_substitutions_are_kept(text: str) -> None:
+    assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize("template", [
+    "creds: bob / {pw}",
+    "the credentials are bob / {pw}",
+    "login: bob / {pw}",
+    "Login with admin / {pw}",
+    "the login for staging is deploy / {pw}",
+    "credentials for the db are app / {pw}",
+    "user admin / pass {pw}",
+    "username: bob, pw: {pw}",
+    "username admin password {pw}",
+])
+@pytest.mark.parametrize("pw", ["Hunter2!x", "Depl0y#2024", "Summer2024!"])
+def test_a_user_and_a_secret_said_together_lose_the_secret(template: str, pw: str) -> None:
+    out = Redactor().redact(template.format(pw=pw))
+    assert pw not in out and pw.rstrip("!") not in out and "[CREDENTIAL_1]" in out and "!" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "default login is admin/admin",
+    "login: bob / see the wiki",
+    "login page /api/v1/auth/login",
+    "user bob / pass through to the next stage",
+    "creds: user / password",
+    "The password is wrong!",
+])
+def test_pairs_that_name_no_secret_are_kept(text: str) -> None:
     assert Redactor().redact(text) == text

@@ -12,7 +12,7 @@ from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .logins import LOGIN_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .prompts import SENDS
-from .prose import PHRASE_ANCHORS
+from .prose import PAIR_ANCHORS, PHRASE_ANCHORS
 from .rules import KEY_BLOCK_ANCHORS, SIGNATURE_ANCHORS
 from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 from .tables import TABLE_ANCHORS
@@ -25,6 +25,7 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
-                           "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS)
+                           "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
+                           *PAIR_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

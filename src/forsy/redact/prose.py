@@ -25,6 +25,9 @@ _FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "
                      "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
                      "root", "account", "server", "here", "it's", "=", ":", "-", "->", "=>", "is:", "still"})
 _PROSE_WORD = re.compile(r"[^\s\"'`\\<>]{1,256}")
+# what ends a sentence after a value and is not the value's: not `!`, which ends many a password
+# a person made (`Summer2024!`), and is masked with it when it ends the sentence instead
+_TRAILING = ".,;:?)"
 
 
 def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -78,7 +81,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             if low in _FILLER:
                 end = m.end()
                 continue
-            value = token.rstrip(".,;:!?)")
+            value = token.rstrip(_TRAILING)
             if value.startswith("-"):
                 break  # a flag (`secret generic api --from-literal=k=X`): a command, not prose
             if named < 2 and token.isalpha() and token.islower():
@@ -117,7 +120,7 @@ def _clause_value(text: str, pos: int, word: str) -> Hit | None:
     stop = _CLAUSE_END.search(text, pos, pos + _CLAUSE)
     end = stop.start() if stop is not None else min(len(text), pos + _CLAUSE)
     for m in _INTRODUCER.finditer(text, pos, end + 1):
-        value = m["v"].rstrip(".,;:!?)")
+        value = m["v"].rstrip(_TRAILING)
         if _prose_value(word, value):
             return Hit(m.start("v"), m.start("v") + len(value), CREDENTIAL, "prose-secret")
     return None
@@ -202,3 +205,39 @@ def phrase_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         done = m.end("v")
         yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "phrase-secret")
+
+
+# ---------------------------------------------------------------- a user and a secret said together
+# "creds: bob / X", "the credentials are bob / X", "login: bob / X", "Login with admin / X",
+# "user admin / pass X", "username: bob, pw: X": a person writes the pair in one breath, with a
+# slash or a second label between. The secret must look like one on its own (`admin/admin` is a
+# default being named; a word is a guess).
+PAIR_ANCHORS = ("cred", "login")
+_PAIR = re.compile(
+    r"(?:creds?|credentials?|logins?)(?:[ \t]+(?:is|are|were|was|with|as|for\b[^:\n]{0,40}?))?[ \t]*[:=]?[ \t]+"
+    r"(?P<user>[\w.@+-]{1,64})[ \t]*(?:/|[ \t]:[ \t]|,)[ \t]*(?P<v>[^\s\"'`\\<>]{6,128})", re.IGNORECASE)
+_USER_THEN_PASS = re.compile(
+    r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]+[\w.@+-]{1,64}[ \t]*[/,;|]?[ \t]*$", re.IGNORECASE)
+_AFTER_PASS = re.compile(r"(?:pass(?:word)?|pwd?)[ \t]*[:=]?[ \t]+(?P<v>[^\s\"'`\\<>]{6,128})", re.IGNORECASE)
+
+
+def pair_in_prose(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The secret of a user and a secret written together in prose."""
+    for i in anchors.find(PAIR_ANCHORS, ignore_case=True):
+        if i > 0 and text[i - 1].isalnum():
+            continue
+        m = _PAIR.match(text, i, i + 300)
+        if m is not None and (hit := _pair_value(text, m.start("v"), m["v"])) is not None:
+            yield hit
+    for i in anchors.find(("pass", "pw"), ignore_case=True):  # "user admin / pass X"
+        if (i > 0 and text[i - 1].isalnum()) or _USER_THEN_PASS.search(text, max(0, i - 80), i) is None:
+            continue
+        m = _AFTER_PASS.match(text, i, i + 200)
+        if m is not None and (hit := _pair_value(text, m.start("v"), m["v"])) is not None:
+            yield hit
+
+
+def _pair_value(text: str, start: int, value: str) -> Hit | None:
+    value = value.rstrip(_TRAILING)
+    ok = (password_like(value, 6) or mixed_literal(value)) and not code_like(value) and not pathish(value)
+    return Hit(start, start + len(value), CREDENTIAL, "pair-in-prose") if ok else None
