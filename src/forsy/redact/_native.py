@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ._tokens import TOKEN_FINDER
 from .cmdline import CLI_ANCHORS
+from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
@@ -23,9 +24,10 @@ from .tables import TABLE_ANCHORS
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
-                                              + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS))
+                                              + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
+                                              + CODE_ANCHORS_CASED))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
-                           *PAIR_ANCHORS)
+                           *PAIR_ANCHORS, *CODE_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

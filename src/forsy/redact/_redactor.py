@@ -397,8 +397,12 @@ class Redactor:
     def _engine_pass(self, text: str, data: bytes) -> tuple[list[Hit], Anchors]:
         """Engine findings in `text` (whose UTF-8, maybe neutralised, is `data`), and the
         anchors for the rules (with the engine's anchor positions when it reports them)."""
-        found = self._engine.scan(data) if len(text) >= ENGINE_MIN_LEN else []
-        anchors = Anchors(text, data, [] if self._engine.reports_anchors else None, native=NATIVE_ANCHORS)
+        scanned = len(text) >= ENGINE_MIN_LEN
+        found = self._engine.scan(data) if scanned else []
+        # a text too short for the engine has no engine anchors: its rules search it themselves
+        # (`CVV 737`: with `[]` here, every literal the engine answers for went unsearched)
+        reports = self._engine.reports_anchors and scanned
+        anchors = Anchors(text, data, [] if reports else None, native=NATIVE_ANCHORS)
         hits: list[Hit] = []
         if found:
             spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
@@ -427,10 +431,10 @@ class Redactor:
                 elif end > start:
                     kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
                     hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
-            if self._engine.reports_anchors:
+            if reports:
                 anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
                 anchors.pairs, anchors.prefixes, anchors.words = sorted(pairs), sorted(prefixes), sorted(words)
-        elif self._engine.reports_anchors:
+        elif reports:
             anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes, anchors.words = [], [], [], [], []
         return hits, anchors
 

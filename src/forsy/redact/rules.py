@@ -30,6 +30,7 @@ from ._base import (
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, NAME_KEYWORDS, _closing_quote, accept_value, is_doc_placeholder, name_tier
 from .cmdline import _flag_value, cli_secret, setter_value
+from .codes import code_secret
 from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
@@ -508,5 +509,6 @@ def project_rules() -> tuple[Finder, ...]:
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret,
             pair_in_prose, language_secret,
-            prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, iban, wallet_key,
+            prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban,
+            wallet_key,
             seed_phrase, government_id, birth_date, ip_address, sql_values, table_values, home_path_user)
