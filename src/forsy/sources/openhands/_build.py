@@ -234,11 +234,14 @@ class Builder:
                 if isinstance(v, int) and not isinstance(v, bool):
                     self.s.meta.token_usage[k] = v
 
-    def finish(self) -> None:
+    def finish(self, head: _v1.Head | None = None) -> None:
+        """`head`: the HEAD base_state.json saved, which ends the active branch (`_v1.off_branch`)."""
         for call_id, action in self.waiting:
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)
-        off = _v1.off_branch(self.tree)
+        off, said = _v1.off_branch(self.tree, head)
+        if said is not None and head is not None:
+            self.s.warn("state-head", said, head.source, None)
         if off:
             marked = [e for e in self.s.events if e.refs and e.refs[0].ev in off and not e.abandoned]
             for e in marked:

@@ -5,8 +5,10 @@ openhands-tools/openhands/tools/task/manager.py, delegate/impl.py):
 
 * `<conversation>/base_state.json`: the conversation's state, rewritten as it changes
   (`_save_base_state`, one JSON object): `execution_status` (idle, running, paused,
-  waiting_for_confirmation, finished, error, stuck, deleting), `agent.llm.model`, ...; a
-  conversation stopped as stuck or paused leaves no event saying so;
+  waiting_for_confirmation, finished, error, stuck, deleting), `agent.llm.model`, the HEAD of
+  the events' tree (`leaf_event_id`, `head_is_empty`: `_v1.Head`), ...; a conversation stopped
+  as stuck or paused leaves no event saying so, one navigated back (navigate_to) with nothing
+  appended since no event either;
 * a subagent the `task` or `delegate` tool runs is a conversation of its own, persisted under its
   parent's `subagents/<conversation id>/` (events and state, its own subagents under it); the
   parent sends it its task as a message, the call's `prompt` (task) or `tasks[<agent id>]`
@@ -18,9 +20,10 @@ below the events folder (the read's root) by the conversation: `openhands-conver
 folder>/<path below it>`, read back for `forsy verify` from a root that is its events folder,
 the conversation's folder or the folder holding it (`read_back`), never from outside it.
 
-The state's `execution_status` is kept in agent_config; `finished`, `stuck` and `error` are how
-the SDK says the run ended (T-termination/declared: task_complete, agent_blocked,
-error_unrecoverable); the model, when no event named one. A subagent's events get actor
+The state is read after the conversation's events, before the reader finishes: its HEAD ends
+the active branch (`_v1.off_branch`). Its `execution_status` is kept in agent_config;
+`finished`, `stuck` and `error` are how the SDK says the run ended (T-termination/declared:
+task_complete, agent_blocked, error_unrecoverable); the model, when no event named one. A subagent's events get actor
 `subagent:<conversation id>` and are interleaved with the others by time; its task is its
 parent's note, and its first event and first own event are linked to the call of its parent,
 one of whose arguments is the task exactly, when exactly one call's is (`identical-prompt`);
@@ -40,6 +43,7 @@ from .._side import one_object, read_side
 from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
 from ..lines import inside, name_text
 from ._events_dir import SUBAGENTS, event_files
+from ._v1 import Head
 
 SCHEME = "openhands-conversation:"
 STATE = "base_state.json"
@@ -70,28 +74,30 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
 
 
 def read_conversation(convo: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder) -> None:
-    """Add to the conversation `s` (read from `convo`/events) its state and its subagents'."""
-    name = namer(convo)
-    _state(convo / STATE, s, ctx, name)
-    threads = _subagents(convo, s, ctx, read_folder, name)
+    """Add to the conversation `s` (read from `convo`/events, with its state: `read_state`) its
+    subagents'."""
+    threads = _subagents(convo, s, ctx, read_folder, namer(convo))
     if threads:
         s.events = interleave([s.events, *(t.events for _, _, t in threads)])
 
 
-def _state(path: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]) -> None:
+def read_state(convo: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]) -> Head | None:
+    """The state of the conversation `convo` read into `s`, and the HEAD it saved (None when there
+    is no state to read)."""
+    path = convo / STATE
     if not path.is_file():
-        return
+        return None
     src = name(path)
     try:
         data = read_side(path, src, "openhands", s, ctx.limits)
     except InputError as e:
         s.warn("state-unreadable", f"the conversation's state could not be read: {e.message}", src)
-        return
+        return None
     state, ev = one_object(data, src, "base_state", s)
     if state is None:
         s.warn("unparsable", "the conversation's state is not one JSON object; not read", src, 1)
-        return
-    s.mark(ev.id, "metadata", "the conversation's state (how its run stands, its model)", "base_state")
+        return None
+    s.mark(ev.id, "metadata", "the conversation's state (how its run stands, its model, its HEAD)", "base_state")
     status = state.get("execution_status")
     if isinstance(status, str):
         s.meta.extra["execution_status"] = status
@@ -102,6 +108,8 @@ def _state(path: Path, s: Session, ctx: ReadContext, name: Callable[[Path], str]
     model = llm.get("model") if isinstance(llm, dict) else None
     if isinstance(model, str) and model and not s.meta.models:
         s.meta.models.append(model)
+    leaf = state.get("leaf_event_id")
+    return Head(leaf if isinstance(leaf, str) else None, state.get("head_is_empty") is True, status == "running", src)
 
 
 def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
@@ -122,7 +130,6 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
             thread = read_thread(s, "conversation", name(sub), read_folder, files[0], ctx, name)
             if thread is None:
                 continue
-            _state(sub / STATE, thread, ctx, name)
             thread.meta.ending = None  # a subagent's end is not the conversation's
             fold(thread, s)
             agent = name_text(sub.name)  # its actor's name: text

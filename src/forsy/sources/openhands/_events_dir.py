@@ -148,10 +148,13 @@ def first_of_each(files: list[Path]) -> list[Path]:
 
 
 def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
-         name_of: Callable[[Path], str] | None = None) -> Session:
+         name_of: Callable[[Path], str] | None = None,
+         state: Callable[[Path, Session], Any] | None = None) -> Session:
     """The whole conversation of the events folder `path` is in; `builder` makes the SDK
-    event reader for the session (its `event(rec, data, "")` and `finish()`); `name_of` names
-    its files as evidence (by default, relative to the read's root)."""
+    event reader for the session (its `event(rec, data, "")` and `finish(head)`); `name_of` names
+    its files as evidence (by default, relative to the read's root); `state` reads the
+    conversation's state beside its events, after them (as its files are listed) and before the
+    reader finishes: the HEAD it returns ends the active branch."""
     app = is_app_event_file(path)
     convo = path.parent if app else path.parent.parent
     files = app_event_files(path.parent) if app else event_files(path.parent)
@@ -173,5 +176,5 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
     # the app's names keep seconds only: within one, events are in their own time's order
     for _, rec, value in sorted(records, key=lambda t: t[0]) if app else records:
         b.event(rec, value, "")
-    b.finish()
+    b.finish(state(convo, s) if state is not None else None)
     return s

@@ -41,6 +41,7 @@ What each kind gives (read from the SDK's models):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ...evidence import Event, LedgerHeading, Ref, Session, pointer
@@ -226,17 +227,26 @@ ROOT_PARENT = "__root__"  # event/types.py ROOT_PARENT_ID: a root made after nav
 NOT_NODES = frozenset({"ConversationStateUpdateEvent", "ConversationErrorEvent"})
 
 
-def off_branch(tree: list[tuple[Any, Any, Any, str]]) -> set[str]:
-    """The records of the events the conversation's active branch does not go through
-    (conversation/event_store.py path_to_root): each event's parent is its `parent_id`
-    (`__root__`: none), or, for an event written before the tree (none), the event before
-    it; the branch ends at the last event that is a tree node (state.py _resolve_active_leaf
-    without base_state.json's leaf, which is not read). Empty for a conversation written
-    before the tree, or one whose parents do not resolve (nothing is guessed)."""
-    if not any(isinstance(p, str) for _, p, _, _ in tree):
-        return set()
-    index = {eid: i for i, (eid, _, _, _) in enumerate(tree) if isinstance(eid, str)}
-    leaf = next((i for i in range(len(tree) - 1, -1, -1) if tree[i][2] not in NOT_NODES), None)
+@dataclass(frozen=True)
+class Head:
+    """The HEAD of the conversation's tree as base_state.json saved it (conversation/state.py):
+    `leaf_event_id`, the parent of the next event, moved to each event appended and by
+    navigate_to (impl/local_conversation.py), which appends nothing: the events past it stay on
+    disk, off the branch the agent's next context is made of; `head_is_empty`, navigate_to(None):
+    no branch is active. `running`: the state says `execution_status` "running", the state of a
+    run whose process stopped mid-step, saved before the step's events (agent_server/
+    event_service.py: "the leaf can lag the on-disk events"). `source`: the state file's name."""
+
+    leaf: str | None
+    empty: bool
+    running: bool
+    source: str
+
+
+def _path(tree: list[tuple[Any, Any, Any, str]], index: dict[str, int], leaf: int | None) -> set[int] | None:
+    """The places of the events from `leaf` to the root (conversation/event_store.py path_to_root:
+    each event's parent is its `parent_id`, `__root__` none, or, for an event written before the
+    tree, the event before it); None when a parent is not in the log."""
     on: set[int] = set()
     cur = leaf
     while cur is not None and cur not in on:
@@ -246,12 +256,40 @@ def off_branch(tree: list[tuple[Any, Any, Any, str]]) -> set[str]:
             cur = None
         elif isinstance(parent, str):
             if parent not in index:
-                return set()  # a parent not in the log: the branch cannot be told
+                return None
             cur = index[parent]
         else:
             cur = cur - 1 if cur > 0 else None
-    nodes = {i for i, (_, _, kind, _) in enumerate(tree) if kind not in NOT_NODES}
-    return {tree[i][3] for i in nodes - on}
+    return on
+
+
+def off_branch(tree: list[tuple[Any, Any, Any, str]], head: Head | None = None) -> tuple[set[str], str | None]:
+    """The records of the events the conversation's active branch does not go through, and what
+    is to be said of the state's HEAD where it is not followed (else None). The branch ends at
+    the state's `leaf_event_id` (state.py _resolve_active_leaf: a leaf that is set is the HEAD);
+    with none (no state, a conversation written before the tree), at the last event that is a
+    tree node (the same's fallback). `head_is_empty` with no leaf: every event is off the branch.
+    Not followed: a leaf that names no event of the log, and a leaf behind the log's last event
+    in a state saved "running" (a run that stopped before saving its HEAD, not a navigate_to:
+    the events past it are the run's own). Empty when a parent does not resolve (nothing is
+    guessed)."""
+    index = {eid: i for i, (eid, _, _, _) in enumerate(tree) if isinstance(eid, str)}
+    nodes = {i for i, (_, _, kind, _) in enumerate(tree) if not (isinstance(kind, str) and kind in NOT_NODES)}
+    if head is not None and head.empty and head.leaf is None:
+        return {tree[i][3] for i in nodes}, None
+    last = max(nodes, default=None)
+    leaf, said = last, None
+    if head is not None and head.leaf is not None:
+        if head.leaf not in index:
+            said = (f"the state's leaf_event_id {head.leaf!r} names no event of the log: the active branch is "
+                    "told from the last event")
+        elif head.running and index[head.leaf] != last and index[head.leaf] in (_path(tree, index, last) or ()):
+            said = (f"the state, saved while running, has its leaf_event_id {head.leaf!r} behind the log's last "
+                    "event: a run that stopped before saving its HEAD; the events past it are read on the branch")
+        else:
+            leaf = index[head.leaf]
+    on = _path(tree, index, leaf)
+    return ({tree[i][3] for i in nodes - on} if on is not None else set()), said
 
 
 def _reasoning(b: Builder, rec: Record, e: dict[str, Any], holder: dict[str, Any], base: str,

@@ -121,8 +121,10 @@ class OpenHandsSource:
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         if _events_dir.is_event_file(path) and _events_dir.EVENT_NAME.match(path.name):
-            s = _events_dir.read(path, ctx, Builder)  # the SDK's: its state and subagents beside it
-            _conversation.read_conversation(path.parent.parent, s, ctx, _read_folder)
+            convo = path.parent.parent  # the SDK's: its state and subagents beside it
+            named = _conversation.namer(convo)
+            s = _events_dir.read(path, ctx, Builder, state=lambda c, s: _conversation.read_state(c, s, ctx, named))
+            _conversation.read_conversation(convo, s, ctx, _read_folder)
             return [s]
         if _events_dir.is_event_file(path) or _events_dir.is_app_event_file(path):
             return [_events_dir.read(path, ctx, Builder)]
@@ -154,7 +156,9 @@ class OpenHandsSource:
 
 
 def _read_folder(first: Path, ctx: ReadContext, name_of: Callable[[Path], str]) -> Session:
-    return _events_dir.read(first, ctx, Builder, name_of)
+    """A subagent's conversation, with its state (its own HEAD)."""
+    return _events_dir.read(first, ctx, Builder, name_of,
+                            state=lambda c, s: _conversation.read_state(c, s, ctx, name_of))
 
 
 def _session(sid: str, file: SourceFile) -> Session:
