@@ -156,6 +156,9 @@ class ResultInfo(Info):
     persisted_path: str | None = None
     persisted_missing: bool = False
     persisted: Persisted | None = None
+    # Claude Code: the person changed the proposed edit before accepting it, so what ran is not
+    # the call's input (R-call/user-modified): where the result says so
+    user_modified: Ref | None = None
     # the output's text was rendered from its records by this decoding (R-output/rendered), not
     # copied: a terminal's escapes applied, say. A rule's words, not log text
     decoded: str | None = None

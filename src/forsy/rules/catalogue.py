@@ -43,6 +43,10 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/user-edited", "The log says the user changed the proposed call before accepting it (Gemini CLI: "
          "`modified_by_user` in the arguments, the model's proposal kept as `ai_proposed_content`): the input's source "
          "is the user."),
+    Rule("R-call/user-modified", "Claude Code: the tool's result says the user changed the model's proposed edit "
+         "before accepting it (`toolUseResult.userModified`): the input stays the model's proposal, as the call logged "
+         "it; what was written is the user's version, which the result's `structuredPatch` states (the artifact's "
+         "diff)."),
     Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
                               "null when the log records neither an error flag nor an exit code."),
     Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "

@@ -63,6 +63,10 @@ class _Pending:
 BLANK_USER = "a user message with no words"
 # R-call/user-edited: the input_source note of a call the person changed before accepting it
 USER_EDITED_NOTE = "The user changed the proposed call before accepting it; the input is what ran."
+# R-call/user-modified: the input_source note of a call whose result says the person changed it (the
+# input is the model's proposal, not what ran)
+USER_MODIFIED_NOTE = ("The model proposed this input; the user changed it before accepting it, so what was "
+                      "written is the user's version (the result's patch), not this input.")
 
 
 class Segmenter:
@@ -277,6 +281,9 @@ class Segmenter:
         elif e.is_error:
             d.values["eval"] = -1
             d.set("eval_reason", "The tool returned an error.", derived("R-error", e.refs))
+        if info is not None and info.user_modified is not None:
+            d.set("input_source", {"actor": "agent", "source_step": None, "source_field": None,
+                                   "note": USER_MODIFIED_NOTE}, derived("R-call/user-modified", [info.user_modified]))
         d.rich = info.rich if info is not None else None
         d.result = info
         self._times(d, None, e)

@@ -15,6 +15,8 @@ and provenance can cite them:
   naming the hook event and the actor it intervened with (the segmenter makes it a step);
 * `[Request interrupted by user…]` → an `interrupt` event;
 * `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
+* a result whose `toolUseResult.userModified` is true (Edit, MultiEdit): the person changed the
+  proposed edit before accepting it → `ResultInfo.user_modified` (R-call/user-modified).
 """
 
 from __future__ import annotations
@@ -499,6 +501,10 @@ class EventBuilder:
         if whole is not None:
             info.rich = slim_rich(whole)
             info.rich_ref = Ref(rec.ev.id, "/toolUseResult")
+        if isinstance(rich, dict) and rich.get("userModified") is True:
+            # Edit/MultiEdit ran on the input the person changed in the diff view (the call's input
+            # is the model's proposal); the result, its patch, is of what was written
+            info.user_modified = Ref(rec.ev.id, "/toolUseResult/userModified")
         if isinstance(rich, str) and rich.startswith("User rejected"):
             info.rejected = True
         elif isinstance(text, str) and text.startswith("The user doesn't want to proceed with this tool use"):
