@@ -8,7 +8,7 @@ callable is litellm's `completion` unless one is injected (`RetraceOptions.llm_c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
@@ -29,6 +29,8 @@ class Redactor(Protocol):
     def scan(self, text: str) -> Sequence[object]: ...
 
     def rescan(self, value: Any) -> Any | None: ...
+
+    def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None: ...
 
     def report(self) -> dict[str, Any]: ...
 
@@ -54,6 +56,9 @@ class NoRedactor:
         return ()
 
     def rescan(self, value: Any) -> Any | None:
+        return None
+
+    def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None:
         return None
 
     def report(self) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from ._views import (
 )
 from .pairs import pair_value_key
 from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
+from .printed import printed_values
 from .rules import json_view_rules, project_rules
 
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
@@ -193,6 +194,15 @@ class Redactor:
         self._find_safe(strings)  # the scan learns what it finds
         with self._lock:
             self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in (f for _, f in fields)))
+
+    def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Commands and their outputs read together (a call and its result): a secret a command
+        printed by name (`echo $DB_PASSWORD`, redact/printed.py) is then masked wherever it
+        stands, though no rule sees it in the output alone."""
+        found = printed_values(pairs)
+        if found:
+            with self._lock:
+                self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in found))
 
     def scan(self, text: str) -> list[Hit]:
         """What `redact` would mask (offsets, kinds, rules; no values, no counting).

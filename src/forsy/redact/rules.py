@@ -40,6 +40,7 @@ from .network import ip_address
 from .pairs import pair_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
+from .printed import printed_secret
 from .prompts import prompt_answer
 from .prose import pair_in_prose, phrase_secret, prose_secret
 from .seeds import seed_phrase
@@ -508,7 +509,7 @@ def project_rules() -> tuple[Finder, ...]:
             url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret,
-            pair_in_prose, language_secret,
+            pair_in_prose, printed_secret, language_secret,
             prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban,
             wallet_key,
             seed_phrase, government_id, birth_date, ip_address, sql_values, table_values, home_path_user)

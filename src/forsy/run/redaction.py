@@ -34,6 +34,7 @@ def redact_session(session: Session, redactor: Redactor) -> None:
     values += [getattr(m, name) for name in meta_strings]
     values.append(m.extra)
     values += m.skills
+    redactor.know_printed(command_outputs(session))
     redacted = iter(redactor.redact_values(values))
     for e in texts:
         e.text = next(redacted)
@@ -50,6 +51,26 @@ def redact_session(session: Session, redactor: Redactor) -> None:
     for w in session.warnings:
         w.message = redactor.redact(w.message)
     redact_names(session, redactor)
+
+
+def command_outputs(session: Session) -> list[tuple[str, str]]:
+    """Each shell call's command and its result's text, in the session's order: what the
+    redactor reads together to find a secret a command printed by name."""
+    results: dict[str, str] = {}
+    for e in session.events:
+        if e.kind == "tool_result" and e.call_id and e.text and e.call_id not in results:
+            results[e.call_id] = e.text
+    return [(command, results[e.call_id]) for e in session.events
+            if e.kind == "tool_call" and e.call_id in results and (command := _command(e.args))]
+
+
+def _command(args: object) -> str | None:
+    """The command line of a shell call's arguments (`command`/`cmd`, a string or argv)."""
+    if isinstance(args, dict):
+        args = next((args[k] for k in ("command", "cmd", "commandLine", "script") if k in args), None)
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        return " ".join(args)
+    return args if isinstance(args, str) else None
 
 
 def _keep(out: list[object]) -> Callable[[object], object]:
