@@ -90,3 +90,17 @@ def test_a_printed_record_is_left_to_the_rules_that_read_records() -> None:
     out = r.redact("$ cat ~/.pgpass\\ndb.prod.internal:*:*:app:A2j.LyoSarMAEtsM\\n")
     assert out == "$ cat ~/.pgpass\\ndb.prod.internal:*:*:app:[CREDENTIAL_1]\\n"
     assert r.redact("it was A2j.LyoSarMAEtsM again") == "it was [CREDENTIAL_1] again"
+
+
+def test_a_command_the_person_ran_loses_what_it_printed(tmp_path: Path) -> None:
+    """Claude Code's bash mode: `!echo $DB_PASSWORD`, then the output as `<bash-stdout>`."""
+    log = write(tmp_path / "s.jsonl", [
+        user(1, "u1", None, "<bash-input>echo $DB_PASSWORD</bash-input>"),
+        user(2, "u2", "u1", f"<bash-stdout>{SECRET}</bash-stdout><bash-stderr></bash-stderr>"),
+        user(3, "u3", "u2", f"is {SECRET} strong enough?"),
+        answer(4, "a1", "u3", "It is long and mixed: yes."),
+    ])
+    [o] = retrace_one(log, RetraceOptions())
+    assert o.status == "traced" and o.assembled is not None
+    written = o.assembled.trace.model_dump_json() + o.assembled.provenance.model_dump_json()
+    assert SECRET not in written and "[CREDENTIAL_1]" in written

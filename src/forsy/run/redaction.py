@@ -60,8 +60,19 @@ def command_outputs(session: Session) -> list[tuple[str, str]]:
     for e in session.events:
         if e.kind == "tool_result" and e.call_id and e.text and e.call_id not in results:
             results[e.call_id] = e.text
-    return [(command, results[e.call_id]) for e in session.events
-            if e.kind == "tool_call" and e.call_id in results and (command := _command(e.args))]
+    pairs = [(command, results[e.call_id]) for e in session.events
+             if e.kind == "tool_call" and e.call_id in results and (command := _command(e.args))]
+    # a command the person ran themselves (`!cmd`, Claude Code's bash mode) and the output the
+    # log keeps after it as `<bash-stdout>…</bash-stdout>`
+    events = session.events
+    for n, e in enumerate(events):
+        if e.kind == "user" and e.text and e.text.startswith("!"):
+            out = next((o.text for o in events[n + 1:n + 4] if o.text and "<bash-stdout>" in o.text), None)
+            if out is not None:
+                start = out.index("<bash-stdout>") + len("<bash-stdout>")
+                end = out.find("</bash-stdout>", start)
+                pairs.append((e.text[1:], out[start:end if end >= 0 else len(out)]))
+    return pairs
 
 
 def _command(args: object) -> str | None:
