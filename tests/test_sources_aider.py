@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
@@ -246,11 +247,32 @@ def oracle(path: Path) -> dict[int, list[tuple[Any, ...]]]:
                     if kk != "msg" or _msg(x).strip() in ("^C again to exit", "^C KeyboardInterrupt"):
                         break
                     got.append(_msg(x))
+                # /run before 0.64 (commands.py cmd_run) asked `Add the output to the chat?…`, written
+                # with its answer: to 0.53 the output came before the question (and again after it,
+                # line by line, when added); from 0.54 only after it, and after the input aider wrote
+                # for the instructions typed at the question, if any
+                q = next((i for i, x in enumerate(got) if x.startswith("Add the output to the chat?")), None)
+                words = None
+                if tool == "/run" and q is not None:
+                    late = "(Y)es/(n)o/message with instructions:" in got[q]
+                    answer = re.split(r"instructions[)\]]?:?", got[q], maxsplit=1)[1].strip() \
+                        if "instructions" in got[q] else ""
+                    words = answer if answer.lower() not in ("", "y", "yes", "n", "no") else None
+                    if not late:
+                        got = got[:q]
+                    elif words is None:
+                        got = got[q + 1 :]
+                    else:
+                        nxt = next((j for j in range(k + 1, len(units)) if units[j][0] != "blank"), len(units))
+                        ok = nxt < len(units) and units[nxt] == ("user", [f"#### {words}  "])
+                        got = [_msg(x) for kk, x in takewhile(lambda u: u[0] == "msg", units[nxt + 1 :])] if ok else []
                 while got and not got[-1]:
                     got.pop()
                 while got and not got[0]:
                     got.pop(0)
                 out.append(("call", tool, arg or None, "\n".join(got) if got else None))
+                if words is not None and not late:
+                    out.append(("user", words))  # the person's words, sent to the model with the output
     if reply and sessions:
         _flush(sessions[max(sessions)], reply, [])
     return sessions

@@ -143,7 +143,7 @@ class ResultInfo(Info):
     exit_code_from: Ref | None = None  # Codex: the *_end event these came from
     duration_from: Ref | None = None
     success_from: Ref | None = None
-    failure_rule: str | None = None  # the source's named rule that read a failure from the output's words
+    failure_rule: str | None = None  # the source's named rule that read a failure (or success) from the output's words
     truncated_by_codex: bool = False
     orphan: bool = False  # no call with this id in the log
     exec_session_id: int | None = None

@@ -67,6 +67,11 @@ _RULES: tuple[Rule, ...] = (
          "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
     Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "
          "timeout_template: the command timed out and was killed (the call failed)."),
+    Rule("R-call/aider-test-output", "Aider 0.22-0.63 (the session's `Aider v…` line): `/test` adds the command's "
+         "output to the chat, writing each line of it, only on a non-zero exit (commands.py cmd_run with "
+         "add_on_nonzero_exit): the output written again line by line after it was written whole (0.22-0.53), or "
+         "written at all (0.54-0.63), is a failure; written whole and only once (0.22-0.53), a success. A dev build "
+         "made across either change (0.53.1-dev, 0.63.3.dev) says neither."),
     Rule("R-operation", "The operation the tool's source declares for it (forsy.tools); 'other' when undeclared."),
     Rule("R-compaction", "The context was compacted: a step that carries the summary the model got."),
     Rule("R-shell", "A command from a shell history is one execute step of tool `shell`."),

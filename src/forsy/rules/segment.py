@@ -267,8 +267,10 @@ class Segmenter:
             self.session.quality.truncated_outputs += 1
         rejected = info is not None and info.rejected
         if e.is_error is not None or rejected:
-            # a failure the source read from the output's own words names its rule (catalogue)
-            why = info.failure_rule if info is not None and info.failure_rule and e.is_error else "R-call/error-flag"
+            # an outcome the source read from the output's own words names its rule (catalogue): a
+            # failure, or a success a rule reads too (aider's /test before 0.64), unless rejected
+            why = info.failure_rule if info is not None and info.failure_rule and (e.is_error or not rejected) \
+                else "R-call/error-flag"
             d.set("success", not (e.is_error or rejected), derived(why, e.refs))
         # else the log does not say whether the call worked (no exit code, no error flag):
         # success stays null (validator S015: not assessed) rather than an invented `true`

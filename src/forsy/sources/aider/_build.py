@@ -22,7 +22,9 @@ and the messages right after it; a model reply and the messages after it. What e
   command's output). Aider writes no exit status, so its success stays unknown unless aider's
   words say it failed: the command could not be run (`Error occurred while running command
   '…'`, run_cmd), `/test`'s output added with no question (cmd_run adds it so only on a
-  non-zero exit), `/lint`'s report (`# Fix any errors below…`, `Fix lint errors in <file>?`);
+  non-zero exit), `/lint`'s report (`# Fix any errors below…`, `Fix lint errors in <file>?`).
+  Before 0.64 /run asked `Add the output to the chat?` and /test's output says how it ended
+  (`_run_asked`, `_commands.test_outcome`);
 * a reply: `reasoning`, `agent_text` and edit `tool_call`s (`_reply`), the edits of one reply
   in one group. Each edit is answered by the `Applied edit to <path>` message naming its
   file (a success); an edit with no such message by aider's failure report (`_failures`:
@@ -56,10 +58,21 @@ from typing import Any
 
 from ...evidence import Event, Evidence, Ref, Session
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
-from ._commands import LINT_REPORT, RUN_FAILED, command, command_failed, mode_command, norm, passed_on
+from ._commands import (
+    LINT_REPORT,
+    RUN_FAILED,
+    command,
+    command_failed,
+    mode_command,
+    norm,
+    passed_on,
+    run_asked,
+    test_outcome,
+)
 from ._evidence import Cutter
 from ._md import HEADER, Item, Line
 from ._reply import Block, split
+from ._settings import setting, setting_text
 
 # a question and its answer as io.confirm_ask writes it: `Q? (Y)es/(N)o... [Yes]: y`, and before 0.52
 # (August 2024) `Q? [Y/n] y`
@@ -85,11 +98,6 @@ RAN = re.compile(r"(Running |Add .* of command output to the chat\?|Added \d+ li
 # only when the check failed; /lint asks "Fix lint errors in <file>?" after each file's errors
 CHECK_FAILED = re.compile(r"Attempt to fix (lint|test) errors\?")
 LINT_RUNNING = re.compile(r"## Running: (.+?)\s*\Z")
-VERSION = re.compile(r"Aider v(\S+)\Z")
-MODEL = re.compile(r"(Main model|Model|Models|Weak model|Editor model): (.+?)\Z")
-WITH_FORMAT = re.compile(r"(\S+) with (\S+) edit format(?:, weak model (\S+))?")
-SETTING = re.compile(r"(Git repo|Repo-map): (.+?)\Z")
-COMMAND_LINE = re.compile(r"\S*[/\\]aider(?:\.exe)?(?: .*)?\Z|aider(?: .*)?\Z")
 # the fences aider takes as shell commands to offer (editblock_coder.py shell_starts)
 SHELL_FENCE = re.compile(r"^[ \t]*```(?:bash|sh|shell|cmd|batch|powershell|ps1|zsh|fish|ksh|csh|tcsh)[ \t]*\n"
                          r"(.*?)\n[ \t]*```", re.M | re.S)
@@ -121,6 +129,9 @@ class _State:
     suggested: list[tuple[Evidence, str, tuple[int, int]]] = field(default_factory=list)
     # the last input when it was `/ask X`, `/help X`...: (command word, X), until a reply
     passed_on: tuple[str, str] | None = None
+    # a /run (0.54-0.63) whose output follows the instructions typed at its question, written as
+    # the next input: (its call id, the instructions, the input's evidence), until the next write
+    run_wait: tuple[str, str, Evidence] | None = None
 
 
 def _bump(s: Session, key: str, n: int = 1) -> None:
@@ -179,7 +190,17 @@ class Builder:
         text = "\n".join(texts)
         msgs = self.messages(after)
         self.st.started = True
-        if not text.strip() or (len(item.lines) == 1 and text == EMPTY_INPUT):  # nothing said
+        if s.run_wait is not None and (text != s.run_wait[1] or len(item.lines) > 1):
+            self.finish()  # not the instructions a /run's output waits for
+        if (wait := s.run_wait) is not None:
+            # the instructions typed at /run's question: the person's prompt, and the command's
+            # output (added to the chat) written right after it is the /run's result. The output
+            # came first (the model gets both in one message): the result, then the prompt
+            glued = bool(msgs) and msgs[0].lines[0].no == item.lines[-1].no + 1
+            s.run_wait = None
+            self._run_output(wait[0], _contiguous(msgs) if glued else [], wait[2])
+            self._ev("user", "user", refs, text=text)
+        elif not text.strip() or (len(item.lines) == 1 and text == EMPTY_INPUT):  # nothing said
             why = "a user input of blank lines" if not text.strip() else "an empty user input (aider writes `<blank>`)"
             for r in refs:
                 self.s.mark(r.id, "set_aside", why)
@@ -228,11 +249,64 @@ class Builder:
         out = _contiguous(msgs)
         while out and out[-1].empty:
             out.pop()
+        asked = next((k for k, x in enumerate(out) if run_asked(x.text)), None) if tool == "/run" else None
+        if asked is not None:
+            self._run_asked(cid, out[:asked], out[asked], out[asked + 1 :], ref)
+            return
         if not any(not x.empty for x in out):
             self.s.quality.missing_results += 1
             self.s.warn("no-result", f"{tool} {arg[:60]!r}: no output written after it", ref.source, ref.line)
             return
-        self._result(cid, tool, out, error=True if command_failed(tool, [x.text for x in out]) else None)
+        texts = [x.text for x in out]
+        if tool == "/test" and not command_failed(tool, texts) and (t := test_outcome(
+                self.s.meta.agent_version, texts, self.cut.next_line(out[-1].lines[-1].end))) is not None:
+            self._result(cid, tool, out[: t[0]], error=t[1], rule="R-call/aider-test-output")
+            self._again(out[t[0] :])
+            return
+        self._result(cid, tool, out, error=True if command_failed(tool, texts) else None)
+
+    def _run_asked(self, cid: str, before: list[Message], q: Message, after: list[Message], ref: Evidence) -> None:
+        """/run's question before 0.64 (`_commands.RUN_ASKED`): until 0.54 the output came before
+        it, and its lines again after it when added; from 0.54 only after it, and after the input
+        aider writes for the instructions when some were typed (commands.py cmd_run)."""
+        asked = run_asked(q.text)
+        assert asked is not None  # `_command` found it so
+        late, words, span = asked
+        _bump(self.s, "confirmations")
+        if late and words is not None:
+            self.st.run_wait = (cid, words, ref)
+        else:
+            self._run_output(cid, after if late else before, ref)
+        if words is not None and not late:  # the person's words, sent with the output: a slice of the question
+            q.used = True
+            self._ev("user", "user", [q.ev], text=words, info=MessageInfo(span=span))
+        else:
+            self._note(q, "confirmation")
+        self._again([] if late else after)
+
+    def _run_output(self, cid: str, out: list[Message], ref: Evidence) -> None:
+        if not any(not x.empty for x in out):
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", "/run: aider wrote no output (not added to the chat, or none)", ref.source,
+                        ref.line)
+            return
+        self._result(cid, "/run", out, error=True if command_failed("/run", [x.text for x in out]) else None)
+
+    def _again(self, out: list[Message]) -> None:
+        """The command's output written again, line by line, as added to the chat (0.22-0.53)."""
+        for x in out:
+            if not x.empty:
+                self._note(x, "output_added")
+                self.s.mark(x.ev.id, "duplicate", "the command's output written again, as added to the chat")
+            x.used = True
+
+    def finish(self) -> None:
+        """A /run whose instructions input (0.54-0.63) did not come next: no output of it was written."""
+        if (wait := self.st.run_wait) is not None:
+            self.st.run_wait = None
+            self.s.quality.missing_results += 1
+            self.s.warn("no-result", "/run: no input of its instructions, and no output, after its question",
+                        wait[2].source, wait[2].line)
 
     def reply(self, item: Item, after: list[Item]) -> None:
         msgs = self.messages(after)
@@ -242,6 +316,7 @@ class Builder:
         # blank lines between the reply's blocks are separators, like those between writes
         self.blank_lines += sum(1 for ln in item.lines if ln.no not in inside)
         group = f"reply-L{item.lines[0].no}"
+        self.finish()
         self.st.edits = []
         self.st.suggested = []
         self.st.passed_on = None
@@ -350,7 +425,7 @@ class Builder:
             q = QUESTION.match(m.text)
             nxt = msgs[k + 1] if k + 1 < len(msgs) else None
             if nxt is not None and not q and _glued(m, nxt) and QUESTION.match(nxt.text) \
-                    and nxt.text.startswith("Run shell command") and not _setting_text(m.text):
+                    and nxt.text.startswith("Run shell command") and not setting_text(m.text):
                 self.st.suggested = [x for x in self.st.suggested if x[1].strip() != m.text.strip()]
                 self._shell(m, nxt, msgs[k + 2:])
             elif (a := APPLIED.match(m.text)) is not None:
@@ -405,7 +480,8 @@ class Builder:
         self._note(question, "confirmation")
         self._result(cid, "shell", ran, error=True if any(RUN_FAILED.match(x.text) for x in ran) else None)
 
-    def _result(self, cid: str, tool: str, msgs: list[Message], error: bool | None = None) -> None:
+    def _result(self, cid: str, tool: str, msgs: list[Message], error: bool | None = None,
+                rule: str | None = None) -> None:
         for x in msgs:
             x.used = True
         while msgs and msgs[0].empty:  # blank quote lines around the output are not part of it
@@ -414,7 +490,8 @@ class Builder:
             msgs = msgs[:-1]
         self.st.answered.add(cid)
         self._ev("tool_result", "agent", [x.ev for x in msgs if not x.empty], call_id=cid, tool=tool,
-                 text="\n".join(x.text for x in msgs), is_error=error)
+                 text="\n".join(x.text for x in msgs), is_error=error,
+                 info=ResultInfo(failure_rule=rule) if rule else None)  # a named rule read the outcome
 
     def _applied(self, m: Message, path: str) -> None:
         hits = [c for c, p in self.st.edits if p == path and str(c.call_id) not in self.st.answered]
@@ -442,27 +519,8 @@ class Builder:
             self._note(m, "confirmation")
 
     def _setting(self, m: Message) -> bool:
-        """Session facts from a settings message (module docstring); True when it was one."""
-        t, meta = m.text, self.s.meta
-        if (v := VERSION.match(t)) is not None:
-            meta.agent_version = meta.agent_version or v.group(1)
-        elif (md := MODEL.match(t)) is not None:
-            w = WITH_FORMAT.match(md.group(2))
-            model = w.group(1) if w else md.group(2).strip()
-            if md.group(1) in ("Main model", "Model", "Models"):
-                if model not in meta.models:
-                    meta.models.append(model)
-                if w:
-                    meta.extra.setdefault("edit_format", w.group(2))
-                    if w.group(3):
-                        meta.extra.setdefault("weak_model", w.group(3))
-            else:
-                meta.extra.setdefault(md.group(1).lower().replace(" ", "_"), model)
-        elif (st := SETTING.match(t)) is not None:
-            meta.extra.setdefault(st.group(1).lower().replace("-", "_").replace(" ", "_"), st.group(2))
-        elif not self.st.started and "\n" not in t and COMMAND_LINE.match(t):
-            meta.extra.setdefault("command", t)
-        else:
+        """Session facts from a settings message (`_settings`); True when it was one."""
+        if not setting(self.s.meta, m.text, self.st.started):
             return False
         m.used = True
         self.s.mark(m.ev.id, "metadata", "settings (version, models, edit format, git repo, repo map)")
@@ -524,11 +582,6 @@ def _contiguous(msgs: list[Message]) -> list[Message]:
             break
         out.append(m)
     return out
-
-
-def _setting_text(text: str) -> bool:
-    """A start-up or settings line (module docstring): never a shell command aider asks about."""
-    return any(p.match(text) for p in (VERSION, MODEL, SETTING, COMMAND_LINE))
 
 
 def _interrupt(text: str) -> bool:

@@ -29,6 +29,18 @@ class Cutter:
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
 
+    def next_line(self, end: int) -> bytes | None:
+        """The first line after the line ending at byte `end` that holds something: not blank, not a
+        blank quote line (an empty aider message); None at the file's end."""
+        pos = end
+        while (nl := self.data.find(b"\n", pos)) != -1:
+            stop = self.data.find(b"\n", nl + 1)
+            line = self.data[nl + 1 : stop if stop != -1 else len(self.data)]
+            if line.strip() not in (b"", b">"):
+                return line
+            pos = nl + 1
+        return None
+
     def lines(self, s: Session, lines: list[Line], rtype: str) -> tuple[Evidence, str]:
         """Consecutive lines, whole."""
         ev = self.range(s, lines[0].no, lines[0].start, lines[-1].end, rtype)

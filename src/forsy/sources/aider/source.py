@@ -161,6 +161,7 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
                          name, None)
     _count_blank(sessions, spans, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
     for s, b in zip(sessions, builders, strict=False):
+        b.finish()  # a /run waiting for the input of its instructions at the session's end
         s.quality.extra["blank_lines"] += b.blank_lines
     for line in chat.unterminated:
         owner = _owner(sessions, spans, line)
