@@ -161,10 +161,10 @@ def test_an_approved_draft_asks_nothing_more(web: tuple[TestClient, str, str]) -
     html = post(c, tid, "approve", level="human_reviewed")
     assert 'id="status">approved<' in html
     page = c.get(f"/t/{tid}").text
-    needs = page[page.index('class="needs"'):page.index('class="conversation"')]
+    needs = page[page.index('class="needs closed"'):page.index('class="conversation"')]
     # what was open when it was approved is said as such, not as decisions still to make
     assert "Needs you" not in needs and ">Judgements <" in needs
-    assert re.search(r'class="count">5 left undecided when it was approved<', needs), needs[:400]
+    assert re.search(r'class="count closed">5 left undecided when it was approved<', needs), needs[:400]
     assert 'action="/t/' not in needs  # no form to set or keep a value of a closed item
 
 
