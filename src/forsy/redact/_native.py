@@ -9,6 +9,7 @@ from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
+from .jwk import JWK_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .logins import LOGIN_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
@@ -25,7 +26,7 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
-                                              + CODE_ANCHORS_CASED))
+                                              + CODE_ANCHORS_CASED + JWK_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
                            *PAIR_ANCHORS, *CODE_ANCHORS)

@@ -53,6 +53,8 @@ STOPWORDS = frozenset({
     "value", "default", "secretstr", "secretbytes", "secretstring", "password", "passwd", "secret", "token",
     "key", "string;", "number", "void", "self", "cls", "this", "na", "n/a", "tbd", "todo", "see", "set",
     "unset", "missing", "invalid", "valid", "expired", "provided", "present", "absent", "included",
+    # words that go on a sentence or a statement, never a value (`SET PASSWORD FOR 'bob'@'%' = …`)
+    "for", "from", "with", "the", "and", "into", "onto", "when", "then", "than", "via",
 })
 _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config.", "settings.", "args.",
                   "options.", "opts.", "req.", "request.", "window.", "import.", "getenv", "kwargs", "params.")

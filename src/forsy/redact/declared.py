@@ -34,6 +34,7 @@ _BLOCK = 4096  # how far a variable's or parameter's body is read
 _HCL_VARIABLE = re.compile(r'variable[ \t]+\\{0,3}"(?P<name>[\w.-]{1,128})\\{0,3}"[ \t]*\{')
 _HCL_END = re.compile(r"(?:\n|\\n)\}")
 _HCL_DEFAULT = re.compile(r"(?:\n|\\n)[ \t]*default[ \t]*=[ \t]*")
+_HCL_INLINE = re.compile(r"[ \t]*default[ \t]*=[ \t]*")
 _SENSITIVE = re.compile(r"(?:sensitive|Sensitive|NoEcho)\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?(?:true|True)\b")
 # after `default`/`Default`: an HCL `=`, a YAML `:` or a JSON key's `":`
 _DEFAULT_SEP = re.compile(r"(?P<q>\\{0,3}[\"'])?[ \t]*(?P<sep>=|:)[ \t]*")
@@ -85,7 +86,8 @@ def _hcl_default(text: str, i: int) -> Hit | None:
         return None
     close = _HCL_END.search(text, m.end(), m.end() + _BLOCK)
     end = close.start() if close is not None else min(len(text), m.end() + _BLOCK)
-    default = _HCL_DEFAULT.search(text, m.end(), end)
+    # a block on one line holds one argument: `variable "db_password" { default = "X" }`
+    default = _HCL_INLINE.match(text, m.end()) or _HCL_DEFAULT.search(text, m.end(), end)
     if default is None:
         return None
     tier = name_tier(m["name"])

@@ -34,6 +34,7 @@ from .codes import code_secret
 from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
+from .jwk import jwk_private
 from .languages import language_secret
 from .logins import login_pair
 from .network import ip_address
@@ -505,8 +506,8 @@ def json_view_rules() -> tuple[Finder, ...]:
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, key_block, base64_private_key, putty_key, TOKEN_FINDER, prefixed_token, *HEADER_RULES,
-            url_password,
+    return (private_key, key_block, base64_private_key, putty_key, jwk_private, TOKEN_FINDER, prefixed_token,
+            *HEADER_RULES, url_password,
             url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
             base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret,
             pair_in_prose, printed_secret, language_secret,

@@ -70,6 +70,8 @@ def _is_reader(words: list[str]) -> bool:
     low = [w.lower() for w in words]
     if any(w in _READER_WORDS for w in low) or _secret_from_stdin(low):
         return True
+    if any(w in ("secret", "secrets") for w in low) and any(w == "-" or w.endswith(("=-", *_STDIN_FILES)) for w in low):
+        return True  # a secret store's command reading its value from stdin: `gcloud secrets create db --data-file=-`
     if "sudo" in low and any(w == "--stdin" or (w.startswith("-") and not w.startswith("--") and "S" in w)
                              for w in words[low.index("sudo") + 1 :]):
         return True
