@@ -20,12 +20,10 @@ or URL-encoded. Rules read one or more levels of escaping in place; where a valu
 escapes, and on lines with %XX escapes, the text is also scanned in a decoded view that
 maps each span found back to the original, where it is masked in its encoded form.
 
-Speed: the rules run where literals occur (found by the engine in its native pass, or
-with bytes.find), never as regexes sliding over the whole text. Many short strings
-(`redact_many`, `redact_value`) are scanned together, which is ~10x faster than one call
-each. A large session's texts (`redact_values`) are scanned in two processes where the
-process may fork (forsy._aside): scanning learns nothing, so the result is the same. One
-Redactor is safe to share between threads (a lock guards numbering and counts).
+Speed: the rules run where literals occur (found by the engine in its native pass, or with
+bytes.find), never as regexes sliding over the whole text. Short strings are scanned together
+(~10x faster than one call each); a large session's texts in two processes where it may fork
+(forsy._aside). One Redactor is safe to share between threads (a lock guards its numbering).
 
 Fail closed: a string that cannot be scanned (engine error, unknown object) becomes
 `[UNSCANNABLE_TEXT]` and is counted in `report()["unscannable"]`.
@@ -34,6 +32,7 @@ Fail closed: a string that cannot be scanned (engine error, unknown object) beco
 from __future__ import annotations
 
 from ._base import (
+    ADDRESS,
     BANK_ACCOUNT,
     BIRTH_DATE,
     CREDENTIAL,
@@ -53,6 +52,7 @@ from ._redactor import UNSCANNABLE, Redactor, user_names_from_paths
 from ._split import CHUNK, OVERLAP, chunks
 
 __all__ = [
+    "ADDRESS",
     "BANK_ACCOUNT",
     "BIRTH_DATE",
     "CHUNK",

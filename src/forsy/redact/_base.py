@@ -33,12 +33,13 @@ BANK_ACCOUNT = "BANK_ACCOUNT"
 ID_NUMBER = "ID_NUMBER"  # a person's government number: social security, passport, tax, national id
 BIRTH_DATE = "BIRTH_DATE"  # a person's date of birth, after its name
 IP_ADDRESS = "IP_ADDRESS"  # an address on the public internet: where a person or their machine is
+ADDRESS = "ADDRESS"  # a postal address: where a person lives or receives mail
 # Not masked: a documentation placeholder where a secret would be (`your_password`,
 # `changeme`, `${VAR:-default}`); reported, so a reviewer knows one was seen.
 PLACEHOLDER = "PLACEHOLDER"
 
 MASKED_KINDS = (CREDENTIAL, PRIVATE_KEY, EMAIL, PHONE, PERSON, PATH_USER, PAYMENT_CARD, BANK_ACCOUNT, ID_NUMBER,
-                BIRTH_DATE, IP_ADDRESS)
+                BIRTH_DATE, IP_ADDRESS, ADDRESS)
 # One numbered placeholder the redactor writes, its kind and number as groups: `[CREDENTIAL_3]`
 NUMBERED_PLACEHOLDER_RE = re.compile(r"\[(" + "|".join(MASKED_KINDS) + r")_(\d+)\]")
 # Placeholders this module writes; text already holding them must come out unchanged.

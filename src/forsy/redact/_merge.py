@@ -6,6 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 from ._base import (
+    ADDRESS,
     BANK_ACCOUNT,
     BIRTH_DATE,
     CREDENTIAL,
@@ -24,7 +25,7 @@ from ._base import (
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, BIRTH_DATE: 5, EMAIL: 6,
-             PHONE: 7, IP_ADDRESS: 8, PERSON: 9, PATH_USER: 10, PLACEHOLDER: 11}
+             PHONE: 7, ADDRESS: 8, IP_ADDRESS: 9, PERSON: 10, PATH_USER: 11, PLACEHOLDER: 12}
 # forsy rules that find exactly the secret part of what an engine rule matches whole: a
 # connection string's password (not host, port, database), curl's `user:PASSWORD`
 EXACT_RULES = frozenset({"url-password", "curl-user"})

@@ -5,6 +5,8 @@ of the rules' own lists; the engine's rule file (_engine.py) and the Redactor's 
 from __future__ import annotations
 
 from ._tokens import TOKEN_FINDER
+from .addresses import LABEL_ANCHORS as ADDRESS_LABELS
+from .addresses import STREET_ANCHORS
 from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .declared import HCL_ANCHORS, MASK_ANCHORS
@@ -26,7 +28,8 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
-                                              + CODE_ANCHORS_CASED + JWK_ANCHORS))
+                                              + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
+                                              + ADDRESS_LABELS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
                            *PAIR_ANCHORS, *CODE_ANCHORS)

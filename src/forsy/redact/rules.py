@@ -29,6 +29,7 @@ from ._base import (
 )
 from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import _OPEN_QUOTE, NAME_KEYWORDS, _closing_quote, accept_value, is_doc_placeholder, name_tier
+from .addresses import street_address
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
 from .declared import declared_secret
@@ -512,5 +513,5 @@ def project_rules() -> tuple[Finder, ...]:
             base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret,
             pair_in_prose, printed_secret, language_secret,
             prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban,
-            wallet_key,
-            seed_phrase, government_id, birth_date, ip_address, sql_values, table_values, home_path_user)
+            wallet_key, seed_phrase,
+            government_id, birth_date, ip_address, street_address, sql_values, table_values, home_path_user)
