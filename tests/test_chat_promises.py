@@ -180,8 +180,9 @@ def test_parsed_keeps_integers_past_64_bits_exact() -> None:
     (b'{"a": 1,}', "not JSON (Expecting property name enclosed in double quotes, column 9)", 1),
     (b'{\n"a": 1\n"b": 2}', "not JSON (Expecting ',' delimiter, column 1)", 3),
     (b"\xff", "not JSON ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)", None),
+    # too deep for the parser: the line where it nests past MAX_DEPTH
     (b"[" * 100_000, "not JSON (maximum recursion depth exceeded while decoding a JSON array from a unicode string)",
-     None),
+     1),
     (b'{"a": NaN}', "JSON holding NaN, Infinity or a lone surrogate, which forsy does not read", None),
     (b'{"a": "\\udc80"}', "JSON holding NaN, Infinity or a lone surrogate, which forsy does not read", None),
     (b"[1]", "a JSON list, not an object", None),

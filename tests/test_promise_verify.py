@@ -419,9 +419,13 @@ def test_verify_reads_json_with_a_lone_surrogate_escape(tmp_path: Path) -> None:
 
 
 def test_verify_reads_invalid_utf8_inside_json_as_surrogate_escapes(tmp_path: Path) -> None:
-    """A JSON record with a byte that is not UTF-8 is still JSON: its string holds the byte as
-    a surrogate escape (what the reader copied), so the pointer resolves and the value matches."""
+    """A JSON record with a byte that is not UTF-8 is still JSON: the pointer resolves and the
+    byte reads as U+FFFD, as the readers copy it; a trace holding it as a surrogate escape
+    matches too (both sides are compared as written text)."""
     rep = _one(tmp_path, "caf\udcff", _copied("e1", "/t"), "input", b'{"t": "caf\xff"}')
+    assert (rep.problems, rep.checked) == ([], 1)
+    (tmp_path / "fffd").mkdir()
+    rep = _one(tmp_path / "fffd", "caf\ufffd", _copied("e1", "/t"), "input", b'{"t": "caf\xff"}')
     assert (rep.problems, rep.checked) == ([], 1)
 
 

@@ -23,6 +23,7 @@ import orjson
 from . import sources
 from .errors import InputError
 from .evidence import resolve_pointer
+from .jsontext import valid_text
 from .sources.lines import inside
 from .sources.walk import VENDOR
 
@@ -210,13 +211,25 @@ def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None, str]:
     if hashlib.sha256(raw).hexdigest() != info["sha256"]:
         return None, f"bytes at {info['source']}:{info['line']} do not match their sha256", ""
     text = raw.decode("utf-8", "replace")
+    body = raw.removeprefix(b"\xef\xbb\xbf")  # a record the file starts with may carry its BOM
     try:
-        return orjson.loads(raw), None, text
+        return orjson.loads(body), None, text
     except orjson.JSONDecodeError:
-        try:
-            return json.loads(raw.decode("utf-8", "surrogateescape")), None, text
+        try:  # bytes that are not UTF-8, lone surrogates: read as the readers read them (U+FFFD)
+            return _valid(json.loads(body.decode("utf-8", "replace"))), None, text
         except ValueError:
             return text, None, text
+
+
+def _valid(v: Any) -> Any:
+    """`v` with its lone surrogates U+FFFD, as the readers write them (`valid_text`)."""
+    if isinstance(v, str):
+        return valid_text(v)
+    if isinstance(v, list):
+        return [_valid(x) for x in v]
+    if isinstance(v, dict):
+        return {valid_text(k): _valid(x) for k, x in v.items()}
+    return v
 
 
 def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step: int, fname: str,
@@ -249,7 +262,9 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
     if not pieces or value is None:
         rep.skipped += 1
         return
-    text = _as_text(value)
+    # both sides as the readers write text: a lone surrogate (a byte that was not UTF-8, kept
+    # by an older writer as a surrogate escape) is U+FFFD
+    text = _as_text(_valid(value))
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader

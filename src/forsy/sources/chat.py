@@ -26,6 +26,7 @@ hold).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from ..evidence import Event, Ref, Session, SessionMeta, SourceFile
 from ..jsontext import json_text
 from ..payloads import NoteInfo
 from . import ReadContext
-from ._records import _long_number
+from ._records import MAX_DEPTH, _long_number
 from .lines import read_bytes, sha256, source_name
 
 
@@ -57,16 +58,41 @@ def parsed(doc: Doc) -> Any:
     """The document's JSON, or None when it is not one JSON value orjson reads (the reader then
     warns). orjson reads an integer past 64 bits as a float, losing digits: a document holding
     one is read again by Python's parser, which keeps it exact (None if it nests too deep for it)."""
+    data = doc.data.removeprefix(_BOM)  # a Windows editor's mark, no part of the JSON
     try:
-        value = orjson.loads(doc.data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return None
-    if not _long_number(doc.data):
+        return _with_bad_bytes(data)
+    if not _long_number(data):
         return value
     try:
-        return json.loads(doc.data)  # orjson took it: UTF-8, no NaN, no lone surrogate
+        return json.loads(data)  # orjson took it: UTF-8, no NaN, no lone surrogate
     except RecursionError:
         return None
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _with_bad_bytes(data: bytes) -> Any:
+    """A document that is JSON but for bytes that are not UTF-8 (a disk or a copy damaged a
+    few): read with each bad byte as U+FFFD, as a JSONL line is (`_records._loads`), rather
+    than losing the whole file for them. Anything else orjson refuses stays refused (None)."""
+    try:
+        data.decode("utf-8")
+        return None  # valid UTF-8: refused for what it says (NaN, a lone surrogate, broken JSON)
+    except UnicodeDecodeError:
+        pass
+    try:
+        value = json.loads(data.decode("utf-8", "replace"), parse_constant=_refuse)
+        orjson.dumps(value)  # a lone surrogate escaped in the text is refused, as in a UTF-8 file
+    except (ValueError, RecursionError, TypeError, orjson.JSONEncodeError):
+        return None
+    return value
 
 
 def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[str, int | None]:
@@ -77,7 +103,9 @@ def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[st
         value = json.loads(data)
     except json.JSONDecodeError as e:
         return f"not JSON ({e.msg}, column {e.colno})", e.lineno
-    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+    except RecursionError as e:
+        return f"not JSON ({e})", _too_deep_line(data)
+    except ValueError as e:  # UnicodeDecodeError is a ValueError
         return f"not JSON ({e})", None
     try:
         orjson.loads(data)
@@ -85,6 +113,26 @@ def unreadable(data: bytes, shape: str, *, orjson_only: bool = True) -> tuple[st
         if orjson_only:
             return "JSON holding NaN, Infinity or a lone surrogate, which forsy does not read", None
     return (shape if isinstance(value, dict) else f"a JSON {type(value).__name__}, not an object"), None
+
+
+# a JSON string (skipped whole: brackets inside it are text), a bracket, a line break
+_DEPTH_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}\n]', re.DOTALL)
+
+
+def _too_deep_line(data: bytes) -> int | None:
+    """The line where the document nests deeper than MAX_DEPTH: where the parser gave up."""
+    depth, line = 0, 1
+    for m in _DEPTH_TOKENS.finditer(data):
+        tok = m.group()
+        if tok in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif tok in (b"]", b"}"):
+            depth -= 1
+        else:
+            line += tok.count(b"\n")
+    return None
 
 
 def new_session(kind: str, session_id: str, doc: Doc, agent: str) -> Session:

@@ -202,11 +202,14 @@ class LineStream:
         return self._hash.hexdigest()
 
     def starts_with(self, first: bytes) -> bool:
-        """Whether the file's first byte that is not whitespace is `first` (the stream is
-        rewound: iterating still starts at the first line)."""
+        """Whether the file's first byte that is not whitespace (nor a UTF-8 BOM, which a
+        Windows editor puts first) is `first` (the stream is rewound: iterating still starts
+        at the first line)."""
         try:
+            bom = True
             while chunk := self._f.read(1 << 16):
-                head = chunk.lstrip()
+                head = chunk.removeprefix(b"\xef\xbb\xbf").lstrip() if bom else chunk.lstrip()
+                bom = False
                 if head:
                     return head[:1] == first
             return False

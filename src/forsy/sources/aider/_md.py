@@ -71,9 +71,15 @@ def split_lines(data: bytes) -> list[Line]:
     pos = 0
     for n, part in enumerate(parts, 1):
         text = part[:-1] if part.endswith(b"\r") else part
-        out.append(Line(n, pos, pos + len(text), text.decode("utf-8", "replace")))
+        start = pos
+        if pos == 0 and text.startswith(BOM):  # a Windows editor's mark: the first line's text starts after it
+            text, start = text[len(BOM):], len(BOM)
+        out.append(Line(n, start, start + len(text), text.decode("utf-8", "replace")))
         pos += len(part) + 1
     return out
+
+
+BOM = b"\xef\xbb\xbf"
 
 
 def is_blank(t: str) -> bool:

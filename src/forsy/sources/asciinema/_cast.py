@@ -29,6 +29,7 @@ from ..lines import iter_lines, sha256
 
 KNOWN_CODES = frozenset("oirmx")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(slots=True)
@@ -81,11 +82,20 @@ def parse(data: bytes, source: str) -> Cast | None:
     first = next(lines, None)
     if first is None:
         return None
-    header = header_of(first.raw)
+    # a BOM (a Windows editor's save) is no part of the header: its evidence starts after it,
+    # so the bytes cited parse as the JSON they are
+    raw, offset = first.raw, first.offset
+    bom = raw.startswith(_BOM)
+    if bom:
+        raw, offset = raw[len(_BOM):], offset + len(_BOM)
+    header = header_of(raw)
     if header is None:
         return None
-    hev = Evidence.make(source, first.line, first.offset, first.raw, sha256(first.raw), "header")
+    hev = Evidence.make(source, first.line, offset, raw, sha256(raw), "header")
     cast = Cast(int(header["version"]), _scrub(header), hev)  # lone surrogates → U+FFFD
+    if bom:
+        cast.problems.append(Problem("bom", "the file starts with a UTF-8 byte order mark; read from the byte after it",
+                                     first.line))
     cast.start = _start(header, cast.problems, first.line)
     clock = 0.0
     for ln in lines:

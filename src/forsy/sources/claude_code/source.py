@@ -65,7 +65,7 @@ class ClaudeCodeSource:
     name: ClassVar[str] = "claude_code"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        s = head.lstrip()
+        s = head.lstrip(b"\xef\xbb\xbf \t\r\n")  # a BOM (a Windows editor's save) too
         if s.startswith(b"["):
             return b'"sessionId"' in head and (b'"parentUuid"' in head or b'"leafUuid"' in head)
         for raw in head.split(b"\n")[:40]:

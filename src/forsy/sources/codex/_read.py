@@ -116,6 +116,9 @@ def head_text(path: Path, head: bytes) -> bytes:
     return out.getvalue()
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def load_file(path: Path, source: str, session: Session, limits: Limits) -> LoadedFile:
     data = read_bytes(path, limits)
     digest = sha256(data)
@@ -125,6 +128,10 @@ def load_file(path: Path, source: str, session: Session, limits: Limits) -> Load
     recs: list[Rec] = []
     for rl in iter_lines(text):
         session.quality.records += 1
+        if rl.offset == 0 and rl.raw.startswith(BOM):  # a Windows editor's save: the record starts after it
+            rl.raw, rl.offset = rl.raw[len(BOM):], len(BOM)
+            session.warn("bom", "the file starts with a UTF-8 byte order mark (not JSON); read from the byte "
+                         "after it", source, rl.line)
         raw_digest = sha256(rl.raw)
         obj, lossy = _parse(rl.raw)
         deep = too_deep(rl.raw, obj)

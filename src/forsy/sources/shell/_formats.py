@@ -77,18 +77,47 @@ class _Line:
     raw: bytes  # without "\n" (and without a final "\r")
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def all_lines(data: bytes) -> Iterator[_Line]:
-    """Every line, blank ones included (zsh continuations may be blank)."""
-    pos, n, size = 0, 0, len(data)
+    """Every line, blank ones included (zsh continuations may be blank). A BOM the file starts
+    with (a Windows editor's save) and the NULs a line ends in (a file pre-allocated, then its
+    writer died: `damage` names them) are no part of any command: left out; a line of NULs
+    only is no line."""
+    pos, n, size = (len(BOM) if data.startswith(BOM) else 0), 0, len(data)
     while pos < size:
         end = data.find(b"\n", pos)
         n += 1
         stop = size if end == -1 else end
         raw = data[pos:stop]
-        yield _Line(n, pos, raw[:-1] if raw.endswith(b"\r") else raw)
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        kept = raw.rstrip(b"\x00") if raw.endswith(b"\x00") else raw
+        if kept or not raw:  # a blank line stays one
+            yield _Line(n, pos, kept)
         if end == -1:
             return
         pos = end + 1
+
+
+def damage(data: bytes) -> list[Problem]:
+    """What `all_lines` leaves out, each named with its line: the BOM, runs of NULs."""
+    out = []
+    if data.startswith(BOM):
+        out.append(Problem("bom", "the file starts with a UTF-8 byte order mark; read from the byte after it", 1))
+    if b"\x00" not in data:
+        return out
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        body = raw.rstrip(b"\r")
+        if body.endswith(b"\x00"):
+            kept = body.rstrip(b"\x00")
+            nuls = len(body) - len(kept)
+            if kept:
+                out.append(Problem("nul-bytes", f"the line ends in {nuls} NUL bytes (a file cut while written?); "
+                                   "read without them", n))
+            else:
+                out.append(Problem("nul-run", f"a run of {nuls} NUL bytes (a file cut while written?); skipped", n))
+    return out
 
 
 def decode(raw: bytes, problems: list[Problem], line: int) -> str:
@@ -172,7 +201,9 @@ def parse(data: bytes, fmt: str) -> Parsed:
         "zsh_plain": parse_zsh,
         "fish": parse_fish,
     }[fmt]
-    return parser(data, fmt)
+    out = parser(data, fmt)
+    out.problems[:0] = damage(data)
+    return out
 
 
 # --- bash ----------------------------------------------------------------------------------

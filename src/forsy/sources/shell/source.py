@@ -55,7 +55,8 @@ HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal
 # are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
 ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
 # subpaths where fish and atuin keep their history under a home directory
-UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "zsh_unprefixed_line"})  # lines not read at all
+# lines not read at all
+UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "zsh_unprefixed_line", "nul-run"})
 XDG_HISTORIES = (".local/share/fish/fish_history", ".local/share/atuin/history.db")
 
 
