@@ -62,7 +62,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "
-         "did not match): the call failed."),
+         "did not match, 'Tool [X] was not executed because a tool has already been used in this message.'): the "
+         "call failed."),
     Rule("R-call/mini-returncode", "mini-swe-agent 1.x: the answer starts with '<returncode>N</returncode>' (as its "
          "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
     Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "

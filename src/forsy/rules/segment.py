@@ -196,7 +196,8 @@ class Segmenter:
             self._flush(e.actor)
             self.counts["api_errors"] += 1
             d = self._new(e.actor, "error", e)
-            d.set("output", e.text, copied(e.refs, rule="R-error"))
+            rule, params = source_rule(e, "R-error")  # C-span: the error cut out of the model's text
+            d.set("output", e.text, copied(e.refs, rule=rule, params=params))
             d.set("success", False, derived("R-error", e.refs))
             d.values["eval"] = -1
             d.set("eval_reason", "The model call failed with an API error.", derived("R-error", e.refs))
@@ -436,7 +437,9 @@ class Segmenter:
         d.set("operation", "answer", derived("R-answer", answer[0].refs))
         refs = [r for t in answer for r in t.refs]
         text = "\n\n".join(t.text for t in answer if t.text)
-        d.set("output", text, copied(refs, rule="R-answer" if len(answer) == 1 else "R-answer/joined"))
+        # one answer cut out of its string (C-span: Cline's interruption notice after the words) says so
+        rule, params = source_rule(answer[0], "R-answer") if len(answer) == 1 else ("R-answer/joined", None)
+        d.set("output", text, copied(refs, rule=rule, params=params))
         if thoughts:
             self._reasoning(d, thoughts)
         d.set("success", True, derived("R-answer", refs))

@@ -18,6 +18,8 @@ of `core/task/tools`, `integrations/terminal` and `integrations/misc/extract-tex
   answer): "Command executed successfully (exit code 0).", "Command failed with exit code
   N.", "Command terminated by signal ...", "Command executed.", "Command is still running in
   the user's terminal."
+* a call Cline did not run, written in place of its result (`not_run`): skipped after the
+  person rejected an earlier call, or refused because one had already run.
 
 `harness_kind` names the kind of a block Cline wrote whole (a `note` of actor `system`, or
 for a command's output, the result of the call it answers); `wrapped_words` finds the
@@ -41,6 +43,12 @@ NOTICES: tuple[tuple[str, str], ...] = (
     ("The user has accepted the condensed conversation summary", "condense_accepted"),
     ("<hook_context", "hook_context"),
     ("<explicit_instructions>\nCRITICAL FILE STATE ALERT", "file_state_alert"),
+)
+# a notice with the tool's name in it (ToolExecutor.ts `repeatedToolCall`, loop detection, at
+# cline/cline 864419d8b0): kind -> how it starts
+NAMED_NOTICES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Tool \[[\w-]+\] has been called \d+ times consecutively with identical arguments\."),
+     "repeated_tool_call"),
 )
 COMMAND_STATUS = re.compile(
     r"Command (?:executed successfully \(exit code (?P<ok>0)\)\.|failed with exit code (?P<code>-?\d+)\."
@@ -69,7 +77,28 @@ def harness_kind(text: str) -> str | None:
             return kind
     if COMMAND_STATUS.match(body):
         return "command_output"
-    return None
+    return next((kind for pattern, kind in NAMED_NOTICES if pattern.match(body)), None)
+
+
+# a call Cline did not run, written as a plain text block in place of its result (so a native
+# tool_use is left with no tool_result; ToolExecutor.ts at cline/cline 864419d8b0): skipped after
+# the person rejected an earlier call of the message (`createToolRejectionMessage`: the reason, then
+# the call's description `[<tool> for '…']`), or refused because one call had already run
+# (`toolAlreadyUsed`, when parallel calls are off)
+SKIPPED = re.compile(r"(?:Skipping tool|Tool was interrupted and not executed) due to user rejecting a previous "
+                     r"tool\. \[([A-Za-z_][\w-]*)[\] ]")
+NOT_RUN = re.compile(r"Tool \[([A-Za-z_][\w-]*)\] was not executed because a tool has already been used in this "
+                     r"message\.")
+
+
+def not_run(text: str) -> tuple[str, bool] | None:
+    """(the tool it names, whether the person's rejection skipped it) for a call Cline did not run."""
+    body = text.lstrip()
+    m = SKIPPED.match(body)
+    if m:
+        return m.group(1), True
+    m = NOT_RUN.match(body)
+    return (m.group(1), False) if m else None
 
 
 def command_failed(text: str) -> bool | None:
@@ -120,4 +149,4 @@ def result_failed(text: str) -> bool:
     if command_failed(body) is True:
         return True
     return body.startswith(FAILURES) or any(f in body for f in FAILURES[3:]) or bool(
-        BLOCKED.match(body) or EMPTY_PARAMETER.match(body))
+        BLOCKED.match(body) or EMPTY_PARAMETER.match(body) or NOT_RUN.match(body))

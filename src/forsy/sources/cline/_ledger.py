@@ -60,6 +60,12 @@ KINDS: dict[tuple[str, str], tuple[LedgerHeading, str]] = {
                                     "(the tool's result in the API history says so)"),
     ("say", "mcp_server_response"): VIEW,
     **{("say", k): NOTICE for k in ("command_permission_denied", "shell_integration_warning_with_suggestion")},
+    # the last pre-SDK writer (cline/cline 864419d8b0): task/index.ts says error_retry (a JSON object:
+    # attempt, maxAttempts, delaySeconds, errorMessage, failed) before retrying a failed request itself;
+    # GenerateExplanationToolHandler.ts and SubagentToolHandler.ts show their calls as say records too
+    ("say", "error_retry"): ("set_aside", "an automatic retry of a failed API request (Cline's UI notice; the "
+                             "request's own record is api_req_started)"),
+    **{("say", k): VIEW for k in ("generate_explanation", "use_subagents")},
     **{("ask", k): RESUME for k in ("resume_task", "resume_completed_task")},
     **{("ask", k): LIMIT for k in ("mistake_limit_reached", "auto_approval_max_req_reached")},
 }

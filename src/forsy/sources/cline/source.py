@@ -17,7 +17,8 @@ A task folder holds two views of one task, and forsy reads both:
   (R-call/cline-failure-text). Text Cline writes whole into a user message (its notices,
   wrappers, attachments, a command's status spread as a plain block) is never the user's:
   `_harness.py` names its kind (a `system` note, or the result of the call it answers); the
-  person's words inside a wrapper are cut out of it (C-span).
+  person's words inside a wrapper are cut out of it (C-span), and so are the model's from the
+  interruption notice Cline appends to a response cut short.
 * a folder with `ui_messages.json` and no API history is read from the UI alone
   (`_ui_only.py`).
 * `ui_messages.json`: what the user saw, with times (`ts`, epoch milliseconds). The first
@@ -25,7 +26,8 @@ A task folder holds two views of one task, and forsy reads both:
   API view wraps it in `<task>`), and
   `say: "user_feedback"` records are the user's later words: both are copied from here. An
   assistant message's time is the `ts` of the first UI record that names its place
-  (`conversationHistoryIndex` = its index - 1), written as ISO 8601 UTC (derived, R-time).
+  (`conversationHistoryIndex` = its index - 1), written as ISO 8601 UTC (derived, R-time); else,
+  and for a user message's events (results, prompts), the message's own `ts` (since v3.67.0).
   Approvals asked (`ask: "tool" | "command" | ...`) are counted in `quality.extra`.
 
 `task_metadata.json` and `focus_chain_taskid_*.md` name the task too: any of the task's files
@@ -56,7 +58,7 @@ from .. import ReadContext
 from .._records import Record, iter_json_array
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from ._compaction import read_compaction, session_file
-from ._harness import INJECTED, RESULT, command_failed, harness_kind, result_failed, wrapped_words
+from ._harness import INJECTED, RESULT, command_failed, harness_kind, not_run, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
 from ._sdk import is_sdk_messages, iso_ms, read_sdk
@@ -70,6 +72,12 @@ DENIED = "The user denied this operation"
 # the first UI record, the task as typed: `say: "task"` from February 2026 (startTask), `say: "text"` before
 TASK_SAYS = ("text", "task")
 FAILURE_RULE = "R-call/cline-failure-text"
+# what Cline appends to the model's words when a response is cut short (task/index.ts at cline/cline
+# 864419d8b0, the abort path of recursivelyMakeClineRequests): Cline's words, not the model's
+INTERRUPTED = {"[Response interrupted by user]": "user", "[Response interrupted by API Error]": "api_error"}
+# the assistant message Cline writes when the provider returned nothing usable (same file: "Invalid API
+# Response", then this in the model's place so the history stays well-formed)
+NO_RESPONSE = "Failure: I did not provide a response."
 # the person's feedback inside a result, after Cline's own words for it (ToolResultUtils,
 # CommandOrchestrator, formatResponse.tooManyMistakes): never a file's text that holds the tag
 FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user has provided the following feedback "
@@ -272,9 +280,18 @@ class _Task:
                 _bump(self.s, f"asks_{d.get('ask')}")
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None = None, **fields: Any) -> Event:
+        if ts is None and (ts := self._own_ts(rec)) is not None:
+            fields["ts_from"] = Ref(rec.ev.id, "/ts")
         ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, ptr)], **fields)
         self.s.events.append(ev)
         return ev
+
+    @staticmethod
+    def _own_ts(rec: Record) -> str | None:
+        """An API message's own time: Cline writes `ts` (epoch ms) on each since v3.67.0
+        (shared/messages/content.ts ClineStorageMessage.ts, cline/cline 03ab2968a6; the user message
+        when its request is sent, the assistant's when its response is saved). R-time."""
+        return iso_ms(rec.data.get("ts"))
 
     def _user_ui(self, rec: Record) -> None:
         text = rec.data.get("text")
@@ -301,6 +318,8 @@ class _Task:
         s, ts = self.s, self.times.get(j)
         # the time is the first UI record naming this message (the API history holds none): cite that
         at = Ref(self.time_rec[j], "/ts") if ts and j in self.time_rec else None
+        if ts is None and (ts := self._own_ts(rec)) is not None:  # no UI record names it: its own time
+            at = Ref(rec.ev.id, "/ts")
         info = rec.data.get("modelInfo")
         model = info.get("modelId") if isinstance(info, dict) else None
         if isinstance(model, str) and model not in s.meta.models:
@@ -316,7 +335,7 @@ class _Task:
             if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
                 self._ev("reasoning", rec, ptr + "/thinking", ts, ts_from=at, text=b["thinking"])
             elif bt == "text" and isinstance(b.get("text"), str) and b["text"].strip():
-                self._ev("agent_text", rec, ptr if b.get("_whole") else ptr + "/text", ts, ts_from=at, text=b["text"])
+                self._agent_text(rec, ptr if b.get("_whole") else ptr + "/text", b["text"], ts, at)
             elif bt == "tool_use":
                 name = b.get("name") if isinstance(b.get("name"), str) else None
                 raw_id = b.get("id")
@@ -331,6 +350,27 @@ class _Task:
                 s.warn("unknown-block", f"assistant block type {bt!r}; skipped", rec.ev.source, rec.ev.line)
         if ts and len(s.events) > before and j in self.time_rec:
             self.timed.add(self.time_rec[j])
+
+    def _agent_text(self, rec: Record, ptr: str, text: str, ts: str | None, at: Ref | None) -> None:
+        """The model's words, without what Cline wrote in its place or after them."""
+        if text.strip() == NO_RESPONSE:  # Cline's stand-in for an empty response: the model call failed
+            self._ev("agent_text", rec, ptr, ts, ts_from=at, text=text, info=MessageInfo(api_error=True))
+            return
+        mark = next((m for m in INTERRUPTED if text.rstrip().endswith(m)), None)
+        if mark is None:
+            self._ev("agent_text", rec, ptr, ts, ts_from=at, text=text)
+            return
+        z = len(text.rstrip())
+        a = z - len(mark)
+        words = text[:a].rstrip()
+        if words.strip():  # what the model had said when it was cut off (C-span)
+            self._ev("agent_text", rec, ptr, ts, ts_from=at, text=words, info=MessageInfo(span=(0, len(words))))
+        _bump(self.s, "responses_interrupted")
+        if INTERRUPTED[mark] == "user":  # the person pressed cancel while the model answered
+            self._ev("interrupt", rec, ptr, ts, ts_from=at, actor="user", text=mark,
+                     info=NoteInfo(subtype="response_interrupted", span=(a, z)))
+        else:  # the stream failed: the model call failed
+            self._ev("agent_text", rec, ptr, ts, ts_from=at, text=mark, info=MessageInfo(api_error=True, span=(a, z)))
 
     def _user(self, j: int, rec: Record) -> None:
         for ptr, b in self._blocks(rec):
@@ -350,7 +390,10 @@ class _Task:
             body = text.lstrip()
             m = RESULT.match(body)
             kind = harness_kind(body)
-            if m and self.pending:
+            skipped = not_run(body)
+            if skipped is not None:
+                self._not_run(rec, tptr, text, *skipped)
+            elif m and self.pending:
                 call = self.pending.pop(0)
                 if call.tool != m.group(1):
                     self.s.warn("result-name", f"result names {m.group(1)!r} but answers the {call.tool!r} call "
@@ -364,10 +407,27 @@ class _Task:
                 self._harness(rec, tptr, text, kind)
             elif body.startswith(INJECTED):
                 _bump(self.s, "injected_context")
+                # a message of nothing else (a resumption without new words) is read, not lost
+                self.s.mark(rec.ev.id, "set_aside", "context Cline injected (environment details, reminders, "
+                            "resumption notice), counted as injected_context")
             elif j == 0 and body.startswith("<task>"):
                 self._task_prompt(rec, tptr, text)
             else:
                 self._prompt(rec, tptr, text)
+
+    def _not_run(self, rec: Record, ptr: str, text: str, tool: str, rejected: bool) -> None:
+        """Cline's words for a call it did not run (`_harness.not_run`), written in place of its
+        result: the result of the pending call it names; skipped after the person rejected an
+        earlier call of the message, a rejection too (as the batch they stopped); refused because
+        another had run, a failure (R-call/cline-failure-text)."""
+        call = next((c for c in self.pending if c.tool == tool), None)
+        if call is None:
+            self.s.warn("orphan-result", f"Cline's words for a {tool!r} call it did not run answer no call; kept as "
+                        "a note", rec.ev.source, rec.ev.line)
+            self._note(rec, ptr, text, "call_not_run")
+            return
+        self.pending.remove(call)
+        self._result(rec, ptr, call, text, rejected=rejected)
 
     def _completion(self) -> Event | None:
         """The attempt_completion call waiting for its answer, if the last message made one."""
@@ -416,9 +476,11 @@ class _Task:
             return
         self._ev("user", rec, ptr, None, actor="user", text=text)
 
-    def _result(self, rec: Record, ptr: str, call: Event, text: str, flagged: bool = False) -> None:
-        """A call's result; `flagged`: its native tool_result block says `is_error: true`."""
-        denied = DENIED in text
+    def _result(self, rec: Record, ptr: str, call: Event, text: str, flagged: bool = False,
+                rejected: bool = False) -> None:
+        """A call's result; `flagged`: its native tool_result block says `is_error: true`;
+        `rejected`: Cline skipped it because the person rejected an earlier call."""
+        denied = rejected or DENIED in text
         if denied:
             _bump(self.s, "rejected_calls")
         failed = not denied and not flagged and result_failed(text)
@@ -455,8 +517,10 @@ class _Task:
                 parts.append(part)
         text = "\n".join(t for _, t in parts)
         failed = DENIED not in text and b.get("is_error") is not True and result_failed(text)
-        ev = Event("tool_result", "agent", None, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
-                   [Ref(rec.ev.id, ptr)], call_id=call.call_id, tool=call.tool,
+        ts = self._own_ts(rec)
+        ev = Event("tool_result", "agent", ts, [Ref(rec.ev.id, ptr + p) for p, _ in parts] or
+                   [Ref(rec.ev.id, ptr)], ts_from=Ref(rec.ev.id, "/ts") if ts else None,
+                   call_id=call.call_id, tool=call.tool,
                    text=text if parts or not people else None,  # all of it the person's: no output
                    is_error=b.get("is_error") is True or DENIED in text or failed,
                    info=ResultInfo(rejected=True) if DENIED in text else
