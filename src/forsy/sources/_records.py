@@ -296,6 +296,18 @@ def _recover(raw: bytes, offset: int, complete: bool, source: str, line: int, wa
         yield _record(source, line, offset + b0, raw[b0:b1], value)
 
 
+def _after_array(text: str, pos: int, line: int, data: bytes, source: str, warnings: list[ReadingWarning]) -> None:
+    """Text after the array's closing bracket (a second write appended, garbage) is not read:
+    said, with the line it starts on and its bytes, rather than dropped without a word."""
+    rest = text[pos:]
+    lead = len(rest) - len(rest.lstrip())
+    if lead == len(rest):
+        return
+    start = len(text[: pos + lead].encode("utf-8", "surrogateescape"))
+    warnings.append(ReadingWarning("after-array", f"text after the array's end is not read (bytes {start}-{len(data)} "
+                                   "of the file)", source, line + text.count("\n", pos, pos + lead)))
+
+
 def iter_json_array(
     data: bytes, source: str, warnings: list[ReadingWarning], counters: dict[str, int]
 ) -> Iterator[Record]:
@@ -320,6 +332,7 @@ def iter_json_array(
         if skip >= n:
             break
         if text[skip] == "]":
+            _after_array(text, skip + 1, line + text.count("\n", pos, skip), data, source, warnings)
             return
         line += text.count("\n", pos, skip)
         byte_pos += len(text[pos:skip].encode("utf-8", "surrogateescape"))
