@@ -11,15 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import forsy
+from _aider_logs import CHAT, B, retraced_checked
 from forsy.evidence import Mark
 from forsy.payloads import MessageInfo, NoteInfo, ResultInfo
 from forsy.sources import ReadContext
 from forsy.sources.aider import AiderSource
-from forsy.verification import verify_folder
 
-B = "  "  # the markdown line break aider ends its lines with (io.py append_chat_history)
-CHAT = ".aider.chat.history.md"
 AGAIN = Mark("duplicate", "the command's output written again, as added to the chat")
 RULE = "R-call/aider-test-output"
 
@@ -222,14 +219,7 @@ def test_retraced_the_rule_and_the_prompt_are_cited(tmp_path: Path) -> None:
         _head("0.50.0") + f"#### /test pytest{B}\n> 1 failed{B}\n> 1 failed{B}\n\nOk.\n\n"
         f"#### /test pytest -k ok{B}\n> 3 passed{B}\n\n"
         f"#### /run ls{B}\n> a.txt{B}\n> Add the output to the chat?\n(y/n/instructions) why?{B}\n> a.txt{B}\n")
-    out = tmp_path / "out"
-    run = forsy.retrace([tmp_path / CHAT], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
-    assert not run.failed
-    [d] = [t.parent for t in out.rglob("trace.json")]
-    assert verify_folder(d, [tmp_path]).ok
-    m = json.loads((d / "manifest.json").read_text("utf-8"))
-    for f in m["ledger"]:
-        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    d = retraced_checked(tmp_path)
     steps = json.loads((d / "trace.json").read_text("utf-8"))["steps"]
     prov = json.loads((d / "provenance.json").read_text("utf-8"))["steps"]
     tests = [i for i, st in enumerate(steps) if st.get("tool") == "/test"]

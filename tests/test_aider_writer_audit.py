@@ -9,17 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import forsy
+from _aider_logs import CHAT, INPUT, B, retraced_checked
 from forsy.evidence import Mark
 from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.aider import AiderSource
-from forsy.verification import verify_folder
 
-B = "  "  # the markdown line break aider ends its lines with (io.py append_chat_history)
 HEAD = "\n# aider chat started at 2025-01-10 09:00:00\n\n"  # io.py InputOutput.__init__
-CHAT = ".aider.chat.history.md"
-INPUT = ".aider.input.history"
 
 
 def _read(tmp_path: Path, chat: str, typed: str | None = None) -> list[Any]:
@@ -139,13 +135,6 @@ def test_retraced_every_record_is_accounted_for_and_verifies(tmp_path: Path) -> 
     (tmp_path / INPUT).write_text("\n# 2025-01-10 09:00:01\n+/ask why?\n\n# 2025-01-10 09:00:05\n+{\n"
                                   "\n# 2025-01-10 09:00:06\n+one\n\n# 2025-01-10 09:00:07\n+two\n"
                                   "\n# 2025-01-10 09:00:08\n+}\n")
-    out = tmp_path / "out"
-    run = forsy.retrace([tmp_path / CHAT], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(out, parent=True))
-    assert not run.failed
-    [d] = [t.parent for t in out.rglob("trace.json")]
-    assert verify_folder(d, [tmp_path]).ok
-    m = json.loads((d / "manifest.json").read_text("utf-8"))
-    for f in m["ledger"]:
-        assert f["totals"]["unknown"] == 0 and sum(f["totals"].values()) == f["records_read"], f
+    d = retraced_checked(tmp_path)
     steps = json.loads((d / "trace.json").read_text("utf-8"))["steps"]
     assert [st["input"] for st in steps if st["action"] == "user_message"] == ["/ask why?", "one\ntwo"]
