@@ -13,6 +13,7 @@ from ..jsontext import valid_text
 from ..models import Trace
 from ..payloads import CommitInfo, redact_payload
 from ..protocols import NoRedactor, Redactor
+from ..rules.timeline import shell_command_of
 
 
 def redact_session(session: Session, redactor: Redactor) -> None:
@@ -61,7 +62,7 @@ def command_outputs(session: Session) -> list[tuple[str, str]]:
         if e.kind == "tool_result" and e.call_id and e.text and e.call_id not in results:
             results[e.call_id] = e.text
     pairs = [(command, results[e.call_id]) for e in session.events
-             if e.kind == "tool_call" and e.call_id in results and (command := _command(e.args))]
+             if e.call_id in results and (command := shell_command_of(e))]
     # a command the person ran themselves (`!cmd`, Claude Code's bash mode) and the output the
     # log keeps after it as `<bash-stdout>…</bash-stdout>`
     events = session.events
@@ -73,15 +74,6 @@ def command_outputs(session: Session) -> list[tuple[str, str]]:
                 end = out.find("</bash-stdout>", start)
                 pairs.append((e.text[1:], out[start:end if end >= 0 else len(out)]))
     return pairs
-
-
-def _command(args: object) -> str | None:
-    """The command line of a shell call's arguments (`command`/`cmd`, a string or argv)."""
-    if isinstance(args, dict):
-        args = next((args[k] for k in ("command", "cmd", "commandLine", "script") if k in args), None)
-    if isinstance(args, list) and all(isinstance(a, str) for a in args):
-        return " ".join(args)
-    return args if isinstance(args, str) else None
 
 
 def _keep(out: list[object]) -> Callable[[object], object]:
