@@ -196,36 +196,57 @@ def _progress_threads(main: list[Record], have: set[str], session: Session) -> l
 
 
 def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
-    by_agent: dict[str, str] = {}
-    prompt_calls: dict[str, list[str]] = defaultdict(list)
-    call_ids: set[str] = set()
-    for r in main:
-        rich = rich_of(r.data)
-        if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
-            for cid in _result_ids(r.data):
-                by_agent[rich["agentId"]] = cid
-        msg = r.data.get("message")
-        if r.data.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
-            for b in msg["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
-                    call_ids.add(b["id"])
-                inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
-                if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
-                    prompt_calls[inp["prompt"]].append(str(b.get("id")))
+    """Each thread's spawning call, by an exact key. The call is in the session's records, or, for a
+    subagent another subagent spawned (they nest, from 2.1.x), in that subagent's; every
+    transcript lies flat in `subagents/`, so the keys are read from all of them alike."""
+    keys = _SpawnKeys()
+    for th in threads:
+        if not th.warmup:
+            keys.read(th.records, th.agent_id)
+    keys.read(main, None)  # last: where a key is in both (a copy), the session's own record wins
     for th in threads:
         if th.call_id or th.warmup:
             continue
         meta_call = th.meta.get("toolUseId")  # the .meta.json names the spawning call (2.1.x)
         prompt = _spawning_prompt(th.prompt)
-        if th.agent_id in by_agent:
-            th.call_id, th.link_rule = by_agent[th.agent_id], "toolUseResult.agentId"
-        elif isinstance(meta_call, str) and meta_call in call_ids:
+        by_agent = keys.by_agent.get(th.agent_id)
+        prompt_calls = [cid for cid, owner in keys.prompt_calls.get(prompt or "", []) if owner != th.agent_id]
+        if by_agent is not None and by_agent[1] != th.agent_id:
+            th.call_id, th.link_rule = by_agent[0], "toolUseResult.agentId"
+        elif isinstance(meta_call, str) and keys.call_owner.get(meta_call, th.agent_id) != th.agent_id:
             th.call_id, th.link_rule = meta_call, "meta.toolUseId"
-        elif prompt and len(prompt_calls.get(prompt, [])) == 1:
-            th.call_id, th.link_rule = prompt_calls[prompt][0], "identical-prompt"
+        elif prompt and len(prompt_calls) == 1:
+            th.call_id, th.link_rule = prompt_calls[0], "identical-prompt"
         else:
             session.warn("unlinked-subagent", f"subagent {th.agent_id}: spawning call not identified exactly; "
                          "its steps are placed by time without a causal link")
+
+
+@dataclass
+class _SpawnKeys:
+    """What ties a subagent to its spawning call, read from the transcripts, with whose
+    transcript each call is in (None: the session's own); a thread is never its own spawner."""
+
+    by_agent: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # agentId -> (call, owner)
+    prompt_calls: dict[str, list[tuple[str, str | None]]] = field(default_factory=lambda: defaultdict(list))
+    call_owner: dict[str, str | None] = field(default_factory=dict)
+
+    def read(self, records: list[Record], owner: str | None) -> None:
+        for r in records:
+            rich = rich_of(r.data)
+            if isinstance(rich, dict) and isinstance(rich.get("agentId"), str):
+                for cid in _result_ids(r.data):
+                    self.by_agent[rich["agentId"]] = (cid, owner)
+            msg = r.data.get("message")
+            if r.data.get("type") == "assistant" and isinstance(msg, dict) and isinstance(msg.get("content"), list):
+                for b in msg["content"]:
+                    if not isinstance(b, dict) or b.get("type") != "tool_use":
+                        continue
+                    if isinstance(b.get("id"), str):
+                        self.call_owner[b["id"]] = owner
+                    inp = b.get("input")
+                    if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
+                        self.prompt_calls[inp["prompt"]].append((str(b.get("id")), owner))
 
 
 def _spawning_prompt(prompt: str | None) -> str | None:
@@ -261,8 +282,9 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
     """Main events in log order; each linked subagent's events follow its spawning call(s),
     one subagent after another in the order they were spawned, before any result returns
     (as Claude Code writes inline sidechains). Parallel subagents are therefore grouped by
-    subagent, not interleaved by time. Unlinked threads go before the first main event
-    that is later than their start."""
+    subagent, not interleaved by time. A subagent spawned by a subagent is placed the same way
+    inside its spawner's events. Unlinked threads go before the first main event that is later
+    than their start."""
     work = [th for th in threads if not th.warmup]
     if len(threads) > len(work):
         session.quality.extra["warmup_threads"] = len(threads) - len(work)
@@ -280,28 +302,39 @@ def _merge_threads(events: list[Event], threads: list[Thread], session: Session)
         else:
             loose.append(evs)
     loose.sort(key=lambda evs: evs[0].ts or "")
+    used: set[str] = set()
+    out = _place(events, by_call, inline_line, used, loose)
+    for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
+        if cid not in used:
+            out.extend(_place(evs, by_call, inline_line, used, []))
+    return out
+
+
+def _place(events: list[Event], by_call: dict[str, list[Event]], inline_line: dict[str, int], used: set[str],
+           loose: list[list[Event]]) -> list[Event]:
+    """`events` with the threads their calls spawned placed after those calls (each call's
+    thread once, `used`), and, by time, the `loose` threads."""
     out: list[Event] = []
     opened: list[tuple[int, list[Event]]] = []  # (order key, thread) of the calls since the last non-call
-    used: set[str] = set()
+
+    def flush() -> None:
+        for _k, evs in sorted(opened, key=lambda kv: kv[0]):
+            out.extend(_place(evs, by_call, inline_line, used, []))
+        opened.clear()
+
     next_loose = 0  # loose threads before this index are placed
     for i, e in enumerate(events):
         if e.kind != "tool_call":
-            for _k, evs in sorted(opened, key=lambda kv: kv[0]):
-                out.extend(evs)
-            opened = []
+            flush()
         while next_loose < len(loose) and e.ts is not None and (loose[next_loose][0].ts or "") < e.ts:
-            out.extend(loose[next_loose])
+            out.extend(_place(loose[next_loose], by_call, inline_line, used, []))
             next_loose += 1
         out.append(e)
         if e.kind == "tool_call" and e.call_id in by_call and e.call_id not in used:
             used.add(e.call_id)
             # the others the spawning order: their call's place (after every inline thread's line)
             opened.append((inline_line.get(e.call_id, 10**12 + i), by_call[e.call_id]))
-    for _k, evs in sorted(opened, key=lambda kv: kv[0]):
-        out.extend(evs)
+    flush()
     for evs in loose[next_loose:]:
-        out.extend(evs)
-    for cid, evs in by_call.items():  # spawning call not in the log: keep the thread at the end
-        if cid not in used:
-            out.extend(evs)
+        out.extend(_place(evs, by_call, inline_line, used, []))
     return out

@@ -20,7 +20,9 @@ What this module handles, and the rule it follows for each:
   transcript, its `agent_progress` copies in the main log are used. A thread is linked to
   its spawning Task/Agent call only by an exact key: `toolUseResult.agentId`, the progress
   record's `parentToolUseID`, or a prompt identical to the call's `prompt` argument (and
-  unique). Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
+  unique), or the `.meta.json`'s `toolUseId`. A subagent spawned by a subagent (2.1.x nests
+  them; every transcript still lies flat in `subagents/`) is linked by the same keys to the call
+  in its spawner's transcript and placed inside its steps. Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
   A subagent file retraced on its own: the prompt its parent sent is the task.
 * **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
   by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
