@@ -133,7 +133,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-card", "The dataset card's title and description, written by rule from counts."),
     Rule("T-confidence", "summary.agent_confidence from score.confidence; factors in the manifest."),
     Rule("T-termination/declared", "The log states how the session ended, in its own words mapped by its source "
-         "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout)."),
+         "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout; Claude Code's "
+         "print-mode result: a turn or budget limit reached is partial_then_stopped, an error during execution "
+         "error_unrecoverable, a cancelled turn user_abandoned)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
     Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
          "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer."),

@@ -222,6 +222,8 @@ class EventBuilder:
         self.warn = warn
         self.call_lines: dict[str, int | None] = {}  # tool_use id → line of its first call
         self.fired: set[str] = set()  # uuids of `scheduled_task_fire` records read so far
+        # where a record holds its result's structured copy (the print-mode stream: /tool_use_result)
+        self.rich_pointer = "/toolUseResult"
 
     def _skip(self, rec: Record, what: str) -> None:
         self.warn("unread-content", f"{what}; not read", rec.ev.source, rec.ev.line)
@@ -500,11 +502,11 @@ class EventBuilder:
         info = ResultInfo()
         if whole is not None:
             info.rich = slim_rich(whole)
-            info.rich_ref = Ref(rec.ev.id, "/toolUseResult")
+            info.rich_ref = Ref(rec.ev.id, self.rich_pointer)
         if isinstance(rich, dict) and rich.get("userModified") is True:
             # Edit/MultiEdit ran on the input the person changed in the diff view (the call's input
             # is the model's proposal); the result, its patch, is of what was written
-            info.user_modified = Ref(rec.ev.id, "/toolUseResult/userModified")
+            info.user_modified = Ref(rec.ev.id, self.rich_pointer + "/userModified")
         if isinstance(rich, str) and rich.startswith("User rejected"):
             info.rejected = True
         elif isinstance(text, str) and text.startswith("The user doesn't want to proceed with this tool use"):

@@ -44,6 +44,7 @@ class Thread:
     call_id: str | None = None
     link_rule: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    rich_pointer: str = "/toolUseResult"  # see EventBuilder.rich_pointer
 
 
 # ---------------------------------------------------------------- subagents
@@ -258,6 +259,7 @@ def _spawning_prompt(prompt: str | None) -> str | None:
 
 def _thread_events(th: Thread, session: Session) -> list[Event]:
     builder = EventBuilder(f"subagent:{th.agent_id}", set(), session.warn)
+    builder.rich_pointer = th.rich_pointer
     out: list[Event] = []
     for r in th.records:
         prefix = r.prefix

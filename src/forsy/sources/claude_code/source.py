@@ -22,8 +22,11 @@ What this module handles, and the rule it follows for each:
   record's `parentToolUseID`, or a prompt identical to the call's `prompt` argument (and
   unique), or the `.meta.json`'s `toolUseId`. A subagent spawned by a subagent (2.1.x nests
   them; every transcript still lies flat in `subagents/`) is linked by the same keys to the call
-  in its spawner's transcript and placed inside its steps. Warmup threads are not work. Compaction agents (`agent-acompact-*`) are skipped.
+  in its spawner's transcript and placed inside its steps. Warmup threads are not work.
+  Compaction agents (`agent-acompact-*`) are skipped.
   A subagent file retraced on its own: the prompt its parent sent is the task.
+* **Print mode**: a run saved from `claude -p --output-format stream-json` (or as one JSON
+  array of the same messages) is read by `_stream.py`, with this module's event builder.
 * **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
   by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
 * **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
@@ -46,10 +49,12 @@ from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, Sou
 from ...payloads import NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from ..base import read_head
 from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
 from ._load import NEWER_TYPES, _is_agent_progress, load_records
+from ._stream import is_stream, read_stream
 from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
 
 KNOWN_TYPES = frozenset(
@@ -67,6 +72,8 @@ class ClaudeCodeSource:
     name: ClassVar[str] = "claude_code"
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if is_stream(head):
+            return True
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")  # a BOM (a Windows editor's save) too
         if s.startswith(b"["):
             return b'"sessionId"' in head and (b'"parentUuid"' in head or b'"leafUuid"' in head)
@@ -93,6 +100,10 @@ class ClaudeCodeSource:
         return discover_sessions(path)
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if is_stream(read_head(path)):
+            if ctx.root is None:
+                ctx = replace(ctx, root=path.parent)
+            return [_finish(read_stream(path, ctx))]
         return [read_session(path, ctx)]
 
 
@@ -199,6 +210,11 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     threads = _threads(path, ctx, session, main, inline)
     session.events = _merge_threads(events, threads, session)
     _attach_persisted(session.events, path, ctx, session)  # subagents' outputs too
+    return _finish(session)
+
+
+def _finish(session: Session) -> Session:
+    """The session's notes marked in the ledger, and what its events count."""
     _mark_notes(session.events, session)
     session.quality.abandoned_events = sum(1 for e in session.events if e.abandoned)
     session.quality.compactions = sum(1 for e in session.events if e.kind == "compaction")
