@@ -829,6 +829,62 @@ def hook_array() -> list[dict[str, Any]]:
     return log.records
 
 
+# ================================================================ print-mode-run (2.1.90, stream-json)
+
+
+def print_mode_run() -> list[dict[str, Any]]:
+    """`claude -p "…" --output-format stream-json --verbose` saved as it came: no times, `session_id`,
+    one content block a line, a subagent's messages under `parent_tool_use_id`, a `result` last.
+    The prompt given on the command line is not in the stream."""
+    sid, model, cwd = uid("print/session"), "claude-sonnet-4-5-20250929", "/home/dev/projects/notes-cli"
+    path = f"{cwd}/notes/cli.py"
+
+    def msg(label: str, kind: str, content: list[dict[str, Any]], mid: str | None = None,
+            parent: str | None = None, **extra: Any) -> dict[str, Any]:
+        m: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            m = {"model": model, "id": msg_id(mid or label), "type": "message", **m, "stop_reason": None,
+                 "usage": {"input_tokens": 4, "output_tokens": 60}}
+        return {"type": kind, "message": m, "parent_tool_use_id": parent, "session_id": sid, "uuid": uid(label),
+                **extra}
+
+    find = call("print/task", "Task", {"description": "Find uses of --out",
+                                       "prompt": "List the places in notes/ that read args.out."})
+    grep = call("print/grep", "Grep", {"pattern": "args\\.out", "path": f"{cwd}/notes", "output_mode": "content"})
+    read = call("print/read", "Read", {"file_path": path})
+    return [
+        {"type": "system", "subtype": "init", "cwd": cwd, "session_id": sid, "tools": ["Task", "Bash", "Grep",
+         "Read", "Edit"], "mcp_servers": [], "model": model, "permissionMode": "acceptEdits",
+         "slash_commands": ["compact"], "apiKeySource": "ANTHROPIC_API_KEY", "claude_code_version": "2.1.90",
+         "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [],
+         "uuid": uid("print/init")},
+        msg("print/a1", "assistant", [text("I'll find where the option is read first.")], "print/m1"),
+        msg("print/a2", "assistant", [find], "print/m1"),
+        msg("print/s0", "user", [text(find["input"]["prompt"])], parent=find["id"]),
+        msg("print/s1", "assistant", [grep], parent=find["id"]),
+        msg("print/s2", "user", [{"tool_use_id": grep["id"], "type": "tool_result",
+                                  "content": f"{path}:9:    write_notes(args.out)"}], parent=find["id"],
+            tool_use_result={"mode": "content", "numFiles": 1, "filenames": [path], "numLines": 1,
+                             "content": f"{path}:9:    write_notes(args.out)"}),
+        msg("print/s3", "assistant", [text("One place: notes/cli.py line 9, `write_notes(args.out)`.")],
+            parent=find["id"]),
+        msg("print/r1", "user", [{"tool_use_id": find["id"], "type": "tool_result", "content": [
+            text("One place: notes/cli.py line 9, `write_notes(args.out)`.")]}],
+            tool_use_result={"status": "completed", "agentId": hex_id("print/agent", 8), "totalDurationMs": 5120,
+                             "content": [text("One place: notes/cli.py line 9, `write_notes(args.out)`.")]}),
+        msg("print/a3", "assistant", [read], "print/m2"),
+        msg("print/r2", "user", [{"tool_use_id": read["id"], "type": "tool_result", "content": numbered(CLI_PY)}],
+            tool_use_result=read_result(path, CLI_PY)),
+        msg("print/a4", "assistant", [text("The option is read in one place, `write_notes(args.out)` on line 9 of "
+                                           "notes/cli.py; renaming it means changing that line too.")], "print/m3"),
+        {"type": "result", "subtype": "error_max_turns", "duration_ms": 18230, "duration_api_ms": 16904,
+         "is_error": True, "num_turns": 3, "stop_reason": "tool_use", "session_id": sid, "total_cost_usd": 0.04127,
+         "usage": {"input_tokens": 12, "output_tokens": 240}, "modelUsage": {}, "permission_denials": [],
+         "terminal_reason": "max_turns", "errors": ["Reached maximum number of turns (3)"],
+         "uuid": uid("print/result")},
+    ]
+
+
 # ================================================================ main
 
 
@@ -841,6 +897,7 @@ def main() -> None:
     write_jsonl(HERE / "compaction-and-branches.jsonl", compaction_session())
     # the Stop hook re-saved the transcript with JSON.stringify(entries, null, 2): no final newline
     (HERE / "hook-array.json").write_bytes(json.dumps(hook_array(), ensure_ascii=False, indent=2).encode())
+    write_jsonl(HERE / "print-mode-run.jsonl", print_mode_run())
     for p in sorted(HERE.rglob("*.json*")):
         print(f"{p.relative_to(HERE)}: {p.stat().st_size} bytes")
 
