@@ -103,10 +103,14 @@ def test_a_subagents_consecutive_steps_are_grouped() -> None:
         "subagent:z", [cv._entry(loaded([]), {"step": 1, "action": "agent_step", "actor": "subagent:z"})])
 
 
+# the project's one reading of a shell call's command (rules.timeline.shell_command_of): a shell's
+# `-c` script alone only when it is the whole argv ([sh, -c, a, b] runs `a` with $0 = b: the argv
+# is shown as it is, quoted as a shell would read it back)
 @pytest.mark.parametrize(("args", "want"), [
     ({"command": "ls -la"}, "ls -la"), ({"cmd": "echo hi"}, "echo hi"),
-    ({"command": ["bash", "-lc", "make  all"]}, "make  all"),
-    ({"command": ["sh", "-c", "a", "b"]}, "a b"), ({"command": ["git", "status"]}, "git status"),
+    ({"command": ["bash", "-lc", "make  all"]}, "make  all"), ({"command": ["/bin/zsh", "-lc", "x y"]}, "x y"),
+    ({"command": ["sh", "-c", "a", "b"]}, "sh -c a b"), ({"command": ["git", "status"]}, "git status"),
+    ({"command": ["git", "commit", "-m", "a b"]}, "git commit -m 'a b'"),
     ({"command": ["bash", "-x", "y"]}, "bash -x y"), ({"command": ["x", 1]}, ""), ({"command": 5}, ""), ({}, ""),
     ({"command": "c", "cmd": "d"}, "c"),
 ])
@@ -114,7 +118,16 @@ def test_the_command_of_a_shell_call(args: dict[str, Any], want: str) -> None:
     step = {"step": 1, "action": "agent_step", "tool": "Bash", "input": orjson.dumps(args).decode()}
     [e] = conversation(loaded([step]))
     assert isinstance(e, Entry) and e.command == want
-    assert cv._command(None, "raw text") == "raw text"
+    [raw] = conversation(loaded([{**step, "input": "raw text"}]))  # a command logged as text is that text
+    assert isinstance(raw, Entry) and raw.command == "raw text"
+    # a Codex exec's argv and a Claude Code Bash command read as the rest of forsy reads them
+    from forsy.evidence import Event
+    from forsy.rules.timeline import shell_command_of
+
+    for tool in ("Bash", "shell", "exec_command"):
+        [e] = conversation(loaded([{**step, "tool": tool}]))
+        ran = shell_command_of(Event("tool_call", "agent", None, [], tool=tool, args=args))
+        assert isinstance(e, Entry) and e.command == (ran or "")
 
 
 def test_the_target_is_the_first_named_argument_on_one_line() -> None:

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 import orjson
 
+from ..evidence import Event
+from ..rules.timeline import shell_command_of
 from ..tools import ToolKind, kind_of, spec
 from .source import LoadedTrace
 
@@ -91,13 +93,12 @@ def _pick(args: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-def _command(args: dict[str, Any] | None, raw: str) -> str:
+def _command(tool: str | None, args: dict[str, Any] | None, raw: str) -> str:
+    """A shell call's command: the project's one reading of it (shell calls by tool kind; Codex's
+    `bash -lc` script, not the whole argv); a command logged as text is that text."""
     if args is None:
         return raw
-    v = args.get("command", args.get("cmd"))
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        return " ".join(v[2:]) if len(v) >= 3 and v[1] in ("-lc", "-c") else " ".join(v)
-    return v if isinstance(v, str) else ""
+    return shell_command_of(Event("tool_call", "agent", None, [], tool=tool, args=args)) or ""
 
 
 def _readable(args: dict[str, Any] | None, raw: str) -> str:
@@ -227,7 +228,7 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
     args = _args(inp)
     target = _pick(args, *_TARGETS) if args is not None else None
     return Entry(kind="call", title=str(tool or s.get("operation") or "step"),
-                 command=_command(args, inp) if kind_of(tool) is ToolKind.SHELL else "",
+                 command=_command(tool, args, inp) if kind_of(tool) is ToolKind.SHELL else "",
                  target=" ".join((target or "").split())[:200],
                  input=_readable(args, inp), diff=tuple(edit_diff(tool, inp)), **common)
 
