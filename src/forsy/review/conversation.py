@@ -4,13 +4,14 @@ events (compactions, hooks) where they happened. Plain values, for every rendere
 draft page, `forsy render`); each escapes for its medium.
 
 Nothing here is inferred: every entry is one step of the trace, shown with the trace's own
-values (already redacted), in step order.
+values (already redacted), in step order. What the trace says of a step that changes how it is
+read is marked on it (`Mark`): a step on a branch the user rewound away from, a call the user
+rejected, a call the user changed before accepting it (with what was written, when the tool
+recorded it).
 """
 
 from __future__ import annotations
 
-import difflib
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,20 +20,23 @@ import orjson
 from ..evidence import Event
 from ..rules.timeline import shell_command_of
 from ..tools import ToolKind, kind_of, spec
+from .diffs import DIFF_LINES, PATH_KEYS, DiffLine, answer_diff, edit_diff, written_diff
 from .source import LoadedTrace
 
 FOLD = 1_500  # characters of an output shown before "show all"
 WHOLE_CAP = 200_000  # characters of one value put into the page at all (the step page has the rest)
-DIFF_LINES = 400  # lines of one diff shown
 
 Kind = Literal["user", "answer", "call", "system", "hook", "compaction", "error"]
-LineKind = Literal["file", "hunk", "add", "del", "same"]
+MarkKind = Literal["abandoned", "rejected", "user-changed"]
 
 
 @dataclass(frozen=True)
-class DiffLine:
-    kind: LineKind
-    text: str
+class Mark:
+    """What the trace says of a step that changes how a reviewer reads it."""
+
+    kind: MarkKind
+    label: str  # a few words, on the step's header
+    note: str  # the trace's own words for it
 
 
 @dataclass(frozen=True)
@@ -44,16 +48,21 @@ class Entry:
     time: str
     text: str = ""  # words (the user's, the agent's answer: Markdown source) or a system event
     command: str = ""  # a shell call's command line
+    code: str = ""  # the code a call ran that is no command line (OpenHands' run_ipython)
+    said: str = ""  # what a call says to the user (a final result, a question, a plan): Markdown source
     target: str = ""  # what another call acts on (a file, a pattern, a URL), shown beside its name
     input: str = ""  # a tool call's input, as readable text
     output: str = ""  # at most WHOLE_CAP characters
     output_length: int = 0
     diff: tuple[DiffLine, ...] = ()
+    diff_total: int = 0  # lines of the whole diff (`diff` holds the first DIFF_LINES)
+    written: tuple[DiffLine, ...] = ()  # what the call wrote when the user changed the proposal
     reasoning: str = ""  # the agent's thinking before it (folded)
     failed: bool = False
     retry_of: int | None = None
     retried_by: tuple[int, ...] = ()
     note: str = ""  # causal note (interruptions, rewinds) shown beside it
+    marks: tuple[Mark, ...] = ()
 
     @property
     def folded(self) -> bool:
@@ -62,6 +71,13 @@ class Entry:
     @property
     def cut(self) -> bool:
         return self.output_length > len(self.output)
+
+    @property
+    def diff_cut(self) -> bool:
+        return self.diff_total > len(self.diff)
+
+    def marked(self, kind: str) -> bool:
+        return any(m.kind == kind for m in self.marks)
 
 
 @dataclass(frozen=True)
@@ -108,98 +124,103 @@ def _readable(args: dict[str, Any] | None, raw: str) -> str:
     return orjson.dumps(args, option=orjson.OPT_INDENT_2).decode()
 
 
-def _unified(path: str, old: str, new: str) -> list[DiffLine]:
-    out = [DiffLine("file", path)]
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3):
-        if line.startswith(("---", "+++")):
+_DONE = {"completed": "☑", "done": "☑", "in_progress": "▶", "active": "▶", "cancelled": "☒"}
+
+
+def _plan(items: list[Any]) -> str:
+    """A plan's items (TodoWrite's todos, Codex's update_plan, Gemini's write_todos) as a list."""
+    out = []
+    for it in items:
+        if isinstance(it, dict):
+            what = _pick(it, "content", "step", "description", "title", "text")
+            if what is not None:
+                out.append(f"- {_DONE.get(str(it.get('status')), '☐')} {what}")
+    return "\n".join(out)
+
+
+def _questions(qs: list[Any]) -> str:
+    """The questions a call asks, each with its options as a list under it."""
+    out = []
+    for q in qs:
+        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
             continue
-        kind: LineKind = "hunk" if line.startswith("@@") else "add" if line.startswith("+") else \
-            "del" if line.startswith("-") else "same"
-        out.append(DiffLine(kind, line))
-    return out
+        opts = q.get("options")
+        labels = [o if isinstance(o, str) else _pick(o, "label", "value") if isinstance(o, dict) else None
+                  for o in (opts if isinstance(opts, list) else [])]
+        out.append("\n".join([q["question"], *(f"- {x}" for x in labels if x is not None)]))
+    return "\n\n".join(out)
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
+# a call that ends the work with a result for the user, by the names agents give it
+_FINAL = ("finish", "attempt_completion", "submit_and_exit", "complete", "task_complete")
 
 
-def _patch(text: str) -> list[DiffLine]:
-    """An apply_patch text (`*** Begin Patch … *** End Patch`) or a unified diff, line by line."""
-    out: list[DiffLine] = []
-    for line in text.splitlines():
-        m = _PATCH_FILE.match(line)
-        if m:
-            out.append(DiffLine("file", f"{m.group(2)} ({m.group(1).lower()})"))
-        elif line.startswith(("*** Begin Patch", "*** End Patch", "--- ", "+++ ")):
-            continue
-        elif line.startswith("diff --git "):
-            out.append(DiffLine("file", line.removeprefix("diff --git ")))
-        elif line.startswith("@@"):
-            out.append(DiffLine("hunk", line))
-        elif line.startswith("+"):
-            out.append(DiffLine("add", line))
-        elif line.startswith("-"):
-            out.append(DiffLine("del", line))
-        else:
-            out.append(DiffLine("same", line))
-    return out
-
-
-def _find_patch(args: dict[str, Any] | None, raw: str) -> str | None:
-    for v in [*(args or {}).values(), raw]:
-        if isinstance(v, str) and ("*** Begin Patch" in v or v.startswith("diff --git ")):
-            return v
-    return None
-
-
-def edit_diff(tool: str | None, text: str) -> list[DiffLine]:
-    """The change an edit tool's input describes, as diff lines (empty when it is no edit)."""
-    s = spec(tool)
-    if s is None or s.kind is not ToolKind.EDIT:
-        return []
-    args = _args(text)
-    patch = _find_patch(args, text)
-    if patch is not None:
-        return _patch(patch)[:DIFF_LINES]
+def _said(tool: str | None, args: dict[str, Any] | None) -> str:
+    """What a call says to the user, which the reviewer reads rather than unfolds: the result of
+    a call that ends the work, a question asked, a plan."""
     if args is None:
-        return []
-    path = _pick(args, "file_path", "path", "notebook_path", "absolute_path") or "(file)"
-    pairs: list[tuple[str, str]] = []
-    edits = args.get("edits")
-    if isinstance(edits, list):  # MultiEdit
-        pairs = [(_str(e.get("old_string")), _str(e.get("new_string"))) for e in edits if isinstance(e, dict)]
-    old, new = _pick(args, "old_string", "old_str", "old"), _pick(args, "new_string", "new_str", "new")
-    if old is not None or new is not None:
-        pairs.append((old or "", new or ""))
-    content = _pick(args, "content", "file_text", "new_source")
-    if not pairs and content is not None:  # a whole file written
-        pairs.append(("", content))
-    out: list[DiffLine] = []
-    for old_text, new_text in pairs:
-        lines = _unified(path, old_text, new_text)
-        out += lines if not out else lines[1:]  # one file header for the edits of one call
-    return out[:DIFF_LINES]
-
-
-_SEARCH_REPLACE = re.compile(r"^(?P<path>[^\n]*)\n?```[^\n]*\n<<<<<<< SEARCH\n(?P<old>.*?)^=======\n(?P<new>.*?)"
-                             r"^>>>>>>> REPLACE", re.S | re.M)
-
-
-def answer_diff(text: str) -> list[DiffLine]:
-    """The SEARCH/REPLACE blocks an answer holds (Aider writes its edits so), as diff lines."""
-    out: list[DiffLine] = []
-    for m in _SEARCH_REPLACE.finditer(text):
-        out += _unified(m.group("path").strip() or "(file)", m.group("old"), m.group("new"))
-    return out[:DIFF_LINES]
+        return ""
+    s = spec(tool)
+    kind = s.kind if s is not None else ToolKind.OTHER
+    if kind is ToolKind.PLAN:
+        items = next((v for k in ("todos", "plan", "tasks") if isinstance(v := args.get(k), list)), None)
+        return _plan(items) if items is not None else _pick(args, "response", "plan", "explanation") or ""
+    if kind is ToolKind.ASK_USER:
+        qs = args.get("questions")
+        if isinstance(qs, list):
+            return _questions(qs)
+        return _questions([args]) if isinstance(args.get("question"), str) else ""
+    if (s is not None and s.operation == "answer") or tool in _FINAL:
+        return _pick(args, "result", "message", "final_answer", "text", "response") or ""
+    return ""
 
 
 # the argument that says what a call acts on, by the names agents' tools give it
-_TARGETS = ("file_path", "path", "notebook_path", "absolute_path", "pattern", "url", "query", "description",
-            "subagent_type", "prompt")
+_TARGETS = (*PATH_KEYS, "dir_path", "pattern", "url", "query", "description", "subagent_type", "prompt")
 
 
 def _rule(d: LoadedTrace, n: int, name: str) -> str:
     fp = (d.step_provenance(n).get("fields") or {}).get(name) or {}
     return str(fp.get("rule") or "")
+
+
+def _first_rule(d: LoadedTrace, n: int, name: str) -> str:
+    """The rule that gave a field its value, also when a reviewer has edited it since (their edit
+    keeps the rule of the value it replaced)."""
+    fp = (d.step_provenance(n).get("fields") or {}).get(name) or {}
+    if not isinstance(fp, dict):
+        return ""
+    replaced = ((fp.get("reviewer") or {}).get("replaced") or {}) if fp.get("origin") == "human" else {}
+    return str(fp.get("rule") or (replaced.get("rule") if isinstance(replaced, dict) else "") or "")
+
+
+ABANDONED_NOTE = "On a branch the user rewound away from: it happened, but is not part of the final conversation."
+REJECTED_NOTE = "The user rejected this call."
+USER_CHANGED = ("R-call/user-edited", "R-call/user-modified")
+
+
+def _said_by(d: LoadedTrace, s: dict[str, Any], n: int, rule: str, *names: str) -> str | None:
+    """The trace's own words for a mark: the first of `names` a rule wrote, as the step holds it."""
+    for name in names:
+        if _rule(d, n, name) == rule and isinstance(s.get(name), str) and s[name].strip():
+            return str(s[name])
+    return None
+
+
+def _marks(d: LoadedTrace, s: dict[str, Any], n: int) -> tuple[Mark, ...]:
+    out = []
+    if "R-abandoned" in (_first_rule(d, n, "eval_reason"), _first_rule(d, n, "causal_note")):
+        said = _said_by(d, s, n, "R-abandoned", "eval_reason", "causal_note")
+        out.append(Mark("abandoned", "abandoned branch", said or ABANDONED_NOTE))
+    if "R-error/rejected" in (_first_rule(d, n, "eval_reason"), _first_rule(d, n, "state_change")):
+        said = _said_by(d, s, n, "R-error/rejected", "state_change", "eval_reason")
+        out.append(Mark("rejected", "rejected by the user", said or REJECTED_NOTE))
+    src = s.get("input_source")
+    if _rule(d, n, "input_source") in USER_CHANGED or (isinstance(src, dict) and src.get("actor") == "user"):
+        note = src.get("note") if isinstance(src, dict) else None
+        out.append(Mark("user-changed", "changed by the user",
+                        note if isinstance(note, str) and note else "The user changed this call's input."))
+    return tuple(out)
 
 
 def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
@@ -210,9 +231,10 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
     failed = s.get("success") is False or action == "error"
     # a causal note worth a reader's eye: an interruption or a rewind (the others restate the links)
     note = _str(s.get("causal_note")) if any(k in _rule(d, n, "causal_note") for k in ("interrupt", "rewind")) else ""
+    marks = _marks(d, s, n)
     common: dict[str, Any] = dict(step=n, actor=actor, time=time, failed=failed, retry_of=s.get("retry_of"),
                                   reasoning=_str(s.get("reasoning")), note=note,
-                                  output=out[:WHOLE_CAP], output_length=len(out))
+                                  output=out[:WHOLE_CAP], output_length=len(out), marks=marks)
     if action == "user_message":
         return Entry(kind="user", title="User" if actor in ("user", "human") else actor, text=inp, **common)
     if action == "error":
@@ -227,10 +249,16 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
                      diff=tuple(answer_diff(out)), **{**common, "output": "", "output_length": 0})
     args = _args(inp)
     target = _pick(args, *_TARGETS) if args is not None else None
-    return Entry(kind="call", title=str(tool or s.get("operation") or "step"),
-                 command=_command(tool, args, inp) if kind_of(tool) is ToolKind.SHELL else "",
-                 target=" ".join((target or "").split())[:200],
-                 input=_readable(args, inp), diff=tuple(edit_diff(tool, inp)), **common)
+    shell = kind_of(tool) is ToolKind.SHELL
+    command = _command(tool, args, inp) if shell else ""
+    diff = edit_diff(tool, inp, cap=None)
+    # the user changed the proposal and the tool recorded what it wrote: that is the change made
+    written = written_diff(d.trace, n) if _rule(d, n, "input_source") == "R-call/user-modified" else []
+    return Entry(kind="call", title=str(tool or s.get("operation") or "step"), command=command,
+                 code=(_pick(args, "code") or "") if shell and not command and args is not None else "",
+                 said=_said(tool, args), target=" ".join((target or "").split())[:200],
+                 input=_readable(args, inp), diff=tuple(diff[:DIFF_LINES]), diff_total=len(diff),
+                 written=tuple(written[:DIFF_LINES]), **common)
 
 
 def gist(e: Entry) -> str:
@@ -247,9 +275,15 @@ def conversation(d: LoadedTrace) -> list[Block]:
         if isinstance(e.retry_of, int):
             retried.setdefault(e.retry_of, []).append(e.step)
     out: list[Block] = []
+    before: Entry | None = None
     for e in entries:
         if e.step in retried:
             e = Entry(**{**e.__dict__, "retried_by": tuple(retried[e.step])})
+        if before is not None and before.marked("abandoned") and e.marked("abandoned"):
+            # a branch's steps one after another: its first says what that means, the others are marked
+            e = Entry(**{**e.__dict__, "marks": tuple(Mark(m.kind, m.label, "") if m.kind == "abandoned" else m
+                                                      for m in e.marks)})
+        before = e
         if e.actor.startswith("subagent"):
             last = out[-1] if out else None
             if isinstance(last, Subagent) and last.actor == e.actor:
@@ -261,4 +295,16 @@ def conversation(d: LoadedTrace) -> list[Block]:
     return out
 
 
-__all__ = ["FOLD", "Block", "DiffLine", "Entry", "Subagent", "answer_diff", "conversation", "edit_diff", "gist"]
+def marked(blocks: list[Block]) -> list[tuple[MarkKind, str, list[int]]]:
+    """Each kind of mark, its label and the steps that carry it, in the order of the first (a long
+    draft's steps a reviewer reads differently, to jump to)."""
+    out: dict[MarkKind, tuple[str, list[int]]] = {}
+    for b in blocks:
+        for e in b.entries if isinstance(b, Subagent) else [b]:
+            for m in e.marks:
+                out.setdefault(m.kind, (m.label, []))[1].append(e.step)
+    return [(k, label, steps) for k, (label, steps) in out.items()]
+
+
+__all__ = ["DIFF_LINES", "FOLD", "Block", "DiffLine", "Entry", "Mark", "Subagent", "answer_diff", "conversation",
+           "edit_diff", "gist", "marked"]

@@ -32,7 +32,7 @@ from starlette.routing import Route
 from ..errors import ForsyError, InputError
 from ..proposals import parse_path
 from ..review import actions
-from ..review.conversation import Block, Subagent, conversation
+from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
@@ -123,7 +123,8 @@ async def draft(request: Request, s: Settings) -> Response:
     msg = request.query_params.get("done")
     return render_page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d),
                  extras=extras(d), step_rows=all_rows[first:last], pages=pages, page=page, step_views=[],
-                 blocks=blocks, needs=needs(d) if d.state is not None and d.state.review_of is None else None,
+                 blocks=blocks, marked=marked(every),
+                 needs=needs(d) if d.state is not None and d.state.review_of is None else None,
                  step_url=lambda n: f"/t/{tid}/s/{n}", conv_url=lambda n: _conv_url(n, page_of, page),
                  message=_DONE.get(msg or ""), message_kind="ok")
 

@@ -18,7 +18,7 @@ import markupsafe
 
 from .._atomic import replace_file
 from ..errors import OutputError
-from ..review.conversation import conversation
+from ..review.conversation import conversation, marked
 from ..review.evidence import EvidenceReader
 from ..review.source import LoadedTrace
 from ..review.view import extras, header, rows, step_view
@@ -32,11 +32,13 @@ _HEAD = 4096  # the marks sit in the first bytes of a page
 def _context(d: LoadedTrace, evidence: bool) -> dict[str, object]:
     reader = EvidenceReader(d) if evidence else None
     h = header(d)
+    blocks = conversation(d)
     return dict(
         # forsy's own stylesheet, inline: as it is (escaped, `a > b` would be `a &gt; b`: no such rule)
         static=True, title=h.trace_id, css=markupsafe.Markup(css()), reviewer=None, message=None, message_kind="",
         h=h, can_review=False, csrf="", levels=[], edits=[], extras=extras(d), step_rows=rows(d), pages=1, page=1,
-        step_url=lambda n: f"#step-{n}", conv_url=lambda n: f"#c-{n}", blocks=conversation(d), needs=None,
+        step_url=lambda n: f"#step-{n}", conv_url=lambda n: f"#c-{n}", blocks=blocks, marked=marked(blocks),
+        needs=None,
         # one at a time, as the page reaches them: a trace of thousands of steps is never held
         # as views and as a page at once (each template walks them once)
         step_views=(step_view(d, n, reader, cap=None) for n in range(1, len(d.steps) + 1)))
