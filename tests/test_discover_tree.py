@@ -219,7 +219,9 @@ def test_a_session_no_layout_offers_is_read_by_the_source_that_sniffs_it(tmp_pat
     (logs / "notes.json").write_text(json.dumps({"todo": ["x"]}))
     found = walk.discover_tree(tmp_path, available())
     assert sorted((s.name, p.name) for s, p in found.found) == [("claude_code", "chat.json"), ("codex", "run.jsonl")]
-    assert [p.name for p in found.unrecognised] == ["notes.json"]
+    # Claude Code's layout offers a `.json` it reads (a transcript saved as an array or as lines, a
+    # print-mode run): notes.json lies beside a session found, so it is taken for its agent's file
+    assert found.unrecognised == []
     run = retrace([tmp_path], RetraceOptions(redact=False))
     assert sorted(Path(o.path).name for o in run.outcomes if o.status == "traced") == ["chat.json", "run.jsonl"]
 

@@ -55,7 +55,8 @@ class Source(Protocol):
     (its discover looks below the folder it is given: sources.walk), `default_roots` and
     `env_roots` (HasRoots: where its agent writes), `log_names` (a pattern of its logs' names
     that no suffix tells), `session_of(path)` (the session file a part of a session belongs
-    to: sources.walk.session_of)."""
+    to: sources.walk.session_of), `parts_beside` (False: no file beside its sessions is a part of
+    one, so the walk reads what it sniffs there: sources.walk)."""
 
     name: ClassVar[str]
 

@@ -12,7 +12,9 @@ Asking the sources (rather than sniffing every file) keeps their rules about whi
 are sessions and which are parts of one (a Claude session's `subagents/`, Gemini's
 `logs.json`, Cline's `ui_messages.json`); a file found twice is read once. A session's
 folder (`<stem>/` next to a found `<stem>.jsonl`) is not entered, and files beside a found
-session are taken as its agent's (metadata, parts), not reported. What the walk skips, it
+session are taken as its agent's (metadata, parts), not reported, unless another source sniffs
+them as its own, or their source keeps no parts beside its sessions (`parts_beside` False: a
+shell history beside another is a session too); then they are read. What the walk skips, it
 says:
 
 * folders whose name starts with a dot, and `VENDOR` folders (dependencies, caches, VCS
@@ -94,7 +96,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     listed = 0
     deep_said = False  # the depth limit is reported once, with the first folder it left out
 
-    beside: set[str] = set()  # folders holding a found session file: their other files are its parts
+    beside: dict[str, set[str]] = {}  # folder -> the sources that found a session file in it
     session_dirs: set[str] = set()  # `<dir>/<stem>/` next to a found `<dir>/<stem>.<ext>`: its parts too
     shallow = [s for s in available if not getattr(s, "searches_below", False)]
     layout_failed: list[int] = []  # places in `not_searched` of a source's layout that failed
@@ -122,7 +124,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     continue
                 seen.add(key)
                 hits.append((src, f))
-                beside.add(str(key.parent))
+                beside.setdefault(str(key.parent), set()).add(src.name)
                 session_dirs.add(str(key.parent / key.name.split(".")[0]))
         return hits
 
@@ -174,7 +176,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                         out.not_searched.append((Path(e.path), "not read: a link to nothing"))
                     elif not e.is_file(follow_symlinks=True):
                         out.not_searched.append((Path(e.path), "not read: not a regular file"))
-                    elif os.path.abspath(d) not in beside:
+                    else:  # beside a session found: a part of it, unless its source has none (below)
                         candidates.append(Path(e.path))
                 elif copy_of_log(e.name) and e.is_file(follow_symlinks=False):
                     copies.append(Path(e.path))
@@ -196,9 +198,17 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         owner = session_of(p, sniffers or available)
         if owner is not None and Path(os.path.abspath(owner)) in seen:
             continue  # a part of a session found, by its source's rule (OpenHands' event cache, state files)
+        # beside a session found, a file is its agent's (settings, caches: not reported) or, when
+        # the source that found the session sniffs it, the session's part (Cline's task files,
+        # Aider's input history), unless that source keeps nothing beside its sessions
+        # (`parts_beside` False: a shell history is whole, whatever lies beside it)
+        with_parts = [s for s in sniffers or [] if getattr(s, "parts_beside", True)]
+        here = beside.get(os.path.abspath(p.parent))
+        if here is not None and (not sniffers or any(s.name in here for s in with_parts)):
+            continue
         if not sniffers:
             out.unrecognised.append(p)
-        elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in sniffers]):
+        elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in with_parts]):
             seen.add(Path(os.path.abspath(p)))
             out.found.append((sniffers[0], p))
     out.not_searched += [(p, COPY_NOT_READ) for p in copies

@@ -44,7 +44,7 @@ from typing import ClassVar
 
 import orjson
 
-from ...errors import InputError
+from ...errors import ForsyError, InputError
 from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
 from ...payloads import NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
@@ -108,7 +108,17 @@ class ClaudeCodeSource:
 
 
 def _is_session_file(p: Path) -> bool:
-    return p.suffix == ".jsonl" and not p.name.startswith("agent-") and p.is_file()
+    """A session's file: `<id>.jsonl`, or a `.json` this source reads (a transcript a hook re-saved
+    as one array, a print-mode run saved whole), which may lie among them: the walk takes the
+    other files beside a session found as its parts, so one not offered here is never read."""
+    if p.name.startswith("agent-") or p.suffix not in (".jsonl", ".json") or not p.is_file():
+        return False
+    if p.suffix == ".jsonl":
+        return True
+    try:
+        return ClaudeCodeSource().sniff(p, read_head(p))
+    except (ForsyError, OSError):
+        return False
 
 
 def discover_sessions(path: Path) -> list[Path]:

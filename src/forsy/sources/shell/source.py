@@ -87,6 +87,8 @@ def _looks_foreign(head: bytes) -> bool:
 
 class ShellHistorySource:
     name: ClassVar[str] = "shell"
+    # a history is a whole session: another file beside it is never its part (sources.walk)
+    parts_beside: ClassVar[bool] = False
     schemes: ClassVar[tuple[str, ...]] = ("atuin:",)
 
     def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
