@@ -8,7 +8,7 @@ table; whole values are shown by the step views.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .evidence import EvidenceReader, StepEvidence
@@ -164,6 +164,7 @@ class Extras:
     failed: list[StepRow]
     files: list[tuple[str, str, str]]  # path, type, related steps
     subagents: list[str]
+    masked: list[tuple[str, int]] = field(default_factory=list)  # kinds of values redaction masked, how many
 
 
 def extras(d: LoadedTrace) -> Extras:
@@ -172,4 +173,6 @@ def extras(d: LoadedTrace) -> Extras:
     files = [(str(a.get("path")), str(a.get("type")), ", ".join(map(str, a.get("related_steps") or [])))
              for a in arts if isinstance(a, dict)]
     subs = sorted({str(s.get("actor")) for s in d.steps if str(s.get("actor", "")).startswith("subagent")})
-    return Extras([r for r in rs if r.failed], files, subs)
+    kinds = _obj(_obj(d.manifest.get("redaction")).get("by_kind"))
+    masked = [(str(k), int(n)) for k, n in kinds.items() if isinstance(n, int) and n > 0]
+    return Extras([r for r in rs if r.failed], files, subs, masked)

@@ -8,6 +8,7 @@ controls instead of obeying them.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -64,6 +65,36 @@ def markdown(text: object) -> markupsafe.Markup:
     return markupsafe.Markup(_md().render(str("" if text is None else text)))
 
 
+@cache
+def _placeholder() -> re.Pattern[str]:
+    from ..redact import NUMBERED_PLACEHOLDER_RE  # loaded when a page first shows a value
+
+    return NUMBERED_PLACEHOLDER_RE
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def masked(v: object) -> markupsafe.Markup:
+    """A value (text, or markup a filter made) with each placeholder redaction wrote in it
+    (`[CREDENTIAL_2]`) marked as such, so a reviewer tells what forsy masked from what the log
+    said; text is escaped first, and markup is changed only between its tags (never in an
+    attribute)."""
+    html = str(v) if isinstance(v, markupsafe.Markup) else str(markupsafe.escape("" if v is None else v))
+    if "[" not in html:
+        return markupsafe.Markup(html)
+    rx = _placeholder()
+    parts = _TAG.split(html)
+
+    def mark(m: re.Match[str]) -> str:
+        what = m.group(1).lower().replace("_", " ")
+        return f'<span class="masked" title="masked by forsy before it was stored: {what}">{m.group(0)}</span>'
+
+    for i in range(0, len(parts), 2):  # the text between tags
+        parts[i] = rx.sub(mark, parts[i])
+    return markupsafe.Markup("".join(parts))
+
+
 def _visible(v: object) -> object:
     """Every value written into a page: bidirectional controls shown as their code points (in
     markup already escaped, as escaped text)."""
@@ -84,7 +115,7 @@ def env() -> jinja2.Environment:
         finalize=_visible,
     )
     e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP)
-    e.filters.update(md_text=inline, fence=fence, markdown=markdown, short=short)
+    e.filters.update(md_text=inline, fence=fence, markdown=markdown, short=short, masked=masked)
     return e
 
 
