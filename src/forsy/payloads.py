@@ -111,6 +111,9 @@ class CallInfo(Info):
     no_result: bool = False  # a result was expected and is missing
     shell_history: HistoryMatch | None = None  # set by the timeline merge
     decoded: str | None = None  # the arguments were rebuilt from the log by this decoding (R-shell/decoded)
+    # the call was read out of the model's text by this rule of its source (R-call/cline-xml): its
+    # name and arguments are derived, and `span` is where the call is written in the cited text
+    parsed_by: str | None = None
     # the person changed the proposed call before accepting it (R-call/user-edited): where the log says so
     user_edited: Ref | None = None
 

@@ -268,7 +268,7 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader
-    span = fp.get("rule") == "C-span"
+    span = "C-span" in str(fp.get("rule") or "").split("+")
     ok = _agrees(text, pieces, span) or (fname == "input" and len(pieces) == 1 and _json_equal(text, pieces[0]))
     if not ok and len(raws) == len(pieces):  # every piece a whole record: compare with its text as written
         ok = _agrees(text, raws, span)
@@ -280,6 +280,8 @@ def _agrees(text: str, pieces: list[str], span: bool) -> bool:
     """A copied value against what its evidence says: a slice of the one cited string
     (`C-span`; a redacted slice matches by its placeholders), the one cited value, or each
     of several pieces inside the value."""
+    if span and len(pieces) > 1:
+        return _joined_slices(text, pieces)
     if span:
         return text in pieces[0] or _matches(text, pieces[0])
     if len(pieces) == 1:
@@ -291,6 +293,29 @@ def _agrees(text: str, pieces: list[str], span: bool) -> bool:
     # segment.py; the lines of one prompt by a newline, as aider's input history holds them)
     return bool(PLACEHOLDER.search(text)) and (
         _matches(text, "\n\n".join(p for p in pieces if p)) or _matches(text, "\n".join(pieces)))
+
+
+def _joined_slices(text: str, pieces: list[str]) -> bool:
+    """A value joined by blank lines from a slice of each piece in turn (`...+C-span`: the
+    model's prose around the calls it wrote in its text): some cut of the value at blank lines
+    puts each part in its piece (a redacted part matches by its placeholders)."""
+    seen: set[tuple[int, int]] = set()
+
+    def fits(k: int, at: int) -> bool:  # pieces[k:] can hold text[at:]
+        if (k, at) in seen:
+            return False
+        seen.add((k, at))
+        if k == len(pieces) - 1:
+            return text[at:] in pieces[k] or _matches(text[at:], pieces[k])
+        cut = text.find("\n\n", at)
+        while cut >= 0:
+            part = text[at:cut]
+            if (part in pieces[k] or _matches(part, pieces[k])) and fits(k + 1, cut + 2):
+                return True
+            cut = text.find("\n\n", cut + 1)
+        return False
+
+    return fits(0, 0)
 
 
 def _json_equal(a: str, b: str) -> bool:

@@ -78,22 +78,29 @@ def _steps(drafts: list[Draft]) -> list[Step]:
 
 
 ANSWER_ARGS = ("result", "summary")  # Cline's attempt_completion, the Cline SDK's submit_and_exit
+# calls read out of the model's text: each argument is a slice of the cited text, as written
+PARSED_CALLS = frozenset({"R-call/cline-xml"})
 
 
 def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:
     """T-final/answer-call: a tool call by which the agent gives its answer (the catalogue's
     `answer` operation: attempt_completion, submit_and_exit) is its answer, the text of its
-    `result` or `summary` argument, copied from where the arguments are; not when the call
-    failed, nor when its arguments were not copied as one object."""
+    `result` or `summary` argument, copied from where the arguments are (for a call written in
+    the model's text, a slice of that text: C-span); not when the call failed, nor when its
+    arguments were not copied as one object or read out of one text."""
     prov = d.prov.get("input")
     if (d.values.get("operation") != "answer" or d.values.get("success") is False or not isinstance(d.tool_args, dict)
-            or prov is None or prov.origin != "copied" or prov.rule not in (None, "R-call/json")
-            or len(prov.evidence) != 1):
+            or prov is None or len(prov.evidence) != 1):
+        return None
+    parsed = prov.origin == "derived" and prov.rule in PARSED_CALLS
+    if not parsed and (prov.origin != "copied" or prov.rule not in (None, "R-call/json")):
         return None
     at = prov.evidence[0]
     for k in ANSWER_ARGS:
         text = d.tool_args.get(k)
         if isinstance(text, str) and text.strip():
+            if parsed:
+                return text, copied([Ref(at.id, at.pointer)], rule="T-final/answer-call+C-span")
             return text, copied([Ref(at.id, f"{at.pointer}/{k}")], rule="T-final/answer-call")
     return None
 

@@ -64,6 +64,13 @@ _RULES: tuple[Rule, ...] = (
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "
          "did not match, 'Tool [X] was not executed because a tool has already been used in this message.'): the "
          "call failed."),
+    Rule("R-call/cline-xml", "Cline before native tool calls: the model wrote the call as XML in its text "
+         "(`<read_file>\\n<path>a.ts</path>\\n</read_file>`), and characters [`span_start`, `span_end`) of the "
+         "cited text are that XML. The tool is the opening tag's name and the input its parameters, each the text "
+         "between `<param>` and the first `</param>`, trimmed (write_to_file's `content`: to the last "
+         "`</content>`), read as Cline's parser read them, for the tool and parameter names Cline knew; a call "
+         "whose closing tag never came keeps what was written (Cline ran it so). The `[tool for '...'] Result:` "
+         "blocks of the next user message answer these calls in order.", ("span_start", "span_end")),
     Rule("R-call/mini-returncode", "mini-swe-agent 1.x: the answer starts with '<returncode>N</returncode>' (as its "
          "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
     Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "
@@ -138,7 +145,8 @@ _RULES: tuple[Rule, ...] = (
          "error_unrecoverable, a cancelled turn user_abandoned)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
     Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
-         "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer."),
+         "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer (a "
+         "call the model wrote in its text, R-call/cline-xml: a slice of that text, C-span)."),
     Rule("T-termination/answer-call", "The session ends on the tool call by which the agent gives its answer "
          "(attempt_completion, submit_and_exit): task complete."),
     Rule("T-termination/none", "The session has no agent step at the end to judge from."),

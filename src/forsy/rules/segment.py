@@ -37,6 +37,7 @@ from rapidfuzz import fuzz
 
 from .. import tools
 from ..evidence import Event, Ref, Session
+from ..models import FieldProvenance
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
 from . import _commit_steps
 from .draft import Draft as Draft
@@ -67,6 +68,25 @@ USER_EDITED_NOTE = "The user changed the proposed call before accepting it; the 
 # input is the model's proposal, not what ran)
 USER_MODIFIED_NOTE = ("The model proposed this input; the user changed it before accepting it, so what was "
                       "written is the user's version (the result's patch), not this input.")
+
+
+def _sliced(rule: str, texts: list[Event]) -> str:
+    """The rule of texts copied together, with C-span when some are slices of their strings (the
+    prose around calls a model wrote in its text): one alone is C-span; joined, each slice of
+    the value is in its piece (forsy verify)."""
+    if not any(t.info is not None and t.info.span is not None for t in texts):
+        return rule
+    return "C-span" if len(texts) == 1 else rule + "+C-span"
+
+
+def _parsed(e: Event) -> FieldProvenance | None:
+    """How a call read out of the model's text was read (`CallInfo.parsed_by`, the span of its
+    text as the rule's parameters), None for a call the log records as one."""
+    info = e.info if isinstance(e.info, CallInfo) else None
+    if info is None or info.parsed_by is None:
+        return None
+    span = {"span_start": info.span[0], "span_end": info.span[1]} if info.span is not None else {}
+    return derived(info.parsed_by, e.refs[:1], **span)
 
 
 class Segmenter:
@@ -217,10 +237,13 @@ class Segmenter:
         d.call_id, d.tool_args = e.call_id, e.args
         d.group = e.group
         tool = e.tool or "unknown"
-        d.set("tool", tool, copied([e.name_ref]) if e.name_ref else derived("R-call/name", e.refs[:1]))
+        read = _parsed(e)  # a call read out of the model's text: name and input derived by the source's rule
+        d.set("tool", tool, copied([e.name_ref]) if e.name_ref else read or derived("R-call/name", e.refs[:1]))
         # R-operation: what the tool's source declares (forsy.tools, the one table of tools); else "other"
         d.set("operation", tools.operation_for(tool), derived("R-operation", e.refs[:1]))
-        if e.args is not None and isinstance(e.info, CallInfo) and e.info.decoded:
+        if e.args is not None and read is not None:
+            d.set("input", json_text(e.args), read)
+        elif e.args is not None and isinstance(e.info, CallInfo) and e.info.decoded:
             # rebuilt from what the log shows (a terminal's echo, edited): derived, not a copy
             d.set("input", json_text(e.args), derived("R-shell/decoded", e.refs, decoding=e.info.decoded))
         elif e.args is not None:  # a call logged without arguments keeps a null input
@@ -399,12 +422,12 @@ class Segmenter:
 
     # ------------------------------------------------------------------ rules
     def _reasoning(self, d: Draft, texts: list[Event]) -> None:
-        parts = [t.text for t in texts if t.text and t.text.strip()]
-        if not parts:
+        said = [t for t in texts if t.text and t.text.strip()]
+        if not said:
             return
-        refs = [r for t in texts if t.text and t.text.strip() for r in t.refs]
-        rule = "R-reasoning" if len(parts) == 1 else "R-reasoning/joined"
-        d.set("reasoning", "\n\n".join(parts), copied(refs, rule=rule))
+        refs = [r for t in said for r in t.refs]
+        rule = _sliced("R-reasoning" if len(said) == 1 else "R-reasoning/joined", said)
+        d.set("reasoning", "\n\n".join(t.text or "" for t in said), copied(refs, rule=rule))
 
     def _flush_all(self) -> None:
         for actor in list(self.pending):
@@ -438,7 +461,8 @@ class Segmenter:
         refs = [r for t in answer for r in t.refs]
         text = "\n\n".join(t.text for t in answer if t.text)
         # one answer cut out of its string (C-span: Cline's interruption notice after the words) says so
-        rule, params = source_rule(answer[0], "R-answer") if len(answer) == 1 else ("R-answer/joined", None)
+        rule, params = source_rule(answer[0], "R-answer") if len(answer) == 1 else (_sliced("R-answer/joined", answer),
+                                                                                    None)
         d.set("output", text, copied(refs, rule=rule, params=params))
         if thoughts:
             self._reasoning(d, thoughts)
