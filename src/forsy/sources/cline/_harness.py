@@ -60,6 +60,9 @@ WRAPPERS: tuple[tuple[str, str, str], ...] = (
     ("You seem to be having trouble proceeding.", "mistake_limit_feedback", "<feedback>"),
     ("New instructions for task continuation:", "task_resumption_message", "<user_message>"),
     ("New message to respond to with plan_mode_respond tool", "task_resumption_message", "<user_message>"),
+    # attempt_completion's answer until November 2025 (d6ebd2438a split it in two blocks): the
+    # wrapper and the words in one block, which `harness_kind` names first; read for the words
+    ("The user has provided feedback on the results.", "completion_feedback", "<feedback>"),
 )
 
 
@@ -89,12 +92,17 @@ SKIPPED = re.compile(r"(?:Skipping tool|Tool was interrupted and not executed) d
                      r"tool\. \[([A-Za-z_][\w-]*)[\] ]")
 NOT_RUN = re.compile(r"Tool \[([A-Za-z_][\w-]*)\] was not executed because a tool has already been used in this "
                      r"message\.")
+# the same skip before August 2025 (Cline.ts from 99f4e06024, ToolExecutor.ts to 971ac0fdeb): the
+# call's description first, `Skipping tool [<tool> for '…'] due to…` (`…` may span lines), and `Tool
+# [<tool> …] was interrupted and not executed due to…` for a call still streaming
+SKIPPED_BEFORE = re.compile(r"(?:Skipping tool|Tool) \[([A-Za-z_][\w-]*)(?: for .*?)?\] (?:was interrupted and not "
+                            r"executed )?due to user rejecting a previous tool\.", re.S)
 
 
 def not_run(text: str) -> tuple[str, bool] | None:
     """(the tool it names, whether the person's rejection skipped it) for a call Cline did not run."""
     body = text.lstrip()
-    m = SKIPPED.match(body)
+    m = SKIPPED.match(body) or SKIPPED_BEFORE.match(body)
     if m:
         return m.group(1), True
     m = NOT_RUN.match(body)

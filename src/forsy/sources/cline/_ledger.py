@@ -19,6 +19,7 @@ counters, the task checklist, offers to resume). Each is marked by its `say` / `
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,13 +111,24 @@ def _strings(v: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(x, depth + 1)
 
 
+# the UI shows the model's text with its <thinking> tags taken out (presentAssistantMessage, cline/cline
+# 7ee0a58f9b to 864419d8b0: `<thinking>\s?` and `\s?</thinking>` removed)
+OPEN_THINKING, CLOSE_THINKING = re.compile(r"<thinking>\s?"), re.compile(r"\s?</thinking>")
+
+
+def _shown(text: str) -> str:
+    return CLOSE_THINKING.sub("", OPEN_THINKING.sub("", text))
+
+
 def _held(text: str, api: list[Record], idx: int) -> bool:
-    """Whether an API message at `idx` or `idx + 1` holds `text` (stripped) in one string."""
+    """Whether an API message at `idx` or `idx + 1` holds `text` (stripped) in one string, as
+    written or as the UI shows it (no thinking tags)."""
     want = text.strip()
     if not want:
         return False
     for j in (idx, idx + 1):
-        if 0 <= j < len(api) and any(want in s for s in _strings(api[j].data.get("content"))):
+        if 0 <= j < len(api) and any(want in s or ("thinking>" in s and want in _shown(s))
+                                     for s in _strings(api[j].data.get("content"))):
             return True
     return False
 

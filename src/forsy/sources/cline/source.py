@@ -4,10 +4,15 @@ A task folder holds two views of one task, and forsy reads both:
 
 * `api_conversation_history.json`: what the model saw and said, a JSON array of Anthropic
   messages. Each message is one `Evidence` (its exact bytes). Assistant messages give
-  `reasoning` (thinking blocks), `agent_text` (text blocks) and `tool_call`s (tool_use
-  blocks: exact name and input; calls of one message share a group). User messages give
-  the results: Cline writes each result as a text block `[<tool> for '<what>'] Result:\n...`
-  answering the previous message's tool_use, in order (or, with native tool results, a
+  `reasoning` (thinking blocks), `agent_text` (text blocks) and `tool_call`s (calls of one
+  message share a group): tool_use blocks, exact name and input; before native tool calls
+  (October 2025, and for models without them after), the calls the model wrote as XML in its
+  text, which Cline read out of it and ran (`_xml_calls.py`): name and input derived by
+  R-call/cline-xml, the XML's span cited, the prose around them the model's words (C-span),
+  the notice Cline appended when it stopped the stream after a call a `system` note. User
+  messages give the results: Cline writes each as text, `[<tool> for '<what>'] Result:` and
+  the output (one block, or before October 2025 the header's own block and the output's next),
+  answering the previous message's calls in order (or, with native tool results, a
   `tool_result` block naming the call). `<environment_details>` blocks and Cline's reminders
   (`# task_progress ...`, `# TODO LIST UPDATE REQUIRED ...`, `[TASK RESUMPTION] ...`) are
   context Cline injected, not the user's words: counted in `quality.extra`, not made events.
@@ -64,6 +69,7 @@ from ._sdk import SUFFIX as SDK_SUFFIX
 from ._sdk import is_sdk_messages, iso_ms, read_sdk
 from ._subagents import read_subagents, root_of
 from ._ui_only import read_ui_only
+from ._xml_calls import WAIT, block_text, body_of, cut_notice, events, header, headless, is_xml, split
 
 API = "api_conversation_history.json"
 UI = "ui_messages.json"
@@ -79,9 +85,11 @@ INTERRUPTED = {"[Response interrupted by user]": "user", "[Response interrupted 
 # Response", then this in the model's place so the history stays well-formed)
 NO_RESPONSE = "Failure: I did not provide a response."
 # the person's feedback inside a result, after Cline's own words for it (ToolResultUtils,
-# CommandOrchestrator, formatResponse.tooManyMistakes): never a file's text that holds the tag
+# CommandOrchestrator, formatResponse.tooManyMistakes; toolDeniedWithFeedback until February
+# 2025): never a file's text that holds the tag
 FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user has provided the following feedback "
-                      r"to help guide you:)\n<feedback>\n(.*?)\n</feedback>", re.S)
+                      r"to help guide you:|The user denied this operation and provided the following feedback:)"
+                      r"\n<feedback>\n(.*?)\n</feedback>", re.S)
 
 
 # where the extension keeps its tasks: the editor's global storage (context.globalStorageUri),
@@ -330,12 +338,16 @@ class _Task:
             if isinstance(v, int) and not isinstance(v, bool):
                 s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
         before = len(s.events)
-        for ptr, b in self._blocks(rec):
+        blocks = self._blocks(rec)
+        native = any(b.get("type") == "tool_use" for _, b in blocks)
+        for ptr, b in blocks:
             bt = b.get("type")
             if bt == "thinking" and isinstance(b.get("thinking"), str) and b["thinking"].strip():
                 self._ev("reasoning", rec, ptr + "/thinking", ts, ts_from=at, text=b["thinking"])
             elif bt == "text" and isinstance(b.get("text"), str) and b["text"].strip():
-                self._agent_text(rec, ptr if b.get("_whole") else ptr + "/text", b["text"], ts, at)
+                # XML calls in it are read where Cline read them: not beside native tool_use blocks
+                self._agent_text(rec, ptr if b.get("_whole") else ptr + "/text", b["text"], ts, at,
+                                 None if native else f"M{j}")
             elif bt == "tool_use":
                 name = b.get("name") if isinstance(b.get("name"), str) else None
                 raw_id = b.get("id")
@@ -351,20 +363,32 @@ class _Task:
         if ts and len(s.events) > before and j in self.time_rec:
             self.timed.add(self.time_rec[j])
 
-    def _agent_text(self, rec: Record, ptr: str, text: str, ts: str | None, at: Ref | None) -> None:
-        """The model's words, without what Cline wrote in its place or after them."""
+    def _agent_text(self, rec: Record, ptr: str, text: str, ts: str | None, at: Ref | None,
+                    group: str | None = None) -> None:
+        """The model's words, without what Cline wrote in its place or after them; with a
+        `group`, the calls written in them as XML are read out (`_xml_calls.py`)."""
         if text.strip() == NO_RESPONSE:  # Cline's stand-in for an empty response: the model call failed
             self._ev("agent_text", rec, ptr, ts, ts_from=at, text=text, info=MessageInfo(api_error=True))
             return
         mark = next((m for m in INTERRUPTED if text.rstrip().endswith(m)), None)
-        if mark is None:
+        z = len(text.rstrip())
+        a = z - len(mark) if mark is not None else len(text)
+        cut = cut_notice(text, a) if group is not None and mark is None else None
+        end = cut[1][0] if cut is not None else a  # the model's words end here
+        pieces = split(text, end) if group is not None else None
+        if pieces is None and mark is None and cut is None:
             self._ev("agent_text", rec, ptr, ts, ts_from=at, text=text)
             return
-        z = len(text.rstrip())
-        a = z - len(mark)
-        words = text[:a].rstrip()
-        if words.strip():  # what the model had said when it was cut off (C-span)
+        if pieces is None and (words := text[:end].rstrip()).strip():
+            # what the model had said when it was cut off (C-span)
             self._ev("agent_text", rec, ptr, ts, ts_from=at, text=words, info=MessageInfo(span=(0, len(words))))
+        for ev in events(rec.ev.id, ptr, text, pieces or [], cut, ts, at, group or "", self.s.quality.extra):
+            self.s.events.append(ev)
+            if ev.kind == "tool_call":  # waits for its result, as a tool_use does
+                self.pending.append(ev)
+                self.calls[ev.call_id or ""] = ev
+        if mark is None:
+            return
         _bump(self.s, "responses_interrupted")
         if INTERRUPTED[mark] == "user":  # the person pressed cancel while the model answered
             self._ev("interrupt", rec, ptr, ts, ts_from=at, actor="user", text=mark,
@@ -373,7 +397,10 @@ class _Task:
             self._ev("agent_text", rec, ptr, ts, ts_from=at, text=mark, info=MessageInfo(api_error=True, span=(a, z)))
 
     def _user(self, j: int, rec: Record) -> None:
-        for ptr, b in self._blocks(rec):
+        blocks, taken = self._blocks(rec), -1
+        for i, (ptr, b) in enumerate(blocks):
+            if i == taken:
+                continue  # the text of an XML call's result, read with its header block before it
             bt = b.get("type")
             if bt == "tool_result":
                 self._native_result(rec, ptr, b)
@@ -388,17 +415,25 @@ class _Task:
                 continue
             tptr = ptr if b.get("_whole") else ptr + "/text"
             body = text.lstrip()
-            m = RESULT.match(body)
+            xml = bool(self.pending) and is_xml(self.pending[0])
+            m = RESULT.match(body) or header(body, self.pending)
             kind = harness_kind(body)
             skipped = not_run(body)
             if skipped is not None:
                 self._not_run(rec, tptr, text, *skipped)
             elif m and self.pending:
+                k = body_of(blocks, i, m.group(1)) if xml and body.rstrip() == m.group(0) else None
+                if k == WAIT:
+                    continue  # the header of a completion the person's feedback answers (`_harness`)
                 call = self.pending.pop(0)
                 if call.tool != m.group(1):
                     self.s.warn("result-name", f"result names {m.group(1)!r} but answers the {call.tool!r} call "
                                 "before it (paired in order)", rec.ev.source, rec.ev.line)
-                self._result(rec, tptr, call, text)
+                taken = taken if k is None else k
+                self._result(rec, tptr, call, text, more=None if k is None else block_text(blocks, k))
+            elif (answered := headless(body, self.pending)) is not None:  # an array's text, no header (May 2025)
+                self.pending.remove(answered)
+                self._result(rec, tptr, answered, text)
             elif m:  # Cline's result of a call no message left unanswered: Cline's words, never a prompt
                 self.s.warn("orphan-result", f"a {m.group(1)!r} result answers no call; kept as a note",
                             rec.ev.source, rec.ev.line)
@@ -450,6 +485,9 @@ class _Task:
         if kind == "completion_feedback_wrapper" and call is not None:
             self.pending.remove(call)  # answered by the person's feedback, in the next block
             _bump(self.s, "completion_feedback")
+        if kind == "completion_feedback_wrapper" and wrapped_words(text) is not None:
+            self._prompt(rec, ptr, text)  # until November 2025 the words were inside this block
+            return
         self._note(rec, ptr, text, kind, "tool" if kind == "command_output" else "system")
 
     def _task_prompt(self, rec: Record, ptr: str, text: str) -> None:
@@ -477,18 +515,23 @@ class _Task:
         self._ev("user", rec, ptr, None, actor="user", text=text)
 
     def _result(self, rec: Record, ptr: str, call: Event, text: str, flagged: bool = False,
-                rejected: bool = False) -> None:
+                rejected: bool = False, more: tuple[str, str] | None = None) -> None:
         """A call's result; `flagged`: its native tool_result block says `is_error: true`;
-        `rejected`: Cline skipped it because the person rejected an earlier call."""
+        `rejected`: Cline skipped it because the person rejected an earlier call; `more`: the
+        block (pointer, text) after a header block that holds the result's text."""
+        parts = [(ptr, text)] if more is None else [(ptr, text), more]
+        text = "\n".join(t for _, t in parts)
         denied = rejected or DENIED in text
         if denied:
             _bump(self.s, "rejected_calls")
         failed = not denied and not flagged and result_failed(text)
-        self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                 is_error=flagged or denied or failed or text.lstrip().startswith("[ERROR]"),
-                 info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
-                 ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
-        self._feedback_inside(rec, ptr, text)
+        ev = self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
+                      is_error=flagged or denied or failed or text.lstrip().startswith("[ERROR]"),
+                      info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
+                      ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
+        ev.refs += [Ref(rec.ev.id, p) for p, _ in parts[1:]]
+        for p, t in parts:
+            self._feedback_inside(rec, p, t)
 
     def _native_result(self, rec: Record, ptr: str, b: dict[str, Any]) -> None:
         cid = b.get("tool_use_id")
