@@ -195,7 +195,11 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         if Path(os.path.abspath(p)) in seen:
             continue
         sniffers = _sniffed_by(p, available)
-        owner = session_of(p, sniffers or available)
+        here = beside.get(os.path.abspath(p.parent))
+        # the sources that sniff it, and those that found a session beside it (a Cline session's
+        # compacted view looks like an OpenAI chat: Cline says whose part it is)
+        asked = (sniffers or available) + [s for s in available if s.name in (here or ()) and s not in (sniffers or [])]
+        owner = session_of(p, asked)
         if owner is not None and Path(os.path.abspath(owner)) in seen:
             continue  # a part of a session found, by its source's rule (OpenHands' event cache, state files)
         # beside a session found, a file is its agent's (settings, caches: not reported) or, when
@@ -203,7 +207,6 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         # Aider's input history), unless that source keeps nothing beside its sessions
         # (`parts_beside` False: a shell history is whole, whatever lies beside it)
         with_parts = [s for s in sniffers or [] if getattr(s, "parts_beside", True)]
-        here = beside.get(os.path.abspath(p.parent))
         if here is not None and (not sniffers or any(s.name in here for s in with_parts)):
             continue
         if not sniffers:
