@@ -54,6 +54,15 @@ TRACE_EDITABLE: dict[str, type] = {
 }  # fmt: skip
 
 
+_HINTS = {bool: "true or false", int: "-1, 0 or 1", str: "text (not empty)"}
+
+
+def value_hint(step: int | None, name: str) -> str:
+    """What a field's value may be, said to the reviewer typing it ("" for a field not edited in review)."""
+    kind = STEP_EDITABLE.get(name) if step is not None else TRACE_EDITABLE.get(field_path(None, name))
+    return _HINTS.get(kind, "") if kind is not None else ""
+
+
 def field_path(step: int | None, name: str) -> str:
     """The proposal path of a step field (step given) or a trace field (`learning`, `summary.goal_notes`)."""
     if step is not None:
@@ -287,4 +296,4 @@ def stored_proposal(path: str, value_json: str, origin: str, actor: str, at: str
 __all__ = ["REVIEW_LEVELS", "STEP_EDITABLE", "TRACE_EDITABLE", "TRACE_PATHS", "Reviewed", "apply_to_trace",
            "current_value", "effective", "effective_sha256", "field_path", "field_provenance", "human_proposal",
            "parse_value", "proposal_json", "reviewed_folder", "reviewed_trace_id", "stored_proposal",
-           "trace_bytes"]
+           "trace_bytes", "value_hint"]

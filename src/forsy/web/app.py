@@ -35,7 +35,7 @@ from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
 from ..review.needs import needs
-from ..review.overlay import REVIEW_LEVELS, field_path
+from ..review.overlay import REVIEW_LEVELS, field_path, value_hint
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import LoadedTrace, from_store
 from ..review.view import FIELD_CAP, extras, header, rows, step_view
@@ -222,10 +222,14 @@ async def act(request: Request, s: Settings) -> Response:
                 actions.edit(st, tid, field_path(n, form.get("field", "")), form.get("value", ""), **kw)
             except ForsyError as e:  # the typed value is shown back, never lost
                 conflict = isinstance(e, ReviewConflict)
+                # refused: the value goes back into the field's form, the reason beside it; a conflict
+                # is saved again only after the reviewer has seen what changed (back to the page)
+                retry = None if conflict else dict(action=f"/t/{tid}/edit", version=version, step=n or "",
+                                                   hint=value_hint(n, form.get("field", "")))
                 return render_page(s, "error.html", 409 if conflict else 400,
                              title="Conflict" if conflict else "Refused",
                              heading="Conflict: someone acted first" if conflict else "Refused", detail=e.message,
-                             back=back, typed=form.get("value", ""), field=form.get("field", ""))
+                             back=back, typed=form.get("value", ""), field=form.get("field", ""), retry=retry)
         elif what == "approve":
             actions.approve(st, tid, form.get("level", ""), **kw)
         elif what in ("confirm", "decline"):

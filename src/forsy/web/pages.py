@@ -18,6 +18,7 @@ import markupsafe
 
 from ..markdown import fence, inline, visible
 from ..review.evidence import RECORD_CAP, EvidenceView
+from ..review.overlay import STEP_EDITABLE, value_hint
 from ..review.view import short
 
 
@@ -63,6 +64,11 @@ def markdown(text: object) -> markupsafe.Markup:
     """An agent's answer (Markdown) as safe HTML: markdown-it escapes every character of the
     source; only its own tags are emitted."""
     return markupsafe.Markup(_md().render(str("" if text is None else text)))
+
+
+def field_hint(step: int, name: str) -> str:
+    """What an edit of a step's field may be, when that is not any text ("-1, 0 or 1")."""
+    return "" if STEP_EDITABLE.get(name, str) is str else value_hint(step, name)
 
 
 @cache
@@ -114,7 +120,7 @@ def env() -> jinja2.Environment:
         # every value written into a page: bidirectional controls shown, never obeyed
         finalize=_visible,
     )
-    e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP)
+    e.globals.update(segments=segments, short=short, record_cap=RECORD_CAP, field_hint=field_hint)
     e.filters.update(md_text=inline, fence=fence, markdown=markdown, short=short, masked=masked)
     return e
 
