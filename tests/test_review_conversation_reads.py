@@ -183,3 +183,19 @@ def test_what_a_call_says_to_the_user_is_shown() -> None:
     assert '<div class="md said"><p>All &lt;b&gt;done&lt;/b&gt;, <strong>tested</strong></p>' in final
     ran = article(html, 2)
     assert '<pre class="cmd code">open_file(&#39;/w/App.css&#39;)</pre>' in ran and "Look." in ran
+
+
+def test_the_terminal_view_marks_the_same_steps() -> None:
+    from typer.testing import CliRunner
+
+    from forsy.cli import app
+
+    r = CliRunner().invoke(app, ["show", str(GOLDEN / "claude__compaction-and-branches.jsonl")],
+                           env={"COLUMNS": "200"})
+    code, out = r.exit_code, r.stdout
+    assert code == 0, out
+    lines = {int(m.group(1)): m.group(2) for m in re.finditer(r"^ +(\d+) \d\d:\d\d:\d\d (.*)$", out, re.M)}
+    assert re.search(r"Bash +REJ +\(rejected by the user\) pip install", lines[4]), lines[4]
+    assert "(abandoned branch) Add a regression test" in lines[10] and "(abandoned branch) " in lines[11]
+    assert not any("(" in lines[n][:40] for n in lines if n not in (4, 10, 11))
+    assert "\nrejected by the user: steps 4\nabandoned branch: steps 10, 11\n" in out

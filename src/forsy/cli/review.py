@@ -97,21 +97,29 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
     con.print(f"validation level {_t(h.validation_level)} · {h.steps} steps · {h.turns} turns"
               + (f" · review: {h.status} (version {h.version})" if h.status else "")
               + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
-    from ..review.conversation import Subagent, conversation, gist
+    from ..review.conversation import Subagent, conversation, gist, marked
 
     # one line a step, whatever the terminal's width: what it did, cut to fit (--step N shows it whole)
-    entries = {e.step: e for b in conversation(d) for e in (b.entries if isinstance(b, Subagent) else [b])}
+    blocks = conversation(d)
+    entries = {e.step: e for b in blocks for e in (b.entries if isinstance(b, Subagent) else [b])}
     about_width = max(10, con.width - 44)
     con.print(f"[bold]{'#':>4} {'time':8} {'who':10} {'what':12} {'ok':4} about[/]")
     for r in rows(d):
         e = entries.get(r.step)
-        about = short(safe(gist(e) if e else r.input), about_width)
-        ok = {"yes": "ok", "no": "FAIL"}.get(r.success, "")
+        # what the trace marks on a step leads its line: a reader must not take it as plain work
+        marks = "".join(f"({m.label}) " for m in e.marks) if e else ""
+        about = short(marks + safe(gist(e) if e else r.input), about_width)
+        rejected = e is not None and e.marked("rejected")
+        ok = "REJ" if rejected else {"yes": "ok", "no": "FAIL"}.get(r.success, "")
         line = f"{r.step:>4} {r.time:8} {short(safe(r.actor), 10):10} {short(safe(r.what), 12):12} {ok:4} {about}"
-        con.print(_t(line), style="red" if r.failed else None, no_wrap=True, overflow="ellipsis")
+        style = "yellow" if rejected else "red" if r.failed else "dim" if e is not None and e.marked("abandoned") \
+            else None
+        con.print(_t(line), style=style, no_wrap=True, overflow="ellipsis")
     ex = extras(d)
     if ex.failed:
         con.print("failed steps: " + ", ".join(f"{r.step} ({_t(r.what)})" for r in ex.failed))
+    for _, label, at in marked(blocks):
+        con.print(f"{label}: steps " + ", ".join(map(str, at)))
     for path, kind, steps in ex.files:
         con.print(f"file {kind}: {_t(path)} (steps {steps})")
     if ex.subagents:
