@@ -173,6 +173,9 @@ def test_what_a_call_says_to_the_user_is_shown() -> None:
                                         {"content": "Fix", "status": "in_progress"},
                                         {"content": "Test", "status": "pending"}]}) == "- ☑ Read\n- ▶ Fix\n- ☐ Test"
     assert said("update_plan", {"plan": [{"step": "Add tests", "status": "in_progress"}]}) == "- ▶ Add tests"
+    assert said("Task", {"description": "Explore", "prompt": "Find where **X** is read", "subagent_type": "Explore"}) \
+        == "Find where **X** is read"  # the task a subagent is given, above the work it did
+    assert said("delegate_to_agent", {"objective": "Look for secrets"}) == "Look for secrets"
     assert said("Read", {"file_path": "a"}) == "" and said("finish", {}) == ""
     steps = [{"step": 1, "action": "agent_step", "tool": "attempt_completion",
               "input": orjson.dumps({"result": "All <b>done</b>, **tested**"}).decode()},

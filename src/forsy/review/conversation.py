@@ -49,7 +49,7 @@ class Entry:
     text: str = ""  # words (the user's, the agent's answer: Markdown source) or a system event
     command: str = ""  # a shell call's command line
     code: str = ""  # the code a call ran that is no command line (OpenHands' run_ipython)
-    said: str = ""  # what a call says to the user (a final result, a question, a plan): Markdown source
+    said: str = ""  # what a call says (a final result, a question, a plan; a subagent's task): Markdown source
     target: str = ""  # what another call acts on (a file, a pattern, a URL), shown beside its name
     input: str = ""  # a tool call's input, as readable text
     output: str = ""  # at most WHOLE_CAP characters
@@ -156,8 +156,8 @@ _FINAL = ("finish", "attempt_completion", "submit_and_exit", "complete", "task_c
 
 
 def _said(tool: str | None, args: dict[str, Any] | None) -> str:
-    """What a call says to the user, which the reviewer reads rather than unfolds: the result of
-    a call that ends the work, a question asked, a plan."""
+    """What a call says, which the reviewer reads rather than unfolds: the result of a call that
+    ends the work, a question asked, a plan; and the task a subagent is given (its work follows)."""
     if args is None:
         return ""
     s = spec(tool)
@@ -172,6 +172,8 @@ def _said(tool: str | None, args: dict[str, Any] | None) -> str:
         return _questions([args]) if isinstance(args.get("question"), str) else ""
     if (s is not None and s.operation == "answer") or tool in _FINAL:
         return _pick(args, "result", "message", "final_answer", "text", "response") or ""
+    if kind is ToolKind.DELEGATE:
+        return _pick(args, "prompt", "objective", "message", "task", "instructions", "context") or ""
     return ""
 
 
