@@ -183,9 +183,9 @@ def test_what_a_call_says_to_the_user_is_shown() -> None:
               "input": orjson.dumps({"code": "open_file('/w/App.css')", "thought": "Look."}).decode()}]
     html = render_html(loaded(steps), evidence=False)
     final = article(html, 1)
-    assert '<div class="md said"><p>All &lt;b&gt;done&lt;/b&gt;, <strong>tested</strong></p>' in final
+    assert '<div class="md said" tabindex="0"><p>All &lt;b&gt;done&lt;/b&gt;, <strong>tested</strong></p>' in final
     ran = article(html, 2)
-    assert '<pre class="cmd code">open_file(&#39;/w/App.css&#39;)</pre>' in ran and "Look." in ran
+    assert '<pre class="cmd code" tabindex="0">open_file(&#39;/w/App.css&#39;)</pre>' in ran and "Look." in ran
 
 
 def test_the_terminal_view_marks_the_same_steps() -> None:
