@@ -12,6 +12,34 @@
     rows[sel].scrollIntoView({ block: "nearest" });
   }
   function go(id) { var a = document.getElementById(id); if (a) { window.location.href = a.href; return true; } return false; }
+  // the draft page: the steps of the conversation, in order; j/k move between them, n/N between
+  // the ones that ask for a look (failed, rejected, abandoned, changed by the user). Where a
+  // step is is read from the page as scrolled, so moving on after scrolling by hand starts there.
+  var turns = Array.prototype.slice.call(document.querySelectorAll("article.turn"));
+  var at = -1;
+  function flagged(t) { return t.classList.contains("failed") || /(^| )m-/.test(t.className); }
+  function any() { return true; }
+  function seen(i) { var r = turns[i].getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight; }
+  function jump(dir, pick) {
+    var i, top, found = -1, from = at >= 0 && seen(at) ? at : -1;
+    for (i = dir > 0 ? 0 : turns.length - 1; i >= 0 && i < turns.length && found < 0; i += dir) {
+      top = turns[i].getBoundingClientRect().top;
+      // after the selected step while it is in view; else after (before) the top of the window
+      var ahead = from >= 0 ? (dir > 0 ? i > from : i < from) : (dir > 0 ? top > 8 : top < -8);
+      if (ahead && pick(turns[i])) found = i;
+    }
+    if (found < 0) return false;
+    if (at >= 0) turns[at].classList.remove("selected");
+    at = found;
+    turns[at].classList.add("selected");
+    turns[at].scrollIntoView({ block: "start" });
+    return true;
+  }
+  function open() {
+    var a = at >= 0 ? turns[at].querySelector("a.stepno") : null;
+    if (a) { window.location.href = a.href; return true; }
+    return false;
+  }
   function focus(id) { var e = document.getElementById(id); if (e) { e.focus(); return true; } return false; }
   document.addEventListener("keydown", function (ev) {
     var t = ev.target;
@@ -21,8 +49,11 @@
       return;
     }
     var k = ev.key, done = false;
-    if (k === "j") done = go("next") || (select(sel + 1), true);
-    else if (k === "k") done = go("prev") || (select(sel - 1), true);
+    if (k === "j") done = go("next") || (turns.length ? (jump(1, any), true) : (select(sel + 1), true));
+    else if (k === "k") done = go("prev") || (turns.length ? (jump(-1, any), true) : (select(sel - 1), true));
+    else if (k === "n" && turns.length) done = (jump(1, flagged), true);
+    else if (k === "N" && turns.length) done = (jump(-1, flagged), true);
+    else if (k === "Enter" && turns.length && at >= 0 && t === document.body) done = open();
     else if (k === "Enter" && sel >= 0) { window.location.href = rows[sel].getAttribute("data-href"); done = true; }
     else if (k === "a") done = focus("level");
     else if (k === "r") done = focus("reason");
