@@ -191,6 +191,14 @@ def findings(d: LoadedTrace) -> list[FindingLine]:
     return [FindingLine(sev, rule, msg, tuple(sorted(at))) for (sev, rule, msg), at in steps.items()]
 
 
+def _where(w: dict[str, Any]) -> str:
+    """Where a reading warning was met: the file, and its line when the warning names one (a
+    warning about the whole file has none: it read `file:None`)."""
+    if not w.get("file"):
+        return ""
+    return f" ({w['file']}:{w['line']})" if w.get("line") is not None else f" ({w['file']})"
+
+
 def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
     """What a person has to decide about `d`; `accepted`: the model-proposed paths a reviewer
     accepted as they are (from the audit log)."""
@@ -200,8 +208,7 @@ def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
                if isinstance(f, dict)]
     cut = sorted({int(sp.get("step")) for sp in d.provenance.get("steps") or []
                   if isinstance(sp.get("fields"), dict) and (sp["fields"].get("output") or {}).get("excerpt")})
-    reading = [f"{w.get('code')}: {w.get('message')}" + (f" ({w.get('file')}:{w.get('line')})" if w.get("file")
-                                                          else "")
+    reading = [f"{w.get('code')}: {w.get('message')}" + _where(w)
                for w in d.manifest.get("warnings") or [] if isinstance(w, dict)]
     return Needs(judgements(d, ok), findings(d), factors, model_values(d, ok), cut, reading)
 
