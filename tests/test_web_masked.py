@@ -35,7 +35,7 @@ def test_the_draft_marks_what_was_masked_where_the_work_shows_it(tmp_path: Path)
     html = render_html(from_folder(tmp_path / "t"), evidence=False)
     assert not any(s in html for s in secrets) and USER not in html
     work = html[html.index("<h2>The work</h2>"):html.index('class="steptable"')]
-    said = re.search(r'<div class="words">[^<]*My token is (.*?) and DB_PASSWORD=(.*?) here', work)
+    said = re.search(r'<div class="words" tabindex="0">[^<]*My token is (.*?) and DB_PASSWORD=(.*?) here', work)
     assert said, work[:2000]
     assert said.group(1) == SPAN.format("credential", "CREDENTIAL_1")
     assert said.group(2) == SPAN.format("credential", "CREDENTIAL_2")
