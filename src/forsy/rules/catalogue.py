@@ -121,6 +121,9 @@ _RULES: tuple[Rule, ...] = (
          "whose output is the text the agent was given, caused by the step before; answers are not joined across it."),
     Rule("R-user/context", "The context a client wrapped the user's words in (IDE setup, open tabs, files mentioned) "
          "is a `system:ide` step after the user message; its output is the other slice of the same text."),
+    Rule("R-turn/unlogged", "A turn the log marks without holding its request (Codex exec's `turn.started`: the "
+         "prompt was given on the command line): the agent's text pending there is its answer, as at a user "
+         "message, and the steps after it are the next turn's."),
     Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window, and no "
          "attempt like it since succeeded.",
          ("similarity", "failed_step")),

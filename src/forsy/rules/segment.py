@@ -26,6 +26,8 @@ rules are listed in docs/rules.md and named in provenance.json:
   its next action is caused by the hook (R-cause/hook).
 * R-user/context: the context a client sent around the user's words (IDE setup, files
   mentioned) is a `system:ide` step right after the user message, copied as a slice.
+* R-turn/unlogged: a turn the log marks without holding its request (a `turn_started` note)
+  ends the answers pending, as a user message would, and starts the next turn.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ RETRY_SIMILARITY = 90.0
 RETRY_WINDOW = 8
 
 HOOK_ACTOR = "system:hook"
+TURN_STARTED = "turn_started"  # a note: a turn began whose request the log does not hold
 CONTEXT_ACTOR = "system:ide"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent", "SendMessage", "spawn_agent", "wait_agent", "send_input", "resume_agent"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -335,6 +338,18 @@ class Segmenter:
             self.compact_meta = e.info.compact if isinstance(e.info.compact, dict) else {}
         elif isinstance(e.info, NoteInfo) and e.info.subtype == "hook":
             self._hook(e, e.info)
+        elif isinstance(e.info, NoteInfo) and e.info.subtype == TURN_STARTED:
+            self._turn_started()
+
+    def _turn_started(self) -> None:
+        """R-turn/unlogged: a turn began whose request the log does not hold (Codex exec's
+        `turn.started`: the prompt was given on the command line). The answers pending end
+        there, as at a user message, and the steps after it are the next turn's."""
+        self._flush_all()
+        for p in self.pending.values():
+            p.results = []  # a new request: earlier results no longer drive the next action
+        if self.drafts:
+            self.turn += 1
 
     def _hook(self, e: Event, info: NoteInfo) -> None:
         """R-hook: the hook's text is what the agent was given; the answer pending before it is
