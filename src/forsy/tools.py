@@ -61,6 +61,8 @@ CLAUDE_CODE_TOOLS: tuple[ToolSpec, ...] = (
     _t("TaskStop", "execute", K.PROCESS), _t("TaskCreate", "plan", K.PLAN), _t("TaskUpdate", "plan", K.PLAN),
     _t("TaskGet", "read", K.OTHER), _t("TaskList", "read", K.OTHER), _t("SendMessage", "other", K.DELEGATE),
     _t("ToolSearch", "search", K.OTHER), _t("LSP", "analyze", K.OTHER),
+    # with a JSON schema (`--json-schema`), the final answer is this call's input
+    _t("StructuredOutput", "answer", K.OTHER),
 )  # fmt: skip
 CODEX_TOOLS: tuple[ToolSpec, ...] = (
     _t("shell", "execute", K.SHELL), _t("local_shell", "execute", K.SHELL), _t("exec_command", "execute", K.SHELL),

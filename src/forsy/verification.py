@@ -269,7 +269,8 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader
     span = "C-span" in str(fp.get("rule") or "").split("+")
-    ok = _agrees(text, pieces, span) or (fname == "input" and len(pieces) == 1 and _json_equal(text, pieces[0]))
+    as_json = fname == "input" or "R-call/json" in str(fp.get("rule") or "").split("+")  # arguments as JSON text
+    ok = _agrees(text, pieces, span) or (as_json and len(pieces) == 1 and _json_equal(text, pieces[0]))
     if not ok and len(raws) == len(pieces):  # every piece a whole record: compare with its text as written
         ok = _agrees(text, raws, span)
     if not ok:

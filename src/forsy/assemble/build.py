@@ -78,6 +78,9 @@ def _steps(drafts: list[Draft]) -> list[Step]:
 
 
 ANSWER_ARGS = ("result", "summary")  # Cline's attempt_completion, the Cline SDK's submit_and_exit
+# a call whose whole input is the answer: Claude Code's with a JSON schema (`--json-schema`, the Agent SDK's
+# `output_format`) gives its final answer by calling StructuredOutput with the object the schema describes
+STRUCTURED_ANSWERS = frozenset({"StructuredOutput"})
 # calls read out of the model's text: each argument is a slice of the cited text, as written
 PARSED_CALLS = frozenset({"R-call/cline-xml"})
 
@@ -86,8 +89,9 @@ def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:
     """T-final/answer-call: a tool call by which the agent gives its answer (the catalogue's
     `answer` operation: attempt_completion, submit_and_exit) is its answer, the text of its
     `result` or `summary` argument, copied from where the arguments are (for a call written in
-    the model's text, a slice of that text: C-span); not when the call failed, nor when its
-    arguments were not copied as one object or read out of one text."""
+    the model's text, a slice of that text: C-span), or, for StructuredOutput, its whole input
+    (T-final/structured-output); not when the call failed, nor when its arguments were not
+    copied as one object or read out of one text."""
     prov = d.prov.get("input")
     if (d.values.get("operation") != "answer" or d.values.get("success") is False or not isinstance(d.tool_args, dict)
             or prov is None or len(prov.evidence) != 1):
@@ -96,6 +100,10 @@ def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:
     if not parsed and (prov.origin != "copied" or prov.rule not in (None, "R-call/json")):
         return None
     at = prov.evidence[0]
+    whole = d.values.get("input")
+    if d.values.get("tool") in STRUCTURED_ANSWERS and prov.rule == "R-call/json" and isinstance(whole, str):
+        # the answer is the whole object the schema asked for, as the call's input holds it
+        return whole, copied([Ref(at.id, at.pointer)], rule="T-final/structured-output+R-call/json")
     for k in ANSWER_ARGS:
         text = d.tool_args.get(k)
         if isinstance(text, str) and text.strip():

@@ -150,6 +150,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
          "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer (a "
          "call the model wrote in its text, R-call/cline-xml: a slice of that text, C-span)."),
+    Rule("T-final/structured-output", "final_output is the object a call made to answer in a schema's shape "
+         "(Claude Code's StructuredOutput, with --json-schema) holds, its whole input as canonical JSON text "
+         "(R-call/json), when it is the last answer."),
     Rule("T-termination/answer-call", "The session ends on the tool call by which the agent gives its answer "
          "(attempt_completion, submit_and_exit): task complete."),
     Rule("T-termination/none", "The session has no agent step at the end to judge from."),
