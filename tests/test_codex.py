@@ -362,7 +362,8 @@ def test_unified_exec_mcp_namespace_and_failed_patch(parent: Session) -> None:
 
 
 def test_discover_reads_subagents_with_their_parent() -> None:
-    assert SRC.discover(SAMPLES) == sorted([MAIN, LEGACY, PARENT])
+    # and the headless run's stream beside them (a session of its own: `codex exec --json`)
+    assert SRC.discover(SAMPLES) == sorted([MAIN, LEGACY, PARENT, SAMPLES / "exec-json-run.jsonl"])
     assert SRC.discover(CHILD) == [CHILD]
     assert SRC.discover(SAMPLES / "README.md") == []
 

@@ -69,7 +69,7 @@ from ..errors import InputError
 from ..evidence import Event, Mark, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
-from ..tools import ToolKind, kind_of, spec
+from ..tools import COMMAND_LINE_ARGS, ToolKind, kind_of, spec
 from . import commits
 from .commits import CallSpan as _Call
 from .commits import to_epoch
@@ -107,21 +107,28 @@ def norm_cmd(s: str) -> str:
 
 def shell_command_of(e: Event) -> str | None:
     """The command an agent shell call ran, as text (None for other calls)."""
-    if e.kind != "tool_call" or kind_of(e.tool) is not ToolKind.SHELL or not isinstance(e.args, dict):
+    if e.kind != "tool_call" or kind_of(e.tool) is not ToolKind.SHELL:
+        return None
+    if isinstance(e.args, str) and e.tool in COMMAND_LINE_ARGS:
+        try:  # the argv as written, quoted: the script of `bash -lc '<script>'` is what a shell logs
+            argv = shlex.split(e.args)
+        except ValueError:
+            return e.args
+        return str(argv[2]) if _shell_script(argv) else e.args
+    if not isinstance(e.args, dict):
         return None
     cmd = e.args.get("command", e.args.get("cmd"))
     if isinstance(cmd, str):
         return cmd
     if isinstance(cmd, list) and cmd and all(isinstance(x, str) for x in cmd):
         # Codex runs ["bash", "-lc", "<script>"]: the script is what a shell would log
-        if (
-            len(cmd) == 3
-            and cmd[1] in ("-c", "-lc", "-ic")
-            and cmd[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
-        ):
-            return str(cmd[2])
-        return shlex.join(cmd)
+        return str(cmd[2]) if _shell_script(cmd) else shlex.join(cmd)
     return None
+
+
+def _shell_script(argv: list[str]) -> bool:
+    """Whether argv is `bash -lc <script>` (or sh/zsh, -c/-ic)."""
+    return len(argv) == 3 and argv[1] in ("-c", "-lc", "-ic") and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
 
 
 def edit_paths(e: Event) -> list[str]:

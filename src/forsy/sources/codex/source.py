@@ -25,6 +25,12 @@ keeping its own order. The first event of a subagent carries `link.parent_call_i
 only when Codex recorded the spawning call exactly: a `collab_agent_spawn_end` event or a
 `spawn_agent` output naming the thread, or the spawn output Codex writes into a forked
 child.
+
+Headless runs: what `codex exec --json` prints on stdout (`thread.started`, `turn.*`,
+`item.*`, `error`), saved as it came by a CI job or a benchmark harness, is read by
+`_exec_json` (its docstring says what the writer emits and what forsy makes of it): one
+session per thread id, the thread's rollout id. `sniff` and `read` take it when the first
+records are that stream's events, which a rollout's never are (they have an envelope).
 """
 
 from __future__ import annotations
@@ -40,9 +46,11 @@ from ...evidence import Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
 from .._threads import add_subagent, interleave, link_thread
+from ..base import read_head
 from ..lines import open_regular, source_name
 from . import _drift
 from ._build import Thread, ThreadBuilder
+from ._exec_json import is_exec_stream, read_exec_stream
 from ._fork import candidate_paths
 from ._ledger import mark_thread
 from ._legacy import is_legacy, load_json_rollout
@@ -51,6 +59,7 @@ from ._read import LoadedFile, head_text, load_file
 SUFFIXES = (".jsonl", ".jsonl.zst")
 PATTERNS = ("rollout-*.jsonl", "rollout-*.json", "*.jsonl.zst")
 HEAD_LIMIT = 8 << 20  # a session_meta line longer than this is not looked for
+EXEC_HEAD = 4096  # a stream's first event (thread.started) is one short line
 
 
 class CodexSource:
@@ -59,7 +68,7 @@ class CodexSource:
 
     # ------------------------------------------------------------------ sniff
     def sniff(self, path: Path, head: bytes) -> bool:
-        if is_legacy(head):
+        if is_legacy(head) or is_exec_stream(head):
             return True
         first = _first_line(head_text(path, head))
         if not first.startswith(b"{"):
@@ -90,6 +99,8 @@ class CodexSource:
         home = path / ".codex" if (path / ".codex").is_dir() else path if path.name == ".codex" else None
         roots = [r for r in (home / "sessions", home / "archived_sessions") if r.is_dir()] if home else []
         found = {p for r in roots or [path] for pat in PATTERNS for p in r.rglob(pat) if p.is_file()}
+        # a headless run's saved stream has no name of Codex's own: any .jsonl whose events are its
+        found |= {p for r in roots or [path] for p in r.rglob("*.jsonl") if p not in found and _is_exec_file(p)}
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
         ids = {(d, str(h.get("id"))) for p, h in heads.items() if h.get("id") for d in day_folders(p.parent)}
@@ -108,6 +119,8 @@ class CodexSource:
 
     # ------------------------------------------------------------------- read
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if is_exec_stream(read_head(path)):
+            return read_exec_stream(path, ctx)
         session = Session("codex", "", [], {}, [], SessionMeta(agent="codex-cli"))
         reader = _Reader(session, ctx)
         main = reader.thread(path)
@@ -206,6 +219,15 @@ def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
             "context": child.meta.extra.get("context", []),
         }
     )
+
+
+def _is_exec_file(path: Path) -> bool:
+    """Whether a file is a saved `codex exec --json` stream (its first line, short, says so)."""
+    try:
+        with open_regular(path) as f:
+            return is_exec_stream(f.read(EXEC_HEAD))
+    except (InputError, OSError):
+        return False
 
 
 def _why(e: Exception) -> str:
