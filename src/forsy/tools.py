@@ -115,6 +115,8 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     _t("browser_go_back", "other", K.WEB), _t("browser_list_tabs", "other", K.WEB),
     _t("browser_switch_tab", "other", K.WEB), _t("browser_close_tab", "other", K.WEB),
     _t("browser_get_storage", "other", K.WEB), _t("browser_set_storage", "other", K.WEB),
+    # `codex exec --json` names what the agent did by its item's kind, not the tool it called
+    _t("command_execution", "execute", K.SHELL), _t("file_change", "edit", K.EDIT), _t("todo_list", "plan", K.PLAN),
 )  # fmt: skip
 CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),
@@ -143,6 +145,9 @@ GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 # mini-swe-agent has one tool: a bash command (a tool call in 2.x, a fenced block in 1.x answers)
 MINI_SWE_AGENT_TOOLS: tuple[ToolSpec, ...] = (_t("bash", "execute", K.SHELL),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
+# shell tools whose arguments are the command line itself, one string (Codex exec's command
+# items: the argv joined as a shell would quote it), not an object holding it
+COMMAND_LINE_ARGS = frozenset({"command_execution"})
 
 SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "claude_code": CLAUDE_CODE_TOOLS,

@@ -145,7 +145,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-termination/declared", "The log states how the session ended, in its own words mapped by its source "
          "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout; Claude Code's "
          "print-mode result: a turn or budget limit reached is partial_then_stopped, an error during execution "
-         "error_unrecoverable, a cancelled turn user_abandoned)."),
+         "error_unrecoverable, a cancelled turn user_abandoned; Codex exec's stream: a last turn that failed, "
+         "`turn.failed`, is error_unrecoverable)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
     Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
          "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer (a "
