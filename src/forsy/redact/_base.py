@@ -16,7 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,12 +49,17 @@ PLACEHOLDER_RE = re.compile(r"\[(?:(?:" + "|".join(MASKED_KINDS) + r")_\d+|PATH_
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A span of text (str indices) to mask, with its kind and the rule that found it."""
+    """A span of text (str indices) to mask, with its kind and the rule that found it.
+
+    `parts`: where hits overlapped and were merged into this one, the spans the rules found
+    of a secret (a credential or key) in it, each as found: the secret alone is learnt from
+    them (_known.py), not only the wider span masked. Not part of a hit's identity."""
 
     start: int
     end: int
     kind: str
     rule: str
+    parts: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
 
 
 Finder = Callable[[str, "Anchors"], Iterator[Hit]]

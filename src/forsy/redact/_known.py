@@ -9,9 +9,11 @@ number would mask ordinary text everywhere, so they stay masked only where a rul
 from __future__ import annotations
 
 import json
+import os.path
 import re
 import urllib.parse
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from ._base import _ALNUM, _WORDY, CREDENTIAL, PRIVATE_KEY, Hit, is_template, left_ok, looks_random
@@ -67,17 +69,53 @@ def _classes(value: str) -> int:
 
 
 _USER_PAIR = re.compile(r"[\w.@\\-]{1,64}:(?P<secret>[^\s:]{6,})")
+# `db=X`, `--password=X`: a name, `=`, the value (one word: a longer text is not one pair)
+_NAMED = re.compile(r"-{0,2}[A-Za-z_][\w.-]{0,63}=(?P<secret>\S{6,})")
+# a URL's user info: `postgres://user:X@host/db`, masked whole by an engine rule
+_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@]{0,128}:(?P<secret>[^\s/?#@]{6,256})@")
+# what stands around a value in the text a rule masked with it: blanks, quotes, brackets, a
+# separator before it (`-p:X`), punctuation after it (`X',` of a decoded view's span, widened
+# to whole escapes)
+_BEFORE = " \t\r\n\"'`([{<:="
+_AFTER = " \t\r\n\"'`)]}>,;.:"
+# a line of a key block's body: base64 or hex, alone on its line (real or escaped newlines)
+_BODY_LINE = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_LINE_BREAK = re.compile(r"\r?\n|(?:\\{1,3}r)?\\{1,3}n")
+MAX_LINES = 64  # of one block: each line learnt is one more search of every text
 
 
 def learnt_values(raw: str, decoded: str) -> set[str]:
-    """What a masked value teaches: the value as written and as decoded, and the secret of a
-    `user:secret` pair (`--auth=bob:X` masked whole: X alone is still that secret)."""
+    """What a masked value teaches: the value as written and as decoded, and the secret alone
+    where the mask is wider than it (a rule may mask more than the value, a field is masked
+    whole): the secret of a `user:secret` pair (`--auth=bob:X` masked whole: X alone is still
+    that secret), of a `name=X` pair and of a URL's user info; the value without the quotes,
+    brackets and separators around it (`'X'`, `:X`, `X',`); the first and the last word of a
+    mask holding blanks (`X) and retried` of a value running on, `Bearer X`); the lines of a
+    key block's body. Only distinctive ones spread (KnownSecrets.add)."""
     out = {raw, decoded}
     for v in (raw, decoded):
-        pair = _USER_PAIR.fullmatch(v)
-        if pair is not None:
-            out.add(pair["secret"])
+        out |= _inner(v)
     return out
+
+
+def _inner(value: str) -> set[str]:
+    if _LINE_BREAK.search(value.strip()):  # a block: its body's lines (its labels and headers are no secret)
+        lines = (line.strip() for line in _LINE_BREAK.split(value))
+        return set(islice((line for line in lines if _BODY_LINE.fullmatch(line)), MAX_LINES))
+    words = value.split()
+    out = {_trim(value)}
+    if len(words) > 1:
+        out |= {_trim(words[0]), _trim(words[-1])}
+    for v in (value, *out):
+        for pattern in (_USER_PAIR, _NAMED, _USERINFO):
+            m = pattern.fullmatch(v) if pattern is not _USERINFO else pattern.match(v)
+            if m is not None:
+                out.add(m["secret"])
+    return out
+
+
+def _trim(value: str) -> str:
+    return value.lstrip(_BEFORE).rstrip(_AFTER)
 
 
 def written_forms(value: str) -> set[str]:
@@ -95,6 +133,10 @@ class KnownSecrets:
     def __init__(self) -> None:
         self.kinds: dict[str, str] = {}  # written form -> kind
         self._ordered: tuple[str, ...] = ()
+        # what is searched: the forms of one value share their start (`ab/c` and `ab%2Fc`), so
+        # where that start is distinctive it is searched once for all of them (a key's body
+        # lines are many values: each search is one more pass over every text)
+        self._heads: set[str] = set()
 
     def __bool__(self) -> bool:
         return bool(self.kinds)
@@ -105,7 +147,10 @@ class KnownSecrets:
         for kind, value in values:
             if kind not in SPREAD_KINDS or len(self.kinds) >= MAX_VALUES or not distinctive(value):
                 continue
-            for form in written_forms(value):
+            forms = written_forms(value)
+            head = os.path.commonprefix(list(forms))  # not a word: `postgres` of a URI would be found everywhere
+            self._heads.update([head] if distinctive(head) else forms)
+            for form in forms:
                 if form not in self.kinds:
                     self.kinds[form] = kind
                     new = True
@@ -114,15 +159,15 @@ class KnownSecrets:
         return new
 
     def __call__(self, text: str, anchors: Anchors | None = None) -> Iterator[Hit]:
-        """Occurrences in `text` (str.find per form: no byte copy of the text is needed)."""
+        """Occurrences in `text` (str.find per head: no byte copy of the text is needed)."""
         if not self._ordered:
             return
         starts: set[int] = set()
-        for form in self._ordered:
-            i = text.find(form)
+        for head in self._heads:
+            i = text.find(head)
             while i >= 0:
                 starts.add(i)
-                i = text.find(form, i + 1)
+                i = text.find(head, i + 1)
         taken = -1
         for i in sorted(starts):
             if i < taken:

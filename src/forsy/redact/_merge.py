@@ -22,6 +22,7 @@ from ._base import (
     PRIVATE_KEY,
     Hit,
 )
+from ._known import SPREAD_KINDS
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, BIRTH_DATE: 5, EMAIL: 6,
@@ -93,10 +94,18 @@ def _merge(hits: list[Hit]) -> list[Hit]:
             last = merged[-1]
             kind = min(last.kind, h.kind, key=KIND_RANK.__getitem__)
             rule = last.rule if kind == last.kind else h.rule
-            merged[-1] = Hit(last.start, max(last.end, h.end), kind, rule)
+            merged[-1] = Hit(last.start, max(last.end, h.end), kind, rule, _found(last) + _found(h))
         else:
             merged.append(h)
     return merged
+
+
+def _found(h: Hit) -> tuple[tuple[int, int], ...]:
+    """The secrets' spans the rules found in h: its parts once merged, else its own span.
+    (A wider span from one rule must not hide the precise one another rule found.)"""
+    if h.parts:
+        return h.parts
+    return ((h.start, h.end),) if h.kind in SPREAD_KINDS else ()
 
 
 def _around_placeholders(text: str, hit: Hit, placeholders: list[tuple[int, int]]) -> Hit | None:

@@ -152,7 +152,7 @@ class Redactor:
         batched = list(batches(strings))
         scanned = list(zip(batched, self._scan_batches(batched), strict=True))
         with self._lock:
-            self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, f)) for _, f in fields))
+            self._learnt(self._known.add(field_secrets(f for _, f in fields)))
         found = [h for batch, hits in scanned for h in self._with_known_safe(batch, hits)]
         out: list[Any] = []
         for v, span in zip(values, spans, strict=True):
@@ -193,7 +193,7 @@ class Redactor:
             return
         self._find_safe(strings)  # the scan learns what it finds
         with self._lock:
-            self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in (f for _, f in fields)))
+            self._learnt(self._known.add(field_secrets(f for _, f in fields)))
 
     def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Commands and their outputs read together (a call and its result): a secret a command
@@ -253,8 +253,10 @@ class Redactor:
 
     def _learn(self, texts: list[str], out: list[list[Hit]]) -> None:
         # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
+        # and each secret the rules found where their hits were merged into a wider one
         learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
-                  for v in learnt_values(t[h.start : h.end], normalise(h.kind, t[h.start : h.end]))]
+                  for s, e in dict.fromkeys(((h.start, h.end), *h.parts))
+                  for v in learnt_values(t[s:e], normalise(h.kind, t[s:e]))]
         if learnt:
             with self._lock:
                 self._learnt(self._known.add(learnt))
@@ -491,7 +493,7 @@ class Redactor:
         date of birth's is not: the same date elsewhere may be anyone's, or no one's."""
         with self._lock:
             if kind == CREDENTIAL:
-                self._learnt(self._known.add([(CREDENTIAL, normalise(CREDENTIAL, value))]))
+                self._learnt(self._known.add(field_secrets([value])))
             self._by_kind[kind] += 1
             self._by_rule[rule] += 1
             return self._placeholder(kind, value)
@@ -552,6 +554,14 @@ def user_names_from_paths(paths: Iterable[str]) -> set[str]:
         for hit in home_path_user(path, Anchors(path)):
             names.add(path[hit.start : hit.end])
     return names
+
+
+def field_secrets(values: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """What the values of fields masked whole teach (`{"auth": "bob:X"}`, a header's `Bearer X`,
+    a quoted value), as a masked span does."""
+    for value in values:
+        for v in learnt_values(value, normalise(CREDENTIAL, value)):
+            yield CREDENTIAL, v
 
 
 def normalise(kind: str, value: str) -> str:
