@@ -31,9 +31,15 @@ class ToolSpec:
     name: str  # exact tool name as the log writes it
     operation: str  # the trace format's operation (models.KNOWN_OPERATIONS)
     kind: ToolKind
-    # EDIT tools: "file" when the arguments name the file (file_path / notebook_path / path),
-    # "patch" when they hold an apply_patch text naming the files
+    # EDIT tools: "file" when the arguments name the file (one of PATH_ARGS), "patch" when they
+    # hold an apply_patch text naming the files
     edit_form: Literal["file", "patch"] | None = None
+
+
+# the argument an edit of form "file" names its file by, in the order looked for: Claude Code's
+# `file_path` / `notebook_path`, Gemini's and OpenHands' `path`, Cline's `path` (XML calls) and
+# `absolutePath` (native calls)
+PATH_ARGS = ("file_path", "notebook_path", "path", "absolutePath")
 
 
 def _t(name: str, operation: str, kind: ToolKind, edit_form: Literal["file", "patch"] | None = None) -> ToolSpec:

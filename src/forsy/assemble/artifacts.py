@@ -22,7 +22,7 @@ from typing import Any
 from ..evidence import Event
 from ..payloads import CommitInfo, Persisted
 from ..rules.segment import Draft
-from ..tools import ToolSpec, spec
+from ..tools import PATH_ARGS, ToolSpec, spec
 
 PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 
@@ -90,7 +90,7 @@ def _get(arts: dict[str, ArtifactDraft], path: str, typ: str, role: str) -> Arti
 def _file_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: ToolSpec) -> None:
     args = d.tool_args if isinstance(d.tool_args, dict) else {}
     rich = d.rich if isinstance(d.rich, dict) else {}
-    path = args.get("file_path") or args.get("notebook_path") or rich.get("filePath")
+    path = next((args[k] for k in PATH_ARGS if isinstance(args.get(k), str)), rich.get("filePath"))
     if not isinstance(path, str):
         return
     whole = tool.operation == "write"  # Write gives the whole file; Edit and the others a change
@@ -103,7 +103,9 @@ def _file_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: ToolSp
         a.diffs.append(f"step {step}: whole file written ({len(a.content)} characters)")
     else:
         a.content = None  # an edit after a write: the full content is no longer known
-        diff = _patch_diff(rich.get("structuredPatch"))
+        # the writer's patch of what was written (Claude Code), else the change the call asked for as
+        # its arguments give it (Cline's SEARCH/REPLACE blocks in `diff`)
+        diff = _patch_diff(rich.get("structuredPatch")) or (args["diff"] if isinstance(args.get("diff"), str) else None)
         a.diffs.append(f"step {step}:\n{diff}" if diff else f"step {step}: edited (no patch in the log)")
         a.rules.append("A-edit")
     a.state = f"Last changed in step {step} by {tool.name}."

@@ -164,7 +164,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-termination/other", "None of the above."),
     # -- artifacts
     Rule("A-write", "A successful whole-file write: the file was created or overwritten with the content."),
-    Rule("A-edit", "A successful edit: the file was modified; the diff from the tool's patch."),
+    Rule("A-edit", "A successful edit: the file was modified; the diff from the tool's patch, else the change as "
+         "the call's arguments give it (Cline's SEARCH/REPLACE blocks)."),
     Rule("A-patch", "An apply_patch: the files its patch names, each with its section."),
     Rule("A-commit", "A commit's files, with the status git gives."),
     Rule("A-persisted", "A tool output the agent saw only a preview of, saved in full by the agent."),

@@ -69,7 +69,7 @@ from ..errors import InputError
 from ..evidence import Event, Mark, Quality, Session, SessionMeta, SourceFile
 from ..ids import make_id
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, Match, ShellInfo
-from ..tools import COMMAND_LINE_ARGS, ToolKind, kind_of, spec
+from ..tools import COMMAND_LINE_ARGS, PATH_ARGS, ToolKind, kind_of, spec
 from . import commits
 from .commits import CallSpan as _Call
 from .commits import to_epoch
@@ -139,7 +139,7 @@ def edit_paths(e: Event) -> list[str]:
     tool = spec(e.tool)
     form = tool.edit_form if tool else None
     if form == "file" and isinstance(args, dict):
-        for key in ("file_path", "notebook_path", "path"):
+        for key in PATH_ARGS:
             if isinstance(args.get(key), str):
                 return [args[key]]
     texts: list[str] = []

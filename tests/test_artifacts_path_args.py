@@ -1,0 +1,46 @@
+"""The files a trace says were changed: an edit names its file by whichever argument its agent
+uses (tools.PATH_ARGS). Cline's native calls name it `absolutePath` (every write of the real Cline
+task in ../shared/real_logs), its XML calls `path`: no Cline trace listed a changed file. A Cline
+replace_in_file carries no patch of what was written, only its SEARCH/REPLACE blocks, which are
+the change it asked for and the artifact's diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import forsy
+
+SEARCH_REPLACE = "------- SEARCH\nretries = 3\n=======\nretries = 5\n+++++++ REPLACE\n"
+
+
+def _task(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    api = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nRaise the retry limit to 5.\n</task>"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "write_to_file", "input": {
+            "absolutePath": "/repo/notes.md", "content": "Retries: 5\n"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "[write_to_file for '/repo/notes.md'] Result:\nThe content was successfully "
+                                     "saved to /repo/notes.md."}]}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "replace_in_file", "input": {
+            "absolutePath": "/repo/conf.py", "diff": SEARCH_REPLACE}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": [
+            {"type": "text", "text": "[replace_in_file for '/repo/conf.py'] Result:\nThe content was successfully "
+                                     "saved to /repo/conf.py."}]}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Done: the limit is 5."}]},
+    ]
+    (folder / "api_conversation_history.json").write_text(json.dumps(api))
+    return folder / "api_conversation_history.json"
+
+
+def test_a_cline_tasks_writes_and_edits_are_its_artifacts(tmp_path: Path) -> None:
+    log = _task(tmp_path / "task")
+    run = forsy.retrace([log], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(tmp_path / "out", parent=True))
+    [o] = run.outcomes
+    folder = Path(str(o.where))
+    assert forsy.validate(folder).ok
+    arts = {a["path"]: a for a in json.loads((folder / "trace.json").read_text())["static_output"]["artifacts"]}
+    assert sorted(arts) == ["/repo/conf.py", "/repo/notes.md"]
+    assert arts["/repo/notes.md"]["content"] == "Retries: 5\n"
+    assert arts["/repo/conf.py"]["diff"] == f"step 3:\n{SEARCH_REPLACE}"
