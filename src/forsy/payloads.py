@@ -55,6 +55,7 @@ class MessageInfo(Info):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("turn_id", "context")
 
     rule: str | None = None  # a user event derived by this rule (slash-command, bash-input)
+    # (on agent text: the id of the rule that joined it from the pieces it streamed in, R-text/deltas)
     synthetic: bool = False  # a harness filler or API error, not the model's words
     api_error: bool = False
     attachments_omitted: int = 0  # Claude Code: images/documents sent with the message

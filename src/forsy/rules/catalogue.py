@@ -55,7 +55,8 @@ _RULES: tuple[Rule, ...] = (
          "an apply_patch parse or match error): the call failed; an exit code the message states is read from it."),
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
          "(the CLI writes the line only then, except from July 2025 to January 2026, when it wrote 'Exit Code: 0' "
-         "on success too): the call failed, whatever its status."),
+         "on success too), or, in the headless stream, which carries what the CLI showed, is 'Command exited with "
+         "code: N' (shown for a command that printed nothing): the call failed, whatever its status."),
     Rule("R-call/gemini-stopped", "Gemini CLI: the shell tool's result opens with the CLI's words for a command it "
          "stopped (its timeout exceeded, or cancelled by the user before it could complete): the call failed, "
          "whatever its status."),
@@ -109,6 +110,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-reasoning/joined", "Several reasoning texts before the action, joined by newlines."),
     Rule("R-answer", "The agent's visible answer, copied."),
     Rule("R-answer/joined", "Several answer texts of one turn, joined by newlines."),
+    Rule("R-text/deltas", "The agent's text came in pieces as it streamed, each its own record (Gemini CLI's "
+         "headless stream: assistant `message` events with `delta: true`): the pieces with no other event between "
+         "them are one text, their contents joined in order with nothing between them; each piece is cited."),
     Rule("R-answer/thinking-only", "A turn with reasoning and no visible answer is an analyze step."),
     Rule("R-cause/user", "An agent step is caused by the user message that started its turn."),
     Rule("R-cause/results", "An agent step is caused by the tool results it read."),
@@ -145,8 +149,11 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-termination/declared", "The log states how the session ended, in its own words mapped by its source "
          "(mini-swe-agent's exit_status: Submitted is task_complete, TimeExceeded is timeout; Claude Code's "
          "print-mode result: a turn or budget limit reached is partial_then_stopped, an error during execution "
-         "error_unrecoverable, a cancelled turn user_abandoned; Codex exec's stream: a last turn that failed, "
-         "`turn.failed`, is error_unrecoverable)."),
+         "error_unrecoverable, a cancelled turn user_abandoned; Gemini CLI's headless stream: a result of status "
+         "error is error_unrecoverable, but a turn limit (FatalTurnLimitedError) partial_then_stopped and a "
+         "cancelled run (FatalCancellationError) user_abandoned; a run the CLI stopped with 'Loop detected, stopping "
+         "execution' or 'Maximum session turns exceeded' and then ended as a success, partial_then_stopped; Codex "
+         "exec's stream: a last turn that failed, `turn.failed`, is error_unrecoverable)."),
     Rule("T-termination/answer", "The session ends on an answer: task complete."),
     Rule("T-final/answer-call", "final_output is the answer the agent gave by a tool call (attempt_completion's "
          "`result`, submit_and_exit's `summary`), copied from the call's arguments, when it is the last answer (a "

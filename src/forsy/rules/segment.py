@@ -74,11 +74,11 @@ USER_MODIFIED_NOTE = ("The model proposed this input; the user changed it before
 
 
 def _sliced(rule: str, texts: list[Event]) -> str:
-    """The rule of texts copied together, with C-span when some are slices of their strings (the
-    prose around calls a model wrote in its text): one alone is C-span; joined, each slice of
-    the value is in its piece (forsy verify)."""
+    """The rule of texts copied together: with C-span when some are slices of their strings (one alone is C-span),
+    else with the rule that joined an agent text from its streamed pieces (`MessageInfo.rule`: R-text/deltas)."""
+    joins = sorted({t.info.rule for t in texts if isinstance(t.info, MessageInfo) and t.info.rule})
     if not any(t.info is not None and t.info.span is not None for t in texts):
-        return rule
+        return "+".join([rule, *joins])
     return "C-span" if len(texts) == 1 else rule + "+C-span"
 
 
@@ -476,8 +476,8 @@ class Segmenter:
         refs = [r for t in answer for r in t.refs]
         text = "\n\n".join(t.text for t in answer if t.text)
         # one answer cut out of its string (C-span: Cline's interruption notice after the words) says so
-        rule, params = source_rule(answer[0], "R-answer") if len(answer) == 1 else (_sliced("R-answer/joined", answer),
-                                                                                    None)
+        rule, params = source_rule(answer[0], _sliced("R-answer", answer)) if len(answer) == 1 else (
+            _sliced("R-answer/joined", answer), None)
         d.set("output", text, copied(refs, rule=rule, params=params))
         if thoughts:
             self._reasoning(d, thoughts)

@@ -51,6 +51,9 @@ RICH = "/tool_use_result"
 LINK_RULE = "parent_tool_use_id"
 _SESSION = re.compile(rb'"session_id"\s*:\s*"')
 _SHAPE = re.compile(rb'"parent_tool_use_id"\s*:|"subtype"\s*:\s*"init"|"type"\s*:\s*"result"')
+# Gemini CLI's headless stream names its session `session_id` and ends on a `result` too; its
+# first line is `{"type":"init","timestamp":…}` (Claude Code's init is a `system` message)
+_GEMINI_INIT = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"type"\s*:\s*"init"\s*,\s*"timestamp"', re.M)
 STREAM_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event", "rate_limit_event",
                           "conversation_reset"})
 # what a message that is no work is, in the ledger's words
@@ -68,7 +71,8 @@ _RESULT_KEYS = ("subtype", "terminal_reason", "num_turns", "total_cost_usd", "du
 def is_stream(head: bytes) -> bool:
     """Whether a file's first bytes are print-mode messages: objects naming their session as
     `session_id` (the transcript writes `sessionId`) in the stream's shape."""
-    return _SESSION.search(head) is not None and _SHAPE.search(head) is not None and b'"sessionId"' not in head
+    return _SESSION.search(head) is not None and _SHAPE.search(head) is not None and b'"sessionId"' not in head \
+        and _GEMINI_INIT.search(head) is None
 
 
 def read_stream(path: Path, ctx: ReadContext) -> Session:

@@ -27,6 +27,11 @@ session of prompts per `sessionId` whose chat is not beside it.
 
 A main chat's subagents each write a chat of their own, read with it (`_subagents`).
 
+A headless run's output saved as it came, `gemini -p … --output-format stream-json` (events of
+one run a line: `init`, the prompt, the model's text in `delta` pieces, `tool_use`,
+`tool_result`, `error`, `result`), is read by `_stream_json`, which says what the writer emits;
+`--output-format json`'s one object (the answer and counts, no calls) is refused there.
+
 What the format does not record: the working directory (only a hash of it: `.project_root`
 beside `chats/` names it since 2026, `_project`), the system prompt, the tools offered, the
 CLI's version; none of them is filled.
@@ -34,7 +39,6 @@ CLI's version; none of them is filled.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -47,24 +51,18 @@ from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
-from ..lines import inside, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..lines import HEAD, inside, read_bytes, sha256, sniff_file, sniffed, source_name
 from . import _jsonl, _turns
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
 from ._saved import FOLDER, attach_saved
+from ._shell import shell_outcome
+from ._stream_json import is_json_result, is_stream, read_stream, refuse_json_result
 from ._subagents import Chat, main_chat, read_subagents
 from ._turns import CLI_TURNS, INJECTED, SHELL_TURN, SYNTHETIC_SIGNATURE
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
-# tools/shell.ts: its output has an `Exit Code: N` line when N is not 0; from July 2025 to January
-# 2026 it wrote the line for every command, `Exit Code: 0` on success (R-call/gemini-exit-code: N ≠ 0)
-SHELL_TOOLS = frozenset({"run_shell_command"})
-_SHELL_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
-# tools/shell.ts: a command the CLI stopped (its timeout, or the person) opens its result with these
-_SHELL_STOPPED = re.compile(r"\s*Command was (?:automatically cancelled because it exceeded the timeout|cancelled by "
-                            r"user before it could complete)")
-UNTRUSTED = "<untrusted_context>\n"  # the wrapper newer versions put around a tool's output for the model
 # chatRecordingTypes.ts: BaseMessageRecord + the gemini type's fields; ToolCallRecord
 MESSAGE_FIELDS = frozenset({"id", "timestamp", "content", "displayContent", "type", "toolCalls", "thoughts", "tokens",
                             "model"})
@@ -113,6 +111,8 @@ class GeminiSource:
         return None
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if is_stream(head) or is_json_result(head):  # headless output (`_stream_json`)
+            return True
         h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if _jsonl.is_jsonl(h):
             # a chat of lines: its header names the session and the project's hash, and has no
@@ -152,6 +152,10 @@ class GeminiSource:
         data = read_bytes(path, ctx.limits)
         name = source_name(path, ctx.root)
         file = SourceFile(name, str(path.resolve()), self.name, len(data), sha256(data))
+        if is_json_result(data[:HEAD]):
+            raise refuse_json_result(path, data[:HEAD])
+        if is_stream(data[:HEAD]):
+            return read_stream(path, data, name, file)
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
             return _read_logs(path, data, name, file)
         if _jsonl.is_jsonl(data):
@@ -582,15 +586,7 @@ class _Chat:
             # the person answered No to the confirmation (of this call, or of one in its batch)
             info.rejected = True
             s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
-        # the CLI writes its own lines after the command's output, which may hold the same words:
-        # the last `Exit Code` line is the CLI's (tools/shell.ts)
-        codes = _SHELL_EXIT.findall(text) if name in SHELL_TOOLS else []
-        if codes:
-            info.exit_code = int(codes[-1])
-            if not failed and info.exit_code != 0:  # the command failed though the tool ran: its output says so
-                failed, info.failure_rule = True, "R-call/gemini-exit-code"
-        elif name in SHELL_TOOLS and not failed and _SHELL_STOPPED.match(text.removeprefix(UNTRUSTED)):
-            failed, info.failure_rule = True, "R-call/gemini-stopped"  # the CLI stopped it: no exit status
+        failed = shell_outcome(name, text, failed, info)
         self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
                                    is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
                                    info=info))
