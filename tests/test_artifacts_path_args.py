@@ -44,3 +44,13 @@ def test_a_cline_tasks_writes_and_edits_are_its_artifacts(tmp_path: Path) -> Non
     assert sorted(arts) == ["/repo/conf.py", "/repo/notes.md"]
     assert arts["/repo/notes.md"]["content"] == "Retries: 5\n"
     assert arts["/repo/conf.py"]["diff"] == f"step 3:\n{SEARCH_REPLACE}"
+
+
+def test_the_dataset_cards_tags_say_what_the_tools_did_for_every_agent(tmp_path: Path) -> None:
+    """`file-edits`, `cli`, `search` come from what the tool tables say each tool does, not from
+    Claude Code's and Codex's names: a Cline task that wrote files was not tagged file-edits."""
+    log = _task(tmp_path / "task")
+    [o] = forsy.retrace([log], forsy.RetraceOptions(redact=False)).outcomes
+    assert o.assembled is not None
+    tags = o.assembled.trace.dataset_summary.tags
+    assert "file-edits" in tags and "cli" not in tags

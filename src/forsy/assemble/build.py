@@ -48,6 +48,7 @@ from ..models import (
 from ..payloads import NoteInfo
 from ..proposals import Proposal, TraceOverlay, apply_to_drafts, trace_overlay
 from ..rules.segment import Draft, copied, derived
+from ..tools import ToolKind, kind_of
 from ..version import __version__
 from . import artifacts, ledger
 from .score import Factor, confidence
@@ -141,11 +142,12 @@ def termination(session: Session, drafts: list[Draft]) -> tuple[str, str]:
 def _tags(drafts: list[Draft], session: Session) -> list[str]:
     tools = {str(d.values.get("tool")) for d in drafts if d.values.get("tool")}
     tags = ["agent-work-trace", "retraced", "tool-use" if tools else "conversation"]
-    if tools & {"Bash", "shell", "exec_command", "local_shell"}:
+    kinds = {kind_of(t) for t in tools}  # what the tools do, as the tool tables say for every agent
+    if ToolKind.SHELL in kinds:
         tags.append("cli")
-    if tools & {"Write", "Edit", "MultiEdit", "apply_patch", "NotebookEdit"}:
+    if ToolKind.EDIT in kinds:
         tags.append("file-edits")
-    if tools & {"WebSearch", "WebFetch", "web_search"}:
+    if ToolKind.WEB in kinds:
         tags.append("search")
     if any(t.startswith("mcp:") for t in tools):
         tags.append("mcp")
