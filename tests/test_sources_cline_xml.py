@@ -235,7 +235,9 @@ def test_each_kind_of_call_is_a_step_answered_by_its_result(tmp_path: Path) -> N
                                                          "export const x = 2\n+++++++ REPLACE"},
          "[replace_in_file for 'src/x.ts'] Result:\nThe content was successfully saved to src/x.ts.", False),
         ("execute_command", {"command": "npm test", "requires_approval": "false"},
-         "[execute_command for 'npm test'] Result:\nCommand executed.\nOutput:\n1 passing", False),
+         # "Command executed." is what Cline wrote when the command ended, whatever its exit code
+         # (src/core/task/index.ts at 5fde21dffd): the result says nothing of success
+         "[execute_command for 'npm test'] Result:\nCommand executed.\nOutput:\n1 passing", None),
         ("use_mcp_tool", {"server_name": "github", "tool_name": "create_issue", "arguments": '{"title": "x is 2"}'},
          "[use_mcp_tool for 'github'] Result:\nCreated issue #7", False),
         ("browser_action", {"action": "launch", "url": "http://localhost:3000"}, BROWSED, False),

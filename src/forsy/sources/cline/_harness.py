@@ -72,6 +72,20 @@ RESULT = re.compile(r"\[([A-Za-z_][\w-]*)(?: for [^\n]*?)?\] Result:")
 INJECTED = ("<environment_details>", "# task_progress", "# TODO LIST UPDATE REQUIRED", "[TASK RESUMPTION]")
 
 
+# a command's result that states no exit status: Cline could not read one from the terminal
+# ("Command executed.", its wording until February 2026), or the command had not ended yet
+STATUS_UNKNOWN = ("Command executed.", "Command is still running in the user's terminal.")
+
+
+def no_status(text: str) -> bool:
+    """Whether a command's result (its `[execute_command for '…'] Result:` header, if any, first)
+    says it ran without saying whether it worked."""
+    body = text.lstrip()
+    head = RESULT.match(body)
+    m = COMMAND_STATUS.match(body[head.end():].lstrip() if head else body)
+    return m is not None and m.group(0) in STATUS_UNKNOWN
+
+
 def harness_kind(text: str) -> str | None:
     """The kind of a block Cline wrote whole, None when it may hold the person's words."""
     body = text.lstrip()

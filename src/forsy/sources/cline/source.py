@@ -63,7 +63,7 @@ from .. import ReadContext
 from .._records import Record, iter_json_array
 from ..lines import discover_sniffed, read_bytes, sha256, source_name
 from ._compaction import read_compaction, session_file
-from ._harness import INJECTED, RESULT, command_failed, harness_kind, not_run, result_failed, wrapped_words
+from ._harness import INJECTED, RESULT, command_failed, harness_kind, no_status, not_run, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
 from ._sdk import is_sdk_messages, iso_ms, read_sdk
@@ -525,8 +525,9 @@ class _Task:
         if denied:
             _bump(self.s, "rejected_calls")
         failed = not denied and not flagged and result_failed(text)
+        err: bool | None = flagged or denied or failed or text.lstrip().startswith("[ERROR]")
         ev = self._ev("tool_result", rec, ptr, None, call_id=call.call_id, tool=call.tool, text=text,
-                      is_error=flagged or denied or failed or text.lstrip().startswith("[ERROR]"),
+                      is_error=None if not err and no_status(text) else err,  # unknown: success is null
                       info=ResultInfo(rejected=True) if denied else  # the user's rejection: feedback on the step
                       ResultInfo(failure_rule=FAILURE_RULE) if failed else None)
         ev.refs += [Ref(rec.ev.id, p) for p, _ in parts[1:]]
