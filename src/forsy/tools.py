@@ -100,6 +100,23 @@ GEMINI_TOOLS: tuple[ToolSpec, ...] = (
     _t("tracker_add_dependency", "plan", K.PLAN), _t("tracker_get_task", "read", K.OTHER),
     _t("tracker_list_tasks", "read", K.OTHER), _t("get_internal_docs", "read", K.OTHER),
 )  # fmt: skip
+# QwenLM/qwen-code tools/tool-names.ts: Gemini CLI's tools under their names, and its own; the
+# legacy names its ToolNamesMigration still maps (search_file_content, replace, task, todo_write)
+# are in old sessions. task_* keep the task list (task_stop stops a background task, task_output
+# reads one's output), agent runs a subagent, lsp asks a language server
+QWEN_CODE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("read_file", "read", K.READ), _t("read_many_files", "read", K.READ), _t("list_directory", "read", K.READ),
+    _t("glob", "search", K.SEARCH), _t("grep_search", "search", K.SEARCH),
+    _t("search_file_content", "search", K.SEARCH), _t("web_search", "search", K.WEB),
+    _t("web_fetch", "download", K.WEB), _t("write_file", "write", K.EDIT, "file"),
+    _t("edit", "edit", K.EDIT, "file"), _t("replace", "edit", K.EDIT, "file"),
+    _t("run_shell_command", "execute", K.SHELL), _t("save_memory", "other", K.OTHER),
+    _t("exit_plan_mode", "plan", K.PLAN), _t("todo_write", "plan", K.PLAN),
+    _t("task_create", "plan", K.PLAN), _t("task_update", "plan", K.PLAN), _t("task_get", "read", K.OTHER),
+    _t("task_list", "read", K.OTHER), _t("task_stop", "execute", K.PROCESS), _t("task_output", "read", K.READ),
+    _t("agent", "other", K.DELEGATE), _t("task", "other", K.DELEGATE), _t("skill", "other", K.OTHER),
+    _t("lsp", "analyze", K.OTHER), _t("ask_user_question", "ask_user", K.ASK_USER),
+)  # fmt: skip
 # OpenHands: the tool of a step is the action type of the event (`run`, `edit`, ...)
 OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     _t("run", "execute", K.SHELL), _t("run_ipython", "execute", K.SHELL), _t("read", "read", K.READ),
@@ -161,6 +178,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "git": GIT_TOOLS,
     "shell": SHELL_HISTORY_TOOLS,
     "gemini": GEMINI_TOOLS,
+    "qwen_code": QWEN_CODE_TOOLS,
     "openhands": OPENHANDS_TOOLS,
     "cline": CLINE_TOOLS,
     "aider": AIDER_TOOLS,

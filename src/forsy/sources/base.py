@@ -27,6 +27,7 @@ BUILTIN: dict[str, str] = {
     "shell": "forsy.sources.shell:ShellHistorySource",
     "git": "forsy.sources.git:GitSource",
     "gemini": "forsy.sources.gemini:GeminiSource",
+    "qwen_code": "forsy.sources.qwen_code:QwenCodeSource",
     "openhands": "forsy.sources.openhands:OpenHandsSource",
     "cline": "forsy.sources.cline:ClineSource",
     "aider": "forsy.sources.aider:AiderSource",

@@ -86,6 +86,8 @@ class ClaudeCodeSource:
                 continue
             if not isinstance(d, dict):
                 return False
+            if _gemini_shaped(d):
+                return False  # Qwen Code's (a Gemini CLI fork): Claude Code's record keys around Gemini's Content
             t = d.get("type")
             if t is not None and not isinstance(t, str):
                 continue  # a damaged record (its type no text) says nothing of the format: the next one does
@@ -105,6 +107,15 @@ class ClaudeCodeSource:
                 ctx = replace(ctx, root=path.parent)
             return [_finish(read_stream(path, ctx))]
         return [read_session(path, ctx)]
+
+
+def _gemini_shaped(d: dict[str, object]) -> bool:
+    """A record no Claude Code version writes: Qwen Code's `tool_result` type, its own top-level
+    fields (`systemPayload`, `toolCallResult`, `usageMetadata`), or a `message` of Gemini `parts`
+    with no `content` (chatRecordingService.ts `ChatRecord`)."""
+    msg = d.get("message")
+    return (d.get("type") == "tool_result" or any(k in d for k in ("systemPayload", "toolCallResult", "usageMetadata"))
+            or (isinstance(msg, dict) and isinstance(msg.get("parts"), list) and "content" not in msg))
 
 
 def _is_session_file(p: Path) -> bool:
