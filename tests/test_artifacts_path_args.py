@@ -54,3 +54,24 @@ def test_the_dataset_cards_tags_say_what_the_tools_did_for_every_agent(tmp_path:
     assert o.assembled is not None
     tags = o.assembled.trace.dataset_summary.tags
     assert "file-edits" in tags and "cli" not in tags
+
+
+def test_a_codex_exec_file_change_lists_its_files(tmp_path: Path) -> None:
+    """`codex exec --json`'s file_change item lists the files it changed (`changes: [{path, kind}]`,
+    a `diff` in newer writers): each is an artifact, created, modified or deleted as its kind says."""
+    run = [
+        {"type": "thread.started", "thread_id": "019e2a10-0000-7000-8000-00000000cccc"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "file_change", "status": "completed", "changes": [
+            {"path": "/repo/conf.py", "kind": "update", "diff": "@@ -3 +3 @@\n-retries = 3\n+retries = 5\n"},
+            {"path": "/repo/NOTES.md", "kind": "add"}, {"path": "/repo/old.cfg", "kind": "delete"}]}},
+        {"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": "Raised it to 5."}},
+        {"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 0, "output_tokens": 5}},
+    ]
+    log = tmp_path / "codex.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in run))
+    [o] = forsy.retrace([log], forsy.RetraceOptions(redact=False)).outcomes
+    assert o.assembled is not None
+    arts = {a.path: (a.type, a.diff) for a in o.assembled.trace.static_output.artifacts}
+    assert arts == {"/repo/conf.py": ("modified", "step 1:\n@@ -3 +3 @@\n-retries = 3\n+retries = 5\n"),
+                    "/repo/NOTES.md": ("created", None), "/repo/old.cfg": ("deleted", None)}  # no diff given

@@ -32,8 +32,9 @@ class ToolSpec:
     operation: str  # the trace format's operation (models.KNOWN_OPERATIONS)
     kind: ToolKind
     # EDIT tools: "file" when the arguments name the file (one of PATH_ARGS), "patch" when they
-    # hold an apply_patch text naming the files
-    edit_form: Literal["file", "patch"] | None = None
+    # hold an apply_patch text naming the files, "changes" when they are a list of the files
+    # changed (`{path, kind[, diff]}`: Codex exec's file_change item)
+    edit_form: Literal["file", "patch", "changes"] | None = None
 
 
 # the argument an edit of form "file" names its file by, in the order looked for: Claude Code's
@@ -42,7 +43,8 @@ class ToolSpec:
 PATH_ARGS = ("file_path", "notebook_path", "path", "absolutePath")
 
 
-def _t(name: str, operation: str, kind: ToolKind, edit_form: Literal["file", "patch"] | None = None) -> ToolSpec:
+def _t(name: str, operation: str, kind: ToolKind, edit_form: Literal["file", "patch", "changes"] | None = None
+       ) -> ToolSpec:
     return ToolSpec(name, operation, kind, edit_form)
 
 
@@ -139,7 +141,8 @@ OPENHANDS_TOOLS: tuple[ToolSpec, ...] = (
     _t("browser_switch_tab", "other", K.WEB), _t("browser_close_tab", "other", K.WEB),
     _t("browser_get_storage", "other", K.WEB), _t("browser_set_storage", "other", K.WEB),
     # `codex exec --json` names what the agent did by its item's kind, not the tool it called
-    _t("command_execution", "execute", K.SHELL), _t("file_change", "edit", K.EDIT), _t("todo_list", "plan", K.PLAN),
+    _t("command_execution", "execute", K.SHELL), _t("file_change", "edit", K.EDIT, "changes"),
+    _t("todo_list", "plan", K.PLAN),
 )  # fmt: skip
 CLINE_TOOLS: tuple[ToolSpec, ...] = (
     _t("read_file", "read", K.READ), _t("list_files", "read", K.READ), _t("search_files", "search", K.SEARCH),

@@ -75,6 +75,8 @@ def collect(drafts: list[Draft]) -> list[ArtifactDraft]:
             _file_edit(arts, i, d, tool)
         elif tool is not None and tool.edit_form == "patch":
             _apply_patch(arts, i, d)
+        elif tool is not None and tool.edit_form == "changes":
+            _changes(arts, i, d)
         for c in d.commits:
             _commit(arts, i, c)
     return list(arts.values())
@@ -131,6 +133,24 @@ def _apply_patch(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
         a.diffs.append(f"step {step}:\n{section}")
         a.rules.append("A-patch")
         a.state = f"Last changed in step {step} by apply_patch."
+
+
+def _changes(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
+    """A list of the files a call changed, each `{path, kind[, diff]}` (Codex exec's file_change:
+    kind add, update or delete; the diff when the writer gives one)."""
+    for c in d.tool_args if isinstance(d.tool_args, list) else []:
+        if not isinstance(c, dict) or not isinstance(c.get("path"), str):
+            continue
+        kind = {"add": "created", "delete": "deleted"}.get(str(c.get("kind")), "modified")
+        a = _get(arts, c["path"], kind, "deliverable")
+        a.type = kind if kind == "deleted" else a.type
+        a.related_steps.append(step)
+        a.content = None
+        diff = c.get("diff")
+        a.diffs.append(f"step {step}:\n{diff}" if isinstance(diff, str) and diff else
+                       f"step {step}: {c.get('kind') or 'changed'} (no diff in the log)")
+        a.rules.append("A-changes")
+        a.state = f"Last changed in step {step} by {d.values.get('tool')}."
 
 
 def _commit(arts: dict[str, ArtifactDraft], step: int, commit: Event) -> None:

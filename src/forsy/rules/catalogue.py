@@ -174,6 +174,8 @@ _RULES: tuple[Rule, ...] = (
     Rule("A-edit", "A successful edit: the file was modified; the diff from the tool's patch, else the change as "
          "the call's arguments give it (Cline's SEARCH/REPLACE blocks)."),
     Rule("A-patch", "An apply_patch: the files its patch names, each with its section."),
+    Rule("A-changes", "A call's list of the files it changed (Codex exec's file_change): each file created, "
+         "modified or deleted as its kind says, with its diff when the log gives one."),
     Rule("A-commit", "A commit's files, with the status git gives."),
     Rule("A-persisted", "A tool output the agent saw only a preview of, saved in full by the agent."),
     # -- git commits on the agent's timeline (forsy.rules.commits)

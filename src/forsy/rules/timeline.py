@@ -142,6 +142,8 @@ def edit_paths(e: Event) -> list[str]:
         for key in PATH_ARGS:
             if isinstance(args.get(key), str):
                 return [args[key]]
+    if form == "changes" and isinstance(args, list):
+        return [c["path"] for c in args if isinstance(c, dict) and isinstance(c.get("path"), str)]
     texts: list[str] = []
     if form == "patch":
         texts = [args] if isinstance(args, str) else [v for v in (args or {}).values() if isinstance(v, str)]
