@@ -39,8 +39,8 @@ class ToolSpec:
 
 # the argument an edit of form "file" names its file by, in the order looked for: Claude Code's
 # `file_path` / `notebook_path`, Gemini's and OpenHands' `path`, Cline's `path` (XML calls) and
-# `absolutePath` (native calls)
-PATH_ARGS = ("file_path", "notebook_path", "path", "absolutePath")
+# `absolutePath` (native calls), OpenCode's `filePath`
+PATH_ARGS = ("file_path", "notebook_path", "path", "absolutePath", "filePath")
 
 
 def _t(name: str, operation: str, kind: ToolKind, edit_form: Literal["file", "patch", "changes"] | None = None
@@ -171,6 +171,21 @@ GIT_TOOLS: tuple[ToolSpec, ...] = (_t("git", "write", K.OTHER),)
 # mini-swe-agent has one tool: a bash command (a tool call in 2.x, a fenced block in 1.x answers)
 MINI_SWE_AGENT_TOOLS: tuple[ToolSpec, ...] = (_t("bash", "execute", K.SHELL),)
 SHELL_HISTORY_TOOLS: tuple[ToolSpec, ...] = ()  # history commands are steps of tool "shell" (R-shell)
+# OpenCode (anomalyco/opencode packages/opencode/src/tool/*.ts, registry.ts): its tools' ids, those
+# of 2025 too (list, multiedit, patch, todoread, lsp_*, batch, plan_enter/plan_exit); edit, write,
+# multiedit name the file `filePath`, patch and apply_patch take a `patchText`
+OPENCODE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("bash", "execute", K.SHELL), _t("read", "read", K.READ), _t("list", "read", K.READ),
+    _t("glob", "search", K.SEARCH), _t("grep", "search", K.SEARCH), _t("codesearch", "search", K.WEB),
+    _t("websearch", "search", K.WEB), _t("webfetch", "download", K.WEB),
+    _t("edit", "edit", K.EDIT, "file"), _t("multiedit", "edit", K.EDIT, "file"),
+    _t("write", "write", K.EDIT, "file"), _t("patch", "edit", K.EDIT, "patch"),
+    _t("apply_patch", "edit", K.EDIT, "patch"), _t("todowrite", "plan", K.PLAN), _t("todoread", "read", K.OTHER),
+    _t("task", "other", K.DELEGATE), _t("question", "ask_user", K.ASK_USER), _t("skill", "other", K.OTHER),
+    _t("lsp", "analyze", K.OTHER), _t("lsp_diagnostics", "analyze", K.OTHER), _t("lsp_hover", "analyze", K.OTHER),
+    _t("batch", "other", K.OTHER), _t("invalid", "other", K.OTHER), _t("plan_enter", "plan", K.PLAN),
+    _t("plan_exit", "plan", K.PLAN),
+)  # fmt: skip
 # shell tools whose arguments are the command line itself, one string (Codex exec's command
 # items: the argv joined as a shell would quote it), not an object holding it
 COMMAND_LINE_ARGS = frozenset({"command_execution"})
@@ -186,6 +201,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "cline": CLINE_TOOLS,
     "aider": AIDER_TOOLS,
     "mini_swe_agent": MINI_SWE_AGENT_TOOLS,
+    "opencode": OPENCODE_TOOLS,
 }
 
 

@@ -1,0 +1,133 @@
+"""OpenCode subagents: each runs in a session of its own, read with the session that ran it.
+
+The task tool (tool/task.ts) creates the subagent's session in the same project, its
+`parentID` the calling session, and names it in the call's `state.metadata.sessionId`; the
+session's first user message is the call's `prompt`. A subagent may run subagents of its own
+(when its agent may use the task tool), and a call with `task_id` goes on in a session made
+before. Reading a main session also reads, depth first, every session whose `parentID` is one
+read: their events get actor `subagent:<session id>`, their user words are the task their
+parent's actor gave (`subagent_input` notes), and they follow the call that ran them (inside
+it, before its result), linked to it by the id the call names (rule `state.metadata.sessionId`)
+or, when no call names it, by its task being the prompt of exactly one task call
+(`identical-prompt`). A session no call can be tied to is placed by time, unlinked, and said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ...evidence import Event, Session
+from ...payloads import Link, NoteInfo
+from .. import ReadContext
+from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_thread, read_thread
+from ..lines import source_name
+from . import _layout
+from ._build import Thread
+
+LINK_RULE = "state.metadata.sessionId"
+ReadThread = Callable[[Path, ReadContext, Path | None, str, str | None], Thread]
+
+
+def read_subagents(path: Path, top: Thread, ctx: ReadContext, storage: Path, read: ReadThread) -> None:
+    """Add to `top` (read from `path`) the sessions of its subagents, theirs too."""
+    s = top.session
+    threads: dict[str, Thread] = {}
+    parent_of: dict[str, str] = {}
+    queue = [top]
+    while queue:
+        t = queue.pop(0)
+        for f in _layout.children(path.parent, t.session.session_id):
+            cid = f.stem
+            if cid in threads or cid == s.session_id:
+                continue  # a parent chain that loops: read once
+            name = source_name(f, ctx.root)
+            child = read_thread(s, "session", name, read, f, ctx, storage, f"subagent:{cid}", t.actor)
+            if child is None:
+                continue
+            fold(child.session, s)
+            threads[cid], parent_of[cid] = child, t.session.session_id
+            queue.append(child)
+    if threads:
+        _place(top, threads, parent_of)
+
+
+def _task_of(t: Thread) -> str | None:
+    return next((e.text for e in t.session.events if e.kind == "note" and isinstance(e.info, NoteInfo)
+                 and e.info.subtype == "subagent_input" and e.text), None)
+
+
+def _place(top: Thread, subs: dict[str, Thread], parent_of: dict[str, str]) -> None:
+    s = top.session
+    ran_by: dict[str, tuple[str, str, str]] = {}  # subagent -> (its parent's id, the call, the rule)
+    runs: dict[tuple[str, str], str] = {}  # (thread, call) -> the subagent it ran
+    for cid, child in subs.items():
+        pid = parent_of[cid]
+        pt = top if pid == s.session_id else subs[pid]
+        call = pt.spawned.get(cid)
+        rule = LINK_RULE
+        if call is None or (pid, call) in runs:
+            task = _task_of(child)
+            calls = [e.call_id for e in pt.tasks if task and isinstance(e.args, dict) and e.args.get("prompt") == task
+                     and e.call_id and (pid, e.call_id) not in runs]
+            call, rule = (calls[0], IDENTICAL_PROMPT) if len(calls) == 1 else (None, "")
+        if call is not None:
+            ran_by[cid] = (pid, call, rule)
+            runs[(pid, call)] = cid
+    placed: set[str] = set()
+
+    def threaded(events: list[Event], tid: str) -> list[Event]:
+        """`events` with each task call followed by the work of the subagent it ran, theirs
+        inside it; depth first without recursion."""
+        out: list[Event] = []
+        stack = [(iter(events), tid)]
+        while stack:
+            it, at = stack[-1]
+            e = next(it, None)
+            if e is None:
+                stack.pop()
+                continue
+            out.append(e)
+            child = runs.get((at, e.call_id)) if e.kind == "tool_call" and e.call_id else None
+            if child is not None and child not in placed:
+                placed.add(child)
+                _adopt(subs[child], child, ran_by[child], s, abandoned=e.abandoned)
+                stack.append((iter(subs[child].session.events), child))
+        return out
+
+    streams = [threaded(s.events, s.session_id)]
+    for cid, child in subs.items():
+        if cid not in placed:
+            placed.add(cid)
+            s.warn("unlinked-subagent", f"subagent session {cid}: no task call read names it ({LINK_RULE}) or gave "
+                   "it its task; its steps are placed by time without a causal link",
+                   child.session.files[0].path if child.session.files else None)
+            _adopt(child, cid, None, s, abandoned=False)
+            streams.append(threaded(child.session.events, cid))
+    s.events = interleave(streams) if len(streams) > 1 else streams[0]
+
+
+def _adopt(child: Thread, cid: str, ran_by: tuple[str, str, str] | None, s: Session, *, abandoned: bool) -> None:
+    """`child`'s events linked to the call that ran it and its facts listed among the main
+    session's; all of them abandoned when that call is (a reverted turn ran it)."""
+    events = child.session.events
+    if abandoned:
+        for e in events:
+            if not e.abandoned:
+                e.abandoned = True
+                s.quality.abandoned_events += 1
+    if ran_by is not None:
+        link_thread(events, child.actor, Link(subagent=cid, parent_thread_id=ran_by[0], parent_call_id=ran_by[1],
+                                              link_rule=ran_by[2]))
+    meta = child.session.meta
+    add_subagent(s.meta, meta.models, {
+        "id": cid,
+        "actor": child.actor,
+        "file": child.session.files[0].path if child.session.files else None,
+        "parent_thread_id": ran_by[0] if ran_by else None,
+        "parent_call_id": ran_by[1] if ran_by else None,
+        "link_rule": ran_by[2] if ran_by else None,
+        "title": meta.extra.get("ai_title"),
+        "models": list(meta.models),
+        "token_usage": dict(meta.token_usage),
+    })

@@ -1,0 +1,139 @@
+"""OpenCode sessions (the terminal coding agent, anomalyco/opencode, formerly sst/opencode), as
+its JSON storage keeps them, → `Session`s.
+
+What the writer writes (packages/opencode/src in anomalyco/opencode, the files as the code
+index holds them: storage/storage.ts @ 17db7910ca, session/index.ts @ 0002b1fa7d,
+session/message-v2.ts @ 007a9409ba, session/processor.ts @ 002d982286, session/revert.ts
+@ 089ee8d0e6, session/compaction.ts @ 001aa6cc6a, tool/task.ts @ 005201e9a2, global/index.ts
+@ 0259f2c139, storage/json-migration.ts @ 062aa8c024, session/session.sql.ts @ 063e8306d9):
+
+* where: `Global.Path.data` is xdg-basedir's data folder + `opencode` (`$XDG_DATA_HOME/opencode`,
+  else `~/.local/share/opencode`, on every platform); `Storage` keeps one JSON file per item
+  under its `storage/` folder, `JSON.stringify(value, null, 2)` (no final newline), rewritten
+  whole at each change: `session/<project id>/<session id>.json` (Session.Info: `id`,
+  `version`, `projectID`, `directory`, `parentID` for a subagent's session, `title`, `time`
+  {created, updated}, `summary`, `share`, `revert`, `permission`), `message/<session
+  id>/<message id>.json`, `part/<message id>/<part id>.json` (`_layout`). Ids are the
+  writer's (`ses_`, `msg_`, `prt_` + time-ordered hex + random): messages and parts sort in
+  the order made; a project's id is its repository's first commit, or `global`;
+* a message (message-v2.ts `Info`): `role` user (`time.created`, `agent`, `model`, `system`,
+  `tools`, `summary`) or assistant (`time` {created, completed}, `modelID`, `providerID`,
+  `mode`/`agent`, `path` {cwd, root}, `cost`, `tokens` {input, output, reasoning, cache {read,
+  write}} of its last model call, `finish`, `summary: true` for a compaction's summary, and
+  `error`, a NamedError `{name, data: {message}}`: MessageAbortedError when the person
+  stopped the turn, APIError, ProviderAuthError, UnknownError, MessageOutputLengthError, ...);
+  the first versions kept the system prompt on it (`system`, a list);
+* a part (message-v2.ts `Part`, by `type`): text (`text`, `synthetic` for OpenCode's own words,
+  `ignored`, `time`), reasoning (`text`, `metadata`, `time`), tool (`callID`, `tool`, `state`:
+  `_tools`), file (an attachment), agent (@agent), subtask (a command run as a subagent),
+  step-start / step-finish (one model call: `tokens`, `cost`, `reason`), snapshot and patch
+  (git tree hashes of the files a step changed), compaction (a compaction asked for), retry
+  (an API error retried: `attempt`, `error`, `time.created`);
+* compaction (compaction.ts): a user message holding a compaction part, then an assistant
+  message with `summary: true` whose text is the summary, then (automatic) a synthetic user
+  text telling the model to continue;
+* a subagent (tool/task.ts): a session of its own: `_subagents`;
+* the person's `!command` (session/prompt.ts `shell`): a user message whose one text is the
+  synthetic "The following tool was executed by the user", then an assistant message (no
+  model) running it with a bash tool part;
+* undo (session/revert.ts): `revert` {messageID, partID, snapshot, diff} on the session; the
+  messages from `messageID` on are hidden, and deleted (files removed) when the next prompt
+  is sent (`cleanup`); undoing the undo clears `revert`. What was deleted is not in the log.
+
+What forsy takes: a session file is one session, read with its messages and parts (each file
+one record, cited by the evidence name `_layout.SCHEME` + its place in the storage folder) and
+its subagents' sessions. A user's text is a `user` event (in a subagent's session the task
+its parent gave: a `subagent_input` note); a synthetic one a note; an assistant's text
+`agent_text` (a summary's: a `compaction`), reasoning `reasoning`, a tool part a `tool_call`
+with its exact `tool`, `callID` and `state.input`, and its `state.output` or `state.error` the
+`tool_result` (failed on error, or on a bash exit status other than 0; rejected when the
+person refused it); a message's error an `interrupt` (the person's stop) or an API error.
+Times are the epoch milliseconds the records hold, written as ISO 8601 UTC (derived, R-time):
+a part's own (`time.start`, a call's `state.time.start` and `.end`), else its message's. The
+messages from a revert point on are abandoned (R-abandoned). Models, agents, providers,
+tokens (each model call's, from step-finish parts), cost, the title the title agent gave and
+the directory are session facts. Every record no step cites is marked (`_rules`).
+
+Not read: OpenCode 1.2's SQLite database (`opencode.db`, or `opencode-<channel>.db`:
+session.sql.ts tables `session`, `message`, `part` holding the same objects less their ids),
+to which storage/json-migration.ts copies the JSON storage once (the files stay where they
+were), and the layout before storage.ts's first migration (`project/<dir>/storage/session/
+{info,message,part}/`, copied into `storage/` by that migration and left beside it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from ...evidence import Session
+from .. import ReadContext
+from ..lines import sniff_file
+from . import _layout
+from ._session import read_thread
+from ._subagents import read_subagents
+
+# a session's info as the writer writes it: `{\n  "id": "ses_…",` (createNext's first key)
+_SESSION_HEAD = re.compile(rb'\{\s*"id"\s*:\s*"ses_')
+
+
+class OpenCodeSource:
+    name: ClassVar[str] = "opencode"
+    # the storage folder under the home folder (xdg-basedir's data folder: `env_roots`); not the
+    # data folder, which holds a git object store per project (`snapshot/`) and the credentials
+    default_roots: ClassVar[tuple[str, ...]] = (".local/share/opencode/storage",)
+    schemes: ClassVar[tuple[str, ...]] = (_layout.SCHEME,)
+    # OpenCode 1.2's database (storage/db.ts: `opencode.db`, `opencode-<channel>.db`): not read
+    # (the docstring says why), but a folder's walk names it among the logs no source reads
+    log_names: ClassVar[re.Pattern[str]] = re.compile(r"^opencode(-[A-Za-z0-9._-]+)?\.db$")
+
+    def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """XDG_DATA_HOME stands for `~/.local/share` when set and not blank (xdg-basedir)."""
+        top = env.get("XDG_DATA_HOME", "").strip()
+        return [Path(top).expanduser() / "opencode" / "storage"] if top else []
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        return _layout.read_back(name, roots)
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        h = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+        if not _SESSION_HEAD.match(h):
+            return False
+        # and a field of a session's info besides (a file cut short keeps its first ones)
+        return any(k in h[:4096] for k in (b'"projectID"', b'"version"', b'"directory"'))
+
+    def discover(self, path: Path) -> list[Path]:
+        """The main sessions' info files of a storage folder (or the data or home folder holding
+        it, or its `session/` folder) or of one project's folder; a subagent's session is read
+        with the one that ran it. Every file of those folders is offered, recognised or not
+        (an empty or broken one is read, and says what is wrong with it)."""
+        if path.is_file():
+            return [path] if sniff_file(path, self.sniff) else []
+        if not path.is_dir():
+            return []
+        storage = _layout.storage_at(path)
+        if storage is not None:
+            try:
+                folders = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
+            except OSError:
+                return []
+        elif path.parent.name == "session" and _layout.is_storage(path.parent.parent):
+            folders = [path]
+        else:
+            return []
+        return [folder / f"{sid}.json" for folder in folders for sid in _layout.parents(folder)
+                if _layout.top_of(folder, sid) == sid]
+
+    def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        storage = _layout.storage_of(path)
+        top = read_thread(path, ctx, storage, "agent", None)
+        if storage is not None:
+            read_subagents(path, top, ctx, storage, read_thread)
+        return [top.session]
+
+    def session_of(self, path: Path) -> Path | None:
+        """A message's or part's file, a subagent's session, a session's or project's state:
+        the main session they belong to (`_layout.session_of`)."""
+        return _layout.session_of(path)
