@@ -44,6 +44,7 @@ class Log:
     path: Path  # the session file
     shape: str  # "lines" (one JSON value a line), "doc" (one JSON document), "text"
     folder: bool = False  # the reader needs the files beside it: the whole folder is copied
+    tree: Path | None = None  # the reader needs this folder above it: copied whole, the log's place in it kept
 
 
 # one small real log of each kind (each under 200 KB but Cline's, the only real Cline task)
@@ -65,14 +66,31 @@ REAL = [
 ]
 
 
+# sample kinds whose sessions are read from a folder of files (OpenCode's storage: a session's
+# info, each message and each part a file of its own): each session file is damaged in a copy
+# of the whole folder; the folder's other files are parts of a session, read with it
+TREES = {"opencode": "storage"}
+
+
+def _a_session(p: Path) -> bool:
+    try:
+        detect(p)
+    except ForsyError:
+        return False
+    return True
+
+
 def _samples() -> list[Log]:
     out = []
     for p in sorted(SAMPLES.rglob("*")):
         if not p.is_file() or p.suffix in (".md", ".py") or "subagents" in p.parts:
             continue
         kind = p.relative_to(SAMPLES).parts[0]
+        tree = SAMPLES / kind / TREES[kind] if kind in TREES else None
+        if tree is not None and not _a_session(p):
+            continue
         shape = "text" if kind == "shell" else "doc" if p.suffix == ".json" else "lines"
-        out.append(Log(f"sample-{kind}", p, shape))
+        out.append(Log(f"sample-{kind}", p, shape, tree=tree))
     return out
 
 
@@ -242,7 +260,8 @@ def _change_field(data: bytes, log: Log, rng: random.Random, deep: bool) -> Dama
         doc = json.loads(data)
         records = doc if isinstance(doc, list) else max(
             (v for v in doc.values() if isinstance(v, list)), key=len, default=[])
-        objects = [r for r in records if isinstance(r, dict)]
+        # the document itself when it holds no list of records (an OpenCode session's info)
+        objects = [r for r in records if isinstance(r, dict)] or ([doc] if isinstance(doc, dict) else [])
         rec = rng.choice(objects)
         path = rng.choice(_fields(rec))
         _set(rec, path, "__DEEP__" if deep else _wrong(_get(rec, path), rng))
@@ -310,8 +329,12 @@ CASES = [pytest.param(log, name, seed, id=f"{log.kind}:{log.path.name[:20]}-{nam
 
 
 def _copy(log: Log, where: Path) -> Path:
-    """The log copied into `where` (its folder too when the reader needs the files beside it)."""
+    """The log copied into `where` (its folder too when the reader needs the files beside it, the
+    whole tree above it when it needs those: `Log.tree`)."""
     where.mkdir(parents=True)
+    if log.tree is not None:
+        shutil.copytree(log.tree, where / log.tree.name)
+        return where / log.tree.name / log.path.relative_to(log.tree)
     if log.folder:
         for f in log.path.parent.iterdir():
             if f.is_file():
