@@ -241,6 +241,19 @@ def test_a_damaged_part_a_damaged_message_and_missing_parts_are_said(tmp_path: P
     assert totals["unparsable"] == 2 and totals["unknown"] == 0
 
 
+def test_a_turn_that_failed_before_the_model_spoke_is_an_api_error(tmp_path: Path) -> None:
+    st = Store(tmp_path)
+    u = st.user(MAIN, 1, text("Fix it."))
+    st.assistant(MAIN, 2, parent=u, finish="error", error={"name": "APIError", "data": {
+        "message": "invalid x-api-key", "statusCode": 401, "isRetryable": False}})
+    st.session(MAIN)
+    s = _session(_main(st))
+    assert [(e.kind, e.text) for e in s.events] == [("user", "Fix it."), ("agent_text", "invalid x-api-key")]
+    assert not [w for w in s.warnings if w.code == "no-parts"] and s.quality.extra["api_errors"] == 1
+    trace, _, _ = _trace(_main(st), [st.storage])
+    assert trace["termination_reason"] == "error_unrecoverable" and trace["steps"][-1]["success"] is False
+
+
 def test_an_empty_session_file_fails_naming_it(tmp_path: Path) -> None:
     st = Store(tmp_path)
     st.user(MAIN, 1, text("Fix it."))

@@ -62,7 +62,8 @@ class Builder(Emitter):
         parts = [r for p in files
                  if (r := load(p, _layout.evidence_name(self.storage, p), _type, self.s, lim, "a part's file"))]
         role = get(rec.data, "role") if rec is not None else None
-        if not files:
+        # a turn that failed before the model said anything (its error on the message) has none
+        if not files and not (role == "assistant" and rec is not None and isinstance(rec.data.get("error"), dict)):
             self.s.warn("no-parts", f"message {path.stem} has no parts (OpenCode keeps them in part/{path.stem}/): "
                         "what it said is not in the log", name, None)
             self.count("messages_without_parts")
