@@ -68,7 +68,8 @@ def _story(tmp: Path) -> Store:
                  step_finish("stop"), parent=u3, summary=True, mode="compaction", agent="compaction")
     undo = st.user(MAIN, 80, text("Rename total to grand_total."))
     st.assistant(MAIN, 81, step_start(), call("bash", "call_grep2", {"command": "grep -rn total ."}, 82,
-                                              status="running"), parent=undo)
+                                              status="running"),
+                 call("read", "call_read2", {"filePath": f"{CWD}/cart.py"}, 83, status="pending"), parent=undo)
     st.session(MAIN, revert={"messageID": undo, "snapshot": "2" * 40, "diff": ""})
     # the subagent the task call ran (tool/task.ts): its own session, in the same project folder
     st.session(CHILD, "Find totals (@explore subagent)", parent=MAIN, at=15)
@@ -129,6 +130,7 @@ def test_a_session_is_read_with_its_calls_results_and_subagent(tmp_path: Path) -
         ("system", "agent_step", None, True),  # the compaction's summary
         ("user", "user_message", None, None),
         ("agent", "agent_step", "bash", None),  # still running when the log ends
+        ("agent", "agent_step", "read", None),  # its input still streaming (pending)
     ]
     s = trace["steps"]
     assert s[0]["input"] == "The cart total is off by a cent. Fix it." and trace["task"] == s[0]["input"]
@@ -138,7 +140,8 @@ def test_a_session_is_read_with_its_calls_results_and_subagent(tmp_path: Path) -
     assert s[9]["caused_by"] == [9]  # the subagent's first step: caused by the task call
     assert s[12]["eval_reason"] == "The user rejected this tool call."
     assert s[16]["output"].startswith("## Goal")
-    assert [x["step"] for x in s if "rewound" in (x.get("eval_reason") or "")] == [19]
+    assert [x["step"] for x in s if "rewound" in (x.get("eval_reason") or "")] == [19, 20]
+    assert s[19]["input"] == "{}"  # a pending call's input is not written yet
     assert s[1]["started_at"] == "2026-01-14T09:00:04.000Z"  # the call's own start (epoch ms → ISO)
     cfg = trace["agent_config"]
     assert cfg["agent"] == "opencode" and cfg["agent_version"] == "1.1.21" and cfg["working_directory"] == CWD
@@ -157,20 +160,21 @@ def test_events_cite_the_parts_and_times_as_written(tmp_path: Path) -> None:
     s = _session(_main(_story(tmp_path)))
     calls = {e.call_id: e for e in s.events if e.kind == "tool_call"}
     results = {e.call_id: e for e in s.events if e.kind == "tool_result"}
-    assert set(calls) - set(results) == {"call_grep2"}  # running: no result
+    assert set(calls) - set(results) == {"call_grep2", "call_read2"}  # running, pending: no result
     assert all(calls[c].tool == results[c].tool for c in results)
     assert results["call_test1"].is_error and results["call_test1"].info.exit_code == 1  # type: ignore[union-attr]
     assert results["call_push"].info.rejected  # type: ignore[union-attr]
     assert calls["call_read"].refs[0].pointer == "/state/input" and calls["call_read"].ts_ref is None
     assert calls["call_read"].ts_from is not None and calls["call_read"].ts_from.pointer == "/state/time/start"
-    assert s.session_id == MAIN and s.quality.missing_results == 1 and s.quality.compactions == 1
+    assert s.session_id == MAIN and s.quality.missing_results == 2 and s.quality.compactions == 1
+    assert s.quality.extra["interrupted_calls"] == 2
     assert s.quality.extra["rejected_calls"] == 1 and s.quality.extra["aborted_calls"] == 1
     interrupt = next(e for e in s.events if e.kind == "interrupt")
     assert interrupt.text == "The operation was aborted." and interrupt.actor == "user"
     task = next(e for e in s.events if e.kind == "note" and e.text == PROMPT)
     assert task.actor == "agent" and task.info.subtype == "subagent_input"  # type: ignore[union-attr]
-    assert [e.kind for e in s.events if e.abandoned] == ["user", "tool_call"]
-    assert s.quality.abandoned_events == 2
+    assert [e.kind for e in s.events if e.abandoned] == ["user", "tool_call", "tool_call"]
+    assert s.quality.abandoned_events == 3
     reasoning = next(e for e in s.events if e.kind == "reasoning")
     assert reasoning.text == "Rounding per line, probably." and reasoning.ts == "2026-01-14T09:00:02.000Z"
 
