@@ -75,3 +75,15 @@ def test_a_codex_exec_file_change_lists_its_files(tmp_path: Path) -> None:
     arts = {a.path: (a.type, a.diff) for a in o.assembled.trace.static_output.artifacts}
     assert arts == {"/repo/conf.py": ("modified", "step 1:\n@@ -3 +3 @@\n-retries = 3\n+retries = 5\n"),
                     "/repo/NOTES.md": ("created", None), "/repo/old.cfg": ("deleted", None)}  # no diff given
+
+
+def test_an_opencode_apply_patch_names_its_files(tmp_path: Path) -> None:
+    """OpenCode's apply_patch tool takes the patch as `patchText` (Codex's `input`)."""
+    from forsy.assemble import artifacts
+    from forsy.rules.segment import Draft
+
+    patch = "*** Begin Patch\n*** Add File: notes.md\n+Retries: 5\n*** Update File: conf.py\n@@\n-retries = 3\n" \
+            "+retries = 5\n*** End Patch"
+    d = Draft(actor_key="agent", values={"tool": "apply_patch", "success": True}, prov={},
+              tool_args={"patchText": patch})
+    assert [(a.path, a.type) for a in artifacts.collect([d])] == [("notes.md", "created"), ("conf.py", "modified")]

@@ -116,7 +116,8 @@ def _file_edit(arts: dict[str, ArtifactDraft], step: int, d: Draft, tool: ToolSp
 def _apply_patch(arts: dict[str, ArtifactDraft], step: int, d: Draft) -> None:
     patch = d.tool_args if isinstance(d.tool_args, str) else None
     if patch is None and isinstance(d.tool_args, dict):
-        cand = d.tool_args.get("input") or d.tool_args.get("patch")
+        # Codex's `input`, others' `patch`, OpenCode's `patchText`
+        cand = d.tool_args.get("input") or d.tool_args.get("patch") or d.tool_args.get("patchText")
         patch = cand if isinstance(cand, str) else None
     if not patch:
         return
