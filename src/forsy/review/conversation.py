@@ -20,7 +20,7 @@ import orjson
 from ..evidence import Event
 from ..rules.timeline import shell_command_of
 from ..tools import ToolKind, kind_of, spec
-from .diffs import DIFF_LINES, PATH_KEYS, DiffLine, answer_diff, edit_diff, written_diff
+from .diffs import DIFF_LINES, PATH_KEYS, DiffLine, answer_diff, args_of, as_text, edit_diff, pick, written_diff
 from .source import LoadedTrace
 
 FOLD = 1_500  # characters of an output shown before "show all"
@@ -89,26 +89,6 @@ class Subagent:
 Block = Entry | Subagent
 
 
-def _str(v: Any) -> str:
-    return v if isinstance(v, str) else "" if v is None else orjson.dumps(v).decode()
-
-
-def _args(text: str) -> dict[str, Any] | None:
-    try:
-        v = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    return v if isinstance(v, dict) else None
-
-
-def _pick(args: dict[str, Any], *names: str) -> str | None:
-    for n in names:
-        v = args.get(n)
-        if isinstance(v, str):
-            return v
-    return None
-
-
 def _command(tool: str | None, args: dict[str, Any] | None, raw: str) -> str:
     """A shell call's command: the project's one reading of it (shell calls by tool kind; Codex's
     `bash -lc` script, not the whole argv); a command logged as text is that text."""
@@ -132,7 +112,7 @@ def _plan(items: list[Any]) -> str:
     out = []
     for it in items:
         if isinstance(it, dict):
-            what = _pick(it, "content", "step", "description", "title", "text")
+            what = pick(it, "content", "step", "description", "title", "text")
             if what is not None:
                 out.append(f"- {_DONE.get(str(it.get('status')), '☐')} {what}")
     return "\n".join(out)
@@ -145,7 +125,7 @@ def _questions(qs: list[Any]) -> str:
         if not isinstance(q, dict) or not isinstance(q.get("question"), str):
             continue
         opts = q.get("options")
-        labels = [o if isinstance(o, str) else _pick(o, "label", "value") if isinstance(o, dict) else None
+        labels = [o if isinstance(o, str) else pick(o, "label", "value") if isinstance(o, dict) else None
                   for o in (opts if isinstance(opts, list) else [])]
         out.append("\n".join([q["question"], *(f"- {x}" for x in labels if x is not None)]))
     return "\n\n".join(out)
@@ -164,16 +144,16 @@ def _said(tool: str | None, args: dict[str, Any] | None) -> str:
     kind = s.kind if s is not None else ToolKind.OTHER
     if kind is ToolKind.PLAN:
         items = next((v for k in ("todos", "plan", "tasks") if isinstance(v := args.get(k), list)), None)
-        return _plan(items) if items is not None else _pick(args, "response", "plan", "explanation") or ""
+        return _plan(items) if items is not None else pick(args, "response", "plan", "explanation") or ""
     if kind is ToolKind.ASK_USER:
         qs = args.get("questions")
         if isinstance(qs, list):
             return _questions(qs)
         return _questions([args]) if isinstance(args.get("question"), str) else ""
     if (s is not None and s.operation == "answer") or tool in _FINAL:
-        return _pick(args, "result", "message", "final_answer", "text", "response") or ""
+        return pick(args, "result", "message", "final_answer", "text", "response") or ""
     if kind is ToolKind.DELEGATE:
-        return _pick(args, "prompt", "objective", "message", "task", "instructions", "context") or ""
+        return pick(args, "prompt", "objective", "message", "task", "instructions", "context") or ""
     return ""
 
 
@@ -229,13 +209,14 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
     n = int(s.get("step") or 0)
     actor, action, tool = str(s.get("actor") or ""), s.get("action"), s.get("tool")
     time = str(s.get("started_at") or "")[11:19]
-    inp, out = _str(s.get("input")), _str(s.get("output"))
+    inp, out = as_text(s.get("input")), as_text(s.get("output"))
     failed = s.get("success") is False or action == "error"
     # a causal note worth a reader's eye: an interruption or a rewind (the others restate the links)
-    note = _str(s.get("causal_note")) if any(k in _rule(d, n, "causal_note") for k in ("interrupt", "rewind")) else ""
+    worth = any(k in _rule(d, n, "causal_note") for k in ("interrupt", "rewind"))
+    note = as_text(s.get("causal_note")) if worth else ""
     marks = _marks(d, s, n)
     common: dict[str, Any] = dict(step=n, actor=actor, time=time, failed=failed, retry_of=s.get("retry_of"),
-                                  reasoning=_str(s.get("reasoning")), note=note,
+                                  reasoning=as_text(s.get("reasoning")), note=note,
                                   output=out[:WHOLE_CAP], output_length=len(out), marks=marks)
     if action == "user_message":
         return Entry(kind="user", title="User" if actor in ("user", "human") else actor, text=inp, **common)
@@ -249,15 +230,15 @@ def _entry(d: LoadedTrace, s: dict[str, Any]) -> Entry:
     if action == "output":
         return Entry(kind="answer", title="Agent" if actor == "agent" else actor, text=out,
                      diff=tuple(answer_diff(out)), **{**common, "output": "", "output_length": 0})
-    args = _args(inp)
-    target = _pick(args, *_TARGETS) if args is not None else None
+    args = args_of(inp)
+    target = pick(args, *_TARGETS) if args is not None else None
     shell = kind_of(tool) is ToolKind.SHELL
     command = _command(tool, args, inp) if shell else ""
     diff = edit_diff(tool, inp, cap=None)
     # the user changed the proposal and the tool recorded what it wrote: that is the change made
     written = written_diff(d.trace, n) if _rule(d, n, "input_source") == "R-call/user-modified" else []
     return Entry(kind="call", title=str(tool or s.get("operation") or "step"), command=command,
-                 code=(_pick(args, "code") or "") if shell and not command and args is not None else "",
+                 code=(pick(args, "code") or "") if shell and not command and args is not None else "",
                  said=_said(tool, args), target=" ".join((target or "").split())[:200],
                  input=_readable(args, inp), diff=tuple(diff[:DIFF_LINES]), diff_total=len(diff),
                  written=tuple(written[:DIFF_LINES]), **common)

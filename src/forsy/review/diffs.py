@@ -34,11 +34,11 @@ class DiffLine:
     text: str
 
 
-def _str(v: Any) -> str:
+def as_text(v: Any) -> str:
     return v if isinstance(v, str) else "" if v is None else orjson.dumps(v).decode()
 
 
-def _args(text: str) -> dict[str, Any] | None:
+def args_of(text: str) -> dict[str, Any] | None:
     try:
         v = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -46,7 +46,7 @@ def _args(text: str) -> dict[str, Any] | None:
     return v if isinstance(v, dict) else None
 
 
-def _pick(args: dict[str, Any], *names: str) -> str | None:
+def pick(args: dict[str, Any], *names: str) -> str | None:
     for n in names:
         v = args.get(n)
         if isinstance(v, str):
@@ -164,24 +164,24 @@ def edit_diff(tool: str | None, text: str, cap: int | None = DIFF_LINES) -> list
 
 
 def _edit_lines(tool: str | None, text: str) -> list[DiffLine]:
-    args = _args(text)
+    args = args_of(text)
     patch = _find_patch(args, text)
     if patch is not None:
         return patch_lines(patch)
     if args is None:
         return _text_edit(tool, text)
-    path = _pick(args, *PATH_KEYS) or "(file)"
-    blocks = _blocks(_pick(args, "diff") or "", path)  # Cline's replace_in_file
+    path = pick(args, *PATH_KEYS) or "(file)"
+    blocks = _blocks(pick(args, "diff") or "", path)  # Cline's replace_in_file
     if blocks:
         return blocks
     pairs: list[tuple[str, str]] = []
     edits = args.get("edits")
     if isinstance(edits, list):  # MultiEdit
-        pairs = [(_str(e.get("old_string")), _str(e.get("new_string"))) for e in edits if isinstance(e, dict)]
-    old, new = _pick(args, "old_string", "old_str", "old"), _pick(args, "new_string", "new_str", "new")
+        pairs = [(as_text(e.get("old_string")), as_text(e.get("new_string"))) for e in edits if isinstance(e, dict)]
+    old, new = pick(args, "old_string", "old_str", "old"), pick(args, "new_string", "new_str", "new")
     if old is not None or new is not None:
         pairs.append((old or "", new or ""))
-    content = _pick(args, "content", "file_text", "new_source")
+    content = pick(args, "content", "file_text", "new_source")
     if not pairs and content is not None:  # a whole file written
         pairs.append(("", content))
     out: list[DiffLine] = []
