@@ -33,3 +33,15 @@ def valid_text(text: str) -> str:
     except UnicodeEncodeError:
         # UTF-16 round trip: joins valid surrogate pairs, replaces lone ones
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def valid_value(v: Any) -> Any:
+    """A parsed value with every string (keys too) `valid_text`: what the stdlib decoded from a
+    `\\ud800` escape or bad bytes, as the readers keep it and `forsy verify` compares it."""
+    if isinstance(v, str):
+        return valid_text(v)
+    if isinstance(v, list):
+        return [valid_value(x) for x in v]
+    if isinstance(v, dict):
+        return {valid_text(k): valid_value(x) for k, x in v.items()}
+    return v

@@ -23,7 +23,7 @@ import orjson
 from . import sources
 from .errors import InputError
 from .evidence import resolve_pointer
-from .jsontext import valid_text
+from .jsontext import valid_value
 from .sources.lines import inside
 from .sources.walk import VENDOR
 
@@ -216,20 +216,9 @@ def _record(src: Sources, info: dict[str, Any]) -> tuple[Any, str | None, str]:
         return orjson.loads(body), None, text
     except orjson.JSONDecodeError:
         try:  # bytes that are not UTF-8, lone surrogates: read as the readers read them (U+FFFD)
-            return _valid(json.loads(body.decode("utf-8", "replace"))), None, text
+            return valid_value(json.loads(body.decode("utf-8", "replace"))), None, text
         except ValueError:
             return text, None, text
-
-
-def _valid(v: Any) -> Any:
-    """`v` with its lone surrogates U+FFFD, as the readers write them (`valid_text`)."""
-    if isinstance(v, str):
-        return valid_text(v)
-    if isinstance(v, list):
-        return [_valid(x) for x in v]
-    if isinstance(v, dict):
-        return {valid_text(k): _valid(x) for k, x in v.items()}
-    return v
 
 
 def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step: int, fname: str,
@@ -264,7 +253,7 @@ def check_field(rep: VerifyReport, src: Sources, evidence: dict[str, Any], step:
         return
     # both sides as the readers write text: a lone surrogate (a byte that was not UTF-8, kept
     # by an older writer as a surrogate escape) is U+FFFD
-    text = _as_text(_valid(value))
+    text = _as_text(valid_value(value))
     rep.checked += 1
     if fp.get("excerpt"):
         return  # an excerpt states its omissions; the pieces are checked by the reader

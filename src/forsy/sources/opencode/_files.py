@@ -14,7 +14,7 @@ import orjson
 
 from ...errors import InputError
 from ...evidence import Evidence, Session
-from ...jsontext import valid_text
+from ...jsontext import valid_value
 from .._records import Record, too_deep
 from .._side import read_side
 from ..lines import Limits, sha256
@@ -53,7 +53,7 @@ def parse(data: bytes) -> tuple[dict[str, Any] | None, int, str]:
         value = orjson.loads(body)
     except orjson.JSONDecodeError:
         try:
-            value = _valid(json.loads(body.decode("utf-8", "replace")))
+            value = valid_value(json.loads(body.decode("utf-8", "replace")))
         except json.JSONDecodeError as e:
             return None, e.lineno, f"is not JSON ({e.msg}, line {e.lineno} column {e.colno})"
         except RecursionError:
@@ -65,12 +65,3 @@ def parse(data: bytes) -> tuple[dict[str, Any] | None, int, str]:
     return value, 1, ""
 
 
-def _valid(v: Any) -> Any:
-    """`v` with its lone surrogates U+FFFD (a string the stdlib decoded from `\\ud800`...)."""
-    if isinstance(v, str):
-        return valid_text(v)
-    if isinstance(v, list):
-        return [_valid(x) for x in v]
-    if isinstance(v, dict):
-        return {valid_text(k): _valid(x) for k, x in v.items()}
-    return v
