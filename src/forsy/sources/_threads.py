@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, ParamSpec, TypeVar
 
 from ..errors import InputError
@@ -108,3 +108,28 @@ def link_by_task(agent: str, events: list[Event], task: str | None, parent_event
         into.warn("unlinked-subagent", f"subagent {agent}: {why}; its steps are placed by time without a causal "
                   "link", file)
     return call
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def place_threads(events: list[Event], owner: K, child_of: Callable[[K, str], K | None],
+                  adopt: Callable[[K, K, Event], list[Event]], placed: set[K]) -> list[Event]:
+    """`events` (of thread `owner`) with each call followed by the events of the thread it ran
+    (`child_of(owner, call id)`; `adopt(child, owner, call)` links it and gives its events), and
+    theirs inside them: depth first without recursion, so a chain of agents as deep as the log
+    holds. Each thread is placed once (`placed`); the caller places those no call ran."""
+    out: list[Event] = []
+    stack = [(iter(events), owner)]
+    while stack:
+        it, at = stack[-1]
+        e = next(it, None)
+        if e is None:
+            stack.pop()
+            continue
+        out.append(e)
+        child = child_of(at, e.call_id) if e.kind == "tool_call" and e.call_id else None
+        if child is not None and child not in placed:
+            placed.add(child)
+            stack.append((iter(adopt(child, at, e)), child))
+    return out

@@ -32,7 +32,7 @@ from ...errors import InputError
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import add_subagent, fold, interleave, link_thread, read_thread
+from .._threads import add_subagent, fold, interleave, link_thread, place_threads, read_thread
 from ..lines import open_regular, source_name
 
 LINK_RULE = "toolCalls.agentId"
@@ -118,24 +118,14 @@ def _place(main: Chat, subs: dict[str, Chat]) -> None:
                 runs.setdefault(tid, {})[call] = agent
     placed: set[str] = set()
 
+    def adopt(child: str, at: str, call: Event) -> list[Event]:
+        _adopt(subs[child], child, (at, call.call_id), s)
+        return subs[child].session.events
+
     def threaded(events: list[Event], tid: str) -> list[Event]:
-        """`events` with each call followed by the work of the agent it ran, theirs inside it;
-        depth first without recursion: a chain of agents as long as the folder holds."""
-        out: list[Event] = []
-        stack = [(iter(events), tid)]
-        while stack:
-            it, at = stack[-1]
-            e = next(it, None)
-            if e is None:
-                stack.pop()
-                continue
-            out.append(e)
-            child = runs.get(at, {}).get(e.call_id) if e.kind == "tool_call" and e.call_id else None
-            if child is not None and child not in placed:
-                placed.add(child)
-                _adopt(subs[child], child, (at, e.call_id), s)
-                stack.append((iter(subs[child].session.events), child))
-        return out
+        # each call followed by the work of the agent it ran, theirs inside it: a chain of agents
+        # as long as the folder holds
+        return place_threads(events, tid, lambda at, cid: runs.get(at, {}).get(cid), adopt, placed)
 
     streams = [threaded(s.events, s.session_id)]
     # no call names these (older CLIs), or only calls of agents never reached (a cycle of ids)

@@ -20,7 +20,7 @@ from pathlib import Path
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
-from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_thread, read_thread
+from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_thread, place_threads, read_thread
 from ..lines import source_name
 from . import _layout
 from ._build import Thread
@@ -76,24 +76,13 @@ def _place(top: Thread, subs: dict[str, Thread], parent_of: dict[str, str]) -> N
             runs[(pid, call)] = cid
     placed: set[str] = set()
 
+    def adopt(child: str, at: str, call: Event) -> list[Event]:
+        _adopt(subs[child], child, ran_by[child], s, abandoned=call.abandoned)
+        return subs[child].session.events
+
     def threaded(events: list[Event], tid: str) -> list[Event]:
-        """`events` with each task call followed by the work of the subagent it ran, theirs
-        inside it; depth first without recursion."""
-        out: list[Event] = []
-        stack = [(iter(events), tid)]
-        while stack:
-            it, at = stack[-1]
-            e = next(it, None)
-            if e is None:
-                stack.pop()
-                continue
-            out.append(e)
-            child = runs.get((at, e.call_id)) if e.kind == "tool_call" and e.call_id else None
-            if child is not None and child not in placed:
-                placed.add(child)
-                _adopt(subs[child], child, ran_by[child], s, abandoned=e.abandoned)
-                stack.append((iter(subs[child].session.events), child))
-        return out
+        # each task call followed by the work of the subagent it ran, theirs inside it
+        return place_threads(events, tid, lambda at, cid: runs.get((at, cid)), adopt, placed)
 
     streams = [threaded(s.events, s.session_id)]
     for cid, child in subs.items():

@@ -31,7 +31,7 @@ import orjson
 
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
-from .._threads import IDENTICAL_PROMPT, add_subagent, calls_giving, fold, interleave, link_thread
+from .._threads import IDENTICAL_PROMPT, add_subagent, calls_giving, fold, interleave, link_thread, place_threads
 
 META_RULE = "meta.toolUseId"
 AGENT_FILE = re.compile(r"agent-(.+)\.jsonl\Z")
@@ -112,24 +112,15 @@ def place(s: Session, subs: list[Sub]) -> None:
     children: dict[tuple[str | None, str], str] = {}
     for agent, (parent, call, _) in runs.items():
         children.setdefault((parent, call), agent)
-    placed: set[str] = set()
+    placed: set[str | None] = set()  # the agents placed (None, the main thread, never is)
+
+    def adopt(child: str | None, at: str | None, call: Event) -> list[Event]:
+        assert child is not None  # `children` names only agents
+        _adopt(by_id[child], runs[child], s)
+        return by_id[child].session.events
 
     def threaded(events: list[Event], owner: str | None) -> list[Event]:
-        out: list[Event] = []
-        stack = [(iter(events), owner)]
-        while stack:
-            it, at = stack[-1]
-            e = next(it, None)
-            if e is None:
-                stack.pop()
-                continue
-            out.append(e)
-            child = children.get((at, e.call_id)) if e.kind == "tool_call" and e.call_id else None
-            if child is not None and child not in placed:
-                placed.add(child)
-                _adopt(by_id[child], runs[child], s)
-                stack.append((iter(by_id[child].session.events), child))
-        return out
+        return place_threads(events, owner, lambda at, cid: children.get((at, cid)), adopt, placed)
 
     streams = [threaded(s.events, None)]
     for agent, sub in by_id.items():
