@@ -6,6 +6,7 @@ other agent's file and no other source takes OpenCode's."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from forsy.sources.opencode import _layout
 from forsy.sources.walk import discover_tree
 from forsy.store import TraceQuery, open_store
 from forsy.sweep import SweepOptions, sweep
+from test_sources_opencode_db import SCHEMA
 
 MAIN, CHILD = "ses_main0001", "ses_child001"
 
@@ -44,7 +46,10 @@ def _tree(tmp: Path) -> Store:
     st.write(f"session_diff/{MAIN}.json", [])
     st.write(f"todo/{MAIN}.json", [])
     (data / "auth.json").write_text('{"anthropic": {"type": "api", "key": "not-a-real-key"}}')
-    (data / "opencode.db").write_bytes(b"SQLite format 3\x00")  # 1.2's database: not read
+    # 1.2's database as OpenCode makes it on starting, before any session is in it
+    con = sqlite3.connect(data / "opencode.db")
+    con.executescript(SCHEMA)
+    con.close()
     (data / "log").mkdir()
     (data / "log" / "2026-01-14T090000.log").write_text("INFO service=server\n")
     return st
@@ -58,15 +63,16 @@ def test_discover_finds_the_main_sessions_from_any_of_its_folders(tmp_path: Path
     st = _tree(tmp_path)
     src = load("opencode")
     project = st.storage / "session" / st.project
+    # and, from any of them, the database beside the storage (`test_sources_opencode_db`)
     for given in (tmp_path / "opencode", st.storage, st.storage / "session", st.storage / "message"):
-        assert _names(src.discover(given)) == [MAIN, "ses_other001"], given
-    assert _names(src.discover(project)) == [MAIN]  # a project's folder: its sessions
+        assert _names(src.discover(given)) == ["opencode", MAIN, "ses_other001"], given
+    assert _names(src.discover(project)) == ["opencode", MAIN]  # a project's folder: its sessions
     assert _names(src.discover(project / f"{MAIN}.json")) == [MAIN]
     assert src.discover(st.storage / "part") != [] and src.discover(tmp_path) == []
     home = tmp_path / "home"
     (home / ".local" / "share").mkdir(parents=True)
     (tmp_path / "opencode").rename(home / ".local" / "share" / "opencode")
-    assert _names(src.discover(home)) == [MAIN, "ses_other001"]  # a home folder: where OpenCode writes
+    assert _names(src.discover(home)) == ["opencode", MAIN, "ses_other001"]  # a home folder: where OpenCode writes
 
 
 def test_a_sessions_files_belong_to_it(tmp_path: Path) -> None:
@@ -87,12 +93,14 @@ def test_the_walk_reads_each_main_session_once_and_reports_no_part(tmp_path: Pat
     st = _tree(tmp_path)
     for root in (st.storage, tmp_path / "opencode" / "storage" / "session"):
         found = discover_tree(root, available())
-        assert sorted(p.stem for s, p in found.found if s.name == "opencode") == [MAIN, "ses_other001"]
+        # and the database beside the storage, which holds what OpenCode 1.2 writes
+        assert sorted(p.stem for s, p in found.found if s.name == "opencode") == ["opencode", MAIN, "ses_other001"]
         assert found.unrecognised == [] and found.not_searched == []
-    # the data folder holds OpenCode's credentials, a JSON file no source reads, and the database
-    # OpenCode 1.2 keeps its sessions in, which forsy does not read: both named, neither read
+    # the data folder holds the database and, beside it, OpenCode's credentials: the agent's file
+    # beside a session found (sources.walk), neither read nor reported
     found = discover_tree(tmp_path / "opencode", available())
-    assert sorted(p.name for p in found.unrecognised) == ["auth.json", "opencode.db"]
+    assert [p.name for s, p in found.found] == ["opencode.db", f"{MAIN}.json", "ses_other001.json"]
+    assert found.unrecognised == []
 
 
 def test_sweep_looks_where_opencode_writes(tmp_path: Path) -> None:
@@ -111,7 +119,7 @@ def test_a_sweep_traces_a_session_and_sees_it_grow(tmp_path: Path) -> None:
         opts = SweepOptions(roots=[st.storage], ignore_settle=True, claude_home=tmp_path / "no-claude")
         first = sweep(store, opts)
         assert first.counts.failed == 0, first.failures
-        assert (first.counts.new, first.counts.traced) == (2, 2)
+        assert (first.counts.new, first.counts.traced) == (3, 2)  # the database beside: no session yet
         assert {r.source_kind for r in store.traces(TraceQuery(limit=10))} == {"opencode"}
         # the session goes on: a new message and its parts (a new folder) change its session
         u = st.user(MAIN, 20, text("And the tests?"))

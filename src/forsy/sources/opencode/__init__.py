@@ -1,5 +1,5 @@
-"""OpenCode's JSON storage (sessions, messages, parts and subagents' sessions) as sessions
-(docstring of `source`)."""
+"""OpenCode's JSON storage and its SQLite database (sessions, messages, parts and subagents'
+sessions) as sessions (docstring of `source`)."""
 
 from .source import OpenCodeSource
 

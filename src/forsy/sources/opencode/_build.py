@@ -55,22 +55,29 @@ class Builder(Emitter):
         self.unknown_parts: set[str] = set()
 
     def message(self, path: Path) -> None:
+        """A message of the JSON storage: its file and its parts' files."""
         name = _layout.evidence_name(self.storage, path)
         lim = self.ctx.limits
         rec = load(path, name, _role, self.s, lim, "a message's file")
         files = _layout.parts(self.storage, path.stem)
         parts = [r for p in files
                  if (r := load(p, _layout.evidence_name(self.storage, p), _type, self.s, lim, "a part's file"))]
+        self.records(rec, parts, path.stem, name, bool(files), f"part/{path.stem}/")
+
+    def records(self, rec: Record | None, parts: list[Record], mid: str, name: str, any_parts: bool,
+                where: str) -> None:
+        """A message read from either storage (its record, None when unreadable, and its parts'
+        records); `any_parts`: the storage held parts for it, `where` is where it keeps them."""
         role = get(rec.data, "role") if rec is not None else None
         # a turn that failed before the model said anything (its error on the message) has none
-        if not files and not (role == "assistant" and rec is not None and isinstance(rec.data.get("error"), dict)):
-            self.s.warn("no-parts", f"message {path.stem} has no parts (OpenCode keeps them in part/{path.stem}/): "
+        if not any_parts and not (role == "assistant" and rec is not None and isinstance(rec.data.get("error"), dict)):
+            self.s.warn("no-parts", f"message {mid} has no parts (OpenCode keeps them in {where}): "
                         "what it said is not in the log", name, None)
             self.count("messages_without_parts")
         if role == "user":
             self._user(rec, parts)
         elif role == "assistant" or (rec is None and any(get(p.data, "type") in ASSISTANT_PARTS for p in parts)):
-            self._assistant(rec, parts, path.stem)
+            self._assistant(rec, parts, mid)
         else:
             why = "whose file could not be read" if rec is None else f"of role {role!r}, which forsy does not know"
             if rec is not None:

@@ -15,34 +15,31 @@ or, when no call names it, by its task being the prompt of exactly one task call
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
-from .. import ReadContext
 from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_thread, place_threads, read_thread
-from ..lines import source_name
-from . import _layout
 from ._build import Thread
 
 LINK_RULE = "state.metadata.sessionId"
-ReadThread = Callable[[Path, ReadContext, Path | None, str, str | None], Thread]
+# the sessions whose parent is a session id, each as (its id, its name in the evidence): the
+# storage's project folder or the database's session table says
+Children = Callable[[str], list[tuple[str, str]]]
+ReadChild = Callable[[str, str], Thread]  # (a subagent's session id, its parent's actor) -> its thread
 
 
-def read_subagents(path: Path, top: Thread, ctx: ReadContext, storage: Path, read: ReadThread) -> None:
-    """Add to `top` (read from `path`) the sessions of its subagents, theirs too."""
+def read_subagents(top: Thread, children: Children, read: ReadChild) -> None:
+    """Add to `top` the sessions of its subagents, theirs too."""
     s = top.session
     threads: dict[str, Thread] = {}
     parent_of: dict[str, str] = {}
     queue = [top]
     while queue:
         t = queue.pop(0)
-        for f in _layout.children(path.parent, t.session.session_id):
-            cid = f.stem
+        for cid, name in children(t.session.session_id):
             if cid in threads or cid == s.session_id:
                 continue  # a parent chain that loops: read once
-            name = source_name(f, ctx.root)
-            child = read_thread(s, "session", name, read, f, ctx, storage, f"subagent:{cid}", t.actor)
+            child = read_thread(s, "session", name, read, cid, t.actor)
             if child is None:
                 continue
             fold(child.session, s)

@@ -54,10 +54,15 @@ messages from a revert point on are abandoned (R-abandoned). Models, agents, pro
 tokens (each model call's, from step-finish parts), cost, the title the title agent gave and
 the directory are session facts. Every record no step cites is marked (`_rules`).
 
-Not read: OpenCode 1.2's SQLite database (`opencode.db`, or `opencode-<channel>.db`:
-session.sql.ts tables `session`, `message`, `part` holding the same objects less their ids),
-to which storage/json-migration.ts copies the JSON storage once (the files stay where they
-were), and the layout before storage.ts's first migration (`project/<dir>/storage/session/
+Since 1.2 (storage/db.ts @ 032cb74b09) the sessions are in an SQLite database in the data
+folder (`opencode.db`, `opencode-<channel>.db`), whose `session`, `message` and `part` tables
+hold the same objects: `_db` reads it, one input holding several sessions, each row a record
+(`_db.SCHEME`), each message and part read by the same `_build.Builder`. A session the JSON
+storage beside it holds too (storage/json-migration.ts copied it once and left the files) is
+read from the database only: `discover` leaves the JSON copy out and `session_of` gives it to
+the database.
+
+Not read: the layout before storage.ts's first migration (`project/<dir>/storage/session/
 {info,message,part}/`, copied into `storage/` by that migration and left beside it).
 """
 
@@ -70,8 +75,9 @@ from typing import ClassVar
 
 from ...evidence import Session
 from .. import ReadContext
-from ..lines import sniff_file
-from . import _layout
+from ..lines import sniff_file, source_name
+from . import _db, _layout
+from ._dbread import read_db
 from ._session import read_thread
 from ._subagents import read_subagents
 
@@ -83,21 +89,26 @@ class OpenCodeSource:
     name: ClassVar[str] = "opencode"
     # the storage folder under the home folder (xdg-basedir's data folder: `env_roots`); not the
     # data folder, which holds a git object store per project (`snapshot/`) and the credentials
-    default_roots: ClassVar[tuple[str, ...]] = (".local/share/opencode/storage",)
-    schemes: ClassVar[tuple[str, ...]] = (_layout.SCHEME,)
-    # OpenCode 1.2's database (storage/db.ts: `opencode.db`, `opencode-<channel>.db`): not read
-    # (the docstring says why), but a folder's walk names it among the logs no source reads
-    log_names: ClassVar[re.Pattern[str]] = re.compile(r"^opencode(-[A-Za-z0-9._-]+)?\.db$")
+    # and the database beside it, named alone (a sweep lists a root's files, and the data folder
+    # holds the credentials and a git object store per project)
+    default_roots: ClassVar[tuple[str, ...]] = (".local/share/opencode/storage", ".local/share/opencode/opencode.db")
+    schemes: ClassVar[tuple[str, ...]] = (_layout.SCHEME, _db.SCHEME)
+    # OpenCode 1.2's database (storage/db.ts: `opencode.db`, `opencode-<channel>.db`): its name
+    # tells it from other SQLite files, so a folder's walk offers it
+    log_names: ClassVar[re.Pattern[str]] = _db.NAME
 
     def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
         """XDG_DATA_HOME stands for `~/.local/share` when set and not blank (xdg-basedir)."""
         top = env.get("XDG_DATA_HOME", "").strip()
-        return [Path(top).expanduser() / "opencode" / "storage"] if top else []
+        data = Path(top).expanduser() / "opencode"
+        return [data / "storage", data / "opencode.db"] if top else []
 
     def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
-        return _layout.read_back(name, roots)
+        return _db.read_back(name, roots) if name.startswith(_db.SCHEME) else _layout.read_back(name, roots)
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if head.startswith(_db.SQLITE_MAGIC):
+            return bool(_db.NAME.match(path.name))
         h = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
         if not _SESSION_HEAD.match(h):
             return False
@@ -105,14 +116,26 @@ class OpenCodeSource:
         return any(k in h[:4096] for k in (b'"projectID"', b'"version"', b'"directory"'))
 
     def discover(self, path: Path) -> list[Path]:
-        """The main sessions' info files of a storage folder (or the data or home folder holding
-        it, or its `session/` folder) or of one project's folder; a subagent's session is read
-        with the one that ran it. Every file of those folders is offered, recognised or not
-        (an empty or broken one is read, and says what is wrong with it)."""
+        """The databases of a data folder (or of the home folder holding it, or beside a storage
+        folder given), each read whole (`read`: its sessions), then the main sessions' info files
+        of a storage folder (or the data or home folder holding it, or its `session/` folder) or
+        of one project's folder that no database beside it holds (json-migration.ts copied them
+        into it); a subagent's session is read with the one that ran it. Every file of those
+        folders is offered, recognised or not (an empty or broken one is read, and says what is
+        wrong with it)."""
         if path.is_file():
             return [path] if sniff_file(path, self.sniff) else []
         if not path.is_dir():
             return []
+        storage = _layout.storage_at(path)
+        if storage is None and path.parent.name == "session" and _layout.is_storage(path.parent.parent):
+            storage = path.parent.parent
+        # given any folder of the storage, the database beside it: it holds the sessions whose
+        # JSON copies are left out here, and what OpenCode wrote since
+        dbs = _db.dbs_at(storage.parent if storage is not None else path)
+        return dbs + [f for f in self._json_sessions(path) if self.session_of(f) is None]
+
+    def _json_sessions(self, path: Path) -> list[Path]:
         storage = _layout.storage_at(path)
         if storage is not None:
             try:
@@ -127,13 +150,27 @@ class OpenCodeSource:
                 if _layout.top_of(folder, sid) == sid]
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if _db.is_db(path):
+            return read_db(path, ctx)
         storage = _layout.storage_of(path)
         top = read_thread(path, ctx, storage, "agent", None)
+        db = _db.migrated(storage, path.stem) if storage is not None else None
+        if db is not None:  # named alone (discover leaves it out): said, and read as asked
+            top.session.warn("migrated", f"the database beside this storage ({db.name}) holds this session too, "
+                             "copied by json-migration.ts: this JSON copy is read as named, the database's "
+                             "(which OpenCode writes since) is not", source_name(path, ctx.root), None)
         if storage is not None:
-            read_subagents(path, top, ctx, storage, read_thread)
+            folder = path.parent
+            read_subagents(top, lambda sid: [(f.stem, source_name(f, ctx.root)) for f in _layout.children(folder, sid)],
+                           lambda cid, up: read_thread(folder / f"{cid}.json", ctx, storage, f"subagent:{cid}", up))
         return [top.session]
 
     def session_of(self, path: Path) -> Path | None:
         """A message's or part's file, a subagent's session, a session's or project's state:
-        the main session they belong to (`_layout.session_of`)."""
-        return _layout.session_of(path)
+        the main session they belong to (`_layout.session_of`); the database beside the storage
+        when it holds that session (a JSON copy json-migration.ts left: read from the database)."""
+        owner = _layout.session_of(path)
+        top = owner or (path if path.suffix == ".json" and _layout.storage_of(path) is not None else None)
+        storage = _layout.storage_of(top) if top is not None else None
+        db = _db.migrated(storage, top.stem) if storage is not None and top is not None else None
+        return db or owner
