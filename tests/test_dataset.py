@@ -104,7 +104,9 @@ def test_readers_read_it(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "ds"
     build([corpus], out)
     table = pq.read_table(out / "data")
-    ds = datasets.load_dataset(str(out), split="train")
+    # a cache of its own: the user's cache keys a folder's dataset by its name, and a stale entry of
+    # another run's `ds` (fewer rows) would be read in its place
+    ds = datasets.load_dataset(str(out), split="train", cache_dir=str(tmp_path / "hf-cache"))
     assert ds.num_rows == table.num_rows > 0
     assert sorted(ds["trace_id"], key=str) == sorted(table.column("trace_id").to_pylist(), key=str)
 

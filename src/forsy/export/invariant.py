@@ -89,7 +89,8 @@ class InvariantExporter:
         },
         transformed={
             "steps.step": "the order of events; metadata.forsy_step",
-            "steps.turn": "implied: a turn starts at each user event",
+            "steps.turn": "implied: a turn starts at each user event (a turn the log began with no user message, "
+                          "as Codex exec's turn.started, joins the one before it on import)",
             "steps.action": "user_message → role user; agent_step → assistant with tool_calls; output/error → "
                             "assistant content (metadata.action keeps the action)",
             "steps.input": "user input → content; call input → function.arguments (a JSON object; other text as "

@@ -42,7 +42,8 @@ class OpenAIExporter:
         },
         transformed={
             "steps.step": "the order of messages",
-            "steps.turn": "implied: a turn starts at each user message",
+            "steps.turn": "implied: a turn starts at each user message (a turn the log began with no user message, "
+                          "as Codex exec's turn.started, joins the one before it on import)",
             "steps.action": "user_message → user; agent_step → assistant with tool_calls; output/error → assistant",
             "steps.reasoning": "the assistant content before a tool call; lost on answer steps",
             "steps.execution_mode": "parallel calls share one assistant message",
