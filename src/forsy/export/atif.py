@@ -119,8 +119,6 @@ class AtifExporter:
         },
         transformed={
             "steps.step": "step_id (ATIF numbers its own steps; parallel calls share one)",
-            "steps.turn": "extra.forsy_steps[]; on import a turn starts at each user message (a turn the log began "
-                          "with no user message, as Codex exec's turn.started, joins the one before it)",
             "steps.input": "user message; tool_calls[].arguments (a JSON object; other text as {\"input\": text} "
                            "with extra.raw_input)",
         },
