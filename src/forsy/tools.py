@@ -186,6 +186,18 @@ OPENCODE_TOOLS: tuple[ToolSpec, ...] = (
     _t("batch", "other", K.OTHER), _t("invalid", "other", K.OTHER), _t("plan_enter", "plan", K.PLAN),
     _t("plan_exit", "plan", K.PLAN),
 )  # fmt: skip
+# Roo Code's and Kilo Code's own tools (RooCodeInc/Roo-Code packages/types/src/tool.ts toolNames, every
+# version's to cb83656718); the ones Cline has are in CLINE_TOOLS, apply_patch, edit and skill elsewhere
+ROO_CODE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("apply_diff", "edit", K.EDIT, "file"), _t("insert_content", "edit", K.EDIT, "file"),
+    _t("search_and_replace", "edit", K.EDIT, "file"), _t("edit_file", "edit", K.EDIT, "file"),
+    _t("append_to_file", "edit", K.EDIT, "file"), _t("insert_code_block", "edit", K.EDIT, "file"),
+    _t("create_file", "write", K.EDIT, "file"), _t("generate_image", "write", K.EDIT, "file"),
+    _t("search_replace", "edit", K.EDIT), _t("codebase_search", "search", K.SEARCH),
+    _t("read_command_output", "read", K.READ), _t("fetch_instructions", "read", K.READ),
+    _t("update_todo_list", "plan", K.PLAN), _t("switch_mode", "other", K.OTHER),
+    _t("run_slash_command", "other", K.OTHER), _t("custom_tool", "other", K.OTHER),
+)  # fmt: skip
 # shell tools whose arguments are the command line itself, one string (Codex exec's command
 # items: the argv joined as a shell would quote it), not an object holding it
 COMMAND_LINE_ARGS = frozenset({"command_execution"})
@@ -198,6 +210,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "gemini": GEMINI_TOOLS,
     "qwen_code": QWEN_CODE_TOOLS,
     "openhands": OPENHANDS_TOOLS,
+    "roo_code": ROO_CODE_TOOLS,
     "cline": CLINE_TOOLS,
     "aider": AIDER_TOOLS,
     "mini_swe_agent": MINI_SWE_AGENT_TOOLS,

@@ -83,7 +83,7 @@ ANSWER_ARGS = ("result", "summary")  # Cline's attempt_completion, the Cline SDK
 # `output_format`) gives its final answer by calling StructuredOutput with the object the schema describes
 STRUCTURED_ANSWERS = frozenset({"StructuredOutput"})
 # calls read out of the model's text: each argument is a slice of the cited text, as written
-PARSED_CALLS = frozenset({"R-call/cline-xml"})
+PARSED_CALLS = frozenset({"R-call/cline-xml", "R-call/roo-xml"})
 
 
 def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:

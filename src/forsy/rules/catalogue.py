@@ -72,6 +72,17 @@ _RULES: tuple[Rule, ...] = (
          "`</content>`), read as Cline's parser read them, for the tool and parameter names Cline knew; a call "
          "whose closing tag never came keeps what was written (Cline ran it so). The `[tool for '...'] Result:` "
          "blocks of the next user message answer these calls in order.", ("span_start", "span_end")),
+    Rule("R-call/roo-failure-text", "Roo Code: the result is one of Roo Code's own failure messages ('The tool "
+         "execution failed with the following error:' or a native result's JSON of status 'error', a missing "
+         "parameter, a .rooignore block, a call not run ('Tool [X] was not executed…', 'This tool was not executed "
+         "because new_task was called…'), a command whose status line says 'Exit code: N' with N other than 0 or "
+         "'Process terminated by signal'): the call failed; 'Exit code: 0' is a success, an unknown exit code (or a "
+         "command still running) leaves success unknown."),
+    Rule("R-call/roo-xml", "Roo Code before native tool calls (until January 2026): the model wrote the call as XML "
+         "in its text, and characters [`span_start`, `span_end`) of the cited text are that XML, read as "
+         "R-call/cline-xml reads Cline's, for the tool and parameter names Roo Code's parser knew; a `content` value "
+         "loses one line break at either end instead of being trimmed. The next user message's `[tool …] Result:` "
+         "block and the block after it answer these calls in order.", ("span_start", "span_end")),
     Rule("R-call/mini-returncode", "mini-swe-agent 1.x: the answer starts with '<returncode>N</returncode>' (as its "
          "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
     Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "

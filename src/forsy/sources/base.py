@@ -29,6 +29,9 @@ BUILTIN: dict[str, str] = {
     "gemini": "forsy.sources.gemini:GeminiSource",
     "qwen_code": "forsy.sources.qwen_code:QwenCodeSource",
     "openhands": "forsy.sources.openhands:OpenHandsSource",
+    # before Cline's: a Roo Code or Kilo Code task folder has Cline's file names (roo_code's sniff
+    # takes only the folders it can tell apart; the rest are Cline's)
+    "roo_code": "forsy.sources.roo_code:RooCodeSource",
     "cline": "forsy.sources.cline:ClineSource",
     "aider": "forsy.sources.aider:AiderSource",
     "asciinema": "forsy.sources.asciinema:AsciinemaSource",

@@ -84,6 +84,21 @@ PARAMS: tuple[str, ...] = (
 # a tag is `<` name `>` exactly; the alternation backtracks, so `<prompt_1>` is not taken for `<prompt>`
 OPEN_TOOL = re.compile("<(" + "|".join(TOOLS) + ")>")
 OPEN_PARAM = re.compile("<(" + "|".join(PARAMS) + ")>")
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """The names a parser of this XML form looked for, and how it cut a `content` value: Cline's
+    by default; a fork that kept the form with tools of its own gives its own (Roo Code's,
+    `roo_code/_xml.py`). `content_newline`: `content` loses one line break at either end
+    instead of being trimmed (Roo Code's parser from June 2025)."""
+
+    open_tool: re.Pattern[str] = OPEN_TOOL
+    open_param: re.Pattern[str] = OPEN_PARAM
+    content_newline: bool = False
+
+
+CLINE = Grammar()
 # what JavaScript's String.prototype.trim removes (Python's strip differs: \x1c-\x1f, \x85, \ufeff)
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
            "\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -119,11 +134,12 @@ def _trimmed(text: str, a: int, z: int) -> tuple[int, int]:
     return a, z
 
 
-def split(text: str, end: int | None = None) -> list[tuple[int, int] | Call] | None:
+def split(text: str, end: int | None = None, grammar: Grammar = CLINE) -> list[tuple[int, int] | Call] | None:
     """The model's prose (each a trimmed [start, end) of `text`) and its calls, in order, as
-    Cline's parser read `text[:end]`; None when it holds no call (the text is all prose)."""
+    Cline's parser (or the one `grammar` describes) read `text[:end]`; None when it holds no
+    call (the text is all prose)."""
     end = len(text) if end is None else end
-    m = OPEN_TOOL.search(text, 0, end)
+    m = grammar.open_tool.search(text, 0, end)
     if m is None:
         return None
     out: list[tuple[int, int] | Call] = []
@@ -132,17 +148,17 @@ def split(text: str, end: int | None = None) -> list[tuple[int, int] | Call] | N
         a, z = _trimmed(text, at, m.start())
         if z > a:
             out.append((a, z))
-        call = _call(text, m, end)
+        call = _call(text, m, end, grammar)
         out.append(call)
         at = call.span[1]
-        m = OPEN_TOOL.search(text, at, end) if not call.unclosed else None
+        m = grammar.open_tool.search(text, at, end) if not call.unclosed else None
     a, z = _trimmed(text, at, end)
     if z > a:
         out.append((a, z))
     return out
 
 
-def _call(text: str, opened: re.Match[str], end: int) -> Call:
+def _call(text: str, opened: re.Match[str], end: int, grammar: Grammar = CLINE) -> Call:
     """One call from its opening tag: parameters until the first closing tag of the call met
     outside them (tags cannot overlap, so the first to start is the first Cline saw end)."""
     name, body = opened.group(1), opened.end()
@@ -150,11 +166,11 @@ def _call(text: str, opened: re.Match[str], end: int) -> Call:
     params: dict[str, str] = {}
     i = body
     while True:
-        p = OPEN_PARAM.search(text, i, end)
+        p = grammar.open_param.search(text, i, end)
         c = text.find(close, i, end)
         if c >= 0 and (p is None or c < p.start()):
             if name == "write_to_file":
-                _whole_content(text[body:c], params)
+                _whole_content(text[body:c], params, grammar)
             return Call(name, params, (opened.start(), c + len(close)), False)
         # cut off (the blanks before the end, or before the notice Cline appended, are not the call's)
         unclosed = (opened.start(), _trimmed(text, opened.start(), end)[1])
@@ -163,19 +179,31 @@ def _call(text: str, opened: re.Match[str], end: int) -> Call:
         param, start = p.group(1), p.end()
         stop = text.find(f"</{param}>", start, end)
         if stop < 0:  # cut off inside a parameter: its value is the rest of the text
-            a, z = _trimmed(text, start, end)
+            a, z = _cut(text, start, end, param, grammar)
             params[param] = text[a:z]
             return Call(name, params, unclosed, True)
-        a, z = _trimmed(text, start, stop)
+        a, z = _cut(text, start, stop, param, grammar)
         params[param] = text[a:z]
         i = stop + len(param) + 3
 
 
-def _whole_content(body: str, params: dict[str, str]) -> None:
+def _cut(text: str, a: int, z: int, param: str, grammar: Grammar) -> tuple[int, int]:
+    """A parameter's value in [a, z): trimmed, or for `content` when `grammar` says so, one line
+    break off either end (Roo Code keeps a file's blank lines)."""
+    if param != "content" or not grammar.content_newline:
+        return _trimmed(text, a, z)
+    if a < z and text[a] == "\n":
+        a += 1
+    if z > a and text[z - 1] == "\n":
+        z -= 1
+    return a, z
+
+
+def _whole_content(body: str, params: dict[str, str], grammar: Grammar = CLINE) -> None:
     """write_to_file: the content between the first `<content>` and the last `</content>`."""
     a, z = body.find("<content>"), body.rfind("</content>")
     if a >= 0 and z > a:
-        s, e = _trimmed(body, a + len("<content>"), z)
+        s, e = _cut(body, a + len("<content>"), z, "content", grammar)
         params["content"] = body[s:e]
 
 
@@ -213,8 +241,8 @@ def body_of(blocks: list[tuple[str, dict[str, Any]]], i: int, tool: str) -> int 
 
 
 def events(rec_id: str, ptr: str, text: str, pieces: list[tuple[int, int] | Call], cut: Cut | None, ts: str | None,
-           at: Ref | None, group: str, extra: dict[str, int]) -> list[Event]:
-    """The model's prose (agent_text, C-span) and the calls Cline read out of its text (RULE:
+           at: Ref | None, group: str, extra: dict[str, int], rule: str = RULE) -> list[Event]:
+    """The model's prose (agent_text, C-span) and the calls Cline read out of its text (`rule`:
     name and arguments derived, `span` the XML), in order, the unclosed ones counted; then
     Cline's notice that it stopped the stream (`cut`: its subtype and span), a system note."""
     out = []
@@ -225,7 +253,7 @@ def events(rec_id: str, ptr: str, text: str, pieces: list[tuple[int, int] | Call
             continue
         out.append(Event("tool_call", "agent", ts, [Ref(rec_id, ptr)], ts_from=at, tool=piece.name, args=piece.params,
                          call_id=f"{rec_id}{ptr}@{piece.span[0]}", group=group,
-                         info=CallInfo(span=piece.span, parsed_by=RULE)))
+                         info=CallInfo(span=piece.span, parsed_by=rule)))
         extra["xml_calls"] = extra.get("xml_calls", 0) + 1
         if piece.unclosed:  # the response ended inside it: read as Cline ran it, with what it held
             extra["xml_calls_unclosed"] = extra.get("xml_calls_unclosed", 0) + 1
