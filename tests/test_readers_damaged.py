@@ -69,15 +69,18 @@ REAL = [
 # sample kinds whose sessions are read from a folder of files (OpenCode's storage: a session's
 # info, each message and each part a file of its own): each session file is damaged in a copy
 # of the whole folder; the folder's other files are parts of a session, read with it
-TREES = {"opencode": "storage"}
+TREES = {"opencode": "storage", "roo_code": "019d8a3e-5f10-7c2a-9b41-3e6f0d2c7a18"}
 
 
-def _a_session(p: Path) -> bool:
+def _a_session(p: Path, tree: Path) -> bool:
+    """A file of a folder the reader needs whole that its source offers as a session (OpenCode's
+    session files; a Roo task's API history, not the task's other files, which its reader reads with
+    it: damaging one of those is not damaging the log)."""
     try:
-        detect(p)
+        src = detect(p)
     except ForsyError:
         return False
-    return True
+    return p.resolve() in {f.resolve() for f in src.discover(tree)}
 
 
 def _samples() -> list[Log]:
@@ -87,7 +90,7 @@ def _samples() -> list[Log]:
             continue
         kind = p.relative_to(SAMPLES).parts[0]
         tree = SAMPLES / kind / TREES[kind] if kind in TREES else None
-        if tree is not None and not _a_session(p):
+        if tree is not None and not _a_session(p, tree):
             continue
         shape = "text" if kind == "shell" else "doc" if p.suffix == ".json" else "lines"
         out.append(Log(f"sample-{kind}", p, shape, tree=tree))
@@ -420,7 +423,9 @@ def test_damaged_log_is_read_item_by_item(log: Log, name: str, seed: int, tmp_pa
         else:
             _check_folder(o, f.parent)
     if damaged.empty:
-        assert all(o.status != "written" for o in done)
+        # a folder's other files may still hold the work (a Roo task's UI messages without its API
+        # history): what is written of them is checked above
+        assert log.tree is not None or all(o.status != "written" for o in done)
         return
     if damaged.line is not None:
         assert (f.name, damaged.line) in warned, (damaged.line, sorted(warned, key=str)[:8])

@@ -12,6 +12,7 @@ checked (nothing unknown)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +338,22 @@ CLINE_LOGS = sorted([*(ROOT / "tests" / "fixtures" / "cline").rglob("api_convers
 def test_every_cline_task_still_reads_as_clines(path: Path) -> None:
     assert detect(path).name == "cline"
     assert not RooCodeSource().discover(path.parent)
+
+
+def test_a_damaged_history_entry_is_said_and_never_breaks_the_task(tmp_path: Path) -> None:
+    """history_item.json with bytes that are not UTF-8, and with a second write appended: the task
+    is still traced, the bad bytes are U+FFFD in what is taken, the appended text is warned about
+    with its line."""
+    from forsy.sources.roo_code import RooCodeSource
+
+    sample = next((Path(__file__).resolve().parent.parent / "sample_logs" / "roo_code").glob("*/history_item.json"))
+    task = tmp_path / sample.parent.name
+    shutil.copytree(sample.parent, task)
+    data = sample.read_bytes()
+    (task / "history_item.json").write_bytes(data.replace(b'"mode": "', b'"mode": "\xff\xfe', 1) + b"\n{\"id\": 1}\n")
+    [s] = RooCodeSource().read(task / "api_conversation_history.json", ReadContext(root=tmp_path))
+    assert s.events
+    assert "\udcff" not in str(s.meta.extra.get("mode", ""))
+    lines = data.count(b"\n") + 2
+    assert any(w.code == "unparsable" and w.file and w.file.endswith("history_item.json") and w.line == lines
+               for w in s.warnings), [(w.code, w.file, w.line) for w in s.warnings]

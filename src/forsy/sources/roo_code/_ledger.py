@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from ...evidence import Evidence, LedgerHeading, Session
+from ...jsontext import valid_value
 from .._records import Record
 from ..cline import kind_of, request_tokens
 from ..lines import sha256
@@ -112,14 +113,20 @@ def read_keys(data: bytes, name: str, s: Session, marks: Mapping[str, Why], othe
     start = len(text) - len(text.lstrip("\ufeff \t\r\n"))
     dec = json.JSONDecoder()
     try:
-        doc, _ = dec.raw_decode(text, start)
+        doc, after = dec.raw_decode(text, start)
     except (ValueError, RecursionError):
-        doc = None
+        doc, after = None, start
     if not isinstance(doc, dict):
         s.quality.records += 1
         s.quality.unparsable_records += 1
         s.warn("unparsable", "not a JSON object; not read", name, 1)
         return {}
+    rest = text[after:]
+    if rest.strip():  # a second write appended, garbage: said with its line, never dropped unsaid
+        at = after + len(rest) - len(rest.lstrip())
+        s.quality.unparsable_records += 1
+        s.warn("unparsable", f"{len(rest.encode('utf-8', 'surrogateescape'))} bytes after the JSON object; not read",
+               name, 1 + text.count("\n", 0, at))
     for key, pos, end in _members(text, start, dec):
         raw = text[pos:end].encode("utf-8", "surrogateescape")
         off = len(text[:pos].encode("utf-8", "surrogateescape"))
@@ -127,7 +134,7 @@ def read_keys(data: bytes, name: str, s: Session, marks: Mapping[str, Why], othe
         s.add_evidence(ev)
         s.quality.records += 1
         s.mark(ev.id, *marks.get(key, other))
-    return doc
+    return dict(valid_value(doc))  # bytes that were not UTF-8 are U+FFFD in what is taken from it
 
 
 def _members(text: str, start: int, dec: json.JSONDecoder) -> Iterator[tuple[str, int, int]]:
