@@ -28,6 +28,7 @@ import orjson
 from ...evidence import Evidence, LedgerHeading, Session
 from .._records import Record
 from ..lines import sha256
+from ._files import members
 
 VIEW: tuple[LedgerHeading, str] = ("duplicate", "the UI's view of a tool call or result the API conversation holds")
 NOTICE: tuple[LedgerHeading, str] = ("set_aside", "an error or notice Cline showed in the UI, not a step")
@@ -190,7 +191,7 @@ def read_metadata(data: bytes, name: str, s: Session) -> None:
         s.quality.unparsable_records += 1
         s.warn("unparsable", "task metadata is not a JSON object; not read", name, 1)
         return
-    for key, pos, end in _members(text, start, dec):
+    for key, pos, end in members(text, start, dec):
         raw = text[pos:end].encode("utf-8", "surrogateescape")
         off = len(text[:pos].encode("utf-8", "surrogateescape"))
         ev = Evidence.make(name, 1 + text.count("\n", 0, pos), off, raw, sha256(raw), key)
@@ -219,19 +220,3 @@ def _cline_version(history: object) -> str | None:
     return v if isinstance(v, str) and v.strip() else None
 
 
-def _members(text: str, start: int, dec: json.JSONDecoder) -> Iterator[tuple[str, int, int]]:
-    """(key, start, end) of each top-level member's value of the object at `start`."""
-    pos = start + 1
-    n = len(text)
-    while pos < n:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= n or text[pos] != '"':
-            return
-        key, pos = dec.raw_decode(text, pos)
-        while pos < n and text[pos] in " \t\r\n:":
-            pos += 1
-        value_start = pos
-        _, pos = dec.raw_decode(text, pos)
-        if isinstance(key, str):
-            yield key, value_start, pos

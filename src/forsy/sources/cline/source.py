@@ -57,12 +57,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...errors import InputError
-from ...evidence import Event, ReadingWarning, Ref, Session, SessionMeta, SourceFile, pointer
+from ...evidence import Event, Ref, Session, SessionMeta, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
-from .._records import Record, iter_json_array
-from ..lines import discover_sniffed, read_bytes, sha256, source_name
+from .._records import Record
+from ..lines import discover_sniffed, read_bytes, source_name
 from ._compaction import read_compaction, session_file
+from ._files import content_blocks, load_array, load_file
 from ._harness import INJECTED, RESULT, command_failed, harness_kind, no_status, not_run, result_failed, wrapped_words
 from ._ledger import ASKED, kind_of, mark_ui, read_metadata, request_tokens
 from ._sdk import SUFFIX as SDK_SUFFIX
@@ -202,23 +203,11 @@ def _read_sdk(path: Path, ctx: ReadContext) -> Session:
 
 
 def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
-    data = read_bytes(path, ctx.limits)
-    name = source_name(path, ctx.root)
-    s.files.append(SourceFile(name, str(path.resolve()), "cline", len(data), sha256(data)))
-    return data, name
+    return load_file(path, s, ctx, "cline")
 
 
 def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
-    data, name = _load_file(path, s, ctx)
-    warnings: list[ReadingWarning] = []
-    counters: dict[str, int] = {}
-    recs = list(iter_json_array(data, name, warnings, counters))
-    s.warnings.extend(warnings)
-    s.quality.records += counters.get("records", 0)
-    s.quality.unparsable_records += counters.get("unparsable", 0)
-    for r in recs:
-        s.add_evidence(r.ev)
-    return recs
+    return load_array(path, s, ctx, "cline")
 
 
 def _bump(s: Session, key: str) -> None:
@@ -306,22 +295,6 @@ class _Task:
         if isinstance(text, str) and text.strip():
             self._ev("user", rec, "/text", iso_ms(rec.data.get("ts")), actor="user", text=text)
 
-    def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
-        c = rec.data.get("content")
-        if isinstance(c, str):
-            return [("/content", {"type": "text", "text": c, "_whole": True})]
-        if not isinstance(c, list):
-            self.s.warn("field-type", "message content is neither text nor a list of blocks; skipped",
-                        rec.ev.source, rec.ev.line)
-            return []
-        out = []
-        for i, b in enumerate(c):
-            if isinstance(b, dict):
-                out.append((pointer("content", i), b))
-            else:
-                self.s.warn("field-type", f"content[{i}] is not a block; skipped", rec.ev.source, rec.ev.line)
-        return out
-
     def _assistant(self, j: int, rec: Record) -> None:
         s, ts = self.s, self.times.get(j)
         # the time is the first UI record naming this message (the API history holds none): cite that
@@ -338,7 +311,7 @@ class _Task:
             if isinstance(v, int) and not isinstance(v, bool):
                 s.meta.token_usage[k] = s.meta.token_usage.get(k, 0) + v
         before = len(s.events)
-        blocks = self._blocks(rec)
+        blocks = content_blocks(rec, self.s)
         native = any(b.get("type") == "tool_use" for _, b in blocks)
         for ptr, b in blocks:
             bt = b.get("type")
@@ -397,7 +370,7 @@ class _Task:
             self._ev("agent_text", rec, ptr, ts, ts_from=at, text=mark, info=MessageInfo(api_error=True, span=(a, z)))
 
     def _user(self, j: int, rec: Record) -> None:
-        blocks, taken = self._blocks(rec), -1
+        blocks, taken = content_blocks(rec, self.s), -1
         for i, (ptr, b) in enumerate(blocks):
             if i == taken:
                 continue  # the text of an XML call's result, read with its header block before it

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from ...evidence import Evidence, LedgerHeading, Session
 from ...jsontext import valid_value
 from .._records import Record
-from ..cline import kind_of, request_tokens
+from ..cline import kind_of, members, request_tokens
 from ..lines import sha256
 
 Why = tuple[LedgerHeading, str]
@@ -127,7 +127,7 @@ def read_keys(data: bytes, name: str, s: Session, marks: Mapping[str, Why], othe
         s.quality.unparsable_records += 1
         s.warn("unparsable", f"{len(rest.encode('utf-8', 'surrogateescape'))} bytes after the JSON object; not read",
                name, 1 + text.count("\n", 0, at))
-    for key, pos, end in _members(text, start, dec):
+    for key, pos, end in members(text, start, dec):
         raw = text[pos:end].encode("utf-8", "surrogateescape")
         off = len(text[:pos].encode("utf-8", "surrogateescape"))
         ev = Evidence.make(name, 1 + text.count("\n", 0, pos), off, raw, sha256(raw), key)
@@ -137,21 +137,6 @@ def read_keys(data: bytes, name: str, s: Session, marks: Mapping[str, Why], othe
     return dict(valid_value(doc))  # bytes that were not UTF-8 are U+FFFD in what is taken from it
 
 
-def _members(text: str, start: int, dec: json.JSONDecoder) -> Iterator[tuple[str, int, int]]:
-    """(key, start, end) of each top-level member's value of the object at `start`."""
-    pos, n = start + 1, len(text)
-    while pos < n:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= n or text[pos] != '"':
-            return
-        key, pos = dec.raw_decode(text, pos)
-        while pos < n and text[pos] in " \t\r\n:":
-            pos += 1
-        at = pos
-        _, pos = dec.raw_decode(text, pos)
-        if isinstance(key, str):
-            yield key, at, pos
 
 
 SUBTASK: Why = ("metadata", "the task's place among its subtasks (parent, root, children: agent_config)")

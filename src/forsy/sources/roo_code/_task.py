@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...evidence import Event, Ref, Session, pointer
+from ...evidence import Event, Ref, Session
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
-from ..cline import cut_notice, events, iso_ms, kind_of, request_tokens, split
+from ..cline import content_blocks, cut_notice, events, iso_ms, kind_of, request_tokens, split
 from . import _texts
 from ._xml import GRAMMAR, RULE, header
 
@@ -113,22 +113,6 @@ class Task:
         self.s.events.append(ev)
         return ev
 
-    def _blocks(self, rec: Record) -> list[tuple[str, dict[str, Any]]]:
-        c = rec.data.get("content")
-        if isinstance(c, str):
-            return [("/content", {"type": "text", "text": c, "_whole": True})]
-        if not isinstance(c, list):
-            self.s.warn("field-type", "message content is neither text nor a list of blocks; skipped",
-                        rec.ev.source, rec.ev.line)
-            return []
-        out = []
-        for i, b in enumerate(c):
-            if isinstance(b, dict):
-                out.append((pointer("content", i), b))
-            else:
-                self.s.warn("field-type", f"content[{i}] is not a block; skipped", rec.ev.source, rec.ev.line)
-        return out
-
     @staticmethod
     def _tptr(ptr: str, b: dict[str, Any]) -> str:
         return ptr if b.get("_whole") else ptr + "/text"
@@ -160,7 +144,7 @@ class Task:
     def _summary(self, rec: Record) -> None:
         """A condense summary: what the model got in place of the messages before it (the
         first text block; the rest is Roo Code's context: workflows, folded files, environment)."""
-        blocks = self._blocks(rec)
+        blocks = content_blocks(rec, self.s)
         first = next(((p, b) for p, b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)), None)
         if first is None:
             self.s.warn("empty-summary", "a condense summary with no text", rec.ev.source, rec.ev.line)
@@ -195,7 +179,7 @@ class Task:
                 self._ev("reasoning", rec, f"/reasoning_details/{i}/{field}", text=item[field])
             elif item.get("type") == "reasoning.encrypted":
                 self.s.quality.encrypted_reasoning += 1
-        blocks = self._blocks(rec)
+        blocks = content_blocks(rec, self.s)
         native = any(b.get("type") == "tool_use" for _, b in blocks)
         group = f"M{rec.ev.id}"
         before = len(self.s.events)
@@ -254,7 +238,7 @@ class Task:
 
     # ------------------------------------------------------------------ user
     def _user(self, rec: Record) -> None:
-        blocks, taken = self._blocks(rec), -1
+        blocks, taken = content_blocks(rec, self.s), -1
         for i, (ptr, b) in enumerate(blocks):
             if i == taken:
                 continue

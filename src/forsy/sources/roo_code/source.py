@@ -40,12 +40,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from ...errors import InputError
-from ...evidence import ReadingWarning, Session, SessionMeta, SourceFile
+from ...evidence import Session, SessionMeta
 from .. import ReadContext
-from .._records import Record, iter_json_array
+from .._records import Record
 from .._threads import interleave
-from ..cline import EDITOR_SERVERS, EDITORS
-from ..lines import HEAD, discover_sniffed, read_bytes, sha256, source_name
+from ..cline import EDITOR_SERVERS, EDITORS, load_array, load_file
+from ..lines import HEAD, discover_sniffed
 from . import _ledger
 from ._subtasks import children, read_subtasks
 from ._task import Task, ui_reasoning
@@ -211,20 +211,8 @@ def _history(doc: dict[str, object], s: Session) -> None:
 
 
 def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
-    data = read_bytes(path, ctx.limits)
-    name = source_name(path, ctx.root)
-    s.files.append(SourceFile(name, str(path.resolve()), "roo_code", len(data), sha256(data)))
-    return data, name
+    return load_file(path, s, ctx, "roo_code")
 
 
 def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:
-    data, name = _load_file(path, s, ctx)
-    warnings: list[ReadingWarning] = []
-    counters: dict[str, int] = {}
-    recs = list(iter_json_array(data, name, warnings, counters))
-    s.warnings.extend(warnings)
-    s.quality.records += counters.get("records", 0)
-    s.quality.unparsable_records += counters.get("unparsable", 0)
-    for r in recs:
-        s.add_evidence(r.ev)
-    return recs
+    return load_array(path, s, ctx, "roo_code")
