@@ -25,8 +25,7 @@ import forsy
 from _opencode_store import Store
 from forsy.config import default_log_roots
 from forsy.run import read_sessions
-from forsy.sources import load
-from forsy.sources.opencode import _db
+from forsy.sources import _sqlite, load
 from forsy.sources.walk import discover_tree
 from test_sources_opencode import CHILD, MAIN, _story
 
@@ -173,7 +172,7 @@ def test_a_read_only_folder_in_wal_mode_is_read_with_the_rows_still_in_the_log(t
     assert con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0  # the main file alone: no table
     con.close()
     os.chmod(ro, stat.S_IRUSR | stat.S_IXUSR)
-    real = _db._query_file
+    real = _sqlite._query_file  # the reading of every agent's SQLite database (atuin's too)
 
     def as_sqlite_in_a_read_only_folder(path: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any]]:
         # what SQLite says there to a reader that is not root (root may write the -shm file)
@@ -181,7 +180,7 @@ def test_a_read_only_folder_in_wal_mode_is_read_with_the_rows_still_in_the_log(t
             raise sqlite3.OperationalError("unable to open database file")
         return real(path, sql, args)
 
-    monkeypatch.setattr(_db, "_query_file", as_sqlite_in_a_read_only_folder)
+    monkeypatch.setattr(_sqlite, "_query_file", as_sqlite_in_a_read_only_folder)
     try:
         [s] = list(read_sessions([db]))
         assert s.session_id == MAIN and len([e for e in s.events if e.kind == "tool_call"]) == 14

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from ...evidence import Evidence, Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
+from .._sqlite import read_only_query
 from ..lines import inside, sha256, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
@@ -69,31 +68,8 @@ def dbs_at(d: Path) -> list[Path]:
 
 
 def query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The rows of a read-only query. In WAL mode SQLite needs the `-shm` file beside the
-    database even to read, which a read-only folder cannot take: then the query runs on a copy
-    of the database and its `-wal` in a temporary folder, so the rows still in the log are read
-    too. Nothing is written beside the database."""
-    try:
-        return _query_file(db, sql, args)
-    except sqlite3.OperationalError:
-        pass
-    with tempfile.TemporaryDirectory(prefix="forsy-opencode-") as tmp:
-        copy = Path(tmp) / db.name
-        shutil.copyfile(db, copy)
-        wal = db.with_name(db.name + "-wal")
-        if wal.is_file():
-            shutil.copyfile(wal, Path(tmp) / wal.name)
-        return _query_file(copy, sql, args)
-
-
-def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any]]:
-    # as a URI, escaped: a "#", "?" or "%" in a folder name is part of the path
-    con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        con.row_factory = sqlite3.Row
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
+    """The rows of a read-only query, nothing written beside the database (`_sqlite`)."""
+    return read_only_query(db, sql, args, what="opencode")
 
 
 def session_ids(db: Path) -> frozenset[str]:

@@ -30,9 +30,7 @@ Events keep file order (the eternal history interleaves shells, so it is not tim
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +42,7 @@ from ...ids import canonical, make_id
 from ...payloads import ShellInfo
 from .. import ReadContext
 from .._records import Problem, warn_problems
+from .._sqlite import read_only_query
 from ..lines import inside, read_bytes, sha256, source_name
 from . import _formats as fmts
 
@@ -292,32 +291,9 @@ def _atuin_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _atuin_query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The rows of a read-only query. atuin keeps its database in WAL mode: read-only, SQLite
-    still needs the `-shm` file beside it, which a read-only folder cannot take. Then the query
-    runs on a copy of the database and its `-wal` in a temporary folder, so the rows still in
-    the write-ahead log are read too (`immutable=1` would read the main file alone and lose
-    them without a word). Nothing is written beside the database."""
-    try:
-        return _query_file(db, sql, args)
-    except sqlite3.OperationalError:
-        pass
-    with tempfile.TemporaryDirectory(prefix="forsy-atuin-") as tmp:
-        copy = Path(tmp) / db.name
-        shutil.copyfile(db, copy)
-        wal = db.with_name(db.name + "-wal")
-        if wal.is_file():
-            shutil.copyfile(wal, Path(tmp) / wal.name)
-        return _query_file(copy, sql, args)
-
-
-def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any]]:
-    # as a URI, escaped: a "#", "?" or "%" in a folder name is part of the path
-    con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        con.row_factory = sqlite3.Row
-        return [dict(r) for r in con.execute(sql, args)]
-    finally:
-        con.close()
+    """The rows of a read-only query: atuin keeps its database in WAL mode, and nothing is written
+    beside it (`_sqlite`)."""
+    return read_only_query(db, sql, args, what="atuin")
 
 
 def _add_atuin_row(session: Session, src: str, row: dict[str, Any]) -> None:
