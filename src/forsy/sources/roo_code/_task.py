@@ -384,9 +384,10 @@ class Task:
 def ui_reasoning(s: Session, ui: list[Record], api: list[Record]) -> list[Event]:
     """The model's reasoning the UI shows (`say: "reasoning"`) that no API message holds: before
     November 2025 (7715158d51) Roo Code kept it only there. Each at its record's time."""
-    held = {b.get(k) for rec in api for b in _listed(rec.data.get("content")) if isinstance(b, dict)
-            for k in ("thinking", "text")}
-    held |= {rec.data.get("reasoning_content") for rec in api}
+    # texts only: a field of another kind (a damaged record) holds no reasoning and cannot be compared
+    held = {t for rec in api for b in _listed(rec.data.get("content")) if isinstance(b, dict)
+            for k in ("thinking", "text") if isinstance(t := b.get(k), str)}
+    held |= {t for rec in api if isinstance(t := rec.data.get("reasoning_content"), str)}
     out = []
     for rec in ui:
         text = rec.data.get("text")
