@@ -20,21 +20,20 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...evidence import Evidence, Session, SessionMeta, SourceFile
+from ...evidence import Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
-from .._records import Record
 from .._sqlite import read_only_query
 from ..lines import inside, sha256, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
 from ._emit import get
-from ._files import parse
+from ._files import parse, record
 from ._layout import DATA_DIR
 from ._session import _facts
 
@@ -128,19 +127,6 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     return None
 
 
-def _record(s: Session, name: str, data: bytes, type_of: Callable[[dict[str, Any]], str], what: str) -> Record | None:
-    """One row as one record of `s`, as `_files.load` reads a file (`what`: the row's kind)."""
-    s.quality.records += 1
-    value, line, why = parse(data)
-    if value is None:
-        s.quality.unparsable_records += 1
-        s.warn("too-deep" if why.startswith("nests") else "unparsable", f"{what} {why}; skipped", name, line)
-        return None
-    ev = Evidence.make(name, 1, 0, data, sha256(data), type_of(value))
-    s.add_evidence(ev)
-    return Record(ev, value)
-
-
 class DbReader:
     """The sessions of one database, read from a snapshot of its rows taken once."""
 
@@ -173,7 +159,7 @@ class DbReader:
         # the database is listed once, with the main session (a subagent's is folded into it)
         s = Session("opencode", sid, [self.file] if parent is None else [], {}, [], SessionMeta(agent="opencode"))
         name = self.name("session", sid)
-        rec = _record(s, name, _row_bytes("session", row), lambda d: "session", "the session's row")
+        rec = record(s, name, _row_bytes("session", row), lambda d: "session", "the session's row")
         if rec is not None:
             s.mark(rec.ev.id, "metadata", _rules.SESSION)
         revert = row.get("revert")
@@ -208,16 +194,16 @@ class DbReader:
                 # messages, and deletes them when the next prompt is sent
                 b.abandoned = True
             mname = self.name("message", mid)
-            mrec = _record(s, mname, _row_bytes("message", m), _role, "a message's row")
+            mrec = record(s, mname, _row_bytes("message", m), _role, "a message's row")
             prows = by_msg.pop(mid, [])
             precs = [r for p in prows
-                     if (r := _record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type,
+                     if (r := record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type,
                                       "a part's row"))]
             b.records(mrec, precs, mid, mname, bool(prows), "the part table")
         for mid, prows in by_msg.items():
             # a part whose message row is gone (the foreign key deletes parts with their message)
             for p in prows:
-                r = _record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type, "a part's row")
+                r = record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type, "a part's row")
                 b.mark(r, "set_aside", _rules.UNREAD_MESSAGE)
             s.warn("no-message", f"{len(prows)} part row(s) of message {mid}, which has no row in the message "
                    "table: set aside", self.name("message", mid), None)

@@ -31,6 +31,12 @@ def load(path: Path, name: str, type_of: Callable[[dict[str, Any]], str], s: Ses
     except InputError as e:
         s.warn("unreadable", f"{what} could not be read ({e.message}); skipped", name, None)
         return None
+    return record(s, name, data, type_of, what)
+
+
+def record(s: Session, name: str, data: bytes, type_of: Callable[[dict[str, Any]], str], what: str) -> Record | None:
+    """One JSON object (a file's or a database row's bytes) as one record of `s`, counted; what
+    cannot be read is warned about (`what`: its kind) and None."""
     s.quality.records += 1
     value, line, why = parse(data)
     if value is None:
