@@ -25,10 +25,12 @@ _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[
 
 # Every secret name holds one of these (name_tier's words and endings begin so): where rules
 # look for a name
-NAME_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred")
-LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass", "secret", "psk"})
+NAME_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred", "salt")
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "psk"})
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
-RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets"})
+# a salt: only a machine-made value (`salt = bcrypt.gensalt()`, `salt_rounds: 10` stay)
+RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
+                          "salt"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
 # A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
 # an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD

@@ -152,12 +152,15 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
     value = text[start:stop]
     if not quoted:
         value = value.rstrip(_TRAILING)
-    if not value or is_template(value) or is_doc_placeholder(value) or code_like(value):
+    # a machine-made value, not a name in code nor a capitalised word (`Einstellungen`)
+    machine_made = ((label or quoted) and value.isalnum() and looks_random(value, 12)
+                    and sum(c.isupper() or c.isdigit() for c in value[1:]) >= 2)
+    if not value or is_template(value) or is_doc_placeholder(value) or (code_like(value) and not machine_made):
         return None
     if token:
         ok = looks_random(value, 16)
-    elif label or quoted:
-        ok = password_like(value, 6) or mixed_literal(value) or _letters_and_digits(value, 6)
+    elif label or quoted:  # a machine-made value too, letters only (`密码：uwbjWEMFmPpLnLVU`)
+        ok = password_like(value, 6) or mixed_literal(value) or _letters_and_digits(value, 6) or machine_made
     else:  # prose: `Passwort ist X`, `密码是X`
         ok = password_like(value) or mixed_case_literal(value)  # (`ändern in Windows10`: a word, not a value)
     return Hit(start, start + len(value), CREDENTIAL, "language-secret") if ok else None

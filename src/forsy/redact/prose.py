@@ -15,11 +15,14 @@ from ._values import code_like, mixed_case_literal, mixed_literal, password_like
 if TYPE_CHECKING:
     from ._anchors import Anchors
 
-_PROSE_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "token", "secret", "api key", "apikey", "private key",
-                "pass")
-# searched as the assignment rule's keywords (one search each, shared) and "pw"
-_PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key")
-_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey", "private key"})
+_PROSE_WORDS = ("password", "passwd", "passphrase", "passcode", "pwd", "pw", "token", "secret", "api key", "apikey",
+                "private key", "pass", "recovery code", "backup code", "totp seed", "otp seed", "mfa seed")
+# searched as the assignment rule's keywords (one search each, shared), "pw", and the labels of
+# one-time codes (an account's recovery codes, an authenticator's seed), rare in logs
+_PROSE_ANCHORS = ("pass", "pw", "secret", "token", "key", "recovery code", "backup code", "otp seed", "mfa seed")
+# words after which only a machine-made value is one ("the recovery code 3 of 10" stays)
+_PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey", "private key", "recovery code", "backup code",
+                                "totp seed", "otp seed", "mfa seed"})
 # words that may stand between the secret word and its value ("password for the db is now X")
 _FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
                      "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
@@ -38,9 +41,11 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         if text[i : i + 3].lower() == "key":  # "api key", "apikey", "private key"
             lead = text[max(0, i - 8) : i].lower()
             i -= 8 if lead == "private " else 4 if lead.endswith("api ") else 3 if lead.endswith("api") else 0
+        if text[i : i + 8].lower() == "otp seed" and text[i - 1 : i].lower() == "t":
+            i -= 1  # "totp seed": found as "otp seed"
         if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-.$") and not after_escape(text, i)):
             continue
-        head = text[i : i + 11].lower()
+        head = text[i : i + 13].lower()
         word = next((w for w in _PROSE_WORDS if head.startswith(w)), None)
         if word is None:
             continue

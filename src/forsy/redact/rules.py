@@ -65,10 +65,13 @@ __all__ = ["Anchors", "assignment", "base64_private_key", "cookie", "json_view_r
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _URL_USERINFO = re.compile(r"[^\s:/?#@\"'\\<>]{0,128}:(?P<v>[^\s/?#\"'\\<>]{1,256})@(?=[A-Za-z0-9\[_-])")
 _URL_USERINFO_ESCAPED = re.compile(r"[^\s:/?#@\"'<>]{0,128}:[^\s/?#\"'<>]{1,256}@")
+# a token given as the user, with no password (`https://<token>@github.com/…`, a Sentry DSN's key)
+_URL_TOKEN_USER = re.compile(r"(?P<v>[A-Za-z0-9_.~+=-]{20,256})@(?=[A-Za-z0-9\[_-])")
 
 
 def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """`scheme://user:password@host`: the password (kept encoded as it appears)."""
+    """`scheme://user:password@host`: the password (kept encoded as it appears); a token given
+    as the user alone (`https://<token>@host`): the token."""
     if "@" not in text:
         return
     for i in anchors.find(("://", ":\\/\\/")):
@@ -81,6 +84,9 @@ def url_password(text: str, anchors: Anchors) -> Iterator[Hit]:
         m = _URL_USERINFO.match(text, at)
         if m is None and "\\" in text[at : at + 400] and _URL_USERINFO_ESCAPED.match(text, at):
             anchors.want_json_view = True  # user info with an escape in it: read it decoded
+        if m is None and (user := _URL_TOKEN_USER.match(text, at)) is not None and looks_random(user["v"], 20):
+            yield Hit(user.start("v"), user.end("v"), CREDENTIAL, "url-password")
+            continue
         if m is None or is_template(m.group("v")) or PLACEHOLDER_RE.search(m.group("v")):
             continue
         kind = PLACEHOLDER if is_doc_placeholder(m.group("v")) else CREDENTIAL  # `user:your_password@`
@@ -219,7 +225,13 @@ _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 # `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`
 _SEPARATOR = re.compile(
     r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
-    + _PROSE_SEP + r")[ \t]*")
+    r"|<-(?=[ \t])" + _PROSE_SEP + r")[ \t]*")  # `<-`: R's assignment
+# A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
+# `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
+# Formatters put blanks around that `=`; `password: abc=def` is YAML's value, not a type.
+_DECLARED_TYPE = re.compile(
+    r"[ \t]*:[ \t]*(?P<type>&?(?:'[A-Za-z_]\w*[ \t]+)?(?:mut[ \t]+)?[A-Za-z_][\w.]*"
+    r"(?:<[^<>=\n]{0,80}>|\[[^\]\n]{0,40}\])?\??(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*\??)*)(?=[ \t]+=[ \t])")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
 _ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
@@ -230,6 +242,11 @@ _XML_NAMING_TAG = re.compile(r"<(?P<tag>[A-Za-z][\w:.-]{0,40})\s(?:[^<>]{0,160}\
                              r"[ \t]*=[ \t]*\\{0,3}[\"']\Z")
 # the name's closing quote, the tag's other attributes, then its `>` (not `/>`: no content)
 _XML_TAG_END = re.compile(r"\\{0,3}[\"'](?:[ \t]+[^<>]{0,160}?)?(?<!/)>")
+# A key element naming the value element after it: a property list's `<key>password</key>
+# <string>X</string>`, Hadoop's `<name>fs.s3a.secret.key</name> <value>X</value>`
+_KEY_ELEMENT = re.compile(r"<(?P<t>key|name|Key|Name|param-name)>[A-Za-z0-9_.-]{1,64}(?=</(?P=t)>)")
+_VALUE_ELEMENT = re.compile(r"</[\w-]{1,12}>(?:\s|\\[nrt]){0,12}<(?P<t>string|value|data|Value|param-value)>"
+                            r"(?P<v>[^<>\n]{1,1024})</(?P=t)>")
 _NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
 _NETRC_VALUE = re.compile(r"[ \t]+(?P<v>\S{1,1024})")
 _BARE = re.compile(r"[^\s\"'`\\,;<>]{1,1024}")
@@ -268,7 +285,7 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
-_AFTER_NAME = frozenset(" \t\"':=\\|>")
+_AFTER_NAME = frozenset(" \t\"':=\\|><")
 
 
 def _name_start(text: str, start: int) -> int:
@@ -294,6 +311,10 @@ def _markup_value(text: str, start: int, end: int, name: str, tier: int) -> Hit 
         if (m and text.startswith(tag["tag"] + ">", m.end())
                 and accept_value(name, tier, m["v"], quoted=True)):
             return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    elif start > 0 and text[start - 1] == ">" and (pair := _KEY_ELEMENT.search(text, max(0, start - 13), end + 13)):
+        m = _VALUE_ELEMENT.match(text, end) if pair.end() == end else None
+        if m and accept_value(name, tier, m["v"], quoted=True):
+            return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
     elif name.lower() == "password" and _NETRC_LOGIN.search(text, max(0, start - 200), start):
         m = _NETRC_VALUE.match(text, end)
         if m and accept_value(name, tier, m["v"], quoted=True):
@@ -313,7 +334,8 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         sep_re = _CLI_SEPARATOR
     else:
         sep_re = _ENV_SEPARATOR if name.isupper() else _SEPARATOR
-    sep = sep_re.match(text, pos)
+    typed = None if flag else _DECLARED_TYPE.match(text, pos)
+    sep = (_SEPARATOR.match(text, typed.end()) if typed is not None else None) or sep_re.match(text, pos)
     if sep is None:
         if text.startswith("\\u", pos):  # `password\u003d…`: an escaped separator, read decoded
             anchors.want_json_view = True
@@ -396,7 +418,9 @@ def _next_line_value(text: str, name: str, tier: int, pos: int, *, marked: bool,
 
 _DIRECTIVE_START = re.compile(rf"(?:{_LINE_OPENS})[ \t]*\Z")
 _DIRECTIVE_END = re.compile(r"[ \t]*(?:\r?\n|\\[rn]|\Z)")
-_POSITIONAL = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)(?=[\s;]|\\[nrt]|$)")
+# a quoted value may close a call or a list (`(setq api-token "X")`, Lisp's assignment)
+_POSITIONAL = re.compile(r"[ \t]+(?P<q>(?:\\{1,3}(?=[\"']))?[\"']?)(?P<v>(?!-)[^\s\"'`\\;<>|]{1,1024})(?P=q)"
+                         r"(?=[\s;]|\\[nrt]|$|(?<=[\"'])[),])")
 
 
 def _positional_value(text: str, name: str, pos: int) -> Hit | None:

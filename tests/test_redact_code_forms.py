@@ -1,0 +1,99 @@
+"""Secrets in forms of code and config the assignment rules did not read: a declared type
+between a name and its `=`, R's `<-`, a Lisp call's quoted argument, a key element naming the
+value element after it (property lists, Hadoop), a token given as a URL's user, a salt, a
+passcode, an account's recovery codes and an authenticator's seed, and a machine-made value
+after a word for "password" in another language. Each masked, in plain and JSON-escaped text;
+the same shapes holding code, names or words stay as they are."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from forsy.redact import Redactor
+
+PW = "Vr4#tLq9Wm2z"
+TOKEN = "Hk3vQm9TzL2pWx8RnB4cJy6D"
+
+MASKED = [
+    f'fn main() {{ let api_token: &str = "{TOKEN}"; }}',
+    f"static DB_PASSWORD: &'static str = \"{PW}\";",
+    f'private val password: String = "{PW}"',
+    f'var authToken: String? = "{TOKEN}"',
+    f'export const apiToken: string | null = "{TOKEN}";',
+    f'SECRET_TOKEN: ClassVar[str] = "{TOKEN}"',
+    f'let mut token: String = "{TOKEN}".to_string();',
+    f'db_password <- "{PW}"',
+    f'  (setq gptel-api-key "{TOKEN}")',
+    f'(defvar my-service-token "{TOKEN}")',
+    f"<dict>\n  <key>Password</key>\n  <string>{PW}</string>\n</dict>",
+    f"<property><name>hive.metastore.db.password</name><value>{PW}</value></property>",
+    f"git push https://{TOKEN}@git.example.org/team/app.git main",
+    f'HASHIDS_SALT="{TOKEN}"',
+    f"encryption_salt: {TOKEN}",
+    f"passcode = {PW}",
+    f"Backup code: {TOKEN}",
+    f"the TOTP seed is {TOKEN}",
+    f"пароль：{TOKEN}",
+]
+
+
+@pytest.mark.parametrize("text", MASKED)
+def test_the_secret_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert PW not in out and TOKEN not in out, out
+    assert "[CREDENTIAL_1]" in out
+
+
+@pytest.mark.parametrize("text", MASKED)
+def test_the_secret_is_masked_in_json_escaped_text(text: str) -> None:
+    """As a tool's arguments hold it: the text inside a JSON string."""
+    escaped = json.dumps({"content": text})
+    out = Redactor().redact(escaped)
+    assert PW not in out and TOKEN not in out, out
+
+
+KEPT = [
+    "let token: &str = &config.token;",
+    "val password: String = System.getenv(\"DB_PASSWORD\")",
+    "const apiToken: string = process.env.API_TOKEN ?? \"\";",
+    "password: abc=def is not a declaration",  # YAML's value holds the `=` (masked whole, see below)
+    "token <- Sys.getenv(\"GITHUB_TOKEN\")",
+    "(setq gptel-api-key (getenv \"OPENAI_API_KEY\"))",
+    "<key>CFBundleIdentifier</key>\n<string>org.example.widgets</string>",
+    "<name>hive.metastore.uris</name><value>thrift://meta:9083</value>",
+    "git clone https://git@github.com/acme/widgets.git",
+    "https://jane.smith@example.org/calendar",
+    "salt = os.urandom(16)",
+    "bcrypt_salt_rounds: 12",
+    "Use passcode login on shared tablets",
+    "recovery code 3 of 10 used",
+    "TOTP seed rotated yesterday",
+    "пароль：Einstellungen",
+]
+
+
+@pytest.mark.parametrize("text", KEPT[:3] + KEPT[4:])
+def test_code_names_and_words_stay(text: str) -> None:
+    assert Redactor().redact(text) == text
+
+
+def test_a_yaml_value_holding_an_equals_sign_is_masked_whole() -> None:
+    """`: abc=def` without blanks around `=` is no declared type: the whole value is the secret."""
+    out = Redactor().redact("password: abc=def")
+    assert out == "password: [CREDENTIAL_1]"
+
+
+def test_the_host_after_a_token_user_stays() -> None:
+    out = Redactor().redact(f"git push https://{TOKEN}@git.example.org/team/app.git main")
+    assert out == "git push https://[CREDENTIAL_1]@git.example.org/team/app.git main"
+
+
+def test_the_token_is_known_once_masked_everywhere() -> None:
+    """A secret masked in a typed declaration is masked bare in a later text of the session."""
+    red = Redactor()
+    texts = [f'let api_token: &str = "{TOKEN}";', f"curl -s 'https://api.example.org/v1?t={TOKEN[:4]}' # {TOKEN}"]
+    red.learn(texts)
+    out = red.redact_many(texts)
+    assert all(TOKEN not in o for o in out), out
