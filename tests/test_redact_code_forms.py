@@ -97,3 +97,15 @@ def test_the_token_is_known_once_masked_everywhere() -> None:
     red.learn(texts)
     out = red.redact_many(texts)
     assert all(TOKEN not in o for o in out), out
+
+
+def test_an_encoded_value_teaches_its_secret_alone_in_a_batch_of_texts() -> None:
+    """`APP_KEY=base64:X=` masks the value whole; X alone is learnt (base64's padding off) and
+    masked where it stands bare, in the same batch of texts (scanned joined, then split back:
+    the secret's span must survive the split) and later."""
+    red = Redactor()
+    texts = ["composer install", f"APP_KEY=base64:{TOKEN}=", f"key {TOKEN} copied", "done"]
+    out = red.redact_many(texts)
+    assert out[1] == "APP_KEY=[CREDENTIAL_1]"
+    assert TOKEN not in out[2], out
+    assert TOKEN not in red.redact(f"echo {TOKEN}")

@@ -43,8 +43,10 @@ def distribute(hits: list[Hit], lengths: list[int]) -> list[list[Hit]]:
         i = max(0, bisect_right(starts, h.start) - 1)
         while i < len(starts) and starts[i] < h.end:
             lo, hi = max(h.start, starts[i]) - starts[i], min(h.end, starts[i] + lengths[i]) - starts[i]
-            if hi > lo:
-                per[i].append(Hit(lo, hi, h.kind, h.rule))
+            if hi > lo:  # the secrets found in it (Hit.parts) go with it, in this text's offsets
+                parts = tuple((a - starts[i], b - starts[i]) for a, b in h.parts
+                              if starts[i] <= a and b <= starts[i] + lengths[i])
+                per[i].append(Hit(lo, hi, h.kind, h.rule, parts))
             i += 1
     return per
 

@@ -438,10 +438,19 @@ def _positional_value(text: str, name: str, pos: int) -> Hit | None:
     return _value_hit(name, 2, m["v"], m.start("v"), quoted=bool(m["q"]))
 
 
+# a value written with its encoding before it (Laravel's `base64:`), its padding after it
+_ENCODED = re.compile(r"(?i:base64|b64|hex):(?=[A-Za-z0-9+/_-]{8})")
+
+
 def _value_hit(name: str, tier: int, value: str, start: int, *, quoted: bool, code: bool = False) -> Hit | None:
     """The value at `start` as a secret, as a documentation placeholder (reported, not masked), or nothing."""
     if accept_value(name, tier, value, quoted=quoted, code=code):
-        return Hit(start, start + len(value), CREDENTIAL, "secret-assignment")
+        end = start + len(value)
+        enc = _ENCODED.match(value)
+        if enc is not None:  # `APP_KEY=base64:X=`: X is learnt too, as it may stand bare elsewhere
+            inner = end - (len(value) - len(value.rstrip("=")))  # without base64's padding
+            return Hit(start, end, CREDENTIAL, "secret-assignment", ((start, end), (start + enc.end(), inner)))
+        return Hit(start, end, CREDENTIAL, "secret-assignment")
     if is_doc_placeholder(value):
         return Hit(start, start + len(value), PLACEHOLDER, "secret-assignment")
     return None
