@@ -109,3 +109,23 @@ def test_an_encoded_value_teaches_its_secret_alone_in_a_batch_of_texts() -> None
     assert out[1] == "APP_KEY=[CREDENTIAL_1]"
     assert TOKEN not in out[2], out
     assert TOKEN not in red.redact(f"echo {TOKEN}")
+
+
+@pytest.mark.parametrize("text", [
+    f"poetry config pypi-token.testpypi {TOKEN}",
+    f"auth.token.github={TOKEN}",
+    f"mycli set credentials.token.prod {TOKEN}",
+])
+def test_a_hierarchical_key_whose_level_names_a_secret_holds_one(text: str) -> None:
+    out = Redactor().redact(text)
+    assert TOKEN not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "password.policy = strict",
+    "token.expiry: 3600",
+    "jwt.secret.expiration=86400",
+    "git config credential.helper store",
+])
+def test_a_hierarchical_key_keeps_words_and_numbers(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -76,7 +76,10 @@ def name_tier(name: str) -> int:
         return 0
     last = max(i for i, s in enumerate(secret) if s)
     if not all(p.isdigit() or p in _TRAILING_OK for p in parts[last + 1 :]):
-        return 0
+        # a hierarchical key whose level names a secret (`pypi-token.pypi`, `auth.token.github`):
+        # only a machine-made value is one (`password.policy strict`, `token.expiry 3600` stay)
+        levels = name.split(".")
+        return 2 if len(levels) > 1 and any(name_tier(level) for level in levels[:-1]) else 0
     return 1 if any(literal[: last + 1]) else 2
 
 
