@@ -129,3 +129,37 @@ def test_a_hierarchical_key_whose_level_names_a_secret_holds_one(text: str) -> N
 ])
 def test_a_hierarchical_key_keeps_words_and_numbers(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    f"\x1b[1;33mDB_PASSWORD\x1b[0m = {PW}",
+    f"  \x1b[36mapi_token\x1b[39m: \x1b[32m'{TOKEN}'\x1b[39m",
+    f'export ADMIN_PASSWORD="${{ADMIN_PASSWORD:-{PW}}}"',
+    f'API_TOKEN=${{API_TOKEN:={TOKEN}}}',
+    f'if settings.api_token == "{TOKEN}":',
+    f"assert cfg['password'] != '{PW}'",
+])
+def test_coloured_names_real_fallbacks_and_compared_literals_are_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert PW not in out and TOKEN not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "\x1b[31mpassword\x1b[0m: \x1b[1mrequired\x1b[0m",
+    "${DB_PASSWORD:-changeme}",
+    "${API_KEY:-your-api-key}",
+    "if password == user_input:",
+    'assert token == ""',
+])
+def test_stand_ins_variables_and_colour_alone_stay(text: str) -> None:
+    red = Redactor()
+    assert red.redact(text) == text
+
+
+def test_a_secret_in_a_long_text_teaches_its_secret_alone() -> None:
+    """A text longer than one scanning chunk: the secret found inside a wider mask after the
+    first chunk is learnt alone too (its span moves with the chunk's offset)."""
+    red = Redactor()
+    long = "x = 1\n" * 200_000 + f"APP_KEY=base64:{TOKEN}=\n"  # past the first 1 MB chunk
+    out = red.redact_many([long, f"again {TOKEN}"])
+    assert TOKEN not in out[0] and TOKEN not in out[1], out[1]

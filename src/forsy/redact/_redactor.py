@@ -50,6 +50,7 @@ from ._split import SEPARATOR, batches, chunks, distribute
 from ._views import (
     JSON_ESCAPE,
     View,
+    ansi_views,
     byte_spans_to_char,
     json_unescape,
     json_view,
@@ -342,7 +343,8 @@ class Redactor:
         hits: list[Hit] = []
         for offset, chunk in chunks(text):
             found = self._scan_chunk(chunk)
-            hits += [Hit(h.start + offset, h.end + offset, h.kind, h.rule) for h in found] if offset else found
+            hits += [Hit(h.start + offset, h.end + offset, h.kind, h.rule,
+                         tuple((a + offset, b + offset) for a, b in h.parts)) for h in found] if offset else found
         return hits
 
     def _scan_chunk(self, chunk: str) -> list[Hit]:
@@ -363,6 +365,7 @@ class Redactor:
         # json.dumps writes it), a rule's own words are hidden: those lines are scanned decoded,
         # by every rule, as the lines with %XX escapes are
         hits += self._scan_views(letter_views(chunk), MASKED_KINDS)
+        hits += self._scan_views(ansi_views(chunk), MASKED_KINDS)  # a coloured `password: X`
         return hits + self._scan_views(url_views(chunk), VIEW_KINDS)
 
     def _scan_views(self, views: list[tuple[int, View]], kinds: Iterable[str]) -> list[Hit]:

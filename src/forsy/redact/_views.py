@@ -200,3 +200,28 @@ def url_views(text: str) -> list[tuple[int, View]]:
 def _unquote_run(m: re.Match[str]) -> str:
     return urllib.parse.unquote(m.group(), errors="replace")
 
+
+# A terminal's colour and style codes (CSI `ESC [ … m`, cursor moves) and titles and links
+# (OSC `ESC ] … BEL`): a coloured `password: X` in a tool's output hides the name from its value
+_ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)")
+
+
+def _drop(m: re.Match[str]) -> str:
+    return ""
+
+
+def ansi_views(text: str) -> list[tuple[int, View]]:
+    """Views of the lines that hold terminal escape codes, without them, with their offsets in
+    the text (only those lines, as for %XX escapes)."""
+    out: list[tuple[int, View]] = []
+    pos = 0
+    while (i := text.find("\x1b", pos)) >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        if _ANSI.search(line):
+            out.append((start, View("ansi", line, _ANSI, _drop)))
+        pos = end
+    return out
+

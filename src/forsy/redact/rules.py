@@ -28,7 +28,15 @@ from ._base import (
     past_escape,
 )
 from ._tokens import HEADER_RULES, TOKEN_FINDER
-from ._values import _OPEN_QUOTE, NAME_KEYWORDS, _closing_quote, accept_value, is_doc_placeholder, name_tier
+from ._values import (
+    _OPEN_QUOTE,
+    NAME_KEYWORDS,
+    _closing_quote,
+    accept_value,
+    is_doc_placeholder,
+    name_tier,
+    password_like,
+)
 from .addresses import street_address
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
@@ -225,7 +233,8 @@ _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 # `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`
 _SEPARATOR = re.compile(
     r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
-    r"|<-(?=[ \t])" + _PROSE_SEP + r")[ \t]*")  # `<-`: R's assignment
+    r"|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
+# `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
 # A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
 # `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
 # Formatters put blanks around that `=`; `password: abc=def` is YAML's value, not a type.
@@ -270,10 +279,14 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         name = text[start:end]
         tier = name_tier(name)
         if tier and text[start - 2 : start] == "${":  # a shell expansion: `${NAME}` refers to a value
-            default = _SHELL_DEFAULT.match(text, end)  # `${NAME:-default}`: documentation's stand-in
+            # `${NAME:-default}`: documentation's stand-in, or a real fallback when it looks like a secret
+            default = _SHELL_DEFAULT.match(text, end)
             if default is not None:
                 done = default.end()
-                if default.end("v") > default.start("v"):
+                v = default.group("v")
+                if v and (looks_random(v, 16) or (tier == 1 and password_like(v) and not is_doc_placeholder(v))):
+                    yield Hit(default.start("v"), default.end("v"), CREDENTIAL, "secret-assignment")  # a real fallback
+                elif v:
                     yield Hit(default.start("v"), default.end("v"), PLACEHOLDER, "shell-default")
         elif tier:
             hit = (_value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
