@@ -163,3 +163,18 @@ def test_a_secret_in_a_long_text_teaches_its_secret_alone() -> None:
     long = "x = 1\n" * 200_000 + f"APP_KEY=base64:{TOKEN}=\n"  # past the first 1 MB chunk
     out = red.redact_many([long, f"again {TOKEN}"])
     assert TOKEN not in out[0] and TOKEN not in out[1], out[1]
+
+
+@pytest.mark.parametrize("text", [
+    f"wandb login {TOKEN}",
+    f"openssl passwd -6 -salt Zx9 {PW}",
+    f"mkpasswd -m sha-512 {PW}",
+])
+def test_a_password_given_to_a_hashing_or_login_command_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert PW not in out and TOKEN not in out, out
+
+
+@pytest.mark.parametrize("text", ["wandb login --relogin", "openssl passwd -help", "wandb login first, then run"])
+def test_their_options_and_prose_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -44,7 +44,7 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     ("dotnet nuget push", "-k --api-key"), ("dotnet nuget add source", "-p --password"),
     ("nuget", "-Password -ApiKey"), ("gh secret set", "-b --body"), ("kubectl", "--token --password"),
     ("consul", "-token"), ("nomad", "-token"), ("vault login", "#1~"), ("cargo login", "#1~"),
-    ("ngrok authtoken", "#1~"), ("ngrok config add-authtoken", "#1~"), ("snyk auth", "#1~"),
+    ("ngrok authtoken", "#1~"), ("ngrok config add-authtoken", "#1~"), ("snyk auth", "#1~"), ("wandb login", "#1~"),
     ("doctl auth init", "-t --access-token"), ("mc alias set", "#4"), ("mc config host add", "#4"),
     ("ConvertTo-SecureString", "#1 -String"),
     # databases, brokers, directories, shares, remote shells
@@ -62,6 +62,7 @@ CLI_SECRETS: tuple[tuple[str, str], ...] = (
     # keys, archives, keychains
     ("keytool", "-storepass -keypass -srcstorepass -deststorepass -srckeypass -destkeypass -new"),
     ("jarsigner", "-storepass -keypass"), ("openssl", "-k"), ("ssh-keygen", "-N -P"),
+    ("openssl passwd", "#-1"), ("mkpasswd", "#-1"),  # the password to hash (mkpasswd's last word)
     ("zip", "-P --password"), ("unzip", "-P"), ("7z", "-p*"), ("7za", "-p*"), ("rar", "-p*"), ("unrar", "-p*"),
     ("htpasswd", "#-1?b"), ("security add-generic-password", "-w"), ("security add-internet-password", "-w"),
     ("security unlock-keychain", "-p"), ("security create-keychain", "-p"),
