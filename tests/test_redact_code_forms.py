@@ -178,3 +178,24 @@ def test_a_password_given_to_a_hashing_or_login_command_is_masked(text: str) -> 
 @pytest.mark.parametrize("text", ["wandb login --relogin", "openssl passwd -help", "wandb login first, then run"])
 def test_their_options_and_prose_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    f"echo {TOKEN} > ~/.config/acme/token",
+    f'echo "{PW}" >> /run/secrets/db_password',
+    f"printf '%s' {TOKEN} > .api_key",
+    f"mkdir -p ~/.app && echo -n {TOKEN} > ~/.app/credentials && chmod 600 ~/.app/credentials",
+])
+def test_a_value_written_to_a_file_named_for_a_secret_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert PW not in out and TOKEN not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "echo done > status.txt",
+    "echo 3 > ~/.cache/token_retries",
+    "echo $TOKEN > ~/.token",
+    "echo ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me > key.pub",
+])
+def test_other_writes_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

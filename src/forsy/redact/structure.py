@@ -118,6 +118,9 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         pipe = stop
         while pipe < len(text) and text[pipe] in " \t":
             pipe += 1
+        if text.startswith(">", pipe):  # `echo X > ~/.config/app/token`: written to a file named for a secret
+            yield from _written_to_secret_file(text, i, words, pipe)
+            continue
         if not text.startswith("|", pipe) or text.startswith("||", pipe):
             continue
         reader = [text[s:e] for s, e in _words(text, pipe + 1)]
@@ -130,6 +133,23 @@ def stdin_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 yield from _basic_secret(text, *_unquoted(text, s, e))
             else:
                 yield from _values_in(text, *_unquoted(text, s, e), after_colon=chpasswd)
+
+
+def _written_to_secret_file(text: str, i: int, words: list[tuple[int, int]], redirect: int) -> Iterator[Hit]:
+    """`echo X > ~/.app/token`, `printf '%s' X >> .secrets/api_key`: X, when the file's name
+    names a secret (`token`, `db_password.txt`, `credentials`) and X looks like one on its own
+    (`echo done > status`, `echo 3 > retries_token_count`... stay)."""
+    target = _words(text, redirect + (2 if text.startswith(">>", redirect) else 1))
+    if not target:
+        return
+    name = text[target[0][0] : target[0][1]].strip("\"'").rsplit("/", 1)[-1].lower()
+    if not _names_secret(name.lstrip(".").split(".")[0]) or name.endswith((".pub", ".crt", ".pem.pub")):
+        return
+    for s, e in _echoed(text, i, words):
+        s, e = _unquoted(text, s, e)
+        value = text[s:e]
+        if "\\" not in value and (looks_random(value, 16) or password_like(value)):
+            yield Hit(s, e, CREDENTIAL, "stdin-secret")
 
 
 def _echoed(text: str, i: int, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
