@@ -199,3 +199,28 @@ def test_a_value_written_to_a_file_named_for_a_secret_is_masked(text: str) -> No
 ])
 def test_other_writes_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    f'let client = Client::builder().api_key("{TOKEN}").build()?;',
+    f'OpenAI.builder().apiKey("{TOKEN}").build()',
+    f'conn.with_auth_token("{TOKEN}")',
+    f"user.setPassword('{PW}');",
+    f"api_token: !!str {TOKEN}",
+    f'ADMIN_PASSWORD <- "{PW}"',
+])
+def test_builder_calls_setters_and_tagged_values_are_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert PW not in out and TOKEN not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    'token = getToken("github")',
+    "hashPassword(input)",
+    'env.secret("db-password")',
+    "MasterUserPassword: !Ref DbPassword",
+    'DBPassword: !Sub "{{resolve:secretsmanager:${DbSecret}:SecretString:password}}"',
+    "wifi_password: !secret wifi_password",
+])
+def test_lookups_and_references_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -243,7 +243,10 @@ _DECLARED_TYPE = re.compile(
     r"(?:<[^<>=\n]{0,80}>|\[[^\]\n]{0,40}\])?\??(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*\??)*)(?=[ \t]+=[ \t])")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
-_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t]))[ \t]*")
+_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t])|<-(?=[ \t]))[ \t]*")
+# a YAML tag before a value: a standard one (`!!str`), or a local one (CloudFormation's `!Ref`,
+# Home Assistant's `!secret`), which names where the value is, never the value itself
+_YAML_TAG = re.compile(r"!(?:(?P<std>!(?:str|binary))|[A-Za-z][\w.:-]{0,40})[ \t]+")
 # `<password>value</password>` and netrc's `login NAME password VALUE`
 _XML_VALUE = re.compile(r">(?P<v>[^<>\n]{1,1024})</")
 # `<entry key="…` / `<property name='…` (JSON-escaped quotes too): a tag whose attribute names what it holds
@@ -288,6 +291,11 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
                     yield Hit(default.start("v"), default.end("v"), CREDENTIAL, "secret-assignment")  # a real fallback
                 elif v:
                     yield Hit(default.start("v"), default.end("v"), PLACEHOLDER, "shell-default")
+        elif tier and text[end] == "(":
+            hit = _call_value(text, name, tier, end)
+            if hit is not None:
+                done = hit.end
+                yield hit
         elif tier:
             hit = (_value_after(text, name, tier, end, anchors) or _markup_value(text, start, end, name, tier)
                    or setter_value(text, start, end, name, tier, anchors))
@@ -298,7 +306,23 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
-_AFTER_NAME = frozenset(" \t\"':=\\|><")
+_AFTER_NAME = frozenset(" \t\"':=\\|><(")
+# A call named for a secret with one literal argument: a builder's `.apiKey("X")`, `with_token("X")`,
+# a setter `setPassword('X')` (JSON-escaped quotes too)
+_CALL_LITERAL = re.compile(r"\([ \t]*(?P<q>\\{0,3}[\"'`])(?P<v>[^\"'`\\\n]{1,512})(?P=q)[ \t]*\)")
+
+
+def _call_value(text: str, name: str, tier: int, pos: int) -> Hit | None:
+    """The one literal argument of a call named for a secret, when it looks like one on its own
+    (`getToken("github")`, `hashPassword(input)`, `secret("db-password")` stay)."""
+    m = _CALL_LITERAL.match(text, pos)
+    if m is None:
+        return None
+    value = m["v"]
+    ok = looks_random(value, 16) if tier == 2 else password_like(value, 6) or looks_random(value, 16)
+    if ok and accept_value(name, tier, value, quoted=True):
+        return Hit(m.start("v"), m.end("v"), CREDENTIAL, "secret-assignment")
+    return None
 
 
 def _name_start(text: str, start: int) -> int:
@@ -357,6 +381,10 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if sep.group("sep") == "|" and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
         return None  # `| password | X |`, ` password | X` are a table's row; `$PASSWORD' | base64` a pipe
     vstart = sep.end()
+    if text.startswith("!", vstart) and (tag := _YAML_TAG.match(text, vstart)) is not None:
+        if tag["std"] is None:  # `!Ref DbPassword`, `!Sub "{{resolve:…}}"`, `!secret wifi_password`: a reference
+            return None
+        vstart = tag.end()  # YAML's own types: `key: !!str X` is X
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
     if not flag and not spaced and sep.group("sep") == ":" and before >= 0 and text[before] == ":" and (
             _ARN.search(text, max(0, before - 256), before + 1) or not (
