@@ -230,11 +230,11 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 # "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
 _PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
 _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
-# `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`
+# `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`;
+# `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
 _SEPARATOR = re.compile(
     r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
     r"|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
-# `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
 # A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
 # `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
 # Formatters put blanks around that `=`; `password: abc=def` is YAML's value, not a type.
