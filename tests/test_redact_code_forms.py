@@ -56,6 +56,8 @@ def test_the_secret_is_masked_in_json_escaped_text(text: str) -> None:
 
 KEPT = [
     "let token: &str = &config.token;",
+    "    SEC_WEBSOCKET_KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1,",
+    "    password: Final = decoded.partition(':')[2]",
     "val password: String = System.getenv(\"DB_PASSWORD\")",
     "const apiToken: string = process.env.API_TOKEN ?? \"\";",
     "password: abc=def is not a declaration",  # YAML's value holds the `=` (masked whole, see below)
@@ -74,7 +76,7 @@ KEPT = [
 ]
 
 
-@pytest.mark.parametrize("text", KEPT[:3] + KEPT[4:])
+@pytest.mark.parametrize("text", [t for t in KEPT if not t.startswith("password: abc=def")])
 def test_code_names_and_words_stay(text: str) -> None:
     assert Redactor().redact(text) == text
 

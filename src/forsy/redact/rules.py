@@ -422,7 +422,12 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
     value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
+    if typed is not None and _REFERENCE.fullmatch(value):
+        return None  # a declaration's bare value is code: `KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1`
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
+
+
+_REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 _LINE_OPENS = r"\A|\n|\\n"  # where a line begins: the text's start, a newline, an escaped one
