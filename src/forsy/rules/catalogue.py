@@ -60,6 +60,11 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/gemini-stopped", "Gemini CLI: the shell tool's result opens with the CLI's words for a command it "
          "stopped (its timeout exceeded, or cancelled by the user before it could complete): the call failed, "
          "whatever its status."),
+    Rule("R-call/qwen-shell-stopped", "Qwen Code: the shell tool's result opens with 'Command timed out after Nms "
+         "before it could complete.' (its words for a command it stopped; a user's cancel is Gemini CLI's words, "
+         "R-call/gemini-stopped): the call failed, whatever its status."),
+    Rule("R-call/qwen-shell-signal", "Qwen Code: the shell tool's result states no exit code but 'Signal: N' (the "
+         "command was killed by a signal): the call failed, whatever its status."),
     Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "

@@ -12,6 +12,7 @@ from ...evidence import Event, Ref, Session, pointer
 from ...payloads import NoteInfo, ResultInfo
 from .._records import Record
 from ..gemini import part_texts, response_id
+from ._shell import qwen_shell_outcome
 from ._system import compaction_refs, system_mark
 
 NOTE_WHY = "notes are not steps"
@@ -208,6 +209,7 @@ class Transcript:
             if status == "cancelled" and DECLINED in text:  # the person said No to the call
                 info.rejected = True
                 self.s.quality.extra["rejected_calls"] = self.s.quality.extra.get("rejected_calls", 0) + 1
+            failed = qwen_shell_outcome(name, text, failed, info)  # a shell call's status is not its exit
             if call_id is None or call_id not in self.calls:
                 info.orphan = True
             if call_id is not None:
