@@ -117,6 +117,10 @@ class CallInfo(Info):
     parsed_by: str | None = None
     # the person changed the proposed call before accepting it (R-call/user-edited): where the log says so
     user_edited: Ref | None = None
+    # the call writes to a process another call started (Codex's write_stdin): that call's id, and
+    # where its output stated the process's id (R-cause/exec-session)
+    continues: str | None = None
+    continues_refs: list[Ref] = field(default_factory=list)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -65,6 +65,9 @@ _RULES: tuple[Rule, ...] = (
          "R-call/gemini-stopped): the call failed, whatever its status."),
     Rule("R-call/qwen-shell-signal", "Qwen Code: the shell tool's result states no exit code but 'Signal: N' (the "
          "command was killed by a signal): the call failed, whatever its status."),
+    Rule("R-cause/exec-session", "Codex: a write_stdin call (its chars, or none: a poll) names the session_id of a "
+         "process an earlier exec_command's output said was still running ('Process running with session ID N'): "
+         "its step is caused by that call's step (dependency_on_tool_result), not by the results just before it."),
     Rule("R-call/cline-failure-text", "Cline: the result is one of Cline's own failure messages (a command's "
          "'Command failed with exit code N.' or 'Command terminated by signal', 'The tool execution failed with the "
          "following error:', a missing parameter, a .clineignore or command-permission block, a SEARCH block that "

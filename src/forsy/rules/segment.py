@@ -42,6 +42,7 @@ from ..evidence import Event, Ref, Session
 from ..models import FieldProvenance
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
 from . import _commit_steps
+from ._continues import continues_cause
 from .draft import Draft as Draft
 from .draft import copied as copied
 from .draft import derived as derived
@@ -490,6 +491,10 @@ class Segmenter:
     def _cause(self, d: Draft, e: Event, pend: _Pending) -> None:
         actor = d.actor_key
         me = len(self.drafts) - 1
+        if continues_cause(d, e, self.calls, me, self.drafts):  # a poll of another call's process
+            pend.results = []
+            self.first_action.add(actor)
+            return
         group = self.groups.get((actor, e.group or ""), []) if e.group else []
         if group and e.kind == "tool_call":  # a parallel sibling shares the first call's causes
             first = self.drafts[group[0]]

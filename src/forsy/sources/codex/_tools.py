@@ -59,6 +59,7 @@ class ToolTracker:
     calls: dict[str, Event] = field(default_factory=dict)
     results: set[str] = field(default_factory=set)
     exec_sessions: dict[int, str] = field(default_factory=dict)  # unified exec id -> call_id
+    exec_session_refs: dict[int, list[Ref]] = field(default_factory=dict)  # ... -> the output that stated it
     spawned: dict[str, str] = field(default_factory=dict)  # agent id from spawn_agent output -> call_id
     call_events: list[tuple[Event, CallInfo]] = field(default_factory=list)
 
@@ -98,6 +99,9 @@ class ToolTracker:
         ev = self.new_event("tool_call", rec, *parts, call_id=call_id, tool=tool, args=args, group=group, info=info)
         if call_id:
             self.calls.setdefault(call_id, ev)
+        sid = args.get("session_id") if tool == "write_stdin" and isinstance(args, dict) else None
+        if isinstance(sid, int) and sid in self.exec_sessions:  # it writes to a process a call started
+            info.continues, info.continues_refs = self.exec_sessions[sid], self.exec_session_refs[sid]
         self.call_events.append((ev, info))
         return ev
 
@@ -163,6 +167,8 @@ class ToolTracker:
         if call_id:
             self.results.add(call_id)
             self._link(call_id, out, info)
+            if out.exec_session is not None and self.exec_sessions.get(out.exec_session) == call_id:
+                self.exec_session_refs[out.exec_session] = list(ev.refs)  # the output that states the id
             info.orphan = call_id not in self.calls
         return ev
 
