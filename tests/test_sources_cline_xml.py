@@ -324,7 +324,7 @@ def _refusals(tmp: Path) -> Path:
              _t("Missing value for required parameter 'diff'. Please retry with complete response."), ENV),
     ]
     # the person's answers to the question and to plan_mode_respond (say user_feedback) are left
-    # out: forsy does not place those yet, for native calls either
+    # out of the UI: they are read from the results (tests/test_sources_cline_answers.py)
     ui = [{"ts": T, "type": "say", "say": "text", "text": "Write the notes"},
           {"ts": T + 1000, "type": "say", "say": "user_feedback", "text": "put them in docs/"},
           {"ts": T + 9000, "type": "say", "say": "user_feedback", "text": "add a title"}]
@@ -364,7 +364,8 @@ def test_refused_failed_and_unclosed_calls_keep_what_cline_answered(tmp_path: Pa
     order = [(e.kind, e.tool or e.text) for e in s.events if e.kind in ("user", "tool_result")]
     assert order[:4] == [("user", "Write the notes"), ("tool_result", "write_to_file"), ("user", "put them in docs/"),
                          ("tool_result", "execute_command")]
-    assert order[-3:] == [("tool_result", "plan_mode_respond"), ("user", "add a title"),
+    assert order[-6:] == [("tool_result", "ask_followup_question"), ("user", "docs"),  # answers: cut from the result
+                          ("tool_result", "plan_mode_respond"), ("user", "ok"), ("user", "add a title"),
                           ("tool_result", "replace_in_file")]
     # the model's words before the calls; Cline's notice after them is a note, not the model's
     assert [(e.kind, e.actor, e.text) for e in s.events if e.kind in ("agent_text", "note")] == [

@@ -91,6 +91,9 @@ NO_RESPONSE = "Failure: I did not provide a response."
 FEEDBACK = re.compile(r"(?:The user provided the following feedback:|The user has provided the following feedback "
                       r"to help guide you:|The user denied this operation and provided the following feedback:)"
                       r"\n<feedback>\n(.*?)\n</feedback>", re.S)
+# the person's answer to ask_followup_question / plan_mode_respond as the call's result
+# (AskFollowupQuestionToolHandler.ts, PlanModeRespondHandler.ts); the UI says it as user_feedback
+ANSWER = re.compile(r"<(answer|user_message)>\n(.*?)\n</\1>", re.S)
 
 
 # where the extension keeps its tasks: the editor's global storage (context.globalStorageUri),
@@ -552,9 +555,11 @@ class _Task:
 
     def _feedback_inside(self, rec: Record, ptr: str, text: str) -> None:
         """The person's feedback Cline put inside a call's result (`<feedback>…</feedback>` after
-        "The user provided the following feedback:"): their words, after the result."""
-        for m in FEEDBACK.finditer(text):
-            said = m.group(1)
+        "The user provided the following feedback:", or their answer to a question): their
+        words, after the result, copied from the UI's record of them when it has one."""
+        found = [(m.start(), m.span(1), m.group(1)) for m in FEEDBACK.finditer(text)]
+        found += [(m.start(), m.span(2), m.group(2)) for m in ANSWER.finditer(text)]
+        for _, span, said in sorted(found):
             fb = next((f for f in self.feedback if isinstance(f.data.get("text"), str)
                        and f.data["text"].strip() and f.data["text"] in said), None)
             if fb is not None:
@@ -562,7 +567,7 @@ class _Task:
                 self._user_ui(fb)
             elif said.strip():
                 self._ev("user", rec, ptr, None, actor="user", text=said,
-                         info=MessageInfo(span=m.span(1), wrapped="tool_feedback"))
+                         info=MessageInfo(span=span, wrapped="tool_feedback"))
 
     def _missing(self) -> None:
         for call in self.pending:
