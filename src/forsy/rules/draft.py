@@ -11,7 +11,7 @@ from typing import Any
 from ..evidence import Event, Ref
 from ..jsontext import json_text as json_text  # where the rules' callers have always found it
 from ..models import EvidenceRef, FieldProvenance, trusted
-from ..payloads import HistoryMatch, ResultInfo, ShellInfo
+from ..payloads import CallInfo, HistoryMatch, MessageInfo, ResultInfo, ShellInfo
 from .catalogue import check as check_rule
 
 
@@ -89,4 +89,23 @@ class Draft:
                 self.evidence.append(e.id)
 
 
-__all__ = ["Draft", "copied", "derived", "json_text", "source_rule"]
+__all__ = ["Draft", "copied", "derived", "json_text", "parsed_call", "sliced_rule", "source_rule"]
+
+
+def sliced_rule(rule: str, texts: list[Event]) -> str:
+    """The rule of texts copied together: with C-span when some are slices of their strings (one alone is C-span),
+    else with the rule that joined an agent text from its streamed pieces (`MessageInfo.rule`: R-text/deltas)."""
+    joins = sorted({t.info.rule for t in texts if isinstance(t.info, MessageInfo) and t.info.rule})
+    if not any(t.info is not None and t.info.span is not None for t in texts):
+        return "+".join([rule, *joins])
+    return "C-span" if len(texts) == 1 else rule + "+C-span"
+
+
+def parsed_call(e: Event) -> FieldProvenance | None:
+    """How a call read out of the model's text was read (`CallInfo.parsed_by`, the span of its
+    text as the rule's parameters), None for a call the log records as one."""
+    info = e.info if isinstance(e.info, CallInfo) else None
+    if info is None or info.parsed_by is None:
+        return None
+    span = {"span_start": info.span[0], "span_end": info.span[1]} if info.span is not None else {}
+    return derived(info.parsed_by, e.refs[:1], **span)

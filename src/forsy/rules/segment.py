@@ -39,7 +39,6 @@ from rapidfuzz import fuzz
 
 from .. import tools
 from ..evidence import Event, Ref, Session
-from ..models import FieldProvenance
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
 from . import _commit_steps
 from ._continues import continues_cause
@@ -47,6 +46,7 @@ from .draft import Draft as Draft
 from .draft import copied as copied
 from .draft import derived as derived
 from .draft import json_text as json_text
+from .draft import parsed_call, sliced_rule
 from .draft import source_rule as source_rule
 
 RETRY_SIMILARITY = 90.0
@@ -72,25 +72,6 @@ USER_EDITED_NOTE = "The user changed the proposed call before accepting it; the 
 # input is the model's proposal, not what ran)
 USER_MODIFIED_NOTE = ("The model proposed this input; the user changed it before accepting it, so what was "
                       "written is the user's version (the result's patch), not this input.")
-
-
-def _sliced(rule: str, texts: list[Event]) -> str:
-    """The rule of texts copied together: with C-span when some are slices of their strings (one alone is C-span),
-    else with the rule that joined an agent text from its streamed pieces (`MessageInfo.rule`: R-text/deltas)."""
-    joins = sorted({t.info.rule for t in texts if isinstance(t.info, MessageInfo) and t.info.rule})
-    if not any(t.info is not None and t.info.span is not None for t in texts):
-        return "+".join([rule, *joins])
-    return "C-span" if len(texts) == 1 else rule + "+C-span"
-
-
-def _parsed(e: Event) -> FieldProvenance | None:
-    """How a call read out of the model's text was read (`CallInfo.parsed_by`, the span of its
-    text as the rule's parameters), None for a call the log records as one."""
-    info = e.info if isinstance(e.info, CallInfo) else None
-    if info is None or info.parsed_by is None:
-        return None
-    span = {"span_start": info.span[0], "span_end": info.span[1]} if info.span is not None else {}
-    return derived(info.parsed_by, e.refs[:1], **span)
 
 
 class Segmenter:
@@ -241,7 +222,7 @@ class Segmenter:
         d.call_id, d.tool_args = e.call_id, e.args
         d.group = e.group
         tool = e.tool or "unknown"
-        read = _parsed(e)  # a call read out of the model's text: name and input derived by the source's rule
+        read = parsed_call(e)  # a call read out of the model's text: name and input derived by the source's rule
         d.set("tool", tool, copied([e.name_ref]) if e.name_ref else read or derived("R-call/name", e.refs[:1]))
         # R-operation: what the tool's source declares (forsy.tools, the one table of tools); else "other"
         d.set("operation", tools.operation_for(tool), derived("R-operation", e.refs[:1]))
@@ -442,7 +423,7 @@ class Segmenter:
         if not said:
             return
         refs = [r for t in said for r in t.refs]
-        rule = _sliced("R-reasoning" if len(said) == 1 else "R-reasoning/joined", said)
+        rule = sliced_rule("R-reasoning" if len(said) == 1 else "R-reasoning/joined", said)
         d.set("reasoning", "\n\n".join(t.text or "" for t in said), copied(refs, rule=rule))
 
     def _flush_all(self) -> None:
@@ -477,8 +458,8 @@ class Segmenter:
         refs = [r for t in answer for r in t.refs]
         text = "\n\n".join(t.text for t in answer if t.text)
         # one answer cut out of its string (C-span: Cline's interruption notice after the words) says so
-        rule, params = source_rule(answer[0], _sliced("R-answer", answer)) if len(answer) == 1 else (
-            _sliced("R-answer/joined", answer), None)
+        rule, params = source_rule(answer[0], sliced_rule("R-answer", answer)) if len(answer) == 1 else (
+            sliced_rule("R-answer/joined", answer), None)
         d.set("output", text, copied(refs, rule=rule, params=params))
         if thoughts:
             self._reasoning(d, thoughts)
