@@ -198,6 +198,27 @@ ROO_CODE_TOOLS: tuple[ToolSpec, ...] = (
     _t("update_todo_list", "plan", K.PLAN), _t("switch_mode", "other", K.OTHER),
     _t("run_slash_command", "other", K.OTHER), _t("custom_tool", "other", K.OTHER),
 )  # fmt: skip
+# GitHub Copilot CLI (npm @github/copilot, its bundled tools read at 0.0.340-1.0.60): bash or
+# powershell (`command`; read_/write_/stop_/list_ the shells an async call left running), the
+# editor's tools (view, create with `file_text`, str_replace / edit / insert naming `path`; the
+# combined str_replace_editor, whose `command` says which), apply_patch, subagents (task and the
+# background agents' read_/write_/list_agents)
+COPILOT_CLI_TOOLS: tuple[ToolSpec, ...] = (
+    _t("bash", "execute", K.SHELL), _t("powershell", "execute", K.SHELL), _t("read_bash", "read", K.READ),
+    _t("read_powershell", "read", K.READ), _t("write_bash", "execute", K.PROCESS),
+    _t("write_powershell", "execute", K.PROCESS), _t("stop_bash", "execute", K.PROCESS),
+    _t("stop_powershell", "execute", K.PROCESS), _t("list_bash", "read", K.OTHER),
+    _t("list_powershell", "read", K.OTHER), _t("view", "read", K.READ), _t("show_file", "read", K.READ),
+    _t("create", "write", K.EDIT, "file"), _t("str_replace", "edit", K.EDIT, "file"),
+    _t("edit", "edit", K.EDIT, "file"), _t("insert", "edit", K.EDIT, "file"),
+    _t("str_replace_editor", "other", K.OTHER), _t("apply_patch", "edit", K.EDIT, "patch"),
+    _t("glob", "search", K.SEARCH), _t("grep", "search", K.SEARCH), _t("web_fetch", "download", K.WEB),
+    _t("task", "other", K.DELEGATE), _t("read_agent", "read", K.DELEGATE), _t("write_agent", "other", K.DELEGATE),
+    _t("list_agents", "read", K.OTHER), _t("report_intent", "other", K.OTHER), _t("update_todo", "plan", K.PLAN),
+    _t("exit_plan_mode", "plan", K.PLAN), _t("ask_user", "ask_user", K.ASK_USER),
+    _t("task_complete", "answer", K.OTHER), _t("store_memory", "other", K.OTHER), _t("sql", "other", K.OTHER),
+    _t("skill", "other", K.OTHER), _t("fetch_copilot_cli_documentation", "read", K.OTHER),
+)  # fmt: skip
 # shell tools whose arguments are the command line itself, one string (Codex exec's command
 # items: the argv joined as a shell would quote it), not an object holding it
 COMMAND_LINE_ARGS = frozenset({"command_execution"})
@@ -215,6 +236,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "aider": AIDER_TOOLS,
     "mini_swe_agent": MINI_SWE_AGENT_TOOLS,
     "opencode": OPENCODE_TOOLS,
+    "copilot_cli": COPILOT_CLI_TOOLS,
 }
 
 

@@ -65,6 +65,10 @@ _RULES: tuple[Rule, ...] = (
          "R-call/gemini-stopped): the call failed, whatever its status."),
     Rule("R-call/qwen-shell-signal", "Qwen Code: the shell tool's result states no exit code but 'Signal: N' (the "
          "command was killed by a signal): the call failed, whatever its status."),
+    Rule("R-call/copilot-exit-code", "GitHub Copilot CLI: a bash or powershell call's result ends with the tool's "
+         "'<exited with exit code N>' (0.0.3xx-1.0.x) or '<shellId: X completed with exit code N>' (1.0.5x on) with N "
+         "other than 0: the call failed, whatever its success flag (the CLI reports success whenever the command "
+         "ran)."),
     Rule("R-cause/exec-session", "Codex: a write_stdin call (its chars, or none: a poll) names the session_id of a "
          "process an earlier exec_command's output said was still running ('Process running with session ID N'): "
          "its step is caused by that call's step (dependency_on_tool_result), not by the results just before it."),

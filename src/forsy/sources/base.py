@@ -38,6 +38,7 @@ BUILTIN: dict[str, str] = {
     "invariant": "forsy.sources.invariant:InvariantSource",
     "mini_swe_agent": "forsy.sources.mini_swe_agent:MiniSweAgentSource",
     "opencode": "forsy.sources.opencode:OpenCodeSource",
+    "copilot_cli": "forsy.sources.copilot_cli:CopilotCliSource",
     "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
     "atif": "forsy.sources.atif:AtifSource",
     "forsy_v1": "forsy.sources.forsy_v1:ForsyV1Source",
