@@ -193,6 +193,8 @@ def test_the_flat_log_and_the_legacy_document_read_too() -> None:
     [f] = SRC.read(flat, ReadContext(root=flat.parent))
     # the imported legacy conversation, then the resumed work
     assert [e.text for e in f.events if e.kind == "user"] == ["What is in src?", "Now add a docstring to util.py."]
+    imported = next(e for e in f.events if e.kind == "tool_result")  # its outcome from the embedded timeline
+    assert imported.is_error is False and imported.refs[0].pointer == "/data/legacySession/timeline/3/result/log"
     [d] = SRC.read(doc, ReadContext(root=doc.parent))
     assert d.session_id == "4b90d39a-c756-4d55-bf1f-8b605cf183c8" and d.meta.models == ["claude-sonnet-4"]
     [res] = [e for e in d.events if e.kind == "tool_result"]

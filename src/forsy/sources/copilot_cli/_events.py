@@ -205,7 +205,13 @@ class Transcript:
         """A legacy session's conversation copied in when it was first resumed (its chat messages)."""
         legacy = _dict(d.get("legacySession"))
         self._model(legacy.get("selectedModel"))
-        n = read_chat_messages(self.s, rec, legacy.get("chatMessages"), "/data/legacySession/chatMessages", self)
+        line = legacy.get("timeline")
+        outcomes = {e["callId"]: Record(rec.ev, e, f"/data/legacySession/timeline/{i}")
+                    for i, e in enumerate(line if isinstance(line, list) else [])
+                    if isinstance(e, dict) and e.get("type") == "tool_call_completed"
+                    and isinstance(e.get("callId"), str)}
+        n = read_chat_messages(self.s, rec, legacy.get("chatMessages"), "/data/legacySession/chatMessages", self,
+                               outcomes)
         if n == 0:
             self.s.mark(rec.ev.id, "metadata", "a legacy session import with no messages")
 

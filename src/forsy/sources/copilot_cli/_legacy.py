@@ -140,10 +140,11 @@ def _shown_result(s: Session, shown: Record, got: dict[str, Any], kind: str, cal
     info = ResultInfo(orphan=call_id not in t.calls, rejected=kind in ("rejected", "denied"))
     ts = shown.data.get("timestamp") if isinstance(shown.data.get("timestamp"), str) else None
     t.answered.add(call_id)
-    s.events.append(Event("tool_result", "agent", ts, [Ref(shown.ev.id, "/result/log" if log is not None
-                                                           else "/result/type")],
+    at = shown.prefix  # the entry's place in its record (inside an import_legacy event)
+    s.events.append(Event("tool_result", "agent", ts, [Ref(shown.ev.id, f"{at}/result/log" if log is not None
+                                                           else f"{at}/result/type")],
                           text=log, call_id=call_id, tool=t.calls.get(call_id), is_error=OUTCOMES[kind], info=info,
-                          ts_ref=Ref(shown.ev.id, "/timestamp") if ts else None))
+                          ts_ref=Ref(shown.ev.id, f"{at}/timestamp") if ts else None))
 
 
 def read_legacy(data: bytes, name: str, file: SourceFile, fallback_id: str) -> Session:
