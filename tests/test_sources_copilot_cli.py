@@ -107,6 +107,10 @@ def _session(root: Path) -> Path:
     log.emit("session.error", {"errorType": "query", "message": "rate limited"})
     log.emit("assistant.message", {"messageId": "m4", "content": "Done.",
                                    "toolRequests": [req("c_late", "glob", pattern="*.c")]})
+    log.emit("assistant.message", {"messageId": "m5", "content": "", "toolRequests": [
+        {**req("c_mcp", "github-mcp-server-list_issues", owner="dev"), "mcpServerName": "github-mcp-server",
+         "mcpToolName": "list_issues"}]})
+    log.emit("tool.execution_complete", done("c_mcp", "[]"))
     log.emit("session.shiny_new_event", {"x": 1})
     return log.write(root, ['{"type":"user.message","data":{"content":"cut', "garbage"])
 
@@ -144,7 +148,7 @@ def test_a_session_reads_into_steps(tmp_path: Path) -> None:
     assert any("<overview>built</overview>" in str(s.get("output")) for s in steps)
     f = {e.path: e for e in m.ledger or []}
     main = f["events.jsonl"]
-    assert sum(main.totals.values()) == main.records_read == 31  # 29 events, the cut line, the garbage
+    assert sum(main.totals.values()) == main.records_read == 33  # 31 events, the cut line, the garbage
     assert main.totals["unparsable"] == 2 and main.totals["unknown"] == 1
     codes = [w.code for w in m.warnings]
     assert "unknown-record" in codes and "no-result" in codes
@@ -168,6 +172,9 @@ def test_each_event_kind_becomes_what_the_docstring_says(tmp_path: Path) -> None
     results = {e.call_id: e for e in s.events if e.kind == "tool_result"}
     assert results["c_make"].is_error is True and results["c_make"].info.exit_code == 2  # type: ignore[union-attr]
     assert results["c_test"].actor == "subagent:c_task"
+    mcp = next(e for e in s.events if e.kind == "tool_call" and e.call_id == "c_mcp")
+    assert mcp.tool == "mcp:github-mcp-server.list_issues" and results["c_mcp"].tool == mcp.tool
+    assert mcp.info.raw_name == "github-mcp-server-list_issues"  # type: ignore[union-attr]
 
 
 def test_damaged_events_are_warnings_not_crashes(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ...evidence import Event, Ref, Session, pointer
-from ...payloads import JSONValue, Link, MessageInfo, NoteInfo, ResultInfo
+from ...payloads import CallInfo, JSONValue, Link, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 from .._threads import add_subagent, link_thread
 from ._legacy import read_chat_messages
@@ -79,6 +79,7 @@ class Transcript:
         self.s = s
         self.actor = "agent"
         self.calls: dict[str, str | None] = {}  # call id → tool name, for every call read
+        self.call_events: dict[str, Event] = {}
         self.answered: set[str] = set()
         self.user_asked: set[str] = set()  # calls the person ran (tool.user_requested)
         self.refused: set[str] = set()  # calls the person said No to (permission.completed)
@@ -266,9 +267,12 @@ class Transcript:
             name = req.get("name") if isinstance(req.get("name"), str) else None
             call_id = req["toolCallId"] if _str(req.get("toolCallId")) else f"{rec.ev.id}:{i}"
             self.calls[call_id] = name
-            self._ev("tool_call", rec, pointer("data", "toolRequests", i, "arguments"), call_id=call_id, tool=name,
-                     args=req.get("arguments"), group=group,
-                     name_ref=Ref(rec.ev.id, pointer("data", "toolRequests", i, "name")) if name else None)
+            ev = self._ev("tool_call", rec, pointer("data", "toolRequests", i, "arguments"), call_id=call_id,
+                          tool=name, args=req.get("arguments"), group=group,
+                          name_ref=Ref(rec.ev.id, pointer("data", "toolRequests", i, "name")) if name else None)
+            self.call_events[call_id] = ev
+            _mcp(ev, req)
+            self.calls[call_id] = ev.tool
         if len(s.events) == before:
             s.mark(rec.ev.id, "metadata", "an assistant message with no content")
 
@@ -342,12 +346,17 @@ class Transcript:
             self.s.mark(rec.ev.id, "set_aside", "a tool start with no call id", "tool.execution_start")
             return
         if call_id in self.calls:
+            if call_id in self.call_events:  # 0.0.4xx names an MCP tool's server here only
+                _mcp(self.call_events[call_id], d)
+                self.calls[call_id] = self.call_events[call_id].tool
             self.s.mark(rec.ev.id, "metadata", "tool execution start")
             return
         name = d.get("toolName") if isinstance(d.get("toolName"), str) else None
         self.calls[call_id] = name
-        self._ev("tool_call", rec, "/data/arguments", call_id=call_id, tool=name, args=d.get("arguments"),
-                 name_ref=Ref(rec.ev.id, "/data/toolName") if name else None)
+        ev = self._ev("tool_call", rec, "/data/arguments", call_id=call_id, tool=name, args=d.get("arguments"),
+                      name_ref=Ref(rec.ev.id, "/data/toolName") if name else None)
+        _mcp(ev, d)
+        self.calls[call_id] = ev.tool
 
     def _permission(self, rec: Record, d: dict[str, Any]) -> None:
         kind = _dict(d.get("result")).get("kind")
@@ -400,6 +409,16 @@ class Transcript:
         self.answered.add(call_id)
         self._ev("tool_result", rec, ptr, text=text, call_id=call_id, tool=name, is_error=failed,
                  info=info)
+
+
+def _mcp(ev: Event, d: dict[str, Any]) -> None:
+    """An MCP tool's call is named `mcp:<server>.<tool>` (the spec's MCP naming; its name as written,
+    `<server>-<tool>`, kept as `raw_name`) when the event names the server and the tool."""
+    server, tool = _str(d.get("mcpServerName")), _str(d.get("mcpToolName"))
+    if server is None or tool is None or (ev.tool or "").startswith("mcp:"):
+        return
+    ev.info = CallInfo(raw_name=ev.tool)
+    ev.tool, ev.name_ref = f"mcp:{server}.{tool}", None
 
 
 HANDLERS = {
