@@ -19,7 +19,8 @@ text up to the `<reminder>` the CLI appended for the model (its UI cut it there 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import orjson
 
@@ -28,8 +29,12 @@ from ...payloads import CallInfo, MessageInfo, ResultInfo
 from .._records import Record
 from ..json_doc import read_object_array
 
-if TYPE_CHECKING:
-    from ._events import Transcript
+
+class Transcript(Protocol):
+    """What the legacy reader needs of `_events.Transcript` (the calls read and answered)."""
+
+    calls: dict[str, str | None]
+    answered: set[str]
 
 REMINDER = "<reminder>"  # the CLI's note to the model after the person's words (its UI cuts it off)
 OUTCOMES = {"success": False, "failure": True, "rejected": True, "denied": True}  # timeline result.type → failed
@@ -147,9 +152,10 @@ def _shown_result(s: Session, shown: Record, got: dict[str, Any], kind: str, cal
                           ts_ref=Ref(shown.ev.id, f"{at}/timestamp") if ts else None))
 
 
-def read_legacy(data: bytes, name: str, file: SourceFile, fallback_id: str) -> Session:
-    """A legacy session document's session (its chat messages and the outcomes in its timeline)."""
-    from ._events import Transcript  # the transcript keeps the calls read
+def read_legacy(data: bytes, name: str, file: SourceFile, fallback_id: str,
+                transcript: Callable[[Session], Transcript]) -> Session:
+    """A legacy session document's session (its chat messages and the outcomes in its timeline);
+    `transcript` makes the transcript that keeps the calls read (`_events.Transcript`)."""
 
     s = Session("copilot_cli", fallback_id, [file], {}, [], SessionMeta(agent="copilot-cli"), Quality())
     doc = read_object_array(data, name, "chatMessages")
@@ -175,7 +181,7 @@ def read_legacy(data: bytes, name: str, file: SourceFile, fallback_id: str) -> S
             outcomes[d["callId"]] = rec
         if s.meta.started_at is None and isinstance(d.get("timestamp"), str):
             s.meta.started_at, s.meta.started_at_ref = d["timestamp"], Ref(rec.ev.id, "/timestamp")
-    t = Transcript(s)
+    t = transcript(s)
     for rec in doc.records:
         s.add_evidence(rec.ev)
         before = len(s.events)

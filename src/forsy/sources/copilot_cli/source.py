@@ -147,7 +147,7 @@ class CopilotCliSource:
         fallback = path.parent.name if path.name == EVENTS else path.stem
         if path.suffix == ".json":
             stem = path.stem.removeprefix("session_")
-            return [read_legacy(data, name, file, stem.rsplit("_", 1)[0] if "_" in stem else stem)]
+            return [read_legacy(data, name, file, stem.rsplit("_", 1)[0] if "_" in stem else stem, Transcript)]
         s = Session(KIND, fallback, [file], {}, [], SessionMeta(agent="copilot-cli"), Quality())
         counters: dict[str, int] = {}
         recs = list(iter_jsonl(data, name, s.warnings, counters, _is_record))
