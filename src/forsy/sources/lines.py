@@ -28,7 +28,9 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import orjson
 
 from ..errors import InputError
 from ..jsontext import valid_text
@@ -109,6 +111,19 @@ def open_regular(path: Path) -> BinaryIO:
 
 HEAD = 65536  # how much of a file a source's sniff sees (also `sources.HEAD_BYTES`)
 Sniff = Callable[[Path, bytes], bool]
+
+
+def head_values(head: bytes, lines: int) -> Iterator[Any]:
+    """The JSON values of a JSONL head's first `lines` lines, for a sniff: blank lines and
+    lines that do not parse are passed over (a damaged line says nothing of the format: the
+    next one does)."""
+    for raw in head.split(b"\n")[:lines]:
+        if not raw.strip():
+            continue
+        try:
+            yield orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
 
 
 def sniff_file(path: Path, sniff: Sniff) -> bool:

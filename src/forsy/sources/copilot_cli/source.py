@@ -51,12 +51,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from ...evidence import Quality, Ref, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import iter_jsonl
-from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
+from ..lines import head_values, read_bytes, sha256, sniff_file, sniffed, source_name
 from ._events import Transcript
 from ._legacy import read_legacy
 
@@ -105,15 +103,8 @@ class CopilotCliSource:
             return False
         if path.suffix == ".json" and path.name.startswith("session_"):
             return _legacy_doc(s)
-        for raw in s.split(b"\n")[:20]:
-            if not raw.strip():
-                continue
-            try:
-                d = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue  # a damaged line says nothing of the format: the next one does
-            return copilot_record(d)
-        return False
+        first = next(head_values(s, 20), None)
+        return first is not None and copilot_record(first)
 
     def discover(self, path: Path) -> list[Path]:
         """Session logs under a log, a session folder, `session-state/` (or the legacy

@@ -59,13 +59,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from ...evidence import Quality, Ref, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_jsonl
 from .._threads import read_thread
-from ..lines import inside, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..lines import head_values, inside, read_bytes, sha256, sniff_file, sniffed, source_name
 from ._events import Transcript
 from ._graph import chain, dedupe
 from ._subagents import AGENT_FILE, Sub, main_chat, place, read_meta, transcripts_of
@@ -114,13 +112,7 @@ class QwenCodeSource:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if not s.startswith(b"{"):
             return False
-        for raw in s.split(b"\n")[:40]:
-            if not raw.strip():
-                continue
-            try:
-                d = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue  # a damaged line says nothing of the format: the next one does
+        for d in head_values(s, 40):
             if not isinstance(d, dict):
                 return False
             verdict = qwen_record(d)
