@@ -15,6 +15,9 @@ Sets (each case is the texts of one session, redacted in order by one Redactor, 
 - fifth held-out (heldout5.py): forms written in one sitting as a user would paste them, before
   the rules for typed declarations, other assignment operators, key/value element pairs and a
   token as a URL's user;
+- sixth held-out (heldout6.py): what tools print (CLI listings and dumps, REPLs, database
+  shells, diffs, device configuration, remote-login command lines), written before any rule
+  change made from it;
 - structure (tests/redaction_structure_samples.py): the must-match samples of the rules'
   own tests, i.e. what the rules were written from (optimistic by construction);
 A secret leaks when any of its forms (raw, JSON-escaped, URL-encoded) is in any output; a
@@ -41,6 +44,7 @@ from heldout2 import heldout2_cases, heldout2_lookalikes  # noqa: E402
 from heldout3 import heldout3_cases, heldout3_lookalikes  # noqa: E402
 from heldout4 import heldout4_cases, heldout4_lookalikes  # noqa: E402
 from heldout5 import heldout5_cases, heldout5_lookalikes  # noqa: E402
+from heldout6 import heldout6_cases, heldout6_lookalikes  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
 from secretgen import forms  # noqa: E402
@@ -99,7 +103,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
     ap.add_argument("--set", default="all",
-                    choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "structure", "all"))
+                    choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "structure",
+                             "all"))
     args = ap.parse_args()
     if args.set in ("heldout", "all"):
         by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
@@ -116,6 +121,9 @@ def main() -> None:
     if args.set in ("heldout5", "all"):
         by_cat, changed, n = measure(heldout5_cases(args.seed), heldout5_lookalikes(args.seed), args.show)
         table(f"fifth held-out set (seed {args.seed})", by_cat, changed, n)
+    if args.set in ("heldout6", "all"):
+        by_cat, changed, n = measure(heldout6_cases(args.seed), heldout6_lookalikes(args.seed), args.show)
+        table(f"sixth held-out set (seed {args.seed})", by_cat, changed, n)
     if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes
