@@ -217,3 +217,24 @@ def test_the_light_path_takes_plain_progress_and_snapshot_lines_and_nothing_else
     for other in ({**hook, "data": {"type": "agent_progress"}}, {**hook, "type": "user"},
                   {**snap, "type": "queue-operation", "note": "progress"}):
         assert _load._light(json.dumps(other).encode()) is None
+
+
+def test_a_sessions_repeated_values_are_one_string_in_every_record(tmp_path: Path) -> None:
+    # most records are held until the events are built: each must not keep its own copy of the
+    # session's id, folder, version, branch, model...
+    rng = random.Random(3)
+    lines = [_progress(rng, i) for i in range(40)]
+    for i in range(40, 60):
+        lines.append({"type": "assistant", "uuid": f"u{i}", "parentUuid": f"u{i - 1}", "sessionId": "s1",
+                      "cwd": "/w", "version": "2.1.39", "gitBranch": "main", "timestamp": "2026-01-01T00:00:00Z",
+                      "message": {"id": f"m{i}", "model": "claude-opus-4-5", "role": "assistant", "type": "message",
+                                  "content": [{"type": "text", "text": "hi"}], "stop_reason": None}})
+    log = tmp_path / "s1.jsonl"
+    log.write_bytes(b"\n".join(json.dumps(d).encode() for d in lines))
+    session = Session("claude_code", "", [], {}, [], SessionMeta(agent="claude-code"), Quality())
+    recs = _load.load_records(log, ReadContext(root=tmp_path), session)
+    assert len(recs) == 60
+    for key in ("sessionId", "cwd", "version", "gitBranch", "type"):
+        assert len({id(r.data[key]) for r in recs if key in r.data}) == (1 if key != "type" else 2), key
+    assert len({id(r.data["message"]["model"]) for r in recs[40:]}) == 1
+    assert len({id(r.data["uuid"]) for r in recs}) == 60  # what differs stays apart

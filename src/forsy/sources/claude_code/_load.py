@@ -95,11 +95,12 @@ FORK_COPY = "a fork's copy of its parent's history"
 def _load(read: Iterator[Record], session: Session) -> list[Record]:
     recs: list[Record] = []
     copies: dict[str, int] = {}
+    pool: dict[str, str] = {}
     for r in read:
         session.add_evidence(r.ev)
         if type(r.data) is _Stub:  # decoded by `_light`: checked and slim already
             _mark_by_type(Record(r.ev, {"type": r.data["type"], "data": {"type": r.data.data_type}}), session)
-            recs.append(Record(r.ev, dict(r.data), r.prefix))
+            recs.append(Record(r.ev, _shared(dict(r.data), pool), r.prefix))
             continue
         checked = check_record(r, session.warn)
         if checked is None:
@@ -112,12 +113,34 @@ def _load(read: Iterator[Record], session: Session) -> list[Record]:
         else:
             _mark_by_type(checked, session)
         recs.append(_slim(checked))
+        _shared(checked.data, pool)
     for parent, n in copies.items():
         session.meta.extra.setdefault("forked_from", parent)
         session.quality.extra["forked_copies"] = session.quality.extra.get("forked_copies", 0) + n
         session.warn("forked-session", f"{n} records are the history of session {parent} this session was forked "
                      "from, copied: set aside (they are that session's work)", session.files[-1].path)
     return recs
+# Fields whose value repeats on every record of a session (its id, folder, version, branch...):
+# each record's copy is replaced by one shared string, as most of a session's records are kept
+# until its events are built
+_SHARED = ("type", "sessionId", "cwd", "version", "gitBranch", "slug", "userType", "entrypoint")
+_SHARED_MESSAGE = ("model", "role", "type", "stop_reason")
+
+
+def _shared(d: dict[str, Any], pool: dict[str, str]) -> dict[str, Any]:
+    for k in _SHARED:
+        v = d.get(k)
+        if type(v) is str:
+            d[k] = pool.setdefault(v, v)
+    msg = d.get("message")
+    if type(msg) is dict:
+        for k in _SHARED_MESSAGE:
+            v = msg.get(k)
+            if type(v) is str:
+                msg[k] = pool.setdefault(v, v)
+    return d
+
+
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
 # (2.1.8x+: `scheduled_task_fire` markers, `away_summary` recaps, `model_refusal_fallback`, `agents_killed`)
 _SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
