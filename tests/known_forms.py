@@ -32,6 +32,7 @@ from heldout2 import heldout2_cases  # noqa: E402
 from heldout3 import heldout3_cases  # noqa: E402
 from heldout4 import heldout4_cases  # noqa: E402
 from heldout5 import heldout5_cases  # noqa: E402
+from heldout6 import heldout6_cases  # noqa: E402
 
 from cmdline_secrets import CmdlineGen  # noqa: E402
 from forsy.redact import Redactor  # noqa: E402
@@ -55,7 +56,8 @@ def labelled_forms() -> list[Form]:
     """Every labelled (texts, secret) the project has, each secret once per form."""
     out: list[Form] = []
     sets = (("heldout", heldout_cases(3)), ("heldout2", heldout2_cases(3)), ("heldout3", heldout3_cases(3)),
-            ("heldout4", heldout4_cases(3)), ("heldout5", heldout5_cases(3)), ("structure", structure_cases(5)))
+            ("heldout4", heldout4_cases(3)), ("heldout5", heldout5_cases(3)), ("heldout6", heldout6_cases(3)),
+            ("structure", structure_cases(5)))
     for name, cases in sets:
         out += [Form(f"{name}:{c.category}/{c.form}", tuple(c.texts), s, tuple(c.secrets))
                 for c in cases for s in c.secrets]

@@ -13,7 +13,8 @@ import pytest
 from forsy.redact import Redactor
 from forsy.redact._anchors import Anchors
 from forsy.redact._native import NATIVE_ANCHORS
-from forsy.redact.rules import KEY_BLOCK_ANCHORS, SIGNATURE_ANCHORS, key_block, url_signature
+from forsy.redact.keys import KEY_BLOCK_ANCHORS, key_block
+from forsy.redact.rules import SIGNATURE_ANCHORS, url_signature
 
 
 def _random(seed: int, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:

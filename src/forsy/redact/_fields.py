@@ -9,19 +9,20 @@ from typing import Any
 from ..jsontext import valid_text
 from ._values import accept_value, name_tier
 from .languages import key_word, secret_field
-from .pairs import pair_value_key
+from .pairs import pair_value_key, wrapped_value_key
 from .personal import birth_date_field, birth_key, field_label
 
 COOKIE_PREFIX = "Cookie: "
 
 
-def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None) -> None:
+def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None, under: str | None = None) -> None:
     """First walk of redact_value: the strings to scan, in order (and, for `learn`, the
-    values of secret fields, which are masked whole and never scanned)."""
+    values of secret fields, which are masked whole and never scanned). `under`: the key
+    the value stands under, if any."""
     if isinstance(value, str):
         out.append(valid_text(value))
     elif isinstance(value, dict):
-        pair = pair_value_key(value)  # `{"name": "API_KEY", "value": X}`: X is masked whole
+        pair = value_key(value, under)  # `{"name": "API_KEY", "value": X}`: X is masked whole
         for k, v in value.items():
             if isinstance(k, str):
                 out.append(valid_text(k))
@@ -35,10 +36,19 @@ def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = N
             if prefix is not None:
                 out.append(prefix + valid_text(v))  # scanned after its name, which is cut off again
             else:
-                collect(v, out, fields)
+                collect(v, out, fields, k if isinstance(k, str) else None)
     elif isinstance(value, list | tuple):
         for v in value:
             collect(v, out, fields)
+
+
+def value_key(record: dict[Any, Any], under: str | None) -> str | None:
+    """The key of a record's value masked whole: a name/value pair's (`{"name": "API_KEY",
+    "value": X}`), or the `value` of a record under a secret's name (`"db_password": {"value": X}`)."""
+    pair = pair_value_key(record)
+    if pair is None and under is not None:
+        pair = wrapped_value_key(under, record)
+    return pair
 
 
 def field_prefix(key: Any, value: Any) -> str | None:

@@ -12,12 +12,13 @@ from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
+from .keys import KEY_BLOCK_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .logins import LOGIN_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .prompts import SENDS
 from .prose import PAIR_ANCHORS, PHRASE_ANCHORS
-from .rules import KEY_BLOCK_ANCHORS, SIGNATURE_ANCHORS
+from .rules import SIGNATURE_ANCHORS
 from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 from .tables import TABLE_ANCHORS
 

@@ -42,7 +42,7 @@ from ._engine import (
     SecretEngine,
     shared_engine,
 )
-from ._fields import collect, field_prefix, is_secret_field
+from ._fields import collect, field_prefix, is_secret_field, value_key
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
@@ -58,7 +58,6 @@ from ._views import (
     neutralise_escapes,
     url_views,
 )
-from .pairs import pair_value_key
 from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
 from .printed import printed_values
 from .rules import json_view_rules, project_rules
@@ -506,7 +505,8 @@ class Redactor:
             self._unscannable += 1
         return UNSCANNABLE
 
-    def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]], record: bool = False) -> Any:
+    def _rebuild(self, value: Any, found: Iterator[tuple[str, list[Hit] | None]], record: bool = False,
+                 under: str | None = None) -> Any:
         """Second walk of redact_value, in the order of `collect`, consuming its scan results."""
         if isinstance(value, str):
             return self._apply(*next(found), record)
@@ -514,7 +514,7 @@ class Redactor:
             return value
         if isinstance(value, dict):
             out: dict[Any, Any] = {}
-            pair = pair_value_key(value)
+            pair = value_key(value, under)
             for k, v in value.items():
                 key = self._apply(*next(found), record) if isinstance(k, str) else k
                 if key in out:
@@ -540,7 +540,7 @@ class Redactor:
             redacted = self._apply(text, hits)  # not recorded: the prefix is cut below
             # the prefix holds nothing to mask, so it is still there
             return redacted[len(prefix) :] if redacted.startswith(prefix) else self._fail()
-        return self._rebuild(value, found, record)
+        return self._rebuild(value, found, record, key if isinstance(key, str) else None)
 
 
 # ---------------------------------------------------------------- helpers

@@ -44,9 +44,9 @@ _PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary"
                                "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut",
                                "signing", "gpg", "pgp"})  # a signing key's id is public
 # After the secret word a name may go on only with words that keep it a secret value
-_TRAILING_OK = frozenset({"base", "value", "plain", "plaintext", "raw", "b64", "base64", "hex", "new", "old",
-                          "current", "confirm", "confirmation", "again", "repeat", "verify", "prod", "dev",
-                          "test", "staging", "live", "v1", "v2"})
+TRAILING_OK = frozenset({"base", "value", "content", "material", "string", "plain", "plaintext", "raw",
+                          "b64", "base64", "hex", "new", "old", "current", "confirm", "confirmation", "again",
+                          "repeat", "verify", "prod", "dev", "test", "staging", "live", "v1", "v2"})
 # Values that are types, flags or words, not secrets
 STOPWORDS = frozenset({
     "str", "string", "int", "integer", "bool", "boolean", "bytes", "none", "null", "nil", "true", "false",
@@ -75,7 +75,7 @@ def name_tier(name: str) -> int:
     if not any(secret):
         return 0
     last = max(i for i, s in enumerate(secret) if s)
-    if not all(p.isdigit() or p in _TRAILING_OK for p in parts[last + 1 :]):
+    if not all(p.isdigit() or p in TRAILING_OK for p in parts[last + 1 :]):
         # a hierarchical key whose level names a secret (`pypi-token.pypi`, `auth.token.github`):
         # only a machine-made value is one (`password.policy strict`, `token.expiry 3600` stay)
         levels = name.split(".")

@@ -1,4 +1,5 @@
-"""Secrets kept as a name/value record: `{"name": "DB_PASSWORD", "value": X}`.
+"""Secrets kept as a name/value record: `{"name": "DB_PASSWORD", "value": X}`, or as a record
+under the secret's name whose `value` field holds it.
 
 Kubernetes and ECS environments (`env: - name: API_KEY / value: X`), HAR headers
 (`{"name": "Authorization", "value": "Bearer X"}`), a browser's saved cookies
@@ -6,6 +7,11 @@ Kubernetes and ECS environments (`env: - name: API_KEY / value: X`), HAR headers
 the secret another's, so no `name = value` rule reads it. The name decides, as in an
 assignment (`name_tier`); a header's name or a cookie's fields (a `domain` beside the value)
 make the value a credential too. Name first, as these formats write it.
+
+The other shape names the record by the secret and keeps the value in it: Terraform's outputs
+(`"db_password": {"sensitive": true, "type": "string", "value": X}`), Spring Boot's `/env`
+(`"spring.datasource.password": {"value": X, "origin": …}`), a YAML mapping of the same. A
+record that says its value is sensitive (`"sensitive": true`) holds a secret whatever its name.
 """
 
 from __future__ import annotations
@@ -124,6 +130,56 @@ def _judge(name: str, value: str, quoted: bool, after: str, secure: bool = False
         return CREDENTIAL  # a header's credential, a cookie's value (the cookie rule's reading)
     tier = name_tier(name)
     return CREDENTIAL if tier and accept_value(name, tier, value, quoted=quoted) else None
+
+
+# ------------------------------------------------- a record under the secret's name: `"db_password": {"value": X}`
+_Q = r"(?:\\{0,3}[\"'])?"
+_WRAP_FIELD = (_Q + r"(?!" + _VALUE_KEY + r")[A-Za-z][A-Za-z0-9_]{0,30}" + _Q + r"[ \t]{0,4}:[ \t]{0,4}" + _Q
+               + r"[^\"'\n\\,{}\[\]]{0,80}" + _Q)
+# what stands before a `value` key: the record's name, its opening, up to three scalar fields
+_WRAP_HEAD = re.compile(_Q + "(?P<name>" + _NAME + ")" + _Q + r"[ \t]{0,4}:[ \t]{0,4}\{?(?P<between>(?:" + _GAP
+                        + _WRAP_FIELD + "){0,3})" + _GAP + _Q + r"\Z")
+_WRAP_VALUE = re.compile(_VALUE_KEY + _Q + r"[ \t]{0,4}:[ \t]{0,4}")
+_SENSITIVE = re.compile(r"sensitive" + _Q + r"[ \t]{0,4}:[ \t]{0,4}true", re.I)
+
+
+def wrapped_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The `value` field of a record named for a secret, or that says its value is sensitive."""
+    done = -1
+    for i in anchors.find(("value",), ignore_case=True):
+        if i < done or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
+            continue
+        key = _WRAP_VALUE.match(text, i)
+        if key is None:
+            continue
+        head = _WRAP_HEAD.search(text[max(0, i - 400) : i])
+        if head is None or head["name"].lower() in _NOT_NAMES:
+            continue
+        secure = _SENSITIVE.search(head["between"]) is not None
+        if not secure and not name_tier(head["name"]):
+            continue
+        hit = _value(text, head["name"], key.end(), secure=secure)
+        if hit is not None:
+            done = hit.end
+            yield hit
+
+
+_NOT_NAMES = frozenset({"name", "key", "value"})
+
+
+def wrapped_value_key(name: str, record: dict[Any, Any]) -> str | None:
+    """In a parsed record under the key `name`, the key of its value to mask whole, if the name
+    says it is a secret or the record that it is sensitive (`"db_password": {"value": X}`)."""
+    if len(record) > 6:
+        return None
+    key = next((k for k in ("value", "Value") if isinstance(record.get(k), str)), None)
+    if key is None or any(isinstance(v, dict | list) for v in record.values()):
+        return None
+    secure = record.get("sensitive") is True
+    if not secure and not name_tier(name):
+        return None
+    after = ", ".join(f'"{k}":' for k in record)
+    return key if _judge(name, record[key], True, after, secure) == CREDENTIAL else None
 
 
 def pair_value_key(record: dict[Any, Any]) -> str | None:

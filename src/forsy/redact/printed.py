@@ -29,9 +29,21 @@ _PRINTERS = frozenset({"echo", "printf", "printenv", "print", "write-output", "w
 _VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%|\$env:([A-Za-z_][A-Za-z0-9_]*)")
 _SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _WORD = re.compile(r"[^\s|;&]+")
-# a shell prompt before a command in a terminal's text: `$ `, `# `, `% `, `❯ `, `PS C:\x> `, `bob@box:~/x$ `
-_PROMPT = re.compile(r"(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?[$#]|PS [^>\n]{0,80}>|[$#%❯›>])[ \t]+")
+# a shell prompt before a command in a terminal's text: `$ `, `# `, `% `, `❯ `, `PS C:\x> `, `bob@box:~/x$ `;
+# and an interpreter's, whose next line is the value of the expression typed: Python's `>>> `,
+# IPython's `In [3]: `, Ruby's `irb(main):001> `, Elixir's `iex(1)> `, `julia> `, `scala> `
+_PROMPT = re.compile(r"(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?[$#]|PS [^>\n]{0,80}>|>>>|In \[\d+\]:"
+                     r"|irb\([^)\n]{0,40}\):\d+[>*]|iex\(\d+\)>|julia>|scala>|[$#%❯›>])[ \t]+")
+# how an interpreter shows the value: `Out[3]: 'x'`, `=> "x"`, R's `[1] "x"`; a string's quotes are not the value
+_ECHOED = re.compile(r"(?:Out\[\d+\]:[ \t]*|=>[ \t]*|\[1\][ \t]+)?(['\"]?)(.*?)\1")
 _NEWLINE = re.compile(r"\r?\n|\\r\\n|\\n")
+
+
+# a store of secrets named as such (`keyring get svc me`, `kwallet-query -r x`, `security ...
+# keychain`), and a source of fresh random bytes (`openssl rand -base64 32`, `pwgen -s 24 1`, `head -c
+# 32 /dev/urandom | base64`): what they print on one line is a secret whatever it is called
+_STORE = re.compile(r"(?<![\w-])(?:keyring|keychain|kwallet(?:-query)?)(?![\w-])", re.I)
+_RANDOM = re.compile(r"(?<![\w-])(?:rand|pwgen|makepasswd|gen-random|genpass)(?![\w-])|/dev/u?random\b", re.I)
 
 
 def reveals_secret(command: str) -> int:
@@ -49,6 +61,8 @@ def reveals_secret(command: str) -> int:
             names += [w for w in words[1:] if not w.startswith("-")]
         if any(name_tier(n) for n in names):
             return 2
+    if _STORE.search(command) or _RANDOM.search(command):
+        return 2
     found = 0
     for word in words[first in _PRINTERS:]:  # the program too: `pass show mail`, `secret-tool lookup`
         if word.startswith("-") and "=" not in word:
@@ -56,7 +70,8 @@ def reveals_secret(command: str) -> int:
         if "=" in word and not word.startswith("-"):
             continue  # `PASSWORD=x cmd`: a secret given to the command
         for seg in _SEGMENT.findall(word):
-            tier = name_tier(seg)
+            # a word of hyphenated parts with one for a password or secret: `secret-tool`, `get-secret-value`
+            tier = name_tier(seg) or int(any(name_tier(p) == 1 for p in seg.split("-")))
             if tier == 1:
                 return 2
             if tier:
@@ -85,6 +100,8 @@ def printed_value(output: str, sure: bool = True) -> tuple[int, int] | None:
 
 
 _LINE = re.compile(r"[^\r\n]+")
+# `name=value`: a name before an `=` inside (`Oj*NZa=EUW4` is a password with an `=` in it)
+_RECORD = re.compile(r"[A-Za-z_][\w.-]*=(?!=*\Z)")
 _HEX_OR_ID = re.compile(r"[0-9a-fA-F]{7,128}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 
 
@@ -93,7 +110,7 @@ def _secret_looking(value: str) -> bool:
         return False
     if value.isdigit() or value.lower() in ("true", "false", "null", "none", "undefined"):
         return False
-    if value.count(":") >= 2 or "=" in value.rstrip("=") or "@" in value:
+    if value.count(":") >= 2 or _RECORD.match(value) or "@" in value:
         return False  # a record (a .pgpass line, `k=v`, `user@host`): the rules that read records mask its secret
 
     return password_like(value, 6) or looks_random(value, 12) or mixed_literal(value)
@@ -120,7 +137,7 @@ def printed_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
 
 
 # ---------------------------------------------------------------- one text: `$ cmd` then its line
-PRINTED_ANCHORS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred")
+PRINTED_ANCHORS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred", "rand", "pwgen", "kwallet")
 
 
 def printed_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -143,6 +160,8 @@ def printed_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         after = _NEWLINE.search(text, nl.end(), nl.end() + 600)
         line_end = after.start() if after is not None else min(len(text), nl.end() + 600)
         value = text[nl.end():line_end].strip()
+        if prompt.group().rstrip()[-1:] not in "$#%❯›" and (echo := _ECHOED.fullmatch(value)) is not None:
+            value = echo.group(2)  # an interpreter's echo of a string: its text
         if (value and _secret_looking(value) and _PROMPT.match(value) is None
                 and (sure == 2 or not _HEX_OR_ID.fullmatch(value))):
             at = text.index(value, nl.end())

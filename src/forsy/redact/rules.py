@@ -8,8 +8,6 @@ described in _base.py.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import urllib.parse
 from collections.abc import Iterator
@@ -20,7 +18,6 @@ from ._base import (
     CREDENTIAL,
     PLACEHOLDER,
     PLACEHOLDER_RE,
-    PRIVATE_KEY,
     Finder,
     Hit,
     is_template,
@@ -31,6 +28,7 @@ from ._tokens import HEADER_RULES, TOKEN_FINDER
 from ._values import (
     _OPEN_QUOTE,
     NAME_KEYWORDS,
+    TRAILING_OK,
     _closing_quote,
     accept_value,
     is_doc_placeholder,
@@ -44,10 +42,12 @@ from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
 from .jwk import jwk_private
+from .keys import base64_private_key, key_block, private_key, putty_key, signing_secret_key
 from .languages import language_secret
 from .logins import login_pair
 from .network import ip_address
-from .pairs import pair_secret
+from .outputs import device_secret, next_line_secret
+from .pairs import pair_secret, wrapped_secret
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
 from .prefixed import prefixed_token
 from .printed import printed_secret
@@ -135,63 +135,6 @@ def url_signature(text: str, anchors: Anchors) -> Iterator[Hit]:
 _HEX_SIGNATURE = re.compile(r"[0-9a-fA-F]{32,1024}")
 
 
-# ---------------------------------------------------------------- PEM private keys
-_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# Body lines after a BEGIN with no END (truncated tool output): base64 or "Key: value"
-# headers (tried first: "Proc-Type" would otherwise end the body as base64 "Proc"),
-# separated by real or escaped newlines.
-_PEM_BODY = re.compile(
-    r"(?:(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)(?:[A-Za-z][A-Za-z0-9-]{0,29}: [^\n\\]{0,200}|[A-Za-z0-9+/=]{1,128})?)*"
-)
-PEM_MAX = 64 * 1024
-
-
-def private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """A whole PEM/OpenSSH/PGP private key block, BEGIN to END (or to the end of its body)."""
-    if "PRIVATE KEY" not in text:
-        return
-    pos = 0
-    end_at, end_stop = -1, -1  # the first END after the last search (start, end); end_stop -1: none
-    while (m := _PEM_BEGIN.search(text, pos)) is not None:
-        if end_at < m.end():  # search again only once past it: linear in the text
-            e = _PEM_END.search(text, m.end())
-            end_at, end_stop = (e.start(), e.end()) if e else (len(text) + 1, -1)
-        end = end_stop if end_stop >= 0 and end_at - m.end() <= PEM_MAX else _body_end(text, m.end())
-        yield Hit(m.start(), end, PRIVATE_KEY, "private-key")
-        pos = end
-
-
-def _body_end(text: str, pos: int) -> int:
-    body = _PEM_BODY.match(text, pos, pos + PEM_MAX)
-    return body.end() if body else pos
-
-
-
-
-# Any other armored key (`-----BEGIN OpenVPN Static key V1-----`, `… tls-crypt-v2 client key-----`):
-# a block whose label names a key and not a public one is the key itself, whoever made it
-KEY_BLOCK_ANCHORS = ("-----BEGIN ",)
-_KEY_BLOCK = re.compile(r"-----BEGIN (?P<label>[A-Za-z0-9][A-Za-z0-9 ._-]{0,80}?)-----")
-_KEY_WORD = re.compile(r"(?i)\bkey\b")
-_PUBLIC_LABEL = re.compile(r"(?i)\bpublic\b|PRIVATE KEY")  # public; or the PEM rule's own
-
-
-def key_block(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """An armored block of a secret key other than a PEM private key, BEGIN to END."""
-    pos = 0
-    for i in anchors.find(KEY_BLOCK_ANCHORS):
-        if i < pos:
-            continue
-        m = _KEY_BLOCK.match(text, i)
-        if m is None or not _KEY_WORD.search(m["label"]) or _PUBLIC_LABEL.search(m["label"]):
-            continue
-        end_mark = f"-----END {m['label']}-----"
-        e = text.find(end_mark, m.end(), m.end() + PEM_MAX)
-        pos = e + len(end_mark) if e >= 0 else _body_end(text, m.end())
-        yield Hit(i, pos, PRIVATE_KEY, "key-block")
-
-
 # ---------------------------------------------------------------- cookies
 _COOKIE = re.compile(r"(?:cookie\\{0,3}[\"']?[ \t]*:|(?P<flag>cookie[ \t]+))[ \t]*\\{0,3}[\"']?"
                      r"(?P<v>[^\r\n\"'\\]{1,8192})", re.IGNORECASE)
@@ -233,7 +176,7 @@ _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 # `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`;
 # `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|\|(?=[ \t])"
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|[|│┃║](?=[ \t])"
     r"|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
 # A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
 # `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
@@ -243,7 +186,8 @@ _DECLARED_TYPE = re.compile(
     r"(?:<[^<>=\n]{0,80}>|\[[^\]\n]{0,40}\])?\??(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*\??)*)(?=[ \t]+=[ \t])")
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
-_ENV_SEPARATOR = re.compile(r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|\|(?=[ \t])|<-(?=[ \t]))[ \t]*")
+_ENV_SEPARATOR = re.compile(
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|[|│┃║](?=[ \t])|<-(?=[ \t]))[ \t]*")
 # a YAML tag before a value: a standard one (`!!str`), or a local one (CloudFormation's `!Ref`,
 # Home Assistant's `!secret`), which names where the value is, never the value itself
 _YAML_TAG = re.compile(r"!(?:(?P<std>!(?:str|binary))|[A-Za-z][\w.:-]{0,40})[ \t]+")
@@ -262,6 +206,8 @@ _VALUE_ELEMENT = re.compile(r"</[\w-]{1,12}>(?:\s|\\[nrt]){0,12}<(?P<t>string|va
 _NETRC_LOGIN = re.compile(r"\blogin[ \t]+\S+[ \t\n]+$")
 _NETRC_VALUE = re.compile(r"[ \t]+(?P<v>\S{1,1024})")
 _BARE = re.compile(r"[^\s\"'`\\,;<>]{1,1024}")
+# what may follow a bare value's comma on its line and still be the value: no blank, no separator
+_COMMA_REST = re.compile(r"(?:,[^\s\"'`\\,;<>=:]{1,256})+(?=\r?\n|\\[rn]|\Z)")
 _FORM_FIELD = re.compile(r"&(?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
 
 
@@ -275,12 +221,17 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         m = _NAME_TAIL.match(text, i)
         end = done = m.end() if m else i
+        if (word := _LABEL_WORD.match(text, end)) is not None and word["w"].lower() in TRAILING_OK:
+            end = done = word.end()  # a label of words: `Key Content : X` (netsh), `Secret Value: X`
         # most keyword hits ("input_tokens": 12, "the key is") are ruled out here, cheaply
         if end >= n or text[end] not in _AFTER_NAME or not name_tier(text[i:end]):
             continue  # (no secret word before the first keyword, so the tail's tier bounds the name's)
         start = _name_start(text, i)
         name = text[start:end]
         tier = name_tier(name)
+        if tier and (prev := _WORD_BEFORE.search(text, max(0, start - 16), start)) is not None and not name_tier(
+                f"{prev['w']}_{name}"):
+            continue  # a label of words that names no secret: `public key: X` (`wg show`), `sort key: X`
         if tier and text[start - 2 : start] == "${":  # a shell expansion: `${NAME}` refers to a value
             # `${NAME:-default}`: documentation's stand-in, or a real fallback when it looks like a secret
             default = _SHELL_DEFAULT.match(text, end)
@@ -305,8 +256,10 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"']))(?P<w>[A-Za-z]{2,16}) \Z")
+_LABEL_WORD = re.compile(r" (?P<w>[A-Za-z]{3,12})(?=[ \t]*:[ \t])")
 _SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
-_AFTER_NAME = frozenset(" \t\"':=\\|><(")
+_AFTER_NAME = frozenset(" \t\"':=\\|><(│┃║")
 # A call named for a secret with one literal argument: a builder's `.apiKey("X")`, `with_token("X")`,
 # a setter `setPassword('X')` (JSON-escaped quotes too)
 _CALL_LITERAL = re.compile(r"\([ \t]*(?P<q>\\{0,3}[\"'`])(?P<v>[^\"'`\\\n]{1,512})(?P=q)[ \t]*\)")
@@ -378,7 +331,7 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             anchors.want_json_view = True
             return None
         return None if flag else _positional_value(text, name, pos)
-    if sep.group("sep") == "|" and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
+    if sep.group("sep") in _PIPES and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
         return None  # `| password | X |`, ` password | X` are a table's row; `$PASSWORD' | base64` a pipe
     vstart = sep.end()
     if text.startswith("!", vstart) and (tag := _YAML_TAG.match(text, vstart)) is not None:
@@ -419,9 +372,12 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             anchors.want_json_view = True
         return None
     stop = bare.end()
+    if not code and (rest := _COMMA_REST.match(text, stop)) is not None:
+        bare = rest  # `Key Content : ab,cd` to the line's end: a comma inside a value a person chose
+        stop = bare.end()
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
-    value = _FORM_FIELD.split(bare.group(), 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
+    value = _FORM_FIELD.split(text[vstart:stop], 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
     if typed is not None and _REFERENCE.fullmatch(value):
         return None  # a declaration's bare value is code: `KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1`
     return _value_hit(name, tier, value, vstart, quoted=False, code=code)
@@ -430,8 +386,10 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+_PIPES = frozenset("|│┃║")
 _LINE_OPENS = r"\A|\n|\\n"  # where a line begins: the text's start, a newline, an escaped one
-_TABLE_CELL = re.compile(rf"(?:{_LINE_OPENS}|\|)[ \t]*\Z")  # a cell opened right before the name, or a line
+# a cell opened right before the name (a pipe, or a box's line: `│ token │ X │`), or a line
+_TABLE_CELL = re.compile(rf"(?:{_LINE_OPENS}|[|│┃║])[ \t]*\Z")
 # an Amazon Resource Name up to a `:` (its parts are names: `…:secret:prod/db-AbCdEf` names a secret)
 _ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[^\s\"'`]*:$")
 # The value on the line after its name: a continued line (`password = \\`), a parenthesised
@@ -503,75 +461,6 @@ def _value_hit(name: str, tier: int, value: str, start: int, *, quoted: bool, co
 
 
 
-# ---------------------------------------------------------------- PuTTY private keys
-# PuTTY-User-Key-File-2/3: header lines, Public-Lines, Private-Lines (base64), Private-MAC;
-# raw or with JSON-escaped newlines. Masked whole, like a PEM block.
-_PUTTY_HEAD = re.compile(r"PuTTY-User-Key-File-\d{1,2}: [^\n\\]{0,200}")
-# ---------------------------------------------------------------- private keys in base64
-# A key file encoded whole (a kubeconfig's client-key-data, a Kubernetes Secret's tls.key, a CI
-# variable) begins with "-----BEGIN" encoded, whatever the key's kind; the name it stands under
-# says nothing, so the encoding is the rule. The engine finds whole keys; one cut before its END
-# (output cut by size) is found only here.
-_B64_BEGIN = "LS0tLS1CRUdJTi"  # base64 of "-----BEGIN" at the start of the encoded data
-_B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_B64_BREAK = re.compile(r"\r?\n|(?:\\{1,3}r)?\\{1,3}n")  # a real or an escaped newline
-_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-
-
-def base64_private_key(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """A private key encoded in base64, on one line or wrapped in lines of one width (real or
-    escaped newlines), to where the encoding stops: its END may be cut off."""
-    for i in anchors.find((_B64_BEGIN,)):
-        if i > 0 and text[i - 1] in _B64_CHARS:
-            continue  # inside a longer run: this is not where the encoded data begins
-        m = _B64_LINE.match(text, i)
-        assert m is not None  # the anchor itself matches
-        head = m.group()[:64]
-        try:
-            decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("latin-1")
-        except (binascii.Error, ValueError):
-            continue
-        if not _PEM_BEGIN.match(decoded):
-            continue  # a certificate, a public key, a signature: public
-        end, width = m.end(), m.end() - i
-        # wrapped as base64 tools wrap (64, 76 columns): each next line a whole line of base64 no
-        # wider than the first; a key on one long line has nothing after it
-        while _WRAP_MIN <= width <= _WRAP_MAX and not m.group().endswith("=") and end - m.start() == width:
-            brk = _B64_BREAK.match(text, end)
-            nxt = _B64_LINE.match(text, brk.end()) if brk else None
-            if brk is None or nxt is None or len(nxt.group()) > width or not _line_ends(text, nxt.end()):
-                break
-            m, end = nxt, nxt.end()
-        yield Hit(i, end, PRIVATE_KEY, "base64-private-key")
-
-
-_WRAP_MIN, _WRAP_MAX = 44, 128
-
-
-def _line_ends(text: str, at: int) -> bool:
-    return at == len(text) or text[at] in "\"'\r\n" or _B64_BREAK.match(text, at) is not None
-
-
-_PUTTY_MAC = re.compile(r"Private-MAC: [0-9a-fA-F]{1,128}")
-
-
-def putty_key(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """A PuTTY .ppk key, from its first line to its Private-MAC (or the end of its body)."""
-    if "PuTTY-User-Key-File-" not in text:
-        return
-    pos = 0
-    while (start := text.find("PuTTY-User-Key-File-", pos)) >= 0:
-        head = _PUTTY_HEAD.match(text, start)
-        if head is None:
-            pos = start + 1
-            continue
-        body_end = _body_end(text, head.end())
-        mac = _PUTTY_MAC.search(text, head.end(), body_end)
-        end = mac.end() if mac is not None else body_end
-        yield Hit(start, end, PRIVATE_KEY, "private-key")
-        pos = end
-
-
 
 _ENV_BARE = re.compile(r"[^\s\"'`\\;<>]{1,1024}")
 
@@ -586,11 +475,11 @@ def json_view_rules() -> tuple[Finder, ...]:
 
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
-    return (private_key, key_block, base64_private_key, putty_key, jwk_private, TOKEN_FINDER, prefixed_token,
-            *HEADER_RULES, url_password,
-            url_signature, cookie, assignment, pair_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
-            base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret,
-            pair_in_prose, printed_secret, language_secret,
+    return (private_key, key_block, base64_private_key, putty_key, signing_secret_key, jwk_private, TOKEN_FINDER,
+            prefixed_token, *HEADER_RULES, url_password,
+            url_signature, cookie, assignment, pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines,
+            url_path_secret, base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret,
+            phrase_secret, pair_in_prose, printed_secret, device_secret, next_line_secret, language_secret,
             prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban,
             wallet_key, seed_phrase,
             government_id, birth_date, ip_address, street_address, sql_values, table_values, home_path_user)

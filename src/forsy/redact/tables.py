@@ -93,11 +93,18 @@ def table_values(text: str, anchors: Anchors) -> Iterator[Hit]:
         at = bisect_left(found, end, at + 1)  # a line is read once, however many names it holds
         # (a line of exactly MAX_LINE characters before its newline is too long, as a row is: `_line`)
         header = _header(text, start, end) if nl < 0 or end - start < MAX_LINE else None
+        if header is None and (one := _one_column(text, start, end)) is not None:
+            for row_end, (s, e) in _single_cells(text, end + 1):
+                at = bisect_left(found, row_end, at)
+                yield from field_hits(text, one, s, e, "table-value")
+            continue
         if header is None:
             if not anchors.want_json_view and _escaped_header(text, i):
                 anchors.want_json_view = True
             continue
         columns, delimiter, head = header
+        if not delimiter and _underlined(text, end + 1):
+            continue  # a Markdown heading (`Password policy` over `---------------`), not columns
         named = [(k, name) for k, (name, _) in enumerate(columns) if names_field(name)]
         if not named:
             continue
@@ -177,6 +184,58 @@ def _all_names(text: str, cells: list[tuple[int, int]]) -> bool:
 
 def _named(text: str, cells: list[tuple[int, int]]) -> list[Column]:
     return [(text[s:e], (s, e)) for s, e in cells]
+
+
+_UNDERLINE = re.compile(r"[ \t]*(?:-{3,}|={3,})[ \t]*\r?")
+
+
+def _underlined(text: str, pos: int) -> bool:
+    """Whether the line at `pos` is one unbroken run of `-` or `=`: under words one space apart,
+    a Markdown heading's underline (a table of columns has a gap between its columns' dashes)."""
+    line = _line(text, pos)
+    return line is not None and _UNDERLINE.fullmatch(text, *line) is not None
+
+
+# ---------------------------------------------------------------- a table of one column
+# `SELECT api_key FROM t`: psql centres the one name over a line of dashes, mysql boxes it; the
+# border under the name is what says this is a table, as a second name would
+_ONE_NAME = re.compile(rf"[ \t]*(?:\|[ \t]*)?(?P<name>{_WORD_NAME})[ \t]*\|?[ \t]*")
+_ROW_COUNT = re.compile(r"\(\d+ rows?\)|\d+ rows? in set")
+
+
+def _one_column(text: str, start: int, end: int) -> str | None:
+    """The name of a one-column table whose header is the line from `start` to `end`."""
+    m = _ONE_NAME.fullmatch(text, start, end - 1 if end > start and text[end - 1] == "\r" else end)
+    if m is None or not names_field(m["name"]):
+        return None
+    border = _line(text, end + 1)
+    return m["name"] if border is not None and border[0] < border[1] and _BORDER.fullmatch(text, *border) else None
+
+
+def _single_cells(text: str, pos: int) -> list[tuple[int, tuple[int, int]]]:
+    """The cells of a one-column table's rows after its header (`pos`): its border skipped, to
+    a row count (`(1 row)`, psql; `1 row in set`, mysql) or a box's closing border. Rows that
+    end any other way are not a query's (a Markdown heading's paragraph): none."""
+    border = _line(text, pos)
+    if border is None:
+        return []
+    pos = border[1] + 1
+    cells: list[tuple[int, tuple[int, int]]] = []
+    boxed = "+" in text[border[0]:border[1]]
+    for _ in range(MAX_ROWS):
+        line = _line(text, pos)
+        if line is None or line[0] == line[1]:
+            return []
+        if _ROW_COUNT.fullmatch(text[line[0]:line[1]].strip()) or (boxed and _BORDER.fullmatch(text, *line)):
+            return cells
+        s, e = line
+        while s < e and text[s] in " \t|":
+            s += 1
+        while e > s and text[e - 1] in " \t|":
+            e -= 1
+        cells.append((line[1], (s, e)))
+        pos = line[1] + 1
+    return []
 
 
 # ---------------------------------------------------------------- delimited rows
@@ -259,6 +318,11 @@ def _aligned_rows(text: str, pos: int, columns: list[Column], _d: str,
         if line is None or line[0] == line[1]:
             return
         s, e = line
+        if _BORDER.fullmatch(text, s, e):  # a border lines up with every column: it is never a row
+            pos = text.find("\n", e) + 1 if e < len(text) else len(text) + 1
+            if pos == 0:
+                return
+            continue
         starts: dict[int, tuple[int, int]] = {}
         ends: dict[int, tuple[int, int]] = {}
         for pattern in (_WORD, _ALIGNED):  # a cell of several words wins over its words
@@ -266,10 +330,8 @@ def _aligned_rows(text: str, pos: int, columns: list[Column], _d: str,
                 starts[m.start() - s] = ends[m.end() - s] = m.span()
         row = [starts.get(a) or ends.get(b) or (0, 0) for a, b in spans]
         if sum(span != (0, 0) for span in row) * 2 <= len(columns):
-            if not _BORDER.fullmatch(text, s, e):
-                return
-        else:
-            yield e, row
+            return
+        yield e, row
         pos = text.find("\n", e) + 1 if e < len(text) else len(text) + 1
         if pos == 0:
             return
