@@ -219,6 +219,21 @@ COPILOT_CLI_TOOLS: tuple[ToolSpec, ...] = (
     _t("task_complete", "answer", K.OTHER), _t("store_memory", "other", K.OTHER), _t("sql", "other", K.OTHER),
     _t("skill", "other", K.OTHER), _t("fetch_copilot_cli_documentation", "read", K.OTHER),
 )  # fmt: skip
+# Goose (block/goose): every tool is an extension's, named `<extension>__<tool>`. The developer
+# extension: shell (`command`), text_editor (`command` view / write / str_replace / insert /
+# undo_edit says which: other), list_windows, screen_capture, image_processor (mcp_core era);
+# file_write (`path`, `content`), file_edit (`path`, `before`, `after`), tree (rmcp era,
+# goose-mcp developer/mod.rs). The platform's own (agents/platform_tools.rs).
+GOOSE_TOOLS: tuple[ToolSpec, ...] = (
+    _t("developer__shell", "execute", K.SHELL), _t("developer__text_editor", "other", K.OTHER),
+    _t("developer__file_write", "write", K.EDIT, "file"), _t("developer__file_edit", "edit", K.EDIT, "file"),
+    _t("developer__tree", "read", K.READ), _t("developer__list_windows", "read", K.OTHER),
+    _t("developer__screen_capture", "read", K.READ), _t("developer__image_processor", "read", K.READ),
+    _t("platform__read_resource", "read", K.READ), _t("platform__list_resources", "read", K.OTHER),
+    _t("platform__search_available_extensions", "search", K.OTHER),
+    _t("platform__manage_extensions", "other", K.OTHER), _t("platform__manage_schedule", "other", K.OTHER),
+    _t("platform__search_messages", "search", K.OTHER), _t("platform__search_documents", "search", K.SEARCH),
+)  # fmt: skip
 # shell tools whose arguments are the command line itself, one string (Codex exec's command
 # items: the argv joined as a shell would quote it), not an object holding it
 COMMAND_LINE_ARGS = frozenset({"command_execution"})
@@ -237,6 +252,7 @@ SOURCE_TOOLS: dict[str, tuple[ToolSpec, ...]] = {
     "mini_swe_agent": MINI_SWE_AGENT_TOOLS,
     "opencode": OPENCODE_TOOLS,
     "copilot_cli": COPILOT_CLI_TOOLS,
+    "goose": GOOSE_TOOLS,
 }
 
 

@@ -26,8 +26,8 @@ from .team import jobs_app, worker_cmd
 
 app = typer.Typer(
     name="forsy",
-    help=("Retrace AI agents' logs (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, Cline, Aider, OpenHands, "
-          "mini-swe-agent, "
+    help=("Retrace AI agents' logs (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, Goose, Cline, Aider, "
+          "OpenHands, mini-swe-agent, "
           "terminal recordings, shell history, git; Invariant, ATIF, OpenAI-chat and Forsy v1 imports) into honest "
           "Forsy work traces."),
     no_args_is_help=True,

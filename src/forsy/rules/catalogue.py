@@ -53,6 +53,11 @@ _RULES: tuple[Rule, ...] = (
          "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', the unified exec handler's "
          "'exec_command failed:', 'write_stdin failed:' and 'failed to parse exec_command|write_stdin arguments', "
          "an apply_patch parse or match error): the call failed; an exit code the message states is read from it."),
+    Rule("R-call/codex-exit-by-poll", "Codex: an exec_command whose output said its process was still running "
+         "('Process running with session ID N') and that states no exit code of its own (no exit header, no "
+         "exec_command_end in the log) takes the one a later write_stdin to that session states ('Process exited "
+         "with code N': unified exec's answer to the call that finds the process gone): success is that code being "
+         "0, citing the poll's output. No poll states one: success stays null."),
     Rule("R-call/gemini-exit-code", "Gemini CLI: the shell tool's output states 'Exit Code: N' with N other than 0 "
          "(the CLI writes the line only then, except from July 2025 to January 2026, when it wrote 'Exit Code: 0' "
          "on success too), or, in the headless stream, which carries what the CLI showed, is 'Command exited with "
@@ -69,6 +74,9 @@ _RULES: tuple[Rule, ...] = (
          "'<exited with exit code N>' (0.0.3xx-1.0.x) or '<shellId: X completed with exit code N>' (1.0.5x on) with N "
          "other than 0: the call failed, whatever its success flag (the CLI reports success whenever the command "
          "ran)."),
+    Rule("R-call/goose-declined", "Goose: a tool call's result is Goose's words for a call the person declined "
+         "('The user has declined to run this tool.', given to the model as a success): the call was refused and "
+         "failed."),
     Rule("R-cause/exec-session", "Codex: a write_stdin call (its chars, or none: a poll) names the session_id of a "
          "process an earlier exec_command's output said was still running ('Process running with session ID N'): "
          "its step is caused by that call's step (dependency_on_tool_result), not by the results just before it."),
@@ -152,7 +160,8 @@ _RULES: tuple[Rule, ...] = (
          "prompt was given on the command line): the agent's text pending there is its answer, as at a user "
          "message, and the steps after it are the next turn's."),
     Rule("R-retry", "A call repeats a failed call (same tool, similar input) within the retry window, and no "
-         "attempt like it since succeeded.",
+         "attempt like it since succeeded; a call writing to a running process (Codex's write_stdin) repeats only "
+         "one written to the same process.",
          ("similarity", "failed_step")),
     Rule("R-time", "The timestamp of the record the step comes from."),
     Rule("R-parallel", "Calls issued in one model message run in parallel (one group)."),

@@ -39,6 +39,7 @@ BUILTIN: dict[str, str] = {
     "mini_swe_agent": "forsy.sources.mini_swe_agent:MiniSweAgentSource",
     "opencode": "forsy.sources.opencode:OpenCodeSource",
     "copilot_cli": "forsy.sources.copilot_cli:CopilotCliSource",
+    "goose": "forsy.sources.goose:GooseSource",
     "openai_chat": "forsy.sources.openai_chat:OpenAIChatSource",
     "atif": "forsy.sources.atif:AtifSource",
     "forsy_v1": "forsy.sources.forsy_v1:ForsyV1Source",
