@@ -144,3 +144,22 @@ def test_a_signing_tools_secret_key_file_is_masked_and_its_public_key_stays() ->
     assert _masked(f'"untrusted comment: rsign encrypted secret key\\n{key}\\n"', key)
     public = f"untrusted comment: minisign public key 12AB\nRWQ{SECRET}{SECRET}\n"
     assert Redactor().redact(public) == public
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    (f"remember_token={SECRET}; Path=/; Expires=Wed, 09 Jun 2027 10:18:14 GMT; HttpOnly", SECRET),
+    (f'assert response.headers["set-cookie"] == "csrftoken={SECRET}; SameSite=Lax"', SECRET),
+    (f"The deploy token you pasted earlier ({SECRET}) has expired.", SECRET),
+])
+def test_a_cookie_without_its_header_and_a_token_in_parentheses_are_masked(text: str, value: str) -> None:
+    assert _masked(text, value)
+
+
+@pytest.mark.parametrize("text", [
+    "Content-Type: text/html; charset=utf-8",
+    "Path=/; HttpOnly",
+    "The token you pasted earlier (see above) has expired.",
+    "the secret (42) is a number",
+])
+def test_cookie_and_parenthesis_look_alikes_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -166,6 +166,25 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 
 
 
+# A cookie as a server sets it, without its `Set-Cookie:` header (a framework's log, a test's
+# expectation, a browser's devtools copy): `name=value` followed by one of its attributes
+COOKIE_STRING_ANCHORS = ("; path=", "; domain=", "; expires=", "; max-age=", "; samesite=", "; httponly", "; secure")
+_COOKIE_PAIR = re.compile(r"(?:^|(?<=[\s\"'`(,]))(?P<name>[\w!#$%&*+.^|~-]{1,128})=(?P<v>[^;\s\"'`\\]{1,4096})\Z")
+
+
+def cookie_string(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The value of a cookie given with its attributes (`sid=X; Path=/; HttpOnly`)."""
+    done = -1
+    for i in anchors.find(COOKIE_STRING_ANCHORS, ignore_case=True):
+        if i <= done:
+            continue
+        m = _COOKIE_PAIR.search(text, max(0, i - 4200), i)
+        if m is None or m["name"].lower() in COOKIE_ATTRIBUTES or is_template(m["v"]):
+            continue
+        done = m.end("v")
+        yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "cookie")
+
+
 # ---------------------------------------------------------------- name = value assignments
 # Found keyword-first (then the name is grown around it) so that no regex ever starts
 # with an unbounded identifier repeat: that would be quadratic on long base64 runs.
@@ -476,10 +495,9 @@ def json_view_rules() -> tuple[Finder, ...]:
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, key_block, base64_private_key, putty_key, signing_secret_key, jwk_private, TOKEN_FINDER,
-            prefixed_token, *HEADER_RULES, url_password,
-            url_signature, cookie, assignment, pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines,
-            url_path_secret, base64_secret, sasl_secret, flag_secret, net_secret, sql_secret, prose_secret,
-            phrase_secret, pair_in_prose, printed_secret, device_secret, next_line_secret, language_secret,
-            prompt_answer, login_pair, declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban,
-            wallet_key, seed_phrase,
+            prefixed_token, *HEADER_RULES, url_password, url_signature, cookie, cookie_string, assignment,
+            pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines, url_path_secret, base64_secret,
+            sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
+            printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair,
+            declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
             government_id, birth_date, ip_address, street_address, sql_values, table_values, home_path_user)
