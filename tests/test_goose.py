@@ -7,6 +7,7 @@ and the sniff (other agents' files are not taken, and their sniffs do not take G
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,11 @@ def write(tmp: Path, records: list[Any], raw: list[str] | None = None, name: str
 
 
 def _session(tmp: Path, raw: list[str] | None = None) -> Path:
-    return write(tmp, [
+    return write(tmp, _session_records(), raw)
+
+
+def _session_records() -> list[dict[str, Any]]:
+    return [
         META,
         msg("user", 1, text("Make the build pass.")),
         msg("assistant", 2, text("Building."), call("c_make", "developer__shell", command="make"),
@@ -69,7 +74,7 @@ def _session(tmp: Path, raw: list[str] | None = None) -> Path:
             {"type": "toolResponse", "id": "c_w", "toolResult": {"status": "error", "error": "-32603: disk full"}}),
         msg("assistant", 6, {"type": "thinking", "thinking": "Nothing more to do.", "signature": "s"},
             text("Done.")),
-    ], raw)
+    ]
 
 
 def _retrace(path: Path, out: Path) -> tuple[dict[str, Any], Manifest]:
@@ -199,3 +204,78 @@ def test_real_goose_logs_read(tmp_path: Path) -> None:
         [s] = SRC.read(p, ReadContext())
         assert s.events, p
         _retrace(p, tmp_path / f"out{i}")
+
+
+# session/session_manager.rs create_schema (the latest): the two tables forsy reads
+SCHEMA = """
+CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
+  user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,
+  created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+  extension_data TEXT DEFAULT '{}', total_tokens INTEGER, input_tokens INTEGER, output_tokens INTEGER,
+  accumulated_total_tokens INTEGER, accumulated_input_tokens INTEGER, accumulated_output_tokens INTEGER,
+  schedule_id TEXT, recipe_json TEXT, user_recipe_values_json TEXT, provider_name TEXT, model_config_json TEXT,
+  tenant_id TEXT, user_id TEXT);
+CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,
+  session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, content_json TEXT NOT NULL,
+  created_timestamp INTEGER NOT NULL, timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER,
+  metadata_json TEXT);
+"""
+
+
+def _db(folder: Path, sid: str = "20251009_1") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "sessions.db"
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA)
+    con.execute("INSERT INTO schema_version (version) VALUES (7)")
+    con.execute("INSERT INTO sessions (id, name, working_dir, accumulated_input_tokens, provider_name, "
+                "model_config_json) VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, "Kettle build", CWD, 500, "anthropic", json.dumps({"model_name": "claude-sonnet-4-5"})))
+    vis = json.dumps({"userVisible": True, "agentVisible": True}, separators=(",", ":"))
+    for m in _session_records()[1:]:
+        con.execute("INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) "
+                    "VALUES (?, ?, ?, ?, ?)", (sid, m["role"], json.dumps(m["content"], separators=(",", ":")),
+                                               m["created"], vis))
+    con.commit()
+    con.close()
+    return db
+
+
+def test_the_database_reads_as_the_jsonl_does(tmp_path: Path) -> None:
+    jsonl = _session(tmp_path / "j")
+    folder = tmp_path / "home" / ".local" / "share" / "goose" / "sessions"
+    db = _db(folder)
+    imported = write(folder.parent, [META, msg("user", 1, text("hi"))], name="20251009_1.jsonl")
+    own = write(folder.parent, [META, msg("user", 1, text("hi"))], name="older.jsonl")
+    assert imported.parent == folder
+    # the database holds the imported file's session: the file is left out
+    assert SRC.discover(tmp_path / "home") == [db, own]
+    assert detect(db).name == "goose"
+    [s] = SRC.read(db, ReadContext(root=folder))
+    [js] = SRC.read(jsonl, ReadContext())
+    assert [(e.kind, e.call_id, e.is_error, e.text) for e in s.events] == [
+        (e.kind, e.call_id, e.is_error, e.text) for e in js.events]
+    make = next(e for e in s.events if e.kind == "tool_result" and e.call_id == "c_make")
+    assert make.info.exit_code == 2 and make.refs[0].pointer == "/content_json/0/toolResult/value/content/0/text"
+    assert s.meta.models == ["claude-sonnet-4-5"] and s.meta.extra["ai_title"] == "Kettle build"
+    assert s.meta.token_usage == {"input": 500}
+    assert s.events[0].ts == "2025-10-09T08:53:21Z"
+    _retrace(db, tmp_path / "out")
+    # a file named alone whose session the database holds: read, and said
+    [again] = SRC.read(imported, ReadContext())
+    assert [w.code for w in again.warnings] == ["migrated"]
+
+
+def test_other_sqlite_files_are_not_goose(tmp_path: Path) -> None:
+    other = tmp_path / "sessions.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE sessions (id TEXT, data TEXT)")
+    con.commit()
+    con.close()
+    assert not SRC.sniff(other, other.read_bytes()[:65536])
+    db = _db(tmp_path / "g")
+    renamed = tmp_path / "opencode.db"
+    renamed.write_bytes(db.read_bytes())
+    assert not SRC.sniff(renamed, renamed.read_bytes()[:65536])
+    assert [s.name for s in available() if s.sniff(db, db.read_bytes()[:65536])] == ["goose"]

@@ -27,6 +27,12 @@ _EXIT = re.compile(r"(?:\A|\n)Command exited with code (-?\d+)\Z")
 SHELL_SUFFIX = "__shell"  # the developer extension's shell, named `<extension>__<tool>` as Goose names tools
 
 
+# where a message's time, parts and visibility are: a JSONL line's fields, a database row's columns
+Keys = tuple[str, str, str]
+JSONL_KEYS: Keys = ("created", "content", "metadata")
+DB_KEYS: Keys = ("created_timestamp", "content_json", "metadata_json")
+
+
 def _dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
@@ -52,15 +58,16 @@ def _audience_ok(part: dict[str, Any]) -> bool:
 class Transcript:
     """Reads the message records of one session into `s.events` (in file order)."""
 
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, keys: Keys = JSONL_KEYS) -> None:
         self.s = s
+        self.created, self.content, self.metadata = keys
         self.calls: dict[str, str | None] = {}  # call id → tool name, for every call read
         self.answered: set[str] = set()
 
     def _ev(self, kind: Any, rec: Record, ptr: str, **fields: Any) -> Event:
-        ts = iso_s(rec.data.get("created"))
+        ts = iso_s(rec.data.get(self.created))
         ev = Event(kind, fields.pop("actor", "agent"), ts, [Ref(rec.ev.id, rec.prefix + ptr)],
-                   ts_from=Ref(rec.ev.id, rec.prefix + "/created") if ts else None, **fields)
+                   ts_from=Ref(rec.ev.id, rec.prefix + "/" + self.created) if ts else None, **fields)
         self.s.events.append(ev)
         return ev
 
@@ -74,19 +81,19 @@ class Transcript:
     def message(self, rec: Record) -> None:
         s, d = self.s, rec.data
         role = d.get("role")
-        content = d.get("content")
+        content = d.get(self.content)
         if role not in ("user", "assistant") or not isinstance(content, list):
             s.warn("damaged-record", "a message with no user or assistant role, or no content list; skipped",
                    rec.ev.source, rec.ev.line)
             s.mark(rec.ev.id, "set_aside", "a message Goose could not read", "message")
             return
-        meta = _dict(d.get("metadata"))
+        meta = _dict(d.get(self.metadata))
         # Message::agent_only: words Goose gave the model in the person's turn, never shown to them
         goose_words = role == "user" and meta.get("userVisible") is False
         before = len(s.events)
         group = d["id"] if _str(d.get("id")) else rec.ev.id
         for i, part in enumerate(content):
-            ptr = pointer("content", i)
+            ptr = pointer(self.content, i)
             t = part.get("type") if isinstance(part, dict) else None
             if not isinstance(part, dict) or not isinstance(t, str):
                 s.warn("damaged-record", f"content part {i} has no type; skipped", rec.ev.source, rec.ev.line)

@@ -48,12 +48,18 @@ notes; confirmation prompts and images are counted. Times are `created` (epoch s
 written as ISO 8601 UTC (derived, R-time). An unknown part type is a counted `unknown-record`
 warning; a line that is not JSON is named by file and line and skipped.
 
-Not read here: `sessions.db` (the SQLite store of later versions).
+Later versions (session/session_manager.rs) keep every session in `sessions/sessions.db`, an
+SQLite database in WAL mode whose `sessions` and `messages` tables hold the same facts and
+parts: `_db` reads it, one input holding several sessions, each row a record (`_db.SCHEME`),
+each message read by the same `_messages.Transcript`. It imported the `.jsonl` sessions beside
+it once (ids unchanged) and left the files: `discover` leaves out a file whose session the
+database holds, and a file named alone is read with a `migrated` warning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -62,6 +68,7 @@ from ...evidence import Quality, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_jsonl
 from ..lines import head_values, read_bytes, sha256, sniff_file, sniffed, source_name
+from . import _db
 from ._messages import Transcript
 
 KIND = "goose"
@@ -90,6 +97,12 @@ def _is_record(d: dict[str, Any]) -> bool:
 class GooseSource:
     name: ClassVar[str] = KIND
     default_roots: ClassVar[tuple[str, ...]] = (".local/share/goose/sessions",)
+    schemes: ClassVar[tuple[str, ...]] = (_db.SCHEME,)
+    # the store's name tells it from other SQLite files, so a folder's walk offers it
+    log_names: ClassVar[re.Pattern[str]] = _db.NAME
+
+    def read_back(self, name: str, roots: Sequence[Path]) -> bytes | None:
+        return _db.read_back(name, roots)
 
     def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
         """XDG_DATA_HOME stands for `~/.local/share` when set and not blank (etcetera's Xdg)."""
@@ -97,6 +110,8 @@ class GooseSource:
         return [Path(top).expanduser().joinpath(*SESSIONS)] if top else []
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if head.startswith(_db.SQLITE_MAGIC):
+            return bool(_db.NAME.match(path.name)) and _db.sniff_db(head)
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if not s.startswith(b"{"):
             return False
@@ -115,12 +130,21 @@ class GooseSource:
             return []
         for folder in (path / ".local" / "share" / SESSIONS[0] / SESSIONS[1], path / SESSIONS[1], path):
             if folder.is_dir():
-                found = sniffed(folder.glob("*.jsonl"), self.sniff)
+                found = self._in_folder(folder)
                 if found:
                     return found
         return []
 
+    def _in_folder(self, folder: Path) -> list[Path]:
+        """The store, then the `.jsonl` sessions it does not hold (it imported them once)."""
+        db = folder / "sessions.db"
+        dbs = [db] if _db.is_db(db) else []
+        held = _db.session_ids(db) if dbs else frozenset()
+        return dbs + [p for p in sniffed(folder.glob("*.jsonl"), self.sniff) if p.stem not in held]
+
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
+        if _db.is_db(path):
+            return _db.read_db(path, ctx)
         data = read_bytes(path, ctx.limits)
         name = source_name(path, ctx.root)
         file = SourceFile(name, str(path.resolve()), KIND, len(data), sha256(data))
@@ -145,6 +169,11 @@ class GooseSource:
             if call_id not in t.answered:
                 s.quality.missing_results += 1
                 s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the log", name)
+        db = path.parent / "sessions.db"
+        if _db.is_db(db) and path.stem in _db.session_ids(db):  # named alone (discover leaves it out)
+            s.warn("migrated", f"the database beside this file ({db.name}) holds this session too, imported by "
+                   "Goose: this file is read as named, the database's copy (which Goose writes since) is not",
+                   name, None)
         return [s]
 
 
