@@ -480,12 +480,15 @@ def test_a_poll_of_a_unified_exec_process_names_the_call_that_started_it(tmp_pat
         fout("x7", "c"),
     ])  # fmt: skip
     got = [(r[0], i.exec_session_id, i.exec_call_id, i.exit_code) for r, i in zip(results(s), rinfos(s), strict=True)]
+    # x1 has no exec_command_end: the exit code x3's poll states is its outcome (R-call/codex-exit-by-poll)
     assert got == [
-        ("x1", 4, None, None), ("x2", 4, "x1", None), ("x3", None, "x1", 0), ("x4", None, None, None),
+        ("x1", 4, None, 0), ("x2", 4, "x1", None), ("x3", None, "x1", 0), ("x4", None, None, None),
         ("x5", None, None, None), ("x6", None, None, None), ("ghost", 6, None, None), ("x7", None, None, None)]
-    assert [r[2] for r in results(s)] == [None, None, False, True, None, None, None, None]
-    rule = "R-call/codex-failure-text"
-    assert [i.failure_rule for i in rinfos(s)] == [None, None, None, rule, None, None, None, None]
+    assert [r[2] for r in results(s)] == [False, None, False, True, None, None, None, None]
+    rule, poll = "R-call/codex-failure-text", "R-call/codex-exit-by-poll"
+    assert [i.failure_rule for i in rinfos(s)] == [poll, None, None, rule, None, None, None, None]
+    x3 = [e for e in s.events if e.kind == "tool_result"][2]
+    assert rinfos(s)[0].outcome_refs == x3.refs  # the outcome cites the poll's output
 
 
 def test_a_spawn_agent_output_names_the_thread_it_started(tmp_path: Path) -> None:

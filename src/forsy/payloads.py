@@ -121,6 +121,9 @@ class CallInfo(Info):
     # where its output stated the process's id (R-cause/exec-session)
     continues: str | None = None
     continues_refs: list[Ref] = field(default_factory=list)
+    # the process the call writes to as the log names it (write_stdin's session_id), whether or not a
+    # call of the log started it: a call to one process never retries a call to another (R-retry)
+    process: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -152,6 +155,9 @@ class ResultInfo(Info):
     duration_from: Ref | None = None
     success_from: Ref | None = None
     failure_rule: str | None = None  # the source's named rule that read a failure (or success) from the output's words
+    # the outcome (success, exit code) was stated by another record than this result, which the
+    # outcome cites instead (Codex: a later poll of the process the call started)
+    outcome_refs: list[Ref] | None = None
     truncated_by_codex: bool = False
     orphan: bool = False  # no call with this id in the log
     exec_session_id: int | None = None

@@ -73,6 +73,7 @@ class Draft:
     commits: list[Event] = field(default_factory=list)  # commits that record this step's change
     shell: ShellInfo | None = None  # a shell history command's record
     shell_history: HistoryMatch | None = None  # a call matched to the shell history
+    writes_to: tuple[str | None, str | None] | None = None  # a running process's (starting call, id as named)
 
     def copy(self) -> Draft:
         """A draft whose values, provenance and evidence lists can change without touching this one."""

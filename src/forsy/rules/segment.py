@@ -17,7 +17,8 @@ rules are listed in docs/rules.md and named in provenance.json:
   that arrived since the actor's previous action, or the spawning call (subagents).
 * R-retry: a call repeating a failed call of the same actor and tool (input similarity ≥ 90,
   rapidfuzz) within the last 8 steps is `retry_of` it (never one on a branch the
-  conversation left, for a step on the branch it went on with: R-cause/branch).
+  conversation left, for a step on the branch it went on with: R-cause/branch; never one that
+  wrote to another running process).
 * R-commit: a commit is a step of its own or the change of its call (forsy.rules._commit_steps).
 * R-compaction: a compaction is a `system` step whose output is the summary the model got.
 * R-abandoned: steps from rewound branches keep their place, flagged in eval_reason.
@@ -41,7 +42,7 @@ from .. import tools
 from ..evidence import Event, Ref, Session
 from ..payloads import CallInfo, CommitInfo, HistoryMatch, JSONValue, MessageInfo, NoteInfo, ResultInfo, ShellInfo
 from . import _commit_steps
-from ._continues import continues_cause
+from ._continues import continues_cause, other_process, writes_to
 from .draft import Draft as Draft
 from .draft import copied as copied
 from .draft import derived as derived
@@ -219,7 +220,7 @@ class Segmenter:
     def _on_tool_call(self, e: Event) -> None:
         pend = self._pend(e.actor)
         d = self._new(e.actor, "agent_step", e)
-        d.call_id, d.tool_args = e.call_id, e.args
+        d.call_id, d.tool_args, d.writes_to = e.call_id, e.args, writes_to(e)
         d.group = e.group
         tool = e.tool or "unknown"
         read = parsed_call(e)  # a call read out of the model's text: name and input derived by the source's rule
@@ -275,12 +276,13 @@ class Segmenter:
         if e.excerpt:
             self.session.quality.truncated_outputs += 1
         rejected = info is not None and info.rejected
+        said = info.outcome_refs if info is not None and info.outcome_refs else e.refs  # where the outcome was read
         if e.is_error is not None or rejected:
             # an outcome the source read from the output's own words names its rule (catalogue): a
             # failure, or a success a rule reads too (aider's /test before 0.64), unless rejected
             why = info.failure_rule if info is not None and info.failure_rule and (e.is_error or not rejected) \
                 else "R-call/error-flag"
-            d.set("success", not (e.is_error or rejected), derived(why, e.refs))
+            d.set("success", not (e.is_error or rejected), derived(why, said))
         # else the log does not say whether the call worked (no exit code, no error flag):
         # success stays null (validator S015: not assessed) rather than an invented `true`
         if rejected:
@@ -291,7 +293,7 @@ class Segmenter:
                   derived("R-error/rejected", e.refs))
         elif e.is_error:
             d.values["eval"] = -1
-            d.set("eval_reason", "The tool returned an error.", derived("R-error", e.refs))
+            d.set("eval_reason", "The tool returned an error.", derived("R-error", said))
         if info is not None and info.user_modified is not None:
             d.set("input_source", {"actor": "agent", "source_step": None, "source_field": None,
                                    "note": USER_MODIFIED_NOTE}, derived("R-call/user-modified", [info.user_modified]))
@@ -544,8 +546,8 @@ class Segmenter:
                 continue
             if prev.abandoned and not d.abandoned:
                 continue  # a step on a branch the conversation left is retried by none on the one it went on with
-            if e.group and prev.group == e.group:
-                continue  # a sibling sent in the same message is not retried by this call
+            if (e.group and prev.group == e.group) or other_process(prev, d):
+                continue  # a sibling sent in the same message, or a call to another process, is not retried
             # score_cutoff: below it rapidfuzz returns 0 without finishing (large edit payloads);
             # at or above it the score is the same
             score = fuzz.ratio(str(prev.values.get("input") or ""), str(text), score_cutoff=RETRY_SIMILARITY)

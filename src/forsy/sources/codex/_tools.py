@@ -46,6 +46,10 @@ CALLS = frozenset(
 )
 RESULTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
 NO_RESULT_EXPECTED = frozenset({"web_search", "image_generation"})
+# unified exec writes the exit code into the answer of whichever call sees the process gone: the
+# exec_command itself, or a later write_stdin (process_manager.rs write_stdin: the status it refreshes
+# after polling is Exited { exit_code }, which the answer states as `Process exited with code N`)
+EXIT_BY_POLL = "R-call/codex-exit-by-poll"
 
 NewEvent = Callable[..., Event]  # (kind, rec, *pointer parts, info=..., **fields) -> Event
 
@@ -62,6 +66,7 @@ class ToolTracker:
     exec_session_refs: dict[int, list[Ref]] = field(default_factory=dict)  # ... -> the output that stated it
     spawned: dict[str, str] = field(default_factory=dict)  # agent id from spawn_agent output -> call_id
     call_events: list[tuple[Event, CallInfo]] = field(default_factory=list)
+    result_events: dict[str, Event] = field(default_factory=dict)  # call_id -> its result
 
     def _typed(self, rec: Rec, obj: dict[str, Any], key: str, *want: type) -> Any:
         return typed(self.session, self.source, rec.line, obj, key, *want)
@@ -100,6 +105,8 @@ class ToolTracker:
         if call_id:
             self.calls.setdefault(call_id, ev)
         sid = args.get("session_id") if tool == "write_stdin" and isinstance(args, dict) else None
+        if isinstance(sid, int):
+            info.process = str(sid)
         if isinstance(sid, int) and sid in self.exec_sessions:  # it writes to a process a call started
             info.continues, info.continues_refs = self.exec_sessions[sid], self.exec_session_refs[sid]
         self.call_events.append((ev, info))
@@ -144,6 +151,7 @@ class ToolTracker:
         call_id = self._str(rec, p, "call_id")
         info = ResultInfo()
         out, parts = self._output(rec, info)
+        stated = out.exit_code  # what the output's own header says, before an end event or failure text
         success = out.success
         end = self.index.ends.get(call_id) if call_id else None
         if end is not None:
@@ -166,7 +174,10 @@ class ToolTracker:
             self.session.quality.truncated_outputs += 1
         if call_id:
             self.results.add(call_id)
+            self.result_events.setdefault(call_id, ev)
             self._link(call_id, out, info)
+            if info.exec_call_id is not None and stated is not None:
+                self._exit_by_poll(info.exec_call_id, stated, ev)
             if out.exec_session is not None and self.exec_sessions.get(out.exec_session) == call_id:
                 self.exec_session_refs[out.exec_session] = list(ev.refs)  # the output that states the id
             info.orphan = call_id not in self.calls
@@ -280,6 +291,17 @@ class ToolTracker:
                 return
             if isinstance(obj, dict) and isinstance(obj.get("agent_id"), str):
                 self.spawned[obj["agent_id"]] = call_id
+
+    def _exit_by_poll(self, started_by: str, code: int, poll: Event) -> None:
+        """A poll states the exit code of the process a call started: that call's outcome, when
+        nothing of its own (its output, its exec_command_end) stated one."""
+        started = self.result_events.get(started_by)
+        sinfo = started.info if started is not None and isinstance(started.info, ResultInfo) else None
+        if started is None or sinfo is None or sinfo.exit_code is not None or started.is_error is not None \
+                or sinfo.rejected:
+            return
+        sinfo.exit_code, sinfo.failure_rule, sinfo.outcome_refs = code, EXIT_BY_POLL, list(poll.refs)
+        started.is_error = code != 0
 
     def finish(self) -> None:
         """Calls without a result are kept; they are counted and flagged."""
