@@ -150,7 +150,11 @@ def test_the_samples_read(tmp_path: Path) -> None:
     early = SAMPLES / "goose" / "sessions" / "20250611_093012.jsonl"
     [s] = SRC.read(early, ReadContext())
     results = [e for e in s.events if e.kind == "tool_result"]
-    assert [r.is_error for r in results] == [False, False, False, True, False, True]
+    assert [r.is_error for r in results] == [False, False, False, False, True, True]
+    # the view gave the model the file as an embedded resource, the person a text: the model's is read
+    assert results[1].refs[0].pointer.endswith("/value/0/resource/text") and results[1].text.startswith("pub fn")
+    # this era's shell said nothing of the exit status: no code is read, the call is not failed
+    assert results[3].info.exit_code is None and "error[E0599]" in (results[3].text or "")
     assert s.quality.encrypted_reasoning == 1 and s.meta.extra["ai_title"] == "Fix CSV export last row"
     later = SAMPLES / "goose" / "sessions" / "20250904_161540.jsonl"
     [s2] = SRC.read(later, ReadContext())

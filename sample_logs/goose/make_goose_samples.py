@@ -13,8 +13,10 @@ no real log was copied. Times are derived from fixed values, so the output is th
 Two sessions, one per era of the JSONL form:
 
 * `sessions/20250611_093012.jsonl`: the mcp_core era (no message ids nor metadata): a listing
-  shown twice (for the assistant and for the user), a file written, a test run whose call
-  failed, a call the person declined, thinking, the context running out;
+  shown twice (for the assistant and for the user), a file viewed (an embedded resource for the
+  model) and written, a test run that failed but whose call succeeded (the shell of that era
+  returned the output whatever the exit status), an edit the tool refused (an error status,
+  ToolError's text), a call the person declined, thinking, the context running out;
 * `sessions/20250904_161540.jsonl`: a later one (message ids, visibility metadata): Goose's
   own words to the model, a summarization request, an edit, a call Goose could not read,
   a notification, a confirmation asked.
@@ -42,7 +44,8 @@ def text(t: str, audience: list[str] | None = None, priority: float | None = Non
 
 
 def call(cid: str, name: str, **args: Any) -> dict[str, Any]:
-    return {"type": "toolRequest", "id": cid, "toolCall": {"status": "success", "value": {"name": name, "arguments": args}}}
+    return {"type": "toolRequest", "id": cid,
+            "toolCall": {"status": "success", "value": {"name": name, "arguments": args}}}
 
 
 def ok(cid: str, *contents: dict[str, Any]) -> dict[str, Any]:
@@ -59,7 +62,7 @@ DECLINED = ("The user has declined to run this tool. DO NOT attempt to call this
 
 class Session:
     def __init__(self, start: int, ids: bool) -> None:
-        self.t, self.ids, self.lines, self.n = start, ids, [] , 0
+        self.t, self.ids, self.lines, self.n = start, ids, [], 0
 
     def msg(self, role: str, *content: dict[str, Any], secs: int = 4, user_visible: bool = True) -> None:
         self.t += secs
@@ -81,38 +84,49 @@ class Session:
         path.write_text("\n".join([dump(meta), *self.lines]) + "\n", "utf-8")
 
 
+def resource(uri: str, body: str, audience: list[str]) -> dict[str, Any]:
+    """Content::embedded_text: the text editor's view gives the model the file as a resource."""
+    return {"type": "resource", "resource": {"uri": uri, "mimeType": "text", "text": body},
+            "annotations": {"audience": audience}}
+
+
 def early() -> None:
     cwd = "/home/dev/projects/tallybook"
     s = Session(1749634212, ids=False)
     s.msg("user", text("The CSV export drops the last row. Can you find out why and fix it?"))
     s.msg("assistant", text("Let me look at the project first."),
           call("toolu_01GooseLs", "developer__shell", command="ls src"), secs=6)
+    # the developer shell of this era returns the output (stderr joined) for both audiences,
+    # whatever the command's exit status
     listing = "export.rs\nlib.rs\nmain.rs\n"
     s.msg("user", ok("toolu_01GooseLs", text(listing, ["assistant"]), text(listing, ["user"], 0.0)), secs=1)
     s.msg("assistant", {"type": "thinking", "thinking": "The loop in export.rs probably stops one short.",
                         "signature": "c2lnbmF0dXJlLW9mLXRoZS10aGlua2luZw=="},
           call("toolu_02GooseView", "developer__text_editor", command="view", path=f"{cwd}/src/export.rs"), secs=5)
     body = "pub fn rows(v: &[Row]) -> Vec<String> {\n    (0..v.len() - 1).map(|i| v[i].to_csv()).collect()\n}\n"
-    s.msg("user", ok("toolu_02GooseView", text(f"```rust\n{body}```\n", ["assistant"]),
-                     text(f"```rust\n{body}```\n", ["user"], 0.0)), secs=1)
+    s.msg("user", ok("toolu_02GooseView", resource(f"file://{cwd}/src/export.rs", body, ["assistant"]),
+                     text(f"### {cwd}/src/export.rs\n```rust\n{body}```\n", ["user"], 0.0)), secs=1)
     fixed = "pub fn rows(v: &[Row]) -> Vec<String> {\n    v.iter().map(|r| r.to_csv()).collect()\n}\n"
     s.msg("assistant", text("The range stops before the last index. Rewriting it."),
           call("toolu_03GooseWrite", "developer__text_editor", command="write", path=f"{cwd}/src/export.rs",
                file_text=fixed), secs=7)
     s.msg("user", ok("toolu_03GooseWrite", text(f"Successfully wrote to {cwd}/src/export.rs", ["assistant"]),
-                     text(f"```rust\n{fixed}```\n", ["user"], 0.2)), secs=1)
+                     text(f"### {cwd}/src/export.rs\n```rust\n{fixed}```\n", ["user"], 0.2)), secs=1)
     s.msg("assistant", call("toolu_04GooseTest", "developer__shell", command="cargo test export"), secs=3)
-    s.msg("user", err("toolu_04GooseTest", "Execution failed: error[E0599]: no method named `to_csv` found for "
-                      "reference `&Row` in the current scope"), secs=12)
+    out = ("error[E0599]: no method named `to_csv` found for reference `&Row` in the current scope\n"
+           "error: could not compile `tallybook` (lib test) due to 1 previous error\n")
+    s.msg("user", ok("toolu_04GooseTest", text(out, ["assistant"]), text(out, ["user"], 0.0)), secs=12)
     s.msg("assistant", {"type": "redactedThinking", "data": "ZW5jcnlwdGVkLXRoaW5raW5nLWJsb2Nr"},
           text("The trait is not in scope. I will import it and push the branch."),
           call("toolu_05GooseEdit", "developer__text_editor", command="str_replace", path=f"{cwd}/src/export.rs",
-               old_str="pub fn rows", new_str="use crate::csv::ToCsv;\n\npub fn rows"),
+               old_str="pub fn row(", new_str="use crate::csv::ToCsv;\n\npub fn rows("),
           call("toolu_06GoosePush", "developer__shell", command="git push origin fix-export"), secs=8)
-    s.msg("user", ok("toolu_05GooseEdit", text(f"Successfully edited {cwd}/src/export.rs", ["assistant"]),
-                     text("use crate::csv::ToCsv;", ["user"], 0.2)),
+    s.msg("user", err("toolu_05GooseEdit", "Invalid parameters: 'old_str' must appear exactly once in the file, but "
+                      "it does not appear in the file. Make sure the string exactly matches existing file content, "
+                      "including whitespace!"),
           ok("toolu_06GoosePush", text(DECLINED)), secs=20)
-    s.msg("assistant", text("The fix is in src/export.rs; I did not push it, as you declined."), secs=3)
+    s.msg("assistant", text("The fix is in src/export.rs, but the import did not apply and I did not push, as you "
+                            "declined."), secs=3)
     s.msg("user", text("Thanks. Now summarize the whole module history."), secs=40)
     s.msg("assistant", {"type": "contextLengthExceeded",
                         "msg": "The context length of the model has been exceeded. Please start a new session "

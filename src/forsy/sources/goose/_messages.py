@@ -55,6 +55,23 @@ def _audience_ok(part: dict[str, Any]) -> bool:
     return not isinstance(aud, list) or "assistant" in aud
 
 
+def _text_of(c: Any) -> str | None:
+    """Where the text of a tool's content is (a pointer inside it), or None: a `text` content's
+    `text`, a `resource` content's embedded text (the text editor's view gave the model the
+    file as one)."""
+    if not isinstance(c, dict):
+        return None
+    if c.get("type") == "text" and isinstance(c.get("text"), str):
+        return "/text"
+    if c.get("type") == "resource" and isinstance(_dict(c.get("resource")).get("text"), str):
+        return "/resource/text"
+    return None
+
+
+def _resolve(c: dict[str, Any], rel: str) -> str:
+    return str(c["text"] if rel == "/text" else c["resource"]["text"])
+
+
 class Transcript:
     """Reads the message records of one session into `s.events` (in file order)."""
 
@@ -216,16 +233,15 @@ class Transcript:
             s.warn("damaged-record", f"the result of call {call_id} holds no contents", rec.ev.source, rec.ev.line)
             failed = None
             items = []
-        texts = [(k, c["text"]) for k, c in enumerate(items)
-                 if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)]
-        seen = [(k, t) for k, t in texts if _audience_ok(items[k])] or texts
+        texts = [(k, rel, _resolve(c, rel)) for k, c in enumerate(items) if (rel := _text_of(c)) is not None]
+        seen = [x for x in texts if _audience_ok(items[x[0]])] or texts
         info.images = sum(1 for c in items if isinstance(c, dict) and c.get("type") == "image")
         if len(seen) == 1:
-            k, text = seen[0]
-            where: str = f"{base}/{k}/text"
+            k, rel, text = seen[0]
+            where: str = f"{base}/{k}{rel}"
         elif seen:
-            text, where = "\n".join(t for _, t in seen), base
-            info.parts, info.joined = [f"/{k}/text" for k, _ in seen], "\n"
+            text, where = "\n".join(t for _, _, t in seen), base
+            info.parts, info.joined = [f"/{k}{rel}" for k, rel, _ in seen], "\n"
         else:
             text, where = None, base if items else "/toolResult"
         name = self.calls.get(call_id)

@@ -29,8 +29,12 @@ crates/goose-mcp/src/developer/shell.rs @ 84650ca3af; agents' DECLINED_RESPONSE)
   a CallToolResult `{content, isError, structuredContent}` (the deserializer takes both);
   an error's text is the ErrorData's `"<code>: <message>"`;
 * a tool is named `<extension>__<tool>` (`developer__shell`, `developer__text_editor`,
-  `platform__read_resource`...). The rmcp-era shell ends a failed command's one text with
-  `Command exited with code N` and marks the result an error; a call the person declined is
+  `platform__read_resource`...). The mcp_core-era developer tools give each output twice, a
+  content for the assistant and one for the user (`annotations.audience`); the text editor's
+  view gives the model the file as an embedded resource (`{type: "resource", resource: {uri,
+  mimeType, text}}`); that era's shell returns the output (stderr joined) whatever the exit
+  status and never states it. The rmcp-era shell ends a failed command's one text with
+  `Command exited with code N` and marks the result an error. A call the person declined is
   answered with DECLINED_RESPONSE, a success value.
 
 What forsy takes: the metadata line is metadata (the directory, the description Goose's model
@@ -39,8 +43,8 @@ text is a `user` event, unless the message is `userVisible: false` (Goose's own 
 model: a note); an assistant's text `agent_text`, thinking `reasoning` (redacted thinking
 counted as encrypted); each tool request a `tool_call` (the id, the exact name, the
 arguments; the calls of a message one group), each tool response its `tool_result` (the texts
-the model was shown: an annotated content whose audience leaves out the assistant is the
-user's copy and not read; several texts joined by a newline), failed on an error status or
+the model was shown, texts and embedded resources' texts: an annotated content whose audience
+leaves out the assistant is the user's copy and not read; several joined by a newline), failed on an error status or
 `isError`, and rejected and failed when its text is DECLINED_RESPONSE (R-call/goose-declined);
 a shell call's exit code is read only from the `Command exited with code N` line. Context
 overflow, summarization requests, compaction notices, notifications and elicitations are
