@@ -18,6 +18,7 @@ from forsy.models import Manifest
 from forsy.run import RetraceOptions, retrace
 from forsy.sources import ReadContext, available, detect
 from forsy.sources.goose import GooseSource
+from forsy.sources.walk import discover_tree
 from forsy.validation import validate_path
 from forsy.verification import verify_folder
 
@@ -253,8 +254,12 @@ def test_the_database_reads_as_the_jsonl_does(tmp_path: Path) -> None:
     imported = write(folder.parent, [META, msg("user", 1, text("hi"))], name="20251009_1.jsonl")
     own = write(folder.parent, [META, msg("user", 1, text("hi"))], name="older.jsonl")
     assert imported.parent == folder
-    # the database holds the imported file's session: the file is left out
+    # the database holds the imported file's session: the file is left out, and a folder's walk
+    # takes it for a part of the database's sessions
     assert SRC.discover(tmp_path / "home") == [db, own]
+    assert SRC.session_of(imported) == db and SRC.session_of(own) is None
+    found = discover_tree(tmp_path / "home", available())
+    assert sorted(p for _, p in found.found) == sorted([db, own]) and not found.unrecognised, found
     assert detect(db).name == "goose"
     [s] = SRC.read(db, ReadContext(root=folder))
     [js] = SRC.read(jsonl, ReadContext())

@@ -22,6 +22,7 @@ under the roots given to `forsy verify`.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -69,8 +70,19 @@ def query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]
 
 
 def session_ids(db: Path) -> frozenset[str]:
+    """The ids of the database's sessions (none when it cannot be read). Read once while the
+    database and its log are unchanged: a folder's walk asks it of every file beside it."""
     try:
-        return frozenset(str(r["id"]) for r in query(db, "SELECT id FROM sessions"))
+        stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in (db, db.with_name(db.name + "-wal")))
+    except OSError:
+        return frozenset()
+    return _session_ids(str(db), stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _session_ids(db: str, stamp: tuple[int, ...]) -> frozenset[str]:
+    try:
+        return frozenset(str(r["id"]) for r in query(Path(db), "SELECT id FROM sessions"))
     except (sqlite3.Error, OSError):
         return frozenset()
 

@@ -146,6 +146,14 @@ class GooseSource:
         held = _db.session_ids(db) if dbs else frozenset()
         return dbs + [p for p in sniffed(folder.glob("*.jsonl"), self.sniff) if p.stem not in held]
 
+    def session_of(self, path: Path) -> Path | None:
+        """A `.jsonl` session the database beside it holds (Goose imported it once and left the
+        file): the database, which reads it."""
+        db = path.parent / "sessions.db"
+        if path.suffix != ".jsonl" or not _db.is_db(db):
+            return None
+        return db if path.stem in _db.session_ids(db) else None
+
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:
         if _db.is_db(path):
             return _db.read_db(path, ctx)
