@@ -12,13 +12,14 @@ from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
-from .keys import KEY_BLOCK_ANCHORS
+from .keys import KEY_BLOCK_ANCHORS, SIGNING_KEY_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .logins import LOGIN_ANCHORS
+from .outputs import DEVICE_ANCHORS_RARE
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .prompts import SENDS
 from .prose import PAIR_ANCHORS, PHRASE_ANCHORS
-from .rules import SIGNATURE_ANCHORS
+from .rules import COOKIE_STRING_ANCHORS, SIGNATURE_ANCHORS
 from .structure import NATIVE_ANCHORS as STRUCTURE_ANCHORS
 from .tables import TABLE_ANCHORS
 
@@ -26,13 +27,14 @@ from .tables import TABLE_ANCHORS
 # measured: `default:` added 0.14 s on a 100 MB session) and costly to search for here (one
 # pass over the text each). Common ones stay in Anchors.
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
-                                              + KEY_BLOCK_ANCHORS + PHONE_LABELS + ID_LABELS
+                                              + KEY_BLOCK_ANCHORS + SIGNING_KEY_ANCHORS + PHONE_LABELS + ID_LABELS
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
                                               + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
                                               + ADDRESS_LABELS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
-                           *PAIR_ANCHORS, *CODE_ANCHORS)
+                           *PAIR_ANCHORS, *CODE_ANCHORS, *COOKIE_STRING_ANCHORS,
+                           *DEVICE_ANCHORS_RARE)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

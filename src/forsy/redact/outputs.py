@@ -23,9 +23,11 @@ from ._values import name_tier, password_like
 if TYPE_CHECKING:
     from ._anchors import Anchors
 
-DEVICE_ANCHORS = ("password ", "secret ", "key ", "key-string ", "community ")
+DEVICE_ANCHORS = ("password ", "secret ", "key ")
+DEVICE_ANCHORS_RARE = ("key-string ", "community ")  # reported by the engine (_native.py)
 _DEVICE = re.compile(r"(?<![\w-])(?:(?P<kw>password|secret|key|key-string|authentication-key)[ \t]+[05789]"
                      r"|(?P<snmp>community))[ \t]+(?P<v>[^\s\"'`\\]{1,256})", re.IGNORECASE)
+_NUMBERED = re.compile(r"(?:password|secret|key|key-string)[ \t]+[05789][ \t]", re.IGNORECASE)
 _SNMP_LINE = re.compile(r"\bsnmp(?:-server)?\b[^\n\\]{0,40}\Z", re.IGNORECASE)
 
 
@@ -33,9 +35,9 @@ def device_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A secret a device's configuration line gives after its keyword and encoding number, or
     an SNMP community."""
     done = -1
-    for i in anchors.find(DEVICE_ANCHORS, ignore_case=True):
-        if i < done:
-            continue
+    for i in anchors.find(DEVICE_ANCHORS + DEVICE_ANCHORS_RARE, ignore_case=True):
+        if i < done or (text[i] in "pPsSkK" and not _NUMBERED.match(text, i)):
+            continue  # a keyword without its encoding's number after it: most are prose (`the key to`)
         m = _DEVICE.match(text, i)
         if m is None or is_template(m["v"]):
             continue
@@ -50,6 +52,7 @@ NEXT_LINE_ANCHORS = ("pass", "secret", "token", "key", "pwd", "cred", "auth")
 # a reply's number (`1) `, redis-cli) and a quote may stand before the key and before its value
 _KEY_LINE = re.compile(r"(?P<n>[ \t]*(?:\d{1,3}\)[ \t]+)?)(?P<q>\"?)(?P<k>[/\w.:-]{1,200})(?P=q)[ \t]*"
                        r"(?:\r?\n|\\n)")
+_KEY_END = re.compile(r"[/\w.:-]{0,200}\"?[ \t]*(?:\r?\n|\\n)")
 _VALUE_LINE = re.compile(r"[ \t]*(?:\d{1,3}\)[ \t]+)?(?P<q>\"?)(?P<v>[^\s\"]{6,512})(?P=q)[ \t]*(?=\r?\n|\\n|\Z)")
 
 
@@ -57,8 +60,8 @@ def next_line_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The value alone on the line after a line that is only a key naming a secret."""
     done = -1
     for i in anchors.find(NEXT_LINE_ANCHORS, ignore_case=True):
-        if i < done:
-            continue
+        if i < done or _KEY_END.match(text, i) is None:
+            continue  # most words for a secret go on in their line (`input_tokens": 12`): cheaply ruled out
         start = _line_start(text, i)
         key = _KEY_LINE.match(text, start) if start >= 0 else None
         if key is None or not key.start("k") <= i < key.end("k"):
