@@ -18,6 +18,9 @@ Sets (each case is the texts of one session, redacted in order by one Redactor, 
 - sixth held-out (heldout6.py): what tools print (CLI listings and dumps, REPLs, database
   shells, diffs, device configuration, remote-login command lines), written before any rule
   change made from it;
+- seventh held-out (heldout7.py): personal data (e-mail addresses, phones, postal addresses,
+  government numbers, dates of birth, public IPs, card and bank numbers, a home folder's user)
+  as agents meet it, written before any rule change made from it;
 - structure (tests/redaction_structure_samples.py): the must-match samples of the rules'
   own tests, i.e. what the rules were written from (optimistic by construction);
 A secret leaks when any of its forms (raw, JSON-escaped, URL-encoded) is in any output; a
@@ -45,6 +48,7 @@ from heldout3 import heldout3_cases, heldout3_lookalikes  # noqa: E402
 from heldout4 import heldout4_cases, heldout4_lookalikes  # noqa: E402
 from heldout5 import heldout5_cases, heldout5_lookalikes  # noqa: E402
 from heldout6 import heldout6_cases, heldout6_lookalikes  # noqa: E402
+from heldout7 import heldout7_cases, heldout7_lookalikes  # noqa: E402
 
 from forsy.redact import Redactor  # noqa: E402
 from secretgen import forms  # noqa: E402
@@ -103,8 +107,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
     ap.add_argument("--set", default="all",
-                    choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "structure",
-                             "all"))
+                    choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
+                             "structure", "all"))
     args = ap.parse_args()
     if args.set in ("heldout", "all"):
         by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
@@ -124,6 +128,9 @@ def main() -> None:
     if args.set in ("heldout6", "all"):
         by_cat, changed, n = measure(heldout6_cases(args.seed), heldout6_lookalikes(args.seed), args.show)
         table(f"sixth held-out set (seed {args.seed})", by_cat, changed, n)
+    if args.set in ("heldout7", "all"):
+        by_cat, changed, n = measure(heldout7_cases(args.seed), heldout7_lookalikes(args.seed), args.show)
+        table(f"seventh held-out set: personal data (seed {args.seed})", by_cat, changed, n)
     if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes
