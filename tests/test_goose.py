@@ -271,6 +271,9 @@ def test_the_database_reads_as_the_jsonl_does(tmp_path: Path) -> None:
     assert s.meta.token_usage == {"input": 500}
     assert s.events[0].ts == "2025-10-09T08:53:21Z"
     _retrace(db, tmp_path / "out")
+    # every row is a source of its own in provenance; verify finds the database below a folder above it
+    assert [f.rule for f in validate_path(tmp_path / "out").findings] == ["M009"]
+    assert verify_folder(tmp_path / "out", [tmp_path / "home"]).ok
     # a file named alone whose session the database holds: read, and said
     [again] = SRC.read(imported, ReadContext())
     assert [w.code for w in again.warnings] == ["migrated"]

@@ -16,13 +16,15 @@ unchanged, and leaves the files.
 Each row read is one record, named `SCHEME` + the database's path (as evidence names files) +
 `#<table>/<id>`; its bytes are the canonical JSON (`forsy.ids.canonical`) of the row as
 `SELECT *` returns it, its `content_json` and `metadata_json` columns as the JSON values they
-hold (so a pointer reaches each part); `read_back` makes the same bytes from the database
-under the roots given to `forsy verify`.
+hold (so a pointer reaches each part); each is listed among the session's sources under that
+name, as a JSON storage's files are. `read_back` makes the same bytes from the database at that
+path under a root given to `forsy verify`, or below one (the folder `forsy retrace` was given).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -114,6 +116,8 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     for root in roots:
         cands = [root] if root.is_file() and root.name == Path(db_name).name else []
         db = inside(root, db_name) if root.is_dir() else None
+        if root.is_dir() and (db is None or not db.is_file()):
+            cands += _below(root, db_name)
         for p in ([db] if db is not None else []) + cands:
             if not is_db(p):
                 continue
@@ -124,6 +128,25 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
             if rows:
                 return canonical(row_value(table, rows[0]))
     return None
+
+
+WALK_LIMIT = 200_000  # files looked at below a root before giving up (a home folder given)
+
+
+def _below(root: Path, db_name: str) -> list[Path]:
+    """The databases below `root` whose path ends with `db_name`: the name is relative to the
+    folder `forsy retrace` was given, which may lie below the root `forsy verify` is given."""
+    out, seen = [], 0
+    last = Path(db_name).name
+    for dirpath, dirs, files in os.walk(root.resolve()):  # links to folders are not followed
+        dirs[:] = [d for d in dirs if d != ".git"]
+        seen += len(files)
+        if seen > WALK_LIMIT:
+            break
+        full = Path(dirpath) / last
+        if last in files and full.as_posix().endswith("/" + db_name):
+            out.append(full)
+    return out
 
 
 def read_db(db: Path, ctx: ReadContext) -> list[Session]:
@@ -147,29 +170,33 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
     for row in sessions:
         rows = by_session.pop(str(row.get("id")), [])
         if rows:
-            out.append(_session(src, file, row, rows))
+            out.append(_session(file, row, rows))
     for sid, rows in by_session.items():
         s = Session("goose", sid, [file], {}, [], SessionMeta(agent="goose"), Quality())
         s.warn("no-session", f"{len(rows)} message row(s) of session {sid}, which has no row in the sessions "
                "table: read with no session facts", f"{SCHEME}{src}#sessions/{sid}", None)
-        _messages(s, src, rows)
+        _messages(s, file, rows)
         out.append(s)
     return out
 
 
-def _record(s: Session, src: str, table: str, row: dict[str, Any], rtype: str | None) -> Record:
+def _record(s: Session, file: SourceFile, table: str, row: dict[str, Any], rtype: str | None) -> Record:
+    """A row as one record of `s`, listed among its sources under its own name (as a JSON
+    storage's files are), so provenance names every source its evidence comes from."""
     value = row_value(table, row)
     data = canonical(value)
-    ev = Evidence.make(f"{SCHEME}{src}#{table}/{row.get('id')}", None, 0, data, sha256(data), rtype)
+    name = f"{SCHEME}{file.path}#{table}/{row.get('id')}"
+    ev = Evidence.make(name, None, 0, data, sha256(data), rtype)
     s.add_evidence(ev)
+    s.files.append(SourceFile(name, file.abs_path, "goose", len(data), ev.sha256))
     s.quality.records += 1
     return Record(ev, value)
 
 
-def _session(src: str, file: SourceFile, row: dict[str, Any], rows: list[dict[str, Any]]) -> Session:
+def _session(file: SourceFile, row: dict[str, Any], rows: list[dict[str, Any]]) -> Session:
     sid = str(row.get("id"))
     s = Session("goose", sid, [file], {}, [], SessionMeta(agent="goose"), Quality())
-    rec = _record(s, src, "sessions", row, "session")
+    rec = _record(s, file, "sessions", row, "session")
     d, m = rec.data, s.meta
     if isinstance(d.get("working_dir"), str) and d["working_dir"].strip():
         m.cwd = d["working_dir"]
@@ -190,16 +217,16 @@ def _session(src: str, file: SourceFile, row: dict[str, Any], rows: list[dict[st
         if isinstance(d.get(k), int) and not isinstance(d.get(k), bool):
             m.token_usage[dst] = d[k]
     s.mark(rec.ev.id, "metadata", "the session's row")
-    _messages(s, src, rows)
+    _messages(s, file, rows)
     return s
 
 
-def _messages(s: Session, src: str, rows: list[dict[str, Any]]) -> None:
+def _messages(s: Session, file: SourceFile, rows: list[dict[str, Any]]) -> None:
     t = Transcript(s, DB_KEYS)
     for r in rows:
         role = r.get("role")
-        t.message(_record(s, src, "messages", r, role if isinstance(role, str) else None))
+        t.message(_record(s, file, "messages", r, role if isinstance(role, str) else None))
     for call_id, tool in t.calls.items():
         if call_id not in t.answered:
             s.quality.missing_results += 1
-            s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the database", src)
+            s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the database", file.path)
