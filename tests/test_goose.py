@@ -291,3 +291,21 @@ def test_other_sqlite_files_are_not_goose(tmp_path: Path) -> None:
     renamed.write_bytes(db.read_bytes())
     assert not SRC.sniff(renamed, renamed.read_bytes()[:65536])
     assert [s.name for s in available() if s.sniff(db, db.read_bytes()[:65536])] == ["goose"]
+
+
+def test_rows_still_in_the_write_ahead_log_are_read(tmp_path: Path) -> None:
+    """Goose keeps the store in WAL mode (session_manager.rs create_pool): rows a running Goose
+    committed but did not yet checkpoint are in `sessions.db-wal`, and are read."""
+    db = _db(tmp_path / "sessions")
+    con = sqlite3.connect(db)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA wal_autocheckpoint=0")
+        con.execute("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)",
+                    ("20251009_1", "user", json.dumps([text("One more thing.")]), 1760000100))
+        con.commit()
+        assert (tmp_path / "sessions" / "sessions.db-wal").stat().st_size > 0
+        [s] = SRC.read(db, ReadContext())
+        assert [e.text for e in s.events if e.kind == "user"] == ["Make the build pass.", "One more thing."]
+    finally:
+        con.close()
