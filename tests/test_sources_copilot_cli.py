@@ -236,3 +236,59 @@ def test_the_sniff_keeps_to_its_own() -> None:
     for p in sorted((SAMPLES / "copilot_cli").rglob("*.json*")):
         head = p.read_bytes()[:65536]
         assert [s.name for s in available() if s.sniff(p, head)] == ["copilot_cli"], p
+
+
+def test_report_intent_is_a_note_of_the_intent_not_a_step(tmp_path: Path) -> None:
+    # the tool only shows its words in the CLI's UI (its callback answers "Intent logged"); the model
+    # calls it first among the calls it announces, a subagent too
+    log = Log()
+    log.emit("session.start", {"sessionId": SID, "copilotVersion": "1.0.44", "context": {"cwd": CWD}})
+    log.emit("user.message", {"content": "Fix the build."})
+    log.emit("assistant.message", {"messageId": "m1", "content": "", "toolRequests": [
+        req("c_i1", "report_intent", intent="Fixing the build"), req("c_make", "bash", command="make")]})
+    log.emit("tool.execution_start", {"toolCallId": "c_i1", "toolName": "report_intent",
+                                      "arguments": {"intent": "Fixing the build"}})
+    log.emit("tool.execution_complete", {"toolCallId": "c_i1", "success": True,
+                                         "result": {"content": "Intent logged", "detailedContent": "Fixing the build"}})
+    log.emit("tool.execution_complete", done("c_make", "ok\n<exited with exit code 0>"))
+    log.emit("assistant.message", {"messageId": "m2", "content": "", "toolRequests": [
+        req("c_task", "task", prompt="run the tests")]})
+    log.emit("subagent.started", {"toolCallId": "c_task", "agentName": "task"}, agent="c_task")
+    log.emit("assistant.message", {"messageId": "s1", "content": "", "toolRequests": [
+        req("c_i2", "report_intent", intent="Running tests"), req("c_test", "bash", command="make test")]},
+             agent="c_task")
+    log.emit("tool.execution_complete", {"toolCallId": "c_i2", "success": True,
+                                         "result": {"content": "Intent logged"}}, agent="c_task")
+    log.emit("tool.execution_complete", done("c_test", "ok\n<exited with exit code 0>"), agent="c_task")
+    log.emit("tool.execution_complete", done("c_task", "tests pass"))
+    # alone in its message (the model was told never to), and one no message asked for: notes too
+    log.emit("assistant.message", {"messageId": "m3", "content": "", "toolRequests": [
+        req("c_i3", "report_intent", intent="Wrapping up")]})
+    log.emit("tool.execution_start", {"toolCallId": "c_i4", "toolName": "report_intent", "arguments": {}})
+    path = log.write(tmp_path)
+    [s] = SRC.read(path, ReadContext(root=tmp_path))
+    intents = [(e.actor, e.text, e.refs[0].pointer) for e in s.events
+               if e.kind == "note" and getattr(e.info, "subtype", None) == "intent"]
+    assert intents == [("agent", "Fixing the build", "/data/toolRequests/0/arguments/intent"),
+                       ("subagent:c_task", "Running tests", "/data/toolRequests/0/arguments/intent"),
+                       ("agent", "Wrapping up", "/data/toolRequests/0/arguments/intent"),
+                       ("agent", None, "/data/arguments")]
+    assert s.quality.extra["intents"] == 4 and s.quality.missing_results == 0
+    assert not [w for w in s.warnings if w.code in ("orphan-result", "no-result")]
+    trace, m = _retrace(path, tmp_path / "out")
+    steps = trace["steps"]
+    assert [s["tool"] for s in steps if s["tool"]] == ["bash", "task", "bash"]
+    make, sub = steps[1], steps[3]
+    assert (make["execution_mode"], make["caused_by"]) == ("serial", [1])  # one call in its message, not two
+    assert sub["actor"] == "subagent:c_task" and sub["causal_type"] == "delegation_to_subagent"
+    assert trace["agent_tools"] == ["bash", "task"]  # the tools used: report_intent is none
+    # every record accounted for: the intent-only message set aside as a note, start and answer metadata
+    main = {e.path: e for e in m.ledger or []}["events.jsonl"]
+    assert sum(main.totals.values()) == main.records_read == 14
+    rules = [(e.heading, e.record_type, e.rule, e.count) for e in main.entries]
+    assert ("set_aside", "assistant.message/intent", "notes are not steps", 1) in rules
+    assert ("set_aside", "tool.execution_start/intent", "notes are not steps", 1) in rules
+    assert ("metadata", "tool.execution_complete", "report_intent's answer ('Intent logged'): the intent it "
+            "reported is a note", 2) in rules
+    assert ("metadata", "tool.execution_start", "report_intent's start: the intent it reported is a note", 1) in rules
+    assert m.counts["intents"] == 4  # type: ignore[index]

@@ -15,7 +15,8 @@ spaces) and derives ids and times from fixed values, so the output is the same o
 Three sessions, one per form still on disk:
 
 * `session-state/<id>/events.jsonl`: 1.0.x (a subagent, a failed command, an edit, a refused
-  call, a `!` command, a compaction, an abort, a model change);
+  call, a `!` command, a compaction, an abort, a model change; the agent's and the subagent's
+  `report_intent` calls, first in their messages as the CLI tells the model);
 * `session-state/<id>.jsonl`: the flat log of 0.0.342-0.0.37x, a legacy session imported into it;
 * `history-session-state/session_<id>_<ms>.json`: the document of 0.0.341 and before.
 """
@@ -95,12 +96,14 @@ def current() -> None:
                                "<current_datetime>2026-05-20T09:14:20Z</current_datetime>",
                                "attachments": [], "agentMode": "interactive", "interactionId": uid("i1")}, 18000)
     log.emit("assistant.turn_start", {"turnId": "0", "interactionId": uid("i1")})
-    view, test = call_id("view"), call_id("test")
+    view, test, intent = call_id("view"), call_id("test"), call_id("intent")
     log.emit("assistant.reasoning", {"reasoningId": uid("r1"), "content": "I should read the dimmer module and run "
                                      "its test to see the failure."}, 2100)
     log.emit("assistant.message", {"messageId": uid("m1"), "model": MODEL, "content": "Let me look at the dimmer "
                                    "code and run its test.",
                                    "toolRequests": [
+                                       {"toolCallId": intent, "name": "report_intent",
+                                        "arguments": {"intent": "Investigating dimmer test"}, "type": "function"},
                                        {"toolCallId": view, "name": "view", "arguments": {"path": f"{CWD}/lantern/dim.py"},
                                         "type": "function", "toolTitle": "View file"},
                                        {"toolCallId": test, "name": "bash",
@@ -109,6 +112,14 @@ def current() -> None:
                                         "type": "function", "toolTitle": "Run the dimmer test"}],
                                    "reasoningText": "I should read the dimmer module and run its test to see the "
                                    "failure.", "outputTokens": 141, "interactionId": uid("i1"), "turnId": "0"}, 300)
+    log.emit("tool.execution_start", {"toolCallId": intent, "toolName": "report_intent",
+                                      "arguments": {"intent": "Investigating dimmer test"}, "model": MODEL,
+                                      "turnId": "0"}, 20)
+    # report_intent's callback only answers "Intent logged"; the intent is its session log
+    log.emit("tool.execution_complete", {"toolCallId": intent, "success": True, "model": MODEL,
+                                         "interactionId": uid("i1"), "turnId": "0",
+                                         "result": {"content": "Intent logged",
+                                                    "detailedContent": "Investigating dimmer test"}}, 3)
     log.emit("tool.execution_start", {"toolCallId": view, "toolName": "view",
                                       "arguments": {"path": f"{CWD}/lantern/dim.py"}, "model": MODEL, "turnId": "0"}, 20)
     log.emit("tool.execution_start", {"toolCallId": test, "toolName": "bash",
@@ -156,12 +167,21 @@ def current() -> None:
     log.emit("subagent.started", {"toolCallId": task, "agentName": "task", "agentDisplayName": "Task",
                                   "agentDescription": "Agent for executing commands with verbose output",
                                   "model": "claude-haiku-4.5"}, 15, agent=task)
-    run = call_id("suite")
+    run, sintent = call_id("suite"), call_id("suite-intent")
     sargs = {"command": "python -m pytest -q", "description": "Run all tests"}
     log.emit("assistant.message", {"messageId": uid("s1"), "model": "claude-haiku-4.5", "content": "",
-                                   "toolRequests": [{"toolCallId": run, "name": "bash", "arguments": sargs,
+                                   "toolRequests": [{"toolCallId": sintent, "name": "report_intent",
+                                                     "arguments": {"intent": "Running test suite"},
+                                                     "type": "function"},
+                                                    {"toolCallId": run, "name": "bash", "arguments": sargs,
                                                      "type": "function"}],
                                    "outputTokens": 40, "parentToolCallId": task}, 1200, agent=task)
+    log.emit("tool.execution_start", {"toolCallId": sintent, "toolName": "report_intent",
+                                      "arguments": {"intent": "Running test suite"}, "model": "claude-haiku-4.5",
+                                      "parentToolCallId": task}, 10, agent=task)
+    log.emit("tool.execution_complete", {"toolCallId": sintent, "success": True, "model": "claude-haiku-4.5",
+                                         "result": {"content": "Intent logged", "detailedContent": "Running test suite"},
+                                         "parentToolCallId": task}, 3, agent=task)
     log.emit("tool.execution_start", {"toolCallId": run, "toolName": "bash", "arguments": sargs,
                                       "model": "claude-haiku-4.5", "parentToolCallId": task}, 10, agent=task)
     log.emit("tool.execution_complete", {"toolCallId": run, "success": True, "model": "claude-haiku-4.5",

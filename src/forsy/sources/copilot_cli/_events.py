@@ -15,6 +15,7 @@ from ...evidence import Event, Ref, Session, pointer
 from ...payloads import CallInfo, JSONValue, Link, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 from .._threads import add_subagent, link_thread
+from . import _intent
 from ._legacy import read_chat_messages
 
 NOTE_WHY = "notes are not steps"
@@ -81,6 +82,7 @@ class Transcript:
         self.calls: dict[str, str | None] = {}  # call id → tool name, for every call read
         self.call_events: dict[str, Event] = {}
         self.answered: set[str] = set()
+        self.intents: set[str] = set()  # report_intent calls, read as notes (_intent)
         self.user_asked: set[str] = set()  # calls the person ran (tool.user_requested)
         self.refused: set[str] = set()  # calls the person said No to (permission.completed)
         self.reasoned: set[str] = set()  # reasoning texts read from assistant.reasoning
@@ -92,7 +94,9 @@ class Transcript:
         ts = rec.data.get("timestamp") if isinstance(rec.data.get("timestamp"), str) else None
         ev = Event(kind, fields.pop("actor", self.actor), ts, [Ref(rec.ev.id, ptr)],
                    ts_ref=Ref(rec.ev.id, "/timestamp") if ts else None, **fields)
-        if ev.actor.startswith("subagent:") and ev.actor not in self.linked:
+        # the link goes on the thread's first event that can be a step (a note is none: the
+        # subagent's first step would lose its cause, R-cause/delegation)
+        if ev.actor.startswith("subagent:") and ev.actor not in self.linked and kind != "note":
             self.linked.add(ev.actor)
             call = ev.actor.removeprefix("subagent:")
             link_thread([ev], ev.actor, Link(subagent=call, parent_thread_id=self.s.session_id, parent_call_id=call,
@@ -267,6 +271,9 @@ class Transcript:
             name = req.get("name") if isinstance(req.get("name"), str) else None
             call_id = req["toolCallId"] if _str(req.get("toolCallId")) else f"{rec.ev.id}:{i}"
             self.calls[call_id] = name
+            if name == _intent.TOOL:
+                self._intent(rec, pointer("data", "toolRequests", i, "arguments"), call_id, req.get("arguments"))
+                continue
             ev = self._ev("tool_call", rec, pointer("data", "toolRequests", i, "arguments"), call_id=call_id,
                           tool=name, args=req.get("arguments"), group=group,
                           name_ref=Ref(rec.ev.id, pointer("data", "toolRequests", i, "name")) if name else None)
@@ -349,14 +356,24 @@ class Transcript:
             if call_id in self.call_events:  # 0.0.4xx names an MCP tool's server here only
                 _mcp(self.call_events[call_id], d)
                 self.calls[call_id] = self.call_events[call_id].tool
-            self.s.mark(rec.ev.id, "metadata", "tool execution start")
+            self.s.mark(rec.ev.id, "metadata", _intent.START if call_id in self.intents else "tool execution start")
             return
         name = d.get("toolName") if isinstance(d.get("toolName"), str) else None
         self.calls[call_id] = name
+        if name == _intent.TOOL:
+            self._intent(rec, "/data/arguments", call_id, d.get("arguments"))
+            return
         ev = self._ev("tool_call", rec, "/data/arguments", call_id=call_id, tool=name, args=d.get("arguments"),
                       name_ref=Ref(rec.ev.id, "/data/toolName") if name else None)
         _mcp(ev, d)
         self.calls[call_id] = ev.tool
+
+    def _intent(self, rec: Record, ptr: str, call_id: str, args: Any) -> None:
+        """A report_intent call: a note of the intent it reported (_intent), by the actor that made it."""
+        said = _intent.intent(args)
+        self.intents.add(call_id)
+        _intent.count(self.s)
+        self._note(rec, f"{ptr}/intent" if said is not None else ptr, said, _intent.SUBTYPE, actor=self.actor)
 
     def _permission(self, rec: Record, d: dict[str, Any]) -> None:
         kind = _dict(d.get("result")).get("kind")
@@ -373,6 +390,10 @@ class Transcript:
             return
         if call_id in self.answered:
             s.mark(rec.ev.id, "duplicate", "a second result for a call already answered")
+            return
+        if call_id in self.intents:  # `Intent logged`: the call did nothing but show its words
+            self.answered.add(call_id)
+            s.mark(rec.ev.id, "metadata", _intent.ANSWER)
             return
         if call_id in self.user_asked and call_id not in self.calls:  # the output of the person's `!command`
             self.answered.add(call_id)

@@ -27,7 +27,8 @@ type gives (`_events`):
   from the CLI (`source` system, a skill's, the autopilot's continuation) a note;
 * `assistant.reasoning` and `assistant.message`'s `reasoningText`: reasoning (once);
   `content`: the agent's words; each `toolRequests[i]` a call (id, name, arguments; the calls
-  of a message one group); `assistant.usage`: tokens and model;
+  of a message one group), but `report_intent`'s, a note of the intent it showed (`_intent`);
+  `assistant.usage`: tokens and model;
 * `tool.execution_complete`: the call's result (`result.content`, else `error.message`),
   failed when `success` is false; `error.code` denied/rejected (or the person's No in
   `permission.completed`) is a refusal. A shell call succeeds whenever the command ran:
@@ -156,7 +157,7 @@ class CopilotCliSource:
         for rec in recs:
             t.record(rec)
         for call_id, tool in t.calls.items():
-            if call_id not in t.answered:
+            if call_id not in t.answered and call_id not in t.intents:  # an intent is a note: no result owed
                 s.quality.missing_results += 1
                 s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the log", name)
         first = next((r for r in recs if isinstance(r.data.get("timestamp"), str)), None)
