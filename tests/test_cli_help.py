@@ -112,3 +112,33 @@ def test_an_empty_path_is_a_usage_error_naming_it(args: list[str]) -> None:
     r = typer.testing.CliRunner().invoke(app, args)
     said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", r.output).split())  # the error box, its lines joined
     assert r.exit_code == 2 and "an empty path (an unset shell variable?)" in said, r.output
+
+
+def test_help_and_readme_name_every_registered_source(capsys: pytest.CaptureFixture[str]) -> None:
+    from _paths import ROOT
+    from forsy.sources import BUILTIN
+    from forsy.sources.titles import TITLES, names
+
+    missing = sorted(set(BUILTIN) - set(TITLES))
+    assert not missing, f"sources with no title in forsy.sources.titles: {missing}"
+    assert not set(TITLES) - set(BUILTIN), "titles of sources that are not registered"
+    command = typer.main.get_command(app)
+    with pytest.raises(SystemExit):
+        command(["--help"], prog_name="forsy", standalone_mode=True)
+    shown = " ".join(capsys.readouterr().out.replace("│", " ").split())  # as wrapped on any width
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split("\n\n")[1].split())  # its first paragraph
+    for key, (titles, _kind) in TITLES.items():
+        for title in titles:
+            assert title in shown, (key, title)
+            assert title in readme, (key, title)
+    assert names("agent")[:3] == ["Claude Code", "Codex CLI", "Gemini CLI"]
+    assert {"Qwen Code", "OpenCode", "Roo Code", "Kilo Code", "GitHub Copilot CLI"} <= set(names("agent"))
+
+
+def test_a_registered_source_with_no_title_is_still_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from forsy.sources import titles
+
+    monkeypatch.setitem(titles.BUILTIN, "new_agent", "somewhere:NewAgentSource")
+    assert titles.names("agent")[-1] == "new_agent" and "new_agent" in titles.supported()
+    monkeypatch.delitem(titles.BUILTIN, "goose")
+    assert "Goose" not in titles.supported()  # only what is registered

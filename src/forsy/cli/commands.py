@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExitCode
+from ..sources.titles import supported
 from ..version import __version__
 from ._check import schema, validate, verify
 from ._ls import ls
@@ -26,10 +27,8 @@ from .team import jobs_app, worker_cmd
 
 app = typer.Typer(
     name="forsy",
-    help=("Retrace AI agents' logs (Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, Goose, Cline, Aider, "
-          "OpenHands, mini-swe-agent, "
-          "terminal recordings, shell history, git; Invariant, ATIF, OpenAI-chat and Forsy v1 imports) into honest "
-          "Forsy work traces."),
+    # the list comes from the source registry (sources.titles), so a new reader cannot be left out
+    help=f"Retrace AI agents' logs ({supported()}) into honest Forsy work traces.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
