@@ -150,6 +150,8 @@ def test_a_signing_tools_secret_key_file_is_masked_and_its_public_key_stays() ->
     (f"remember_token={SECRET}; Path=/; Expires=Wed, 09 Jun 2027 10:18:14 GMT; HttpOnly", SECRET),
     (f'assert response.headers["set-cookie"] == "csrftoken={SECRET}; SameSite=Lax"', SECRET),
     (f"The deploy token you pasted earlier ({SECRET}) has expired.", SECRET),
+    (f"sid={SECRET}; Path=/; Secure", SECRET),  # a name that is no secret's: the attributes say cookie
+    (f"_gh_sess={SECRET}; path=/; secure; HttpOnly; SameSite=Lax", SECRET),
 ])
 def test_a_cookie_without_its_header_and_a_token_in_parentheses_are_masked(text: str, value: str) -> None:
     assert _masked(text, value)

@@ -9,6 +9,7 @@ from .addresses import LABEL_ANCHORS as ADDRESS_LABELS
 from .addresses import STREET_ANCHORS
 from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
+from .contacts import AT_ANCHORS, BOX_ANCHORS
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
@@ -31,10 +32,9 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
                                               + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
-                                              + ADDRESS_LABELS))
+                                              + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
-                           *PAIR_ANCHORS, *CODE_ANCHORS, *COOKIE_STRING_ANCHORS,
-                           *DEVICE_ANCHORS_RARE)
+                           *PAIR_ANCHORS, *CODE_ANCHORS, *DEVICE_ANCHORS_RARE, *AT_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

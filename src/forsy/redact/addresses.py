@@ -67,6 +67,12 @@ _TWO_WORDS = re.compile(rf"{_WORD}.*\b[{_UP}{_LOW}]{{2,}}")
 _NETWORKISH = re.compile(r"[:/@]|0x|\d+\.\d+")
 
 
+def address_tail(text: str, end: int) -> int:
+    """Where an address that ends at `end` ends with the city, region and postcode after it."""
+    tail = _TAIL.match(text, end)
+    return tail.end() if tail is not None else end
+
+
 def street_address(text: str, anchors: Anchors) -> Iterator[Hit]:
     """Each street with its number, and the city and postcode after it; each labelled address."""
     done = -1
@@ -77,11 +83,7 @@ def street_address(text: str, anchors: Anchors) -> Iterator[Hit]:
             m = pattern.search(text, max(0, i - 100), min(len(text), i + 120))
             if m is None or not m.start() <= i < m.end() + 1:
                 continue
-            end = m.end()
-            tail = _TAIL.match(text, end)
-            if tail is not None:
-                end = tail.end()
-            done = end
+            end = done = address_tail(text, m.end())
             yield Hit(m.start(), end, ADDRESS, "street-address")
             break
     for i in sorted({*anchors.find(("address",), ignore_case=True), *anchors.find(LABEL_ANCHORS)}):

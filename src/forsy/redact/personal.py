@@ -141,12 +141,14 @@ def _phone_left(text: str, i: int) -> bool:
 # only after a word for a phone, in the languages agents are used in, is it one
 _PHONE_WORDS = ("tel:", "tel.", "tel ", "phone", "mobile", "cell", "telefon", "handy", "téléphone", "tél", "portable",
                 "teléfono", "móvil", "celular", "telefone", "telefono", "cellulare", "telefoon", "mobiel", "whatsapp",
-                "WhatsApp", "телефон", "тел.", "电话", "手机", "手機", "電話", "携帯", "전화", "휴대폰")
+                "WhatsApp", "телефон", "тел.", "电话", "手机", "手機", "電話", "携帯", "전화", "휴대폰",
+                # a vCard's TEL property (`TEL;TYPE=cell:`), WhatsApp's link (`wa.me/<number>`)
+                "TEL;", "wa.me/")
 PHONE_LABELS = tuple(dict.fromkeys(v for w in _PHONE_WORDS for v in (w, w.capitalize(), w.upper())))
 _PHONE_LONGEST = tuple(sorted(PHONE_LABELS, key=len, reverse=True))
-_LABEL_GAP = re.compile(r"[^\d\n+]{0,24}?(?=\(?\d)")
+_LABEL_GAP = re.compile(r"[^\d\n+]{0,24}?(?=\+?\(?\d)")
 _DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
-_NATIONAL = re.compile(r"\(?\d{1,5}\)?(?:[ \-/.]?\(?\d{1,5}\)?){1,6}(?![\w\-+/]|[.:]\d)")
+_NATIONAL = re.compile(r"\+?\(?\d{1,5}\)?(?:[ \-/.]?\(?\d{1,5}\)?){1,6}(?![\w\-+/]|[.:]\d)")
 
 
 def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -158,8 +160,8 @@ def labelled_phone(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         end = i + len(word)
         if i < done or (i > 0 and text[i - 1].isalpha() and text[i - 1].isascii()) or (
-                word[-1].isalpha() and end < len(text) and text[end].isalpha()):
-            continue  # `Intel `, `hotel:`, `telephony`, `mobiles`
+                word[-1].isalpha() and not wide(word[-1]) and end < len(text) and text[end].isalpha()):
+            continue  # `Intel `, `hotel:`, `telephony`, `mobiles` (a CJK label goes on: `電話番号`)
         gap = _LABEL_GAP.match(text, end)
         m = _NATIONAL.match(text, gap.end()) if gap is not None else None
         if m is None:
@@ -183,9 +185,25 @@ _ID_WORDS = ("social security number", "social security no", "passport number", 
              "personalausweis", "ausweisnummer", "steuer-id", "Steuer-ID", "steueridentifikationsnummer",
              "sozialversicherungsnummer", "numéro de sécurité sociale", "numéro fiscal", "pasaporte",
              "codice fiscale", "身份证号", "身份证", "护照号", "护照", "パスポート番号", "マイナンバー", "주민등록번호",
-             "여권번호", "паспорт", "снилс")
+             "여권번호", "паспорт", "снилс", "national insurance number", "national insurance no", "NI number",
+             "aadhaar", "aadhar", "pan card", "permanent account number")
 _ID_ACRONYMS = ("SSN", "SIN", "DNI", "NIE", "NIF", "CPF", "PESEL", "BSN", "NINO", "TIN", "ITIN", "ИНН", "СНИЛС")
-ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in (w, w.capitalize(), w.upper())), *_ID_ACRONYMS)))
+
+
+def _cases(phrase: str) -> tuple[str, ...]:
+    """The ways a name is written: as given, capitalised, in capitals; a name of several words
+    also in title case, with its last word in lower case (`National Insurance number`), and with
+    its first word in capitals (`PAN card`, `PAN Card`)."""
+    out = [phrase, phrase.capitalize(), phrase.upper()]
+    words = phrase.split(" ")
+    if len(words) > 1:
+        title = [w.capitalize() for w in words]
+        out += [" ".join(title), " ".join([*title[:-1], words[-1]]), " ".join([words[0].upper(), *words[1:]]),
+                " ".join([words[0].upper(), *title[1:]])]
+    return tuple(out)
+
+
+ID_LABELS = tuple(dict.fromkeys((*(v for w in _ID_WORDS for v in _cases(w)), *_ID_ACRONYMS)))
 # an acronym in lower case names the number only as a record's key (`"ssn": …`; `dni 2024` is
 # Polish for days): the engine reports it with its closing quote (`sin` alone is in every
 # `using`), which it reads as `"` where the text holds `\"`: both are literals of the rule
@@ -197,8 +215,8 @@ ID_KEY_LABELS = (*(f"{a.lower()}{q}" for a in _ID_ACRONYMS for q in ('"', '\\"')
                  *(f"{a}{c}" for a in LOWER_ACRONYMS for c in (":", " ", "=", "#")))
 _KEY_ACRONYM = re.compile(r'(\w+)\\?"')
 _ID_LONGEST = tuple(sorted(ID_LABELS, key=len, reverse=True))
-_ID_GAP = re.compile(r"[^\w\n]{0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
-                     r"[^\w\n]{0,4}){0,2}")
+_ID_GAP = re.compile(r"(?:[^\w\n]|_){0,6}(?:(?:is|ist|est|es|é|:|#|no\.?|nr\.?|number|nummer|número|numéro|是|为)"
+                     r"(?:[^\w\n]|_){0,4}){0,2}")
 _KEY_END = re.compile(r'\\{0,3}"[ \t]*:')
 _ID_VALUE = re.compile(r"[A-Z0-9](?:[A-Z0-9]|[ .\-/](?=[A-Z0-9])){5,23}(?![\w\-/]|[.:]\d)")
 
@@ -225,7 +243,8 @@ def government_id(text: str, anchors: Anchors) -> Iterator[Hit]:
         if m is None:
             continue
         value = m.group()
-        if sum(c.isdigit() for c in value) < 5 or _DATE.fullmatch(value):
+        # after a name of several words the number's own shape may hold fewer digits (India's PAN: 4)
+        if sum(c.isdigit() for c in value) < (4 if " " in word else 5) or _DATE.fullmatch(value):
             continue  # a word, a short code, a date
         done = m.end()
         yield Hit(m.start(), m.end(), ID_NUMBER, "government-id")
@@ -333,7 +352,7 @@ _KEY_WORDS = re.compile(r"[A-Z]?[a-zà-ÿ]+|[A-Z]+(?![a-z])|[^\W\d_]+")
 
 # ---------------------------------------------------------------- home paths
 _SEPS = ("/", "\\/", "\\")
-_HOME_AT = r"(?:Users|home)(?:\\/|/|\\{1,4})"
+_HOME_AT = r"(?:Users|home)\$?(?:\\/|/|\\{1,4})"  # `home$`: a Windows share of home folders
 # a name's characters: a URL's %XX escapes too (`file:///C:/Users/Sven%20Larsson/`), and an
 # apostrophe between letters (`o'brien`)
 _NAME_CHARS = r"(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}|'(?=[A-Za-z]))"

@@ -38,6 +38,7 @@ from ._values import (
 from .addresses import street_address
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
+from .contacts import bank_account, mailing_address, obfuscated_email, tilde_user
 from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
 from .inserts import sql_values
@@ -168,14 +169,15 @@ def _cookie_values(text: str, start: int, end: int) -> Iterator[Hit]:
 
 # A cookie as a server sets it, without its `Set-Cookie:` header (a framework's log, a test's
 # expectation, a browser's devtools copy): `name=value` followed by one of its attributes
-COOKIE_STRING_ANCHORS = ("; path=", "; domain=", "; expires=", "; max-age=", "; samesite=", "; httponly", "; secure")
+COOKIE_STRING_ANCHORS = tuple(f"; {v}" for a in ("Path=", "Domain=", "Expires=", "Max-Age=", "SameSite=", "HttpOnly",
+                                                  "Secure") for v in dict.fromkeys((a, a.lower(), a.upper())))
 _COOKIE_PAIR = re.compile(r"(?:^|(?<=[\s\"'`(,]))(?P<name>[\w!#$%&*+.^|~-]{1,128})=(?P<v>[^;\s\"'`\\]{1,4096})\Z")
 
 
 def cookie_string(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The value of a cookie given with its attributes (`sid=X; Path=/; HttpOnly`)."""
     done = -1
-    for i in anchors.find(COOKIE_STRING_ANCHORS, ignore_case=True):
+    for i in anchors.find(COOKIE_STRING_ANCHORS):
         if i <= done:
             continue
         m = _COOKIE_PAIR.search(text, max(0, i - 4200), i)
@@ -500,4 +502,5 @@ def project_rules() -> tuple[Finder, ...]:
             sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
             printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
-            government_id, birth_date, ip_address, street_address, sql_values, table_values, home_path_user)
+            government_id, birth_date, ip_address, street_address, mailing_address, obfuscated_email, bank_account,
+            sql_values, table_values, home_path_user, tilde_user)
