@@ -45,7 +45,7 @@ def test_cline_is_looked_for_in_every_editor_it_runs_in_and_outside_them(tmp_pat
 def test_the_cline_roots_follow_clines_own_variables(tmp_path: Path) -> None:
     def cline(env: dict[str, str]) -> list[Path]:
         return [r for r in default_log_roots(tmp_path, env=env) if r.name in ("tasks", "sessions")
-                and not {"globalStorage", ".openhands", ".codex"} & set(r.parts)]
+                and not {"globalStorage", ".openhands", ".codex", "goose"} & set(r.parts)]
     home = [tmp_path / ".cline" / "data" / "tasks", tmp_path / ".cline" / "data" / "sessions"]
     assert cline({}) == home
     assert cline({"CLINE_DIR": f" {tmp_path}/c "}) == home + [tmp_path / "c" / "data" / "tasks",
