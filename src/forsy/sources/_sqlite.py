@@ -3,6 +3,7 @@ OpenCode's sessions): both keep it in WAL mode."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -37,3 +38,23 @@ def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any
         return [dict(r) for r in con.execute(sql, args)]
     finally:
         con.close()
+
+
+WALK_LIMIT = 200_000  # files looked at below a root before giving up (a home folder given)
+
+
+def databases_below(root: Path, db_name: str) -> list[Path]:
+    """The databases below `root` whose path ends with `db_name` (a record's name holds its
+    database's path relative to the folder `forsy retrace` was given, which may lie below the
+    root `forsy verify` is given). Links to folders are not followed; `.git` is skipped."""
+    out, seen = [], 0
+    last = Path(db_name).name
+    for dirpath, dirs, files in os.walk(root.resolve()):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        seen += len(files)
+        if seen > WALK_LIMIT:
+            break
+        full = Path(dirpath) / last
+        if last in files and full.as_posix().endswith("/" + db_name):
+            out.append(full)
+    return out

@@ -24,7 +24,6 @@ path under a root given to `forsy verify`, or below one (the folder `forsy retra
 from __future__ import annotations
 
 import functools
-import os
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -38,7 +37,7 @@ from ...evidence import Evidence, Quality, Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import read_only_query
+from .._sqlite import databases_below, read_only_query
 from ..lines import inside, sha256, source_name
 from ._messages import DB_KEYS, Transcript
 
@@ -117,7 +116,7 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
         cands = [root] if root.is_file() and root.name == Path(db_name).name else []
         db = inside(root, db_name) if root.is_dir() else None
         if root.is_dir() and (db is None or not db.is_file()):
-            cands += _below(root, db_name)
+            cands += databases_below(root, db_name)
         for p in ([db] if db is not None else []) + cands:
             if not is_db(p):
                 continue
@@ -128,25 +127,6 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
             if rows:
                 return canonical(row_value(table, rows[0]))
     return None
-
-
-WALK_LIMIT = 200_000  # files looked at below a root before giving up (a home folder given)
-
-
-def _below(root: Path, db_name: str) -> list[Path]:
-    """The databases below `root` whose path ends with `db_name`: the name is relative to the
-    folder `forsy retrace` was given, which may lie below the root `forsy verify` is given."""
-    out, seen = [], 0
-    last = Path(db_name).name
-    for dirpath, dirs, files in os.walk(root.resolve()):  # links to folders are not followed
-        dirs[:] = [d for d in dirs if d != ".git"]
-        seen += len(files)
-        if seen > WALK_LIMIT:
-            break
-        full = Path(dirpath) / last
-        if last in files and full.as_posix().endswith("/" + db_name):
-            out.append(full)
-    return out
 
 
 def read_db(db: Path, ctx: ReadContext) -> list[Session]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ from ...errors import InputError
 from ...evidence import Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
-from .._sqlite import read_only_query
+from .._records import Record
+from .._sqlite import databases_below, read_only_query
 from ..lines import inside, sha256, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
@@ -115,6 +116,8 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     for root in roots:
         cands = [root] if root.is_file() and root.name == Path(db_name).name else []
         db = inside(root, db_name) if root.is_dir() else None
+        if root.is_dir() and (db is None or not db.is_file()):
+            cands += databases_below(root, db_name)  # the folder retrace was given lies below this root
         for p in ([db] if db is not None else []) + cands:
             if not is_db(p):
                 continue
@@ -146,6 +149,13 @@ class DbReader:
     def name(self, table: str, rid: str) -> str:
         return f"{SCHEME}{self.src}#{table}/{rid}"
 
+    def record(self, s: Session, name: str, data: bytes, type_of: Callable[[dict[str, Any]], str],
+               what: str) -> Record | None:
+        """A row as one record of `s` (`_files.record`), listed among its sources under its own
+        name, as a JSON storage's files are: provenance names every source its evidence is from."""
+        s.files.append(SourceFile(name, self.file.abs_path, "opencode", len(data), sha256(data)))
+        return record(s, name, data, type_of, what)
+
     def tops(self) -> list[str]:
         """The sessions read as sessions of their own: no parent, or a parent not in the table."""
         return [sid for sid, r in self.sessions.items() if r.get("parent_id") not in self.sessions]
@@ -159,7 +169,7 @@ class DbReader:
         # the database is listed once, with the main session (a subagent's is folded into it)
         s = Session("opencode", sid, [self.file] if parent is None else [], {}, [], SessionMeta(agent="opencode"))
         name = self.name("session", sid)
-        rec = record(s, name, _row_bytes("session", row), lambda d: "session", "the session's row")
+        rec = self.record(s, name, _row_bytes("session", row), lambda d: "session", "the session's row")
         if rec is not None:
             s.mark(rec.ev.id, "metadata", _rules.SESSION)
         revert = row.get("revert")
@@ -194,16 +204,16 @@ class DbReader:
                 # messages, and deletes them when the next prompt is sent
                 b.abandoned = True
             mname = self.name("message", mid)
-            mrec = record(s, mname, _row_bytes("message", m), _role, "a message's row")
+            mrec = self.record(s, mname, _row_bytes("message", m), _role, "a message's row")
             prows = by_msg.pop(mid, [])
             precs = [r for p in prows
-                     if (r := record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type,
-                                      "a part's row"))]
+                     if (r := self.record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type,
+                                           "a part's row"))]
             b.records(mrec, precs, mid, mname, bool(prows), "the part table")
         for mid, prows in by_msg.items():
             # a part whose message row is gone (the foreign key deletes parts with their message)
             for p in prows:
-                r = record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type, "a part's row")
+                r = self.record(s, self.name("part", str(p["id"])), _row_bytes("part", p), _type, "a part's row")
                 b.mark(r, "set_aside", _rules.UNREAD_MESSAGE)
             s.warn("no-message", f"{len(prows)} part row(s) of message {mid}, which has no row in the message "
                    "table: set aside", self.name("message", mid), None)
