@@ -9,7 +9,7 @@ from .addresses import LABEL_ANCHORS as ADDRESS_LABELS
 from .addresses import STREET_ANCHORS
 from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
-from .contacts import AT_ANCHORS, BOX_ANCHORS
+from .contacts import ACCOUNT_ANCHORS_RARE, AT_ANCHORS, BOX_ANCHORS
 from .declared import HCL_ANCHORS, MASK_ANCHORS
 from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
@@ -18,6 +18,7 @@ from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .logins import LOGIN_ANCHORS
 from .outputs import DEVICE_ANCHORS_RARE
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
+from .printed import PRINTED_ANCHORS_RARE
 from .prompts import SENDS
 from .prose import PAIR_ANCHORS, PHRASE_ANCHORS
 from .rules import COOKIE_STRING_ANCHORS, SIGNATURE_ANCHORS
@@ -35,6 +36,7 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
-                           *PAIR_ANCHORS, *CODE_ANCHORS, *DEVICE_ANCHORS_RARE, *AT_ANCHORS)
+                           *PAIR_ANCHORS, *CODE_ANCHORS, *DEVICE_ANCHORS_RARE, *AT_ANCHORS,
+                           *ACCOUNT_ANCHORS_RARE, *PRINTED_ANCHORS_RARE)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

@@ -83,8 +83,11 @@ def mailing_address(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 # ---------------------------------------------------------------- a bank account's number after its name
-ACCOUNT_ANCHORS = ("account", "acct", "a/c", "kontonummer", "numéro de compte", "número de cuenta",
-                   "numero di conto", "rekeningnummer")
+ACCOUNT_ANCHORS_RARE = ("kontonummer", "numéro de compte", "número de cuenta", "numero di conto",
+                        "rekeningnummer")  # reported by the engine (_native.py)
+# `account` with what names its number next (`account number`, `account no.`, `account #`): the word
+# alone is in every other line of a log
+ACCOUNT_ANCHORS = ("account n", "account #", "account#", "acct", "a/c", *ACCOUNT_ANCHORS_RARE)
 _ACCOUNT_LABEL = re.compile(r"(?:(?P<bank>bank[ \t]+)?(?:account|acct|a/c)(?:[ \t]+(?:number|no\.?|nr\.?|#)|[ \t]?#)"
                             r"|(?P<named>kontonummer|numéro de compte|número de cuenta|numero di conto|rekeningnummer))"
                             r"[ \t]*(?:is[ \t]+|[:=#][ \t]*)?(?P<v>\d(?:[\d -]{4,22}\d))(?![\w.-]|,\d)", re.IGNORECASE)
@@ -110,14 +113,16 @@ def bank_account(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 # ---------------------------------------------------------------- `~name/`: a home folder by its owner's name
+# starts with its literal `~` (the regex engine looks for it as fast as a search would; `~/`, the
+# most common, fails at once)
 _TILDE_USER = re.compile(r"~(?P<v>[a-z_][a-z0-9_.-]{2,31})(?=/)")
 
 
 def tilde_user(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The account in `~name/…` (the shell's way to name another user's home folder)."""
-    for i in anchors.find(("~",)):
+    for m in _TILDE_USER.finditer(text):
+        i = m.start()
         if i > 0 and (text[i - 1].isalnum() or text[i - 1] in "~_-./"):
             continue  # `host/~name/`: a web page's path (a university's home pages), not a shell's
-        m = _TILDE_USER.match(text, i)
-        if m is not None and is_person_account(m["v"]):
+        if is_person_account(m["v"]):
             yield Hit(m.start("v"), m.end("v"), PATH_USER, "home-path")

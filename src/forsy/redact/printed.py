@@ -137,7 +137,8 @@ def printed_values(pairs: Iterable[tuple[str, str]]) -> list[str]:
 
 
 # ---------------------------------------------------------------- one text: `$ cmd` then its line
-PRINTED_ANCHORS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred", "rand", "pwgen", "kwallet")
+PRINTED_ANCHORS_RARE = ("pwgen", "kwallet")  # reported by the engine (_native.py)
+PRINTED_ANCHORS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred", "rand", *PRINTED_ANCHORS_RARE)
 
 
 def printed_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
