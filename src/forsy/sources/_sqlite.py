@@ -1,14 +1,19 @@
 """Reading an agent's SQLite database without writing beside it (atuin's shell history,
-OpenCode's sessions): both keep it in WAL mode."""
+OpenCode's and Goose's sessions): all keep it in WAL mode. Also what their readers share: the
+ids of a table, read once while the database is unchanged, and where `forsy verify` finds the
+database a record names."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from .lines import inside
 
 
 def read_only_query(db: Path, sql: str, args: tuple[str, ...] = (), *, what: str = "db") -> list[dict[str, Any]]:
@@ -40,13 +45,45 @@ def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any
         con.close()
 
 
+def ids_while_unchanged(db: Path, table: str, *, what: str) -> frozenset[str]:
+    """The `id`s of a table of the database (none when it cannot be read). Read once while the
+    database and its write-ahead log are unchanged: a folder's walk asks it of every file beside it."""
+    try:
+        stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in (db, db.with_name(db.name + "-wal")))
+    except OSError:
+        return frozenset()
+    return _ids(str(db), table, what, stamp)
+
+
+@functools.lru_cache(maxsize=32)
+def _ids(db: str, table: str, what: str, stamp: tuple[int, ...]) -> frozenset[str]:
+    try:
+        return frozenset(str(r["id"]) for r in read_only_query(Path(db), f"SELECT id FROM {table}", what=what))
+    except (sqlite3.Error, OSError):
+        return frozenset()
+
+
+def databases_at(root: Path, db_name: str) -> list[Path]:
+    """Where the database a record names may be, under a root given to `forsy verify`: the root
+    itself when it is that file, the path inside it, or a database below it whose path ends with
+    `db_name` (the name is relative to the folder `forsy retrace` was given, which may lie below
+    the root)."""
+    if root.is_file():
+        return [root] if root.name == Path(db_name).name else []
+    if not root.is_dir():
+        return []
+    db = inside(root, db_name)
+    if db is not None and db.is_file():
+        return [db]
+    return ([db] if db is not None else []) + _below(root, db_name)
+
+
 WALK_LIMIT = 200_000  # files looked at below a root before giving up (a home folder given)
 
 
-def databases_below(root: Path, db_name: str) -> list[Path]:
-    """The databases below `root` whose path ends with `db_name` (a record's name holds its
-    database's path relative to the folder `forsy retrace` was given, which may lie below the
-    root `forsy verify` is given). Links to folders are not followed; `.git` is skipped."""
+def _below(root: Path, db_name: str) -> list[Path]:
+    """The databases below `root` whose path ends with `db_name`. Links to folders are not
+    followed; `.git` is skipped."""
     out, seen = [], 0
     last = Path(db_name).name
     for dirpath, dirs, files in os.walk(root.resolve()):

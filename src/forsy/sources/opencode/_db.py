@@ -17,7 +17,6 @@ the roots given to `forsy verify`.
 
 from __future__ import annotations
 
-import functools
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -29,8 +28,8 @@ from ...evidence import Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import databases_below, read_only_query
-from ..lines import inside, sha256, source_name
+from .._sqlite import databases_at, ids_while_unchanged, read_only_query
+from ..lines import sha256, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
 from ._emit import get
@@ -73,21 +72,9 @@ def query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]
 
 
 def session_ids(db: Path) -> frozenset[str]:
-    """The ids of the database's sessions (none when it cannot be read). Read once while the
+    """The ids of the database's sessions (none when it cannot be read), read once while the
     database and its log are unchanged: the walk asks it of every file of the storage."""
-    try:
-        stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in (db, db.with_name(db.name + "-wal")))
-    except OSError:
-        return frozenset()
-    return _session_ids(str(db), stamp)
-
-
-@functools.lru_cache(maxsize=16)
-def _session_ids(db: str, stamp: tuple[int, ...]) -> frozenset[str]:
-    try:
-        return frozenset(r["id"] for r in query(Path(db), "SELECT id FROM session"))
-    except (sqlite3.Error, OSError):
-        return frozenset()
+    return ids_while_unchanged(db, "session", what="opencode")
 
 
 def migrated(storage: Path, sid: str) -> Path | None:
@@ -114,11 +101,8 @@ def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     if not name.startswith(SCHEME) or table not in TABLES or not rid:
         return None
     for root in roots:
-        cands = [root] if root.is_file() and root.name == Path(db_name).name else []
-        db = inside(root, db_name) if root.is_dir() else None
-        if root.is_dir() and (db is None or not db.is_file()):
-            cands += databases_below(root, db_name)  # the folder retrace was given lies below this root
-        for p in ([db] if db is not None else []) + cands:
+  # the folder retrace was given lies below this root
+        for p in databases_at(root, db_name):
             if not is_db(p):
                 continue
             try:
