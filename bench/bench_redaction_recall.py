@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests" / "redaction_heldout"))
 if str(ROOT / "src") not in sys.path and not any(p.endswith("/src") for p in sys.path):
     sys.path.insert(0, str(ROOT / "src"))
 
-from heldout import heldout_cases, heldout_lookalikes  # noqa: E402
+from heldout import Case, heldout_cases, heldout_lookalikes  # noqa: E402
 from heldout2 import heldout2_cases, heldout2_lookalikes  # noqa: E402
 from heldout3 import heldout3_cases, heldout3_lookalikes  # noqa: E402
 from heldout4 import heldout4_cases, heldout4_lookalikes  # noqa: E402
@@ -102,35 +103,28 @@ def table(name: str, by_cat: dict[str, Counter[str]], changed: int, n_clean: int
     print(f"\nlook-alikes changed: {changed} of {n_clean}")
 
 
+# each held-out set: its name for --set, its title, its cases and its look-alikes (by seed)
+SETS: dict[str, tuple[str, Callable[[int], list[Case]], Callable[[int], list[str]]]] = {
+    "heldout": ("held-out set", heldout_cases, heldout_lookalikes),
+    "heldout2": ("second held-out set", heldout2_cases, heldout2_lookalikes),
+    "heldout3": ("third held-out set", heldout3_cases, heldout3_lookalikes),
+    "heldout4": ("fourth held-out set", heldout4_cases, heldout4_lookalikes),
+    "heldout5": ("fifth held-out set", heldout5_cases, heldout5_lookalikes),
+    "heldout6": ("sixth held-out set", heldout6_cases, heldout6_lookalikes),
+    "heldout7": ("seventh held-out set: personal data", heldout7_cases, heldout7_lookalikes),
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--show", action="store_true")
-    ap.add_argument("--set", default="all",
-                    choices=("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-                             "structure", "all"))
+    ap.add_argument("--set", default="all", choices=(*SETS, "structure", "all"))
     args = ap.parse_args()
-    if args.set in ("heldout", "all"):
-        by_cat, changed, n = measure(heldout_cases(args.seed), heldout_lookalikes(args.seed), args.show)
-        table(f"held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout2", "all"):
-        by_cat, changed, n = measure(heldout2_cases(args.seed), heldout2_lookalikes(args.seed), args.show)
-        table(f"second held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout3", "all"):
-        by_cat, changed, n = measure(heldout3_cases(args.seed), heldout3_lookalikes(args.seed), args.show)
-        table(f"third held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout4", "all"):
-        by_cat, changed, n = measure(heldout4_cases(args.seed), heldout4_lookalikes(args.seed), args.show)
-        table(f"fourth held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout5", "all"):
-        by_cat, changed, n = measure(heldout5_cases(args.seed), heldout5_lookalikes(args.seed), args.show)
-        table(f"fifth held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout6", "all"):
-        by_cat, changed, n = measure(heldout6_cases(args.seed), heldout6_lookalikes(args.seed), args.show)
-        table(f"sixth held-out set (seed {args.seed})", by_cat, changed, n)
-    if args.set in ("heldout7", "all"):
-        by_cat, changed, n = measure(heldout7_cases(args.seed), heldout7_lookalikes(args.seed), args.show)
-        table(f"seventh held-out set: personal data (seed {args.seed})", by_cat, changed, n)
+    for name, (title, cases, lookalikes) in SETS.items():
+        if args.set in (name, "all"):
+            by_cat, changed, n = measure(cases(args.seed), lookalikes(args.seed), args.show)
+            table(f"{title} (seed {args.seed})", by_cat, changed, n)
     if args.set in ("structure", "all"):
         try:
             from redaction_structure_samples import structure_cases, structure_lookalikes

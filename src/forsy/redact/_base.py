@@ -129,6 +129,15 @@ def past_escape(text: str, start: int) -> int:
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 
 
+def line_start(text: str, i: int) -> int:
+    """Where the line holding `i` starts: after a real or a JSON-escaped newline, looking at most
+    400 characters back (from there when neither is found)."""
+    lo = max(0, i - 400)
+    j = text.rfind("\n", lo, i)
+    k = text.rfind("\\n", lo, i)
+    return max(j + 1 if j >= 0 else lo, k + 2 if k >= 0 else lo)
+
+
 def wide(c: str) -> bool:
     """A character of a script written without spaces between words (CJK, kana, Hangul, Thai)
     or a full-width form: a word of it needs no blank around it."""

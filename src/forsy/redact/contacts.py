@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 AT_ANCHORS = ("[at]", "(at)", "{at}", "<at>")
 _OBF_AT = re.compile(r"[ \t]?(?:\[at\]|\(at\)|\{at\}|<at>)[ \t]?", re.IGNORECASE)
 _OBF_LOCAL = re.compile(r"[\w.+-]{1,64}\Z")
-_OBF_DOMAIN = re.compile(r"[\w-]{1,63}(?:[ \t]?(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\.)[ \t]?[\w-]{1,63}){1,4}",
-                         re.IGNORECASE)
+_OBF_DOT = re.compile(r"[ \t]?(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\.)[ \t]?", re.IGNORECASE)
+_OBF_DOMAIN = re.compile(rf"[\w-]{{1,63}}(?:{_OBF_DOT.pattern}[\w-]{{1,63}}){{1,4}}", re.IGNORECASE)
 # what ends such an address: a country's code, or a generic top-level domain people write to
 # (`placeholders` after `{dot}` in a template's prose is no domain)
 _OBF_TLD = re.compile(r"[A-Za-z]{2}|(?i:com|org|net|edu|gov|mil|int|info|biz|name|pro|io|dev|app|ai|co|me|xyz|online|"
@@ -49,7 +49,7 @@ def obfuscated_email(text: str, anchors: Anchors) -> Iterator[Hit]:
         domain = _OBF_DOMAIN.match(text, at.end()) if at else None
         if at is None or local is None or domain is None:
             continue
-        tld = re.split(r"[ \t]?(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\.)[ \t]?", domain.group(), flags=re.IGNORECASE)[-1]
+        tld = _OBF_DOT.split(domain.group())[-1]
         if not _OBF_TLD.fullmatch(tld) or local.group().strip(".") == "":
             continue
         done = domain.end()

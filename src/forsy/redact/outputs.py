@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._base import CREDENTIAL, Hit, is_template, line_start, looks_random
 from ._values import name_tier, password_like
 
 if TYPE_CHECKING:
@@ -62,8 +62,7 @@ def next_line_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(NEXT_LINE_ANCHORS, ignore_case=True):
         if i < done or _KEY_END.match(text, i) is None:
             continue  # most words for a secret go on in their line (`input_tokens": 12`): cheaply ruled out
-        start = _line_start(text, i)
-        key = _KEY_LINE.match(text, start) if start >= 0 else None
+        key = _KEY_LINE.match(text, line_start(text, i))
         if key is None or not key.start("k") <= i < key.end("k"):
             continue
         done = key.end()
@@ -76,13 +75,3 @@ def next_line_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         done = value.end()
         yield Hit(value.start("v"), value.end("v"), CREDENTIAL, "next-line-secret")
-
-
-def _line_start(text: str, i: int) -> int:
-    """Where the line holding `i` starts (after a real or an escaped newline), or -1 when it
-    starts too far back to be a key's line."""
-    lo = max(0, i - 220)
-    real, escaped = text.rfind("\n", lo, i), text.rfind("\\n", lo, i)
-    if real < 0 and escaped < 0:
-        return 0 if lo == 0 else -1
-    return max(real + 1, escaped + 2 if escaped >= 0 else 0)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # Elastic Beanstalk's `OptionName`/`Value` (the value key's prefix, if any, is the name key's)
 _NAME_KEY = r"(?:(?:[A-Z][a-z]{1,15})?(?:Name|Key)|name|NAME|key|KEY)"
 _VALUE_KEY = r"(?:(?:[A-Z][a-z]{1,15})?Value|value|VALUE)"
+_Q = r"(?:\\{0,3}[\"'])?"  # a quote, maybe escaped (JSON inside a string), or none
 _GAP = r"[ \t]{0,4},?(?:[ \t\r\n]|\\{1,3}[rnt]){0,60}(?:-[ \t]{1,4})?"  # blanks, a comma, a YAML dash
 _NAME = r"[A-Za-z0-9_./-]{1,120}"  # `DB_PASSWORD`, `/prod/db/password` (an SSM parameter)
 
@@ -49,8 +50,8 @@ def _pattern(quote: str, field_guard: str) -> str:
 # not cross into the next pair (another field named `name`, `key` or `value` ends the record)
 PAIR_ANCHOR_PATTERN = "(" + _pattern(r"(?:\\{0,3}[\"'] ?)?", "").replace("(?P<name>", "(").replace(
     "(?P<between>", "(") + ")"
-_PAIR = re.compile(_pattern(r"(?:\\{0,3}[\"'])?", r"(?!(?:\\{0,3}[\"'])?(?:" + _NAME_KEY[3:-1] + "|"
-                            + _VALUE_KEY[3:-1] + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[:=])") + r"[ \t]{0,4}")
+_PAIR = re.compile(_pattern(_Q, r"(?!" + _Q + "(?:" + _NAME_KEY[3:-1] + "|" + _VALUE_KEY[3:-1] + ")" + _Q
+                            + r"[ \t]{0,4}[:=])") + r"[ \t]{0,4}")
 _NAME_FIELD = re.compile(_NAME_KEY)
 _OPENER = re.compile(r"\\{0,3}[\"']")
 _BARE = re.compile(r"[^\s,}\]\"'\\]{1,1024}")
@@ -133,7 +134,6 @@ def _judge(name: str, value: str, quoted: bool, after: str, secure: bool = False
 
 
 # ------------------------------------------------- a record under the secret's name: `"db_password": {"value": X}`
-_Q = r"(?:\\{0,3}[\"'])?"
 _WRAP_FIELD = (_Q + r"(?!" + _VALUE_KEY + r")[A-Za-z][A-Za-z0-9_]{0,30}" + _Q + r"[ \t]{0,4}:[ \t]{0,4}" + _Q
                + r"[^\"'\n\\,{}\[\]]{0,80}" + _Q)
 # what stands before a `value` key: the record's name, its opening, up to three scalar fields

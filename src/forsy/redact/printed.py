@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from ._base import CREDENTIAL, Hit, is_template, looks_random
+from ._base import CREDENTIAL, Hit, is_template, line_start, looks_random
 from ._values import mixed_literal, name_tier, password_like
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def printed_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(PRINTED_ANCHORS, ignore_case=True):
         if i < done:
             continue
-        start = _line_start(text, i)
+        start = line_start(text, i)
         prompt = _PROMPT.match(text, start, i)
         if prompt is None:
             continue
@@ -168,10 +168,3 @@ def printed_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             at = text.index(value, nl.end())
             done = at + len(value)
             yield Hit(at, at + len(value), CREDENTIAL, "printed-secret")
-
-
-def _line_start(text: str, i: int) -> int:
-    lo = max(0, i - 400)
-    j = text.rfind("\n", lo, i)
-    k = text.rfind("\\n", lo, i)
-    return max(j + 1 if j >= 0 else lo, k + 2 if k >= 0 else lo)

@@ -193,12 +193,15 @@ def cookie_string(text: str, anchors: Anchors) -> Iterator[Hit]:
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
 _PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
+# a table's cell wall: a pipe, or a box's line (`│ token │ X │`, as npm and other tools draw tables)
+_PIPES = frozenset("|│┃║")
+_PIPE = "[" + "".join(sorted(_PIPES)) + "]"
 _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 # `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`;
 # `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|[|│┃║](?=[ \t])"
-    r"|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|"
+    + _PIPE + r"(?=[ \t])|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
 # A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
 # `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
 # Formatters put blanks around that `=`; `password: abc=def` is YAML's value, not a type.
@@ -208,7 +211,7 @@ _DECLARED_TYPE = re.compile(
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
 _ENV_SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|[|│┃║](?=[ \t])|<-(?=[ \t]))[ \t]*")
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|" + _PIPE + r"(?=[ \t])|<-(?=[ \t]))[ \t]*")
 # a YAML tag before a value: a standard one (`!!str`), or a local one (CloudFormation's `!Ref`,
 # Home Assistant's `!secret`), which names where the value is, never the value itself
 _YAML_TAG = re.compile(r"!(?:(?P<std>!(?:str|binary))|[A-Za-z][\w.:-]{0,40})[ \t]+")
@@ -280,7 +283,7 @@ _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"']))(?P<w>[A-Za-z]{2,16}) \Z")
 _LABEL_WORD = re.compile(r" (?P<w>[A-Za-z]{3,12})(?=[ \t]*:[ \t])")
 _SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
-_AFTER_NAME = frozenset(" \t\"':=\\|><(│┃║")
+_AFTER_NAME = frozenset(" \t\"':=\\><(") | _PIPES
 # A call named for a secret with one literal argument: a builder's `.apiKey("X")`, `with_token("X")`,
 # a setter `setPassword('X')` (JSON-escaped quotes too)
 _CALL_LITERAL = re.compile(r"\([ \t]*(?P<q>\\{0,3}[\"'`])(?P<v>[^\"'`\\\n]{1,512})(?P=q)[ \t]*\)")
@@ -407,10 +410,9 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
-_PIPES = frozenset("|│┃║")
 _LINE_OPENS = r"\A|\n|\\n"  # where a line begins: the text's start, a newline, an escaped one
-# a cell opened right before the name (a pipe, or a box's line: `│ token │ X │`), or a line
-_TABLE_CELL = re.compile(rf"(?:{_LINE_OPENS}|[|│┃║])[ \t]*\Z")
+# a cell opened right before the name, or a line
+_TABLE_CELL = re.compile(rf"(?:{_LINE_OPENS}|{_PIPE})[ \t]*\Z")
 # an Amazon Resource Name up to a `:` (its parts are names: `…:secret:prod/db-AbCdEf` names a secret)
 _ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[^\s\"'`]*:$")
 # The value on the line after its name: a continued line (`password = \\`), a parenthesised
