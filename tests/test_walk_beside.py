@@ -56,3 +56,15 @@ def test_a_cline_task_is_still_read_once_by_its_history(tmp_path: Path) -> None:
                                                         "text": "Say hi."}]))
     (task / "task_metadata.json").write_text('{"files_in_context": [], "model_usage": []}')
     assert _found(tmp_path) == [("cline", "tasks/1769053680585/api_conversation_history.json")]
+
+
+def test_a_store_named_as_its_agent_names_it_that_no_source_reads_is_said_beside_its_sessions(tmp_path: Path) -> None:
+    # Goose's sessions folder: its session files, and a damaged `sessions.db` (Goose's store):
+    # the sessions are read, the store is named (it is not the agent's settings or cache)
+    folder = tmp_path / "sessions"
+    shutil.copytree(SAMPLES / "goose" / "sessions", folder)
+    (folder / "sessions.db").write_bytes(b"\x00\x01 not a database " * 64)
+    (folder / "notes.txt").write_text("the agent's own file")  # no log's name: not said
+    tree = discover_tree(tmp_path, sources.available())
+    assert sorted(p.name for _, p in tree.found) == sorted(p.name for p in (SAMPLES / "goose" / "sessions").iterdir())
+    assert [p.name for p in tree.unrecognised] == ["sessions.db"]

@@ -14,8 +14,9 @@ are sessions and which are parts of one (a Claude session's `subagents/`, Gemini
 folder (`<stem>/` next to a found `<stem>.jsonl`) is not entered, and files beside a found
 session are taken as its agent's (metadata, parts), not reported, unless another source sniffs
 them as its own, or their source keeps no parts beside its sessions (`parts_beside` False: a
-shell history beside another is a session too); then they are read. What the walk skips, it
-says:
+shell history beside another is a session too); then they are read. One that bears the name that
+agent gives its logs (`log_names`: Goose's `sessions.db`) and that no source reads (a damaged
+store) is said, as a log no source reads. What the walk skips, it says:
 
 * folders whose name starts with a dot, and `VENDOR` folders (dependencies, caches, VCS
   data); a home folder is searched only where the agents keep their logs;
@@ -64,8 +65,12 @@ COPY_NOT_READ = ("not read: a copy left beside a log (a backup or a temporary fi
 def log_name(name: str, sources: list[Source]) -> bool:
     """A file name a log may have: a log suffix, or a name a source says is its log's with no
     suffix to tell it (`log_names`: OpenHands' app server writes events with no extension)."""
-    return name.endswith(LOG_SUFFIXES) or any(
-        (pattern := getattr(src, "log_names", None)) is not None and pattern.match(name) for src in sources)
+    return name.endswith(LOG_SUFFIXES) or _declared(name, sources)
+
+
+def _declared(name: str, sources: list[Source]) -> bool:
+    """A name one of `sources` declares as its logs' (`log_names`), not only a log's suffix."""
+    return any((pattern := getattr(src, "log_names", None)) is not None and pattern.match(name) for src in sources)
 
 
 def copy_of_log(name: str) -> bool:
@@ -207,6 +212,9 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         # Aider's input history), unless that source keeps nothing beside its sessions
         # (`parts_beside` False: a shell history is whole, whatever lies beside it)
         with_parts = [s for s in sniffers or [] if getattr(s, "parts_beside", True)]
+        if here is not None and not sniffers and _declared(p.name, [s for s in available if s.name in here]):
+            out.unrecognised.append(p)  # named as that agent names its logs (a damaged store): said, not taken
+            continue
         if here is not None and (not sniffers or any(s.name in here for s in with_parts)):
             continue
         if not sniffers:
