@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,28 @@ def databases_at(root: Path, db_name: str) -> list[Path]:
     if db is not None and db.is_file():
         return [db]
     return ([db] if db is not None else []) + _below(root, db_name)
+
+
+def row_back(name: str, scheme: str, tables: Collection[str], roots: Sequence[Path],
+             is_db: Callable[[Path], bool], *, what: str) -> tuple[str, dict[str, Any]] | None:
+    """The table and the row a record's name (`<scheme><database>#<table>/<id>`) names, read
+    from its database under one of `roots` (`databases_at`), for `forsy verify`; None when no
+    database there holds it."""
+    db_name, _, key = name.removeprefix(scheme).rpartition("#")
+    table, _, rid = key.partition("/")
+    if not name.startswith(scheme) or table not in tables or not rid:
+        return None
+    for root in roots:
+        for p in databases_at(root, db_name):
+            if not is_db(p):
+                continue
+            try:  # table: one of `tables`
+                rows = read_only_query(p, f"SELECT * FROM {table} WHERE id = ?", (rid,), what=what)
+            except sqlite3.Error:
+                continue
+            if rows:
+                return table, rows[0]
+    return None
 
 
 WALK_LIMIT = 200_000  # files looked at below a root before giving up (a home folder given)

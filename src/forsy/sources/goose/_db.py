@@ -36,7 +36,7 @@ from ...evidence import Evidence, Quality, Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import databases_at, ids_while_unchanged, read_only_query
+from .._sqlite import ids_while_unchanged, read_only_query, row_back
 from ..lines import sha256, source_name
 from ._messages import DB_KEYS, Transcript
 
@@ -95,22 +95,8 @@ def row_value(table: str, row: dict[str, Any]) -> dict[str, Any]:
 
 def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     """The row `name` names, from the database at that path under one of `roots`."""
-    db_name, _, key = name.removeprefix(SCHEME).rpartition("#")
-    table, _, rid = key.partition("/")
-    if not name.startswith(SCHEME) or table not in TABLES or not rid:
-        return None
-    for root in roots:
-
-        for p in databases_at(root, db_name):
-            if not is_db(p):
-                continue
-            try:
-                rows = query(p, f"SELECT * FROM {table} WHERE id = ?", (rid,))  # table: one of TABLES
-            except sqlite3.Error:
-                continue
-            if rows:
-                return canonical(row_value(table, rows[0]))
-    return None
+    found = row_back(name, SCHEME, TABLES, roots, is_db, what="goose")
+    return canonical(row_value(*found)) if found is not None else None
 
 
 def read_db(db: Path, ctx: ReadContext) -> list[Session]:

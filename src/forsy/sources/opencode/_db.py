@@ -28,7 +28,7 @@ from ...evidence import Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import databases_at, ids_while_unchanged, read_only_query
+from .._sqlite import ids_while_unchanged, read_only_query, row_back
 from ..lines import sha256, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
@@ -96,22 +96,8 @@ def _row_bytes(table: str, row: dict[str, Any]) -> bytes:
 
 def read_back(name: str, roots: Sequence[Path]) -> bytes | None:
     """The row `name` names, from the database at that path under one of `roots`."""
-    db_name, _, key = name.removeprefix(SCHEME).rpartition("#")
-    table, _, rid = key.partition("/")
-    if not name.startswith(SCHEME) or table not in TABLES or not rid:
-        return None
-    for root in roots:
-  # the folder retrace was given lies below this root
-        for p in databases_at(root, db_name):
-            if not is_db(p):
-                continue
-            try:
-                rows = query(p, f"SELECT * FROM {table} WHERE id = ?", (rid,))  # table: one of TABLES
-            except sqlite3.Error:
-                continue
-            if rows:
-                return _row_bytes(table, rows[0])
-    return None
+    found = row_back(name, SCHEME, TABLES, roots, is_db, what="opencode")
+    return _row_bytes(*found) if found is not None else None
 
 
 class DbReader:
