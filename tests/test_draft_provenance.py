@@ -3,9 +3,17 @@ must be the very object `model_construct` builds, field for field, and serialise
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from forsy.assemble import assemble
 from forsy.evidence import Ref
 from forsy.models import EvidenceInfo, EvidenceRef, FieldProvenance, StepProvenance, trusted
-from forsy.rules.draft import copied, derived
+from forsy.rules.draft import copied, derived, sharing_refs
+from forsy.rules.segment import Segmenter
+from forsy.run import RetraceOptions
+from forsy.run.discovery import read
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "claude" / "demo-session.jsonl"
 
 
 def _reference(origin: str, rule: str | None, params: dict[str, str | int | float] | None, refs: list[Ref],
@@ -73,3 +81,35 @@ def test_trusted_is_model_construct_for_the_assembler_parts() -> None:
     assert list(FieldProvenance.model_fields) == ["origin", "rule", "params", "evidence", "redacted", "excerpt",
                                                   "model", "reviewer"]
     assert list(EvidenceRef.model_fields) == ["id", "pointer"]
+
+
+def test_values_citing_one_place_share_its_evidence_ref_while_a_session_is_segmented() -> None:
+    place = Ref("ev_a", "/timestamp")
+    with sharing_refs():
+        a, b = derived("R-time", [place]), copied([Ref("ev_a", "/timestamp"), Ref("ev_b", "")])
+        c = copied([Ref("ev_a", "/message")])
+    assert a.evidence[0] is b.evidence[0]  # one object for one place, however the Ref was made
+    assert c.evidence[0] is not a.evidence[0] and c.evidence[0].pointer == "/message"
+    _same(b, _reference("copied", None, None, [place, Ref("ev_b", "")], False))
+    outside = derived("R-time", [place])  # no sharing outside the block: nothing held between sessions
+    assert outside.evidence[0] is not a.evidence[0] and outside.evidence[0] == a.evidence[0]
+
+
+def test_a_segmented_session_holds_one_evidence_ref_per_place_it_cites() -> None:
+    session = next(iter(read([SAMPLE], RetraceOptions(redact=False))))
+    drafts = Segmenter(session).run()
+    refs = [r for d in drafts for p in d.prov.values() for r in p.evidence]
+    places = {(r.id, r.pointer) for r in refs}
+    assert len(refs) > len(places)  # the sample cites some places more than once
+    assert len({id(r) for r in refs}) == len(places)
+
+
+def test_an_assembled_provenance_shares_one_fields_set_per_model() -> None:
+    """a set per model is ~200 bytes, tens of thousands of times on a large log (see `trusted`)"""
+    session = next(iter(read([SAMPLE], RetraceOptions(redact=False))))
+    seg = Segmenter(session)
+    prov = assemble(session, seg.run(), release_tier="private", redaction={}, matches=seg.matches).provenance
+    for parts, names in ((prov.steps, {"step", "evidence", "fields"}), (list(prov.evidence.values()),
+                         {"source", "line", "byte_offset", "byte_length", "sha256", "record_type"})):
+        assert len(parts) > 1 and all(p.model_fields_set == names for p in parts)
+        assert len({id(p.model_fields_set) for p in parts}) == 1

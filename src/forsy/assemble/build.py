@@ -455,6 +455,11 @@ def _config(session: Session, drafts: list[Draft]) -> tuple[dict[str, Any], list
     return cfg, list(m.skills) + [s for s in skills if s not in m.skills]
 
 
+# the fields given to `trusted` below, one set shared by every model built (see `trusted`)
+_STEP_SET = {"step", "evidence", "fields"}
+_INFO_SET = {"source", "line", "byte_offset", "byte_length", "sha256", "record_type"}
+
+
 def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, FieldProvenance]) -> Provenance:
     # built without validation (`trusted`, model_construct's result) for the per-step and
     # per-evidence parts: tens of thousands on a large log, every value already of its type
@@ -470,7 +475,7 @@ def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, F
             for e in v.evidence:
                 add(e.id)
         used.update(d.evidence)
-        steps.append(trusted(StepProvenance, {"step": n, "evidence": list(d.evidence), "fields": fields}))
+        steps.append(trusted(StepProvenance, {"step": n, "evidence": list(d.evidence), "fields": fields}, _STEP_SET))
     for v in tf.values():
         used.update(e.id for e in v.evidence)
     evidence = {}
@@ -480,7 +485,7 @@ def _provenance(tid: str, session: Session, drafts: list[Draft], tf: dict[str, F
         if ev is not None:
             evidence[eid] = trusted(EvidenceInfo, {
                 "source": ev.source, "line": ev.line, "byte_offset": ev.byte_offset, "byte_length": ev.byte_length,
-                "sha256": ev.sha256, "record_type": ev.record_type})
+                "sha256": ev.sha256, "record_type": ev.record_type}, _INFO_SET)
     return Provenance(trace_id=tid, sources={f.path: f.sha256 for f in session.files}, evidence=evidence,
                       trace_fields=tf, steps=steps)
 

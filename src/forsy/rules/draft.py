@@ -5,6 +5,9 @@ what the segmenter builds and every later stage (the model pass, the assembler, 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,8 +34,38 @@ _REF_SET = {"id", "pointer"}
 _PROV_SET = {"origin", "rule", "params", "evidence", "redacted", "excerpt", "model"}  # not reviewer
 
 
+# One EvidenceRef per place cited while a session is segmented (`sharing_refs`): a large log's
+# values cite the same (record, pointer) about twice each, and every copy costs ~250 bytes held
+# until the trace is written. Nothing changes an EvidenceRef once built (provenance is replaced,
+# never edited), so sharing one is safe.
+_SHARED_REFS: ContextVar[dict[Ref, EvidenceRef] | None] = ContextVar("forsy_shared_refs", default=None)
+
+
+@contextmanager
+def sharing_refs() -> Iterator[None]:
+    """Within this block, values citing the same place share one EvidenceRef."""
+    token = _SHARED_REFS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_REFS.reset(token)
+
+
+def _ref(r: Ref) -> EvidenceRef:
+    return trusted(EvidenceRef, {"id": r.ev, "pointer": r.pointer}, _REF_SET)
+
+
 def _refs(refs: list[Ref]) -> list[EvidenceRef]:
-    return [trusted(EvidenceRef, {"id": r.ev, "pointer": r.pointer}, _REF_SET) for r in refs]
+    shared = _SHARED_REFS.get()
+    if shared is None:
+        return [_ref(r) for r in refs]
+    out = []
+    for r in refs:
+        ref = shared.get(r)
+        if ref is None:
+            ref = shared[r] = _ref(r)
+        out.append(ref)
+    return out
 
 
 def _prov(origin: str, rule: str | None, params: dict[str, str | int | float] | None, refs: list[Ref],
@@ -90,7 +123,7 @@ class Draft:
                 self.evidence.append(e.id)
 
 
-__all__ = ["Draft", "copied", "derived", "json_text", "parsed_call", "sliced_rule", "source_rule"]
+__all__ = ["Draft", "copied", "derived", "json_text", "parsed_call", "sharing_refs", "sliced_rule", "source_rule"]
 
 
 def sliced_rule(rule: str, texts: list[Event]) -> str:

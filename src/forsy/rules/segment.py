@@ -47,7 +47,7 @@ from .draft import Draft as Draft
 from .draft import copied as copied
 from .draft import derived as derived
 from .draft import json_text as json_text
-from .draft import parsed_call, sliced_rule
+from .draft import parsed_call, sharing_refs, sliced_rule
 from .draft import source_rule as source_rule
 
 RETRY_SIMILARITY = 90.0
@@ -97,6 +97,10 @@ class Segmenter:
 
     # ------------------------------------------------------------------ driving
     def run(self) -> list[Draft]:
+        with sharing_refs():
+            return self._run()
+
+    def _run(self) -> list[Draft]:
         for e in self.session.events:
             parent = e.link.parent_call_id if e.link is not None and e.actor.startswith("subagent:") else None
             if parent and e.actor not in self.subagent_parent:
