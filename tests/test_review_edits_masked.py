@@ -60,6 +60,11 @@ def test_a_token_pasted_into_an_edit_is_masked_stored_and_published_masked(tmp_p
     m = re.fullmatch(r"use \[CREDENTIAL_(\d+)\] to deploy", t["learning"])
     assert m and int(m.group(1)) == max(had) + 1  # a new name, after the trace's own
     assert t["steps"][1]["reasoning"] == f"Read it first; [CREDENTIAL_{min(had)}] stays what it was"
+    # provenance says placeholders stand for parts of both edits, and of nothing the approval wrote
+    p = json.loads((tmp_path / "pub" / idx["folder"] / "provenance.json").read_text())
+    assert p["trace_fields"]["learning"]["redacted"] is True
+    assert p["steps"][1]["fields"]["reasoning"]["redacted"] is True
+    assert p["trace_fields"]["validation_level"]["redacted"] is False
 
 
 def test_a_rejection_reason_is_masked_in_the_audit_log(tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ class Redactor(Protocol):
 
     def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None: ...
 
+    def issued(self) -> frozenset[str]: ...
+
     def report(self) -> dict[str, Any]: ...
 
 
@@ -60,6 +62,9 @@ class NoRedactor:
 
     def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None:
         return None
+
+    def issued(self) -> frozenset[str]:
+        return frozenset()
 
     def report(self) -> dict[str, Any]:
         return {"enabled": False, "note": "redaction disabled with --no-redact"}

@@ -211,6 +211,15 @@ class Redactor:
         """
         return [h for h in self._find_many([valid_text(text)])[0] if h.kind != PLACEHOLDER]
 
+    def issued(self) -> frozenset[str]:
+        """Every placeholder this redactor has put in place of a value so far (what a copy
+        holding one is no longer an exact copy of: provenance's `redacted`)."""
+        with self._lock:
+            out = set(self._placeholders.values())
+            if self._unscannable:
+                out.add(UNSCANNABLE)
+            return frozenset(out)
+
     def report(self) -> dict[str, Any]:
         """Counts of what was masked, by kind and by rule. Never values, never the mapping."""
         with self._lock:

@@ -135,11 +135,19 @@ def field_provenance(p: Proposal, old: Json | None = None) -> Json:
         ref = {"id": c.evidence_id, "pointer": c.pointer}
         if ref not in refs:
             refs.append(ref)
-    out: Json = {"origin": p.origin, "rule": p.rule, "evidence": refs, "redacted": False, "excerpt": False,
+    out: Json = {"origin": p.origin, "rule": p.rule, "evidence": refs, "redacted": _masked(p.value), "excerpt": False,
                  "model": who if p.origin == "model" else None}
     if p.origin == "human":
         out["reviewer"] = who
     return out
+
+
+def _masked(value: object) -> bool:
+    """Placeholders stand for parts of the value: a model's value quoting masked evidence, a
+    reviewer's edit with a pasted token masked or a placeholder typed back."""
+    from ..redact import NUMBERED_PLACEHOLDER_RE, UNSCANNABLE
+
+    return isinstance(value, str) and (UNSCANNABLE in value or NUMBERED_PLACEHOLDER_RE.search(value) is not None)
 
 
 def _copy(doc: Json) -> Json:

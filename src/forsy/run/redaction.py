@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from pydantic import BaseModel
+
 from ..assemble import Assembled
 from ..evidence import Session
 from ..jsontext import valid_text
-from ..models import Trace
+from ..models import FieldProvenance, Trace
 from ..payloads import CommitInfo, redact_payload
 from ..protocols import NoRedactor, Redactor
 from ..rules.timeline import shell_command_of
@@ -124,6 +126,50 @@ def rescan(a: Assembled, redactor: Redactor) -> None:
         return
     a.trace = Trace.model_validate(fixed)
     a.manifest.redaction = {**redactor.report(), "rescan_fixed": True}
+
+
+def mark_redacted(a: Assembled, redactor: Redactor) -> None:
+    """Provenance says of each value whether placeholders replace parts of it (`redacted`): a
+    value holding one this run's redactor issued is no longer the evidence's exact text. Run
+    after `rescan`, on what will be written."""
+    issued = redactor.issued()
+    if not issued:
+        return
+    from ..redact import NUMBERED_PLACEHOLDER_RE, UNSCANNABLE
+
+    def holds(value: object) -> bool:
+        if value is None or type(value) in _SCALARS:
+            return False
+        if isinstance(value, str):
+            return "[" in value and (any(m.group() in issued for m in NUMBERED_PLACEHOLDER_RE.finditer(value))
+                                     or (UNSCANNABLE in value and UNSCANNABLE in issued))
+        if isinstance(value, BaseModel):
+            return any(holds(v) for v in value.__dict__.values())
+        if isinstance(value, dict):
+            return any(holds(k) or holds(v) for k, v in value.items())
+        if isinstance(value, list | tuple):
+            return any(holds(v) for v in value)
+        return False
+
+    def mark(fields: dict[str, FieldProvenance], value_of: Callable[[str], object]) -> None:
+        for name, fp in fields.items():
+            if not fp.redacted and holds(value_of(name)):
+                fields[name] = fp.model_copy(update={"redacted": True})  # replaced: drafts may share it
+
+    steps = a.trace.steps
+    for sp in a.provenance.steps:
+        step = steps[sp.step - 1]
+        mark(sp.fields, lambda name, step=step: getattr(step, name, None))  # type: ignore[misc]
+    mark(a.provenance.trace_fields, lambda path: _at(a.trace, path))
+
+
+_SCALARS = frozenset({bool, int, float})
+
+
+def _at(value: object, dotted: str) -> object:
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
+    return value
 
 
 def warm_redactor() -> None:

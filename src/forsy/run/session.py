@@ -23,7 +23,7 @@ from ..sources import ReadContext
 from ..times import check_times
 from .options import NO_METER, Meter, RetraceOptions, Stage
 from .outcome import LLMResult, Outcome, TimelineCounts
-from .redaction import make_redactor, names_as_text, redact_session, rescan, warm_redactor
+from .redaction import make_redactor, mark_redacted, names_as_text, redact_session, rescan, warm_redactor
 from .timeline import Timeline, merge
 
 # The stage callback of the session in hand, for `process` (whose signature callers and tests
@@ -60,6 +60,7 @@ def process(session: Session, options: RetraceOptions, redactor: Redactor | None
                              proposals=outcome.proposals, extra_factors=outcome.factors, llm=outcome.report)
     if redacting:
         rescan(assembled, red)
+        mark_redacted(assembled, red)
     return assembled
 
 
