@@ -27,6 +27,19 @@ def test_words_that_only_end_in_a_secret_word_are_not(name: str) -> None:
     assert name_tier(name) == 0
 
 
+@pytest.mark.parametrize("name", ["masterauth", "primaryauth", "replicaauth", "proxyauth", "smtpauth"])
+def test_auth_run_together_with_what_it_is_for_is_a_secret_name_for_machine_made_values(name: str) -> None:
+    assert name_tier(name) == 2
+
+
+@pytest.mark.parametrize("text", [
+    f"masterauth {TOK}\n", f"replicaauth: {TOK}", f'proxyauth = "{TOK}"', f"--primaryauth={TOK}",
+])
+def test_an_auth_directive_value_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert TOK not in out and "[CREDENTIAL_1]" in out, out
+
+
 @pytest.mark.parametrize("text", [
     f"deploy --dbpass={PW} --host db", f"REDISPASS={PW}", f"imappass: {PW}", f'{{"vaultpwd": "{PW}"}}',
     f"set wifi_psk {PW}", f'nmcli c modify home 802-11-wireless-security.psk "{PW}"', f'@ 10.1.1.1 : PSK "{PW}"',
@@ -45,6 +58,7 @@ def test_the_value_and_only_the_value_is_masked(text: str) -> None:
     "the db_password is stored in the vault", "client_secret must be rotated", "config set api_token",
     "gh secret set DEPLOY_SECRET --body=x --env prod", "set auth_key abcd1234 in the docs",
     "psk: see the wifi sheet", "SELECT api_token FROM sessions", "MAX_TOKENS 4096",
+    "oauth: true", "masterauth yes", "the masterauth setting is documented", "oauth = OAuth(app)",
 ])
 def test_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text

@@ -31,7 +31,7 @@ LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 # a salt: only a machine-made value (`salt = bcrypt.gensalt()`, `salt_rounds: 10` stay)
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
                           "salt"})
-RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey", "auth")
 # A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
 # an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD
 _RUN_TOGETHER = ("pass", "pwd")
