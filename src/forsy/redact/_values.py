@@ -32,6 +32,8 @@ LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
                           "salt"})
 RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey", "auth")
+# ends so, but names a protocol (`urn:ietf:params:oauth:token-type:saml2`), not its secret
+_NOT_RANDOM_ENDING = frozenset({"oauth"})
 # A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
 # an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD
 _RUN_TOGETHER = ("pass", "pwd")
@@ -71,7 +73,8 @@ def name_tier(name: str) -> int:
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) or _run_together(p) for p in parts]
     if len(parts) >= 2 and parts[-1] == "key" and parts[-2] in ("shared", "preshared"):
         literal[-1] = True  # a pre-shared key is a passphrase a person chose, like a password
-    secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) for p, lit in zip(parts, literal, strict=True)]
+    secret = [lit or p in RANDOM_WORDS or (p.endswith(RANDOM_ENDINGS) and p not in _NOT_RANDOM_ENDING)
+              for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
         return 0
     last = max(i for i, s in enumerate(secret) if s)
