@@ -56,6 +56,27 @@ def test_post_office_boxes_and_japanese_addresses_are_masked(text: str, value: s
 
 
 @pytest.mark.parametrize(("text", "value"), [
+    ("Ship it to 116 Kingsway, London WC2B 3RH please", "116 Kingsway"),
+    ('{"stdout": "Invoice\\n45 Hope, Liverpool L1 9BP\\nTotal: 12.00"}', "45 Hope"),
+    ("billing: 3 Albion, Leeds, West Yorkshire LS1 5ES", "3 Albion"),
+    ("send to 240 Sparks, Ottawa, ON K1P 5E7", "240 Sparks"),
+    ("a long line first " * 40 + "\nthen 9 Princes, Edinburgh EH2 2ER", "9 Princes"),
+])
+def test_an_address_is_found_by_its_postcode_whatever_the_street_is_called(text: str, value: str) -> None:
+    # where the engine reports the postcodes, and where it reports no anchors (the rule searches)
+    for red in (Redactor(), Redactor(engine=_NoAnchors())):  # type: ignore[arg-type]
+        out = red.redact(text)
+        assert value not in out and "[ADDRESS_1]" in out, out
+
+
+class _NoAnchors:
+    name, reports_anchors = "no anchors", False
+
+    def scan(self, data: bytes) -> list[object]:
+        return []
+
+
+@pytest.mark.parametrize(("text", "value"), [
     ("ACH: routing 111000025, acct no. 000123456789", "000123456789"),
     ("Kontonummer: 0532013000, BLZ 37040044", "0532013000"),
     ("Sort code 20-00-00, account number 31926819", "31926819"),
@@ -84,6 +105,10 @@ def test_a_home_folder_named_by_its_owner_is_masked(text: str, value: str) -> No
     "npm i lodash@~4.17.21",
     "Callback: Tel 3",
     "〒 mark",
+    "Step 2 Build, Test X86 4GB",
+    "item 5 Box, Shelf B12 3CD",
+    "postcode SW1A 1AA alone",
+    "v2 Kingsway, London WC2B 3RH",
 ])
 def test_their_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text

@@ -49,6 +49,8 @@ class Anchors:
         self.prefixes: list[int] | None = None
         # where a run of a dozen short lower-case words stands (engine matches), if the engine said
         self.words: list[tuple[int, int]] | None = None
+        # where a postcode of a shape of its own may stand (`WC2B 3RH`), if the engine said
+        self.postcodes: list[int] | None = None
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None

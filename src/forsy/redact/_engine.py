@@ -14,6 +14,7 @@ from typing import NamedTuple, Protocol
 
 from ..errors import RedactionError
 from ._native import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
+from .addresses import POSTCODE_ANCHOR_PATTERN
 from .finance import NUMBER_ANCHOR_PATTERN
 from .pairs import PAIR_ANCHOR_PATTERN
 from .personal import PHONE_ANCHOR_PATTERN
@@ -26,6 +27,7 @@ NUMBER_ANCHOR_RULE = "custom.forsy-anchor.number"
 PAIR_ANCHOR_RULE = "custom.forsy-anchor.pair"
 PREFIX_ANCHOR_RULE = "custom.forsy-anchor.prefix"
 SEED_ANCHOR_RULE = "custom.forsy-anchor.seed"
+POSTCODE_ANCHOR_RULE = "custom.forsy-anchor.postcode"
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 
 
@@ -118,6 +120,7 @@ def _anchor_rules_file(folder: Path) -> Path:
         {"name": "forsy pair anchors", "id": PAIR_ANCHOR_RULE, "pattern": PAIR_ANCHOR_PATTERN},
         {"name": "forsy prefix anchors", "id": PREFIX_ANCHOR_RULE, "pattern": PREFIX_ANCHOR_PATTERN},
         {"name": "forsy seed phrase anchors", "id": SEED_ANCHOR_RULE, "pattern": SEED_ANCHOR_PATTERN},
+        {"name": "forsy postcode anchors", "id": POSTCODE_ANCHOR_RULE, "pattern": POSTCODE_ANCHOR_PATTERN},
     ]
     text = "rules:\n" + "".join(
         "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())

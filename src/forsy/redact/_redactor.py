@@ -37,6 +37,7 @@ from ._engine import (
     NUMBER_ANCHOR_RULE,
     PAIR_ANCHOR_RULE,
     PHONE_ANCHOR_RULE,
+    POSTCODE_ANCHOR_RULE,
     PREFIX_ANCHOR_RULE,
     SEED_ANCHOR_RULE,
     SecretEngine,
@@ -435,6 +436,7 @@ class Redactor:
             pairs: list[tuple[int, int]] = []
             prefixes: list[int] = []
             words: list[tuple[int, int]] = []
+            postcodes: list[int] = []
             for f, (start, end) in zip(found, spans, strict=True):
                 if f.rule == PHONE_ANCHOR_RULE:
                     phones.append(start)
@@ -446,6 +448,8 @@ class Redactor:
                     prefixes.append(start)
                 elif f.rule == SEED_ANCHOR_RULE:
                     words.append((start, end))
+                elif f.rule == POSTCODE_ANCHOR_RULE:
+                    postcodes.append(start)
                 elif f.rule.startswith(ANCHOR_RULE):
                     # every place inside a match: the engine reports matches that do not
                     # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
@@ -457,8 +461,10 @@ class Redactor:
             if reports:
                 anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
                 anchors.pairs, anchors.prefixes, anchors.words = sorted(pairs), sorted(prefixes), sorted(words)
+                anchors.postcodes = sorted(postcodes)
         elif reports:
             anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes, anchors.words = [], [], [], [], []
+            anchors.postcodes = []
         return hits, anchors
 
     # ------------------------------------------------------------ masking

@@ -3,7 +3,8 @@
 Found by the shape a street takes in the places agents' users write from, not by a list of
 streets: a house number and a named street with its type (`742 Evergreen Terrace`, `10 Downing
 Street`, `Musterstraße 12`, `Hauptstr. 5`, `12 rue de la Paix`), with the city and postcode that
-follow it on the line (`, Springfield, IL 62704`, `, 10115 Berlin`); and whatever follows a label
+follow it on the line (`, Springfield, IL 62704`, `, 10115 Berlin`); a number, words and a town
+before a postcode of a shape of its own (`116 Kingsway, London WC2B 3RH`); and whatever follows a label
 for one (`home address:`, `shipping address:`, `Anschrift:`, `dirección:`) when it holds a number
 and words. An IP, MAC, memory, e-mail or listen address is no postal address and stays.
 """
@@ -52,6 +53,53 @@ STREET_ANCHORS = (" Street", " Avenue", " Road", " Boulevard", " Lane", " Drive"
                   "straße ", "strasse ", "str. ", "gasse ", "weg ", "allee ", "platz ", "damm ",
                   " rue ", " avenue ", " boulevard ", " chemin ", " allée ", " impasse ", " quai ", " calle ",
                   " avenida ", " viale ", " piazza ", " rua ", " praça ")
+# A postcode whose shape is its own (the UK's `WC2B 3RH`, Canada's `K1A 0B1`), rare in logs, so
+# the engine reports where one stands (`Anchors.postcodes`); written with its space, as on an
+# envelope. Before it on its line, a house number, the street's words (a street with no type:
+# `116 Kingsway`) and the town make an address whatever the street's name.
+POSTCODE_ANCHOR_PATTERN = r"([A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}|[A-Z][0-9][A-Z] [0-9][A-Z][0-9])"
+# the UK's postcode areas (and the Crown dependencies'), the letters an inward code never uses
+# (C I K M O V); Canada's first letters (never D F I O Q U W Z): `X86 4GB` is no postcode
+_UK_AREAS = ("AB AL B BA BB BD BH BL BN BR BS BT CA CB CF CH CM CO CR CT CV CW DA DD DE DG DH DL DN DT DY E EC EH "
+             "EN EX FK FY G GL GU GY HA HD HG HP HR HS HU HX IG IM IP IV JE KA KT KW KY L LA LD LE LL LN LS LU M ME "
+             "MK ML N NE NG NN NP NR NW OL OX PA PE PH PL PO PR RG RH RM S SA SE SG SK SL SM SN SO SP SR SS ST SW SY "
+             "TA TD TF TN TQ TR TS TW UB W WA WC WD WF WN WR WS WV YO ZE").split()
+_UK_AREA = "|".join(sorted(_UK_AREAS, key=len, reverse=True))
+_POSTCODE_AT = re.compile(rf"(?:(?:{_UK_AREA})\d[A-Z\d]? \d[ABD-HJLNP-UW-Z]{{2}}|[ABCEGHJ-NPRSTVXY]\d[A-Z] \d[A-Z]\d)"
+                          r"(?![\w-])")
+_BEFORE_POSTCODE = re.compile(
+    rf"(?:(?<![\w.#:/-])|(?<=\\[nrt]))\d{{1,5}}[A-Za-z]?,?[ \t]+{_WORD}(?:[ \t]+{_WORD}){{0,3}}"
+    rf"(?:,[ \t]*{_WORD}(?:[ \t]+{_WORD}){{0,2}}){{1,2}}(?:,?[ \t]+[A-Z]{{2}})?,?[ \t]+\Z")
+_POSTCODE_REACH = 120  # characters before a postcode where its address may begin
+
+
+# a postcode's second half, found fast (a literal blank first) where the engine reported none
+_INWARD = re.compile(r" \d[A-Z][A-Z\d]")
+
+
+def _postcodes(text: str, anchors: Anchors) -> list[int]:
+    if anchors.postcodes is not None:
+        return anchors.postcodes
+    out = []
+    for m in _INWARD.finditer(text):
+        i = next((i for i in range(max(0, m.start() - 4), m.start() - 1) if _POSTCODE_AT.match(text, i)), None)
+        if i is not None:
+            out.append(i)
+    return out
+
+
+def postcode_address(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """An address found by its postcode: number, street, town and the postcode, on one line."""
+    for i in _postcodes(text, anchors):
+        code = _POSTCODE_AT.match(text, i)
+        if code is None or (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_-")):
+            continue
+        line = max(text.rfind("\n", 0, i) + 1, text.rfind("\\n", 0, i) + 2, i - _POSTCODE_REACH, 0)
+        m = _BEFORE_POSTCODE.search(text, line, i)
+        if m is not None:
+            yield Hit(m.start(), code.end(), ADDRESS, "postcode-address")
+
+
 # a label, and the value to the line's end: a number and two words at least, nothing of a network
 # `address` in any case (searched here: common in code, so costly for the engine to report);
 # the other languages' words are rare, so the engine's (_native.py)

@@ -35,7 +35,7 @@ from ._values import (
     name_tier,
     password_like,
 )
-from .addresses import street_address
+from .addresses import postcode_address, street_address
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
 from .contacts import bank_account, mailing_address, obfuscated_email, tilde_user
@@ -504,5 +504,5 @@ def project_rules() -> tuple[Finder, ...]:
             sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
             printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
-            government_id, birth_date, ip_address, street_address, mailing_address, obfuscated_email, bank_account,
-            sql_values, table_values, home_path_user, tilde_user)
+            government_id, birth_date, ip_address, street_address, postcode_address, mailing_address, obfuscated_email,
+            bank_account, sql_values, table_values, home_path_user, tilde_user)
