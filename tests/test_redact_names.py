@@ -58,7 +58,8 @@ def test_the_value_and_only_the_value_is_masked(text: str) -> None:
     "the db_password is stored in the vault", "client_secret must be rotated", "config set api_token",
     "gh secret set DEPLOY_SECRET --body=x --env prod", "set auth_key abcd1234 in the docs",
     "psk: see the wifi sheet", "SELECT api_token FROM sessions", "MAX_TOKENS 4096",
-    "oauth: true", "urn:ietf:params:oauth:token-type:saml2", "masterauth yes", "the masterauth setting is documented", "oauth = OAuth(app)",
+    "oauth: true", "urn:ietf:params:oauth:token-type:saml2", "masterauth yes",
+    "the masterauth setting is documented", "oauth = OAuth(app)",
 ])
 def test_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text

@@ -128,6 +128,11 @@ def rows(d: LoadedTrace) -> list[StepRow]:
 def origin_text(fp: dict[str, Any] | None) -> str:
     if not fp:
         return "no provenance recorded"
+    # a value with placeholders in it says so: the reviewer reads a masked copy, not the log's text
+    return _origin(fp) + ("; parts masked by redaction" if fp.get("redacted") is True else "")
+
+
+def _origin(fp: dict[str, Any]) -> str:
     who = fp.get("reviewer") or fp.get("model") or {}
     origin = fp.get("origin")
     if origin == "copied":
