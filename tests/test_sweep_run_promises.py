@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,9 @@ def test_incomplete_and_fresh_files_wait_saying_why(root: Path, store: Store) ->
     os.utime(a, (mtime, mtime))
     os.utime(b, (T - 120, T - 120))  # exactly the settle window old: it has settled
     rep = swp(store, root, ignore_settle=False)
-    assert rep.waiting == [(str(a), "its last line is incomplete (the agent may be writing it)")]
+    when = datetime.fromtimestamp(mtime + 86400, UTC).isoformat(timespec="seconds")
+    assert rep.waiting == [(str(a), "its last line is incomplete (the agent may be writing it); unchanged, it is "
+                                    f"traced as it is from {when}")]
     assert (rep.counts.waiting, rep.counts.traced, rep.exit_code) == (1, 1, ExitCode.OK)
     rep = swp(store, root, now=T + 1)  # a day old: its writer is gone, it is read as it is
     assert (rep.waiting, rep.counts.new, rep.counts.unchanged) == ([], 1, 1)

@@ -414,7 +414,9 @@ class _Sweep:
     def _not_settled(self, unit: Unit, main: Stat, complete: bool, on_disk: dict[str, Stat]) -> str | None:
         age = self.now - main.mtime_ns / 1e9
         if not complete and line_oriented(unit.path) and age < INCOMPLETE_GIVE_UP_S:
-            return "its last line is incomplete (the agent may be writing it)"
+            # said with when it will be read anyway: a crashed agent's cut line does not wait forever
+            return (f"its last line is incomplete (the agent may be writing it); unchanged, it is traced as it is "
+                    f"from {iso(main.mtime_ns / 1e9 + INCOMPLETE_GIVE_UP_S)}")
         if self.opt.ignore_settle:
             return None
         newest = max([main.mtime_ns] + [on_disk[m].mtime_ns for m in unit.members if m in on_disk])
