@@ -4,6 +4,7 @@ whole model, whatever the steps hold."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,21 @@ def test_a_folder_written_on_two_cores_is_the_folder_written_on_one(tmp_path: Pa
     assert got["forks"] >= 2
     assert got["two"] == one
     assert got["three"] == one
+
+
+def test_long_texts_written_apart_are_the_bytes_pydantic_writes() -> None:
+    """A step's long non-ASCII texts are written by the stdlib's string encoder (so the string
+    keeps no UTF-8 copy): every character of the Basic Multilingual Plane but surrogates, and
+    the astral ones, in the output, the input and the reasoning, come out as pydantic's."""
+    log = ROOT / "sample_logs" / "claude" / "demo-session.jsonl"
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    every = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000) + "😀𝄞\U0010fffd"
+    step = a.trace.steps[1]
+    step.output, step.reasoning = every, "é" * 1024 + '"\\\n\t\x00\x1f\x7f\u2028/'
+    a.trace.steps[0].input = "short é"  # under the length: written by pydantic itself
+    size = sys.getsizeof(step.output)
+    parts = list(model_json(a.trace))
+    assert sys.getsizeof(step.output) == size  # no UTF-8 copy kept in the string (CPython counts it)
+    assert step.output is every  # the model is left as it was
+    assert b"".join(parts) == _whole(a.trace)
+    assert sys.getsizeof(step.output) > size  # as pydantic's own writing leaves it

@@ -16,6 +16,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -128,8 +129,28 @@ def model_json(m: Trace | Provenance) -> Iterator[bytes]:
     yield head[:cut]
     step_ser = steps[0].__pydantic_serializer__
     for i, step in enumerate(steps):
-        yield (b",\n    " if i else b"\n    ") + step_ser.to_json(step, indent=2).replace(b"\n", b"\n    ")
+        yield (b",\n    " if i else b"\n    ") + _step_json(step_ser, step).replace(b"\n", b"\n    ")
     yield b"\n  " + head[cut:] + b"\n"
+
+
+# A string pydantic writes keeps its UTF-8 copy for as long as the string lives (CPython caches
+# it in the object when asked for it) unless it is ASCII: a large log's tool outputs are mostly
+# not (box drawing, accents), and their copies were 21 MB of a 100 MB session's peak, held
+# until the trace was dropped. A step's long non-ASCII texts are therefore written here, by the
+# stdlib's JSON string encoder (the same escapes as pydantic's: tests/test_sink_chunks.py), into
+# a place the step is written with a stand-in for each.
+_LONG = 1024  # characters: shorter texts cost less than the detour
+_STAND_IN = f"forsy-text-{os.urandom(8).hex()}-"
+
+
+def _step_json(ser: Any, step: Any) -> bytes:
+    texts = {k: v for k, v in step.__dict__.items() if type(v) is str and len(v) >= _LONG and not v.isascii()}
+    if not texts:
+        return bytes(ser.to_json(step, indent=2))
+    out = bytes(ser.to_json(step.model_copy(update={k: _STAND_IN + k for k in texts}), indent=2))
+    for k, v in texts.items():
+        out = out.replace(f'"{_STAND_IN}{k}"'.encode(), encode_basestring(v).encode("utf-8"), 1)
+    return out
 
 
 def render(a: Assembled) -> dict[str, bytes]:
