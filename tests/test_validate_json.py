@@ -91,3 +91,46 @@ def test_a_repeated_key_in_a_written_folder_is_reported(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "trace.json").write_bytes(b'{\n  "task": "a",\n  "task": "b"\n}\n')
     assert "F004" in [f.rule for f in validate_path(folder).findings]
+
+
+def _whole(value: Any, data: bytes) -> bool:
+    """The definition `as_written` checks part by part: the whole document written out."""
+    out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return len(data) == len(out) + 1 and data.endswith(b"\n") and data.startswith(out)
+
+
+def _documents() -> list[Any]:
+    from forsy.run import RetraceOptions, retrace_one
+
+    log = Path(__file__).resolve().parent.parent / "sample_logs" / "claude" / "demo-session.jsonl"
+    a = next(o.assembled for o in retrace_one(log, RetraceOptions(redact=False), keep=True) if o.assembled)
+    real = [json.loads(m.model_dump_json()) for m in (a.trace, a.provenance, a.manifest)]
+    return [FORSY_LAYOUT, {}, [], {"a": []}, {"a": [[]]}, {"a": [{}]}, {"a": {"b": []}}, {"a": [1], "b": [2, [3]]},
+            {"steps": [{"x": [1, {"y": []}]}, "s", 2, None]}, {"": [""]}, 5, "x", *real]
+
+
+def test_the_part_by_part_comparison_is_the_whole_documents() -> None:
+    """Each document in forsy's layout and hundreds of changes of it (a byte changed, removed or
+    added anywhere, a repeated key): `as_written` says "as written" exactly when the whole
+    document written out is the file."""
+    import random
+
+    rnd = random.Random(7)
+    compared = 0
+    for value in _documents():
+        data = _layout(value)
+        variants = [data, data[:-1], data + b"\n", b" " + data, data.replace(b"\n  ", b"\n ", 1),
+                    data.replace(b"\n    ", b"\n     ", 1), data.replace(b",\n", b" ,\n", 1),
+                    data.replace(b'{\n  "', b'{\n  "a": 1,\n  "', 1)]
+        for _ in range(60):
+            i = rnd.randrange(len(data))
+            variants += [data[:i] + data[i + 1:], data[:i] + bytes([rnd.choice(b' \n,:[]{}"0a')]) + data[i:],
+                         data[:i] + bytes([rnd.choice(b' \n,:[]{}"0a')]) + data[i + 1:]]
+        for d in variants:
+            try:
+                v = orjson.loads(d)
+            except orjson.JSONDecodeError:
+                continue
+            compared += 1
+            assert (as_written(d) is not None) == _whole(v, d), d
+    assert compared > 500

@@ -47,12 +47,47 @@ def as_written(data: bytes) -> Any:
         return None
     try:
         value = orjson.loads(data)
-        # compared in place: `dumps(...) + b"\n"` copied the tens of megabytes once more
-        out = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        same = len(data) == len(out) + 1 and data.endswith(b"\n") and data.startswith(out)
+        same = _written_so(value, data)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
     return value if same else None
+
+
+def _dumps(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def _written_so(value: Any, data: bytes) -> bool:
+    """`data == dumps(value) + b"\n"` in forsy's layout, compared in place a part at a time: a
+    top-level item, and each element of a top-level list (a trace's steps) alone, so the tens
+    of megabytes are never written out once more beside the file and its value."""
+    if not isinstance(value, dict) or not value:
+        out = _dumps(value)
+        return len(data) == len(out) + 1 and data.endswith(b"\n") and data.startswith(out)
+    at = 0
+
+    def part(piece: bytes) -> bool:
+        nonlocal at
+        at += len(piece)
+        return data.startswith(piece, at - len(piece))
+
+    if not part(b"{\n"):
+        return False
+    for n, (k, v) in enumerate(value.items()):
+        if n and not part(b",\n"):
+            return False
+        if not (isinstance(v, list) and v):  # `  "k": value` as the whole document has it
+            if not part(_dumps({k: v})[2:-2]):
+                return False
+            continue
+        if not part(_dumps({k: []})[2:-3]):  # `  "k": [`, then each element 4 deeper
+            return False
+        for i, item in enumerate(v):
+            if not part((b",\n    " if i else b"\n    ") + _dumps(item).replace(b"\n", b"\n    ")):
+                return False
+        if not part(b"\n  ]"):
+            return False
+    return part(b"\n}\n") and at == len(data)
 
 
 def _load_reference(path: Path, data: bytes, sink: Sink, rules: tuple[str, str, str]) -> dict[str, Any] | None:
