@@ -59,6 +59,7 @@ def test_the_value_and_only_the_value_is_masked(text: str) -> None:
     "gh secret set DEPLOY_SECRET --body=x --env prod", "set auth_key abcd1234 in the docs",
     "psk: see the wifi sheet", "SELECT api_token FROM sessions", "MAX_TOKENS 4096",
     "oauth: true", "urn:ietf:params:oauth:token-type:saml2", "masterauth yes",
+    "Preparing to unpack .../10-xauth_1%3a1.1.2-1build1_arm64.deb ...", "deauth: Zk8pQ2vL9xR4mN7wQ",
     "the masterauth setting is documented", "oauth = OAuth(app)",
 ])
 def test_look_alikes_stay(text: str) -> None:

@@ -31,9 +31,10 @@ LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 # a salt: only a machine-made value (`salt = bcrypt.gensalt()`, `salt_rounds: 10` stay)
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
                           "salt"})
-RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey", "auth")
-# ends so, but names a protocol (`urn:ietf:params:oauth:token-type:saml2`), not its secret
-_NOT_RANDOM_ENDING = frozenset({"oauth"})
+RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+# `auth` run together with what it is for, a word of three letters at least (`masterauth`,
+# `replicaauth`, `proxyauth`), not a prefix of one or two (`oauth`, `xauth`, `deauth`, `reauth`)
+_AUTH_FOR = 3
 # A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
 # an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD
 _RUN_TOGETHER = ("pass", "pwd")
@@ -73,7 +74,7 @@ def name_tier(name: str) -> int:
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) or _run_together(p) for p in parts]
     if len(parts) >= 2 and parts[-1] == "key" and parts[-2] in ("shared", "preshared"):
         literal[-1] = True  # a pre-shared key is a passphrase a person chose, like a password
-    secret = [lit or p in RANDOM_WORDS or (p.endswith(RANDOM_ENDINGS) and p not in _NOT_RANDOM_ENDING)
+    secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) or (p.endswith("auth") and len(p) >= 4 + _AUTH_FOR)
               for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
         return 0
