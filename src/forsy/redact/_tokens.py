@@ -5,14 +5,25 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 
 from ._base import RB, RegexRule, TokenRules, _rx, _token_like, is_template, looks_random
+
+
+def _vendor(issued: range) -> Callable[[str], bool]:
+    """A token after its vendor's own prefix: of a length the vendor issues, or of another
+    length (a character lost or added in a paste, a format the vendor changed) when it looks
+    machine-made: the prefix names it, the length need not (`ghp_` and 35 characters leaked)."""
+    return lambda v: len(v) in issued or _token_like(v)
+
 
 TOKEN_RULES: tuple[RegexRule, ...] = (
     _rx("aws-access-key-id", r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})" + RB,
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
-    _rx("github-token", r"(?P<v>gh[pousr]_[A-Za-z0-9]{36,251})" + RB, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    _rx("github-fine-grained-pat", r"(?P<v>github_pat_[A-Za-z0-9_]{40,251})" + RB, ("github_pat_",)),
+    _rx("github-token", r"(?P<v>gh[pousr]_[A-Za-z0-9]{20,251})" + RB, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        accept=_vendor(range(40, 256))),
+    _rx("github-fine-grained-pat", r"(?P<v>github_pat_[A-Za-z0-9_]{20,251})" + RB, ("github_pat_",),
+        accept=_vendor(range(51, 263))),
     _rx("gitlab-token", r"(?P<v>gl(?:pat|ptt|dt|rt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,250}"
         r"(?:\.[A-Za-z0-9_-]{2,250}){0,3})", ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "gloas-",
                                                "glsoat-", "glft-", "glimt-", "glagent-")),
@@ -26,7 +37,7 @@ TOKEN_RULES: tuple[RegexRule, ...] = (
     _rx("anthropic-key", r"(?P<v>sk-ant-[A-Za-z0-9_-]{20,250})", ("sk-ant-",)),
     _rx("openai-key", r"(?P<v>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,250})", ("sk-",),
         accept=_token_like),
-    _rx("google-api-key", r"(?P<v>AIza[0-9A-Za-z_-]{35})" + RB, ("AIza",)),
+    _rx("google-api-key", r"(?P<v>AIza[0-9A-Za-z_-]{30,45})" + RB, ("AIza",), accept=_vendor(range(39, 40))),
     _rx("google-oauth", r"(?P<v>(?:ya29\.[0-9A-Za-z_-]{20,2000}|GOCSPX-[0-9A-Za-z_-]{20,60}))",
         ("ya29.", "GOCSPX-")),
     # a Google OAuth refresh token (what `gcloud auth` and the OAuth playground print)
@@ -38,7 +49,7 @@ TOKEN_RULES: tuple[RegexRule, ...] = (
         ("ops_eyJ", "NRAK-", "pcsk_", "dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
         accept=_token_like),
     _rx("huggingface-token", r"(?P<v>hf_[A-Za-z0-9]{30,60})" + RB, ("hf_",), accept=_token_like),
-    _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{36})" + RB, ("npm_",)),
+    _rx("npm-token", r"(?P<v>npm_[A-Za-z0-9]{20,100})" + RB, ("npm_",), accept=_vendor(range(40, 41))),
     _rx("pypi-token", r"(?P<v>pypi-AgE[A-Za-z0-9_-]{50,400})", ("pypi-AgE",)),
     _rx("jwt", r"(?P<v>eyJ[A-Za-z0-9_-]{5,4000}+\.eyJ[A-Za-z0-9_-]{5,8000}+\.[A-Za-z0-9_-]{0,1000}+)", ("eyJ",)),
     # Sentry-style DSN: the 32-hex key is the URL user name
