@@ -145,9 +145,9 @@ def field_provenance(p: Proposal, old: Json | None = None) -> Json:
 def _masked(value: object) -> bool:
     """Placeholders stand for parts of the value: a model's value quoting masked evidence, a
     reviewer's edit with a pasted token masked or a placeholder typed back."""
-    from ..redact import NUMBERED_PLACEHOLDER_RE, UNSCANNABLE
+    from ..redact import PLACEHOLDER_RE
 
-    return isinstance(value, str) and (UNSCANNABLE in value or NUMBERED_PLACEHOLDER_RE.search(value) is not None)
+    return isinstance(value, str) and PLACEHOLDER_RE.search(value) is not None
 
 
 def _copy(doc: Json) -> Json:

@@ -135,14 +135,13 @@ def mark_redacted(a: Assembled, redactor: Redactor) -> None:
     issued = redactor.issued()
     if not issued:
         return
-    from ..redact import NUMBERED_PLACEHOLDER_RE, UNSCANNABLE
+    from ..redact import PLACEHOLDER_RE
 
     def holds(value: object) -> bool:
         if value is None or type(value) in _SCALARS:
             return False
         if isinstance(value, str):
-            return "[" in value and (any(m.group() in issued for m in NUMBERED_PLACEHOLDER_RE.finditer(value))
-                                     or (UNSCANNABLE in value and UNSCANNABLE in issued))
+            return "[" in value and any(m.group() in issued for m in PLACEHOLDER_RE.finditer(value))
         if isinstance(value, BaseModel):
             return any(holds(v) for v in value.__dict__.values())
         if isinstance(value, dict):
