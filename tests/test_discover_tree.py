@@ -176,6 +176,46 @@ def test_a_folder_that_cannot_be_listed_is_one_skip_named_once(tmp_path: Path, m
     assert unread == [(root / "locked", "not searched: Permission denied")]
 
 
+@pytest.mark.parametrize("home", [False, True])
+def test_an_unreadable_project_under_a_hidden_agent_folder_hides_only_itself(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: bool) -> None:
+    """A tree (or a home folder) holding `.claude/projects` with one project folder the user may
+    not list: Claude Code's layout failed there as a whole and the walk, which does not enter
+    hidden folders, found nothing else, so every other project's sessions were left out of the
+    run (a sweep traced none of them). The folder the layout failed in is searched one by one."""
+    import os
+
+    root = tmp_path / "r"
+    projects = root / ".claude" / "projects"
+    (projects / "-home-x-ok").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", projects / "-home-x-ok" / "s.jsonl")
+    (projects / "-home-x-locked").mkdir()
+    (projects / "-home-x-locked" / "x.jsonl").write_text("{}\n")
+    real_scandir, real_listdir = os.scandir, os.listdir
+    locked = projects / "-home-x-locked"
+
+    def check(path: os.PathLike[str] | str) -> None:
+        if Path(path) == locked:  # what a folder of mode 000 gives a user who is not root
+            raise PermissionError(13, "Permission denied", str(path))
+
+    def scandir(path: os.PathLike[str] | str = ".") -> Iterator[os.DirEntry[str]]:
+        check(path)
+        return real_scandir(path)
+
+    def listdir(path: os.PathLike[str] | str = ".") -> list[str]:
+        check(path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    if home:
+        monkeypatch.setenv("HOME", str(root))
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [projects / "-home-x-ok" / "s.jsonl"]
+    assert unread == [(locked, "not searched: Permission denied")]
+
+
 def test_what_cannot_be_read_beside_a_session_is_reported_too(tmp_path: Path) -> None:
     """Files beside a found session are taken as its parts (metadata, a subagent's file), so they
     were not reported; but a FIFO or a broken link named like a log is never a part, and was

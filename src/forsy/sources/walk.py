@@ -106,6 +106,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     shallow = [s for s in available if not getattr(s, "searches_below", False)]
     layout_failed: list[int] = []  # places in `not_searched` of a source's layout that failed
     unreadable: list[Path] = []  # the folders the walk itself could not list
+    layout_dirs: list[Path] = []  # folders below a searched one where a source's layout failed
+    layouts_entered: set[Path] = set()
 
     def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
         hits: list[tuple[Source, Path]] = []
@@ -122,6 +124,12 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                                             "searched one by one"))
                 if src not in shallow:
                     shallow.append(src)
+                # the folder the layout failed in, when below `d` (`.claude/projects`, which
+                # the walk, skipping hidden folders, would not enter): searched one by one too
+                at = Path(err.path) if isinstance(err, ForsyError) and err.path else None
+                if at is not None and at != d and at.is_relative_to(d) and at not in layouts_entered:
+                    layouts_entered.add(at)
+                    layout_dirs.append(at)
                 continue
             for f in offered:
                 key = Path(os.path.abspath(f))
@@ -134,10 +142,13 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         return hits
 
     out.found.extend(structural(root, available))  # a source that `searches_below` is asked here only
-    if _is_home(root):
-        return out  # a home folder: only the agents' own folders (their discover knows them)
-    todo: list[tuple[Path, int]] = [(root, 0)]  # a stack: depth first, in name order
-    while todo:
+    # a stack: depth first, in name order; a home folder is not walked, only the agents' own
+    # folders are searched (their discover knows them, or a failed layout names one above)
+    todo: list[tuple[Path, int]] = [] if _is_home(root) else [(root, 0)]
+    while todo or layout_dirs:
+        if layout_dirs:  # entered next, as the walk would a subfolder
+            at = layout_dirs.pop()
+            todo.append((at, len(at.relative_to(root).parts)))
         d, depth = todo.pop()
         listed += 1
         if listed > MAX_DIRS:
