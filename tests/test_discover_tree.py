@@ -143,21 +143,15 @@ def test_what_the_walk_cannot_enter_is_reported(tmp_path: Path) -> None:
                                                                        ("pipe.jsonl", "not read")]
 
 
-def test_a_folder_that_cannot_be_listed_is_one_skip_named_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder the user may not read (left by `sudo`) made the sources that search below the
-    named folder fail there and at the folder itself, so one folder was counted four times in
-    two spellings; the walk names it once, and the rest is read."""
+def _locked(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`folder` cannot be listed, as a folder of mode 000 is for a user who is not root (the
+    tests run as root in CI); walks and globs list a folder with one of these two."""
     import os
 
-    root = tmp_path / "r"
-    (root / "ok").mkdir(parents=True)
-    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "ok" / "s.jsonl")
-    (root / "locked").mkdir()
-    (root / "locked" / "x.jsonl").write_text("{}\n")
     real_scandir, real_listdir = os.scandir, os.listdir
 
     def check(path: os.PathLike[str] | str) -> None:
-        if Path(path) == root / "locked":  # what a folder of mode 000 gives a user who is not root
+        if Path(path) == folder:
             raise PermissionError(13, "Permission denied", str(path))
 
     def scandir(path: os.PathLike[str] | str = ".") -> Iterator[os.DirEntry[str]]:
@@ -168,8 +162,21 @@ def test_a_folder_that_cannot_be_listed_is_one_skip_named_once(tmp_path: Path, m
         check(path)
         return real_listdir(path)
 
-    monkeypatch.setattr(os, "scandir", scandir)  # walks and globs list a folder with one of these two
+    monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(os, "listdir", listdir)
+
+
+def test_a_folder_that_cannot_be_listed_is_one_skip_named_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder the user may not read (left by `sudo`) made the sources that search below the
+    named folder fail there and at the folder itself, so one folder was counted four times in
+    two spellings; the walk names it once, and the rest is read."""
+
+    root = tmp_path / "r"
+    (root / "ok").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "ok" / "s.jsonl")
+    (root / "locked").mkdir()
+    (root / "locked" / "x.jsonl").write_text("{}\n")
+    _locked(monkeypatch, root / "locked")
     unread: list[tuple[Path, str]] = []
     found = discover([root], unread)
     assert [p for _, p in found] == [root / "ok" / "s.jsonl"]
@@ -183,7 +190,6 @@ def test_an_unreadable_project_under_a_hidden_agent_folder_hides_only_itself(
     not list: Claude Code's layout failed there as a whole and the walk, which does not enter
     hidden folders, found nothing else, so every other project's sessions were left out of the
     run (a sweep traced none of them). The folder the layout failed in is searched one by one."""
-    import os
 
     root = tmp_path / "r"
     projects = root / ".claude" / "projects"
@@ -191,23 +197,8 @@ def test_an_unreadable_project_under_a_hidden_agent_folder_hides_only_itself(
     shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", projects / "-home-x-ok" / "s.jsonl")
     (projects / "-home-x-locked").mkdir()
     (projects / "-home-x-locked" / "x.jsonl").write_text("{}\n")
-    real_scandir, real_listdir = os.scandir, os.listdir
     locked = projects / "-home-x-locked"
-
-    def check(path: os.PathLike[str] | str) -> None:
-        if Path(path) == locked:  # what a folder of mode 000 gives a user who is not root
-            raise PermissionError(13, "Permission denied", str(path))
-
-    def scandir(path: os.PathLike[str] | str = ".") -> Iterator[os.DirEntry[str]]:
-        check(path)
-        return real_scandir(path)
-
-    def listdir(path: os.PathLike[str] | str = ".") -> list[str]:
-        check(path)
-        return real_listdir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
-    monkeypatch.setattr(os, "listdir", listdir)
+    _locked(monkeypatch, locked)
     if home:
         monkeypatch.setenv("HOME", str(root))
     unread: list[tuple[Path, str]] = []
