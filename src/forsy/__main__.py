@@ -1,5 +1,5 @@
 """`python -m forsy`: the `forsy` command."""
 
-from .cli import main
+from ._launch import main
 
 main()
