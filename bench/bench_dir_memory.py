@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_retrace import bytecode  # noqa: E402
+from bench_retrace import FORSY_COMMAND, bytecode  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "real_logs"
 LARGEST = REAL / "claude/marot__spotter/test/fixtures/transcripts/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
@@ -67,7 +67,7 @@ def build(folder: Path, n: int) -> int:
 
 def peak_mb(args: list[str]) -> tuple[float, float]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", "from forsy.cli import main; main()", *args],
+    proc = subprocess.Popen([sys.executable, "-c", FORSY_COMMAND, *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0

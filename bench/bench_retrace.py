@@ -227,10 +227,16 @@ class Run:
     ok: bool = False
 
 
+# the `forsy` command as its entry point starts it (the launcher starts the secret engine early);
+# a checkout from before the launcher runs its command line directly
+FORSY_COMMAND = ("try:\n    from forsy._launch import main\nexcept ImportError:\n    from forsy.cli import main\n"
+                 "main()")
+
+
 def run_retrace(path: Path, out: Path, redact: bool) -> Run:
     """`forsy retrace` in a child process; wall time and the child's own peak RSS."""
     label = "forsy retrace" + ("" if redact else " --no-redact")
-    cmd = [sys.executable, "-c", "from forsy.cli import main; main()", "retrace", str(path), "-o", str(out)]
+    cmd = [sys.executable, "-c", FORSY_COMMAND, "retrace", str(path), "-o", str(out)]
     if not redact:
         cmd.append("--no-redact")
     with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:

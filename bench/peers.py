@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_retrace import MB, REAL, SAMPLE, build, bytecode, machine
+from bench_retrace import FORSY_COMMAND, MB, REAL, SAMPLE, build, bytecode, machine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,7 +120,7 @@ def command(tool: str, path: Path, out: Path, cache: Path, baseline: Path | None
     if tool == "claude-code-log":
         return [str(bin_["claude-code-log"] / "claude-code-log"), str(path), "-o", str(out / "out.json"),
                 "--no-cache"], None
-    forsy = [sys.executable, "-c", "from forsy.cli import main; main()", "retrace", str(path), "-o", str(out / "t")]
+    forsy = [sys.executable, "-c", FORSY_COMMAND, "retrace", str(path), "-o", str(out / "t")]
     src = baseline if tool.startswith("baseline-") else ROOT / "src"
     return forsy + (["--no-redact"] if tool.endswith("forsy-plain") else []), src
 
