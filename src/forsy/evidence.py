@@ -15,6 +15,8 @@ Events are plain slotted dataclasses, not pydantic models: a 100 MB log has ~100
 
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -67,7 +69,9 @@ class Evidence:
             offset,
             len(raw),
             digest,
-            record_type,
+            # one string per record type, not one per record (most of a large log's records
+            # are of a few types)
+            sys.intern(record_type) if record_type is not None else None,
         )
 
 
@@ -181,6 +185,11 @@ class Mark:
     subtype: str | None = None
 
 
+# A large log marks tens of thousands of records with a few dozen different marks (progress
+# records, snapshots...): records marked alike share one Mark (frozen, so sharing is safe)
+_shared_mark = functools.lru_cache(maxsize=1024)(Mark)
+
+
 @dataclass(slots=True)
 class Session:
     """What one source read from one piece of work.
@@ -201,7 +210,7 @@ class Session:
 
     def mark(self, ev_id: str, heading: LedgerHeading, name: str, subtype: str | None = None) -> None:
         """Say why the record `ev_id` was read if no step cites it (the last mark stands)."""
-        self.ledger[ev_id] = Mark(heading, name, subtype)
+        self.ledger[ev_id] = _shared_mark(heading, name, subtype)
 
     def add_evidence(self, ev: Evidence) -> str:
         self.evidence.setdefault(ev.id, ev)
