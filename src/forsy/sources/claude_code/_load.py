@@ -184,16 +184,24 @@ def _is_agent_progress(d: dict[str, Any]) -> bool:
     return d.get("type") == "progress" and isinstance(d.get("data"), dict) and d["data"].get("type") == "agent_progress"
 
 
+# what is read of a message's usage (the session's token counts); the rest (the cache's split by
+# duration, server tool use, service tier...) is dropped with the record
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
 def _slim(r: Record) -> Record:
     """Hook/bash progress and file snapshots carry no work: keep only what the graph and the
     metadata need (most lines of a 2.1 log are progress records; this bounds memory). A tool
-    result's `toolUseResult` is kept as later rules read it (`_rich.Slimmed`)."""
+    result's `toolUseResult` is kept as later rules read it (`_rich.Slimmed`), a message's
+    usage as far as it is read (`USAGE_KEYS`)."""
     d = r.data
     t = d.get("type")
     if t == "file-history-snapshot" or (t == "progress" and not _is_agent_progress(d)):
         r.data = {k: d[k] for k in _STUB_KEYS if k in d}
     elif t == "user" and d.get("toolUseResult") is not None:
         d["toolUseResult"] = Slimmed.of(d["toolUseResult"])  # a third of a large session's bytes
+    elif t == "assistant" and type(msg := d.get("message")) is dict and type(u := msg.get("usage")) is dict:
+        msg["usage"] = {k: u[k] for k in USAGE_KEYS if k in u}
     return r
 
 

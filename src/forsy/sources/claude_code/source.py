@@ -53,7 +53,7 @@ from ..base import read_head
 from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
-from ._load import NEWER_TYPES, _is_agent_progress, load_records
+from ._load import NEWER_TYPES, USAGE_KEYS, _is_agent_progress, load_records
 from ._stream import is_stream, read_stream
 from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
 
@@ -293,7 +293,7 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
             if isinstance(u, dict) and isinstance(msg.get("id"), str):
                 key = ("side:" if d.get("isSidechain") else "") + msg["id"]
                 cur = usage.setdefault(key, {})
-                for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+                for k in USAGE_KEYS:
                     v = u.get(k)
                     if isinstance(v, int) and not isinstance(v, bool):
                         cur[k] = max(cur.get(k, 0), v)  # split lines repeat (or grow) one message's usage
