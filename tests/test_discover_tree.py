@@ -271,3 +271,40 @@ def test_a_sessions_own_folder_walked_alone_holds_parts_not_sessions(tmp_path: P
     alone = tmp_path / "loose"
     shutil.copytree(SAMPLES / "claude" / "subagents" / SUB, alone)
     assert len(walk.discover_tree(alone, available()).found) == len(list(alone.rglob("*.jsonl"))) > 0
+
+
+@pytest.mark.parametrize("home", [False, True])
+def test_a_dated_codex_folder_that_cannot_be_listed_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: bool) -> None:
+    """Codex's layout searched `.codex/sessions` with Python's own glob, which passes over a
+    folder it may not list: a day folder left by `sudo` lost its rollouts without a word. The
+    layout says what it could not list, and the run names it with what was found."""
+    root = tmp_path / "r"
+    sessions = root / ".codex" / "sessions" / "2026" / "05"
+    shutil.copytree(SAMPLES / "codex" / "sessions" / "2026" / "05" / "12", sessions / "12")
+    locked = sessions / "11"
+    locked.mkdir()
+    shutil.copy(next((sessions / "12").glob("rollout-*.jsonl")), locked / "rollout-2026-05-11T10-00-00-x.jsonl")
+    _locked(monkeypatch, locked)
+    if home:
+        monkeypatch.setenv("HOME", str(root))
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert found and all(p.parent == sessions / "12" for _, p in found)
+    assert unread == [(locked, "not searched: Permission denied")]
+
+
+def test_a_folder_both_a_layout_and_the_walk_cannot_list_is_named_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Aider's layout walks the repositories below the named folder, as the walk does: a folder
+    neither may list is one folder left out, named once."""
+    root = tmp_path / "r"
+    (root / "repo").mkdir(parents=True)
+    (root / "repo" / ".aider.chat.history.md").write_text(
+        "\n# aider chat started at 2026-05-11 10:00:00\n\n#### fix the test  \n\nDone.\n", encoding="utf-8")
+    (root / "locked").mkdir()
+    _locked(monkeypatch, root / "locked")
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [(src.name, p) for src, p in found] == [("aider", root / "repo" / ".aider.chat.history.md")]
+    assert unread == [(root / "locked", "not searched: Permission denied")]

@@ -6,7 +6,6 @@ database a record names."""
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .lines import inside
+from .listing import walk
 
 
 def read_only_query(db: Path, sql: str, args: tuple[str, ...] = (), *, what: str = "db") -> list[dict[str, Any]]:
@@ -109,7 +109,7 @@ def _below(root: Path, db_name: str) -> list[Path]:
     followed; `.git` is skipped."""
     out, seen = [], 0
     last = Path(db_name).name
-    for dirpath, dirs, files in os.walk(root.resolve()):
+    for dirpath, dirs, files in walk(root.resolve()):
         dirs[:] = [d for d in dirs if d != ".git"]
         seen += len(files)
         if seen > WALK_LIMIT:

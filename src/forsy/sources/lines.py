@@ -34,6 +34,7 @@ import orjson
 
 from ..errors import InputError
 from ..jsontext import valid_text
+from .listing import files_below
 
 GiB = 1 << 30
 RATIO_FLOOR = 16 << 20  # the ratio cap applies once this much has been decompressed
@@ -150,8 +151,9 @@ def discover_sniffed(path: Path, sniff: Sniff, patterns: tuple[str, ...], *, rec
         return [path] if (named(path) if named is not None else sniff_file(path, sniff)) else []
     if not path.is_dir():
         return []
-    glob = path.rglob if recursive else path.glob
-    return sniffed((p for pattern in patterns for p in glob(pattern)), sniff)
+    if recursive:  # a folder below that cannot be listed is said (`listing`)
+        return sniffed(files_below(path, patterns), sniff)
+    return sniffed((p for pattern in patterns for p in path.glob(pattern)), sniff)
 
 
 @dataclass(slots=True)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ForsyError, InputError
 from ..folders import forsy_manifest
+from .listing import collecting_unlisted
 
 if TYPE_CHECKING:
     from . import Source
@@ -108,12 +109,14 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     unreadable: list[Path] = []  # the folders the walk itself could not list
     layout_dirs: list[Path] = []  # folders below a searched one where a source's layout failed
     layouts_entered: set[Path] = set()
+    said_unlisted: set[Path] = set()  # folders named as not listed (by a layout or by the walk)
 
     def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
         hits: list[tuple[Source, Path]] = []
         for src in asked:
             try:
-                offered = src.discover(d)
+                with collecting_unlisted() as missed:
+                    offered = src.discover(d)
             except (OSError, ForsyError) as err:
                 # one folder it could not read (left by `sudo`, say) must not hide the rest: say
                 # so, and ask this source again in each subfolder, where the walk names the
@@ -131,6 +134,11 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     layouts_entered.add(at)
                     layout_dirs.append(at)
                 continue
+            for folder, why in missed:  # below its layout, what it could not list: said with what it found
+                if folder not in said_unlisted:
+                    said_unlisted.add(folder)
+                    out.not_searched.append((folder, f"not searched: {why}"))
+                    unreadable.append(folder)
             for f in offered:
                 key = Path(os.path.abspath(f))
                 if key in seen or not _is_its(src, f, available):
@@ -161,8 +169,10 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             if depth == 0:
                 raise InputError("permission denied" if isinstance(err, PermissionError)
                                  else (err.strerror or str(err)), path=d) from None
-            out.not_searched.append((d, f"not searched: {err.strerror or err}"))
-            unreadable.append(d)
+            if d not in said_unlisted:
+                said_unlisted.add(d)
+                out.not_searched.append((d, f"not searched: {err.strerror or err}"))
+                unreadable.append(d)
             continue
         if depth > 0:  # after the listing: a folder that cannot be listed is said once, above
             out.found.extend(structural(d, shallow))

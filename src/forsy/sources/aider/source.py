@@ -27,7 +27,6 @@ the repo map and the files in the chat.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -37,6 +36,7 @@ from ...evidence import Session, SessionMeta, SourceFile
 from ...payloads import ResultInfo
 from .. import ReadContext
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
+from ..listing import walk
 from ._build import Builder
 from ._evidence import Cutter
 from ._input import (
@@ -99,7 +99,7 @@ def _below(root: Path, name: str) -> list[Path]:
     `.venv`: aider writes its files at a repository's root, never inside them) and
     dependency folders; links to folders are not followed."""
     out: list[Path] = []
-    for dirpath, dirs, files in os.walk(root):
+    for dirpath, dirs, files in walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
         if name in files:
             out.append(Path(dirpath) / name)

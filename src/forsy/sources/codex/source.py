@@ -36,6 +36,7 @@ records are that stream's events, which a rollout's never are (they have an enve
 from __future__ import annotations
 
 from datetime import date, timedelta
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -48,6 +49,7 @@ from .. import ReadContext
 from .._threads import add_subagent, interleave, link_thread
 from ..base import read_head
 from ..lines import open_regular, source_name
+from ..listing import files_below
 from . import _drift
 from ._build import Thread, ThreadBuilder
 from ._exec_json import is_exec_stream, read_exec_stream
@@ -98,9 +100,10 @@ class CodexSource:
         # (moved by `codex` to archived_sessions/), not the whole tree
         home = path / ".codex" if (path / ".codex").is_dir() else path if path.name == ".codex" else None
         roots = [r for r in (home / "sessions", home / "archived_sessions") if r.is_dir()] if home else []
-        found = {p for r in roots or [path] for pat in PATTERNS for p in r.rglob(pat) if p.is_file()}
+        listed = [p for r in roots or [path] for p in files_below(r, (*PATTERNS, "*.jsonl"))]
+        found = {p for p in listed if any(fnmatchcase(p.name, pat) for pat in PATTERNS) and p.is_file()}
         # a headless run's saved stream has no name of Codex's own: any .jsonl whose events are its
-        found |= {p for r in roots or [path] for p in r.rglob("*.jsonl") if p not in found and _is_exec_file(p)}
+        found |= {p for p in listed if p not in found and p.name.endswith(".jsonl") and _is_exec_file(p)}
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
         ids = {(d, str(h.get("id"))) for p, h in heads.items() if h.get("id") for d in day_folders(p.parent)}

@@ -52,6 +52,7 @@ from .. import ReadContext
 from .._records import Record
 from ..json_doc import read_object_array
 from ..lines import HEAD, inside, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..listing import files_below
 from . import _jsonl, _turns
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
@@ -134,8 +135,8 @@ class GeminiSource:
             return [path] if sniff_file(path, self.sniff) else []
         if not path.is_dir():
             return []
-        chats = sniffed(sorted(p for pat in ("*.json", "*.jsonl") for p in path.rglob(pat) if p.name != "logs.json"),
-                        self.sniff)
+        listed = files_below(path, ("*.json", "*.jsonl"))
+        chats = sniffed(sorted(p for p in listed if p.name != "logs.json"), self.sniff)
         # resuming a `.json` chat, Gemini writes its whole record again into `<same name>.jsonl`
         # and goes on there (ChatRecordingService.initialize): the `.json` is an older copy
         lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
@@ -143,7 +144,7 @@ class GeminiSource:
         # a subagent's chat is read with its main chat when that one is here (`_subagents`)
         found = set(chats)
         chats = [p for p in chats if p.suffix != ".jsonl" or main_chat(p) not in found]
-        logs = sniffed(path.rglob("logs.json"), self.sniff)
+        logs = sniffed((p for p in listed if p.name == "logs.json"), self.sniff)
         # a logs.json whose every session has its chat here adds nothing of its own
         have = {_chat_id(p) for p in chats}
         return chats + [p for p in logs if not _log_ids(p) <= have]
