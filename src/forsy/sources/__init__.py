@@ -6,7 +6,8 @@ A source is a class with:
 * `name`: registry key (also the `source_kind` of its sessions);
 * `sniff(path, head) -> bool`: can it read this file? `head` is the first 64 KiB;
 * `discover(path) -> list[Path]`: the session files under a directory it recognises
-  (empty when the directory is not of its kind);
+  (empty when the directory is not of its kind), listing the folders below with `listing`,
+  which says those it could not list;
 * `read(path, ctx) -> list[Session]`: the sessions read from one session file.
 
 Plugins can add sources through the `forsy.sources` entry point group, the same registry
