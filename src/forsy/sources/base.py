@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -123,10 +123,10 @@ def _plugins() -> tuple[tuple[str, str], ...]:
 
 
 def load(name: str) -> Source:
-    try:
-        target = registry()[name]
-    except KeyError:
-        raise InputError(f"unknown source {name!r}; known: {', '.join(sorted(registry()))}") from None
+    # a built-in is found without the plugins' scan (a plugin cannot take a built-in's name)
+    target = BUILTIN.get(name) or registry().get(name)
+    if target is None:
+        raise InputError(f"unknown source {name!r}; known: {', '.join(sorted(registry()))}")
     mod_name, _, cls_name = target.partition(":")
     try:
         mod = importlib.import_module(mod_name)
@@ -138,13 +138,28 @@ def load(name: str) -> Source:
 
 
 def available() -> list[Source]:
-    out = []
-    for name in registry():
+    return list(_each_available())
+
+
+def _each_available() -> Iterator[Source]:
+    """The sources of `available()`, in its order, each loaded when it is reached: a file the
+    first ones read imports none of the others, nor scans the installed packages for plugins
+    (on a session of a few MB, a fifth of the run)."""
+    for name in _names():
         try:
-            out.append(load(name))
+            yield load(name)
         except InputError:
             continue
-    return out
+
+
+def _names() -> Iterator[str]:
+    """The registry's names in its order, the plugins' asked for only when they are reached."""
+    yield from BUILTIN
+    seen = set(BUILTIN)
+    for name, _ in _plugins():
+        if name not in seen:
+            seen.add(name)
+            yield name
 
 
 def read_head(path: Path) -> bytes:
@@ -159,7 +174,7 @@ def read_head(path: Path) -> bytes:
 def detect(path: Path) -> Source:
     """The source that reads this file, or UnsupportedFormat naming what was seen."""
     head = read_head(path)
-    for src in available():
+    for src in _each_available():
         if src.sniff(path, head):
             return src
     what = describe_head(head)
