@@ -1,5 +1,5 @@
 """The `forsy` command as a shell starts it: before the command line's own modules are imported
-(typer, rich, the commands: a third of a second), a command that will redact starts loading the
+(typer, rich, the commands: a third of a second), a retrace that will redact starts loading the
 secret engine's rules. They load in native code without the GIL, so on the other core; on a
 session of a few MB they were half the run, and they then waited for those imports too.
 
@@ -10,29 +10,26 @@ again (once per process, so a right guess is not built twice).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 
-# the commands that redact what they read unless told not to (an agent's hook runs as
-# `python -m forsy.hooks`, which starts the engine when it reaches a session)
-_REDACTING = frozenset({"retrace", "sweep"})
+# the command that redacts what it is given unless told not to. Not `sweep`: run by cron, most
+# of its runs find nothing new, and it starts the engine when it reaches a session to trace (an
+# agent's hook runs as `python -m forsy.hooks`, which does the same)
+_REDACTING = frozenset({"retrace"})
 _NOT_NOW = frozenset({"--no-redact", "--help", "-h"})
 
 
 def will_redact(argv: list[str]) -> bool:
-    """Whether these words start a command that will redact: its name first, no option saying
+    """Whether these words start a retrace that will redact: its name first, no option saying
     it will not (or asking only for help)."""
     return bool(argv) and argv[0] in _REDACTING and not _NOT_NOW.intersection(argv)
 
 
 def _warm() -> None:
-    from .config import redaction_off_in
+    from .redact import warm_engine
 
-    if not redaction_off_in(os.environ):
-        from .redact import warm_engine
-
-        warm_engine()
+    warm_engine()
 
 
 def main() -> None:

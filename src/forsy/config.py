@@ -180,7 +180,7 @@ def _from_env(cfg: Config, env: Mapping[str, str]) -> Config:
             cfg = replace(cfg, settle_seconds=max(0.0, float(env["FORSY_SETTLE_SECONDS"])))
         except ValueError:
             raise InputError(f"FORSY_SETTLE_SECONDS is not a number: {env['FORSY_SETTLE_SECONDS']!r}") from None
-    if redaction_off_in(env):
+    if env.get("FORSY_NO_REDACT") in ("1", "true", "yes"):
         cfg = replace(cfg, redact=False)
     if env.get("FORSY_LLM_MODEL"):
         cfg = replace(cfg, llm_model=env["FORSY_LLM_MODEL"])
@@ -213,7 +213,3 @@ def remember_reviewer(name: str, path: Path | None = None) -> Path:
         raise InputError(f"cannot write the config file: {e.strerror or e}", path=path) from None
     return path
 
-
-def redaction_off_in(env: Mapping[str, str]) -> bool:
-    """Whether the environment turns redaction off (`FORSY_NO_REDACT=1`)."""
-    return env.get("FORSY_NO_REDACT") in ("1", "true", "yes")
