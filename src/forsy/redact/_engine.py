@@ -73,8 +73,8 @@ class KingfisherEngine:
         try:
             import kingfisher_sdk as kf
 
-            folder = cache_dir or default_cache_dir()
-            cache = _private_dir(folder)
+            folder = cache_dir or _usable_default()
+            cache = _private_dir(folder) and _trusted(folder)
             with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
                 anchors = _anchor_rules_file(folder if cache else Path(tmp))
                 rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
@@ -132,12 +132,48 @@ def _anchor_rules_file(folder: Path) -> Path:
 
 
 def _private_dir(folder: Path) -> bool:
-    """Create the cache folder (owner-only); False if that is impossible (then no cache)."""
+    """Create the cache folder, each folder made owner-only (`mkdir(parents=True)` gives the
+    ones above it the umask's mode: group-writable under umask 002, which kingfisher does not
+    trust); False if that is impossible (then no cache)."""
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for f in (*reversed(folder.parents), folder):
+            if not f.is_dir():
+                f.mkdir(mode=0o700)
         return folder.is_dir() and os.access(folder, os.W_OK)
     except OSError:
         return False
+
+
+def _trusted(folder: Path) -> bool:
+    """Whether kingfisher keeps its compiled rules in `folder`: it and every folder above it
+    owned by this user or root, and writable by no one else unless sticky (as /tmp). It says
+    nothing of a folder it does not trust ("bypassed") and compiles the rules again, ~5-15 s,
+    on every run."""
+    if not hasattr(os, "getuid"):
+        return True
+    me = os.getuid()
+    try:
+        for f in (folder, *folder.parents):
+            st = f.stat()
+            if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def _usable_default() -> Path:
+    """The default cache folder, or, when kingfisher would not trust it (a home or `~/.cache`
+    writable by a group, as umask 002 leaves them), an owner-only folder of this user's in the
+    temporary folder; the default when neither can be used (then no cache)."""
+    folder = default_cache_dir()
+    if _private_dir(folder) and _trusted(folder):
+        return folder
+    if hasattr(os, "getuid"):
+        spare = Path(tempfile.gettempdir()) / f"forsy-{os.getuid()}" / "kingfisher-rules"
+        if _private_dir(spare) and _trusted(spare):
+            return spare
+    return folder
 
 
 _ENGINES: dict[Path | None, KingfisherEngine] = {}
