@@ -61,6 +61,9 @@ def test_the_value_and_only_the_value_is_masked(text: str) -> None:
     "oauth: true", "urn:ietf:params:oauth:token-type:saml2", "masterauth yes",
     "Preparing to unpack .../10-xauth_1%3a1.1.2-1build1_arm64.deb ...", "deauth: Zk8pQ2vL9xR4mN7wQ",
     "the masterauth setting is documented", "oauth = OAuth(app)",
+    # apt's and dpkg's `package:arch`, a package named for what it keeps
+    "Setting up libsecret-1-0:amd64 (0.20.5-2) ...", "Selecting previously unselected package libsecret-1-0:arm64.",
+    "Setting up gir1.2-secret-1:amd64 (0.20.5-2) ...", "Unpacking libpassword-dev:i386 (2) ...",
 ])
 def test_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text

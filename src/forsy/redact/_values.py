@@ -60,6 +60,10 @@ STOPWORDS = frozenset({
     "unset", "missing", "invalid", "valid", "expired", "provided", "present", "absent", "included",
     # words that go on a sentence or a statement, never a value (`SET PASSWORD FOR 'bob'@'%' = …`)
     "for", "from", "with", "the", "and", "into", "onto", "when", "then", "than", "via",
+    # a machine's architecture: apt and dpkg name a package `name:arch` (`Setting up
+    # libsecret-1-0:amd64 (0.20.5-2) ...`), as toolchains and release files name their builds
+    "amd64", "arm64", "i386", "i686", "armhf", "armel", "arm", "x86", "x64", "x86_64", "aarch64", "ppc64el",
+    "ppc64le", "s390x", "riscv64", "mips64el", "loong64", "noarch",
 })
 _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config.", "settings.", "args.",
                   "options.", "opts.", "req.", "request.", "window.", "import.", "getenv", "kwargs", "params.")
