@@ -30,6 +30,19 @@ def test_what_forsy_trusts_is_what_kingfisher_trusts(tmp_path: Path, above: int,
     assert _engine._trusted(folder) == (status != "bypassed"), (oct(above), oct(mode), status)
 
 
+@pytest.mark.parametrize("linked", ["the folder", "a folder above"])
+def test_links_are_trusted_where_kingfisher_trusts_them(tmp_path: Path, linked: str) -> None:
+    kf = pytest.importorskip("kingfisher_sdk")
+    real = tmp_path / "real"
+    (real / "c").mkdir(parents=True, mode=0o700)
+    (tmp_path / "link").symlink_to(real / "c" if linked == "the folder" else real)
+    folder = tmp_path / "link" if linked == "the folder" else tmp_path / "link" / "c"
+    rule = tmp_path / "rule.yml"
+    rule.write_text(_RULE)
+    status = kf.Rules([rule], builtins=False, confidence="low", cache=True, cache_dir=folder).cache_status
+    assert _engine._trusted(folder) == (status != "bypassed"), (linked, status)
+
+
 def test_each_folder_made_for_the_cache_is_owner_only(tmp_path: Path) -> None:
     old = os.umask(0o002)
     try:

@@ -145,15 +145,18 @@ def _private_dir(folder: Path) -> bool:
 
 
 def _trusted(folder: Path) -> bool:
-    """Whether kingfisher keeps its compiled rules in `folder`: it and every folder above it
-    owned by this user or root, and writable by no one else unless sticky (as /tmp). It says
-    nothing of a folder it does not trust ("bypassed") and compiles the rules again, ~5-15 s,
-    on every run."""
+    """Whether kingfisher keeps its compiled rules in `folder`: not a link, and it and every
+    folder above it (links followed) owned by this user or root, and writable by no one else
+    unless sticky (as /tmp). It says nothing of a folder it does not trust ("bypassed") and
+    compiles the rules again, ~5-15 s, on every run."""
     if not hasattr(os, "getuid"):
         return True
     me = os.getuid()
     try:
-        for f in (folder, *folder.parents):
+        if folder.is_symlink():
+            return False
+        above = folder.absolute().parent.resolve()
+        for f in (folder, above, *above.parents):
             st = f.stat()
             if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
                 return False
