@@ -59,7 +59,7 @@ def test_the_first_source_in_registry_order_that_takes_a_file_reads_it(monkeypat
             return self.takes and head == b"abc"
 
     srcs = [Takes("a", False), Takes("b", True), Takes("c", True)]
-    monkeypatch.setattr(base, "available", lambda: srcs)
+    monkeypatch.setattr(base, "_each_available", lambda: iter(srcs))  # the sources, in order, as loaded
     f = tmp_path / "f"
     f.write_bytes(b"abc")
     assert base.detect(f) is srcs[1]  # type: ignore[comparison-overlap]
