@@ -82,3 +82,59 @@ def test_a_spare_folder_someone_else_could_write_is_not_used(
     monkeypatch.setattr(_engine.tempfile, "gettempdir", lambda: str(tmp))
     assert _engine._usable_default() == shared / "forsy" / "kingfisher-rules"  # then no cache
     assert not _engine._trusted(_engine._usable_default())
+
+
+def test_the_rules_state_says_what_building_the_engine_will_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Said before the wait (`forsy retrace` prints it): a first run compiles for 10-20 s."""
+    pytest.importorskip("kingfisher_sdk")
+    cache = tmp_path / "cache"
+    assert _engine.rules_state(cache) == "to_compile"
+    built = {}
+
+    class Rules:  # kingfisher's, as it answers when it stored what it compiled
+        cache_status = "stored"
+
+        def __init__(self, paths: list[Path], **kw: object) -> None:
+            built.update(kw)
+
+    class Scanner:
+        def __init__(self, rules: Rules, **kw: object) -> None:
+            pass
+
+    import kingfisher_sdk as kf
+
+    monkeypatch.setattr(kf, "Rules", Rules)
+    monkeypatch.setattr(kf, "Scanner", Scanner)
+    _engine.KingfisherEngine(cache)
+    assert built["cache_dir"] == cache
+    assert _engine.rules_state(cache) == "compiled"
+    Rules.cache_status = "bypassed"  # kingfisher did not keep them: nothing said it did
+    other = tmp_path / "other"
+    _engine.KingfisherEngine(other)
+    assert _engine.rules_state(other) == "to_compile"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    assert _engine.rules_state(shared / "c") == "every_run"
+
+
+@pytest.mark.parametrize(("state", "said"), [("to_compile", "once: later runs load them"),
+                                             ("every_run", "every run compiles them"), ("compiled", None)])
+def test_a_retrace_says_when_it_will_wait_for_the_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str, said: str | None) -> None:
+    from typer.testing import CliRunner
+
+    import forsy.redact
+    from _paths import SAMPLES
+    from forsy.cli import app
+
+    monkeypatch.setattr(forsy.redact, "rules_state", lambda cache_dir=None: state)
+    args = ["retrace", str(SAMPLES / "claude" / "demo-session.jsonl"), "-o", str(tmp_path / "t")]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert ("compiling the secret-detection rules" in r.output) == (said is not None)
+    if said is not None:
+        assert said in " ".join(r.output.split())
+    quiet = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "q"), "-q"])
+    assert "compiling" not in quiet.output

@@ -62,6 +62,19 @@ def _warm_secret_engine() -> None:
     threading.Thread(target=start, name="forsy-engine-start", daemon=True).start()
 
 
+def _say_the_rules_compile() -> None:
+    """A first run waits 10-20 s for the secret rules to compile, with nothing to show for it."""
+    from ..redact import rules_state
+
+    state = rules_state()
+    if state == "to_compile":
+        err.print("forsy: compiling the secret-detection rules (10-20 s, once: later runs load them)")
+    elif state == "every_run":
+        err.print("forsy: compiling the secret-detection rules (10-20 s): there is no folder only you can write "
+                  "to for keeping them (XDG_CACHE_HOME, ~/.cache, the temporary folder), so every run compiles "
+                  "them")
+
+
 @friendly
 def retrace(
     paths: Annotated[list[Path] | None, typer.Argument(
@@ -132,6 +145,8 @@ def retrace(
     if no_redact:
         err.print("[bold red]forsy: WARNING: redaction is OFF (--no-redact). The trace may contain secrets "
                   "and personal data; it is marked release tier 'private'.[/]")
+    elif not quiet:
+        _say_the_rules_compile()
     opts = RetraceOptions(redact=not no_redact, history=list(history or []), git=git, since=since, until=until,
                           debug=set_debug(debug), llm_model=llm, llm_api_base=llm_api_base, cache_dir=llm_cache_dir,
                           llm_timeout_s=llm_timeout, llm_concurrency=llm_concurrency,

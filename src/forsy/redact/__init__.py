@@ -48,7 +48,7 @@ from ._base import (
     PRIVATE_KEY,
     Hit,
 )
-from ._engine import EngineHit, KingfisherEngine, SecretEngine, shared_engine, warm_engine
+from ._engine import EngineHit, KingfisherEngine, SecretEngine, rules_state, shared_engine, warm_engine
 from ._redactor import UNSCANNABLE, Redactor, user_names_from_paths
 from ._split import CHUNK, OVERLAP, chunks
 
@@ -56,5 +56,5 @@ __all__ = [
     "ADDRESS", "BANK_ACCOUNT", "BIRTH_DATE", "CHUNK", "CREDENTIAL", "EMAIL", "ID_NUMBER", "IP_ADDRESS",
     "NUMBERED_PLACEHOLDER_RE", "OVERLAP", "PATH_USER", "PAYMENT_CARD", "PERSON", "PHONE", "PLACEHOLDER_RE",
     "PRIVATE_KEY", "UNSCANNABLE", "EngineHit", "Hit", "KingfisherEngine", "Redactor", "SecretEngine", "chunks",
-    "shared_engine", "user_names_from_paths", "warm_engine",
+    "rules_state", "shared_engine", "user_names_from_paths", "warm_engine",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -10,7 +11,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from ..errors import RedactionError
 from ._native import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
@@ -78,6 +79,9 @@ class KingfisherEngine:
             with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
                 anchors = _anchor_rules_file(folder if cache else Path(tmp))
                 rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
+            if cache and rules.cache_status in ("stored", "loaded"):
+                with contextlib.suppress(OSError):  # only a word said before the next build
+                    _compiled_mark(folder, anchors).touch()
             # redact=True: findings carry offsets but not the secret, so no extra copies live on
             self._scanner = kf.Scanner(rules, base64=True, dedup=False, redact=True)
             self._name = f"kingfisher {kf.__version__}"
@@ -177,6 +181,30 @@ def _usable_default() -> Path:
         if _private_dir(spare) and _trusted(spare):
             return spare
     return folder
+
+
+def _compiled_mark(folder: Path, anchors: Path) -> Path:
+    """The file that says kingfisher keeps these rules compiled in `folder` (its own cache files
+    are named by a key of its own): one per version of forsy's anchors and of kingfisher."""
+    import kingfisher_sdk as kf
+
+    return folder / f"{anchors.stem}.kingfisher-{kf.__version__}.compiled"
+
+
+RulesState = Literal["compiled", "to_compile", "every_run"]
+
+
+def rules_state(cache_dir: Path | None = None) -> RulesState:
+    """Whether building the engine will load compiled rules (`compiled`, under a second), compile
+    them once for the next runs to load (`to_compile`, 10-20 s), or compile them on every run
+    (`every_run`: no folder kingfisher would keep them in). Cheap: for saying so before a wait."""
+    folder = cache_dir or _usable_default()
+    if not (_private_dir(folder) and _trusted(folder)):
+        return "every_run"
+    try:
+        return "compiled" if _compiled_mark(folder, _anchor_rules_file(folder)).exists() else "to_compile"
+    except (ImportError, OSError):
+        return "to_compile"
 
 
 _ENGINES: dict[Path | None, KingfisherEngine] = {}
