@@ -63,11 +63,11 @@ def test_an_untrusted_default_gives_way_to_a_folder_of_the_users_own(
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
     monkeypatch.setattr(_engine.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    got = _engine._usable_default()
+    got = _engine._cache_folder(None)
     assert got == tmp_path / "tmp" / f"forsy-{os.getuid()}" / "kingfisher-rules"
     assert _engine._trusted(got)
     os.chmod(shared, 0o755)
-    assert _engine._usable_default() == shared / "forsy" / "kingfisher-rules"
+    assert _engine._cache_folder(None) == shared / "forsy" / "kingfisher-rules"
 
 
 def test_a_spare_folder_someone_else_could_write_is_not_used(
@@ -80,8 +80,8 @@ def test_a_spare_folder_someone_else_could_write_is_not_used(
     (tmp / f"forsy-{os.getuid()}").mkdir(parents=True)
     os.chmod(tmp / f"forsy-{os.getuid()}", 0o777)  # made by another before us
     monkeypatch.setattr(_engine.tempfile, "gettempdir", lambda: str(tmp))
-    assert _engine._usable_default() == shared / "forsy" / "kingfisher-rules"  # then no cache
-    assert not _engine._trusted(_engine._usable_default())
+    assert _engine._cache_folder(None) is None  # then no cache
+    assert not _engine._trusted(shared / "forsy" / "kingfisher-rules")
 
 
 def test_the_rules_state_says_what_building_the_engine_will_do(

@@ -74,12 +74,11 @@ class KingfisherEngine:
         try:
             import kingfisher_sdk as kf
 
-            folder = cache_dir or _usable_default()
-            cache = _private_dir(folder) and _trusted(folder)
+            folder = _cache_folder(cache_dir)
             with tempfile.TemporaryDirectory(prefix="forsy-rules-") as tmp:
-                anchors = _anchor_rules_file(folder if cache else Path(tmp))
-                rules = kf.Rules([anchors], confidence="low", cache=cache, cache_dir=folder if cache else None)
-            if cache and rules.cache_status in ("stored", "loaded"):
+                anchors = _anchor_rules_file(folder or Path(tmp))
+                rules = kf.Rules([anchors], confidence="low", cache=folder is not None, cache_dir=folder)
+            if folder is not None and rules.cache_status in ("stored", "loaded"):
                 with contextlib.suppress(OSError):  # only a word said before the next build
                     _compiled_mark(folder, anchors).touch()
             # redact=True: findings carry offsets but not the secret, so no extra copies live on
@@ -169,18 +168,15 @@ def _trusted(folder: Path) -> bool:
     return True
 
 
-def _usable_default() -> Path:
-    """The default cache folder, or, when kingfisher would not trust it (a home or `~/.cache`
-    writable by a group, as umask 002 leaves them), an owner-only folder of this user's in the
-    temporary folder; the default when neither can be used (then no cache)."""
-    folder = default_cache_dir()
-    if _private_dir(folder) and _trusted(folder):
-        return folder
-    if hasattr(os, "getuid"):
-        spare = Path(tempfile.gettempdir()) / f"forsy-{os.getuid()}" / "kingfisher-rules"
-        if _private_dir(spare) and _trusted(spare):
-            return spare
-    return folder
+def _cache_folder(cache_dir: Path | None) -> Path | None:
+    """Where kingfisher will keep the compiled rules, made if needed: `cache_dir`, else the
+    default folder or, when kingfisher would not trust that one (a home or `~/.cache` writable
+    by a group, as umask 002 leaves them), an owner-only folder of this user's in the temporary
+    folder; None when there is none (then the rules are compiled without a cache)."""
+    candidates = [cache_dir] if cache_dir is not None else [default_cache_dir()]
+    if cache_dir is None and hasattr(os, "getuid"):
+        candidates.append(Path(tempfile.gettempdir()) / f"forsy-{os.getuid()}" / "kingfisher-rules")
+    return next((f for f in candidates if _private_dir(f) and _trusted(f)), None)
 
 
 def _compiled_mark(folder: Path, anchors: Path) -> Path:
@@ -198,8 +194,8 @@ def rules_state(cache_dir: Path | None = None) -> RulesState:
     """Whether building the engine will load compiled rules (`compiled`, under a second), compile
     them once for the next runs to load (`to_compile`, 10-20 s), or compile them on every run
     (`every_run`: no folder kingfisher would keep them in). Cheap: for saying so before a wait."""
-    folder = cache_dir or _usable_default()
-    if not (_private_dir(folder) and _trusted(folder)):
+    folder = _cache_folder(cache_dir)
+    if folder is None:
         return "every_run"
     try:
         return "compiled" if _compiled_mark(folder, _anchor_rules_file(folder)).exists() else "to_compile"

@@ -155,11 +155,7 @@ def _each_available() -> Iterator[Source]:
 def _names() -> Iterator[str]:
     """The registry's names in its order, the plugins' asked for only when they are reached."""
     yield from BUILTIN
-    seen = set(BUILTIN)
-    for name, _ in _plugins():
-        if name not in seen:
-            seen.add(name)
-            yield name
+    yield from (name for name in registry() if name not in BUILTIN)
 
 
 def read_head(path: Path) -> bytes:

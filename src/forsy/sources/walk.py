@@ -106,10 +106,15 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     session_dirs: set[str] = set()  # `<dir>/<stem>/` next to a found `<dir>/<stem>.<ext>`: its parts too
     shallow = [s for s in available if not getattr(s, "searches_below", False)]
     layout_failed: list[int] = []  # places in `not_searched` of a source's layout that failed
-    unreadable: list[Path] = []  # the folders the walk itself could not list
+    unreadable: list[Path] = []  # the folders that could not be listed (by a layout or by the walk), each once
     layout_dirs: list[Path] = []  # folders below a searched one where a source's layout failed
     layouts_entered: set[Path] = set()
-    said_unlisted: set[Path] = set()  # folders named as not listed (by a layout or by the walk)
+
+    def not_listed(folder: Path, why: str) -> None:
+        """A folder that could not be listed, named once whoever met it."""
+        if folder not in unreadable:
+            unreadable.append(folder)
+            out.not_searched.append((folder, f"not searched: {why}"))
 
     def structural(d: Path, asked: list[Source]) -> list[tuple[Source, Path]]:
         hits: list[tuple[Source, Path]] = []
@@ -135,10 +140,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     layout_dirs.append(at)
                 continue
             for folder, why in missed:  # below its layout, what it could not list: said with what it found
-                if folder not in said_unlisted:
-                    said_unlisted.add(folder)
-                    out.not_searched.append((folder, f"not searched: {why}"))
-                    unreadable.append(folder)
+                not_listed(folder, why)
             for f in offered:
                 key = Path(os.path.abspath(f))
                 if key in seen or not _is_its(src, f, available):
@@ -169,10 +171,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
             if depth == 0:
                 raise InputError("permission denied" if isinstance(err, PermissionError)
                                  else (err.strerror or str(err)), path=d) from None
-            if d not in said_unlisted:
-                said_unlisted.add(d)
-                out.not_searched.append((d, f"not searched: {err.strerror or err}"))
-                unreadable.append(d)
+            not_listed(d, err.strerror or str(err))
             continue
         if depth > 0:  # after the listing: a folder that cannot be listed is said once, above
             out.found.extend(structural(d, shallow))
