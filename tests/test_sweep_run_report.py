@@ -241,3 +241,36 @@ def test_a_file_ending_in_a_partial_line_is_remembered_up_to_its_last_newline(ro
     swp(store, root)
     st = store.file_states([str(root)])[str(notes)]
     assert (st.status, st.size, st.tail_offset, st.read_to) == ("ignored", 13, 0, 9)
+
+
+def test_a_copy_of_a_session_file_is_named_already_in_the_store(root: Path, store: Store) -> None:
+    """Two names, one session (the same bytes): one draft, and the copy is named with the
+    trace it read to and the file that trace was stored from, not counted silently."""
+    shutil.copy(root / "p" / "a.jsonl", root / "p" / "c.jsonl")
+    rep = swp(store, root)
+    assert (rep.counts.new, rep.counts.traced, rep.counts.traces_written) == (3, 3, 2)
+    [(path, tid, first)] = rep.already_stored
+    assert (path, first) == (str(root / "p" / "c.jsonl"), str(root / "p" / "a.jsonl"))
+    row = store.trace(tid)
+    assert row is not None and row.unit_path == first
+    assert rep.to_json()["already_stored"] == [{"path": path, "trace_id": tid, "stored_from": first}]
+    # the file rewritten with the same bytes: read again, its own trace already there
+    os.utime(root / "p" / "b.jsonl", (T - 10, T - 10))
+    again = swp(store, root, now=lambda: T + 5)
+    b = str(root / "p" / "b.jsonl")
+    assert (again.counts.rewritten, again.counts.traces_written) == (1, 0)
+    assert [(p, f) for p, _, f in again.already_stored] == [(b, b)]
+
+
+def test_the_sweep_summary_says_a_copy_made_no_new_draft(root: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from forsy.cli import app
+
+    shutil.copy(root / "p" / "a.jsonl", root / "p" / "c.jsonl")
+    res = CliRunner().invoke(app, ["sweep", str(root), "--store", f"sqlite:///{tmp_path / 'cli.db'}", "--now",
+                                   "--settle", "0"])
+    assert res.exit_code == 0, res.output
+    assert "1 already in the store; 2 draft(s) written" in res.stdout
+    assert (f"forsy: already in the store: {root / 'p' / 'c.jsonl'}: the same trace as "
+            in res.stderr) and f"(stored from {root / 'p' / 'a.jsonl'}); no new draft" in res.stderr

@@ -123,10 +123,11 @@ def _summary(report: SweepReport) -> None:
     faults = f" ({len(report.faults)} of them skipped for a fault, tried again next run)" if report.faults else ""
     left = f", {len(report.left_out)} left out" if report.left_out else ""
     idle = f", {c.skipped} with no work" if c.skipped else ""
+    known = f", {len(report.already_stored)} already in the store" if report.already_stored else ""
     say(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
         f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
         f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
-        f"{c.waiting} waiting, {c.failed} failed{faults}{left}{idle}; {c.traces_written} draft(s) written")
+        f"{c.waiting} waiting, {c.failed} failed{faults}{left}{idle}{known}; {c.traces_written} draft(s) written")
     for e in report.failures:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
     for f in report.faults:
@@ -139,6 +140,9 @@ def _summary(report: SweepReport) -> None:
         say(f"forsy: waiting: {_shown(p)}: {why}", err=True)
     for p, why in report.no_work:  # read once: not again until it changes
         say(f"forsy: no work: {_shown(p)}: {_shown(why)}", err=True)
+    for p, tid, first in report.already_stored:
+        said = "stored before from the same file" if first == p else f"stored from {_shown(first)}"
+        say(f"forsy: already in the store: {_shown(p)}: the same trace as {tid} ({said}); no new draft", err=True)
     if report.failure is not None:
         typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
                    + (f", run {report.run_id} is marked failed" if report.run_id is not None else ""), err=True)

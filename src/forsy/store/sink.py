@@ -17,6 +17,9 @@ class StoreSink:
     twice. A new trace of a session already in the store links the previous draft
     (`prior_trace_id`, a column of the store: trace.json itself is left as forsy wrote it).
 
+    `already` holds the ids of the traces it found stored already (a copy of a session file
+    under another name reads to the same trace), so the sweep can say why no draft was written.
+
     `files_read` collects the local path of every file the sessions were read from (a Claude
     session's subagent files too), so the sweep can watch them all.
     """
@@ -28,6 +31,7 @@ class StoreSink:
         self.run_id = run_id
         self.files_read: set[str] = set()
         self.written = 0
+        self.already: list[str] = []
 
     def write(self, assembled: Assembled, session: Session) -> str:
         self.files_read.update(f.abs_path for f in session.files)
@@ -50,6 +54,8 @@ class StoreSink:
             from .queue_rules import dismiss_matching
 
             dismiss_matching(self.store, now=self.now, trace_ids=[t.trace_id])  # the queue's rules, remembered
+        else:
+            self.already.append(t.trace_id)
         return t.trace_id
 
 

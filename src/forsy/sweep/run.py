@@ -90,6 +90,9 @@ class SweepReport:
     failures: list[ErrorRow] = field(default_factory=list)  # this run's
     waiting: list[tuple[str, str]] = field(default_factory=list)  # (session file, why)
     no_work: list[tuple[str, str]] = field(default_factory=list)  # (session file, why): read, no draft made
+    # (session file, trace id, the file that trace was stored from): read, and its trace was in the
+    # store already (a copy under another name, a file rewritten with the same bytes)
+    already_stored: list[tuple[str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
     # what could not be looked at (folders, files): skipped, tried again next run; with since when
@@ -119,7 +122,9 @@ class SweepReport:
                            for f in self.faults],
                 "left_out": [{"path": p, "reason": r} for p, r in self.left_out],
                 "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting],
-                "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work], "warnings": self.warnings,
+                "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work],
+                "already_stored": [{"path": p, "trace_id": t, "stored_from": f} for p, t, f in self.already_stored],
+                "warnings": self.warnings,
                 "exit_code": self.exit_code}
 
 
@@ -474,6 +479,9 @@ class _Sweep:
         self.hold.maybe("committed")
         self.c.bytes_read += main.size + sum(on_disk[m].size for m in members if m in on_disk)
         self.c.traces_written += sink.written
+        for tid in sink.already:
+            row = self.store.trace(tid)
+            self.report.already_stored.append((unit.path, tid, row.unit_path if row is not None else "?"))
         if status == "skipped":
             self.c.skipped += 1
             self.report.no_work.append((unit.path, next((o.message for o in outcomes if o.message),
