@@ -13,7 +13,7 @@ import typer.main
 import typer.testing
 
 from forsy.cli import app
-from forsy.cli._output import plain_metavars
+from forsy.cli._output import flowing_help, plain_metavars
 
 
 def commands() -> list[list[str]]:
@@ -52,6 +52,39 @@ def test_help_names_no_python_type(words: list[str], capsys: pytest.CaptureFixtu
     shown = capsys.readouterr().out
     assert "Usage: forsy " + " ".join(words) in shown
     assert not PYTHON_TYPE.search(shown), PYTHON_TYPE.findall(shown)
+
+
+def _help(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    command = typer.main.get_command(app)
+    plain_metavars(command)  # as `forsy` runs it (cli.main)
+    flowing_help(command)
+    with pytest.raises(SystemExit) as done:
+        command([*words, "--help"], prog_name="forsy", standalone_mode=True)
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("words", ALL, ids=lambda w: " ".join(w))
+def test_the_usage_line_writes_arguments_as_click_does(words: list[str], capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`SOURCES...` for a required argument, `[PATHS...]` for an optional one: never typer's
+    `{SOURCES...}...` (braces, and a second ellipsis after the metavar's own)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    [usage] = [line for line in _help(words, capsys).splitlines() if "Usage: forsy" in line]
+    assert "{" not in usage and "...." not in usage and "...]..." not in usage, usage
+
+
+def test_a_paragraph_of_help_is_wrapped_by_the_terminal_not_where_the_source_was(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A docstring paragraph wrapped at the source's width came out with its line breaks kept:
+    ragged at 80 columns, cut mid-sentence at 200."""
+    monkeypatch.setenv("COLUMNS", "200")
+    wide = _help(["dataset", "build"], capsys)
+    assert "is retraced, and its rows (partitioned by agent and month) and the dataset card are written" in wide
+    monkeypatch.setenv("COLUMNS", "80")
+    for line in _help(["validate"], capsys).splitlines():
+        if line.strip().startswith("Counts use the words"):
+            assert len(line.rstrip()) > 70, line  # filled to the width, not cut where the source was
 
 
 def test_help_as_printed_by_the_forsy_command_names_no_python_type() -> None:

@@ -136,6 +136,20 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def flowing_help(command: Any) -> None:
+    """Each paragraph of the help of `command` (a click command or group, recursively) as one
+    line, for the terminal to wrap: help shows a docstring's own line breaks, so a paragraph
+    wrapped for the source came out ragged on a narrower terminal. A paragraph led by click's
+    `\\b` (keep as written) is left as it is."""
+    import inspect
+
+    for sub in getattr(command, "commands", {}).values():
+        flowing_help(sub)
+    if command.help:
+        paragraphs = inspect.cleandoc(command.help).split("\n\n")
+        command.help = "\n\n".join(p if p.startswith("\b") else " ".join(p.split("\n")) for p in paragraphs)
+
+
 # what help shows for a value of each Python type: a word a person reads, never `<list[Path]>`
 _METAVARS = {"str": "TEXT", "int": "N", "float": "NUMBER", "Path": "PATH", "path": "PATH", "datetime": "TIME"}
 
@@ -161,6 +175,9 @@ def plain_metavars(command: Any) -> None:
             p.display_type_rich = lambda ctx: None  # its name says what it is: TRACE, PATHS...
             if p.metavar is None:
                 p.metavar = str(p.name).upper() + ("..." if p.nargs != 1 else "")
+            # the usage line as click writes it (`SOURCES...`, `[PATHS...]`), not typer's
+            # `{SOURCES...}...` (braces for required, and a second ellipsis after the metavar's)
+            p._usage_display_name = (lambda m=p.metavar, req=p.required: m if req else f"[{m}]")
         if p.metavar is not None or not hasattr(p, "display_type"):
             continue
         if getattr(p, "is_flag", False):

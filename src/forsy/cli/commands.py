@@ -15,7 +15,7 @@ from ..sources.titles import supported
 from ..version import __version__
 from ._check import schema, validate, verify
 from ._ls import ls
-from ._output import STATE, DebugOpt, friendly, plain_metavars, quiet_stdout
+from ._output import STATE, DebugOpt, flowing_help, friendly, plain_metavars, quiet_stdout
 from ._retrace import retrace
 from .dataset import dataset_app
 from .export import export_cmd
@@ -83,6 +83,7 @@ def main() -> None:
 
     command = typer.main.get_command(app)
     plain_metavars(command)  # help in words, not Python types
+    flowing_help(command)  # paragraphs the terminal wraps
     try:
         command(prog_name="forsy")
     except BrokenPipeError:
