@@ -8,11 +8,15 @@ FIFO is refused."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
 from _paths import SAMPLES
 from forsy.errors import InputError, UnsupportedFormat
@@ -39,6 +43,14 @@ def test_a_file_goes_to_the_source_whose_sniff_takes_it(tmp_path: Path) -> None:
     (b"caf\xe9 au lait\n", "starts with 'caf\ufffd au lait'"),  # not UTF-8: replaced, not refused
     (b"   \n\t\n", "starts with ''"),  # blanks only
     (b" " * 195 + b"abcdefghijkl", "starts with 'abcde'"),  # the first 200 bytes are looked at
+    # a log compressed for keeping: which compression, and how to give forsy the log
+    (gzip.compress(b'{"type":"user"}\n'), "gzip-compressed: decompress it first, e.g. gunzip -k FILE"),
+    (zstandard.ZstdCompressor().compress(b'{"type":"user"}\n'),
+     "zstd-compressed: decompress it first, e.g. zstd -d FILE"),
+    (bz2.compress(b'{"type":"user"}\n'), "bzip2-compressed: decompress it first, e.g. bunzip2 -k FILE"),
+    (lzma.compress(b'{"type":"user"}\n'), "xz-compressed: decompress it first, e.g. unxz -k FILE"),
+    (b"PK\x03\x04" + b"\x00" * 26, "zip-compressed: decompress it first, e.g. unzip FILE"),
+    (b"\x1f\x8c not gzip", "starts with '\ufffd not gzip'"),  # one byte off: not gzip (\x1f is blank to strip)
 ])
 def test_a_file_no_source_takes_is_refused_saying_what_was_seen(tmp_path: Path, data: bytes, seen: str) -> None:
     f = tmp_path / "x.log"

@@ -180,9 +180,23 @@ def detect(path: Path) -> Source:
     )
 
 
+# archives and compressed files by their first bytes, with the command that gives the log back
+_PACKED: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x1f\x8b", "gzip", "gunzip -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstd -d"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"PK\x03\x04", "zip", "unzip"),
+    (b"7z\xbc\xaf\x27\x1c", "7z", "7z x"),
+)
+
+
 def describe_head(head: bytes) -> str:
     if not head:
         return "empty file"
+    for magic, kind, command in _PACKED:
+        if head.startswith(magic):
+            return f"{kind}-compressed: decompress it first, e.g. {command} FILE"
     if b"\x00" in head[:1024] and not head.lstrip().startswith((b"{", b"[")):
         return "binary data"
     text = head[:200].decode("utf-8", "replace").strip().splitlines()
