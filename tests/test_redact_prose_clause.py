@@ -43,3 +43,39 @@ KEPT = [
 @pytest.mark.parametrize("text", KEPT)
 def test_times_words_and_other_sentences_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+# A password a person typed is often lower-case letters and digits: right after the word for
+# it, or after its verb, it is masked too (it was not: only mixed-case or symbol-bearing values)
+TYPED = "hunter2butlonger9"
+
+TYPED_MASKED = [
+    f"we used password {TYPED} for deploy",
+    f"my password {TYPED}",
+    f"the password is {TYPED}.",
+    f"the db password changed to {TYPED}",
+    f"The password for user bob has been set to {TYPED}.",
+    f"the passphrase: {TYPED}",
+    f"the password for ubuntu2204 is {TYPED}",  # the host's name is not taken for the password
+]
+
+
+@pytest.mark.parametrize("text", TYPED_MASKED)
+def test_a_typed_lower_case_password_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert TYPED not in out and "[CREDENTIAL_1]" in out, out
+    assert "ubuntu2204" in out or "ubuntu2204" not in text
+
+
+TYPED_KEPT = [
+    "password hashing with argon2id",  # a hash's name: short
+    "password sha256 digest",
+    "the password column is utf8mb4",
+    "password reset for account12345 requested",  # a word between: not the password's place
+    "my password manager holds server2204 logins",
+]
+
+
+@pytest.mark.parametrize("text", TYPED_KEPT)
+def test_names_and_numbers_near_the_word_stay(text: str) -> None:
+    assert Redactor().redact(text) == text

@@ -62,7 +62,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         label = end < len(text) and text[end] in ":="
         if label:
             end += 1  # "password: X", "token=X" (assignments are read first; this is prose)
-        named, start, clause = 0, end, False
+        named, start, clause, near = 0, end, False, True
         for _ in range(7):
             while end < len(text) and text[end] in " \t":
                 end += 1
@@ -84,6 +84,7 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             token = m.group()
             low = token.lower().rstrip(":")
             if low in _FILLER:
+                near = near and low in _VERBS
                 end = m.end()
                 continue
             value = token.rstrip(_TRAILING)
@@ -91,9 +92,10 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 break  # a flag (`secret generic api --from-literal=k=X`): a command, not prose
             if named < 2 and token.isalpha() and token.islower():
                 named += 1  # "for deploy", "the staging db": up to two plain words, then the value
+                near = False
                 end = m.end()
                 continue
-            if _prose_value(word, value):
+            if _prose_value(word, value, typed=near):
                 done = end + len(value)
                 yield Hit(end, done, CREDENTIAL, "prose-secret")
             else:
@@ -106,9 +108,27 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             yield later
 
 
-def _prose_value(word: str, value: str) -> bool:
-    ok = _token_like(value) if word in _PROSE_TOKEN_WORDS else password_like(value) or mixed_case_literal(value)
+def _prose_value(word: str, value: str, *, typed: bool = False) -> bool:
+    """`typed`: the value stands right after the word or its verb ("password X", "the password
+    is X", "password: X"), where a password a person typed is one too (`typed_password`)."""
+    if word in _PROSE_TOKEN_WORDS:
+        ok = _token_like(value)
+    else:
+        ok = password_like(value) or mixed_case_literal(value) or (typed and typed_password(value))
     return ok and not pathish(value) and not code_like(value) and _TIME.match(value) is None
+
+
+# what may stand between a word for a password and the password itself, for `typed_password`
+_VERBS = frozenset({"is", "was", "are", "now", "still", "to", "=", ":", "-", "->", "=>", "is:"})
+_TYPED = re.compile(r"[a-z0-9]{10,64}")
+
+
+def typed_password(value: str) -> bool:
+    """A password as people make them, lower-case letters and digits (`hunter2butlonger9`,
+    `qwerty123456`): long enough (10+) not to be a hash's or a version's name (`sha256`,
+    `argon2id`, `utf8mb4`), with 3+ letters and 2+ digits (not a number, not a word)."""
+    return (_TYPED.fullmatch(value) is not None and sum(c.isdigit() for c in value) >= 2
+            and sum(c.isalpha() for c in value) >= 3)
 
 
 _TIME = re.compile(r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?(?:\D|$)")  # "rotated at: 2024-05-01T10:22Z"
@@ -128,7 +148,7 @@ def _clause_value(text: str, pos: int, word: str) -> Hit | None:
     end = stop.start() if stop is not None else min(len(text), pos + _CLAUSE)
     for m in _INTRODUCER.finditer(text, pos, end + 1):
         value = m["v"].rstrip(_TRAILING)
-        if _prose_value(word, value):
+        if _prose_value(word, value, typed=True):  # right after its verb ("has been set to X")
             return Hit(m.start("v"), m.start("v") + len(value), CREDENTIAL, "prose-secret")
     return None
 
