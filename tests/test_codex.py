@@ -526,6 +526,50 @@ def test_forked_subagent_is_linked_by_the_spawn_output_codex_copies_into_it(tmp_
     assert s.quality.missing_results == 0
 
 
+def test_a_forked_agents_copy_without_the_parents_usage_records_is_all_set_aside(tmp_path: Path) -> None:
+    """The parent's file holds a usage record after each model response; the forked agent's
+    copy leaves them out and marks inherited messages. The parent's call made before one was
+    read as the subagent's own (a second spawn_agent step, the parent's output as its marker)."""
+    cid = "44444444-4444-4444-8444-444444444444"
+    usage = {"usage": {"input_tokens": 90, "output_tokens": 5}}
+    spawn = {"type": "function_call", "name": "spawn_agent", "call_id": "call_fs",
+             "arguments": '{"message":"fix","fork_context":true}'}  # fmt: skip
+    parent = [
+        *parent_records()[:5],
+        env("2026-03-01T10:00:03.500Z", "token_usage_record", usage),
+        env("2026-03-01T10:00:04.000Z", "response_item", {"type": "function_call_output", "call_id": "c1",
+                                                          "output": "a"}),
+        env("2026-03-01T10:00:05.000Z", "response_item", msg("assistant", "delegating")),
+        env("2026-03-01T10:00:05.500Z", "token_usage_record", usage),
+        env("2026-03-01T10:00:06.000Z", "response_item", spawn),
+        env("2026-03-01T10:00:09.000Z", "response_item",
+            {"type": "function_call_output", "call_id": "call_fs", "output": "{}"}),
+    ]  # fmt: skip
+    own = {"id": cid, "forked_from_id": PID, "timestamp": "2026-03-01T10:00:06.500Z",
+           "source": {"subagent": {"thread_spawn": {"parent_thread_id": PID, "depth": 1}}}}
+    copy = [dict(r, timestamp="2026-03-01T10:00:06.600Z") for r in parent[:10] if r["type"] != "token_usage_record"]
+    for r in copy:
+        if r["type"] == "response_item" and r["payload"].get("type") == "message":
+            r["metadata"] = {"inherited_user_message": True}
+    child = [
+        env("2026-03-01T10:00:06.500Z", "session_meta", own), *copy,
+        env("2026-03-01T10:00:06.700Z", "response_item",
+            {"type": "function_call_output", "call_id": "call_fs", "output": "You are the forked agent."}),
+        env("2026-03-01T10:00:07.000Z", "response_item",
+            {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"ls"}', "call_id": "c2"}),
+        env("2026-03-01T10:00:08.000Z", "response_item",
+            {"type": "function_call_output", "call_id": "c2", "output": "b"}),
+    ]  # fmt: skip
+    p = write(tmp_path / f"rollout-a-{PID}.jsonl", parent)
+    write(tmp_path / f"rollout-b-{cid}.jsonl", child)
+    s = read(p)
+    sub = [(e.kind, e.text) for e in s.events if e.actor == f"subagent:{cid}"]
+    assert sub == [("tool_call", None), ("tool_result", "b")]
+    [marker] = [e for e in s.events if e.kind == "note" and inf(e).subtype == "forked_spawn_output"]
+    assert marker.text == "You are the forked agent." and lnk(marker).parent_call_id == "call_fs"
+    assert [e.call_id for e in s.events if e.kind == "tool_call"] == ["c1", "call_fs", "c2"]
+
+
 def test_event_msg_stands_in_when_its_response_item_is_absent(tmp_path: Path) -> None:
     meta = env("2026-03-01T10:00:00.000Z", "session_meta", {"id": PID})
     recs = [

@@ -204,6 +204,33 @@ def test_the_copy_matches_record_by_record_skipping_only_what_codex_drops() -> N
     assert copied_end(recs(a), 1, recs(a)) == 1
 
 
+def test_a_forked_agents_copy_lacks_what_spawning_it_leaves_out() -> None:
+    """Spawning an agent with the parent's full history copies it without usage records,
+    retained context, risk scores, realtime items and `agent_message` items, may write the
+    developer instructions anew, and marks inherited messages (`metadata`): none of these ends
+    the copy, so the parent's calls are never read as the subagent's own."""
+    def recs(*specs: tuple[str, dict[str, Any]]) -> list[Rec]:
+        return [rec(i, k, **p) for i, (k, p) in enumerate(specs)]
+
+    a, b = ("response_item", {"type": "message", "text": "a"}), ("response_item", {"type": "message", "text": "b"})
+    dropped = [("token_usage_record", {"usage": {"input_tokens": 9}}), ("retained_context", {"answers": []}),
+               ("security_risk_score", {"score": 1}), ("realtime_item", {"item": {}}),
+               ("response_item", {"type": "agent_message", "content": []})]
+    for d in dropped:
+        assert copied_end(recs(a, b), 0, recs(a, d, b)) == 2, d
+    dev = ("response_item", {"type": "message", "role": "developer", "content": [{"text": "parent's"}]})
+    dev_anew = ("response_item", {"type": "message", "role": "developer", "content": [{"text": "the fork's"}]})
+    assert copied_end(recs(dev_anew, a), 0, recs(dev, a)) == 2
+    user_anew = ("response_item", {"type": "message", "role": "user", "content": [{"text": "other"}]})
+    assert copied_end(recs(user_anew, a), 0, recs(dev, a)) == 0  # only instructions may differ
+    inherited = recs(("response_item", {"type": "message", "text": "a, as the fork holds it"}), b)
+    inherited[0].harness = {"inherited_user_message": True}
+    assert copied_end(inherited, 0, recs(a, b)) == 1  # a copy by the harness's word; then `b` is not `a`
+    assert copied_end([inherited[0], *recs(a, b)[0:1]], 0, recs(a, b)) == 2
+    inherited[0].harness = {"inherited_user_message": False}
+    assert copied_end(inherited, 0, recs(a, b)) == 0
+
+
 def test_a_parent_archived_or_a_fork_archived_is_found_beside_the_sessions(tmp_path: Path) -> None:
     """`codex` archives a thread by moving its file from sessions/YYYY/MM/DD/ to the flat
     archived_sessions/ folder beside sessions/: a fork's parent may be there, or the fork."""

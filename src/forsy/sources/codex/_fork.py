@@ -10,8 +10,10 @@ of (or after) the copy. The rule used here, in order:
 2. the parent's rollout file can be found (same directory, or the `sessions/` tree it is
    in and the `archived_sessions/` folder beside it, where `codex` moves an archived
    thread, or the read root): the copy is the run of records equal (type and payload) to
-   the parent's records in order; records Codex does not write again (ghost snapshots,
-   event_msg) may be missing from the copy;
+   the parent's records in order; records Codex does not write again (`_NOT_COPIED`: ghost
+   snapshots, event_msg, and what spawning a forked agent leaves out of its copy) may be
+   missing from the copy; a developer message may be written anew in it; a record the
+   harness marks inherited (`metadata.inherited_user_message`) is a copy whatever it holds;
 3. otherwise the extent of the copy cannot be known: nothing is skipped and a warning
    says where the copy begins.
 """
@@ -70,15 +72,33 @@ def own_start(lf: LoadedFile, meta: Rec | None, session: Session, find_parent: F
     return ForkInfo(first, parent_id, "unresolved")
 
 
+# Records of the parent a copy may lack: events and ghost snapshots are never written again,
+# and a forked agent's copy leaves out usage records, retained context, risk scores, realtime
+# items and `agent_message` items (codex-rs core, spawning an agent with its full history)
+_NOT_COPIED_KINDS = frozenset({"event_msg", "token_usage_record", "retained_context", "security_risk_score",
+                               "realtime_item"})
+_NOT_COPIED_ITEMS = frozenset({"ghost_snapshot", "agent_message"})
+
+
+def _not_copied(p: Rec) -> bool:
+    return p.kind in _NOT_COPIED_KINDS or (p.kind == "response_item" and p.sub in _NOT_COPIED_ITEMS)
+
+
+def _developer(r: Rec) -> bool:
+    return r.kind == "response_item" and r.sub == "message" and r.payload.get("role") == "developer"
+
+
 def copied_end(child: list[Rec], start: int, parent: list[Rec]) -> int:
     i, j = start, 0
     while i < len(child) and j < len(parent):
         c, p = child[i], parent[j]
-        if c.kind == p.kind and c.payload == p.payload:
-            i += 1
+        if (c.kind == p.kind and c.payload == p.payload) or (_developer(c) and _developer(p)):
+            i += 1  # the same record; or the instructions, which a fork may write anew
             j += 1
-        elif p.kind == "event_msg" or (p.kind == "response_item" and p.sub == "ghost_snapshot"):
+        elif _not_copied(p):
             j += 1
+        elif c.harness is not None and c.harness.get("inherited_user_message") is True:
+            i += 1  # the harness says it is the parent's, though the parent's file does not hold it so
         else:
             break
     return i
