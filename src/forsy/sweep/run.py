@@ -90,8 +90,7 @@ class SweepReport:
     failures: list[ErrorRow] = field(default_factory=list)  # this run's
     waiting: list[tuple[str, str]] = field(default_factory=list)  # (session file, why)
     no_work: list[tuple[str, str]] = field(default_factory=list)  # (session file, why): read, no draft made
-    # (session file, trace id, the file that trace was stored from): read, and its trace was in the
-    # store already (a copy under another name, a file rewritten with the same bytes)
+    # (session file, trace id, the file it was stored from): read, its trace in the store already
     already_stored: list[tuple[str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
@@ -122,9 +121,8 @@ class SweepReport:
                            for f in self.faults],
                 "left_out": [{"path": p, "reason": r} for p, r in self.left_out],
                 "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting],
-                "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work],
+                "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work], "warnings": self.warnings,
                 "already_stored": [{"path": p, "trace_id": t, "stored_from": f} for p, t, f in self.already_stored],
-                "warnings": self.warnings,
                 "exit_code": self.exit_code}
 
 
