@@ -65,6 +65,12 @@ _RULES: tuple[Rule, ...] = (
     Rule("R-call/gemini-stopped", "Gemini CLI: the shell tool's result opens with the CLI's words for a command it "
          "stopped (its timeout exceeded, or cancelled by the user before it could complete): the call failed, "
          "whatever its status."),
+    Rule("R-call/gemini-subagent-failed", "Gemini CLI: a subagent call's result opens with the CLI's words for a "
+         "run that did not complete its task: 'Subagent '<name>' failed. Error: …' (the run threw; written as a "
+         "success with no error, on purpose), or 'Subagent '<name>' finished.' (the browser agent's 'Browser agent "
+         "finished.') then 'Termination Reason: R' with R other than GOAL (MAX_TURNS, TIMEOUT, ERROR, "
+         "ERROR_NO_COMPLETE_TASK_CALL: stopped early); <name> is the agent the call ran (the tool's name or its "
+         "agent_name argument): the call failed, whatever its status."),
     Rule("R-call/qwen-shell-stopped", "Qwen Code: the shell tool's result opens with 'Command timed out after Nms "
          "before it could complete.' (its words for a command it stopped; a user's cancel is Gemini CLI's words, "
          "R-call/gemini-stopped): the call failed, whatever its status."),

@@ -204,6 +204,9 @@ def _no_work_reason(s: Session) -> str:
         return "no record of the file could be read"
     if any(w.code == "warmup-only" for w in s.warnings):
         return "a Warmup stub (cache priming), not work"
+    elsewhere = next((w for w in s.warnings if w.code == "work-elsewhere"), None)
+    if elsewhere is not None:  # a reader's word: the work is kept where it does not read (its message says)
+        return elsewhere.message
     return "the log holds no work (no messages, calls or commands)"
 
 

@@ -1,9 +1,11 @@
 """Large tool outputs Gemini CLI saved beside its chats, read back.
 
 An output over the limit is cut for the model (fileUtils.ts formatTruncatedToolOutput: "Output
-too large. Showing first … For full output see: <file>"), and an old one is masked to make room
-(toolOutputMaskingService.ts: "Full output available at: <file>"); the whole output is in
-`<project>/tool-outputs/session-<id>/<tool>_<call>.txt` (saveTruncatedToolOutput). The file is
+too large. Showing first … For full output see: <file>"; from 2026 context/toolDistillationService.ts
+and context/truncation.ts: the cut text, then "\n\nFull output saved to: <file>"), and an old one
+is masked to make room (toolOutputMaskingService.ts: "Full output available at: <file>"); the
+whole output is in `<project>/tool-outputs/session-<id>/<tool>_<call>.txt`
+(saveTruncatedToolOutput; the distiller's `session-` folder is named by its prompt id). The file is
 looked for beside the chats only, by the written path's last two parts (it was written where
 the CLI ran): a path a log names elsewhere is never opened.
 """
@@ -20,7 +22,9 @@ from .. import ReadContext
 from ..lines import read_bytes, sha256, source_name
 from ._logs import PROJECT_LOGS
 
-SAVED = re.compile(r"(?:For full output see|Full output available at): ([^\r\n]+?)[ \t]*$", re.M)
+# the writers' words before the file's path (module docstring), the path to the end of its line
+SAVED = re.compile(r"(?:For full output see|Full output available at|Full output saved to): ([^\r\n]+?)[ \t]*$",
+                   re.M)
 FOLDER = "tool-outputs"
 
 

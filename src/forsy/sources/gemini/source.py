@@ -12,8 +12,9 @@ message is one `Evidence` (its exact bytes) and gives (the table in docs/sources
 * `type: "gemini"`: reasoning per thought (`subject`, `description`, parts marked `thought`),
   `agent_text` for `content`, then per `toolCalls` entry a `tool_call` (exact `name`, `args`,
   own `timestamp`) and a `tool_result` (`functionResponse.response.output` or `.error`;
-  failed when `status` is not "success" or the shell tool says `Exit Code: N`, N ≠ 0; a call the
-  person declined is a rejection). Calls of one message share a group. `model` and `tokens`
+  failed when `status` is not "success", the shell tool says `Exit Code: N`, N ≠ 0, or a
+  subagent's says it failed or stopped short (`_agent_outcome`); a call the person declined is
+  a rejection). Calls of one message share a group. `model` and `tokens`
   feed the session facts;
 * `type: "info"` `Request cancelled.`: an interrupt; `type: "error"` `[API Error: …]`: an
   error step; other info / warning / error messages: notes; other types: unknown, reported.
@@ -54,6 +55,7 @@ from ..json_doc import read_object_array
 from ..lines import HEAD, inside, read_bytes, sha256, sniff_file, sniffed, source_name
 from ..listing import files_below
 from . import _jsonl, _turns
+from ._agent_outcome import subagent_outcome
 from ._logs import PROJECT_LOGS, _chat_id, _log_ids, _merge_logs, _new_session, _read_logs
 from ._parts import asked_at, part_at, part_texts, response_id
 from ._project import project_root
@@ -588,6 +590,7 @@ class _Chat:
             info.rejected = True
             s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
         failed = shell_outcome(name, text, failed, info)
+        failed = subagent_outcome(name, args, text, failed, info)
         self.s.events.append(Event("tool_result", "agent", c_ts or ts, refs, text=text, call_id=call_id, tool=name,
                                    is_error=failed, ts_ref=Ref(rec.ev.id, ts_ptr) if (c_ts or ts) else None,
                                    info=info))

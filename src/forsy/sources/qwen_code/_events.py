@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...evidence import Event, Ref, Session, pointer
-from ...payloads import NoteInfo, ResultInfo
+from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
 from ..gemini import part_texts, response_id
 from ._shell import qwen_shell_outcome
@@ -275,6 +275,11 @@ class Transcript:
                      info=NoteInfo(subtype="turn_cancelled", reason="cancelled"))
             s.mark(rec.ev.id, "metadata", "interrupt (termination_reason)")
             return
+        if sub == "turn_result" and payload.get("state") == "error":
+            self._turn_error(rec, _dict(payload.get("error")))
+            return
+        if sub == "managed_session_event_v1":
+            self._managed(_dict(d.get("managedSession")))
         if sub == "custom_title" and _str(payload.get("customTitle")):
             s.meta.extra["title"] = payload["customTitle"]
         if sub == "parent_session" and _str(payload.get("parentSessionId")):
@@ -288,3 +293,21 @@ class Transcript:
                    rec.ev.source, rec.ev.line)
             return
         s.mark(rec.ev.id, mark[0], mark[1], str(sub))
+
+    def _turn_error(self, rec: Record, err: dict[str, Any]) -> None:
+        """A turn that failed (`turn_result` of state `error`, its `error` as normalizeTurnResultError
+        writes it: `message`, `code` when the error had one): an error step, as a failed model call
+        is elsewhere, its text the message then the code, each cited."""
+        said = [(f"/systemPayload/error/{k}", err[k]) for k in ("message", "code") if _str(err.get(k))]
+        ev = self._ev("agent_text", rec, said[0][0] if said else "/systemPayload/state",
+                      text="\n".join(t for _, t in said) or None, info=MessageInfo(api_error=True))
+        ev.refs += [Ref(rec.ev.id, ptr) for ptr, _ in said[1:]]
+
+    def _managed(self, event: dict[str, Any]) -> None:
+        """Count a managed session's events and the messages among them: their content is kept by
+        reference (`contentRef`) in Qwen Code's managed-session store, not in this file (source.py
+        says so, or refuses the session)."""
+        q = self.s.quality.extra
+        q["managed_events"] = q.get("managed_events", 0) + 1
+        if event.get("kind") == "message.committed":
+            q["managed_messages"] = q.get("managed_messages", 0) + 1

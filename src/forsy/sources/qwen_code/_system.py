@@ -3,9 +3,10 @@ work, and how the ledger names the others.
 
 Read as events elsewhere (`_events`): `slash_command` invocations (the typed command),
 `chat_compression` (the summary: a compaction), `at_command`, `background_task_completed` and
-`agent_launch_prompt` (notes), `turn_result` of a cancelled turn (an interrupt). The rest are
-session facts (`metadata`) or bookkeeping that carries no work (`set_aside`, by a rule named in
-docs/rules.md).
+`agent_launch_prompt` (notes), `turn_result` of a cancelled turn (an interrupt) or of a failed
+one (an error step). The rest are session facts (`metadata`) or bookkeeping that carries no work
+(`set_aside`, by a rule named in docs/rules.md); a managed session's records hold their content
+by reference in a store forsy does not read (`MANAGED`; the source warns, or refuses the session).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ BOOKKEEPING = "Qwen Code bookkeeping carries no work"
 SNAPSHOTS = "file snapshots carry no work"
 FORK_COPY = "a fork's copy of its parent's history"  # the rule Codex and Claude Code name it by
 REWIND_WHY = "a rewind: the turns after the point it returns to were taken back (read, flagged abandoned)"
+MANAGED = ("a managed session's record: its content is kept by reference in Qwen Code's managed-session store, "
+           "which forsy does not read")
 
 SYSTEM: dict[str, tuple[LedgerHeading, str]] = {
     "custom_title": ("metadata", "title"),
@@ -50,9 +53,9 @@ SYSTEM: dict[str, tuple[LedgerHeading, str]] = {
     "session_sources_snapshot": ("set_aside", BOOKKEEPING),
     "omni_recall": ("set_aside", BOOKKEEPING),
     "user_text_elements": ("set_aside", BOOKKEEPING),
-    "managed_session_header_v1": ("set_aside", BOOKKEEPING),
-    "managed_session_event_v1": ("set_aside", BOOKKEEPING),
-    "managed_session_commit_v1": ("set_aside", BOOKKEEPING),
+    "managed_session_header_v1": ("set_aside", MANAGED),
+    "managed_session_event_v1": ("set_aside", MANAGED),
+    "managed_session_commit_v1": ("set_aside", MANAGED),
 }
 
 

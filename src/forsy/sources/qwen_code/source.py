@@ -50,7 +50,9 @@ The history is the `parentUuid` chain from the file's last record (`_graph`); th
 (what a `/rewind` took back) is read and flagged abandoned. A record written again byte for byte
 is a duplicate. The session's facts: `sessionId`, `version`, `cwd`, `gitBranch` and the first
 `timestamp` of the records; the title (`custom_title`), the parent session of a sub-session.
-Not in the format: the system prompt, the tools offered.
+Not in the format: the system prompt, the tools offered. A managed session (the managed engine:
+`managed_session_*` records) keeps its messages by reference in Qwen Code's managed-session store,
+which forsy does not read: said, and no trace made when it holds nothing else (`_managed`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...evidence import Quality, Ref, Session, SessionMeta, SourceFile
+from ...payloads import MessageInfo
 from .. import ReadContext
 from .._records import Record, iter_jsonl
 from .._threads import read_thread
@@ -177,6 +180,7 @@ class QwenCodeSource:
                 subs.append(sub)
         if subs:
             place(s, subs)
+        _managed(s, path)
         return [s]
 
 
@@ -258,6 +262,28 @@ def _facts(recs: list[Record], s: Session) -> None:
             m.git_branch = d["gitBranch"]
         if isinstance(d.get("timestamp"), str) and m.started_at is None:
             m.started_at, m.started_at_ref = d["timestamp"], Ref(r.ev.id, "/timestamp")
+
+
+def _managed(s: Session, path: Path) -> None:
+    """A managed session (`session_execution_engine` `managed`; managed-session-records.ts): the
+    file holds its events (`managed_session_event_v1`), a message committed naming its content by
+    reference (`contentRef`) in Qwen Code's managed-session store, not its words. With no work of
+    its own besides (a history imported before it became managed is read), no trace is made of it,
+    saying why ("no work" would not be true). Else the trace lacks those messages: said."""
+    n = s.quality.extra.get("managed_messages", 0)
+    if not n:
+        return
+    why = (f"{n} message(s) of this Qwen Code managed session are stored by reference (contentRef) in Qwen Code's "
+           "managed-session store, which forsy does not read")
+    # a failed turn's error step (turn_result) is no message: alone it would be a trace of one error
+    own = [e for e in s.events if e.kind in ("user", "agent_text", "tool_call")
+           and not (isinstance(e.info, MessageInfo) and e.info.api_error)]
+    where = s.files[0].path if s.files else None
+    if not own:  # skipped with this reason (run.session), read again only when the file changes
+        s.warn("work-elsewhere", f"{why}; the file holds no message of its own, so no trace is made of it", where)
+        s.events = []
+        return
+    s.warn("managed-session", f"{why}: they are not in the trace", where)
 
 
 def _missing_results(t: Transcript, s: Session, name: str) -> None:
