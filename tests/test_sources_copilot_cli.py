@@ -12,6 +12,7 @@ from typing import Any
 
 from _paths import SAMPLES
 from forsy.models import Manifest
+from forsy.payloads import CallInfo
 from forsy.run import RetraceOptions, retrace
 from forsy.sources import ReadContext, available, detect
 from forsy.sources.copilot_cli import CopilotCliSource
@@ -292,3 +293,68 @@ def test_report_intent_is_a_note_of_the_intent_not_a_step(tmp_path: Path) -> Non
             "reported is a note", 2) in rules
     assert ("metadata", "tool.execution_start", "report_intent's start: the intent it reported is a note", 1) in rules
     assert m.counts["intents"] == 4  # type: ignore[index]
+
+
+def test_the_providers_own_tool_calls_are_read_and_the_rest_warned(tmp_path: Path) -> None:
+    """`assistant.message`'s `serverTools` (github/copilot-sdk's generated session-events.ts,
+    AssistantMessageServerTools: `{provider, items?, rawContentBlocks?}`, kept verbatim): an
+    OpenAI `web_search_call` item is a search whose results stay with the provider; Anthropic's
+    `server_tool_use` blocks are calls, each `*_tool_result` naming one its result (failed when
+    its content is an error). Any other item is counted and warned; a message of nothing else is
+    set aside as such. The provider ran them before the words that follow from them, in its own
+    loop (no parallel group)."""
+    search = [{"type": "web_search_result", "url": "https://example.org/libfoo", "title": "libfoo 2.3"}]
+    log = Log()
+    log.emit("session.start", {"sessionId": SID, "copilotVersion": "1.0.81", "context": {"cwd": CWD}})
+    log.emit("user.message", {"content": "What is the latest libfoo?"})
+    log.emit("assistant.message", {"messageId": "m1", "content": "", "serverTools": {"provider": "openai", "items": [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed",
+         "action": {"type": "search", "query": "libfoo latest release"}},
+        {"type": "tool_search_call", "call_id": "ts_1", "arguments": {"q": "x"}}, 5]}})
+    log.emit("assistant.message", {"messageId": "m2", "content": "libfoo 2.3 is the latest.", "serverTools": {
+        "provider": "anthropic", "rawContentBlocks": [
+            {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "libfoo notes"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": search},
+            {"type": "server_tool_use", "id": "srv_2", "name": "web_fetch", "input": {"url": "https://example.org/x"}},
+            {"type": "web_fetch_tool_result", "tool_use_id": "srv_2",
+             "content": {"type": "web_fetch_tool_result_error", "error_code": "url_not_accessible"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srv_9", "content": []}]}})
+    log.emit("assistant.message", {"messageId": "m3", "content": "", "serverTools": {
+        "provider": "openai", "items": [{"type": "tool_search_output", "call_id": "ts_1", "tools": []}]}})
+    log.emit("assistant.message", {"messageId": "m4", "content": "Done.", "serverTools": "?"})
+    path = log.write(tmp_path)
+    [s] = SRC.read(path, ReadContext(root=tmp_path))
+    got = [(e.kind, e.tool, e.call_id, e.text, e.is_error, [r.pointer for r in e.refs], e.group) for e in s.events]
+    st = "/data/serverTools"
+    assert got == [
+        ("user", None, None, "What is the latest libfoo?", None, ["/data/content"], None),
+        ("tool_call", "web_search", "ws_1", None, None, [f"{st}/items/0/action"], None),
+        ("tool_call", "web_search", "srv_1", None, None, [f"{st}/rawContentBlocks/0/input"], None),
+        ("tool_result", "web_search", "srv_1", '{"type":"web_search_result","url":"https://example.org/libfoo",'
+         '"title":"libfoo 2.3"}', False, [f"{st}/rawContentBlocks/1/content/0"], None),
+        ("tool_call", "web_fetch", "srv_2", None, None, [f"{st}/rawContentBlocks/2/input"], None),
+        ("tool_result", "web_fetch", "srv_2", '{"type":"web_fetch_tool_result_error","error_code":'
+         '"url_not_accessible"}', True, [f"{st}/rawContentBlocks/3/content"], None),
+        ("agent_text", None, None, "libfoo 2.3 is the latest.", None, ["/data/content"], None),
+        ("agent_text", None, None, "Done.", None, ["/data/content"], None),
+    ]
+    calls = [e for e in s.events if e.kind == "tool_call"]
+    assert [e.info for e in calls] == [CallInfo(server_side=True, status="completed", result_in_log=False),
+                                       CallInfo(server_side=True), CallInfo(server_side=True)]
+    assert calls[0].name_ref is None and calls[1].name_ref is not None  # web_search_call names no tool
+    assert [(w.code, w.message) for w in s.warnings] == [
+        ("unread-content", "2 provider server-tool item(s) not read: items[1]: 'tool_search_call'; items[2]: no type"),
+        ("unread-content", "1 provider server-tool item(s) not read: rawContentBlocks[4]: 'web_search_tool_result'"),
+        ("unread-content", "1 provider server-tool item(s) not read: items[0]: 'tool_search_output'"),
+        ("unread-content", "1 provider server-tool item(s) not read: serverTools is not an object")]
+    assert s.quality.extra["server_tool_items_unread"] == 5 and s.quality.missing_results == 0
+    trace, m = _retrace(path, tmp_path / "out")
+    steps = [(x["tool"], x["operation"], x["success"], x["execution_mode"]) for x in trace["steps"] if x["tool"]]
+    assert steps == [("web_search", "search", None, "serial"), ("web_search", "search", True, "serial"),
+                     ("web_fetch", "download", False, "serial")]  # run by the provider in turn, not issued together
+    assert trace["final_output"] == "libfoo 2.3 is the latest.\n\nDone."  # the words after the searches
+    main = {e.path: e for e in m.ledger or []}["events.jsonl"]
+    rules = [(e.heading, e.record_type, e.rule, e.count) for e in main.entries]
+    assert ("set_aside", "assistant.message/server_tools",
+            "provider server-tool items forsy does not read (counted and warned)", 1) in rules
+    assert main.totals["unknown"] == 0 and sum(main.totals.values()) == main.records_read == 6

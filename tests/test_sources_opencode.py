@@ -301,3 +301,38 @@ def test_reasoning_kept_encrypted_and_retries_are_set_aside_by_name(tmp_path: Pa
             "snapshots and patches name git trees, not work", "step boundaries carry no work"} <= names
     user = next(e for e in s.events if e.kind == "user")
     assert user.info.attachments_omitted == 1  # type: ignore[union-attr]
+
+
+def test_a_stopped_calls_output_so_far_is_its_result_with_the_error(tmp_path: Path) -> None:
+    """A call the person stopped is error "Tool execution aborted" with what it printed until
+    then in `metadata.output` and `metadata.interrupted` true (tool/bash.ts); the model is given
+    that output as the call's result (message-v2.ts toModelMessages, for an error state whose
+    metadata.interrupted is true and metadata.output a string). The result keeps both, the output
+    first, and the call stays failed; with no output so far, or not marked interrupted, the error
+    alone."""
+    partial = "101\n202\n303\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
+    st = Store(tmp_path)
+    u = st.user(MAIN, 1, text("Count slowly."))
+    stopped = call("bash", "call_count", {"command": "for i in 1 2 3 4 5; do echo $((i*101)); sleep 5; done"}, 2,
+                   error="Tool execution aborted")
+    stopped["state"]["metadata"] = {"interrupted": True, "output": partial, "description": "count slowly"}
+    quiet = call("bash", "call_quiet", {"command": "sleep 60"}, 3, error="Tool execution aborted")
+    quiet["state"]["metadata"] = {"interrupted": True, "output": ""}
+    unmarked = call("bash", "call_unmarked", {"command": "make"}, 4, error="Tool execution aborted")
+    unmarked["state"]["metadata"] = {"output": "cc -c a.c"}
+    st.assistant(MAIN, 2, step_start(), stopped, quiet, unmarked, parent=u,
+                 error={"name": "MessageAbortedError", "data": {"message": "The operation was aborted."}})
+    st.session(MAIN)
+    s = _session(_main(st))
+    got = {e.call_id: (e.text, e.is_error, [r.pointer for r in e.refs]) for e in s.events if e.kind == "tool_result"}
+    assert got == {
+        "call_count": (f"{partial}\nTool execution aborted", True, ["/state/metadata/output", "/state/error"]),
+        "call_quiet": ("Tool execution aborted", True, ["/state/error"]),
+        "call_unmarked": ("Tool execution aborted", True, ["/state/error"]),
+    }
+    assert s.quality.extra["aborted_calls"] == 3 and s.quality.extra["interrupted_outputs"] == 1
+    trace, _, prov = _trace(_main(st), [st.storage])  # both pieces found again in the part's file (verify)
+    count = next(x for x in trace["steps"] if x["tool"] == "bash")
+    assert (count["output"], count["success"]) == (f"{partial}\nTool execution aborted", False)
+    [fields] = [sp["fields"] for sp in prov["steps"] if sp["step"] == count["step"]]
+    assert [e["pointer"] for e in fields["output"]["evidence"]] == ["/state/metadata/output", "/state/error"]

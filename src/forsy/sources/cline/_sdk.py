@@ -13,7 +13,11 @@ Each message is one `Evidence` (its exact bytes); each other top-level member is
 
 * assistant: `text` → the agent's text, `thinking` → reasoning, `tool_use` → a call (exact
   `name` and `input`; the calls of one message are one group); `redacted_thinking` and
-  generated `media` are counted; `modelInfo.id` → models, `metrics` → token usage;
+  generated `media` are counted; `modelInfo.id` → models, `metrics` → token usage; each of
+  `metadata.modelToolActivities` (a tool run during the model call by the provider, or by the
+  model SDK, not by the runtime) → a call (`server_side` when the provider ran it) and, when
+  it has `output` or `isError`, its result (`isError` fails it), read before the blocks (in
+  no parallel group: the provider ran them in its own loop);
 * user: `tool_result` → the result of the call it names (`is_error` fails it); text the
   person typed, cut out of its `<user_input mode="…">` wrapper when it has one (C-span, the
   wrapper named); a message whose `metadata.kind` is `compaction` / `compaction_summary` is
@@ -37,7 +41,7 @@ from typing import Any
 from ...errors import InputError
 from ...evidence import Event, Evidence, Ref, Session, SessionMeta, SourceFile, pointer
 from ...jsontext import json_text
-from ...payloads import MessageInfo, NoteInfo, ResultInfo
+from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
 from .._side import one_object, read_side
@@ -223,6 +227,7 @@ class _Builder:
             v = metrics.get(src) if isinstance(metrics, dict) else None
             if isinstance(v, int) and not isinstance(v, bool):
                 s.meta.token_usage[dst] = s.meta.token_usage.get(dst, 0) + v
+        self._activities(rec)
         for ptr, blk in self._blocks(rec):
             bt, p = blk.get("type"), "" if blk.get("_whole") else ptr
             if bt == "text" and blk.get("text") == EMPTY:
@@ -239,6 +244,44 @@ class _Builder:
                                            name_ref=Ref(rec.ev.id, ptr + "/name") if name else None)
             elif bt in ("redacted_thinking", "media"):
                 self._count(f"sdk_{bt}")
+
+    def _activities(self, rec: Record) -> None:
+        """Tools that ran during the model call, outside Cline's runtime: the provider's (a hosted
+        web search; a provider that is itself an agent, like Claude Code, runs its own tools) or
+        the model SDK's. Their calls and results never enter `content` (the runtime would replay
+        them as calls awaiting results); they are kept in `metadata.modelToolActivities`
+        (agent-runtime.ts, AgentModelToolActivity in shared/src/agent.ts). Each is a call of the
+        agent's, then a result when it has `output` or `isError`, read before the message's own
+        blocks: as display-messages.ts reads and shows them."""
+        meta = rec.data.get("metadata")
+        acts = meta.get("modelToolActivities") if isinstance(meta, dict) else None
+        if acts is None:
+            return
+        if not isinstance(acts, list):
+            self.s.warn("field-type", "metadata.modelToolActivities is not a list; not read", rec.ev.source,
+                        rec.ev.line)
+            return
+        for k, a in enumerate(acts):
+            at = pointer("metadata", "modelToolActivities", k)
+            if not isinstance(a, dict):
+                self.s.warn("field-type", f"metadata.modelToolActivities[{k}] is not an object; skipped",
+                            rec.ev.source, rec.ev.line)
+                continue
+            name = a["toolName"] if isinstance(a.get("toolName"), str) and a["toolName"] else None
+            cid = a["toolCallId"] if isinstance(a.get("toolCallId"), str) and a["toolCallId"] else f"{rec.ev.id}{at}"
+            # no parallel group: they ran in the provider's (or the model SDK's) own loop within the
+            # one model call, and the log does not say that any two ran together
+            self.calls[cid] = self._ev("tool_call", rec, at + "/input" if "input" in a else at, call_id=cid,
+                                       tool=name, args=a.get("input"),
+                                       name_ref=Ref(rec.ev.id, at + "/toolName") if name else None,
+                                       info=CallInfo(server_side=a.get("execution") == "provider"))
+            if "output" not in a and "isError" not in a:
+                continue  # the call alone: its result never came back
+            refs, texts = _output(rec.ev.id, at + "/output", a.get("output"))
+            res = self._ev("tool_result", rec, at + ("/output" if "output" in a else "/isError"),
+                           text="\n".join(texts) if texts else None, call_id=cid, tool=name,
+                           is_error=a.get("isError") is True, info=ResultInfo())
+            res.refs = refs or res.refs
 
     def _placeholder(self, rec: Record, ptr: str) -> None:
         self._ev("note", rec, ptr, actor="system", text=EMPTY, info=NoteInfo(subtype="empty_content"))
@@ -332,3 +375,22 @@ class _Builder:
         if call is None:
             self.s.warn("orphan-result", f"a tool_result for {cid!r}, a call this file does not hold", rec.ev.source,
                         rec.ev.line)
+
+
+def _output(ev_id: str, at: str, out: Any) -> tuple[list[Ref], list[str]]:
+    """A model tool's output, whose shape is the provider's (text, an object, a list of search
+    results): a string as it is, each element of a list on its own (a text block's text), any
+    other value as its JSON text."""
+    if out is None:
+        return [], []
+    if not isinstance(out, list):
+        return [Ref(ev_id, at)], [out if isinstance(out, str) else json_text(out)]
+    refs, texts = [], []
+    for i, part in enumerate(out):
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            refs.append(Ref(ev_id, f"{at}/{i}/text"))
+            texts.append(part["text"])
+        elif part is not None:
+            refs.append(Ref(ev_id, f"{at}/{i}"))
+            texts.append(part if isinstance(part, str) else json_text(part))
+    return refs, texts

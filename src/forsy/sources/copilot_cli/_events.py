@@ -17,6 +17,7 @@ from .._records import Record
 from .._threads import add_subagent, link_thread
 from . import _intent
 from ._legacy import read_chat_messages
+from ._server_tools import UNREAD_WHY, read_server_tools
 
 NOTE_WHY = "notes are not steps"
 LINK_RULE = "parentToolCallId"  # the subagent's events name the call that runs it
@@ -260,6 +261,9 @@ class Transcript:
             self._ev("reasoning", rec, "/data/reasoningText", text=reasoning)
         elif reasoning is None and (_str(d.get("reasoningOpaque")) or _str(d.get("encryptedContent"))):
             s.quality.encrypted_reasoning += 1
+        # the calls the provider ran itself (a hosted web search) ran before the words that
+        # follow from them; they are owed no tool.execution_complete (not in `calls`)
+        unread = read_server_tools(s, rec, d["serverTools"], self._ev) if d.get("serverTools") is not None else 0
         if _str(d.get("content")):
             self._ev("agent_text", rec, "/data/content", text=d["content"])
         reqs = d.get("toolRequests")
@@ -280,7 +284,9 @@ class Transcript:
             self.call_events[call_id] = ev
             _mcp(ev, req)
             self.calls[call_id] = ev.tool
-        if len(s.events) == before:
+        if len(s.events) == before and unread:
+            s.mark(rec.ev.id, "set_aside", UNREAD_WHY, "server_tools")
+        elif len(s.events) == before:
             s.mark(rec.ev.id, "metadata", "an assistant message with no content")
 
     def _usage(self, rec: Record, d: dict[str, Any]) -> None:

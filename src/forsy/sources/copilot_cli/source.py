@@ -28,6 +28,8 @@ type gives (`_events`):
 * `assistant.reasoning` and `assistant.message`'s `reasoningText`: reasoning (once);
   `content`: the agent's words; each `toolRequests[i]` a call (id, name, arguments; the calls
   of a message one group), but `report_intent`'s, a note of the intent it showed (`_intent`);
+  `serverTools`: the calls the provider ran itself (a hosted web search), read before the
+  words, those of its shapes forsy knows, the rest counted and warned (`_server_tools`);
   `assistant.usage`: tokens and model;
 * `tool.execution_complete`: the call's result (`result.content`, else `error.message`),
   failed when `success` is false; `error.code` denied/rejected (or the person's No in

@@ -4,8 +4,10 @@ The writer (session/processor.ts) keeps one file per call, rewritten as the call
 `state.status` pending (the input still streaming: `input` {}, `raw` the text so far), running
 (`input`, `time.start`), then completed (`output`, `title`, `metadata`, `time.end`) or error
 (`error`, `time.end`). A call still pending or running when OpenCode stopped has no result;
-one the person stopped is set to error "Tool execution aborted" when the turn ends. A call the
-person refused is error "The user rejected permission to use this specific tool call." (with
+one the person stopped is set to error "Tool execution aborted" when the turn ends, with what
+it printed until then in `metadata.output` (`metadata.interrupted` true): the model is given
+that output, so the result is that output, then the error (failed). A call the person
+refused is error "The user rejected permission to use this specific tool call." (with
 "with the following feedback: …" when they said why; permission/next.ts RejectedError and
 CorrectedError, written through `Error.toString()`, so "Error: " may open it); one a rule
 refused, "The user has specified a rule which prevents you from using this specific tool
@@ -68,7 +70,7 @@ class ToolReader:
         if status == "completed" and isinstance(output, str):
             self._completed(p, state, output, call_id, name, end)
         elif status == "error" and isinstance(error, str):
-            self._failed(p, error, call_id, name, end)
+            self._failed(p, state, error, call_id, name, end)
         else:
             b.s.quality.missing_results += 1
             why = f"it was still {status} when the log ends" if status in ("pending", "running") else \
@@ -93,7 +95,8 @@ class ToolReader:
         b.ev("tool_result", p, "/state/output", t, call_id=call_id, tool=name, text=output, is_error=failed,
              info=info)
 
-    def _failed(self, p: Record, error: str, call_id: str, name: str | None, t: Time) -> None:
+    def _failed(self, p: Record, state: dict[str, Any], error: str, call_id: str, name: str | None,
+                t: Time) -> None:
         b = self.b
         info = ResultInfo()
         said = _error_text(error)
@@ -104,7 +107,16 @@ class ToolReader:
             b.count("denied_calls")
         elif said.startswith(ABORTED):
             b.count("aborted_calls")
-        b.ev("tool_result", p, "/state/error", t, call_id=call_id, tool=name, text=error, is_error=True, info=info)
+        partial = _get(state, "metadata", "output") if _get(state, "metadata", "interrupted") is True else None
+        if not isinstance(partial, str) or not partial:
+            b.ev("tool_result", p, "/state/error", t, call_id=call_id, tool=name, text=error, is_error=True, info=info)
+            return
+        # what a stopped call printed before it stopped is what OpenCode gives the model as the
+        # call's output (message-v2.ts toModelMessages); the error says why it stopped: both kept
+        b.count("interrupted_outputs")
+        res = b.ev("tool_result", p, "/state/metadata/output", t, call_id=call_id, tool=name,
+                   text=f"{partial}\n{error}", is_error=True, info=info)
+        res.refs.append(Ref(p.ev.id, "/state/error"))
 
 
 def _text(v: Any) -> str | None:

@@ -47,7 +47,8 @@ its parent gave: a `subagent_input` note); a synthetic one a note; an assistant'
 `agent_text` (a summary's: a `compaction`), reasoning `reasoning`, a tool part a `tool_call`
 with its exact `tool`, `callID` and `state.input`, and its `state.output` or `state.error` the
 `tool_result` (failed on error, or on a bash exit status other than 0; rejected when the
-person refused it); a message's error an `interrupt` (the person's stop) or an API error.
+person refused it; a stopped call's output so far, `state.metadata.output`, before its
+error); a message's error an `interrupt` (the person's stop) or an API error.
 Times are the epoch milliseconds the records hold, written as ISO 8601 UTC (derived, R-time):
 a part's own (`time.start`, a call's `state.time.start` and `.end`), else its message's. The
 messages from a revert point on are abandoned (R-abandoned). Models, agents, providers,
