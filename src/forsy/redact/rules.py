@@ -404,7 +404,16 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     value = _FORM_FIELD.split(text[vstart:stop], 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
     if typed is not None and _REFERENCE.fullmatch(value):
         return None  # a declaration's bare value is code: `KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1`
-    return _value_hit(name, tier, value, vstart, quoted=False, code=code)
+    hit = _value_hit(name, tier, value, vstart, quoted=False, code=code)
+    if hit is not None and hit.kind == CREDENTIAL and not code and value.isalpha() and value.islower() and (
+            words := _PASSPHRASE_REST.match(text, hit.end)) is not None:
+        # a word taken for the value, and only words after it to the line's end: a passphrase
+        # (`password: correct horse battery staple`), masked whole, not its first word alone
+        return Hit(vstart, words.end(), CREDENTIAL, "secret-assignment")
+    return hit
+
+
+_PASSPHRASE_REST = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,16}){1,7}(?=[ \t]*(?:\r?\n|\\[rn]|$))")
 
 
 _REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
