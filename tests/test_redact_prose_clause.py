@@ -57,7 +57,19 @@ TYPED_MASKED = [
     f"The password for user bob has been set to {TYPED}.",
     f"the passphrase: {TYPED}",
     f"the password for ubuntu2204 is {TYPED}",  # the host's name is not taken for the password
+    f"user bob pass {TYPED}",  # a user just before makes "pass" a label
 ]
+
+# the most common password a person makes: a capitalised word and a number
+SEASON = "Winter2025"
+SEASON_MASKED = [f"password {SEASON}", f"set the password to {SEASON} for bob", f"login bob, pass {SEASON}",
+                 f"user bob pass {SEASON}", f"pwd {SEASON}"]
+
+
+@pytest.mark.parametrize("text", SEASON_MASKED)
+def test_a_word_and_a_year_after_the_word_is_masked(text: str) -> None:
+    out = Redactor().redact(text)
+    assert SEASON not in out and "[CREDENTIAL_1]" in out, out
 
 
 @pytest.mark.parametrize("text", TYPED_MASKED)
@@ -73,6 +85,10 @@ TYPED_KEPT = [
     "the password column is utf8mb4",
     "password reset for account12345 requested",  # a word between: not the password's place
     "my password manager holds server2204 logins",
+    "the user tests pass quickly",  # "pass" a verb: no user named before it
+    "Login flow, pass 3 of 5",
+    "user bob passed Winter2025 exams",
+    "the Winter2025 release notes mention the password",  # not after the word
 ]
 
 

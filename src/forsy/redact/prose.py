@@ -27,6 +27,8 @@ _PROSE_TOKEN_WORDS = frozenset({"token", "secret", "api key", "apikey", "private
 _FILLER = frozenset({"for", "of", "on", "the", "a", "an", "my", "our", "your", "this", "that", "new", "old", "is",
                      "was", "are", "now", "will", "be", "set", "to", "changed", "db", "database", "user", "admin",
                      "root", "account", "server", "here", "it's", "=", ":", "-", "->", "=>", "is:", "still"})
+# "user bob pass X", "login bob, pass X": a user named just before makes "pass" a label
+_USER_BEFORE = re.compile(r"(?:\buser(?:name)?|\blogin)[ \t]+[^\s,;]{1,64}[,;]?[ \t]+\Z", re.IGNORECASE)
 _PROSE_WORD = re.compile(r"[^\s\"'`\\<>]{1,256}")
 # what ends a sentence after a value and is not the value's: not `!`, which ends many a password
 # a person made (`Summer2024!`), and is masked with it when it ends the sentence instead
@@ -52,8 +54,8 @@ def prose_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         end = i + len(word)
         if end < len(text) and (text[end].isalnum() or text[end] in "_-.("):
             continue  # "tokens", "token_count", "secretName": not the word alone
-        if word == "pass" and text[end : end + 1] != ":":
-            continue  # "pass" is a verb; "user: admin pass: X" is a label
+        if word == "pass" and text[end : end + 1] != ":" and not _USER_BEFORE.search(text, max(0, i - 80), i):
+            continue  # "pass" is a verb; "user: admin pass: X" is a label, and so is "user bob pass X"
         before = _value_before(text, i, word)
         if before is not None:  # "use X as the password"
             done = before.end
@@ -121,12 +123,16 @@ def _prose_value(word: str, value: str, *, typed: bool = False) -> bool:
 # what may stand between a word for a password and the password itself, for `typed_password`
 _VERBS = frozenset({"is", "was", "are", "now", "still", "to", "=", ":", "-", "->", "=>", "is:"})
 _TYPED = re.compile(r"[a-z0-9]{10,64}")
+_WORD_AND_YEAR = re.compile(r"[A-Z][a-z]{2,15}\d{2,6}[!@#$%&*?.]?")
 
 
 def typed_password(value: str) -> bool:
-    """A password as people make them, lower-case letters and digits (`hunter2butlonger9`,
-    `qwerty123456`): long enough (10+) not to be a hash's or a version's name (`sha256`,
-    `argon2id`, `utf8mb4`), with 3+ letters and 2+ digits (not a number, not a word)."""
+    """A password as people make them: lower-case letters and digits (`hunter2butlonger9`,
+    `qwerty123456`), long enough (10+) not to be a hash's or a version's name (`sha256`,
+    `argon2id`, `utf8mb4`), with 3+ letters and 2+ digits (not a number, not a word); or a
+    capitalised word and a number (`Winter2025`, `Summer2024!`, `Password123`)."""
+    if _WORD_AND_YEAR.fullmatch(value) is not None:
+        return True
     return (_TYPED.fullmatch(value) is not None and sum(c.isdigit() for c in value) >= 2
             and sum(c.isalpha() for c in value) >= 3)
 
