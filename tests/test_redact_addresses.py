@@ -20,6 +20,11 @@ ADDRESSES = [
     "Seestrasse 353, Zurich, Switzerland",
     "12 rue de la Paix, Paris",
     "8 calle Mayor, Madrid",
+    # the type capitalised, as often written
+    "12 Rue de Rivoli, 75001 Paris",
+    "5 Calle Mayor, 28013 Madrid",
+    "7 Avenue des Champs-Élysées, Paris",
+    "3 Piazza Navona, Roma",
 ]
 
 

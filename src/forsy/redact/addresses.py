@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _UP = "A-ZÀ-ÖØ-Þ"
 _LOW = "a-zß-öø-ÿ"
 _WORD = f"[{_UP}][{_LOW}]+"
+_NAME = f"{_WORD}(?:-{_WORD})*"  # a street's name may be joined words (`Champs-Élysées`)
 # English street types (written out or abbreviated, capitalised as in an address)
 _EN_TYPES = ("Street", "Avenue", "Road", "Boulevard", "Lane", "Drive", "Terrace", "Court", "Place", "Way", "Crescent",
              "Parkway", "Highway", "Square")
@@ -35,11 +36,15 @@ _EN_STREET = re.compile(
 _DE_STREET = re.compile(
     rf"(?<![\w-])(?:{_WORD}[ -])?[{_UP}][{_LOW}]*(?:straße|strasse|str\.|gasse|weg|allee|platz|damm)"
     r"[ \t]+\d{1,4}[a-z]?\b")
-# French, Spanish, Italian, Portuguese: the number, the type, then the name
+# French, Spanish, Italian, Portuguese: the number, the type (written small or capitalised:
+# `12 rue de la Paix`, `12 Rue de Rivoli`), then the name
+_ROMANCE = ("rue", "avenue", "boulevard", "chemin", "allée", "impasse", "quai", "calle", "avenida", "viale", "piazza",
+            "rua", "praça")
+_ROMANCE_TYPES = "|".join(f"[{t[0]}{t[0].upper()}]{t[1:]}" for t in _ROMANCE)
 _ROMANCE_STREET = re.compile(
-    rf"(?<![\w.-])\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:rue|avenue|boulevard|chemin|allée|impasse|quai|"
-    rf"calle|avenida|viale|piazza|rua|praça)[ \t]+(?:(?:de|du|des|la|le|del|della|di|do|da|d')[ \t']*)*{_WORD}"
-    rf"(?:[ \t]+{_WORD}){{0,3}}")
+    rf"(?<![\w.-])\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:{_ROMANCE_TYPES})[ \t]+"
+    rf"(?:(?:de|du|des|la|le|del|della|di|do|da|d')[ \t']*)*{_NAME}"
+    rf"(?:[ \t]+{_NAME}){{0,3}}")
 # what may follow a street on its line: the city, a state or region, the postcode, the country
 _POSTCODE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d|"  # US ZIP, Canada
              r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2})\b")  # UK
@@ -51,8 +56,8 @@ STREET_ANCHORS = (" Street", " Avenue", " Road", " Boulevard", " Lane", " Drive"
                   " Crescent", " Parkway", " Highway", " Square",
                   *(f" {a}{c}" for a in (*_EN_SHORT, "Way") for c in " .,\n"),
                   "straße ", "strasse ", "str. ", "gasse ", "weg ", "allee ", "platz ", "damm ",
-                  " rue ", " avenue ", " boulevard ", " chemin ", " allée ", " impasse ", " quai ", " calle ",
-                  " avenida ", " viale ", " piazza ", " rua ", " praça ")
+                  *(f" {t} " for t in _ROMANCE),
+                  *(f" {t.capitalize()} " for t in _ROMANCE if t not in ("avenue", "boulevard")))  # ` Avenue` above
 # A postcode whose shape is its own (the UK's `WC2B 3RH`, Canada's `K1A 0B1`), rare in logs, so
 # the engine reports where one stands (`Anchors.postcodes`); written with its space, as on an
 # envelope. Before it on its line, a house number, the street's words (a street with no type:
