@@ -173,9 +173,10 @@ def _session(file: SourceFile, row: dict[str, Any], rows: list[dict[str, Any]]) 
 
 def _messages(s: Session, file: SourceFile, rows: list[dict[str, Any]]) -> None:
     t = Transcript(s, DB_KEYS)
-    for r in rows:
-        role = r.get("role")
-        t.message(_record(s, file, "messages", r, role if isinstance(role, str) else None))
+    recs = [_record(s, file, "messages", r, r["role"] if isinstance(r.get("role"), str) else None) for r in rows]
+    t.plan(recs)
+    for rec in recs:
+        t.message(rec)
     for call_id, tool in t.calls.items():
         if call_id not in t.answered:
             s.quality.missing_results += 1

@@ -15,8 +15,12 @@ from typing import Any
 from ...evidence import Event, Ref, Session, pointer
 from ...payloads import NoteInfo, ResultInfo
 from .._records import Record
+from . import _compaction
+from ._compaction import CONTINUATION, COPY, HIDDEN_ORIGINAL, NOTICE, SUMMARY
 
 NOTE_WHY = "notes are not steps"
+COPY_WHY = ("Goose's copy, after a compaction, of the last text-only user message the model saw "
+            "(read where first written)")
 DECLINED_RULE = "R-call/goose-declined"
 # agents/tool_execution.rs DECLINED_RESPONSE: the result Goose gives the model in place of a call
 # the person declined (a success value, so only its words say the call never ran)
@@ -80,6 +84,13 @@ class Transcript:
         self.created, self.content, self.metadata = keys
         self.calls: dict[str, str | None] = {}  # call id → tool name, for every call read
         self.answered: set[str] = set()
+        self.parts: dict[str, _compaction.Part] = {}  # record id → its part in a compaction
+        self.part: _compaction.Part | None = None  # that of the message being read
+
+    def plan(self, recs: list[Record]) -> None:
+        """Find the compactions among the session's records, before any is read: what a message
+        of one is shows only in the messages after it (`_compaction`)."""
+        self.parts = _compaction.find(recs, self.content, self.metadata)
 
     def _ev(self, kind: Any, rec: Record, ptr: str, **fields: Any) -> Event:
         ts = iso_s(rec.data.get(self.created))
@@ -105,8 +116,16 @@ class Transcript:
             s.mark(rec.ev.id, "set_aside", "a message Goose could not read", "message")
             return
         meta = _dict(d.get(self.metadata))
-        # Message::agent_only: words Goose gave the model in the person's turn, never shown to them
-        goose_words = role == "user" and meta.get("userVisible") is False
+        self.part = self.parts.get(rec.ev.id)
+        if self.part == COPY:
+            s.quality.duplicate_records += 1
+            s.mark(rec.ev.id, "duplicate", COPY_WHY, "compaction_copy")
+            return
+        # words never shown to the person (Message::agent_only) are Goose's own to the model,
+        # in the person's place or in the assistant's (a compaction's words telling it to go on);
+        # but a message a compaction hid from both is the person's when Goose showed its copy
+        # in their place
+        goose_words = meta.get("userVisible") is False and self.part != HIDDEN_ORIGINAL
         before = len(s.events)
         group = d["id"] if _str(d.get("id")) else rec.ev.id
         for i, part in enumerate(content):
@@ -130,10 +149,16 @@ class Transcript:
         text = _str(p.get("text"))
         if text is None:
             return
-        if role == "assistant":
-            self._ev("agent_text", rec, ptr + "/text", text=text)
+        if self.part == SUMMARY:
+            self._ev("compaction", rec, ptr + "/text", actor="system", text=text,
+                     info=NoteInfo(subtype="compaction_summary"))
+            self.part = None  # one compaction: a text after the first is Goose's, as any other
+            self.s.quality.compactions += 1
         elif goose:
-            self._note(rec, ptr + "/text", text, "goose_to_model")
+            self._note(rec, ptr + "/text", text, "compaction_continuation" if self.part == CONTINUATION
+                       else "goose_to_model")
+        elif role == "assistant":
+            self._ev("agent_text", rec, ptr + "/text", text=text)
         else:
             self._ev("user", rec, ptr + "/text", actor="user", text=text)
 
@@ -143,7 +168,9 @@ class Transcript:
 
     def _thinking(self, rec: Record, p: dict[str, Any], ptr: str, role: str, goose: bool, group: str) -> None:
         text = _str(p.get("thinking"))
-        if text is not None:
+        if text is not None and goose:  # in Goose's own message (a summary's): not the agent's reasoning
+            self._note(rec, ptr + "/thinking", text, "goose_to_model")
+        elif text is not None:
             self._ev("reasoning", rec, ptr + "/thinking", text=text)
 
     def _redacted(self, rec: Record, p: dict[str, Any], ptr: str, role: str, goose: bool, group: str) -> None:
@@ -159,7 +186,7 @@ class Transcript:
             sub = f"notification:{p['notificationType']}"
         text = _str(p.get("msg"))
         self._note(rec, ptr + "/msg" if text else ptr + "/type", text, sub)
-        if kind == "conversationCompacted":
+        if kind == "conversationCompacted" and self.part != NOTICE:  # a notice's compaction counts at its summary
             self.s.quality.compactions += 1
 
     def _confirm(self, rec: Record, p: dict[str, Any], ptr: str, role: str, goose: bool, group: str) -> None:

@@ -39,10 +39,16 @@ crates/goose-mcp/src/developer/shell.rs @ 84650ca3af; agents' DECLINED_RESPONSE)
 
 What forsy takes: the metadata line is metadata (the directory, the description Goose's model
 gave the session as its title, the accumulated tokens); each message one record. A user's
-text is a `user` event, unless the message is `userVisible: false` (Goose's own words to the
-model: a note); an assistant's text `agent_text`, thinking `reasoning` (redacted thinking
-counted as encrypted); each tool request a `tool_call` (the id, the exact name, the
-arguments; the calls of a message one group), each tool response its `tool_result` (the texts
+text is a `user` event, an assistant's `agent_text`, thinking `reasoning` (redacted thinking
+counted as encrypted), unless the message is `userVisible: false`: Goose's own words to the
+model, in either role (notes of the system). A compaction (`_compaction`, found before the
+messages are read) is a `compaction` event, its summary's text (R-compaction, counted in
+`quality.compactions`; a notice of it written before, counted there); the words telling the
+model to go on a note; the user message right after them, when it holds the same words as the
+last text-only user message before the summary (since the compaction before): Goose's copy, a
+`duplicate` in the ledger (`quality.duplicate_records`), and the message it copies, if the
+compaction hid it from both, the person's. Each tool request a `tool_call` (the id, the exact
+name, the arguments; the calls of a message one group), each tool response its `tool_result` (the texts
 the model was shown, texts and embedded resources' texts: an annotated content whose audience
 leaves out the assistant is the user's copy and not read; several joined by a newline), failed on an error status or
 `isError`, and rejected and failed when its text is DECLINED_RESPONSE (R-call/goose-declined);
@@ -167,6 +173,7 @@ class GooseSource:
         s.quality.records = counters.get("records", 0)
         s.quality.unparsable_records = counters.get("unparsable", 0)
         t = Transcript(s)
+        t.plan(recs)
         for rec in recs:
             meta = rec.ev.line == 1 and is_metadata(rec.data)
             role = rec.data.get("role")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ...evidence import Event, LedgerHeading, Ref, Session
 from ...jsontext import json_text
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
@@ -19,6 +21,12 @@ CONTROL_ACTIONS = frozenset({"condensation_request", "loop_recovery"})
 CONTROL_OBS = frozenset({"loop_detection", "condense"})
 CONTROL_WHY = "a control of the conversation (condensation request, loop detection and recovery), not a step"
 REJECTED_OBS = "user_rejected"  # UserRejectObservation: the person rejected the action (confirmation mode)
+# MCPObservation (mcp/utils.py call_tool_mcp): its content is the MCP CallToolResult as JSON text, the
+# server's `isError` inside it; a timeout and an McpError are written so too ({"isError": true, "error"})
+MCP_OBS = "mcp"
+# BrowserOutputObservation (runtime/browser/utils.py browse): `error`, serialised into `extras`, is
+# its flag for a failed page load or browser action, which the content only shows in words
+BROWSE_OBS = "browse"
 ERROR_OBS = frozenset({"error"})
 ERROR_STATE = "error"  # AgentState.ERROR: the controller stopped on an error (extras.reason says which)
 STILL_RUNNING = -1  # CmdOutputMetadata's exit code of a command still running (no exit status yet)
@@ -218,6 +226,11 @@ class Builder:
         if obs == REJECTED_OBS:  # the person said no to the action: a failed call, their rejection
             failed, info = True, ResultInfo(rejected=True)
             s.quality.extra["rejected_calls"] = s.quality.extra.get("rejected_calls", 0) + 1
+        elif obs == MCP_OBS and _mcp_is_error(content):
+            failed = True  # the flag is in the content, which the result cites already
+        elif obs == BROWSE_OBS and isinstance(extras, dict) and extras.get("error") is True:
+            # the flag is beside the content: the outcome cites it, not the page text
+            failed, info = True, ResultInfo(outcome_refs=[Ref(rec.ev.id, base + "/extras/error")])
         self.ev("tool_result", rec, base, "/content", e, call_id=call_id, text=text, is_error=failed, info=info)
 
     def _metrics(self, e: dict[str, Any]) -> None:
@@ -249,6 +262,17 @@ class Builder:
             self.s.quality.abandoned_events += len(marked)
             self.s.warn("abandoned-branch", f"{len(off)} events are on branches the conversation left (navigate_to, "
                         "fork): kept, marked abandoned", None, None)
+
+
+def _mcp_is_error(content: Any) -> bool:
+    """An MCP observation's content that parses as a JSON object whose `isError` is true."""
+    if not isinstance(content, str):
+        return False
+    try:
+        doc = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(doc, dict) and doc.get("isError") is True
 
 
 def _exit_code(e: dict[str, Any]) -> int | None:

@@ -28,7 +28,11 @@ What each event gives:
 * its observation → `tool_result` with `content`; an `error` observation (ErrorObservation),
   `success: false` or a non-zero exit code (`extras.metadata.exit_code`, else
   `extras.exit_code`, else `exit_code`) is an error; exit code -1 (no exit status yet: the
-  command runs on) leaves success unknown.
+  command runs on) leaves success unknown. So is an `mcp` observation (MCPObservation) whose
+  content, the MCP CallToolResult as JSON text, says `"isError": true` (a timeout or an
+  McpError is written so too; the content is cited), and a `browse` observation
+  (BrowserOutputObservation) whose `extras.error` is true (cited: the page text does not say
+  it as a flag); R-call/error-flag.
 * an `error` observation that answers no action, and `agent_state_changed` to `error` (the
   controller stopped on an error; its `extras.reason`) → an error step of the agent
   (`agent_text`, api_error), counted in `quality.extra["agent_errors"]`.
