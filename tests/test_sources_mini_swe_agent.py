@@ -236,11 +236,13 @@ def test_a_2x_tool_call_trajectory(tmp_path: Path) -> None:
         ("tool_result", "call_2", "<returncode>1</returncode>\n", True),
         ("note", None, "No tool calls found in the response.", None),
         ("tool_call", "call_3", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}, None),
+        ("tool_result", "call_3", "diff", False),  # the submission answers it (R-call/mini-submitted)
         ("note", None, "diff", None),
     ]
     at = Places(s, p).at
     codes = [(e.info.exit_code, at(e.info.exit_code_from)) for e in s.events if isinstance(e.info, ResultInfo)]
-    assert codes == [(0, "/messages/3/extra/returncode"), (1, "/messages/4/extra/returncode")]
+    # the submission's exit message states no exit code (its rule says the command exited 0)
+    assert codes == [(0, "/messages/3/extra/returncode"), (1, "/messages/4/extra/returncode"), (None, None)]
     notes = [e.info for e in s.events if e.kind == "note"]
     assert [(n.subtype, n.reason) for n in notes if isinstance(n, NoteInfo)] == [
         ("format_error", "FormatError"), ("exit", "Submitted")]
@@ -252,7 +254,7 @@ def test_a_2x_tool_call_trajectory(tmp_path: Path) -> None:
     (t,) = retrace(p, tmp_path / "out")
     assert [(x.get("input"), x.get("success")) for x in t["steps"] if x.get("tool")] == [
         ('{"command":"ls"}', True), ('{"command": "false"}', False),
-        ('{"command":"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}', None)]
+        ('{"command":"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}', True)]
 
 
 def test_a_2x_text_based_trajectory_reads_the_actions_and_their_return_codes(tmp_path: Path) -> None:

@@ -49,6 +49,10 @@ _RULES: tuple[Rule, ...] = (
          "diff)."),
     Rule("R-call/error-flag", "Success is the inverse of the result's error flag (a rejected call failed); "
                               "null when the log records neither an error flag nor an exit code."),
+    Rule("R-call/server-tool-error", "Claude Code: the result of a tool the model's provider ran (a `*_tool_result` "
+         "block in the assistant message: web search, web fetch, code execution, the advisor…) holds an error object "
+         "(its `type` ends in `_error`, as `advisor_tool_result_error`): the call failed, citing the error's "
+         "`error_code` (else its `type`)."),
     Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "
          "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', the unified exec handler's "
          "'exec_command failed:', 'write_stdin failed:' and 'failed to parse exec_command|write_stdin arguments', "
@@ -113,6 +117,13 @@ _RULES: tuple[Rule, ...] = (
          "default observation template writes it) with N other than 0: the call failed; N is the exit code."),
     Rule("R-call/mini-timeout", "mini-swe-agent 1.x: the answer starts with the fixed text of the trajectory's own "
          "timeout_template: the command timed out and was killed (the call failed)."),
+    Rule("R-call/mini-submitted", "mini-swe-agent 2.x: an `exit` message with exit_status 'Submitted' follows the "
+         "answer that held the call (the environment raises Submitted, before it records the output, only for a "
+         "command that exited 0 and whose output opens with COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT), and the call is "
+         "that answer's one command without a result, or the first whose result is the interactive agent's "
+         "placeholder ('action was not executed', returncode -1, written for each command it did not record): the "
+         "call ran and succeeded, and its result is the exit message, whose content is the submission (the output "
+         "after that line). The placeholder is set aside."),
     Rule("R-call/aider-test-output", "Aider 0.22-0.63 (the session's `Aider v…` line): `/test` adds the command's "
          "output to the chat, writing each line of it, only on a non-zero exit (commands.py cmd_run with "
          "add_on_nonzero_exit): the output written again line by line after it was written whole (0.22-0.53), or "

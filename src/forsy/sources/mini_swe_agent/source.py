@@ -25,13 +25,23 @@ and says how many bytes were lost.
   an answer that held a command (1.x; 2.x text-based: `extra.returncode`). Its exit code is
   `extra.returncode` (2.x), else the `<returncode>N</returncode>` the default observation
   template writes at the start (R-call/mini-returncode); a 1.x message that starts as the
-  config's timeout template does is a timed-out command (an error);
+  config's timeout template does is a timed-out command (an error). With a `multimodal_regex`
+  2.x writes the content as parts, the text cut around each image: the text parts joined as
+  they were cut (each cited), the images counted (`images`);
+* the command that submitted (2.x): the environment raises Submitted before it records the
+  output, so what answers it is the `exit` message (exit status Submitted, the submission its
+  content) right after its answer; the interactive agent first writes a placeholder `tool`
+  message for it ("action was not executed", returncode -1), which is set aside
+  (R-call/mini-submitted);
 * the person's words in an interactive run (`mini`): the text after the lead-in its harness
   writes ("The user added a new task: ", "Interrupted by user: ", the rejection's "Command(s)
   not executed. The user rejected your command(s) with the following message: ", 2.x human
   mode's "User command: ") is a user message, cited as that slice (a rejection also answers
-  the command: rejected, never run); every other `user` message after the task is the agent
-  harness's (a format error, a limit, a submission) and a note, never the person's;
+  the command: rejected, never run; with a tool-call model the placeholder `tool` messages
+  written for the rejected commands are their rejected results; 2.x's "Commands not executed.
+  Switching to human mode" (`UserRejection`, no words) rejects them too); every other `user`
+  message after the task is the agent harness's (a format error, a limit, a submission) and a
+  note, never the person's;
 * an `exit` message (2.x) is a note with the run's exit status;
 * an answer 2.x could not parse is kept in no assistant message: the model's words are read
   from the format error's `extra.model_response` (text-based models) or its raw
@@ -59,7 +69,7 @@ from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
-from ..chat import load_doc, new_session, one_text, unreadable
+from ..chat import load_doc, new_session, unreadable
 from ..json_doc import read_object_array
 from ..lines import discover_sniffed, sha256
 
@@ -67,6 +77,11 @@ KIND = "mini_swe_agent"
 TOOL = "bash"
 RETURNCODE_RULE = "R-call/mini-returncode"
 TIMEOUT_RULE = "R-call/mini-timeout"
+SUBMITTED_RULE = "R-call/mini-submitted"
+# what 2.x's tool-call models write for each command of an answer that has no output to show
+# (actions_toolcall.py pads the outputs: rejected, interrupted, or the one that submitted)
+NOT_RUN = "action was not executed"
+PLACEHOLDER = "a placeholder result for the command that submitted (R-call/mini-submitted)"
 DEFAULT_ACTION_REGEX = r"```bash\s*\n(.*?)\n```"  # 1.x AgentConfig's default
 # info.exit_status → termination_reason: Submitted (the agent printed the submit marker and its
 # command exited 0) and TimeExceeded (the wall-time limit); the others (a step or cost limit, a
@@ -99,6 +114,31 @@ def _iso(v: Any) -> str | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v < 10**11:
         return None
     return datetime.fromtimestamp(v, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _texts(content: Any, ptr: str) -> tuple[str | None, list[str], int] | None:
+    """(text, where each piece of it is, images) of a message's content; None for parts other
+    than text and images. 2.x with a `multimodal_regex` writes the content as parts
+    (openai_multimodal.py): the one string cut around each tag, an `image_url` part in the
+    place of an image's tag, another kind's tag dropped. The text parts, joined with nothing
+    between them, are the string as written without its tags."""
+    if content is None or isinstance(content, str):
+        return content, [ptr], 0
+    if not isinstance(content, list) or not content:
+        return None
+    texts: list[str] = []
+    ptrs: list[str] = []
+    images = 0
+    for k, c in enumerate(content):
+        kind = _dict(c).get("type")
+        if kind == "text" and isinstance(c.get("text"), str):
+            texts.append(c["text"])
+            ptrs.append(f"{ptr}/{k}/text")
+        elif kind == "image_url":
+            images += 1
+        else:
+            return None
+    return ("".join(texts) if texts else None), ptrs or [ptr], images
 
 
 def _prefix(template: Any) -> str | None:
@@ -180,6 +220,13 @@ class _Reader:
         self.timeout = _prefix(agent.get("timeout_template"))
         self.seen_system = self.seen_task = False
         self.pending: Event | None = None  # a call whose answer is the next user message (1.x, text-based)
+        # the calls of the last answer and the calls that have a result: a submission's exit
+        # message answers the one with none (R-call/mini-submitted)
+        self.batch: list[Event] = []
+        self.answered: set[str] = set()
+        # the placeholder results (NOT_RUN) of the last answer's calls, with their records: the
+        # message after them says what they stand for (a rejection, a submission)
+        self.unrun: list[tuple[Event, str]] = []
 
     def _action_regex(self, v: Any, line: int | None) -> re.Pattern[str] | None:
         try:
@@ -213,19 +260,27 @@ class _Reader:
         return None, None
 
     def message(self, m: dict[str, Any], p: str) -> None:
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+        role = m.get("role")
+        unrun, batch = self.unrun, self.batch  # the last answer's: only its own results come between
+        if role != "tool":
+            self.unrun, self.batch = [], []
+        if not isinstance(m, dict) or not isinstance(role, str):
             kind = _str(m.get("type")) or _str(m.get("object"))
             what = f"a {kind!r} item (OpenAI Responses API), which forsy does not read" if kind else \
                 "not a chat message (no role)"
             self._skip("not-a-message", f"the message is {what}; skipped")
             return
-        got = one_text(m.get("content"), f"{p}/content")
-        if got is None:
+        got = _texts(m.get("content"), f"{p}/content")
+        text, ptrs, images = got if got is not None else (None, [], 0)
+        # parts (images, text cut around them) are read where the trace can say so: in a command's
+        # output and in the task; elsewhere (a system prompt, the person's words, a note) the
+        # message stays unread and warned, as any content of other parts is
+        answers = role == "tool" or (role == "user" and (not self.seen_task or self._answers(m)))
+        if got is None or ((len(ptrs) > 1 or images > 0) and not answers):
             self._skip("content-parts", "the message's content holds parts other than one text; skipped")
             return
-        text, tptr = got
+        tptr = ptrs[0]
         ts, ts_from = self._ts(m, p)
-        role = m["role"]
         extra = _dict(m.get("extra"))
         if role == "system":
             self._system(text, tptr, ts, ts_from)
@@ -233,21 +288,37 @@ class _Reader:
             self._assistant(m, p, text, tptr, ts, ts_from)
         elif role == "tool":
             cid = _str(m.get("tool_call_id"))
-            self._answer(cid, m, p, text, tptr, ts, ts_from)
+            self._answer(cid, m, p, text, ptrs, ts, ts_from, images)
         elif role == "user" and not self.seen_task:
             self.seen_task = True
-            self._ev("user", "user", ts, ts_from, tptr, text)
+            self._images(images)
+            self._ev("user", "user", ts, ts_from, ptrs, text, info=MessageInfo(images=images) if images else None)
         elif role == "user":
-            self._user_later(m, p, text or "", tptr, ts, ts_from)
+            self._user_later(m, p, text or "", ptrs, images, ts, ts_from, unrun)
         elif role == "exit":
             status = _str(extra.get("exit_status")) or text
+            if extra.get("exit_status") == "Submitted":
+                self._submitted(p, text, tptr, ts, ts_from, unrun, batch)
             self._ev("note", "system", ts, ts_from, tptr, text, info=NoteInfo(subtype="exit", reason=status))
         else:
             self._skip("unknown-role", f"the message has role {role!r}; skipped")
 
-    def _ev(self, kind: Any, actor: str, ts: str | None, ts_from: Ref | None, ptr: str, text: str | None,
-            **kw: Any) -> Event:
-        e = Event(kind, actor, ts, [Ref(self.ev, ptr)], text=text, ts_from=ts_from, **kw)
+    def _answers(self, m: dict[str, Any]) -> bool:
+        """Whether a later user message is what came back from the pending command."""
+        return self.pending is not None and _dict(m.get("extra")).get("interrupt_type") is None
+
+    def _images(self, n: int) -> None:
+        if n:  # the trace holds no image: the manifest counts them
+            self.s.quality.extra["images"] = self.s.quality.extra.get("images", 0) + n
+
+    def _make(self, kind: Any, actor: str, ts: str | None, ts_from: Ref | None, ptr: str | list[str],
+              text: str | None, **kw: Any) -> Event:
+        refs = [Ref(self.ev, x) for x in ([ptr] if isinstance(ptr, str) else ptr)]
+        return Event(kind, actor, ts, refs, text=text, ts_from=ts_from, **kw)
+
+    def _ev(self, kind: Any, actor: str, ts: str | None, ts_from: Ref | None, ptr: str | list[str],
+            text: str | None, **kw: Any) -> Event:
+        e = self._make(kind, actor, ts, ts_from, ptr, text, **kw)
         self.s.events.append(e)
         return e
 
@@ -292,6 +363,7 @@ class _Reader:
                                         info=CallInfo(span=(a, z)))
         if len(self.s.events) == before:
             self.s.mark(self.ev, "set_aside", "an answer with no words and no command")
+        self.batch = [e for e in self.s.events[before:] if e.kind == "tool_call"]
 
     def _tool_call(self, c: Any, cp: str, p: str, ts: str | None, ts_from: Ref | None) -> None:
         fn = _dict(c).get("function")
@@ -310,9 +382,10 @@ class _Reader:
         self._ev("tool_call", "agent", ts, ts_from, f"{cp}/function/arguments", None, call_id=cid, tool=fn["name"],
                  args=args, group=f"{self.ev}{p}", name_ref=Ref(self.ev, f"{cp}/function/name"))
 
-    def _answer(self, cid: str | None, m: dict[str, Any], p: str, text: str | None, tptr: str, ts: str | None,
-                ts_from: Ref | None) -> None:
+    def _answer(self, cid: str | None, m: dict[str, Any], p: str, text: str | None, ptrs: list[str],
+                ts: str | None, ts_from: Ref | None, images: int = 0) -> None:
         extra = _dict(m.get("extra"))
+        tptr = ptrs[0]
         code, code_from, rule = None, None, None
         rc = extra.get("returncode")
         if isinstance(rc, int) and not isinstance(rc, bool):
@@ -322,29 +395,77 @@ class _Reader:
         timed_out = code is None and text is not None and self.timeout is not None and text.startswith(self.timeout)
         error = True if timed_out else (code != 0) if code is not None else None
         fail_rule = TIMEOUT_RULE if timed_out else rule if error else None
-        self._ev("tool_result", "agent", ts, ts_from, tptr, text, call_id=cid, tool=TOOL, is_error=error,
-                 info=ResultInfo(exit_code=code, exit_code_from=code_from, failure_rule=fail_rule))
+        e = self._ev("tool_result", "agent", ts, ts_from, ptrs, text, call_id=cid, tool=TOOL, is_error=error,
+                     info=ResultInfo(exit_code=code, exit_code_from=code_from, failure_rule=fail_rule, images=images))
+        self._images(images)
+        if cid is not None:
+            self.answered.add(cid)
+        if m.get("role") == "tool" and rc == -1 and extra.get("exception_info") == NOT_RUN:
+            self.unrun.append((e, self.ev))  # the message after it says why it did not run (or did)
 
-    def _user_later(self, m: dict[str, Any], p: str, text: str, ptr: str, ts: str | None,
-                    ts_from: Ref | None) -> None:
+    def _user_later(self, m: dict[str, Any], p: str, text: str, ptrs: list[str], images: int, ts: str | None,
+                    ts_from: Ref | None, unrun: list[tuple[Event, str]]) -> None:
         itype = _str(_dict(m.get("extra")).get("interrupt_type"))
         call, self.pending = self.pending, None
-        words = _person(text)
+        ptr = ptrs[0]
+        words = _person(text) if len(ptrs) == 1 and not images else None
+        if (words is not None and words[1]) or itype == "UserRejection":
+            self._rejected(call, unrun, ptr, text, ts, ts_from)
         if words is not None:
-            a, rejected = words
-            if call is not None and rejected:  # the command was never run
-                self._ev("tool_result", "agent", ts, ts_from, ptr, text, call_id=call.call_id, tool=TOOL,
-                         is_error=True, info=ResultInfo(rejected=True))
+            a = words[0]
             self._ev("user", "user", ts, ts_from, ptr, text[a:],
                      info=MessageInfo(span=(a, len(text)), wrapped="mini-swe-agent", context=text[:a]))
             return
         if call is not None and itype is None:  # what came back from the command
-            self._answer(call.call_id, m, p, text, ptr, ts, ts_from)
+            self._answer(call.call_id, m, p, text, ptrs, ts, ts_from, images)
             return
         if itype == "FormatError":
             self._refused_answer(m, p, ts, ts_from)
         subtype = "format_error" if itype == "FormatError" else "harness"
         self._ev("note", "system", ts, ts_from, ptr, text, info=NoteInfo(subtype=subtype, reason=itype))
+
+    def _rejected(self, call: Event | None, unrun: list[tuple[Event, str]], ptr: str, text: str, ts: str | None,
+                  ts_from: Ref | None) -> None:
+        """The person rejected the commands: none ran. A tool-call model's placeholder results
+        for them are their results, rejected by this message; else this message answers the
+        pending command (text-based models write no placeholder)."""
+        if unrun:
+            for e, _rec in unrun:
+                e.is_error, e.info = True, ResultInfo(rejected=True, outcome_refs=[Ref(self.ev, ptr)])
+        elif call is not None:
+            self._ev("tool_result", "agent", ts, ts_from, ptr, text, call_id=call.call_id, tool=TOOL,
+                     is_error=True, info=ResultInfo(rejected=True))
+            if call.call_id is not None:
+                self.answered.add(call.call_id)
+
+    def _submitted(self, p: str, text: str | None, ptr: str, ts: str | None, ts_from: Ref | None,
+                   unrun: list[tuple[Event, str]], batch: list[Event]) -> None:
+        """R-call/mini-submitted: the environment raises Submitted, before it records the
+        output, only for a command that exited 0 and printed the submit marker first; the exit
+        message (the submission) is what answers it. The interactive agent writes a placeholder
+        for it and for each command after it (which never ran): the first placeholder is its.
+        The default agent and text-based models write none: the answer's one command without a
+        result is it (of several, which one the trajectory does not say)."""
+        def result(call_id: str | None) -> Event:
+            return self._make("tool_result", "agent", ts, ts_from, ptr, text, call_id=call_id, tool=TOOL,
+                              is_error=False, info=ResultInfo(failure_rule=SUBMITTED_RULE,
+                                                              outcome_refs=[Ref(self.ev, f"{p}/extra/exit_status")]))
+        if unrun:
+            first, rec = unrun[0]
+            at = next(k for k in range(len(self.s.events) - 1, -1, -1) if self.s.events[k] is first)
+            self.s.events[at] = result(first.call_id)  # in its place: what it stood for
+            self.s.mark(rec, "set_aside", PLACEHOLDER)
+            return
+        left = [c for c in batch if c.call_id not in self.answered]
+        if len(left) == 1:
+            self.s.events.append(result(left[0].call_id))
+            self.answered.add(left[0].call_id or "")
+            if self.pending is left[0]:
+                self.pending = None
+        elif left:
+            self.s.warn("submitted-by-which", f"the run was submitted by one of the {len(left)} commands of the "
+                        "answer before it, which the trajectory does not say: none is given the submission as its "
+                        "result", self.src, self.line)
 
     def _refused_answer(self, m: dict[str, Any], p: str, ts: str | None, ts_from: Ref | None) -> None:
         """2.x keeps no assistant message for an answer it could not parse: the model's words are
