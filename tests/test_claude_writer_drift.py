@@ -8,7 +8,8 @@ hand from a public description of its shape (the source is named on each test).
   `<cross-session-message …>`, a proactive `<tick>` — and a user record whose `origin.kind` names
   another sender are notes, never words the person typed.
 * System notices newer versions write (`away_summary` recaps, `scheduled_task_fire` markers,
-  `model_refusal_fallback`, `agents_killed`) are set aside by name, not left unknown.
+  `agents_killed`) are set aside by name, not left unknown (a refusal's records are failed model
+  calls: tests/test_claude_code_refusals_advisor.py).
 """
 
 from __future__ import annotations
@@ -188,9 +189,6 @@ def test_a_user_record_whose_origin_names_another_sender_is_a_note(
     ("away_summary", {"content": "You were fixing the build. (disable recaps in /config)"}),
     # CHANGELOG 2.1.85: 'timestamp markers in transcripts when scheduled tasks (/loop, CronCreate) fire'
     ("scheduled_task_fire", {"content": "Claude resuming /loop wakeup (Apr 26 6:04pm)"}),
-    # public readers' inventory of real logs: a refusal retried on a fallback model
-    ("model_refusal_fallback", {"content": "Retrying on a fallback model.", "originalModel": "m1",
-                                "fallbackModel": "m2"}),
     ("agents_killed", {"content": "Background agents stopped."}),
 ])
 def test_newer_system_notices_are_set_aside_by_name(tmp_path: Path, subtype: str, fields: dict[str, Any]) -> None:

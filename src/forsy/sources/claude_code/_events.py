@@ -31,8 +31,10 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._refusals import FAILED_CALLS, api_error_event
 from ._rich import rich_of, slim_rich
 from ._senders import forked_copy, other_sender, queued_by_person, sender_tag
+from ._server import server_result
 
 # session.warn: (code, message, file, line)
 Warn = Callable[[str, str, str | None, int | None], None]
@@ -220,6 +222,8 @@ class EventBuilder:
         self.actor = actor
         self.abandoned = abandoned
         self.warn = warn
+        # uuids of records Claude Code withdrew when the model refused (`_refusals.withdrawn`)
+        self.withdrawn: set[str] = set()
         self.call_lines: dict[str, int | None] = {}  # tool_use id → line of its first call
         self.fired: set[str] = set()  # uuids of `scheduled_task_fire` records read so far
         # where a record holds its result's structured copy (the print-mode stream: /tool_use_result)
@@ -253,6 +257,8 @@ class EventBuilder:
         return evs
 
     def _flag(self, rec: Record) -> bool:
+        # a record Claude Code withdrew is not flagged: it is no branch the person rewound away
+        # from (the trace would say so); its words are the refused call's error step (`_assistant`)
         return str(rec.data.get("uuid")) in self.abandoned
 
     def _call_id(self, rec: Record, b: dict[str, Any], key: str, i: int) -> str | None:
@@ -300,6 +306,8 @@ class EventBuilder:
                 e = Event("agent_text", self.actor, ts, [r], text=b["text"], group=group, abandoned=ab)
                 if d.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
                     e.info = MessageInfo(synthetic=True, api_error=bool(d.get("isApiErrorMessage")))
+                elif msg.get("stop_reason") == "refusal" or str(d.get("uuid")) in self.withdrawn:
+                    e.info = MessageInfo(api_error=True)  # a refused answer's words: the failed call's, no answer
                 out.append(e)
             elif bt == "thinking":
                 if isinstance(b.get("thinking"), str) and b["thinking"].strip():
@@ -325,12 +333,11 @@ class EventBuilder:
                                       server_side=bt == "server_tool_use")
                 out.append(e)
             elif isinstance(bt, str) and bt.endswith("_tool_result") and b.get("tool_use_id") is not None:
-                # server-side tool results (web search) arrive inside the assistant message
-                cid = self._call_id(rec, b, "tool_use_id", i)
-                text, excerpt = _server_result_text(b.get("content"))
-                r = Ref(rec.ev.id, pointer("message", "content", i, "content"))
-                out.append(Event("tool_result", self.actor, ts, [r], text=text, call_id=cid,
-                                 is_error=False, excerpt=excerpt, abandoned=ab))
+                # server-side tool results (web search, the advisor) arrive inside the assistant message
+                if b.get("is_error") is not None and not isinstance(b["is_error"], bool):
+                    self.warn("field-type", f"message.content[{i}].is_error is {kind_of(b['is_error'])}, not "
+                              "true/false; read as not known", rec.ev.source, rec.ev.line)
+                out.extend(server_result(rec, b, i, ts, ab, self._call_id(rec, b, "tool_use_id", i), self.actor))
             else:
                 self._skip(rec, _odd_block(b, i))
         return out
@@ -534,8 +541,8 @@ class EventBuilder:
         if sub == "compact_boundary":
             return [Event("note", "system", ts, [Ref(rec.ev.id, "")], abandoned=ab,
                           info=NoteInfo(subtype="compact_boundary", compact=d.get("compactMetadata")))]
-        if sub == "api_error":
-            return [_api_error(rec, self.actor, ts, ab)]
+        if sub in FAILED_CALLS:  # an API error, or a model's refusal (retried on a fallback model or not)
+            return [api_error_event(rec, self.actor, ts, ab)]
         return []
 
 
@@ -543,13 +550,6 @@ def _plain_text(content: Any) -> tuple[str, bool]:
     if isinstance(content, str):
         return content, False
     return content_text(content)
-
-
-def _server_result_text(content: Any) -> tuple[str, bool]:
-    if isinstance(content, str):
-        return content, False
-    # web search results: a list of {title, url, ...}; keep them as exact JSON text
-    return json_text(content), False
 
 
 def json_text(value: Any) -> str:
@@ -570,20 +570,3 @@ def _odd_block(b: dict[str, Any], i: int) -> str:
         if key in b and not isinstance(b[key], str):
             return f"message.content[{i}] ({bt}) has a {key} that is {kind_of(b[key])}, not a string"
     return f"message.content[{i}] is a {bt!r} block, a kind forsy does not read"
-
-
-# Where a `system` api_error record (one failed model call, retried or final) says what failed.
-_API_ERROR_TEXT = (("error", "message"), ("error", "error", "message"), ("content",))
-
-
-def _api_error(rec: Record, actor: str, ts: str | None, ab: bool) -> Event:
-    """A failed model call (429, 401, overloaded...): an error step of the agent, with its time;
-    its text is the record's error message when it has one (else the step's output is null)."""
-    for path in _API_ERROR_TEXT:
-        v: Any = rec.data
-        for k in path:
-            v = v.get(k) if isinstance(v, dict) else None
-        if isinstance(v, str) and v:
-            return Event("agent_text", actor, ts, [Ref(rec.ev.id, pointer(*path))], text=v, abandoned=ab,
-                         info=MessageInfo(api_error=True))
-    return Event("agent_text", actor, ts, [Ref(rec.ev.id, "")], abandoned=ab, info=MessageInfo(api_error=True))

@@ -88,8 +88,11 @@ def _roots(by_uuid: dict[str, Record]) -> dict[str, str]:
     return root_of
 
 
-def _abandoned(main: list[Record], session: Session) -> set[str]:
-    """uuids of records on branches the user rewound away from."""
+def _abandoned(main: list[Record], session: Session, withdrawn: set[str] | None = None) -> set[str]:
+    """uuids of records on branches the user rewound away from. A record Claude Code `withdrawn`
+    itself (a refused answer, read by the event builder as the refused call's) is off the path for
+    that reason, not a rewind: it starts no rewound branch (unless it hangs off one), so a notice
+    chained to it is not taken for one either."""
     by_uuid: dict[str, Record] = {}
     for r in main:  # a uuid reused with other content: the graph follows its first record
         if isinstance(r.data.get("uuid"), str):
@@ -121,6 +124,8 @@ def _abandoned(main: list[Record], session: Session) -> set[str]:
             continue  # another tree (a continued session): not a rewind
         p = _parent(r.data)
         d = r.data
+        if withdrawn and u in withdrawn and p not in abandoned:
+            continue
         if p in abandoned or _is_typed(d):
             abandoned.add(u)
         elif d.get("type") == "assistant" and (d.get("message") or {}).get("id") not in path_msgs:

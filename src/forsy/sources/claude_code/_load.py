@@ -142,10 +142,10 @@ def _shared(d: dict[str, Any], pool: dict[str, str]) -> dict[str, Any]:
 
 
 # system subtypes that are not work; any other subtype no event is made of stays `unknown`
-# (2.1.8x+: `scheduled_task_fire` markers, `away_summary` recaps, `model_refusal_fallback`, `agents_killed`)
+# (2.1.8x+: `scheduled_task_fire` markers, `away_summary` recaps, `agents_killed`; a refusal's
+# records are failed model calls, read by `_events`)
 _SYSTEM_SET_ASIDE = frozenset({"informational", "turn_duration", "stop_hook_summary", "microcompact_boundary",
-                               "bridge_status", "away_summary", "scheduled_task_fire", "model_refusal_fallback",
-                               "agents_killed"})
+                               "bridge_status", "away_summary", "scheduled_task_fire", "agents_killed"})
 
 
 def _mark_by_type(r: Record, session: Session) -> None:

@@ -14,8 +14,12 @@ session transcript. What the writer emits, read from the SDK's parser of it
   (the transcript's `toolUseResult`), `isSynthetic` (Claude Code wrote it, nobody typed it);
 * `result`, once a turn: `subtype` (`success`, `error_max_turns`, `error_max_budget_usd`,
   `error_during_execution`, `error_max_structured_output_retries`), `is_error`, `result` (the
-  last answer's text again), `errors`, `terminal_reason`, `num_turns`, `usage`,
+  last answer's text again), `errors`, `terminal_reason`, `stop_reason` (the last model call's:
+  `refusal` when the model refused, under a `success` subtype), `num_turns`, `usage`,
   `total_cost_usd`, `permission_denials`;
+* `system`/`model_refusal_fallback` (`original_model`, `fallback_model`,
+  `retracted_message_uuids`…) and `system`/`model_refusal_no_fallback`: a refusal, read as the
+  transcript's are (`_refusals`);
 * `stream_event` (partial deltas with `--include-partial-messages`; the whole message follows),
   `rate_limit_event`, and `system` notices (`hook_started`, `hook_response`, `task_started`,
   `task_progress`, `task_notification`, `status`, …): no work, set aside by name.
@@ -23,12 +27,14 @@ session transcript. What the writer emits, read from the SDK's parser of it
 No message carries a time, and the prompt given on the command line is not in the stream (the
 trace's task stays null, unless the stream replays it). Each message is read in the transcript's
 words (`session_id` → `sessionId`, `tool_use_result` → `toolUseResult`, `error` →
-`isApiErrorMessage`, `isSynthetic` → `isMeta`) by the transcript's own event builder; pointers
+`isApiErrorMessage`, `isSynthetic` → `isMeta`, a refusal's fields in camelCase) by the
+transcript's own event builder; pointers
 stay those of the stream's line. A subagent's messages are linked to their call exactly by
 `parent_tool_use_id` (nested ones inside their spawner's). The last `result` states how the
 run ended (T-termination/declared): a turn or budget limit reached is `partial_then_stopped`,
-an error during execution `error_unrecoverable`, a cancelled turn (`terminal_reason`
-`aborted_*`) `user_abandoned`; `success` leaves it to the steps.
+an error during execution or a model's refusal (`stop_reason` `refusal`: the turn ended as an
+error) `error_unrecoverable`, a cancelled turn (`terminal_reason` `aborted_*`) `user_abandoned`;
+`success` leaves it to the steps.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from .._records import Record
 from ._events import EventBuilder
 from ._graph import _dedupe, _result_ids
 from ._load import load_records
+from ._refusals import FAILED_CALLS, note_fallback, withdrawn
 from ._rich import rich_of
 from ._threads import WORK_TYPES, Thread, _merge_threads, _root_prompt
 
@@ -66,6 +73,9 @@ ENDINGS = {"error_max_turns": "partial_then_stopped", "error_max_budget_usd": "p
            "error_max_structured_output_retries": "error_unrecoverable"}
 ABORTED = ("aborted_streaming", "aborted_tools")
 _RESULT_KEYS = ("subtype", "terminal_reason", "num_turns", "total_cost_usd", "duration_ms", "errors")
+# a refusal's fields as the stream names them → the transcript's names (`_refusals` reads those)
+_REFUSAL_WORDS = {"original_model": "originalModel", "fallback_model": "fallbackModel",
+                  "retracted_message_uuids": "retractedMessageUuids", "api_refusal_category": "apiRefusalCategory"}
 
 
 def is_stream(head: bytes) -> bool:
@@ -85,7 +95,7 @@ def read_stream(path: Path, ctx: ReadContext) -> Session:
             results.append(r)
         elif t in _SET_ASIDE:
             session.mark(r.ev.id, "set_aside", _SET_ASIDE[str(t)])
-        elif t == "system" and r.data.get("subtype") not in ("init", "compact_boundary", "api_error"):
+        elif t == "system" and r.data.get("subtype") not in ("init", "compact_boundary", *FAILED_CALLS):
             sub = r.data.get("subtype")
             session.mark(r.ev.id, "set_aside", _NOTICES, sub if isinstance(sub, str) else None)
         elif t in STREAM_TYPES:
@@ -98,6 +108,7 @@ def read_stream(path: Path, ctx: ReadContext) -> Session:
     main = [r for r in recs if not r.data.get("isSidechain")]
     builder = EventBuilder("agent", set(), session.warn)
     builder.rich_pointer = RICH
+    builder.withdrawn = withdrawn(main, session.warn)
     events = [e for r in main if r.data.get("type") in WORK_TYPES for e in builder.from_record(r)]
     threads = _threads([r for r in recs if r.data.get("isSidechain")], recs)
     session.events = _merge_threads(events, threads, session)
@@ -121,6 +132,8 @@ def _in_transcript_words(d: dict[str, Any]) -> dict[str, Any]:
         out["version"] = d["claude_code_version"]
     if d.get("type") == "system" and "compact_metadata" in d:
         out["compactMetadata"] = d["compact_metadata"]
+    if d.get("type") == "system" and d.get("subtype") in FAILED_CALLS:
+        out.update({camel: d[snake] for snake, camel in _REFUSAL_WORDS.items() if snake in d})
     return out
 
 
@@ -142,6 +155,7 @@ def _meta(recs: list[Record], session: Session) -> None:
                 meta.extra["permission_mode"] = d["permissionMode"]
         elif d.get("type") == "system" and d.get("subtype") == "compact_boundary":
             session.mark(r.ev.id, "metadata", "compaction trigger", "compact_boundary")
+        note_fallback(d, r.ev.line, meta)
         msg = d.get("message")
         if d.get("type") == "assistant" and isinstance(msg, dict):
             session.mark(r.ev.id, "metadata", "model and usage")  # when no step cites it
@@ -180,6 +194,8 @@ def _ending(results: list[Record], session: Session) -> None:
     sub, why = last.get("subtype"), last.get("terminal_reason")
     if isinstance(sub, str) and sub in ENDINGS:
         session.meta.ending, session.meta.ending_ref = ENDINGS[sub], Ref(results[-1].ev.id, "/subtype")
+    elif last.get("stop_reason") == "refusal":  # the model refused: the turn ended as an error, whatever the subtype
+        session.meta.ending, session.meta.ending_ref = "error_unrecoverable", Ref(results[-1].ev.id, "/stop_reason")
     elif isinstance(why, str) and why in ABORTED:
         session.meta.ending, session.meta.ending_ref = "user_abandoned", Ref(results[-1].ev.id, "/terminal_reason")
     ended = {k: last[k] for k in _RESULT_KEYS if last.get(k) is not None}

@@ -18,6 +18,7 @@ from .._records import Record
 from ._events import EventBuilder, check_record, kind_of
 from ._graph import _dedupe, _parent, _result_ids, _roots
 from ._load import load_records
+from ._refusals import withdrawn
 from ._rich import rich_of
 
 MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
@@ -260,6 +261,7 @@ def _spawning_prompt(prompt: str | None) -> str | None:
 def _thread_events(th: Thread, session: Session) -> list[Event]:
     builder = EventBuilder(f"subagent:{th.agent_id}", set(), session.warn)
     builder.rich_pointer = th.rich_pointer
+    builder.withdrawn = withdrawn(th.records, session.warn)  # a subagent's refused answer, retried
     out: list[Event] = []
     for r in th.records:
         prefix = r.prefix

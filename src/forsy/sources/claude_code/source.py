@@ -25,6 +25,12 @@ What this module handles, and the rule it follows for each:
   in its spawner's transcript and placed inside its steps. Warmup threads are not work.
   Compaction agents (`agent-acompact-*`) are skipped.
   A subagent file retraced on its own: the prompt its parent sent is the task.
+* **Refusals and failed model calls** (`_refusals`): `api_error` records, and a refusal's
+  `model_refusal_fallback` / `model_refusal_no_fallback` records, are the agent's error steps;
+  the words of an answer the API ended with `stop_reason` `refusal` are that failed call's, not
+  an answer; the records a fallback withdrew (`retractedMessageUuids`) are kept, their
+  words the refused call's (not flagged abandoned: no rewind by the person). Server tool
+  results (`_server`): an error object or `is_error` fails the call.
 * **Print mode**: a run saved from `claude -p --output-format stream-json` (or as one JSON
   array of the same messages) is read by `_stream.py`, with this module's event builder.
 * **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
@@ -54,6 +60,7 @@ from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
 from ._load import NEWER_TYPES, USAGE_KEYS, _is_agent_progress, load_records
+from ._refusals import note_fallback, withdrawn
 from ._stream import is_stream, read_stream
 from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
 
@@ -222,8 +229,10 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
         _attach_persisted(session.events, path, ctx, session)
         _mark_notes(session.events, session)
         return session
-    abandoned = _abandoned(main, session)
+    refused = withdrawn(main, session.warn)
+    abandoned = _abandoned(main, session, refused)
     builder = EventBuilder("agent", abandoned, session.warn)
+    builder.withdrawn = refused
     events: list[Event] = []
     for r in main:
         if r.data.get("type") in WORK_TYPES:
@@ -270,6 +279,9 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
             _mode_or_title(r, meta, session)
         if t == "teleported-from" and isinstance(d.get("remoteSessionId"), str):
             meta.extra["teleported_from"] = d["remoteSessionId"]
+        if t == "system":
+            note_fallback(d, r.ev.line, meta)  # a refusal retried on another model: both were used
+            models.update(meta.models)
         if isinstance(d.get("sessionId"), str) and not d.get("isSidechain") and session.session_id == "":
             session.session_id = d["sessionId"]
         if isinstance(d.get("version"), str):
