@@ -31,6 +31,7 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._hook_texts import HOOK_KINDS, hook_texts
 from ._refusals import FAILED_CALLS, api_error_event
 from ._rich import rich_of, slim_rich
 from ._senders import forked_copy, other_sender, queued_by_person, sender_tag
@@ -414,24 +415,15 @@ class EventBuilder:
                       info=NoteInfo(subtype=sender_tag(text) or "injected"))]
 
     def _hook_context(self, rec: Record) -> list[Event]:
-        """What a hook gave the model, written (newer versions) as an attachment: the context it
-        added (`hook_additional_context`, `content`: texts) or the reason it blocked
-        (`hook_blocking_error`, `blockingError.blockingError`). The hook's note, one per text, as the
-        `<system-reminder>` line that carried it before is (R-hook for the events in HOOK_EVENTS; a
-        SessionStart hook's context stays a note)."""
+        """What a hook gave the model, written (newer versions) as an attachment (`_hook_texts`: the
+        context it added, the reason it blocked, a prompt or session hook's output, a background
+        hook's response). The hook's note, one per text, as the `<system-reminder>` line that
+        carried it before is (R-hook for the events in HOOK_EVENTS; a SessionStart hook's stays a note)."""
         att = rec.data.get("attachment")
-        kind = att.get("type") if isinstance(att, dict) else None
-        if not isinstance(att, dict) or kind not in ("hook_additional_context", "hook_blocking_error"):
+        if not isinstance(att, dict) or att.get("type") not in HOOK_KINDS:
             return []
         ts = rec.data.get("timestamp") if isinstance(rec.data.get("timestamp"), str) else None
-        content = att.get("content")
-        items = [(pointer("attachment", "content"), content)] if isinstance(content, str) else [
-            (pointer("attachment", "content", i), c) for i, c in enumerate(content)
-        ] if isinstance(content, list) else []
-        if kind == "hook_blocking_error":  # a hook that blocked: its reason, `blockingError.blockingError`
-            be = att.get("blockingError")
-            items = [(pointer("attachment", "blockingError", "blockingError"), be.get("blockingError"))
-                     if isinstance(be, dict) else (pointer("attachment", "blockingError"), be)]
+        items = hook_texts(att)
         event = att.get("hookEvent")
         during = isinstance(event, str) and event in HOOK_EVENTS.split("|")
         out = []

@@ -14,6 +14,7 @@ from .. import ReadContext
 from .._records import Record, iter_json_array, iter_jsonl_lines
 from ..lines import LineStream, read_bytes, sha256, source_name
 from ._events import _BOOL_FIELDS, _STR_FIELDS, check_record
+from ._later_records import LATER_TYPES
 from ._rich import Slimmed
 from ._senders import forked_copy
 
@@ -36,6 +37,8 @@ NEWER_TYPES: dict[str, tuple[LedgerHeading, str]] = {
     # 2.1.198+ as public readers of such transcripts describe it: a file backup's delta, beside the
     # snapshots (messageId, snapshotMessageId, trackingPath, backup)
     "file-history-delta": ("set_aside", "file-history-delta"),
+    # later still: a move to another session, the cost counted, a status line (`_later_records`)
+    **LATER_TYPES,
 }
 _BY_TYPE: dict[str, tuple[LedgerHeading, str]] = {
     "file-history-snapshot": ("set_aside", "file-history-snapshot"),

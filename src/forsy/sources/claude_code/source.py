@@ -37,7 +37,14 @@ What this module handles, and the rule it follows for each:
   by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
 * **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
   attachment, last-prompt, titles, modes…) feed `SessionMeta` and are otherwise skipped;
-  an unknown record type is one warning per type.
+  an unknown record type is one warning per type. Later versions' `continued-in` (the
+  conversation moved into another session) names that session and, when no turn follows it,
+  declares the ending `partial_then_stopped` (the rest of the work is in that session's file);
+  `cost-state` is the cost Claude Code counted, `task-summary` a status line set aside
+  (`_later_records`).
+* **Hooks**: what a hook gave the model, as a `<system-reminder>` line or (newer versions) an
+  attachment (`_hook_texts`), is the hook's note; a hook output Claude Code saved to a file
+  (`<persisted-output>`) keeps the preview the model saw, the file read into the ledger.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from ..base import read_head
 from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
+from ._later_records import read_later_records
 from ._load import NEWER_TYPES, USAGE_KEYS, _is_agent_progress, load_records
 from ._refusals import note_fallback, withdrawn
 from ._stream import is_stream, read_stream
@@ -208,6 +216,7 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     main = [r for r in recs if not r.data.get("isSidechain")]
     inline = [r for r in recs if r.data.get("isSidechain")]
     _collect_meta(recs, session)
+    read_later_records(recs, session)
     for r in inline:  # progress copies are read from the main chain only
         if _is_agent_progress(r.data):
             session.warn("unread-content", "agent_progress record marked isSidechain; its copy of a subagent "
@@ -349,6 +358,9 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
     tr_dir = path.parent / path.stem / "tool-results"
     for e in events:
         saved = e.text is not None and ("<persisted-output>" in e.text or "Output too large (" in e.text)
+        if saved and e.kind == "note" and isinstance(e.info, NoteInfo) and e.info.subtype in HOOK_NOTES:
+            _saved_hook_output(e, path, ctx, session, tr_dir)
+            continue
         # a server-side result (web search, no ResultInfo) is the API's: Claude Code saves none to
         # disk, and a page quoting these words names no file of this session
         if e.kind != "tool_result" or not e.text or not saved or not isinstance(e.info, ResultInfo):
@@ -370,6 +382,39 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
         session.mark(ev.id, "metadata", SAVED_OUTPUT_WHY)
         session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
         info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)
+
+
+# the notes a hook's output is read as (`_events`): R-hook's, and a SessionStart hook's context
+HOOK_NOTES = ("hook", "injected")
+SAVED_HOOK_WHY = "a hook's whole output Claude Code saved beside its log (the model was given its preview, the note)"
+
+
+def _saved_hook_output(e: Event, path: Path, ctx: ReadContext, session: Session, tr_dir: Path) -> None:
+    """A hook's output over Claude Code's limit (2.1.89+) is saved to `tool-results/hook-<id>-stdout.txt`
+    and the model given `<persisted-output>` with its path and a preview, as a call's large
+    output is. The note keeps the preview (what the model was given); the saved file is read into
+    the session's evidence and ledger, counted (`saved_hook_outputs`) and warned about, since a
+    note carries no output file of its own; a missing one is counted in `truncated_outputs`."""
+    m = PERSISTED.search(e.text or "")
+    if not m:
+        return
+    said = session.evidence.get(e.refs[0].ev) if e.refs else None  # the record that gave the note
+    source, line = (said.source, said.line) if said is not None else (None, None)
+    f = _persisted_file(m.group(1), path, tr_dir)
+    if f is None:
+        session.quality.truncated_outputs += 1
+        session.warn("saved-output-missing", f"a hook's output was saved to {m.group(1)}, which is not beside this "
+                     "log: the trace holds only the preview the model was given", source, line)
+        return
+    data = read_bytes(f)
+    rel = source_name(f, ctx.root)
+    ev = Evidence.make(rel, None, 0, data, sha256(data), "hook-output-file")
+    session.add_evidence(ev)
+    session.mark(ev.id, "set_aside", SAVED_HOOK_WHY)
+    session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
+    session.quality.extra["saved_hook_outputs"] = session.quality.extra.get("saved_hook_outputs", 0) + 1
+    session.warn("hook-output-saved", f"a hook's whole output was saved to {rel}: the trace holds the preview "
+                 "the model was given (the hook's note), the file is in the ledger, not a step", source, line)
 
 
 def _persisted_file(written: str, path: Path, tr_dir: Path) -> Path | None:
