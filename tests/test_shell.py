@@ -292,7 +292,7 @@ def test_empty_file_gives_empty_session_and_warning(tmp_path: Path) -> None:
 
 # --- atuin ---------------------------------------------------------------------------------
 # The schema atuin's client creates (migrations 20210422 create_history, 20230319 deleted_at,
-# 20260224 author/intent, 20260604 shell, 20260728 author_kind).
+# 20260224 author/intent, 20260709 shell, 20260818 author_kind: 1 a person, 2 an agent).
 ATUIN_SCHEMA = """
 create table history (
     id text primary key,
@@ -327,11 +327,11 @@ def test_atuin_rows_with_authors(tmp_path: Path) -> None:
     t0 = 1_700_000_000_000_000_000
     here = ("/src/x",)
     rows = [
-        ("a1", t0, 1_500_000_000, 0, "cargo build", *here, "s1", "box:me", None, "me", None, "zsh", 0),
+        ("a1", t0, 1_500_000_000, 0, "cargo build", *here, "s1", "box:me", None, "me", None, "zsh", 1),
         ("a2", t0 + 2_250_000_000, 40_000_000, 1, "cargo test", *here, "s2", "box:me", None,
-         "claude-code", "run tests", "bash", 1),
+         "claude-code", "run tests", "bash", 2),
         ("a3", t0 + 5_000_000_000, -1, -1, "ls", *here, "s1", "box:me", None, "codex", None, None, None),
-        ("a4", t0 + 6_000_000_000, 1, 0, "rm secret", *here, "s1", "box:me", t0, "me", None, None, 0),
+        ("a4", t0 + 6_000_000_000, 1, 0, "rm secret", *here, "s1", "box:me", t0, "me", None, None, 1),
     ]  # fmt: skip
     make_atuin(db, rows)
     assert SRC.sniff(db, db.read_bytes()[:65536])

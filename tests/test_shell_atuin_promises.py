@@ -79,11 +79,11 @@ def test_each_column_as_the_row_holds_it(tmp_path: Path) -> None:
     db = tmp_path / "history.db"
     make(db, [
         row("z", T0 + 1, "second", exit=-1, duration=-1, cwd="", session="", hostname="",
-            author="codex", author_kind=0),  # kind 0 (a human) wins over a known agent's name
+            author="codex", author_kind=1),  # kind 1 (a person) wins over a known agent's name
         row("y", T0 + 1, "third", exit=3, duration=0, author="pi"),  # same time: table order (rowid)
         row("x", T0, "first", exit=0, duration=2_500_000_000, shell="fish", author="me", intent="why",
-            author_kind=1),
-        row("w", T0 + 2, "fourth", author="Codex", author_kind=2),
+            author_kind=2),  # kind 2 (an agent) wins over a name atuin does not know
+        row("w", T0 + 2, "fourth", author="Codex", author_kind=0),  # no kind atuin knows; names match exactly
         row("v", T0 + 999_999_999, b"caf\xc3\xa9 \xff", author=b"me"),
     ])  # fmt: skip
     s = read(db)
@@ -96,11 +96,11 @@ def test_each_column_as_the_row_holds_it(tmp_path: Path) -> None:
     first, second, third, fourth, fifth = (si(e) for e in s.events)
     assert (first.atuin_id, first.exit_code, first.duration_s, first.cwd, first.session, first.hostname,
             first.shell, first.author, first.intent, first.author_kind) == (
-        "x", 0, 2.5, "/w", "s", "box:me", "fish", "me", "why", 1)
+        "x", 0, 2.5, "/w", "s", "box:me", "fish", "me", "why", 2)
     assert (second.exit_code, second.duration_s, second.cwd, second.session, second.hostname,
-            second.author_kind) == (None, None, None, None, None, 0)
+            second.author_kind) == (None, None, None, None, None, 1)
     assert (third.exit_code, third.duration_s, third.author_kind) == (3, 0.0, None)
-    assert (fourth.author, fourth.author_kind) == ("Codex", 2)
+    assert (fourth.author, fourth.author_kind) == ("Codex", 0)
     assert fifth.author == "me"
     # the evidence of a row: its canonical JSON, bytes columns as text
     ev = s.evidence[s.events[4].refs[0].ev]

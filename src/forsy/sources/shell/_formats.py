@@ -6,13 +6,19 @@ events is `shell.py`'s job. Rules follow what the shells themselves do when they
 their files back, not what looks plausible:
 
 * bash: every non-blank line is a command; a `#<epoch>` line (9-11 digits) stamps the
-  next command (bash reads them back the same way, with or without HISTTIMEFORMAT).
+  next command. A file that starts with a stamp was written with HISTTIMEFORMAT set, and bash
+  (since 4.4, histfile.c read_history_range) reads such a file back with each line that no
+  stamp precedes, blank ones too (5.3), added to the command before it: that is how a
+  multi-line command (lithist) is written. Blank lines right after a stamp are skipped.
 * bash "eternal history" (`echo $$ $USER "$(history 1)" >> file` in PROMPT_COMMAND):
   `<pid> <user> <histnum> <epoch> <cmd>`; a line that does not start like that continues
   the previous command (bash printed a multi-line command as is).
 * zsh extended (`: <start>:<elapsed>;<cmd>`): zsh writes a backslash before every newline
   of a command, so a line ending in `\\` continues on the next one (zsh drops that one
-  backslash and keeps the newline). Bytes are "metafied": 0x83 then (byte XOR 0x20).
+  backslash and keeps the newline). A command ending in backslashes (and spaces) gets one
+  space more, which zsh drops when it reads the line (5.9, hist.c readhistline); without
+  EXTENDED_HISTORY a command starting with `:` is written after a backslash, also dropped.
+  Bytes are "metafied": 0x83 then (byte XOR 0x20).
 * fish: `- cmd: <escaped>` / `   when: <epoch>` / `   paths:` + `    - <escaped>`; escapes
   are `\\\\` and `\\n`, read left to right as fish does.
 """
@@ -32,6 +38,7 @@ ZSH_EXT = re.compile(rb": (\d+):(\d+);(.*)", re.DOTALL)
 FISH_CMD = re.compile(rb"- cmd:(?: (.*))?", re.DOTALL)
 FISH_WHEN = re.compile(rb"\s+when: *(-?\d+)\s*")
 META = 0x83  # zsh's Meta byte
+ZSH_END_SPACE = re.compile(rb"\\ +\Z")  # a backslash, then spaces, at the end of a line
 
 
 @dataclass(slots=True)
@@ -212,15 +219,28 @@ def parse(data: bytes, fmt: str) -> Parsed:
 def parse_bash(data: bytes, fmt: str = "bash") -> Parsed:
     out = Parsed(fmt, "bash")
     stamp: tuple[_Line, int] | None = None  # a `#epoch` line waiting for its command
-    for ln in all_lines(data):
+    lines = list(all_lines(data))
+    # bash's own test (has_timestamps): the file's first line is a stamp
+    multiline = bool(lines) and BASH_EPOCH.fullmatch(lines[0].raw) is not None
+    more: list[_Line] = []  # lines after a command, no stamp before them: its own when multiline
+    for ln in lines:
         if not ln.raw.strip():
+            if multiline and stamp is None and out.entries:
+                more.append(ln)
             continue
         m = BASH_EPOCH.fullmatch(ln.raw)
         if m:
+            _end_command(out, more)
+            more = []
             if stamp is not None:
                 _orphan_stamp(out, stamp[0])
             stamp = (ln, int(m.group(1)))
             continue
+        if multiline and stamp is None and out.entries:
+            more.append(ln)  # a further line of the command before it
+            continue
+        _end_command(out, more)
+        more = []
         text = decode(ln.raw, out.problems, ln.n)
         end = ln.offset + len(ln.raw)
         if stamp is not None:
@@ -233,9 +253,20 @@ def parse_bash(data: bytes, fmt: str = "bash") -> Parsed:
             stamp = None
         else:
             out.entries.append(Entry(ln.n, ln.offset, end, text, "bash_plain"))
+    _end_command(out, more)
     if stamp is not None:
         _orphan_stamp(out, stamp[0])
     return out
+
+
+def _end_command(out: Parsed, more: list[_Line]) -> None:
+    """Add the lines that followed the last command to it, joined with newlines as bash does
+    (history.c _hs_append_history_line); its record and its own bytes now end with them."""
+    if not more:
+        return
+    entry = out.entries[-1]
+    entry.end = more[-1].offset + len(more[-1].raw)
+    entry.command = "\n".join([entry.command, *(decode(x.raw, out.problems, x.n) for x in more)])
 
 
 def _orphan_stamp(out: Parsed, stamp: _Line) -> None:
@@ -336,9 +367,16 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
         rtype = "zsh_plain"
     else:
         rtype = "zsh_plain"
-    text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
     cmd_offset = first.offset + m.start(3) if m else -1
-    return Entry(first.n, first.offset, end, text, rtype, epoch, info, first.n, cmd_offset)
+    if not m and parts[0].startswith(b"\\:"):
+        # the backslash zsh writes before a command starting with ':' (no EXTENDED_HISTORY)
+        parts[0], cmd_offset = parts[0][1:], first.offset + 1
+    cmd_end = -1
+    if ZSH_END_SPACE.search(parts[-1]):
+        # zsh wrote this space after a command ending in backslashes; its reader drops it
+        parts[-1], cmd_end = parts[-1][:-1], end - 1
+    text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
+    return Entry(first.n, first.offset, end, text, rtype, epoch, info, first.n, cmd_offset, cmd_end)
 
 
 # --- fish ----------------------------------------------------------------------------------

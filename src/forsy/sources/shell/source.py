@@ -50,9 +50,13 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history",
                  # zsh's HISTFILE as Prezto, zim (.zhistory) and zsh-newuser-install (.histfile) set it
                  ".zhistory", ".histfile")
-# atuin marks agent rows with author_kind = 1; rows written before that column existed
-# are judged by the author name against atuin's own list (history.rs KNOWN_AGENTS).
+# atuin's author_kind (history.rs AuthorKind): 1 a person, 2 an agent. A row without one, or with
+# a kind atuin does not know (a newer version's), is judged as History::is_agent does: by the
+# author name against atuin's own list (KNOWN_AGENTS), unless that name is only the user name the
+# author fell back to (a user called "pi" is no agent).
+ATUIN_AUTHOR_KINDS = {1: False, 2: True}
 ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "pi"})
+ATUIN_UNKNOWN_USER = "unknown-user"  # the user atuin's CmdOrigin supplies for a host without one
 # subpaths where fish and atuin keep their history under a home directory
 # lines not read at all
 UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "zsh_unprefixed_line", "nul-run"})
@@ -332,6 +336,17 @@ def _atuin_info(row: dict[str, Any]) -> ShellInfo:
 
 def _atuin_is_agent(row: dict[str, Any]) -> bool:
     kind = row.get("author_kind")
-    if kind is not None:
-        return bool(kind == 1)
-    return row.get("author") in ATUIN_KNOWN_AGENTS
+    if isinstance(kind, int) and kind in ATUIN_AUTHOR_KINDS:
+        return ATUIN_AUTHOR_KINDS[kind]
+    author = row.get("author")
+    if not isinstance(author, str) or author not in ATUIN_KNOWN_AGENTS:
+        return False
+    return author != _atuin_default_author(row.get("hostname"))
+
+
+def _atuin_default_author(hostname: object) -> str:
+    """The name atuin's author falls back to: the user half of `hostname` ("host:user"); the host
+    when there is no user (a colonless legacy value, or atuin's placeholder user)."""
+    origin = hostname if isinstance(hostname, str) else ""
+    host, sep, user = origin.partition(":")
+    return host if not sep or user == ATUIN_UNKNOWN_USER else user
