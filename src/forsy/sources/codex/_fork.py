@@ -6,7 +6,10 @@ history, persisted again as it was: the parent's own `session_meta` line first, 
 records (ghost snapshots dropped). Newer versions write a `fork_reference` record instead
 of (or after) the copy. The rule used here, in order:
 
-1. a `fork_reference` record: everything between our `session_meta` and it is copied;
+1. a `fork_reference` record: everything between our `session_meta` and it is copied; likewise
+   a fork's leading `rollout_reference` (only `session_meta` records before it), which newer
+   codex-rs writes for a full-history fork in place of the copy: the parent's history is in the
+   file it names, not in this one;
 2. the parent's rollout file can be found (same directory, or the `sessions/` tree it is
    in and the `archived_sessions/` folder beside it, where `codex` moves an archived
    thread, or the read root): the copy is the run of records equal (type and payload) to
@@ -33,7 +36,8 @@ from ._read import LoadedFile, Rec
 class ForkInfo:
     start: int  # index of the first record that belongs to this thread
     parent_id: str | None = None
-    rule: str | None = None  # "fork_reference" | "parent_file" | "unresolved" | "history_before_meta"
+    # "fork_reference" | "rollout_reference" | "parent_file" | "unresolved" | "history_before_meta"
+    rule: str | None = None
     copied: int = 0
     parent_file: str | None = None  # parent rollout compared with, relative to this file's directory
 
@@ -50,6 +54,14 @@ def own_start(lf: LoadedFile, meta: Rec | None, session: Session, find_parent: F
         if r.kind == "fork_reference":
             return ForkInfo(r.idx, _str(meta.payload.get("forked_from_id")), "fork_reference", r.idx - first)
     parent_id = _str(meta.payload.get("forked_from_id")) or _str(meta.payload.get("forked_from"))
+    if parent_id is not None:
+        for r in recs[first:]:
+            # codex-rs accepts a reference only before any record of the thread's own; a later
+            # one (or a segment's reference to its own predecessor) is not a fork's copy
+            if r.kind == "rollout_reference":
+                return ForkInfo(r.idx, parent_id, "rollout_reference", r.idx - first)
+            if r.kind != "session_meta":
+                break
     nxt = recs[first] if first < len(recs) else None
     copied_meta = nxt is not None and nxt.kind == "session_meta"
     if copied_meta and nxt is not None:
