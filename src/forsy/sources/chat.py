@@ -149,6 +149,26 @@ def one_text(content: Any, ptr: str) -> tuple[str | None, str] | None:
     return None
 
 
+def provider_content(ev_id: str, at: str, content: Any) -> tuple[list[Ref], list[str]]:
+    """What a tool the model's provider ran returned, in the provider's own shape (text, an
+    object, a list of search results or text blocks), as texts with where each is: a string as
+    it is; a list element by element, a text block by its text, another element as its JSON
+    text; any other value as its JSON text."""
+    if content is None:
+        return [], []
+    if not isinstance(content, list):
+        return [Ref(ev_id, at)], [content if isinstance(content, str) else json_text(content)]
+    refs, texts = [], []
+    for i, part in enumerate(content):
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            refs.append(Ref(ev_id, f"{at}/{i}/text"))
+            texts.append(part["text"])
+        elif part is not None:
+            refs.append(Ref(ev_id, f"{at}/{i}"))
+            texts.append(part if isinstance(part, str) else json_text(part))
+    return refs, texts
+
+
 def _args(fn: dict[str, Any], meta: dict[str, Any], ptr: str) -> tuple[Any, str]:
     raw = fn.get("arguments")
     if meta.get("no_input") is True:

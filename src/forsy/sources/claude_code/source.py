@@ -58,7 +58,7 @@ from typing import ClassVar
 import orjson
 
 from ...errors import ForsyError, InputError
-from ...evidence import Event, Evidence, Quality, Ref, Session, SessionMeta, SourceFile
+from ...evidence import Event, Evidence, LedgerHeading, Quality, Ref, Session, SessionMeta, SourceFile
 from ...payloads import NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
 from .._records import Record
@@ -375,13 +375,21 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
             session.quality.truncated_outputs += 1
             info.persisted_missing = True
             continue
-        data = read_bytes(f)
-        rel = source_name(f, ctx.root)
-        ev = Evidence.make(rel, None, 0, data, sha256(data), "tool-result-file")
-        session.add_evidence(ev)
-        session.mark(ev.id, "metadata", SAVED_OUTPUT_WHY)
-        session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
-        info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=rel)
+        ev, data = _read_saved(f, ctx, session, "tool-result-file", ("metadata", SAVED_OUTPUT_WHY))
+        info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=ev.source)
+
+
+def _read_saved(f: Path, ctx: ReadContext, session: Session, record_type: str,
+                mark: tuple[LedgerHeading, str]) -> tuple[Evidence, bytes]:
+    """A file Claude Code saved beside its log, read whole into the session: its evidence, its
+    ledger mark, one of the session's files."""
+    data = read_bytes(f)
+    rel = source_name(f, ctx.root)
+    ev = Evidence.make(rel, None, 0, data, sha256(data), record_type)
+    session.add_evidence(ev)
+    session.mark(ev.id, *mark)
+    session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
+    return ev, data
 
 
 # the notes a hook's output is read as (`_events`): R-hook's, and a SessionStart hook's context
@@ -406,12 +414,8 @@ def _saved_hook_output(e: Event, path: Path, ctx: ReadContext, session: Session,
         session.warn("saved-output-missing", f"a hook's output was saved to {m.group(1)}, which is not beside this "
                      "log: the trace holds only the preview the model was given", source, line)
         return
-    data = read_bytes(f)
-    rel = source_name(f, ctx.root)
-    ev = Evidence.make(rel, None, 0, data, sha256(data), "hook-output-file")
-    session.add_evidence(ev)
-    session.mark(ev.id, "set_aside", SAVED_HOOK_WHY)
-    session.files.append(SourceFile(rel, str(f), "claude_code", len(data), sha256(data)))
+    ev, _ = _read_saved(f, ctx, session, "hook-output-file", ("set_aside", SAVED_HOOK_WHY))
+    rel = ev.source
     session.quality.extra["saved_hook_outputs"] = session.quality.extra.get("saved_hook_outputs", 0) + 1
     session.warn("hook-output-saved", f"a hook's whole output was saved to {rel}: the trace holds the preview "
                  "the model was given (the hook's note), the file is in the ledger, not a step", source, line)

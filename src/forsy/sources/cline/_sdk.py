@@ -45,6 +45,7 @@ from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
 from .._side import one_object, read_side
+from ..chat import provider_content
 from ..json_doc import read_object_array
 from ..lines import sha256, source_name
 from ._harness import INJECTED, RESULT, harness_kind
@@ -277,7 +278,7 @@ class _Builder:
                                        info=CallInfo(server_side=a.get("execution") == "provider"))
             if "output" not in a and "isError" not in a:
                 continue  # the call alone: its result never came back
-            refs, texts = _output(rec.ev.id, at + "/output", a.get("output"))
+            refs, texts = provider_content(rec.ev.id, at + "/output", a.get("output"))
             res = self._ev("tool_result", rec, at + ("/output" if "output" in a else "/isError"),
                            text="\n".join(texts) if texts else None, call_id=cid, tool=name,
                            is_error=a.get("isError") is True, info=ResultInfo())
@@ -376,21 +377,3 @@ class _Builder:
             self.s.warn("orphan-result", f"a tool_result for {cid!r}, a call this file does not hold", rec.ev.source,
                         rec.ev.line)
 
-
-def _output(ev_id: str, at: str, out: Any) -> tuple[list[Ref], list[str]]:
-    """A model tool's output, whose shape is the provider's (text, an object, a list of search
-    results): a string as it is, each element of a list on its own (a text block's text), any
-    other value as its JSON text."""
-    if out is None:
-        return [], []
-    if not isinstance(out, list):
-        return [Ref(ev_id, at)], [out if isinstance(out, str) else json_text(out)]
-    refs, texts = [], []
-    for i, part in enumerate(out):
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            refs.append(Ref(ev_id, f"{at}/{i}/text"))
-            texts.append(part["text"])
-        elif part is not None:
-            refs.append(Ref(ev_id, f"{at}/{i}"))
-            texts.append(part if isinstance(part, str) else json_text(part))
-    return refs, texts

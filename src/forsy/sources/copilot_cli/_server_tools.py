@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...evidence import Event, Ref, Session, pointer
-from ...jsontext import json_text
 from ...payloads import CallInfo, ResultInfo
 from .._records import Record
+from ..chat import provider_content
 
 NewEvent = Callable[..., Event]  # (kind, rec, pointer, **fields) -> Event, the transcript's
 UNREAD = "server_tool_items_unread"
@@ -78,7 +78,7 @@ def _result(rec: Record, item: dict[str, Any], at: str, new: NewEvent, name: Any
     """A server tool's result block: failed when the block says so or its content is an error
     (`web_search_tool_result_error`, `code_execution_tool_result_error`...)."""
     content = item.get("content")
-    refs, texts = _content(rec.ev.id, at + "/content", content)
+    refs, texts = provider_content(rec.ev.id, at + "/content", content)
     failed = item.get("is_error") is True or (
         isinstance(content, dict) and isinstance(content.get("type"), str) and content["type"].endswith("_error"))
     ev = new("tool_result", rec, at + "/content" if "content" in item else at, text="\n".join(texts) if texts else None,
@@ -86,24 +86,6 @@ def _result(rec: Record, item: dict[str, Any], at: str, new: NewEvent, name: Any
              info=ResultInfo())
     ev.refs = refs or ev.refs
 
-
-def _content(ev_id: str, at: str, content: Any) -> tuple[list[Ref], list[str]]:
-    """A result's content: a string as it is; a list (search results, text blocks) element by
-    element, a text block by its text, another element as its JSON text; any other value as its
-    JSON text."""
-    if content is None:
-        return [], []
-    if not isinstance(content, list):
-        return [Ref(ev_id, at)], [content if isinstance(content, str) else json_text(content)]
-    refs, texts = [], []
-    for i, part in enumerate(content):
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            refs.append(Ref(ev_id, f"{at}/{i}/text"))
-            texts.append(part["text"])
-        elif part is not None:
-            refs.append(Ref(ev_id, f"{at}/{i}"))
-            texts.append(part if isinstance(part, str) else json_text(part))
-    return refs, texts
 
 
 def _unread(s: Session, rec: Record, what: list[str]) -> int:
