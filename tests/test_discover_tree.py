@@ -143,6 +143,26 @@ def test_what_the_walk_cannot_enter_is_reported(tmp_path: Path) -> None:
                                                                        ("pipe.jsonl", "not read")]
 
 
+def test_a_compressed_log_is_named_with_how_to_read_it(tmp_path: Path) -> None:
+    """`session.jsonl.gz` beside the logs: not read (no source reads a compressed log but
+    Codex's zstd rollouts), and named with its compression and the command that gives the log
+    back; it was passed over without a word. A `.gz` whose name is no log's stays unmentioned."""
+    import gzip
+
+    root = tmp_path / "r"
+    root.mkdir()
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "s.jsonl")
+    (root / "old.jsonl.gz").write_bytes(gzip.compress((SAMPLES / "claude" / "demo-session.jsonl").read_bytes()))
+    (root / "not-gzip.json.gz").write_bytes(b"plain text")
+    (root / "photos.tar.gz").write_bytes(gzip.compress(b"x"))
+    unread: list[tuple[Path, str]] = []
+    found = discover([root], unread)
+    assert [p for _, p in found] == [root / "s.jsonl"]
+    assert sorted((p.name, why) for p, why in unread) == [
+        ("not-gzip.json.gz", "not read: starts with 'plain text'"),
+        ("old.jsonl.gz", "not read: gzip-compressed: decompress it first, e.g. gunzip -k FILE")]
+
+
 def _locked(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     """`folder` cannot be listed, as a folder of mode 000 is for a user who is not root (the
     tests run as root in CI); walks and globs list a folder with one of these two."""

@@ -29,6 +29,8 @@ store) is said, as a log no source reads. What the walk skips, it says:
 * copies of a log left beside it (`copy_of_log`: a backup, a half-written temporary file):
   not read, since they hold the same work again or a part of it; named when a source sniffs
   them as its own, so that `forsy retrace` can be given one by name;
+* a log kept compressed (`session.jsonl.gz`, `.bz2`, `.xz`, `.zip`, `.7z`): not read, named with
+  what its first bytes say (its compression and the command that gives the log back);
 * trace folders forsy wrote (`-o` inside the tree), named once as forsy's output;
 * folders deeper than `MAX_DEPTH`, and the rest of the tree once `MAX_DIRS` folders were
   listed: `Discovery.not_searched` names them (the first of each), for the caller to report.
@@ -61,6 +63,8 @@ LOG_SUFFIXES = (".jsonl", ".json", ".cast", ".zst", "_history", ".history")
 _COPY = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)(?!.*\.md$)[.~]")
 COPY_NOT_READ = ("not read: a copy left beside a log (a backup or a temporary file), holding its work again "
                  "or a part of it; name it to retrace it")
+# a log kept compressed (`session.jsonl.gz`): named, with how to give forsy the log inside
+_PACKED_LOG = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)\.(?:gz|bz2|xz|zip|7z)$")
 
 
 def log_name(name: str, sources: list[Source]) -> bool:
@@ -72,6 +76,17 @@ def log_name(name: str, sources: list[Source]) -> bool:
 def _declared(name: str, sources: list[Source]) -> bool:
     """A name one of `sources` declares as its logs' (`log_names`), not only a log's suffix."""
     return any((pattern := getattr(src, "log_names", None)) is not None and pattern.match(name) for src in sources)
+
+
+def _packed(path: Path) -> str:
+    """What a compressed log's first bytes say it is (`base.describe_head`: its compression and
+    the command that gives the log back)."""
+    from .base import describe_head, read_head
+
+    try:
+        return describe_head(read_head(path))
+    except (ForsyError, OSError) as e:
+        return f"a compressed log that could not be opened ({e})"
 
 
 def copy_of_log(name: str) -> bool:
@@ -203,6 +218,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                         out.not_searched.append((Path(e.path), "not read: not a regular file"))
                     else:  # beside a session found: a part of it, unless its source has none (below)
                         candidates.append(Path(e.path))
+                elif _PACKED_LOG.search(e.name) and e.is_file(follow_symlinks=False):
+                    out.not_searched.append((Path(e.path), f"not read: {_packed(Path(e.path))}"))
                 elif copy_of_log(e.name) and e.is_file(follow_symlinks=False):
                     copies.append(Path(e.path))
             except OSError as err:
