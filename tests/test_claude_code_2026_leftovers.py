@@ -22,17 +22,16 @@ transcripts describe (made-up words):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import forsy
 from _claude_events_view import marks
 from _small_logs import SESSION, answer, call, result, user, write
 from forsy.evidence import Session
 from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.claude_code import ClaudeCodeSource
+from test_claude_code_refusals_advisor import _trace
 
 NEW_SESSION = "99999999-2222-3333-4444-555555555555"
 
@@ -63,15 +62,7 @@ def _moved() -> list[dict[str, Any]]:
 
 
 def test_a_conversation_moved_to_another_session_ends_partial_not_complete(tmp_path: Path) -> None:
-    log = write(tmp_path / "s.jsonl", _moved())
-    run = forsy.retrace([log], forsy.RetraceOptions(redact=False), sink=forsy.FolderSink(tmp_path / "out", parent=True))
-    [o] = run.outcomes
-    assert o.status == "written", o.message
-    folder = Path(str(o.where))
-    assert forsy.validate(folder).ok
-    assert forsy.verify(folder, [log]).ok
-    trace, prov, manifest = (json.loads((folder / f).read_text()) for f in ("trace.json", "provenance.json",
-                                                                          "manifest.json"))
+    trace, prov, manifest = _trace(tmp_path, write(tmp_path / "s.jsonl", _moved()))
     assert trace["termination_reason"] == "partial_then_stopped"
     how = prov["trace_fields"]["termination_reason"]
     assert how["rule"] == "T-termination/declared"
