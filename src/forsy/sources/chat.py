@@ -149,6 +149,13 @@ def one_text(content: Any, ptr: str) -> tuple[str | None, str] | None:
     return None
 
 
+def provider_error(value: Any) -> bool:
+    """An error object in the content of a tool the model's provider ran, as Anthropic's Messages
+    API writes one (`web_search_tool_result_error`, `advisor_tool_result_error`…): its `type`
+    ends in `_error`."""
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"].endswith("_error")
+
+
 def provider_content(ev_id: str, at: str, content: Any) -> tuple[list[Ref], list[str]]:
     """What a tool the model's provider ran returned, in the provider's own shape (text, an
     object, a list of search results or text blocks), as texts with where each is: a string as

@@ -26,22 +26,19 @@ from ...evidence import Event, Ref, pointer
 from ...jsontext import json_text
 from ...payloads import NoteInfo, ResultInfo
 from .._records import Record
+from ..chat import provider_error
 
 SERVER_ERROR_RULE = "R-call/server-tool-error"
 ENCRYPTED_MARK = "[encrypted result omitted by forsy: {kind}]"
 
 
-def _is_error(v: Any) -> bool:
-    return isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"].endswith("_error")
-
-
 def _error_at(content: Any, at: str) -> str | None:
     """Where the content says the call failed: an error object's `error_code` (else its
     `type`), the content's own or the first of its list's; None when it holds no error."""
-    if _is_error(content):
+    if provider_error(content):
         found, where = content, at
     elif isinstance(content, list):
-        j = next((j for j, v in enumerate(content) if _is_error(v)), None)
+        j = next((j for j, v in enumerate(content) if provider_error(v)), None)
         if j is None:
             return None
         found, where = content[j], f"{at}/{j}"

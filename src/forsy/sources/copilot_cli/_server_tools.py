@@ -29,7 +29,7 @@ from typing import Any
 from ...evidence import Event, Ref, Session, pointer
 from ...payloads import CallInfo, ResultInfo
 from .._records import Record
-from ..chat import provider_content
+from ..chat import provider_content, provider_error
 
 NewEvent = Callable[..., Event]  # (kind, rec, pointer, **fields) -> Event, the transcript's
 UNREAD = "server_tool_items_unread"
@@ -79,13 +79,11 @@ def _result(rec: Record, item: dict[str, Any], at: str, new: NewEvent, name: Any
     (`web_search_tool_result_error`, `code_execution_tool_result_error`...)."""
     content = item.get("content")
     refs, texts = provider_content(rec.ev.id, at + "/content", content)
-    failed = item.get("is_error") is True or (
-        isinstance(content, dict) and isinstance(content.get("type"), str) and content["type"].endswith("_error"))
+    failed = item.get("is_error") is True or provider_error(content)
     ev = new("tool_result", rec, at + "/content" if "content" in item else at, text="\n".join(texts) if texts else None,
              call_id=item["tool_use_id"], tool=name if isinstance(name, str) else None, is_error=failed,
              info=ResultInfo())
     ev.refs = refs or ev.refs
-
 
 
 def _unread(s: Session, rec: Record, what: list[str]) -> int:
