@@ -115,3 +115,18 @@ def test_the_sweep_names_a_copy_once_when_it_appears_and_drafts_only_the_chat(tm
     third = _sweep(store, tmp_path / "logs", T + 120)
     assert sorted(f.path for f in store.left_out()) == copies[1:]  # a copy gone is no longer listed
     assert third.left_out == []
+
+
+def test_the_sweep_names_a_compressed_log_once_and_reads_none(tmp_path: Path, store: Store) -> None:
+    """A log kept compressed (`old.jsonl.gz`) under a swept folder is named when it appears, with its
+    compression and the command that gives the log back, as `forsy retrace DIR` names it; the
+    sweep's walk used to pass it over without a word. Then remembered, as a copy is."""
+    import gzip
+
+    chat = _gemini_tree(tmp_path / "logs")
+    packed = chat.with_name("old.jsonl.gz")
+    packed.write_bytes(gzip.compress(chat.read_bytes()))
+    first = _sweep(store, tmp_path / "logs")
+    assert (str(packed), "not read: gzip-compressed: decompress it first, e.g. gunzip -k FILE") in first.left_out
+    assert str(packed) in [f.path for f in store.left_out()]
+    assert _sweep(store, tmp_path / "logs", T + 60).left_out == []

@@ -61,7 +61,8 @@ LOG_SUFFIXES = (".jsonl", ".json", ".cast", ".zst", "_history", ".history")
 # renaming it into place) or by a person (`.bak`, `.orig`, `.1`, `~`). A name ending in `.md` is
 # a document (Aider's `.aider.chat.history.md` is a log of its own), not a copy.
 _COPY = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)(?!.*\.md$)[.~]")
-COPY_NOT_READ = ("not read: a copy left beside a log (a backup or a temporary file), holding its work again "
+NOT_READ_LOG = "not read: "  # how the reason for a log-named file left unread starts (a copy, a compressed log)
+COPY_NOT_READ = (f"{NOT_READ_LOG}a copy left beside a log (a backup or a temporary file), holding its work again "
                  "or a part of it; name it to retrace it")
 # a log kept compressed (`session.jsonl.gz`): named, with how to give forsy the log inside
 _PACKED_LOG = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)\.(?:gz|bz2|xz|zip|7z)$")
@@ -87,6 +88,11 @@ def _packed(path: Path) -> str:
         return describe_head(read_head(path))
     except (ForsyError, OSError) as e:
         return f"a compressed log that could not be opened ({e})"
+
+
+def packed_log(name: str) -> bool:
+    """Whether a file's name is a log's name with a compression suffix (see `_PACKED_LOG`)."""
+    return _PACKED_LOG.search(name) is not None
 
 
 def copy_of_log(name: str) -> bool:
@@ -218,8 +224,8 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                         out.not_searched.append((Path(e.path), "not read: not a regular file"))
                     else:  # beside a session found: a part of it, unless its source has none (below)
                         candidates.append(Path(e.path))
-                elif _PACKED_LOG.search(e.name) and e.is_file(follow_symlinks=False):
-                    out.not_searched.append((Path(e.path), f"not read: {_packed(Path(e.path))}"))
+                elif packed_log(e.name) and e.is_file(follow_symlinks=False):
+                    out.not_searched.append((Path(e.path), f"{NOT_READ_LOG}{_packed(Path(e.path))}"))
                 elif copy_of_log(e.name) and e.is_file(follow_symlinks=False):
                     copies.append(Path(e.path))
             except OSError as err:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..sources import Source, available
-from ..sources.walk import copy_of_log, log_name
+from ..sources.walk import copy_of_log, log_name, packed_log
 
 HEAD_BLOCK = 4096
 _CHUNK = 65536
@@ -25,9 +25,10 @@ SESSION_NAMES = frozenset({"history.db"})  # atuin
 
 def session_like(name: str) -> bool:
     """A file the walk looks at: a kind of log a source reads (by its suffix, or a name a
-    source declares: `sources.walk.log_name`), or a copy of one (never read, but named once,
-    when it first appears: `sources.walk.copy_of_log`)."""
-    return (name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name)
+    source declares: `sources.walk.log_name`), or a copy of one or a log kept compressed
+    (never read, but named once, when it first appears: `sources.walk.copy_of_log`,
+    `packed_log`)."""
+    return (name.endswith(SESSION_SUFFIXES) or name in SESSION_NAMES or copy_of_log(name) or packed_log(name)
             or log_name(name, sweep_sources()))
 
 

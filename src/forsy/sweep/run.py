@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from .. import sources
 from ..errors import ExitCode, ForsyError, StoreError
 from ..run import RetraceOptions, parallel_jobs
-from ..sources.walk import session_of
+from ..sources.walk import NOT_READ_LOG, session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
 from ._units import Plan, Unit, plan_units
@@ -299,13 +299,11 @@ class _Sweep:
         self.faults.append((path, what, reason))
 
     # ------------------------------------------------------------------ discovery
-    # ------------------------------------------------------------------ discovery
     def _discover(self, fresh: set[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
         """Session files (and their source) under the roots holding files the store has not
         seen; and roots that could not be searched, with why. Files the search left out for
         one of its limits (a folder too deep) go into `self.left_out`, saying which."""
         from ..run import discover
-        from ..sources.walk import COPY_NOT_READ
 
         mains: dict[str, str] = {}
         problems: list[tuple[str, str]] = []
@@ -320,7 +318,9 @@ class _Sweep:
                 if Path(r).is_file():
                     problems.append((r, e.message if isinstance(e, ForsyError) else why(e)))
             for folder, why_ in unread:
-                if why_ == COPY_NOT_READ and os.path.abspath(folder) in fresh:  # named once: it is remembered
+                # a log this walk saw that the search does not read (a copy beside a log, a log
+                # kept compressed): named once, as it is then remembered
+                if why_.startswith(NOT_READ_LOG) and os.path.abspath(folder) in fresh:
                     self.left_out.setdefault(os.path.abspath(folder), why_)
                 elif any(limit in why_ for limit in _LIMITS):
                     top = os.path.abspath(folder)
