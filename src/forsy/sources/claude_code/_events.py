@@ -17,6 +17,8 @@ and provenance can cite them:
 * `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
 * a result whose `toolUseResult.userModified` is true (Edit, MultiEdit): the person changed the
   proposed edit before accepting it → `ResultInfo.user_modified` (R-call/user-modified).
+* a rejection is read from the result's words, unless its record's `toolDenialKind` names
+  another denier (`_denials`: R-call/claude-denied).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._denials import read_denial
 from ._hook_texts import HOOK_KINDS, hook_texts
 from ._refusals import FAILED_CALLS, api_error_event
 from ._rich import rich_of, slim_rich
@@ -153,7 +156,7 @@ def kind_of(v: Any) -> str:
 # of another kind is warned about with file and line and read as absent, so no later rule
 # meets a list where it expects a string (hashing it, comparing it, slicing it).
 _STR_FIELDS = ("uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "version", "gitBranch",
-               "agentId", "subtype", "summary", "leafUuid", "parentToolUseID")
+               "agentId", "subtype", "summary", "leafUuid", "parentToolUseID", "toolDenialKind")
 _BOOL_FIELDS = ("isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage")
 _MESSAGE_TYPES = ("user", "assistant")
 
@@ -229,6 +232,7 @@ class EventBuilder:
         self.fired: set[str] = set()  # uuids of `scheduled_task_fire` records read so far
         # where a record holds its result's structured copy (the print-mode stream: /tool_use_result)
         self.rich_pointer = "/toolUseResult"
+        self.denial_kinds: set[str] = set()  # unknown `toolDenialKind`s already warned about
 
     def _skip(self, rec: Record, what: str) -> None:
         self.warn("unread-content", f"{what}; not read", rec.ev.source, rec.ev.line)
@@ -511,6 +515,7 @@ class EventBuilder:
         elif isinstance(text, str) and text.startswith("The user doesn't want to proceed with this tool use"):
             info.rejected = True
         e.info = info
+        read_denial(rec, e, info, self.denial_kinds, self.warn)  # the record's kind decides who denied
         return e
 
     def _system(self, rec: Record) -> list[Event]:

@@ -31,6 +31,10 @@ What this module handles, and the rule it follows for each:
   an answer; the records a fallback withdrew (`retractedMessageUuids`) are kept, their
   words the refused call's (not flagged abandoned: no rewind by the person). Server tool
   results (`_server`): an error object or `is_error` fails the call.
+* **Denials** (`_denials`): a result whose user record names a `toolDenialKind` (2.1.2xx) is the
+  person's rejection only as `user-rejected` with a rejection's words; another kind (a deny rule
+  or hook, the auto-mode classifier, an interrupt, a cancel) or `user-rejected` without those
+  words is a denied call that failed (R-call/claude-denied, citing the kind), whatever it says.
 * **Print mode**: a run saved from `claude -p --output-format stream-json` (or as one JSON
   array of the same messages) is read by `_stream.py`, with this module's event builder.
 * **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
