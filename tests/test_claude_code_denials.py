@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from _claude_events_view import at, session_of, warnings
+from _claude_events_view import at, read, session_of, warnings
 from _oracle import retrace
 from _small_logs import _rec, answer, call, user, write
 from forsy.evidence import Event, Session
@@ -151,3 +151,38 @@ def test_in_the_trace_a_rule_denial_is_no_rejection_by_the_user(tmp_path: Path) 
     [fields] = [st["fields"] for st in prov["steps"] if st["step"] == step["step"]]
     assert (fields["success"]["rule"], [ev["pointer"] for ev in fields["success"]["evidence"]]) == \
            (DENIED_RULE, ["/toolDenialKind"])
+
+
+def _stream_denial(tmp_path: Path, meta: Any) -> Path:
+    """A print-mode run: two Bash calls in one message, their results in one user message whose
+    `tool_result_meta` names the kinds (the SDKs' shape: one entry per denied result's id)."""
+    from test_claude_stream import assistant, init, result, tool_use, user
+
+    blocks = [{"tool_use_id": "toolu_1", "type": "tool_result", "content": RULE, "is_error": True},
+              {"tool_use_id": "toolu_2", "type": "tool_result", "content": REJECT, "is_error": True}]
+    msgs = [init(), assistant(3, "msg_A", tool_use("toolu_1", "Bash", {"command": "git push origin main"})),
+            assistant(4, "msg_A", tool_use("toolu_2", "Bash", {"command": "rm -rf build"})),
+            user(5, blocks, tool_result_meta=meta),
+            assistant(6, "msg_B", {"type": "text", "text": "Both were denied."}), result(7)]
+    return write(tmp_path / "run.jsonl", msgs)
+
+
+def test_the_streams_kinds_decide_each_result_of_a_message(tmp_path: Path) -> None:
+    meta = [{"id": "toolu_1", "non_execution_kind": "permission-rule"},
+            {"id": "toolu_2", "non_execution_kind": "automode-blocked", "user_feedback": "no"}, "malformed",
+            {"id": "toolu_9"}]
+    s = read(_stream_denial(tmp_path, meta))
+    first, second = (next(e for e in s.events if e.kind == "tool_result" and e.call_id == c) for c in ("toolu_1",
+                                                                                                       "toolu_2"))
+    assert isinstance(first.info, ResultInfo) and isinstance(second.info, ResultInfo)
+    assert _outcome(s, first, first.info) == (False, True, DENIED_RULE, [(4, "/tool_result_meta/0/non_execution_kind")])
+    # the rejection's words under the classifier's kind: not the person's
+    assert _outcome(s, second, second.info) == (False, True, DENIED_RULE,
+                                                [(4, "/tool_result_meta/1/non_execution_kind")])
+
+
+def test_a_streams_rejection_by_the_person_stays_one(tmp_path: Path) -> None:
+    meta = [{"id": "toolu_2", "non_execution_kind": "user-rejected", "user_feedback": "not now"}]
+    s = read(_stream_denial(tmp_path, meta))
+    e = next(e for e in s.events if e.kind == "tool_result" and e.call_id == "toolu_2")
+    assert isinstance(e.info, ResultInfo) and _outcome(s, e, e.info) == (True, True, None, [])

@@ -53,13 +53,14 @@ _RULES: tuple[Rule, ...] = (
          "block in the assistant message: web search, web fetch, code execution, the advisor…) holds an error object "
          "(its `type` ends in `_error`, as `advisor_tool_result_error`): the call failed, citing the error's "
          "`error_code` (else its `type`)."),
-    Rule("R-call/claude-denied", "Claude Code: the result's record names a `toolDenialKind` other than "
-         "`user-rejected` (a deny rule or a hook's deny: `permission-rule`; the auto-mode classifier: "
-         "`automode-blocked`, `automode-unavailable`; an interrupt or a cancel: `interrupted`, `cancelled`; a kind "
-         "forsy does not know), or `user-rejected` with none of the words of a person's rejection (a `toolUseResult` "
-         "'User rejected…', a result opening 'The user doesn't want to proceed with this tool use'; print mode "
-         "writes it when no one could be asked): the call was denied and failed, citing the kind; it is not the "
-         "user's rejection (R-error/rejected), whatever the result's words."),
+    Rule("R-call/claude-denied", "Claude Code: the result's record names a `toolDenialKind` (the print-mode "
+         "stream: its `tool_result_meta` entry's `non_execution_kind`) other than `user-rejected` (a deny rule or "
+         "a hook's deny: `permission-rule`; the auto-mode classifier: `automode-blocked`, `automode-unavailable`; an "
+         "interrupt or a cancel: `interrupted`, `cancelled`; a kind forsy does not know), or `user-rejected` with "
+         "none of the words of a person's rejection (a `toolUseResult` 'User rejected…', a result opening 'The "
+         "user doesn't want to proceed with this tool use'; print mode writes it when no one could be asked): the "
+         "call was denied and failed, citing the kind; it is not the user's rejection (R-error/rejected), "
+         "whatever the result's words."),
     Rule("R-call/codex-failure-text", "Codex: the output is one of Codex's own failure messages that carry no "
          "success flag (a sandbox denial, 'failed in sandbox', 'exec_command failed for', the unified exec handler's "
          "'exec_command failed:', 'write_stdin failed:' and 'failed to parse exec_command|write_stdin arguments', "

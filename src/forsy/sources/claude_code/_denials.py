@@ -20,6 +20,10 @@ Claude Code's code is not public; what each kind means is read from its changelo
 * `cancelled`: the call was cancelled before it ran ("The user doesn't want to take this action
   right now…"), also when Claude Code aborted a background agent's calls, no one having answered.
 
+The print-mode stream (`claude -p --output-format stream-json`, 2.1.2xx) names the same kinds on
+the user message of the results, one entry per result: `tool_result_meta: [{"id": <tool_use_id>,
+"non_execution_kind": <kind>, "user_feedback": …}]` (the Agent SDKs parse it so); read the same.
+
 Its words are not always its kind's: until 2.1.210 a hook callback's timeout reached the model
 as a user rejection, and until 2.1.212 hook infrastructure errors were reported as user
 rejections (CHANGELOG). So the kind decides who denied:
@@ -61,24 +65,41 @@ def _results(rec: Record) -> list[str]:
 
 
 def read_denial(rec: Record, e: Event, info: ResultInfo, seen: set[str], warn: Warn) -> None:
-    """Reads the record's `toolDenialKind` into its result `e` (whose `info.rejected` the result's
-    words have set). A kind of another type than text was warned and dropped when the record was
-    checked; `seen` holds the unknown kinds already warned about."""
+    """Reads the record's `toolDenialKind` (the stream's `non_execution_kind` for `e`'s call) into
+    its result `e` (whose `info.rejected` the result's words have set). A kind of another type
+    than text was warned and dropped when the record was checked; `seen` holds the unknown kinds
+    already warned about."""
     kind = rec.data.get("toolDenialKind")
+    where = "/toolDenialKind"
     if not isinstance(kind, str):
-        return
-    if len(results := _results(rec)) != 1:
+        found = _stream_kind(rec, e.call_id)
+        if found is None:
+            return
+        kind, where = found
+    elif len(results := _results(rec)) != 1:
         if results and e.refs and e.refs[0].pointer == results[0]:  # said once, with the record's first result
             warn("denial-kind", f"toolDenialKind {kind!r} on a record of {len(results)} tool results names none "
                  "of them; read as absent", rec.ev.source, rec.ev.line)
         return
     if kind not in KINDS and kind not in seen:
         seen.add(kind)
-        warn("denial-kind", f"toolDenialKind {kind!r} is not one forsy knows; read as a denial, not the user's "
-             "rejection", rec.ev.source, rec.ev.line)
+        warn("denial-kind", f"{where.rsplit('/', 1)[1]} {kind!r} is not one forsy knows; read as a denial, not "
+             "the user's rejection", rec.ev.source, rec.ev.line)
     if kind == "user-rejected" and info.rejected:
         return  # the kind and the words agree: the person's rejection, as the words alone said
     info.rejected = False
     info.failure_rule = DENIED_RULE
-    info.outcome_refs = [Ref(rec.ev.id, "/toolDenialKind")]
+    info.outcome_refs = [Ref(rec.ev.id, where)]
     e.is_error = True
+
+
+def _stream_kind(rec: Record, call_id: str | None) -> tuple[str, str] | None:
+    """The stream's `non_execution_kind` for the result of `call_id`, and where it is; None when
+    the message names none for it (an entry of another shape is passed over, as the SDKs do)."""
+    meta = rec.data.get("tool_result_meta")
+    if call_id is None or not isinstance(meta, list):
+        return None
+    for i, entry in enumerate(meta):
+        if isinstance(entry, dict) and entry.get("id") == call_id and isinstance(entry.get("non_execution_kind"), str):
+            return entry["non_execution_kind"], pointer("tool_result_meta", i, "non_execution_kind")
+    return None
