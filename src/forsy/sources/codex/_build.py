@@ -101,7 +101,7 @@ class ThreadBuilder:
             if fork.parent_file:
                 self.meta.extra["fork"]["parent_file"] = fork.parent_file
         for rec in self.lf.recs[fork.start :]:
-            if rec is not meta_rec:
+            if rec is not meta_rec and rec.idx not in fork.restated:  # a fork's checkpoint: _fork
                 self._record(rec)
         self.tools.finish()
         spawned = {**self.tools.spawned, **self.index.spawned}

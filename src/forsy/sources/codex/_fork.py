@@ -19,6 +19,18 @@ of (or after) the copy. The rule used here, in order:
    harness marks inherited (`metadata.inherited_user_message`) is a copy whatever it holds;
 3. otherwise the extent of the copy cannot be known: nothing is skipped and a warning
    says where the copy begins.
+
+A leading `rollout_reference` that names the thread itself (`thread_id` its own id) is no
+fork's copy: it is a paginated thread's new segment pointing back at its own previous one
+(thread-store `rotate_thread_segment` clones the meta, `forked_from_id` included).
+
+After a fork's reference, newer codex-rs (core `fork_thread`; rollout `segment_checkpoint.rs`)
+writes a segment-state checkpoint so the child can be resumed without its parent's file: a
+`compacted` record carrying `segment_state_checkpoint` (its `replacement_history` is the history
+the fork inherited), then a full `world_state` and a `turn_context` when they were set (the
+parent's baselines), then `thread_settings_applied` (the fork's own settings) and `token_count`
+(the usage the fork's state was seeded with, its parent's). All but the settings restate what
+the fork inherited: `restated` lists them, set aside like the copy; the settings are read.
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ class ForkInfo:
     rule: str | None = None
     copied: int = 0
     parent_file: str | None = None  # parent rollout compared with, relative to this file's directory
+    restated: frozenset[int] = frozenset()  # records of the checkpoint after the reference restating the parent's
 
 
 FindParent = Callable[[str], LoadedFile | None]
@@ -54,12 +67,16 @@ def own_start(lf: LoadedFile, meta: Rec | None, session: Session, find_parent: F
         if r.kind == "fork_reference":
             return ForkInfo(r.idx, _str(meta.payload.get("forked_from_id")), "fork_reference", r.idx - first)
     parent_id = _str(meta.payload.get("forked_from_id")) or _str(meta.payload.get("forked_from"))
+    own_id = _str(meta.payload.get("id"))
     if parent_id is not None:
         for r in recs[first:]:
             # codex-rs accepts a reference only before any record of the thread's own; a later
             # one (or a segment's reference to its own predecessor) is not a fork's copy
             if r.kind == "rollout_reference":
-                return ForkInfo(r.idx, parent_id, "rollout_reference", r.idx - first)
+                if own_id is not None and _str(r.payload.get("thread_id")) == own_id:
+                    break  # the thread's own previous segment
+                return ForkInfo(r.idx, parent_id, "rollout_reference", r.idx - first,
+                                restated=restated_checkpoint(recs, r.idx + 1))
             if r.kind != "session_meta":
                 break
     nxt = recs[first] if first < len(recs) else None
@@ -114,6 +131,29 @@ def copied_end(child: list[Rec], start: int, parent: list[Rec]) -> int:
         else:
             break
     return i
+
+
+# The checkpoint's records after its `compacted` one, in the order Codex writes them
+# (CertifiedSegmentStateCheckpoint::new); the world state and turn context only when set.
+_FOOTER = (("world_state", None), ("turn_context", None), ("event_msg", "thread_settings_applied"),
+           ("event_msg", "token_count"))
+_OWN = ("event_msg", "thread_settings_applied")  # the fork's own settings, read
+
+
+def restated_checkpoint(recs: list[Rec], at: int) -> frozenset[int]:
+    """The records of a segment-state checkpoint starting at `at` that restate what a fork
+    inherited; none when the record there is no checkpoint's `compacted` one."""
+    first = recs[at] if at < len(recs) else None
+    if first is None or first.kind != "compacted" or not isinstance(first.payload.get("segment_state_checkpoint"),
+                                                                     dict):
+        return frozenset()
+    out, i = {at}, at + 1
+    for kind, sub in _FOOTER:
+        if i < len(recs) and recs[i].kind == kind and (sub is None or recs[i].sub == sub):
+            if (kind, sub) != _OWN:
+                out.add(i)
+            i += 1
+    return frozenset(out)
 
 
 def candidate_paths(path: Path, thread_id: str, root: Path | None) -> list[Path]:

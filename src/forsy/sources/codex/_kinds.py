@@ -3,9 +3,13 @@ kept as session facts (one list each, shared by the thread builder and the ledge
 
 from __future__ import annotations
 
+# `history_base` (paginated history: HistoryPosition {thread_id: a rollout id, end_ordinal_exclusive,
+# end_byte_offset}): this file's history begins in that rollout, up to that record, which this file
+# does not hold (a reverted thread's new rollout, a fork that references its parent)
 META_EXTRA_KEYS = (
     "originator", "model_provider", "source", "timestamp", "forked_from_id", "parent_thread_id",
     "agent_nickname", "agent_role", "agent_path", "memory_mode", "history_mode", "thread_source",
+    "history_base",
 )  # fmt: skip
 TURN_KEYS = (
     "turn_id", "cwd", "model", "effort", "summary", "approval_policy", "sandbox_policy",

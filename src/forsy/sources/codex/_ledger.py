@@ -39,6 +39,8 @@ _BY_KIND: dict[str, tuple[LedgerHeading, str]] = {
     "event_msg:turn_complete": ("set_aside", "turn boundaries carry no work"),
 }
 _LIFECYCLE = "lifecycle events repeat the items they announce"
+# the checkpoint after a fork's reference (`_fork`): the inherited history, baselines and usage
+FORK_CHECKPOINT = "a fork's checkpoint restates what it inherited"
 _SILENT = "state records carry no work"
 _GHOST = "ghost_snapshot (undo snapshot)"
 _ENCRYPTED = "encrypted reasoning is not readable"
@@ -54,6 +56,8 @@ def mark_thread(session: Session, t: Thread) -> None:
         key = f"{rec.kind}:{rec.sub}" if rec.kind in ("response_item", "event_msg") else rec.kind
         if rec.idx < t.fork.start and rec.idx != t.meta_idx:
             session.mark(rec.ev, "set_aside", "a fork's copy of its parent's history")
+        elif rec.idx in t.fork.restated:
+            session.mark(rec.ev, "set_aside", FORK_CHECKPOINT)
         elif rec.idx in mirrored:
             session.mark(rec.ev, "duplicate", "event_msg repeats a response item")
         elif key == "response_item:message" and redelivered(rec):
