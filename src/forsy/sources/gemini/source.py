@@ -62,7 +62,7 @@ from ._project import project_root
 from ._saved import FOLDER, attach_saved
 from ._shell import shell_outcome
 from ._stream_json import is_json_result, is_stream, read_stream, refuse_json_result
-from ._subagents import Chat, main_chat, read_subagents
+from ._subagents import Chat, Spawns, main_chat, read_subagents
 from ._turns import CLI_TURNS, INJECTED, SHELL_TURN, SYNTHETIC_SIGNATURE
 
 NOTE_TYPES = frozenset({"info", "warning", "error"})
@@ -268,7 +268,7 @@ class _Chat:
         self.part_calls: dict[str, str] = {}  # a call made as a content part (not in toolCalls): name → call id
         self.call_ids: set[str] = set()  # the ids of the calls read from toolCalls
         self.shown: dict[tuple[str, ...], tuple[str, ...]] = {}  # a prompt's displayContent → its content
-        self.spawned: dict[str, str] = {}  # the agent a call ran (its agentId) → the call id
+        self.spawned = Spawns()  # what the calls record of the agents they ran
         self.snapshot = False  # the message before was a compression summary (the CLI's reply follows it)
 
     def _ev(self, kind: Any, rec: Record, ptr: str, ts: str | None, ts_ptr: str | None, **fields: Any) -> Event:
@@ -549,8 +549,7 @@ class _Chat:
                  name_ref=Ref(rec.ev.id, pointer(*base, "name")) if name else None,
                  info=CallInfo(user_edited=Ref(rec.ev.id, rec.prefix + pointer(*base, "args", "modified_by_user")))
                  if edited else None)
-        if isinstance(tc.get("agentId"), str):
-            self.spawned.setdefault(tc["agentId"], call_id)
+        self.spawned.note(tc, call_id)
         status = tc.get("status")
         result = tc.get("result")
         refs: list[Ref] = []
