@@ -89,9 +89,25 @@ TYPED_KEPT = [
     "Login flow, pass 3 of 5",
     "user bob passed Winter2025 exams",
     "the Winter2025 release notes mention the password",  # not after the word
+    "the password is required_for_login",  # joined words without two digits
+    "set the password to gpt-4o-mini",
+    "the password to user-service-v2",
 ]
 
 
 @pytest.mark.parametrize("text", TYPED_KEPT)
 def test_names_and_numbers_near_the_word_stay(text: str) -> None:
     assert Redactor().redact(text) == text
+
+
+# words and digits joined by `-` or `_`, as password managers and people make them: the same
+# rule as run together (it was masked only after a label, `pwd is X`, not after "password to")
+JOINED = ["I changed my password to tangerine-velvet-88", "the password is river_stone_2024",
+          "password 42-purple-monkey-dishwasher"]
+
+
+@pytest.mark.parametrize("text", JOINED)
+def test_a_typed_password_joined_by_hyphens_is_masked(text: str) -> None:
+    value = text.rsplit(" ", 1)[1]
+    out = Redactor().redact(text)
+    assert value not in out and out.endswith("[CREDENTIAL_1]"), out

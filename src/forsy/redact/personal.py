@@ -108,11 +108,17 @@ def _local_start(text: str, at: int) -> int:
 _PHONE_INTL = re.compile(r"\+(?P<v>[1-9]\d{0,2}+(?:[ .\-]?\(\d{1,4}+\))?(?:[ .\-]?\d{1,5}+){1,5})(?![\w\-+/]|[.:]\d)")
 _PHONE_NANP = re.compile(r"[2-9]\d\d(?P<s>[\-.])[2-9]\d\d(?P=s)\d{4}(?![\w\-+/]|[.:]\d)")
 _PHONE_PAREN = re.compile(r"\([2-9]\d\d\)[ \-.]?[2-9]\d\d[\-.]\d{4}(?![\w\-+/]|[.:]\d)")
+# A national number in its country's groups (`020 7946 0958`, `06 12 34 56 78`, `07700 900123`):
+# the trunk 0, then 10-12 digits in all, in 2-5 groups of 2-8. No other number a log prints has that
+# shape alone: a table's row or a hex dump goes on with more groups, an IBAN's groups follow a
+# digit, a date or a time has fewer digits or other separators
+_PHONE_NATIONAL = re.compile(r"(?<![\w.:/+\-,])(?<!\d[ \-])0[1-9]\d{0,4}+(?:[ \-]\d{2,8}+){1,4}(?![\w.:/\-,]|[ \-]\d)")
+_ASCENDING = "0123456789"
 _NOT_BEFORE_PHONE = frozenset("_+/=.-:") | _ALNUM
 
 
 def phone(text: str, anchors: Anchors) -> Iterator[Hit]:
-    """Phone numbers in international or NANP notation."""
+    """Phone numbers in international or NANP notation, or a national one in its groups."""
     native = anchors.phone
     if native is not None:  # the engine found where numbers may start: match only there
         matches = [m for i in native for rx in _PHONES if (m := rx.match(text, i)) is not None]
@@ -123,14 +129,18 @@ def phone(text: str, anchors: Anchors) -> Iterator[Hit]:
             digits = sum(c.isdigit() for c in m.group("v"))
             if not (8 <= digits <= 15 and (not m.group("v").isdigit() or digits >= 10)):
                 continue
+        elif m.re is _PHONE_NATIONAL and (not 10 <= sum(c.isdigit() for c in m.group()) <= 12
+                                          or all(g in _ASCENDING for g in re.split(r"[ \-]", m.group()))):
+            continue  # `0123 0123456`, `01 23 45 67 89`: counting, or the book's example
         if _phone_left(text, m.start()):
             yield Hit(m.start(), m.end(), PHONE, "phone")
 
 
-_PHONES = (_PHONE_INTL, _PHONE_NANP, _PHONE_PAREN)
-# The same three shapes, loosely, in the engine's regex dialect (no look-around): it reports
-# where one may start, _PHONES decide.
-PHONE_ANCHOR_PATTERN = r"(\+[1-9][0-9 .()-]{7,24}|[2-9][0-9]{2}[-.][2-9][0-9]{2}[-.][0-9]{4}|\([2-9][0-9]{2}\))"
+_PHONES = (_PHONE_INTL, _PHONE_NANP, _PHONE_PAREN, _PHONE_NATIONAL)
+# The same shapes, loosely, in the engine's regex dialect (no look-around): it reports where
+# one may start, _PHONES decide.
+PHONE_ANCHOR_PATTERN = (r"(\+[1-9][0-9 .()-]{7,24}|[2-9][0-9]{2}[-.][2-9][0-9]{2}[-.][0-9]{4}|\([2-9][0-9]{2}\)"
+                        r"|0[1-9][0-9]{0,4}[ -][0-9]{2,5})")
 
 
 def _phone_left(text: str, i: int) -> bool:

@@ -122,18 +122,19 @@ def _prose_value(word: str, value: str, *, typed: bool = False) -> bool:
 
 # what may stand between a word for a password and the password itself, for `typed_password`
 _VERBS = frozenset({"is", "was", "are", "now", "still", "to", "=", ":", "-", "->", "=>", "is:"})
-_TYPED = re.compile(r"[a-z0-9]{10,64}")
+_TYPED = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
 _WORD_AND_YEAR = re.compile(r"[A-Z][a-z]{2,15}\d{2,6}[!@#$%&*?.]?")
 
 
 def typed_password(value: str) -> bool:
-    """A password as people make them: lower-case letters and digits (`hunter2butlonger9`,
-    `qwerty123456`), long enough (10+) not to be a hash's or a version's name (`sha256`,
-    `argon2id`, `utf8mb4`), with 3+ letters and 2+ digits (not a number, not a word); or a
-    capitalised word and a number (`Winter2025`, `Summer2024!`, `Password123`)."""
+    """A password as people make them: lower-case letters and digits, maybe joined by `-` or
+    `_` (`hunter2butlonger9`, `qwerty123456`, `tangerine-velvet-88`), long enough (10-64) not
+    to be a hash's or a version's name (`sha256`, `argon2id`, `utf8mb4`), with 3+ letters and
+    2+ digits (not a number, not a word); or a capitalised word and a number (`Winter2025`,
+    `Summer2024!`, `Password123`)."""
     if _WORD_AND_YEAR.fullmatch(value) is not None:
         return True
-    return (_TYPED.fullmatch(value) is not None and sum(c.isdigit() for c in value) >= 2
+    return (10 <= len(value) <= 64 and _TYPED.fullmatch(value) is not None and sum(c.isdigit() for c in value) >= 2
             and sum(c.isalpha() for c in value) >= 3)
 
 
