@@ -25,6 +25,8 @@ SEED = "JBSWY3DPEHPK3PXP"
     ("pin: 4821", "4821"),
     ("PIN=4821", "4821"),
     ("my pin is 4821", "4821"),
+    ("I changed my pin to 4417 yesterday", "4417"),
+    ("reset the PIN to 902114", "902114"),
     ("the PIN code is 482913", "482913"),
     ("PIN 4821", "4821"),
     ("passcode: 120384", "120384"),
@@ -47,6 +49,7 @@ def test_a_labelled_code_is_masked(text: str, secret: str) -> None:
     "SPIN 1234", "PINNED 2024", "backup codes are stored in 1Password", "recovery codes: see the vault",
     "Use the TOTP secret from the env", "security code review 2024", "csc.exe 2019", "the mfa key rotation 2024",
     "totp: enabled", "authenticator app: Google Authenticator",
+    "pin to 1.26.4", "pin to v2024", "set pin to 13 (GPIO)",
 ])
 def test_words_and_numbers_that_are_no_code_are_kept(text: str) -> None:
     assert Redactor().redact(text) == text

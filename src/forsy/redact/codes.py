@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # each is rare in logs, so the engine reports them in its pass (_native.py); matched in any case
 CODE_ANCHORS = ("totp", "2fa", "mfa", "otp ", "otp_", "otp-", "authenticator", "two-factor", "two factor",
                 "backup code", "recovery code", "scratch code", "emergency code", "backup_code", "recovery_code",
-                "pin:", "pin=", "pin =", "pin is", "pin code", "pin number", "passcode", "cvv", "cvc", "csc",
+                "pin:", "pin=", "pin =", "pin is", "pin to", "pin code", "pin number", "passcode", "cvv", "cvc", "csc",
                 "security code")
 # matched as written: `PIN` in capitals is rare in logs and starts most ways a PIN is named
 # (`PIN 4821`, `the PIN code is …`); `pin` alone is inside `mapping`, `spinner`, `ping`
@@ -41,8 +41,9 @@ _CODES = re.compile(
 _CODE = re.compile(r"(?=[A-Za-z-]*\d)[A-Za-z0-9]{3,6}(?:-[A-Za-z0-9]{3,6})?(?![\w-])")
 _CODE_SEP = re.compile(r"(?:[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:\r?\n|\\n)[ \t]*(?:[-*][ \t]+|\d{1,2}[.)][ \t]+)?)")
 _MAX_CODES = 24
-_PIN = re.compile(r"(?:pin(?:[ _-]?(?:code|number))?|passcode)" + _GAP + r"(?P<v>\d{4,8})(?![\w.:/-])",
-                  re.IGNORECASE)
+# a PIN is also set "to" its value ("changed my pin to 4821"), which a code or a seed is not
+_PIN = re.compile(r"(?:pin(?:[ _-]?(?:code|number))?|passcode)[ \t]*(?:(?:is|was|are|to)[ \t]+)?[:=]?[ \t]*"
+                  r"(?P<v>\d{4,8})(?![\w.:/-])", re.IGNORECASE)
 _CVV = re.compile(r"(?:cvv2?|cvc2?|csc|(?:card[ \t]+)?security[ \t]+code)" + r"[ \t]*(?:(?:is|was)[ \t]+)?[:=#]?[ \t]*"
                   r"(?P<v>\d{3,4})(?![\w.:/-])", re.IGNORECASE)
 
