@@ -61,6 +61,10 @@ def test_post_office_boxes_and_japanese_addresses_are_masked(text: str, value: s
     ("billing: 3 Albion, Leeds, West Yorkshire LS1 5ES", "3 Albion"),
     ("send to 240 Sparks, Ottawa, ON K1P 5E7", "240 Sparks"),
     ("a long line first " * 40 + "\nthen 9 Princes, Edinburgh EH2 2ER", "9 Princes"),
+    # a US state's code and ZIP: any street type (`Pkwy`, `Hwy`, `Cir`, `Trl`), or none
+    ("send it to Jane Doe, 1600 Amphitheatre Pkwy, Mountain View, CA 94043", "1600 Amphitheatre Pkwy"),
+    ("ship to 4821 Willow Creek Trl, Boulder, CO 80302-1234 by Friday", "4821 Willow Creek Trl"),
+    ("ship to 4821 Willow Creek, Boulder, CO 80302", "4821 Willow Creek"),
 ])
 def test_an_address_is_found_by_its_postcode_whatever_the_street_is_called(text: str, value: str) -> None:
     # where the engine reports the postcodes, and where it reports no anchors (the rule searches)
@@ -109,6 +113,10 @@ def test_a_home_folder_named_by_its_owner_is_masked(text: str, value: str) -> No
     "item 5 Box, Shelf B12 3CD",
     "postcode SW1A 1AA alone",
     "v2 Kingsway, London WC2B 3RH",
+    "Fixed in 2 Files, Merged, PR 12345",  # a pull request, not Puerto Rico
+    "User 42 Created, Admin, ID 12345",
+    "| 12 | Mountain View | CA 94043 |",
+    "Boulder, CO 80302",
 ])
 def test_their_look_alikes_stay(text: str) -> None:
     assert Redactor().redact(text) == text

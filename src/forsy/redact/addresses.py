@@ -4,7 +4,8 @@ Found by the shape a street takes in the places agents' users write from, not by
 streets: a house number and a named street with its type (`742 Evergreen Terrace`, `10 Downing
 Street`, `Musterstraße 12`, `Hauptstr. 5`, `12 rue de la Paix`), with the city and postcode that
 follow it on the line (`, Springfield, IL 62704`, `, 10115 Berlin`); a number, words and a town
-before a postcode of a shape of its own (`116 Kingsway, London WC2B 3RH`); and whatever follows a label
+before a postcode of a shape of its own (`116 Kingsway, London WC2B 3RH`) or a US state's code and ZIP
+(`4821 Willow Creek, Boulder, CO 80302`); and whatever follows a label
 for one (`home address:`, `shipping address:`, `Anschrift:`, `dirección:`) when it holds a number
 and words. An IP, MAC, memory, e-mail or listen address is no postal address and stays.
 """
@@ -62,7 +63,16 @@ STREET_ANCHORS = (" Street", " Avenue", " Road", " Boulevard", " Lane", " Drive"
 # the engine reports where one stands (`Anchors.postcodes`); written with its space, as on an
 # envelope. Before it on its line, a house number, the street's words (a street with no type:
 # `116 Kingsway`) and the town make an address whatever the street's name.
-POSTCODE_ANCHOR_PATTERN = r"([A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}|[A-Z][0-9][A-Z] [0-9][A-Z][0-9])"
+# The same for a US ZIP after its state's code (`CA 94043`): a ZIP alone is any five digits, a
+# state's code and a ZIP after a number, a street and a town (`1600 Amphitheatre Pkwy, Mountain
+# View, CA 94043`, `4821 Willow Creek, Boulder, CO 80302`) is an address whatever the street's type.
+# (not `ID` and `PR`: a log's `ID 12345`, `PR 12345` name a record and a pull request; an Idaho or a
+# Puerto Rico address is found by its street's type)
+_US_STATES = ("AL AK AZ AR CA CO CT DE DC FL GA HI IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY "
+              "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY").split()
+_US_STATE = "|".join(_US_STATES)
+POSTCODE_ANCHOR_PATTERN = (r"([A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}|[A-Z][0-9][A-Z] [0-9][A-Z][0-9]"
+                           rf"|(?:{_US_STATE}) [0-9]{{5}})")
 # the UK's postcode areas (and the Crown dependencies'), the letters an inward code never uses
 # (C I K M O V); Canada's first letters (never D F I O Q U W Z): `X86 4GB` is no postcode
 _UK_AREAS = ("AB AL B BA BB BD BH BL BN BR BS BT CA CB CF CH CM CO CR CT CV CW DA DD DE DG DH DL DN DT DY E EC EH "
@@ -70,8 +80,8 @@ _UK_AREAS = ("AB AL B BA BB BD BH BL BN BR BS BT CA CB CF CH CM CO CR CT CV CW D
              "MK ML N NE NG NN NP NR NW OL OX PA PE PH PL PO PR RG RH RM S SA SE SG SK SL SM SN SO SP SR SS ST SW SY "
              "TA TD TF TN TQ TR TS TW UB W WA WC WD WF WN WR WS WV YO ZE").split()
 _UK_AREA = "|".join(sorted(_UK_AREAS, key=len, reverse=True))
-_POSTCODE_AT = re.compile(rf"(?:(?:{_UK_AREA})\d[A-Z\d]? \d[ABD-HJLNP-UW-Z]{{2}}|[ABCEGHJ-NPRSTVXY]\d[A-Z] \d[A-Z]\d)"
-                          r"(?![\w-])")
+_POSTCODE_AT = re.compile(rf"(?:(?:{_UK_AREA})\d[A-Z\d]? \d[ABD-HJLNP-UW-Z]{{2}}|[ABCEGHJ-NPRSTVXY]\d[A-Z] \d[A-Z]\d"
+                          rf"|(?:{_US_STATE}) \d{{5}}(?:-\d{{4}})?)(?![\w-])")
 _BEFORE_POSTCODE = re.compile(
     rf"(?:(?<![\w.#:/-])|(?<=\\[nrt]))\d{{1,5}}[A-Za-z]?,?[ \t]+{_WORD}(?:[ \t]+{_WORD}){{0,3}}"
     rf"(?:,[ \t]*{_WORD}(?:[ \t]+{_WORD}){{0,2}}){{1,2}}(?:,?[ \t]+[A-Z]{{2}})?,?[ \t]+\Z")
@@ -80,13 +90,15 @@ _POSTCODE_REACH = 120  # characters before a postcode where its address may begi
 
 # a postcode's second half, found fast (a literal blank first) where the engine reported none
 _INWARD = re.compile(r" \d[A-Z][A-Z\d]")
+_STATE_ZIP = re.compile(rf"(?:{_US_STATE}) \d{{5}}")
 
 
 def _postcodes(text: str, anchors: Anchors) -> list[int]:
     if anchors.postcodes is not None:
         return anchors.postcodes
     # where a postcode may start before its second half (its match and left edge are checked once, below)
-    return [i for m in _INWARD.finditer(text) for i in range(max(0, m.start() - 4), m.start() - 1)]
+    return sorted({*(i for m in _INWARD.finditer(text) for i in range(max(0, m.start() - 4), m.start() - 1)),
+                   *(m.start() for m in _STATE_ZIP.finditer(text))})
 
 
 def postcode_address(text: str, anchors: Anchors) -> Iterator[Hit]:
