@@ -162,6 +162,26 @@ def test_the_default_agent_s_command_that_submitted_has_the_exit_message_as_its_
         ("/messages/2:/extra/actions/0", "", False)]
 
 
+PATCH = "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-teh\n+the\n"
+
+
+def test_the_submission_is_the_final_output(tmp_path: Path) -> None:
+    # a SWE-bench run submits its patch: the deliverable (T-final/submission), copied from the
+    # exit message; an empty submission is no final output
+    msgs = [*_start(), _calls(1760000000, ("call_1", f"echo {MARK} && git diff")), _exit(PATCH)]
+    _, pl = _read(tmp_path, _doc(msgs, "default.DefaultAgent", "Submitted", PATCH))
+    (t,) = retrace(tmp_path / NAME, tmp_path / "out")
+    assert t["final_output"] == PATCH and t["termination_reason"] == "task_complete"
+    prov = json.loads(next((tmp_path / "out").rglob("provenance.json")).read_text())["trace_fields"]["final_output"]
+    assert (prov["origin"], prov["rule"]) == ("copied", "T-final/submission")
+    assert [pl.of[e["id"]] + e["pointer"] for e in prov["evidence"]] == ["/messages/3/content"]
+
+    empty = [*_start(), _calls(1760000000, ("call_1", f"echo {MARK}")), _exit("")]
+    _read(tmp_path, _doc(empty, "default.DefaultAgent", "Submitted"))
+    (t,) = retrace(tmp_path / NAME, tmp_path / "out2")
+    assert t["final_output"] is None
+
+
 def test_a_submission_that_names_no_one_command_answers_none(tmp_path: Path) -> None:
     # several commands without a result: the default agent ran them in order until one submitted,
     # and the trajectory does not say which

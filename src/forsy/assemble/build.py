@@ -10,7 +10,8 @@
   T-times/header: when no step has a time, started_at is copied from the log's header
   (the first record of an old Codex rollout, whose items carry no times).
 * T-final: final_output is the last answer of the main agent on the final path: its words,
-  or what a completion tool call carries (T-final/answer-call, `answer_call`).
+  or what a completion tool call carries (T-final/answer-call, `answer_call`), or the output a
+  run submitted (T-final/submission, `submission`).
 * T-termination: task_complete when the session ends with the agent's answer (or such a call);
   user_abandoned when it ends with an interrupt or a rejected call; error_unrecoverable
   when it ends with an API error; partial_then_stopped when the last call has no result;
@@ -90,6 +91,19 @@ ANSWER_ARGS = ("result", "summary")  # Cline's attempt_completion, the Cline SDK
 STRUCTURED_ANSWERS = frozenset({"StructuredOutput"})
 # calls read out of the model's text: each argument is a slice of the cited text, as written
 PARSED_CALLS = frozenset({"R-call/cline-xml", "R-call/roo-xml"})
+# a call's success read from the harness saying the run ended by submitting that call's output
+SUBMITTED = frozenset({"R-call/mini-submitted"})
+
+
+def submission(d: Draft) -> tuple[str, FieldProvenance] | None:
+    """T-final/submission: a call whose result is the work the run submitted (mini-swe-agent's
+    exit message: for a SWE-bench run, the patch) gives that result as the final output, copied
+    from where the result is; not an empty one."""
+    ok, said = d.prov.get("success"), d.prov.get("output")
+    out = d.values.get("output")
+    if ok is None or ok.rule not in SUBMITTED or said is None or not isinstance(out, str) or not out.strip():
+        return None
+    return out, copied([Ref(r.id, r.pointer) for r in said.evidence], rule="T-final/submission")
 
 
 def answer_call(d: Draft) -> tuple[str, FieldProvenance] | None:
@@ -281,7 +295,7 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
         if d.actor_key == "agent" and not d.abandoned:
             if d.values["action"] == "output":
                 answer = (d.values.get("output"), d.prov.get("output"))
-            elif (said := answer_call(d)) is not None:
+            elif (said := answer_call(d) or submission(d)) is not None:
                 answer = said
     if answer is not None:
         final_output, how = answer

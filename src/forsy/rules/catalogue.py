@@ -218,6 +218,9 @@ _RULES: tuple[Rule, ...] = (
     Rule("T-final/structured-output", "final_output is the object a call made to answer in a schema's shape "
          "(Claude Code's StructuredOutput, with --json-schema) holds, its whole input as canonical JSON text "
          "(R-call/json), when it is the last answer."),
+    Rule("T-final/submission", "final_output is the work the run submitted: the result of the call the harness "
+         "ended the run on as a submission (R-call/mini-submitted: mini-swe-agent's exit message, for a SWE-bench "
+         "run the patch), copied from where that result is, when no answer follows it; not an empty one."),
     Rule("T-termination/answer-call", "The session ends on the tool call by which the agent gives its answer "
          "(attempt_completion, submit_and_exit): task complete."),
     Rule("T-termination/none", "The session has no agent step at the end to judge from."),
