@@ -25,6 +25,13 @@ ADDRESSES = [
     "5 Calle Mayor, 28013 Madrid",
     "7 Avenue des Champs-Élysées, Paris",
     "3 Piazza Navona, Roma",
+    # the type, the name, then the number (Spain, Catalonia, Italy, Portugal, Brazil)
+    "Calle Mayor 5, 28013 Madrid",
+    "Via Roma 10, 00184 Roma",
+    "Carrer de Mallorca 401, 08013 Barcelona",
+    "Avenida Paulista 1578, São Paulo",
+    "Piazza del Popolo 12, Roma",
+    "Rua Augusta 100",
 ]
 
 
@@ -50,6 +57,8 @@ def test_what_follows_a_label_for_an_address_is_masked(text: str, masked: str) -
     "address: see the wiki page 2", "address: 42", "mac_address=aa:bb:cc", "address_book = 5 Main",
     "sent 3 via Email", "String 42 chars", "return true 5", "Step 2 Drive the car", "returned 404 Not Found",
     "the 3 Way merge", "Dr. Smith at 5 pm", "Close the 2 Files", "bind address is 127.0.0.1",
+    "Via the API 2 calls were made", "Plaza Hotel", "Largo 3 movement", "we met at Plaza Mayor", "Calle 13 concert",
+    "Via HTTP 2", "Corso 2024 dates",
 ])
 def test_other_addresses_and_street_words_stay(text: str) -> None:
     assert Redactor().redact(text) == text

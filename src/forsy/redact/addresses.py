@@ -2,12 +2,13 @@
 
 Found by the shape a street takes in the places agents' users write from, not by a list of
 streets: a house number and a named street with its type (`742 Evergreen Terrace`, `10 Downing
-Street`, `Musterstraße 12`, `Hauptstr. 5`, `12 rue de la Paix`), with the city and postcode that
-follow it on the line (`, Springfield, IL 62704`, `, 10115 Berlin`); a number, words and a town
-before a postcode of a shape of its own (`116 Kingsway, London WC2B 3RH`) or a US state's code and ZIP
-(`4821 Willow Creek, Boulder, CO 80302`); and whatever follows a label
-for one (`home address:`, `shipping address:`, `Anschrift:`, `dirección:`) when it holds a number
-and words. An IP, MAC, memory, e-mail or listen address is no postal address and stays.
+Street`, `Musterstraße 12`, `Hauptstr. 5`, `12 rue de la Paix`, `Calle Mayor 5`), with the city
+and postcode that follow it on the line (`, Springfield, IL 62704`, `, 10115 Berlin`); a
+number, words and a town before a postcode of a shape of its own (`116 Kingsway, London WC2B
+3RH`) or a US state's code and ZIP (`4821 Willow Creek, Boulder, CO 80302`); and whatever
+follows a label for one (`home address:`, `shipping address:`, `Anschrift:`, `dirección:`)
+when it holds a number and words. An IP, MAC, memory, e-mail or listen address is no postal
+address and stays.
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ _ROMANCE_STREET = re.compile(
     rf"(?<![\w.-])\d{{1,4}}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:{_ROMANCE_TYPES})[ \t]+"
     rf"(?:(?:de|du|des|la|le|del|della|di|do|da|d')[ \t']*)*{_NAME}"
     rf"(?:[ \t]+{_NAME}){{0,3}}")
+# Spanish, Catalan, Italian, Portuguese: the type (capitalised, as an address writes it), the
+# name, then the number (`Calle Mayor 5`, `Via Roma 10`, `Carrer de Mallorca 401`, `Rua Augusta 100`)
+_TYPE_FIRST = ("Calle", "Avenida", "Paseo", "Plaza", "Camino", "Carrer", "Avinguda", "Via", "Viale", "Corso", "Piazza",
+               "Largo", "Rua", "Praça", "Travessa", "Estrada")
+_PARTICLE = r"(?:de|del|dels|de la|della|dei|degli|di|da|do|dos|das|d')[ \t']*"
+_TYPE_FIRST_STREET = re.compile(
+    rf"(?<![\w.-])(?:{'|'.join(_TYPE_FIRST)})[ \t]+(?:{_PARTICLE})*{_NAME}(?:[ \t]+(?:{_PARTICLE})?{_NAME}){{0,3}}"
+    r",?[ \t]+(?:n\.?[º°o]?[ \t]*)?\d{1,4}[A-Za-z]?(?![\w:/-]|\.\d)")
 # what may follow a street on its line: the city, a state or region, the postcode, the country
 _POSTCODE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d|"  # US ZIP, Canada
              r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2})\b")  # UK
@@ -58,7 +67,8 @@ STREET_ANCHORS = (" Street", " Avenue", " Road", " Boulevard", " Lane", " Drive"
                   *(f" {a}{c}" for a in (*_EN_SHORT, "Way") for c in " .,\n"),
                   "straße ", "strasse ", "str. ", "gasse ", "weg ", "allee ", "platz ", "damm ",
                   *(f" {t} " for t in _ROMANCE),
-                  *(f" {t.capitalize()} " for t in _ROMANCE if t not in ("avenue", "boulevard")))  # ` Avenue` above
+                  *(f" {t.capitalize()} " for t in _ROMANCE if t not in ("avenue", "boulevard")),  # ` Avenue` above
+                  *(f"{t} " for t in _TYPE_FIRST))  # found where the street begins, the line's start too
 # A postcode whose shape is its own (the UK's `WC2B 3RH`, Canada's `K1A 0B1`), rare in logs, so
 # the engine reports where one stands (`Anchors.postcodes`); written with its space, as on an
 # envelope. Before it on its line, a house number, the street's words (a street with no type:
@@ -140,7 +150,7 @@ def street_address(text: str, anchors: Anchors) -> Iterator[Hit]:
     for i in anchors.find(STREET_ANCHORS):
         if i < done:
             continue
-        for pattern in (_EN_STREET, _DE_STREET, _ROMANCE_STREET):
+        for pattern in (_EN_STREET, _DE_STREET, _ROMANCE_STREET, _TYPE_FIRST_STREET):
             m = pattern.search(text, max(0, i - 100), min(len(text), i + 120))
             if m is None or not m.start() <= i < m.end() + 1:
                 continue
