@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from ..errors import InputError, UnsupportedFormat
 from .lines import HEAD as HEAD_BYTES
-from .lines import Limits, open_regular
+from .lines import Limits, open_regular, sniffs
 
 if TYPE_CHECKING:
     from ..evidence import Session
@@ -171,7 +171,7 @@ def detect(path: Path) -> Source:
     """The source that reads this file, or UnsupportedFormat naming what was seen."""
     head = read_head(path)
     for src in _each_available():
-        if src.sniff(path, head):
+        if sniffs(src.sniff, path, head):
             return src
     what = describe_head(head)
     raise UnsupportedFormat(

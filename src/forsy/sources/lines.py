@@ -127,14 +127,26 @@ def head_values(head: bytes, lines: int) -> Iterator[Any]:
             continue
 
 
+def sniffs(sniff: Sniff, path: Path, head: bytes) -> bool:
+    """`sniff(path, head)`, False when it raised. A sniff is a guess over a file's first bytes,
+    whatever they hold (a value nested thousands deep, bytes no parser takes): one that breaks
+    on them says the file is not its source's, so one file never stops the search for the
+    others', nor a run (the file is then named as of no format forsy reads)."""
+    try:
+        return sniff(path, head)
+    except Exception:  # any failure of a guess is a "no"
+        return False
+
+
 def sniff_file(path: Path, sniff: Sniff) -> bool:
     """Whether the head of `path` sniffs as a source's file; False for one that cannot be
     read or is not regular (opened through `open_regular`: a FIFO never blocks discovery)."""
     try:
         with open_regular(path) as f:
-            return sniff(path, f.read(HEAD))
+            head = f.read(HEAD)
     except (InputError, OSError):
         return False
+    return sniffs(sniff, path, head)
 
 
 def sniffed(paths: Iterable[Path], sniff: Sniff) -> list[Path]:

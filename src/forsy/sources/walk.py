@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ForsyError, InputError
 from ..folders import forsy_manifest
+from .lines import sniffs
 from .listing import collecting_unlisted
 
 if TYPE_CHECKING:
@@ -365,4 +366,4 @@ def _sniffed_by(p: Path, available: list[Source]) -> list[Source] | None:
         head = read_head(p)
     except (OSError, InputError):
         return None
-    return [src for src in available if src.sniff(p, head)]
+    return [src for src in available if sniffs(src.sniff, p, head)]

@@ -130,7 +130,7 @@ def _first_is_event(s: bytes) -> bool:
         return False
     try:
         first, _ = json.JSONDecoder().raw_decode(body.decode("utf-8", "replace"))
-    except ValueError:  # a first element longer than the head: its opening must name the role
+    except (ValueError, RecursionError):  # longer than the head, or nested past the parser: its opening decides
         return bool(re.match(rb'\{\s*"role"\s*:', body))
     return _is_event(first)
 
