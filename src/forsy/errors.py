@@ -115,6 +115,13 @@ class StoreError(ForsyError):
     exit_code: int = ExitCode.STORE
 
 
+class InternalError(ForsyError):
+    """A bug met while retracing one file: that file failed (named, with the exception's type and
+    words) and the others went on; `--debug` raises it with its traceback."""
+
+    exit_code: int = ExitCode.INTERNAL
+
+
 class SameTrace(ForsyError):
     """A trace this run has already written (a session given twice: a log and its copy make the
     same trace, ids being content hashes). Reported as skipped, naming the first; not an error."""

@@ -39,7 +39,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, cast
 
 from ..assemble import Assembled
-from ..errors import ExitCode, ForsyError
+from ..errors import ForsyError, InternalError
 from ..evidence import Session
 from ..sinks import Sink
 from ..sinks.folder import Rendered
@@ -147,10 +147,8 @@ def _test_fault(path: Path) -> None:
 
 
 def _died(path: Path) -> ForsyError:
-    e = ForsyError("internal error: the worker process retracing this file stopped abruptly (killed, out of "
-                   "memory, or a crash); the other files were retraced", path=path)
-    e.exit_code = ExitCode.INTERNAL
-    return e
+    return InternalError("internal error: the worker process retracing this file stopped abruptly (killed, out "
+                         "of memory, or a crash); the other files were retraced", path=path)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 from .. import sources, times
 from .._gc import gc_paused, give_back
 from ..assemble import Assembled, assemble
-from ..errors import ExitCode, ForsyError, NoWork, SameTrace
+from ..errors import ExitCode, ForsyError, InternalError, NoWork, SameTrace
 from ..evidence import Session
 from ..protocols import NoRedactor, Redactor
 from ..rules.segment import Segmenter
@@ -195,8 +195,9 @@ def failed_outcome(where: str, e: Exception, options: RetraceOptions) -> Outcome
         return Outcome(e.path or where, "failed", e.message, error=e, exit_code=e.exit_code)
     if options.debug:
         raise e
-    err = ForsyError(f"internal error: {type(e).__name__}: {str(e)[:300]} (run with --debug for the traceback)")
-    return Outcome(where, "failed", err.message, error=err, exit_code=ExitCode.INTERNAL)
+    err = InternalError(f"internal error: {type(e).__name__}: {str(e)[:300]} (run with --debug for the traceback)",
+                        path=where)
+    return Outcome(where, "failed", err.message, error=err, exit_code=err.exit_code)
 
 
 def _no_work_reason(s: Session) -> str:
