@@ -207,4 +207,4 @@ def test_a_copy_that_cannot_be_read_leaves_the_later_ones_read(tmp_path: Path) -
                       _progress(7, "p6", "p5", said))
     assert [(e.actor, e.text) for e in _sub(s) if e.kind == "agent_text"] == [("subagent:ab12", "conf.py")]
     assert [(w.code, w.line) for w in s.warnings if w.line] == [
-        ("field-type", 3), ("unread-content", 4), ("field-type", 5), ("field-type", 7)]
+        ("field-type", 3), ("unread-content", 4), ("field-type", 5), ("field-type", 7), ("unlinked-subagent", 1)]

@@ -135,7 +135,7 @@ def test_a_manifest_that_is_no_object_or_too_large_is_warned(tmp_path: Path) -> 
     (tmp_path / "s1.json").write_bytes(b'{"cwd": "/w", "pad": "' + b"x" * 200 + b'"}')
     s = read_sdk(p, p.read_bytes(), "s1.messages.json", ReadContext(root=tmp_path, limits=Limits(max_file_bytes=100)))
     [w] = s.warnings
-    assert (w.code, w.file, w.line) == ("manifest-unreadable", None, None) and w.message.startswith("s1.json: ")
+    assert (w.code, w.file, w.line) == ("manifest-unreadable", "s1.json", None) and w.message.startswith("s1.json: ")
     assert len(s.files) == 1 and s.meta.cwd is None and s.quality.records == 1
 
 

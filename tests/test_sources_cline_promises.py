@@ -142,7 +142,7 @@ def test_each_failure_cline_records_is_read_as_what_it_is(tmp_path: Path) -> Non
     assert calls[0].args == {"command": "ls"} and calls[3].args == {"path": "b", "content": "x"}
     assert s.quality.missing_results == 1 and s.quality.records == 8 + 12 + 4
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-        ("no-result", "tool call t4 (write_to_file) has no result", None, None)]
+        ("no-result", "tool call t4 (write_to_file) has no result", API, 9)]
     assert s.quality.extra == {"injected_context": 1, "rejected_calls": 1, "asks_api_req_failed": 1,
                                "asks_command": 2}
     assert (s.meta.models, s.meta.token_usage, s.meta.agent_version) == (["m1"], {"prompt": 30, "completion": 5},
@@ -233,7 +233,7 @@ def test_clines_words_are_notes_or_results_and_a_later_prompt_is_the_users(tmp_p
     assert s.quality.missing_results == 0
     assert s.quality.extra == {"cline_completion_feedback_wrapper": 2, "completion_feedback": 1,
                                "cline_command_output": 1, "completion_unanswered": 1}
-    assert [(w.code, w.file, w.line) for w in s.warnings] == [("no-ui-messages", None, None)]
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("no-ui-messages", UI, None)]
 
 
 def test_a_completion_command_that_exited_zero_is_a_result_without_failure(tmp_path: Path) -> None:
@@ -299,7 +299,7 @@ def test_a_ui_only_task_says_so_and_marks_what_it_did_not_make_steps(tmp_path: P
           {"ts": T + 3, "type": "say", "say": "api_req_started", "text": json.dumps({"tokensIn": 4})}]
     meta = '{"model_usage": [{"model_id": "m9"}], "environment_history": [{"cline_version": "3.4.0"}]}'
     s = read(task(tmp_path, None, ui, meta), UI)
-    assert [(w.code, w.file, w.line) for w in s.warnings] == [("no-api-history", None, None)]
+    assert [(w.code, w.file, w.line) for w in s.warnings] == [("no-api-history", API, None)]
     assert s.warnings[0].message == (f"{API} is missing: the task is read from {UI} alone (no tool results, "
                                      "no model, no tokens)")
     assert s.quality.extra == {"ui_only": 1} and s.meta.token_usage == {} and s.meta.agent_version == "3.4.0"
@@ -496,7 +496,7 @@ def test_blocks_forsy_does_not_know_are_warned_and_results_pair_in_order(tmp_pat
         ("unknown-block", "user block type 'document'; skipped", API, 4),
         ("unknown-block", "user block type 'text'; skipped", API, 4),
         ("orphan-result", "a 'read_file' result answers no call; kept as a note", API, 4),
-        ("no-result", f"tool call {api3}/content/0 (None) has no result", None, None)]
+        ("no-result", f"tool call {api3}/content/0 (None) has no result", API, 5)]
     assert s.quality.unknown_records == 3 and s.quality.missing_results == 1
     assert s.quality.extra == {"images": 2, "cline_unanswered_result": 1}
     assert s.meta.token_usage == {"completion": 4}

@@ -319,7 +319,7 @@ def test_an_output_line_is_one_record_its_steps_cite(tmp_path: Path) -> None:
     assert [(e.refs[0].pointer) for e in s.events] == ["/history/2/action/message", "/history/5", "/history/6",
                                                        "/history/7/action"]
     assert [(w.code, w.file, w.line) for w in s.warnings] == [("unpaired-observation", "output.jsonl", 1),
-                                                              ("no-result", None, None)]
+                                                              ("no-result", "output.jsonl", 1)]
     assert s.warnings[1].message == "action 'terminal' (c7) has no observation"
 
 

@@ -199,7 +199,7 @@ def _merge_input(path: Path, sessions: list[Session], ctx: ReadContext) -> None:
     try:
         data = read_bytes(cand, ctx.limits)
     except InputError as e:
-        sessions[0].warn("input-history-unreadable", f"{cand}: {e.message}", None, None)
+        sessions[0].warn("input-history-unreadable", f"{cand}: {e.message}", source_name(cand, ctx.root))
         return
     name = source_name(cand, ctx.root)
     file = SourceFile(name, str(cand.resolve()), "aider", len(data), sha256(data))

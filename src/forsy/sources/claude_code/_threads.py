@@ -15,6 +15,7 @@ from ...evidence import Event, Ref, Session
 from ...payloads import Link, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from ..lines import source_name
 from ._events import EventBuilder, check_record, kind_of
 from ._graph import _dedupe, _parent, _result_ids, _roots
 from ._load import load_records
@@ -46,6 +47,7 @@ class Thread:
     link_rule: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     rich_pointer: str = "/toolUseResult"  # see EventBuilder.rich_pointer
+    file: str | None = None  # a "file" thread's transcript, as evidence names it (said even when it holds no record)
 
 
 # ---------------------------------------------------------------- subagents
@@ -79,7 +81,7 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
         sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
                       session.warnings, session.ledger)
         recs = _dedupe(load_records(f, ctx, sub), sub)
-        th = Thread(agent_id, recs, "file", _root_prompt(recs))
+        th = Thread(agent_id, recs, "file", _root_prompt(recs), file=source_name(f, ctx.root))
         meta_file = f.with_suffix(".meta.json")
         if meta_file.is_file():
             try:
@@ -220,8 +222,11 @@ def _link(threads: list[Thread], main: list[Record], session: Session) -> None:
         elif prompt and len(prompt_calls) == 1:
             th.call_id, th.link_rule = prompt_calls[0], "identical-prompt"
         else:
+            # said at the thread's first record (its transcript's, or the main log's it was read from)
+            at = th.records[0].ev if th.records else None
             session.warn("unlinked-subagent", f"subagent {th.agent_id}: spawning call not identified exactly; "
-                         "its steps are placed by time without a causal link")
+                         "its steps are placed by time without a causal link", at.source if at else th.file,
+                         at.line if at else None)
 
 
 @dataclass

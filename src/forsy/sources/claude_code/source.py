@@ -72,6 +72,7 @@ from ._events import EventBuilder, kind_of
 from ._graph import _abandoned, _dedupe
 from ._later_records import read_later_records
 from ._load import NEWER_TYPES, USAGE_KEYS, _is_agent_progress, load_records
+from ._opening import opening
 from ._refusals import note_fallback, withdrawn
 from ._stream import is_stream, read_stream
 from ._threads import AGENT_FILE, HELPERS, WORK_TYPES, Thread, _merge_threads, _root_prompt, _thread_events, _threads
@@ -96,13 +97,22 @@ class ClaudeCodeSource:
         s = head.lstrip(b"\xef\xbb\xbf \t\r\n")  # a BOM (a Windows editor's save) too
         if s.startswith(b"["):
             return b'"sessionId"' in head and (b'"parentUuid"' in head or b'"leafUuid"' in head)
-        for raw in head.split(b"\n")[:40]:
+        lines = head.split(b"\n")
+        for i, raw in enumerate(lines[:40]):
             if not raw.strip():
                 continue
             try:
                 d = orjson.loads(raw)
             except orjson.JSONDecodeError:
-                continue
+                if i < len(lines) - 1:
+                    continue  # a damaged line says nothing of the format: the next one does
+                # the head's last line, with no end in the head: a record longer than the head (a
+                # first prompt of many KB) is told by its members before the cut, by the same rules
+                if b'"type"' not in raw:
+                    return False  # no member names a type: none of Claude Code's records (not parsed)
+                d = opening(raw.lstrip(b"\xef\xbb\xbf \t\r"))
+                if d is None:
+                    return False
             if not isinstance(d, dict):
                 return False
             if _gemini_shaped(d):
@@ -228,7 +238,10 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     session.session_id = session.session_id or path.stem  # the records' sessionId, else the file name
     agent_file = AGENT_FILE.match(path.name)
     helper = agent_file is not None and agent_file.group(1).startswith(HELPERS)
-    if agent_file is not None and (not main or helper):
+    # a record skipped as of no known type (a damaged `{"type": ...}` line too) says nothing of
+    # whether the file is a subagent's transcript: only the records read decide
+    unmarked = [r for r in main if r.data.get("type") in KNOWN_TYPES]
+    if agent_file is not None and (not unmarked or helper):
         # a subagent transcript given on its own: its prompt came from the parent agent (or,
         # for Claude Code's own helpers, from Claude Code, which may not mark it a sidechain)
         agent_id = agent_file.group(1)

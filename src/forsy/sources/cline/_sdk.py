@@ -141,7 +141,7 @@ def _manifest(path: Path | None, s: Session, ctx: ReadContext | None) -> None:
     try:
         data = read_side(path, name, "cline", s, ctx.limits if ctx else None)
     except InputError as e:
-        s.warn("manifest-unreadable", f"{path.name}: {e.message}", None, None)
+        s.warn("manifest-unreadable", f"{path.name}: {e.message}", name)
         return
     doc, ev = one_object(data, name, "manifest", s)
     if doc is None:

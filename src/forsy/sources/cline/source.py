@@ -174,7 +174,8 @@ class ClineSource:
         api_recs = _load(api, s, ctx)
         ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
         if not ui_recs:
-            s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts", None, None)
+            s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts",
+                   source_name(folder / UI, ctx.root))
         task = _Task(s, api_recs, ui_recs)
         task.build()
         if (folder / META).is_file():  # after the build: its model_usage is checked against the models read
@@ -187,7 +188,7 @@ class ClineSource:
         """A task whose API history is missing: what the UI messages say (`_ui_only.py`)."""
         ui_recs = _load(folder / UI, s, ctx)
         s.warn("no-api-history", f"{API} is missing: the task is read from {UI} alone (no tool results, "
-               "no model, no tokens)", None, None)
+               "no model, no tokens)", source_name(folder / API, ctx.root))
         s.quality.extra["ui_only"] = 1
         read_ui_only(s, ui_recs, iso_ms)
         if (folder / META).is_file():
@@ -572,5 +573,7 @@ class _Task:
     def _missing(self) -> None:
         for call in self.pending:
             self.s.quality.missing_results += 1
-            self.s.warn("no-result", f"tool call {call.call_id} ({call.tool}) has no result", None, None)
+            at = self.s.evidence.get(call.refs[0].ev) if call.refs else None  # the call's record
+            self.s.warn("no-result", f"tool call {call.call_id} ({call.tool}) has no result",
+                        at.source if at else None, at.line if at else None)
         self.pending = []

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ...evidence import Event, LedgerHeading, Ref, Session
+from ...evidence import Event, Evidence, LedgerHeading, Ref, Session
 from ...jsontext import json_text
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
@@ -42,7 +42,8 @@ def _s(v: Any) -> str | None:
 class Builder:
     def __init__(self, s: Session) -> None:
         self.s = s
-        self.waiting: list[tuple[str, str]] = []  # (call id, action type), oldest first
+        # (call id, action type, the call's record: a call left unanswered is warned at it), oldest first
+        self.waiting: list[tuple[str, str, Evidence]] = []
         self.by_id: dict[str, str] = {}  # event id -> call id
         self.answered: set[str] = set()
         self.seen_agent = False
@@ -169,7 +170,7 @@ class Builder:
         args = e.get("args") if args_key else e
         self.ev("tool_call", rec, base, args_key, e, call_id=call_id, tool=action, args=args,
                  name_ref=Ref(rec.ev.id, base + "/action"))
-        self.waiting.append((call_id, action))
+        self.waiting.append((call_id, action, rec.ev))
         if isinstance(eid, int | str):
             self.by_id[str(eid)] = call_id
 
@@ -249,9 +250,9 @@ class Builder:
 
     def finish(self, head: _v1.Head | None = None) -> None:
         """`head`: the HEAD base_state.json saved, which ends the active branch (`_v1.off_branch`)."""
-        for call_id, action in self.waiting:
+        for call_id, action, at in self.waiting:
             self.s.quality.missing_results += 1
-            self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", None, None)
+            self.s.warn("no-result", f"action {action!r} ({call_id}) has no observation", at.source, at.line)
         off, said = _v1.off_branch(self.tree, head)
         if said is not None and head is not None:
             self.s.warn("state-head", said, head.source, None)
@@ -260,8 +261,12 @@ class Builder:
             for e in marked:
                 e.abandoned = True
             self.s.quality.abandoned_events += len(marked)
+            # named at the first of them the log holds (a branch may span many event files)
+            first = next((self.s.evidence[rid] for *_, rid in self.tree if rid in off and rid in self.s.evidence),
+                         None)
             self.s.warn("abandoned-branch", f"{len(off)} events are on branches the conversation left (navigate_to, "
-                        "fork): kept, marked abandoned", None, None)
+                        "fork): kept, marked abandoned", first.source if first else None,
+                        first.line if first else None)
 
 
 def _mcp_is_error(content: Any) -> bool:

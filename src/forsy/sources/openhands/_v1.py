@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...evidence import Event, LedgerHeading, Ref, Session, pointer
+from ...evidence import Event, Evidence, LedgerHeading, Ref, Session, pointer
 from ...jsontext import json_text
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
@@ -54,7 +54,7 @@ class Builder(Protocol):
     """What these events need of the builder of a session (`_build.Builder`, which hands them here)."""
 
     s: Session
-    waiting: list[tuple[str, str]]  # (call id, action type), oldest first
+    waiting: list[tuple[str, str, Evidence]]  # (call id, action type, the call's record), oldest first
     answered: set[str]
     seen_agent: bool
     finished: set[str]
@@ -345,7 +345,7 @@ def _action(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         ptr = "/tool_call/arguments" if args is not None else ""
     b.ev("tool_call", rec, base, ptr, e, call_id=call_id, tool=tool if isinstance(tool, str) else None,
          args=args, name_ref=Ref(rec.ev.id, base + "/tool_name") if isinstance(tool, str) else None)
-    b.waiting.append((call_id, str(tool)))
+    b.waiting.append((call_id, str(tool), rec.ev))
 
 
 def _acp(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
@@ -372,7 +372,7 @@ def _acp(b: Builder, rec: Record, e: dict[str, Any], base: str) -> None:
         call = b.ev("tool_call", rec, base, "/raw_input" if "raw_input" in e else "", e, call_id=tcid, tool=tool,
                     args=e.get("raw_input"), name_ref=Ref(rec.ev.id, base + "/tool_kind") if tool else None)
         b.acp_calls[tcid] = (b.messages, call)
-        b.waiting.append((tcid, str(tool)))
+        b.waiting.append((tcid, str(tool), rec.ev))
     elif not known[1].args and e.get("raw_input"):  # the arguments streamed in after the first write
         known[1].args, known[1].refs = e["raw_input"], [Ref(rec.ev.id, base + "/raw_input")]
     if e.get("status") in ACP_DONE and tcid not in b.answered:

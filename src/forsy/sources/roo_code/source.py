@@ -45,7 +45,7 @@ from .. import ReadContext
 from .._records import Record
 from .._threads import interleave
 from ..cline import EDITOR_SERVERS, EDITORS, load_array, load_file
-from ..lines import HEAD, discover_sniffed
+from ..lines import HEAD, discover_sniffed, source_name
 from . import _ledger
 from ._subtasks import children, read_subtasks
 from ._task import Task, ui_reasoning
@@ -178,9 +178,10 @@ def read_task(folder: Path, ctx: ReadContext) -> Session:
     ui_recs = _load(ui, s, ctx) if ui.is_file() else []
     if not api.is_file():
         s.warn("no-api-history", f"{API} is missing: only the UI's reasoning and the person's words are read",
-               None, None)
+               source_name(api, ctx.root))
     if not ui_recs:
-        s.warn("no-ui-messages", f"{UI} is missing or empty: no typed prompts and no token counts", None, None)
+        s.warn("no-ui-messages", f"{UI} is missing or empty: no typed prompts and no token counts",
+               source_name(ui, ctx.root))
     task = Task(s, api_recs, ui_recs)
     task.build()
     extra = ui_reasoning(s, ui_recs, api_recs)
