@@ -135,3 +135,19 @@ def test_warnings_name_the_line_of_their_conversation(tmp_path: Path) -> None:
     assert (s.quality.unparsable_records, s.warnings) == (0, [])
     (s,) = read(tmp_path, "empty.jsonl", b"")
     assert (s.source_kind, s.meta.agent, s.quality.unparsable_records) == ("openai_chat", "openai-chat", 0)
+
+
+def test_call_arguments_nested_past_the_writer_stay_text(tmp_path: Path) -> None:
+    """Arguments that parse but nest deeper than forsy writes a value back (990 levels: orjson
+    reads them, then writing them back broke with RecursionError, an internal error for the
+    file) are kept as the text they are (found fuzzing)."""
+    import json
+
+    args = '{"a": ' + "[" * 990 + "]" * 990 + "}"
+    msgs = [{"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                                                  "function": {"name": "f", "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    (s,) = read(tmp_path, "deep.jsonl", json.dumps({"messages": msgs}).encode() + b"\n")
+    (call,) = [e for e in s.events if e.kind == "tool_call"]
+    assert call.args == args

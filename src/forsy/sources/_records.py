@@ -123,12 +123,17 @@ def _loads(raw: bytes, n_brackets: int | None = None) -> Any:
     # returns is made writable again: bad bytes and lone surrogates become U+FFFD, integers
     # beyond 64 bits stay exact Python ints (the writer falls back to the stdlib for them).
     try:
-        return _scrub(json.loads(raw.decode("utf-8", "replace")))
+        value = json.loads(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return _MISSING
+    # a value nested past MAX_DEPTH is left as parsed: the caller skips it as too deep, and
+    # scrubbing it (a recursive walk) could end in a RecursionError that reads as "not JSON"
+    return value if too_deep(raw, value, n_brackets) else _scrub(value)
 
 
 def _scrub(v: Any) -> Any:
+    """`v` with lone surrogates replaced. Recursive: only for a value known to nest no deeper
+    than MAX_DEPTH (`too_deep`), or the walk can end in a RecursionError."""
     if isinstance(v, str):
         try:
             v.encode("utf-8")
@@ -162,6 +167,15 @@ def too_deep(raw: bytes, value: Any, n_brackets: int | None = None) -> bool:
         elif isinstance(v, list):
             stack.extend((x, depth + 1) for x in v if isinstance(x, dict | list))
     return False
+
+
+def too_deep_members(raw: bytes, obj: dict[str, Any]) -> list[str]:
+    """The members of `obj` (parsed from `raw`) whose values nest deeper than MAX_DEPTH, each
+    value counted as a record is (its own first level is 1)."""
+    n_brackets = brackets(raw)
+    if n_brackets <= MAX_DEPTH:
+        return []
+    return [k for k, v in obj.items() if too_deep(raw, v, n_brackets)]
 
 
 def _count(counters: dict[str, int], key: str) -> None:

@@ -37,7 +37,7 @@ from ..evidence import Event, Ref, Session, SessionMeta, SourceFile
 from ..jsontext import json_text
 from ..payloads import NoteInfo
 from . import ReadContext
-from ._records import MAX_DEPTH, _long_number
+from ._records import MAX_DEPTH, _long_number, too_deep
 from .lines import read_bytes, sha256, source_name
 
 
@@ -187,6 +187,8 @@ def _args(fn: dict[str, Any], meta: dict[str, Any], ptr: str) -> tuple[Any, str]
             v = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return raw, ptr
+        if too_deep(raw.encode("utf-8", "surrogatepass"), v):
+            return raw, ptr  # kept as the text it is: a value that deep is not written back whole
         return (v, ptr) if isinstance(v, dict) and json_text(v) == raw else (raw, ptr)
     return raw, ptr
 

@@ -4,7 +4,8 @@ Gemini CLI saves a chat as one JSON object whose `messages` member is the list o
 (the first Codex CLI saved its rollouts the same way, under `items`). Each message becomes
 one `Evidence` covering its exact bytes inside the file (with the line where it starts), so
 `forsy verify` can re-read and hash it like a JSONL line. The other top-level members are
-returned parsed, for the session's facts.
+returned parsed, for the session's facts; one nested deeper than MAX_DEPTH (too deep for the
+later stages, which walk values recursively) is left out and named, as a too-deep element is.
 """
 
 from __future__ import annotations
@@ -28,11 +29,43 @@ class Doc:
     has_array: bool = False  # the array member was there (an empty one too)
     # where each other top-level member's value is: (line, byte offset, its exact bytes)
     spans: dict[str, tuple[int, int, bytes]] = field(default_factory=dict)
+    deep: list[str] = field(default_factory=list)  # the members left out, nested deeper than MAX_DEPTH
 
 
 # what may stand before a value, and between two members or two elements
 _BLANKS = re.compile("[ \t\r\n]*")
 _GAP = re.compile("[ \t\r\n,]*")
+
+
+def _value_end(text: str, pos: int) -> int | None:
+    """Where the array or object starting at `text[pos]` ends (the index after its closing
+    bracket), found without parsing it: for a value nested deeper than the parser can go, whose
+    place must be known to read on after it. None when the text ends first. Iterative, and each
+    character is looked at once."""
+    if not text.startswith(("[", "{"), pos):
+        return None
+    depth = 0
+    while True:
+        m = _STRUCTURE.search(text, pos)
+        if m is None:
+            return None
+        ch, pos = m.group(), m.end()
+        if ch == '"':
+            m = _STRING_END.search(text, pos)
+            if m is None:
+                return None
+            pos = m.end()
+        elif ch in "[{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth <= 0:
+                return pos
+
+
+# the characters that open or close a value, and the end of a string (escapes passed over)
+_STRUCTURE = re.compile(r'["\[\]{}]')
+_STRING_END = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 class _Cursor:
@@ -55,9 +88,10 @@ class _Cursor:
         return self.text[i] if i < len(self.text) else ""
 
 
-def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
-    """The top-level object's members, and the elements of its array member `key` as records.
-    None when the data is not a JSON object whose members can be walked."""
+def read_object_array(data: bytes, source: str, key: str | None) -> Doc | None:
+    """The top-level object's members, and the elements of its array member `key` as records
+    (None: an object of members only). None when the data is not a JSON object whose members
+    can be walked."""
     doc = Doc()
     cur = _Cursor(data.removeprefix(b"\xef\xbb\xbf"))
     dec = json.JSONDecoder()
@@ -81,7 +115,7 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
             return _broken(doc, cur, key, ch)
         cur.advance(cur.pos + 1)
         ch = cur.skip(_BLANKS)
-        if name == key and ch == "[":
+        if key is not None and name == key and ch == "[":
             doc.has_array = True
             cur.advance(cur.pos + 1)
             if not _elements(cur, dec, source, doc):
@@ -89,15 +123,36 @@ def read_object_array(data: bytes, source: str, key: str) -> Doc | None:
             continue
         try:
             value, end = dec.raw_decode(cur.text, cur.pos)
-        except (ValueError, RecursionError):
+        except ValueError:
             doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
             return doc
-        doc.header[str(name)] = _scrub(value)
-        doc.spans[str(name)] = (cur.line, cur.byte, cur.text[cur.pos : end].encode("utf-8", "surrogateescape"))
+        except RecursionError:  # deeper than the parser goes: passed over whole, when it ends
+            if (deep_end := _value_end(cur.text, cur.pos)) is None:
+                doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
+                return doc
+            _deep_member(doc, name, cur.line)
+            cur.advance(deep_end)
+            continue
+        raw = cur.text[cur.pos : end].encode("utf-8", "surrogateescape")
+        if too_deep(raw, value):
+            # later stages walk values recursively (the scrub below too): a member nested deeper
+            # than MAX_DEPTH is left out, as an element is, and the members after it are read
+            _deep_member(doc, name, cur.line)
+        else:
+            doc.header[str(name)] = _scrub(value)
+            doc.spans[str(name)] = (cur.line, cur.byte, raw)
         cur.advance(end)
 
 
-def _broken(doc: Doc, cur: _Cursor, key: str, ch: str) -> Doc | None:
+def _deep_member(doc: Doc, name: object, line: int) -> None:
+    doc.deep.append(str(name))
+    doc.problems.append(("too-deep", f"member {name!r} nests values more than {MAX_DEPTH} levels deep; not read", line))
+
+
+_DEEP_ELEMENT = ("too-deep", f"element nests values more than {MAX_DEPTH} levels deep; skipped")
+
+
+def _broken(doc: Doc, cur: _Cursor, key: str | None, ch: str) -> Doc | None:
     """The object breaks off at `cur` (`ch` its next character, "" at the end): before its array,
     nothing says it is such a document (None); after it, the records read are kept and the break
     said (a file read while being written ends anywhere)."""
@@ -122,18 +177,24 @@ def _elements(cur: _Cursor, dec: json.JSONDecoder, source: str, doc: Doc) -> boo
             return False
         try:
             value, end = dec.raw_decode(cur.text, cur.pos)
-        except (ValueError, RecursionError):
-            doc.problems.append(("unparsable-element", f"element is not JSON; stopped reading (bytes {cur.byte}- "
-                                 "of the file lost)", cur.line))
-            return False
+        except (ValueError, RecursionError) as e:
+            deep_end = _value_end(cur.text, cur.pos) if isinstance(e, RecursionError) else None
+            if deep_end is None:
+                doc.problems.append(("unparsable-element", f"element is not JSON; stopped reading (bytes {cur.byte}- "
+                                     "of the file lost)", cur.line))
+                return False
+            # deeper than the parser goes: passed over whole, as a too-deep element is
+            doc.elements += 1
+            doc.problems.append(_DEEP_ELEMENT + (cur.line,))
+            cur.advance(deep_end)
+            continue
         raw = cur.text[cur.pos : end].encode("utf-8", "surrogateescape")
         doc.elements += 1
         if not isinstance(value, dict):
             doc.problems.append(("not-an-object", f"element is {type(value).__name__}, not an object; skipped",
                                  cur.line))
         elif too_deep(raw, value):
-            doc.problems.append(("too-deep", f"element nests values more than {MAX_DEPTH} levels deep; skipped",
-                                 cur.line))
+            doc.problems.append(_DEEP_ELEMENT + (cur.line,))
         else:
             rtype = value.get("type") if isinstance(value.get("type"), str) else None
             ev = Evidence.make(source, cur.line, cur.byte, raw, sha256(raw), rtype)

@@ -24,7 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ...evidence import Evidence
-from .._records import Problem, _scrub
+from .._records import MAX_DEPTH, Problem, _scrub, too_deep_members
+from ..json_doc import read_object_array
 from ..lines import iter_lines, sha256
 
 KNOWN_CODES = frozenset("oirmx")
@@ -63,17 +64,34 @@ class Cast:
 
 def header_of(first_line: bytes) -> dict[str, Any] | None:
     """The header object when `first_line` is an asciicast v2/v3 header, else None."""
+    got = _header(first_line)
+    return got[0] if got is not None else None
+
+
+def _header(first_line: bytes) -> tuple[dict[str, Any], list[str]] | None:
+    """The header object when `first_line` is an asciicast v2/v3 header, with the names of its
+    members left out of it for nesting deeper than MAX_DEPTH (later stages walk values
+    recursively, the scrub in `parse` too); else None."""
     try:
         h = json.loads(first_line)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
+    except RecursionError:  # deeper than the parser goes: its members one by one, the deep ones passed over
+        doc = read_object_array(first_line, "", None)
+        if doc is None or any(code != "too-deep" for code, _, _ in doc.problems):
+            return None
+        h, deep = doc.header, doc.deep
+    else:
+        deep = too_deep_members(first_line, h) if isinstance(h, dict) else []
+        for key in deep:
+            del h[key]
     if not isinstance(h, dict) or h.get("version") not in (2, 3) or isinstance(h.get("version"), bool):
         return None
     if h["version"] == 2 and not ("width" in h or "height" in h):
         return None
     if h["version"] == 3 and not isinstance(h.get("term"), dict):
         return None
-    return h
+    return h, deep
 
 
 def parse(data: bytes, source: str) -> Cast | None:
@@ -88,14 +106,21 @@ def parse(data: bytes, source: str) -> Cast | None:
     bom = raw.startswith(_BOM)
     if bom:
         raw, offset = raw[len(_BOM):], offset + len(_BOM)
-    header = header_of(raw)
-    if header is None:
+    got = _header(raw)
+    if got is None:
         return None
+    header, deep = got
     hev = Evidence.make(source, first.line, offset, raw, sha256(raw), "header")
-    cast = Cast(int(header["version"]), _scrub(header), hev)  # lone surrogates → U+FFFD
+    problems: list[Problem] = []
     if bom:
-        cast.problems.append(Problem("bom", "the file starts with a UTF-8 byte order mark; read from the byte after it",
-                                     first.line))
+        problems.append(Problem("bom", "the file starts with a UTF-8 byte order mark; read from the byte after it",
+                                first.line))
+    # left out of the header, as a too-deep record is, and the rest read; the header itself is
+    # read (its evidence is metadata), so this is no unparsable record (evidence.UNPARSABLE_WARNINGS)
+    for key in deep:
+        problems.append(Problem("too-deep-value", f"header member {key!r} nests values more than {MAX_DEPTH} "
+                                "levels deep; not read", first.line))
+    cast = Cast(int(header["version"]), _scrub(header), hev, problems=problems)  # lone surrogates → U+FFFD
     cast.start = _start(header, cast.problems, first.line)
     clock = 0.0
     for ln in lines:

@@ -68,7 +68,7 @@ from ...evidence import Event, Evidence, Ref, Session
 from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
-from .._records import Record
+from .._records import MAX_DEPTH, Record, too_deep
 from ..chat import load_doc, new_session, unreadable
 from ..json_doc import read_object_array
 from ..lines import discover_sniffed, sha256
@@ -376,6 +376,13 @@ class _Reader:
             try:
                 v = orjson.loads(raw)
             except orjson.JSONDecodeError:
+                v = None
+            if isinstance(v, dict) and too_deep(raw.encode(), v):  # orjson took it: UTF-8 it is
+                # later stages (and json_text here) walk values recursively: arguments nested
+                # deeper than MAX_DEPTH stay the text they were written as (the message is read:
+                # no unparsable record, evidence.UNPARSABLE_WARNINGS)
+                self.s.warn("too-deep-value", f"tool_calls[{cp.rsplit('/', 1)[1]}] arguments nest values more than "
+                            f"{MAX_DEPTH} levels deep; kept as text", self.src, self.line)
                 v = None
             args = v if isinstance(v, dict) and json_text(v) == raw else raw
         cid = _str(_dict(c).get("id")) or f"{self.ev}:{cp}"

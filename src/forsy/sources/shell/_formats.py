@@ -38,6 +38,11 @@ ZSH_EXT = re.compile(rb": (\d+):(\d+);(.*)", re.DOTALL)
 FISH_CMD = re.compile(rb"- cmd:(?: (.*))?", re.DOTALL)
 FISH_WHEN = re.compile(rb"\s+when: *(-?\d+)\s*")
 META = 0x83  # zsh's Meta byte
+# the shells keep times, durations and history numbers in 64-bit integers (time_t, long, int): a
+# longer digit run is damage, which Python would refuse to turn into an int (past 4300 digits)
+# or a float (past 308), so it is never converted
+_INT64 = 2**63
+_INT64_DIGITS = 19
 ZSH_END_SPACE = re.compile(rb"\\ +\Z")  # a backslash, then spaces, at the end of a line
 
 
@@ -60,6 +65,7 @@ class Entry:
     cmd_line: int = 0  # where the command's own bytes start (0: same as the record)
     cmd_offset: int = -1
     cmd_end: int = -1  # -1: the record's end
+    bad_epoch: bytes | None = None  # a time's digits too long for any number the shell writes (epoch is None)
 
     def command_span(self) -> tuple[int, int, int]:
         """(line, offset, end) of the command's own bytes."""
@@ -125,6 +131,22 @@ def damage(data: bytes) -> list[Problem]:
             else:
                 out.append(Problem("nul-run", f"a run of {nuls} NUL bytes (a file cut while written?); skipped", n))
     return out
+
+
+def number(digits: bytes) -> int | None:
+    """The integer a digit run captured from a record stands for (a leading `-` allowed), or
+    None when it does not fit in 64 bits: no shell wrote it."""
+    sign = -1 if digits.startswith(b"-") else 1
+    value = digits.lstrip(b"-").lstrip(b"0")  # leading zeros are no digits of it (nor of int()'s limit)
+    if len(value) > _INT64_DIGITS:
+        return None
+    n = sign * int(value or b"0")
+    return n if -_INT64 <= n < _INT64 else None
+
+
+def shown(digits: bytes) -> str:
+    """A digit run as a warning quotes it: whole when short, else its start and its length."""
+    return digits.decode() if len(digits) <= 24 else f"{digits[:12].decode()}… ({len(digits)} digits)"
 
 
 def decode(raw: bytes, problems: list[Problem], line: int) -> str:
@@ -299,7 +321,11 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
             flush()
             blanks = []
             pid, user, num, epoch, cmd = m.groups()
-            info = ShellInfo(session=pid.decode(), user=user.decode("utf-8", "replace"), histnum=int(num))
+            histnum = number(num)
+            if histnum is None:
+                out.problems.append(Problem("bad_histnum", f"history number {shown(num)} is not one bash writes; "
+                                            "read without one", ln.n))
+            info = ShellInfo(session=pid.decode(), user=user.decode("utf-8", "replace"), histnum=histnum)
             cur = (
                 Entry(
                     ln.n,
@@ -356,9 +382,15 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
     m = ZSH_EXT.fullmatch(parts[0]) if fmt == "zsh_extended" else None
     epoch: int | None = None
     info = ShellInfo()
+    bad_epoch = None
     if m:
-        epoch = int(m.group(1))
-        info.duration_s = float(int(m.group(2)))
+        epoch = number(m.group(1))
+        bad_epoch = m.group(1) if epoch is None else None  # said as any time that is no date is (shell.py)
+        elapsed = number(m.group(2))
+        if elapsed is None:
+            out.problems.append(Problem("bad_duration", f"elapsed time {shown(m.group(2))} is not a duration; "
+                                        "read without one", first.n))
+        info.duration_s = float(elapsed) if elapsed is not None else None
         parts = [m.group(3), *parts[1:]]
         rtype = "zsh_extended"
     elif fmt == "zsh_extended":
@@ -376,7 +408,7 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
         # zsh wrote this space after a command ending in backslashes; its reader drops it
         parts[-1], cmd_end = parts[-1][:-1], end - 1
     text = decode(unmetafy(b"\n".join(parts)), out.problems, first.n)
-    return Entry(first.n, first.offset, end, text, rtype, epoch, info, first.n, cmd_offset, cmd_end)
+    return Entry(first.n, first.offset, end, text, rtype, epoch, info, first.n, cmd_offset, cmd_end, bad_epoch)
 
 
 # --- fish ----------------------------------------------------------------------------------
@@ -429,7 +461,8 @@ def _fish_field(out: Parsed, cur: Entry, ln: _Line, in_paths: bool) -> bool:
     w = FISH_WHEN.fullmatch(ln.raw)
     stripped = ln.raw.strip()
     if w:
-        cur.epoch = int(w.group(1))
+        cur.epoch = number(w.group(1))
+        cur.bad_epoch = w.group(1) if cur.epoch is None else None  # said as any time that is no date is (shell.py)
         return False
     if stripped == b"paths:":
         if cur.info.paths is None:
