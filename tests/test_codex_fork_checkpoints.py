@@ -21,6 +21,7 @@ from forsy.evidence import Session
 from forsy.payloads import NoteInfo
 from forsy.sources import ReadContext
 from forsy.sources.codex import CodexSource
+from test_codex_ledger_promises import by_line
 
 PID = "019c0000-0000-7000-8000-000000000001"
 CID = "019c0000-0000-7000-8000-000000000002"
@@ -89,12 +90,7 @@ def read(tmp_path: Path, records: list[dict[str, Any]]) -> tuple[Session, dict[i
              for i, r in enumerate(records)]
     path.write_text("\n".join(lines) + "\n", "utf-8")
     [s] = CodexSource().read(path, ReadContext(root=tmp_path))
-    marks = {}
-    for ev_id, m in s.ledger.items():
-        line = s.evidence[ev_id].line
-        assert line is not None
-        marks[line] = (m.heading, m.name, m.subtype)
-    return s, marks
+    return s, by_line(s)
 
 
 def kinds(s: Session) -> list[tuple[str, str | None]]:

@@ -31,12 +31,17 @@ def marks(tmp_path: Path, records: list[dict[str, Any]]) -> tuple[Session, dict[
     path = tmp_path / NAME
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", "utf-8")
     [s] = CodexSource().read(path, ReadContext(root=tmp_path))
-    by_line = {}
+    return s, by_line(s)
+
+
+def by_line(s: Session) -> dict[int, tuple[str, str, str | None]]:
+    """The session's ledger marks by the line of the record each is on."""
+    out = {}
     for ev_id, m in s.ledger.items():
         line = s.evidence[ev_id].line
         assert line is not None
-        by_line[line] = (m.heading, m.name, m.subtype)
-    return s, by_line
+        out[line] = (m.heading, m.name, m.subtype)
+    return out
 
 
 def test_each_record_kind_has_its_mark(tmp_path: Path) -> None:
