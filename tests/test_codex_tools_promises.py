@@ -135,8 +135,8 @@ def test_arguments_that_are_not_json_are_kept_raw_counted_and_said_once(tmp_path
     # a pointer into the string only when the string was parsed; none for an object written as it is
     assert (a.inner_pointer, c.inner_pointer) == (None, None)
     assert s.quality.extra == {"unparsable_arguments": 2}
-    assert warnings(s) == [("unparsable_arguments", "arguments of 'shell' are not JSON; kept as the raw string "
-                            "(reported once; quality.extra counts them all)", 2)]
+    assert warnings(s) == [("unparsable_arguments", "arguments of 'shell' are not JSON (or nest deeper than forsy "
+                            "reads); kept as the raw string (reported once; quality.extra counts them all)", 2)]
     assert (s.quality.missing_results, [i.no_result for i in (a, b, c)]) == (3, [True, True, True])
 
 

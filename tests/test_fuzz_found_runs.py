@@ -94,3 +94,30 @@ def test_a_bug_met_in_one_file_is_an_internal_error_naming_it(tmp_path: Path,
     r = CliRunner().invoke(app, ["retrace", str(demo), "-o", str(tmp_path / "out"), "--no-redact"])
     assert r.exit_code == ExitCode.INTERNAL, r.output  # it was 1: the error's class default
     assert f"{demo}: internal error: RuntimeError: a reader's own bug" in r.output
+
+
+DEEP_ARGS = '{"cmd": ["ls"], "x": ' + "[" * 900 + "]" * 900 + "}"  # JSON orjson reads (< 1024 levels)
+
+
+def test_call_arguments_nested_past_what_forsy_walks_stay_text(tmp_path: Path) -> None:
+    """A Codex call whose arguments parse but nest 900 deep: the redactor's walk of them ended in
+    an internal error for the file (RecursionError); they are kept as the text they are, and said."""
+    import json
+
+    from forsy.sources.cline._ui_only import _json
+    from forsy.sources.codex._text import json_args
+
+    assert json_args(DEEP_ARGS) == (DEEP_ARGS, False)
+    assert json_args('{"cmd": ["ls"]}') == ({"cmd": ["ls"]}, True)
+    assert _json(DEEP_ARGS) is None
+    rollout = SAMPLES / "codex" / "rollout-2025-11-20T10-00-00-7c9e6679-7425-40de-944b-e07fc1f90ae7.jsonl"
+    lines = rollout.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line).get("payload", {}).get("type") == "function_call")
+    rec = json.loads(lines[at])
+    rec["payload"]["arguments"] = DEEP_ARGS
+    lines[at] = json.dumps(rec)
+    log = tmp_path / rollout.name
+    log.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(app, ["retrace", str(log), "-o", str(tmp_path / "out")])  # redaction on
+    assert r.exit_code == ExitCode.OK, r.output
+    assert "nest deeper than forsy reads" in r.output

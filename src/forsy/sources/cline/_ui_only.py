@@ -30,7 +30,7 @@ import orjson
 
 from ...evidence import Event, Ref, Session
 from ...payloads import CallInfo
-from .._records import Record
+from .._records import Record, too_deep
 from ._ledger import HAS_CHANGES, kind_of
 
 REQ_APP = "REQ_APP"  # Cline's flag on a command that asked approval (shared/combineCommandSequences.ts)
@@ -111,4 +111,6 @@ def _json(text: str) -> dict[str, Any] | None:
         v = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
+    if too_deep(text.encode("utf-8", "surrogatepass"), v):
+        return None  # nested past what the later stages walk: read as the text it is
     return v if isinstance(v, dict) else None

@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from .._records import too_deep
+
 # Context Codex injects as user/developer messages. Tags in KNOWN_TAGS count even when the
 # text was cut before its closing tag; any other `<tag>` block counts only when the text is
 # exactly one `<tag>…</tag>` element (a person rarely types that).
@@ -239,9 +241,11 @@ def json_args(raw: Any) -> tuple[Any, bool]:
     if not isinstance(raw, str):
         return raw, True
     try:
-        return orjson.loads(raw), True
+        value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return raw, False
+    # nested past what the later stages walk (the redactor, the writer): kept as the text it is
+    return (raw, False) if too_deep(raw.encode("utf-8", "surrogatepass"), value) else (value, True)
 
 
 def truncated_by_codex(text: str | None) -> bool:

@@ -127,7 +127,7 @@ class ToolTracker:
                 if q["unparsable_arguments"] == 1:
                     self.session.warn(
                         "unparsable_arguments",
-                        f"arguments of {name!r} are not JSON; kept as the raw string "
+                        f"arguments of {name!r} are not JSON (or nest deeper than forsy reads); kept as the raw string "
                         "(reported once; quality.extra counts them all)",
                         self.source,
                         rec.line,

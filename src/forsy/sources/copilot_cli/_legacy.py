@@ -26,7 +26,7 @@ import orjson
 
 from ...evidence import Event, Quality, Ref, Session, SessionMeta, SourceFile, pointer
 from ...payloads import CallInfo, MessageInfo, ResultInfo
-from .._records import Record
+from .._records import Record, too_deep
 from ..json_doc import read_object_array
 
 
@@ -105,9 +105,14 @@ def _calls(s: Session, rec: Record, msg: dict[str, Any], ptr: str, t: Transcript
         args: Any = raw
         if kind == "function" and isinstance(raw, str):
             try:
-                args, info.inner_pointer = orjson.loads(raw), ""
+                parsed = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 info.args_unparsed = True
+            else:  # nested past what the later stages walk: kept as the text it is
+                if too_deep(raw.encode("utf-8", "surrogatepass"), parsed):
+                    info.args_unparsed = True
+                else:
+                    args, info.inner_pointer = parsed, ""
         call_id = call["id"] if isinstance(call.get("id"), str) and call["id"] else f"{rec.ev.id}{ptr}:{i}"
         t.calls[call_id] = name
         at = f"{ptr}/tool_calls/{i}/{kind}"
