@@ -247,3 +247,34 @@ def test_a_few_nuls_in_a_long_history_do_not_make_it_binary() -> None:
     head = (b"ls -la\n" * 50 + b"\x00") * 8  # a NUL in every 351 bytes
     assert ShellHistorySource().sniff(Path(".bash_history"), head)
     assert ShellHistorySource().refuses(Path("cmds"), head) is None
+
+
+# -- one damaged element of a whole-JSON array costs that element, not the rest of the file -----
+def test_a_damaged_element_of_an_object_array_is_skipped_and_the_rest_read() -> None:
+    # a raw carriage return inside a string (no JSON parser takes it), then two good elements
+    data = b'{"messages": [{"role": "user", "content": "a\rb"},\n {"role": "user", "content": "c"},\n' \
+           b' {"role": "user", "content": "d"}]}'
+    doc = read_object_array(data, "chat.json", "messages")
+    assert doc is not None and [r.data["content"] for r in doc.records] == ["c", "d"]
+    assert doc.problems == [("unparsable-element", "element is not JSON; skipped (bytes 14-48 of the file lost)", 1)]
+    assert data[14:48] == b'{"role": "user", "content": "a\rb"}'
+
+
+def test_a_damaged_element_of_a_record_array_is_skipped_and_the_rest_read() -> None:
+    from forsy.sources._records import iter_json_array
+
+    data = b'[{"type": "user", "uuid": "1", "x": "a\x00b"},\n{"type": "user", "uuid": "2"}]\n'
+    warnings: list[ReadingWarning] = []
+    counters: dict[str, int] = {}
+    recs = list(iter_json_array(data, "s.json", warnings, counters))
+    assert [r.data["uuid"] for r in recs] == ["2"] and recs[0].ev.line == 2
+    assert [(w.code, w.message, w.line) for w in warnings] == [
+        ("unparsable-element", "array element is not JSON; skipped (bytes 1-42 of the file lost)", 1)]
+    assert data[1:42] == b'{"type": "user", "uuid": "1", "x": "a\x00b"}' and counters == {"unparsable": 1, "records": 1}
+
+
+def test_an_element_whose_end_cannot_be_told_still_stops_the_reading() -> None:
+    data = b'{"messages": [{"role": "user", "content": "a\rb" {"role": "user", "content": "c"}]}'
+    doc = read_object_array(data, "chat.json", "messages")
+    assert doc is not None and doc.records == []
+    assert [p[0] for p in doc.problems] == ["unparsable-element"] and "stopped reading" in doc.problems[0][1]

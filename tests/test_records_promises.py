@@ -235,12 +235,15 @@ def test_an_array_cut_after_an_element_is_said_with_the_line_it_ends_on() -> Non
     assert _array(b"") == ([], [], [], {})  # no array at all: nothing cut
 
 
-def test_an_element_that_is_no_json_stops_the_array_and_names_the_bytes_lost() -> None:
+def test_an_element_that_is_no_json_is_skipped_naming_the_bytes_lost() -> None:
+    # its end is told by its brackets, and the array goes on after it: it alone is lost
     assert _array(b'[{"a":1},\n{"b":}]') == ([(1, 1, 7)], [{"a": 1}], [ReadingWarning(
-        "unparsable-element", "array element is not JSON; stopped reading (bytes 10-17 of the file lost)", SRC, 2)],
+        "unparsable-element", "array element is not JSON; skipped (bytes 10-16 of the file lost)", SRC, 2)],
         {"records": 1, "unparsable": 1})
-    # counted in bytes: the element before holds a two-byte character
-    assert _array(b'[{"a":"\xc3\xa9"},x]')[2][0].message.endswith("(bytes 12-14 of the file lost)")
+    # no element's brackets: the array stops there. Counted in bytes: the element before holds a
+    # two-byte character
+    assert _array(b'[{"a":"\xc3\xa9"},x]')[2][0].message == (
+        "array element is not JSON; stopped reading (bytes 12-14 of the file lost)")
 
 
 def test_an_element_nesting_past_the_limit_is_skipped_and_the_next_one_read() -> None:

@@ -89,9 +89,9 @@ def test_a_damaged_api_history_keeps_what_came_before_and_says_what_was_lost(tmp
     (folder / API).write_text(f"[\n{good},\n{{\"role\": \"assistant\", oops}}\n]\n", "utf-8")
     s = read(folder)
     start = len(f"[\n{good},\n".encode())
-    size = (folder / API).stat().st_size
+    end = start + len('{"role": "assistant", oops}')  # the damaged message alone: the array ends after it
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings if w.code != "no-ui-messages"] == [
-        ("unparsable-element", f"array element is not JSON; stopped reading (bytes {start}-{size} of the file lost)",
+        ("unparsable-element", f"array element is not JSON; skipped (bytes {start}-{end} of the file lost)",
          API, 3)]
     assert (s.quality.records, s.quality.unparsable_records) == (1, 1)
     assert [(e.kind, e.text) for e in s.events] == [("user", "<task>\ngo\n</task>")]  # no UI to cut it from

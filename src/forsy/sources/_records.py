@@ -322,6 +322,46 @@ def _after_array(text: str, pos: int, line: int, data: bytes, source: str, warni
                                    "of the file)", source, line + text.count("\n", pos, pos + lead)))
 
 
+def value_end(text: str, pos: int) -> int | None:
+    """Where the array or object starting at `text[pos]` ends (the index after its closing
+    bracket), found without parsing it: for a value the parser refused (nested deeper than it
+    goes, or damaged inside a string: a raw control character), whose place must be known to
+    read on after it. None when the text ends first. Iterative, each character looked at once."""
+    if not text.startswith(("[", "{"), pos):
+        return None
+    depth = 0
+    while True:
+        m = _STRUCTURE.search(text, pos)
+        if m is None:
+            return None
+        ch, pos = m.group(), m.end()
+        if ch == '"':
+            m = _STRING_END.match(text, pos)
+            if m is None:
+                return None
+            pos = m.end()
+        elif ch in "[{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth <= 0:
+                return pos
+
+
+# the characters that open or close a value, and the rest of a string (escapes passed over)
+_STRUCTURE = re.compile(r'["\[\]{}]')
+_STRING_END = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NEXT = re.compile(r"[ \t\r\n]*[,\]]")  # what follows an element the array goes on after
+
+
+def element_end(text: str, pos: int) -> int | None:
+    """The end of the array element at `pos` that the parser refused, when the array visibly
+    goes on after it (a `,` or the `]` next): so one damaged element costs its own bytes, as a
+    damaged line of a JSONL log costs that line; None when its end cannot be told."""
+    end = value_end(text, pos)
+    return end if end is not None and _NEXT.match(text, end) is not None else None
+
+
 def iter_json_array(
     data: bytes, source: str, warnings: list[ReadingWarning], counters: dict[str, int]
 ) -> Iterator[Record]:
@@ -354,9 +394,18 @@ def iter_json_array(
             value, end = dec.raw_decode(text, skip)
         except (ValueError, RecursionError):
             _count(counters, "unparsable")
-            warnings.append(ReadingWarning("unparsable-element", "array element is not JSON; stopped reading "
-                                     f"(bytes {byte_pos}-{len(data)} of the file lost)", source, line))
-            return
+            lost = element_end(text, skip)
+            if lost is None:
+                warnings.append(ReadingWarning("unparsable-element", "array element is not JSON; stopped reading "
+                                         f"(bytes {byte_pos}-{len(data)} of the file lost)", source, line))
+                return
+            size = len(text[skip:lost].encode("utf-8", "surrogateescape"))
+            warnings.append(ReadingWarning("unparsable-element", "array element is not JSON; skipped (bytes "
+                                     f"{byte_pos}-{byte_pos + size} of the file lost)", source, line))
+            line += text.count("\n", skip, lost)
+            byte_pos += size
+            pos = lost
+            continue
         raw = text[skip:end].encode("utf-8", "surrogateescape")
         _count(counters, "records")
         if not isinstance(value, dict):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence import Evidence
-from ._records import MAX_DEPTH, Record, _scrub, too_deep
+from ._records import MAX_DEPTH, Record, _scrub, element_end, too_deep, value_end
 from .lines import sha256
 
 
@@ -35,37 +35,6 @@ class Doc:
 # what may stand before a value, and between two members or two elements
 _BLANKS = re.compile("[ \t\r\n]*")
 _GAP = re.compile("[ \t\r\n,]*")
-
-
-def _value_end(text: str, pos: int) -> int | None:
-    """Where the array or object starting at `text[pos]` ends (the index after its closing
-    bracket), found without parsing it: for a value nested deeper than the parser can go, whose
-    place must be known to read on after it. None when the text ends first. Iterative, and each
-    character is looked at once."""
-    if not text.startswith(("[", "{"), pos):
-        return None
-    depth = 0
-    while True:
-        m = _STRUCTURE.search(text, pos)
-        if m is None:
-            return None
-        ch, pos = m.group(), m.end()
-        if ch == '"':
-            m = _STRING_END.search(text, pos)
-            if m is None:
-                return None
-            pos = m.end()
-        elif ch in "[{":
-            depth += 1
-        else:
-            depth -= 1
-            if depth <= 0:
-                return pos
-
-
-# the characters that open or close a value, and the end of a string (escapes passed over)
-_STRUCTURE = re.compile(r'["\[\]{}]')
-_STRING_END = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 class _Cursor:
@@ -127,7 +96,7 @@ def read_object_array(data: bytes, source: str, key: str | None) -> Doc | None:
             doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
             return doc
         except RecursionError:  # deeper than the parser goes: passed over whole, when it ends
-            if (deep_end := _value_end(cur.text, cur.pos)) is None:
+            if (deep_end := value_end(cur.text, cur.pos)) is None:
                 doc.problems.append(("unparsable-member", f"member {name!r} is not JSON; stopped reading", cur.line))
                 return doc
             _deep_member(doc, name, cur.line)
@@ -178,15 +147,19 @@ def _elements(cur: _Cursor, dec: json.JSONDecoder, source: str, doc: Doc) -> boo
         try:
             value, end = dec.raw_decode(cur.text, cur.pos)
         except (ValueError, RecursionError) as e:
-            deep_end = _value_end(cur.text, cur.pos) if isinstance(e, RecursionError) else None
-            if deep_end is None:
+            lost = element_end(cur.text, cur.pos)
+            if lost is None:
                 doc.problems.append(("unparsable-element", f"element is not JSON; stopped reading (bytes {cur.byte}- "
                                      "of the file lost)", cur.line))
                 return False
-            # deeper than the parser goes: passed over whole, as a too-deep element is
             doc.elements += 1
-            doc.problems.append(_DEEP_ELEMENT + (cur.line,))
-            cur.advance(deep_end)
+            if isinstance(e, RecursionError):  # deeper than the parser goes: passed over whole, as a too-deep one
+                doc.problems.append(_DEEP_ELEMENT + (cur.line,))
+            else:  # damaged (a raw control character in a string): it alone is lost, as a damaged JSONL line
+                size = len(cur.text[cur.pos:lost].encode("utf-8", "surrogateescape"))
+                doc.problems.append(("unparsable-element", f"element is not JSON; skipped (bytes {cur.byte}-"
+                                     f"{cur.byte + size} of the file lost)", cur.line))
+            cur.advance(lost)
             continue
         raw = cur.text[cur.pos : end].encode("utf-8", "surrogateescape")
         doc.elements += 1
