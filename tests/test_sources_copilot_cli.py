@@ -153,6 +153,10 @@ def test_a_session_reads_into_steps(tmp_path: Path) -> None:
     assert main.totals["unparsable"] == 2 and main.totals["unknown"] == 1
     codes = [w.code for w in m.warnings]
     assert "unknown-record" in codes and "no-result" in codes
+    # said at the record of the call left without a result (it named the file alone)
+    [nr] = [w for w in m.warnings if w.code == "no-result"]
+    lines = path.read_text().splitlines()
+    assert nr.file == "events.jsonl" and nr.line is not None and '"toolCallId":"c_late"' in lines[nr.line - 1]
 
 
 def test_each_event_kind_becomes_what_the_docstring_says(tmp_path: Path) -> None:

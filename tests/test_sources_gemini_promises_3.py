@@ -138,7 +138,7 @@ def test_logs_json_outside_the_root_and_not_gemini_s_place_are_not_read(tmp_path
     [s] = GeminiSource().read(chat, ReadContext(root=chat.parent))
     assert [e.text for e in s.events] == ["first", "ok", "third"] and len(s.files) == 1
     assert warnings(s) == [("logs-json-outside-root", f"{logs} is outside the input root; its prompts were not read "
-                            "(give the project folder to read them)", None, None)]
+                            "(give the project folder to read them)", "logs.json", None)]
     assert s.quality.extra == {}
 
 

@@ -369,3 +369,15 @@ def test_no_real_claude_code_log_is_taken_for_qwen_codes() -> None:
         assert not SRC.sniff(p, head), p
         if ClaudeCodeSource().sniff(p, head):
             assert isinstance(detect(p), ClaudeCodeSource), p
+
+
+def test_a_call_left_without_a_result_is_said_at_its_record(tmp_path: Path) -> None:
+    # it named the file alone
+    log = Log()
+    log.user("List the tests.", shown="List the tests.")
+    log.model(call("c_glob", "glob", pattern="tests/*.py"))
+    path = log.write(tmp_path / "chats" / f"{SID}.jsonl")
+    [s] = QwenCodeSource().read(path, ReadContext(root=tmp_path))
+    [w] = [w for w in s.warnings if w.code == "no-result"]
+    assert (w.message, w.file, w.line) == ("tool call c_glob (glob) has no result in the log",
+                                           f"chats/{SID}.jsonl", 2)

@@ -219,6 +219,12 @@ class Session:
     def warn(self, code: str, message: str, file: str | None = None, line: int | None = None) -> None:
         self.warnings.append(ReadingWarning(code, message, file, line))
 
+    def warn_at(self, code: str, message: str, e: Event | None, file: str | None = None) -> None:
+        """A warning about event `e`, named by the file and line of the record it was read from
+        (its first ref), else by `file` alone."""
+        ev = self.evidence.get(e.refs[0].ev) if e is not None and e.refs else None
+        self.warn(code, message, ev.source if ev is not None else file, ev.line if ev is not None else None)
+
 
 def pointer(*parts: str | int) -> str:
     """RFC 6901 JSON pointer from path parts."""

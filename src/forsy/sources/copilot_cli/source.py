@@ -161,7 +161,8 @@ class CopilotCliSource:
         for call_id, tool in t.calls.items():
             if call_id not in t.answered and call_id not in t.intents:  # an intent is a note: no result owed
                 s.quality.missing_results += 1
-                s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the log", name)
+                call = next((e for e in s.events if e.kind == "tool_call" and e.call_id == call_id), None)
+                s.warn_at("no-result", f"tool call {call_id} ({tool}) has no result in the log", call, name)
         first = next((r for r in recs if isinstance(r.data.get("timestamp"), str)), None)
         if s.meta.started_at is None and first is not None:
             s.meta.started_at, s.meta.started_at_ref = first.data["timestamp"], Ref(first.ev.id, "/timestamp")

@@ -88,13 +88,13 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
         if not under and cand.parent != path.parent:
             if path.parent.name != "chats":
                 s.warn("logs-json-outside-root", f"{cand} is outside the input root; its prompts were not read "
-                       "(give the project folder to read them)", None, None)
+                       "(give the project folder to read them)", name)
                 return
             name = PROJECT_LOGS + "logs.json"  # Gemini's own place for it: beside chats/ (read_back)
         try:
             data = read_bytes(cand, ctx.limits)
         except InputError as e:
-            s.warn("logs-json-unreadable", f"{cand}: {e.message}", None, None)
+            s.warn("logs-json-unreadable", f"{cand}: {e.message}", name)
             return
         recs = [r for r in iter_json_array(data, name, s.warnings, {}) if _str_of(r.data, "sessionId") == s.session_id]
         if not recs:

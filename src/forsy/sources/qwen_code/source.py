@@ -291,4 +291,5 @@ def _missing_results(t: Transcript, s: Session, name: str) -> None:
     for call_id, tool in t.calls.items():
         if call_id not in t.answered:
             s.quality.missing_results += 1
-            s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the log", name)
+            call = next((e for e in s.events if e.kind == "tool_call" and e.call_id == call_id), None)
+            s.warn_at("no-result", f"tool call {call_id} ({tool}) has no result in the log", call, name)
