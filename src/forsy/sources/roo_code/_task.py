@@ -125,9 +125,7 @@ class Task:
     def _missing(self) -> None:
         for call in self.pending:
             self.s.quality.missing_results += 1
-            at = self.s.evidence.get(call.refs[0].ev) if call.refs else None  # the call's record
-            self.s.warn("no-result", f"tool call {call.call_id} ({call.tool}) has no result",
-                        at.source if at else None, at.line if at else None)
+            self.s.warn_at("no-result", f"tool call {call.call_id} ({call.tool}) has no result", call)
         self.pending = []
 
     # ------------------------------------------------------------------ reasoning, context
