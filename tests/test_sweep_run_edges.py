@@ -16,7 +16,7 @@ import pytest
 
 from forsy.store import LockInfo, Store
 from forsy.sweep import SweepOptions, SweepReport, sweep
-from forsy.sweep.run import pid_alive
+from forsy.sweep.lock import holder_alive
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def signals() -> Iterator[list[int]]:
 
 
 def test_asking_whether_the_holder_lives_sends_it_no_signal(signals: list[int]) -> None:
-    assert pid_alive(LockInfo(os.getpid(), socket.gethostname(), "2020-01-01T00:00:00+00:00"))
+    assert holder_alive(LockInfo(os.getpid(), socket.gethostname(), "2020-01-01T00:00:00+00:00"))
     assert signals == []
 
 

@@ -9,19 +9,22 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import forsy.sweep.lock as lock_mod
 import forsy.sweep.run as sweep_mod
 from _paths import SAMPLES
 from forsy.errors import ExitCode, StoreError
 from forsy.store import ErrorRow, FaultRow, LockInfo, RunCounts, Store, open_store
 from forsy.sweep import SweepOptions, SweepProgress, SweepReport, sweep
 from forsy.sweep._files import HEAD_BLOCK
-from forsy.sweep.run import _file_reason, _source, _TestHold, iso, pid_alive
+from forsy.sweep.lock import holder_alive, process_token
+from forsy.sweep.run import _file_reason, _source, _TestHold, iso
 
 T = 2_000_000_000.0  # the clock of every run here (2033-05-18T03:33:20+00:00)
 DEMO = SAMPLES / "claude" / "demo-session.jsonl"
@@ -258,11 +261,15 @@ def test_a_failure_the_store_cannot_even_record_leaves_the_run_to_status(
 
 
 def test_a_live_holder_of_the_lock_stops_the_run_at_once(root: Path, store: Store) -> None:
-    live = LockInfo(1, socket.gethostname(), "2020-01-01T00:00:00+00:00")  # init is alive
+    # init is alive, and is the process the lock names
+    live = LockInfo(1, socket.gethostname(), "2020-01-01T00:00:00+00:00", process_token(1) or "")
     assert store.acquire_lock(live, lambda _: True) is None
     rep = swp(store, root)
-    assert (rep.locked_by, rep.run_id, rep.counts, rep.exit_code) == (live, None, RunCounts(), ExitCode.OK)
-    assert store.runs() == [] and store.lock_holder() == live
+    assert rep.locked_by is not None and rep.locked_by.idle_s is not None
+    assert (replace(rep.locked_by, idle_s=None), rep.run_id, rep.counts, rep.exit_code) == \
+        (live, None, RunCounts(), ExitCode.OK)
+    held = store.lock_holder()
+    assert store.runs() == [] and held is not None and replace(held, idle_s=None) == live
 
 
 def test_a_lock_that_cannot_be_taken_is_a_store_failure(root: Path, store: Store,
@@ -276,17 +283,17 @@ def test_a_lock_that_cannot_be_taken_is_a_store_failure(root: Path, store: Store
     assert store.runs() == []
 
 
-def test_pid_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_holder_alive(monkeypatch: pytest.MonkeyPatch) -> None:
     here = socket.gethostname()
-    assert pid_alive(LockInfo(os.getpid(), here, ""))
-    assert pid_alive(LockInfo(2**22 + 12345, here + ".other", ""))  # another host: cannot tell, live
-    assert not pid_alive(LockInfo(2**22 + 12345, here, ""))  # above pid_max: no such process
+    assert holder_alive(LockInfo(os.getpid(), here, ""))
+    assert holder_alive(LockInfo(2**22 + 12345, here + ".other", ""))  # another host: cannot tell, live
+    assert not holder_alive(LockInfo(2**22 + 12345, here, ""))  # above pid_max: no such process
 
     def no(pid: int, sig: int) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(sweep_mod.os, "kill", no)
-    assert pid_alive(LockInfo(1, here, ""))
+    monkeypatch.setattr(lock_mod.os, "kill", no)
+    assert holder_alive(LockInfo(1, here, ""))
 
 
 def _report(**kw: Any) -> SweepReport:

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ._output import StoreOpt, emit_json_line, path_arg, quiet, say
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store import LockInfo, Store
     from ..sweep import SweepProgress, SweepReport
 
 def _shown(path: str) -> str:
@@ -106,8 +106,8 @@ def sweep_cmd(
         emit_json_line(report.to_json())
     elif report.locked_by is not None:
         h = report.locked_by
-        typer.echo(f"forsy: another sweep holds the store (pid {h.pid} on {h.host}, since {h.since}); "
-                   "nothing done", err=True)
+        typer.echo(f"forsy: another sweep holds the store (pid {h.pid} on {h.host}, since {h.since}"
+                   f"{_renewed(h)}); nothing done{_expiry(h)}", err=True)
     else:
         _summary(report)
     for w in report.warnings if not as_json else []:
@@ -191,6 +191,7 @@ def _status(s: Store, as_json: bool) -> int:
     with why, since when, in how many runs), what was left out, how many logs are gone. The
     exit code: 8 when the last run failed or stopped, 7 while something fails, else 0."""
     from ..errors import ExitCode
+    from ..sweep.lock import holder_alive
 
     runs = s.runs(10)
     fails = s.failures()
@@ -199,16 +200,19 @@ def _status(s: Store, as_json: bool) -> int:
     counts = s.file_counts()
     gone = s.gone(20)
     holder = s.lock_holder()
+    live = holder is not None and holder_alive(holder)
     # a run left `running` while no live sweep holds the lock stopped without saying so (a kill,
     # a disk too full to record its end); the next sweep marks it interrupted
-    shown_runs = [(r, "stopped" if r.status == "running" and (holder is None or holder.pid != r.pid) else r.status)
+    shown_runs = [(r, "stopped" if r.status == "running" and (not live or holder is None or holder.pid != r.pid)
+                   else r.status)
                   for r in runs]
     last_ok = next((r for r in runs if r.status == "done"), None)
     last = shown_runs[0][1] if shown_runs else None
     code = (ExitCode.STORE if last in ("failed", "stopped")
             else ExitCode.PARTIAL if fails or faults else ExitCode.OK)
     if as_json:
-        emit_json_line({"store": s.url, "locked_by": vars(holder) if holder else None, "exit_code": int(code),
+        emit_json_line({"store": s.url, "locked_by": {**vars(holder), "live": live} if holder else None,
+                        "exit_code": int(code),
                     "last_success": last_ok.finished_at if last_ok else None,
                     "last_success_age_s": _age_s(last_ok.finished_at if last_ok else None),
                     "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
@@ -221,8 +225,11 @@ def _status(s: Store, as_json: bool) -> int:
                     "gone_files": [{"path": f.path, "since": f.updated_at} for f in gone]})
         return code
     typer.echo(f"store: {s.url}")
-    if holder:
-        typer.echo(f"sweeping now: pid {holder.pid} on {holder.host}, since {holder.since}")
+    if holder and live:
+        typer.echo(f"sweeping now: pid {holder.pid} on {holder.host}, since {holder.since}{_renewed(holder)}")
+    elif holder:
+        typer.echo(f"lock left by a sweep no longer running: pid {holder.pid} on {holder.host}, since "
+                   f"{holder.since}{_renewed(holder)}; the next sweep takes the store over")
     age = _age(last_ok.finished_at if last_ok else None)
     typer.echo("last success: " + (f"{last_ok.finished_at} (run {last_ok.id}, {age} ago)" if last_ok and age
                                    else "none in the last runs"))
@@ -268,10 +275,29 @@ def _age_s(when: str | None) -> int | None:
 
 def _age(when: str | None) -> str | None:
     s = _age_s(when)
-    if s is None:
-        return None
+    return None if s is None else _span(s)
+
+
+def _span(s: int) -> str:
     return f"{s // 86400} d {s % 86400 // 3600} h" if s >= 86400 else \
         f"{s // 3600} h {s % 3600 // 60} min" if s >= 3600 else f"{s // 60} min"
+
+
+def _expiry(holder: LockInfo) -> str:
+    """When a lock that cannot be checked here (another host's) is taken over, if not renewed."""
+    import socket
+
+    from ..sweep.lock import LEASE_S
+
+    if holder.idle_s is None or holder.host == socket.gethostname():
+        return ""
+    minutes = max(1, -int((holder.idle_s - LEASE_S) // 60))  # what is left, rounded up
+    return f"; it cannot be checked from this host, and is taken over if not renewed within {_span(minutes * 60)}"
+
+
+def _renewed(holder: LockInfo) -> str:
+    """When the lock's holder last said it was at work, when the lock says."""
+    return f", last renewed {_span(max(0, int(holder.idle_s)))} ago" if holder.idle_s is not None else ""
 
 
 __all__ = ["progress_text", "sweep_cmd"]

@@ -82,7 +82,7 @@ MIGRATIONS: list[Migration] = for_backend(POSTGRESQL_ONLY)
 TEXT_PIECE = 100_000
 # The database's clock, in seconds since the epoch: leases are compared with it, so the
 # machines' own clocks need not agree.
-EPOCH_SQL = "extract(epoch from clock_timestamp())::double precision"
+EPOCH_SQL = POSTGRESQL_DIALECT["epoch"]
 _WORD = re.compile(r"[^\W_]+")  # SQLite unicode61: letters and digits make words, all else separates
 
 
@@ -208,18 +208,27 @@ class PostgresStore:
             holder = self.lock_holder()
             if holder is not None and holder.pid != me.pid and alive(holder):
                 return holder
-            self._x("UPDATE sweep_lock SET pid = %s, host = %s, since = %s WHERE sweeper = %s",
-                    (me.pid, me.host, me.since, self.host))
+            self._x(f"UPDATE sweep_lock SET pid = %s, host = %s, since = %s, proc = %s, renewed = {EPOCH_SQL} "
+                    "WHERE sweeper = %s", (me.pid, me.host, me.since, me.proc, self.host))
         return None
+
+    def renew_lock(self, me: LockInfo) -> bool:
+        with self.transaction():
+            n = self._x(f"UPDATE sweep_lock SET renewed = {EPOCH_SQL} "
+                        "WHERE sweeper = %s AND pid = %s AND host = %s AND proc = %s",
+                        (self.host, me.pid, me.host, me.proc))
+        return n == 1
 
     def release_lock(self, pid: int) -> None:
         with self.transaction():
-            self._x("UPDATE sweep_lock SET pid = 0, host = '', since = '' WHERE sweeper = %s AND pid = %s",
+            self._x("UPDATE sweep_lock SET pid = 0, host = '', since = '', proc = '', renewed = NULL "
+                    "WHERE sweeper = %s AND pid = %s",
                     (self.host, pid))
 
     def lock_holder(self) -> LockInfo | None:
-        rows = self._q("SELECT pid, host, since FROM sweep_lock WHERE sweeper = %s AND pid <> 0", (self.host,))
-        return LockInfo(rows[0][0], rows[0][1], rows[0][2]) if rows else None
+        rows = self._q(f"SELECT pid, host, since, proc, {EPOCH_SQL} - renewed FROM sweep_lock "
+                       "WHERE sweeper = %s AND pid <> 0", (self.host,))
+        return LockInfo(*rows[0]) if rows else None
 
     # ------------------------------------------------------------------ runs
     def start_run(self, started_at: str, pid: int, roots: list[str]) -> int:

@@ -44,7 +44,7 @@ from ._query import (
     trace_row,
     trace_select,
 )
-from .migrations import CORE
+from .migrations import CORE, SQLITE_DIALECT
 from .models import (
     AuditRow,
     DraftState,
@@ -64,6 +64,8 @@ from .models import (
 )
 from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
 
+EPOCH_SQL = SQLITE_DIALECT["epoch"]  # the database's clock, in seconds since the epoch
+
 # SQLite-only parts of the schema: full-text search over prompts and tool inputs.
 SQLITE_ONLY: list[Migration] = [
     ("0002_sqlite_fts5", """
@@ -71,7 +73,6 @@ CREATE VIRTUAL TABLE trace_text USING fts5(trace_id UNINDEXED, what UNINDEXED, t
 """),
 ]
 MIGRATIONS: list[Migration] = [*CORE, *SQLITE_ONLY]
-_DIALECT = {"pk": "INTEGER PRIMARY KEY", "blob": "BLOB"}
 
 
 # What the database reports when the environment, not forsy, is at fault: a damaged file,
@@ -278,7 +279,7 @@ class SqliteStore:
         return done
 
     def _migrate(self) -> None:
-        migrate_sqlite(self.db, MIGRATIONS, what="the store", where=self.path, dialect=_DIALECT,
+        migrate_sqlite(self.db, MIGRATIONS, what="the store", where=self.path, dialect=SQLITE_DIALECT,
                        transaction=lambda: self.transaction(immediate=True))
 
     def migrations(self) -> list[str]:
@@ -297,18 +298,26 @@ class SqliteStore:
             if holder is not None and holder.pid != me.pid and alive(holder):
                 return holder
             self.db.execute(
-                "INSERT INTO sweep_lock (id, pid, host, since) VALUES (1, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since",
-                (me.pid, me.host, me.since))
+                f"INSERT INTO sweep_lock (id, pid, host, since, proc, renewed) VALUES (1, ?, ?, ?, ?, {EPOCH_SQL}) "
+                "ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since, "
+                "proc = excluded.proc, renewed = excluded.renewed",
+                (me.pid, me.host, me.since, me.proc))
         return None
+
+    def renew_lock(self, me: LockInfo) -> bool:
+        with self.transaction():
+            cur = self.db.execute(f"UPDATE sweep_lock SET renewed = {EPOCH_SQL} "
+                                  "WHERE id = 1 AND pid = ? AND host = ? AND proc = ?", (me.pid, me.host, me.proc))
+        return cur.rowcount == 1
 
     def release_lock(self, pid: int) -> None:
         with self.transaction():
             self.db.execute("DELETE FROM sweep_lock WHERE id = 1 AND pid = ?", (pid,))
 
     def lock_holder(self) -> LockInfo | None:
-        row = self.db.execute("SELECT pid, host, since FROM sweep_lock WHERE id = 1").fetchone()
-        return LockInfo(row[0], row[1], row[2]) if row else None
+        row = self.db.execute(f"SELECT pid, host, since, proc, {EPOCH_SQL} - renewed FROM sweep_lock WHERE id = 1"
+                              ).fetchone()
+        return LockInfo(row[0], row[1], row[2], row[3], row[4]) if row else None
 
     # ------------------------------------------------------------------ runs
     def start_run(self, started_at: str, pid: int, roots: list[str]) -> int:

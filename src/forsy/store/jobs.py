@@ -66,7 +66,9 @@ class Sql:
 
             self.pg, self.epoch, self.skip_locked = True, EPOCH_SQL, " FOR UPDATE SKIP LOCKED"
         elif isinstance(conn, sqlite3.Connection):
-            self.pg, self.epoch, self.skip_locked = False, "((julianday('now') - 2440587.5) * 86400.0)", ""
+            from ._sqlite import EPOCH_SQL as SQLITE_EPOCH_SQL
+
+            self.pg, self.epoch, self.skip_locked = False, SQLITE_EPOCH_SQL, ""
         else:
             raise InputError(f"the store {store.url} has no job queue")
         self.conn: Any = conn

@@ -196,9 +196,16 @@ class ErrorRow:
 
 @dataclass(frozen=True)
 class LockInfo:
+    """Who holds the sweep lock: its pid and host, since when, its process (`proc`: the
+    boot and start time where the system tells them, else ''), and how long ago it last
+    renewed the lock by the store's clock (`idle_s`; None when read from a lock that does
+    not say, or when describing the process taking it)."""
+
     pid: int
     host: str
     since: str
+    proc: str = ""
+    idle_s: float | None = field(default=None, compare=False)  # not who holds it: when it last said so
 
 
 # --- the review queue (forsy review)

@@ -4,8 +4,9 @@
     report.counts, report.failures, report.faults, report.exit_code
 
 What a run does, in order, is said in `run` (the sweep itself); `_files` (what a file is and
-how it changed), `_units` (which sessions to trace), `_cleanup` (sessions about to be deleted)
-and `schedule` (the cron line, systemd units) are its parts.
+how it changed), `_units` (which sessions to trace), `_cleanup` (sessions about to be deleted),
+`lock` (one sweep at a time, and a lock left by a dead sweep taken over) and `schedule` (the
+cron line, systemd units) are its parts.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ re-trace old sessions (what it adds lies after their time window).
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections import deque
 from collections.abc import Callable
@@ -44,6 +43,7 @@ from ..sources.walk import NOT_READ_LOG, session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
 from ._units import Plan, Unit, plan_units
+from .lock import Lease, holder_alive, this_process
 
 if TYPE_CHECKING:
     from ..run import Timeline
@@ -136,20 +136,6 @@ def iso(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
 
 
-def pid_alive(holder: LockInfo) -> bool:
-    """Is the lock's holder still running? A lock from another host cannot be checked: it is
-    taken as live (remove it with `forsy sweep --status` showing who holds it)."""
-    if holder.host != socket.gethostname():
-        return True
-    try:
-        os.kill(holder.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process of that pid
-    return True
-
-
 def _source(unit: Unit) -> Source | None:
     """The source whose discovery found the session file: it reads it, as `forsy retrace DIR`
     does (sniffing alone cannot tell what an empty or just-created file will be)."""
@@ -168,16 +154,16 @@ def sweep(store: Store, options: SweepOptions) -> SweepReport:
     the store still takes that much, and what was being written is rolled back."""
     roots = [os.path.abspath(os.path.expanduser(r)) for r in options.roots]
     report = SweepReport(store.url, roots)
-    me = LockInfo(os.getpid(), socket.gethostname(), iso(options.now()))
+    me = this_process(iso(options.now()))
     try:
-        holder = store.acquire_lock(me, pid_alive)
+        holder = store.acquire_lock(me, holder_alive)
     except StoreError as e:
         report.failure = e.message
         return report
     if holder is not None:
         report.locked_by = holder
         return report
-    run = _Sweep(store, options, roots, report)
+    run = _Sweep(store, options, roots, report, Lease(store, me))
     try:
         store.interrupt_running()  # we hold the lock: any run still marked running died
         run.run()
@@ -196,8 +182,9 @@ def sweep(store: Store, options: SweepOptions) -> SweepReport:
 
 
 class _Sweep:
-    def __init__(self, store: Store, options: SweepOptions, roots: list[str], report: SweepReport) -> None:
-        self.store = store
+    def __init__(self, store: Store, options: SweepOptions, roots: list[str], report: SweepReport,
+                 lease: Lease) -> None:
+        self.store, self.lease = store, lease
         self.opt = options
         self.roots = roots
         self.report = report
@@ -364,6 +351,7 @@ class _Sweep:
 
     # ------------------------------------------------------------------ one session file
     def _do(self, step: _Todo, on_disk: dict[str, Stat], pool: SessionPool | None) -> None:
+        self.lease.renew()  # every unit, written or not: a sweep whose lock was taken over stops
         if isinstance(step, _ToTrace):
             self._trace(step.unit, step.main, on_disk, pool, step.pending)
         elif step is not None:
@@ -597,4 +585,4 @@ class _TestHold:
                 time.sleep(60)
 
 
-__all__ = ["SweepOptions", "SweepProgress", "SweepReport", "iso", "pid_alive", "sweep"]
+__all__ = ["SweepOptions", "SweepProgress", "SweepReport", "iso", "sweep"]
