@@ -19,10 +19,12 @@ def _store(tmp_path: Path) -> tuple[str, str]:
 def test_action_commands_say_nothing_under_quiet_and_their_summary_without(tmp_path: Path) -> None:
     url, tid = _store(tmp_path)
     out = tmp_path / "x.opentraces"
-    loud = cli("export", "--from-store", "*", "--store", url, "--to", "opentraces", "-o", str(out))
+    loud = cli("export", "--from-store", "*", "--status", "pending", "--store", url, "--to", "opentraces",
+               "-o", str(out))
     assert loud[0] == 0 and "1 trace(s) as opentraces" in loud[1] and "loss report:" in loud[1]
-    assert cli("export", "--from-store", "*", "--store", url, "--to", "opentraces", "-o", str(tmp_path / "y"),
-               "-q") == (0, "", "")
+    assert "1 draft(s) no person has approved (--status pending) are exported" in loud[2]
+    assert cli("export", "--from-store", "*", "--status", "pending", "--store", url, "--to", "opentraces",
+               "-o", str(tmp_path / "y"), "-q") == (0, "", "")
     assert (tmp_path / "y").is_file()  # quiet, not idle
     assert cli("review", "edit", tid, "--step", "2", "--field", "eval", "--value", "1", "--store", url,
                "--quiet") == (0, "", "")

@@ -340,12 +340,19 @@ def test_export_from_store(tmp_path: Path) -> None:
         st.close()
     runner = CliRunner()
     out = tmp_path / "s.jsonl"
+    # a store's drafts leave it once a person approves them: the draft is pending
     r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", "opentraces", "-o", str(out)])
-    assert r.exit_code == 0, r.output
-    assert len(out.read_text().splitlines()) == 1
+    assert r.exit_code == 2 and "no approved trace to export" in r.output and "--status pending" in r.output
+    assert not out.exists()
     r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", "openai", "--approved-only",
                             "-o", str(tmp_path / "a.jsonl")])
-    assert r.exit_code == 2 and "none approved" in r.output  # the draft is pending
+    assert r.exit_code == 2 and "no approved trace" in r.output and not (tmp_path / "a.jsonl").exists()
+    # asked for by their status, drafts are exported, and said to be drafts no person approved
+    r = runner.invoke(app, ["export", "--from-store", "*", "--status", "pending", "--store", url, "--to",
+                            "opentraces", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "1 draft(s) no person has approved (--status pending) are exported" in r.stderr
+    assert len(out.read_text().splitlines()) == 1
 
 
 def test_a_trace_given_twice_is_exported_once_and_said_so(demo: Bundle, tmp_path: Path) -> None:

@@ -187,8 +187,8 @@ def test_no_structure_secret_reaches_the_store_exports_or_pages(log: Path, tmp_p
     out = tmp_path / "out"
     out.mkdir()
     for fmt in ("invariant", "opentraces", "atif", "openai", "hf", "otlp"):
-        r = runner.invoke(app, ["export", "--from-store", "*", "--store", url, "--to", fmt, "-o", str(out / fmt),
-                                "-q"])
+        r = runner.invoke(app, ["export", "--from-store", "*", "--status", "pending", "--store", url, "--to", fmt,
+                                "-o", str(out / fmt), "-q"])
         assert r.exit_code == 0, (fmt, r.output)
     for tid in ids:
         for page in ("page.html", "page.md"):

@@ -91,15 +91,16 @@ def test_export_approved_only_of_a_store_with_nothing_confirmed_exports_nothing(
     # a status set by hand (not a review: no reviewed trace) is no confirmation either
     code, _, err = cli("export", "--from-store", "*", "--status", "approved", "--approved-only", "--to", "openai",
                        "-o", str(tmp_path / "o.jsonl"), "--store", url)
-    assert code == 2 and "none approved" in err
+    assert code == 2 and "no approved trace to export" in err
     st = open_store(url)
     try:
         st.set_draft_status(tid, "approved", "someone", "2026-03-01T00:00:00+00:00")
     finally:
         st.close()
-    code, _, err = cli("export", "--from-store", "*", "--approved-only", "--to", "openai",
-                       "-o", str(tmp_path / "o.jsonl"), "--store", url)
-    assert code == 2 and "none approved" in err
+    for approved_only in (["--approved-only"], []):  # the default from a store
+        code, _, err = cli("export", "--from-store", "*", *approved_only, "--to", "openai",
+                           "-o", str(tmp_path / "o.jsonl"), "--store", url)
+        assert code == 2 and "no approved trace to export" in err
     assert not (tmp_path / "o.jsonl").exists()
 
 

@@ -23,9 +23,12 @@ def export_cmd(
                                                    "full-text query ('*' for all).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Store URL (default: FORSY_STORE, the config file, "
                                               "else the data folder).")] = None,
-    status: Annotated[str | None, typer.Option("--status", help="With --from-store: only drafts of this status.")]
+    status: Annotated[str | None, typer.Option("--status", help="With --from-store: the drafts of this status "
+                                               "(pending, needs_changes, rejected: drafts no person approved, "
+                                               "exported only when asked so). Default: the approved traces.")]
     = None,
-    approved_only: Annotated[bool, typer.Option("--approved-only", help="Only traces a review approved.")] = False,
+    approved_only: Annotated[bool, typer.Option("--approved-only", help="Only traces a review approved (always so "
+                                                "with --from-store unless --status says otherwise).")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Refuse an export that would lose values (see the loss "
                                          "report).")] = False,
     dataset: Annotated[str | None, typer.Option("--dataset", help="invariant: the dataset name of the upload JSON.")]
@@ -50,9 +53,17 @@ def export_cmd(
         if status is not None and status not in DRAFT_STATUSES:
             raise InputError(f"--status must be one of {', '.join(DRAFT_STATUSES)}")
         text = None if from_store.strip() in ("*", "") else from_store
-        # --approved-only: the traces reviews made, and nothing else is even loaded
-        query = TraceQuery(text=text, status=status, reviewed=True if approved_only else None)
+        # A store holds drafts no person has confirmed: what leaves it is what a review approved
+        # (the traces reviews made; nothing else is even loaded), unless --status names drafts
+        unreviewed = status not in (None, "approved") and not approved_only
+        query = TraceQuery(text=text, status=status) if unreviewed else TraceQuery(text=text, reviewed=True)
         bundles = load_store(store_url(store), query, skipped)
+        if not bundles and not skipped and not unreviewed:
+            raise InputError("no approved trace to export: a store's drafts leave it once a person approves them "
+                             "(forsy review); --status pending exports drafts no person has approved")
+        if unreviewed and bundles:
+            say(f"forsy: warning: {len(bundles)} draft(s) no person has approved (--status {status}) are exported",
+                err=True)
     else:
         bundles = []
         for p in traces or []:
