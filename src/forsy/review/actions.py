@@ -57,7 +57,10 @@ class Done:
     reviewed_trace_id: str | None = None
 
 
-def _open_draft(store: Store, trace_id: str, expected_version: int | None) -> tuple[LoadedTrace, int]:
+def _open_draft(store: Store, trace_id: str, expected_version: int | None, *,
+                closing: bool = False) -> tuple[LoadedTrace, int]:
+    """The draft, open for a review action; `closing`: a rejection, which a draft a later one
+    replaced may still take (nothing is published or lost by it)."""
     d = from_store(store, trace_id)
     state = d.state
     assert state is not None
@@ -67,6 +70,11 @@ def _open_draft(store: Store, trace_id: str, expected_version: int | None) -> tu
         extra = f"; it was reviewed as {state.reviewed_as}" if state.reviewed_as else ""
         raise InputError(f"trace {trace_id} is {state.status}{extra}: only pending drafts and drafts needing "
                          "changes are reviewed")
+    later = store.trace(d.replaced_by) if d.replaced_by and not closing else None
+    if later is not None:  # an edit would be lost with it, an approval publish what the log no longer says
+        raise ReviewConflict(f"draft {trace_id} was replaced by {later.trace_id} ({later.steps} steps), traced "
+                             "again when its log changed: review that one (what was done on this draft is not "
+                             "carried over; the new draft lists it)")
     return d, state.version if expected_version is None else expected_version
 
 
@@ -215,7 +223,7 @@ def _validate(files: dict[str, bytes]) -> None:
 
 def _status(store: Store, trace_id: str, action: ReviewAction, status: str, note: str, *, reviewer: str, at: str,
             expected_version: int | None) -> Done:
-    d, version = _open_draft(store, trace_id, expected_version)
+    d, version = _open_draft(store, trace_id, expected_version, closing=action == "reject")
     if action == "reject" and not note.strip():
         raise InputError("a rejection needs a reason (--reason)")
     note = mask_typed(note, d.trace) if note.strip() else note  # kept in the audit log, shown to others

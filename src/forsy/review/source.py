@@ -14,6 +14,7 @@ import orjson
 from ..errors import InputError
 from ..proposals import Proposal
 from ..store import DraftState, Store, TraceRow
+from .lineage import earlier_work, replacement
 from .overlay import Json, effective, stored_proposal
 
 
@@ -28,6 +29,8 @@ class LoadedTrace:
     row: TraceRow | None = None  # set when read from the store
     state: DraftState | None = None
     proposals: list[Proposal] = field(default_factory=list)
+    replaced_by: str | None = None  # a stored draft: the later draft of its session that replaced it
+    earlier_work: list[str] = field(default_factory=list)  # what people did on its session's earlier drafts
     _by_step: dict[object, Json] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -90,8 +93,10 @@ def from_store(store: Store, trace_id: str, logs: list[Path] | None = None) -> L
                  for p in store.proposals(trace_id)]
     trace, prov = effective(files, proposals)
     roots = [r.parent if r.is_file() else r for r in (logs or [])] or [Path(row.unit_path).parent]
-    return LoadedTrace(trace_id, files, trace, prov, _json(files, "manifest.json"), roots, row,
-                       store.draft_state(trace_id), proposals)
+    state = store.draft_state(trace_id)
+    later = replacement(store, trace_id) if state is not None and state.review_of is None else None
+    return LoadedTrace(trace_id, files, trace, prov, _json(files, "manifest.json"), roots, row, state, proposals,
+                       later.trace_id if later is not None else None, earlier_work(store, trace_id))
 
 
 def load(ref: str, store_url: str | None, logs: list[Path] | None = None) -> LoadedTrace:

@@ -96,6 +96,9 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
                      "ON nd.trace_id = n.trace_id WHERE n.prior_trace_id = t.trace_id AND nd.review_of IS NULL))")
     if query.reviewed is not None:
         where.append("d.review_of IS NOT NULL" if query.reviewed else "d.review_of IS NULL")
+    if query.replaces is not None:
+        where.append(f"t.prior_trace_id = {mark}")
+        args.append(query.replaces)
     if query.open_only:
         where.append("d.status IN ('pending', 'needs_changes')")
     if query.model_values is not None:

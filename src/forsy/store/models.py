@@ -124,6 +124,7 @@ class TraceQuery:
     hidden: bool | None = None  # False: leave out the drafts a hide rule covers; True: only those
     model_values: bool | None = None  # True: only traces holding values a model proposed; False: none
     open_only: bool = False  # only drafts still open for review (pending, needs_changes): what needs a person
+    replaces: str | None = None  # only the traces made to replace this one (their prior_trace_id is it)
 
     def __post_init__(self) -> None:
         # numbers from a command line or a URL: a database cannot hold any integer (1e30 overflows)

@@ -1,0 +1,81 @@
+"""A draft among the drafts of its session: the later draft that replaced it, and the review
+work done on the earlier ones.
+
+A sweep that finds a session grown (or rewritten) stores a new draft pointing back at the one
+it replaces (`prior_trace_id`), and the queue shows the new one. What a person did on the old
+draft (edits, a rejection, a note) is not carried over: the steps were traced again, and a
+value set on the old draft may not fit the new one. So the old draft is closed to review
+actions (they would be lost, or publish what the log no longer says), and the new draft says
+what was done on the earlier ones, so the person can do it again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import orjson
+
+from ..store import Store, TraceQuery, TraceRow
+
+# how far back the earlier drafts of a session are looked at (a session traced again every day)
+_BACK = 50
+
+
+def replacement(store: Store, trace_id: str) -> TraceRow | None:
+    """The later draft of the same session that replaced draft `trace_id` (a sweep's, not the
+    trace a review made); None when it is still its session's latest."""
+    rows = store.traces(TraceQuery(replaces=trace_id, reviewed=False, order="trace", limit=1))
+    return rows[0] if rows else None
+
+
+def earlier_work(store: Store, trace_id: str) -> list[str]:
+    """What people did on the earlier drafts of `trace_id`'s session, nearest first, a line each:
+    `forsy_… (rejected by jane: "wrong task"; 2 edits by jane)`. Empty when nothing was done."""
+    out: list[str] = []
+    seen = {trace_id}
+    row = store.trace(trace_id)
+    prior = row.prior_trace_id if row is not None else None
+    while prior and prior not in seen and len(seen) < _BACK:
+        seen.add(prior)
+        state = store.draft_state(prior)
+        if state is None:
+            break
+        draft = state.review_of or prior  # a grown session may point at the trace a review made
+        if draft != prior:
+            seen.add(draft)
+        line = _work(store, draft)
+        if line:
+            out.append(f"{draft} ({line})")
+        earlier = store.trace(draft)
+        prior = earlier.prior_trace_id if earlier is not None else None
+    return out
+
+
+def _work(store: Store, draft: str) -> str:
+    """The review actions on `draft`, said in a few words ('' when there were none)."""
+    said: list[str] = []
+    edits: Counter[str] = Counter()
+    for a in store.audit(draft):
+        if a.trace_id != draft:
+            continue
+        if a.action == "edit":
+            edits[a.actor] += 1
+            continue
+        if a.action in ("approve", "reject", "needs_changes"):
+            why = _detail(a.detail_json).get("reason") or _detail(a.detail_json).get("note")
+            verb = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}[a.action]
+            said.append(f"{verb} by {a.actor}" + (f": {orjson.dumps(why).decode()}" if why else ""))
+    if edits:
+        said.append(f"{sum(edits.values())} edit(s) by {', '.join(sorted(edits))}")
+    return "; ".join(said)
+
+
+def _detail(text: str) -> dict[str, object]:
+    try:
+        d = orjson.loads(text or "{}")
+    except orjson.JSONDecodeError:
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+__all__ = ["earlier_work", "replacement"]

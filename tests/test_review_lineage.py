@@ -1,0 +1,114 @@
+"""A draft a later draft of its session replaced (the log grew, or was rewritten): its review is
+closed (an edit would be lost, an approval would publish what the log no longer says) but for a
+rejection, and the new draft says what people did on the earlier ones."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from _paths import SAMPLES
+from _review import ADA, cli
+from forsy.errors import ExitCode
+from forsy.review.actions import approve, edit, needs_changes, reject
+from forsy.review.lineage import earlier_work, replacement
+from forsy.review.source import from_store
+from forsy.store import ReviewConflict, Store, TraceQuery, open_store
+from forsy.sweep import SweepOptions, sweep
+
+NOW = "2026-03-01T12:00:00+00:00"
+BEA = "Bea <bea@example.org>"
+
+
+def _append_user(path: Path, text: str) -> None:
+    """One more user message at the end of a Claude Code session, chained to its last record."""
+    recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    last = [r for r in recs if r.get("uuid")][-1]
+    new = {k: last[k] for k in ("sessionId", "cwd", "version", "gitBranch", "timestamp") if k in last}
+    new.update({"type": "user", "uuid": str(uuid.UUID(int=random.Random(text).getrandbits(128))),
+                "parentUuid": last["uuid"], "isSidechain": False, "userType": "external",
+                "message": {"role": "user", "content": text}})
+    with open(path, "a") as f:
+        f.write(json.dumps(new) + "\n")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    p = tmp_path / "logs" / "p" / "s.jsonl"
+    p.parent.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", p)
+    return p
+
+
+def _sweep(store: Store, log: Path) -> str:
+    """Sweep the log's folder; the id of its session's newest draft."""
+    rep = sweep(store, SweepOptions(roots=[log.parent.parent], now=time.time, ignore_settle=True,
+                                    claude_home=log.parent / "no-claude"))
+    assert rep.failure is None and rep.counts.failed == 0
+    [row] = store.traces(TraceQuery(latest_only=True, reviewed=False, status="pending"))
+    return row.trace_id
+
+
+def test_a_replaced_draft_takes_no_edit_or_approval_and_the_new_one_lists_its_edits(
+        log: Path, store: Store) -> None:
+    old = _sweep(store, log)
+    edit(store, old, "/learning", "check the empty string first", reviewer=ADA, at=NOW)
+    edit(store, old, "/steps/2/eval", "1", reviewer=ADA, at=NOW)
+    edit(store, old, "/summary/goal_notes", "done", reviewer=BEA, at=NOW)
+    assert replacement(store, old) is None and from_store(store, old).replaced_by is None
+    _append_user(log, "and please add a test for the empty string")
+    new = _sweep(store, log)
+    assert new != old and replacement(store, old) is not None and replacement(store, old).trace_id == new  # type: ignore[union-attr]
+    assert from_store(store, old).replaced_by == new
+    version = store.draft_state(old).version  # type: ignore[union-attr]
+    for act in (lambda: edit(store, old, "/learning", "more", reviewer=ADA, at=NOW),
+                lambda: approve(store, old, "human_reviewed", reviewer=ADA, at=NOW),
+                lambda: needs_changes(store, old, "look again", reviewer=ADA, at=NOW)):
+        with pytest.raises(ReviewConflict, match=f"draft {old} was replaced by {new} \\(\\d+ steps\\)"):
+            act()
+    assert store.draft_state(old).version == version  # type: ignore[union-attr]  # nothing written
+    assert [r for r in store.traces(TraceQuery(reviewed=True))] == []  # nothing published
+    # what was done on it is said on the new draft, by whom
+    assert from_store(store, new).earlier_work == [f"{old} (3 edit(s) by {ADA}, {BEA})"]
+    assert earlier_work(store, old) == []
+    # a rejection publishes nothing and loses nothing: a replaced draft may still take one
+    reject(store, old, "superseded", reviewer=ADA, at=NOW)
+    assert store.draft_state(old).status == "rejected"  # type: ignore[union-attr]
+    assert from_store(store, new).earlier_work == [
+        f'{old} (rejected by {ADA}: "superseded"; 3 edit(s) by {ADA}, {BEA})']
+
+
+def test_a_rejection_is_said_on_the_drafts_of_the_session_that_follow(log: Path, store: Store) -> None:
+    first = _sweep(store, log)
+    reject(store, first, "not our project", reviewer=ADA, at=NOW)
+    _append_user(log, "one more thing")
+    second = _sweep(store, log)  # a draft nobody touched between: the first's work is still said
+    _append_user(log, "and another")
+    third = _sweep(store, log)
+    assert len({first, second, third}) == 3
+    assert from_store(store, third).earlier_work == [f'{first} (rejected by {ADA}: "not our project")']
+    approve(store, third, "human_reviewed", reviewer=ADA, at=NOW)  # the newest takes a review
+
+
+def test_the_terminal_refuses_a_replaced_draft_with_the_conflict_exit_and_names_the_new_one(
+        log: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    st = open_store(url)
+    try:
+        old = _sweep(st, log)
+        _append_user(log, "and please add a test for the empty string")
+        new = _sweep(st, log)
+    finally:
+        st.close()
+    code, _, err = cli("review", "approve", old, "--store", url)
+    assert code == ExitCode.INPUT and f"was replaced by {new}" in err and "review that one" in err
+    code, _, err = cli("review", "edit", old, "--field", "learning", "--value", "x", "--store", url)
+    assert code == ExitCode.INPUT and f"was replaced by {new}" in err
+    code, out, err = cli("review", "approve", new, "--store", url)
+    assert code == 0, err
