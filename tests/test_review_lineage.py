@@ -15,7 +15,7 @@ import pytest
 
 from _paths import SAMPLES
 from _review import ADA, cli
-from forsy.errors import ExitCode
+from forsy.errors import ExitCode, InputError
 from forsy.review.actions import approve, edit, needs_changes, reject
 from forsy.review.lineage import earlier_work, replacement
 from forsy.review.source import from_store
@@ -112,3 +112,20 @@ def test_the_terminal_refuses_a_replaced_draft_with_the_conflict_exit_and_names_
     assert code == ExitCode.INPUT and f"was replaced by {new}" in err
     code, out, err = cli("review", "approve", new, "--store", url)
     assert code == 0, err
+
+
+# --------------------------------------------------------------------------- an edit the format refuses
+
+def test_an_edit_that_would_break_the_formats_rules_is_refused_and_nothing_saved(log: Path, store: Store) -> None:
+    tid = _sweep(store, log)
+    d = from_store(store, tid)
+    user = next(i for i, s in enumerate(d.steps, 1) if s.get("action") == "user_message")
+    version = store.draft_state(tid).version  # type: ignore[union-attr]
+    # a user's message has no reasoning (the format's rule): saved, no approval could ever pass
+    with pytest.raises(InputError, match=rf"/steps/{user}/reasoning: the edit would break the format's rules "
+                                         r"\(U\d+ .*reasoning.*\); nothing was saved"):
+        edit(store, tid, f"/steps/{user}/reasoning", "x", reviewer=ADA, at=NOW)
+    assert store.draft_state(tid).version == version and store.proposals(tid) == []  # type: ignore[union-attr]
+    done = edit(store, tid, "/learning", "check the empty string first", reviewer=ADA, at=NOW)  # a fine one is saved
+    assert done.state.version == version + 1
+    approve(store, tid, "human_reviewed", reviewer=ADA, at=NOW)

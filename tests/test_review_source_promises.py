@@ -83,7 +83,7 @@ def test_from_the_store_with_the_edits_over_the_stored_files(tmp_path: Path) -> 
     try:
         tid = put(st, SAMPLES / "claude" / "demo-session.jsonl")
         actions.edit(st, tid, "/steps/3/eval", "1", reviewer=ADA, at="2026-03-02T10:00:00+00:00")
-        actions.edit(st, tid, "/steps/1/directive", "Fix", reviewer=ADA, at="2026-03-02T10:00:01+00:00")
+        actions.edit(st, tid, "/steps/2/directive", "Fix", reviewer=ADA, at="2026-03-02T10:00:01+00:00")
         stored = {f.name: f.data for f in st.trace_files(tid)}
         d = from_store(st, tid)
         with pytest.raises(InputError) as e:
@@ -94,11 +94,12 @@ def test_from_the_store_with_the_edits_over_the_stored_files(tmp_path: Path) -> 
     finally:
         st.close()
     assert d.files == stored and json.loads(stored["trace.json"])["steps"][2]["eval"] == -1
-    assert d.trace["steps"][2]["eval"] == 1 and d.trace["steps"][0]["directive"] == "Fix"
+    assert d.trace["steps"][2]["eval"] == 1 and d.trace["steps"][1]["directive"] == "Fix"
+    assert d.trace["summary"]["directive_signals"] == 1  # the summary's count follows the edit
     assert d.step_provenance(3)["fields"]["eval"]["reviewer"]["reviewer"] == ADA
     assert [(p.path, p.value, p.origin, p.actor.name, p.time) for p in d.proposals] == [
         ("/steps/3/eval", 1, "human", ADA, "2026-03-02T10:00:00+00:00"),
-        ("/steps/1/directive", "Fix", "human", ADA, "2026-03-02T10:00:01+00:00")]
+        ("/steps/2/directive", "Fix", "human", ADA, "2026-03-02T10:00:01+00:00")]
     assert d.proposals[0].replaces is not None and d.proposals[0].replaces.value == -1
     assert d.row == row and d.state is not None and d.state.version == 2
     assert d.roots == [Path(row.unit_path).parent] and d.manifest["session_id"]

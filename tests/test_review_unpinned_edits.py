@@ -131,7 +131,7 @@ def test_reviewers_editing_different_steps_at_once_all_land(tmp_path: Path) -> N
     def one(step: int) -> None:
         s = open_store(url)
         try:
-            actions.edit(s, tid, f"/steps/{step}/reasoning", f"note {step}", reviewer=(ADA, BOB)[step % 2],
+            actions.edit(s, tid, f"/steps/{step}/causal_note", f"note {step}", reviewer=(ADA, BOB)[step % 2],
                          at=T.format(step))
         except BaseException as e:  # collected, asserted on below
             errors.append(e)
@@ -146,7 +146,7 @@ def test_reviewers_editing_different_steps_at_once_all_land(tmp_path: Path) -> N
     assert errors == []
     st = open_store(url)
     try:
-        assert sorted(p.path for p in st.proposals(tid)) == sorted(f"/steps/{i}/reasoning" for i in range(1, n + 1))
+        assert sorted(p.path for p in st.proposals(tid)) == sorted(f"/steps/{i}/causal_note" for i in range(1, n + 1))
         assert st.draft_state(tid).version == n  # type: ignore[union-attr]
     finally:
         st.close()

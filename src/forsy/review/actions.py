@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -41,6 +42,9 @@ from .overlay import (
 )
 from .redacted import mask_typed
 from .source import LoadedTrace, from_store
+
+if TYPE_CHECKING:
+    from ..validation import Finding
 
 OPEN = ("pending", "needs_changes")  # a draft in these states can still be edited, approved or rejected
 # An edit given without a version sets its field on the draft as it is when saved: another
@@ -165,6 +169,10 @@ def _record_edit(store: Store, d: LoadedTrace, version: int, path: str, value: V
         after_doc = trace_bytes(_applied(d, p))
     except ValueError as e:
         raise InputError(f"{path}: the edited trace would not be valid: {e}") from None
+    broken = _breaks(d, p, reviewer=reviewer, at=at)
+    if broken:  # saved, it would stand between the draft and every approval
+        raise InputError(f"{path}: the edit would break the format's rules ({'; '.join(broken[:3])}); "
+                         "nothing was saved")
     value_json, replaced_json = proposal_json(p)
     change = ReviewChange(
         trace_id, version, "edit", reviewer, at,
@@ -172,6 +180,20 @@ def _record_edit(store: Store, d: LoadedTrace, version: int, path: str, value: V
         detail_json=_detail(path=path, value=value, replaced=old),
         before_sha256=before, after_sha256=hashlib.sha256(after_doc).hexdigest())
     return Done(store.record_review(change))
+
+
+def _breaks(d: LoadedTrace, p: Proposal, *, reviewer: str, at: str) -> list[str]:
+    """The rules `forsy validate` would find broken in the approved trace once `p` is applied,
+    that it does not find broken without it (what the draft holds already is not the edit's)."""
+    from ..validation import validate_files
+
+    def errors(proposals: list[Proposal]) -> list[Finding]:
+        files = reviewed_folder(d.files, proposals, level="human_reviewed", reviewer=reviewer, at=at).files
+        return validate_files(files).errors
+
+    before = {(f.rule, f.step, f.field, f.message) for f in errors(d.proposals)}
+    return [f"{f.rule} {f.message}" for f in errors([*d.proposals, p])
+            if (f.rule, f.step, f.field, f.message) not in before]
 
 
 def _applied(d: LoadedTrace, p: Proposal) -> Json:

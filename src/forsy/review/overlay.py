@@ -41,8 +41,8 @@ REVIEW_LEVELS: tuple[str, ...] = (ValidationLevel.human_reviewed.value, Validati
 # Step fields a reviewer may edit, and the type of their values. The others are the trace's
 # structure (numbering, turns, actors, times, causal links, parallel groups): changing one
 # would leave the trace inconsistent with itself, so they are corrected by re-tracing, not here.
-# `feedback_type` feeds summary.human_feedback and stays out for the same reason; `eval` is
-# editable and the summary's eval counts follow it.
+# `feedback_type` feeds summary.human_feedback and stays out for the same reason; `eval` and
+# `directive` are editable and the summary's counts of them follow them.
 STEP_EDITABLE: dict[str, type] = {
     "operation": str, "observation": str, "input": str, "output": str, "state_change": str, "reasoning": str,
     "causal_type": str, "causal_note": str, "alternatives_considered": str, "success": bool, "eval": int,
@@ -163,7 +163,7 @@ def apply_to_trace(trace_json: Json, provenance_json: Json, proposals: Iterable[
     trace, prov = _copy(trace_json), _copy(provenance_json)
     steps: list[Json] = trace.get("steps") or []
     by_step = {sp["step"]: sp for sp in prov.setdefault("steps", [])}
-    evals_changed = False
+    counted: set[str] = set()  # step fields edited that the summary counts
     for p in proposals:
         where = parse_path(p.path)
         value = list(p.value) if isinstance(p.value, tuple) else p.value
@@ -176,7 +176,8 @@ def apply_to_trace(trace_json: Json, provenance_json: Json, proposals: Iterable[
                 sp = by_step[where.step] = {"step": where.step, "evidence": [], "fields": {}}
                 prov["steps"].append(sp)
             sp["fields"][where.field] = field_provenance(p, sp["fields"].get(where.field))
-            evals_changed = evals_changed or where.field == "eval"
+            if where.field in ("eval", "directive"):
+                counted.add(where.field)
         else:
             *parents, last = where.split(".")
             node = trace
@@ -186,11 +187,14 @@ def apply_to_trace(trace_json: Json, provenance_json: Json, proposals: Iterable[
             fields = prov.setdefault("trace_fields", {})
             fields[where] = field_provenance(p, fields.get(where))
     prov["steps"].sort(key=lambda sp: sp["step"])
-    if evals_changed and isinstance(trace.get("summary"), dict):
-        # the summary's counts are the steps' evals counted: they follow the edit
+    summary = trace.get("summary")
+    if counted and isinstance(summary, dict):
+        # the summary's counts are the steps' evals and directives counted: they follow the edit
         evals = [s.get("eval") for s in steps]
-        trace["summary"].update(positive_steps=evals.count(1), negative_steps=evals.count(-1),
-                                neutral_steps=evals.count(0))
+        if "eval" in counted:
+            summary.update(positive_steps=evals.count(1), negative_steps=evals.count(-1), neutral_steps=evals.count(0))
+        if "directive" in counted:
+            summary["directive_signals"] = sum(1 for s in steps if s.get("directive") is not None)
     return trace, prov
 
 
