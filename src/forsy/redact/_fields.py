@@ -8,11 +8,13 @@ from typing import Any
 
 from ..jsontext import valid_text
 from ._values import accept_value, name_tier
+from .browser import typed_value_key
 from .languages import key_word, secret_field
 from .pairs import pair_value_key, wrapped_value_key
 from .personal import birth_date_field, birth_key, field_label
 
 COOKIE_PREFIX = "Cookie: "
+AUTHORIZATION_PREFIX = "Authorization: "
 
 
 def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = None, under: str | None = None) -> None:
@@ -44,21 +46,26 @@ def collect(value: Any, out: list[str], fields: list[tuple[str, str]] | None = N
 
 def value_key(record: dict[Any, Any], under: str | None) -> str | None:
     """The key of a record's value masked whole: a name/value pair's (`{"name": "API_KEY",
-    "value": X}`), or the `value` of a record under a secret's name (`"db_password": {"value": X}`)."""
+    "value": X}`), the `value` of a record under a secret's name (`"db_password": {"value": X}`),
+    or the text a browser tool types into a password's field."""
     pair = pair_value_key(record)
     if pair is None and under is not None:
         pair = wrapped_value_key(under, record)
+    if pair is None:  # `{"element": "Password textbox", "text": X}`: typed into a password's field
+        pair = typed_value_key(record)
     return pair
 
 
 def field_prefix(key: Any, value: Any) -> str | None:
     """What a field's value is read after, when its key is the value's label: a header dict's
-    cookie (`Cookie: X`, the cookie rule's context), a phone or a government number
-    (`{"phone": X}` read as `phone: X`); None for any other field."""
+    cookie (`Cookie: X`, the cookie rule's context) or credential (`Authorization: X`), a phone
+    or a government number (`{"phone": X}` read as `phone: X`); None for any other field."""
     if not isinstance(key, str) or not isinstance(value, str):
         return None
     if is_cookie_field(key, value):
         return COOKIE_PREFIX
+    if key.lower() in ("authorization", "proxy-authorization"):  # `{"Authorization": "SSWS X"}`: read as the header
+        return AUTHORIZATION_PREFIX
     label = field_label(key)
     return None if label is None else f"{label}: "
 

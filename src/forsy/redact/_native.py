@@ -7,6 +7,7 @@ from __future__ import annotations
 from ._tokens import TOKEN_FINDER
 from .addresses import LABEL_ANCHORS as ADDRESS_LABELS
 from .addresses import STREET_ANCHORS
+from .browser import TYPED_ANCHORS
 from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .contacts import ACCOUNT_ANCHORS_RARE, AT_ANCHORS, BOX_ANCHORS
@@ -15,6 +16,7 @@ from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
 from .keys import KEY_BLOCK_ANCHORS, SIGNING_KEY_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
+from .links import ACCESS_ANCHORS, LINK_ANCHORS_CASED
 from .logins import LOGIN_ANCHORS
 from .outputs import DEVICE_ANCHORS_RARE
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
@@ -33,10 +35,11 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
                                               + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
-                                              + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS))
+                                              + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS
+                                              + TYPED_ANCHORS + LINK_ANCHORS_CASED))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
                            *PAIR_ANCHORS, *CODE_ANCHORS, *DEVICE_ANCHORS_RARE, *AT_ANCHORS,
-                           *ACCOUNT_ANCHORS_RARE, *PRINTED_ANCHORS_RARE)
+                           *ACCOUNT_ANCHORS_RARE, *PRINTED_ANCHORS_RARE, *ACCESS_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

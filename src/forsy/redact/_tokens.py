@@ -5,9 +5,26 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
-from ._base import RB, RegexRule, TokenRules, _rx, _token_like, is_template, looks_random
+from ._base import (
+    CREDENTIAL,
+    PLACEHOLDER_RE,
+    RB,
+    Finder,
+    Hit,
+    RegexRule,
+    TokenRules,
+    _rx,
+    _token_like,
+    is_template,
+    left_ok,
+    looks_random,
+)
+
+if TYPE_CHECKING:
+    from ._anchors import Anchors
 
 
 def _vendor(issued: range) -> Callable[[str], bool]:
@@ -60,25 +77,85 @@ TOKEN_FINDER = TokenRules(TOKEN_RULES)
 
 # ---------------------------------------------------------------- headers and commands
 _HEADER_VALUE = r"[A-Za-z0-9._~+/=-]"
-HEADER_RULES: tuple[RegexRule, ...] = (
-    _rx("auth-header",
-        r"authorization\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[ \t]*"
-        r"(?:(?:bearer|basic|token|bot|apikey|sso-key|key)[ \t]+)?(?P<v>" + _HEADER_VALUE + r"{8,4096})",
-        ("authorization",), ignore_case=True,
-        accept=lambda v: looks_random(v, 8) or is_basic_credential(v)),
+# `Authorization: <scheme> <credential>` (or `Proxy-Authorization`, a JSON key, `HTTP_AUTHORIZATION=`)
+_AUTH_NAME = re.compile(r"authorization\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[ \t]*", re.IGNORECASE)
+_AUTH_WORD = re.compile(_HEADER_VALUE + r"{1,4096}")
+# a scheme's credential may be a pair (GoDaddy's `sso-key KEY:SECRET`)
+_AUTH_CREDENTIAL = re.compile(r"[A-Za-z0-9._~+/=:-]{8,4096}")
+_AUTH_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,40}[ \t]+")
+# a scheme's parameters (`Digest username="u", response="…"`, `Hawk id="…", mac="…"`,
+# `AWS4-HMAC-SHA256 Credential=…, Signature=…`): the ones that prove the secret is known
+_AUTH_PARAM = re.compile(r"(?P<name>[A-Za-z][\w-]{0,40})[ \t]*=(?!=)[ \t]*"
+                         r"(?:(?P<q>\\{0,3}\")(?P<qv>[^\"\\\n]{0,1024})(?P=q)|(?P<v>[^\s,\"'\\]{1,1024}))"
+                         r"[ \t]*,?[ \t]*")
+_PROOF_PARAMS = frozenset({"response", "signature", "sig", "mac", "hmac", "hash", "oauth_signature"})
+
+
+def auth_header(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The credential of an Authorization header, whatever its scheme: `Bearer X`, `SSWS X`,
+    `Api-Key X`, `Negotiate X`, X alone, or the proofs among a scheme's parameters. The scheme
+    word stays readable."""
+    for i in anchors.find(("authorization",), ignore_case=True):
+        if not left_ok(text, i):
+            continue
+        head = _AUTH_NAME.match(text, i)
+        if head is None:
+            continue
+        pos = head.end()
+        scheme = _AUTH_SCHEME.match(text, pos)
+        if scheme is not None and _AUTH_PARAM.match(text, scheme.end()):
+            yield from _auth_params(text, scheme.end())
+            continue
+        second = _AUTH_CREDENTIAL.match(text, scheme.end()) if scheme is not None else None
+        if second is not None and _scheme_credential(second.group()):
+            yield Hit(second.start(), second.end(), CREDENTIAL, "auth-header")
+            continue
+        first = _AUTH_WORD.match(text, pos)  # no scheme: the credential alone
+        if first is not None and len(first.group()) >= 8 and (
+                looks_random(first.group(), 8) or is_basic_credential(first.group())):
+            yield Hit(first.start(), first.end(), CREDENTIAL, "auth-header")
+
+
+def _scheme_credential(value: str) -> bool:
+    """What follows a scheme word is its credential unless it is a reference or a word
+    (`Bearer $TOKEN`, `Bearer <token>`, `Token token_here`)."""
+    return not is_template(value) and not PLACEHOLDER_RE.search(value) and (
+        looks_random(value, 8) or is_basic_credential(value))
+
+
+def _auth_params(text: str, pos: int) -> Iterator[Hit]:
+    for _ in range(24):
+        m = _AUTH_PARAM.match(text, pos)
+        if m is None or m.end() == pos:
+            return
+        value = m["qv"] if m["q"] is not None else m["v"]
+        start = m.start("qv") if m["q"] is not None else m.start("v")
+        if m["name"].lower() in _PROOF_PARAMS and len(value) >= 8 and not is_template(value):
+            yield Hit(start, start + len(value), CREDENTIAL, "auth-header")
+        pos = m.end()
+
+
+HEADER_RULES: tuple[Finder, ...] = (
+    auth_header,
     _rx("auth-scheme", r"(?:bearer|basic)[ \t]+(?P<v>" + _HEADER_VALUE + r"{12,4096})",
         ("bearer", "basic"), ignore_case=True,
         accept=lambda v: looks_random(v, 12) or is_basic_credential(v)),
     _rx("mysql-password",
         r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb(?:-dump)?)\b"
-        # a JSON \uXXXX escape (how json.dumps writes a non-ASCII character) is part of the value
-        r"[^\n|;&]{0,300}?[ \t]-p(?P<q>(?:\\{0,3}['\"])?)(?P<v>(?:[^\s'\"\\;&|<>()`]|\\u[0-9a-fA-F]{4}){1,200})(?P=q)",
+        # a JSON \uXXXX escape (how json.dumps writes a non-ASCII character) is part of the value;
+        # quoted, the value is all up to its closing quote (`-p'Zq81(Tdw)x'`: a shell word); a quote
+        # that ends a string (`"mysql -u root -p", "description": …`) opens no value
+        r"[^\n|;&]{0,300}?[ \t]-p(?:(?P<sq>')(?![\s,:;}\]])|(?P<dq>\\{0,3}\")(?![\s,:;}\]]))?"
+        r"(?P<v>(?(sq)(?:[^'\n\\]|\\u[0-9a-fA-F]{4}){1,200}(?=')"
+        r"|(?(dq)(?:[^\"\n\\]|\\u[0-9a-fA-F]{4}){1,200}(?=\\{0,3}\")"
+        r"|(?:[^\s'\"\\;&|<>()`]|\\u[0-9a-fA-F]{4}){1,200})))",
         ("mysql", "mariadb"),
         accept=lambda v: not is_template(v)),
     # (no `%`, `(`, `)` in the user: `date -u +%H:%M)` is a format, not user:password)
     # (`--user 1000:1000` is docker's uid:gid)
-    _rx("curl-user", r"(?:-u|--user)[ \t]+['\"]?(?!\d{1,10}:\d{1,10}(?![^\s'\"]))[^\s:'\"@%()]{1,100}:"
-        r"(?P<v>[^\s'\"@]{1,200})['\"]?",
+    # (quoted, the password runs to the closing quote: `-u 'admin:P@ss w0rd!'`; an `@` is part of it)
+    _rx("curl-user", r"(?:-u|--user)[ \t]+(?:(?P<sq>')|(?P<dq>\\{0,3}\"))?(?!\d{1,10}:\d{1,10}(?![^\s'\"]))"
+        r"[^\s:'\"@%()]{1,100}:(?P<v>(?(sq)[^'\n\\]{1,200}(?=')|(?(dq)[^\"\n\\]{1,200}(?=\\{0,3}\")|[^\s'\"]{1,200})))",
         ("-u ", "-u\t", "--user"), accept=lambda v: not is_template(v) and not v.startswith("//")),  # not a URL
     _rx("sshpass-password", r"sshpass[ \t]+(?:-[a-oq-zA-Z]\S*[ \t]+)*-p[ \t]*(?P<q>['\"]?)(?P<v>[^\s'\"]{1,200})(?P=q)",
         ("sshpass",), accept=lambda v: not is_template(v)),

@@ -25,8 +25,13 @@ _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[
 
 # Every secret name holds one of these (name_tier's words and endings begin so): where rules
 # look for a name
-NAME_KEYWORDS = ("pass", "pwd", "psk", "secret", "token", "key", "auth", "cred", "salt")
-LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pwd", "pass", "secret", "psk"})
+# (`pw` finds `pwd` and `pword` too; `psw` finds `pswd`)
+NAME_KEYWORDS = ("pass", "pw", "psw", "psk", "secret", "token", "key", "auth", "cred", "salt")
+# a password's short and misspelt forms are names people give it too (`DB_PW`, `pswd`, `SMTP_PWORD`)
+PASSWORD_FORMS = frozenset({"pw", "psw", "pswd", "pwd", "pword", "pwrd", "passw", "paswd", "passwrd", "pasword"})
+LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pass", "secret", "psk"} | PASSWORD_FORMS)
+_SHORT_FORMS = PASSWORD_FORMS - {"pwd"}
+_NAME_WORDS = re.compile(r"[^A-Za-z0-9]+")
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 # a salt: only a machine-made value (`salt = bcrypt.gensalt()`, `salt_rounds: 10` stay)
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
@@ -45,11 +50,24 @@ _NOT_RUN_TOGETHER = frozenset({"bypass", "compass", "encompass", "surpass", "tre
 _PUBLIC_KEY_KINDS = frozenset({"recv", "public", "pub", "publishable", "primary", "foreign", "sort", "partition",
                                "cache", "idempotency", "dedup", "hot", "route", "lookup", "object", "map", "dict",
                                "unique", "composite", "row", "group", "react", "translation", "i18n", "shortcut",
-                               "signing", "gpg", "pgp"})  # a signing key's id is public
+                               "gpg", "pgp"})  # a GPG key's id is public (a signing key is a secret: see _KEY_ID)
 # After the secret word a name may go on only with words that keep it a secret value
 TRAILING_OK = frozenset({"base", "value", "content", "material", "string", "plain", "plaintext", "raw",
                           "b64", "base64", "hex", "new", "old", "current", "confirm", "confirmation", "again",
                           "repeat", "verify", "prod", "dev", "test", "staging", "live", "v1", "v2"})
+# Words after a word for a password or a secret that make the name one about it, not its value
+# (`secret_name`, `password_min_length`, `pw_hash_rounds`, `secret_arn`); after other words the
+# name still holds one (`secret_sauce_value`, `secret_id`), if the value looks like one (tier 2)
+ABOUT_WORDS = frozenset({
+    "name", "names", "arn", "path", "paths", "file", "files", "dir", "folder", "ref", "refs", "reference", "version",
+    "versions", "count", "counts", "num", "length", "len", "size", "min", "max", "limit", "type", "types", "kind",
+    "store", "manager", "provider", "backend", "engine", "mount", "url", "uri", "env", "var", "field", "fields",
+    "label", "prompt", "hint", "policy", "policies", "rule", "rules", "rotation", "ttl", "expiry", "expires",
+    "expiration", "created", "updated", "changed", "at", "date", "time", "timestamp", "scope", "scopes", "rounds",
+    "iterations", "cost", "algorithm", "alg", "algo", "hash", "hashed", "digest", "sha", "md5", "enabled",
+    "disabled", "required", "regex", "pattern", "format", "source", "location", "strength", "mode",
+    "method", "selector", "placeholder", "input", "error", "errors", "message", "title", "description", "help",
+    "visible", "visibility", "toggle", "flag", "schema", "class", "accessor"})
 # Values that are types, flags or words, not secrets
 STOPWORDS = frozenset({
     "str", "string", "int", "integer", "bool", "boolean", "bytes", "none", "null", "nil", "true", "false",
@@ -60,6 +78,8 @@ STOPWORDS = frozenset({
     "unset", "missing", "invalid", "valid", "expired", "provided", "present", "absent", "included",
     # words that go on a sentence or a statement, never a value (`SET PASSWORD FOR 'bob'@'%' = …`)
     "for", "from", "with", "the", "and", "into", "onto", "when", "then", "than", "via",
+    # a statement after a condition's colon (`if not pw: return`)
+    "return", "raise", "break", "continue", "yield", "await", "lambda", "assert", "throw", "else", "elif",
     # a machine's architecture: apt and dpkg name a package `name:arch` (`Setting up
     # libsecret-1-0:amd64 (0.20.5-2) ...`), as toolchains and release files name their builds
     "amd64", "arm64", "i386", "i686", "armhf", "armel", "arm", "x86", "x64", "x86_64", "aarch64", "ppc64el",
@@ -72,10 +92,14 @@ _CODE_PREFIXES = ("os.", "process.", "self.", "this.", "env.", "ENV[", "config."
 @functools.lru_cache(maxsize=4096)
 def name_tier(name: str) -> int:
     """0: not a secret name; 1: any literal value is secret; 2: only token-like values are."""
-    parts = [p.lower() for p in _NAME_PARTS.findall(name)]
+    parts = _joined_words([p.lower() for p in _NAME_PARTS.findall(name)])
     if len(parts) >= 2 and parts[-1] in ("key", "keys") and parts[-2] in _PUBLIC_KEY_KINDS:
         return 0
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) or _run_together(p) for p in parts]
+    if any(p in _SHORT_FORMS for p in parts):
+        # a short form is a word of the name (`DB_PW`, `pswd`), not letters inside one (`-pS3cretPw`)
+        words = {w.lower() for w in _NAME_WORDS.split(name)}
+        literal = [lit and (p not in _SHORT_FORMS or p in words) for p, lit in zip(parts, literal, strict=True)]
     if len(parts) >= 2 and parts[-1] == "key" and parts[-2] in ("shared", "preshared"):
         literal[-1] = True  # a pre-shared key is a passphrase a person chose, like a password
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) or (p.endswith("auth") and len(p) >= 4 + _AUTH_FOR)
@@ -83,12 +107,31 @@ def name_tier(name: str) -> int:
     if not any(secret):
         return 0
     last = max(i for i, s in enumerate(secret) if s)
-    if not all(p.isdigit() or p in TRAILING_OK for p in parts[last + 1 :]):
+    rest = parts[last + 1 :]
+    if not all(p.isdigit() or p in TRAILING_OK for p in rest):
+        if literal[last] and parts[last] != "pass" and not any(p in ABOUT_WORDS for p in rest):
+            # `secret_sauce_value`, `vault_secret_id`: a value that looks like a secret is one
+            # (not after `pass`, a verb too: `pass_through`, `pass_context`)
+            return 2
         # a hierarchical key whose level names a secret (`pypi-token.pypi`, `auth.token.github`):
         # only a machine-made value is one (`password.policy strict`, `token.expiry 3600` stay)
         levels = name.split(".")
         return 2 if len(levels) > 1 and any(name_tier(level) for level in levels[:-1]) else 0
+    if parts == [parts[last]] and parts[last] in _SHORT_FORMS:
+        return 2  # `pw` alone is a word in lists (`DEBUG=pw:api`): its value must look like one
     return 1 if any(literal[: last + 1]) else 2
+
+
+def _joined_words(parts: list[str]) -> list[str]:
+    """Parts that spell a word for a password together are that word (`pass_word`, `PassPhrase`,
+    `pass-code`)."""
+    out: list[str] = []
+    for p in parts:
+        if out and out[-1] + p in LITERAL_WORDS:
+            out[-1] += p
+        else:
+            out.append(p)
+    return out
 
 
 def _run_together(part: str) -> bool:
@@ -114,18 +157,20 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool =
         return False
     if value.lower() == name.lower().lstrip("-") or (not quoted and _code_like(value, code)):
         return False
-    if is_doc_placeholder(value) or _DIGEST.fullmatch(value):
-        return False
+    if is_doc_placeholder(value) or _DIGEST.fullmatch(value) or value.startswith("arn:"):
+        return False  # (an ARN names a resource: `--secret-id arn:aws:secretsmanager:…`)
+    if _KEY_ID.fullmatch(value) and "signing" in name.lower():
+        return False  # `signingKey: 3AA5C34371567BD2`: a GPG key's id, public (the key itself is not)
     if tier == 2:  # a token's name: machine-made, or a password a person made (`Spring2025!Deploy`)
         need = 20 if name.lower().strip("-_.") == "key" else 16
         return (looks_random(value, need) or password_like(value)) and not _pathlike(value) and not (
-            _SNAKE.fullmatch(value))
+            _SNAKE.fullmatch(value) or _CONSTANT.fullmatch(value))  # (a constant's name: `AGENT365_CLIENT_ID`)
     return len(value) >= 3
 
 
 def _code_like(value: str, code: bool) -> bool:
     """A bare value that reads as code: a call, an object, a variable name."""
-    if value.startswith(("{", "[", "(", "<")) or "(" in value or value.startswith(_CODE_PREFIXES):
+    if value.startswith(("{", "[", "(", "<")) or _call_like(value) or value.startswith(_CODE_PREFIXES):
         return True
     bare = value.lstrip("&| ")  # `&ref`, `|| default`; "&QsT!#9" is a literal
     if value.startswith(("&", "|")) and not (_IDENT.fullmatch(bare) or _DOTTED.fullmatch(bare)):
@@ -137,6 +182,26 @@ def _code_like(value: str, code: bool) -> bool:
     # a variable name: in code any word-like one; elsewhere only snake_case ("letmein" is a value)
     return bool(_WORDY.fullmatch(bare)) if code else "_" in bare.strip("_")
 
+
+
+# a call's name, and what may follow its `)`: a member, another call, a subscript (`vault.read(p).data`)
+_CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_SUBSCRIPT = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\[(?:[^\[\]]|\[[^\[\]]*\])*\])*"
+                        r"(?:\[(?:[^\[\]]|\[[^\[\]]*\])*\]|\[)")  # (`NotRequired[Optional[str]]`)
+_CALL_TAIL = re.compile(r"(?:\.[A-Za-z_$][\w$]*|\([^()]*\)?|\[[^\]]*\]?|\))*[,;]?")
+
+
+def _call_like(value: str) -> bool:
+    """A call or a subscript (`get_password()`, `os.getenv(` cut at its quote, `f(a)[0]`,
+    `auth[2]`), not a literal with a bracket in it (`Zq81(QMU2m0)x`: a letter after the `)` is no
+    part of code)."""
+    if _SUBSCRIPT.fullmatch(value):
+        return True  # `auth[2]`, `config[` cut at its quote
+    paren = value.find("(")
+    if paren < 0 or not _CALLEE.fullmatch(value, 0, paren):
+        return False
+    close = value.rfind(")")
+    return close < 0 or _CALL_TAIL.fullmatch(value, close + 1) is not None
 
 
 def _closing_quote(text: str, pos: int, opener: str) -> int:
@@ -173,6 +238,10 @@ def is_doc_placeholder(value: str) -> bool:
     return len(value) <= 64 and _DOC_PLACEHOLDER.search(value) is not None
 
 
+# a GPG key's id or fingerprint: 8, 16 or 40 hex digits
+_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")
+
+
 # A digest labelled with its version or algorithm (`v2:<64 hex>`, `sha256:<hex>`): a cache
 # key or checksum, not a secret (a bare hex value under a secret name stays one)
 _DIGEST = re.compile(r"(?:v\d{1,2}|sha1|sha224|sha256|sha384|sha512|md5|blake2b?):[0-9a-f]{32,128}")
@@ -190,6 +259,7 @@ _WORDS_JOINED = re.compile(r"[A-Za-z]+(?:[-+_. ][A-Za-z]+)+")  # `Control+Shift+
 _PW_CHARS = re.compile(r"[\x21-\x7e]+")
 _BRACKETS = frozenset("[]{}()<>")
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[A-Za-z0-9]{1,10}){2,}")  # `actions_dreamed_t0_to_H`: a name
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # `r.C0.ESC+`, `e.key`, `self.x`: a member of a (minified) object, code
 _MEMBER = re.compile(r"(?:^|[\s(=,:!?])(?:[A-Za-z_$]{1,2}|self|this|env|os|process)\.[A-Za-z_$]")
 # `net.ipv6.conf.x=0`, `Configuration=Release`: a setting, not a password

@@ -42,10 +42,12 @@ _CODE = re.compile(r"(?=[A-Za-z-]*\d)[A-Za-z0-9]{3,6}(?:-[A-Za-z0-9]{3,6})?(?![\
 _CODE_SEP = re.compile(r"(?:[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:\r?\n|\\n)[ \t]*(?:[-*][ \t]+|\d{1,2}[.)][ \t]+)?)")
 _MAX_CODES = 24
 # a PIN is also set "to" its value ("changed my pin to 4821"), which a code or a seed is not
+# (a sentence may end right after the code: `My PIN is 6907.`; `1234.5`, `1234.txt` are not codes)
+_CODE_END = r"(?![\w:/-]|\.\w)"
 _PIN = re.compile(r"(?:pin(?:[ _-]?(?:code|number))?|passcode)[ \t]*(?:(?:is|was|are|to)[ \t]+)?[:=]?[ \t]*"
-                  r"(?P<v>\d{4,8})(?![\w.:/-])", re.IGNORECASE)
+                  r"(?P<v>\d{4,8})" + _CODE_END, re.IGNORECASE)
 _CVV = re.compile(r"(?:cvv2?|cvc2?|csc|(?:card[ \t]+)?security[ \t]+code)" + r"[ \t]*(?:(?:is|was)[ \t]+)?[:=#]?[ \t]*"
-                  r"(?P<v>\d{3,4})(?![\w.:/-])", re.IGNORECASE)
+                  r"(?P<v>\d{3,4})" + _CODE_END, re.IGNORECASE)
 
 
 def code_secret(text: str, anchors: Anchors) -> Iterator[Hit]:

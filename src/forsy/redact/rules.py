@@ -36,6 +36,7 @@ from ._values import (
     password_like,
 )
 from .addresses import postcode_address, street_address
+from .browser import typed_secret
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
 from .contacts import bank_account, mailing_address, obfuscated_email, tilde_user
@@ -45,6 +46,7 @@ from .inserts import sql_values
 from .jwk import jwk_private
 from .keys import base64_private_key, key_block, private_key, putty_key, signing_secret_key
 from .languages import language_secret
+from .links import access_param, authenticator_export, capability_link
 from .logins import login_pair
 from .network import ip_address
 from .outputs import device_secret, next_line_secret
@@ -191,17 +193,22 @@ def cookie_string(text: str, anchors: Anchors) -> Iterator[Hit]:
 # Found keyword-first (then the name is grown around it) so that no regex ever starts
 # with an unbounded identifier repeat: that would be quadratic on long base64 runs.
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-# "my password is Tr0ub4dor&3": a prose separator, for values that are not plain words
-_PROSE_SEP = r"|[ \t]+(?:is|was)[ \t]+(?=\S)"
+# "my password is Tr0ub4dor&3", "POSTGRES_PASSWORD is set to X", "set DB_PASSWORD to X", "add
+# API_KEY with value X", "password -> X", "password — X": a prose separator, for values that are
+# not plain words (`to` only after a verb that sets: `_SET_BEFORE`)
+_PROSE_SEP = (r"|(?P<prose>[ \t]+(?:(?:is|was|are)(?:[ \t]+(?:now|still))?(?:[ \t]+(?:set|changed|updated|reset)"
+              r"(?:[ \t]+to)?)?|to|with[ \t]+(?:the[ \t]+)?value(?:[ \t]+of)?|->|→|—|–)[ \t\u00a0]+(?=\S))")
+_SET_BEFORE = re.compile(r"(?:^|[\s`\"'])(?i:set|change|update|reset)[ \t]+[`\"']?\Z")
 # a table's cell wall: a pipe, or a box's line (`│ token │ X │`, as npm and other tools draw tables)
 _PIPES = frozenset("|│┃║")
 _PIPE = "[" + "".join(sorted(_PIPES)) + "]"
 _PROSE_SECRET = re.compile(r"(?=\S{6})\S*[^A-Za-z\s.,;:!?'\")]")
 # `settings["password"] = x`, `ENV['SECRET'] = x`: a key's closing quote, and a subscript's `]`;
 # `<-`: R's assignment; `token == "X"`, `!= "X"`: a comparison with a literal gives the literal away
+# (a full-width `：` or `＝` is one too, and a no-break space a blank)
 _SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])=(?![=>]|~\s)|:(?![:/=])|"
-    + _PIPE + r"(?=[ \t])|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t]*")
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t\u00a0]*(?P<sep>:=|=>|==(?=[^\s=])|(?<![=!<>])[=＝](?![=>]|~\s)|[:：](?![:/=])|"
+    + _PIPE + r"(?=[ \t])|<-(?=[ \t])|[!=]={1,2}(?=[ \t]*\\{0,3}[\"'])" + _PROSE_SEP + r")[ \t\u00a0]*")
 # A declared type between a name and its `=` (`let token: &str = …`, `val password: String = …`,
 # `API_KEY: Final[str] = …`, `authToken: string | undefined = …`): the type is not the value.
 # Formatters put blanks around that `=`; `password: abc=def` is YAML's value, not a type.
@@ -211,7 +218,8 @@ _DECLARED_TYPE = re.compile(
 _CLI_SEPARATOR = re.compile(r"(?P<nq>)(?P<sep>=|[ \t]+)")
 # `DB_PASSWORD==x`: for an env-style name, "==" is a value starting with "=", not a comparison
 _ENV_SEPARATOR = re.compile(
-    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t]*(?P<sep>:=|=>|=|:(?![:/=])|" + _PIPE + r"(?=[ \t])|<-(?=[ \t]))[ \t]*")
+    r"(?P<nq>\\{0,3}[\"']\]?)?[ \t\u00a0]*(?P<sep>:=|=>|[=＝]|[:：](?![:/=])|" + _PIPE + r"(?=[ \t])|<-(?=[ \t])"
+    + _PROSE_SEP + r")[ \t\u00a0]*")
 # a YAML tag before a value: a standard one (`!!str`), or a local one (CloudFormation's `!Ref`,
 # Home Assistant's `!secret`), which names where the value is, never the value itself
 _YAML_TAG = re.compile(r"!(?:(?P<std>!(?:str|binary))|[A-Za-z][\w.:-]{0,40})[ \t]+")
@@ -251,6 +259,8 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
         if end >= n or text[end] not in _AFTER_NAME or not name_tier(text[i:end]):
             continue  # (no secret word before the first keyword, so the tail's tier bounds the name's)
         start = _name_start(text, i)
+        if _OPERAND_BEFORE.search(text, max(0, start - 8), start):
+            continue  # compared, not given a value: `if password == pw: …`
         name = text[start:end]
         tier = name_tier(name)
         if tier and (prev := _WORD_BEFORE.search(text, max(0, start - 16), start)) is not None and not name_tier(
@@ -280,10 +290,11 @@ def assignment(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_OPERAND_BEFORE = re.compile(r"[=!<>]=[ \t]*\Z")
 _WORD_BEFORE = re.compile(r"(?:^|(?<=[\s\"']))(?P<w>[A-Za-z]{2,16}) \Z")
 _LABEL_WORD = re.compile(r" (?P<w>[A-Za-z]{3,12})(?=[ \t]*:[ \t])")
 _SHELL_DEFAULT = re.compile(r":?[-=](?P<v>[^}\s\"'`]{0,200})\}")
-_AFTER_NAME = frozenset(" \t\"':=\\><(") | _PIPES
+_AFTER_NAME = frozenset(" \t\"':=\\><(\u00a0：＝") | _PIPES
 # A call named for a secret with one literal argument: a builder's `.apiKey("X")`, `with_token("X")`,
 # a setter `setPassword('X')` (JSON-escaped quotes too)
 _CALL_LITERAL = re.compile(r"\([ \t]*(?P<q>\\{0,3}[\"'`])(?P<v>[^\"'`\\\n]{1,512})(?P=q)[ \t]*\)")
@@ -355,7 +366,11 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             anchors.want_json_view = True
             return None
         return None if flag else _positional_value(text, name, pos)
-    if sep.group("sep") in _PIPES and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
+    sep_text = sep.group("sep").replace("：", ":").replace("＝", "=")
+    prose = bool(sep.groupdict().get("prose"))
+    if prose and sep_text.strip() == "to" and not _SET_BEFORE.search(text, max(0, before - 12), before + 1):
+        return None  # "add DB_PASSWORD to .env": a place, not a value
+    if sep_text in _PIPES and not _TABLE_CELL.search(text, max(0, before - 8), before + 1):
         return None  # `| password | X |`, ` password | X` are a table's row; `$PASSWORD' | base64` a pipe
     vstart = sep.end()
     if text.startswith("!", vstart) and (tag := _YAML_TAG.match(text, vstart)) is not None:
@@ -363,13 +378,13 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
             return None
         vstart = tag.end()  # YAML's own types: `key: !!str X` is X
     spaced = sep.start("sep") > pos + len(sep.group("nq") or "") or vstart > sep.end("sep")
-    if not flag and not spaced and sep.group("sep") == ":" and before >= 0 and text[before] == ":" and (
+    if not flag and not spaced and sep_text == ":" and before >= 0 and text[before] == ":" and (
             _ARN.search(text, max(0, before - 256), before + 1) or not (
                 (part := _BARE.match(text, vstart)) and looks_random(part.group(), 16))):
         return None  # a part of a colon-separated name (an ARN's `:secret:prod/db-AbCdEf`), not a value
     env_style = (name.isupper() or name.startswith("-") or (before >= 0 and text[before] == "=")) and not spaced
     # on a command line a bare word is the value itself, never a variable (that is `$x`)
-    code = not flag and not env_style and (sep.group("sep") != ":" or bool(sep.group("nq")))
+    code = not flag and not env_style and (sep_text != ":" or bool(sep.group("nq")))
     opener = _OPEN_QUOTE.match(text, vstart)
     if opener is not None:
         close = _closing_quote(text, opener.end(), opener.group())
@@ -379,18 +394,17 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         if close > opener.end() and "\n" not in value:
             return _value_hit(name, tier, value, opener.end(), quoted=True)
         return None
-    prose = sep.group("sep").strip() in ("is", "was")
     if not prose and not flag and (brk := _LINE_BREAK.match(text, vstart)) is not None:
         return _next_line_value(text, name, tier, brk.end(), marked=brk.group("mark") is not None,
                                 code=code)
-    if (name.lower() == "pass" and sep.group("sep") == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
+    if (name.lower() == "pass" and sep_text == ":") or (prose and tier == 1 and not _PROSE_SECRET.match(
             text, vstart)):
         return None  # "PASS: test_x" is a test result; "the password is wrong" is not one
     if flag:
-        return _flag_value(text, name, tier, vstart, sep.group("sep") != "=", anchors)
+        return _flag_value(text, name, tier, vstart, sep_text != "=", anchors)
     # `NAME=value` (shell, .env) or `--from-literal=name=value`: a comma is part of the value
     # (a trailing one is not: stripped below)
-    bare = (_ENV_BARE if env_style and sep.group("sep") == "=" else _BARE).match(text, vstart)
+    bare = (_ENV_BARE if env_style and sep_text == "=" else _BARE).match(text, vstart)
     if bare is None:
         if text.startswith("\\", vstart):  # a value that starts with an escape (`\u00e9clair`): read decoded
             anchors.want_json_view = True
@@ -401,7 +415,7 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         stop = bare.end()
     if text[stop : stop + 1] == "\\" and text[stop + 1 : stop + 2] not in ("n", "r", "t", '"', ""):
         anchors.want_json_view = True
-    value = _FORM_FIELD.split(text[vstart:stop], 1)[0].rstrip(")]}.:,")  # `password=x&remember=1`: x
+    value = _trimmed(_FORM_FIELD.split(text[vstart:stop], 1)[0])  # `password=x&remember=1`: x
     if typed is not None and _REFERENCE.fullmatch(value):
         return None  # a declaration's bare value is code: `KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1`
     hit = _value_hit(name, tier, value, vstart, quoted=False, code=code)
@@ -411,6 +425,20 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         # (`password: correct horse battery staple`), masked whole, not its first word alone
         return Hit(vstart, words.end(), CREDENTIAL, "secret-assignment")
     return hit
+
+
+_OPENERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _trimmed(value: str) -> str:
+    """A bare value without what ends its sentence or closes what holds it (`f(password=x)`,
+    `{password: x}`), but with a bracket it opened itself (`auth[2]`, `Zq81(QMU2m0)`)."""
+    while value and value[-1] in ")]}.:,":
+        c = value[-1]
+        if c in _OPENERS and value.count(_OPENERS[c]) >= value.count(c):
+            break
+        value = value[:-1]
+    return value
 
 
 _PASSPHRASE_REST = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,16}){1,7}(?=[ \t]*(?:\r?\n|\\[rn]|$))")
@@ -509,9 +537,10 @@ def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, key_block, base64_private_key, putty_key, signing_secret_key, jwk_private, TOKEN_FINDER,
             prefixed_token, *HEADER_RULES, url_password, url_signature, cookie, cookie_string, assignment,
-            pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines, url_path_secret, base64_secret,
+            pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines, url_path_secret, capability_link,
+            access_param, authenticator_export, base64_secret,
             sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
-            printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair,
+            printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair, typed_secret,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
             government_id, birth_date, ip_address, street_address, postcode_address, mailing_address, obfuscated_email,
             bank_account, sql_values, table_values, home_path_user, tilde_user)
