@@ -189,7 +189,7 @@ def test_the_report_counts_every_history_carried(tmp_path: Path) -> None:
     ada = "Ada Lovelace <ada@example.org>"
     actions.edit(src, a, "/steps/2/reasoning", "Looked first.", reviewer=ada, at=NOW)
     actions.approve(src, a, "human_reviewed", reviewer=ada, at=LATER)
-    actions.edit(src, b, "/steps/1/reasoning", "Read it.", reviewer=ada, at=NOW)
+    actions.edit(src, b, "/steps/2/reasoning", "Read it.", reviewer=ada, at=NOW)
     audit = sum(len([x for x in src.audit(t) if x.action != "draft_created"]) for t in (a, b))
     proposals = len(src.proposals(a)) + len(src.proposals(b))
     assert audit >= 3 and proposals >= 2

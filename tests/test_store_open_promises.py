@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from forsy.errors import InputError, StoreError
+from forsy.errors import InputError, StoreError, StoreUnreachable
 from forsy.store import _sqlite, open_store
 from forsy.store.models import RunCounts
 
@@ -84,7 +84,7 @@ def test_what_names_no_database_file_is_refused_in_its_words(tmp_path: Path) -> 
 @pytest.mark.parametrize("scheme", ["postgres", "postgresql"], ids=["short", "long"])  # kept by -k "not postgresql"
 def test_both_server_schemes_are_libpq_urls(scheme: str) -> None:
     url = f"{scheme}://nobody@/nodb?host=/nonexistent-forsy-socket-dir&port=1"
-    with pytest.raises(InputError) as e:
+    with pytest.raises(StoreUnreachable) as e:
         open_store(url)
     assert e.value.message.startswith(f"cannot connect to the PostgreSQL store {url}: ")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from forsy.errors import InputError, StoreError
+from forsy.errors import InputError, StoreError, StoreUnreachable
 from forsy.store import FileState, TraceQuery, open_store
 from forsy.store.models import ErrorRow, NewTrace, RunCounts, StoredFile
 
@@ -315,15 +315,16 @@ def test_the_audit_is_read_a_thousand_records_at_most_by_default_in_order(st: Po
 
 
 # ------------------------------------------------------------------ connecting, migrating, errors
-def test_a_url_leading_to_no_store_is_an_input_error_without_its_password(tmp_path: Any) -> None:
+def test_a_store_that_cannot_be_reached_is_a_store_error_without_its_password(tmp_path: Any) -> None:
     url = f"postgresql://forsy:s3cret@/db?host={tmp_path}/nowhere&port=1"
-    with pytest.raises(InputError, match=r"^cannot connect to the PostgreSQL store postgresql://forsy:\*\*\*@/db") as e:
+    shown = r"^cannot connect to the PostgreSQL store postgresql://forsy:\*\*\*@/db"
+    with pytest.raises(StoreUnreachable, match=shown) as e:
         PostgresStore(url)
     assert "s3cret" not in str(e.value)
     # and why, in the driver's words: the socket it tried and what the system said
     assert f"{tmp_path}/nowhere/.s.PGSQL.1" in e.value.message and "No such file or directory" in e.value.message
     url = f"postgresql://forsy@/db?host={tmp_path}/nowhere&port=1&password=s3cret"  # in the query: masked too
-    with pytest.raises(InputError) as e:
+    with pytest.raises(StoreUnreachable) as e:
         PostgresStore(url)
     assert "s3cret" not in str(e.value) and "password=***" in e.value.message
 

@@ -312,4 +312,4 @@ def test_store_migrate_applies_the_migrations_once(pg_url: str) -> None:
     assert "0002_postgresql_text_and_hosts" in out.stdout and "0003_team" in out.stdout
     assert runner.invoke(app, ["store", "migrate", "--store", pg_url]).stdout == out.stdout
     bad = runner.invoke(app, ["store", "migrate", "--store", pg_url.replace("?host=", "?host=/nonexistent")])
-    assert bad.exit_code == 2 and "cannot connect to the PostgreSQL store" in bad.output
+    assert bad.exit_code == 8 and "cannot connect to the PostgreSQL store" in bad.output

@@ -262,7 +262,7 @@ def test_a_step_page_links_its_neighbours_and_refuses_a_step_not_there(web: Web)
     assert f'href="/t/{t}/s/8" id="prev"' in last and 'id="next"' not in last
     for n in (0, 10):
         r = web.c.get(f"/t/{t}/s/{n}")
-        assert r.status_code == 400 and f"no step {n}: the trace has 9 steps" in r.text
+        assert r.status_code == 404 and f"no step {n}: the trace has 9 steps" in r.text
 
 
 def test_the_audit_page_of_one_trace_or_all(web: Web) -> None:
@@ -411,8 +411,8 @@ def test_an_edit_form_missing_its_field_or_value_is_refused_as_if_empty(web: Web
     r = web.post(f"/t/{t}/edit", version=v, step="0", field="eval", value="1")
     assert r.status_code == 400 and "step is a whole number from 1 to 1000000000, not &#39;0&#39;" in r.text
     assert len(web.st.proposals(t)) == 1
-    r = web.post(f"/t/{t}/edit", version=str(web.version(t)), step="1", field="eval", value="1")
-    assert r.status_code == 303 and r.headers["location"] == f"/t/{t}/s/1?done=edit"
+    r = web.post(f"/t/{t}/edit", version=str(web.version(t)), step="2", field="eval", value="1")
+    assert r.status_code == 303 and r.headers["location"] == f"/t/{t}/s/2?done=edit"
 
 
 def test_a_decision_form_missing_its_field_is_refused_as_if_empty(web: Web) -> None:

@@ -169,8 +169,9 @@ def test_errors_are_pages_of_their_kind_never_a_traceback(client: tuple[TestClie
 
     page("/t/forsy_abc-1/conflict", 409, "Conflict: someone acted first", "draft moved to version 3")
     assert '<a href="/t/forsy_abc-1" id="back">back</a>' in c.get("/t/forsy_abc-1/conflict").text
-    page("/store", 503, "The store cannot be used", "database disk image is malformed; check it with `sqlite3 FILE "
-         "&#39;PRAGMA integrity_check&#39;` (or the PostgreSQL server&#39;s log) and restore it from a backup")
+    page("/store", 503, "The store cannot be used", "database disk image is malformed; try again in a moment; if it "
+         "lasts, `sqlite3 FILE &#39;PRAGMA integrity_check&#39;` says whether the file is damaged (only then, restore "
+         "it from a backup)")
     page("/refused", 400, "Refused", "no step 99 &lt;b&gt;here&lt;/b&gt;")
     page("/sqlite", 503, "The store cannot be read", "file is not a database; check it with `sqlite3 FILE "
          "&#39;PRAGMA integrity_check&#39;` and restore it from a backup")

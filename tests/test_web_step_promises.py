@@ -120,7 +120,7 @@ def test_previous_and_next_links_stop_at_the_ends(page: Page) -> None:
     assert f'<a href="/t/{page.tid}/s/3" id="next" rel="next">step 3</a>' in second
     assert 'id="next"' not in last and f'id="prev" rel="prev">step {total - 1}</a>' in last
     assert f"<h1>Step {total} of {total} · " in last
-    assert page.c.get(f"/t/{page.tid}/s/{total + 1}").status_code == 400
+    assert page.c.get(f"/t/{page.tid}/s/{total + 1}").status_code == 404
 
 
 def test_a_full_step_page_cuts_no_evidence_record_either(page: Page) -> None:

@@ -10,6 +10,7 @@
     ├── LLMError               the optional model path failed (provider, parsing, missing extra)
     ├── OutputError            the trace folder could not be written
     └── StoreError             the store could not be read or written (corrupt, disk full, read-only)
+        └── StoreUnreachable   the store's server could not be reached (down, restarting, connection lost)
 
 Foreign exceptions (OSError, pydantic, sqlite, litellm) are translated into these at the
 boundary, and the CLI turns them into one-line messages in one place (`cli.main`).
@@ -113,6 +114,12 @@ class StoreError(ForsyError):
     consistent); the message says what the database reported."""
 
     exit_code: int = ExitCode.STORE
+
+
+class StoreUnreachable(StoreError):
+    """The store's database server could not be reached: not running, restarting, or the
+    connection was lost. Nothing was written (a transaction under way is rolled back by the
+    server); the same command run again once the server is back does the work."""
 
 
 class InternalError(ForsyError):

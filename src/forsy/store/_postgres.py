@@ -26,7 +26,7 @@ from typing import Any
 
 import zstandard
 
-from ..errors import InputError, StoreError
+from ..errors import InputError, StoreError, StoreUnreachable
 from ..schema_migrations import Migration, missing
 from ..urls import shown_url
 from ._query import (
@@ -104,19 +104,58 @@ def _file_state(r: tuple[Any, ...]) -> FileState:
 
 @contextmanager
 def _environment() -> Iterator[None]:
-    """What the server reports when the environment is at fault — the connection lost, a full
-    disk, damaged data, a read-only server — becomes a StoreError (exit 8); the transaction
-    it happened in is rolled back by the server."""
+    """What the server reports when the environment is at fault — the connection lost (a
+    StoreUnreachable: the same work succeeds once the server is back), a full disk, damaged
+    data, a read-only server — becomes a StoreError (exit 8); the transaction it happened in
+    is rolled back by the server."""
     try:
         yield
     except StoreError:
         raise
     except Exception as e:
+        if psycopg is not None and _lost(e):  # the server went away: try again once it is back
+            raise StoreUnreachable(f"the PostgreSQL store: {str(e).strip()}") from None
         if psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.errors.InsufficientResources,
                                                   psycopg.errors.DataCorrupted, psycopg.errors.IndexCorrupted,
                                                   psycopg.errors.ReadOnlySqlTransaction)):
             raise StoreError(f"the PostgreSQL store: {str(e).strip()}") from None
         raise
+
+
+# The server's codes for a connection it ended or refused for now: shutting down (57P01, also
+# what a terminated backend gets), crashed (57P02), starting up or in recovery (57P03).
+_GONE = ("57P01", "57P02", "57P03")
+
+
+def _lost(e: BaseException) -> bool:
+    """Whether `e` says the connection to the server was lost or refused for now, rather than
+    that a statement failed: an OperationalError with no code of the server's (libpq's own:
+    "server closed the connection unexpectedly"), of class 08 (connection exception), or one
+    of _GONE."""
+    if not isinstance(e, psycopg.OperationalError):
+        return False
+    code = e.sqlstate
+    return code is None or code.startswith("08") or code in _GONE
+
+
+# libpq's refusal of a setting of the URL, before it tries any server: 'invalid integer value
+# "x" for connection option "port"', 'invalid port number: "x"', 'invalid sslmode value: "x"'.
+# (In a locale whose messages libpq translates, such a URL is reported as unreachable instead,
+# with libpq's words: still exit 8, never mistaken the other way round.)
+_BAD_SETTING = re.compile(r"\binvalid\b.*\b(?:value|port number)\b")
+
+
+def _connect_error(e: Exception, url: str) -> InputError | StoreUnreachable:
+    """Why connecting to the store at `url` (as shown) failed, as forsy reports it. A URL that
+    libpq cannot read, or whose settings it refuses, is the user's input (exit 2). Anything
+    else is a store that cannot be reached for now (exit 8): no server on that socket or host
+    (stopped, restarting), a host name that does not resolve, or a server that turned the
+    connection away (starting up, too many clients, no such database or role: libpq reports
+    them all as one failure, without the server's code)."""
+    said = shown_url(str(e).strip())
+    if isinstance(e, psycopg.OperationalError) and not _BAD_SETTING.search(said.split("\n")[0]):
+        return StoreUnreachable(f"cannot connect to the PostgreSQL store {url}: {said}")
+    return InputError(f"cannot connect to the PostgreSQL store {url}: {said}")
 
 
 class PostgresStore:
@@ -129,9 +168,8 @@ class PostgresStore:
         self.host = sweeper_name()
         try:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.Error as e:  # the URL given leads to no store: an input problem
-            raise InputError(f"cannot connect to the PostgreSQL store {self.url}: "
-                              f"{shown_url(str(e).strip())}") from None
+        except psycopg.Error as e:  # a URL that leads nowhere (exit 2), or a server not there now (exit 8)
+            raise _connect_error(e, self.url) from None
         self._depth = 0
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ForsyError, InputError
+from ..errors import ForsyError, InputError, RedactionError
 from ..proposals import parse_path
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
@@ -37,16 +37,19 @@ from ..review.evidence import EvidenceReader
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path, value_hint
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
+from ..review.redacted import mask_typed
 from ..review.source import LoadedTrace, from_store
 from ..review.view import FIELD_CAP, extras, header, rows, step_view
-from ..store import DRAFT_STATUSES, ReviewConflict, TraceQuery, every_audit
+from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, every_audit
 from ..store.queue_rules import QueueRule, RuleAction, add_rule, dismiss_matching, hidden_count, rules
 from .guard import (
     ID,
     Handler,
     HostCheck,
+    NotFound,
     SecurityHeaders,
     Settings,
+    a_time,
     error_page,
     guard,
     number,
@@ -72,10 +75,13 @@ async def queue(request: Request, s: Settings) -> Response:
     sort = q.get("sort") or "started"
     if sort not in SORTS:
         raise InputError(f"unknown sort {sort[:40]!r}")
+    text = q.get("text") or None
+    if text is not None and "\x00" in text:  # no search engine takes it (SQLite's stops there, PostgreSQL refuses it)
+        raise InputError("the search text cannot hold the character NUL (%00)")
     f = TraceQuery(agent=q.get("agent") or None, project=q.get("project") or None, status=status,
-                   since=q.get("since") or None, until=q.get("until") or None,
+                   since=a_time(q.get("since"), "since"), until=a_time(q.get("until"), "until"),
                    min_confidence=number(q.get("min_confidence"), "confidence", 0, 100),
-                   max_confidence=number(q.get("max_confidence"), "confidence", 0, 100), text=q.get("text") or None,
+                   max_confidence=number(q.get("max_confidence"), "confidence", 0, 100), text=text,
                    latest_only=True, reviewed=False, order=sort, descending=q.get("dir", "desc") != "asc",
                    hidden=q.get("hidden") == "1",
                    model_values={"with": True, "without": False}.get(q.get("proposals") or ""),
@@ -107,7 +113,7 @@ async def queue(request: Request, s: Settings) -> Response:
 async def draft(request: Request, s: Settings) -> Response:
     tid = trace_id_of(request)
     with open_for(s) as st:
-        d = from_store(st, tid)
+        d = loaded(st, tid)
     h = header(d)
     page = number(request.query_params.get("page"), "page", 1) or 1
     all_rows = rows(d)
@@ -127,6 +133,14 @@ async def draft(request: Request, s: Settings) -> Response:
                  needs=needs(d) if d.state is not None and d.state.review_of is None else None,
                  step_url=lambda n: f"/t/{tid}/s/{n}", conv_url=lambda n: _conv_url(n, page_of, page),
                  message=_DONE.get(msg or ""), message_kind="ok")
+
+
+def loaded(st: Store, tid: str) -> LoadedTrace:
+    """The trace the URL names; a 404 when the store has none (naming the id: the store's own
+    message names where the store is, which no page shows)."""
+    if st.trace(tid) is None:
+        raise NotFound(f"no trace {tid} in the store")
+    return from_store(st, tid)
 
 
 def _conv_url(step: int, page_of: dict[int, int], page: int) -> str:
@@ -151,7 +165,7 @@ async def approve_page(request: Request, s: Settings) -> Response:
     if level not in REVIEW_LEVELS:
         raise InputError(f"unknown level {level[:40]!r}")
     with open_for(s) as st:
-        d = from_store(st, tid)
+        d = loaded(st, tid)
     if d.state is None or d.state.review_of is not None or d.state.status not in actions.OPEN:
         raise InputError(f"trace {tid} is not a draft open for review")
     return render_page(s, "approve.html", title=f"approve {tid}", tid=tid, level=level, edits=edit_rows(d),
@@ -169,9 +183,9 @@ async def step(request: Request, s: Settings) -> Response:
     tid = trace_id_of(request)
     n = int(request.path_params["n"])
     with open_for(s) as st:
-        d = from_store(st, tid)
+        d = loaded(st, tid)
     if not 1 <= n <= len(d.steps):
-        raise InputError(f"no step {n}: the trace has {len(d.steps)} steps")
+        raise NotFound(f"no step {n}: the trace has {len(d.steps)} steps")
     full = request.query_params.get("full") == "1"
     v = step_view(d, n, EvidenceReader(d), cap=None if full else FIELD_CAP)
     can = d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN
@@ -215,6 +229,8 @@ async def act(request: Request, s: Settings) -> Response:
     kw: dict[str, Any] = dict(reviewer=s.reviewer, at=s.clock(), expected_version=version)
     back = f"/t/{tid}"
     with open_for(s) as st:
+        if st.trace(tid) is None:
+            raise NotFound(f"no trace {tid} in the store")
         if what == "edit":
             n = number(form.get("step"), "step", 1)
             back = f"/t/{tid}/s/{n}" if n else back
@@ -226,10 +242,12 @@ async def act(request: Request, s: Settings) -> Response:
                 # is saved again only after the reviewer has seen what changed (back to the page)
                 retry = None if conflict else dict(action=f"/t/{tid}/edit", version=version, step=n or "",
                                                    hint=value_hint(n, form.get("field", "")))
+                typed, detail = shown_back(st, tid, form.get("value", ""), e.message)
                 return render_page(s, "error.html", 409 if conflict else 400,
                              title="Conflict" if conflict else "Refused",
-                             heading="Conflict: someone acted first" if conflict else "Refused", detail=e.message,
-                             back=back, typed=form.get("value", ""), field=form.get("field", ""), retry=retry)
+                             heading="Conflict: someone acted first" if conflict else "Refused", detail=detail,
+                             back=back, typed=typed, masked=typed != form.get("value", ""),
+                             field=form.get("field", ""), retry=retry if typed is not None else None)
         elif what == "approve":
             actions.approve(st, tid, form.get("level", ""), **kw)
         elif what in ("confirm", "decline"):
@@ -240,6 +258,8 @@ async def act(request: Request, s: Settings) -> Response:
                 raise InputError(str(e)) from None
             (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
         elif what == "reject":
+            if not form.get("reason", "").strip():  # said here: the store's refusal names the terminal's --reason
+                raise InputError("a rejection needs a reason")
             actions.reject(st, tid, form.get("reason", ""), **kw)
         elif what == "needs-changes":
             actions.needs_changes(st, tid, form.get("note", ""), **kw)
@@ -247,6 +267,17 @@ async def act(request: Request, s: Settings) -> Response:
         else:
             return error_page(s, 404, "Not found", "no such action")
     return (RedirectResponse(f"{back}?done={what}", status_code=303))
+
+
+def shown_back(st: Store, tid: str, typed: str, why: str) -> tuple[str | None, str]:
+    """What the page refusing an edit shows: the value typed and the reason (which may quote
+    it), masked as a saved edit is (new placeholders numbered after the draft's own), so a
+    pasted token never appears on a page. When it cannot be scanned, neither is shown."""
+    trace = from_store(st, tid).trace  # as it is now: after a conflict, with the other's edit
+    try:
+        return mask_typed(typed, trace), mask_typed(why, trace)
+    except RedactionError:  # fail closed: what cannot be masked is not shown
+        return None, "the edit was not saved; what you typed is not shown (it could not be scanned for secrets)"
 
 
 MAX_BULK = 500  # drafts decided with one confirmation

@@ -29,9 +29,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import ForsyError, InputError, StoreError
+from ..errors import ForsyError, InputError, StoreError, StoreUnreachable
 from ..store import ReviewConflict, Store, open_store
 from ..store.reviewers import verify_reviewer_token
+from ..times import parse_iso
 from .pages import env
 
 COOKIE = "forsy_review"  # and the port: forsy_review_8765
@@ -67,9 +68,23 @@ class Settings:
 Handler = Callable[[Request, Settings], Awaitable[Response]]
 
 
+class NotFound(InputError):
+    """What the URL names is not there (a trace, a step): a 404 page that names what, never
+    where the store is."""
+
+
+class StoreChanged(StoreError):
+    """The store, opened when the server started, is refused now: changed under the running
+    server (a newer forsy migrated it, or it was moved away). The server's trouble, not the
+    request's."""
+
+
 @contextmanager
 def open_for(s: Settings) -> Iterator[Store]:
-    st = open_store(s.store_url, create=False)  # a store this user may only read is shown; a write says why
+    try:  # a store this user may only read is shown; a write says why
+        st = open_store(s.store_url, create=False)
+    except InputError as e:  # `forsy review serve` opened it at start: whatever refuses it now came since
+        raise StoreChanged(e.message) from None
     try:
         yield st
     finally:
@@ -139,6 +154,12 @@ def guard(s: Settings, handler: Handler, *, needs_reviewer: bool = True) -> Call
     named yet, the request goes to the page that asks (`/who`) first."""
 
     async def endpoint(request: Request) -> Response:
+        try:  # (a reviewer's token is checked in the store: a store that cannot be read is a page too)
+            return await answer(request)
+        except Exception as e:
+            return error_of(s, request, e)
+
+    async def answer(request: Request) -> Response:
         given = request.query_params.get("token")
         if given is not None and identify(s, given) is not None:
             # the token's first use: a session of its own in a cookie, the token out of the address bar
@@ -158,25 +179,47 @@ def guard(s: Settings, handler: Handler, *, needs_reviewer: bool = True) -> Call
                             status_code=403, media_type="text/plain")
         if not rs.reviewer and needs_reviewer:  # nobody named yet: ask, once
             return RedirectResponse("/who", status_code=303)
-        try:
-            return await handler(request, rs)
-        except ReviewConflict as e:  # (no Referer is ever sent: the page the action came from is the draft's)
-            tid = request.path_params.get("tid")
-            back = f"/t/{tid}" if isinstance(tid, str) and ID.match(tid) else "/"
-            return error_page(s, 409, "Conflict: someone acted first", e.message, back)
-        except StoreError as e:  # a damaged, full or unwritable store: the server's trouble, not the request's
-            return error_page(s, 503, "The store cannot be used", f"{e.message}; check it with `sqlite3 FILE 'PRAGMA "
-                          "integrity_check'` (or the PostgreSQL server's log) and restore it from a backup")
-        except ForsyError as e:
-            return error_page(s, 400, "Refused", e.message)
-        except sqlite3.DatabaseError as e:  # a damaged store: say so, never a traceback on the page
-            return error_page(s, 503, "The store cannot be read", f"{e}; check it with `sqlite3 FILE 'PRAGMA "
-                          "integrity_check'` and restore it from a backup")
-        except Exception:  # a bug: the details go to the server's terminal, not to the page
-            traceback.print_exc(file=sys.stderr)
-            return error_page(s, 500, "Internal error", "forsy met an error it did not expect; the terminal running "
-                          "`forsy review serve` shows it (please report it)")
+        return await handler(request, rs)
     return endpoint
+
+
+def error_of(s: Settings, request: Request, e: Exception) -> Response:
+    """The page an error of a request becomes: what kind of trouble it is (the request's: 4xx;
+    the store's or the server's: 5xx) and what to do, never a traceback."""
+    if isinstance(e, ReviewConflict):  # (no Referer is ever sent: the page the action came from is the draft's)
+        tid = request.path_params.get("tid")
+        back = f"/t/{tid}" if isinstance(tid, str) and ID.match(tid) else "/"
+        return error_page(s, 409, "Conflict: someone acted first", e.message, back)
+    if isinstance(e, NotFound):
+        return error_page(s, 404, "Not found", e.message, "/")
+    if isinstance(e, StoreError):  # the server's trouble, not the request's: 503
+        return error_page(s, 503, *store_trouble(s, e))
+    if isinstance(e, ForsyError):
+        return error_page(s, 400, "Refused", e.message)
+    if isinstance(e, sqlite3.DatabaseError):  # a damaged store: say so, never a traceback on the page
+        return error_page(s, 503, "The store cannot be read", f"{e}; check it with `sqlite3 FILE 'PRAGMA "
+                          "integrity_check'` and restore it from a backup")
+    # a bug: the details go to the server's terminal, not to the page
+    traceback.print_exception(e, file=sys.stderr)
+    return error_page(s, 500, "Internal error", "forsy met an error it did not expect; the terminal running "
+                      "`forsy review serve` shows it (please report it)")
+
+
+def store_trouble(s: Settings, e: StoreError) -> tuple[str, str]:
+    """The heading and the words of a 503 page: what the store said (its first line: a server's
+    CONTEXT and hints are for its log, not for a reviewer) and advice that fits the trouble
+    and the backend. A backup is offered only for a SQLite file shown to be damaged."""
+    said = (e.message.strip().splitlines() or [""])[0]
+    if isinstance(e, StoreChanged):
+        return ("The store changed under this server", f"{said}; restart `forsy review serve` (after upgrading "
+                "forsy, if a newer one changed the store)")
+    if isinstance(e, StoreUnreachable):
+        return ("The store cannot be reached", f"{said}; try again in a moment (if it lasts, the database server "
+                "may be down: its log says why)")
+    if s.store_url.startswith(("postgresql:", "postgres:")):
+        return "The store cannot be used", f"{said}; the PostgreSQL server's log says more"
+    return ("The store cannot be used", f"{said}; try again in a moment; if it lasts, `sqlite3 FILE 'PRAGMA "
+            "integrity_check'` says whether the file is damaged (only then, restore it from a backup)")
 
 
 def identify(s: Settings, token: str) -> Settings | None:
@@ -241,6 +284,17 @@ def number(v: str | None, name: str, lo: int = 0, hi: int = 10**9) -> int | None
     if n is None or not lo <= n <= hi:
         raise InputError(f"{name} is a whole number from {lo} to {hi}, not {v[:40]!r}")
     return n
+
+
+def a_time(v: str | None, name: str) -> str | None:
+    """A time bound from a URL (`since`, `until`), as given, when forsy reads it as a time: a
+    typo is refused, never a filter that silently matches nothing (or everything)."""
+    if v is None or v.strip() == "":
+        return None
+    if parse_iso(v) is None:
+        raise InputError(f"unknown {name} {v[:40]!r}; give a date (2026-01-31) or an ISO time (2026-01-31T10:00, "
+                         "2026-01-31T10:00:00Z, 2026-01-31T12:00:00+02:00)")
+    return v
 
 
 def new_token() -> str:
