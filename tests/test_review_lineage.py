@@ -75,13 +75,12 @@ def test_a_replaced_draft_takes_no_edit_or_approval_and_the_new_one_lists_its_ed
     assert store.draft_state(old).version == version  # type: ignore[union-attr]  # nothing written
     assert [r for r in store.traces(TraceQuery(reviewed=True))] == []  # nothing published
     # what was done on it is said on the new draft, by whom
-    assert from_store(store, new).earlier_work == [f"{old} (3 edit(s) by {ADA}, {BEA})"]
+    assert from_store(store, new).earlier_work == [(old, f"3 edit(s) by {ADA}, {BEA}")]
     assert earlier_work(store, old) == []
     # a rejection publishes nothing and loses nothing: a replaced draft may still take one
     reject(store, old, "superseded", reviewer=ADA, at=NOW)
     assert store.draft_state(old).status == "rejected"  # type: ignore[union-attr]
-    assert from_store(store, new).earlier_work == [
-        f'{old} (rejected by {ADA}: "superseded"; 3 edit(s) by {ADA}, {BEA})']
+    assert from_store(store, new).earlier_work == [(old, f'rejected by {ADA}: "superseded"; 3 edit(s) by {ADA}, {BEA}')]
 
 
 def test_a_rejection_is_said_on_the_drafts_of_the_session_that_follow(log: Path, store: Store) -> None:
@@ -92,7 +91,7 @@ def test_a_rejection_is_said_on_the_drafts_of_the_session_that_follow(log: Path,
     _append_user(log, "and another")
     third = _sweep(store, log)
     assert len({first, second, third}) == 3
-    assert from_store(store, third).earlier_work == [f'{first} (rejected by {ADA}: "not our project")']
+    assert from_store(store, third).earlier_work == [(first, f'rejected by {ADA}: "not our project"')]
     approve(store, third, "human_reviewed", reviewer=ADA, at=NOW)  # the newest takes a review
 
 
@@ -129,3 +128,32 @@ def test_an_edit_that_would_break_the_formats_rules_is_refused_and_nothing_saved
     done = edit(store, tid, "/learning", "check the empty string first", reviewer=ADA, at=NOW)  # a fine one is saved
     assert done.state.version == version + 1
     approve(store, tid, "human_reviewed", reviewer=ADA, at=NOW)
+
+
+def test_the_pages_say_which_draft_replaced_this_one_and_what_was_done_on_the_earlier(
+        log: Path, store: Store, tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from _review import HOST, TOKEN
+    from forsy.web.app import make_app
+    from forsy.web.guard import Settings
+
+    old = _sweep(store, log)
+    edit(store, old, "/learning", "check the empty string first", reviewer=ADA, at=NOW)
+    _append_user(log, "and please add a test for the empty string")
+    new = _sweep(store, log)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    settings = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST})
+    with TestClient(make_app(settings), base_url=f"http://{HOST}", follow_redirects=True) as c:
+        c.get(f"/?token={TOKEN}")
+        page = c.get(f"/t/{old}").text
+        assert f'id="replaced">This draft was replaced by <a href="/t/{new}">{new}</a>' in page
+        assert 'id="approve-form"' not in page and 'id="reject-form"' not in page  # nothing to decide here
+        page = c.get(f"/t/{new}").text
+        assert f'<li><a href="/t/{old}">{old}</a>: 1 edit(s) by {ADA.replace("<", "&lt;").replace(">", "&gt;")}</li>' \
+            in page
+        assert 'id="approve-form"' in page
+    code, out, _ = cli("review", "show", new, "--store", url)
+    assert code == 0 and "earlier drafts of this session were worked on" in out and f"{old}: 1 edit(s) by" in out
+    code, out, _ = cli("review", "show", old, "--store", url)
+    assert code == 0 and f"replaced by {new}" in out

@@ -97,6 +97,13 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
     con.print(f"validation level {_t(h.validation_level)} · {h.steps} steps · {h.turns} turns"
               + (f" · review: {h.status} (version {h.version})" if h.status else "")
               + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
+    if h.replaced_by:
+        con.print(f"[yellow]replaced by {h.replaced_by}, traced again when its log changed: review that one[/]")
+    if h.earlier_work:
+        con.print("[yellow]earlier drafts of this session were worked on; none of it was carried over to this "
+                  "draft:[/]")
+        for tid, what in h.earlier_work:
+            con.print(f"  {tid}: {_t(what)}")
     from ..review.conversation import Subagent, conversation, gist, marked
 
     # one line a step, whatever the terminal's width: what it did, cut to fit (--step N shows it whole)

@@ -28,10 +28,10 @@ def replacement(store: Store, trace_id: str) -> TraceRow | None:
     return rows[0] if rows else None
 
 
-def earlier_work(store: Store, trace_id: str) -> list[str]:
-    """What people did on the earlier drafts of `trace_id`'s session, nearest first, a line each:
-    `forsy_… (rejected by jane: "wrong task"; 2 edits by jane)`. Empty when nothing was done."""
-    out: list[str] = []
+def earlier_work(store: Store, trace_id: str) -> list[tuple[str, str]]:
+    """What people did on the earlier drafts of `trace_id`'s session, nearest first: (draft,
+    `rejected by jane: "wrong task"; 2 edit(s) by jane`). Empty when nothing was done."""
+    out: list[tuple[str, str]] = []
     seen = {trace_id}
     row = store.trace(trace_id)
     prior = row.prior_trace_id if row is not None else None
@@ -45,7 +45,7 @@ def earlier_work(store: Store, trace_id: str) -> list[str]:
             seen.add(draft)
         line = _work(store, draft)
         if line:
-            out.append(f"{draft} ({line})")
+            out.append((draft, line))
         earlier = store.trace(draft)
         prior = earlier.prior_trace_id if earlier is not None else None
     return out

@@ -30,7 +30,7 @@ class LoadedTrace:
     state: DraftState | None = None
     proposals: list[Proposal] = field(default_factory=list)
     replaced_by: str | None = None  # a stored draft: the later draft of its session that replaced it
-    earlier_work: list[str] = field(default_factory=list)  # what people did on its session's earlier drafts
+    earlier_work: list[tuple[str, str]] = field(default_factory=list)  # its session's earlier drafts: what people did
     _by_step: dict[object, Json] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -44,6 +44,8 @@ class Header:
     version: int | None
     reviewed_as: str | None
     review_of: str | None
+    replaced_by: str | None = None  # a draft a later draft of its session replaced: that one
+    earlier_work: tuple[tuple[str, str], ...] = ()  # what people did on the session's earlier drafts
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def header(d: LoadedTrace) -> Header:
         factors=factors, validation_level=str(t.get("validation_level")), prior_trace_id=t.get("prior_trace_id"),
         steps=len(d.steps), turns=int(summ.get("total_turns") or 0),
         status=st.status if st else None, version=st.version if st else None,
-        reviewed_as=st.reviewed_as if st else None, review_of=st.review_of if st else None)
+        reviewed_as=st.reviewed_as if st else None, review_of=st.review_of if st else None,
+        replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work))
 
 
 def step_row(s: dict[str, Any]) -> StepRow:
