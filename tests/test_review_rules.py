@@ -77,6 +77,20 @@ def test_a_dismiss_rule_rejects_what_matches_now_and_later(st: Store) -> None:
     assert st.draft_state(other_agent).status == "pending"  # type: ignore[union-attr]
 
 
+def test_a_dismiss_rule_leaves_a_draft_a_person_has_acted_on_to_them(st: Store) -> None:
+    from forsy.store import ReviewChange
+    from forsy.store.queue_rules import matching
+
+    ids = [row(st, i, task) for i, task in enumerate(TASKS)]
+    # a reviewer at work on the first: a note (its version moves on, its status stays open)
+    st.record_review(ReviewChange(ids[0], 0, "needs_changes", ADA, NOW, status="pending", detail_json="{}"))
+    rule = QueueRule("bots", "*summarise memory*", "dismiss")
+    assert [t for t, _, _ in matching(st, rule)] == [ids[1]]
+    add_rule(st, rule, actor=ADA, now=NOW)
+    assert dismiss_matching(st, now=NOW) == [ids[1]]
+    assert st.draft_state(ids[0]).status == "pending"  # type: ignore[union-attr]
+
+
 def test_the_store_applies_dismiss_rules_to_every_draft_it_receives(tmp_path: Path) -> None:
     st = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     try:
@@ -121,6 +135,10 @@ def test_rules_from_the_command_line_and_the_queue_page(tmp_path: Path) -> None:
         assert "3 draft(s)" in page and "2 hidden by queue rules" in page and ids[0] not in page
         assert ids[0] in c.get("/?hidden=1").text
         r2 = c.post("/rules", data={"csrf": csrf, "name": "pct", "task": "100*", "action": "dismiss"})
+        assert r2.status_code == 200 and "Dismiss 2 draft(s)?" in r2.text  # shown first, nothing done
+        assert all(f'href="/t/{t}"' in r2.text for t in ids[3:])
+        assert [st.status for st in map(open_store(url).draft_state, ids[3:])] == ["pending", "pending"]  # type: ignore[union-attr]
+        r2 = c.post("/rules", data={"csrf": csrf, "name": "pct", "task": "100*", "action": "dismiss", "confirm": "1"})
         assert r2.status_code == 200 and "Rule saved" in r2.text
     st = open_store(url)
     try:

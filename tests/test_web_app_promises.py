@@ -300,13 +300,19 @@ def test_hostile_text_is_escaped_on_the_queue_draft_and_bulk_pages(web: Web) -> 
 
 def test_a_queue_rule_from_the_queue_page(web: Web) -> None:
     r = web.post("/rules", name="observer", task="*alert(1)*", action="dismiss", agent="")
+    # a rule that rejects drafts shows them first (escaped) and does nothing until confirmed
+    assert r.status_code == 200 and "Dismiss 1 draft(s)?" in r.text and f'href="/t/{web.hostile}"' in r.text
+    assert "<script>alert(1)" not in r.text
+    assert web.st.draft_state(web.hostile).status == "pending"  # type: ignore[union-attr]
+    from forsy.store.queue_rules import rules
+
+    assert rules(web.st) == []
+    r = web.post("/rules", name="observer", task="*alert(1)*", action="dismiss", agent="", confirm="1")
     assert r.status_code == 303 and r.headers["location"] == "/?done=rule"
     assert web.st.draft_state(web.hostile).status == "rejected"  # type: ignore[union-attr]
     assert web.st.draft_state(web.demo).status == "pending"  # type: ignore[union-attr]
     r = web.post("/rules", name=" quiet ", task="slugify*", action="anything else")
     assert r.status_code == 303
-    from forsy.store.queue_rules import rules
-
     assert [(q.name, q.pattern, q.action, q.agent) for q in rules(web.st)] == [
         ("observer", "*alert(1)*", "dismiss", None), ("quiet", "slugify*", "hide", None)]
     assert web.st.draft_state(web.demo).status == "pending"  # type: ignore[union-attr]  # hidden, not dismissed

@@ -9,7 +9,8 @@ A rule matches a draft whose task (its first prompt) fits `pattern`, a glob (`*`
 `?` one character; ASCII letters in either case), and whose agent is `agent` when one is given. `hide` keeps the
 draft out of the queue (`TraceQuery(hidden=False)`; shown again on request); `dismiss` rejects
 it, as a reviewer would, with the rule named as the actor and in the audit log: the store does
-so for every draft it receives (a sweep, a hook), so the rule is remembered. Nothing is deleted.
+so for every draft it receives (a sweep, a hook), so the rule is remembered. A draft a person
+has acted on (edited, sent back) is left to them. Nothing is deleted.
 """
 
 from __future__ import annotations
@@ -73,25 +74,33 @@ def remove_rule(store: Store, name: str) -> None:
         raise InputError(f"no rule named {name!r}")
 
 
+def matching(store: Store, rule: QueueRule, trace_ids: list[str] | None = None) -> list[tuple[str, int, str]]:
+    """The drafts `rule` would dismiss now, (trace id, version, task): pending sweep drafts no
+    person has acted on (version 0: a draft someone edited is theirs to decide), whose task
+    and agent match. `trace_ids`: only these."""
+    args: list[object] = [like(rule.pattern)]
+    extra = ""
+    if rule.agent is not None:
+        extra += " AND t.agent = ?"
+        args.append(rule.agent)
+    if trace_ids is not None:  # the drafts just stored: found by id, not by scanning the queue
+        if not trace_ids:
+            return []
+        extra += f" AND t.trace_id IN ({', '.join('?' * len(trace_ids))})"
+        args += trace_ids
+    rows = Sql(store).q(
+        "SELECT t.trace_id, d.version, t.task FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
+        "WHERE d.status = 'pending' AND d.review_of IS NULL AND d.version = 0 "
+        f"AND lower(t.task) LIKE ? ESCAPE '\\'{extra} ORDER BY t.trace_id", args)
+    return [(str(t), int(v), str(task or "")) for t, v, task in rows]
+
+
 def dismiss_matching(store: Store, *, now: str, trace_ids: list[str] | None = None) -> list[str]:
-    """Reject the pending drafts (the sweep's, not yet reviewed) a dismiss rule matches, each as
-    its own review action by `forsy rule NAME`; the ids dismissed. `trace_ids`: only these."""
+    """Reject the drafts each dismiss rule matches (`matching`), each as its own review action
+    by `forsy rule NAME`; the ids dismissed. `trace_ids`: only these."""
     out: list[str] = []
     for rule in (r for r in rules(store) if r.action == "dismiss"):
-        args: list[object] = [like(rule.pattern)]
-        extra = ""
-        if rule.agent is not None:
-            extra += " AND t.agent = ?"
-            args.append(rule.agent)
-        if trace_ids is not None:  # the drafts just stored: found by id, not by scanning the queue
-            if not trace_ids:
-                break
-            extra += f" AND t.trace_id IN ({', '.join('?' * len(trace_ids))})"
-            args += trace_ids
-        rows = Sql(store).q(
-            "SELECT t.trace_id, d.version FROM traces t JOIN drafts d ON d.trace_id = t.trace_id "
-            f"WHERE d.status = 'pending' AND d.review_of IS NULL AND lower(t.task) LIKE ? ESCAPE '\\'{extra}", args)
-        for tid, version in rows:
+        for tid, version, _ in matching(store, rule, trace_ids):
             detail = json.dumps({"note": f"dismissed by the queue rule {rule.name!r} ({rule.pattern})",
                                  "rule": rule.name})
             try:
@@ -117,5 +126,5 @@ def hidden_count(store: Store) -> int:
     return store.count_traces(TraceQuery(latest_only=True, reviewed=False, hidden=True))
 
 
-__all__ = ["HIDDEN_SQL", "QueueRule", "RuleAction", "add_rule", "dismiss_matching", "hidden_count", "like",
+__all__ = ["HIDDEN_SQL", "QueueRule", "RuleAction", "add_rule", "dismiss_matching", "hidden_count", "like", "matching",
            "remove_rule", "rules", "status_counts"]

@@ -39,9 +39,17 @@ from ..review.overlay import REVIEW_LEVELS, field_path, value_hint
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.redacted import mask_typed
 from ..review.source import LoadedTrace, from_store
-from ..review.view import FIELD_CAP, extras, header, rows, step_view
+from ..review.view import FIELD_CAP, extras, header, rows, short, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, every_audit
-from ..store.queue_rules import QueueRule, RuleAction, add_rule, dismiss_matching, hidden_count, rules
+from ..store.queue_rules import (
+    QueueRule,
+    RuleAction,
+    add_rule,
+    dismiss_matching,
+    hidden_count,
+    matching,
+    rules,
+)
 from .guard import (
     ID,
     Handler,
@@ -331,9 +339,13 @@ async def rule(request: Request, s: Settings) -> Response:
     if isinstance(form, Response):
         return form
     action: RuleAction = "dismiss" if form.get("action") == "dismiss" else "hide"
+    new = QueueRule(form.get("name", "").strip(), form.get("task", ""), action, form.get("agent") or None)
     with open_for(s) as st:
-        add_rule(st, QueueRule(form.get("name", "").strip(), form.get("task", ""), action,
-                               form.get("agent") or None), actor=s.reviewer, now=s.clock())
+        if action == "dismiss" and not form.get("confirm"):
+            # a dismiss rule rejects drafts at once: the person sees which before it does
+            return render_page(s, "rule.html", title="Dismiss drafts?", rule=new, rows=matching(st, new),
+                               short=short)
+        add_rule(st, new, actor=s.reviewer, now=s.clock())
         if action == "dismiss":
             dismiss_matching(st, now=s.clock())
     return (RedirectResponse("/?done=rule", status_code=303))
