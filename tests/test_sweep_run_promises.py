@@ -228,7 +228,7 @@ def test_a_store_that_fails_stops_the_run_marks_it_failed_and_frees_the_lock(
 
     monkeypatch.setattr(store, "put_file_states", full)
     rep = swp(store, root, now=T + 7)
-    assert rep.failure == "database or disk is full" and rep.exit_code == ExitCode.STORE
+    assert rep.failure == "database or disk is full" and rep.exit_code == ExitCode.STORE and rep.marked_failed
     [run] = store.runs()
     assert (run.status, run.failure, run.finished_at) == ("failed", "database or disk is full", iso(T + 7))
     assert store.lock_holder() is None
@@ -256,8 +256,23 @@ def test_a_failure_the_store_cannot_even_record_leaves_the_run_to_status(
     monkeypatch.setattr(store, "fail_run", full)
     monkeypatch.setattr(store, "release_lock", full)
     rep = swp(store, root)
-    assert rep.failure == "database or disk is full" and rep.run_id == 1
+    assert rep.failure == "database or disk is full" and rep.run_id == 1 and not rep.marked_failed
     assert [r.status for r in store.runs()] == ["running"]
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_a_stopped_sweep_says_it_stopped_and_whether_its_run_is_marked(
+        marked: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    from forsy.cli.sweep import _summary
+
+    rep = _report(failure="database or disk is full", run_id=3, marked_failed=marked,
+                  counts=RunCounts(seen=2, traced=1, traces_written=1))
+    _summary(rep)
+    out, err = capsys.readouterr()
+    assert out.startswith("stopped after ") and "root(s) not swept to the end: 2 session file(s)" in out
+    assert "the sweep stopped: database or disk is full; what it was writing was rolled back" in err
+    assert ("run 3 is marked failed" in err) is marked
+    assert ("the store could not mark run 3 failed either (--status shows it stopped)" in err) is not marked
 
 
 def test_a_live_holder_of_the_lock_stops_the_run_at_once(root: Path, store: Store) -> None:
@@ -317,13 +332,14 @@ def test_the_exit_code(kw: dict[str, Any], code: int) -> None:
 def test_the_json_of_a_report() -> None:
     rep = _report(run_id=4, counts=RunCounts(seen=2, traced=1, failed=1), duration_s=1.23456,
                   failures=[ErrorRow(4, "/r/b.jsonl", "bad", "t")], waiting=[("/r/c.jsonl", "settle")],
-                  warnings=["w"], locked_by=LockInfo(9, "h", "s"),
+                  warnings=["w"], locked_by=LockInfo(9, "h", "s", "b:7", 12.5),
                   faults=[FaultRow("/r/x", "folder", "why", "t0", 1, "t1", 4, 3)], left_out=[("/r/deep", "far")],
                   no_work=[("/r/d.jsonl", "empty")], already_stored=[("/r/e.jsonl", "forsy_x", "/r/a.jsonl")])
     counts = {"seen": 2, "unchanged": 0, "new": 0, "grown": 0, "rewritten": 0, "retried": 0, "gone": 0, "failed": 1,
               "waiting": 0, "traced": 1, "skipped": 0, "traces_written": 0, "bytes_read": 0}
     assert rep.to_json() == {
-        "store": "sqlite:///s.db", "roots": ["/r"], "run_id": 4, "locked_by": {"pid": 9, "host": "h", "since": "s"},
+        "store": "sqlite:///s.db", "roots": ["/r"], "run_id": 4,
+        "locked_by": {"pid": 9, "host": "h", "since": "s", "proc": "b:7", "idle_s": 12.5},
         **counts, "counts": counts, "duration_s": 1.235, "failure": None,
         "failures": [{"path": "/r/b.jsonl", "message": "bad"}],
         "faults": [{"path": "/r/x", "what": "folder", "reason": "why", "since": "t0", "runs": 3}],

@@ -124,7 +124,10 @@ def _summary(report: SweepReport) -> None:
     left = f", {len(report.left_out)} left out" if report.left_out else ""
     idle = f", {c.skipped} with no work" if c.skipped else ""
     known = f", {len(report.already_stored)} already in the store" if report.already_stored else ""
-    say(f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s: {c.seen} session file(s), "
+    # a run the store stopped counts what it did before: said so, not as a sweep of everything
+    head = (f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s" if report.failure is None
+            else f"stopped after {report.duration_s:.2f} s, {len(report.roots)} root(s) not swept to the end")
+    say(f"{head}: {c.seen} session file(s), "
         f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
         f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
         f"{c.waiting} waiting, {c.failed} failed{faults}{left}{idle}{known}; {c.traces_written} draft(s) written")
@@ -144,8 +147,11 @@ def _summary(report: SweepReport) -> None:
         said = "stored before from the same file" if first == p else f"stored from {_shown(first)}"
         say(f"forsy: already in the store: {_shown(p)}: the same trace as {tid} ({said}); no new draft", err=True)
     if report.failure is not None:
+        marked = f", run {report.run_id} is marked failed" if report.marked_failed else \
+            f"; the store could not mark run {report.run_id} failed either (--status shows it stopped)" \
+            if report.run_id is not None else ""
         typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
-                   + (f", run {report.run_id} is marked failed" if report.run_id is not None else ""), err=True)
+                   f"{marked}", err=True)
 
 
 class _SweepProgressLine:

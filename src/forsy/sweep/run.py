@@ -98,6 +98,7 @@ class SweepReport:
     faults: list[FaultRow] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (file, why): beyond a limit of the search
     failure: str | None = None  # the run was stopped by the environment (the store could not be written)
+    marked_failed: bool = False  # and the store took the mark of the run as failed
 
     @property
     def exit_code(self) -> int:
@@ -273,6 +274,7 @@ class _Sweep:
             return
         try:
             self.store.fail_run(self.report.run_id, iso(self.opt.now()), self.c, self.report.duration_s, message)
+            self.report.marked_failed = True
         except StoreError:
             pass  # not even that: `--status` shows a run left running by no live sweep as stopped
 
