@@ -28,9 +28,10 @@ RENEW_EVERY_S = 60.0
 
 
 def process_token(pid: int) -> str | None:
-    """The process `pid` as `boot id:start tick`, the same for its whole life and never for
-    another process; '' where the system does not tell (no /proc); None when there is no
-    such process or it has ended (a zombie waiting for its parent)."""
+    """The process `pid` as `boot id:start tick`, the same for its whole life and never for a
+    process that took its pid later (two processes can share a tick, 10 ms, but not a pid);
+    '' where the system does not tell (no /proc); None when there is no such process or it has
+    ended (a zombie waiting for its parent)."""
     proc = Path("/proc")
     try:
         boot = (proc / "sys/kernel/random/boot_id").read_text().strip()
