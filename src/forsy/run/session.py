@@ -14,7 +14,7 @@ from .. import sources, times
 from .._gc import gc_paused, give_back
 from ..assemble import Assembled, assemble
 from ..errors import ExitCode, ForsyError, InternalError, NoWork, SameTrace
-from ..evidence import Session
+from ..evidence import UNPARSABLE_WARNINGS, Session
 from ..protocols import NoRedactor, Redactor
 from ..rules.segment import Segmenter
 from ..sinks import FolderSink, Sink
@@ -202,7 +202,11 @@ def failed_outcome(where: str, e: Exception, options: RetraceOptions) -> Outcome
 
 def _no_work_reason(s: Session) -> str:
     if s.quality.unparsable_records and not s.quality.records:
-        return "no record of the file could be read"
+        # the first record's trouble, with its line: "binary junk" and "cut at line 3" differ
+        first = next((w for w in s.warnings if w.code in UNPARSABLE_WARNINGS), None)
+        why = "" if first is None else f"; first at line {first.line}: {first.message}" if first.line \
+            else f"; {first.message}"
+        return f"no record of the file could be read ({s.quality.unparsable_records} unreadable{why})"
     if any(w.code == "warmup-only" for w in s.warnings):
         return "a Warmup stub (cache priming), not work"
     elsewhere = next((w for w in s.warnings if w.code == "work-elsewhere"), None)
