@@ -303,6 +303,30 @@ def test_kill_9_mid_sweep_then_rerun_gives_every_file_once(tree: Path, tmp_path:
         store.close()
 
 
+def test_sigterm_mid_sweep_rolls_back_the_session_in_hand_and_marks_the_run(tree: Path, tmp_path: Path) -> None:
+    """systemd stopping the service, a timeout: the sweep stops as on Ctrl-C, its run marked
+    with why and its lock released, not left looking as if still going."""
+    shutil.rmtree(tree / "claude" / "-home-dev-projects-b")
+    shutil.rmtree(tree / "codex" / "sessions" / "2026")
+    db = tmp_path / "store.db"
+    mark = tmp_path / "held"
+    child = _spawn(tree, db, "2:traced", mark)  # inside the second session file's transaction
+    _wait_for(mark, child)
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=60) == ExitCode.INTERRUPTED
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT count(*) FROM drafts").fetchone()[0] == 1  # the second was rolled back
+        assert c.execute("SELECT status, failure FROM runs").fetchall() == [
+            ("interrupted", "interrupted (Ctrl-C or SIGTERM); the next run goes on")]
+        assert c.execute("SELECT count(*) FROM sweep_lock").fetchone()[0] == 0
+    store = open_store(f"sqlite:///{db}")
+    try:
+        rep = run(store, tree)
+        assert rep.locked_by is None and (rep.counts.new, rep.counts.unchanged, rep.counts.failed) == (2, 1, 0)
+    finally:
+        store.close()
+
+
 # --------------------------------------------------------------------------- CLI, schedule, warnings
 
 def test_json_output_shape(tree: Path, tmp_path: Path) -> None:

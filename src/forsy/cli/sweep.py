@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -93,7 +95,7 @@ def sweep_cmd(
         for r in roots:
             if not r.exists():
                 raise InputError("no such file or directory", path=r)
-        with _SweepProgressLine() as progress:
+        with _SweepProgressLine() as progress, _terminated_as_interrupt():
             opts = SweepOptions(roots=roots, settle_seconds=cfg.settle_seconds, ignore_settle=now,
                                 retrace=RetraceOptions(redact=cfg.redact, history=cfg.histories, git=cfg.git,
                                                        llm_model=cfg.llm_model, llm_api_base=cfg.llm_api_base,
@@ -152,6 +154,27 @@ def _summary(report: SweepReport) -> None:
             if report.run_id is not None else ""
         typer.echo(f"forsy: error: the sweep stopped: {_shown(report.failure)}; what it was writing was rolled back"
                    f"{marked}", err=True)
+
+
+@contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM (systemd stopping the service, a timeout, `kill`) stops the sweep as Ctrl-C does:
+    what it was writing is rolled back, its run marked interrupted, its lock released. By
+    default the signal ends the process at once and leaves the run to look as if still going."""
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (a library caller's): leave the signal as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 class _SweepProgressLine:

@@ -172,7 +172,8 @@ def sweep(store: Store, options: SweepOptions) -> SweepReport:
         report.failure = e.message
         run.failed(e.message)
     except BaseException as e:  # a bug, an interruption: the run is not left `running`
-        run.failed(f"{type(e).__name__}: {e}"[:300] if not isinstance(e, ForsyError) else e.message)
+        run.failed(e.message if isinstance(e, ForsyError) else "interrupted (Ctrl-C or SIGTERM); the next run goes on"
+                   if isinstance(e, KeyboardInterrupt) else f"{type(e).__name__}: {e}"[:300])
         raise
     finally:
         try:
