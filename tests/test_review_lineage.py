@@ -4,15 +4,13 @@ rejection, and the new draft says what people did on the earlier ones."""
 
 from __future__ import annotations
 
-import json
-import random
 import shutil
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
+from _grow import append_user
 from _paths import SAMPLES
 from _review import ADA, cli
 from forsy.errors import ExitCode, InputError
@@ -24,18 +22,6 @@ from forsy.sweep import SweepOptions, sweep
 
 NOW = "2026-03-01T12:00:00+00:00"
 BEA = "Bea <bea@example.org>"
-
-
-def _append_user(path: Path, text: str) -> None:
-    """One more user message at the end of a Claude Code session, chained to its last record."""
-    recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    last = [r for r in recs if r.get("uuid")][-1]
-    new = {k: last[k] for k in ("sessionId", "cwd", "version", "gitBranch", "timestamp") if k in last}
-    new.update({"type": "user", "uuid": str(uuid.UUID(int=random.Random(text).getrandbits(128))),
-                "parentUuid": last["uuid"], "isSidechain": False, "userType": "external",
-                "message": {"role": "user", "content": text}})
-    with open(path, "a") as f:
-        f.write(json.dumps(new) + "\n")
 
 
 @pytest.fixture
@@ -62,7 +48,7 @@ def test_a_replaced_draft_takes_no_edit_or_approval_and_the_new_one_lists_its_ed
     edit(store, old, "/steps/2/eval", "1", reviewer=ADA, at=NOW)
     edit(store, old, "/summary/goal_notes", "done", reviewer=BEA, at=NOW)
     assert replacement(store, old) is None and from_store(store, old).replaced_by is None
-    _append_user(log, "and please add a test for the empty string")
+    append_user(log, "and please add a test for the empty string")
     new = _sweep(store, log)
     assert new != old and replacement(store, old) is not None and replacement(store, old).trace_id == new  # type: ignore[union-attr]
     assert from_store(store, old).replaced_by == new
@@ -86,9 +72,9 @@ def test_a_replaced_draft_takes_no_edit_or_approval_and_the_new_one_lists_its_ed
 def test_a_rejection_is_said_on_the_drafts_of_the_session_that_follow(log: Path, store: Store) -> None:
     first = _sweep(store, log)
     reject(store, first, "not our project", reviewer=ADA, at=NOW)
-    _append_user(log, "one more thing")
+    append_user(log, "one more thing")
     second = _sweep(store, log)  # a draft nobody touched between: the first's work is still said
-    _append_user(log, "and another")
+    append_user(log, "and another")
     third = _sweep(store, log)
     assert len({first, second, third}) == 3
     assert from_store(store, third).earlier_work == [(first, f'rejected by {ADA}: "not our project"')]
@@ -101,7 +87,7 @@ def test_the_terminal_refuses_a_replaced_draft_with_the_conflict_exit_and_names_
     st = open_store(url)
     try:
         old = _sweep(st, log)
-        _append_user(log, "and please add a test for the empty string")
+        append_user(log, "and please add a test for the empty string")
         new = _sweep(st, log)
     finally:
         st.close()
@@ -140,7 +126,7 @@ def test_the_pages_say_which_draft_replaced_this_one_and_what_was_done_on_the_ea
 
     old = _sweep(store, log)
     edit(store, old, "/learning", "check the empty string first", reviewer=ADA, at=NOW)
-    _append_user(log, "and please add a test for the empty string")
+    append_user(log, "and please add a test for the empty string")
     new = _sweep(store, log)
     url = f"sqlite:///{tmp_path / 's.db'}"
     settings = Settings(store_url=url, reviewer=ADA, token=TOKEN, hosts={HOST})

@@ -13,7 +13,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import forsy.run as forsy_run
+from _grow import append_user
 from _paths import SAMPLES, needs_shared, real_logs
 from forsy.cli import app
 from forsy.errors import ExitCode
@@ -83,18 +83,6 @@ def store(tmp_path: Path) -> Store:
     s = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     yield s  # type: ignore[misc]
     s.close()
-
-
-def append_user(path: Path, text: str) -> None:
-    """Append one new user message to a Claude session, chained to its last record."""
-    recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    last = [r for r in recs if r.get("uuid")][-1]
-    new = {k: last[k] for k in ("sessionId", "cwd", "version", "gitBranch", "timestamp") if k in last}
-    new.update({"type": "user", "uuid": str(uuid.UUID(int=random.Random(text).getrandbits(128))),
-                "parentUuid": last["uuid"], "isSidechain": False, "userType": "external",
-                "message": {"role": "user", "content": text}})
-    with open(path, "a") as f:
-        f.write(json.dumps(new) + "\n")
 
 
 def units(store: Store) -> dict[str, str]:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from _grow import append_user
 from _paths import SAMPLES
 from forsy.store import Store, TraceQuery, open_store
 from forsy.sweep import SweepOptions, SweepReport, sweep
-from test_sweep import append_user
 
 
 def run(store: Store, root: Path) -> SweepReport:
