@@ -4,6 +4,8 @@ session was learnt first), with the same placeholder.
 
 Only distinctive values spread: a bare word (`postgres` as the password of `postgres`) or a
 number would mask ordinary text everywhere, so they stay masked only where a rule found them.
+A value said to be a password (`my password is tangerine-velvet-88`, `--pass X`, `{"passwort": X}`)
+spreads when it is distinctive as a whole, though made of words (`said_whole`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from ._base import _ALNUM, _WORDY, CREDENTIAL, PRIVATE_KEY, Hit, is_template, left_ok, looks_random
-from ._values import code_like, password_like
+from ._base import _ALNUM, _WORDY, CREDENTIAL, PRIVATE_KEY, Hit, is_template, left_ok, looks_random, wide
+from ._values import PASSWORD_FORMS, code_like, name_tier, password_like
+from .languages import ends_in_password_word, key_word
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -28,8 +31,12 @@ MAX_LEN = 4096
 MAX_VALUES = 5000  # per Redactor: each value is one search of every text
 
 
-def distinctive(value: str) -> bool:
-    """A value that cannot be ordinary text: long enough, not a word, not a number, one line."""
+def distinctive(value: str, *, said: bool = False) -> bool:
+    """A value that cannot be ordinary text: long enough, not a word, not a number, one line.
+    `said`: the value stands after a word for a password (`said_password`), and is then one
+    too when the whole of it is distinctive (`said_whole`)."""
+    if said and said_whole(value):
+        return True
     if not MIN_LEN <= len(value) <= MAX_LEN or value.isdigit() or "\n" in value or is_template(value):
         return False
     if _WORDY.fullmatch(value) or value.strip() != value or code_like(value):
@@ -64,6 +71,87 @@ def _wordy_parts(value: str) -> bool:
     return len(alpha) >= 1 and all(len(p) >= 3 for p in alpha) and len(parts) - len(alpha) <= 1
 
 
+# A password a person made of words (`tangerine-velvet-88`, `Blue-Monkey-42`, `velvet!tangerine`)
+# fails the word tests above, made for a name a rule took for a value. Said to be a password,
+# it is one when the whole of it cannot be ordinary text:
+# - 10 to 64 characters (`sha256`, `utf8mb4`, `v2-beta` are short);
+# - a joiner or a symbol in it: no name in code (`s3_aws_secret_access_key`, `PositionalIndexer2D`,
+#   `hashed_pw_2` after `password =`);
+# - no `.`, `/`, `:`, `=`, `@` (a dotted name, a path, a time, a setting, an address), no blank,
+#   no run of a symbol (a value shown masked: `very****pass`);
+# - two words of 3+ letters, and one or two groups of digits or a symbol: not words alone
+#   (`read-only-mode`, `not-set-yet`), not a version or a date (`ubuntu-22-04`, `us-east-1`,
+#   `release-2024-05-01`).
+# Said only: a model's name has this shape too (`text-davinci-003`, taken for a token's value).
+_SAID_CHARS = re.compile(r"[\w!#&*+?~^-]+")
+_SAID_JOINERS = frozenset("-!#&*+?~^")  # not `_`: a name in code is joined by it
+_WORDS = re.compile(r"[A-Z]?[^\W\d_A-Z]{2,}|[A-Z]{3,}")  # `Blue`, `velvet`, `contraseña`, `TANGERINE`
+_DIGITS = re.compile(r"\d+")
+_MASK_RUN = re.compile(r"([^\w-])\1\1")  # a value shown masked: `very****pass`
+
+
+def said_whole(value: str) -> bool:
+    """A value said to be a password, distinctive as a whole though made of words."""
+    if not 10 <= len(value) <= 64 or not _SAID_CHARS.fullmatch(value) or is_template(value):
+        return False
+    if not any(c in _SAID_JOINERS for c in value) or _MASK_RUN.search(value):
+        return False
+    digits = len(_DIGITS.findall(value))
+    symbol = any(c in _SAID_JOINERS and c != "-" for c in value)
+    return len(_WORDS.findall(value)) >= 2 and digits <= 2 and (digits >= 1 or symbol)
+
+
+# What stands between a word for a password and its value: blanks, quotes, separators, and a
+# few words of the clause (`my password is X`, `password for the staging db is X`, `mein Passwort
+# ist X`, `root密码为X`); not a sentence's end nor a comma
+_BETWEEN = " \t\r\n\"'`\\:=>-—–«“‘「『("
+_LAST_NAME = re.compile(r"[\w.-]+\Z")
+_WORDS_BACK = 8  # words of the clause between them, at most
+# a password's name says so (`PASSWORD`, `--pass`, `dbpwd`, `SMTP_PSWD`, `psk`): a secret's alone
+# names what a machine made as well (`SECRET_KEY`), or a store's entry (`existingSecret: db-creds-2`)
+_PASSWORD_PART = re.compile(r"pass|pw|psw|psk", re.IGNORECASE)
+
+
+def said_password(text: str, start: int) -> bool:
+    """The value at `start` stands after a word for a password a person chose, as a name
+    (`PASSWORD=`, `--pass`, `"db_password": "`) or in the clause before it, English or another
+    language (`my password is`, `mot de passe est`, `密码是`), with no word for a token nearer
+    (`the token is X`, `tiktoken.encoding_for_model("X")`): a rule found it as a password."""
+    head = text[max(0, start - 96) : start]
+    for _ in range(_WORDS_BACK):
+        bare = head.rstrip(_BETWEEN)
+        sep = head[len(bare) :]
+        head = bare
+        if ends_in_password_word(head) or _before_particle(head):
+            return True
+        m = _LAST_NAME.search(head)
+        if m is None:
+            return False
+        name = m.group().lstrip("-.")
+        tier = name_tier(name)
+        if name.lower() == "pass" and not (m.group().startswith("-") or ":" in sep or "=" in sep):
+            tier = 0  # a verb ("tests pass with X"), not a flag nor a label
+        if (tier == 1 and _PASSWORD_PART.search(name)) or name.lower() in PASSWORD_FORMS:
+            return True  # (`pw` alone is a password in prose: "the root pw is X")
+        if tier or not name.isalpha():
+            return False  # a token's or a secret's word, or no plain word of the clause
+        head = head[: m.start()]
+    return False
+
+
+def _before_particle(head: str) -> bool:
+    """`密码是`, `パスワードは`, `비밀번호는`: the word, and a particle of one or two characters."""
+    return any(len(head) > k and all(wide(c) for c in head[-k:]) and ends_in_password_word(head[:-k]) for k in (1, 2))
+
+
+def said_password_key(key: str) -> bool:
+    """A record's key names a password a person chose (`password`, `db_pass`, `passwort`): its
+    value, masked whole, is said to be one."""
+    word = key_word(key)
+    return (name_tier(key) == 1 and _PASSWORD_PART.search(key) is not None) or (
+        word is not None and ends_in_password_word(word))
+
+
 def _classes(value: str) -> int:
     return sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
 
@@ -96,6 +184,14 @@ def learnt_values(raw: str, decoded: str) -> set[str]:
     for v in (raw, decoded):
         out |= _inner(v)
     return out
+
+
+def said_values(text: str, start: int, end: int, decoded: str) -> list[tuple[str, bool]]:
+    """`learnt_values` of the span masked at text[start:end], each with whether it was said to be
+    a password (looked up only when a value of it may spread so: `said_whole`)."""
+    values = learnt_values(text[start:end], decoded)
+    said = any(said_whole(v) for v in values) and said_password(text, start)
+    return [(v, said) for v in values]
 
 
 def _inner(value: str) -> set[str]:
@@ -141,11 +237,12 @@ class KnownSecrets:
     def __bool__(self) -> bool:
         return bool(self.kinds)
 
-    def add(self, values: Iterable[tuple[str, str]]) -> bool:
-        """Learn (kind, normalised value) pairs; True if anything new was learnt."""
+    def add(self, values: Iterable[tuple[str, str, bool]]) -> bool:
+        """Learn (kind, normalised value, said to be a password) triples; True if anything new
+        was learnt."""
         new = False
-        for kind, value in values:
-            if kind not in SPREAD_KINDS or len(self.kinds) >= MAX_VALUES or not distinctive(value):
+        for kind, value, said in values:
+            if kind not in SPREAD_KINDS or len(self.kinds) >= MAX_VALUES or not distinctive(value, said=said):
                 continue
             forms = written_forms(value)
             head = os.path.commonprefix(list(forms))  # not a word: `postgres` of a URI would be found everywhere

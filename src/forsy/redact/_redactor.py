@@ -44,7 +44,7 @@ from ._engine import (
     shared_engine,
 )
 from ._fields import collect, field_prefix, is_secret_field, value_key
-from ._known import SPREAD_KINDS, KnownSecrets, learnt_values
+from ._known import SPREAD_KINDS, KnownSecrets, learnt_values, said_password_key, said_values
 from ._merge import resolve
 from ._native import CASED_ANCHORS, NATIVE_ANCHORS
 from ._split import SEPARATOR, batches, chunks, distribute
@@ -153,7 +153,7 @@ class Redactor:
         batched = list(batches(strings))
         scanned = list(zip(batched, self._scan_batches(batched), strict=True))
         with self._lock:
-            self._learnt(self._known.add(field_secrets(f for _, f in fields)))
+            self._learnt(self._known.add(field_secrets(fields)))
         found = [h for batch, hits in scanned for h in self._with_known_safe(batch, hits)]
         out: list[Any] = []
         for v, span in zip(values, spans, strict=True):
@@ -194,7 +194,7 @@ class Redactor:
             return
         self._find_safe(strings)  # the scan learns what it finds
         with self._lock:
-            self._learnt(self._known.add(field_secrets(f for _, f in fields)))
+            self._learnt(self._known.add(field_secrets(fields)))
 
     def know_printed(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Commands and their outputs read together (a call and its result): a secret a command
@@ -203,7 +203,7 @@ class Redactor:
         found = printed_values(pairs)
         if found:
             with self._lock:
-                self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v)) for v in found))
+                self._learnt(self._known.add((CREDENTIAL, normalise(CREDENTIAL, v), False) for v in found))
 
     def scan(self, text: str) -> list[Hit]:
         """What `redact` would mask (offsets, kinds, rules; no values, no counting).
@@ -263,10 +263,11 @@ class Redactor:
 
     def _learn(self, texts: list[str], out: list[list[Hit]]) -> None:
         # the value as written and as decoded: `Winter2001%Deploy` is also a valid URL escape
-        # and each secret the rules found where their hits were merged into a wider one
-        learnt = [(h.kind, v) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
+        # and each secret the rules found where their hits were merged into a wider one; and
+        # whether it stands after a word for a password (_known.said_password)
+        learnt = [(h.kind, v, said) for t, hits in zip(texts, out, strict=True) for h in hits if h.kind in SPREAD_KINDS
                   for s, e in dict.fromkeys(((h.start, h.end), *h.parts))
-                  for v in learnt_values(t[s:e], normalise(h.kind, t[s:e]))]
+                  for v, said in said_values(t, s, e, normalise(h.kind, t[s:e]))]
         if learnt:
             with self._lock:
                 self._learnt(self._known.add(learnt))
@@ -510,7 +511,7 @@ class Redactor:
         date of birth's is not: the same date elsewhere may be anyone's, or no one's."""
         with self._lock:
             if kind == CREDENTIAL:
-                self._learnt(self._known.add(field_secrets([value])))
+                self._learnt(self._known.add(field_secrets([("", value)])))
             self._by_kind[kind] += 1
             self._by_rule[rule] += 1
             return self._placeholder(kind, value)
@@ -574,12 +575,13 @@ def user_names_from_paths(paths: Iterable[str]) -> set[str]:
     return names
 
 
-def field_secrets(values: Iterable[str]) -> Iterator[tuple[str, str]]:
+def field_secrets(fields: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str, bool]]:
     """What the values of fields masked whole teach (`{"auth": "bob:X"}`, a header's `Bearer X`,
-    a quoted value), as a masked span does."""
-    for value in values:
+    a quoted value), as a masked span does; (key, value) pairs, the key naming a password or not."""
+    for key, value in fields:
+        said = said_password_key(key)
         for v in learnt_values(value, normalise(CREDENTIAL, value)):
-            yield CREDENTIAL, v
+            yield CREDENTIAL, v, said
 
 
 def normalise(kind: str, value: str) -> str:

@@ -35,7 +35,9 @@ def _vendor(issued: range) -> Callable[[str], bool]:
 
 
 TOKEN_RULES: tuple[RegexRule, ...] = (
-    _rx("aws-access-key-id", r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})" + RB,
+    # AWS issues base32 ids (`[A-Z2-7]`); any capital or digit is taken, as people and generators
+    # write made-up or mistyped ones (`AKIAO22XRV8C29YSHHEV`): the prefix and length are the id's
+    _rx("aws-access-key-id", r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})" + RB,
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
     _rx("github-token", r"(?P<v>gh[pousr]_[A-Za-z0-9]{20,251})" + RB, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         accept=_vendor(range(40, 256))),

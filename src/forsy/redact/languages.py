@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, after_escape, is_template, longest_at, looks_random, wide
 from ._values import code_like, is_doc_placeholder, mixed_case_literal, mixed_literal, password_like
+from .prose import typed_password
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -51,8 +52,10 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "סיסמה", "סיסמא",  # Hebrew
     "كلمة المرور", "كلمة السر",  # Arabic
     "رمز عبور",  # Persian
-    "secreto", "segreto", "segreta", "segredo", "geheimnis",  # a secret, which is a password in English too
 )
+# A secret, which is a password in English too (but names what a machine made as well)
+SECRET_WORDS = ("secreto", "segreto", "segreta", "segredo", "geheimnis")
+PASSWORD_WORDS += SECRET_WORDS
 # A name in code joins the words of a multi-word one: `mot_de_passe`, `motdepasse`, `kata_sandi`
 PASSWORD_WORDS += tuple(dict.fromkeys(f for w in PASSWORD_WORDS if " " in w for f in (w.replace(" ", "_"),
                                                                                       w.replace(" ", ""))))
@@ -64,6 +67,29 @@ TOKEN_WORDS = (
     "avain", "klucz", "klíč", "ключ",  # key: Spanish, Italian, Portuguese, French, German, Dutch, Nordic, Polish...
     "jeton", "gettone",  # token: French, Italian
 )
+# The verb that links the word for a password to its value, as English's "is" does (`Passwort
+# ist X`, `la contraseña es X`, `a senha é X`, `heslo je X`): right after it, or right after the
+# word, a password a person typed is one too (`typed_password`: `tangerine-velvet-88`), as it is
+# in English prose; after other words (`Passwort für server-2024-01`) it must look like one alone
+LINKING_VERBS = frozenset({
+    "ist", "lautet", "war",  # German
+    "is", "was", "luidt",  # Dutch
+    "är", "var", "er",  # Swedish, Norwegian, Danish
+    "on", "oli",  # Finnish
+    "est", "était", "sera",  # French
+    "es", "era", "será", "sería",  # Spanish
+    "é", "seria",  # Portuguese
+    "è", "sarà",  # Italian
+    "este",  # Romanian
+    "to", "jest", "brzmi", "było",  # Polish
+    "je", "bylo", "glasi",  # Czech, Slovak, Croatian
+    "это", "был", "це", "є", "је", "гласи",  # Russian, Ukrainian, Serbian
+    "είναι", "ήταν",  # Greek
+    "là",  # Vietnamese
+    "adalah", "ialah",  # Indonesian, Malay
+    "היא", "הוא",  # Hebrew
+    "هي",  # Arabic
+})
 COMPOUND = frozenset({"passwort", "kennwort", "wachtwoord", "lösenord", "losenord", "passord", "adgangskode",
                       "salasana", "schlüssel", "schluessel", "sleutel", "nyckel", "nøgle", "nøkkel", "avain"})
 
@@ -83,7 +109,9 @@ _SEPARATORS = frozenset(":=：＝-—–")
 _NAME_TAIL = re.compile(r"(?:[_.-]?[A-Za-z0-9])+(?=[\s\"'`:=])")
 _OPENERS = frozenset("\"'`“‘「『«")
 _CLOSERS = frozenset("\"'`”’」』»")
-_TRAILING = ".,;:!?)]}。，；：！？、）"
+# what ends a sentence after a value and is not the value's: not `!`, which ends many a password
+# a person made (`Sommer2024!`), and is masked with it when it ends the sentence instead
+_TRAILING = ".,;:?)]}。，；：！？、）"
 _GLUE_MAX = 2  # linking words between the name and the value: `ist`, `lautet`, `est`, `是`, `为`
 _GLUE_LEN = 7
 _VALUE_MAX = 256
@@ -118,6 +146,7 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
     n = len(text)
     label = False
     glue = 0
+    typed = True  # no word but a linking verb between the label's word and the value
     pos = _past_quote(text, pos, _CLOSERS)  # a quoted key: `"passwort": "X"`, `\\"passwort\\": …`
     while pos < n:
         while pos < n and text[pos] in " \t\u3000":
@@ -137,6 +166,7 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
         if stop == pos or (not run_wide and stop < n and text[stop].isalnum()):
             break  # no word here, or the value itself (`ist Zq8v…` stops at `Zq8v…`)
         glue += 1
+        typed = typed and text[pos:stop].lower() in LINKING_VERBS
         label = label or run_wide  # `密码是X`, `パスワードはX`: a particle links a label to its value
         pos = stop
     if pos >= n:
@@ -161,8 +191,8 @@ def _value_after(text: str, pos: int, *, token: bool) -> Hit | None:
         ok = looks_random(value, 16)
     elif label or quoted:  # a machine-made value too, letters only (`密码：uwbjWEMFmPpLnLVU`)
         ok = password_like(value, 6) or mixed_literal(value) or _letters_and_digits(value, 6) or machine_made
-    else:  # prose: `Passwort ist X`, `密码是X`
-        ok = password_like(value) or mixed_case_literal(value)  # (`ändern in Windows10`: a word, not a value)
+    else:  # prose: `Passwort ist X`, `密码是X` (`ändern in Windows10`: a word, not a value)
+        ok = password_like(value) or mixed_case_literal(value) or (typed and typed_password(value))
     return Hit(start, start + len(value), CREDENTIAL, "language-secret") if ok else None
 
 
@@ -188,6 +218,22 @@ def secret_field(key: str, value: str) -> bool:
     if word in _TOKEN:
         return looks_random(value, 16)
     return password_like(value, 6) or mixed_literal(value)
+
+
+_ONLY_PASSWORDS = sorted((w for w in PASSWORD_WORDS if w not in SECRET_WORDS), key=len, reverse=True)
+_PASSWORD_LONGEST = len(_ONLY_PASSWORDS[0])
+# the word at the end of the text, after a character that is no letter (or after any, for a
+# word of a wide script and for the last word of a compound: `数据库密码`, `Datenbankpasswort`)
+_ENDS_IN_PASSWORD = re.compile(
+    r"(?:(?<![^\W\d_])(?:" + "|".join(re.escape(w) for w in _ONLY_PASSWORDS) + ")"
+    + "|(?:" + "|".join(re.escape(w) for w in _ONLY_PASSWORDS if wide(w[0]) or w in COMPOUND) + r"))\Z")
+
+
+def ends_in_password_word(text: str) -> bool:
+    """`text` ends in a word for a password (`mein Passwort`, `le mot de passe`, `数据库密码`,
+    `Datenbankpasswort`), not in a longer word ending in one (`desenha`, Portuguese for "draws",
+    ends in `senha`); not in a word for a secret (`el secreto`)."""
+    return _ENDS_IN_PASSWORD.search(text[-_PASSWORD_LONGEST - 1 :].lower()) is not None
 
 
 _BY_LENGTH = sorted((*PASSWORD_WORDS, *TOKEN_WORDS), key=len, reverse=True)

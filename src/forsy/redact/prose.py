@@ -143,9 +143,10 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?(?:\D|$)")  # "rotate
 
 # The value after the clause's verb or colon, further on: "The password for user bob has been
 # set to X.", "A temporary password is generated for root@localhost: X" (mysqld's first start);
-# or in parentheses: "the API key you gave me (X) is invalid"
-_INTRODUCER = re.compile(r"(?:(?:[ \t](?:is|was|are|to|as)|:)[ \t]+|[ \t]\()(?P<v>[^\s\"'`\\<>]{1,256})",
-                         re.IGNORECASE)
+# or in parentheses: "the API key you gave me (X) is invalid"; the verb's `now` or `still` is no
+# value ("the password for the db is now X")
+_INTRODUCER = re.compile(r"(?:(?:[ \t](?:is|was|are|to|as)(?:[ \t]+(?:now|still))?|:)[ \t]+|[ \t]\()"
+                         r"(?P<v>[^\s\"'`\\<>]{1,256})", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|\n|\\n")
 _CLAUSE = 160  # characters of one clause read after the word
 
