@@ -7,7 +7,9 @@ The connection is in autocommit mode and `transaction()` opens one explicit tran
 - Each sweeper has a name (`FORSY_HOST`, else the machine's host name): what it remembers of
   its files (`source_files`), its sessions and its sweep lock are keyed by that name too, so
   two machines with the same paths (CI runners, containers) never see each other's files as
-  gone, and sweep at the same time. Runs record the name.
+  gone, and sweep at the same time. Runs record the name. A new draft still replaces the
+  previous draft of the same session whichever sweeper made it (`prior_draft_id`), and the
+  trace an approval makes is kept in its draft's session, never in one of the reviewer's name.
 - Full-text search is a tsvector over the same words SQLite's unicode61 tokenizer makes.
 - Concurrent writers: a trace added by two sweepers at once is stored once (the second
   `add_trace` returns False); the job queue is `SELECT … FOR UPDATE SKIP LOCKED` (`jobs`).
@@ -387,16 +389,23 @@ class PostgresStore:
 
     # ------------------------------------------------------------------ traces
     def add_trace(self, trace: NewTrace, now: str) -> bool:
+        return self._add_trace(trace, now)
+
+    def _add_trace(self, trace: NewTrace, now: str, session_ref: int | None = None) -> bool:
+        """`add_trace`, in this sweeper's session of the trace's file, or in session `session_ref`
+        (the trace an approval made: in its draft's, never a session of the reviewer's machine)."""
         trace = coded_trace(trace)
         with self.transaction():
             if self._q("SELECT 1 FROM traces WHERE trace_id = %s", (trace.trace_id,)):
                 return False
-            self._x("INSERT INTO sessions (host, source_kind, session_id, unit_path, agent, project, first_seen) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (host, unit_path, session_id) DO NOTHING",
-                    (self.host, trace.source_kind, trace.session_id, trace.unit_path, trace.agent, trace.project,
-                     now))
-            ref = self._q("SELECT id FROM sessions WHERE host = %s AND unit_path = %s AND session_id = %s",
-                          (self.host, trace.unit_path, trace.session_id))[0][0]
+            ref = session_ref
+            if ref is None:
+                self._x("INSERT INTO sessions (host, source_kind, session_id, unit_path, agent, project, first_seen) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (host, unit_path, session_id) DO NOTHING",
+                        (self.host, trace.source_kind, trace.session_id, trace.unit_path, trace.agent,
+                         trace.project, now))
+                ref = self._q("SELECT id FROM sessions WHERE host = %s AND unit_path = %s AND session_id = %s",
+                              (self.host, trace.unit_path, trace.session_id))[0][0]
             # another sweeper may be adding the same trace right now: the second waits, then adds nothing
             added = self._q(
                 f"INSERT INTO traces ({TRACE_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
@@ -425,9 +434,26 @@ class PostgresStore:
 
     def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
         rows = self._q(
-            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
-            "WHERE s.host = %s AND s.unit_path = %s AND s.session_id = %s "
-            "ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1", (self.host, to_db(unit_path), to_db(session_id)))
+            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref JOIN drafts d "
+            "ON d.trace_id = t.trace_id WHERE s.host = %s AND s.unit_path = %s AND s.session_id = %s "
+            "AND d.review_of IS NULL ORDER BY t.created_at DESC, t.trace_id DESC LIMIT 1",
+            (self.host, to_db(unit_path), to_db(session_id)))
+        return rows[0][0] if rows else None
+
+    # `prior_draft_id` (the protocol says the rule): this sweeper's drafts of the session file, or another
+    # sweeper's of the same session (kind, id, start); the queue's head first, then one of the same path (a
+    # folder the sweepers share), then the draft stored last
+    _PRIOR = ("SELECT t.trace_id FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s "
+              "ON s.id = t.session_ref WHERE d.review_of IS NULL AND t.trace_id <> %s AND ((s.host = %s "
+              "AND s.unit_path = %s AND s.session_id = %s) OR (s.host <> %s AND s.source_kind = %s "
+              "AND s.session_id = %s AND t.started_at = %s AND t.steps <= %s)) ORDER BY EXISTS (SELECT 1 "
+              "FROM traces n JOIN drafts nd ON nd.trace_id = n.trace_id WHERE n.prior_trace_id = t.trace_id "
+              "AND nd.review_of IS NULL), s.unit_path = %s DESC, d.id DESC LIMIT 1")
+
+    def prior_draft_id(self, trace: NewTrace) -> str | None:
+        t = coded_trace(trace)
+        rows = self._q(self._PRIOR, (t.trace_id, self.host, t.unit_path, t.session_id, self.host, t.source_kind,
+                                     t.session_id, t.started_at, t.steps, t.unit_path))
         return rows[0][0] if rows else None
 
     _SELECT = trace_select("false", "f.host = s.host AND f.path = s.unit_path")
@@ -509,10 +535,11 @@ class PostgresStore:
         with self.transaction():
             # the draft's row lock: a second reviewer's action waits here, then sees the new
             # version and is refused (one save wins, the other is a conflict, nothing is lost)
-            rows = self._q("SELECT id, version FROM drafts WHERE trace_id = %s FOR UPDATE", (change.trace_id,))
+            rows = self._q("SELECT d.id, d.version, t.session_ref FROM drafts d JOIN traces t ON t.trace_id = "
+                           "d.trace_id WHERE d.trace_id = %s FOR UPDATE OF d", (change.trace_id,))
             if not rows:
                 raise InputError(f"no draft of trace {change.trace_id} in the store")
-            draft_id, version = rows[0]
+            draft_id, version, session_ref = rows[0]
             check_version(change, version)
             p = change.proposal
             if p is not None:
@@ -523,7 +550,9 @@ class PostgresStore:
             reviewed_as = None
             if change.reviewed is not None:
                 reviewed_as = change.reviewed.trace_id
-                self.add_trace(change.reviewed, change.at)
+                # in the draft's session: a session of the reviewer's name would be taken for a
+                # session file of that sweeper's, and the trace for one of its drafts
+                self._add_trace(change.reviewed, change.at, session_ref)
                 self._x("UPDATE drafts SET status = 'approved', review_of = %s, validation_level = %s, "
                         "updated_at = %s WHERE trace_id = %s",
                         (change.trace_id, change.validation_level, change.at, reviewed_as))

@@ -462,10 +462,13 @@ class SqliteStore:
 
     def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
         row = self.db.execute(
-            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref "
-            "WHERE s.unit_path = ? AND s.session_id = ? ORDER BY t.created_at DESC, t.rowid DESC LIMIT 1",
-            (to_db(unit_path), to_db(session_id))).fetchone()
+            "SELECT t.trace_id FROM traces t JOIN sessions s ON s.id = t.session_ref JOIN drafts d ON d.trace_id = "
+            "t.trace_id WHERE s.unit_path = ? AND s.session_id = ? AND d.review_of IS NULL "
+            "ORDER BY t.created_at DESC, t.rowid DESC LIMIT 1", (to_db(unit_path), to_db(session_id))).fetchone()
         return row[0] if row else None
+
+    def prior_draft_id(self, trace: NewTrace) -> str | None:  # one sweeper: its session file is the session
+        return None if (p := self.latest_trace_id(trace.unit_path, trace.session_id)) == trace.trace_id else p
 
     _SELECT = trace_select("0", "f.path = s.unit_path")
 
@@ -540,8 +543,7 @@ class SqliteStore:
         # BEGIN IMMEDIATE: the version is read and bumped under the write lock, so of two
         # reviewers acting on the same version exactly one wins and the other gets a conflict.
         with self.transaction(immediate=True):
-            row = self.db.execute("SELECT id, version FROM drafts WHERE trace_id = ?",
-                                    (change.trace_id,)).fetchone()
+            row = self.db.execute("SELECT id, version FROM drafts WHERE trace_id = ?", (change.trace_id,)).fetchone()
             if row is None:
                 raise InputError(f"no draft of trace {change.trace_id} in the store")
             draft_id, version = row
@@ -572,7 +574,6 @@ class SqliteStore:
         state = self.draft_state(change.trace_id)
         assert state is not None
         return state
-
 
     def import_review(self, trace_id: str, state: DraftState, proposals: list[ProposalRow], audit: list[AuditRow],
                       note: str, now: str) -> bool:

@@ -109,7 +109,34 @@ class Store(Protocol):
         that id is already stored."""
         ...
 
-    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None: ...
+    def latest_trace_id(self, unit_path: str, session_id: str) -> str | None:
+        """The newest draft a sweep stored of the session `session_id` read from `unit_path` (on
+        PostgreSQL, this sweeper's file): never the trace an approval made."""
+        ...
+
+    def prior_draft_id(self, trace: NewTrace) -> str | None:
+        """The draft a sweep's new draft `trace` replaces (its `prior_trace_id`): the newest draft of
+        the same session, whichever sweeper made it; never `trace` itself, nor the trace an approval
+        made (it replaces nothing: the draft it came from stays in the lineage).
+
+        The same session is
+        - of this sweeper (the only one of a SQLite store): its drafts of the same session file,
+          `unit_path` and `session_id` (as the store keys sessions). On one machine the file is the
+          session, rewritten or without step times; two files are two sessions, even of one id (a
+          copy a person edited, a fork).
+        - of another sweeper (PostgreSQL): its drafts of the same `source_kind`, `session_id` and
+          `started_at` (the log's first step time, which growth keeps), at any path. Not the path:
+          one folder is mounted at other paths on other machines, and two machines have other
+          sessions at the same path. Not the id alone: many ids are a file's or folder's name or a
+          counter, not unique across machines (Claude Code's sessionId is; Goose's `20250101_1` is
+          not); two logs of one id that started at the same instant are copies of one session. A
+          draft with more steps than `trace` is not replaced by it: a copy lagging behind (a folder
+          still syncing) must not hide the fuller draft from the queue (both stay listed).
+
+        Of these, the newest: on PostgreSQL one no later draft replaces (the queue's head), then one
+        of the same path, then the one stored last (sweepers' clocks need not agree); on SQLite, as
+        `latest_trace_id` (one sweeper's runs take turns)."""
+        ...
 
     def trace(self, trace_id: str) -> TraceRow | None: ...
 

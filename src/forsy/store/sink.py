@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..assemble import Assembled
 from ..evidence import Session
@@ -15,7 +16,9 @@ class StoreSink:
     """Writes each trace (all its folder files, compressed) as a pending draft and returns
     its trace id. A trace already stored (same id: same sources, same bytes) is not stored
     twice. A new trace of a session already in the store links the previous draft
-    (`prior_trace_id`, a column of the store: trace.json itself is left as forsy wrote it).
+    (`prior_trace_id`, a column of the store: trace.json itself is left as forsy wrote it): the
+    newest draft of the same session whichever sweeper made it, never the trace an approval made
+    (`Store.prior_draft_id` says what is the same session).
 
     `already` holds the ids of the traces it found stored already (a copy of a session file
     under another name reads to the same trace), so the sweep can say why no draft was written.
@@ -37,7 +40,6 @@ class StoreSink:
         self.files_read.update(f.abs_path for f in session.files)
         unit = self.unit_path or (session.files[0].abs_path if session.files else session.session_id)
         t = assembled.trace
-        prior = self.store.latest_trace_id(unit, session.session_id)
         files = render(assembled)
         new = NewTrace(
             trace_id=t.trace_id, source_kind=session.source_kind, session_id=session.session_id, unit_path=unit,
@@ -46,9 +48,8 @@ class StoreSink:
             started_at=t.started_at, ended_at=t.ended_at, confidence=t.summary.agent_confidence,
             steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
             files=[StoredFile(name, data) for name, data in sorted(files.items())],
-            texts=search_texts(assembled),
-            prior_trace_id=prior if prior != t.trace_id else None, run_id=self.run_id,
-            model_values=model_values(assembled))
+            texts=search_texts(assembled), run_id=self.run_id, model_values=model_values(assembled))
+        new = replace(new, prior_trace_id=self.store.prior_draft_id(new))
         if self.store.add_trace(new, self.now):
             self.written += 1
             from .queue_rules import dismiss_matching
