@@ -303,3 +303,16 @@ def test_a_rejection_without_a_reason_is_refused_without_naming_a_terminal_flag(
         r = web.post(f"/t/{web.tid}/reject", version=str(web.version()), reason=reason)
         assert r.status_code == 400 and error_of(r.text) == "a rejection needs a reason"
     assert web.st.draft_state(web.tid).status == "pending"  # type: ignore[union-attr]
+
+
+def test_a_bulk_rejections_reason_holding_a_secret_is_refused_not_shown(web: Web) -> None:
+    """The reason goes back and forth raw in the confirmation page's form: a token pasted into
+    it would be on the page. It is refused, saying why, and no pasted value is on the page."""
+    for secret in PASTED:
+        for confirm in ({}, {"confirm": "1"}):
+            r = web.post("/bulk", action="reject", reason=f"old key {secret}", t=[web.tid], **confirm)
+            assert r.status_code == 400 and "the reason holds what looks like a secret" in r.text
+            assert secret not in html.unescape(r.text)
+    assert web.st.draft_state(web.tid).status == "pending"  # type: ignore[union-attr]
+    r = web.post("/bulk", action="reject", reason="a CI bot's session", t=[web.tid])
+    assert r.status_code == 200 and "Reject 1 draft(s)?" in r.text and "a CI bot&#39;s session" in r.text
