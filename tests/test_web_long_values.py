@@ -49,4 +49,3 @@ def test_a_trace_value_too_long_for_a_page_is_shown_cut_and_replaced_whole(store
         page = c.get(f"/t/{tid}").text
         assert "x" * 20_000 not in page and len(page) < 400_000
         assert "1000000 characters, too long to edit in a page: what you type here replaces it whole" in page
-
