@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
+from .errors import InputError
 from .evidence import Event, ReadingWarning, Session
 
 EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
@@ -71,6 +72,16 @@ def parse_iso(value: object) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:  # a date that does not exist, an offset of 24 hours or more
         return None
+
+
+def time_bound(value: str, name: str) -> str:
+    """A time given to filter by (`--since`, `until`), as given, when it is one: a typo is
+    refused naming `name`, never a filter that silently matches nothing (or everything), as
+    text compared with the stored times would."""
+    if parse_iso(value) is None:
+        raise InputError(f"unknown {name} {value[:40]!r}; give a date (2026-01-31) or an ISO time "
+                         "(2026-01-31T10:00, 2026-01-31T10:00:00Z, 2026-01-31T12:00:00+02:00)")
+    return value
 
 
 def aware(dt: datetime) -> datetime:

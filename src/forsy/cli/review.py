@@ -197,11 +197,13 @@ def review_list(
 ) -> None:
     """The drafts to review (the newest of each session), with their status."""
     from ..store import DRAFT_STATUSES, TraceQuery, every_trace
+    from ..times import time_bound
 
     if status is not None and status not in DRAFT_STATUSES:
         raise InputError(f"unknown status {status!r}; known: {', '.join(DRAFT_STATUSES)}")
-    _time_option("--since", since)
-    _time_option("--until", until)
+    for flag, value in (("--since", since), ("--until", until)):
+        if value is not None:
+            time_bound(value, flag)
     st = _open(store)
     try:
         found = every_trace(st, TraceQuery(agent=agent, project=project, status=status, since=since, until=until,
@@ -221,16 +223,6 @@ def review_list(
         else:
             typer.echo(f"{r.trace_id}  {r.status:13} {r.agent or '-':12} {_short(r.project or '-', 20):20} "
                        f"{(r.started_at or '-')[:19]:19} conf {r.confidence}  {r.steps} steps  {_short(r.task, 50)}")
-
-
-def _time_option(flag: str, value: str | None) -> None:
-    """Refuse a --since/--until that is not a time: compared as text, a typo would silently
-    match no draft (or every one)."""
-    from ..times import parse_iso
-
-    if value is not None and parse_iso(value) is None:
-        raise InputError(f"unknown {flag} {value!r}; give a date (2026-01-31) or an ISO time (2026-01-31T10:00, "
-                         "2026-01-31T10:00:00Z, 2026-01-31T12:00:00+02:00)")
 
 
 def _short(text: str, n: int) -> str:

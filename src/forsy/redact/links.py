@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ._base import CREDENTIAL, Hit, is_template, looks_random
-from .structure import _in_url
+from .structure import URL_STOP, in_url
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -34,7 +34,6 @@ _SEGMENT_WORDS = frozenset({"password", "passwd", "email", "mail", "account", "l
 # segments that may stand between the capability and its token (`/invite/accept/<token>`)
 _STEP_WORDS = _SEGMENT_WORDS | _CAPABILITY_WORDS
 CAPABILITY_ANCHORS = ("/reset", "/magic", "/invit", "/verif", "/confirm", "/activat", "/passwordless")
-_URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}?#\\,;|")
 _WORD_SPLIT = re.compile(r"[-_.]")
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{20,128}")
 
@@ -44,7 +43,7 @@ def capability_link(text: str, anchors: Anchors) -> Iterator[Hit]:
     invitation, verifies, confirms or activates."""
     done = -1
     for i in anchors.find(CAPABILITY_ANCHORS):
-        if i < done or not _in_url(text, i):
+        if i < done or not in_url(text, i):
             continue
         segment, pos = _segment(text, i + 1)
         if not _names_capability(segment):
@@ -64,7 +63,7 @@ def capability_link(text: str, anchors: Anchors) -> Iterator[Hit]:
 
 def _segment(text: str, start: int) -> tuple[str, int]:
     end = start
-    while end < len(text) and end - start < 512 and text[end] not in _URL_STOP and text[end] != "/":
+    while end < len(text) and end - start < 512 and text[end] not in URL_STOP and text[end] != "/":
         end += 1
     return text[start:end], end
 

@@ -283,7 +283,7 @@ def _line_start_plain(text: str, i: int) -> int:
 # webhooks, Telegram's bot<id>:<token>, .../key/<key>, .../token/<token>)
 _PATH_PREFIXES = ("/webhooks/", "/webhook/", "/webhookb2/", "/IncomingWebhook/", "/hooks/", "/key/", "/keys/",
                   "/token/", "/tokens/", "/secret/", "/bot", "/Webhooks/", "/Hooks/", "/Key/", "/Token/", "/Secret/")
-_URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}?#\\,;|")
+URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}?#\\,;|")
 _TELEGRAM = re.compile(r"/bot(?P<id>\d{5,12}):(?P<v>[A-Za-z0-9_-]{30,50})(?![A-Za-z0-9_-])")
 
 
@@ -299,12 +299,12 @@ def url_path_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
                 done = m.end()
                 yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "url-path-token")
             continue
-        if not _in_url(text, i):
+        if not in_url(text, i):
             continue
         pos = text.index("/", i + 1) + 1
         while pos < len(text) and pos - i < 1024:
             end = pos
-            while end < len(text) and text[end] not in _URL_STOP and text[end] != "/":
+            while end < len(text) and text[end] not in URL_STOP and text[end] != "/":
                 end += 1
             segment = text[pos:end]
             done = end
@@ -315,11 +315,11 @@ def url_path_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
             pos = end + 1
 
 
-def _in_url(text: str, i: int) -> bool:
+def in_url(text: str, i: int) -> bool:
     """A host before the path: `https://host/…` or `host.tld/…` on the same word."""
     j = i
     lo = max(0, i - 200)
-    while j > lo and text[j - 1] not in _URL_STOP:
+    while j > lo and text[j - 1] not in URL_STOP:
         j -= 1
     head = text[j:i]
     return "://" in head or (head.count(".") >= 1 and "/" not in head.split(".", 1)[0] and head[:1].isalnum())

@@ -62,7 +62,8 @@ def _work(store: Store, draft: str) -> str:
             edits[a.actor] += 1
             continue
         if a.action in ("approve", "reject", "needs_changes"):
-            why = _detail(a.detail_json).get("reason") or _detail(a.detail_json).get("note")
+            detail = _detail(a.detail_json)
+            why = detail.get("reason") or detail.get("note")
             verb = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}[a.action]
             said.append(f"{verb} by {a.actor}" + (f": {orjson.dumps(why).decode()}" if why else ""))
     if edits:

@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..errors import ForsyError, InputError, StoreError, StoreUnreachable
 from ..store import ReviewConflict, Store, open_store
 from ..store.reviewers import verify_reviewer_token
-from ..times import parse_iso
+from ..times import time_bound
 from .pages import env
 
 COOKIE = "forsy_review"  # and the port: forsy_review_8765
@@ -289,12 +289,7 @@ def number(v: str | None, name: str, lo: int = 0, hi: int = 10**9) -> int | None
 def a_time(v: str | None, name: str) -> str | None:
     """A time bound from a URL (`since`, `until`), as given, when forsy reads it as a time: a
     typo is refused, never a filter that silently matches nothing (or everything)."""
-    if v is None or v.strip() == "":
-        return None
-    if parse_iso(v) is None:
-        raise InputError(f"unknown {name} {v[:40]!r}; give a date (2026-01-31) or an ISO time (2026-01-31T10:00, "
-                         "2026-01-31T10:00:00Z, 2026-01-31T12:00:00+02:00)")
-    return v
+    return None if v is None or v.strip() == "" else time_bound(v, name)
 
 
 def new_token() -> str:
