@@ -271,21 +271,23 @@ def test_a_postgresql_store_missing_its_later_migrations_is_brought_up_to_date(p
     try:
         put(store, "demo-session.jsonl")
         names = store.migrations()
-        later = ["0007_queue_rules", "0008_model_values", "0009_retried_count", "0010_sweep_lock_lease"]
-        assert names[-4:] == later
-        with store.transaction():  # type: ignore[attr-defined]  # the store before those four
+        later = ["0007_queue_rules", "0008_model_values", "0009_retried_count", "0010_sweep_lock_lease",
+                 "0011_sessions_by_id"]
+        assert names[-5:] == later
+        with store.transaction():  # type: ignore[attr-defined]  # the store before those five
             for q in ("DROP TABLE queue_rules", "ALTER TABLE traces DROP COLUMN model_values",
                       "ALTER TABLE runs DROP COLUMN retried", "ALTER TABLE sweep_lock DROP COLUMN proc",
-                      "ALTER TABLE sweep_lock DROP COLUMN renewed",
-                      "DELETE FROM schema_migrations WHERE name IN "
-                      "('0007_queue_rules', '0008_model_values', '0009_retried_count', '0010_sweep_lock_lease')"):
+                      "ALTER TABLE sweep_lock DROP COLUMN renewed", "DROP INDEX sessions_session",
+                      "DELETE FROM schema_migrations WHERE name IN ('0007_queue_rules', '0008_model_values', "
+                      "'0009_retried_count', '0010_sweep_lock_lease', '0011_sessions_by_id')"):
                 store.conn.execute(q)  # type: ignore[attr-defined]
-        assert store.migrations() == names[:-4]
+        assert store.migrations() == names[:-5]
         assert store.migrate() == later  # type: ignore[attr-defined]
         assert store.migrations() == names
         assert sql(store, "SELECT count(*) FROM queue_rules") == [(0,)]
         assert sql(store, "SELECT model_values FROM traces") == [(0,)]  # the trace kept, its column back
         assert sql(store, "SELECT count(proc), count(renewed) FROM sweep_lock") == [(0, 0)]
+        assert sql(store, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_session'") == [(1,)]
         assert store.migrate() == []  # type: ignore[attr-defined]
     finally:
         store.close()

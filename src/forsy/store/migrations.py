@@ -268,6 +268,14 @@ ALTER TABLE sweep_lock ADD COLUMN renewed DOUBLE PRECISION;
 UPDATE sweep_lock SET renewed = {epoch};
 """))
 
+# A draft a sweeper writes looks for the earlier drafts of its session under any path and any
+# sweeper (a session moved, or two sweepers sharing a folder) by the session's id: without an
+# index that read every session row for each draft written (35 ms a draft at 200,000 sessions
+# on PostgreSQL).
+CORE.append(("0011_sessions_by_id", """
+CREATE INDEX sessions_session ON sessions(session_id);
+"""))
+
 # PostgreSQL only. Full-text search: a tsvector over the words of the task, prompts and tool
 # inputs (split as SQLite's unicode61 tokenizer does, by `_postgres.words`). Many sweepers
 # share the store, so what one machine remembers of its files, its sessions and its sweep
