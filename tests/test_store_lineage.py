@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from _paths import SAMPLES
 from forsy.review.actions import approve
 from forsy.review.lineage import earlier_work, replacement
 from forsy.store import NewTrace, Store, StoredFile, TraceQuery, TraceRow, open_store
+from forsy.store.sink import add_draft
 from forsy.sweep import SweepOptions, sweep
 
 NOW = "2026-03-01T12:00:00+00:00"
@@ -268,6 +270,28 @@ def test_the_prior_draft_is_never_a_reviewed_copy_nor_the_trace_itself(
     assert st.latest_trace_id("/logs/a.jsonl", "sess-1") == "t-1"
     assert st.prior_draft_id(hand_trace("t-x", session="sess-404")) is None
     assert st.prior_draft_id(hand_trace("t-1")) is None  # stored already: it replaces nothing
+
+
+def test_two_sweepers_drafting_one_session_at_once_leave_one_draft_in_the_queue(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch, stores: list[Store]) -> None:
+    """Sweepers a and b read one shared folder and draft the same session at the same moment: b's
+    lookup of the earlier draft waits until a's draft is committed, then links it, so the queue
+    holds one draft of the session (each finding none left two pending drafts of one session)."""
+    a = as_sweeper(pg_url, "sweeper-a", monkeypatch, stores)
+    b = as_sweeper(pg_url, "sweeper-b", monkeypatch, stores)
+    done: list[bool] = []
+    b_draft = hand_trace("t-b", unit="/mnt/b/shared/a.jsonl", steps=5)
+    other = threading.Thread(target=lambda: done.append(add_draft(b, b_draft, NOW)))
+    with a.transaction():  # a is between its lookup and its commit when b starts
+        assert a.prior_draft_id(hand_trace("t-a", steps=5)) is None
+        other.start()
+        time.sleep(1.0)
+        assert other.is_alive() and not done  # b waits for a's draft
+        assert a.add_trace(hand_trace("t-a", steps=5), NOW)
+    other.join(timeout=30)
+    assert done == [True]
+    assert b.trace("t-b").prior_trace_id == "t-a"  # type: ignore[union-attr]
+    assert [r.trace_id for r in queue(a)] == ["t-b"]
 
 
 def hand_trace(tid: str, *, session: str = "sess-1", unit: str = "/logs/a.jsonl", prior: str | None = None,

@@ -452,6 +452,10 @@ class PostgresStore:
 
     def prior_draft_id(self, trace: NewTrace) -> str | None:
         t = coded_trace(trace)
+        # Two sweepers drafting one session at the same time: in the transaction that adds the draft
+        # (StoreSink), the second waits here for the first to commit, then finds its draft and links
+        # it, instead of each finding none and leaving two pending drafts of one session.
+        self._q("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{t.source_kind}/{t.session_id}",))
         rows = self._q(self._PRIOR, (t.trace_id, self.host, t.unit_path, t.session_id, self.host, t.source_kind,
                                      t.session_id, t.started_at, t.steps, t.unit_path))
         return rows[0][0] if rows else None

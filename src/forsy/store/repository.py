@@ -135,7 +135,8 @@ class Store(Protocol):
 
         Of these, the newest: on PostgreSQL one no later draft replaces (the queue's head), then one
         of the same path, then the one stored last (sweepers' clocks need not agree); on SQLite, as
-        `latest_trace_id` (one sweeper's runs take turns)."""
+        `latest_trace_id` (one sweeper's runs take turns). Called in the transaction that adds the
+        draft, it holds off another sweeper's lookup for the same session until that commits."""
         ...
 
     def trace(self, trace_id: str) -> TraceRow | None: ...

@@ -49,8 +49,7 @@ class StoreSink:
             steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
             files=[StoredFile(name, data) for name, data in sorted(files.items())],
             texts=search_texts(assembled), run_id=self.run_id, model_values=model_values(assembled))
-        new = replace(new, prior_trace_id=self.store.prior_draft_id(new))
-        if self.store.add_trace(new, self.now):
+        if add_draft(self.store, new, self.now):
             self.written += 1
             from .queue_rules import dismiss_matching
 
@@ -58,6 +57,14 @@ class StoreSink:
         else:
             self.already.append(t.trace_id)
         return t.trace_id
+
+
+def add_draft(store: Store, new: NewTrace, now: str) -> bool:
+    """Store `new` as a pending draft linked to the draft it replaces (`Store.prior_draft_id`),
+    the lookup and the insert in one transaction: on PostgreSQL another sweeper drafting the
+    same session at the same time waits for this one and links it. False when already stored."""
+    with store.transaction():
+        return store.add_trace(replace(new, prior_trace_id=store.prior_draft_id(new)), now)
 
 
 _HOME = re.compile(r"^(?:[A-Za-z]:)?(?:/.*)?/(?:home|Users)/[^/]+(?P<rest>/.*)?$")
