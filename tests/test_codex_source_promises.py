@@ -287,6 +287,34 @@ def test_a_subagent_written_in_the_next_days_folder_is_read_with_its_parent(tmp_
     assert later.name not in {Path(x.path).name for x in s.files}
 
 
+def test_a_next_days_folder_that_may_not_be_listed_is_named_and_the_thread_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next day's folder exists but the user may not list it (mode 000, as a user who is not
+    root meets it): the parent and the subagents of its own folder are read all the same, and the
+    folder is named once, with the parent's file, as where subagents may be that are not here. It
+    was the whole session's failure, an internal error naming the other folder."""
+    import os
+
+    sessions = tmp_path / "sessions"
+    f = family(sessions / "2026" / "05" / "12")
+    locked = sessions / "2026" / "05" / "13"
+    f["second"].rename(write(locked / f["second"].name, b""))
+    real_listdir = os.listdir
+
+    def listdir(path: os.PathLike[str] | str = ".") -> list[str]:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    read = (f["parent"], f["child"], f["grandchild"])
+    assert [x.path for x in s.files] == [str(p.relative_to(tmp_path)) for p in read]
+    [w] = [w for w in s.warnings if w.code == "subagent_folder_unreadable"]
+    assert (w.file, w.line) == (str(f["parent"].relative_to(tmp_path)), None)
+    assert w.message == f"folder 2026/05/13/ could not be listed for the subagents of thread {PID}: Permission denied"
+
+
 @pytest.mark.parametrize(("day", "next_day"), [(("2026", "05", "31"), ("2026", "06", "01")),
                                                (("2025", "12", "31"), ("2026", "01", "01")),
                                                (("2028", "02", "28"), ("2028", "02", "29"))])

@@ -96,6 +96,32 @@ def test_a_bug_met_in_one_file_is_an_internal_error_naming_it(tmp_path: Path,
     assert f"{demo}: internal error: RuntimeError: a reader's own bug" in r.output
 
 
+def test_a_file_beside_it_that_may_not_be_read_fails_the_file_as_input_not_as_a_bug(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that meets a companion file or folder the user may not read (an OSError naming a
+    path) fails that file as unreadable input, naming both, and the run goes on: it was an
+    internal error, exit 70, asking to report a bug."""
+    demo, other = tmp_path / "s.jsonl", tmp_path / "b" / "s.jsonl"
+    shutil.copy(DEMO, demo)
+    other.parent.mkdir()
+    shutil.copy(DEMO, other)
+    src = sources.detect(demo)
+    real = type(src).read
+
+    def read(self: object, path: Path, ctx: object) -> object:
+        if path == demo:
+            raise PermissionError(13, "Permission denied", str(tmp_path / "locked"))
+        return real(self, path, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(src), "read", read)
+    r = CliRunner().invoke(app, ["retrace", str(demo), "-o", str(tmp_path / "out"), "--no-redact"])
+    assert r.exit_code == ExitCode.INPUT, r.output
+    assert f"{demo}: could not read {tmp_path / 'locked'}: Permission denied" in r.output
+    assert "internal error" not in r.output
+    r = CliRunner().invoke(app, ["retrace", str(tmp_path), "-o", str(tmp_path / "out2"), "--no-redact"])
+    assert r.exit_code == ExitCode.PARTIAL and "1 written" in r.output, r.output
+
+
 DEEP_ARGS = '{"cmd": ["ls"], "x": ' + "[" * 900 + "]" * 900 + "}"  # JSON orjson reads (< 1024 levels)
 
 

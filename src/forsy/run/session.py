@@ -13,7 +13,7 @@ from typing import Any
 from .. import sources, times
 from .._gc import gc_paused, give_back
 from ..assemble import Assembled, assemble
-from ..errors import ExitCode, ForsyError, InternalError, NoWork, SameTrace
+from ..errors import ExitCode, ForsyError, InputError, InternalError, NoWork, SameTrace
 from ..evidence import UNPARSABLE_WARNINGS, Session
 from ..protocols import NoRedactor, Redactor
 from ..rules.segment import Segmenter
@@ -193,6 +193,11 @@ def failed_outcome(where: str, e: Exception, options: RetraceOptions) -> Outcome
         return Outcome(where, "skipped", e.message)
     if isinstance(e, ForsyError):
         return Outcome(e.path or where, "failed", e.message, error=e, exit_code=e.exit_code)
+    if isinstance(e, OSError) and e.filename is not None and not options.debug:
+        # the machine, not a bug: a file or folder the reader met beside this one (a companion
+        # file, a folder of subagents) that may not be read, or one gone mid-read
+        err: ForsyError = InputError(f"could not read {e.filename}: {e.strerror or e}", path=where)
+        return Outcome(where, "failed", err.message, error=err, exit_code=err.exit_code)
     if options.debug:
         raise e
     err = InternalError(f"internal error: {type(e).__name__}: {str(e)[:300]} (run with --debug for the traceback)",

@@ -151,6 +151,7 @@ class _Reader:
         self.session, self.ctx = session, ctx
         self.threads: list[Thread] = []
         self.paths: set[Path] = set()
+        self.unlisted: set[Path] = set()
 
     def thread(self, path: Path) -> Thread:
         if path.name.endswith(".json"):  # the TypeScript CLI's {session, items} document
@@ -179,7 +180,7 @@ class _Reader:
 
     def children(self, parent: Thread) -> list[tuple[Thread, Thread]]:
         out: list[tuple[Thread, Thread]] = []
-        for p in sorted(p for d in day_folders(parent.lf.path.parent) for p in d.iterdir()):
+        for p in sorted(self._beside(parent)):
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
                 continue
             head = _head_meta(p)
@@ -193,6 +194,24 @@ class _Reader:
                 out.append((child, parent))
                 out.extend(self.children(child))
         return out
+
+    def _beside(self, thread: Thread) -> list[Path]:
+        """The entries of the folders `thread`'s subagents are looked for in. A folder that may not
+        be listed is named once (a subagent's work there is not in the trace); the thread itself
+        is read all the same."""
+        found: list[Path] = []
+        for d in day_folders(thread.lf.path.parent):
+            try:
+                found.extend(d.iterdir())
+            except OSError as e:
+                if d not in self.unlisted:
+                    self.unlisted.add(d)
+                    dated = d != thread.lf.path.parent  # the next day's: named as codex's tree does
+                    name = "/".join(d.parts[-3:]) if dated else d.name
+                    self.session.warn("subagent_folder_unreadable", f"folder {name}/ could not be listed for "
+                                      f"the subagents of thread {thread.thread_id}: {e.strerror or e}",
+                                      thread.lf.source)  # fmt: skip
+        return found
 
 
 def _link(meta: SessionMeta, child: Thread, parent: Thread) -> None:
@@ -271,7 +290,10 @@ def day_folders(folder: Path) -> list[Path]:
         return [folder]
     nxt = day + timedelta(days=1)
     after = folder.parent.parent.parent / f"{nxt.year:04d}" / f"{nxt.month:02d}" / f"{nxt.day:02d}"
-    return [folder, after] if after.is_dir() else [folder]
+    try:
+        return [folder, after] if after.is_dir() else [folder]
+    except OSError:  # a folder that may not be looked into: kept, so the reader names it
+        return [folder, after]
 
 
 def _head_meta(path: Path) -> dict[str, Any]:
