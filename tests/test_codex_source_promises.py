@@ -315,6 +315,31 @@ def test_a_next_days_folder_that_may_not_be_listed_is_named_and_the_thread_read(
     assert w.message == f"folder 2026/05/13/ could not be listed for the subagents of thread {PID}: Permission denied"
 
 
+def test_a_rollout_beside_it_that_may_not_be_read_is_named_as_maybe_a_subagents(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child's rollout the user may not read: its first line, which says whose subagent it is,
+    cannot be read, so the parent cannot tell; it is named once with the parent's file (its work
+    was left out without a word), and the rest of the family is read."""
+    import os
+
+    f = family(tmp_path / "sessions" / "2026" / "05" / "12")
+    real_open = os.open
+
+    def locked_open(path: os.PathLike[str] | str, flags: int, mode: int = 0o777) -> int:
+        if Path(path) == f["child"]:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", locked_open)
+    [s] = SRC.read(f["parent"], ReadContext(root=tmp_path))
+    assert f["child"].name not in {Path(x.path).name for x in s.files}
+    assert f["second"].name in {Path(x.path).name for x in s.files}
+    [w] = [w for w in s.warnings if w.code == "rollout_unreadable"]
+    assert w.file == str(f["parent"].relative_to(tmp_path))
+    assert w.message == (f"{f['child'].name}, beside it, could not be read (permission denied): a subagent's "
+                         "thread there would not be here")
+
+
 @pytest.mark.parametrize(("day", "next_day"), [(("2026", "05", "31"), ("2026", "06", "01")),
                                                (("2025", "12", "31"), ("2026", "01", "01")),
                                                (("2028", "02", "28"), ("2028", "02", "29"))])

@@ -151,7 +151,7 @@ class _Reader:
         self.session, self.ctx = session, ctx
         self.threads: list[Thread] = []
         self.paths: set[Path] = set()
-        self.unlisted: set[Path] = set()
+        self.unlisted: set[Path] = set()  # folders and files beside it that could not be read, named once
 
     def thread(self, path: Path) -> Thread:
         if path.name.endswith(".json"):  # the TypeScript CLI's {session, items} document
@@ -184,6 +184,13 @@ class _Reader:
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
                 continue
             head = _head_meta(p)
+            if not head and (why := _unreadable(p)) is not None:
+                # it may be a subagent of this session (its first line says whose): named, once
+                if p not in self.unlisted:
+                    self.unlisted.add(p)
+                    self.session.warn("rollout_unreadable", f"{p.name}, beside it, could not be read ({why}): "
+                                      "a subagent's thread there would not be here", parent.lf.source)
+                continue
             if _parent_of(head) == parent.thread_id:
                 try:
                     child = self.thread(p)
@@ -255,6 +262,18 @@ def _is_exec_file(path: Path) -> bool:
 def _why(e: Exception) -> str:
     """What went wrong, without the path (the warning names the file)."""
     return e.message if isinstance(e, InputError) else str(e)
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why the file `path` may not be read; None when it may."""
+    try:
+        with open_regular(path) as f:
+            f.read(1)
+    except InputError as e:
+        return e.message
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    return None
 
 
 def _first_line(text: bytes) -> bytes:
