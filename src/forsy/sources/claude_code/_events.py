@@ -8,12 +8,15 @@ and provenance can cite them:
   → a `user` event "/x a" (derived: the user typed exactly that at the prompt);
 * `bash-input`: `<bash-input>cmd</bash-input>` (the user ran `!cmd`) → a `user` event "!cmd";
 * everything else a person did not type — `isMeta` lines, caveats, `<system-reminder>`,
-  `<local-command-stdout>`, `<task-notification>`, command expansions — is a `note`;
+  `<local-command-stdout>`, `<task-notification>`, command expansions, another sender's words
+  (`_senders`), a prompt Claude Code wrote itself (`promptSource` "system": a /goal check-in, a
+  notice that background agents were stopped) — is a `note`;
 * `hook`: what a hook gave the agent — a Stop hook's feedback (`Stop hook feedback: …`, an
   isMeta line), context a hook added (`<user-prompt-submit-hook>`, `<system-reminder>` +
   `PostToolUse:Edit hook additional context: …`) — is a `note` of actor `system:hook`
   naming the hook event and the actor it intervened with (the segmenter makes it a step);
-* `[Request interrupted by user…]` → an `interrupt` event;
+* `[Request interrupted by user…]` → an `interrupt` event; in print/SDK mode before 2.1.236, which
+  wrote one on SIGTERM too, a note warned `interrupt-unattributed` (no one at a prompt stopped it);
 * `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
 * a result whose `toolUseResult.userModified` is true (Edit, MultiEdit): the person changed the
   proposed edit before accepting it → `ResultInfo.user_modified` (R-call/user-modified).
@@ -37,7 +40,7 @@ from ._denials import read_denial
 from ._hook_texts import HOOK_KINDS, hook_texts
 from ._refusals import FAILED_CALLS, api_error_event
 from ._rich import rich_of, slim_rich
-from ._senders import forked_copy, other_sender, queued_by_person, sender_tag
+from ._senders import claude_code_prompt, forked_copy, other_sender, queued_by_person, sender_tag, unattended_interrupt
 from ._server import server_result
 
 # session.warn: (code, message, file, line)
@@ -156,7 +159,8 @@ def kind_of(v: Any) -> str:
 # of another kind is warned about with file and line and read as absent, so no later rule
 # meets a list where it expects a string (hashing it, comparing it, slicing it).
 _STR_FIELDS = ("uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "version", "gitBranch",
-               "agentId", "subtype", "summary", "leafUuid", "parentToolUseID", "toolDenialKind")
+               "agentId", "subtype", "summary", "leafUuid", "parentToolUseID", "toolDenialKind", "promptSource",
+               "entrypoint")
 _BOOL_FIELDS = ("isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage")
 _MESSAGE_TYPES = ("user", "assistant")
 
@@ -402,8 +406,9 @@ class EventBuilder:
             sub = "interrupt" if kind == "interrupt" else "subagent_prompt"
             return [Event("note", self.actor, ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sub))]
         sender = other_sender(d)
-        # another sender's origin, or the prompt a scheduled task (/loop, CronCreate) fired
-        sent = f"origin:{sender}" if sender else "scheduled-prompt" if d.get("parentUuid") in self.fired else None
+        # another sender's origin, Claude Code's own prompt, or the prompt a scheduled task (/loop, CronCreate) fired
+        sent = (f"origin:{sender}" if sender else "prompt-source:system" if claude_code_prompt(d)
+                else "scheduled-prompt" if d.get("parentUuid") in self.fired else None)
         if sent is not None:
             return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype=sent))]
         kind, derived = classify_user_text(text)
@@ -411,6 +416,12 @@ class EventBuilder:
             return [Event("user", "user", ts, ref, text=text, abandoned=ab)]
         if kind in ("slash-command", "bash-input"):
             return [Event("user", "user", ts, ref, text=derived, abandoned=ab, info=MessageInfo(rule=kind))]
+        if kind == "interrupt" and (entry := unattended_interrupt(d)) is not None:
+            self.warn("interrupt-unattributed", f"an interrupted turn in print/SDK mode (entrypoint {entry}, "
+                      f"Claude Code {d.get('version')}): before 2.1.236 Claude Code wrote one on SIGTERM as on the "
+                      "driving program's interrupt, no one at a prompt: a note, not the user's interrupt",
+                      rec.ev.source, rec.ev.line)
+            return [Event("note", "system", ts, ref, text=text, abandoned=ab, info=NoteInfo(subtype="interrupt"))]
         if kind == "interrupt":
             return [Event("interrupt", "user", ts, ref, text=text, abandoned=ab)]
         if kind == "compaction":

@@ -7,7 +7,7 @@ from typing import Any
 from ...evidence import Session
 from .._records import Record
 from ._events import classify_user_text
-from ._senders import other_sender, queued_by_person
+from ._senders import claude_code_prompt, other_sender, queued_by_person
 
 # What a record says (as opposed to where and when it was written): a resumed session's
 # replay of a record repeats these exactly.
@@ -52,7 +52,8 @@ def _is_typed(d: dict[str, Any]) -> bool:
     another sender): a user record, or a prompt queued while the agent worked."""
     if d.get("type") == "attachment":
         return queued_by_person(d)
-    if d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary") or other_sender(d):
+    if (d.get("type") != "user" or d.get("isMeta") or d.get("isCompactSummary") or other_sender(d)
+            or claude_code_prompt(d)):
         return False
     c = (d.get("message") or {}).get("content") if isinstance(d.get("message"), dict) else None
     if isinstance(c, str):

@@ -1,5 +1,6 @@
 """Who sent a Claude Code record's words, when it was not the person at the prompt: another
-sender's envelope, a non-human `origin`, a queued prompt's sender, a fork's copied history.
+sender's envelope, a non-human `origin`, Claude Code itself (`promptSource` "system"), a queued
+prompt's sender, a fork's copied history, the program driving a print-mode run that stopped it.
 (`_events` and `_graph` apply these; the rules they serve are in `_events`' docstring.)"""
 
 from __future__ import annotations
@@ -30,6 +31,41 @@ def other_sender(d: dict[str, Any]) -> str | None:
     origin = d.get("origin")
     kind = origin.get("kind") if isinstance(origin, dict) else None
     return kind if isinstance(kind, str) and kind not in _PERSON_ORIGINS else None
+
+
+# `promptSource` of a user record (2.1.165+, as public readers of such transcripts quote it): who put
+# the prompt in. "system" is Claude Code's own prompt, with no `origin` or isMeta to say so: a
+# /goal check-in on background work (2.1.234+), "N background agents were stopped by the user", a
+# scheduled or resumed turn's prompt, a task notification. The others ("typed", "queued" while the
+# agent worked, "sdk" from the program driving Claude Code) leave the words to the text rules.
+CLAUDE_CODE_PROMPT = "system"
+
+
+def claude_code_prompt(d: dict[str, Any]) -> bool:
+    """Whether a user record's words are a prompt Claude Code wrote itself (`promptSource` "system")."""
+    return d.get("promptSource") == CLAUDE_CODE_PROMPT
+
+
+# Until 2.1.236 Claude Code in print/SDK mode (`entrypoint` sdk-cli for `claude -p`, sdk-ts, sdk-py)
+# wrote an interrupted turn and synthetic tool denials when the process got SIGTERM (CHANGELOG
+# 2.1.236), as when the program driving it interrupted: no one at a prompt stopped such a turn
+SIGTERM_SILENT_FROM = (2, 1, 236)
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+def version_of(v: Any) -> tuple[int, int, int] | None:
+    """A record's `version` ("2.1.235") as numbers, or None when it names none."""
+    m = _VERSION.match(v) if isinstance(v, str) else None
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def unattended_interrupt(d: dict[str, Any]) -> str | None:
+    """The entrypoint of a print/SDK-mode record of a version that wrote an interrupted turn on
+    SIGTERM too (its interrupt marker says nothing of who stopped the turn), else None."""
+    entry, version = d.get("entrypoint"), version_of(d.get("version"))
+    if isinstance(entry, str) and entry.startswith("sdk-") and version is not None and version < SIGTERM_SILENT_FROM:
+        return entry
+    return None
 
 
 def queued_by_person(d: dict[str, Any]) -> bool:

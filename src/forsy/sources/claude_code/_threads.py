@@ -70,6 +70,7 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
              inline: list[Record]) -> list[Thread]:
     threads: list[Thread] = []
     seen_ids: set[str] = set()
+    own = {r.data["uuid"] for r in main if isinstance(r.data.get("uuid"), str)}
     for f in _subagent_files(path, session.session_id):
         agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
         if agent_id.startswith("acompact"):
@@ -80,7 +81,7 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
             continue
         sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
                       session.warnings, session.ledger)
-        recs = _dedupe(load_records(f, ctx, sub), sub)
+        recs = _without_copies(_dedupe(load_records(f, ctx, sub), sub), own, session, agent_id)
         th = Thread(agent_id, recs, "file", _root_prompt(recs), file=source_name(f, ctx.root))
         meta_file = f.with_suffix(".meta.json")
         if meta_file.is_file():
@@ -105,6 +106,31 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
                 session.mark(r.ev.id, "set_aside", "Warmup sidechains are not work")
     _link(threads, main, session)
     return threads
+
+
+CONTEXT_COPY = "a copy of its session's record (the context a fork subagent was given)"
+
+
+def _without_copies(recs: list[Record], own: set[str], session: Session, agent_id: str) -> list[Record]:
+    """A subagent transcript's records less those that are records of the session itself (the same
+    uuid as one of the main log's): the conversation a fork subagent (2.1.232+ forks by default)
+    was given, should its transcript hold a copy of it, as public readers' fixtures show (the
+    `fork-context-ref` it opens with names that context instead, as others describe it). The
+    session's work, read once there: set aside, counted, warned once per transcript."""
+    copies = {id(r) for r in recs if r.data.get("uuid") in own}
+    if not copies:
+        return recs
+    kept = [r for r in recs if id(r) not in copies]
+    first = next(r for r in recs if id(r) in copies)
+    for r in recs:
+        if id(r) in copies:
+            session.mark(r.ev.id, "set_aside", CONTEXT_COPY)
+    extra = session.quality.extra
+    extra["subagent_context_copies"] = extra.get("subagent_context_copies", 0) + len(copies)
+    session.warn("subagent-context-copy", f"{len(copies)} records of subagent {agent_id}'s transcript are records "
+                 "of the session (the same uuid): the context it was given, set aside (read once, in the session)",
+                 first.ev.source, first.ev.line)
+    return kept
 
 
 def _subagent_files(path: Path, session_id: str) -> list[Path]:

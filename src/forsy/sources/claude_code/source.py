@@ -23,7 +23,9 @@ What this module handles, and the rule it follows for each:
   unique), or the `.meta.json`'s `toolUseId`. A subagent spawned by a subagent (2.1.x nests
   them; every transcript still lies flat in `subagents/`) is linked by the same keys to the call
   in its spawner's transcript and placed inside its steps. Warmup threads are not work.
-  Compaction agents (`agent-acompact-*`) are skipped.
+  Compaction agents (`agent-acompact-*`) are skipped. A fork subagent's transcript (2.1.232+)
+  opens with a `fork-context-ref` naming the session it was forked in; records of that session
+  copied into it (the same uuid) are the session's work, set aside there (`_threads`).
   A subagent file retraced on its own: the prompt its parent sent is the task.
 * **Refusals and failed model calls** (`_refusals`): `api_error` records, and a refusal's
   `model_refusal_fallback` / `model_refusal_no_fallback` records, are the agent's error steps;
@@ -39,8 +41,12 @@ What this module handles, and the rule it follows for each:
   array of the same messages) is read by `_stream.py`, with this module's event builder.
 * **Ledger**: every record no step cites is marked (`Session.mark`) as metadata, set aside
   by a named rule (docs/rules.md) or a duplicate; the manifest's ledger counts them.
+* **Who said it** (`_senders`): another sender's envelope or `origin`, a prompt Claude Code wrote
+  itself (`promptSource` "system": a /goal check-in…), a print/SDK-mode interrupt before 2.1.236
+  (written on SIGTERM too) are notes, never the person's words or interrupt.
 * **Metadata** records (summary, file-history-snapshot, queue-operation, progress,
-  attachment, last-prompt, titles, modes…) feed `SessionMeta` and are otherwise skipped;
+  attachment, last-prompt, titles, modes…) feed `SessionMeta` (the person's latest
+  `custom-title` is `agent_config.title`) and are otherwise skipped;
   an unknown record type is one warning per type. Later versions' `continued-in` (the
   conversation moved into another session) names that session and, when no turn follows it,
   declares the ending `partial_then_stopped` (the rest of the work is in that session's file);
@@ -82,6 +88,9 @@ KNOWN_TYPES = frozenset(
     "last-prompt custom-title title mode tag agent-name pr-link x-summary result permission-mode ai-title "
     "teleported-from teleport-skipped-branch".split()
 ) | frozenset(NEWER_TYPES)
+# the first record of a fork subagent's transcript (2.1.232+ forks by default): the parent session and
+# the point of its conversation the fork was given, in place of a copy of it (as public readers describe it)
+FORK_CONTEXT = "fork-context-ref"
 # `<persisted-output>\nOutput too large (69.2KB). Full output saved to: <path>\n\nPreview ...`:
 # the path as the writing machine spells it (a Windows one has backslashes, maybe blanks)
 SAVED_OUTPUT_WHY = "a call's whole output the agent saved beside its log (copied into the trace's artifacts)"
@@ -122,8 +131,10 @@ class ClaudeCodeSource:
                 continue  # a damaged record (its type no text) says nothing of the format: the next one does
             if isinstance(t, str) and t not in KNOWN_TYPES and isinstance(d.get("sessionId"), str):
                 continue  # a record of a later version (it names its session as every record does): the next decides
-            # a session teleported from claude.ai starts with a stub naming the remote session
-            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId")
+            # a session teleported from claude.ai starts with a stub naming the remote session; a fork
+            # subagent's transcript with the `fork-context-ref` naming the session it was forked in
+            keys = ("sessionId", "parentUuid", "leafUuid", "messageId", "isSidechain", "remoteSessionId",
+                    "parentSessionId")
             return t in KNOWN_TYPES and any(k in d for k in keys)
         return False
 
@@ -239,9 +250,11 @@ def read_session(path: Path, ctx: ReadContext) -> Session:
     agent_file = AGENT_FILE.match(path.name)
     helper = agent_file is not None and agent_file.group(1).startswith(HELPERS)
     # a record skipped as of no known type (a damaged `{"type": ...}` line too) says nothing of
-    # whether the file is a subagent's transcript: only the records read decide
+    # whether the file is a subagent's transcript: only the records read decide; a fork subagent's
+    # opens with the reference to the context it was given, which is not marked sidechain
     unmarked = [r for r in main if r.data.get("type") in KNOWN_TYPES]
-    if agent_file is not None and (not unmarked or helper):
+    fork = any(r.data.get("type") == FORK_CONTEXT for r in main)
+    if agent_file is not None and (not unmarked or helper or fork):
         # a subagent transcript given on its own: its prompt came from the parent agent (or,
         # for Claude Code's own helpers, from Claude Code, which may not mark it a sidechain)
         agent_id = agent_file.group(1)
@@ -277,6 +290,10 @@ def _finish(session: Session) -> Session:
     first = next((e for e in session.events if e.kind != "note"), None)
     if first is not None and first.kind == "compaction":
         session.quality.extra["starts_from_summary"] = 1  # the earlier work is logged elsewhere
+    unattended = sum(1 for e in session.events if e.kind == "note" and e.actor == "system"
+                     and isinstance(e.info, NoteInfo) and e.info.subtype == "interrupt")
+    if unattended:  # print/SDK-mode interrupts no one at a prompt made (`_senders.unattended_interrupt`)
+        session.quality.extra["unattributed_interrupts"] = unattended
     session.quality.encrypted_reasoning = sum(
         1 for e in session.events
         if e.kind == "note" and isinstance(e.info, NoteInfo) and e.info.subtype == "encrypted_reasoning"
@@ -301,7 +318,7 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
             continue
         if t == "summary" and isinstance(d.get("summary"), str):
             titles.append(d["summary"])
-        if t in ("permission-mode", "ai-title"):
+        if t in ("permission-mode", "ai-title", "custom-title"):
             _mode_or_title(r, meta, session)
         if t == "teleported-from" and isinstance(d.get("remoteSessionId"), str):
             meta.extra["teleported_from"] = d["remoteSessionId"]
@@ -352,18 +369,32 @@ def _collect_meta(recs: list[Record], session: Session) -> None:
         session.quality.unknown_records += sum(unknown.values())
 
 
+# the string field each record names its value in (the first found is read)
+_VALUE_KEYS = {"permission-mode": ("permissionMode", "mode"), "ai-title": ("aiTitle", "title"),
+               "custom-title": ("customTitle", "title")}
+
+
 def _mode_or_title(r: Record, meta: SessionMeta, session: Session) -> None:
     """2.1.16x+: `permission-mode` (the mode the user switched to) → agent_config.permission_modes,
-    in order; `ai-title` (the title Claude Code generated) → the card. Read from the one
-    string field the record carries besides its envelope."""
+    in order; `ai-title` (the title Claude Code generated) → the card; `custom-title` (the name the
+    person gave the session: `/rename`, `--name`, a rename from the desktop app or claude.ai) →
+    agent_config.title. Claude Code writes a title again after later turns (CHANGELOG 2.1.239: so
+    `/resume` finds it): the latest stands. Read from the one string field the record carries
+    besides its envelope."""
     d = r.data
-    keys = ("permissionMode", "mode") if d["type"] == "permission-mode" else ("aiTitle", "title")
+    keys = _VALUE_KEYS[d["type"]]
     value = next((d[k] for k in keys if isinstance(d.get(k), str)), None)
     if value is None:
         session.warn("field-type", f"{d['type']} record without a string {keys[0]}; not read", r.ev.source, r.ev.line)
         return
     if d["type"] == "ai-title":
         meta.extra["ai_title"] = value  # the latest title stands
+        return
+    if d["type"] == "custom-title":
+        if value.strip():  # a name cleared leaves no title of the person's
+            meta.extra["title"] = value
+        else:
+            meta.extra.pop("title", None)
         return
     modes: list[str] = meta.extra.setdefault("permission_modes", [])
     if not modes or modes[-1] != value:
