@@ -3,14 +3,17 @@ the call that spawned them by an exact key, and merged into the session's events
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ...errors import InputError
 from ...evidence import Event, Ref, Session
 from ...payloads import Link, ResultInfo
 from .. import ReadContext
@@ -71,7 +74,10 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
     threads: list[Thread] = []
     seen_ids: set[str] = set()
     own = {r.data["uuid"] for r in main if isinstance(r.data.get("uuid"), str)}
-    for f in _subagent_files(path, session.session_id):
+    where = source_name(path, ctx.root)
+    for f in _subagent_files(path, session.session_id, lambda what, e: session.warn(
+            "subagent_unreadable", f"{what} could not be read ({e.strerror or type(e).__name__}): a subagent's "
+            "work there is not here", where)):
         agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
         if agent_id.startswith("acompact"):
             session.quality.extra["compaction_agents"] = session.quality.extra.get("compaction_agents", 0) + 1
@@ -81,7 +87,14 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
             continue
         sub = Session("claude_code", agent_id, session.files, session.evidence, [], session.meta, session.quality,
                       session.warnings, session.ledger)
-        recs = _without_copies(_dedupe(load_records(f, ctx, sub), sub), own, session, agent_id)
+        try:
+            loaded = load_records(f, ctx, sub)
+        except (InputError, OSError) as e:  # the session is read all the same, and says so
+            why = e.message if isinstance(e, InputError) else e.strerror or type(e).__name__
+            session.warn("subagent_unreadable", f"subagent {agent_id}'s transcript could not be read, its events "
+                         f"are not here: {why}", source_name(f, ctx.root))
+            continue
+        recs = _without_copies(_dedupe(loaded, sub), own, session, agent_id)
         th = Thread(agent_id, recs, "file", _root_prompt(recs), file=source_name(f, ctx.root))
         meta_file = f.with_suffix(".meta.json")
         if meta_file.is_file():
@@ -133,13 +146,25 @@ def _without_copies(recs: list[Record], own: set[str], session: Session, agent_i
     return kept
 
 
-def _subagent_files(path: Path, session_id: str) -> list[Path]:
+def _subagent_files(path: Path, session_id: str, unread: Callable[[str, OSError], None]) -> list[Path]:
+    """The transcripts of the session's subagents; `unread` is told of each folder that could not
+    be listed and each file beside the session that could not be read (named as in the session's
+    folder), where a subagent's work may be."""
     found: list[Path] = []
     sub_dir = path.parent / path.stem / "subagents"
-    if sub_dir.is_dir():
+    try:
+        here = sub_dir.is_dir()
+    except OSError as e:  # the session's own folder may not be looked into
+        here = False
+        unread(f"folder {path.stem}/", e)
+    if here:
         # at any depth: 2.1.1xx writes workflow agents under subagents/workflows/wf_<id>/
-        found.extend(sorted((p for p in sub_dir.rglob("agent-*.jsonl") if AGENT_FILE.match(p.name) and p.is_file()),
-                            key=lambda p: p.relative_to(sub_dir).parts))
+        listed: list[Path] = []
+        for folder, dirs, files in os.walk(sub_dir, onerror=lambda e: unread(
+                "folder " + Path(path.stem, Path(e.filename).relative_to(sub_dir.parent)).as_posix() + "/", e)):
+            dirs.sort()
+            listed.extend(Path(folder, n) for n in files if AGENT_FILE.match(n))
+        found.extend(sorted((p for p in listed if p.is_file()), key=lambda p: p.relative_to(sub_dir).parts))
     if AGENT_FILE.match(path.name):
         # a subagent's own file read as a session (some of its records are not marked sidechain):
         # the agent files beside it are its parent's, and one of them is this very file, which
@@ -150,7 +175,8 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
         try:
             with p.open("rb") as fh:
                 head = fh.read(8192)
-        except OSError:
+        except OSError as e:  # it may be this session's (its sessionId is inside)
+            unread(p.name, e)
             continue
         if session_id and f'"sessionId":"{session_id}"'.encode() in head.replace(b": ", b":"):
             found.append(p)
