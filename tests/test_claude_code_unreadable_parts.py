@@ -86,3 +86,26 @@ def test_a_transcript_that_may_not_be_opened_is_named_and_the_session_read(
     [w] = [w for w in s.warnings if w.code == "subagent_unreadable"]
     assert (w.file, w.message) == (f"{SID}/subagents/{AGENT}", "subagent ad0dfa3's transcript could not be read, "
                                                               "its events are not here: permission denied")
+
+
+WIN = "5e0c2a1f-7b3d-4c8e-9a6f-1d2e3f4a5b6c"
+
+
+@pytest.mark.parametrize("denied", ["open", "stat"])
+def test_a_saved_output_that_may_not_be_read_leaves_the_preview_and_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, denied: str) -> None:
+    """The whole output Claude Code saved beside its log (tool-results/<id>.txt), there but not to
+    be read (the file, or its folder looked into): the call keeps the preview the model was given,
+    counted as cut and warned at the result's record; it failed the whole session."""
+    shutil.copytree(Path(__file__).parent / "fixtures" / "claude" / "windows-session", tmp_path / "p")
+    path = tmp_path / "p" / f"{WIN}.jsonl"
+    saved = path.parent / WIN / "tool-results" / "toolu_main.txt"
+    deny(monkeypatch, denied, saved)
+    s = read(path)
+    [w] = [w for w in s.warnings if w.code == "saved-output-unreadable"]
+    assert w.file == path.name and w.line is not None
+    assert "could not be read (" in w.message and w.message.endswith("the trace holds only the preview the model "
+                                                                      "was given")
+    cut = [e for e in s.events if e.kind == "tool_result" and getattr(e.info, "persisted_missing", False)]
+    assert len(cut) == 1 and s.quality.truncated_outputs >= 1
+    assert saved.name not in {Path(f.path).name for f in s.files}

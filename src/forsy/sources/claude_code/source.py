@@ -418,13 +418,28 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
             continue
         info = e.info
         info.persisted_path = m.group(1)
-        f = _persisted_file(m.group(1), path, tr_dir)
-        if f is None:
+        try:
+            f = _persisted_file(m.group(1), path, tr_dir)
+            mark: tuple[LedgerHeading, str] = ("metadata", SAVED_OUTPUT_WHY)
+            got = None if f is None else _read_saved(f, ctx, session, "tool-result-file", mark)
+        except (InputError, OSError) as err:  # there, but the user may not read it: as missing, and said
+            _saved_unreadable(e, m.group(1), err, session)
+            got = None
+        if got is None:
             session.quality.truncated_outputs += 1
             info.persisted_missing = True
             continue
-        ev, data = _read_saved(f, ctx, session, "tool-result-file", ("metadata", SAVED_OUTPUT_WHY))
+        ev, data = got
         info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=ev.source)
+
+
+def _saved_unreadable(e: Event, written: str, err: Exception, session: Session) -> None:
+    """A saved output found beside the log that could not be read: the trace holds the preview."""
+    said = session.evidence.get(e.refs[0].ev) if e.refs else None
+    why = err.message if isinstance(err, InputError) else getattr(err, "strerror", None) or type(err).__name__
+    session.warn("saved-output-unreadable", f"the whole output saved to {written} could not be read ({why}): the "
+                 "trace holds only the preview the model was given",
+                 said.source if said is not None else None, said.line if said is not None else None)
 
 
 def _read_saved(f: Path, ctx: ReadContext, session: Session, record_type: str,
@@ -456,13 +471,19 @@ def _saved_hook_output(e: Event, path: Path, ctx: ReadContext, session: Session,
         return
     said = session.evidence.get(e.refs[0].ev) if e.refs else None  # the record that gave the note
     source, line = (said.source, said.line) if said is not None else (None, None)
-    f = _persisted_file(m.group(1), path, tr_dir)
-    if f is None:
+    try:
+        f = _persisted_file(m.group(1), path, tr_dir)
+        got = None if f is None else _read_saved(f, ctx, session, "hook-output-file", ("set_aside", SAVED_HOOK_WHY))
+    except (InputError, OSError) as err:  # there, but the user may not read it
+        session.quality.truncated_outputs += 1
+        _saved_unreadable(e, m.group(1), err, session)
+        return
+    if got is None:
         session.quality.truncated_outputs += 1
         session.warn("saved-output-missing", f"a hook's output was saved to {m.group(1)}, which is not beside this "
                      "log: the trace holds only the preview the model was given", source, line)
         return
-    ev, _ = _read_saved(f, ctx, session, "hook-output-file", ("set_aside", SAVED_HOOK_WHY))
+    ev, _ = got
     rel = ev.source
     session.quality.extra["saved_hook_outputs"] = session.quality.extra.get("saved_hook_outputs", 0) + 1
     session.warn("hook-output-saved", f"a hook's whole output was saved to {rel}: the trace holds the preview "
