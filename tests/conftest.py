@@ -40,6 +40,21 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
+# --------------------------------------------------------------------------- data folder
+# forsy's data folder (the default store, the review fingerprints' key) in a folder of the test
+# session's own: no test writes into the data folder of the person running them. A test that
+# sets HOME or XDG_DATA_HOME itself (monkeypatch) still decides for itself.
+@pytest.fixture(scope="session", autouse=True)
+def _own_data_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    before = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = before
+
+
 # --------------------------------------------------------------------------- PostgreSQL
 # A throwaway PostgreSQL cluster for the session: `initdb` in a temp folder, listening only on
 # a Unix socket in that folder (no TCP port), fsync off. As root it runs as the `postgres`

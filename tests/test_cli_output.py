@@ -343,8 +343,8 @@ def test_ls_lists_sessions_without_retracing(project: Path, tmp_path: Path) -> N
     by = {Path(x["path"]).name: x for x in rows}
     assert set(by) == {"aaaa1111.jsonl", "bbbb2222.jsonl", "cccc3333.jsonl", "dddd4444.jsonl"}
     a = by["aaaa1111.jsonl"]
-    assert (a["agent"], a["project"], a["start"], a["records"]) == ("claude_code", "proj",
-                                                                  "2026-01-01T10:00:00.000Z", 2)
+    assert (a["agent"], a["source_kind"], a["project"], a["start"], a["records"]) == (
+        "claude-code", "claude_code", "proj", "2026-01-01T10:00:00.000Z", 2)  # the agent as the queue names it
     assert a["size"] == (project / "aaaa1111.jsonl").stat().st_size
     assert not (tmp_path / "forsy-traces").exists()
     text = runner.invoke(app, ["ls", str(project)])

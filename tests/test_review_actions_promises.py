@@ -221,7 +221,7 @@ def test_a_stale_version_is_a_conflict_and_writes_nothing(st: Store) -> None:
     stale = [
         lambda: actions.edit(st, tid, "/steps/2/reasoning", "Theirs.", reviewer=BOB, at=T.format(2),
                              expected_version=v0),
-        lambda: actions.confirm(st, tid, "/steps/3/success", reviewer=BOB, at=T.format(2), expected_version=v0),
+        lambda: actions.confirm(st, tid, "/steps/2/reasoning", reviewer=BOB, at=T.format(2), expected_version=v0),
         lambda: actions.decline(st, tid, "/steps/2/reasoning", reviewer=BOB, at=T.format(2), expected_version=v0),
         lambda: actions.approve(st, tid, "human_reviewed", reviewer=BOB, at=T.format(2), expected_version=v0),
         lambda: actions.reject(st, tid, "No.", reviewer=BOB, at=T.format(2), expected_version=v0),
@@ -236,6 +236,10 @@ def test_a_stale_version_is_a_conflict_and_writes_nothing(st: Store) -> None:
     # no version given: the current one
     actions.edit(st, tid, "/steps/2/reasoning", "Mine again.", reviewer=ADA, at=T.format(3))
     assert st.draft_state(tid).version == v0 + 2  # type: ignore[union-attr]
+    # a field nobody set since the page was loaded is no conflict: kept, on the draft as it is now
+    actions.confirm(st, tid, "/steps/3/success", reviewer=BOB, at=T.format(4), expected_version=v0)
+    assert st.draft_state(tid).version == v0 + 3  # type: ignore[union-attr]
+    assert [p.path for p in st.proposals(tid)] == ["/steps/2/reasoning", "/steps/2/reasoning", "/steps/3/success"]
 
 
 def test_only_open_drafts_are_acted_on(st: Store) -> None:
@@ -303,9 +307,10 @@ def test_decline_nulls_a_models_value_and_nothing_else(tmp_path: Path, st: Store
         assert e.value.message == f"{path} was not proposed by a model; correct it with an edit"
     v = st.draft_state(tid).version  # type: ignore[union-attr]
     actions.decline(st, tid, "/steps/2/observation", reviewer=ADA, at=T.format(2), expected_version=v)
-    with pytest.raises(ReviewConflict):  # decided on the page before that decline
-        actions.decline(st, tid, "/learning", reviewer=BOB, at=T.format(3), expected_version=v)
-    actions.decline(st, tid, "/learning", reviewer=BOB, at=T.format(3))
+    with pytest.raises(ReviewConflict):  # the same field, decided on the page before that decline
+        actions.decline(st, tid, "/steps/2/observation", reviewer=BOB, at=T.format(3), expected_version=v)
+    # another field, as the page showed it: no conflict
+    actions.decline(st, tid, "/learning", reviewer=BOB, at=T.format(3), expected_version=v)
     d = from_store(st, tid)
     assert d.trace["steps"][1]["observation"] is None and d.trace["learning"] is None
     assert decisions(d) == {"/steps/2/observation": "declined", "/learning": "declined"}

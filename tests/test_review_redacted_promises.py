@@ -198,7 +198,7 @@ def test_the_cache_keeps_the_last_eight_by_trace_and_log_hashes(monkeypatch: pyt
 
     def fake(d: LoadedTrace) -> Any:
         made.append(d.trace_id)
-        return SimpleNamespace(name=f"{d.trace_id}#{len(made)}")
+        return SimpleNamespace(name=f"{d.trace_id}#{len(made)}", issued=frozenset)
 
     monkeypatch.setattr(redacted, "session_redactor", fake)
 

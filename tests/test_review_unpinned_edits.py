@@ -84,14 +84,19 @@ def test_an_unpinned_edit_of_the_same_field_replaces_the_other_reviewers_value_a
     assert json.loads(ada.detail_json)["replaced"] == 1
 
 
-def test_a_pinned_edit_and_every_status_action_are_still_refused(st: Store) -> None:
+def test_a_pinned_edit_of_the_same_field_and_every_status_action_are_still_refused(st: Store) -> None:
     TID[0] = tid = put(st, DEMO)
     v0 = st.draft_state(tid).version  # type: ignore[union-attr]
     racing = Racing(st, bob_edits("/steps/3/eval", "1", 1), races=1)
-    with pytest.raises(ReviewConflict):
-        actions.edit(racing, tid, "/steps/5/eval", "-1", reviewer=ADA, at=T.format(2),
+    with pytest.raises(actions.ChangedSince) as e:  # Bob set the field the form showed
+        actions.edit(racing, tid, "/steps/3/eval", "-1", reviewer=ADA, at=T.format(2),
                      expected_version=v0)
-    assert racing.saves == 1
+    assert racing.saves == 1 and e.value.field == "/steps/3/eval" and e.value.change.actor == BOB
+    # pinned to the version its form was loaded at, an edit of another field lands after Bob's
+    racing = Racing(st, bob_edits("/steps/4/eval", "1", 2), races=1)
+    actions.edit(racing, tid, "/steps/5/eval", "-1", reviewer=ADA, at=T.format(3), expected_version=v0)
+    assert racing.saves == 2  # at v1, refused (Bob's edit landed first), then saved at v2
+    assert edits(st, tid)[-1] == ("/steps/5/eval", ADA, -1, 0)
     acts: list[Callable[[Any], Any]] = [
         lambda s: actions.approve(s, tid, "expert_reviewed", reviewer=ADA, at=T.format(3)),
         lambda s: actions.reject(s, tid, "No.", reviewer=ADA, at=T.format(3)),
@@ -103,7 +108,7 @@ def test_a_pinned_edit_and_every_status_action_are_still_refused(st: Store) -> N
         with pytest.raises(ReviewConflict):
             act(racing)
         assert racing.saves == 1, i
-    assert [p.actor for p in st.proposals(tid)] == [BOB, BOB, BOB, BOB]
+    assert [p.actor for p in st.proposals(tid)] == [BOB, BOB, ADA, BOB, BOB, BOB]
     assert st.draft_state(tid).status == "pending"  # type: ignore[union-attr]
 
 

@@ -87,7 +87,7 @@ def test_a_refused_edit_gives_the_typed_value_back_and_a_conflict_is_409(web: We
     web.post(f"/t/{t}/edit", version=str(v), step="2", field="reasoning", value="Mine.")
     r = web.post(f"/t/{t}/edit", version=str(v), step="2", field="reasoning", value="Theirs <b>.</b>")
     assert r.status_code == 409 and "Conflict: someone acted first" in r.text
-    assert "Theirs &lt;b&gt;.&lt;/b&gt;</textarea>" in r.text and "reasoning was not saved" in r.text
+    assert "Theirs &lt;b&gt;.&lt;/b&gt;</textarea>" in r.text and "reasoning of step #2 (Read) was not saved" in r.text
     assert [p.value_json for p in web.st.proposals(t)] == ['"Mine."']
 
 
@@ -407,7 +407,8 @@ def test_an_edit_form_missing_its_field_or_value_is_refused_as_if_empty(web: Web
     assert "<p>What you typed for  was not saved; here it is, to copy back:</p>" in r.text
     r = web.post(f"/t/{t}/edit", version=v, step="3", field="eval")
     assert r.status_code == 400 and '<p class="error">eval is -1, 0 or 1, not &#39;&#39;</p>' in r.text
-    assert re.search(r"What you typed for eval was not saved.*\n<textarea [^>]+></textarea>", r.text)
+    assert re.search(r"What you typed for eval of step #3 \(Bash\) was not saved.*\n<textarea [^>]+></textarea>",
+                     r.text)
     web.post(f"/t/{t}/edit", version=v, step="2", field="reasoning", value="Mine.")
     r = web.post(f"/t/{t}/edit", version=v, step="2", field="reasoning", value="Theirs.")
     assert r.status_code == 409 and "<title>Conflict · forsy</title>" in r.text

@@ -69,7 +69,8 @@ def test_a_refused_judgement_is_corrected_from_its_refusal(web: tuple[TestClient
     r = c.post(f"/t/{tid}/edit", data={"csrf": CSRF, "version": "0", "field": "learning", "value": "   "})
     why = re.search(r'<p class="why" id="why">(.*?)</p>', r.text)
     assert r.status_code == 400 and why and why.group(1) == (
-        "/learning: an empty value; a field is cleared by re-tracing, not by review · learning takes text (not empty)")
+        "“What is there to learn from it?”: an empty value; a field is cleared by re-tracing, not by review · it takes "
+        "text (not empty)")
     form = retry_form(r.text)
     assert (form["step"], form["field"]) == ("", "learning")
     r = c.post(form.pop("action"), data={**form, "value": "Read the tests first."})

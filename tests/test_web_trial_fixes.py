@@ -130,12 +130,12 @@ def test_a_refused_edit_with_nothing_to_mask_shows_it_as_typed_and_says_nothing_
 
 
 def test_a_value_that_cannot_be_scanned_is_not_shown_at_all(web: Web, monkeypatch: pytest.MonkeyPatch) -> None:
-    from forsy.web import app as web_app
+    from forsy.review.redacted import TypedMasker
 
-    def broken(text: str, trace: object) -> str:
+    def broken(self: TypedMasker, text: str) -> str:
         raise RedactionError("the secret engine failed")
 
-    monkeypatch.setattr(web_app, "mask_typed", broken)
+    monkeypatch.setattr(TypedMasker, "mask", broken)
     r = web.post(f"/t/{web.tid}/edit", version=str(web.version()), step="2", field="eval", value=HOOK)
     assert r.status_code == 400 and HOOK not in r.text and 'id="typed"' not in r.text
     assert "could not be scanned for secrets" in error_of(r.text)

@@ -22,11 +22,25 @@ from ._output import DebugOpt, JsonOpt, emit_json, friendly, path_arg, plural, s
 
 _LOOK = 200  # records read from each end of a log for its times and directory
 
+# The agent each source's sessions name (`SessionMeta.agent`, set by its reader): the name the
+# queue, `forsy review list`, the draft page and trace.json show, and the one `forsy ls` shows,
+# so a name seen here is the name to filter the queue by. (The source's own name, `claude_code`,
+# is the manifest's `source_kind`; filters take it too.) Roo Code's reader names Kilo Code's
+# folders `kilo-code` (`agent_of`); a source not listed here is named by its source.
+# tests/test_cli_ls_agents.py reads a log of each source and checks its sessions say the same.
+AGENTS: dict[str, str] = {
+    "claude_code": "claude-code", "codex": "codex-cli", "shell": "shell", "git": "git", "gemini": "gemini-cli",
+    "qwen_code": "qwen-code", "openhands": "openhands", "roo_code": "roo-code", "cline": "cline", "aider": "aider",
+    "asciinema": "terminal", "invariant": "invariant", "mini_swe_agent": "mini-swe-agent", "opencode": "opencode",
+    "copilot_cli": "copilot-cli", "goose": "goose", "openai_chat": "openai-chat", "atif": "atif",
+    "forsy_v1": "forsy-v1",
+}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class SessionInfo:
     path: str
-    agent: str  # the source that reads it: claude_code, codex, shell
+    agent: str  # the agent's name as its traces say it (`agent_name`): claude-code, codex-cli, shell
     project: str | None  # the last part of the working directory of the first record naming one
     start: str | None  # the first record time, as written
     end: str | None  # the last record time, as written
@@ -34,6 +48,18 @@ class SessionInfo:
     records: int | None  # records as retrace counts them (None for a compressed or binary file)
     version: str | None = None  # the agent version the first records name (Claude Code, Codex)
     work: bool | None = None  # False: only records retrace takes no work from (it skips the file)
+    source_kind: str = ""  # the source that reads it (claude_code, codex): the manifest's source_kind
+
+
+def agent_name(source: str, path: Path) -> str:
+    """The agent a session file's traces name, from the source that reads it (and, for Roo Code's
+    reader, the folder it is in): what the queue shows, never the source's own name but for a
+    source forsy does not know."""
+    if source == "roo_code":
+        from ..sources.roo_code.source import agent_of
+
+        return agent_of(path.parent) or AGENTS[source]
+    return AGENTS.get(source, source)
 
 
 def look(source: str, path: Path) -> SessionInfo:
@@ -44,12 +70,13 @@ def look(source: str, path: Path) -> SessionInfo:
         size = os.stat(path).st_size
     except OSError as e:
         raise InputError(e.strerror or str(e), path=path) from None
+    agent = agent_name(source, path)
     if path.suffix == ".zst" or path.name == "history.db":
-        return SessionInfo(str(path), source, None, None, None, size, None)
+        return SessionInfo(str(path), agent, None, None, None, size, None, source_kind=source)
     data = read_bytes(path)
     lines = [ln for ln in data.split(b"\n") if ln.strip()]
     if source == "shell":
-        return SessionInfo(str(path), source, None, None, None, size, len(lines))
+        return SessionInfo(str(path), agent, None, None, None, size, len(lines), source_kind=source)
     doc = _document(lines)
     if doc is not None:  # one JSON document (Gemini's session-*.json, Cline's arrays): its records
         records, head = _doc_records(doc)
@@ -68,8 +95,8 @@ def look(source: str, path: Path) -> SessionInfo:
     if source == "claude_code" and len(lines) <= 2 * _LOOK:
         # every record seen: a file of metadata only (a teleport stub, titles) is skipped by retrace
         work = any(r.get("type") in ("user", "assistant", "system") for r in head + tail)
-    return SessionInfo(str(path), source, project, times[0] if times else None, last[-1] if last else None,
-                       size, records, version, work)
+    return SessionInfo(str(path), agent, project, times[0] if times else None, last[-1] if last else None,
+                       size, records, version, work, source)
 
 
 def _document(lines: list[bytes]) -> Any:
@@ -164,7 +191,7 @@ def ls(
         for i in infos:
             emit_json(asdict(i), indent=False)
         return
-    width = max([12, *(len(i.agent) for i in infos)])  # the longest kind listed (mini_swe_agent is 14)
+    width = max([12, *(len(i.agent) for i in infos)])  # the longest agent listed (mini-swe-agent is 14)
     for i in infos:
         skip = "  (no work: retrace skips it)" if i.work is False else ""
         typer.echo(f"{i.agent:<{width}} {safe(i.project or '-'):<24} {i.start or '-':<26} {i.size:>12,} B "

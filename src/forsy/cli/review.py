@@ -28,9 +28,11 @@ LogsOpt = Annotated[list[Path] | None, typer.Option("--logs", help="Where the lo
                                                     parser=path_arg)]
 ReviewerOpt = Annotated[str | None, typer.Option("--reviewer", help="Who is reviewing ('Name <email>'). "
                                                  "Default: FORSY_REVIEWER, else git config user.name/email.")]
-VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="Refuse if the draft is no longer at "
-                                                "this version (see `forsy review show`): another reviewer acted. "
-                                                "Without it an edit is saved on the draft as it is then.")]
+VersionOpt = Annotated[int | None, typer.Option("--expect-version", help="The draft's version the action was "
+                                                "decided on (see `forsy review show`): an approval, rejection or "
+                                                "note is refused if another reviewer acted since; an edit, if its "
+                                                "field was set or the draft decided since. Without it an edit is "
+                                                "saved on the draft as it is then.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON Lines.")]
 SHOWN_CHARS = 2000  # of a log record, under a step (the rest is said, not dropped)
 IdArg = Annotated[str, typer.Argument(help="The draft's trace id (see `forsy review list`).")]
@@ -183,7 +185,8 @@ def _open(store: str | None) -> Store:
 @review_app.command("list")
 def review_list(
     store: StoreOpt = None,
-    agent: Annotated[str | None, typer.Option(help="Only this agent (claude-code, codex-cli, …).")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only this agent (claude-code, codex-cli, …; or the source "
+                                              "that read it: claude_code, codex, …).")] = None,
     project: Annotated[str | None, typer.Option(help="Only this project (folder name).")] = None,
     status: Annotated[str | None, typer.Option(help="pending, approved, rejected or needs_changes.")] = None,
     since: Annotated[str | None, typer.Option(help="Started at or after (2026-01-31, or a full ISO time).")] = None,
@@ -463,7 +466,8 @@ def rule_add(
     name: Annotated[str, typer.Argument(help="The rule's name (a word).")],
     task: Annotated[str, typer.Option("--task", help="A glob over the draft's task (its first prompt): "
                                       "'Observer session*', '*[bot]*'.")],
-    agent: Annotated[str | None, typer.Option(help="Only drafts of this agent.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only drafts of this agent (claude-code, or its source's "
+                                              "name: claude_code).")] = None,
     dismiss: Annotated[bool, typer.Option("--dismiss", help="Reject matching drafts (now and as the store "
                                           "receives them) instead of hiding them from the queue.")] = False,
     store: StoreOpt = None, reviewer: ReviewerOpt = None,

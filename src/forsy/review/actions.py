@@ -1,10 +1,15 @@
 """The review actions: edit a field, approve at a level, reject with a reason, ask for changes.
 
-Each is one `Store.record_review` call: refused with `ReviewConflict` when the draft moved on
-since the reviewer read it (`expected_version`; an edit without one is read and saved again,
-see UNPINNED_TRIES), else written together with its audit record
-(who, when, what, and the sha256 of the draft's trace.json with its edits before and after).
-Only drafts from the sweep are reviewed; a reviewed trace is the result, not a new draft.
+Each is one `Store.record_review` call, written together with its audit record (who, when,
+what, and the sha256 of the draft's trace.json with its edits before and after). Only drafts
+from the sweep are reviewed; a reviewed trace is the result, not a new draft.
+
+A decision (approve, reject, needs changes) is refused with `ReviewConflict` when the draft
+moved on since the version it was decided on (`expected_version`): approving what one has not
+seen is worse than a conflict. An edit (and a confirm or decline, which set one field) is saved
+when its field is as it was at the version the form was loaded at: other fields edited since
+(another tab, another reviewer on another step) are not its conflict. It is refused
+(`ChangedSince`) when its own field was set since, or the draft was decided or replaced since.
 """
 
 from __future__ import annotations
@@ -40,19 +45,35 @@ from .overlay import (
     reviewed_folder,
     trace_bytes,
 )
-from .redacted import mask_typed
+from .redacted import TypedMasker
+from .since import Change, changes_since, same_field
 from .source import LoadedTrace, from_store
 
 if TYPE_CHECKING:
     from ..validation import Finding
 
 OPEN = ("pending", "needs_changes")  # a draft in these states can still be edited, approved or rejected
-# An edit given without a version sets its field on the draft as it is when saved: another
-# reviewer's action between reading the draft and saving is not the reviewer's conflict to
-# resolve, so the edit is read and saved again (each edit keeps the value it replaced, so an
-# edit of the same field by two reviewers leaves both in the history). Approvals and the other
-# status actions decide on the draft as read: they are never retried.
+# An edit sets its field on the draft as it is when saved: another reviewer's action between
+# reading the draft and saving is not the reviewer's conflict to resolve, so the edit is read
+# and saved again (each edit keeps the value it replaced, so an edit of the same field by two
+# reviewers without versions leaves both in the history; with a version, the field is checked
+# again against it each time). Approvals and the other status actions decide on the draft as
+# read: they are never retried.
 UNPINNED_TRIES = 20
+
+
+class Lasting(ReviewConflict):
+    """A conflict that reading the draft again does not resolve (it was replaced, or the
+    edit's field changed since its form was loaded): refused at once, never tried again."""
+
+
+class ChangedSince(Lasting):
+    """An edit refused because of `change`, an action since the version its form was loaded
+    at: an edit of the same field (`field` is the edit's path), or a decision (`field` None)."""
+
+    def __init__(self, message: str, *, field: str | None, change: Change) -> None:
+        super().__init__(message)
+        self.field, self.change = field, change
 
 
 @dataclass(frozen=True)
@@ -76,9 +97,9 @@ def _open_draft(store: Store, trace_id: str, expected_version: int | None, *,
                          "changes are reviewed")
     later = store.trace(d.replaced_by) if d.replaced_by and not closing else None
     if later is not None:  # an edit would be lost with it, an approval publish what the log no longer says
-        raise ReviewConflict(f"draft {trace_id} was replaced by {later.trace_id} ({later.steps} steps), traced "
-                             "again when its log changed: review that one (what was done on this draft is not "
-                             "carried over; the new draft lists it)")
+        raise Lasting(f"draft {trace_id} was replaced by {later.trace_id} ({later.steps} steps), traced again "
+                      "when its log changed: review that one (what was done on this draft is not carried over; "
+                      "the new draft lists it)")
     return d, state.version if expected_version is None else expected_version
 
 
@@ -89,25 +110,57 @@ def _detail(**kw: object) -> str:
 def edit(store: Store, trace_id: str, path: str, text: str, *, reviewer: str, at: str,
          expected_version: int | None = None) -> Done:
     """Set one field of a draft (a human proposal; the draft's stored files are not touched)."""
-    def once() -> Done:
-        d, version = _open_draft(store, trace_id, expected_version)
+    def once(d: LoadedTrace, version: int) -> Done:
         value = parse_value(path, text)
-        if isinstance(value, str):
-            value = mask_typed(value, d.trace)  # a pasted token is never stored, nor published
-        return _record_edit(store, d, version, path, value, reviewer=reviewer, at=at)
-    return _unpinned(once, expected_version)
+        masker = TypedMasker.of(store, d) if isinstance(value, str) else None
+        if masker is not None and isinstance(value, str):
+            value = masker.mask(value)  # a pasted token is never stored, nor published
+        return _record_edit(store, d, version, path, value, reviewer=reviewer, at=at, masker=masker)
+    return _field_action(store, trace_id, path, expected_version, once)
 
 
-def _unpinned(once: Callable[[], Done], expected_version: int | None) -> Done:
-    """`once()`, tried again while another action comes first, when no version was given."""
-    if expected_version is not None:
-        return once()
+def _field_action(store: Store, trace_id: str, path: str, expected_version: int | None,
+                  once: Callable[[LoadedTrace, int], Done]) -> Done:
+    """`once(draft, version)` on the draft as it is now, when `path` is as it was at
+    `expected_version` (`edit_version`); read and tried again while another action comes
+    first between reading the draft and saving."""
+    def attempt() -> Done:
+        d, _ = _open_draft(store, trace_id, None)
+        return once(d, edit_version(store, d, path, expected_version))
     for _ in range(UNPINNED_TRIES - 1):
         try:
-            return once()
+            return attempt()
+        except Lasting:
+            raise
         except ReviewConflict:
             continue  # another action came first: read the draft again
-    return once()
+    return attempt()
+
+
+def edit_version(store: Store, d: LoadedTrace, path: str, expected_version: int | None) -> int:
+    """The version an edit of `path` on draft `d` is saved at: the draft's own, when no action
+    since `expected_version` (the version its form was loaded at; None: any) set the same
+    field or decided the draft. Else `ChangedSince` names the action; a history the audit log
+    does not account for is a plain conflict (read again; as before, when in doubt)."""
+    assert d.state is not None
+    now = d.state.version
+    if expected_version is None or expected_version == now:
+        return now
+    changes = changes_since(store, d.trace_id, expected_version, now)
+    if changes is None:
+        raise ReviewConflict(f"trace {d.trace_id} changed since it was read (version {expected_version}, now "
+                             f"{now}): another review action came first; nothing was written, look again")
+    for c in changes:
+        if c.action != "edit" or c.path is None:
+            what = {"approve": "approved", "reject": "rejected", "needs_changes": "marked as needing changes"}
+            raise ChangedSince(f"trace {d.trace_id} changed since it was read (version {expected_version}, now "
+                               f"{now}): {c.actor} {what.get(c.action, c.action)} it at {c.at}; nothing was "
+                               "written, look again", field=None, change=c)
+        if same_field(c.path, path):
+            raise ChangedSince(f"{path} changed since it was read (version {expected_version}, now {now}): "
+                               f"{c.actor} set it at {c.at}; nothing was written, look again", field=path,
+                               change=c)
+    return now
 
 
 def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
@@ -117,14 +170,13 @@ def confirm(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
     what the value was (origin, rule)."""
     _a_field(path)
 
-    def once() -> Done:
-        d, version = _open_draft(store, trace_id, expected_version)
+    def once(d: LoadedTrace, version: int) -> Done:
         value = current_value(d.trace, path)
         if value is None:
             raise InputError(f"{path} is null: nothing to confirm; give it a value")
         as_text = str(value).lower() if isinstance(value, bool) else str(value)
         return _record_edit(store, d, version, path, parse_value(path, as_text), reviewer=reviewer, at=at)
-    return _unpinned(once, expected_version)
+    return _field_action(store, trace_id, path, expected_version, once)
 
 
 def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
@@ -133,12 +185,11 @@ def decline(store: Store, trace_id: str, path: str, *, reviewer: str, at: str,
     Only model values are declined this way (other fields are corrected by an edit)."""
     _a_field(path)
 
-    def once() -> Done:
-        d, version = _open_draft(store, trace_id, expected_version)
+    def once(d: LoadedTrace, version: int) -> Done:
         if not model_proposed(d, path):
             raise InputError(f"{path} was not proposed by a model; correct it with an edit")
         return _record_edit(store, d, version, path, None, reviewer=reviewer, at=at)
-    return _unpinned(once, expected_version)
+    return _field_action(store, trace_id, path, expected_version, once)
 
 
 def _a_field(path: str) -> None:
@@ -160,7 +211,7 @@ def model_proposed(d: LoadedTrace, path: str) -> bool:
 
 
 def _record_edit(store: Store, d: LoadedTrace, version: int, path: str, value: Value | None, *, reviewer: str,
-                 at: str) -> Done:
+                 at: str, masker: TypedMasker | None = None) -> Done:
     trace_id = d.trace_id
     old = current_value(d.trace, path)
     p = human_proposal(d.trace, path, value, reviewer, at)
@@ -177,7 +228,7 @@ def _record_edit(store: Store, d: LoadedTrace, version: int, path: str, value: V
     change = ReviewChange(
         trace_id, version, "edit", reviewer, at,
         proposal=NewProposal(path, value_json, "human", reviewer, replaced_json),
-        detail_json=_detail(path=path, value=value, replaced=old),
+        detail_json=_detail(path=path, value=value, replaced=old, fingerprints=masker.new or None if masker else None),
         before_sha256=before, after_sha256=hashlib.sha256(after_doc).hexdigest())
     return Done(store.record_review(change))
 
@@ -244,22 +295,27 @@ def _validate(files: dict[str, bytes]) -> None:
 
 
 def _status(store: Store, trace_id: str, action: ReviewAction, status: str, note: str, *, reviewer: str, at: str,
-            expected_version: int | None) -> Done:
+            expected_version: int | None, read_log: bool = True) -> Done:
     d, version = _open_draft(store, trace_id, expected_version, closing=action == "reject")
     if action == "reject" and not note.strip():
         raise InputError("a rejection needs a reason (--reason)")
-    note = mask_typed(note, d.trace) if note.strip() else note  # kept in the audit log, shown to others
+    masker = TypedMasker.of(store, d, with_log=read_log and bool(note.strip()))
+    note = masker.mask(note) if note.strip() else note  # kept in the audit log, shown to others
     digest = effective_sha256(d.files, d.proposals)
     change = ReviewChange(trace_id, version, action, reviewer, at, status=status,  # type: ignore[arg-type]
-                          detail_json=_detail(note=note.strip() or None, status_before=d.state and d.state.status),
+                          detail_json=_detail(note=note.strip() or None, status_before=d.state and d.state.status,
+                                              fingerprints=masker.new or None),
                           before_sha256=digest, after_sha256=digest)
     return Done(store.record_review(change))
 
 
 def reject(store: Store, trace_id: str, reason: str, *, reviewer: str, at: str,
-           expected_version: int | None = None) -> Done:
+           expected_version: int | None = None, read_log: bool = True) -> Done:
+    """Reject a draft with a reason. `read_log`: mask the reason with the draft's redactor, rebuilt
+    from its log (False: one reason for many drafts, which would retrace each; a reason is never
+    published, and values typed before keep their placeholders all the same)."""
     return _status(store, trace_id, "reject", "rejected", reason, reviewer=reviewer, at=at,
-                   expected_version=expected_version)
+                   expected_version=expected_version, read_log=read_log)
 
 
 def needs_changes(store: Store, trace_id: str, note: str, *, reviewer: str, at: str,

@@ -74,10 +74,12 @@ def trace_filters(query: TraceQuery, mark: str) -> tuple[list[str], list[Any]]:
     SQL is the backend's own)."""
     where: list[str] = []
     args: list[Any] = []
-    for col, val in (("t.agent", query.agent), ("d.status", query.status)):
-        if val is not None:
-            where.append(f"{col} = {mark}")
-            args.append(val)
+    if query.agent is not None:
+        where.append(agent_sql(mark, mark))
+        args += [query.agent, query.agent]
+    if query.status is not None:
+        where.append(f"d.status = {mark}")
+        args.append(query.status)
     if query.project is not None:  # `~/work/api`, or its last folders: `api`, `work/api`
         where.append(f"(t.project = {mark} OR substr(t.project, length(t.project) - length({mark})) = {mark})")
         args += [query.project, query.project, "/" + query.project]
@@ -122,9 +124,18 @@ def order_sql(query: TraceQuery, collate: str = "") -> str:
     return f" ORDER BY {col}{text} {way} NULLS LAST{tie}"
 
 
+def agent_sql(name: str, kind: str) -> str:
+    """The condition that a query's `t` row is of the agent an expression names (`name` and
+    `kind`: the same one, twice): by the agent's name as its trace says it (`claude-code`: the
+    queue, review list, trace.json) or by the source that read it (`claude_code`: a manifest's
+    `source_kind`, the JSON lists), so a filter takes either spelling forsy shows."""
+    return (f"(t.agent = {name} OR EXISTS (SELECT 1 FROM sessions ks WHERE ks.id = t.session_ref "
+            f"AND ks.source_kind = {kind}))")
+
+
 # the drafts a hide rule of the queue covers (`queue_rules`), as a condition on a query's `t` row
 HIDDEN_SQL = ("EXISTS (SELECT 1 FROM queue_rules r WHERE r.action = 'hide' AND lower(t.task) LIKE r.task_like "
-              "ESCAPE '\\' AND (r.agent IS NULL OR r.agent = t.agent))")
+              f"ESCAPE '\\' AND (r.agent IS NULL OR {agent_sql('r.agent', 'r.agent')}))")
 
 
 def path_range(root: str) -> tuple[str, str, str]:

@@ -22,7 +22,7 @@ from typing import Literal
 
 from ..errors import InputError
 from . import Store
-from ._query import HIDDEN_SQL, trace_filters
+from ._query import HIDDEN_SQL, agent_sql, trace_filters
 from .jobs import Sql
 from .models import DRAFT_STATUSES, DraftStatus, ReviewChange, ReviewConflict, TraceQuery
 
@@ -80,9 +80,9 @@ def matching(store: Store, rule: QueueRule, trace_ids: list[str] | None = None) 
     and agent match. `trace_ids`: only these."""
     args: list[object] = [like(rule.pattern)]
     extra = ""
-    if rule.agent is not None:
-        extra += " AND t.agent = ?"
-        args.append(rule.agent)
+    if rule.agent is not None:  # as the queue's filter takes it: the agent's name or its source's
+        extra += f" AND {agent_sql('?', '?')}"
+        args += [rule.agent, rule.agent]
     if trace_ids is not None:  # the drafts just stored: found by id, not by scanning the queue
         if not trace_ids:
             return []

@@ -13,8 +13,9 @@ Safe by default, as Jupyter is:
 - every form carries a CSRF token (an HMAC of the session token), checked on every POST;
 - every value is escaped by the templates; a Content-Security-Policy allows only this
   server's own stylesheet and script; ids only in URLs, never paths;
-- every action names the draft version it was decided on: a second reviewer acting on a
-  stale page gets a conflict (409), never a silently lost edit.
+- every action names the draft version its page was loaded at: a decision on a draft that
+  changed since is a conflict (409) saying what changed; an edit is saved unless its own
+  field changed since (then a conflict, what was typed shown back), never silently lost.
 """
 
 from __future__ import annotations
@@ -29,15 +30,14 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ForsyError, InputError, RedactionError
+from ..errors import ForsyError, InputError
 from ..proposals import parse_path
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
 from ..review.needs import needs
-from ..review.overlay import REVIEW_LEVELS, field_path, value_hint
+from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
-from ..review.redacted import mask_typed
 from ..review.source import LoadedTrace, from_store
 from ..review.view import FIELD_CAP, extras, header, rows, short, step_view
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, every_audit
@@ -67,6 +67,7 @@ from .guard import (
     render_page,
     trace_id_of,
 )
+from .refused import conflict_page, refused_edit
 
 STEPS_PER_PAGE = 200
 AUDIT_SHOWN = 1000  # records on the audit page, newest first (all of them: forsy review audit)
@@ -247,50 +248,48 @@ async def act(request: Request, s: Settings) -> Response:
         if what == "edit":
             n = number(form.get("step"), "step", 1)
             back = f"/t/{tid}/s/{n}" if n else back
+            field, typed = form.get("field", ""), form.get("value", "")
+            path = field_path(n, field)
             try:
-                actions.edit(st, tid, field_path(n, form.get("field", "")), form.get("value", ""), **kw)
+                actions.edit(st, tid, path, typed, **kw)
             except ForsyError as e:  # the typed value is shown back, never lost
-                conflict = isinstance(e, ReviewConflict)
-                # refused: the value goes back into the field's form, the reason beside it; a conflict
-                # is saved again only after the reviewer has seen what changed (back to the page)
-                retry = None if conflict else dict(action=f"/t/{tid}/edit", version=version, step=n or "",
-                                                   hint=value_hint(n, form.get("field", "")))
-                typed, detail = shown_back(st, tid, form.get("value", ""), e.message)
-                return render_page(s, "error.html", 409 if conflict else 400,
-                             title="Conflict" if conflict else "Refused",
-                             heading="Conflict: someone acted first" if conflict else "Refused", detail=detail,
-                             back=back, typed=typed, masked=typed != form.get("value", ""),
-                             field=form.get("field", ""), retry=retry if typed is not None else None)
-        elif what == "approve":
-            actions.approve(st, tid, form.get("level", ""), **kw)
+                return refused_edit(s, st, tid, e, path=path, step=n, field=field, typed=typed, version=version,
+                                    back=back)
         elif what in ("confirm", "decline"):
             path = form.get("path", "")
             try:  # a path that names no field is the form's fault (400), never an unexpected error (500)
                 parse_path(path)
             except ValueError as e:
                 raise InputError(str(e)) from None
-            (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
-        elif what == "reject":
-            if not form.get("reason", "").strip():  # said here: the store's refusal names the terminal's --reason
-                raise InputError("a rejection needs a reason")
-            actions.reject(st, tid, form.get("reason", ""), **kw)
-        elif what == "needs-changes":
-            actions.needs_changes(st, tid, form.get("note", ""), **kw)
-            what = "needs_changes"
+            try:
+                (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
+            except ReviewConflict as e:
+                return conflict_page(s, st, tid, e, version, path)
         else:
-            return error_page(s, 404, "Not found", "no such action")
+            try:
+                done = _decide(st, tid, what, form, kw)
+            except ReviewConflict as e:  # a decision on a draft that changed: what changed, and by whom
+                return conflict_page(s, st, tid, e, version)
+            if done is None:
+                return error_page(s, 404, "Not found", "no such action")
+            what = done
     return (RedirectResponse(f"{back}?done={what}", status_code=303))
 
 
-def shown_back(st: Store, tid: str, typed: str, why: str) -> tuple[str | None, str]:
-    """What the page refusing an edit shows: the value typed and the reason (which may quote
-    it), masked as a saved edit is (new placeholders numbered after the draft's own), so a
-    pasted token never appears on a page. When it cannot be scanned, neither is shown."""
-    trace = from_store(st, tid).trace  # as it is now: after a conflict, with the other's edit
-    try:
-        return mask_typed(typed, trace), mask_typed(why, trace)
-    except RedactionError:  # fail closed: what cannot be masked is not shown
-        return None, "the edit was not saved; what you typed is not shown (it could not be scanned for secrets)"
+def _decide(st: Store, tid: str, what: str, form: dict[str, str], kw: dict[str, Any]) -> str | None:
+    """A decision on the draft (approve, reject, needs changes): what was done (None: no such action)."""
+    if what == "approve":
+        actions.approve(st, tid, form.get("level", ""), **kw)
+    elif what == "reject":
+        if not form.get("reason", "").strip():  # said here: the store's refusal names the terminal's --reason
+            raise InputError("a rejection needs a reason")
+        actions.reject(st, tid, form.get("reason", ""), **kw)
+    elif what == "needs-changes":
+        actions.needs_changes(st, tid, form.get("note", ""), **kw)
+        return "needs_changes"
+    else:
+        return None
+    return what
 
 
 MAX_BULK = 500  # drafts decided with one confirmation
@@ -336,7 +335,7 @@ async def bulk(request: Request, s: Settings) -> Response:
                     d = actions.approve(st, t, REVIEW_LEVELS[0], **kw)
                     done.append((t, f"approved as {d.reviewed_trace_id}"))
                 else:
-                    actions.reject(st, t, reason, **kw)
+                    actions.reject(st, t, reason, read_log=False, **kw)  # (a secret in it was refused above)
                     done.append((t, "rejected"))
             except ForsyError as e:  # one draft's refusal never stops the others
                 done.append((t, f"not done: {e.message}"))
