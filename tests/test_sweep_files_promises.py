@@ -67,6 +67,37 @@ def test_fingerprint_is_the_plain_hashes_of_the_whole_file(tmp_path: Path, name:
     assert want - 65536 < fp.bytes_read <= want + 65536 and fp.bytes_read >= min(HEAD_BLOCK, len(data))
 
 
+def test_fingerprint_is_the_plain_hashes_on_lines_around_every_block_edge(tmp_path: Path) -> None:
+    """Newlines at, before and after the edges of the blocks read back, over many blocks."""
+    import random
+
+    rng = random.Random(7)
+    p = tmp_path / "s.jsonl"
+    for _ in range(300):
+        size = rng.choice([65535, 65536, 65537, 2 * 65536, 3 * 65536 + 5, rng.randrange(1, 5 * 65536)])
+        data = bytearray(b"x" * size)
+        for at in rng.sample(range(size), k=min(size, rng.choice([0, 1, 2, 3]))):
+            data[at] = 10
+        for edge in range(65536, size, 65536):  # a newline just before, at or after an edge
+            if rng.random() < 0.3:
+                data[min(size - 1, edge + rng.choice([-1, 0, 1]))] = 10
+        p.write_bytes(data)
+        fp = fingerprint(str(p), size)
+        assert (fp.head_sha256, fp.tail_sha256, fp.tail_offset, fp.read_to, fp.complete) == _plain(bytes(data))
+
+
+def test_one_very_long_line_costs_one_read_of_it(tmp_path: Path) -> None:
+    """A 40 MB line (Cline writes a task's JSON on one line): the blocks read back were joined to
+    what was read before each time, 24 s here, which stalled a cron sweep on such files; now one
+    read (the deadline above fails a return to that)."""
+    p = tmp_path / "task.json"
+    data = b"{" + b"x" * (40 << 20) + b"}\n"
+    p.write_bytes(data)
+    fp = fingerprint(str(p), len(data))
+    assert (fp.tail_sha256, fp.tail_offset, fp.read_to) == (_sha(data), 0, len(data))
+    assert fp.bytes_read == min(HEAD_BLOCK, len(data)) + len(data)
+
+
 def test_fingerprint_of_a_short_file_reads_it_twice_at_most(tmp_path: Path) -> None:
     p = tmp_path / "s.jsonl"
     p.write_bytes(b"one\ntwo\n")

@@ -136,14 +136,16 @@ def _sha(data: bytes) -> str:
 
 def fingerprint(path: str, size: int) -> Fingerprint:
     """Hashes of the first block and of the last complete line, reading back from `size`
-    only as far as that line (a grown file costs its new tail, not its whole length)."""
+    only as far as that line (a grown file costs its new tail, not its whole length). Each
+    block is searched once and kept apart (not joined to what was read before it), so a line
+    of any length costs one read of it."""
     with open(path, "rb") as f:
         head = f.read(min(HEAD_BLOCK, size))
         n = len(head)
         end = size
         read_to = -1  # the end of the last complete line
         start = -1  # the start of that line
-        buf = b""
+        blocks: list[tuple[int, bytes]] = []  # (offset, bytes), from the end of the file back
         pos = size
         while pos > 0 and start < 0:
             step = min(_CHUNK, pos)
@@ -151,20 +153,26 @@ def fingerprint(path: str, size: int) -> Fingerprint:
             f.seek(pos)
             chunk = f.read(step)
             n += len(chunk)
-            buf = chunk + buf
+            blocks.append((pos, chunk))
+            before = len(chunk)  # where the line's start is looked for, in this block
             if read_to < 0:
-                i = buf.rfind(b"\n")
+                i = chunk.rfind(b"\n")
                 if i < 0:
                     continue
                 read_to = pos + i + 1
-            j = buf.rfind(b"\n", 0, read_to - pos - 1)
+                before = i
+            j = chunk.rfind(b"\n", 0, before)
             if j >= 0:
                 start = pos + j + 1
         if read_to < 0:
             return Fingerprint(_sha(head), None, 0, 0, size == 0, n)
         start = max(start, 0)
-        line = buf[start - pos:read_to - pos]
-        return Fingerprint(_sha(head), _sha(line), start, read_to, read_to == end, n)
+        line = hashlib.sha256()
+        for at, chunk in reversed(blocks):
+            lo, hi = max(start - at, 0), min(read_to - at, len(chunk))
+            if lo < hi:
+                line.update(chunk[lo:hi])
+        return Fingerprint(_sha(head), line.hexdigest(), start, read_to, read_to == end, n)
 
 
 Change = Literal["grown", "rewritten"]
