@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from ..errors import InputError
+from ..errors import ExitCode, InputError
 from ..times import aware, parse_iso
 from ._output import DebugOpt, JsonOpt, emit_json, friendly, path_arg, plural, safe, set_debug
 
@@ -185,15 +185,32 @@ def ls(
     from ..run import discover
 
     set_debug(debug)
-    found = discover([p.expanduser() for p in paths])
-    infos = [look(src.name, p) for src, p in found]
+    unread: list[tuple[Path, str]] = []
+    found = discover([p.expanduser() for p in paths], unread)
+    infos: list[SessionInfo] = []
+    failed: list[InputError] = []
+    for src, p in found:
+        try:
+            infos.append(look(src.name, p))
+        except InputError as e:  # one file that may not be read is named; the others are listed
+            failed.append(e)
+    for path, why in unread:  # under a folder named: what was not read, and why
+        typer.echo(f"forsy: not read: {safe(str(path))}: {safe(why)}", err=True)
+    for e in failed:
+        typer.echo(f"forsy: failed: {safe(str(e))}", err=True)
     if as_json:
         for i in infos:
             emit_json(asdict(i), indent=False)
+        if failed:
+            raise typer.Exit(ExitCode.PARTIAL)
         return
     width = max([12, *(len(i.agent) for i in infos)])  # the longest agent listed (mini-swe-agent is 14)
     for i in infos:
         skip = "  (no work: retrace skips it)" if i.work is False else ""
         typer.echo(f"{i.agent:<{width}} {safe(i.project or '-'):<24} {i.start or '-':<26} {i.size:>12,} B "
                    f"{'-' if i.records is None else i.records:>7} rec  {safe(i.path)}{skip}")
-    typer.echo(f"forsy: {plural(len(infos), 'session')}, {sum(i.size for i in infos):,} bytes", err=True)
+    left = f"; {len(failed)} could not be read" if failed else ""
+    left += f"; {len(unread)} not read (above)" if unread else ""
+    typer.echo(f"forsy: {plural(len(infos), 'session')}, {sum(i.size for i in infos):,} bytes{left}", err=True)
+    if failed:
+        raise typer.Exit(ExitCode.PARTIAL)

@@ -4,6 +4,7 @@ said, with why."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -37,9 +38,13 @@ def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None
             continue
         tree = discover_tree(p, sources.available())
         if not tree.found:
+            # what was there instead, so "nothing found" is not read as "nothing there"
+            blocked = [why for _, why in tree.not_searched if why.startswith("not searched: ")]
+            also = [f"{len(tree.unrecognised)} file(s) that look like logs, in no format forsy reads"] \
+                if tree.unrecognised else []
+            also += [f"{n} folder(s) or file(s) {why}" for why, n in Counter(blocked).most_common()]
             raise InputError("no session logs forsy reads were found in this directory"
-                             + (f" ({len(tree.unrecognised)} file(s) that look like logs, in no format forsy reads)"
-                                if tree.unrecognised else ""), path=p)
+                             + (f" ({'; '.join(also)})" if also else ""), path=p)
         found.extend(tree.found)
         if unread is not None:
             unread.extend((u, NOT_READ) for u in tree.unrecognised)
