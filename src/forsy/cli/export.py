@@ -56,7 +56,10 @@ def export_cmd(
         # A store holds drafts no person has confirmed: what leaves it is what a review approved
         # (the traces reviews made; nothing else is even loaded), unless --status names drafts
         unreviewed = status not in (None, "approved") and not approved_only
-        query = TraceQuery(text=text, status=status) if unreviewed else TraceQuery(text=text, reviewed=True)
+        # drafts: as the queue shows them, never one a later draft of its session replaced (an
+        # older state of a log that grew or was rewritten: the same work, exported once)
+        query = TraceQuery(text=text, status=status, latest_only=True) if unreviewed \
+            else TraceQuery(text=text, reviewed=True)
         bundles = load_store(store_url(store), query, skipped)
         if not bundles and not skipped and not unreviewed:
             raise InputError("no approved trace to export: a store's drafts leave it once a person approves them "
