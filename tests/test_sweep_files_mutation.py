@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from _deadline import within
-from forsy.sweep import _files
+from _paths import SAMPLES
+from forsy.store import open_store
+from forsy.sweep import SweepOptions, _files, sweep
 from forsy.sweep._files import LINK, NOT_A_FILE, Stat, fingerprint, session_like, stat_path, walk, why
 
 _real_scandir = os.scandir
@@ -192,3 +195,22 @@ def test_a_fingerprint_ends_and_reads_no_more_than_the_file_twice(tmp_path: Path
     fp = fingerprint(str(p), len(data))
     assert fp.bytes_read == 2 * len(data)  # the head block, then the whole (short) file back once
     assert fp.complete is (data == b"" or data.endswith(b"\n"))
+
+
+def test_a_file_reached_through_a_link_then_out_of_sight_is_not_gone(tmp_path: Path) -> None:
+    """A session swept through a folder link (the root named was the link), then its parent swept
+    (the walk does not follow folder links): the file is still there, out of the walk's sight; it
+    was marked gone from disk, and `--status` listed a file `ls` shows."""
+    root = tmp_path / "r"
+    (root / "a" / "b").mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", root / "a" / "b" / "s.jsonl")
+    (root / "a" / "self").symlink_to(root)
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    try:
+        for named in (root / "a" / "self", root):
+            rep = sweep(store, SweepOptions(roots=[named], now=time.time, ignore_settle=True,
+                                            claude_home=tmp_path / "no-claude"))
+            assert rep.counts.gone == 0, named
+        assert store.gone() == []
+    finally:
+        store.close()

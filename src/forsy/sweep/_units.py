@@ -41,7 +41,10 @@ def _same(s: FileState, st: Stat | None) -> bool:
 
 
 def _hidden(path: str, blocked: set[str]) -> bool:
-    """Is `path` inside a folder the walk could not list (out of sight, not gone)?"""
+    """Is `path` inside a folder the walk could not list, or itself a root that is not there
+    (out of sight, not gone)?"""
+    if path in blocked:
+        return True
     d = os.path.dirname(path)
     while True:
         if d in blocked:
@@ -74,6 +77,8 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
             continue  # member rows of a session file never remembered itself: found again below
         claimed.update(r.path for r in rows)
         if unit_path not in on_disk:
+            if os.path.exists(unit_path):  # out of the walk's sight (reached through a link), not gone
+                continue
             gone.extend(r.path for r in rows if r.status != "source_gone")
             continue
         members = sorted(r.path for r in rows if r.path != unit_path)
@@ -86,7 +91,8 @@ def plan_units(on_disk: dict[str, Stat], known: dict[str, FileState], roots: lis
             else "retried" if main.status == "failed" else "unchanged")
         units[unit_path] = Unit(unit_path, change, members, main.source_kind)
         stem_dirs[unit_path.split(".jsonl")[0]] = unit_path
-    gone += [p for p, s in known.items() if not s.unit_path and s.status != "source_gone" and p not in on_disk]
+    gone += [p for p, s in known.items() if not s.unit_path and s.status != "source_gone" and p not in on_disk
+             and not os.path.exists(p)]
 
     fresh = {p for p, st in on_disk.items()
              if p not in claimed and (p not in known or not _same(known[p], st))}
