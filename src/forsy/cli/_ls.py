@@ -196,8 +196,8 @@ def ls(
             failed.append(e)
     for path, why in unread:  # under a folder named: what was not read, and why
         typer.echo(f"forsy: not read: {safe(str(path))}: {safe(why)}", err=True)
-    for e in failed:
-        typer.echo(f"forsy: failed: {safe(str(e))}", err=True)
+    for err in failed:
+        typer.echo(f"forsy: failed: {safe(str(err))}", err=True)
     if as_json:
         for i in infos:
             emit_json(asdict(i), indent=False)
