@@ -72,10 +72,12 @@ def test_the_size_limit_for_the_chat_and_for_its_input_history(tmp_path: Path) -
     inp = _input(tmp_path, "\n# 2026-03-01 09:00:05\n+hi\n" + "+more\n" * 10)  # 87 bytes
     ctx = ReadContext(root=tmp_path, limits=Limits(max_file_bytes=60))
     [s] = SRC.read(p, ctx)
-    # the input history is too big: warned (with its path and the reader's words) in the first session
+    # the input history is too big: warned (with its name, never a path of this machine, and the
+    # reader's words) in the first session
     assert [(w.code, w.message, w.file, w.line) for w in s.warnings] == [
-        ("input-history-unreadable", f"{inp}: is 87 bytes, more than the 60-byte limit for a file read whole "
-         "(raise it with FORSY_MAX_FILE_BYTES)", ".aider.input.history", None)]
+        ("input-history-unreadable", f"{inp.name} could not be read (is 87 bytes, more than the 60-byte limit for a "
+         "file read whole (raise it with FORSY_MAX_FILE_BYTES)): the times of what was typed, and what the chat "
+         "lacks of it, are not here", ".aider.input.history", None)]
     assert [f.path for f in s.files] == [CHAT] and [(e.kind, e.ts, e.text) for e in s.events] == [
         ("user", None, "hi")]
     # the chat itself too big, or the input history read alone: the reader's error

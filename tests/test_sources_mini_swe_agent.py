@@ -390,5 +390,5 @@ def test_ls_keeps_its_columns_when_a_kind_name_is_long(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["ls", str(tmp_path)])
     assert r.exit_code == 0, r.output
     lines = [x for x in r.stdout.splitlines() if x.strip()]
-    assert sorted(x.split()[0] for x in lines) == ["atif", "mini_swe_agent"]
+    assert sorted(x.split()[0] for x in lines) == ["atif", "mini-swe-agent"]  # the agents as the queue names them
     assert len({x.index(str(tmp_path)) for x in lines}) == 1  # the path column starts at one place

@@ -17,12 +17,15 @@ from .lines import inside
 from .listing import walk
 
 
-def read_only_query(db: Path, sql: str, args: tuple[str, ...] = (), *, what: str = "db") -> list[dict[str, Any]]:
+def read_only_query(db: Path, sql: str, args: tuple[str, ...] = (), *, what: str = "db",
+                    unread_wal: list[OSError] | None = None) -> list[dict[str, Any]]:
     """The rows of a read-only query. In WAL mode SQLite needs the `-shm` file beside the
     database even to read, which a read-only folder cannot take: then the query runs on a copy of
     the database and its `-wal` in a temporary folder (`forsy-<what>-…`), so the rows still in the
     write-ahead log are read too (`immutable=1` would read the main file alone and lose them
-    without a word). Nothing is written beside the database."""
+    without a word). Nothing is written beside the database. A `-wal` that may not be read
+    (mode 000) fails the query, unless `unread_wal` is given: then its error is added there, for
+    the caller to say, and the rows are the main file's alone."""
     try:
         return _query_file(db, sql, args)
     except sqlite3.OperationalError:
@@ -31,9 +34,26 @@ def read_only_query(db: Path, sql: str, args: tuple[str, ...] = (), *, what: str
         copy = Path(tmp) / db.name
         shutil.copyfile(db, copy)
         wal = db.with_name(db.name + "-wal")
-        if wal.is_file():
-            shutil.copyfile(wal, Path(tmp) / wal.name)
+        try:
+            if wal.is_file():
+                shutil.copyfile(wal, Path(tmp) / wal.name)
+        except OSError as e:
+            if unread_wal is None:
+                raise
+            unread_wal.append(e)
+            (Path(tmp) / wal.name).unlink(missing_ok=True)  # never a part of it
         return _query_file(copy, sql, args)
+
+
+# what a warning says a database lacks when its `-wal` may not be read (`read_only_query`)
+WAL_MISSING = "the rows written since its last checkpoint are not here"
+
+
+def without_wal(unread_wal: list[OSError]) -> str:
+    """What the error of a database read without its `-wal` (`read_only_query`) adds: the main
+    file alone may hold no table yet, which is not what is wrong with it."""
+    return f"; its write-ahead log could not be read ({unread_wal[0].strerror or unread_wal[0]})" if unread_wal \
+        else ""
 
 
 def _query_file(db: Path, sql: str, args: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 from ..errors import InputError
 from ..evidence import Event, Quality, Session, SessionMeta
 from ..payloads import Link
+from ._side import why
 
 
 def interleave(streams: list[list[Event]]) -> list[Event]:
@@ -87,9 +88,8 @@ def read_thread(into: Session, what: str, name: str | None, read: Callable[P, T]
     try:
         return read(*args, **kwargs)
     except (InputError, OSError) as err:
-        why = err.message if isinstance(err, InputError) else str(err)
-        into.warn("subagent_unreadable", f"a subagent's {what} could not be read, its events are not here: {why}",
-                  name)
+        into.warn("subagent_unreadable", f"a subagent's {what} could not be read, its events are not here: "
+                  f"{why(err)}", name)
         return None
 
 

@@ -63,7 +63,9 @@ class Source(Protocol):
     `env_roots` (HasRoots: where its agent writes), `log_names` (a pattern of its logs' names
     that no suffix tells), `session_of(path)` (the session file a part of a session belongs
     to: sources.walk.session_of), `parts_beside` (False: no file beside its sessions is a part of
-    one, so the walk reads what it sniffs there: sources.walk)."""
+    one, so the walk reads what it sniffs there: sources.walk), `companions` (names of files
+    beside its session file that its reader reads with it, and names when they may not be read:
+    the walk does not name them again)."""
 
     name: ClassVar[str]
 

@@ -34,7 +34,7 @@ import orjson
 
 from ..errors import InputError
 from ..jsontext import valid_text
-from .listing import files_below
+from .listing import files_below, unread
 
 GiB = 1 << 30
 RATIO_FLOOR = 16 << 20  # the ratio cap applies once this much has been decompressed
@@ -91,13 +91,16 @@ def _check_regular(path: Path, mode: int) -> None:
     raise InputError(f"not a regular file ({what})", path=path)
 
 
+PERMISSION_DENIED = "permission denied"  # why `open_regular` could not open a file the user may not read
+
+
 def open_regular(path: Path) -> BinaryIO:
     """`path` opened for binary reading, or InputError; never blocks (module docstring)."""
     try:
         _check_regular(path, os.stat(path).st_mode)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except PermissionError:
-        raise InputError("permission denied", path=path) from None
+        raise InputError(PERMISSION_DENIED, path=path) from None
     except IsADirectoryError:
         raise InputError("is a directory", path=path) from None
     except OSError as e:
@@ -140,11 +143,16 @@ def sniffs(sniff: Sniff, path: Path, head: bytes) -> bool:
 
 def sniff_file(path: Path, sniff: Sniff) -> bool:
     """Whether the head of `path` sniffs as a source's file; False for one that cannot be
-    read or is not regular (opened through `open_regular`: a FIFO never blocks discovery)."""
+    read or is not regular (opened through `open_regular`: a FIFO never blocks discovery). One
+    the user may not read is said to the walk (`listing.unread`): it may be a session."""
     try:
         with open_regular(path) as f:
             head = f.read(HEAD)
-    except (InputError, OSError):
+    except InputError as e:
+        if e.message == PERMISSION_DENIED:
+            unread(path, e.message)
+        return False
+    except OSError:
         return False
     return sniffs(sniff, path, head)
 

@@ -5,7 +5,8 @@ repositories holding Aider's files). Python's own searches (`Path.rglob`, `os.wa
 `onerror`) pass over a folder they may not list without a word, so its sessions were left out
 of a run that said nothing of them. A layout lists folders with `files_below` or `walk`, and
 whoever asked (`sources.walk`) gets, through `collecting_unlisted`, every folder that could not
-be listed, and why, to name them with what was found.
+be listed, and why, to name them with what was found; and every file a layout looked at and
+could not read (`unread`: a session file the user may not read is no session of no format).
 """
 
 from __future__ import annotations
@@ -38,9 +39,39 @@ def unlisted(err: OSError) -> None:
         where.append((Path(os.fsdecode(err.filename)), err.strerror or str(err)))
 
 
+NOT_READ = "not read: "  # how the reason for a file `unread` names starts (the folders' reasons do not)
+
+
+def unread(path: Path, why: str) -> None:
+    """Say that the file `path`, which a layout looked at, could not be read (`why`)."""
+    where = _UNLISTED.get()
+    if where is not None:
+        where.append((path, f"{NOT_READ}{why}"))
+
+
 def walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
     """`os.walk(root)` (links to folders not followed) that says each folder it cannot list."""
     return os.walk(root, onerror=unlisted)
+
+
+def matching(folder: Path, pattern: str) -> list[Path]:
+    """`folder.glob(pattern)` for a pattern of names (`*/events.jsonl`, no `**`), in path order;
+    a folder on the way that cannot be listed is said (`unlisted`), where a glob passes over it."""
+    parts = pattern.split("/")
+    level = [folder]
+    for i, part in enumerate(parts):
+        found: list[Path] = []
+        for d in level:
+            try:
+                with os.scandir(d) as it:  # a folder's name matches only a part before the last
+                    found += [Path(e.path) for e in it if fnmatch.fnmatchcase(e.name, part)
+                              and (i == len(parts) - 1 or e.is_dir())]
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as e:
+                unlisted(e)
+        level = found
+    return sorted(level)
 
 
 def files_below(root: Path, patterns: tuple[str, ...]) -> list[Path]:

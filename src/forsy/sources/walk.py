@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from ..errors import ForsyError, InputError
 from ..folders import forsy_manifest
 from .lines import sniffs
-from .listing import collecting_unlisted
+from .listing import NOT_READ, collecting_unlisted
 
 if TYPE_CHECKING:
     from . import Source
@@ -62,7 +62,7 @@ LOG_SUFFIXES = (".jsonl", ".json", ".cast", ".zst", "_history", ".history")
 # renaming it into place) or by a person (`.bak`, `.orig`, `.1`, `~`). A name ending in `.md` is
 # a document (Aider's `.aider.chat.history.md` is a log of its own), not a copy.
 _COPY = re.compile(r"(?:\.jsonl|\.json|\.cast|_history|\.history)(?!.*\.md$)[.~]")
-NOT_READ_LOG = "not read: "  # how the reason for a log-named file left unread starts (a copy, a compressed log)
+NOT_READ_LOG = NOT_READ  # how the reason for a file left unread starts (a copy, a compressed log, a locked one)
 COPY_NOT_READ = (f"{NOT_READ_LOG}a copy left beside a log (a backup or a temporary file), holding its work again "
                  "or a part of it; name it to retrace it")
 # a log kept compressed (`session.jsonl.gz`): named, with how to give forsy the log inside
@@ -131,6 +131,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
     unreadable: list[Path] = []  # the folders that could not be listed (by a layout or by the walk), each once
     layout_dirs: list[Path] = []  # folders below a searched one where a source's layout failed
     layouts_entered: set[Path] = set()
+    unread_files: list[tuple[Path, str]] = []  # files that may not be read: sessions, for all the walk knows
 
     def not_listed(folder: Path, why: str) -> None:
         """A folder that could not be listed, named once whoever met it."""
@@ -162,7 +163,10 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
                     layout_dirs.append(at)
                 continue
             for folder, why in missed:  # below its layout, what it could not list: said with what it found
-                not_listed(folder, why)
+                if why.startswith(NOT_READ_LOG):  # a file it could not read (`listing.unread`): said below
+                    unread_files.append((folder, why))
+                else:
+                    not_listed(folder, why)
             for f in offered:
                 key = Path(os.path.abspath(f))
                 if key in seen or not _is_its(src, f, available):
@@ -251,6 +255,9 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         owner = session_of(p, asked)
         if owner is not None and Path(os.path.abspath(owner)) in seen:
             continue  # a part of a session found, by its source's rule (OpenHands' event cache, state files)
+        if sniffers is None:  # its head may not be read: a session of its own as likely as a part, said
+            unread_files.append((p, f"{NOT_READ_LOG}{_unread_why(p)}"))
+            continue
         # beside a session found, a file is its agent's (settings, caches: not reported) or, when
         # the source that found the session sniffs it, the session's part (Cline's task files,
         # Aider's input history), unless that source keeps nothing beside its sessions
@@ -266,6 +273,7 @@ def discover_tree(root: Path, available: list[Source]) -> Discovery:
         elif not _a_part(Path(os.path.abspath(p)), [found_in.get(s.name, set()) for s in with_parts]):
             seen.add(Path(os.path.abspath(p)))
             out.found.append((sniffers[0], p))
+    _say_unread(out, unread_files, seen, available, beside)
     out.not_searched += [(p, COPY_NOT_READ) for p in copies
                          if Path(os.path.abspath(p)) not in seen and _sniffed_by(p, available)]
     return out
@@ -279,6 +287,44 @@ def _drop_named(out: Discovery, layout_failed: list[int], unreadable: list[Path]
     drop = {i for i in layout_failed
             if any(u == out.not_searched[i][0] or u.is_relative_to(out.not_searched[i][0]) for u in unreadable)}
     out.not_searched[:] = [e for i, e in enumerate(out.not_searched) if i not in drop]
+
+
+def _say_unread(out: Discovery, files: list[tuple[Path, str]], seen: set[Path], available: list[Source],
+                beside: dict[str, set[str]]) -> None:
+    """The files that may not be read, each named once, but those read all the same (found:
+    their reading fails, naming them) and those a session found reads as its part (a source's
+    `session_of`, or a name among the `companions` of the source that found a session beside
+    it): its reader names them with that session."""
+    said = {Path(os.path.abspath(p)) for p, _ in out.not_searched}
+    for p, why in files:
+        key = Path(os.path.abspath(p))
+        if key in seen or key in said or _companion(key, available, beside):
+            continue
+        owner = session_of(p, available)
+        if owner is not None and Path(os.path.abspath(owner)) in seen:
+            continue
+        said.add(key)
+        out.not_searched.append((p, why))
+
+
+def _companion(p: Path, available: list[Source], beside: dict[str, set[str]]) -> bool:
+    """Whether a source that found a session in the folder of `p` reads a file of its name with
+    it (`companions`)."""
+    here = beside.get(str(p.parent), set())
+    return any(p.name in getattr(src, "companions", ()) for src in available if src.name in here)
+
+
+def _unread_why(p: Path) -> str:
+    """Why the head of `p` could not be read."""
+    from .base import read_head
+
+    try:
+        read_head(p)
+    except InputError as e:
+        return e.message
+    except OSError as e:
+        return e.strerror or str(e)
+    return "its head could not be read"
 
 
 def session_of(p: Path, sources: list[Source]) -> Path | None:

@@ -35,6 +35,7 @@ from ...errors import InputError
 from ...evidence import Session, SessionMeta, SourceFile
 from ...payloads import ResultInfo
 from .. import ReadContext
+from .._side import unreadable
 from ..lines import read_bytes, sha256, sniff_file, sniffed, source_name
 from ..listing import walk
 from ._build import Builder
@@ -64,6 +65,8 @@ class AiderSource:
     # its files under the folders it is given (`discover`), none by default.
     default_roots: ClassVar[tuple[str, ...]] = ()
     searches_below: ClassVar[bool] = True  # `discover` walks the folders below the one given
+    # read with the chat history beside it, and named by its reading when it may not be (sources.walk)
+    companions: ClassVar[frozenset[str]] = frozenset({INPUT})
 
     def sniff(self, path: Path, head: bytes) -> bool:
         h = head.removeprefix(b"\xef\xbb\xbf")
@@ -196,12 +199,13 @@ def _merge_input(path: Path, sessions: list[Session], ctx: ReadContext) -> None:
     cand = path.parent / INPUT
     if not cand.is_file():
         return
+    name = source_name(cand, ctx.root)
     try:
         data = read_bytes(cand, ctx.limits)
-    except InputError as e:
-        sessions[0].warn("input-history-unreadable", f"{cand}: {e.message}", source_name(cand, ctx.root))
+    except InputError as e:  # named as evidence names it: the message never holds a path of this machine
+        unreadable(sessions[0], name, name, e, "the times of what was typed, and what the chat lacks of it, are "
+                   "not here", "input-history-unreadable")
         return
-    name = source_name(cand, ctx.root)
     file = SourceFile(name, str(cand.resolve()), "aider", len(data), sha256(data))
     scratch = _session("scratch", file)
     entries = read_entries(data, Cutter(data, name), scratch)

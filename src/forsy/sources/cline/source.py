@@ -61,6 +61,7 @@ from ...evidence import Event, Ref, Session, SessionMeta, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from .._side import companion
 from ..lines import discover_sniffed, read_bytes, source_name
 from ._compaction import read_compaction, session_file
 from ._files import content_blocks, load_array, load_file
@@ -116,6 +117,8 @@ def cline_data_dir(env: Mapping[str, str], home: Path) -> Path:
 class ClineSource:
     name: ClassVar[str] = "cline"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
+    # read with the API history beside them, and named by its reading when they may not be (sources.walk)
+    companions: ClassVar[frozenset[str]] = frozenset({UI, META})
     # the extension's storage in VS Code and its forks (Linux, macOS, a remote host's server
     # folder), under the home folder; the standalone core's tasks and the SDK's sessions are
     # under Cline's data folder (~/.cline/data unless its variables say: `env_roots`)
@@ -172,15 +175,17 @@ class ClineSource:
                 raise InputError(f"a Cline task file without its {API}", path=path)
             return [self._ui_only(folder, s, ctx)]
         api_recs = _load(api, s, ctx)
-        ui_recs = _load(folder / UI, s, ctx) if (folder / UI).is_file() else []
-        if not ui_recs:
+        main = source_name(api, ctx.root)
+        # beside the API history, the UI messages are a companion: the task is read without them
+        ui_recs = companion(s, main, source_name(folder / UI, ctx.root), "no times and no typed prompts", _load,
+                            folder / UI, s, ctx) if (folder / UI).is_file() else []
+        if ui_recs == []:
             s.warn("no-ui-messages", f"{UI} is missing or empty: no times and no typed prompts",
                    source_name(folder / UI, ctx.root))
-        task = _Task(s, api_recs, ui_recs)
+        task = _Task(s, api_recs, ui_recs or [])
         task.build()
-        if (folder / META).is_file():  # after the build: its model_usage is checked against the models read
-            read_metadata(*_load_file(folder / META, s, ctx), s)
-        mark_ui(s, ui_recs, api_recs, task.timed, task.tokens_from_ui)
+        _metadata(folder, main, s, ctx)  # after the build: its model_usage is checked against the models read
+        mark_ui(s, ui_recs or [], api_recs, task.timed, task.tokens_from_ui)
         return [s]
 
 
@@ -191,8 +196,7 @@ class ClineSource:
                "no model, no tokens)", source_name(folder / API, ctx.root))
         s.quality.extra["ui_only"] = 1
         read_ui_only(s, ui_recs, iso_ms)
-        if (folder / META).is_file():
-            read_metadata(*_load_file(folder / META, s, ctx), s)
+        _metadata(folder, source_name(folder / UI, ctx.root), s, ctx)
         mark_ui(s, ui_recs, [], set(), False)
         for rec in ui_recs:
             if rec.data.get("partial") is True:
@@ -206,8 +210,13 @@ def _read_sdk(path: Path, ctx: ReadContext) -> Session:
     return s
 
 
-def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
-    return load_file(path, s, ctx, "cline")
+def _metadata(folder: Path, main: str, s: Session, ctx: ReadContext) -> None:
+    """The task's `task_metadata.json`, when it is there; one that cannot be read is said (the
+    task is read without it)."""
+    path = folder / META
+    if path.is_file() and (got := companion(s, main, source_name(path, ctx.root), "no Cline version and no "
+                                            "files in context", load_file, path, s, ctx, "cline")):
+        read_metadata(*got, s)
 
 
 def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:

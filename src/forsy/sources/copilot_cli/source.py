@@ -58,6 +58,7 @@ from ...evidence import Quality, Ref, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import iter_jsonl
 from ..lines import head_values, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..listing import matching
 from ._events import Transcript
 from ._legacy import read_legacy
 
@@ -129,9 +130,10 @@ class CopilotCliSource:
         return found
 
     def _in_state(self, state: Path) -> list[Path]:
-        out = sniffed(sorted(state.glob(f"*/{EVENTS}")), self.sniff)
-        out += sniffed(sorted(p for p in state.glob("*.jsonl")), self.sniff)
-        out += sniffed(sorted(state.glob("session_*.json")), self.sniff)
+        # a session's folder that may not be listed is said (`listing`), where a glob passed over it
+        out = sniffed(matching(state, f"*/{EVENTS}"), self.sniff)
+        out += sniffed(matching(state, "*.jsonl"), self.sniff)
+        out += sniffed(matching(state, "session_*.json"), self.sniff)
         return out
 
     def read(self, path: Path, ctx: ReadContext) -> list[Session]:

@@ -13,6 +13,7 @@ from ...errors import InputError
 from ...evidence import Event, Ref, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_json_array
+from .._side import unreadable
 from ..lines import open_regular, read_bytes, sha256, source_name
 
 PROJECT_LOGS = "gemini-project:"  # evidence name of the logs.json above `chats/` (read back by the source)
@@ -93,8 +94,9 @@ def _merge_logs(path: Path, s: Session, ctx: ReadContext) -> None:
             name = PROJECT_LOGS + "logs.json"  # Gemini's own place for it: beside chats/ (read_back)
         try:
             data = read_bytes(cand, ctx.limits)
-        except InputError as e:
-            s.warn("logs-json-unreadable", f"{cand}: {e.message}", name)
+        except InputError as e:  # named as evidence names it: the message never holds a path of this machine
+            unreadable(s, name, name, e, "the prompts it holds that the chat lacks are not here",
+                       "logs-json-unreadable")
             return
         recs = [r for r in iter_json_array(data, name, s.warnings, {}) if _str_of(r.data, "sessionId") == s.session_id]
         if not recs:

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from ...evidence import Session
+from .._side import unreadable
 
 PROJECT_ROOT = ".project_root"  # projectRegistry.ts: the project's folder, beside chats/ (2026)
 
@@ -21,7 +22,11 @@ def project_root(path: Path, project_hash: object, s: Session) -> None:
     try:
         with marker.open("rb") as f:
             root = f.read(4097).decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+    except OSError as e:
+        unreadable(s, s.files[0].path if s.files else None, PROJECT_ROOT, e, "the session's working folder is not "
+                   "known")
+        return
+    except UnicodeDecodeError:
         return
     if root and len(root) <= 4096 and hashlib.sha256(root.encode("utf-8")).hexdigest() == project_hash:
         s.meta.cwd = root

@@ -76,6 +76,9 @@ def _saved_file(written: str, outputs: Path) -> Path | None:
     name = parts[-1]
     where = [outputs / parts[-2] / name] if len(parts) >= 2 and parts[-2].startswith("session-") else []
     for f in (*where, outputs / name):
-        if f.is_file():
+        try:
+            if f.is_file():
+                return f
+        except OSError:  # in a folder that may not be searched: its reading says so (`attach_saved`)
             return f
     return None

@@ -43,6 +43,7 @@ from ...errors import InputError
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
+from .._side import companion, entries
 from .._threads import add_subagent, fold, interleave, link_thread, place_threads, read_thread
 from ..lines import open_regular, source_name
 
@@ -102,6 +103,14 @@ def is_subagent_chat(path: Path) -> bool:
     return path.suffix == ".jsonl" and header(path).get("kind") == "subagent"
 
 
+def _opens(path: Path) -> bool:
+    try:
+        with open_regular(path):
+            return True
+    except InputError:
+        return False
+
+
 def main_chat(path: Path) -> Path | None:
     """The main chat a subagent chat belongs to: beside its folder, its session id naming the
     folder (the main chat's file name holds the id's first 8 characters); else None."""
@@ -119,11 +128,14 @@ def read_subagents(path: Path, main: Chat, ctx: ReadContext, read_chat: ReadChat
     """Add to `main` (read from `path`) the subagent chats in its folder (module docstring)."""
     s = main.session
     folder = path.parent / folder_name(s.session_id)
-    if not s.session_id or not folder.is_dir() or folder == path.parent:
+    if not s.session_id or folder == path.parent:
         return
+    found = companion(s, s.files[0].path if s.files else None, f"{source_name(folder, ctx.root)}/",
+                      "its subagents' work is not here", entries, folder, "*.jsonl")
     subs: dict[str, Chat] = {}
-    for f in sorted(p for p in folder.glob("*.jsonl") if p.is_file()):
-        if not is_subagent_chat(f):
+    for f in (p for p in found or [] if p.is_file()):
+        # a chat whose header may not be read may be a subagent's: read as one, its failure said
+        if not is_subagent_chat(f) and _opens(f):
             continue
         chat = read_thread(s, "chat", source_name(f, ctx.root), read_chat, f, ctx)
         if chat is None:

@@ -85,6 +85,8 @@ CHECKPOINT = "/$set/messages/"  # the pointer prefix of a message read from insi
 class GeminiSource:
     name: ClassVar[str] = "gemini"
     searches_below: ClassVar[bool] = True  # its discover(dir) looks in every folder below (sources.walk)
+    # read with the chats beside it, and named by their reading when it may not be (sources.walk)
+    companions: ClassVar[frozenset[str]] = frozenset({"logs.json"})
     default_roots: ClassVar[tuple[str, ...]] = (".gemini/tmp",)  # under the home folder
 
     def env_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:

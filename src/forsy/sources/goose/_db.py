@@ -36,7 +36,8 @@ from ...evidence import Evidence, Quality, Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import ids_while_unchanged, read_only_query, row_back
+from .._side import unreadable
+from .._sqlite import WAL_MISSING, ids_while_unchanged, read_only_query, row_back, without_wal
 from ..lines import sha256, source_name
 from ._messages import DB_KEYS, Transcript
 
@@ -64,9 +65,10 @@ def sniff_db(head: bytes) -> bool:
     return head.startswith(SQLITE_MAGIC) and b"content_json" in head and b"created_timestamp" in head
 
 
-def query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def query(db: Path, sql: str, args: tuple[str, ...] = (), unread_wal: list[OSError] | None = None) \
+        -> list[dict[str, Any]]:
     """The rows of a read-only query, nothing written beside the database (Goose keeps it in WAL mode)."""
-    return read_only_query(db, sql, args, what="goose")
+    return read_only_query(db, sql, args, what="goose", unread_wal=unread_wal)
 
 
 def session_ids(db: Path) -> frozenset[str]:
@@ -103,12 +105,13 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
     """Every session of the database that has messages, in id order (one Goose made and never
     wrote to has no work)."""
     src = source_name(db, ctx.root)
+    wal: list[OSError] = []  # its write-ahead log, when it may not be read: said on each session
     try:
-        sessions = query(db, "SELECT * FROM sessions ORDER BY id")
-        messages = query(db, "SELECT * FROM messages ORDER BY id")
+        sessions = query(db, "SELECT * FROM sessions ORDER BY id", unread_wal=wal)
+        messages = query(db, "SELECT * FROM messages ORDER BY id", unread_wal=wal)
         data = db.read_bytes()
-    except sqlite3.Error as e:
-        raise InputError(f"cannot read Goose's database ({e})", path=db) from None
+    except sqlite3.Error as e:  # the main file alone, its log not read, may hold no table yet
+        raise InputError(f"cannot read Goose's database ({e}){without_wal(wal)}", path=db) from None
     except OSError as e:
         raise InputError(f"cannot read Goose's database ({e.strerror or e})", path=db) from None
     file = SourceFile(src, str(db.resolve()), "goose", len(data), sha256(data))
@@ -127,6 +130,8 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
                "table: read with no session facts", f"{SCHEME}{src}#sessions/{sid}", None)
         _messages(s, file, rows)
         out.append(s)
+    for s in out if wal else []:
+        unreadable(s, src, f"{src}-wal", wal[0], WAL_MISSING)
     return out
 
 

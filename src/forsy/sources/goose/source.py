@@ -78,6 +78,7 @@ from ...evidence import Quality, Session, SessionMeta, SourceFile
 from .. import ReadContext
 from .._records import Record, iter_jsonl
 from ..lines import head_values, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..listing import matching
 from . import _db
 from ._messages import Transcript
 
@@ -148,9 +149,9 @@ class GooseSource:
     def _in_folder(self, folder: Path) -> list[Path]:
         """The store, then the `.jsonl` sessions it does not hold (it imported them once)."""
         db = folder / "sessions.db"
-        dbs = [db] if _db.is_db(db) else []
+        dbs = [db] if sniff_file(db, self.sniff) else []  # (one that may not be read is said: `lines`)
         held = _db.session_ids(db) if dbs else frozenset()
-        return dbs + [p for p in sniffed(folder.glob("*.jsonl"), self.sniff) if p.stem not in held]
+        return dbs + [p for p in sniffed(matching(folder, "*.jsonl"), self.sniff) if p.stem not in held]
 
     def session_of(self, path: Path) -> Path | None:
         """A `.jsonl` session the database beside it holds (Goose imported it once and left the

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import InputError
 from ...evidence import Event, Ref, Session
 from ...payloads import MessageInfo, NoteInfo
 from .. import ReadContext
 from .._records import Record
+from .._side import unreadable, why
 from . import _layout, _rules
 from ._emit import Emitter, Time, get
 from ._files import load
@@ -59,10 +61,20 @@ class Builder(Emitter):
         name = _layout.evidence_name(self.storage, path)
         lim = self.ctx.limits
         rec = load(path, name, _role, self.s, lim, "a message's file")
-        files = _layout.parts(self.storage, path.stem)
-        parts = [r for p in files
+        try:
+            files: list[Path] | None = _layout.parts(self.storage, path.stem)
+        except OSError as e:  # named once, with the session's file: the folder that may not be listed
+            where = _layout.blocked(self.storage / "part" / path.stem, self.storage)
+            if where == self.storage / "part":  # no message's words nor calls: nothing of the session is left
+                raise InputError(f"its messages' parts (part/) could not be read: {why(e)}",
+                                 path=self.s.files[0].abs_path if self.s.files else None) from None
+            unreadable(self.s, self.s.files[0].path if self.s.files else None,
+                       f"{where.relative_to(self.storage).as_posix()}/", e, "what the message said is not here")
+            files = None
+        parts = [r for p in files or []
                  if (r := load(p, _layout.evidence_name(self.storage, p), _type, self.s, lim, "a part's file"))]
-        self.records(rec, parts, path.stem, name, bool(files), f"part/{path.stem}/")
+        # parts that could not be listed were said: not "no parts"
+        self.records(rec, parts, path.stem, name, files is None or bool(files), f"part/{path.stem}/")
 
     def records(self, rec: Record | None, parts: list[Record], mid: str, name: str, any_parts: bool,
                 where: str) -> None:

@@ -33,8 +33,8 @@ from ...evidence import Session, SessionMeta, SourceFile
 from ...ids import canonical
 from .. import ReadContext
 from .._records import Record
-from .._sqlite import ids_while_unchanged, read_only_query, row_back
-from ..lines import sha256, source_name
+from .._sqlite import ids_while_unchanged, read_only_query, row_back, without_wal
+from ..lines import sha256, sniff_file, source_name
 from . import _rules
 from ._build import Builder, Thread, _role, _type
 from ._emit import get
@@ -59,11 +59,15 @@ def is_db(path: Path) -> bool:
         return False
 
 
+def _sqlite_head(path: Path, head: bytes) -> bool:
+    return head.startswith(SQLITE_MAGIC)
+
+
 def dbs_at(d: Path) -> list[Path]:
     """The databases of the data folder `d` is or a home folder `d` holds."""
     for folder in (d, d.joinpath(*DATA_DIR)):
-        try:
-            found = sorted(p for p in folder.iterdir() if is_db(p))
+        try:  # one that may not be read is said to the walk (`lines.sniff_file`)
+            found = sorted(p for p in folder.iterdir() if NAME.match(p.name) and sniff_file(p, _sqlite_head))
         except OSError:
             continue
         if found:
@@ -71,9 +75,10 @@ def dbs_at(d: Path) -> list[Path]:
     return []
 
 
-def query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def query(db: Path, sql: str, args: tuple[str, ...] = (), unread_wal: list[OSError] | None = None) \
+        -> list[dict[str, Any]]:
     """The rows of a read-only query, nothing written beside the database (`_sqlite`)."""
-    return read_only_query(db, sql, args, what="opencode")
+    return read_only_query(db, sql, args, what="opencode", unread_wal=unread_wal)
 
 
 def session_ids(db: Path) -> frozenset[str]:
@@ -111,24 +116,26 @@ class DbReader:
     def __init__(self, db: Path, ctx: ReadContext) -> None:
         self.db, self.ctx = db, ctx
         self.src = source_name(db, ctx.root)
+        self.wal: list[OSError] = []  # its write-ahead log, when it may not be read (`read_db` says so)
         try:
-            self.sessions = {r["id"]: r for r in query(db, "SELECT * FROM session ORDER BY id")}
+            self.sessions = {r["id"]: r for r in query(db, "SELECT * FROM session ORDER BY id", unread_wal=self.wal)}
         except sqlite3.Error as e:
-            raise InputError(f"cannot read OpenCode's database ({e})", path=db) from None
+            raise InputError(f"cannot read OpenCode's database ({e}){without_wal(self.wal)}", path=db) from None
         try:
             data = db.read_bytes()
         except OSError as e:
             raise InputError(f"cannot read OpenCode's database ({e.strerror or e})", path=db) from None
         self.file = SourceFile(self.src, str(db.resolve()), "opencode", len(data), sha256(data))
         try:
-            self.tables = {str(r["name"]) for r in query(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            self.tables = {str(r["name"]) for r in query(db, "SELECT name FROM sqlite_master WHERE type = 'table'",
+                                                         unread_wal=self.wal)}
         except sqlite3.Error as e:
-            raise InputError(f"cannot read OpenCode's database ({e})", path=db) from None
+            raise InputError(f"cannot read OpenCode's database ({e}){without_wal(self.wal)}", path=db) from None
 
     def _rows(self, sql: str, table: str, sid: str) -> list[dict[str, Any]]:
         """The rows of `sql` for session `sid`; none when the database has no such table (a
         newer OpenCode may keep its messages elsewhere: `thread` says so)."""
-        return query(self.db, sql, (sid,)) if table in self.tables else []
+        return query(self.db, sql, (sid,), self.wal) if table in self.tables else []
 
     def name(self, table: str, rid: str) -> str:
         return f"{SCHEME}{self.src}#{table}/{rid}"
@@ -177,7 +184,7 @@ class DbReader:
             unread = self._rows("SELECT count(*) AS n FROM session_message WHERE session_id = ?", "session_message",
                                 sid)
         except sqlite3.Error as e:
-            raise InputError(f"cannot read OpenCode's database ({e})", path=self.db) from None
+            raise InputError(f"cannot read OpenCode's database ({e}){without_wal(self.wal)}", path=self.db) from None
         n = int(unread[0]["n"]) if unread else 0
         if n:
             # never lost silently: the rows are there, forsy does not know their shape well enough

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from ...evidence import Session
 from .. import ReadContext
+from .._side import unreadable
+from .._sqlite import WAL_MISSING
 from . import _layout
 from ._db import DbReader
 from ._subagents import read_subagents
@@ -29,4 +31,6 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
                    "this session too, as json-migration.ts copied it: read from the database only, which "
                    "OpenCode writes since", r.name("session", sid), None)
         out.append(s)
+    for s in out if r.wal else []:
+        unreadable(s, r.src, f"{r.src}-wal", r.wal[0], WAL_MISSING)
     return out  # none when OpenCode made the database and no session yet

@@ -196,18 +196,35 @@ def session_of(path: Path) -> Path | None:
 
 
 def messages(storage: Path, sid: str) -> list[Path]:
-    """A session's message files, in id order (the writer's ids sort in the order it made them)."""
+    """A session's message files, in id order (the writer's ids sort in the order it made them);
+    OSError when their folder may not be listed."""
     return _listed(storage / "message" / sid)
 
 
 def parts(storage: Path, mid: str) -> list[Path]:
-    """A message's part files, in id order."""
+    """A message's part files, in id order; OSError when their folder may not be listed."""
     return _listed(storage / "part" / mid)
 
 
 def _listed(folder: Path) -> list[Path]:
+    """The JSON files of `folder` (none when there is no such folder); OSError when it may not
+    be listed: the reader says so, where "none" would say the session holds nothing there."""
     try:
-        return sorted((Path(e.path) for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file()),
-                      key=lambda p: p.name)
-    except OSError:
+        with os.scandir(folder) as it:
+            return sorted((Path(e.path) for e in it if e.name.endswith(".json") and e.is_file()), key=lambda p: p.name)
+    except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def blocked(folder: Path, storage: Path) -> Path:
+    """The folder that keeps `folder` from being listed: itself, or the first folder above it, up
+    to `storage`, that may not be searched (`part/` locked stops every `part/<message>/`)."""
+    while folder != storage and folder.parent != folder:
+        try:
+            os.stat(folder)
+            return folder
+        except PermissionError:
+            folder = folder.parent
+        except OSError:
+            return folder
+    return folder

@@ -8,6 +8,7 @@ from pathlib import Path
 from ...errors import InputError
 from ...evidence import Session, SessionMeta
 from .. import ReadContext, read_head
+from .._side import why
 from ..lines import source_name
 from . import _layout, _rules
 from ._build import DEFAULT_TITLE, Builder, Thread
@@ -43,7 +44,11 @@ def read_thread(path: Path, ctx: ReadContext, storage: Path | None, actor: str, 
         return Thread(s, actor)
     b = Builder(s, storage, actor, parent, ctx)
     revert = get(info, "revert", "messageID")
-    files = _layout.messages(storage, sid)
+    try:
+        files = _layout.messages(storage, sid)
+    except OSError as e:  # the session's work is there: none of it can be read
+        where = _layout.blocked(storage / "message" / sid, storage).relative_to(storage).as_posix()
+        raise InputError(f"its messages ({where}/) could not be read: {why(e)}", path=path) from None
     if not files:
         s.warn("no-messages", f"no messages of this session in the storage folder (message/{sid}/)", name, None)
     for m in files:

@@ -26,9 +26,12 @@ LINK_RULE = "state.metadata.sessionId"
 # storage's project folder or the database's session table says
 Children = Callable[[str], list[tuple[str, str]]]
 ReadChild = Callable[[str, str], Thread]  # (a subagent's session id, its parent's actor) -> its thread
+# the name of a session a call names whose parent could not be known (its file may not be read),
+# or None: read as a child all the same, its failure said
+Unknown = Callable[[str], str | None]
 
 
-def read_subagents(top: Thread, children: Children, read: ReadChild) -> None:
+def read_subagents(top: Thread, children: Children, read: ReadChild, unknown: Unknown | None = None) -> None:
     """Add to `top` the sessions of its subagents, theirs too."""
     s = top.session
     threads: dict[str, Thread] = {}
@@ -36,7 +39,11 @@ def read_subagents(top: Thread, children: Children, read: ReadChild) -> None:
     queue = [top]
     while queue:
         t = queue.pop(0)
-        for cid, name in children(t.session.session_id):
+        kids = children(t.session.session_id)
+        known = {cid for cid, _ in kids}
+        kids += [(cid, name) for cid in t.spawned if unknown is not None and cid not in known
+                 and (name := unknown(cid)) is not None]
+        for cid, name in kids:
             if cid in threads or cid == s.session_id:
                 continue  # a parent chain that loops: read once
             child = read_thread(s, "session", name, read, cid, t.actor)

@@ -69,14 +69,17 @@ Not read: the layout before storage.ts's first migration (`project/<dir>/storage
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from ...errors import InputError
 from ...evidence import Session
 from .. import ReadContext
-from ..lines import sniff_file, source_name
+from ..lines import open_regular, sniff_file, source_name
+from ..listing import unlisted
 from . import _db, _layout
 from ._dbread import read_db
 from ._session import read_thread
@@ -140,8 +143,9 @@ class OpenCodeSource:
         storage = _layout.storage_at(path)
         if storage is not None:
             try:
-                folders = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
-            except OSError:
+                folders = sorted(p for p in (storage / "session").iterdir() if p.is_dir() and _listed(p))
+            except OSError as e:
+                unlisted(e)  # said with what the walk found (`listing`)
                 return []
         elif path.parent.name == "session" and _layout.is_storage(path.parent.parent):
             folders = [path]
@@ -163,7 +167,8 @@ class OpenCodeSource:
         if storage is not None:
             folder = path.parent
             read_subagents(top, lambda sid: [(f.stem, source_name(f, ctx.root)) for f in _layout.children(folder, sid)],
-                           lambda cid, up: read_thread(folder / f"{cid}.json", ctx, storage, f"subagent:{cid}", up))
+                           lambda cid, up: read_thread(folder / f"{cid}.json", ctx, storage, f"subagent:{cid}", up),
+                           lambda cid: _unread(folder / f"{cid}.json", ctx))
         return [top.session]
 
     def session_of(self, path: Path) -> Path | None:
@@ -175,3 +180,24 @@ class OpenCodeSource:
         storage = _layout.storage_of(top) if top is not None else None
         db = _db.migrated(storage, top.stem) if storage is not None and top is not None else None
         return db or owner
+
+
+def _listed(folder: Path) -> bool:
+    """Whether a project's folder of sessions may be listed; one that may not is said (`listing`)
+    where reading it as empty would leave its sessions out unsaid."""
+    try:
+        os.listdir(folder)
+    except OSError as e:
+        unlisted(e)
+        return False
+    return True
+
+
+def _unread(path: Path, ctx: ReadContext) -> str | None:
+    """The name of a subagent's session file a task call names that may not be read (so its
+    parent is not known: it is among no session's children), else None."""
+    try:
+        with open_regular(path):
+            return None
+    except InputError:  # a file that is there: reading it as the call's subagent says why it cannot be
+        return source_name(path, ctx.root) if os.path.lexists(path) else None

@@ -39,7 +39,7 @@ from ...errors import InputError
 from ...evidence import Ref, Session
 from ...payloads import NoteInfo
 from .. import ReadContext
-from .._side import one_object, read_side
+from .._side import companion, entries, one_object, read_side
 from .._threads import IDENTICAL_PROMPT, add_subagent, fold, interleave, link_by_task, read_thread
 from ..lines import inside, name_text
 from ._events_dir import SUBAGENTS, event_files
@@ -119,12 +119,16 @@ def _subagents(top: Path, s: Session, ctx: ReadContext, read_folder: ReadFolder,
     by its parent's actor); each relabelled and linked."""
     out: list[tuple[str, str, Session]] = []
     todo: list[tuple[Path, str, Session]] = [(top, "agent", s)]
+    main = s.files[0].path if s.files else None
     while todo:
         convo, parent_actor, parent = todo.pop(0)
         folder = convo / SUBAGENTS
-        for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()) if folder.is_dir() \
-                else []:
-            files = event_files(sub / "events") if (sub / "events").is_dir() else []
+        # a folder that may not be listed is named (relative to the conversation), its subagents not here
+        subs = companion(s, main, f"{folder.relative_to(top).as_posix()}/", "its subagents' work is not here",
+                         entries, folder)
+        for sub in (p for p in subs or [] if p.is_dir() and not p.is_symlink()):
+            files = companion(s, main, f"{sub.relative_to(top).as_posix()}/", "a subagent's work is not here",
+                              event_files, sub / "events", strict=True)
             if not files:
                 continue
             thread = read_thread(s, "conversation", name(sub), read_folder, files[0], ctx, name)

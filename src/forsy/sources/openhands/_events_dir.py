@@ -26,10 +26,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...errors import InputError
 from ...evidence import Evidence, Session, SessionMeta
 from .. import ReadContext
 from .._records import Record
-from .._side import parsed_object, read_side
+from .._side import entries, parsed_object, read_side, unreadable
 from ..lines import sha256, source_name
 
 if TYPE_CHECKING:
@@ -120,10 +121,11 @@ def _first(folder: str, app: bool, stamp: int) -> Path | None:
     return files[0] if files else None
 
 
-def event_files(folder: Path) -> list[Path]:
+def event_files(folder: Path, *, strict: bool = False) -> list[Path]:
     """The event files of an events folder, in the order they were numbered (the SDK's file
-    names, else V0's event ids)."""
-    found = [(int(m.group(1)), p) for p in folder.glob("*.json")
+    names, else V0's event ids). `strict`: OSError when the folder may not be listed (a glob
+    finds nothing there, and says nothing: a conversation read must say it)."""
+    found = [(int(m.group(1)), p) for p in (entries(folder, "*.json") if strict else folder.glob("*.json"))
              if (m := EVENT_NAME.match(p.name) or V0_NAME.match(p.name))]
     return [p for _, p in sorted(found, key=lambda t: (t[0], t[1].name))]
 
@@ -161,9 +163,17 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
     s = Session("openhands", convo.name, [], {}, [], SessionMeta(agent="openhands"))
     b = builder(s)
     records: list[tuple[str, Record, dict[str, Any]]] = []
+    main = name_of(path) if name_of is not None else source_name(path, ctx.root)
+    unread: list[InputError] = []
     for p in files:
         name = name_of(p) if name_of is not None else source_name(p, ctx.root)
-        data = read_side(p, name, "openhands", s, ctx.limits)
+        # each event file is one record: one that may not be read costs its event, not the conversation
+        try:
+            data = read_side(p, name, "openhands", s, ctx.limits)
+        except InputError as e:
+            unread.append(e)
+            unreadable(s, main, name, e, "the event it holds is not here")
+            continue
         value = parsed_object(data, s)
         if value is None:
             s.warn("unparsable", "an event file that is not one JSON object; skipped", name, 1)
@@ -173,6 +183,8 @@ def read(path: Path, ctx: ReadContext, builder: Callable[[Session], Any],
         s.add_evidence(ev)
         ts = value.get("timestamp")
         records.append((ts if app and isinstance(ts, str) else "", Record(ev, value), value))
+    if unread and len(unread) == len(files):  # nothing of the conversation could be read
+        raise InputError(f"none of its {len(files)} event files could be read ({unread[0].message})", path=path)
     # the app's names keep seconds only: within one, events are in their own time's order
     for _, rec, value in sorted(records, key=lambda t: t[0]) if app else records:
         b.event(rec, value, "")

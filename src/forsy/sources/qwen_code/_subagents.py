@@ -31,6 +31,7 @@ import orjson
 
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
+from .._side import entries, unreadable
 from .._threads import IDENTICAL_PROMPT, add_subagent, calls_giving, fold, interleave, link_thread, place_threads
 
 META_RULE = "meta.toolUseId"
@@ -51,20 +52,29 @@ def main_chat(path: Path) -> Path | None:
         return None
     chats = folder.parent.parent / "chats"
     exact = chats / f"{folder.name}.jsonl"
-    if exact.is_file():
-        return exact
-    for cand in sorted(chats.glob("*.jsonl")) if chats.is_dir() else []:
-        if folder_name(cand.stem) == folder.name and cand.is_file():
-            return cand
+    try:
+        if exact.is_file():
+            return exact
+        for cand in sorted(chats.glob("*.jsonl")) if chats.is_dir() else []:
+            if folder_name(cand.stem) == folder.name and cand.is_file():
+                return cand
+    except OSError:  # `chats/` may not be looked in: the transcript is read on its own, not lost
+        return None
     return None
 
 
-def transcripts_of(chat: Path, session_id: str) -> list[Path]:
-    """The subagent transcripts of the session whose chat is `chat` (`<project>/chats/<id>.jsonl`)."""
+def subagents_folder(chat: Path, session_id: str) -> Path | None:
+    """The folder of the subagent transcripts of the session whose chat is `chat`
+    (`<project>/chats/<id>.jsonl`): `<project>/subagents/<id>/`; None when it has none."""
     if chat.parent.name != "chats" or not session_id:
-        return []
-    folder = chat.parent.parent / "subagents" / folder_name(session_id)
-    return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file()) if folder.is_dir() else []
+        return None
+    return chat.parent.parent / "subagents" / folder_name(session_id)
+
+
+def transcripts_of(folder: Path) -> list[Path]:
+    """The subagent transcripts in a session's subagents folder; OSError when it may not be
+    listed (a glob would find none, and say nothing)."""
+    return [p for p in entries(folder, "agent-*.jsonl") if p.is_file()]
 
 
 def read_meta(path: Path, s: Session) -> dict[str, Any]:
@@ -74,7 +84,11 @@ def read_meta(path: Path, s: Session) -> dict[str, Any]:
         return {}
     try:
         value = orjson.loads(meta.read_bytes())
-    except (orjson.JSONDecodeError, OSError):
+    except OSError as e:  # named from the project folder, as the transcript's folder is
+        unreadable(s, s.files[0].path if s.files else None, f"subagents/{path.parent.name}/{meta.name}", e,
+                   "the call that launched the subagent is found by its task alone")
+        return {}
+    except orjson.JSONDecodeError:
         s.warn("bad-meta", "a subagent's .meta.json could not be read", meta.name)
         return {}
     if not isinstance(value, dict):

@@ -65,11 +65,13 @@ from ...evidence import Quality, Ref, Session, SessionMeta, SourceFile
 from ...payloads import MessageInfo
 from .. import ReadContext
 from .._records import Record, iter_jsonl
+from .._side import companion
 from .._threads import read_thread
 from ..lines import head_values, inside, read_bytes, sha256, sniff_file, sniffed, source_name
+from ..listing import matching, unlisted
 from ._events import Transcript
 from ._graph import chain, dedupe
-from ._subagents import AGENT_FILE, Sub, main_chat, place, read_meta, transcripts_of
+from ._subagents import AGENT_FILE, Sub, main_chat, place, read_meta, subagents_folder, transcripts_of
 
 KIND = "qwen_code"
 PROJECT = "qwen-project:"  # a subagent transcript named from its project folder (read back by this source)
@@ -136,11 +138,11 @@ class QwenCodeSource:
             folders = [path]
         else:  # Qwen Code's folder, its projects/, or a home folder
             top = sorted(p for p in (projects or path).iterdir() if p.is_dir())
-            folders = [p for p in top if (p / "chats").is_dir() or (p / "subagents").is_dir()]
+            folders = [p for p in top if _project(p)]
         found: list[Path] = []
-        for project in folders:
-            found += sniffed((project / "chats").glob("*.jsonl"), self.sniff)
-            found += [p for p in sniffed((project / "subagents").glob("*/agent-*.jsonl"), self.sniff)
+        for project in folders:  # a folder that may not be listed is said (`listing`), the rest found
+            found += sniffed(matching(project / "chats", "*.jsonl"), self.sniff)
+            found += [p for p in sniffed(matching(project / "subagents", "*/agent-*.jsonl"), self.sniff)
                       if main_chat(p) is None]
         if not folders:  # a folder of collected files: its own session files (not its subagents')
             found = [p for p in sniffed(path.glob("*.jsonl"), self.sniff) if main_chat(p) is None]
@@ -174,7 +176,11 @@ class QwenCodeSource:
             s.meta.extra["subagent"] = agent
             return [s]
         subs = []
-        for f in transcripts_of(path, s.session_id):
+        folder = subagents_folder(path, s.session_id)
+        # named from the project folder (`_name`): the folder is beside `chats/`, outside the input's root
+        found = companion(s, _name(path, ctx), f"subagents/{folder.name}/", "its subagents' work is not here",
+                          transcripts_of, folder) if folder is not None else []
+        for f in found or []:
             sub = read_thread(s, "transcript", _name(f, ctx), _read_sub, f, ctx)
             if sub is not None:
                 subs.append(sub)
@@ -182,6 +188,16 @@ class QwenCodeSource:
             place(s, subs)
         _managed(s, path)
         return [s]
+
+
+def _project(folder: Path) -> bool:
+    """Whether `folder` is a project's (it holds `chats/` or `subagents/`); one that may not be
+    looked in is said (`listing`), and the other projects searched all the same."""
+    try:
+        return (folder / "chats").is_dir() or (folder / "subagents").is_dir()
+    except OSError as e:
+        unlisted(OSError(e.errno, e.strerror, str(folder)))
+        return False
 
 
 def _name(path: Path, ctx: ReadContext) -> str:

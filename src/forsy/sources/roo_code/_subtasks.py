@@ -30,6 +30,7 @@ from pathlib import Path
 from ...evidence import Event, Session
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
+from .._side import unreadable
 from .._threads import (
     IDENTICAL_PROMPT,
     add_subagent,
@@ -85,7 +86,9 @@ def read_subtasks(folder: Path, s: Session, ctx: ReadContext, read: ReadTask) ->
     queue = [folder]
     while queue:
         f = queue.pop(0)
-        for c in children(f):
+        kids = children(f)
+        _unread(f, kids, subs.get(f.name, s), s, ctx)
+        for c in kids:
             if c.name in subs or c.name == s.session_id:
                 continue  # a chain that loops: read once
             sub = read_thread(s, "task", source_name(c, ctx.root), read, c, ctx)
@@ -96,6 +99,26 @@ def read_subtasks(folder: Path, s: Session, ctx: ReadContext, read: ReadTask) ->
             queue.append(c)
     if subs:
         _place(s, subs, parent)
+
+
+def _unread(f: Path, kids: list[Path], task: Session, s: Session, ctx: ReadContext) -> None:
+    """The subtasks the task of `f` names (its `childIds`, a result) that are not among its
+    children because their history entry, which says whose they are, may not be read: named
+    on `s` with the task's file, their work not here."""
+    extra = task.meta.extra
+    named = [*(extra.get("child_task_ids") or []), *(extra.get("subtasks_named") or {})]
+    for cid in dict.fromkeys(c for c in named if isinstance(c, str) and c.strip(".") and "/" not in c):
+        c = f.parent / cid
+        if c in kids or cid == f.name:
+            continue
+        try:
+            with open(c / HISTORY, "rb"):
+                continue
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # no such folder here, or one of a task older than history entries: nothing to tell
+        except OSError as e:
+            unreadable(s, task.files[0].path if task.files else None, f"{source_name(c, ctx.root)}/", e,
+                       "a subtask's work is not here")
 
 
 def _place(s: Session, subs: dict[str, Session], parent: dict[str, str]) -> None:

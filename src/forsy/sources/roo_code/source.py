@@ -43,6 +43,7 @@ from ...errors import InputError
 from ...evidence import Session, SessionMeta
 from .. import ReadContext
 from .._records import Record
+from .._side import companion
 from .._threads import interleave
 from ..cline import EDITOR_SERVERS, EDITORS, load_array, load_file
 from ..lines import HEAD, discover_sniffed, source_name
@@ -115,6 +116,8 @@ def _extension_roots() -> tuple[str, ...]:
 class RooCodeSource:
     name: ClassVar[str] = "roo_code"
     searches_below: ClassVar[bool] = True
+    # read with the task beside them, and named by its reading when they may not be (sources.walk)
+    companions: ClassVar[frozenset[str]] = frozenset({UI, META, HISTORY})
     # the extensions' storage in VS Code and its forks (Linux, macOS, a remote host's server
     # folder), as Cline's (`ClineSource.default_roots`); a custom storage path
     # (`roo-cline.customStoragePath`) is a setting forsy cannot see: name it to the sweep
@@ -174,14 +177,20 @@ def read_task(folder: Path, ctx: ReadContext) -> Session:
     api, ui = folder / API, folder / UI
     if not api.is_file() and not ui.is_file():
         raise InputError(f"a {agent} task folder without its {API} or {UI}", path=folder)
+    main = source_name(api if api.is_file() else ui, ctx.root)
     api_recs = _load(api, s, ctx) if api.is_file() else []
-    ui_recs = _load(ui, s, ctx) if ui.is_file() else []
+    # beside the API history, the UI messages are a companion: the task is read without them
+    ui_recs: list[Record] | None = []  # None: there, but it could not be read (said)
+    if ui.is_file():
+        ui_recs = companion(s, main, source_name(ui, ctx.root), "no typed prompts and no token counts", _load, ui,
+                            s, ctx) if api.is_file() else _load(ui, s, ctx)
     if not api.is_file():
         s.warn("no-api-history", f"{API} is missing: only the UI's reasoning and the person's words are read",
                source_name(api, ctx.root))
-    if not ui_recs:
+    if ui_recs == []:
         s.warn("no-ui-messages", f"{UI} is missing or empty: no typed prompts and no token counts",
                source_name(ui, ctx.root))
+    ui_recs = ui_recs or []
     task = Task(s, api_recs, ui_recs)
     task.build()
     extra = ui_reasoning(s, ui_recs, api_recs)
@@ -189,11 +198,12 @@ def read_task(folder: Path, ctx: ReadContext) -> Session:
         s.events = interleave([s.events, extra])
     if task.named:  # the subtasks its results name (`_subtasks`)
         s.meta.extra["subtasks_named"] = dict(task.named)
-    if (folder / HISTORY).is_file():
-        doc = _ledger.read_keys(*_load_file(folder / HISTORY, s, ctx), s, _ledger.HISTORY, _ledger.HISTORY_OTHER)
-        _history(doc, s)
-    if (folder / META).is_file():
-        _ledger.read_keys(*_load_file(folder / META, s, ctx), s, _ledger.METADATA, _ledger.METADATA_OTHER)
+    if (folder / HISTORY).is_file() and (got := _beside(folder / HISTORY, main, s, ctx, "the task's working "
+                                                       "folder, mode and place among subtasks are not known")):
+        _history(_ledger.read_keys(*got, s, _ledger.HISTORY, _ledger.HISTORY_OTHER), s)
+    if (folder / META).is_file() and (got := _beside(folder / META, main, s, ctx, "the files in context are not "
+                                                    "listed")):
+        _ledger.read_keys(*got, s, _ledger.METADATA, _ledger.METADATA_OTHER)
     _ledger.mark_ui(s, ui_recs, api_recs, bool(s.meta.token_usage))
     return s
 
@@ -211,8 +221,9 @@ def _history(doc: dict[str, object], s: Session) -> None:
         s.meta.extra["child_task_ids"] = list(kids)
 
 
-def _load_file(path: Path, s: Session, ctx: ReadContext) -> tuple[bytes, str]:
-    return load_file(path, s, ctx, "roo_code")
+def _beside(path: Path, main: str, s: Session, ctx: ReadContext, missing: str) -> tuple[bytes, str] | None:
+    """A file of the task beside its messages, or None when it cannot be read (said)."""
+    return companion(s, main, source_name(path, ctx.root), missing, load_file, path, s, ctx, "roo_code")
 
 
 def _load(path: Path, s: Session, ctx: ReadContext) -> list[Record]:

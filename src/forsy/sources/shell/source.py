@@ -42,7 +42,8 @@ from ...ids import canonical, make_id
 from ...payloads import ShellInfo
 from .. import ReadContext
 from .._records import Problem, warn_problems
-from .._sqlite import read_only_query
+from .._side import unreadable
+from .._sqlite import WAL_MISSING, read_only_query, without_wal
 from ..lines import inside, read_bytes, sha256, source_name
 from . import _formats as fmts
 
@@ -290,7 +291,10 @@ def _safe_iso(session: Session, src: str, entry: fmts.Entry) -> str | None:
 
 def read_atuin(path: Path, src: str, data: bytes) -> Session:
     session = _new_session(path, src, data, "atuin")
-    rows = _atuin_rows(path)
+    wal: list[OSError] = []
+    rows = _atuin_rows(path, wal)
+    if wal:  # the history is read from the main file alone
+        unreadable(session, src, f"{src}-wal", wal[0], WAL_MISSING)
     for row in rows:
         if row.get("deleted_at") is not None:
             # the user deleted this entry in atuin; forsy does not bring it back
@@ -305,20 +309,21 @@ def read_atuin(path: Path, src: str, data: bytes) -> Session:
     return session
 
 
-def _atuin_rows(path: Path) -> list[dict[str, Any]]:
+def _atuin_rows(path: Path, wal: list[OSError]) -> list[dict[str, Any]]:
     try:
-        cols = {r["name"] for r in _atuin_query(path, "PRAGMA table_info(history)")}
+        cols = {r["name"] for r in _atuin_query(path, "PRAGMA table_info(history)", unread_wal=wal)}
         if not {"command", "timestamp"} <= cols:
             raise InputError("SQLite database without an atuin history table", path=path)
-        return _atuin_query(path, "SELECT * FROM history ORDER BY timestamp, rowid")
+        return _atuin_query(path, "SELECT * FROM history ORDER BY timestamp, rowid", unread_wal=wal)
     except sqlite3.Error as e:
-        raise InputError(f"cannot read atuin history ({e})", path=path) from None
+        raise InputError(f"cannot read atuin history ({e}){without_wal(wal)}", path=path) from None
 
 
-def _atuin_query(db: Path, sql: str, args: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def _atuin_query(db: Path, sql: str, args: tuple[str, ...] = (), unread_wal: list[OSError] | None = None) \
+        -> list[dict[str, Any]]:
     """The rows of a read-only query: atuin keeps its database in WAL mode, and nothing is written
     beside it (`_sqlite`)."""
-    return read_only_query(db, sql, args, what="atuin")
+    return read_only_query(db, sql, args, what="atuin", unread_wal=unread_wal)
 
 
 def _add_atuin_row(session: Session, src: str, row: dict[str, Any]) -> None:
