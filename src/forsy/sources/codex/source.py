@@ -261,7 +261,9 @@ def _is_exec_file(path: Path) -> bool:
 
 def _why(e: Exception) -> str:
     """What went wrong, without the path (the warning names the file)."""
-    return e.message if isinstance(e, InputError) else str(e)
+    if isinstance(e, InputError):
+        return e.message
+    return (e.strerror if isinstance(e, OSError) else None) or str(e)  # an OSError's text names the path
 
 
 def _unreadable(path: Path) -> str | None:
