@@ -177,6 +177,12 @@ class ShellHistorySource:
                 _count_empty(session)
                 _set_aside_empty(session, src, data, entry)
         _report(session, src, parsed.problems)
+        if data and not data.endswith(b"\n") and parsed.entries:
+            # shells end each entry they write with a newline: one without was being written when
+            # read (or the file was cut), so its command may be cut short: kept, and said
+            session.quality.extra["unterminated_last_line"] = 1
+            session.warn("unterminated_last_line", "the history ends without a newline: its last command may be "
+                         "cut short (being written when read)", src, parsed.entries[-1].line)
         if not parsed.entries:
             session.warn("empty_history", "no command found", src)
         return [session]
@@ -224,7 +230,9 @@ def _new_session(path: Path, src: str, data: bytes, fmt: str) -> Session:
     digest = sha256(data)
     return Session(
         source_kind="shell",
-        session_id=make_id("shell", path.name, digest),
+        # one id for the file as it grows (its name, not its bytes): each new draft of a history a
+        # sweep meets again replaces the one before, as a growing agent log's does
+        session_id=make_id("shell", path.name),
         files=[SourceFile(src, str(path), "shell", len(data), digest)],
         evidence={},
         events=[],
