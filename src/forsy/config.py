@@ -19,6 +19,7 @@ The config file, every key optional:
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -105,13 +106,19 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(env["FORSY_CONFIG"]).expanduser() if env.get("FORSY_CONFIG") else config_dir() / "config.toml"
 
 
-def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None, *,
+                required: bool = False) -> Config:
     """The config file (when it exists) with `FORSY_*` variables on top. A config file that
     exists but cannot be read or parsed is an error: silently ignoring it would sweep with
-    settings the user did not choose."""
+    settings the user did not choose. `required`: `path` is a file the user named (`--config`),
+    so one that is not there is an error too (a typo would otherwise run with no config at
+    all); the default file, or FORSY_CONFIG's, may be absent."""
     env = os.environ if env is None else env
     path = path or config_path(env)
     cfg = Config()
+    if required and not path.is_file():
+        raise InputError("no such config file" if not path.exists() else "the config file is not a file",
+                         path=path)
     if path.is_file():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -152,15 +159,25 @@ def _from_toml(data: dict[str, object], path: Path) -> Config:
                 raise InputError(f"config key {key!r} must be a string", path=path)
             cfg = replace(cfg, **{key: data[key]})  # type: ignore[arg-type]
     if "settle_seconds" in data:
-        v = data["settle_seconds"]
-        if not isinstance(v, int | float) or isinstance(v, bool) or v < 0:
-            raise InputError("config key 'settle_seconds' must be a number >= 0", path=path)
-        cfg = replace(cfg, settle_seconds=float(v))
+        cfg = replace(cfg, settle_seconds=settle_seconds(data["settle_seconds"], "config key 'settle_seconds'",
+                                                         path))
     if "redact" in data:
         if not isinstance(data["redact"], bool):
             raise InputError("config key 'redact' must be true or false", path=path)
         cfg = replace(cfg, redact=data["redact"])
     return cfg
+
+
+def settle_seconds(value: object, name: str, path: Path | None = None) -> float:
+    """A settle window, wherever it is given (the config file, FORSY_SETTLE_SECONDS, `--settle`):
+    a number of seconds, 0 or more. The same check for each, naming the one at fault: `nan`
+    would compare false with every age and so disable the window, and `inf` would make every
+    session wait for ever."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{name} must be a number of seconds >= 0, not {value!r}", path=path)
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"{name} must be a number of seconds >= 0, not {value:g}", path=path)
+    return float(value)
 
 
 def _from_env(cfg: Config, env: Mapping[str, str]) -> Config:
@@ -177,9 +194,10 @@ def _from_env(cfg: Config, env: Mapping[str, str]) -> Config:
         cfg = replace(cfg, store=env["FORSY_STORE"])
     if env.get("FORSY_SETTLE_SECONDS"):
         try:
-            cfg = replace(cfg, settle_seconds=max(0.0, float(env["FORSY_SETTLE_SECONDS"])))
+            value = float(env["FORSY_SETTLE_SECONDS"])
         except ValueError:
             raise InputError(f"FORSY_SETTLE_SECONDS is not a number: {env['FORSY_SETTLE_SECONDS']!r}") from None
+        cfg = replace(cfg, settle_seconds=settle_seconds(value, "FORSY_SETTLE_SECONDS"))
     if env.get("FORSY_NO_REDACT") in ("1", "true", "yes"):
         cfg = replace(cfg, redact=False)
     if env.get("FORSY_LLM_MODEL"):

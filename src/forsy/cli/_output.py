@@ -12,7 +12,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -85,6 +86,39 @@ def emit_json_line(data: object) -> None:
     sys.stdout.write(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
+@contextmanager
+def json_outcome(on: bool) -> Iterator[None]:
+    """With `--json`, a command that ends on an error still ends stdout with one JSON object
+    saying so, as its own output would have: `{"ok": false, "exit_code": N, "error": {"code":
+    N, "message": …, "path": …}}` (`path` null when the error has no place). A script reading
+    the last line then always reads the outcome, not nothing. The error goes on to `friendly`,
+    which says it on stderr and exits with the same code as without `--json`."""
+    if not on:
+        yield
+        return
+    try:
+        yield
+    except ForsyError as e:
+        emit_json_line(json_error(e.exit_code, e.message, e.path))
+        raise
+    except KeyboardInterrupt:
+        emit_json_line(json_error(ExitCode.INTERRUPTED, "interrupted (Ctrl-C or SIGTERM)"))
+        raise
+    except (typer.Exit, typer.Abort, BrokenPipeError):  # an exit the command chose; a reader gone
+        raise
+    except Exception as e:
+        emit_json_line(json_error(ExitCode.INTERNAL, internal_error_text(e)))
+        raise
+
+
+def json_error(code: int, message: str, path: str | None = None) -> dict[str, object]:
+    return {"ok": False, "exit_code": int(code), "error": {"code": int(code), "message": message, "path": path}}
+
+
+def internal_error_text(e: Exception) -> str:
+    return f"internal error: {type(e).__name__}: {safe(str(e))[:300]} (run with --debug for the traceback)"
+
+
 def set_debug(debug: bool) -> bool:
     STATE["debug"] = STATE["debug"] or debug
     return STATE["debug"]
@@ -128,8 +162,7 @@ def friendly(fn: F) -> F:
         except Exception as e:  # the last line of defence: never a bare traceback
             if STATE["debug"]:
                 raise
-            typer.echo(f"forsy: internal error: {type(e).__name__}: {safe(str(e))[:300]} "
-                       "(run with --debug for the traceback)", err=True)
+            typer.echo(f"forsy: {internal_error_text(e)}", err=True)
             raise typer.Exit(ExitCode.INTERNAL) from None
 
     wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), *added])  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError
-from ._output import StoreOpt, emit_json_line, path_arg, quiet, say
+from ._output import StoreOpt, emit_json_line, json_outcome, path_arg, quiet, say
 
 if TYPE_CHECKING:
     from ..store import LockInfo, Store
@@ -26,7 +26,8 @@ def _shown(path: str) -> str:
 
 def sweep_cmd(
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="Log roots to sweep. Default: every agent's log folder on this machine that exists "
+        help="Log roots to sweep (one that is not there is a fault of the run, exit 7). Default: every "
+             "agent's log folder on this machine that exists "
              "(~/.claude/projects, ~/.codex/sessions and archived_sessions, under CLAUDE_CONFIG_DIR and CODEX_HOME "
              "too when set; ~/.gemini/tmp, OpenHands', Cline's in VS Code and its forks and in ~/.cline, and "
              "mini-swe-agent's, and where GEMINI_CLI_HOME, CLINE_DIR, CLINE_DATA_DIR, CLINE_SESSION_DATA_DIR, "
@@ -39,17 +40,22 @@ def sweep_cmd(
                                       "is incomplete still waits (the agent may be writing it), for a day at "
                                       "most.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on one line (counts, failures, "
-                                          "faults).")] = False,
+                                          "faults), an error that stops the sweep too (ok: false, "
+                                          "exit_code, error).")] = False,
     status: Annotated[bool, typer.Option("--status", help="Is the sweep healthy? The last runs, failing files and "
                                          "folders, since when; exit 7 while something fails, 8 when the last "
                                          "run failed.")] = False,
-    print_cron: Annotated[bool, typer.Option("--print-cron", help="Print a crontab line (installs nothing).")] = False,
+    print_cron: Annotated[bool, typer.Option("--print-cron", help="Print a crontab line running this same sweep: "
+                                             "the roots and options given here (installs nothing).")] = False,
     print_systemd: Annotated[bool, typer.Option(
-        "--print-systemd", help="Print a systemd user service + timer (installs nothing).")] = False,
-    config: Annotated[Path | None, typer.Option("--config", help="Config file (TOML). Default: FORSY_CONFIG, "
-                                                "else config.toml in the platform config folder.",
+        "--print-systemd", help="Print a systemd user service + timer running this same sweep (installs "
+                                "nothing).")] = False,
+    config: Annotated[Path | None, typer.Option("--config", help="Config file (TOML); one named here must exist. "
+                                                "Default: FORSY_CONFIG, else config.toml in the platform config "
+                                                "folder, when there.",
                                                 parser=path_arg)] = None,
-    settle: Annotated[float | None, typer.Option("--settle", help="Settle window in seconds (default 120).")] = None,
+    settle: Annotated[float | None, typer.Option("--settle", help="Settle window in seconds, 0 or more "
+                                                 "(default 120).")] = None,
     history: Annotated[list[Path] | None, typer.Option("--history", help="Shell history to merge.",
                                                        parser=path_arg)] = None,
     git: Annotated[Path | None, typer.Option("--git", help="Git repository whose commits join the timeline.",
@@ -63,17 +69,30 @@ def sweep_cmd(
         show_default=False)] = None,
 ) -> None:
     """Sweep agent log folders into the store of draft traces, incrementally (for cron)."""
-    from ..config import default_log_roots, load_config
+    with json_outcome(as_json):
+        _sweep(paths, store, now, as_json, status, print_cron, print_systemd, config, settle, history, git,
+               no_redact, llm, jobs)
+
+
+def _sweep(paths: list[Path] | None, store: str | None, now: bool, as_json: bool, status: bool, print_cron: bool,
+           print_systemd: bool, config: Path | None, settle: float | None, history: list[Path] | None,
+           git: Path | None, no_redact: bool, llm: str | None, jobs: int | None) -> None:
+    from ..config import default_log_roots, load_config, settle_seconds
     from ..run import RetraceOptions
     from ..store import open_store
     from ..sweep import SweepOptions, sweep
-    from ..sweep.schedule import cron_line, systemd_units
     from ._output import STATE
 
-    cfg = load_config(config).with_flags(store=store, settle_seconds=settle, histories=list(history or []),
-                                         git=git, llm_model=llm, redact=False if no_redact else None)
+    if settle is not None:
+        settle = settle_seconds(settle, "--settle")
+    # a --config the user named must be there (a typo would sweep with no config at all)
+    cfg = load_config(config, required=config is not None).with_flags(
+        store=store, settle_seconds=settle, histories=list(history or []), git=git, llm_model=llm,
+        redact=False if no_redact else None)
     if print_cron or print_systemd:
-        typer.echo(cron_line(cfg.store) if print_cron else systemd_units(cfg.store))
+        _print_schedule(print_cron, cfg.store, cfg.source, paths=list(paths or []),
+                        settle=settle, history=list(history or []), git=git, now=now, no_redact=no_redact,
+                        llm=llm, jobs=jobs)
         return
     if status:
         st = open_store(cfg.store, readonly=True)
@@ -88,13 +107,14 @@ def sweep_cmd(
     try:
         roots = list(paths or [])
         if not roots:
-            roots = [r for r in [*default_log_roots(), *cfg.roots] if r.exists()]
+            # an agent's folder that is not there is an agent not used on this machine; a root
+            # the config (or FORSY_ROOTS) names is the user's, and kept: the sweep names it if missing
+            roots = list(dict.fromkeys([*(r for r in default_log_roots() if r.exists()), *cfg.roots]))
             if not roots:
                 raise InputError("no agent log folder found (~/.claude/projects, ~/.codex/sessions); "
                                  "give a path, or add roots to the config file")
-        for r in roots:
-            if not r.exists():
-                raise InputError("no such file or directory", path=r)
+        # a root that is not there (a disk not mounted, a folder moved) is not refused here: it is a
+        # fault of the run (sweep._roots), the other roots are swept, and the run records it
         with _SweepProgressLine() as progress, _terminated_as_interrupt():
             opts = SweepOptions(roots=roots, settle_seconds=cfg.settle_seconds, ignore_settle=now,
                                 retrace=RetraceOptions(redact=cfg.redact, history=cfg.histories, git=cfg.git,
@@ -116,6 +136,24 @@ def sweep_cmd(
         typer.echo(f"forsy: warning: {_shown(w)}", err=True)
     if report.exit_code:
         raise typer.Exit(report.exit_code)
+
+
+def _print_schedule(cron: bool, store: str | None, config: Path | None, *, paths: list[Path], settle: float | None,
+                    history: list[Path], git: Path | None, now: bool, no_redact: bool, llm: str | None,
+                    jobs: int | None) -> None:
+    """The crontab line or the systemd units of the sweep this command would run: its store and
+    config file as resolved here (the job sees neither FORSY_STORE nor FORSY_CONFIG), and every
+    option given. Not --debug: it would let one file's internal error stop an unattended run."""
+    from ..config import config_dir
+    from ..sweep.schedule import cron_line, sweep_options, systemd_units
+
+    default = config_dir() / "config.toml"  # read by the job as well: left for it to find
+    options = sweep_options(roots=paths, config=None if config == default else config, settle=settle,
+                            histories=history, git=git, now=now, no_redact=no_redact, llm=llm, jobs=jobs,
+                            quiet=quiet())
+    text = cron_line(store, options=options) if cron else systemd_units(store, options=options)
+    # a crontab is bytes: a name that is not UTF-8 is printed as its own bytes
+    typer.echo(text.encode("utf-8", "surrogateescape"))
 
 
 def _summary(report: SweepReport) -> None:

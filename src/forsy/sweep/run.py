@@ -42,6 +42,7 @@ from ..run import RetraceOptions, parallel_jobs
 from ..sources.walk import NOT_READ_LOG, session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
+from ._roots import missing_roots
 from ._units import Plan, Unit, plan_units
 from .lock import Lease, holder_alive, this_process
 
@@ -204,13 +205,14 @@ class _Sweep:
     def run(self) -> None:
         self.report.run_id = run_id = self.store.start_run(self.now_iso, os.getpid(), self.roots)
         on_disk: dict[str, Stat] = {}
-        blocked: dict[str, str] = {}
+        missing = missing_roots(self.roots)  # faults, and out of sight as a folder not listed: not gone
+        blocked: dict[str, str] = {r: reason for r, (_, reason) in missing.items()}
         links: list[tuple[str, str]] = []
         for r in self.roots:
             self._looking(r)
             on_disk.update(walk(r, blocked, links))
         for d, reason in sorted(blocked.items()):
-            self._fault(d, "folder", reason)
+            self._fault(d, missing[d][0] if d in missing else "folder", reason)
         known = self.store.file_states(self.roots)
         plan = plan_units(on_disk, known, self.roots, self._discover, set(blocked), _session_of)
         self._mark_gone(plan, known)
