@@ -218,6 +218,9 @@ def test_a_known_session_that_grew_and_cannot_be_read_keeps_its_trace(tree: Path
 
 @needs_unprivileged
 def test_a_part_of_a_session_that_cannot_be_read_is_named_and_the_session_retried(tree: Path, tmp_path: Path) -> None:
+    """A subagent's transcript the sweep may not read: the session is drafted from what can be
+    read, marked failed naming the part (exit 7), and read again each run; once the part can be
+    read, the session is traced whole and that draft replaces the partial one."""
     db = tmp_path / "s.db"
     sid = "c7133dee-e28c-4d03-8ec3-1209007ef3b4"
     shutil.copy(SAMPLES / "claude" / "subagents" / f"{sid}.jsonl", tree / "proj-b" / f"{sid}.jsonl")
@@ -226,13 +229,24 @@ def test_a_part_of_a_session_that_cannot_be_read_is_named_and_the_session_retrie
     os.chmod(part, 0)
     res = sweep_cli(tree, db, "--json", unprivileged=True)
     assert res.returncode == ExitCode.PARTIAL, res.stderr
-    faults = {f["path"]: f["reason"] for f in last_json(res)["faults"]}
-    assert faults[str(tree / "proj-b" / f"{sid}.jsonl")] == f"cannot read: permission denied ({part})"
-    assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl"} and integrity(db) == "ok"
+    failures = {f["path"]: f["message"] for f in last_json(res)["failures"]}
+    session = str(tree / "proj-b" / f"{sid}.jsonl")
+    assert failures[session] == f"{sid}/subagents/{part.name}: subagent {part.stem[len('agent-'):]}'s transcript " \
+                                "could not be read, its events are not here: permission denied"
+    assert stored_units(db) == {"a.jsonl", "b.jsonl", "c.jsonl", f"{sid}.jsonl"} and integrity(db) == "ok"
     os.chmod(part, 0o644)
     again = sweep_cli(tree, db, "--json", unprivileged=True)
-    assert again.returncode == 0 and last_json(again)["faults"] == [], again.stderr
-    assert f"{sid}.jsonl" in stored_units(db)
+    assert again.returncode == 0 and last_json(again)["failures"] == [], again.stderr
+    assert last_json(again)["traces_written"] == 1  # the whole session, replacing the partial draft
+    st = open_store(f"sqlite:///{db}", create=False)
+    try:
+        from forsy.store import TraceQuery
+
+        drafts = [r for r in st.traces(TraceQuery(limit=100)) if r.unit_path == session]
+        [head] = [r for r in st.traces(TraceQuery(latest_only=True, limit=100)) if r.unit_path == session]
+    finally:
+        st.close()
+    assert len(drafts) == 2 and head.prior_trace_id is not None and head.steps > min(d.steps for d in drafts)
 
 
 @needs_unprivileged

@@ -175,6 +175,15 @@ UNPARSABLE_WARNINGS = frozenset({
 })
 
 
+# Warning codes that a part of a session (a file or folder read with it: a subagent's transcript,
+# a saved output, a task's metadata) could not be read: the session was read without it. A sweep
+# reads such a session again each run (it is marked failed, naming the part), so the whole of it
+# is traced once the part can be read.
+PART_UNREADABLE_WARNINGS = frozenset({
+    "companion_unreadable", "subagent_unreadable", "subagent_folder_unreadable", "rollout_unreadable",
+    "saved-output-unreadable", "compaction-unreadable", "manifest-unreadable", "state-unreadable", "unreadable",
+})
+
 @dataclass(slots=True, frozen=True)
 class Mark:
     """Why a record that no step cites was read: metadata (`name` says which), set aside by

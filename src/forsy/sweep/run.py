@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from .. import sources
 from ..errors import ExitCode, ForsyError, StoreError
+from ..evidence import PART_UNREADABLE_WARNINGS as PART_UNREADABLE
 from ..run import RetraceOptions, parallel_jobs
 from ..sources.walk import NOT_READ_LOG, session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
@@ -449,18 +450,21 @@ class _Sweep:
                     for p in {unit.path, o.path}:
                         if p == unit.path or self._under_roots(p):
                             _still_readable(p)
-                status = "failed" if failed else ("ok" if any(o.status == "written" for o in outcomes) else "skipped")
+                # a part not read (evidence.PART_UNREADABLE_WARNINGS): its draft is kept, the session read again
+                parts = [f"{w.file}: {w.message}" for o in outcomes for w in o.warnings if w.code in PART_UNREADABLE]
+                status = "failed" if failed or parts else ("ok" if any(o.status == "written" for o in outcomes)
+                                                           else "skipped")
                 members = sorted(m for m in sink.files_read | set(unit.members)
                                  if m != unit.path and self._under_roots(m))
                 states = [self._state(unit.path, unit.path, main, status,
-                                      "; ".join(o.message for o in failed) or None, unit.source_kind)]
+                                      "; ".join([*(o.message for o in failed), *parts]) or None, unit.source_kind)]
                 for m in members:
                     st = on_disk.get(m) or stat_path(m)
                     if st is not None:
                         states.append(self._state(m, unit.path, st, "member", None, unit.source_kind))
                 self.store.put_file_states(states)
-                for o in failed:
-                    err = ErrorRow(self.report.run_id, o.path, o.message, self.now_iso)
+                for path, message in [*((o.path, o.message) for o in failed), *((unit.path, p) for p in parts)]:
+                    err = ErrorRow(self.report.run_id, path, message, self.now_iso)
                     self.store.add_error(err)
                     self.report.failures.append(err)
         except OSError as e:  # rolled back: nothing of this file is stored, and the next run tries it again
