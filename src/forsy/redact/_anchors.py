@@ -51,6 +51,8 @@ class Anchors:
         self.words: list[tuple[int, int]] | None = None
         # where a postcode of a shape of its own may stand (`WC2B 3RH`), if the engine said
         self.postcodes: list[int] | None = None
+        # where each of the rules' shapes stands (engine matches by shape name: start, end), if the engine said
+        self.shapes: dict[str, list[tuple[int, int]]] | None = None
         self._lower: bytes | None = None
         self._marks: bytes | None = None
         self._by_head: dict[str, list[int]] | None = None

@@ -16,9 +16,11 @@ from typing import Literal, NamedTuple, Protocol
 from ..errors import RedactionError
 from ._native import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
 from .addresses import POSTCODE_ANCHOR_PATTERN
+from .calls import CALL_SHAPES
 from .finance import NUMBER_ANCHOR_PATTERN
 from .pairs import PAIR_ANCHOR_PATTERN
 from .personal import PHONE_ANCHOR_PATTERN
+from .places import PLACE_SHAPES
 from .prefixed import PREFIX_ANCHOR_PATTERN
 from .seeds import SEED_ANCHOR_PATTERN
 
@@ -29,6 +31,9 @@ PAIR_ANCHOR_RULE = "custom.forsy-anchor.pair"
 PREFIX_ANCHOR_RULE = "custom.forsy-anchor.prefix"
 SEED_ANCHOR_RULE = "custom.forsy-anchor.seed"
 POSTCODE_ANCHOR_RULE = "custom.forsy-anchor.postcode"
+# one engine rule per shape a rule looks for (`custom.forsy-anchor.shape.<name>`): where it may stand
+SHAPE_ANCHOR_RULE = "custom.forsy-anchor.shape"
+SHAPE_ANCHOR_PATTERNS: dict[str, str] = {**CALL_SHAPES, **PLACE_SHAPES}
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 
 
@@ -124,6 +129,8 @@ def _anchor_rules_file(folder: Path) -> Path:
         {"name": "forsy prefix anchors", "id": PREFIX_ANCHOR_RULE, "pattern": PREFIX_ANCHOR_PATTERN},
         {"name": "forsy seed phrase anchors", "id": SEED_ANCHOR_RULE, "pattern": SEED_ANCHOR_PATTERN},
         {"name": "forsy postcode anchors", "id": POSTCODE_ANCHOR_RULE, "pattern": POSTCODE_ANCHOR_PATTERN},
+        *({"name": f"forsy {name} anchors", "id": f"{SHAPE_ANCHOR_RULE}.{name}", "pattern": pattern}
+          for name, pattern in SHAPE_ANCHOR_PATTERNS.items()),
     ]
     text = "rules:\n" + "".join(
         "  - " + "\n    ".join(f"{k}: {json.dumps(v)}" for k, v in {**r, **_ANCHOR_SETTINGS}.items())

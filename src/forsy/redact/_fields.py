@@ -9,6 +9,7 @@ from typing import Any
 from ..jsontext import valid_text
 from ._values import accept_value, name_tier
 from .browser import typed_value_key
+from .headers import header_tier
 from .languages import key_word, secret_field
 from .pairs import pair_value_key, wrapped_value_key
 from .personal import birth_date_field, birth_key, field_label
@@ -83,7 +84,7 @@ def names_field(key: str) -> bool:
 
 def is_secret_field(key: str, value: Any) -> bool:
     """A dict entry whose key names a secret and whose value is a literal of it."""
-    tier = name_tier(key)
+    tier = name_tier(key) or header_tier(key)  # (`X-Hub-Signature-256`: a header's name for a proof)
     if not tier:  # a name in another language (`passwort`, `密码`): the value must look like a secret
         return isinstance(value, str) and secret_field(key, value)
     if isinstance(value, str):

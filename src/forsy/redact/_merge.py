@@ -23,6 +23,7 @@ from ._base import (
     Hit,
 )
 from ._known import SPREAD_KINDS
+from .pieces import continued
 
 # When spans of different kinds overlap, the merged span takes the most sensitive kind
 KIND_RANK = {PRIVATE_KEY: 0, CREDENTIAL: 1, PAYMENT_CARD: 2, BANK_ACCOUNT: 3, ID_NUMBER: 4, BIRTH_DATE: 5, EMAIL: 6,
@@ -49,7 +50,7 @@ def resolve(text: str, hits: list[Hit]) -> list[Hit]:
     if stand_ins:
         hits = [h for h in hits if h.kind != PLACEHOLDER]
     hits.sort(key=lambda h: (h.start, -h.end, KIND_RANK[h.kind]))
-    merged = _merge(hits)
+    merged = _merge(continued(text, _merge(hits)))  # a token wrapped over lines: masked over them
     if stand_ins:  # reported only where nothing is masked
         kept = [p for p in _merge(sorted(stand_ins, key=lambda h: (h.start, -h.end)))
                 if not any(m.start < p.end and p.start < m.end for m in merged)]

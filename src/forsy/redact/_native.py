@@ -8,10 +8,13 @@ from ._tokens import TOKEN_FINDER
 from .addresses import LABEL_ANCHORS as ADDRESS_LABELS
 from .addresses import STREET_ANCHORS
 from .browser import TYPED_ANCHORS
+from .calls import CALL_ANCHORS, CALL_ANCHORS_CAMEL
 from .cmdline import CLI_ANCHORS
 from .codes import CODE_ANCHORS, CODE_ANCHORS_CASED
 from .contacts import ACCOUNT_ANCHORS_RARE, AT_ANCHORS, BOX_ANCHORS
 from .declared import HCL_ANCHORS, MASK_ANCHORS
+from .encoded import ENCODED_ANCHORS
+from .headers import HEADER_ANCHORS, HEADER_ANCHORS_TITLE
 from .inserts import INSERT_ANCHORS
 from .jwk import JWK_ANCHORS
 from .keys import KEY_BLOCK_ANCHORS, SIGNING_KEY_ANCHORS
@@ -19,6 +22,7 @@ from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .links import ACCESS_ANCHORS, LINK_ANCHORS_CASED
 from .logins import LOGIN_ANCHORS
 from .outputs import DEVICE_ANCHORS_RARE
+from .people import PEOPLE_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
 from .printed import PRINTED_ANCHORS_RARE
 from .prompts import SENDS
@@ -36,10 +40,12 @@ NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS +
                                               + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
                                               + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
                                               + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS
-                                              + TYPED_ANCHORS + LINK_ANCHORS_CASED))
+                                              + TYPED_ANCHORS + LINK_ANCHORS_CASED + HEADER_ANCHORS_TITLE
+                                              + CALL_ANCHORS_CAMEL + ENCODED_ANCHORS + PEOPLE_ANCHORS))
 NATIVE_ANCHORS_ANY_CASE = ("authorization", "bearer", "basic", "cookie", "mysql", "mariadb", "-u ", "-u\t",
                            "--user", ":\\/\\/", "sshpass", "pass:", *SIGNATURE_ANCHORS, *PHRASE_ANCHORS,
                            *PAIR_ANCHORS, *CODE_ANCHORS, *DEVICE_ANCHORS_RARE, *AT_ANCHORS,
-                           *ACCOUNT_ANCHORS_RARE, *PRINTED_ANCHORS_RARE, *ACCESS_ANCHORS)
+                           *ACCOUNT_ANCHORS_RARE, *PRINTED_ANCHORS_RARE, *ACCESS_ANCHORS, *HEADER_ANCHORS,
+                           *CALL_ANCHORS)
 NATIVE_ANCHORS = frozenset(NATIVE_ANCHORS_CASED + NATIVE_ANCHORS_ANY_CASE)
 CASED_ANCHORS = frozenset(NATIVE_ANCHORS_CASED)

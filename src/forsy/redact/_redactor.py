@@ -32,21 +32,12 @@ from ._base import (
     Finder,
     Hit,
 )
-from ._engine import (
-    ANCHOR_RULE,
-    NUMBER_ANCHOR_RULE,
-    PAIR_ANCHOR_RULE,
-    PHONE_ANCHOR_RULE,
-    POSTCODE_ANCHOR_RULE,
-    PREFIX_ANCHOR_RULE,
-    SEED_ANCHOR_RULE,
-    SecretEngine,
-    shared_engine,
-)
+from ._engine import ANCHOR_RULE, SecretEngine, shared_engine
 from ._fields import collect, field_prefix, is_secret_field, value_key
 from ._known import SPREAD_KINDS, KnownSecrets, learnt_values, said_password_key, said_values
 from ._merge import resolve
-from ._native import CASED_ANCHORS, NATIVE_ANCHORS
+from ._native import CASED_ANCHORS
+from ._pass import ENGINE_MIN_LEN, engine_pass
 from ._split import SEPARATOR, batches, chunks, distribute
 from ._views import (
     JSON_ESCAPE,
@@ -59,6 +50,7 @@ from ._views import (
     neutralise_escapes,
     url_views,
 )
+from .encoded import base64_views
 from .personal import GENERIC_ACCOUNTS, WordList, birth_date_field, home_path_user, is_person_account
 from .printed import printed_values
 from .rules import json_view_rules, project_rules
@@ -66,8 +58,6 @@ from .rules import json_view_rules, project_rules
 UNSCANNABLE = "[UNSCANNABLE_TEXT]"
 # texts of this many characters in one `redact_values` are scanned in two processes
 ASIDE_CHARS = 4_000_000
-# Too short to hold anything the engine matches (its shortest rules need more context)
-ENGINE_MIN_LEN = 8
 # Decoded views report these kinds only: names and paths are handled in the raw text
 VIEW_KINDS = frozenset({PRIVATE_KEY, CREDENTIAL, EMAIL, PHONE})
 NON_PERSON_NAMES = frozenset({"github", "claude", "unknown", "your name", "anonymous", "actions-user"})
@@ -362,7 +352,7 @@ class Redactor:
         # Same length, so engine offsets stay offsets into the chunk; "\nghp_…" no longer
         # hides where the token starts (the engine wants a word boundary there).
         data = (neutralise_escapes(chunk) if escaped else chunk).encode("utf-8")
-        hits, anchors = self._engine_pass(chunk, data)
+        hits, anchors = engine_pass(self._engine, chunk, data)
         hits += [h for rule in self._rules for h in rule(chunk, anchors)]
         # Decoded views: the JSON one only where a secret's value may hold an escape (costly,
         # and raw rules already read escaped quotes and newlines); the URL ones always.
@@ -376,6 +366,9 @@ class Redactor:
         # by every rule, as the lines with %XX escapes are
         hits += self._scan_views(letter_views(chunk), MASKED_KINDS)
         hits += self._scan_views(ansi_views(chunk), MASKED_KINDS)  # a coloured `password: X`
+        # a config or key encoded in base64 (encoded.py): masked whole where a secret is in it
+        encoded = self._scan_views(base64_views(chunk, anchors), (CREDENTIAL, PRIVATE_KEY))
+        hits += [Hit(h.start, h.end, h.kind, "encoded-secret") for h in encoded]
         return hits + self._scan_views(url_views(chunk), VIEW_KINDS)
 
     def _scan_views(self, views: list[tuple[int, View]], kinds: Iterable[str]) -> list[Hit]:
@@ -384,7 +377,7 @@ class Redactor:
             return []
         texts = [v.text for _, v in views]
         joined = SEPARATOR.join(texts)
-        found, joined_anchors = self._engine_pass(joined, joined.encode("utf-8"))
+        found, joined_anchors = engine_pass(self._engine, joined, joined.encode("utf-8"))
         found += [h for rule in self._rules for h in rule(joined, joined_anchors)]
         hits: list[Hit] = []
         for (offset, v), part in zip(views, distribute(found, [len(t) for t in texts]), strict=True):
@@ -418,55 +411,6 @@ class Redactor:
                 start, end = view.raw_span(h.start, h.end)
                 out.append(Hit(offset + start, offset + end, h.kind, h.rule))
         return out
-
-    def _engine_pass(self, text: str, data: bytes) -> tuple[list[Hit], Anchors]:
-        """Engine findings in `text` (whose UTF-8, maybe neutralised, is `data`), and the
-        anchors for the rules (with the engine's anchor positions when it reports them)."""
-        scanned = len(text) >= ENGINE_MIN_LEN
-        found = self._engine.scan(data) if scanned else []
-        # a text too short for the engine has no engine anchors: its rules search it themselves
-        # (`CVV 737`: with `[]` here, every literal the engine answers for went unsearched)
-        reports = self._engine.reports_anchors and scanned
-        anchors = Anchors(text, data, [] if reports else None, native=NATIVE_ANCHORS)
-        hits: list[Hit] = []
-        if found:
-            spans = byte_spans_to_char(text, data, [(f.start, f.end) for f in found])
-            tokens: list[int] = []
-            phones: list[int] = []
-            numbers: list[tuple[int, int]] = []
-            pairs: list[tuple[int, int]] = []
-            prefixes: list[int] = []
-            words: list[tuple[int, int]] = []
-            postcodes: list[int] = []
-            for f, (start, end) in zip(found, spans, strict=True):
-                if f.rule == PHONE_ANCHOR_RULE:
-                    phones.append(start)
-                elif f.rule == NUMBER_ANCHOR_RULE:
-                    numbers.append((start, end))
-                elif f.rule == PAIR_ANCHOR_RULE:
-                    pairs.append((start, end))
-                elif f.rule == PREFIX_ANCHOR_RULE:
-                    prefixes.append(start)
-                elif f.rule == SEED_ANCHOR_RULE:
-                    words.append((start, end))
-                elif f.rule == POSTCODE_ANCHOR_RULE:
-                    postcodes.append(start)
-                elif f.rule.startswith(ANCHOR_RULE):
-                    # every place inside a match: the engine reports matches that do not
-                    # overlap, so a literal starting inside another's (`-u ` in ` -u x`) is
-                    # found only there (Anchors keeps the places where a literal really starts)
-                    tokens.extend(range(start, max(end, start + 1)))
-                elif end > start:
-                    kind = PRIVATE_KEY if "private-key" in f.rule or "private_key" in f.rule else CREDENTIAL
-                    hits.append(Hit(start, end, kind, "kingfisher:" + f.rule))
-            if reports:
-                anchors.engine, anchors.phone, anchors.numbers = sorted(set(tokens)), sorted(phones), sorted(numbers)
-                anchors.pairs, anchors.prefixes, anchors.words = sorted(pairs), sorted(prefixes), sorted(words)
-                anchors.postcodes = sorted(postcodes)
-        elif reports:
-            anchors.phone, anchors.numbers, anchors.pairs, anchors.prefixes, anchors.words = [], [], [], [], []
-            anchors.postcodes = []
-        return hits, anchors
 
     # ------------------------------------------------------------ masking
     def _apply(self, text: str, hits: list[Hit] | None, record: bool = False) -> str:

@@ -26,23 +26,26 @@ _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[[
 # Every secret name holds one of these (name_tier's words and endings begin so): where rules
 # look for a name
 # (`pw` finds `pwd` and `pword` too; `psw` finds `pswd`)
-NAME_KEYWORDS = ("pass", "pw", "psw", "psk", "secret", "token", "key", "auth", "cred", "salt")
+NAME_KEYWORDS = ("pass", "pw", "psw", "psk", "secret", "token", "key", "auth", "cred", "salt", "hmac")
 # a password's short and misspelt forms are names people give it too (`DB_PW`, `pswd`, `SMTP_PWORD`)
 PASSWORD_FORMS = frozenset({"pw", "psw", "pswd", "pwd", "pword", "pwrd", "passw", "paswd", "passwrd", "pasword"})
 LITERAL_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pass", "secret", "psk"} | PASSWORD_FORMS)
 _SHORT_FORMS = PASSWORD_FORMS - {"pwd"}
 _NAME_WORDS = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+")
 LITERAL_ENDINGS = ("password", "passwd", "passphrase", "secret")
 # a salt: only a machine-made value (`salt = bcrypt.gensalt()`, `salt_rounds: 10` stay)
 RANDOM_WORDS = frozenset({"token", "key", "apikey", "auth", "credential", "credentials", "cred", "creds", "secrets",
-                          "salt"})
-RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey")
+                          "salt", "hmac"})
+RANDOM_ENDINGS = ("token", "apikey", "accesskey", "privatekey", "secretkey", "authkey", "creds", "credentials")
 # `auth` run together with what it is for, a word of three letters at least (`masterauth`,
 # `replicaauth`, `proxyauth`), not a prefix of one or two (`oauth`, `xauth`, `deauth`, `reauth`)
 _AUTH_FOR = 3
-# A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`), but not
-# an English word ending in one, a graphics render pass, a password manager, or the shell's OLDPWD
-_RUN_TOGETHER = ("pass", "pwd")
+# A secret word run together with what it is for (`dbpass`, `smtppass`, `rootpwd`, `dbpw`,
+# slapd's `rootpw`, `bindpw`, `adminpswd`), but not an English word ending in one, a graphics
+# render pass, a password manager, or the shell's OLDPWD; what it is for has two letters at least
+_RUN_TOGETHER = tuple(sorted(PASSWORD_FORMS | {"pass"}, key=len, reverse=True))
+_ONE_LETTER_BEFORE = frozenset({"pass", "pwd"})  # (`xpass`, `mpwd`: read so before the short forms were)
 _NOT_RUN_TOGETHER = frozenset({"bypass", "compass", "encompass", "surpass", "trespass", "overpass", "underpass",
                                "impass", "renderpass", "subpass", "multipass", "onepass", "firstpass", "secondpass",
                                "lastpass", "keepass", "oldpwd"})
@@ -98,12 +101,13 @@ def name_tier(name: str) -> int:
     literal = [p in LITERAL_WORDS or p.endswith(LITERAL_ENDINGS) or _run_together(p) for p in parts]
     if any(p in _SHORT_FORMS for p in parts):
         # a short form is a word of the name (`DB_PW`, `pswd`), not letters inside one (`-pS3cretPw`)
-        words = {w.lower() for w in _NAME_WORDS.split(name)}
+        # (or a word of a camelCase name, `rootPw`: no digit in it, as there is in `-pS3cretPw`)
+        words = {w.lower() for w in _NAME_WORDS.split(name)} | (set(parts) if _CAMEL.fullmatch(name) else set())
         literal = [lit and (p not in _SHORT_FORMS or p in words) for p, lit in zip(parts, literal, strict=True)]
     if len(parts) >= 2 and parts[-1] == "key" and parts[-2] in ("shared", "preshared"):
         literal[-1] = True  # a pre-shared key is a passphrase a person chose, like a password
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) or (p.endswith("auth") and len(p) >= 4 + _AUTH_FOR)
-              for p, lit in zip(parts, literal, strict=True)]
+              or _key_run_together(p) for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
         return 0
     last = max(i for i, s in enumerate(secret) if s)
@@ -135,7 +139,24 @@ def _joined_words(parts: list[str]) -> list[str]:
 
 
 def _run_together(part: str) -> bool:
-    return part.endswith(_RUN_TOGETHER) and part not in _NOT_RUN_TOGETHER and len(part) > 4
+    word = next((w for w in _RUN_TOGETHER if part.endswith(w)), None)
+    return word is not None and part not in _NOT_RUN_TOGETHER and (
+        len(part) - len(word) >= (1 if word in _ONE_LETTER_BEFORE else 2))
+
+
+def _key_run_together(part: str) -> bool:
+    """`key` run together with what it is for (`masterkey`, `appkey`, `hmackey`, `encryptionkey`):
+    a machine-made value is a secret (tier 2), as under `master_key`; not an English word that
+    ends in `key` (`monkey`, `hockey`), nor a key that is public or names a row (`pubkey`,
+    `sortkey`, `hotkey`) or a GPG key's id (git's `signingkey`)."""
+    if not part.endswith("key") or len(part) < 6 or part in _KEY_WORDS:
+        return False
+    what = part[:-3]
+    return what not in _PUBLIC_KEY_KINDS and what not in ("signing", "primary", "foreign")
+
+
+_KEY_WORDS = frozenset({"monkey", "donkey", "turkey", "hockey", "jockey", "whiskey", "lackey", "flunkey", "malarkey",
+                        "turnkey", "latchkey", "passkey", "keykey"})
 
 
 def _pathlike(value: str) -> bool:
@@ -162,6 +183,8 @@ def accept_value(name: str, tier: int, value: str, *, quoted: bool, code: bool =
     if _KEY_ID.fullmatch(value) and "signing" in name.lower():
         return False  # `signingKey: 3AA5C34371567BD2`: a GPG key's id, public (the key itself is not)
     if tier == 2:  # a token's name: machine-made, or a password a person made (`Spring2025!Deploy`)
+        if _FORMAT.search(value):
+            return False  # a format string: `toolskey = "VS%0.f0COMNTOOLS" % version`
         need = 20 if name.lower().strip("-_.") == "key" else 16
         return (looks_random(value, need) or password_like(value)) and not _pathlike(value) and not (
             _SNAKE.fullmatch(value) or _CONSTANT.fullmatch(value))  # (a constant's name: `AGENT365_CLIENT_ID`)
@@ -285,8 +308,7 @@ def password_like(value: str, min_len: int = 8) -> bool:
         return False
     if _WORDS_JOINED.fullmatch(value) or all(_WORD_PART.fullmatch(p) for p in _JOINED.split(value) if p):
         return False  # words or names joined: `Control+Shift+T`, `Base64-encoded`
-    if any(c in _BRACKETS for c in value) or code_like(value) or "&#" in value or _setting(value) or (
-            _MEMBER.search(value)):
+    if code_brackets(value) or code_like(value) or "&#" in value or _setting(value) or _MEMBER.search(value):
         return False  # a pattern (`ya29.[a-z]{100,}`), a call or `env.API_KEY`: code, not a password
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
@@ -297,6 +319,23 @@ def password_like(value: str, min_len: int = 8) -> bool:
     if symbol and digit:
         return True
     return lower + upper + digit + symbol >= 3 and looks_random(value, min_len)
+
+
+def code_brackets(value: str) -> bool:
+    """Brackets as code has them: a pair, one that opens or closes the value, one after a name
+    or before one (`f(x`, `arr[i`, `S3SigV4Auth(credentials`: a call a line break cut). One
+    bracket inside a password's characters is a symbol of it (`Lr8(Tq2vW`, `2xV[9mQp#L`)."""
+    found = [i for i, c in enumerate(value) if c in _BRACKETS]
+    if not found:
+        return False
+    if len(found) > 1 or found[0] in (0, len(value) - 1):
+        return True
+    at = found[0]
+    return _PLAIN_NAME.fullmatch(value, 0, at) is not None or _PLAIN_NAME.fullmatch(value, at + 1) is not None
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z_$.-]*")
+_FORMAT = re.compile(r"%[-+ #0]?\d*(?:\.\d*)?[sdifxXeEgG]")
 
 
 def _setting(value: str) -> bool:

@@ -1,8 +1,10 @@
 """Links that grant access on their own: whoever holds one is let in, with no password asked.
 
 - a capability path: a random token right after a path segment that resets a password, signs
-  in by mail, accepts an invitation, verifies or confirms an address, activates an account
-  (`https://app.acme.io/reset-password/<token>`, `/auth/magic/<token>`, `/invite/accept/<token>`);
+  in by mail, accepts an invitation, verifies or confirms an address, activates an account,
+  shares a file or a document, joins a meeting or a team, unsubscribes
+  (`https://app.acme.io/reset-password/<token>`, `/auth/magic/<token>`, `/invite/accept/<token>`,
+  `/s/<id>`, `/share/<id>`, `/document/d/<id>/edit?usp=sharing`);
 - a query parameter that carries a sign-in's proof: an OAuth code (`callback?code=<code>&state=…`),
   a JWT, a session id, a one-time password, a CAS ticket (the parameters named for a token or a
   secret are the assignment rule's: `?token=`, `?api_key=`);
@@ -28,12 +30,18 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- capability paths
 # A path segment made of these words (one of the first ones in it) says the next one is its token
 _CAPABILITY_WORDS = frozenset({"reset", "magic", "invite", "invites", "invitation", "invitations", "verify",
-                               "verification", "confirm", "confirmation", "activate", "activation", "passwordless"})
+                               "verification", "confirm", "confirmation", "activate", "activation", "passwordless",
+                               "share", "shared", "sharing", "s", "join", "d", "unsubscribe"})
+# A shared file's or document's id is its token: shorter for a share's (Dropbox's `/s/` ids are
+# 15 characters), longer for a bare `/d/` (Google's documents: 33 or 44; a dashboard's `/d/<uid>`
+# of a dozen stays)
+_MIN_TOKEN = {"s": 12, "share": 12, "shared": 12, "sharing": 12, "d": 25}
 _SEGMENT_WORDS = frozenset({"password", "passwd", "email", "mail", "account", "link", "login", "signin", "sign",
                             "in", "user", "accept", "new", "set", "forgot", "auth", "token", "registration"})
 # segments that may stand between the capability and its token (`/invite/accept/<token>`)
 _STEP_WORDS = _SEGMENT_WORDS | _CAPABILITY_WORDS
-CAPABILITY_ANCHORS = ("/reset", "/magic", "/invit", "/verif", "/confirm", "/activat", "/passwordless")
+CAPABILITY_ANCHORS = ("/reset", "/magic", "/invit", "/verif", "/confirm", "/activat", "/passwordless", "/share",
+                      "/s/", "/join", "/d/", "/unsubscribe")
 _WORD_SPLIT = re.compile(r"[-_.]")
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{20,128}")
 
@@ -48,11 +56,12 @@ def capability_link(text: str, anchors: Anchors) -> Iterator[Hit]:
         segment, pos = _segment(text, i + 1)
         if not _names_capability(segment):
             continue
+        least = _MIN_TOKEN.get(segment.lower(), 16)
         for _ in range(3):  # the token, or up to two steps before it (`/accept/`, `/email/`)
             if pos >= len(text) or text[pos] != "/":
                 break
             value, end = _segment(text, pos + 1)
-            if _token(value):
+            if _token(value, least):
                 done = end
                 yield Hit(pos + 1, end, CREDENTIAL, "capability-link")
                 break
@@ -74,16 +83,18 @@ def _names_capability(segment: str) -> bool:
             and all(w in _CAPABILITY_WORDS or w in _SEGMENT_WORDS for w in words))
 
 
-def _token(value: str) -> bool:
+def _token(value: str, least: int = 16) -> bool:
     value = urllib.parse.unquote(value)
-    return not is_template(value) and (looks_random(value, 16) or _HEX_TOKEN.fullmatch(value) is not None)
+    return not is_template(value) and (looks_random(value, least) or (
+        len(value) >= least and _HEX_TOKEN.fullmatch(value) is not None))
 
 
 # ---------------------------------------------------------------- access parameters
 # Query parameters that carry a sign-in's proof; `code` is OAuth's authorization code (what the
 # callback turns into tokens), `ticket` CAS's, `sid` and `sessionid` a session's
+# (Dropbox's `rlkey` opens a shared file)
 _ACCESS_PARAMS = ("code", "jwt", "sid", "sessionid", "session_id", "session", "otp", "ticket", "oauth_verifier",
-                  "auth_code", "magic", "login_token")
+                  "auth_code", "magic", "login_token", "rlkey")
 # where a query parameter starts: `?`, `&`, or `&amp;` (in HTML)
 ACCESS_ANCHORS = tuple(lead + p + "=" for p in _ACCESS_PARAMS for lead in ("?", "&", "&amp;"))
 _QUERY_VALUE = re.compile(r"[^&\s\"'<>#\\]{1,2048}")

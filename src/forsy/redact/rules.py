@@ -31,17 +31,20 @@ from ._values import (
     TRAILING_OK,
     _closing_quote,
     accept_value,
+    code_brackets,
     is_doc_placeholder,
     name_tier,
     password_like,
 )
 from .addresses import postcode_address, street_address
 from .browser import typed_secret
+from .calls import call_secret, credential_pair
 from .cmdline import _flag_value, cli_secret, setter_value
 from .codes import code_secret
 from .contacts import bank_account, mailing_address, obfuscated_email, tilde_user
 from .declared import declared_secret
 from .finance import iban, payment_card, wallet_key
+from .headers import credential_header
 from .inserts import sql_values
 from .jwk import jwk_private
 from .keys import base64_private_key, key_block, private_key, putty_key, signing_secret_key
@@ -51,7 +54,10 @@ from .logins import login_pair
 from .network import ip_address
 from .outputs import device_secret, next_line_secret
 from .pairs import pair_secret, wrapped_secret
+from .people import git_person
 from .personal import birth_date, email, government_id, home_path_user, labelled_phone, phone
+from .pieces import joined_after, joined_literal, wrapped_jwt
+from .places import coordinates, mac_address
 from .prefixed import prefixed_token
 from .printed import printed_secret
 from .prompts import prompt_answer
@@ -392,6 +398,11 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
         if close < 0 or "\\" in value:
             anchors.want_json_view = anchors.want_json_view or "\\" in text[vstart : vstart + 1024]
         if close > opener.end() and "\n" not in value:
+            joins = joined_after(text, close + len(opener.group()))
+            if joins:  # `"Zq3W" + "m8Rt…"`: the value is what the pieces make
+                joined = value + "".join(text[s:e] for s, e in joins)
+                if _value_hit(name, tier, joined, opener.end(), quoted=True) is not None:
+                    return Hit(opener.end(), joins[-1][1], CREDENTIAL, "secret-assignment")
             return _value_hit(name, tier, value, opener.end(), quoted=True)
         return None
     if not prose and not flag and (brk := _LINE_BREAK.match(text, vstart)) is not None:
@@ -418,13 +429,34 @@ def _value_after(text: str, name: str, tier: int, pos: int, anchors: Anchors) ->
     value = _trimmed(_FORM_FIELD.split(text[vstart:stop], 1)[0])  # `password=x&remember=1`: x
     if typed is not None and _REFERENCE.fullmatch(value):
         return None  # a declaration's bare value is code: `KEY1: istr = hdrs.SEC_WEBSOCKET_KEY1`
-    hit = _value_hit(name, tier, value, vstart, quoted=False, code=code)
+    # an unclosed bracket that no quote cut (`DB_PASSWORD=abc(123`, `password: Zq8(Lm9`): a
+    # literal's, not a call's (`os.getenv(` cut at its quote); in code only after no name
+    literal = _open_bracket(value, text[stop : stop + 1], code)
+    hit = _value_hit(name, tier, value, vstart, quoted=literal, code=code)
     if hit is not None and hit.kind == CREDENTIAL and not code and value.isalpha() and value.islower() and (
             words := _PASSPHRASE_REST.match(text, hit.end)) is not None:
         # a word taken for the value, and only words after it to the line's end: a passphrase
         # (`password: correct horse battery staple`), masked whole, not its first word alone
         return Hit(vstart, words.end(), CREDENTIAL, "secret-assignment")
+    if hit is not None and hit.kind == CREDENTIAL and not env_style and (rest := _SPACED_REST.match(text, hit.end)):
+        return Hit(vstart, rest.end(), CREDENTIAL, "secret-assignment")  # `password = L1zZc9 qm5OGgx`
     return hit
+
+
+# After a value, the rest of its line when it is one to three more pieces of a password (each
+# with a digit or a symbol, not a bracket or a sentence's stop: `(rotated monthly)` stays): a
+# config's value with blanks in it, to the line's end, no comment
+_SPACED_REST = re.compile(r"(?:[ \t]+(?=[^\s]*[0-9!@$%^&*+=?~<>])[^\s#\"'`\\|]{1,64}){1,3}"
+                          r"(?=[ \t]*(?:\r?\n|\\[rn]|$))")
+
+
+def _open_bracket(value: str, after: str, code: bool) -> bool:
+    """A bare value with an unclosed `(` that ends on no quote or comma (a call's, cut there): a
+    literal that holds a bracket (in code, only where no name stands beside it:
+    `S3SigV4Auth(credentials` is a call a line break cut)."""
+    if ")" in value or after in ("\"", "'", "`", ",") or value.find("(") < 1 or value.endswith("("):
+        return False  # (a value that opens with its bracket is a group: `(Get-Content f)`)
+    return not code or not code_brackets(value)
 
 
 _OPENERS = {")": "(", "]": "[", "}": "{"}
@@ -536,11 +568,12 @@ def json_view_rules() -> tuple[Finder, ...]:
 def project_rules() -> tuple[Finder, ...]:
     """The fixed rules, in reporting order (when spans tie, the earlier rule names the hit)."""
     return (private_key, key_block, base64_private_key, putty_key, signing_secret_key, jwk_private, TOKEN_FINDER,
-            prefixed_token, *HEADER_RULES, url_password, url_signature, cookie, cookie_string, assignment,
-            pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines, url_path_secret, capability_link,
-            access_param, authenticator_export, base64_secret,
+            prefixed_token, *HEADER_RULES, credential_header, url_password, url_signature, cookie, cookie_string,
+            assignment, pair_secret, wrapped_secret, cli_secret, stdin_secret, credential_lines, url_path_secret,
+            capability_link, access_param, authenticator_export, base64_secret,
             sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
-            printed_secret, device_secret, next_line_secret, language_secret, prompt_answer, login_pair, typed_secret,
+            printed_secret, device_secret, next_line_secret, language_secret, call_secret, credential_pair,
+            joined_literal, wrapped_jwt, prompt_answer, login_pair, typed_secret,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
             government_id, birth_date, ip_address, street_address, postcode_address, mailing_address, obfuscated_email,
-            bank_account, sql_values, table_values, home_path_user, tilde_user)
+            bank_account, sql_values, table_values, home_path_user, tilde_user, git_person, mac_address, coordinates)

@@ -551,6 +551,6 @@ def sql_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
 # The literals these rules look for are rare in logs: the engine reports where they occur in
 # its single pass (a bytes.find per literal here cost more than the rules themselves).
 # (Not `<<<`: the engine reports no match without a letter or digit in it. Overlapping
-# literals are found: Redactor._engine_pass gives every place inside a match.)
+# literals are found: _pass.engine_pass gives every place inside a match.)
 NATIVE_ANCHORS = tuple(lit for lit in (*_FEEDERS, *_HASH_PREFIXES, *_PATH_PREFIXES, *_B64_DECODERS, *_FLAG_ANCHORS,
                                        *_NET, *_SASL_ANCHORS) if any(c.isalnum() for c in lit))

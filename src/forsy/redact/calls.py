@@ -1,0 +1,309 @@
+"""Secrets given to a call by their place, with no name beside them: the key of a signing or
+encryption primitive (`jwt.encode(payload, "s3cr3t", …)`, `hmac.new(b"k", msg, sha256)`,
+`crypto.createHmac("sha256", "k")`, `Fernet(b"…")`, `AES.new(b"…", AES.MODE_GCM)`,
+`hmac.New(sha256.New, []byte("k"))`, `new SecretKeySpec("k".getBytes(), "HmacSHA256")`), the
+password of a connection (`pymysql.connect(host, "app", "pw", "db")`, `new PDO($dsn, 'app', 'pw')`,
+`DriverManager.getConnection(url, "app", "pw")`), keyring's (`set_password("svc", "bob", "pw")`),
+a client built from one token (`new Stripe("…")`, `Client("…")`), and a user and password kept
+under a name for credentials (`DEFAULT_CREDS = ("admin", "pw")`). A sign-in call's
+(`smtp.login(user, "pw")`, `HTTPBasicAuth("bob", "pw")`, `auth=(…)`) is logins.py's.
+
+The callee's words say which argument is the secret, in any language: a primitive's key is
+its first argument past an algorithm's name (`"sha256"`, `sha256.New`, `"aes-256-gcm"`); a
+JWT's encode, decode, sign or verify takes the claims or the token first and the key next; a
+connection takes a host, a user, then the password. A primitive's key is masked whatever it
+reads as (a test's `"secret"` or `"changeme"` is the key the code ran with; documentation's
+`"your-secret-key"` is reported, not masked); a connection's password unless it is a word of
+prose, a file or a host. A variable, an environment look-up (`os.getenv("JWT_SECRET")`: a
+name) or a template stays. A client's single argument must look machine-made (a UUID, a hex
+id, a path, a file's name stay).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._base import _ALNUM, CREDENTIAL, PLACEHOLDER, PLACEHOLDER_RE, Hit, is_template, looks_random
+from ._values import (
+    _OPEN_QUOTE,
+    _closing_quote,
+    _pathlike,
+    accept_value,
+    is_doc_placeholder,
+    mixed_literal,
+    name_tier,
+    password_like,
+)
+
+if TYPE_CHECKING:
+    from ._anchors import Anchors
+
+# words in a callee that name a keyed primitive: its key is its first argument
+KEY_WORDS = frozenset({"hmac", "fernet", "aes", "aesgcm", "aesccm", "aessiv", "aesocb3", "chacha20", "xchacha20",
+                       "chacha20poly1305", "xchacha20poly1305", "salsa20", "xsalsa20", "secretbox", "blowfish", "des3",
+                       "arc4", "cipheriv", "decipheriv", "pbkdf2", "scrypt", "wallet", "signedstring"})
+# `SecretKeySpec("k".getBytes(), "HmacSHA256")`: a key built from words that say so
+_KEY_PHRASES = (("secret", "key"), ("signing", "key"), ("private", "key"))
+JWT_OBJECTS = frozenset({"jwt", "jws", "jwe", "jose", "jsonwebtoken"})
+JWT_VERBS = frozenset({"encode", "decode", "sign", "verify"})
+_CONSTRUCTORS = frozenset({"new", "create", "init"})
+# a getter's literal is what it looks up (`getCredentials("prod")`), never the secret
+_GETTERS = frozenset({"get", "load", "read", "fetch", "from", "lookup", "find", "has", "delete", "remove", "is"})
+# words in the anchors: where a call of one of these kinds may stand (any case)
+CALL_ANCHORS = ("jwt", "jws", "jose", "hmac", "fernet", "aes", "chacha", "salsa", "secretbox", "blowfish", "des3",
+                "arc4", "cipheriv", "pbkdf2", "scrypt", "wallet", "signedstring", "keyspec", "connect(", "connection(",
+                "pdo(", "set_password(")
+# the engine is given each lower, capitalised and in capitals: the words written in camel case
+# inside a name are given as written too (`ChaCha20Poly1305`, `SecretBox`, `SecretKeySpec`)
+CALL_ANCHORS_CAMEL = ("ChaCha", "SecretBox", "SignedString", "KeySpec")
+# a call with one quoted argument (a client built from a token), found where it opens: the
+# engine reports a call whose one argument is a long run of token characters (its data has
+# `\\"` as `" `); a text the engine did not scan is searched for the openings
+CALL_SHAPES = {"token-call": r"\(\\{0,3}[\"'] ?[A-Za-z0-9_:=+-]{20,512}\\{0,3}[\"'] ?\)"}
+TOKEN_CALL_ANCHORS = ('("', "('", '(\\"', "(\\'")
+
+_CALLEE = re.compile(r"[\w$]+(?:(?:\.|::|->)[\w$]+|::<[\w:, ]{1,40}>)*\Z")
+_CALLEE_CHARS = _ALNUM | frozenset("_$.:<>-, ")
+_PARTS = re.compile(r"\.|::|->|<|>|,")
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_KEYWORD_ARG = re.compile(r"[A-Za-z_$][\w$]*[ \t]*(?:=(?!=)|:(?![:/]))")
+_LITERAL = re.compile(r"(?:[bBrRuU]{1,2}|\[\]byte\(|Buffer\.from\(|bytes\(|bytearray\(|[\w.]*[Ee]ncode\(|"
+                      r"[\w.]*b64decode\(|bytes\.fromhex\(|unhexlify\()?(?P<o>\\{0,3}[\"'`])")
+# what may follow a literal in its argument and leave it the value (`"k".encode()`, `.getBytes(UTF_8)`)
+_AFTER_LITERAL = re.compile(r"[ \t]*(?:[,)]|(?:\.(?:encode|getBytes|as_bytes|toCharArray|to_vec|into|bytes|"
+                            r"encode_utf8)\([^()]{0,20}\)|\)){0,2}[ \t]*\Z|\Z)")
+_ALGORITHM = re.compile(r"(?i)(?:[hrep]s(?:256|384|512)|eddsa|none|sha-?\d{0,3}|sha3[-_]\d{3}|md5|blake2[bs]?|"
+                        r"hmac-?sha\d{1,3}|aes(?:[-_]?\d{3})?(?:[-_][a-z0-9]{2,8})*|des3?(?:-\w+)?|"
+                        r"chacha20(?:-poly1305)?|utf-?8|utf-?16|ascii|latin-?1|iso-8859-1|hex|base64|binary|raw)")
+_ALGORITHM_REF = re.compile(r"(?i)(?:[\w$]+\.)*(?:sha\d{0,3}|sha3_\d{3}|md5|blake2[bs]?|digestmod)(?:\.new|\(\))?")
+_HOST = re.compile(r"(?i)localhost|[\w-]+(?:\.[\w-]+)+(?::\d+)?|[\w.-]*[:/@][\w.:/@-]*")
+_TOKEN_ARG = re.compile(r"\((?P<o>\\{0,3}[\"'])(?P<v>[A-Za-z0-9_:=+.-]{20,512})(?P=o)\)")
+# a class or call whose one argument is an id or a value of its own type, not a client's token
+_NOT_CLIENTS = frozenset({"uuid", "guid", "id", "object", "decimal", "path", "url", "uri", "regex", "regexp", "re",
+                          "pattern", "date", "time", "buffer", "color", "version", "hash", "digest", "symbol", "error",
+                          "exception", "text", "string", "str", "label", "image", "icon", "name", "bytes", "big",
+                          "int", "number", "hex", "from", "parse", "compile", "require", "import", "log", "print"})
+_PAIR_NAME_ANCHORS = ("cred",)  # (`auth=(…)` is logins.py's)
+_PAIR = re.compile(r"[ \t]*(?::=|=|:)[ \t]*[(\[][ \t]*(?P<o1>\\{0,3}[\"'])(?P<u>[^\"'\\\n]{1,128})(?P=o1)[ \t]*,[ \t]*"
+                   r"(?P<o2>\\{0,3}[\"'])(?P<v>[^\"'\\\n]{1,256})(?P=o2)[ \t]*[)\]]")
+
+
+def call_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A literal key, password or token given to a call by its place (see the module)."""
+    seen: set[int] = set()
+    for i in anchors.find(CALL_ANCHORS, ignore_case=True):
+        paren = _paren_after(text, i)
+        if paren is None or paren in seen:
+            continue
+        seen.add(paren)
+        yield from _secret_args(text, paren, anchors)
+    shapes = anchors.shapes
+    opens = [s for s, _ in shapes["token-call"]] if shapes is not None else anchors.find(TOKEN_CALL_ANCHORS)
+    for i in opens:
+        if i in seen or (m := _TOKEN_ARG.match(text, i)) is None:
+            continue
+        seen.add(i)
+        words, new, last = _callee_words(text, i)
+        if _client(words, new, last) and _token(m["v"]):
+            yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "call-secret")
+
+
+def credential_pair(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The second of two literals kept under a name for a sign-in (`auth=("bob", "pw")`,
+    `DEFAULT_CREDS = ("admin", "pw")`): a user and their password."""
+    for i in anchors.find(_PAIR_NAME_ANCHORS, ignore_case=True):
+        end = i
+        while end < len(text) and end - i < 40 and (text[end] in _ALNUM or text[end] == "_"):
+            end += 1
+        start = i
+        while start > 0 and i - start < 40 and (text[start - 1] in _ALNUM or text[start - 1] == "_"):
+            start -= 1
+        if not name_tier(text[start:end]):
+            continue
+        m = _PAIR.match(text, end)
+        if m is None or not _literal_secret(value := m["v"]):
+            continue
+        if accept_value("password", 1, value, quoted=True) and (password_like(value, 6) or mixed_literal(value)):
+            yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "call-secret")  # (as logins.py judges a pair's)
+        elif is_doc_placeholder(value):
+            yield Hit(m.start("v"), m.end("v"), PLACEHOLDER, "call-secret")
+
+
+# ---------------------------------------------------------------- the call
+def _paren_after(text: str, i: int) -> int | None:
+    """The `(` that opens the call whose name holds position i (`jwt` in `jwt.encode(`)."""
+    j = i
+    limit = min(len(text), i + 80)
+    while j < limit and (text[j] in _ALNUM or text[j] in "_$.:<>-"):
+        if text[j] == "-" and text[j + 1 : j + 2] != ">":
+            return None
+        j += 1
+    return j if j < len(text) and text[j] == "(" else None
+
+
+def _callee_words(text: str, paren: int) -> tuple[list[list[str]], bool, str]:
+    """The callee's parts (`jwt`, `encode`), each as its lower-case words; whether `new`
+    precedes it; its last part as written."""
+    lo = max(0, paren - 80)
+    start = paren
+    while start > lo and text[start - 1] in _CALLEE_CHARS:
+        start -= 1
+    m = _CALLEE.search(text, start, paren)
+    if m is None:
+        return [], False, ""
+    parts = [p.strip() for p in _PARTS.split(m.group()) if p.strip()]
+    new = text[max(0, m.start() - 4) : m.start()] == "new "
+    return [[w.lower() for w in _WORDS.findall(p)] for p in parts], new, parts[-1]
+
+
+def _role(parts: list[list[str]]) -> str | None:
+    """Which argument holds the secret: `key` (a primitive's first past an algorithm), `data`
+    (a JWT call's second), `connect` (after host and user), `login` (after the user), `last`."""
+    if not parts or not parts[-1]:
+        return None
+    verb = parts[-1]
+    if verb[-1] == "connect" or "".join(verb) in ("connection", "getconnection", "pdo"):
+        return "connect"  # (`getConnection(url, user, password)`: a getter that takes them)
+    if verb[0] in _GETTERS and len(verb) > 1:
+        return None
+    owners = {w for p in parts[:-1] for w in p} | {"".join(p) for p in parts[:-1]}
+    if "".join(verb) in JWT_VERBS and owners & JWT_OBJECTS:
+        return "data"
+    joined = "".join(verb)
+    if set(verb) & KEY_WORDS or joined in KEY_WORDS or any(
+            a in verb and b in verb for a, b in _KEY_PHRASES):
+        return "key"
+    if (verb[0] in _CONSTRUCTORS or joined.startswith("new")) and parts[:-1] and set(parts[-2]) & KEY_WORDS:
+        return "key"  # `hmac.new(`, `AES.new(`, `Hmac::<Sha256>::new_from_slice(`
+    if verb == ["set", "password"]:
+        return "last"  # keyring's `set_password(service, user, password)`
+    return None  # a sign-in's (user, password) is logins.py's
+
+
+def _secret_args(text: str, paren: int, anchors: Anchors) -> Iterator[Hit]:
+    parts, _, _ = _callee_words(text, paren)
+    role = _role(parts)
+    if role is None:
+        return
+    args = _arguments(text, paren + 1)
+    if args is None:
+        return
+    positional = [(s, e) for s, e in args if not _KEYWORD_ARG.match(text, s, e)]
+    literals = [_literal(text, s, e) for s, e in positional]
+    if role in ("key", "data"):
+        skip = 1 if role == "data" else 0
+        for (s, e), lit in list(zip(positional, literals, strict=True))[skip:]:
+            if lit is None and _ALGORITHM_REF.fullmatch(text, s, e):
+                continue  # `sha256.New`, `hashlib.sha256`: the hash the key is used with
+            if lit is not None and _ALGORITHM.fullmatch(text[lit[0] : lit[1]]):
+                continue  # `"sha256"`, `"HS256"`, `"aes-256-gcm"`
+            if lit is not None and _literal_secret(text[lit[0] : lit[1]]):
+                kind = PLACEHOLDER if _documentation(text[lit[0] : lit[1]]) else CREDENTIAL
+                yield Hit(lit[0], lit[1], kind, "call-secret")
+            break  # the key is the first argument past the algorithm, literal or not
+        return
+    if role == "connect":  # (host, user, password, …) past numbers (a port); cx_Oracle's (user, password, dsn)
+        strings = [lit for (s, e), lit in zip(positional, literals, strict=True) if not text[s:e].isdigit()]
+        if len(strings) < 3:
+            return
+        at = strings[2]
+        if at is not None and _HOST.fullmatch(text[at[0] : at[1]]) and strings[1] is not None:
+            at = strings[1]
+        picked = at
+    else:
+        picked = literals[-1] if len(literals) >= 3 else None
+    if picked is not None and _password(text[picked[0] : picked[1]]):
+        yield Hit(picked[0], picked[1], CREDENTIAL, "call-secret")
+
+
+def _arguments(text: str, pos: int) -> list[tuple[int, int]] | None:
+    """The spans of a call's top-level arguments from `pos` (just past its `(`) to its `)`."""
+    args: list[tuple[int, int]] = []
+    depth, start, i = 0, pos, pos
+    limit = min(len(text), pos + 2000)
+    while i < limit:
+        c = text[i]
+        if c in "\"'`\\":
+            opener = _OPEN_QUOTE.match(text, i)
+            if opener is None:
+                i += 2 if c == "\\" else 1  # an escape that is no quote (`\n`)
+                continue
+            close = _closing_quote(text, opener.end(), opener.group())
+            if close < 0:
+                return None
+            i = close + len(opener.group())
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                if text[start:i].strip():
+                    args.append(_stripped(text, start, i))
+                return args
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(_stripped(text, start, i))
+            start = i + 1
+        i += 1
+    return None
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and (text[start] in " \t\r\n" or text.startswith(("\\n", "\\t", "\\r"), start)):
+        start += 2 if text[start] == "\\" else 1
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    return start, end
+
+
+def _literal(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the string an argument is (`"k"`, `b"k"`, `[]byte("k")`, `"k".encode()`), if it is one."""
+    m = _LITERAL.match(text, start, end)
+    if m is None:
+        return None
+    close = _closing_quote(text, m.end(), m["o"])
+    if close < 0 or close > end or not _AFTER_LITERAL.match(text, close + len(m["o"]), end):
+        return None
+    return m.end(), close
+
+
+def _documentation(value: str) -> bool:
+    """Documentation's stand-in (`your-secret-key`, `<key>`): reported, not masked. A plain
+    `changeme` is not one here: given to a primitive, it is the key the code ran with."""
+    return is_doc_placeholder(value) and not _CHANGE_ME.fullmatch(value)
+
+
+_CHANGE_ME = re.compile(r"(?i)change[-_.]?(?:me|it|this)")
+
+
+def _password(value: str) -> bool:
+    """A connection's password by its place: a literal, not a word of prose, a file, a host, a
+    placeholder (the place is the API's, so `root` or `secret` there is one)."""
+    return (_literal_secret(value) and accept_value("password", 1, value, quoted=True) and not _pathlike(value)
+            and not _HOST.fullmatch(value) and not (" " in value and all(w.isalpha() for w in value.split())))
+
+
+def _literal_secret(value: str) -> bool:
+    return (len(value) >= 3 and "\n" not in value and not is_template(value) and not PLACEHOLDER_RE.search(value)
+            and not value.startswith(("-----BEGIN PUBLIC", "ssh-", "$", "{{", "%(")))
+
+
+def _token(value: str) -> bool:
+    """A client's token: machine-made, with capitals, small letters and digits (a UUID or a hex
+    id has no capitals; a path has `/`; a file's or a module's name has `.`)."""
+    return "." not in value and looks_random(value, 20) and any(c.isupper() for c in value) and any(
+        c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def _client(parts: list[list[str]], new: bool, last: str) -> bool:
+    """A client or an SDK built from one token: a class (`Stripe(`, `new Client(`) or a call that
+    signs in or sets one up (`init`, `login`, `auth`), not a value's own type (`UUID(`)."""
+    if not parts or not parts[-1]:
+        return False
+    words = set(parts[-1])
+    if words & _NOT_CLIENTS or parts[-1][0] in _GETTERS:
+        return False
+    return new or last[:1].isupper() or bool(words & {"client", "sdk", "api", "init", "initialize", "configure",
+                                                     "setup", "auth", "authenticate", "login", "connect", "token"})
