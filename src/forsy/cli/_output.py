@@ -47,7 +47,8 @@ def say(text: str, *, err: bool = False) -> None:
 # (`forsy retrace … --debug`), as the error messages say "run with --debug".
 DebugOpt = Annotated[bool, typer.Option("--debug", envvar="FORSY_DEBUG",
                                         help="Show Python tracebacks on errors.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per line (JSON Lines), one per trace.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per line (JSON Lines), one per item "
+                                                    "listed (a trace, a session, a draft).")]
 StoreOpt = Annotated[str | None, typer.Option("--store", help="Store URL (sqlite:///path/to.db). "
                                               "Default: FORSY_STORE, the config file, else the data folder.")]
 

@@ -368,7 +368,8 @@ def review_export(
         if as_json:
             _line({"trace_id": e.trace_id, "folder": str(e.folder), "written": e.written})
     if not as_json:
-        say(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written); "
+        left = f"; {len(skipped)} left out (above)" if skipped else ""  # approved too, but not written
+        say(f"{len(done)} approved trace(s) in {output} ({sum(e.written for e in done)} written{left}); "
             f"index {output / INDEX}")
     if skipped:
         raise typer.Exit(ExitCode.PARTIAL)
