@@ -109,7 +109,7 @@ def test_review_export_leaves_out_a_trace_it_cannot_read_or_place_and_names_it(t
     assert [json.loads(x)["trace_id"] for x in (out / "index.jsonl").read_text().splitlines()] == [ok]
     assert (out / ok / "trace.json").is_file() and not (out / damaged).exists()
     assert sorted(p.name for p in (out / taken).iterdir()) == ["mine.txt"]  # never replaced
-    assert stdout.startswith(f"1 approved trace(s) in {out} (1 written)")
+    assert stdout.startswith(f"1 approved trace(s) in {out} (1 written; 2 left out (above))")
 
 
 def test_store_copy_leaves_out_a_trace_it_cannot_read_and_what_rests_on_it(tmp_path: Path) -> None:

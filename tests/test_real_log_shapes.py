@@ -101,10 +101,10 @@ def test_workflow_agents_deep_under_subagents_are_read(tmp_path: Path) -> None:
     deep = tmp_path / "sess-9" / "subagents" / "workflows" / "wf_1"
     deep.mkdir(parents=True)
     side = {"isSidechain": True, "agentId": "w1"}
-    _write(deep, "agent-w1.jsonl", [
-        rec(1, "user", message={"role": "user", "content": "review src/"}, **side),
-        {**_call(2, "toolu_ls", "Bash", {"command": "ls src"}), **side},
-        {**_result(3, "toolu_ls", "a.py"), **side},
+    _write(deep, "agent-w1.jsonl", [  # uuids of its own, as Claude Code writes them (random)
+        rec(11, "user", message={"role": "user", "content": "review src/"}, parentUuid=None, **side),
+        {**_call(12, "toolu_ls", "Bash", {"command": "ls src"}), **side},
+        {**_result(13, "toolu_ls", "a.py"), **side},
     ])
     out = tmp_path / "t"
     retrace([log], RetraceOptions(out=out, redact=False))

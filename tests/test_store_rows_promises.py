@@ -19,7 +19,7 @@ from forsy.store.models import FileState
 from forsy.store.sink import project_name
 
 DEMO, BRANCHES, SIDE = "forsy_549cf22fd03984d47709", "forsy_e553d89d9a031d915823", "forsy_02dfa31d394d5217a503"
-SHELL = "forsy_656bec24a8fa9b1f54aa"
+SHELL = "forsy_c54bbb28b912d7978ad3"  # its id: the history file's name, its bytes
 
 
 @pytest.fixture

@@ -32,9 +32,10 @@ _EMAIL_LOCAL_SKIP = frozenset({
     "your-email", "youremail", "your.email", "your_email", "your.name", "yourname", "you", "email", "someone",
     "username", "user.name", "firstname.lastname", "first.last",
 })
-# Documentation and test domains (RFC 2606, RFC 6761) and the stand-ins documentation uses
+# Documentation and test domains (RFC 2606, RFC 6761) and the stand-ins documentation uses. Not
+# `email.com`: a public mail provider (mail.com's), whose users' addresses are people's
 _DOC_TLDS = frozenset({"test", "invalid", "local", "localhost", "example"})
-_DOC_DOMAINS = frozenset({"example.com", "example.org", "example.net", "company.com", "domain.com", "email.com",
+_DOC_DOMAINS = frozenset({"example.com", "example.org", "example.net", "company.com", "domain.com",
                           "yourdomain.com", "yourcompany.com", "mydomain.com", "mycompany.com"})
 # `unit@instance.service` is a systemd unit, not an address
 _UNIT_SUFFIXES = frozenset({"service", "socket", "target", "timer", "mount", "automount", "swap", "path", "slice",
