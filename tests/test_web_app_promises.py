@@ -164,6 +164,20 @@ def test_a_bulk_action_shows_what_it_will_do_then_does_it_draft_by_draft(web: We
     assert web.st.draft_state(h).status == "rejected" and web.st.draft_state(d).status == "needs_changes"  # type: ignore[union-attr]
 
 
+def test_a_bulk_approval_shows_the_edits_each_draft_will_be_published_with(web: Web) -> None:
+    """An edit made in another tab after the queue was read is published by a bulk approval: the
+    confirmation lists each draft's edits, named as the forms name them, and by whom (it said
+    only 'with the edits it has')."""
+    d, h = web.demo, web.hostile
+    web.post(f"/t/{d}/edit", version=str(web.version(d)), step="", field="summary.goal_notes", value="not met")
+    web.post(f"/t/{d}/edit", version=str(web.version(d)), step="3", field="eval", value="1")
+    r = web.post("/bulk", action="approve", t=[d, h])
+    assert r.status_code == 200 and "edits it has" in r.text
+    cells = re.findall(r'<td class="edits">([^<]*)</td>', r.text)
+    assert len(cells) == 2 and cells[1] == "none"
+    assert cells[0].startswith("2: ") and "eval of step #3 (" in cells[0] and "goal_notes" not in cells[0], cells
+
+
 def test_a_bulk_approval_publishes_each_at_human_reviewed(web: Web) -> None:
     d, h = web.demo, web.hostile
     v = [f"{d}:{web.version(d)}", f"{h}:{web.version(h)}"]

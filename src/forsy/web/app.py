@@ -35,6 +35,7 @@ from ..proposals import parse_path
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
+from ..review.labels import field_label
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
@@ -319,8 +320,8 @@ async def bulk(request: Request, s: Settings) -> Response:
     if len(picked) > MAX_BULK or not all(ID.match(t) for t in picked):
         raise InputError(f"select 1 to {MAX_BULK} drafts by their ids")
     if (form.get("confirm") or [""])[-1] != "1":
-        with open_for(s) as st:
-            rows = [(t, st.trace(t), st.draft_state(t)) for t in picked]
+        with open_for(s) as st:  # each draft with its edits: what an approval publishes, seen before it
+            rows = [(t, st.trace(t), st.draft_state(t), _edits(st, t)) for t in picked]
         return render_page(s, "bulk.html", title="Review the selection", action=action, reason=reason, rows=rows)
     versions = dict(v.split(":", 1) for v in form.get("v") or [] if ":" in v)
     done: list[tuple[str, str]] = []
@@ -340,6 +341,12 @@ async def bulk(request: Request, s: Settings) -> Response:
             except ForsyError as e:  # one draft's refusal never stops the others
                 done.append((t, f"not done: {e.message}"))
     return render_page(s, "bulk.html", title="Done", action=action, reason=reason, rows=[], done=done)
+
+
+def _edits(st: Store, trace_id: str) -> list[str]:
+    """The fields a draft's edits and a model's proposals set, as the forms name them, and by whom."""
+    return [f"{field_label(None, p.path)} ({p.actor if p.origin == 'human' else 'model, ' + p.actor})"
+            for p in st.proposals(trace_id)]
 
 
 async def rule(request: Request, s: Settings) -> Response:
