@@ -90,3 +90,37 @@ def test_two_tabs_save_two_fields_and_a_conflict_names_the_field_as_the_form_did
         assert [t.rsplit(" at ", 1)[0] for t in done] == [f"{ADA} set eval_reason of step #3 (Bash)"]
         two.goto(f"{base}/t/{tid}")
         assert two.locator("#status").inner_text() == "pending"
+
+
+def test_what_was_typed_in_one_box_is_kept_when_another_is_saved(served: tuple[str, str, str]) -> None:
+    """Typing in two boxes of the draft page and saving one reloaded the page with the other's
+    text gone, without a word: it is put back, said not to be saved yet, and saved after; and
+    typed on a page since changed by another reviewer, its save is still that field's conflict."""
+    login, base, tid = served
+    with browser() as b:
+        page = b.new_context().new_page()
+        page.goto(login)
+        page.goto(f"{base}/t/{tid}")
+        page.locator("#j-summary-goal_notes textarea").fill("Typed, not saved yet.")
+        set_judgement(page, "#j-dataset_summary-description", "Fixes slugify.")
+        assert page.locator(".flash").inner_text() == "Edit saved."
+        box = page.locator("#j-summary-goal_notes")
+        assert box.locator("textarea").input_value() == "Typed, not saved yet."
+        assert box.locator("p.restored").inner_text() == "what you typed here before, not saved yet"
+        box.get_by_role("button", name="set").click()
+        page.wait_for_load_state()
+        assert page.locator(".flash").inner_text() == "Edit saved."
+        assert page.locator("#j-summary-goal_notes textarea").input_value() == "Typed, not saved yet."
+        assert page.locator("p.restored").count() == 0  # saved: let go
+        # typed, then another reviewer sets the same field, then this page is loaded again and saved
+        page.locator("#j-summary-goal_notes textarea").fill("Mine, typed first.")
+        other = b.new_context().new_page()
+        other.goto(login)
+        other.goto(f"{base}/t/{tid}")
+        set_judgement(other, "#j-summary-goal_notes", "Theirs, saved first.")
+        page.goto(f"{base}/t/{tid}")
+        assert page.locator("#j-summary-goal_notes textarea").input_value() == "Mine, typed first."
+        page.locator("#j-summary-goal_notes").get_by_role("button", name="set").click()
+        page.wait_for_load_state()
+        assert page.title() == "Conflict · forsy"
+        assert page.locator("#typed").input_value() == "Mine, typed first."

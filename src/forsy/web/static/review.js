@@ -40,6 +40,37 @@
     if (a) { window.location.href = a.href; return true; }
     return false;
   }
+  // What a person types is theirs until it is saved: kept in this tab as they type (with the
+  // version of the page they typed on, so a save still meets another reviewer's change of the
+  // same field as a conflict), put back when the page is loaded again (another box's save
+  // reloads it; j/k move away), let go when its own form is sent.
+  var kept = null;
+  try { kept = window.sessionStorage; } catch (e) { kept = null; }
+  if (kept) {
+    Array.prototype.forEach.call(document.querySelectorAll("form[method=post] textarea:not([readonly])"), function (box) {
+      var f = box.form, v = f.elements.version;
+      var key = "forsy-typed|" + location.pathname + "|" + f.getAttribute("action") + "|" + ["step", "field"].map(
+        function (n) { return f.elements[n] ? f.elements[n].value : ""; }).join("|") + "|" + box.name;
+      var was = null;
+      try { was = JSON.parse(kept.getItem(key) || "null"); } catch (e) { was = null; }
+      if (was && typeof was.text === "string" && was.text !== box.value) {
+        box.value = was.text;
+        if (v && was.version) v.value = was.version;
+        var d = box.closest("details");
+        if (d) d.open = true;
+        var note = document.createElement("p");
+        note.className = "hint restored";
+        note.textContent = "what you typed here before, not saved yet";
+        box.parentNode.insertBefore(note, box.nextSibling);
+      }
+      var at = v ? v.value : "";
+      box.addEventListener("input", function () {
+        if (box.value === box.defaultValue) kept.removeItem(key);
+        else kept.setItem(key, JSON.stringify({ text: box.value, version: at }));
+      });
+      f.addEventListener("submit", function () { kept.removeItem(key); });
+    });
+  }
   function focus(id) { var e = document.getElementById(id); if (e) { e.focus(); return true; } return false; }
   document.addEventListener("keydown", function (ev) {
     var t = ev.target;
