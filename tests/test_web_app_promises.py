@@ -164,6 +164,21 @@ def test_a_bulk_action_shows_what_it_will_do_then_does_it_draft_by_draft(web: We
     assert web.st.draft_state(h).status == "rejected" and web.st.draft_state(d).status == "needs_changes"  # type: ignore[union-attr]
 
 
+def test_a_drafts_page_says_why_it_was_rejected_or_what_should_change(web: Web) -> None:
+    """The reason of a rejection and the note of 'needs changes' were kept in the audit log only:
+    whoever picked the draft up saw a status and not what to fix."""
+    d, h = web.demo, web.hostile
+    web.post(f"/t/{d}/needs-changes", version=str(web.version(d)), note="Split step 4 in two.")
+    web.post(f"/t/{h}/reject", version=str(web.version(h)), reason="Not a coding session.")
+    page = web.c.get(f"/t/{d}").text
+    said = re.search(r'<p class="notice" id="decided">(.*?)</p>', page)
+    assert said is not None and said.group(1).startswith("sent back for changes by ")
+    assert said.group(1).endswith("&#34;Split step 4 in two.&#34;") or "Split step 4 in two." in said.group(1)
+    page = web.c.get(f"/t/{h}").text
+    assert 'id="decided">rejected by ' in page and "Not a coding session." in page
+    assert 'id="decided"' not in web.c.get(f"/t/{web.demo}/s/1").text  # the step pages do not repeat it
+
+
 def test_a_bulk_approval_shows_the_edits_each_draft_will_be_published_with(web: Web) -> None:
     """An edit made in another tab after the queue was read is published by a bulk approval: the
     confirmation lists each draft's edits, named as the forms name them, and by whom (it said

@@ -101,6 +101,8 @@ def print_trace(d: LoadedTrace, step: int | None, con: Console, *, raw: bool = F
               + (f" · reviewed as {h.reviewed_as}" if h.reviewed_as else ""))
     if h.replaced_by:
         con.print(f"[yellow]replaced by {h.replaced_by}, traced again when its log changed: review that one[/]")
+    if h.decided:
+        con.print(f"[yellow]{_t(h.decided)}[/]")
     if h.earlier_work:
         con.print("[yellow]earlier drafts of this session were worked on; none of it was carried over to this "
                   "draft:[/]")

@@ -15,7 +15,7 @@ from collections import Counter
 
 import orjson
 
-from ..store import Store, TraceQuery, TraceRow
+from ..store import AuditRow, Store, TraceQuery, TraceRow
 
 # how far back the earlier drafts of a session are looked at (a session traced again every day)
 _BACK = 50
@@ -61,14 +61,31 @@ def _work(store: Store, draft: str) -> str:
         if a.action == "edit":
             edits[a.actor] += 1
             continue
-        if a.action in ("approve", "reject", "needs_changes"):
-            detail = _detail(a.detail_json)
-            why = detail.get("reason") or detail.get("note")
-            verb = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}[a.action]
-            said.append(f"{verb} by {a.actor}" + (f": {orjson.dumps(why).decode()}" if why else ""))
+        if a.action in _DECIDED:
+            said.append(_decided(a))
     if edits:
         said.append(f"{sum(edits.values())} edit(s) by {', '.join(sorted(edits))}")
     return "; ".join(said)
+
+
+_DECIDED = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}
+
+
+def _decided(a: AuditRow) -> str:
+    """A decision in a few words, with its reason or note (stored masked)."""
+    detail = _detail(a.detail_json)
+    why = detail.get("reason") or detail.get("note")
+    return f"{_DECIDED[a.action]} by {a.actor}" + (f": {orjson.dumps(why).decode()}" if why else "")
+
+
+def decision(store: Store, trace_id: str) -> str | None:
+    """The last decision on draft `trace_id` in a few words, with the reason or the note that says
+    what to change (what whoever picks the draft up must read), or None when none was made."""
+    last = None
+    for a in store.audit(trace_id):
+        if a.trace_id == trace_id and a.action in _DECIDED and (last is None or a.at >= last.at):
+            last = a
+    return _decided(last) if last is not None else None
 
 
 def _detail(text: str) -> dict[str, object]:
@@ -79,4 +96,4 @@ def _detail(text: str) -> dict[str, object]:
     return d if isinstance(d, dict) else {}
 
 
-__all__ = ["earlier_work", "replacement"]
+__all__ = ["decision", "earlier_work", "replacement"]

@@ -14,7 +14,7 @@ import orjson
 from ..errors import InputError
 from ..proposals import Proposal
 from ..store import DraftState, Store, TraceRow
-from .lineage import earlier_work, replacement
+from .lineage import decision, earlier_work, replacement
 from .overlay import Json, effective, stored_proposal
 
 
@@ -31,6 +31,7 @@ class LoadedTrace:
     proposals: list[Proposal] = field(default_factory=list)
     replaced_by: str | None = None  # a stored draft: the later draft of its session that replaced it
     earlier_work: list[tuple[str, str]] = field(default_factory=list)  # its session's earlier drafts: what people did
+    decided: str | None = None  # a rejected draft's, or one sent back: that decision, with its reason or note
     _by_step: dict[object, Json] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -95,8 +96,10 @@ def from_store(store: Store, trace_id: str, logs: list[Path] | None = None) -> L
     roots = [r.parent if r.is_file() else r for r in (logs or [])] or [Path(row.unit_path).parent]
     state = store.draft_state(trace_id)
     later = replacement(store, trace_id) if state is not None and state.review_of is None else None
+    decided = decision(store, trace_id) if state is not None and state.status in ("rejected", "needs_changes") \
+        else None
     return LoadedTrace(trace_id, files, trace, prov, _json(files, "manifest.json"), roots, row, state, proposals,
-                       later.trace_id if later is not None else None, earlier_work(store, trace_id))
+                       later.trace_id if later is not None else None, earlier_work(store, trace_id), decided)
 
 
 def load(ref: str, store_url: str | None, logs: list[Path] | None = None) -> LoadedTrace:

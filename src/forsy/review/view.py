@@ -46,6 +46,7 @@ class Header:
     review_of: str | None
     replaced_by: str | None = None  # a draft a later draft of its session replaced: that one
     earlier_work: tuple[tuple[str, str], ...] = ()  # what people did on the session's earlier drafts
+    decided: str | None = None  # rejected, or sent back for changes: by whom, and why or what to change
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def header(d: LoadedTrace) -> Header:
         steps=len(d.steps), turns=int(summ.get("total_turns") or 0),
         status=st.status if st else None, version=st.version if st else None,
         reviewed_as=st.reviewed_as if st else None, review_of=st.review_of if st else None,
-        replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work))
+        replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work), decided=d.decided)
 
 
 def step_row(s: dict[str, Any]) -> StepRow:
