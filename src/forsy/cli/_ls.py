@@ -186,9 +186,9 @@ def ls(
 
     set_debug(debug)
     unread: list[tuple[Path, str]] = []
-    found = discover([p.expanduser() for p in paths], unread)
+    failed: list[InputError] = []  # a path named that gave nothing, a file that may not be read
+    found = discover([p.expanduser() for p in paths], unread, failed)
     infos: list[SessionInfo] = []
-    failed: list[InputError] = []
     for src, p in found:
         try:
             infos.append(look(src.name, p))

@@ -18,38 +18,54 @@ from .options import RetraceOptions
 NOT_READ = "not a log format forsy reads"
 
 
-def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None) -> list[tuple[sources.Source, Path]]:
+def discover(paths: Iterable[Path], unread: list[tuple[Path, str]] | None = None,
+             failed: list[InputError] | None = None) -> list[tuple[sources.Source, Path]]:
     """Every session file named by `paths` (files, session dirs, project dirs, folders of
     collected logs: `sources.walk`), with its source. `unread`, when given, gets what under a
     named folder was not read, and why: files that look like logs in no format forsy reads,
-    folders the walk did not search."""
+    folders the walk did not search. `failed`, when given, gets the error of each path named
+    that gives nothing (missing, of no format forsy reads, a folder without sessions) when
+    another path gives sessions: one path named wrong does not stop the others. Without it, or
+    when no path gives any, the first such error is raised."""
+    found: list[tuple[sources.Source, Path]] = []
+    errors: list[InputError] = []
+    for p in paths:
+        try:
+            found.extend(_named(p, unread))
+        except InputError as e:
+            errors.append(e)
+    if errors and (failed is None or not found):
+        raise errors[0]
+    if failed is not None:
+        failed.extend(errors)
+    return found
+
+
+def _named(p: Path, unread: list[tuple[Path, str]] | None) -> list[tuple[sources.Source, Path]]:
+    """The session files of one path named (`discover`)."""
     from ..sources.walk import discover_tree
 
-    found: list[tuple[sources.Source, Path]] = []
-    for p in paths:
-        if not p.exists() and not p.is_symlink():
-            raise InputError("no such file or directory", path=p)
-        try:
-            is_dir = p.is_dir()
-        except OSError as e:
-            raise InputError(e.strerror or str(e), path=p) from None
-        if not is_dir:
-            found.append((sources.detect(p), p))
-            continue
-        tree = discover_tree(p, sources.available())
-        if not tree.found:
-            # what was there instead, so "nothing found" is not read as "nothing there"
-            blocked = [why for _, why in tree.not_searched if why.startswith("not searched: ")]
-            also = [f"{len(tree.unrecognised)} file(s) that look like logs, in no format forsy reads"] \
-                if tree.unrecognised else []
-            also += [f"{n} folder(s) or file(s) {why}" for why, n in Counter(blocked).most_common()]
-            raise InputError("no session logs forsy reads were found in this directory"
-                             + (f" ({'; '.join(also)})" if also else ""), path=p)
-        found.extend(tree.found)
-        if unread is not None:
-            unread.extend((u, NOT_READ) for u in tree.unrecognised)
-            unread.extend(tree.not_searched)
-    return found
+    if not p.exists() and not p.is_symlink():
+        raise InputError("no such file or directory", path=p)
+    try:
+        is_dir = p.is_dir()
+    except OSError as e:
+        raise InputError(e.strerror or str(e), path=p) from None
+    if not is_dir:
+        return [(sources.detect(p), p)]
+    tree = discover_tree(p, sources.available())
+    if not tree.found:
+        # what was there instead, so "nothing found" is not read as "nothing there"
+        blocked = [why for _, why in tree.not_searched if why.startswith("not searched: ")]
+        also = [f"{len(tree.unrecognised)} file(s) that look like logs, in no format forsy reads"] \
+            if tree.unrecognised else []
+        also += [f"{n} folder(s) or file(s) {why}" for why, n in Counter(blocked).most_common()]
+        raise InputError("no session logs forsy reads were found in this directory"
+                         + (f" ({'; '.join(also)})" if also else ""), path=p)
+    if unread is not None:
+        unread.extend((u, NOT_READ) for u in tree.unrecognised)
+        unread.extend(tree.not_searched)
+    return list(tree.found)
 
 
 def read_sessions(paths: Sequence[str | Path], *, debug: bool = False) -> Iterator[Session]:

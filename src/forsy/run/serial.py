@@ -41,7 +41,8 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
         options = replace(options, llm_model=client.name, llm_client=client, jobs=1)
     given = [Path(p).expanduser() for p in paths]
     unread: list[tuple[Path, str]] = []
-    found = discover(given, unread) if given else []
+    named_wrong: list[InputError] = []  # paths named that gave nothing while others gave sessions
+    found = discover(given, unread, named_wrong) if given else []
     if select is not None:
         found = [(src, p) for src, p in found if select(src, p)]
     if sink is None and options.out is not None:
@@ -79,6 +80,7 @@ def retrace(paths: Sequence[str | Path], options: RetraceOptions | None = None, 
             raise NoWork(run.skipped[0].message, path=run.skipped[0].path)
         raise InputError("no sessions found", path=given[0] if given else None)
     run.outcomes += [Outcome(str(u), "skipped", why) for u, why in unread]
+    run.outcomes += [Outcome(str(e.path), "failed", e.message, error=e, exit_code=e.exit_code) for e in named_wrong]
     return run
 
 
