@@ -7,14 +7,12 @@ made where the reader meets it (listing, stat, open)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from _denied import deny
 from _paths import SAMPLES
 from forsy.evidence import Session
 from forsy.sources import ReadContext
@@ -33,18 +31,6 @@ def session_file(tmp_path: Path) -> Path:
 def read(path: Path) -> Session:
     [s] = ClaudeCodeSource().read(path, ReadContext(root=path.parent))
     return s
-
-
-def deny(monkeypatch: pytest.MonkeyPatch, name: str, target: Path) -> None:
-    """os.`name` on `target` raises PermissionError, as for a user who may not."""
-    real: Callable[..., Any] = getattr(os, name)
-
-    def denied(p: Any, *a: Any, **k: Any) -> Any:
-        if isinstance(p, (str, os.PathLike)) and Path(p) == target:
-            raise PermissionError(13, "Permission denied", str(p))
-        return real(p, *a, **k)
-
-    monkeypatch.setattr(os, name, denied)
 
 
 def transcript_read(s: Session) -> bool:

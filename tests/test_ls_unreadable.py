@@ -6,30 +6,18 @@ The tests run as root in CI, where mode 000 stops nothing: the denial is made wh
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from _denied import deny
 from _paths import SAMPLES
 from forsy.cli import app
 from forsy.errors import ExitCode
 
 runner = CliRunner()
-
-
-def deny(monkeypatch: pytest.MonkeyPatch, name: str, target: Path) -> None:
-    real = getattr(os, name)
-
-    def denied(p: Any, *a: Any, **k: Any) -> Any:
-        if isinstance(p, (str, os.PathLike)) and Path(p) == target:
-            raise PermissionError(13, "Permission denied", str(p))
-        return real(p, *a, **k)
-
-    monkeypatch.setattr(os, name, denied)
 
 
 def test_one_file_that_may_not_be_read_is_named_and_the_others_listed(tmp_path: Path,

@@ -28,8 +28,9 @@ P = ParamSpec("P")
 
 
 def why(err: OSError | InputError) -> str:
-    """The reason a file or folder could not be read, as a warning says it."""
-    return err.message if isinstance(err, InputError) else (err.strerror or str(err))
+    """The reason a file or folder could not be read, as a warning says it: never an OSError's
+    text, which names the path on this machine (a warning names files as evidence does)."""
+    return err.message if isinstance(err, InputError) else (err.strerror or type(err).__name__)
 
 
 def unreadable(s: Session, file: str | None, name: str, err: OSError | InputError, missing: str,

@@ -18,6 +18,7 @@ from ...evidence import Event, Ref, Session
 from ...payloads import Link, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from .._side import why
 from ..lines import source_name
 from ._events import EventBuilder, check_record, kind_of
 from ._graph import _dedupe, _parent, _result_ids, _roots
@@ -76,7 +77,7 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
     own = {r.data["uuid"] for r in main if isinstance(r.data.get("uuid"), str)}
     where = source_name(path, ctx.root)
     for f in _subagent_files(path, session.session_id, lambda what, e: session.warn(
-            "subagent_unreadable", f"{what} could not be read ({e.strerror or type(e).__name__}): a subagent's "
+            "subagent_unreadable", f"{what} could not be read ({why(e)}): a subagent's "
             "work there is not here", where)):
         agent_id = AGENT_FILE.match(f.name).group(1)  # type: ignore[union-attr]
         if agent_id.startswith("acompact"):
@@ -90,9 +91,8 @@ def _threads(path: Path, ctx: ReadContext, session: Session, main: list[Record],
         try:
             loaded = load_records(f, ctx, sub)
         except (InputError, OSError) as e:  # the session is read all the same, and says so
-            why = e.message if isinstance(e, InputError) else e.strerror or type(e).__name__
             session.warn("subagent_unreadable", f"subagent {agent_id}'s transcript could not be read, its events "
-                         f"are not here: {why}", source_name(f, ctx.root))
+                         f"are not here: {why(e)}", source_name(f, ctx.root))
             continue
         recs = _without_copies(_dedupe(loaded, sub), own, session, agent_id)
         th = Thread(agent_id, recs, "file", _root_prompt(recs), file=source_name(f, ctx.root))

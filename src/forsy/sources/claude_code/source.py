@@ -72,6 +72,7 @@ from ...evidence import Event, Evidence, LedgerHeading, Quality, Ref, Session, S
 from ...payloads import NoteInfo, Persisted, ResultInfo
 from .. import ReadContext
 from .._records import Record
+from .._side import why
 from ..base import read_head
 from ..lines import read_bytes, sha256, source_name
 from ._events import EventBuilder, kind_of
@@ -433,11 +434,10 @@ def _attach_persisted(events: list[Event], path: Path, ctx: ReadContext, session
         info.persisted = Persisted(ref=Ref(ev.id, ""), text=data.decode("utf-8", "replace"), source=ev.source)
 
 
-def _saved_unreadable(e: Event, written: str, err: Exception, session: Session) -> None:
+def _saved_unreadable(e: Event, written: str, err: InputError | OSError, session: Session) -> None:
     """A saved output found beside the log that could not be read: the trace holds the preview."""
     said = session.evidence.get(e.refs[0].ev) if e.refs else None
-    why = err.message if isinstance(err, InputError) else getattr(err, "strerror", None) or type(err).__name__
-    session.warn("saved-output-unreadable", f"the whole output saved to {written} could not be read ({why}): the "
+    session.warn("saved-output-unreadable", f"the whole output saved to {written} could not be read ({why(err)}): the "
                  "trace holds only the preview the model was given",
                  said.source if said is not None else None, said.line if said is not None else None)
 

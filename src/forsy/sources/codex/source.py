@@ -46,6 +46,7 @@ from ...errors import InputError
 from ...evidence import Session, SessionMeta
 from ...payloads import Link, NoteInfo
 from .. import ReadContext
+from .._side import why
 from .._threads import add_subagent, interleave, link_thread
 from ..base import read_head
 from ..lines import open_regular, source_name
@@ -173,7 +174,7 @@ class _Reader:
                         return load_file(p, p.name, scratch, self.ctx.limits)
                     except (InputError, OSError) as e:  # the fork is read all the same
                         self.session.warn("fork_parent_unreadable", f"{p.name} (thread {thread_id}) could not "
-                                          f"be read to compare with: {_why(e)}", source)  # fmt: skip
+                                          f"be read to compare with: {why(e)}", source)  # fmt: skip
             return None
 
         return find
@@ -184,19 +185,19 @@ class _Reader:
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
                 continue
             head = _head_meta(p)
-            if not head and (why := _unreadable(p)) is not None:
+            if not head and (reason := _unreadable(p)) is not None:
                 # it may be a subagent of this session (its first line says whose): named, once
                 if p not in self.unlisted:
                     self.unlisted.add(p)
-                    self.session.warn("rollout_unreadable", f"{p.name}, beside it, could not be read ({why}): "
+                    self.session.warn("rollout_unreadable", f"{p.name}, beside it, could not be read ({reason}): "
                                       "a subagent's thread there would not be here", parent.lf.source)
                 continue
             if _parent_of(head) == parent.thread_id:
                 try:
                     child = self.thread(p)
                 except (InputError, OSError) as e:  # its parent is read all the same, and says so
-                    why = f"subagent thread {head.get('id')} could not be read, its events are not here: {_why(e)}"
-                    self.session.warn("subagent_unreadable", why, source_name(p, self.ctx.root))
+                    said = f"subagent thread {head.get('id')} could not be read, its events are not here: {why(e)}"
+                    self.session.warn("subagent_unreadable", said, source_name(p, self.ctx.root))
                     continue
                 out.append((child, parent))
                 out.extend(self.children(child))
@@ -216,7 +217,7 @@ class _Reader:
                     dated = d != thread.lf.path.parent  # the next day's: named as codex's tree does
                     name = "/".join(d.parts[-3:]) if dated else d.name
                     self.session.warn("subagent_folder_unreadable", f"folder {name}/ could not be listed for "
-                                      f"the subagents of thread {thread.thread_id}: {e.strerror or e}",
+                                      f"the subagents of thread {thread.thread_id}: {why(e)}",
                                       thread.lf.source)  # fmt: skip
         return found
 
@@ -259,22 +260,13 @@ def _is_exec_file(path: Path) -> bool:
         return False
 
 
-def _why(e: Exception) -> str:
-    """What went wrong, without the path (the warning names the file)."""
-    if isinstance(e, InputError):
-        return e.message
-    return (e.strerror if isinstance(e, OSError) else None) or str(e)  # an OSError's text names the path
-
-
 def _unreadable(path: Path) -> str | None:
     """Why the file `path` may not be read; None when it may."""
     try:
         with open_regular(path) as f:
             f.read(1)
-    except InputError as e:
-        return e.message
-    except OSError as e:
-        return e.strerror or type(e).__name__
+    except (InputError, OSError) as e:
+        return why(e)
     return None
 
 
