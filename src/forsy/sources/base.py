@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from ..errors import InputError, UnsupportedFormat
 from .lines import HEAD as HEAD_BYTES
-from .lines import Limits, open_regular, sniffs
+from .lines import Limits, open_regular, refuse_utf16, sniffs
 
 if TYPE_CHECKING:
     from ..evidence import Session
@@ -172,6 +172,7 @@ def read_head(path: Path) -> bytes:
 def detect(path: Path) -> Source:
     """The source that reads this file, or UnsupportedFormat naming what was seen."""
     head = read_head(path)
+    refuse_utf16(path, head)  # no sniff takes it, and "binary data" would not say what to do
     for src in _each_available():
         if sniffs(src.sniff, path, head):
             return src

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from ..errors import InputError
+from ..errors import InputError, UnsupportedFormat
 from ..jsontext import valid_text
 from .listing import files_below, unread
 
@@ -184,6 +184,41 @@ class RawLine:
     complete: bool  # False for a last line with no newline (file still being written?)
 
 
+_UTF16_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def utf16(head: bytes) -> str | None:
+    """"UTF-16LE" or "UTF-16BE" when a file's first bytes are UTF-16 text, else None. Windows
+    PowerShell 5 writes what `>` redirects so (with a byte order mark): a JSONL log read as UTF-8
+    with its NUL bytes dropped would turn every character beyond ASCII into other bytes. Taken
+    for it: text whose first characters are ASCII (a log starts with `{`, `[` or a word), each
+    with a NUL beside it, after a byte order mark or not; binary data is not."""
+    for bom, codec in _UTF16_BOMS:
+        if head.startswith(bom):
+            return _ascii_units(head[2:6], 4, codec)
+    return _ascii_units(head[:16], 8, "utf-16-le") or _ascii_units(head[:16], 8, "utf-16-be")
+
+
+def _ascii_units(units: bytes, least: int, codec: str) -> str | None:
+    if len(units) < least:
+        return None
+    text_at, nul_at = (0, 1) if codec == "utf-16-le" else (1, 0)
+    ascii_text = all(units[i + nul_at] == 0 and (32 <= units[i + text_at] < 127 or units[i + text_at] in b"\t\r\n")
+                     for i in range(0, len(units) - 1, 2))
+    return codec.upper().replace("UTF-16-", "UTF-16") if ascii_text else None
+
+
+def refuse_utf16(path: Path, head: bytes) -> None:
+    """UnsupportedFormat when `head` (the file's first bytes) is UTF-16 text (`utf16`), saying how
+    to give forsy the log as UTF-8."""
+    codec = utf16(head)
+    if codec is not None:
+        raise UnsupportedFormat(
+            f"{codec} text, not UTF-8 (Windows PowerShell 5's '>' writes UTF-16LE); convert it first, "
+            f"e.g. iconv -f UTF-16 -t UTF-8 FILE > OUT, or in PowerShell: "
+            f"Get-Content FILE | Set-Content -Encoding utf8 OUT", path=path)
+
+
 def read_bytes(path: Path, limits: Limits | None = None) -> bytes:
     """The whole of a regular file, at most `limits.max_file_bytes` of it (else InputError)."""
     cap = (limits or Limits.from_env()).max_file_bytes
@@ -203,6 +238,7 @@ def read_bytes(path: Path, limits: Limits | None = None) -> bytes:
             raise InputError(e.strerror or str(e), path=path) from None
     if total > cap:
         raise _too_big(path, total, cap, grew=True)
+    refuse_utf16(path, chunks[0][:66])
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
@@ -227,6 +263,16 @@ class LineStream:
         if size > self.cap:
             self._f.close()
             raise _too_big(path, size, self.cap)
+        try:
+            try:
+                head = self._f.read(66)
+                self._f.seek(0)
+            except OSError as e:
+                raise InputError(e.strerror or str(e), path=path) from None
+            refuse_utf16(path, head)
+        except BaseException:
+            self._f.close()
+            raise
 
     def __enter__(self) -> LineStream:
         return self

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..sources import Source, available
+from ..sources.lines import utf16
 from ..sources.walk import copy_of_log, log_name, packed_log
 
 HEAD_BLOCK = 4096
@@ -172,7 +173,9 @@ def fingerprint(path: str, size: int) -> Fingerprint:
             lo, hi = max(start - at, 0), min(read_to - at, len(chunk))
             if lo < hi:
                 line.update(chunk[lo:hi])
-        return Fingerprint(_sha(head), line.hexdigest(), start, read_to, read_to == end, n)
+        # a UTF-16 log ends in "\n\0": not a line being written, a file forsy refuses at once, saying why
+        complete = read_to == end or (read_to == end - 1 and utf16(head) == "UTF-16LE")
+        return Fingerprint(_sha(head), line.hexdigest(), start, read_to, complete, n)
 
 
 Change = Literal["grown", "rewritten"]
