@@ -15,7 +15,7 @@ from ..sources.titles import supported
 from ..version import __version__
 from ._check import schema, validate, verify
 from ._ls import ls
-from ._output import STATE, DebugOpt, flowing_help, friendly, plain_metavars, quiet_stdout
+from ._output import STATE, DebugOpt, emit_json_line, flowing_help, friendly, json_error, plain_metavars, quiet_stdout
 from ._retrace import retrace
 from .dataset import dataset_app
 from .export import export_cmd
@@ -85,7 +85,28 @@ def main() -> None:
     plain_metavars(command)  # help in words, not Python types
     flowing_help(command)  # paragraphs the terminal wraps
     try:
-        command(prog_name="forsy")
+        # not standalone: a usage error comes back here, so that under --json it is said as JSON too
+        code = command.main(prog_name="forsy", standalone_mode=False)
+    except _CLICK_ERROR as e:  # a usage error: said as typer says it (rich), with its exit code
+        if e.__class__.__name__ != "NoArgsIsHelpError" and wants_json(sys.argv[1:]):
+            emit_json_line(json_error(e.exit_code, f"usage: {e.format_message()}"))
+        from typer import rich_utils
+
+        rich_utils.rich_format_error(e)
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
     except BrokenPipeError:
         quiet_stdout()
         sys.exit(ExitCode.BROKEN_PIPE)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+# a bad option or argument (click's ClickException: typer's own copy of click in newer typers)
+_CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether a command line asks for JSON output (`--json` before any `--`)."""
+    return "--json" in (args[:args.index("--")] if "--" in args else args)
