@@ -278,6 +278,13 @@ def test_kill_9_mid_sweep_then_rerun_gives_every_file_once(tree: Path, tmp_path:
     # the session file open in the killed transaction left nothing: neither its draft nor its state
     assert len(done) == (n if stage == "committed" else n - 1)
     assert drafts_after_kill == sum(1 for (st,) in done if st == "ok")
+    # the killed run recorded no counts; its drafts are counted in the store, the rest not claimed
+    res = runner.invoke(app, ["sweep", "--status", "--store", f"sqlite:///{db}", "--json"])
+    [killed] = json.loads(res.output.strip().splitlines()[-1])["runs"]
+    assert (killed["counts"]["traces_written"], killed["counts_recorded"]) == (drafts_after_kill, False)
+    res = runner.invoke(app, ["sweep", "--status", "--store", f"sqlite:///{db}"])
+    assert f"drafts {drafts_after_kill}; its other counts are said when a run ends" in res.output
+    assert "seen 0" not in res.output
     store = open_store(f"sqlite:///{db}")
     try:
         rep = run(store, tree)
@@ -287,6 +294,7 @@ def test_kill_9_mid_sweep_then_rerun_gives_every_file_once(tree: Path, tmp_path:
         assert len(traces) == 3 and len({t.unit_path for t in traces}) == 3
         assert set(units(store).values()) == {"ok"}
         assert [r.status for r in store.runs()] == ["done", "interrupted"]
+        assert store.runs()[1].counts.traces_written == drafts_after_kill
     finally:
         store.close()
 

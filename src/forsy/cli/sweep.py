@@ -283,7 +283,8 @@ def _status(s: Store, as_json: bool) -> int:
                     "last_success": last_ok.finished_at if last_ok else None,
                     "last_success_age_s": _age_s(last_ok.finished_at if last_ok else None),
                     "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
-                              "counts": vars(r.counts)} for r, st in shown_runs],
+                              "counts": vars(r.counts), "counts_recorded": r.finished_at is not None}
+                             for r, st in shown_runs],
                     "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at} for f in fails],
                     "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at,
                                 "last": f.last_at, "runs": f.runs} for f in faults],
@@ -303,6 +304,10 @@ def _status(s: Store, as_json: bool) -> int:
     for r, st in shown_runs:
         c = r.counts
         dur = f"{r.duration_s:.2f} s" if r.duration_s is not None else "-"
+        if r.finished_at is None:  # killed or still going: only its drafts are known (counted in the store)
+            typer.echo(f"run {r.id} {r.started_at} {st:11} {dur:>9}  drafts {c.traces_written}"
+                       f"{' so far' if st == 'running' else ''}; its other counts are said when a run ends")
+            continue
         typer.echo(f"run {r.id} {r.started_at} {st:11} {dur:>9}  seen {c.seen}, unchanged {c.unchanged}, "
                    f"new {c.new}, grown {c.grown}, rewritten {c.rewritten}, "
                    f"{f'retried {c.retried}, ' if c.retried else ''}gone {c.gone}, waiting {c.waiting}, "

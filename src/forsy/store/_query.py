@@ -33,7 +33,11 @@ FILE_COLS = ("path", "unit_path", "source_kind", "dev", "ino", "size", "mtime_ns
              "tail_offset", "read_to", "status", "last_error", "updated_at", "run_id")
 DRAFT_COLS = "id, trace_id, status, version, updated_at, reviewed_as, review_of, validation_level"
 PROPOSAL_COLS = "id, trace_id, path, value_json, origin, actor, created_at, replaced_json, citations_json"
-RUN_SELECT = f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {', '.join(COUNTS)} FROM runs"
+# a run that never finished (killed, or still going) recorded no counts: its drafts are counted
+# where they are, so `--status` does not say a killed run wrote none
+_RUN_COUNTS = ", ".join(c if c != "traces_written" else "CASE WHEN finished_at IS NULL THEN (SELECT count(*) FROM "
+                        "traces t WHERE t.run_id = runs.id) ELSE traces_written END" for c in COUNTS)
+RUN_SELECT = f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {_RUN_COUNTS} FROM runs"
 AUDIT_SELECT = ("SELECT a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, "
                 "a.before_sha256, a.after_sha256 FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id")
 
