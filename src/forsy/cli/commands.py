@@ -6,7 +6,7 @@ which runs it with help in words."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -103,8 +103,11 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-# a bad option or argument (click's ClickException: typer's own copy of click in newer typers)
-_CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+# a bad option or argument: click's ClickException, of typer's own copy of click in newer typers
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException as _CLICK_ERROR
+else:
+    _CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 def wants_json(args: list[str]) -> bool:
