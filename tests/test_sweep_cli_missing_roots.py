@@ -169,3 +169,18 @@ def test_the_default_config_file_may_be_absent(roots: tuple[Path, Path], tmp_pat
     assert not Path(os.environ["FORSY_CONFIG"]).exists()
     res = _sweep(tmp_path / "s.db", str(a))
     assert res.exit_code == 0, res.output
+
+
+def test_a_fault_of_a_root_no_longer_swept_says_when_it_was_last_tried(roots: tuple[Path, Path],
+                                                                       tmp_path: Path) -> None:
+    a, _ = roots
+    gone = tmp_path / "unmounted"
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    assert runner.invoke(app, ["sweep", str(a), str(gone), "--store", db, "--now"]).exit_code == ExitCode.PARTIAL
+    status = runner.invoke(app, ["sweep", "--status", "--store", db]).output
+    assert "tried again each run" in status  # the newest run met it
+    runner.invoke(app, ["sweep", str(a), "--store", db, "--now"])  # the cron line no longer names it
+    status = runner.invoke(app, ["sweep", "--status", "--store", db]).output
+    line = next(ln for ln in status.splitlines() if ln.startswith("SKIPPED") and "unmounted" in ln)
+    assert "tried again each run" not in line
+    assert "last tried" in line and "by run 1; run 2 swept other roots" in line

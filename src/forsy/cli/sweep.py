@@ -14,7 +14,7 @@ from ..errors import InputError
 from ._output import StoreOpt, emit_json_line, json_outcome, path_arg, quiet, say
 
 if TYPE_CHECKING:
-    from ..store import LockInfo, Store
+    from ..store import FaultRow, LockInfo, RunRow, Store
     from ..sweep import SweepProgress, SweepReport
 
 def _shown(path: str) -> str:
@@ -320,7 +320,7 @@ def _status(s: Store, as_json: bool) -> int:
         typer.echo(f"FAILING {_shown(f.path)}: {_shown(f.last_error or '')} (since {f.updated_at})")
     for g in faults:
         typer.echo(f"SKIPPED {g.what} {_shown(g.path)}: {_shown(g.reason)} (since {g.first_at}, {g.runs} run(s); "
-                   "tried again each run)")
+                   f"{_tried(g, runs)})")
     for f in left:
         typer.echo(f"LEFT OUT {_shown(f.path)}: {_shown(f.last_error or '')}")
     for f in gone[:5]:
@@ -343,6 +343,18 @@ def _age_s(when: str | None) -> int | None:
     except ValueError:
         return None
     return max(0, int((datetime.now(UTC) - (t if t.tzinfo else t.replace(tzinfo=UTC))).total_seconds()))
+
+
+def _tried(fault: FaultRow, runs: list[RunRow]) -> str:
+    """When a fault was last tried. Each run over its root tries it again (and forgets it once it
+    is gone), but a run over other roots does not (a root no longer swept, another cron line's):
+    a fault the newest finished run did not meet says when it was last tried."""
+    newest = next((r for r in runs if r.status == "done"), None)
+    if newest is None or fault.last_run is None or fault.last_run >= newest.id:
+        return "tried again each run"
+    under = any(fault.path == root or fault.path.startswith(root.rstrip("/") + "/") for root in newest.roots)
+    return (f"last tried {fault.last_at} by run {fault.last_run}"
+            f"{'' if under else f'; run {newest.id} swept other roots'}")
 
 
 def _age(when: str | None) -> str | None:
