@@ -88,3 +88,30 @@ def test_an_attachment_set_aside_is_named_in_the_ledger_by_its_kind(tmp_path: Pa
     [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
     [mark] = [m for ev_id, m in s.ledger.items() if s.evidence[ev_id].line == 2]
     assert (mark.heading, mark.name, mark.subtype) == ("set_aside", "attachment", "edited_text_file")
+
+
+# named by public readers of Claude Code 2.1.2xx (record-type retention tables)
+@pytest.mark.parametrize("kind", ["observer-ref", "atis-latch", "history-suppression", "artifact-comment-monitor",
+                                  "artifact-autoreact-ledger", "marble-origami-reset"])
+def test_later_bookkeeping_records_are_set_aside_by_name(tmp_path: Path, kind: str) -> None:
+    log = write(tmp_path / "s.jsonl", [user(0, "u1", None, "Fix it."), _meta(kind, value="x"),
+                                       answer(1, "a1", "u1", "Done.")])
+    [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
+    assert not [w for w in s.warnings if w.code == "unknown-record-type"]
+    [mark] = [m for ev_id, m in s.ledger.items() if s.evidence[ev_id].line == 2]
+    assert (mark.heading, mark.name) == ("set_aside", kind)
+
+
+def test_the_models_ending_and_a_moved_folder_are_read(tmp_path: Path) -> None:
+    log = write(tmp_path / "s.jsonl", [
+        user(0, "u1", None, "Fix it."), answer(1, "a1", "u1", "Done."),
+        _meta("relocated", relocatedCwd="/srv/work/api-moved"),
+        _meta("ended-by-model", timestamp="2026-01-01T10:05:00.000Z"),
+        _meta("relocated", relocatedCwd=7)])  # not text: warned, the earlier one stands
+    [s] = ClaudeCodeSource().read(log, ReadContext(root=tmp_path))
+    assert not [w for w in s.warnings if w.code == "unknown-record-type"]
+    assert s.meta.extra["ended_by_model"] == "2026-01-01T10:05:00.000Z"
+    assert s.meta.extra["relocated_cwd"] == "/srv/work/api-moved"
+    assert [w.line for w in s.warnings if w.code == "field-type"] == [5]
+    marks = {s.evidence[ev_id].line: (m.heading, m.name) for ev_id, m in s.ledger.items()}
+    assert marks[3][0] == marks[4][0] == "metadata"

@@ -10,6 +10,15 @@ Their shapes as public readers of such transcripts describe them (no official sc
   session so far, written when it closes and restored on resume (the latest stands).
 * `task-summary` `{summary, timestamp}`: a one-line status of what the session was doing, which
   Claude Code generates for its session lists; no one's words in the work.
+* `ended-by-model` `{timestamp, sessionId}`: the model ended the conversation (its EndConversation
+  tool, called twice in a row, appends it and ends the turn); the latest stands.
+* `relocated` `{sessionId, relocatedCwd}`: the session's working folder moved to `relocatedCwd`
+  (the latest stands); the records before it keep the folder they name.
+* bookkeeping of Claude Code's own, with nothing of the work: `observer-ref`, `atis-latch` (the
+  feature-flag snapshot the conversation is pinned to, sent back to the API),
+  `history-suppression`, `artifact-comment-monitor` (published artifacts the session watches for
+  comments), `artifact-autoreact-ledger`, `marble-origami-reset` (the context-collapse state
+  cleared, as its commit and snapshot records are set aside).
 """
 
 from __future__ import annotations
@@ -26,6 +35,10 @@ LATER_TYPES: dict[str, tuple[LedgerHeading, str]] = {
     CONTINUED_IN: ("metadata", "the session the conversation continued in (termination_reason)"),
     "cost-state": ("metadata", "the cost Claude Code counted for the session"),
     "task-summary": ("set_aside", "a status line Claude Code generated of what the session was doing"),
+    "ended-by-model": ("metadata", "the model ended the conversation (meta.extra.ended_by_model)"),
+    "relocated": ("metadata", "the folder the session moved to (meta.extra.relocated_cwd)"),
+    **{t: ("set_aside", t) for t in ("observer-ref", "atis-latch", "history-suppression", "artifact-comment-monitor",
+                                     "artifact-autoreact-ledger", "marble-origami-reset")},
 }
 # what of a cost-state is copied, as written
 _COST_KEYS = ("totalCostUSD", "totalDuration")
@@ -37,7 +50,9 @@ def read_later_records(recs: list[Record], session: Session) -> None:
     """The session a conversation continued in (`meta.extra.continued_in`), and the ending it
     declares: when the move is the last turn's word, the work goes on in another file, so this one
     holds only part of it (`partial_then_stopped`, T-termination/declared) and never ends as if its
-    last answer completed the task. The latest cost Claude Code counted (`meta.extra.cost_state`)."""
+    last answer completed the task. The latest cost Claude Code counted (`meta.extra.cost_state`),
+    the model's ending of the conversation (`ended_by_model`: when) and the folder the session moved
+    to (`relocated_cwd`)."""
     moved: Record | None = None
     for r in recs:
         d = r.data
@@ -54,12 +69,26 @@ def read_later_records(recs: list[Record], session: Session) -> None:
             moved = None
         elif t == "cost-state":
             _cost(r, session)
+        elif t == "ended-by-model":
+            when = d.get("timestamp")
+            session.meta.extra["ended_by_model"] = when if isinstance(when, str) else True
+        elif t == "relocated":
+            _latest_text(r, "relocatedCwd", "relocated_cwd", session)
     if moved is None:
         return
     target = session.meta.extra["continued_in"]
     session.meta.ending, session.meta.ending_ref = "partial_then_stopped", Ref(moved.ev.id, "/continuedInSessionId")
     session.warn("continued-elsewhere", f"the conversation continued in session {target} (its file holds the rest "
                  "of the work): this session's ending is partial_then_stopped", moved.ev.source, moved.ev.line)
+
+
+def _latest_text(r: Record, key: str, extra: str, session: Session) -> None:
+    v = r.data.get(key)
+    if isinstance(v, str) and v:
+        session.meta.extra[extra] = v
+    else:
+        session.warn("field-type", f"{r.data.get('type')} record whose {key} is {kind_of(v)}, not text; not read",
+                     r.ev.source, r.ev.line)
 
 
 def _cost(r: Record, session: Session) -> None:
