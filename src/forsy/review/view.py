@@ -89,6 +89,12 @@ def _text(v: Any) -> str:
     return orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def value_text(v: Any) -> str | None:
+    """A field's value as a page shows it whole: text as it is, other values as JSON (`true`,
+    `3`); None for null (a page says "null" its own way)."""
+    return None if v is None else _text(v)
+
+
 def _obj(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 

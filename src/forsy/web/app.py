@@ -30,17 +30,17 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ForsyError, InputError
+from ..errors import ForsyError, InputError, RedactionError
 from ..proposals import parse_path
 from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
-from ..review.labels import field_label
+from ..review.labels import Labels, field_label
 from ..review.needs import needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import LoadedTrace, from_store
-from ..review.view import FIELD_CAP, extras, header, rows, short, step_view
+from ..review.view import FIELD_CAP, extras, header, rows, short, step_view, value_text
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, every_audit
 from ..store.queue_rules import (
     QueueRule,
@@ -68,7 +68,7 @@ from .guard import (
     render_page,
     trace_id_of,
 )
-from .refused import conflict_page, refused_edit
+from .refused import closed_page, conflict_page, decision, refused_edit
 
 STEPS_PER_PAGE = 200
 AUDIT_SHOWN = 1000  # records on the audit page, newest first (all of them: forsy review audit)
@@ -124,6 +124,8 @@ async def draft(request: Request, s: Settings) -> Response:
     tid = trace_id_of(request)
     with open_for(s) as st:
         d = loaded(st, tid)
+        # who decided what and when: the page of a decided draft says it (it offers nothing to do)
+        decided = decision(st, tid) if d.state is not None and d.state.status != "pending" else None
     h = header(d)
     page = number(request.query_params.get("page"), "page", 1) or 1
     all_rows = rows(d)
@@ -137,7 +139,9 @@ async def draft(request: Request, s: Settings) -> Response:
                for b in every for e in (b.entries if isinstance(b, Subagent) else [b])}
     can = _reviewable(d)
     msg = request.query_params.get("done")
-    return render_page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d),
+    names = Labels(d)
+    return render_page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d, names),
+                 decided=decided, field_name=names, edit_cap=FIELD_CAP,
                  extras=extras(d), step_rows=all_rows[first:last], pages=pages, page=page, step_views=[],
                  blocks=blocks, marked=marked(every),
                  needs=needs(d) if d.state is not None and d.state.review_of is None else None,
@@ -167,10 +171,22 @@ def _first_step(b: Block) -> int:
     return b.entries[0].step if isinstance(b, Subagent) else b.step
 
 
-def edit_rows(d: LoadedTrace) -> list[dict[str, Any]]:
-    """The reviewer's edits as old → new, oldest first."""
-    return [{"path": p.path, "old": p.replaces.value if p.replaces else None, "new": p.value,
-             "actor": p.actor.name, "time": p.time} for p in d.proposals if p.origin == "human"]
+def edit_rows(d: LoadedTrace, names: Labels | None = None) -> list[dict[str, Any]]:
+    """The reviewer's edits as old → new, oldest first: each field named as its form names it
+    (the path beside it); `inline` when both values are short words said whole on one line (a
+    page shows the others in boxes, whole up to FIELD_CAP characters, and says where the rest is)."""
+    names = names or Labels(d)
+    out = []
+    for i, p in enumerate(d.proposals):
+        if p.origin != "human":
+            continue
+        old = p.replaces.value if p.replaces else None
+        texts = value_text(old), value_text(p.value)
+        inline = all(t is None or (len(t) <= 200 and t == " ".join(t.split())) for t in texts)
+        out.append({"n": i + 1, "label": names(p.path), "path": p.path, "old": old, "new": p.value,
+                    "old_text": texts[0], "new_text": texts[1], "inline": inline, "actor": p.actor.name,
+                    "time": p.time})
+    return out
 
 
 async def approve_page(request: Request, s: Settings) -> Response:
@@ -181,10 +197,20 @@ async def approve_page(request: Request, s: Settings) -> Response:
         raise InputError(f"unknown level {level[:40]!r}")
     with open_for(s) as st:
         d = loaded(st, tid)
+        decided = decision(st, tid) if d.state is not None and d.state.review_of is None else None
     if d.state is None or d.state.review_of is not None or d.state.status not in actions.OPEN:
-        raise InputError(f"trace {tid} is not a draft open for review")
+        raise InputError(f"trace {tid} is not a draft open for review" + (f": it was {decided}" if decided else ""))
     return render_page(s, "approve.html", title=f"approve {tid}", tid=tid, level=level, edits=edit_rows(d),
-                 version=d.state.version, open_count=needs(d).open_count)
+                 version=d.state.version, open_count=needs(d).open_count, edit_cap=FIELD_CAP)
+
+
+async def edits_page(request: Request, s: Settings) -> Response:
+    """A draft's edits, every value whole however long (the draft and approve pages show a value
+    whole up to FIELD_CAP characters, and link here for the rest)."""
+    tid = trace_id_of(request)
+    with open_for(s) as st:
+        d = loaded(st, tid)
+    return render_page(s, "edits.html", title=f"edits of {tid}", tid=tid, edits=edit_rows(d))
 
 
 _DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
@@ -266,11 +292,19 @@ async def act(request: Request, s: Settings) -> Response:
                 (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
             except ReviewConflict as e:
                 return conflict_page(s, st, tid, e, version, path)
+            except InputError:  # decided since the page was loaded: by whom, when (else the refusal as it is)
+                if (page := closed_page(s, st, tid)) is None:
+                    raise
+                return page
         else:
             try:
                 done = _decide(st, tid, what, form, kw)
             except ReviewConflict as e:  # a decision on a draft that changed: what changed, and by whom
                 return conflict_page(s, st, tid, e, version)
+            except InputError:
+                if (page := closed_page(s, st, tid)) is None:
+                    raise
+                return page
             if done is None:
                 return error_page(s, 404, "Not found", "no such action")
             what = done
@@ -306,15 +340,16 @@ async def bulk(request: Request, s: Settings) -> Response:
     action = (form.get("action") or [""])[-1]
     if action not in ("approve", "reject"):
         raise InputError("choose approve or reject for the selected drafts")
-    reason = (form.get("reason") or [""])[-1].strip()
+    # (an approval takes no reason: text left in the box is not carried to the next page)
+    reason = (form.get("reason") or [""])[-1].strip() if action == "reject" else ""
     if action == "reject" and not reason:
         raise InputError("a rejection needs a reason")
+    picked = list(dict.fromkeys(form.get("t") or []))
     if reason and _holds_secret(reason):
         # the reason goes back and forth in the confirmation page's form, raw: one that holds a
-        # secret is refused rather than shown (stored, it would be masked draft by draft)
-        raise InputError("the reason holds what looks like a secret or personal data, which a page never shows: "
-                         "write it without (a reason is read by every reviewer)")
-    picked = list(dict.fromkeys(form.get("t") or []))
+        # secret is refused rather than shown (stored, it would be masked draft by draft); what
+        # was typed comes back masked, in the form again with the selection, to correct it
+        return _secret_reason(s, reason, [t for t in picked if ID.match(t)][:MAX_BULK])
     if not picked:
         raise InputError("no draft selected")
     if len(picked) > MAX_BULK or not all(ID.match(t) for t in picked):
@@ -367,6 +402,20 @@ async def rule(request: Request, s: Settings) -> Response:
     return (RedirectResponse("/?done=rule", status_code=303))
 
 
+def _secret_reason(s: Settings, reason: str, picked: list[str]) -> Response:
+    """The page of a bulk rejection refused for a secret in its reason: the reason masked (as a
+    refused edit shows what was typed: the secret never on the page), the selection kept."""
+    from ..review.redacted import mask_typed
+
+    try:
+        shown: str | None = mask_typed(reason, {})
+    except RedactionError:  # fail closed: what cannot be masked is not shown
+        shown = None
+    return render_page(s, "bulk.html", 400, title="Refused", action="reject", reason=shown, rows=[], picked=picked,
+                       refused="the reason holds what looks like a secret or personal data, which a page never "
+                               "shows: write it without (a reason is read by every reviewer)")
+
+
 def _holds_secret(text: str) -> bool:
     from ..redact import Redactor
 
@@ -398,6 +447,7 @@ def make_app(settings: Settings) -> Starlette:
     return Starlette(routes=[
         r("/", queue), r("/audit", audit), r("/static/{name}", static, needs_reviewer=False),
         r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
+        r("/t/{tid}/edits", edits_page),
         r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"], needs_reviewer=False),
         r("/bulk", bulk, ["POST"]), r("/rules", rule, ["POST"]),
     ], middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, settings=settings)])

@@ -5,19 +5,57 @@ title, never a proposal path."""
 
 from __future__ import annotations
 
+import orjson
 from starlette.responses import Response
 
 from ..errors import ForsyError, RedactionError
-from ..review.actions import ChangedSince
+from ..review.actions import OPEN, ChangedSince
 from ..review.labels import field_label
 from ..review.overlay import current_value, value_hint
 from ..review.redacted import TypedMasker
 from ..review.since import Change, changes_since
 from ..review.source import LoadedTrace, from_store
-from ..store import ReviewConflict, Store
+from ..store import ReviewConflict, Store, every_audit
 from .guard import Settings, render_page
 
 _DECIDED = {"approve": "approved it", "reject": "rejected it", "needs_changes": "marked it as needing changes"}
+_DECISION = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}
+
+
+def decision(st: Store, tid: str) -> str | None:
+    """The last decision on draft `tid`, said whole: what, by whom, when, and the reason or the
+    note (stored masked) or the level it was published at; None when none was made."""
+    last = None
+    for a in every_audit(st, tid):
+        if a.trace_id == tid and a.action in _DECISION and (last is None or a.at >= last.at):
+            last = a
+    if last is None:
+        return None
+    try:
+        detail = orjson.loads(last.detail_json or "{}")
+    except orjson.JSONDecodeError:
+        detail = {}
+    detail = detail if isinstance(detail, dict) else {}
+    why, level = detail.get("reason") or detail.get("note"), detail.get("level")
+    return (f"{_DECISION[last.action]} by {last.actor} at {last.at}" + (f" as {level}" if level else "")
+            + (f": “{why}”" if why else ""))
+
+
+def closed(d: LoadedTrace) -> bool:
+    """Whether draft `d` takes no more edits: decided (approved, rejected), the result of a
+    review, or replaced by a later draft of its session."""
+    return d.state is None or d.state.review_of is not None or d.state.status not in OPEN or bool(d.replaced_by)
+
+
+def closed_words(st: Store, d: LoadedTrace) -> str:
+    """Why draft `d` takes nothing more, for the page of an action refused for it: who decided
+    what and when (a page loaded before that still offered the action)."""
+    if d.state is not None and d.state.review_of is None and d.state.status not in OPEN:
+        said = decision(st, d.trace_id)
+        if said is not None:
+            return (f"Nothing was written: after this page was loaded, the draft was {said}. "
+                    f"A {d.state.status} draft takes no more edits or decisions.")
+    return ""
 
 
 def refused_edit(s: Settings, st: Store, tid: str, e: ForsyError, *, path: str, step: int | None, field: str,
@@ -37,11 +75,27 @@ def refused_edit(s: Settings, st: Store, tid: str, e: ForsyError, *, path: str, 
     if isinstance(e, ChangedSince) and e.field is not None:
         value = current_value(d.trace, path)
         now = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-    retry = None if conflict or shown is None else dict(action=f"/t/{tid}/edit", version=version,
-                                                       step=step or "", hint=value_hint(step, field))
+    shut = closed(d)  # decided since, or replaced: saved again it would be refused again, so not offered
+    decided = closed_words(st, d) if shut else ""
+    retry = None if conflict or shown is None or shut else dict(action=f"/t/{tid}/edit", version=version,
+                                                                step=step or "", hint=value_hint(step, field))
+    if decided:
+        return render_page(s, "error.html", 409, title="Decided", heading="Not saved: the draft was decided",
+                           detail=decided, back=back, typed=shown, masked=shown != typed, field=field, label=label,
+                           retry=None, now=None)
     return render_page(s, "error.html", 409 if conflict else 400, title="Conflict" if conflict else "Refused",
                        heading="Conflict: someone acted first" if conflict else "Refused", detail=detail, back=back,
                        typed=shown, masked=shown != typed, field=field, label=label, retry=retry, now=now)
+
+
+def closed_page(s: Settings, st: Store, tid: str) -> Response | None:
+    """The page of a confirm, decline or decision on a draft decided since its page was loaded:
+    who decided what and when (None when the draft is not decided: the refusal is another)."""
+    words = closed_words(st, from_store(st, tid))
+    if not words:
+        return None
+    return render_page(s, "error.html", 409, title="Decided", heading="Not done: the draft was decided",
+                       detail=words, back=f"/t/{tid}", typed=None)
 
 
 def conflict_page(s: Settings, st: Store, tid: str, e: ReviewConflict, version: int, path: str = "") -> Response:
@@ -92,4 +146,4 @@ def shown_back(st: Store, d: LoadedTrace, typed: str, why: str) -> tuple[str | N
         return None, "the edit was not saved; what you typed is not shown (it could not be scanned for secrets)"
 
 
-__all__ = ["conflict_page", "refused_edit", "said", "shown_back"]
+__all__ = ["closed", "closed_page", "conflict_page", "decision", "refused_edit", "said", "shown_back"]

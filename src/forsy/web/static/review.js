@@ -80,8 +80,10 @@
       return;
     }
     var k = ev.key, done = false;
-    if (k === "j") done = go("next") || (turns.length ? (jump(1, any), true) : (select(sel + 1), true));
-    else if (k === "k") done = go("prev") || (turns.length ? (jump(-1, any), true) : (select(sel - 1), true));
+    // j/k: the steps of a draft, else the rows of a list (the queue's drafts), else the next and
+    // previous step pages (a step page); a queue's own "next" page link is not a row
+    if (k === "j") done = turns.length ? (jump(1, any), true) : rows.length ? (select(sel + 1), true) : go("next");
+    else if (k === "k") done = turns.length ? (jump(-1, any), true) : rows.length ? (select(sel - 1), true) : go("prev");
     else if (k === "n" && turns.length) done = (jump(1, flagged), true);
     else if (k === "N" && turns.length) done = (jump(-1, flagged), true);
     else if (k === "Enter" && turns.length && at >= 0 && t === document.body) done = open();
