@@ -256,3 +256,15 @@ def test_export_replaces_its_own_index_and_never_a_symlinked_one(db: tuple[str, 
     code, _, err = cli("review", "export", "-o", str(out), "--store", url)
     assert code == 6 and "not overwritten" in err
     assert (out / "index.jsonl").is_symlink() and other.read_bytes() == first
+
+
+def test_show_names_each_edit_as_the_form_does_and_says_where_a_long_one_is_whole(db: tuple[str, str]) -> None:
+    url, tid = db
+    long = "Read the test first, then the code. " * 10
+    for field, value in (("reasoning", "Read it first."), ("reasoning", long)):
+        assert cli("review", "edit", tid, "--step", "2", "--field", field, "--value", value, "--store", url)[0] == 0
+    out = cli("review", "show", tid, "--store", url)[1]
+    edits = " ".join(out.split()).split("edit ")[1:]  # the console wraps lines
+    assert edits[0].startswith("reasoning of step #2 (") and "(/steps/2/reasoning) by " in edits[0]
+    assert "Read it first." in edits[0] and "characters" not in edits[0]
+    assert f"({len(long)} characters: --json gives it whole)" in edits[1]

@@ -241,6 +241,7 @@ def _short(text: str, n: int) -> str:
 def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--step")] = None, store: StoreOpt = None,
                 logs: LogsOpt = None, as_json: JsonOpt = False) -> None:
     """A draft with its review state, edits and audit log (--step N: one step whole)."""
+    from ..review.labels import Labels
     from ..review.source import from_store
     from ..store import every_audit
 
@@ -260,8 +261,12 @@ def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--ste
     con = _console()
     print_trace(d, step, con)
     if step is None:
+        names = Labels(d)  # each field named as the web form and the conflict messages name it
         for p in d.proposals:
-            con.print(f"edit {p.path} by {_t(p.actor.name)} at {p.time}: {_t(_short(str(p.value), 80))}")
+            text = str(p.value)
+            cut = f" ({len(text)} characters: --json gives it whole)" if len(text) > 80 else ""
+            con.print(f"edit {_t(names(p.path))} ({p.path}) by {_t(p.actor.name)} at {p.time}: "
+                      f"{_t(_short(text, 80))}{cut}")
         for a in log:
             con.print(f"audit {a.at} {_t(a.actor)} {a.action} {_t(_short(a.detail_json, 100))}")
 
