@@ -124,3 +124,32 @@ def test_what_was_typed_in_one_box_is_kept_when_another_is_saved(served: tuple[s
         page.wait_for_load_state()
         assert page.title() == "Conflict · forsy"
         assert page.locator("#typed").input_value() == "Mine, typed first."
+
+
+def test_what_was_typed_survives_a_save_that_did_not_go_through(served: tuple[str, str, str]) -> None:
+    """A save the server did not take (restarted, it asks for its link again: here the session is
+    gone) lost what was typed: the tab let it go when the form was sent. It comes back when the
+    draft is opened again, said not to have been saved, and is let go once it is."""
+    login, base, tid = served
+    with browser() as b:
+        ctx = b.new_context()
+        page = ctx.new_page()
+        page.goto(login)
+        page.goto(f"{base}/t/{tid}")
+        box = page.locator("#j-summary-goal_notes")
+        box.locator("textarea").fill("Typed before the restart.")
+        ctx.clear_cookies()  # the server no longer knows this browser
+        box.get_by_role("button", name="set").click()
+        page.wait_for_load_state()
+        assert "forbidden" in page.content()
+        page.goto(login)
+        page.goto(f"{base}/t/{tid}")
+        box = page.locator("#j-summary-goal_notes")
+        assert box.locator("textarea").input_value() == "Typed before the restart."
+        assert box.locator("p.restored").inner_text() == "what you typed here before: its save did not go through"
+        box.get_by_role("button", name="set").click()
+        page.wait_for_load_state()
+        assert page.locator(".flash").inner_text() == "Edit saved."
+        page.goto(f"{base}/t/{tid}")
+        assert page.locator("#j-summary-goal_notes textarea").input_value() == "Typed before the restart."
+        assert page.locator("p.restored").count() == 0

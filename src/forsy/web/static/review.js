@@ -43,7 +43,9 @@
   // What a person types is theirs until it is saved: kept in this tab as they type (with the
   // version of the page they typed on, so a save still meets another reviewer's change of the
   // same field as a conflict), put back when the page is loaded again (another box's save
-  // reloads it; j/k move away), let go when its own form is sent.
+  // reloads it; j/k move away). Sending its form does not let it go: a save that did not go
+  // through (the server restarted and asked for its link again, the store was down) would lose
+  // it. It is let go once a page shows the draft at a later version than it was sent from.
   var kept = null;
   try { kept = window.sessionStorage; } catch (e) { kept = null; }
   if (kept) {
@@ -53,6 +55,7 @@
         function (n) { return f.elements[n] ? f.elements[n].value : ""; }).join("|") + "|" + box.name;
       var was = null;
       try { was = JSON.parse(kept.getItem(key) || "null"); } catch (e) { was = null; }
+      if (was && was.sent && v && v.value !== was.version) { kept.removeItem(key); was = null; }
       if (was && typeof was.text === "string" && was.text !== box.value) {
         box.value = was.text;
         if (v && was.version) v.value = was.version;
@@ -60,7 +63,8 @@
         if (d) d.open = true;
         var note = document.createElement("p");
         note.className = "hint restored";
-        note.textContent = "what you typed here before, not saved yet";
+        note.textContent = was.sent ? "what you typed here before: its save did not go through"
+                                    : "what you typed here before, not saved yet";
         box.parentNode.insertBefore(note, box.nextSibling);
       }
       var at = v ? v.value : "";
@@ -68,7 +72,9 @@
         if (box.value === box.defaultValue) kept.removeItem(key);
         else kept.setItem(key, JSON.stringify({ text: box.value, version: at }));
       });
-      f.addEventListener("submit", function () { kept.removeItem(key); });
+      f.addEventListener("submit", function () {
+        if (box.value !== box.defaultValue) kept.setItem(key, JSON.stringify({ text: box.value, version: at, sent: true }));
+      });
     });
   }
   function focus(id) { var e = document.getElementById(id); if (e) { e.focus(); return true; } return false; }
