@@ -124,8 +124,10 @@ def test_the_same_session_under_another_path_on_another_machine_is_linked(
 
 def test_two_files_of_one_sweeper_are_two_sessions_even_of_one_id(
         url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stores: list[Store]) -> None:
-    """On one machine the file is the session: a copy elsewhere that grew (or a person edited) is
-    drafted apart, as before."""
+    """On one machine the file is the session: a copy elsewhere that a person edited is drafted
+    apart, as before. A copy that only grew holds the first one's steps, then more: it replaces
+    the first one's draft (copies of one session lagging behind one another leave the fullest in
+    the queue; `store.sink.add_draft`)."""
     old = session_log(tmp_path / "before")
     st = as_sweeper(url, "laptop", monkeypatch, stores)
     swept(st, tmp_path / "before")
@@ -134,8 +136,15 @@ def test_two_files_of_one_sweeper_are_two_sessions_even_of_one_id(
     append_user(copy, "and please add a test for the empty string")
     swept(st, tmp_path / "after")
     first, second = drafts(st)
-    assert second.prior_trace_id is None
-    assert {r.trace_id for r in queue(st)} == {first.trace_id, second.trace_id}
+    assert second.prior_trace_id == first.trace_id
+    assert {r.trace_id for r in queue(st)} == {second.trace_id}
+    edited = session_log(tmp_path / "edited")
+    edited.write_text(old.read_text("utf-8").replace("slugify", "slugger"), "utf-8")
+    append_user(edited, "and please add a test for the empty string")
+    swept(st, tmp_path / "edited")
+    *_, third = drafts(st)
+    assert third.prior_trace_id is None
+    assert {r.trace_id for r in queue(st)} == {second.trace_id, third.trace_id}
 
 
 def test_another_sweepers_session_is_the_same_by_its_kind_id_and_start(

@@ -334,7 +334,8 @@ def test_the_json_of_a_report() -> None:
                   failures=[ErrorRow(4, "/r/b.jsonl", "bad", "t")], waiting=[("/r/c.jsonl", "settle")],
                   warnings=["w"], locked_by=LockInfo(9, "h", "s", "b:7", 12.5),
                   faults=[FaultRow("/r/x", "folder", "why", "t0", 1, "t1", 4, 3)], left_out=[("/r/deep", "far")],
-                  no_work=[("/r/d.jsonl", "empty")], already_stored=[("/r/e.jsonl", "forsy_x", "/r/a.jsonl")])
+                  no_work=[("/r/d.jsonl", "empty")], already_stored=[("/r/e.jsonl", "forsy_x", "/r/a.jsonl")],
+                  behind=[("/r/f.jsonl", "forsy_y", "forsy_z", "/r/g.jsonl")])
     counts = {"seen": 2, "unchanged": 0, "new": 0, "grown": 0, "rewritten": 0, "retried": 0, "gone": 0, "failed": 1,
               "waiting": 0, "traced": 1, "skipped": 0, "traces_written": 0, "bytes_read": 0}
     assert rep.to_json() == {
@@ -347,6 +348,7 @@ def test_the_json_of_a_report() -> None:
         "waiting_files": [{"path": "/r/c.jsonl", "reason": "settle"}],
         "no_work_files": [{"path": "/r/d.jsonl", "reason": "empty"}], "warnings": ["w"],
         "already_stored": [{"path": "/r/e.jsonl", "trace_id": "forsy_x", "stored_from": "/r/a.jsonl"}],
+        "behind": [{"path": "/r/f.jsonl", "trace_id": "forsy_y", "behind": "forsy_z", "stored_from": "/r/g.jsonl"}],
         "exit_code": ExitCode.PARTIAL}
     assert _report().to_json()["locked_by"] is None
 

@@ -164,6 +164,7 @@ def _summary(report: SweepReport) -> None:
     left = f", {len(report.left_out)} left out" if report.left_out else ""
     idle = f", {c.skipped} with no work" if c.skipped else ""
     known = f", {len(report.already_stored)} already in the store" if report.already_stored else ""
+    known += f", {len(report.behind)} behind a fuller draft" if report.behind else ""
     # a run the store stopped counts what it did before: said so, not as a sweep of everything
     head = (f"swept {len(report.roots)} root(s) in {report.duration_s:.2f} s" if report.failure is None
             else f"stopped after {report.duration_s:.2f} s, {len(report.roots)} root(s) not swept to the end")
@@ -183,6 +184,9 @@ def _summary(report: SweepReport) -> None:
         say(f"forsy: waiting: {_shown(p)}: {why}", err=True)
     for p, why in report.no_work:  # read once: not again until it changes
         say(f"forsy: no work: {_shown(p)}: {_shown(why)}", err=True)
+    for p, _tid, fuller, first in report.behind:
+        say(f"forsy: an older copy: {_shown(p)}: its steps are the first steps of draft {fuller} (stored from "
+            f"{_shown(first)}), which holds them all; no new draft", err=True)
     for p, tid, first in report.already_stored:
         said = "stored before from the same file" if first == p else f"stored from {_shown(first)}"
         say(f"forsy: already in the store: {_shown(p)}: the same trace as {tid} ({said}); no new draft", err=True)

@@ -136,7 +136,9 @@ def _retrace(store: Store, job: Job, options: WorkerOptions, model: str | None =
     failed = [o.message for o in outcomes if o.status == "failed"]
     if failed and not any(o.status == "written" for o in outcomes):
         raise InputError("; ".join(failed), path=path)
-    return " ".join(sorted(o.trace_id for o in outcomes if o.trace_id))
+    behind = dict(sink.behind)  # a copy lagging behind a draft of its session: said, not queued
+    return " ".join(sorted(f"{o.trace_id} (not queued: an earlier state of {behind[o.trace_id]})"
+                           if o.trace_id in behind else o.trace_id for o in outcomes if o.trace_id))
 
 
 def _enrich(store: Store, job: Job, options: WorkerOptions) -> str:

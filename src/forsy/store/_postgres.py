@@ -33,6 +33,7 @@ from ..schema_migrations import Migration, missing
 from ..urls import shown_url
 from ._query import (
     AUDIT_SELECT,
+    COPIES,
     COUNTS,
     DRAFT_COLS,
     FILE_COLS,
@@ -459,6 +460,12 @@ class PostgresStore:
         rows = self._q(self._PRIOR, (t.trace_id, self.host, t.unit_path, t.session_id, self.host, t.source_kind,
                                      t.session_id, t.started_at, t.steps, t.unit_path))
         return rows[0][0] if rows else None
+
+    def copies(self, trace: NewTrace, fuller: bool) -> list[str]:
+        t = coded_trace(trace)
+        sql = COPIES.format(m="%s", cmp=">" if fuller else "<", other="(s.host <> %s OR s.unit_path <> %s)")
+        return [r[0] for r in self._q(sql, (t.source_kind, t.session_id, t.started_at, t.steps, self.host,
+                                            t.unit_path))]
 
     _SELECT = trace_select("false", "f.host = s.host AND f.path = s.unit_path")
 

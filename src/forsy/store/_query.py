@@ -38,6 +38,13 @@ PROPOSAL_COLS = "id, trace_id, path, value_json, origin, actor, created_at, repl
 _RUN_COUNTS = ", ".join(c if c != "traces_written" else "CASE WHEN finished_at IS NULL THEN (SELECT count(*) FROM "
                         "traces t WHERE t.run_id = runs.id) ELSE traces_written END" for c in COUNTS)
 RUN_SELECT = f"SELECT id, started_at, finished_at, pid, status, roots, duration_s, {_RUN_COUNTS} FROM runs"
+# the stored drafts of one session (its source, id and first step time) read from another file
+# (`{other}`: another path; on PostgreSQL, or another machine) holding more steps than a new draft
+# (`{cmp}` >) or fewer (<): copies of the session lagging behind one another. (The same file
+# holding fewer steps than before was rewritten: what it says now is its newest draft.)
+COPIES = ("SELECT t.trace_id FROM traces t JOIN drafts d ON d.trace_id = t.trace_id JOIN sessions s "
+          "ON s.id = t.session_ref WHERE d.review_of IS NULL AND s.source_kind = {m} AND s.session_id = {m} "
+          "AND t.started_at = {m} AND t.steps {cmp} {m} AND {other} ORDER BY t.steps DESC, d.id DESC LIMIT 3")
 AUDIT_SELECT = ("SELECT a.id, a.at, a.actor, a.action, COALESCE(a.trace_id, d.trace_id), a.detail_json, "
                 "a.before_sha256, a.after_sha256 FROM audit a LEFT JOIN drafts d ON d.id = a.draft_id")
 

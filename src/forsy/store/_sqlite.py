@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..errors import InputError, StoreError
 from ..schema_migrations import Migration, applied_sqlite, migrate_sqlite, missing
 from ._query import (
     AUDIT_SELECT,
+    COPIES,
     COUNTS,
     DRAFT_COLS,
     FILE_COLS,
@@ -44,6 +44,7 @@ from ._query import (
     trace_row,
     trace_select,
 )
+from ._sqlite_env import _environment, _wal
 from .migrations import CORE, SQLITE_DIALECT
 from .models import (
     AuditRow,
@@ -73,46 +74,6 @@ CREATE VIRTUAL TABLE trace_text USING fts5(trace_id UNINDEXED, what UNINDEXED, t
 """),
 ]
 MIGRATIONS: list[Migration] = [*CORE, *SQLITE_ONLY]
-
-
-# What the database reports when the environment, not forsy, is at fault: a damaged file,
-# a full disk (or a file-size limit), a read-only file or folder, a lock held too long.
-# These become a StoreError (exit 8) with the database's words; anything else is a bug.
-_ENVIRONMENT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR,
-                sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY,
-                sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOLFS, sqlite3.SQLITE_PROTOCOL}
-_HINTS = {sqlite3.SQLITE_CORRUPT: "the store file is damaged: restore a backup, or move it aside and sweep again",
-          sqlite3.SQLITE_NOTADB: "this file is not a forsy store",
-          sqlite3.SQLITE_FULL: "free some disk space (or raise the file-size limit) and run again",
-          sqlite3.SQLITE_IOERR: "a read or write of the store file failed: a full disk, a file-size limit or a "
-                                "failing device",
-          sqlite3.SQLITE_READONLY: "the store (or its folder) is read-only for this user"}
-
-
-def _environment(e: sqlite3.Error, path: Path) -> StoreError | None:
-    code = getattr(e, "sqlite_errorcode", None)
-    if code is None or code & 0xFF not in _ENVIRONMENT:
-        return None
-    hint = _HINTS.get(code & 0xFF)
-    return StoreError(f"{e}" + (f" ({hint})" if hint else ""), path=path)
-
-
-def _wal(conn: sqlite3.Connection, path: Path, wait_s: float = 30.0) -> None:
-    """`PRAGMA journal_mode=WAL`. Turning a new database to WAL takes a lock SQLite does not wait
-    for (the busy handler is not called there): two processes making one new store at once (a
-    cron sweep and a hook) saw "database is locked" at once. Tried again for as long as any other
-    statement waits for a lock."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.Error as e:
-            code = getattr(e, "sqlite_errorcode", None)
-            busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-            if not busy or time.monotonic() > deadline:
-                raise _environment(e, path) or e from None
-        time.sleep(0.01)
 
 
 class OutdatedStore(StoreError):
@@ -469,6 +430,11 @@ class SqliteStore:
 
     def prior_draft_id(self, trace: NewTrace) -> str | None:  # one sweeper: its session file is the session
         return None if (p := self.latest_trace_id(trace.unit_path, trace.session_id)) == trace.trace_id else p
+
+    def copies(self, trace: NewTrace, fuller: bool) -> list[str]:
+        t, sql = coded_trace(trace), COPIES.format(m="?", cmp=">" if fuller else "<", other="s.unit_path <> ?")
+        return [r[0] for r in self.db.execute(sql, (t.source_kind, t.session_id, t.started_at, t.steps,
+                                                    t.unit_path)).fetchall()]
 
     _SELECT = trace_select("0", "f.path = s.unit_path")
 

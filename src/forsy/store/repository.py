@@ -139,6 +139,14 @@ class Store(Protocol):
         draft, it holds off another sweeper's lookup for the same session until that commits."""
         ...
 
+    def copies(self, trace: NewTrace, fuller: bool) -> list[str]:
+        """The stored drafts (a sweep's, never an approval's trace) of the session `trace` is of,
+        read from another file (another path; on PostgreSQL, or another machine: the same source,
+        session id and first step time), holding more steps than `trace` (`fuller`) or fewer: at
+        most three, the fullest first. Copies of one session lagging behind one another (a folder
+        still syncing, a backup): `store.sink.add_draft` compares their steps."""
+        ...
+
     def trace(self, trace_id: str) -> TraceRow | None: ...
 
     def trace_files(self, trace_id: str) -> list[StoredFile]: ...

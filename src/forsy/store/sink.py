@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import orjson
+
 from ..assemble import Assembled
 from ..evidence import Session
 from ..sinks.folder import render
@@ -21,7 +23,9 @@ class StoreSink:
     (`Store.prior_draft_id` says what is the same session).
 
     `already` holds the ids of the traces it found stored already (a copy of a session file
-    under another name reads to the same trace), so the sweep can say why no draft was written.
+    under another name reads to the same trace), so the sweep can say why no draft was written;
+    `behind` (new trace id, the stored draft) each copy of a session lagging behind a draft of it
+    read from another file (`add_draft`), not queued.
 
     `files_read` collects the local path of every file the sessions were read from (a Claude
     session's subagent files too), so the sweep can watch them all.
@@ -35,6 +39,7 @@ class StoreSink:
         self.files_read: set[str] = set()
         self.written = 0
         self.already: list[str] = []
+        self.behind: list[tuple[str, str]] = []
 
     def write(self, assembled: Assembled, session: Session) -> str:
         self.files_read.update(f.abs_path for f in session.files)
@@ -49,22 +54,68 @@ class StoreSink:
             steps=t.summary.total_steps, turns=t.summary.total_turns, task=t.task,
             files=[StoredFile(name, data) for name, data in sorted(files.items())],
             texts=search_texts(assembled), run_id=self.run_id, model_values=model_values(assembled))
-        if add_draft(self.store, new, self.now):
+        added = add_draft(self.store, new, self.now)
+        if added is True:
             self.written += 1
             from .queue_rules import dismiss_matching
 
             dismiss_matching(self.store, now=self.now, trace_ids=[t.trace_id])  # the queue's rules, remembered
-        else:
+        elif added is False:
             self.already.append(t.trace_id)
+        else:
+            self.behind.append((t.trace_id, added))
         return t.trace_id
 
 
-def add_draft(store: Store, new: NewTrace, now: str) -> bool:
+def add_draft(store: Store, new: NewTrace, now: str) -> bool | str:
     """Store `new` as a pending draft linked to the draft it replaces (`Store.prior_draft_id`),
     the lookup and the insert in one transaction: on PostgreSQL another sweeper drafting the
-    same session at the same time waits for this one and links it. False when already stored."""
+    same session at the same time waits for this one and links it. False when already stored.
+
+    Copies of one session read from other files (a folder still syncing, a backup, another
+    machine's older copy: `Store.copies`) whose steps begin another's are one session lagging:
+    - `new` lagging behind a stored draft is not stored (that draft holds all its steps); the
+      stored draft's id is returned. Queued, it looked like the session's newest draft (its link
+      pointed at an older one), and a reviewer could publish the older state beside the fuller.
+    - `new` ahead of a stored copy, with no draft of its own file before it, replaces that copy's
+      draft (its prior), which leaves the queue as any replaced draft does."""
     with store.transaction():
-        return store.add_trace(replace(new, prior_trace_id=store.prior_draft_id(new)), now)
+        mine = _steps([f.data for f in new.files if f.name == "trace.json"])
+        for fuller in store.copies(new, fuller=True):
+            if _begins(mine, _stored_steps(store, fuller)):
+                return fuller
+        prior = store.prior_draft_id(new)
+        if prior is None:
+            prior = next((c for c in store.copies(new, fuller=False) if _begins(_stored_steps(store, c), mine)), None)
+        return store.add_trace(replace(new, prior_trace_id=prior), now)
+
+
+def _begins(short: list[tuple[object, ...]] | None, long: list[tuple[object, ...]] | None) -> bool:
+    """Whether the steps `long` begin with the steps `short` (fewer): each step's actor, action,
+    tool, input and start the same, and its output, but for the last of `short`, whose output a
+    copy cut mid-call may not hold yet."""
+    if short is None or long is None or not short or len(short) >= len(long):
+        return False
+    last = len(short) - 1
+    pairs = enumerate(zip(short, long[:len(short)], strict=True))
+    return all(a[:-1] == b[:-1] and (i == last or a[-1] == b[-1]) for i, (a, b) in pairs)
+
+
+_STEP_KEYS = ("actor", "action", "tool", "input", "started_at", "output")
+
+
+def _stored_steps(store: Store, trace_id: str) -> list[tuple[object, ...]] | None:
+    return _steps([f.data for f in store.trace_files(trace_id) if f.name == "trace.json"])
+
+
+def _steps(data: list[bytes]) -> list[tuple[object, ...]] | None:
+    """The steps of a trace.json, each as the values `_begins` compares (None: no steps list)."""
+    if len(data) != 1:
+        return None
+    steps = orjson.loads(data[0]).get("steps")
+    if not isinstance(steps, list):
+        return None
+    return [tuple(s.get(k) for k in _STEP_KEYS) if isinstance(s, dict) else (s,) for s in steps]
 
 
 _HOME = re.compile(r"^(?:[A-Za-z]:)?(?:/.*)?/(?:home|Users)/[^/]+(?P<rest>/.*)?$")

@@ -43,6 +43,7 @@ from ..run import RetraceOptions, parallel_jobs
 from ..sources.walk import NOT_READ_LOG, session_of
 from ..store import ErrorRow, FaultRow, FileState, LockInfo, RunCounts, Store
 from ._files import Stat, classify, fingerprint, line_oriented, stat_path, sweep_sources, walk, why
+from ._hold import _TestHold
 from ._roots import missing_roots
 from ._units import Plan, Unit, plan_units
 from .lock import Lease, holder_alive, this_process
@@ -94,6 +95,9 @@ class SweepReport:
     no_work: list[tuple[str, str]] = field(default_factory=list)  # (session file, why): read, no draft made
     # (session file, trace id, the file it was stored from): read, its trace in the store already
     already_stored: list[tuple[str, str, str]] = field(default_factory=list)
+    # (session file, its trace id, the draft it lags behind, the file that was read from): a copy
+    # of a session holding the first steps of a draft of it stored from another file; not queued
+    behind: list[tuple[str, str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
     # what could not be looked at (folders, files): skipped, tried again next run; with since when
@@ -126,6 +130,7 @@ class SweepReport:
                 "waiting_files": [{"path": p, "reason": r} for p, r in self.waiting],
                 "no_work_files": [{"path": p, "reason": r} for p, r in self.no_work], "warnings": self.warnings,
                 "already_stored": [{"path": p, "trace_id": t, "stored_from": f} for p, t, f in self.already_stored],
+                "behind": [{"path": p, "trace_id": t, "behind": b, "stored_from": f} for p, t, b, f in self.behind],
                 "exit_code": self.exit_code}
 
 
@@ -477,6 +482,9 @@ class _Sweep:
         for tid in sink.already:
             row = self.store.trace(tid)
             self.report.already_stored.append((unit.path, tid, row.unit_path if row is not None else "?"))
+        for tid, fuller in sink.behind:
+            row = self.store.trace(fuller)
+            self.report.behind.append((unit.path, tid, fuller, row.unit_path if row is not None else "?"))
         if status == "skipped":
             self.c.skipped += 1
             self.report.no_work.append((unit.path, next((o.message for o in outcomes if o.message),
@@ -562,36 +570,6 @@ class _ToTrace:
 
 
 _Todo = _ToTrace | Unit | None  # trace it; record the unit's failure; nothing more to do
-
-
-@dataclass
-class _TestHold:
-    """For the crash tests only: `FORSY_SWEEP_TEST_HOLD=N:stage` makes the Nth traced session
-    file stop at `stage` (`traced`: inside its transaction; `committed`: after it), write
-    `FORSY_SWEEP_TEST_MARK` and sleep until killed. Unset, it does nothing."""
-
-    n: int = 0
-    stage: str = ""
-    mark: str = ""
-    seen: int = 0
-
-    @staticmethod
-    def from_env() -> _TestHold:
-        spec = os.environ.get("FORSY_SWEEP_TEST_HOLD", "")
-        if not spec:
-            return _TestHold()
-        n, _, stage = spec.partition(":")
-        return _TestHold(int(n), stage or "traced", os.environ.get("FORSY_SWEEP_TEST_MARK", ""))
-
-    def maybe(self, stage: str) -> None:
-        if not self.n or stage != self.stage:
-            return
-        self.seen += 1
-        if self.seen == self.n:
-            if self.mark:
-                Path(self.mark).write_text(str(os.getpid()))
-            while True:
-                time.sleep(60)
 
 
 __all__ = ["SweepOptions", "SweepProgress", "SweepReport", "iso", "sweep"]
