@@ -1,6 +1,7 @@
 """Copies of one session lagging behind one another (a folder still syncing, a backup, another
-machine's older copy) leave one draft of the session in the queue, the fullest. A copy holding
-the first steps of a draft stored from another file was queued as a new pending draft beside it
+machine's older copy, one made without a subagent's file) leave one draft of the session in the
+queue, the fullest. A copy each of whose steps is in a draft stored from another file was queued
+as a new pending draft beside it
 (linked to an older draft, so it looked like the newest), and a reviewer could publish the older
 state beside the fuller one. Copies that differ, and a file rewritten shorter, are drafted as before."""
 
@@ -129,3 +130,20 @@ def test_on_postgresql_another_machines_older_copy_is_behind(pg_server: Any, mon
     finally:
         with psycopg.connect(pg_server.url("postgres"), autocommit=True) as c:
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_a_codex_copy_made_without_its_subagents_file_is_behind(tmp_path: Path, store: Store) -> None:
+    """The subagent's steps are in the middle of the session: the copy's steps are all in the
+    fuller draft, in order, though not its first steps."""
+    day = Path("sessions/2026/05/12")
+    shutil.copytree(SAMPLES / "codex" / "sessions", tmp_path / "a" / "sessions")
+    parent = sorted((tmp_path / "a" / day).iterdir())[0]
+    (tmp_path / "b" / day).mkdir(parents=True)
+    shutil.copy(parent, tmp_path / "b" / day / parent.name)  # the child's rollout left behind
+    _sweep(store, tmp_path / "b")
+    [(partial, n)] = _queue(store)
+    _sweep(store, tmp_path / "a")
+    [(whole, m)] = _queue(store)
+    assert m > n and store.trace(whole).prior_trace_id == partial  # type: ignore[union-attr]
+    store2_rep = _sweep(store, tmp_path / "b")
+    assert store2_rep.behind == []  # unchanged: not read again

@@ -185,8 +185,8 @@ def _summary(report: SweepReport) -> None:
     for p, why in report.no_work:  # read once: not again until it changes
         say(f"forsy: no work: {_shown(p)}: {_shown(why)}", err=True)
     for p, _tid, fuller, first in report.behind:
-        say(f"forsy: an older copy: {_shown(p)}: its steps are the first steps of draft {fuller} (stored from "
-            f"{_shown(first)}), which holds them all; no new draft", err=True)
+        say(f"forsy: an older or partial copy: {_shown(p)}: each of its steps is in draft {fuller} (stored from "
+            f"{_shown(first)}), which holds more; no new draft", err=True)
     for p, tid, first in report.already_stored:
         said = "stored before from the same file" if first == p else f"stored from {_shown(first)}"
         say(f"forsy: already in the store: {_shown(p)}: the same trace as {tid} ({said}); no new draft", err=True)

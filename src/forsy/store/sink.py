@@ -73,7 +73,8 @@ def add_draft(store: Store, new: NewTrace, now: str) -> bool | str:
     same session at the same time waits for this one and links it. False when already stored.
 
     Copies of one session read from other files (a folder still syncing, a backup, another
-    machine's older copy: `Store.copies`) whose steps begin another's are one session lagging:
+    machine's older copy, one made without a subagent's file: `Store.copies`) whose steps are all
+    among another's, in order, are one session, one of them lagging (`_begins`):
     - `new` lagging behind a stored draft is not stored (that draft holds all its steps); the
       stored draft's id is returned. Queued, it looked like the session's newest draft (its link
       pointed at an older one), and a reviewer could publish the older state beside the fuller.
@@ -91,14 +92,17 @@ def add_draft(store: Store, new: NewTrace, now: str) -> bool | str:
 
 
 def _begins(short: list[tuple[object, ...]] | None, long: list[tuple[object, ...]] | None) -> bool:
-    """Whether the steps `long` begin with the steps `short` (fewer): each step's actor, action,
-    tool, input and start the same, and its output, but for the last of `short`, whose output a
-    copy cut mid-call may not hold yet."""
+    """Whether the steps `short` (fewer) are all among the steps `long`, in their order: each
+    step's actor, action, tool, input and start the same, and its output, but for the last of
+    `short`, whose output a copy cut mid-call may not hold yet. In order, not only first: a copy
+    made without a subagent's file lacks that subagent's steps in its middle."""
     if short is None or long is None or not short or len(short) >= len(long):
         return False
-    last = len(short) - 1
-    pairs = enumerate(zip(short, long[:len(short)], strict=True))
-    return all(a[:-1] == b[:-1] and (i == last or a[-1] == b[-1]) for i, (a, b) in pairs)
+    it, last = iter(long), len(short) - 1
+    for i, a in enumerate(short):
+        if not any(a[:-1] == b[:-1] and (i == last or a[-1] == b[-1]) for b in it):
+            return False
+    return True
 
 
 _STEP_KEYS = ("actor", "action", "tool", "input", "started_at", "output")

@@ -96,7 +96,7 @@ class SweepReport:
     # (session file, trace id, the file it was stored from): read, its trace in the store already
     already_stored: list[tuple[str, str, str]] = field(default_factory=list)
     # (session file, its trace id, the draft it lags behind, the file that was read from): a copy
-    # of a session holding the first steps of a draft of it stored from another file; not queued
+    # of a session each of whose steps is in a draft of it stored from another file; not queued
     behind: list[tuple[str, str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     locked_by: LockInfo | None = None
