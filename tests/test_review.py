@@ -14,7 +14,7 @@ import pytest
 
 from _paths import SAMPLES
 from _review import cli, put
-from forsy.errors import InputError
+from forsy.errors import ExitCode, InputError
 from forsy.review.identity import reviewer
 from forsy.review.overlay import apply_to_trace, human_proposal
 from forsy.store import TraceQuery, open_store
@@ -72,9 +72,9 @@ def test_two_reviewers_on_one_version_conflict_and_nothing_is_lost(db: tuple[str
                "--expect-version", "0", "--store", url)[0] == 0
     code, _, err = cli("review", "edit", tid, "--step", "2", "--field", "reasoning", "--value", "second",
                        "--expect-version", "0", "--store", url, who="Bob <bob@example.org>")
-    assert code == 2 and "changed since it was read" in err
+    assert code == ExitCode.CONFLICT and "changed since it was read" in err
     code, _, err = cli("review", "reject", tid, "--reason", "late", "--expect-version", "0", "--store", url)
-    assert code == 2 and "changed since it was read" in err
+    assert code == ExitCode.CONFLICT and "changed since it was read" in err
     show = json.loads(cli("review", "show", tid, "--json", "--store", url)[1])
     assert [e["value"] for e in show["edits"]] == ["first"] and show["status"] == "pending"
 

@@ -20,6 +20,7 @@ import pytest
 
 from _paths import SAMPLES
 from _review import ADA, HOST, TOKEN, cli, csrf, put
+from forsy.errors import ExitCode
 from forsy.review import actions
 from forsy.review.since import changes_since, same_field
 from forsy.store import ReviewConflict, Store, open_store
@@ -224,4 +225,5 @@ def test_the_terminal_saves_edits_of_two_fields_pinned_to_one_version(tmp_path: 
                        who=BOB)
     assert code == 0, err
     code, _, err = cli("review", "edit", tid, "--field", "learning", "--value", "C.", *base, who=BOB)
-    assert code == 2 and f"/learning changed since it was read (version 0, now 2): {ADA} set it at" in err
+    assert code == ExitCode.CONFLICT
+    assert f"/learning changed since it was read (version 0, now 2): {ADA} set it at" in err

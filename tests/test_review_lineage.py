@@ -92,9 +92,9 @@ def test_the_terminal_refuses_a_replaced_draft_with_the_conflict_exit_and_names_
     finally:
         st.close()
     code, _, err = cli("review", "approve", old, "--store", url)
-    assert code == ExitCode.INPUT and f"was replaced by {new}" in err and "review that one" in err
+    assert code == ExitCode.CONFLICT and f"was replaced by {new}" in err and "review that one" in err
     code, _, err = cli("review", "edit", old, "--field", "learning", "--value", "x", "--store", url)
-    assert code == ExitCode.INPUT and f"was replaced by {new}" in err
+    assert code == ExitCode.CONFLICT and f"was replaced by {new}" in err
     code, out, err = cli("review", "approve", new, "--store", url)
     assert code == 0, err
 

@@ -35,6 +35,7 @@ class ExitCode(IntEnum):
     OUTPUT = 6  # the trace folder could not be written
     PARTIAL = 7  # some sessions were written, others failed (each failure is listed)
     STORE = 8  # the store could not be read or written (corrupt, full disk, read-only): nothing half-written
+    CONFLICT = 9  # a review action refused: the draft changed since it was read (someone acted first), or was replaced
     INTERNAL = 70  # internal error (a bug: run with --debug for the traceback and report it)
     INTERRUPTED = 130  # interrupted (Ctrl-C)
     BROKEN_PIPE = 141  # the reader of stdout went away (`forsy validate … | head`)

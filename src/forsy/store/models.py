@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..errors import InputError
+from ..errors import ExitCode, InputError
 
 DraftStatus = Literal["pending", "approved", "rejected", "needs_changes"]
 DRAFT_STATUSES: tuple[DraftStatus, ...] = ("pending", "approved", "rejected", "needs_changes")
@@ -216,7 +216,10 @@ ReviewAction = Literal["edit", "approve", "reject", "needs_changes"]
 
 class ReviewConflict(InputError):
     """The draft changed since the reviewer looked at it (another reviewer acted first): the
-    action is refused, nothing is written, and the reviewer looks again."""
+    action is refused, nothing is written, and the reviewer looks again. Its own exit code, so a
+    script tells it from input it cannot use."""
+
+    exit_code: int = ExitCode.CONFLICT
 
 
 @dataclass(frozen=True)
