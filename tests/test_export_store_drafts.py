@@ -44,3 +44,36 @@ def test_a_grown_sessions_replaced_drafts_are_not_exported(tmp_path: Path) -> No
     assert len(rows) == 1
     assert "1 draft(s) no person has approved" in r.stderr
     assert "one more thing" in out.read_text()  # the newest state of the log
+
+
+def test_a_session_approved_again_after_it_grew_is_exported_once_as_last_approved(tmp_path: Path) -> None:
+    """Approved, then grown and approved again: both approvals were exported, one session twice
+    in a dataset. The last approval is, and the other is named (--all-versions exports both)."""
+    from forsy.review.actions import approve
+
+    log = tmp_path / "logs" / "p" / "s.jsonl"
+    log.parent.mkdir(parents=True)
+    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", log)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = open_store(url)
+    try:
+        for i, more in enumerate(("", "and add a test", "one more thing")):
+            if more:
+                append_user(log, more)
+            sweep(store, SweepOptions(roots=[log.parent.parent], now=time.time, ignore_settle=True,
+                                      claude_home=tmp_path / "no-claude"))
+            if i < 2:  # the first two states approved; the third left pending
+                [head] = store.traces(TraceQuery(status="pending", latest_only=True))
+                approve(store, head.trace_id, "human_reviewed", reviewer="Ada <ada@example.org>",
+                        at=f"2026-11-29T0{i}:00:00+00:00")
+    finally:
+        store.close()
+    run = CliRunner()
+    r = run.invoke(app, ["export", "--to", "openai", "--from-store", "*", "--store", url, "-o", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "a").read_text()
+    assert len(text.splitlines()) == 1 and "and add a test" in text and "one more thing" not in text
+    assert "1 approval(s) of older drafts left out" in r.stderr
+    r = run.invoke(app, ["export", "--to", "openai", "--from-store", "*", "--store", url, "-o", str(tmp_path / "b"),
+                         "--all-versions"])
+    assert r.exit_code == 0 and len((tmp_path / "b").read_text().splitlines()) == 2

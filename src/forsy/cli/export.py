@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 
 from ..errors import ExitCode, InputError
 from ._output import path_arg, safe, say
+
+if TYPE_CHECKING:
+    from ..export import Bundle
 
 
 def export_cmd(
@@ -33,6 +36,10 @@ def export_cmd(
                                          "report).")] = False,
     dataset: Annotated[str | None, typer.Option("--dataset", help="invariant: the dataset name of the upload JSON.")]
     = None,
+    all_versions: Annotated[bool, typer.Option("--all-versions", help="With --from-store: also the approvals of "
+                                               "a session's older drafts when a later one was approved too "
+                                               "(by default a session is exported once, as last approved).")]
+    = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the loss report as JSON.")] = False,
 ) -> None:
     """Export traces to a format other tools read; writes a loss report beside the output.
@@ -61,6 +68,11 @@ def export_cmd(
         query = TraceQuery(text=text, status=status, latest_only=True) if unreviewed \
             else TraceQuery(text=text, reviewed=True)
         bundles = load_store(store_url(store), query, skipped)
+        if not unreviewed and not all_versions:  # a session that grew and was approved again: its last approval
+            bundles, older = _last_approvals(store_url(store), bundles)
+            if older:
+                say(f"forsy: {older} approval(s) of older drafts left out: a later draft of the same session was "
+                    "approved too (--all-versions exports them)", err=True)
         if not bundles and not skipped and not unreviewed:
             raise InputError("no approved trace to export: a store's drafts leave it once a person approves them "
                              "(forsy review); --status pending exports drafts no person has approved")
@@ -95,6 +107,19 @@ def export_cmd(
     say(f"loss report: {res.paths[-1]}")
     if skipped:
         raise typer.Exit(ExitCode.PARTIAL)
+
+
+def _last_approvals(url: str, bundles: list[Bundle]) -> tuple[list[Bundle], int]:
+    """`bundles` (approvals) without those of drafts a later approved draft of their session replaced."""
+    from ..store import open_store, superseded_approvals
+
+    st = open_store(url, create=False)
+    try:
+        older = superseded_approvals(st)
+    finally:
+        st.close()
+    kept = [b for b in bundles if b.trace.trace_id not in older]
+    return kept, len(bundles) - len(kept)
 
 
 __all__ = ["export_cmd"]
