@@ -184,3 +184,17 @@ def test_a_fault_of_a_root_no_longer_swept_says_when_it_was_last_tried(roots: tu
     line = next(ln for ln in status.splitlines() if ln.startswith("SKIPPED") and "unmounted" in ln)
     assert "tried again each run" not in line
     assert "last tried" in line and "by run 1; run 2 swept other roots" in line
+
+
+def test_a_failing_file_says_when_it_was_last_tried(roots: tuple[Path, Path], tmp_path: Path) -> None:
+    """The time shown is the last try (the store keeps no first failure): it said `since`."""
+    a, _ = roots
+    (a / "-p" / "broken-0000-1111.jsonl").write_text('{"type": "user", "sessionId": "x"\n')
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    runner.invoke(app, ["sweep", str(a), "--store", db, "--now"])
+    line = next(ln for ln in runner.invoke(app, ["sweep", "--status", "--store", db]).output.splitlines()
+                if ln.startswith("FAILING"))
+    assert "broken-0000-1111.jsonl" in line and "(last tried " in line and "(since" not in line
+    out = runner.invoke(app, ["sweep", "--status", "--store", db, "--json"]).output
+    [f] = json.loads(out.strip().splitlines()[-1])["failures"]
+    assert f["last_tried"] == f["since"]

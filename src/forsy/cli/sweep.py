@@ -289,7 +289,9 @@ def _status(s: Store, as_json: bool) -> int:
                     "runs": [{**{k: v for k, v in vars(r).items() if k not in ("counts", "status")}, "status": st,
                               "counts": vars(r.counts), "counts_recorded": r.finished_at is not None}
                              for r, st in shown_runs],
-                    "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at} for f in fails],
+                    # `since` is the last try (kept for scripts that read it); the store keeps no first failure
+                    "failures": [{"path": f.path, "error": f.last_error, "since": f.updated_at,
+                                  "last_tried": f.updated_at} for f in fails],
                     "faults": [{"path": f.path, "what": f.what, "reason": f.reason, "since": f.first_at,
                                 "last": f.last_at, "runs": f.runs} for f in faults],
                     "left_out": [{"path": f.path, "reason": f.last_error} for f in left],
@@ -321,7 +323,7 @@ def _status(s: Store, as_json: bool) -> int:
     if not runs:
         typer.echo("no sweep has run yet")
     for f in fails:
-        typer.echo(f"FAILING {_shown(f.path)}: {_shown(f.last_error or '')} (since {f.updated_at})")
+        typer.echo(f"FAILING {_shown(f.path)}: {_shown(f.last_error or '')} (last tried {f.updated_at})")
     for g in faults:
         typer.echo(f"SKIPPED {g.what} {_shown(g.path)}: {_shown(g.reason)} (since {g.first_at}, {g.runs} run(s); "
                    f"{_tried(g, runs)})")
