@@ -198,3 +198,16 @@ def test_a_failing_file_says_when_it_was_last_tried(roots: tuple[Path, Path], tm
     out = runner.invoke(app, ["sweep", "--status", "--store", db, "--json"]).output
     [f] = json.loads(out.strip().splitlines()[-1])["failures"]
     assert f["last_tried"] == f["since"]
+
+
+def test_with_json_each_file_is_still_named_on_stderr(roots: tuple[Path, Path], tmp_path: Path) -> None:
+    """As docs/sweep.md says: stdout is the one JSON line, and a file that failed or was already
+    in the store is named on stderr too (a cron log keeps both); the summary line is not."""
+    a, _ = roots
+    (a / "-p" / "broken-0000-1111.jsonl").write_text('{"type": "user", "sessionId": "x"\n')
+    shutil.copy(DEMO, a / "-p" / "copy-of-demo.jsonl")
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    r = runner.invoke(app, ["sweep", str(a), "--store", db, "--now", "--json"])
+    assert len(r.stdout.strip().splitlines()) == 1 and json.loads(r.stdout)["failed"] == 1
+    assert "forsy: failed: " in r.stderr and "broken-0000-1111.jsonl" in r.stderr
+    assert "forsy: already in the store: " in r.stderr and "swept 1 root(s)" not in r.stderr

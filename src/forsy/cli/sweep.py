@@ -126,6 +126,7 @@ def _sweep(paths: list[Path] | None, store: str | None, now: bool, as_json: bool
         st.close()
     if as_json:
         emit_json_line(report.to_json())
+        _notes(report)  # each item on stderr too, as without --json: a cron log keeps both
     elif report.locked_by is not None:
         h = report.locked_by
         typer.echo(f"forsy: another sweep holds the store (pid {h.pid} on {h.host}, since {h.since}"
@@ -172,6 +173,11 @@ def _summary(report: SweepReport) -> None:
         f"{c.unchanged} unchanged, {c.new} new, {c.grown} grown, {c.rewritten} rewritten, "
         f"{f'{c.retried} retried, ' if c.retried else ''}{c.gone} gone, "
         f"{c.waiting} waiting, {c.failed} failed{faults}{left}{idle}{known}; {c.traces_written} draft(s) written")
+    _notes(report)
+
+
+def _notes(report: SweepReport) -> None:
+    """Each file the run could not trace, or traced to no new draft, named on stderr."""
     for e in report.failures:
         typer.echo(f"forsy: failed: {_shown(e.path)}: {_shown(e.message)}", err=True)
     for f in report.faults:
