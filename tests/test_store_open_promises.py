@@ -87,6 +87,7 @@ def test_both_server_schemes_are_libpq_urls(scheme: str) -> None:
     with pytest.raises(StoreUnreachable) as e:
         open_store(url)
     assert e.value.message.startswith(f"cannot connect to the PostgreSQL store {url}: ")
+    assert "\n" not in e.value.message  # libpq's hint on its own line: one line for a terminal and a cron log
 
 
 def test_a_store_opened_read_only_refuses_writes_and_keeps_its_url(tmp_path: Path) -> None:

@@ -117,11 +117,11 @@ def _environment() -> Iterator[None]:
         raise
     except Exception as e:
         if psycopg is not None and _lost(e):  # the server went away: try again once it is back
-            raise StoreUnreachable(f"the PostgreSQL store: {str(e).strip()}") from None
+            raise StoreUnreachable(f"the PostgreSQL store: {' '.join(str(e).split())}") from None
         if psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.errors.InsufficientResources,
                                                   psycopg.errors.DataCorrupted, psycopg.errors.IndexCorrupted,
                                                   psycopg.errors.ReadOnlySqlTransaction)):
-            raise StoreError(f"the PostgreSQL store: {str(e).strip()}") from None
+            raise StoreError(f"the PostgreSQL store: {' '.join(str(e).split())}") from None
         raise
 
 
@@ -155,8 +155,8 @@ def _connect_error(e: Exception, url: str) -> InputError | StoreUnreachable:
     (stopped, restarting), a host name that does not resolve, or a server that turned the
     connection away (starting up, too many clients, no such database or role: libpq reports
     them all as one failure, without the server's code)."""
-    said = shown_url(str(e).strip())
-    if isinstance(e, psycopg.OperationalError) and not _BAD_SETTING.search(said.split("\n")[0]):
+    said = shown_url(" ".join(str(e).split()))  # one line: libpq puts its hint on a line of its own
+    if isinstance(e, psycopg.OperationalError) and not _BAD_SETTING.search(said):
         return StoreUnreachable(f"cannot connect to the PostgreSQL store {url}: {said}")
     return InputError(f"cannot connect to the PostgreSQL store {url}: {said}")
 
