@@ -12,6 +12,7 @@ import pytest
 
 from _paths import SAMPLES
 from _review import ADA, cli, put
+from forsy.run.store_worker import worker_name
 from forsy.store import open_store
 
 with warnings.catch_warnings():  # starlette prefers `httpx2` for its test client; httpx works
@@ -116,5 +117,7 @@ def test_export_jobs_of_approved_traces_queue_only_the_reviewed_trace(two: tuple
         st.close()
     code, out, err = cli("jobs", "list", "--json", "--store", url)
     assert code == 0, err
-    queued = [json.loads(x)["args"]["trace_id"] for x in out.splitlines()]
-    assert queued == [reviewed]
+    queued = [json.loads(x) for x in out.splitlines()]
+    assert [j["args"]["trace_id"] for j in queued] == [reviewed]
+    # the folder is this machine's: only a worker of this machine runs the job (another wrote its own disk)
+    assert [j["host"] for j in queued] == [worker_name()]

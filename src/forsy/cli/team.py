@@ -95,7 +95,8 @@ def jobs_add(
     paths: Annotated[list[Path] | None, typer.Argument(help="retrace/enrich: the session files.",
                                                        parser=path_arg)] = None,
     store: StoreOpt = None,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="export: the parent folder.",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="export: the parent folder, on this "
+                                                "machine (a worker of this machine runs these jobs).",
                                                 parser=path_arg)] = None,
     status: Annotated[str, typer.Option(help="export: traces of this draft status.")] = "approved",
     model: Annotated[str | None, typer.Option(help="enrich: the litellm model.")] = None,
@@ -117,7 +118,9 @@ def jobs_add(
             reviewed = True if status == "approved" else None
             for r in every_trace(st, TraceQuery(status=status, reviewed=reviewed)):
                 total += 1
-                added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, now_iso())
+                # the folder is this machine's: a worker here writes it (one elsewhere would write its own disk)
+                added += q.enqueue("export", {"trace_id": r.trace_id, "dest": str(output.resolve())}, now_iso(),
+                                   host=worker_name())
         elif kind in ("retrace", "enrich"):
             if kind == "enrich" and not model:
                 raise InputError("enrich jobs need --model")
