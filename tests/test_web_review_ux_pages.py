@@ -230,6 +230,8 @@ def test_a_decision_or_a_confirm_from_a_page_loaded_before_says_who_decided(web:
         r = web.post(url, version=version, **form)
         assert r.status_code == 409 and f"by {BEA} at {LATER}" in html.unescape(r.text), (url, r.text[-800:])
         assert "Not done: the draft was decided" in r.text
+        article = "An approved" if how == "approve" else "A rejected"
+        assert f"{article} draft takes no more edits or decisions" in r.text
 
 
 @pytest.mark.parametrize(("how", "said"), DECIDED)

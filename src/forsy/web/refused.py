@@ -54,7 +54,8 @@ def closed_words(st: Store, d: LoadedTrace) -> str:
         said = decision(st, d.trace_id)
         if said is not None:
             return (f"Nothing was written: after this page was loaded, the draft was {said}. "
-                    f"A {d.state.status} draft takes no more edits or decisions.")
+                    f"{'An' if d.state.status[0] in 'aeiou' else 'A'} {d.state.status} draft takes no more edits "
+                    "or decisions.")
     return ""
 
 
