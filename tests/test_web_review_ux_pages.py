@@ -21,7 +21,7 @@ import pytest
 from _paths import SAMPLES
 from _review import ADA, HOST, TOKEN, csrf, put, stored
 from forsy.review import actions
-from forsy.review.view import FIELD_CAP
+from forsy.review.view import FIELD_CAP, _from_home
 from forsy.store import Store, open_store
 from forsy.web.app import make_app
 from forsy.web.guard import Settings
@@ -270,3 +270,15 @@ def test_the_keys_legend_lists_what_works_on_the_page_and_only_there(web: Web) -
     assert draft is not None and "approve" not in draft and "reject" not in draft
     step = legend(web.c.get(f"/t/{web.demo}/s/3").text)
     assert step is not None and "edit" not in step
+
+
+def test_the_draft_page_names_its_log_and_session_from_the_home_folder(web: Web) -> None:
+    """Two copies of one session (a backup, another machine's older copy) looked the same: the
+    page names the file each was read from, from the home folder, and the session's id."""
+    row = web.st.trace(web.demo)
+    assert row is not None
+    page = html.unescape(web.c.get(f"/t/{web.demo}").text)
+    assert f"<code>{row.session_id}</code>" in page and row.unit_path.rsplit("/", 1)[-1] in page
+    assert _from_home("/home/alice/.claude/projects/-p/s.jsonl") == "~/.claude/projects/-p/s.jsonl"
+    assert _from_home("C:\\Users\\Bo\\.codex\\s.jsonl") == "~\\.codex\\s.jsonl"
+    assert _from_home("/srv/logs/home/x.jsonl") == "/srv/logs/home/x.jsonl"

@@ -8,6 +8,7 @@ table; whole values are shown by the step views.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,10 @@ class Header:
     replaced_by: str | None = None  # a draft a later draft of its session replaced: that one
     earlier_work: tuple[tuple[str, str], ...] = ()  # what people did on the session's earlier drafts
     decided: str | None = None  # rejected, or sent back for changes: by whom, and why or what to change
+    # the session file the draft was read from (from the home folder: `~/…`) and the session's id,
+    # which tell two copies of one session apart (a backup, another machine's older copy)
+    log: str | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,16 @@ def header(d: LoadedTrace) -> Header:
         steps=len(d.steps), turns=int(summ.get("total_turns") or 0),
         status=st.status if st else None, version=st.version if st else None,
         reviewed_as=st.reviewed_as if st else None, review_of=st.review_of if st else None,
-        replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work), decided=d.decided)
+        replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work), decided=d.decided,
+        log=_from_home(d.row.unit_path) if d.row else None, session_id=d.row.session_id if d.row else None)
+
+
+_HOME = re.compile(r"^(?:[A-Za-z]:)?[/\\](?:home|Users)[/\\][^/\\]+(?=[/\\])")
+
+
+def _from_home(path: str) -> str:
+    """A path as a page shows it: from the home folder (`~/.claude/…`), never naming the account."""
+    return _HOME.sub("~", path, count=1)
 
 
 def step_row(s: dict[str, Any]) -> StepRow:
