@@ -267,7 +267,7 @@ MUST_NOT_MASK: tuple[str, ...] = (
     "npm config set registry https://registry.npmjs.org/",
     "npm config get //registry.npmjs.org/:_authToken",
     "yarn config set npmRegistryServer https://npm.corp",
-    "git config --global user.name {user}",
+    "git config --global init.defaultBranch main",  # (`user.name {user}` holds a person's name: masked)
     "git config --global credential.helper store",
     "git -c core.autocrlf=false clone https://github.com/acme/app.git",
     "az login --use-device-code",

@@ -9,14 +9,27 @@ under a name for credentials (`DEFAULT_CREDS = ("admin", "pw")`). A sign-in call
 (`smtp.login(user, "pw")`, `HTTPBasicAuth("bob", "pw")`, `auth=(…)`) is logins.py's.
 
 The callee's words say which argument is the secret, in any language: a primitive's key is
-its first argument past an algorithm's name (`"sha256"`, `sha256.New`, `"aes-256-gcm"`); a
-JWT's encode, decode, sign or verify takes the claims or the token first and the key next; a
-connection takes a host, a user, then the password. A primitive's key is masked whatever it
-reads as (a test's `"secret"` or `"changeme"` is the key the code ran with; documentation's
-`"your-secret-key"` is reported, not masked); a connection's password unless it is a word of
-prose, a file or a host. A variable, an environment look-up (`os.getenv("JWT_SECRET")`: a
-name) or a template stays. A client's single argument must look machine-made (a UUID, a hex
-id, a path, a file's name stay).
+its first argument past an algorithm's name (`"sha256"`, `sha256.New`, `"aes-256-gcm"`,
+`OpenSSL::Digest.new('sha1')`), whether the primitive is built (`new HMACSHA256(…)`, `hmac.New`)
+or computes at once (`OpenSSL::HMAC.hexdigest('sha256', 'k', data)`, `hmac.digest(…)`); where
+an API takes the data first (PHP's `hash_hmac('sha256', $data, 'k')`, `openssl_encrypt`,
+CryptoJS's `HmacSHA256(msg, 'k')`), the key is the argument after the data; a key object is
+built from its material (`new SymmetricSecurityKey(…)`, `EncodingKey::from_secret(…)`,
+`crypto.subtle.importKey('raw', …)`, a framework's signer: `URLSafeTimedSerializer('k')`); a
+JWT's encode, decode, sign or verify takes the claims or the token first and the key next, and
+a JWT builder's `.sign(…)`/`.signWith(…)` at the end of its chain takes the key alone
+(`new SignJWT(c).setProtectedHeader(h).sign(k)`); a connection takes a host, a user, then the
+password (`new mysqli(…)`, `ftplib.FTP(…)`, `Net::FTP.new(…)`), and Go's DSN writes them
+`user:password@tcp(host)`; a user-and-password value takes the user first (`url.UserPassword`).
+The literal may be wrapped in what makes it bytes: `b"…"`, `[]byte("…")`, `Buffer.from('…')`,
+`Encoding.UTF8.GetBytes("…")`, `new TextEncoder().encode('…')`, `"…".getBytes(UTF_8)`,
+`"…".toByteArray()`, `"…".as_ref()`, `"…".encode()`; quoted with ', " or backticks.
+
+A primitive's key is masked whatever it reads as (a test's `"secret"` or `"changeme"` is the
+key the code ran with; documentation's `"your-secret-key"` is reported, not masked); a
+connection's password unless it is a word of prose, a file or a host. A variable, an
+environment look-up (`os.getenv("JWT_SECRET")`: a name) or a template stays. A client's single
+argument must look machine-made (a UUID, a hex id, a path, a file's name stay).
 """
 
 from __future__ import annotations
@@ -45,9 +58,21 @@ KEY_WORDS = frozenset({"hmac", "fernet", "aes", "aesgcm", "aesccm", "aessiv", "a
                        "chacha20poly1305", "xchacha20poly1305", "salsa20", "xsalsa20", "secretbox", "blowfish", "des3",
                        "arc4", "cipheriv", "decipheriv", "pbkdf2", "scrypt", "wallet", "signedstring"})
 # `SecretKeySpec("k".getBytes(), "HmacSHA256")`: a key built from words that say so
-_KEY_PHRASES = (("secret", "key"), ("signing", "key"), ("private", "key"))
+_KEY_PHRASES = (("secret", "key"), ("signing", "key"), ("private", "key"), ("symmetric", "key"), ("encoding", "key"),
+                ("decoding", "key"), ("import", "key"), ("timed", "serializer"), ("safe", "serializer"),
+                ("message", "verifier"), ("message", "encryptor"))
+# what a keyed primitive's module or class computes at once, given its key (`OpenSSL::HMAC.hexdigest`)
+_COMPUTES = frozenset({"digest", "hexdigest", "base64digest"})
+# APIs that take the data first and the key after it: PHP's, and CryptoJS's
+_DATA_FIRST = frozenset({"hashhmac", "hashhmacfile", "opensslencrypt", "openssldecrypt"})
+_DATA_FIRST_OWNERS = frozenset({"cryptojs"})
+_CHAIN_SIGN = frozenset({"sign", "signwith"})
+# a connection's class or function (besides `connect` and the `Connection`s): host, user, password
+_CONNECTIONS = frozenset({"mysqli", "ftp", "ftptls"})
 JWT_OBJECTS = frozenset({"jwt", "jws", "jwe", "jose", "jsonwebtoken"})
 JWT_VERBS = frozenset({"encode", "decode", "sign", "verify"})
+# what a JWT is built by, a call at a time: its last `.sign(…)` takes the key
+JWT_BUILDERS = JWT_OBJECTS | {"jwts", "signjwt", "encryptjwt"}
 _CONSTRUCTORS = frozenset({"new", "create", "init"})
 # a getter's literal is what it looks up (`getCredentials("prod")`), never the secret
 _GETTERS = frozenset({"get", "load", "read", "fetch", "from", "lookup", "find", "has", "delete", "remove", "is"})
@@ -57,7 +82,11 @@ CALL_ANCHORS = ("jwt", "jws", "jose", "hmac", "fernet", "aes", "chacha", "salsa"
                 "pdo(", "set_password(")
 # the engine is given each lower, capitalised and in capitals: the words written in camel case
 # inside a name are given as written too (`ChaCha20Poly1305`, `SecretBox`, `SecretKeySpec`)
-CALL_ANCHORS_CAMEL = ("ChaCha", "SecretBox", "SignedString", "KeySpec")
+# Cased only, found as written (a name always written so: PHP's functions, a class's name)
+CALL_ANCHORS_CASED = ("openssl_", "mysqli", "FTP", "SecurityKey", "EncodingKey", "DecodingKey", "importKey",
+                      "SecretKey", "TimedSerializer", "SafeSerializer", "MessageVerifier", "MessageEncryptor",
+                      "UserPassword", "UsernamePassword", "@tcp(", "@unix(")
+CALL_ANCHORS_CAMEL = ("ChaCha", "SecretBox", "SignedString", "KeySpec", *CALL_ANCHORS_CASED)
 # a call with one quoted argument (a client built from a token), found where it opens: the
 # engine reports a call whose one argument is a long run of token characters (its data has
 # `\\"` as `" `); a text the engine did not scan is searched for the openings
@@ -69,15 +98,26 @@ _CALLEE_CHARS = _ALNUM | frozenset("_$.:<>-, ")
 _PARTS = re.compile(r"\.|::|->|<|>|,")
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _KEYWORD_ARG = re.compile(r"[A-Za-z_$][\w$]*[ \t]*(?:=(?!=)|:(?![:/]))")
-_LITERAL = re.compile(r"(?:[bBrRuU]{1,2}|\[\]byte\(|Buffer\.from\(|bytes\(|bytearray\(|[\w.]*[Ee]ncode\(|"
-                      r"[\w.]*b64decode\(|bytes\.fromhex\(|unhexlify\()?(?P<o>\\{0,3}[\"'`])")
-# what may follow a literal in its argument and leave it the value (`"k".encode()`, `.getBytes(UTF_8)`)
-_AFTER_LITERAL = re.compile(r"[ \t]*(?:[,)]|(?:\.(?:encode|getBytes|as_bytes|toCharArray|to_vec|into|bytes|"
-                            r"encode_utf8)\([^()]{0,20}\)|\)){0,2}[ \t]*\Z|\Z)")
+# a literal, or one wrapped in what makes it bytes: a prefix (`b"…"`), Go's `[]byte(`, or a call
+# that converts it (`Buffer.from(`, `Encoding.UTF8.GetBytes(`, `new TextEncoder().encode(`,
+# `bytes.fromhex(`, `String::from(`), reached through the names and calls before it
+_LITERAL = re.compile(r"(?:[bBrRuU]{1,2}|\[\]byte\(|(?:new[ \t]+)?(?:[\w$]+(?:\(\))?(?:\.|::))*"
+                      r"(?:[Ee]ncode|[Gg]et[Bb]ytes|from|fromhex|unhexlify|b64decode|[Dd]ecode|FromBase64String|"
+                      r"bytes|bytearray|to[Bb]yte[Aa]rray)\()?(?P<o>\\{0,3}[\"'`])")
+# what may follow a literal in its argument and leave it the value (`"k".encode()`,
+# `.getBytes(StandardCharsets.UTF_8)`, `.toByteArray()`, `.as_ref()`, Ruby's `.b`)
+_AFTER_LITERAL = re.compile(r"[ \t]*(?:[,)]|(?:\.(?:encode|getBytes|GetBytes|as_bytes|as_ref|toCharArray|"
+                            r"toByteArray|to_vec|to_owned|into|bytes|encode_utf8|b)(?:\([^()]{0,40}\))?|\)){0,3}"
+                            r"[ \t]*\Z|\Z)")
 _ALGORITHM = re.compile(r"(?i)(?:[hrep]s(?:256|384|512)|eddsa|none|sha-?\d{0,3}|sha3[-_]\d{3}|md5|blake2[bs]?|"
                         r"hmac-?sha\d{1,3}|aes(?:[-_]?\d{3})?(?:[-_][a-z0-9]{2,8})*|des3?(?:-\w+)?|"
                         r"chacha20(?:-poly1305)?|utf-?8|utf-?16|ascii|latin-?1|iso-8859-1|hex|base64|binary|raw)")
 _ALGORITHM_REF = re.compile(r"(?i)(?:[\w$]+\.)*(?:sha\d{0,3}|sha3_\d{3}|md5|blake2[bs]?|digestmod)(?:\.new|\(\))?")
+# an argument that names the algorithm by code, not by a string: a digest built on the spot
+# (`OpenSSL::Digest.new('sha1')`, `OpenSSL::Digest::SHA256.new`, `hashes.SHA256()`), an atom
+# (`:sha256`), a JWT algorithm's constant (`SignatureAlgorithm.HS256`); a name of a key is none
+_ALGORITHM_CODE = re.compile(r"(?i)(?![\w$.:]*(?:key|secret))[\w$.:]*(?:sha\d{0,3}|sha3_?\d{3}|md5|blake2[bs]?|"
+                             r"ripemd\d*|digest|[hrep]s\d{3})[\w$.:]*(?:\([^()]{0,40}\))?(?:\.new(?:\(\))?)?")
 _HOST = re.compile(r"(?i)localhost|[\w-]+(?:\.[\w-]+)+(?::\d+)?|[\w.-]*[:/@][\w.:/@-]*")
 _TOKEN_ARG = re.compile(r"\((?P<o>\\{0,3}[\"'])(?P<v>[A-Za-z0-9_:=+.-]{20,512})(?P=o)\)")
 # a class or call whose one argument is an id or a value of its own type, not a client's token
@@ -93,7 +133,13 @@ _PAIR = re.compile(r"[ \t]*(?::=|=|:)[ \t]*[(\[][ \t]*(?P<o1>\\{0,3}[\"'])(?P<u>
 def call_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A literal key, password or token given to a call by its place (see the module)."""
     seen: set[int] = set()
-    for i in anchors.find(CALL_ANCHORS, ignore_case=True):
+    found = anchors.find(CALL_ANCHORS, ignore_case=True)
+    if cased := anchors.find(CALL_ANCHORS_CASED):
+        found = sorted(set(found).union(cased))
+    for i in found:
+        if text.startswith(_DSN_ANCHORS, i):
+            yield from _dsn_password(text, i)
+            continue
         paren = _paren_after(text, i)
         if paren is None or paren in seen:
             continue
@@ -108,6 +154,19 @@ def call_secret(text: str, anchors: Anchors) -> Iterator[Hit]:
         words, new, last = _callee_words(text, i)
         if _client(words, new, last) and _token(m["v"]):
             yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "call-secret")
+
+
+_DSN_ANCHORS = ("@tcp(", "@unix(")
+# Go's data source name (go-sql-driver's, and the drivers written after it): `user:password@tcp(host)/db`
+_DSN_USER = re.compile(r"(?:^|(?<=[\s\"'`=]))[^\s\"'`:@/]{1,64}:(?P<v>[^\s\"'`@]{1,128})\Z")
+
+
+def _dsn_password(text: str, at: int) -> Iterator[Hit]:
+    m = _DSN_USER.search(text, max(0, at - 200), at)
+    if m is not None and _literal_secret(m["v"]) and not is_doc_placeholder(m["v"]):
+        yield Hit(m.start("v"), m.end("v"), CREDENTIAL, "call-secret")
+    elif m is not None and is_doc_placeholder(m["v"]):
+        yield Hit(m.start("v"), m.end("v"), PLACEHOLDER, "call-secret")
 
 
 def credential_pair(text: str, anchors: Anchors) -> Iterator[Hit]:
@@ -160,26 +219,42 @@ def _callee_words(text: str, paren: int) -> tuple[list[list[str]], bool, str]:
 
 def _role(parts: list[list[str]]) -> str | None:
     """Which argument holds the secret: `key` (a primitive's first past an algorithm), `data`
-    (a JWT call's second), `connect` (after host and user), `login` (after the user), `last`."""
+    (a JWT call's second), `after-data` (an API's that takes the data first: the one after it),
+    `connect` (after host and user), `pair` (after the user), `last`, `chain` (a JWT builder's:
+    the key goes to the `.sign(…)` its chain ends with)."""
     if not parts or not parts[-1]:
         return None
     verb = parts[-1]
-    if verb[-1] == "connect" or "".join(verb) in ("connection", "getconnection", "pdo"):
-        return "connect"  # (`getConnection(url, user, password)`: a getter that takes them)
-    if verb[0] in _GETTERS and len(verb) > 1:
-        return None
-    owners = {w for p in parts[:-1] for w in p} | {"".join(p) for p in parts[:-1]}
-    if "".join(verb) in JWT_VERBS and owners & JWT_OBJECTS:
-        return "data"
     joined = "".join(verb)
-    if set(verb) & KEY_WORDS or joined in KEY_WORDS or any(
-            a in verb and b in verb for a, b in _KEY_PHRASES):
+    owners = {w for p in parts[:-1] for w in p} | {"".join(p) for p in parts[:-1]}
+    if verb[-1] == "connect" or joined in ("connection", "getconnection", "pdo") or (
+            joined in _CONNECTIONS or (owners & _CONNECTIONS and joined in ("new", "open"))):
+        return "connect"  # (`getConnection(url, user, password)`: a getter that takes them)
+    if joined in _DATA_FIRST or (owners & _DATA_FIRST_OWNERS and (_keyed(verb) or joined in ("encrypt", "decrypt"))):
+        return "after-data"
+    words = set(verb) | owners
+    key_object = any(a in words and b in words for a, b in _KEY_PHRASES)
+    if verb[0] in _GETTERS and len(verb) > 1 and not (verb[0] == "from" and key_object):
+        return None  # (but a key object made from its secret: `EncodingKey::from_secret("k")`)
+    if joined in JWT_VERBS and owners & JWT_OBJECTS:
+        return "data"
+    if _keyed(verb) or joined in KEY_WORDS or any(a in verb and b in verb for a, b in _KEY_PHRASES):
         return "key"
-    if (verb[0] in _CONSTRUCTORS or joined.startswith("new")) and parts[:-1] and set(parts[-2]) & KEY_WORDS:
-        return "key"  # `hmac.new(`, `AES.new(`, `Hmac::<Sha256>::new_from_slice(`
+    if parts[:-1] and (_keyed(parts[-2]) or key_object) and (
+            verb[0] in _CONSTRUCTORS or joined.startswith("new") or joined in _COMPUTES or verb[0] == "from"):
+        return "key"  # `hmac.new(`, `AES.new(`, `Hmac::<Sha256>::new_from_slice(`, `OpenSSL::HMAC.digest(`
     if verb == ["set", "password"]:
         return "last"  # keyring's `set_password(service, user, password)`
+    if "password" in verb and ("user" in verb or "username" in verb):
+        return "pair"  # `url.UserPassword("bob", "pw")`, `UsernamePasswordAuthenticationToken`
+    if words & JWT_BUILDERS:
+        return "chain"
     return None  # a sign-in's (user, password) is logins.py's
+
+
+def _keyed(words: list[str]) -> bool:
+    """Words naming a keyed primitive (`hmac`, `aes`…; `HMACSHA256` is one word, `hmacsha`)."""
+    return any(w in KEY_WORDS or w.startswith("hmac") for w in words)
 
 
 def _secret_args(text: str, paren: int, anchors: Anchors) -> Iterator[Hit]:
@@ -187,22 +262,29 @@ def _secret_args(text: str, paren: int, anchors: Anchors) -> Iterator[Hit]:
     role = _role(parts)
     if role is None:
         return
-    args = _arguments(text, paren + 1)
-    if args is None:
+    called = _arguments(text, paren + 1)
+    if called is None:
+        return
+    args, close = called
+    if role == "chain":
+        yield from _chained_key(text, close)
         return
     positional = [(s, e) for s, e in args if not _KEYWORD_ARG.match(text, s, e)]
     literals = [_literal(text, s, e) for s, e in positional]
-    if role in ("key", "data"):
-        skip = 1 if role == "data" else 0
-        for (s, e), lit in list(zip(positional, literals, strict=True))[skip:]:
-            if lit is None and _ALGORITHM_REF.fullmatch(text, s, e):
-                continue  # `sha256.New`, `hashlib.sha256`: the hash the key is used with
+    if role in ("key", "data", "after-data"):
+        skip = 1 if role in ("data", "after-data") else 0
+        for (s, e), lit in list(zip(positional, literals, strict=True)):
+            if lit is None and (_ALGORITHM_REF.fullmatch(text, s, e) or _algorithm_code(text, s, e)):
+                continue  # `sha256.New`, `hashlib.sha256`, `OpenSSL::Digest.new('sha1')`: the hash the key is for
             if lit is not None and _ALGORITHM.fullmatch(text[lit[0] : lit[1]]):
                 continue  # `"sha256"`, `"HS256"`, `"aes-256-gcm"`
+            if skip:
+                skip -= 1  # the claims, the token, the data
+                continue
             if lit is not None and _literal_secret(text[lit[0] : lit[1]]):
                 kind = PLACEHOLDER if _documentation(text[lit[0] : lit[1]]) else CREDENTIAL
                 yield Hit(lit[0], lit[1], kind, "call-secret")
-            break  # the key is the first argument past the algorithm, literal or not
+            break  # the key is the first argument past the algorithm (and the data), literal or not
         return
     if role == "connect":  # (host, user, password, …) past numbers (a port); cx_Oracle's (user, password, dsn)
         strings = [lit for (s, e), lit in zip(positional, literals, strict=True) if not text[s:e].isdigit()]
@@ -212,14 +294,48 @@ def _secret_args(text: str, paren: int, anchors: Anchors) -> Iterator[Hit]:
         if at is not None and _HOST.fullmatch(text[at[0] : at[1]]) and strings[1] is not None:
             at = strings[1]
         picked = at
+    elif role == "pair":
+        picked = literals[1] if len(literals) >= 2 else None
     else:
         picked = literals[-1] if len(literals) >= 3 else None
     if picked is not None and _password(text[picked[0] : picked[1]]):
         yield Hit(picked[0], picked[1], CREDENTIAL, "call-secret")
 
 
-def _arguments(text: str, pos: int) -> list[tuple[int, int]] | None:
-    """The spans of a call's top-level arguments from `pos` (just past its `(`) to its `)`."""
+def _algorithm_code(text: str, start: int, end: int) -> bool:
+    return end - start <= 120 and _ALGORITHM_CODE.fullmatch(text, start, end) is not None
+
+
+# a call chained on the one before it (`).setProtectedHeader({…})`), across lines too
+_CHAINED = re.compile(r"(?:\s|\\[nrt])*\.[ \t]*(?P<name>[A-Za-z_$][\w$]*)[ \t]*\(")
+
+
+def _chained_key(text: str, close: int) -> Iterator[Hit]:
+    """The key given to the `.sign(…)` or `.signWith(…)` a JWT builder's chain ends with."""
+    for _ in range(8):
+        m = _CHAINED.match(text, close + 1)
+        if m is None:
+            return
+        called = _arguments(text, m.end())
+        if called is None:
+            return
+        args, close = called
+        if m["name"].lower() in _CHAIN_SIGN:
+            for s, e in args:
+                lit = _literal(text, s, e)
+                if lit is None and (_ALGORITHM_REF.fullmatch(text, s, e) or _algorithm_code(text, s, e)):
+                    continue  # jjwt's `signWith(SignatureAlgorithm.HS256, "k")`
+                if lit is not None and _ALGORITHM.fullmatch(text[lit[0] : lit[1]]):
+                    continue
+                if lit is not None and _literal_secret(text[lit[0] : lit[1]]):
+                    kind = PLACEHOLDER if _documentation(text[lit[0] : lit[1]]) else CREDENTIAL
+                    yield Hit(lit[0], lit[1], kind, "call-secret")
+                return
+
+
+def _arguments(text: str, pos: int) -> tuple[list[tuple[int, int]], int] | None:
+    """The spans of a call's top-level arguments from `pos` (just past its `(`) to its `)`, and
+    where that `)` stands."""
     args: list[tuple[int, int]] = []
     depth, start, i = 0, pos, pos
     limit = min(len(text), pos + 2000)
@@ -241,7 +357,7 @@ def _arguments(text: str, pos: int) -> list[tuple[int, int]] | None:
             if depth == 0:
                 if text[start:i].strip():
                     args.append(_stripped(text, start, i))
-                return args
+                return args, i
             depth -= 1
         elif c == "," and depth == 0:
             args.append(_stripped(text, start, i))

@@ -2,7 +2,20 @@
 person (`Author: Jane Doe <jane@x.io>`, `Signed-off-by:`, `Co-authored-by:`, `Reviewed-by:`,
 any `<Word>-by:`), given to it (`--author="Jane Doe <jane@x.io>"`), or set as one's own
 (`git config user.name "Jane Doe"`, `user.name=Jane Doe` as `git config --list` prints it,
-`GIT_AUTHOR_NAME=…`).
+`GIT_AUTHOR_NAME=…`), or read back (`git config user.name` and the line it prints). A name set
+alone is masked even as one word (`git config user.name alice`): git writes it into every
+commit as the person's name, a handle or not.
+
+Git's raw objects and porcelain name the person without a colon: `author Jane Doe <jane@x.io>
+1700000000 +0100` (`git cat-file -p`, `git log --format=raw`), and `author Jane Doe` on the line
+before `author-mail <…>` (`git blame --porcelain`).
+
+Beyond git, a name written right before its address in angle brackets (`Jane Doe <jane@x.io>`,
+RFC 5322's mailbox, as package manifests, changelogs, `.mailmap`, `hg log`, `git shortlog -e`,
+mail headers write it) is the person's: masked when it is one to five words, each capitalised
+(a particle between them: `van`, `de`…), and not a team's, a project's or a role's
+(`Acme Support <support@acme.io>`, `The Foo Project <…>`), nor documentation's stand-in (an
+address at `example.com`, as the email rule keeps it).
 
 The redactor masks a person's name where it knows it (the session's commit authors, given as
 `extra_person_names`); in a tool's output, git's own fields say the same: the name there is
@@ -18,7 +31,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ._base import PERSON, Hit
-from .personal import _NOT_PEOPLE_PARTS, GENERIC_ACCOUNTS
+from .personal import _EMAIL_LOCAL_SKIP, _NOT_PEOPLE_PARTS, GENERIC_ACCOUNTS, _doc_domain
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -29,11 +42,21 @@ _PERSON_LABELS = ("Author:", "Commit:", "Committer:", "AuthorName:", "author:", 
                   "--author")
 # where a name is set alone (no address after it)
 _NAME_LABELS = ("user.name", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME")
-PEOPLE_ANCHORS = _PERSON_LABELS + _NAME_LABELS
+# `git blame --porcelain`: the name is on the line before these
+_MAIL_LINES = ("author-mail <", "committer-mail <")
+PEOPLE_ANCHORS = _PERSON_LABELS + _NAME_LABELS + _MAIL_LINES
 _NAME = r"(?P<name>[^\W\d_][\w.'’-]*(?:[ \t]+[^\W\d_][\w.'’-]*){0,4})"
 _WITH_ADDRESS = re.compile(r"[ \t]*[=:]?[ \t]*(?:\\{0,3}[\"'])?[ \t]*" + _NAME + r"[ \t]+<[^<>\s]{1,254}>")
+# set alone: quoted, or bare to the line's end, to the next command (`&& git commit`) or to the
+# end of the string that holds the command (`"command": "git config user.name x"`)
 _ALONE = re.compile(r"(?:[ \t]*=[ \t]*|[ \t]+)(?P<q>\\{0,3}[\"'])?" + _NAME
-                    + r"(?(q)(?P=q)|(?=[ \t]*(?:\r?\n|\\[rn]|$)))")
+                    + r"(?(q)(?P=q)|(?=[ \t]*(?:\r?\n|\\[rn]|$|&&|\|\||;|\)|\\{0,3}[\"'])))")
+# given to `git -c name=value`, a bare value ends at the blank
+_ONE_WORD = re.compile(r"=(?P<name>[^\W\d_][\w.'’-]*)(?=[ \t])")
+_C_OPTION = re.compile(r"[ \t]-c[ \t]+\Z")
+# `git config [--global] [--get] user.name` alone on its line, and the line it printed: the value
+_READ_BACK = re.compile(r"[ \t]*(?:\r?\n|\\r?\\n)(?P<name>[^\W\d_][\w.'’-]*(?:[ \t]+[^\W\d_][\w.'’-]*){0,4})"
+                        r"[ \t]*(?=\r?\n|\\[rn]|$)")
 # git's setting: given to `git config` or `git -c`, or a line of `git config --list`
 _GIT_CONFIG = re.compile(r"(?:config[ \t]+(?:--?[\w-]+[ \t]+)*|[ \t]-c[ \t]+)\Z|(?:\A|\n|\\n)\Z")
 # apps and assistants git names as authors (besides bots and generic accounts)
@@ -59,12 +82,93 @@ def git_person(text: str, anchors: Anchors) -> Iterator[Hit]:
         end = i + len(label)
         if label == "user.name" and not _GIT_CONFIG.search(text, max(0, i - 80), i):
             continue  # `user.name = "…"` in code: a field, not git's setting
-        alone = label in _NAME_LABELS
-        m = (_ALONE if alone else _WITH_ADDRESS).match(text, end)
-        # set alone, a single word is as often a handle as a name (`user.name "octocat"`): a name of
-        # words is a person's; beside an address git says it is a person, whatever the name
-        if m is not None and _person(m["name"]) and not (alone and len(m["name"].split()) < 2):
+        if label in _MAIL_LINES:
+            m = _PORCELAIN.search(text, max(0, i - 200), i)
+        elif label in _NAME_LABELS:
+            m = _ALONE.match(text, end)
+            if m is None and _C_OPTION.search(text, max(0, i - 8), i):
+                m = _ONE_WORD.match(text, end)
+            elif m is None and label == "user.name" and (m := _READ_BACK.match(text, end)) is not None and not (
+                    len(words := m["name"].split()) == 1 or all(w[0].isupper() or w in _PARTICLES for w in words)):
+                m = None  # words of prose after the command, not the name it printed
+        else:
+            m = _WITH_ADDRESS.match(text, end)
+        if m is not None and _person(m["name"]):
             yield Hit(m.start("name"), m.end("name"), PERSON, "git-person")
+    if "@" in text:
+        yield from _mailbox_names(text, anchors)
+
+
+# `author Jane Doe` (its line) right before `author-mail <…>`
+_PORCELAIN = re.compile(r"(?:^|\n|\\n)(?:author|committer) (?P<name>[^\n\\<>]{1,100}?)[ \t]*(?:\r?\n|\\r?\\n)\Z")
+
+
+# ---------------------------------------------------------------- a name before its address
+_MAILBOX = re.compile(r"<[^\s<>@\"'`]{1,64}@[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{2,24}>")
+_BEFORE_MAILBOX = re.compile(r"(?:^|(?<=[\s\"'(:,=\[>|]))(?P<name>[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,6})"
+                             r"[ \t]+\Z")
+_PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "das", "dos", "del", "della", "di", "du", "la", "le",
+                        "y", "e", "bin", "binti", "ibn", "al", "el", "ter", "ten", "zu", "st"})
+# a mailbox of a team, a project, a role or a company, not of a person
+_NOT_PERSON_WORDS = frozenset({
+    "team", "support", "project", "projects", "foundation", "authority", "developers", "developer", "contributors",
+    "maintainers", "maintainer", "community", "group", "labs", "lab", "software", "systems", "inc", "inc.", "llc",
+    "ltd", "ltd.", "gmbh", "corp", "corp.", "corporation", "company", "the", "and", "security", "sales", "info",
+    "admin", "administrator", "help", "desk", "service", "services", "notifications", "notification", "news",
+    "newsletter", "alerts", "mailer", "daemon", "release", "releases", "automation", "office", "department",
+    "university", "institute", "network", "organization", "organisation", "association", "society", "consortium",
+    "committee", "board", "list", "mailing", "users", "devel", "dev", "bugs", "bug", "tracker", "reply", "noreply",
+    "do", "not", "git", "robot", "bot", "build", "ci", "deploy", "server", "app", "api", "cloud", "platform",
+})
+# words that say what the address is for, written before the name (`Contact Jane Doe <…>`)
+_LEAD_WORDS = frozenset({"contact", "email", "e-mail", "mail", "from", "to", "cc", "bcc", "by", "author", "authors",
+                         "owner", "owners", "maintainer", "maintainers", "write", "ping", "ask", "send", "reach",
+                         "dear", "hi", "hello", "thanks", "copyright", "written", "reported", "reviewed", "see"})
+
+
+def _mailbox_names(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A person's name right before their address in angle brackets (see the module)."""
+    done = -1
+    for at in anchors.find(("@",)):
+        if at < done:
+            continue
+        lt = text.rfind("<", max(0, at - 65), at)
+        if lt < 2 or text[lt - 1] not in " \t" or (m := _MAILBOX.match(text, lt)) is None or m.end() <= at:
+            continue
+        done = m.end()
+        local, domain = text[lt + 1 : at].lower(), text[at + 1 : m.end() - 1].lower()
+        if local in _EMAIL_LOCAL_SKIP or _doc_domain(domain, domain.rsplit(".", 1)[-1]):
+            continue  # `Acme Support <support@acme.io>`: a role's; `Jane Doe <jane@example.com>`: a stand-in
+        before = _BEFORE_MAILBOX.search(text, max(0, lt - 160), lt)
+        if before is None:
+            continue
+        span = _capitalised(text, before.start("name"), before.end("name"))
+        if span is not None and _person(text[span[0] : span[1]]):
+            yield Hit(span[0], span[1], PERSON, "mailbox-name")
+
+
+def _capitalised(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the last run of capitalised words (particles between them) in `start:end`,
+    or None when there is none or it is a team's or a company's name."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
+    first = len(words)
+    while first > 0:
+        w = text[start + words[first - 1][0] : start + words[first - 1][1]]
+        if w[:1].isupper() or (w in _PARTICLES and first < len(words)):
+            first -= 1
+        else:
+            break
+    run = words[first:]
+    while run and ((w := text[start + run[0][0] : start + run[0][1]]) in _PARTICLES
+                   or w.lower().rstrip(":") in _LEAD_WORDS):
+        run = run[1:]  # a name starts with a capital, after what says whose the address is
+    if not run or len(run) > 5:
+        return None
+    s, e = start + run[0][0], start + run[-1][1]
+    name = text[s:e]
+    if any(w.lower().strip(".,") in _NOT_PERSON_WORDS for w in name.split()) or name.isupper() and len(name) > 3:
+        return None  # (`MAILER-DAEMON`, `ACME`: capitals, not a name)
+    return s, e
 
 
 def _trailer_start(text: str, i: int) -> bool:
