@@ -14,23 +14,34 @@ from typer.testing import CliRunner
 from _grow import append_user
 from _paths import SAMPLES
 from forsy.cli import app
-from forsy.store import TraceQuery, open_store
+from forsy.store import Store, TraceQuery, open_store
 from forsy.sweep import SweepOptions, sweep
 
+GROWTH = ("", "and add a test", "one more thing")  # the log as first swept, then grown twice
 
-def test_a_grown_sessions_replaced_drafts_are_not_exported(tmp_path: Path) -> None:
+
+def _log(tmp_path: Path) -> tuple[Path, str]:
+    """The demo session in a folder to sweep, and the URL of an empty store."""
     log = tmp_path / "logs" / "p" / "s.jsonl"
     log.parent.mkdir(parents=True)
     shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", log)
-    url = f"sqlite:///{tmp_path / 'store.db'}"
+    return log, f"sqlite:///{tmp_path / 'store.db'}"
+
+
+def _grow_and_sweep(store: Store, log: Path, more: str, tmp_path: Path) -> None:
+    if more:
+        append_user(log, more)
+    rep = sweep(store, SweepOptions(roots=[log.parent.parent], now=time.time, ignore_settle=True,
+                                    claude_home=tmp_path / "no-claude"))
+    assert rep.counts.traces_written == 1
+
+
+def test_a_grown_sessions_replaced_drafts_are_not_exported(tmp_path: Path) -> None:
+    log, url = _log(tmp_path)
     store = open_store(url)
     try:
-        for more in ("", "and add a test", "one more thing"):
-            if more:
-                append_user(log, more)
-            rep = sweep(store, SweepOptions(roots=[log.parent.parent], now=time.time, ignore_settle=True,
-                                            claude_home=tmp_path / "no-claude"))
-            assert rep.counts.traces_written == 1
+        for more in GROWTH:
+            _grow_and_sweep(store, log, more, tmp_path)
         drafts = store.traces(TraceQuery(status="pending"))
         newest = store.traces(TraceQuery(status="pending", latest_only=True))
     finally:
@@ -51,17 +62,11 @@ def test_a_session_approved_again_after_it_grew_is_exported_once_as_last_approve
     in a dataset. The last approval is, and the other is named (--all-versions exports both)."""
     from forsy.review.actions import approve
 
-    log = tmp_path / "logs" / "p" / "s.jsonl"
-    log.parent.mkdir(parents=True)
-    shutil.copy(SAMPLES / "claude" / "demo-session.jsonl", log)
-    url = f"sqlite:///{tmp_path / 'store.db'}"
+    log, url = _log(tmp_path)
     store = open_store(url)
     try:
-        for i, more in enumerate(("", "and add a test", "one more thing")):
-            if more:
-                append_user(log, more)
-            sweep(store, SweepOptions(roots=[log.parent.parent], now=time.time, ignore_settle=True,
-                                      claude_home=tmp_path / "no-claude"))
+        for i, more in enumerate(GROWTH):
+            _grow_and_sweep(store, log, more, tmp_path)
             if i < 2:  # the first two states approved; the third left pending
                 [head] = store.traces(TraceQuery(status="pending", latest_only=True))
                 approve(store, head.trace_id, "human_reviewed", reviewer="Ada <ada@example.org>",
