@@ -82,3 +82,8 @@ def test_a_session_approved_again_after_it_grew_is_exported_once_as_last_approve
     r = run.invoke(app, ["export", "--to", "openai", "--from-store", "*", "--store", url, "-o", str(tmp_path / "b"),
                          "--all-versions"])
     assert r.exit_code == 0 and len((tmp_path / "b").read_text().splitlines()) == 2
+    # `forsy review export` writes each approval, its index line saying which a later one superseded
+    r = run.invoke(app, ["review", "export", "-o", str(tmp_path / "pub"), "--store", url])
+    assert r.exit_code == 0, r.output
+    index = [json.loads(x) for x in (tmp_path / "pub" / "index.jsonl").read_text().splitlines()]
+    assert [x["superseded"] for x in sorted(index, key=lambda x: x["steps"])] == [True, False]

@@ -22,7 +22,7 @@ import orjson
 
 from .._atomic import replace_file
 from ..errors import InputError, OutputError
-from ..store import Store, TraceQuery, every_audit, every_trace
+from ..store import Store, TraceQuery, every_audit, every_trace, superseded_approvals
 
 INDEX = "index.jsonl"
 
@@ -41,6 +41,7 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None, proje
     or, when `skipped` is given, it is left out of the folder and the index and added to it
     (trace id, why), and the others are written."""
     rows = every_trace(store, TraceQuery(status="approved", reviewed=True, agent=agent, project=project))
+    older = superseded_approvals(store)  # a session approved again once it grew: each approval is kept, marked
     if not _index_ours(dest / INDEX):
         raise OutputError("exists and was not written by forsy review export; not overwritten", path=dest / INDEX)
     dest.mkdir(parents=True, exist_ok=True)
@@ -67,6 +68,7 @@ def export_approved(store: Store, dest: Path, *, agent: str | None = None, proje
             "agent": row.agent, "project": row.project, "started_at": row.started_at, "ended_at": row.ended_at,
             "steps": row.steps, "turns": row.turns, "confidence": row.confidence, "task": row.task,
             "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files.items())},
+            "superseded": row.trace_id in older,  # a later draft of its session was approved too
         }) + b"\n")
     try:
         replace_file(dest / INDEX, b"".join(index))  # checked above as forsy's own: replaced whole
