@@ -68,7 +68,8 @@ def test_only_approved_traces_byte_for_byte_with_their_index_line(st: Store, tmp
         "approved_at": "2026-03-02T10:00:01+00:00", "agent": row.agent, "project": row.project,
         "started_at": row.started_at, "ended_at": row.ended_at, "steps": 9, "turns": row.turns,
         "confidence": row.confidence, "task": row.task,
-        "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files_of(st, ra).items())}}
+        "sha256": {n: hashlib.sha256(d).hexdigest() for n, d in sorted(files_of(st, ra).items())},
+        "superseded": False}
     assert list(by[ra]["sha256"]) == sorted(by[ra]["sha256"])
     assert (by[rb]["prior_trace_id"], by[rb]["reviewer"], by[rb]["validation_level"]) == (b, BOB, "human_reviewed")
     assert by[rb]["approved_at"] == "2026-03-02T11:00:00+00:00"
@@ -229,7 +230,8 @@ class Counting:
         return self.count
 
     def traces(self, query: TraceQuery) -> list[TraceRow]:
-        self.limits.append(query.limit)
+        if query.status == "approved":  # the export's own query (not the lineage's, which reads every draft)
+            self.limits.append(query.limit)
         assert query.offset == 0
         return self.store.traces(query)
 
