@@ -81,13 +81,17 @@ def add_draft(store: Store, new: NewTrace, now: str) -> bool | str:
     - `new` ahead of a stored copy, with no draft of its own file before it, replaces that copy's
       draft (its prior), which leaves the queue as any replaced draft does."""
     with store.transaction():
-        mine = _steps([f.data for f in new.files if f.name == "trace.json"])
-        for fuller in store.copies(new, fuller=True):
-            if _begins(mine, _stored_steps(store, fuller)):
-                return fuller
+        # the new trace's steps are parsed only when there is a copy to compare (a large session's
+        # trace.json, parsed for every draft, would cost its time and its memory at the peak)
+        fuller = store.copies(new, fuller=True)
         prior = store.prior_draft_id(new)
-        if prior is None:
-            prior = next((c for c in store.copies(new, fuller=False) if _begins(_stored_steps(store, c), mine)), None)
+        behind = store.copies(new, fuller=False) if prior is None else []
+        if fuller or behind:
+            mine = _steps([f.data for f in new.files if f.name == "trace.json"])
+            for f in fuller:
+                if _begins(mine, _stored_steps(store, f)):
+                    return f
+            prior = next((c for c in behind if _begins(_stored_steps(store, c), mine)), None)
         return store.add_trace(replace(new, prior_trace_id=prior), now)
 
 
