@@ -87,6 +87,22 @@ def planted_log(folder: Path) -> tuple[Path, list[str]]:
     return out, [token, password, aws]
 
 
+def planted_draft(tmp_path: Path) -> tuple[str, str, list[str], str]:
+    """A store holding the draft of `planted_log`: its URL, the draft, the planted secrets and the
+    draft's trace.json as text."""
+    from forsy.store import open_store
+
+    log, planted = planted_log(tmp_path / "logs")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    st = open_store(url)
+    try:
+        tid = put(st, log)
+        trace = next(f.data for f in st.trace_files(tid) if f.name == "trace.json").decode()
+    finally:
+        st.close()
+    return url, tid, planted, trace
+
+
 @contextmanager
 def review_serve(args: list[str], env: dict[str, str]) -> Iterator[str]:
     """`forsy review serve ARGS` in a process of its own; yields the first line it prints (the

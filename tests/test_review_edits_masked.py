@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from _review import cli, planted_log, put
+from _review import cli, planted_draft, planted_log, put
 from forsy.review.redacted import mask_typed
 from forsy.store import open_store
 from secretgen import SecretGen, forms
@@ -30,14 +30,7 @@ def everything(url: str) -> str:
 
 
 def test_a_token_pasted_into_an_edit_is_masked_stored_and_published_masked(tmp_path: Path) -> None:
-    log, _ = planted_log(tmp_path / "logs")  # the trace already holds [CREDENTIAL_n] placeholders
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        tid = put(st, log)
-        trace = next(f.data for f in st.trace_files(tid) if f.name == "trace.json").decode()
-    finally:
-        st.close()
+    url, tid, _, trace = planted_draft(tmp_path)  # the trace already holds [CREDENTIAL_n] placeholders
     had = {int(n) for n in re.findall(r"\[CREDENTIAL_(\d+)\]", trace)}
     assert had
     pasted = SecretGen(seed=99).github()

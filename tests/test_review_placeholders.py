@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from _review import cli, planted_log, put
+from _review import cli, planted_draft
 from forsy.review import redacted
 from forsy.store import open_store
 from secretgen import SecretGen, forms
@@ -44,14 +44,7 @@ def new_process() -> None:
 def stored(tmp_path: Path) -> tuple[str, str, list[str], int]:
     """A store holding the draft of a log with three planted secrets: its URL, the draft, the
     secrets, and the highest credential placeholder of the draft."""
-    log, planted = planted_log(tmp_path / "logs")
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    st = open_store(url)
-    try:
-        tid = put(st, log)
-        trace = next(f.data for f in st.trace_files(tid) if f.name == "trace.json").decode()
-    finally:
-        st.close()
+    url, tid, planted, trace = planted_draft(tmp_path)
     return url, tid, planted, max(int(n) for n in re.findall(r"\[CREDENTIAL_(\d+)\]", trace))
 
 

@@ -111,7 +111,8 @@ def export_cmd(
 
 def _last_approvals(url: str, bundles: list[Bundle]) -> tuple[list[Bundle], int]:
     """`bundles` (approvals) without those of drafts a later approved draft of their session replaced."""
-    from ..store import open_store, superseded_approvals
+    from ..review.lineage import superseded_approvals
+    from ..store import open_store
 
     st = open_store(url, create=False)
     try:

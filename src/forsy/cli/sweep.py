@@ -364,7 +364,9 @@ def _tried(fault: FaultRow, runs: list[RunRow]) -> str:
     newest = next((r for r in runs if r.status == "done"), None)
     if newest is None or fault.last_run is None or fault.last_run >= newest.id:
         return "tried again each run"
-    under = any(fault.path == root or fault.path.startswith(root.rstrip("/") + "/") for root in newest.roots)
+    from ..store.names import below
+
+    under = any(below(fault.path, root) for root in newest.roots)
     return (f"last tried {fault.last_at} by run {fault.last_run}"
             f"{'' if under else f'; run {newest.id} swept other roots'}")
 

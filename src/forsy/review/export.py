@@ -22,7 +22,8 @@ import orjson
 
 from .._atomic import replace_file
 from ..errors import InputError, OutputError
-from ..store import Store, TraceQuery, every_audit, every_trace, superseded_approvals
+from ..store import Store, TraceQuery, every_audit, every_trace
+from .lineage import superseded_approvals
 
 INDEX = "index.jsonl"
 

@@ -15,7 +15,7 @@ from collections import Counter
 
 import orjson
 
-from ..store import AuditRow, Store, TraceQuery, TraceRow
+from ..store import AuditRow, Store, TraceQuery, TraceRow, every_audit, every_trace
 
 # how far back the earlier drafts of a session are looked at (a session traced again every day)
 _BACK = 50
@@ -81,11 +81,26 @@ def _decided(a: AuditRow) -> str:
 def decision(store: Store, trace_id: str) -> str | None:
     """The last decision on draft `trace_id` in a few words, with the reason or the note that says
     what to change (what whoever picks the draft up must read), or None when none was made."""
+    last = last_decision(store, trace_id)
+    return _decided(last) if last is not None else None
+
+
+def last_decision(store: Store, trace_id: str) -> AuditRow | None:
+    """The audit record of the last decision on draft `trace_id` (approve, reject, needs changes)."""
     last = None
-    for a in store.audit(trace_id):
+    for a in every_audit(store, trace_id):
         if a.trace_id == trace_id and a.action in _DECIDED and (last is None or a.at >= last.at):
             last = a
-    return _decided(last) if last is not None else None
+    return last
+
+
+def decided_in_full(a: AuditRow) -> str:
+    """A decision said whole: what, by whom, when, the level it was published at, and its reason or
+    note (stored masked)."""
+    detail = _detail(a.detail_json)
+    why, level = detail.get("reason") or detail.get("note"), detail.get("level")
+    return (f"{_DECIDED[a.action]} by {a.actor} at {a.at}" + (f" as {level}" if level else "")
+            + (f": “{why}”" if why else ""))
 
 
 def _detail(text: str) -> dict[str, object]:
@@ -96,4 +111,29 @@ def _detail(text: str) -> dict[str, object]:
     return d if isinstance(d, dict) else {}
 
 
-__all__ = ["decision", "earlier_work", "replacement"]
+def superseded_approvals(store: Store) -> set[str]:
+    """The traces reviews made (approvals) of drafts a later draft of the same session replaced,
+    when that later draft, or one after it, was approved too: an older approved version of a
+    session that grew. Exported beside the newer, one session would be in a dataset twice."""
+    drafts = every_trace(store, TraceQuery(reviewed=False, limit=10_000))
+    later: dict[str, list[str]] = {}
+    for d in drafts:
+        if d.prior_trace_id is not None:
+            later.setdefault(d.prior_trace_id, []).append(d.trace_id)
+    reviews = every_trace(store, TraceQuery(reviewed=True, limit=10_000))
+    approved = {r.prior_trace_id for r in reviews if r.prior_trace_id is not None}  # a review's prior: its draft
+    out = set()
+    for r in reviews:
+        seen, todo = set(), list(later.get(r.prior_trace_id or "", []))
+        while todo:
+            t = todo.pop()
+            if t in approved:
+                out.add(r.trace_id)
+                break
+            if t not in seen:
+                seen.add(t)
+                todo.extend(later.get(t, []))
+    return out
+
+
+__all__ = ["decided_in_full", "decision", "earlier_work", "last_decision", "replacement", "superseded_approvals"]

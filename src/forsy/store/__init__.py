@@ -37,11 +37,11 @@ from .models import (
     TraceQuery,
     TraceRow,
 )
-from .repository import Store, every_audit, every_trace, open_store, superseded_approvals
+from .repository import Store, every_audit, every_trace, open_store
 
 __all__ = [
     "DRAFT_STATUSES", "TRACE_ORDERS", "AuditRow", "DraftState", "DraftStatus", "ErrorRow", "FaultRow", "FileState",
     "FileStatus", "LockInfo", "NewProposal", "NewTrace", "ProposalRow", "ReviewAction", "ReviewChange",
     "ReviewConflict", "RunCounts", "RunRow", "Store", "StoredFile", "TraceOrder", "TraceQuery", "TraceRow",
-    "every_audit", "every_trace", "open_store", "shown_url", "superseded_approvals",
+    "every_audit", "every_trace", "open_store", "shown_url",
 ]

@@ -271,28 +271,3 @@ def every_audit(store: Store, trace_id: str | None = None) -> list[AuditRow]:
             return rows
         limit *= 2
 
-
-def superseded_approvals(store: Store) -> set[str]:
-    """The traces reviews made (approvals) of drafts a later draft of the same session replaced,
-    when that later draft, or one after it, was approved too: an older approved version of a
-    session that grew. Exported beside the newer, one session would be in a dataset twice."""
-    drafts = every_trace(store, TraceQuery(reviewed=False, limit=10_000))
-    later: dict[str, list[str]] = {}
-    for d in drafts:
-        if d.prior_trace_id is not None:
-            later.setdefault(d.prior_trace_id, []).append(d.trace_id)
-    reviews = every_trace(store, TraceQuery(reviewed=True, limit=10_000))
-    approved = {r.prior_trace_id for r in reviews if r.prior_trace_id is not None}  # a review's prior: its draft
-    out = set()
-    for r in reviews:
-        seen, todo = set(), list(later.get(r.prior_trace_id or "", []))
-        while todo:
-            t = todo.pop()
-            if t in approved:
-                out.add(r.trace_id)
-                break
-            if t not in seen:
-                seen.add(t)
-                todo.extend(later.get(t, []))
-    return out
-

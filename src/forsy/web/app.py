@@ -68,7 +68,7 @@ from .guard import (
     render_page,
     trace_id_of,
 )
-from .refused import closed_page, conflict_page, decision, refused_edit
+from .refused import closed, closed_page, conflict_page, decision, refused_edit
 
 STEPS_PER_PAGE = 200
 AUDIT_SHOWN = 1000  # records on the audit page, newest first (all of them: forsy review audit)
@@ -137,7 +137,7 @@ async def draft(request: Request, s: Settings) -> Response:
     # to a step of the conversation leads to its page, not to an anchor this page lacks
     page_of = {e.step: -(-_first_step(b) // STEPS_PER_PAGE)
                for b in every for e in (b.entries if isinstance(b, Subagent) else [b])}
-    can = _reviewable(d)
+    can = not closed(d)  # a draft still open, that no later draft replaced
     msg = request.query_params.get("done")
     names = Labels(d)
     return render_page(s, "draft.html", title=tid, h=h, can_review=can, levels=REVIEW_LEVELS, edits=edit_rows(d, names),
@@ -147,11 +147,6 @@ async def draft(request: Request, s: Settings) -> Response:
                  needs=needs(d) if d.state is not None and d.state.review_of is None else None,
                  step_url=lambda n: f"/t/{tid}/s/{n}", conv_url=lambda n: _conv_url(n, page_of, page),
                  message=_DONE.get(msg or ""), message_kind="ok")
-
-
-def _reviewable(d: LoadedTrace) -> bool:
-    """Whether the page offers review actions: a draft still open, that no later draft replaced."""
-    return d.state is not None and d.state.review_of is None and d.state.status in actions.OPEN and not d.replaced_by
 
 
 def loaded(st: Store, tid: str) -> LoadedTrace:
@@ -229,7 +224,7 @@ async def step(request: Request, s: Settings) -> Response:
         raise NotFound(f"no step {n}: the trace has {len(d.steps)} steps")
     full = request.query_params.get("full") == "1"
     v = step_view(d, n, EvidenceReader(d), cap=None if full else FIELD_CAP)
-    can = _reviewable(d)
+    can = not closed(d)  # a draft still open, that no later draft replaced
     return render_page(s, "step.html", title=f"{tid} step {n}", trace_id=tid, v=v, total=len(d.steps), full=full,
                  prev=n - 1 if n > 1 else None, next=n + 1 if n < len(d.steps) else None,
                  version=d.state.version if d.state else 0, can_review=can,

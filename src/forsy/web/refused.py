@@ -5,40 +5,27 @@ title, never a proposal path."""
 
 from __future__ import annotations
 
-import orjson
 from starlette.responses import Response
 
 from ..errors import ForsyError, RedactionError
 from ..review.actions import OPEN, ChangedSince
 from ..review.labels import field_label
+from ..review.lineage import decided_in_full, last_decision
 from ..review.overlay import current_value, value_hint
 from ..review.redacted import TypedMasker
 from ..review.since import Change, changes_since
 from ..review.source import LoadedTrace, from_store
-from ..store import ReviewConflict, Store, every_audit
+from ..store import ReviewConflict, Store
 from .guard import Settings, render_page
 
 _DECIDED = {"approve": "approved it", "reject": "rejected it", "needs_changes": "marked it as needing changes"}
-_DECISION = {"approve": "approved", "reject": "rejected", "needs_changes": "sent back for changes"}
 
 
 def decision(st: Store, tid: str) -> str | None:
     """The last decision on draft `tid`, said whole: what, by whom, when, and the reason or the
     note (stored masked) or the level it was published at; None when none was made."""
-    last = None
-    for a in every_audit(st, tid):
-        if a.trace_id == tid and a.action in _DECISION and (last is None or a.at >= last.at):
-            last = a
-    if last is None:
-        return None
-    try:
-        detail = orjson.loads(last.detail_json or "{}")
-    except orjson.JSONDecodeError:
-        detail = {}
-    detail = detail if isinstance(detail, dict) else {}
-    why, level = detail.get("reason") or detail.get("note"), detail.get("level")
-    return (f"{_DECISION[last.action]} by {last.actor} at {last.at}" + (f" as {level}" if level else "")
-            + (f": “{why}”" if why else ""))
+    last = last_decision(st, tid)
+    return decided_in_full(last) if last is not None else None
 
 
 def closed(d: LoadedTrace) -> bool:
