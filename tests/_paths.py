@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,10 @@ def real_logs(kind: str, *patterns: str) -> list[Path]:
 
 
 needs_shared = pytest.mark.skipif(not REAL_LOGS.is_dir(), reason="../shared/real_logs is absent")
+
+
+def system_tool(name: str) -> str | None:
+    """The path of an administrator's tool (runuser, capsh, setpriv): on PATH, else in /usr/sbin or
+    /sbin, which a root shell started with a plain PATH (`env -i PATH=/usr/bin:/bin`) leaves out."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import settings
 
+from _paths import system_tool
 from _seed import TEST_SEED
 
 if TYPE_CHECKING:
@@ -106,7 +107,10 @@ def pg_server() -> Iterator[PgServer]:
 
         pw = pwd.getpwnam("postgres")
         os.chown(root, pw.pw_uid, pw.pw_gid)
-        as_user = ["runuser", "-u", "postgres", "--"]
+        runuser = system_tool("runuser")
+        if runuser is None:
+            raise RuntimeError("runuser (util-linux) is not found: as root, PostgreSQL is started as the postgres user")
+        as_user = [runuser, "-u", "postgres", "--"]
     data, port = root / "data", 5432 + os.getpid() % 1000
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
 

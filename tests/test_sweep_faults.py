@@ -27,7 +27,7 @@ import pytest
 
 import forsy.run as forsy_run
 import forsy.sweep.run as sweep_mod
-from _paths import SAMPLES
+from _paths import SAMPLES, system_tool
 from forsy.errors import ExitCode
 from forsy.store import open_store
 from forsy.sweep import SweepOptions, SweepProgress, sweep
@@ -39,10 +39,10 @@ SESSIONS = {"a": "demo-session.jsonl", "b": "compaction-and-branches.jsonl", "c"
 def _unprivileged_prefix() -> list[str] | None:
     if os.geteuid() != 0:
         return []
-    if shutil.which("capsh"):
-        return ["capsh", f"--drop={DROP}", "--"]
-    if shutil.which("setpriv"):
-        return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    if capsh := system_tool("capsh"):
+        return [capsh, f"--drop={DROP}", "--"]
+    if setpriv := system_tool("setpriv"):
+        return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
     return None
 
 
@@ -60,7 +60,7 @@ def forsy(*args: str, unprivileged: bool = False, fsize: int | None = None,
     cmd = [sys.executable, "-m", "forsy.cli", *args]
     if unprivileged:
         assert PREFIX is not None
-        if PREFIX[:1] == ["capsh"]:
+        if Path(PREFIX[0]).name == "capsh":
             cmd = [*PREFIX, "-c", shlex.join(cmd)]
         else:
             cmd = [*PREFIX, *cmd]
