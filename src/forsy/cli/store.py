@@ -67,17 +67,26 @@ def store_export(
 
 
 @store_app.command("migrate")
-def store_migrate(store: StoreOpt = None) -> None:
-    """Create the store or bring its schema up to date (prints the migrations applied)."""
+def store_migrate(
+    store: StoreOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as one JSON object.")] = False,
+) -> None:
+    """Create the store or bring its schema up to date; names the migrations this run applied."""
     from ..store import open_store
 
     url = store_url(store)
     st = open_store(url)  # opening applies what is missing, under a lock (several at once: one does it)
     try:
-        names: list[str] = st.migrations() if hasattr(st, "migrations") else []
+        applied: list[str] = list(getattr(st, "applied_on_open", []))
+        total = len(st.migrations()) if hasattr(st, "migrations") else 0
     finally:
         st.close()
-    say(f"{st.url}: schema up to date ({len(names)} migrations: {', '.join(names)})")
+    if as_json:
+        emit_json_line({"ok": True, "store": st.url, "applied": applied, "migrations": total})
+    elif applied:
+        say(f"{st.url}: applied {len(applied)} of {total} migrations ({', '.join(applied)}); schema up to date")
+    else:
+        say(f"{st.url}: schema up to date ({total} migrations, none to apply)")
 
 
 @store_app.command("copy")

@@ -176,6 +176,7 @@ class PostgresStore:
         self._depth = 0
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()
+        self.applied_on_open: list[str] = []  # what this open applied, for `forsy store migrate` to name
         try:
             self._check_or_migrate(migrate)
         except BaseException:
@@ -218,7 +219,7 @@ class PostgresStore:
             return
         if not migrate:
             raise InputError("the store's schema is not up to date: run `forsy store migrate --store URL`")
-        self.migrate()
+        self.applied_on_open = self.migrate()
 
     def migrate(self) -> list[str]:
         """Apply the migrations not applied yet (several processes at once: one does, the

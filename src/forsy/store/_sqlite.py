@@ -174,7 +174,10 @@ class SqliteStore:
         self._zc = zstandard.ZstdCompressor(level=3)
         self._zd = zstandard.ZstdDecompressor()
         try:
-            self._check_migrations() if readonly else self._migrate()
+            # what this open applied, for `forsy store migrate` to name
+            self.applied_on_open: list[str] = [] if readonly else self._migrate()
+            if readonly:
+                self._check_migrations()
         except BaseException:
             self.db.close()
             raise
@@ -239,8 +242,8 @@ class SqliteStore:
                                 "up to date", path=self.path)
         return done
 
-    def _migrate(self) -> None:
-        migrate_sqlite(self.db, MIGRATIONS, what="the store", where=self.path, dialect=SQLITE_DIALECT,
+    def _migrate(self) -> list[str]:
+        return migrate_sqlite(self.db, MIGRATIONS, what="the store", where=self.path, dialect=SQLITE_DIALECT,
                        transaction=lambda: self.transaction(immediate=True))
 
     def migrations(self) -> list[str]:
