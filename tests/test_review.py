@@ -88,7 +88,7 @@ def test_reject_needs_a_reason_and_closes_the_draft(db: tuple[str, str]) -> None
                "--store", url)[0] == 0  # a draft needing changes is still open
     assert cli("review", "reject", tid, "--reason", "not a real task", "--store", url)[0] == 0
     code, _, err = cli("review", "edit", tid, "--step", "3", "--field", "eval_reason", "--value", "x", "--store", url)
-    assert code == 2 and "is rejected" in err
+    assert code == 9 and "is rejected" in err  # decided by a reviewer: a conflict (README), not bad input
     listed = cli("review", "list", "--json", "--status", "rejected", "--store", url)[1]
     rows = [json.loads(x) for x in listed.splitlines()]
     assert [r["trace_id"] for r in rows] == [tid]
@@ -211,7 +211,7 @@ def test_approve_makes_a_new_trace_that_validates_and_exports(db: tuple[str, str
     assert audit[-1]["action"] == "approve"
     assert audit[-1]["after_sha256"] == hashlib.sha256((folder / "trace.json").read_bytes()).hexdigest()
     code, _, err = cli("review", "approve", tid, "--store", url)
-    assert code == 2 and "is approved" in err
+    assert code == 9 and "is approved" in err  # decided: a conflict (README), not bad input
     # exported again: the identical folder is left alone, not rewritten
     assert "0 written" in cli("review", "export", "-o", str(out_dir), "--store", url)[1]
 

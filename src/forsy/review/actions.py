@@ -93,8 +93,10 @@ def _open_draft(store: Store, trace_id: str, expected_version: int | None, *,
         raise InputError(f"trace {trace_id} is the result of a review (of draft {state.review_of}), not a draft")
     if state.status not in OPEN:
         extra = f"; it was reviewed as {state.reviewed_as}" if state.reviewed_as else ""
-        raise InputError(f"trace {trace_id} is {state.status}{extra}: only pending drafts and drafts needing "
-                         "changes are reviewed")
+        # someone decided it: a conflict with that decision (exit 9), as when the decision lands
+        # while this action is being saved, not input forsy cannot use
+        raise Lasting(f"trace {trace_id} is {state.status}{extra}: only pending drafts and drafts needing "
+                      "changes are reviewed")
     later = store.trace(d.replaced_by) if d.replaced_by and not closing else None
     if later is not None:  # an edit would be lost with it, an approval publish what the log no longer says
         raise Lasting(f"draft {trace_id} was replaced by {later.trace_id} ({later.steps} steps), traced again "

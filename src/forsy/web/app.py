@@ -285,21 +285,13 @@ async def act(request: Request, s: Settings) -> Response:
                 raise InputError(str(e)) from None
             try:
                 (actions.confirm if what == "confirm" else actions.decline)(st, tid, path, **kw)
-            except ReviewConflict as e:
-                return conflict_page(s, st, tid, e, version, path)
-            except InputError:  # decided since the page was loaded: by whom, when (else the refusal as it is)
-                if (page := closed_page(s, st, tid)) is None:
-                    raise
-                return page
+            except ReviewConflict as e:  # decided since the page was loaded: by whom, when; else what changed
+                return closed_page(s, st, tid) or conflict_page(s, st, tid, e, version, path)
         else:
             try:
                 done = _decide(st, tid, what, form, kw)
-            except ReviewConflict as e:  # a decision on a draft that changed: what changed, and by whom
-                return conflict_page(s, st, tid, e, version)
-            except InputError:
-                if (page := closed_page(s, st, tid)) is None:
-                    raise
-                return page
+            except ReviewConflict as e:  # decided since the page was loaded: by whom, when; else what changed
+                return closed_page(s, st, tid) or conflict_page(s, st, tid, e, version)
             if done is None:
                 return error_page(s, 404, "Not found", "no such action")
             what = done
