@@ -61,9 +61,12 @@ class Chat:
     blank_lines: int = 0  # separators between writes
     unterminated: list[int] = field(default_factory=list)  # lines of messages cut by a header / the end
     cut: int | None = None  # the last line, when it has no line break: aider's last write was cut
+    not_utf8: list[int] = field(default_factory=list)  # lines not UTF-8: U+FFFD where bytes could not be read
 
 
-def split_lines(data: bytes) -> list[Line]:
+def split_lines(data: bytes, not_utf8: list[int] | None = None) -> list[Line]:
+    """The file's lines; `not_utf8` gets the numbers of those that are not UTF-8 (aider writes
+    the chat in its `--encoding`), whose undecodable bytes are shown as U+FFFD."""
     out: list[Line] = []
     parts = data.split(b"\n")
     if parts[-1] == b"":
@@ -74,7 +77,13 @@ def split_lines(data: bytes) -> list[Line]:
         start = pos
         if pos == 0 and text.startswith(BOM):  # a Windows editor's mark: the first line's text starts after it
             text, start = text[len(BOM):], len(BOM)
-        out.append(Line(n, start, start + len(text), text.decode("utf-8", "replace")))
+        try:
+            decoded = text.decode("utf-8")
+        except UnicodeDecodeError:
+            decoded = text.decode("utf-8", "replace")
+            if not_utf8 is not None:
+                not_utf8.append(n)
+        out.append(Line(n, start, start + len(text), decoded))
         pos += len(part) + 1
     return out
 
@@ -207,4 +216,7 @@ class _Parser:
 
 
 def parse(data: bytes) -> Chat:
-    return _Parser(split_lines(data), bool(data) and not data.endswith(b"\n")).run()
+    not_utf8: list[int] = []
+    chat = _Parser(split_lines(data, not_utf8), bool(data) and not data.endswith(b"\n")).run()
+    chat.not_utf8 = not_utf8
+    return chat

@@ -120,6 +120,22 @@ def _sid(item: Item | None, line: int) -> str:
     return f"{when}L{line}"
 
 
+def _warn_not_utf8(sessions: list[Session], spans: list[tuple[int, int]], lines: list[int], name: str) -> None:
+    """Lines that are not UTF-8 (aider writes its chat in the encoding `--encoding` names): one
+    warning a session, with how many and the first, since their text shows U+FFFD for the bytes
+    forsy could not read, a character the log does not hold."""
+    by: dict[int, list[int]] = {}
+    for line in lines:
+        by.setdefault(id(_owner(sessions, spans, line)), []).append(line)
+    for s in sessions:
+        mine = by.get(id(s))
+        if mine:
+            s.warn("not-utf8", f"{len(mine)} line(s) are not UTF-8 (first at line {mine[0]}): the bytes that could "
+                   "not be read are shown as U+FFFD, which the log does not hold. aider writes the chat in the "
+                   "encoding of its --encoding option; convert the file to UTF-8 (e.g. iconv -f cp1252 -t utf-8 "
+                   "FILE > NEW, naming that encoding) and retrace it", name, mine[0])
+
+
 def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadContext) -> list[Session]:
     chat = parse(data)
     cut = Cutter(data, name)
@@ -170,6 +186,7 @@ def _read_chat(path: Path, data: bytes, name: str, file: SourceFile, ctx: ReadCo
         owner = _owner(sessions, spans, line)
         owner.warn("unterminated-message", "an aider message of several lines has no closing line break before the "
                    "next session or the end (the file was cut?)", name, line)
+    _warn_not_utf8(sessions, spans, chat.not_utf8, name)
     if chat.cut is not None:
         _owner(sessions, spans, chat.cut).warn(
             "cut-write", "the file does not end with a line break, as every aider write does: its last write was cut "
