@@ -129,7 +129,7 @@ def test_deciding_in_place_closes_each_item(web: tuple[TestClient, str, str]) ->
                      ("/steps/2/observation", MODEL_VALUE)]
     # the approval page shows what will be published, old -> new, and asks
     page = c.get(f"/t/{tid}/approve?level=expert_reviewed").text
-    assert "<del>null</del> → <ins>True</ins>" in page and "expert_reviewed" in page and 'id="confirm"' in page
+    assert "<del>null</del> → <ins>true</ins>" in page and "expert_reviewed" in page and 'id="confirm"' in page
     assert "3 item(s)" in page
 
 

@@ -21,7 +21,8 @@ import pytest
 from _paths import SAMPLES
 from _review import ADA, HOST, TOKEN, csrf, put, stored
 from forsy.review import actions
-from forsy.review.view import FIELD_CAP, _from_home
+from forsy.review.source import from_home as _from_home
+from forsy.review.view import FIELD_CAP
 from forsy.store import Store, open_store
 from forsy.web.app import make_app
 from forsy.web.guard import Settings

@@ -243,6 +243,7 @@ def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--ste
     """A draft with its review state, edits and audit log (--step N: one step whole)."""
     from ..review.labels import Labels
     from ..review.source import from_store
+    from ..review.view import value_text
     from ..store import every_audit
 
     st = _open(store)
@@ -263,7 +264,8 @@ def review_show(trace_id: IdArg, step: Annotated[int | None, typer.Option("--ste
     if step is None:
         names = Labels(d)  # each field named as the web form and the conflict messages name it
         for p in d.proposals:
-            text = str(p.value)
+            text = value_text(p.value)  # as the pages spell it: true, not Python's True
+            text = "null" if text is None else text
             cut = f" ({len(text)} characters: --json gives it whole)" if len(text) > 80 else ""
             con.print(f"edit {_t(names(p.path))} ({p.path}) by {_t(p.actor.name)} at {p.time}: "
                       f"{_t(_short(text, 80))}{cut}")

@@ -11,14 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..protocols import Redactor
+from ..sources import has_scheme
+from ..store import sweeper_name
 from ..verification import Sources, VerifyReport, check_field  # the per-field check verify runs
 from .overlay import Json
 from .redacted import cached_redactor
-from .source import LoadedTrace
+from .source import LoadedTrace, from_home
 
 RECORD_CAP = 20_000  # characters of a log record shown before "show all"
 
@@ -90,13 +93,23 @@ class EvidenceReader:
                 except OSError as e:
                     data, note = None, f"the log {name} cannot be read: {e.strerror or e}"
                 else:
-                    note = f"the log {name} is not on this machine (it stays where it was swept)"
+                    note = self._elsewhere(name)
                 if data is not None:
                     digest = self.sources.get(name)
                     note = "" if digest is None or hashlib.sha256(data).hexdigest() == digest else \
                         f"the log {name} changed since the trace was made (sha256 differs)"
             self._checked[name] = note
         return self._checked[name]
+
+    def _elsewhere(self, name: str) -> str:
+        """Where a log not found here is: on the machine that swept it, named when the store
+        says which (a shared store's drafts come from many), at its path there."""
+        host = self.loaded.swept_on
+        if not host or host == sweeper_name():  # swept here (and gone since), or by an unnamed machine
+            return f"the log {name} is not on this machine (it stays where it was swept)"
+        row = self.loaded.row
+        where = name if row is None or has_scheme(name) else from_home(str(Path(row.unit_path).parent / name))
+        return f"the log {name} is on {host} ({where}), not on this machine"
 
     def step(self, n: int) -> StepEvidence:
         sp = self.loaded.step_provenance(n)

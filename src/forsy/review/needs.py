@@ -213,4 +213,4 @@ def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
     return Needs(judgements(d, ok), findings(d), factors, model_values(d, ok), cut, reading)
 
 
-__all__ = ["JUDGEMENTS", "Factor", "Judgement", "ModelValue", "Needs", "needs"]
+__all__ = ["JUDGEMENTS", "Factor", "Judgement", "ModelValue", "Needs", "judgements", "needs"]

@@ -6,6 +6,7 @@ that swept them (the store remembers the session file's path; a folder needs `--
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import orjson
 
 from ..errors import InputError
 from ..proposals import Proposal
-from ..store import DraftState, Store, TraceRow
+from ..store import DraftState, Store, TraceRow, swept_on
 from .lineage import decision, earlier_work, replacement
 from .overlay import Json, effective, stored_proposal
 
@@ -32,6 +33,7 @@ class LoadedTrace:
     replaced_by: str | None = None  # a stored draft: the later draft of its session that replaced it
     earlier_work: list[tuple[str, str]] = field(default_factory=list)  # its session's earlier drafts: what people did
     decided: str | None = None  # a rejected draft's, or one sent back: that decision, with its reason or note
+    swept_on: str | None = None  # the sweeper (host) that stored the draft, when the store says (PostgreSQL)
     _by_step: dict[object, Json] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -50,6 +52,14 @@ class LoadedTrace:
                 if isinstance(key, int | float | str):  # what == could match; a list cannot be a key
                     self._by_step.setdefault(key, sp)
         return self._by_step.get(n) or {"step": n, "evidence": [], "fields": {}}
+
+
+_HOME = re.compile(r"^(?:[A-Za-z]:)?[/\\](?:home|Users)[/\\][^/\\]+(?=[/\\])")
+
+
+def from_home(path: str) -> str:
+    """A path as a page shows it: from the home folder (`~/.claude/…`), never naming the account."""
+    return _HOME.sub("~", path, count=1)
 
 
 def _json(files: dict[str, bytes], name: str) -> Json:
@@ -98,8 +108,10 @@ def from_store(store: Store, trace_id: str, logs: list[Path] | None = None) -> L
     later = replacement(store, trace_id) if state is not None and state.review_of is None else None
     decided = decision(store, trace_id) if state is not None and state.status in ("rejected", "needs_changes") \
         else None
+    # a review's trace is stored by the reviewer's machine: the logs are where its draft was swept
+    host = swept_on(store, (state.review_of or trace_id) if state is not None else trace_id)
     return LoadedTrace(trace_id, files, trace, prov, _json(files, "manifest.json"), roots, row, state, proposals,
-                       later.trace_id if later is not None else None, earlier_work(store, trace_id), decided)
+                       later.trace_id if later is not None else None, earlier_work(store, trace_id), decided, host)
 
 
 def load(ref: str, store_url: str | None, logs: list[Path] | None = None) -> LoadedTrace:

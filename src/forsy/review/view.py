@@ -8,13 +8,12 @@ table; whole values are shown by the step views.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .evidence import EvidenceReader, StepEvidence
 from .overlay import STEP_EDITABLE
-from .source import LoadedTrace
+from .source import LoadedTrace, from_home
 
 SHORT = 80  # characters of a step's input in the step table
 FIELD_CAP = 4_000  # characters of a field shown before "show all"
@@ -95,8 +94,9 @@ def _text(v: Any) -> str:
 
 
 def value_text(v: Any) -> str | None:
-    """A field's value as a page shows it whole: text as it is, other values as JSON (`true`,
-    `3`); None for null (a page says "null" its own way)."""
+    """A field's value as a page or the terminal shows it (an edit's old and new value, a
+    field's value now): text as it is, other values as JSON (`true`, `3`, never Python's
+    `True`); None for null (a page says "null" its own way)."""
     return None if v is None else _text(v)
 
 
@@ -122,15 +122,7 @@ def header(d: LoadedTrace) -> Header:
         status=st.status if st else None, version=st.version if st else None,
         reviewed_as=st.reviewed_as if st else None, review_of=st.review_of if st else None,
         replaced_by=d.replaced_by, earlier_work=tuple(d.earlier_work), decided=d.decided,
-        log=_from_home(d.row.unit_path) if d.row else None, session_id=d.row.session_id if d.row else None)
-
-
-_HOME = re.compile(r"^(?:[A-Za-z]:)?[/\\](?:home|Users)[/\\][^/\\]+(?=[/\\])")
-
-
-def _from_home(path: str) -> str:
-    """A path as a page shows it: from the home folder (`~/.claude/…`), never naming the account."""
-    return _HOME.sub("~", path, count=1)
+        log=from_home(d.row.unit_path) if d.row else None, session_id=d.row.session_id if d.row else None)
 
 
 def step_row(s: dict[str, Any]) -> StepRow:

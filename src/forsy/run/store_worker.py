@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ForsyError, InputError
-from ..store import Store, open_store
+from ..store import Store, open_store, sweeper_name
 from ..store.jobs import JOB_KINDS, Job, JobKind, JobQueue
 from .options import RetraceOptions
 
@@ -32,7 +31,7 @@ def _iso() -> str:
 
 def worker_name() -> str:
     """This machine's name for jobs bound to a host (as the sweep records it)."""
-    return os.environ.get("FORSY_HOST") or socket.gethostname()
+    return sweeper_name()
 
 
 @dataclass

@@ -37,11 +37,12 @@ from .models import (
     TraceQuery,
     TraceRow,
 )
-from .repository import Store, every_audit, every_trace, open_store
+from .repository import Store, every_audit, every_trace, open_store, swept_on
+from .sweeper import sweeper_name
 
 __all__ = [
     "DRAFT_STATUSES", "TRACE_ORDERS", "AuditRow", "DraftState", "DraftStatus", "ErrorRow", "FaultRow", "FileState",
     "FileStatus", "LockInfo", "NewProposal", "NewTrace", "ProposalRow", "ReviewAction", "ReviewChange",
     "ReviewConflict", "RunCounts", "RunRow", "Store", "StoredFile", "TraceOrder", "TraceQuery", "TraceRow",
-    "every_audit", "every_trace", "open_store", "shown_url",
+    "every_audit", "every_trace", "open_store", "shown_url", "swept_on", "sweeper_name",
 ]

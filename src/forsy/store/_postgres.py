@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -73,6 +71,7 @@ from .models import (
     TraceRow,
 )
 from .names import below, coded_trace, from_db, to_db, uncoded_row, with_failure
+from .sweeper import sweeper_name
 
 try:
     import psycopg
@@ -92,10 +91,6 @@ _WORD = re.compile(r"[^\W_]+")  # SQLite unicode61: letters and digits make word
 def words(text: str) -> str:
     """`text` as the words full-text search indexes, lower-case, one space apart."""
     return " ".join(_WORD.findall(text.lower()))
-
-
-def sweeper_name() -> str:
-    return os.environ.get("FORSY_HOST") or socket.gethostname()
 
 
 _FAULT_COLS = "path, what, reason, first_at, first_run, last_at, last_run, runs"

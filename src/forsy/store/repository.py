@@ -249,6 +249,24 @@ def open_store(url: str | None = None, *, create: bool = True, readonly: bool = 
         raise first from None
 
 
+_FIRST_RECORDS = 50  # a draft's `draft_created` is its first audit record: looked for among the first ones
+
+
+def swept_on(store: Store, trace_id: str) -> str | None:
+    """The sweeper (host) that stored draft `trace_id`, as its `draft_created` audit record names
+    it; None when the record names none (a SQLite store's: one machine's store)."""
+    import json
+
+    for a in store.audit(trace_id, limit=_FIRST_RECORDS):
+        if a.action == "draft_created" and a.trace_id == trace_id:
+            try:
+                host = json.loads(a.detail_json or "{}").get("host")
+            except (ValueError, AttributeError):
+                return None
+            return host if isinstance(host, str) and host else None
+    return None
+
+
 def every_trace(store: Store, query: TraceQuery) -> list[TraceRow]:
     """Every row `query` selects, whatever its `limit` (a page size): asked for one more than the
     store counts, and again with twice as many while the answer comes back full (traces stored

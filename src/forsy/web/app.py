@@ -36,7 +36,7 @@ from ..review import actions
 from ..review.conversation import Block, Subagent, conversation, marked
 from ..review.evidence import EvidenceReader
 from ..review.labels import Labels, field_label
-from ..review.needs import needs
+from ..review.needs import JUDGEMENTS, judgements, needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
 from ..review.source import LoadedTrace, from_store
@@ -169,16 +169,17 @@ def _first_step(b: Block) -> int:
 def edit_rows(d: LoadedTrace, names: Labels | None = None) -> list[dict[str, Any]]:
     """The reviewer's edits as old → new, oldest first: each field named as its form names it
     (the path beside it); `inline` when both values are short words said whole on one line (a
-    page shows the others in boxes, whole up to FIELD_CAP characters, and says where the rest is)."""
+    page shows the others in boxes, whole up to FIELD_CAP characters, and says where the rest is).
+    Only the values' text is given (`value_text`: `true`, not Python's `True`), so a page cannot
+    show a value spelled otherwise than the trace's JSON spells it."""
     names = names or Labels(d)
     out = []
     for i, p in enumerate(d.proposals):
         if p.origin != "human":
             continue
-        old = p.replaces.value if p.replaces else None
-        texts = value_text(old), value_text(p.value)
+        texts = value_text(p.replaces.value if p.replaces else None), value_text(p.value)
         inline = all(t is None or (len(t) <= 200 and t == " ".join(t.split())) for t in texts)
-        out.append({"n": i + 1, "label": names(p.path), "path": p.path, "old": old, "new": p.value,
+        out.append({"n": i + 1, "label": names(p.path), "path": p.path,
                     "old_text": texts[0], "new_text": texts[1], "inline": inline, "actor": p.actor.name,
                     "time": p.time})
     return out
@@ -208,6 +209,20 @@ async def edits_page(request: Request, s: Settings) -> Response:
     return render_page(s, "edits.html", title=f"edits of {tid}", tid=tid, edits=edit_rows(d))
 
 
+async def judgement_page(request: Request, s: Settings) -> Response:
+    """One judgement's value whole, however long (the draft page shows one too long to edit
+    there cut, and links here for the rest)."""
+    tid = trace_id_of(request)
+    path = request.query_params.get("path") or ""
+    label = dict(JUDGEMENTS).get(path)
+    if label is None:
+        raise NotFound("no such judgement")
+    with open_for(s) as st:
+        d = loaded(st, tid)
+    j = next(j for j in judgements(d, set()) if j.path == path)  # (not `needs`: no validator run for it)
+    return render_page(s, "judgement.html", title=f"{label} · {tid}", tid=tid, j=j)
+
+
 _DONE = {"edit": "Edit saved.", "approve": "Approved: the reviewed trace is stored.", "reject": "Rejected.",
          "needs_changes": "Marked as needing changes.", "confirm": "Kept as it is, as your decision.",
          "decline": "Declined: the field is null again.",
@@ -220,6 +235,9 @@ async def step(request: Request, s: Settings) -> Response:
     n = int(request.path_params["n"])
     with open_for(s) as st:
         d = loaded(st, tid)
+        # a decided draft's step page offers no edit: it says why (who decided what, when)
+        decided = decision(st, tid) if d.state is not None and d.state.review_of is None \
+            and d.state.status in ("approved", "rejected") else None
     if not 1 <= n <= len(d.steps):
         raise NotFound(f"no step {n}: the trace has {len(d.steps)} steps")
     full = request.query_params.get("full") == "1"
@@ -227,7 +245,8 @@ async def step(request: Request, s: Settings) -> Response:
     can = not closed(d)  # a draft still open, that no later draft replaced
     return render_page(s, "step.html", title=f"{tid} step {n}", trace_id=tid, v=v, total=len(d.steps), full=full,
                  prev=n - 1 if n > 1 else None, next=n + 1 if n < len(d.steps) else None,
-                 version=d.state.version if d.state else 0, can_review=can,
+                 version=d.state.version if d.state else 0, can_review=can, state=d.state, decided=decided,
+                 replaced_by=d.replaced_by,
                  message=_DONE.get(request.query_params.get("done") or ""), message_kind="ok")
 
 
@@ -434,7 +453,7 @@ def make_app(settings: Settings) -> Starlette:
     return Starlette(routes=[
         r("/", queue), r("/audit", audit), r("/static/{name}", static, needs_reviewer=False),
         r("/t/{tid}", draft), r("/t/{tid}/s/{n:int}", step), r("/t/{tid}/approve", approve_page),
-        r("/t/{tid}/edits", edits_page),
+        r("/t/{tid}/edits", edits_page), r("/t/{tid}/judgement", judgement_page),
         r("/t/{tid}/{action}", act, ["POST"]), r("/who", who_page, ["GET", "POST"], needs_reviewer=False),
         r("/bulk", bulk, ["POST"]), r("/rules", rule, ["POST"]),
     ], middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, settings=settings)])

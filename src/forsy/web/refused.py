@@ -15,6 +15,7 @@ from ..review.overlay import current_value, value_hint
 from ..review.redacted import TypedMasker
 from ..review.since import Change, changes_since
 from ..review.source import LoadedTrace, from_store
+from ..review.view import value_text
 from ..store import ReviewConflict, Store
 from .guard import Settings, render_page
 
@@ -62,7 +63,7 @@ def refused_edit(s: Settings, st: Store, tid: str, e: ForsyError, *, path: str, 
     now = None
     if isinstance(e, ChangedSince) and e.field is not None:
         value = current_value(d.trace, path)
-        now = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        now = value_text(value) or ""  # spelled as the trace's JSON spells it (`true`, `{"a": 1}`)
     shut = closed(d)  # decided since, or replaced: saved again it would be refused again, so not offered
     decided = closed_words(st, d) if shut else ""
     retry = None if conflict or shown is None or shut else dict(action=f"/t/{tid}/edit", version=version,
