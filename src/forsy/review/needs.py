@@ -9,6 +9,9 @@ says whether it is still open; `open_count` is what the queue shows.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,13 +177,43 @@ def model_values(d: LoadedTrace, accepted: set[str]) -> list[ModelValue]:
     return out
 
 
-def findings(d: LoadedTrace) -> list[FindingLine]:
+class Seen:
+    """What the validator said of folders whose bytes were seen lately, by their sha256s: a
+    review server keeps one, since a draft's page is loaded again and again while a person
+    reviews it and validating a large draft is most of the page's time (half a second at 1,700
+    steps). The same bytes get the same findings; an edit makes new bytes."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._found: OrderedDict[tuple[tuple[str, str], ...], list[FindingLine]] = OrderedDict()
+        self._lock = threading.Lock()  # a server may answer pages from several threads
+
+    def findings(self, files: dict[str, bytes]) -> list[FindingLine]:
+        key = tuple(sorted((name, hashlib.sha256(data).hexdigest()) for name, data in files.items()))
+        with self._lock:
+            if (known := self._found.get(key)) is not None:
+                self._found.move_to_end(key)
+                return list(known)
+        found = _findings(files)
+        with self._lock:
+            self._found[key] = found
+            while len(self._found) > self.size:
+                self._found.popitem(last=False)
+        return list(found)
+
+
+def findings(d: LoadedTrace, seen: Seen | None = None) -> list[FindingLine]:
     """What `forsy validate` says of the draft with its edits (errors and warnings), a line per
-    rule and message with the steps it is said of."""
+    rule and message with the steps it is said of; `seen`: findings kept for the same bytes."""
+    edited = {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance)}
+    files = {**d.files, **edited}
+    return seen.findings(files) if seen is not None else _findings(files)
+
+
+def _findings(files: dict[str, bytes]) -> list[FindingLine]:
     from ..validation import validate_files
 
-    edited = {"trace.json": orjson.dumps(d.trace), "provenance.json": orjson.dumps(d.provenance)}
-    report = validate_files({**d.files, **edited})
+    report = validate_files(files)
     steps: dict[tuple[str, str, str], list[int]] = {}
     for f in [*report.errors, *report.warnings]:
         if f.rule.startswith("N"):  # the files' own sha256s in manifest.json describe the stored draft
@@ -199,9 +232,10 @@ def _where(w: dict[str, Any]) -> str:
     return f" ({w['file']}:{w['line']})" if w.get("line") is not None else f" ({w['file']})"
 
 
-def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
+def needs(d: LoadedTrace, accepted: set[str] | None = None, seen: Seen | None = None) -> Needs:
     """What a person has to decide about `d`; `accepted`: the model-proposed paths a reviewer
-    accepted as they are (from the audit log)."""
+    accepted as they are (from the audit log); `seen`: the validator's findings kept for the same
+    bytes (a review server's)."""
     ok = accepted or set()
     factors = [Factor(str(f.get("name")), float(f.get("penalty") or 0), float(f.get("value") or 0),
                       str(f.get("note") or "")) for f in d.manifest.get("confidence_factors") or []
@@ -210,7 +244,7 @@ def needs(d: LoadedTrace, accepted: set[str] | None = None) -> Needs:
                   if isinstance(sp.get("fields"), dict) and (sp["fields"].get("output") or {}).get("excerpt")})
     reading = [f"{w.get('code')}: {w.get('message')}" + _where(w)
                for w in d.manifest.get("warnings") or [] if isinstance(w, dict)]
-    return Needs(judgements(d, ok), findings(d), factors, model_values(d, ok), cut, reading)
+    return Needs(judgements(d, ok), findings(d, seen), factors, model_values(d, ok), cut, reading)
 
 
-__all__ = ["JUDGEMENTS", "Factor", "Judgement", "ModelValue", "Needs", "judgements", "needs"]
+__all__ = ["JUDGEMENTS", "Factor", "Judgement", "ModelValue", "Needs", "Seen", "judgements", "needs"]

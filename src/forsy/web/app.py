@@ -144,7 +144,7 @@ async def draft(request: Request, s: Settings) -> Response:
                  decided=decided, field_name=names, edit_cap=FIELD_CAP,
                  extras=extras(d), step_rows=all_rows[first:last], pages=pages, page=page, step_views=[],
                  blocks=blocks, marked=marked(every),
-                 needs=needs(d) if d.state is not None and d.state.review_of is None else None,
+                 needs=needs(d, seen=s.seen) if d.state is not None and d.state.review_of is None else None,
                  step_url=lambda n: f"/t/{tid}/s/{n}", conv_url=lambda n: _conv_url(n, page_of, page),
                  message=_DONE.get(msg or ""), message_kind="ok")
 
@@ -197,7 +197,7 @@ async def approve_page(request: Request, s: Settings) -> Response:
     if d.state is None or d.state.review_of is not None or d.state.status not in actions.OPEN:
         raise InputError(f"trace {tid} is not a draft open for review" + (f": it was {decided}" if decided else ""))
     return render_page(s, "approve.html", title=f"approve {tid}", tid=tid, level=level, edits=edit_rows(d),
-                 version=d.state.version, open_count=needs(d).open_count, edit_cap=FIELD_CAP)
+                 version=d.state.version, open_count=needs(d, seen=s.seen).open_count, edit_cap=FIELD_CAP)
 
 
 async def edits_page(request: Request, s: Settings) -> Response:

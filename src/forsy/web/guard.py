@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ForsyError, InputError, StoreError, StoreUnreachable
+from ..review.needs import Seen
 from ..store import ReviewConflict, Store, open_store
 from ..store.reviewers import verify_reviewer_token
 from ..times import time_bound
@@ -59,6 +60,8 @@ class Settings:
     own_token: bool = True  # False: the server's own token opens nothing (team mode, no local reviewer)
     # session id (the cookie's value) -> the token that opened it; the token stays in memory here
     sessions: dict[str, str] = field(default_factory=dict)
+    # the validator's findings on the drafts this server showed lately, by their bytes
+    seen: Seen = field(default_factory=Seen)
 
     @property
     def csrf(self) -> str:
