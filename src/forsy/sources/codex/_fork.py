@@ -42,6 +42,7 @@ from pathlib import Path
 
 from ...evidence import Session
 from ._read import LoadedFile, Rec
+from ._twins import plain_twin
 
 
 @dataclass(slots=True)
@@ -174,7 +175,9 @@ def candidate_paths(path: Path, thread_id: str, root: Path | None) -> list[Path]
         pattern = f"*{thread_id}*.jsonl*"
         found = d.glob(pattern) if i == 0 else d.rglob(pattern)
         for p in sorted(found):
-            if p.is_file() and p != path and p not in seen and p.name.endswith((".jsonl", ".jsonl.zst")):
+            # a compressed twin of a plain rollout is not the thread's file: Codex reads the plain one
+            if p.is_file() and p != path and p not in seen and p.name.endswith((".jsonl", ".jsonl.zst")) \
+                    and plain_twin(p) is None:
                 seen.add(p)
                 out.append(p)
     return out

@@ -13,7 +13,9 @@ The reading rules live in these modules:
 * `_codex_build`: one thread → events and session facts.
 
 `discover` on a home folder or on Codex's own (`~/.codex`) looks in its `sessions/` and in
-`archived_sessions/` (where `codex` moves an archived thread's file), not the whole tree.
+`archived_sessions/` (where `codex` moves an archived thread's file), not the whole tree. A
+`.jsonl.zst` beside its plain `.jsonl` is that rollout again (`_twins`): Codex reads the plain
+file, so forsy does too, and names the compressed one as a copy set aside.
 
 Subagents: a thread spawned by another has its own file whose `session_meta.source` is
 `{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}`. Reading a parent also reads
@@ -50,7 +52,7 @@ from .._side import why
 from .._threads import add_subagent, interleave, link_thread
 from ..base import read_head
 from ..lines import open_regular, source_name
-from ..listing import files_below
+from ..listing import files_below, unread
 from . import _drift
 from ._build import Thread, ThreadBuilder
 from ._exec_json import is_exec_stream, read_exec_stream
@@ -58,6 +60,7 @@ from ._fork import candidate_paths
 from ._ledger import mark_thread
 from ._legacy import is_legacy, load_json_rollout
 from ._read import LoadedFile, head_text, load_file
+from ._twins import compared, plain_twin, set_aside_why
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
 PATTERNS = ("rollout-*.jsonl", "rollout-*.json", "*.jsonl.zst")
@@ -105,6 +108,11 @@ class CodexSource:
         found = {p for p in listed if any(fnmatchcase(p.name, pat) for pat in PATTERNS) and p.is_file()}
         # a headless run's saved stream has no name of Codex's own: any .jsonl whose events are its
         found |= {p for p in listed if p not in found and p.name.endswith(".jsonl") and _is_exec_file(p)}
+        # a compressed twin of a plain rollout beside it is passed over, as Codex does, and named
+        for p in sorted(found):
+            if (plain := plain_twin(p)) is not None:
+                found.discard(p)
+                unread(p, set_aside_why(p, plain))
         rollouts = sorted(p for p in found if self._is_rollout(p))
         heads = {p: _head_meta(p) for p in rollouts}
         ids = {(d, str(h.get("id"))) for p, h in heads.items() if h.get("id") for d in day_folders(p.parent)}
@@ -128,6 +136,10 @@ class CodexSource:
         session = Session("codex", "", [], {}, [], SessionMeta(agent="codex-cli"))
         reader = _Reader(session, ctx)
         main = reader.thread(path)
+        if (plain := plain_twin(path)) is not None:  # named by the user: read, but not as Codex would
+            held, _ = compared(path, plain)
+            session.warn("compressed_twin", f"a compressed copy of {plain.name}, beside it{held}: read as "
+                         "named, though Codex reads the plain file when both are there", main.lf.source)  # fmt: skip
         session.session_id = main.thread_id
         session.meta = main.meta
         session.meta.extra["actor"] = main.actor
@@ -183,6 +195,12 @@ class _Reader:
         out: list[tuple[Thread, Thread]] = []
         for p in sorted(self._beside(parent)):
             if p.resolve() in self.paths or not p.name.endswith(SUFFIXES) or not p.is_file():
+                continue
+            if (plain := plain_twin(p)) is not None:  # Codex reads the plain file: that one is read
+                if p not in self.unlisted and _parent_of(_head_meta(p)) == parent.thread_id:
+                    self.unlisted.add(p)
+                    self.session.warn("compressed_twin", f"{p.name}, a subagent's rollout beside it, not read: "
+                                      f"{set_aside_why(p, plain)}", parent.lf.source)  # fmt: skip
                 continue
             head = _head_meta(p)
             if not head and (reason := _unreadable(p)) is not None:

@@ -23,10 +23,12 @@ Messages a rewind took back are read and flagged abandoned (the work happened).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...evidence import ReadingWarning, Session
 from .._records import Record, iter_jsonl
+from ..listing import unread
 
 HEADER_WHY = "the chat's header (session id, project hash, start time)"
 SET_WHY = "a metadata update ($set: last updated, summary, directories)"
@@ -37,6 +39,10 @@ COPY_WHY = ("a copy of an earlier turn, written again under a new id when the CL
             "(/restore, a truncating compression)")
 IMPORT_WHY = ("another session's history, copied in by `gemini --session-file` (gemini.tsx): that session's "
               "work, not this one's")
+MIGRATED_WHY = ("an older copy of the chat beside it: resuming a .json chat, Gemini CLI writes it again into the "
+                ".jsonl of the same name and goes on there, which is read")
+# what that `.jsonl` is, said when the `.json` is named and read all the same
+MIGRATED_TWIN = "where Gemini CLI went on with this chat when it was resumed (its messages, and the later ones)"
 IMPORT_MARK = "Imported session from "  # the info message written before the copied messages
 
 
@@ -169,3 +175,15 @@ def _count_keys(d: dict[str, Any], into: dict[str, int]) -> None:
     for k in d:
         if k not in HEADER_KEYS and not k.startswith("$"):
             into[k] = into.get(k, 0) + 1
+
+
+def without_migrated(chats: list[Path]) -> list[Path]:
+    """`chats` but the `.json` ones beside a `.jsonl` of the same name: resuming a `.json` chat,
+    Gemini writes its whole record again into `<same name>.jsonl` and goes on there, leaving the
+    `.json` (ChatRecordingService.initialize). That older copy is not read (its messages would be
+    read twice) and is named to the walk (`listing.unread`), as a copy set aside."""
+    lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
+    older = {p for p in chats if p.suffix == ".json" and p.with_suffix("") in lines}
+    for p in sorted(older):
+        unread(p, MIGRATED_WHY)
+    return [p for p in chats if p not in older]

@@ -141,10 +141,7 @@ class GeminiSource:
             return []
         listed = files_below(path, ("*.json", "*.jsonl"))
         chats = sniffed(sorted(p for p in listed if p.name != "logs.json"), self.sniff)
-        # resuming a `.json` chat, Gemini writes its whole record again into `<same name>.jsonl`
-        # and goes on there (ChatRecordingService.initialize): the `.json` is an older copy
-        lines = {p.with_suffix("") for p in chats if p.suffix == ".jsonl"}
-        chats = [p for p in chats if not (p.suffix == ".json" and p.with_suffix("") in lines)]
+        chats = _jsonl.without_migrated(chats)  # a `.json` chat moved to `.jsonl`: set aside, named
         # a subagent's chat is read with its main chat when that one is here (`_subagents`)
         found = set(chats)
         chats = [p for p in chats if p.suffix != ".jsonl" or main_chat(p) not in found]
@@ -171,6 +168,8 @@ class GeminiSource:
             attach_saved(chat.session, path, ctx)
             return [chat.session]
         s = _read_chat(path, data, name, file, ctx)
+        if path.suffix == ".json" and (lines := path.with_suffix(".jsonl")).is_file():  # named, so read
+            s.warn("migrated_chat", f"read as named, though {lines.name} beside it is {_jsonl.MIGRATED_TWIN}", name)
         attach_saved(s, path, ctx)
         return [s]
 
