@@ -13,6 +13,23 @@ inserted, which messages of the same second keep. The first time it
 makes the database it imports the `.jsonl` sessions beside it (session/legacy.rs), ids
 unchanged, and leaves the files.
 
+Schema v10 (session/migrations.rs) adds `threads` (`id`, `name`, `user_set_name`,
+`working_dir`, `archived_at`, `metadata_json`), `thread_messages` (`thread_id`, `session_id`
+(may be NULL), `message_id`, `role`, `content_json`, `created_timestamp`, `metadata_json`) and
+`sessions.thread_id`. The ACP server (goose acp/server.rs) keeps there the conversation as the
+person sees it (a thread is what an ACP client calls a session; the `sessions` rows with its
+`thread_id` are the agent's working contexts, several over its life): `ThreadManager::
+append_message` (session/thread_manager.rs) writes the person's prompt and every message the
+agent's reply streams, with the working session's id, the text of a text-only message added to
+the row before it; the agent writes its own copy to `messages`. `fork_thread` copies a thread's
+rows, `session_id` kept. So a thread row whose session is read is a copy of what that session's
+messages hold: not read, counted (`thread_copies`) and said on that session. A thread none of
+whose rows names a session read (NULL, or a session with no messages) is a conversation
+`messages` does not hold: read as a session of its own (its id the thread's, the `threads` row
+its facts: `working_dir`, `name`, the model named in `metadata_json`). A thread that has rows of
+both kinds: the rows naming no session read are not read, counted (`thread_rows_unread`) and
+said, since the code does not say what such a row is.
+
 Each row read is one record, named `SCHEME` + the database's path (as evidence names files) +
 `#<table>/<id>`; its bytes are the canonical JSON (`forsy.ids.canonical`) of the row as
 `SELECT *` returns it, its `content_json` and `metadata_json` columns as the JSON values they
@@ -44,8 +61,9 @@ from ._messages import DB_KEYS, Transcript
 SCHEME = "goose-db:"
 NAME = re.compile(r"^sessions\.db$")
 SQLITE_MAGIC = b"SQLite format 3\x00"
-TABLES = ("sessions", "messages")
+TABLES = ("sessions", "messages", "threads", "thread_messages")
 JSON_COLUMNS = ("content_json", "metadata_json")
+MESSAGE_TABLES = ("messages", "thread_messages")  # their JSON columns hold a message's parts
 
 
 def is_db(path: Path) -> bool:
@@ -85,7 +103,7 @@ def row_value(table: str, row: dict[str, Any]) -> dict[str, Any]:
     """The row as a record holds it: each column as stored, a message's JSON columns parsed
     (a column that does not parse is kept as its text)."""
     out = {k: _text(v) for k, v in row.items()}
-    if table == "messages":
+    if table in MESSAGE_TABLES:
         for k in JSON_COLUMNS:
             if isinstance(out.get(k), str):
                 try:
@@ -109,6 +127,12 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
     try:
         sessions = query(db, "SELECT * FROM sessions ORDER BY id", unread_wal=wal)
         messages = query(db, "SELECT * FROM messages ORDER BY id", unread_wal=wal)
+        names = {r["name"] for r in query(db, "SELECT name FROM sqlite_master WHERE type = 'table'", unread_wal=wal)}
+        # schema v10 on; an older database has no thread tables
+        trows = query(db, "SELECT * FROM thread_messages ORDER BY id", unread_wal=wal) \
+            if "thread_messages" in names else []
+        threads = query(db, "SELECT * FROM threads ORDER BY id", unread_wal=wal) \
+            if trows and "threads" in names else []
         data = db.read_bytes()
     except sqlite3.Error as e:  # the main file alone, its log not read, may hold no table yet
         raise InputError(f"cannot read Goose's database ({e}){without_wal(wal)}", path=db) from None
@@ -130,6 +154,7 @@ def read_db(db: Path, ctx: ReadContext) -> list[Session]:
                "table: read with no session facts", f"{SCHEME}{src}#sessions/{sid}", None)
         _messages(s, file, rows)
         out.append(s)
+    out.extend(_threads(out, file, threads, trows))
     for s in out if wal else []:
         unreadable(s, src, f"{src}-wal", wal[0], WAL_MISSING)
     return out
@@ -158,7 +183,7 @@ def _session(file: SourceFile, row: dict[str, Any], rows: list[dict[str, Any]]) 
     title = d.get("name") if isinstance(d.get("name"), str) and d["name"].strip() else d.get("description")
     if isinstance(title, str) and title.strip():
         m.extra["title" if d.get("user_set_name") in (1, True) else "ai_title"] = title
-    for k in ("session_type", "provider_name", "schedule_id"):
+    for k in ("session_type", "provider_name", "schedule_id", "thread_id"):
         if isinstance(d.get(k), str) and d[k]:
             m.extra[k] = d[k]
     try:
@@ -176,9 +201,9 @@ def _session(file: SourceFile, row: dict[str, Any], rows: list[dict[str, Any]]) 
     return s
 
 
-def _messages(s: Session, file: SourceFile, rows: list[dict[str, Any]]) -> None:
+def _messages(s: Session, file: SourceFile, rows: list[dict[str, Any]], table: str = "messages") -> None:
     t = Transcript(s, DB_KEYS)
-    recs = [_record(s, file, "messages", r, r["role"] if isinstance(r.get("role"), str) else None) for r in rows]
+    recs = [_record(s, file, table, r, r["role"] if isinstance(r.get("role"), str) else None) for r in rows]
     t.plan(recs)
     for rec in recs:
         t.message(rec)
@@ -186,3 +211,66 @@ def _messages(s: Session, file: SourceFile, rows: list[dict[str, Any]]) -> None:
         if call_id not in t.answered:
             s.quality.missing_results += 1
             s.warn("no-result", f"tool call {call_id} ({tool}) has no result in the database", file.path)
+
+
+def _threads(read: list[Session], file: SourceFile, threads: list[dict[str, Any]],
+             rows: list[dict[str, Any]]) -> list[Session]:
+    """The thread rows: a copy of a session read is counted on it; a thread whose rows no
+    session read holds is read as a session of its own (the module's docstring says why)."""
+    by_id = {s.session_id: s for s in read}
+    facts = {str(t.get("id")): t for t in threads}
+    by_thread: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_thread.setdefault(str(r.get("thread_id")), []).append(r)
+    out = []
+    for tid, trows in by_thread.items():
+        held = [r for r in trows if isinstance(r.get("session_id"), str) and r["session_id"] in by_id]
+        if not held:
+            out.append(_thread_session(file, tid, facts.get(tid), trows))
+            continue
+        copies: dict[str, int] = {}
+        for r in held:
+            copies[r["session_id"]] = copies.get(r["session_id"], 0) + 1
+        for sid, n in copies.items():
+            s = by_id[sid]
+            s.quality.extra["thread_copies"] = s.quality.extra.get("thread_copies", 0) + n
+            s.warn("thread-copy", f"{n} row(s) of thread {tid} in the thread_messages table are the thread's copy "
+                   "of this session's messages (as the person saw them): not read, the messages table is",
+                   f"{SCHEME}{file.path}#threads/{tid}", None)
+        left = len(trows) - len(held)
+        if left:
+            s = by_id[held[0]["session_id"]]
+            s.quality.extra["thread_rows_unread"] = s.quality.extra.get("thread_rows_unread", 0) + left
+            s.warn("thread-rows-unread", f"{left} row(s) of thread {tid} in the thread_messages table name no "
+                   "session whose messages the database holds; not read", f"{SCHEME}{file.path}#threads/{tid}", None)
+    return out
+
+
+def _thread_session(file: SourceFile, tid: str, row: dict[str, Any] | None, rows: list[dict[str, Any]]) -> Session:
+    s = Session("goose", tid, [file], {}, [], SessionMeta(agent="goose"), Quality())
+    s.meta.extra["thread_id"] = tid
+    where = f"{SCHEME}{file.path}#threads/{tid}"
+    s.warn("thread-only", f"thread {tid}: its {len(rows)} row(s) in the thread_messages table are a conversation "
+           "no session's messages hold; read as a session of its own", where, None)
+    if row is None:
+        s.warn("no-thread", f"thread {tid} has no row in the threads table: read with no thread facts", where, None)
+    else:
+        rec = _record(s, file, "threads", row, "thread")
+        s.mark(rec.ev.id, "metadata", "the thread's row")
+        d = rec.data
+        if isinstance(d.get("working_dir"), str) and d["working_dir"].strip():
+            s.meta.cwd = d["working_dir"]
+        # the name the person gave the thread is its title; the writer's own ("New Chat", "Fork
+        # of …") is kept as written
+        if isinstance(d.get("name"), str) and d["name"].strip():
+            s.meta.extra["title" if d.get("user_set_name") in (1, True) else "thread_name"] = d["name"]
+        if isinstance(d.get("archived_at"), str) and d["archived_at"]:
+            s.meta.extra["archived_at"] = d["archived_at"]
+        try:
+            meta = orjson.loads(d["metadata_json"]) if isinstance(d.get("metadata_json"), str) else None
+        except orjson.JSONDecodeError:
+            meta = None
+        if isinstance(meta, dict) and isinstance(meta.get("model_name"), str) and meta["model_name"]:
+            s.meta.models.append(meta["model_name"])
+    _messages(s, file, rows, "thread_messages")
+    return s

@@ -49,8 +49,10 @@ and says how many bytes were lost.
 * timestamps (`timestamp` in 1.x messages, `extra.timestamp` in 2.x) are epoch seconds,
   written as ISO 8601 UTC (derived, R-time).
 
-A message that is no chat message (the OpenAI Responses API items a 2.x `response` model
-writes) is not read: counted and warned about.
+A 2.x Responses-API model (`litellm_response`, `openrouter_response`, `portkey_response`)
+writes the response object in place of the assistant message and a `function_call_output` item
+in place of the `tool` message; they are read as those (`_responses` says how). Any other
+message with no role is not read: counted and warned about.
 """
 
 from __future__ import annotations
@@ -62,16 +64,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from ...evidence import Event, Evidence, Ref, Session
-from ...jsontext import json_text
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .. import ReadContext
-from .._records import MAX_DEPTH, Record, too_deep
+from .._records import Record
 from ..chat import load_doc, new_session, unreadable
 from ..json_doc import read_object_array
 from ..lines import discover_sniffed, sha256
+from . import _responses
+from ._responses import TEXT_PARTS
 
 KIND = "mini_swe_agent"
 TOOL = "bash"
@@ -118,7 +119,8 @@ def _iso(v: Any) -> str | None:
 
 def _texts(content: Any, ptr: str) -> tuple[str | None, list[str], int] | None:
     """(text, where each piece of it is, images) of a message's content; None for parts other
-    than text and images. 2.x with a `multimodal_regex` writes the content as parts
+    than text (`text`, or the Responses API's `input_text` / `output_text`) and images. 2.x
+    with a `multimodal_regex` writes the content as parts
     (openai_multimodal.py): the one string cut around each tag, an `image_url` part in the
     place of an image's tag, another kind's tag dropped. The text parts, joined with nothing
     between them, are the string as written without its tags."""
@@ -131,7 +133,7 @@ def _texts(content: Any, ptr: str) -> tuple[str | None, list[str], int] | None:
     images = 0
     for k, c in enumerate(content):
         kind = _dict(c).get("type")
-        if kind == "text" and isinstance(c.get("text"), str):
+        if kind in TEXT_PARTS and isinstance(c.get("text"), str):
             texts.append(c["text"])
             ptrs.append(f"{ptr}/{k}/text")
         elif kind == "image_url":
@@ -260,17 +262,24 @@ class _Reader:
         return None, None
 
     def message(self, m: dict[str, Any], p: str) -> None:
-        role = m.get("role")
+        # a Responses-API model's command output: the chat form's `tool` message in another shape
+        output = _responses.is_output(m)
+        role = "tool" if output else m.get("role")
         unrun, batch = self.unrun, self.batch  # the last answer's: only its own results come between
         if role != "tool":
             self.unrun, self.batch = [], []
+        if _responses.is_response(m):  # a Responses-API model's answer: the response object
+            ts, ts_from = self._ts(m, p)
+            self._assistant(m, p, None, "", ts, ts_from)
+            return
         if not isinstance(m, dict) or not isinstance(role, str):
             kind = _str(m.get("type")) or _str(m.get("object"))
             what = f"a {kind!r} item (OpenAI Responses API), which forsy does not read" if kind else \
                 "not a chat message (no role)"
             self._skip("not-a-message", f"the message is {what}; skipped")
             return
-        got = _texts(m.get("content"), f"{p}/content")
+        key = "output" if output else "content"
+        got = _texts(m.get(key), f"{p}/{key}")
         text, ptrs, images = got if got is not None else (None, [], 0)
         # parts (images, text cut around them) are read where the trace can say so: in a command's
         # output and in the task; elsewhere (a system prompt, the person's words, a note) the
@@ -287,8 +296,8 @@ class _Reader:
         elif role == "assistant":
             self._assistant(m, p, text, tptr, ts, ts_from)
         elif role == "tool":
-            cid = _str(m.get("tool_call_id"))
-            self._answer(cid, m, p, text, ptrs, ts, ts_from, images)
+            cid = _str(m.get("call_id" if output else "tool_call_id"))
+            self._answer(cid, m, p, text, ptrs, ts, ts_from, images, tool=True)
         elif role == "user" and not self.seen_task:
             self.seen_task = True
             self._images(images)
@@ -339,7 +348,9 @@ class _Reader:
         if text:
             self._ev("agent_text", "agent", ts, ts_from, tptr, text)
         calls, actions = m.get("tool_calls"), _dict(m.get("extra")).get("actions")
-        if isinstance(calls, list) and calls:
+        if _responses.is_response(m):
+            _responses.response(self, m, p, ts, ts_from)  # its calls are its function_call items
+        elif isinstance(calls, list) and calls:
             for k, c in enumerate(calls):
                 self._tool_call(c, f"{p}/tool_calls/{k}", p, ts, ts_from)
         elif isinstance(actions, list) and actions:
@@ -370,27 +381,13 @@ class _Reader:
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             self._skip("bad-tool-call", f"tool_calls[{cp.rsplit('/', 1)[1]}] has no function name; skipped")
             return
-        raw = fn.get("arguments")
-        args: Any = raw
-        if isinstance(raw, str):
-            try:
-                v = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                v = None
-            if isinstance(v, dict) and too_deep(raw.encode(), v):  # orjson took it: UTF-8 it is
-                # later stages (and json_text here) walk values recursively: arguments nested
-                # deeper than MAX_DEPTH stay the text they were written as (the message is read:
-                # no unparsable record, evidence.UNPARSABLE_WARNINGS)
-                self.s.warn("too-deep-value", f"tool_calls[{cp.rsplit('/', 1)[1]}] arguments nest values more than "
-                            f"{MAX_DEPTH} levels deep; kept as text", self.src, self.line)
-                v = None
-            args = v if isinstance(v, dict) and json_text(v) == raw else raw
+        args = _responses.parse_args(self, fn.get("arguments"), f"tool_calls[{cp.rsplit('/', 1)[1]}]")
         cid = _str(_dict(c).get("id")) or f"{self.ev}:{cp}"
         self._ev("tool_call", "agent", ts, ts_from, f"{cp}/function/arguments", None, call_id=cid, tool=fn["name"],
                  args=args, group=f"{self.ev}{p}", name_ref=Ref(self.ev, f"{cp}/function/name"))
 
     def _answer(self, cid: str | None, m: dict[str, Any], p: str, text: str | None, ptrs: list[str],
-                ts: str | None, ts_from: Ref | None, images: int = 0) -> None:
+                ts: str | None, ts_from: Ref | None, images: int = 0, tool: bool = False) -> None:
         extra = _dict(m.get("extra"))
         tptr = ptrs[0]
         code, code_from, rule = None, None, None
@@ -407,7 +404,7 @@ class _Reader:
         self._images(images)
         if cid is not None:
             self.answered.add(cid)
-        if m.get("role") == "tool" and rc == -1 and extra.get("exception_info") == NOT_RUN:
+        if tool and rc == -1 and extra.get("exception_info") == NOT_RUN:
             self.unrun.append((e, self.ev))  # the message after it says why it did not run (or did)
 
     def _user_later(self, m: dict[str, Any], p: str, text: str, ptrs: list[str], images: int, ts: str | None,
@@ -478,6 +475,8 @@ class _Reader:
         """2.x keeps no assistant message for an answer it could not parse: the model's words are
         in the format error's `extra` (`model_response`, else the raw `response`'s message)."""
         extra = _dict(m.get("extra"))
+        if _responses.refused(self, extra, p, ts, ts_from):  # a Responses-API model's response object
+            return
         if isinstance(extra.get("model_response"), str):
             words, ptr = extra["model_response"], f"{p}/extra/model_response"
         else:
