@@ -20,6 +20,7 @@ from .calls import CALL_SHAPES
 from .encoded import ENCODED_SHAPES
 from .finance import NUMBER_ANCHOR_PATTERN
 from .pairs import PAIR_ANCHOR_PATTERN
+from .people import PEOPLE_SHAPES
 from .personal import PHONE_ANCHOR_PATTERN
 from .places import PLACE_SHAPES
 from .prefixed import PREFIX_ANCHOR_PATTERN
@@ -34,7 +35,7 @@ SEED_ANCHOR_RULE = "custom.forsy-anchor.seed"
 POSTCODE_ANCHOR_RULE = "custom.forsy-anchor.postcode"
 # one engine rule per shape a rule looks for (`custom.forsy-anchor.shape.<name>`): where it may stand
 SHAPE_ANCHOR_RULE = "custom.forsy-anchor.shape"
-SHAPE_ANCHOR_PATTERNS: dict[str, str] = {**CALL_SHAPES, **PLACE_SHAPES, **ENCODED_SHAPES}
+SHAPE_ANCHOR_PATTERNS: dict[str, str] = {**CALL_SHAPES, **PLACE_SHAPES, **ENCODED_SHAPES, **PEOPLE_SHAPES}
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 
 

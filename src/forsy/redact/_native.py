@@ -20,7 +20,7 @@ from .jwk import JWK_ANCHORS
 from .keys import KEY_BLOCK_ANCHORS, SIGNING_KEY_ANCHORS
 from .languages import ANCHORS as LANGUAGE_ANCHORS
 from .links import ACCESS_ANCHORS, LINK_ANCHORS_CASED
-from .logins import LOGIN_ANCHORS
+from .logins import AUTH_COMMAND_ANCHORS, LOGIN_ANCHORS
 from .outputs import DEVICE_ANCHORS_RARE
 from .people import PEOPLE_ANCHORS
 from .personal import BIRTH_LABELS, ID_KEY_LABELS, ID_LABELS, PHONE_LABELS
@@ -37,8 +37,8 @@ from .tables import TABLE_ANCHORS
 NATIVE_ANCHORS_CASED = tuple(dict.fromkeys(TOKEN_FINDER.literals + CLI_ANCHORS + STRUCTURE_ANCHORS + LANGUAGE_ANCHORS
                                               + KEY_BLOCK_ANCHORS + SIGNING_KEY_ANCHORS + PHONE_LABELS + ID_LABELS
                                               + ID_KEY_LABELS + BIRTH_LABELS + SENDS + INSERT_ANCHORS
-                                              + TABLE_ANCHORS + LOGIN_ANCHORS + MASK_ANCHORS + HCL_ANCHORS
-                                              + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
+                                              + TABLE_ANCHORS + LOGIN_ANCHORS + AUTH_COMMAND_ANCHORS + MASK_ANCHORS
+                                              + HCL_ANCHORS + CODE_ANCHORS_CASED + JWK_ANCHORS + STREET_ANCHORS
                                               + ADDRESS_LABELS + BOX_ANCHORS + COOKIE_STRING_ANCHORS
                                               + TYPED_ANCHORS + LINK_ANCHORS_CASED + HEADER_ANCHORS_TITLE
                                               + CALL_ANCHORS_CAMEL + ENCODED_ANCHORS + PEOPLE_ANCHORS))

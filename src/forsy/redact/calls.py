@@ -4,7 +4,10 @@ encryption primitive (`jwt.encode(payload, "s3cr3t", …)`, `hmac.new(b"k", msg,
 `hmac.New(sha256.New, []byte("k"))`, `new SecretKeySpec("k".getBytes(), "HmacSHA256")`), the
 password of a connection (`pymysql.connect(host, "app", "pw", "db")`, `new PDO($dsn, 'app', 'pw')`,
 `DriverManager.getConnection(url, "app", "pw")`), keyring's (`set_password("svc", "bob", "pw")`),
-a client built from one token (`new Stripe("…")`, `Client("…")`), and a user and password kept
+a client built from one token (`new Stripe("…")`, `Client("…")`), a client of a protocol that
+signs in, opened with its settings in a row (`Net::SMTP.start(host, port, helo, user, "pw")`,
+`StrictRedis(host, port, db, "pw")`, `new XMPPTCPConnection(user, "pw", host)`, Erlang's
+`:ftp.user(pid, user, "pw")`), and a user and password kept
 under a name for credentials (`DEFAULT_CREDS = ("admin", "pw")`). A sign-in call's
 (`smtp.login(user, "pw")`, `HTTPBasicAuth("bob", "pw")`, `auth=(…)`) is logins.py's.
 
@@ -20,7 +23,9 @@ JWT's encode, decode, sign or verify takes the claims or the token first and the
 a JWT builder's `.sign(…)`/`.signWith(…)` at the end of its chain takes the key alone
 (`new SignJWT(c).setProtectedHeader(h).sign(k)`); a connection takes a host, a user, then the
 password (`new mysqli(…)`, `ftplib.FTP(…)`, `Net::FTP.new(…)`), and Go's DSN writes them
-`user:password@tcp(host)`; a user-and-password value takes the user first (`url.UserPassword`).
+`user:password@tcp(host)`; a user-and-password value takes the user first (`url.UserPassword`);
+a protocol's client takes its password somewhere past the first setting, the one literal of
+them that reads as a password (a host, a domain, a port, a user's plain name do not).
 The literal may be wrapped in what makes it bytes: `b"…"`, `[]byte("…")`, `Buffer.from('…')`,
 `Encoding.UTF8.GetBytes("…")`, `new TextEncoder().encode('…')`, `"…".getBytes(UTF_8)`,
 `"…".toByteArray()`, `"…".as_ref()`, `"…".encode()`; quoted with ', " or backticks.
@@ -69,6 +74,10 @@ _DATA_FIRST_OWNERS = frozenset({"cryptojs"})
 _CHAIN_SIGN = frozenset({"sign", "signwith"})
 # a connection's class or function (besides `connect` and the `Connection`s): host, user, password
 _CONNECTIONS = frozenset({"mysqli", "ftp", "ftptls"})
+# protocols whose clients sign in with a password given among their settings, and the words of
+# a call that opens or builds such a client (or names its class: `StrictRedis`, `XMPPTCPConnection`)
+_PROTOCOLS = ("smtp", "imap", "pop3", "ftp", "sftp", "ldap", "redis", "xmpp", "amqp", "nntp")
+_OPENERS = frozenset({"new", "start", "open", "connect", "dial", "user", "connection", "client"})
 JWT_OBJECTS = frozenset({"jwt", "jws", "jwe", "jose", "jsonwebtoken"})
 JWT_VERBS = frozenset({"encode", "decode", "sign", "verify"})
 # what a JWT is built by, a call at a time: its last `.sign(…)` takes the key
@@ -85,7 +94,8 @@ CALL_ANCHORS = ("jwt", "jws", "jose", "hmac", "fernet", "aes", "chacha", "salsa"
 # Cased only, found as written (a name always written so: PHP's functions, a class's name)
 CALL_ANCHORS_CASED = ("openssl_", "mysqli", "FTP", "SecurityKey", "EncodingKey", "DecodingKey", "importKey",
                       "SecretKey", "TimedSerializer", "SafeSerializer", "MessageVerifier", "MessageEncryptor",
-                      "UserPassword", "UsernamePassword", "@tcp(", "@unix(")
+                      "UserPassword", "UsernamePassword", "@tcp(", "@unix(", "SMTP.start(", "POP3.start(", "Redis(",
+                      "ftp.user(")
 CALL_ANCHORS_CAMEL = ("ChaCha", "SecretBox", "SignedString", "KeySpec", *CALL_ANCHORS_CASED)
 # a call with one quoted argument (a client built from a token), found where it opens: the
 # engine reports a call whose one argument is a long run of token characters (its data has
@@ -221,7 +231,8 @@ def _role(parts: list[list[str]]) -> str | None:
     """Which argument holds the secret: `key` (a primitive's first past an algorithm), `data`
     (a JWT call's second), `after-data` (an API's that takes the data first: the one after it),
     `connect` (after host and user), `pair` (after the user), `last`, `chain` (a JWT builder's:
-    the key goes to the `.sign(…)` its chain ends with)."""
+    the key goes to the `.sign(…)` its chain ends with), `protocol` (a password-like literal among
+    a protocol client's settings)."""
     if not parts or not parts[-1]:
         return None
     verb = parts[-1]
@@ -247,6 +258,9 @@ def _role(parts: list[list[str]]) -> str | None:
         return "last"  # keyring's `set_password(service, user, password)`
     if "password" in verb and ("user" in verb or "username" in verb):
         return "pair"  # `url.UserPassword("bob", "pw")`, `UsernamePasswordAuthenticationToken`
+    if any(w.startswith(_PROTOCOLS) for w in words) and (verb[-1] in _OPENERS or any(
+            w.startswith(_PROTOCOLS) for w in verb)):
+        return "protocol"
     if words & JWT_BUILDERS:
         return "chain"
     return None  # a sign-in's (user, password) is logins.py's
@@ -294,6 +308,9 @@ def _secret_args(text: str, paren: int, anchors: Anchors) -> Iterator[Hit]:
         if at is not None and _HOST.fullmatch(text[at[0] : at[1]]) and strings[1] is not None:
             at = strings[1]
         picked = at
+    elif role == "protocol":  # the last literal past the first setting that reads as a password
+        shaped = [lit for lit in literals[1:] if lit is not None and _protocol_password(text[lit[0] : lit[1]])]
+        picked = shaped[-1] if shaped else None
     elif role == "pair":
         picked = literals[1] if len(literals) >= 2 else None
     else:
@@ -399,6 +416,11 @@ def _password(value: str) -> bool:
     placeholder (the place is the API's, so `root` or `secret` there is one)."""
     return (_literal_secret(value) and accept_value("password", 1, value, quoted=True) and not _pathlike(value)
             and not _HOST.fullmatch(value) and not (" " in value and all(w.isalpha() for w in value.split())))
+
+
+def _protocol_password(value: str) -> bool:
+    """A password among a client's settings, where no name marks it: one that reads as one."""
+    return _password(value) and (password_like(value, 6) or mixed_literal(value))
 
 
 def _literal_secret(value: str) -> bool:

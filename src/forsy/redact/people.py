@@ -10,7 +10,20 @@ Git's raw objects and porcelain name the person without a colon: `author Jane Do
 1700000000 +0100` (`git cat-file -p`, `git log --format=raw`), and `author Jane Doe` on the line
 before `author-mail <…>` (`git blame --porcelain`).
 
-Beyond git, a name written right before its address in angle brackets (`Jane Doe <jane@x.io>`,
+Git's default `git blame` line names the author before the date: `^3f2a1b9 src/a.py (Jane Doe
+2024-01-02 10:11:12 +0100 12) code` (the name is all between the `(` and the date).
+
+`git shortlog -s -n` prints one `count<TAB>name` line a person, the counts falling: in a run of
+two or more such lines whose counts never rise (a numbered listing's, `cat -n`'s, rise by one),
+each name of two to five capitalised words is masked.
+
+Beyond git, a user's line of the account database (`/etc/passwd`, `getent passwd`:
+`login:x:uid:gid:GECOS:home:shell`) names its person in the GECOS field's first part (before
+the first comma: the rest is room and phones): masked for a person's account (a uid from 500
+on, as Linux and macOS number them, but not 65534's `nobody`) when it is two or more words,
+not the login itself and not a service's description (`Jenkins Server`, `Dev User`).
+
+Beyond git and passwd, a name written right before its address in angle brackets (`Jane Doe <jane@x.io>`,
 RFC 5322's mailbox, as package manifests, changelogs, `.mailmap`, `hg log`, `git shortlog -e`,
 mail headers write it) is the person's: masked when it is one to five words, each capitalised
 (a particle between them: `van`, `de`…), and not a team's, a project's or a role's
@@ -44,7 +57,13 @@ _PERSON_LABELS = ("Author:", "Commit:", "Committer:", "AuthorName:", "author:", 
 _NAME_LABELS = ("user.name", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME")
 # `git blame --porcelain`: the name is on the line before these
 _MAIL_LINES = ("author-mail <", "committer-mail <")
-PEOPLE_ANCHORS = _PERSON_LABELS + _NAME_LABELS + _MAIL_LINES
+# a passwd line's empty password field, shadowed (`x`): its account's name comes before it
+_PASSWD_ANCHORS = (":x:",)
+PEOPLE_ANCHORS = _PERSON_LABELS + _NAME_LABELS + _MAIL_LINES + _PASSWD_ANCHORS
+# the engine's dialect (no capturing group): where a `git blame` line's date, zone and line number stand
+PEOPLE_SHAPES = {"blame": r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4} {1,8}[0-9]{1,7}\)",
+                 # a `git shortlog -s` line after another line: a count, a tab, a letter
+                 "shortlog": r"\n {0,8}[0-9]{1,7}\t[A-Za-z\x80-\xff]"}
 _NAME = r"(?P<name>[^\W\d_][\w.'’-]*(?:[ \t]+[^\W\d_][\w.'’-]*){0,4})"
 _WITH_ADDRESS = re.compile(r"[ \t]*[=:]?[ \t]*(?:\\{0,3}[\"'])?[ \t]*" + _NAME + r"[ \t]+<[^<>\s]{1,254}>")
 # set alone: quoted, or bare to the line's end, to the next command (`&& git commit`) or to the
@@ -74,6 +93,10 @@ def git_person(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The person's name in git's author, committer and trailer fields, and `user.name`'s value."""
     for i in anchors.find(PEOPLE_ANCHORS):
         label = next(lab for lab in PEOPLE_ANCHORS if text.startswith(lab, i))
+        if label in _PASSWD_ANCHORS:
+            if (hit := _gecos_name(text, i)) is not None:
+                yield hit
+            continue
         if label == "-by:" or label[0] == "-" and label[1] != "-":
             if not _trailer_start(text, i):
                 continue
@@ -97,6 +120,52 @@ def git_person(text: str, anchors: Anchors) -> Iterator[Hit]:
             yield Hit(m.start("name"), m.end("name"), PERSON, "git-person")
     if "@" in text:
         yield from _mailbox_names(text, anchors)
+    yield from _blame_names(text, anchors)
+    yield from _shortlog_names(text, anchors)
+
+
+# ---------------------------------------------------------------- passwd's GECOS field
+_LINE_START = r"(?:^|(?<=[\n\s\"'>])|(?<=\\n))"
+_LOGIN = re.compile(_LINE_START + r"(?P<login>[a-z_][a-z0-9_.-]{0,31})\Z")
+_PASSWD_REST = re.compile(r":x:(?P<uid>[0-9]{1,10}):[0-9]{1,10}:(?P<gecos>[^:\n\\]{0,256}):/[^:\n\\]{0,256}:")
+_FIRST_PERSON_UID, _NOBODY = 500, 65534
+# besides a team's or a company's words: words of an account kept for a service or a tool
+_SERVICE_WORDS = frozenset({"user", "account", "container", "runner", "agent", "worker", "daemon", "manager",
+                            "system", "default", "guest", "test", "demo"})
+
+
+def _gecos_name(text: str, at: int) -> Hit | None:
+    """The person named in a passwd line's GECOS field, the line's `:x:` at `at` (see the module)."""
+    login = _LOGIN.search(text, max(0, at - 32), at)
+    m = _PASSWD_REST.match(text, at)
+    if login is None or m is None or not _FIRST_PERSON_UID <= int(m["uid"]) != _NOBODY:
+        return None
+    name = m["gecos"].split(",", 1)[0].strip()
+    words = name.split()
+    if not 2 <= len(words) <= 5 or name.lower() == login["login"] or not all(
+            w[:1].isupper() or w in _PARTICLES for w in words):
+        return None
+    if any(w.lower() in _NOT_PERSON_WORDS or w.lower() in _SERVICE_WORDS for w in words) or not _person(name):
+        return None
+    start = m.start("gecos") + m["gecos"].index(name)
+    return Hit(start, start + len(name), PERSON, "passwd-name")
+
+
+# ---------------------------------------------------------------- git blame's default line
+_BLAME_SHAPE = re.compile(PEOPLE_SHAPES["blame"])
+# the line's start up to the date: the commit (`^` when it is the boundary), maybe the file, `(`, the name
+_BLAME_HEAD = re.compile(_LINE_START + r"\^?[0-9a-f]{7,40}(?: [^\s()]{1,256})? \((?P<name>[^()<>\n\\]{1,100}?) +\Z")
+_UNCOMMITTED = "Not Committed Yet"
+
+
+def _blame_names(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The author's name in `git blame`'s default lines."""
+    shapes = anchors.shapes
+    starts = [s for s, _ in shapes["blame"]] if shapes is not None else [m.start() for m in _BLAME_SHAPE.finditer(text)]
+    for i in starts:
+        m = _BLAME_HEAD.search(text, max(0, i - 400), i)
+        if m is not None and m["name"] != _UNCOMMITTED and _person(m["name"]):
+            yield Hit(m.start("name"), m.end("name"), PERSON, "git-person")
 
 
 # `author Jane Doe` (its line) right before `author-mail <…>`
@@ -186,3 +255,35 @@ def _person(name: str) -> bool:
         return False
     parts = re.split(r"[\s._-]+", low)
     return not any(p in _NOT_PEOPLE_PARTS or p in _NOT_PEOPLE for p in parts)
+
+
+# ---------------------------------------------------------------- git shortlog -s
+_SHORTLOG_SHAPE = re.compile(PEOPLE_SHAPES["shortlog"])
+_SHORTLOG_LINE = re.compile(r" {0,8}(?P<count>[0-9]{1,7})\t(?P<name>[^\t\n]{1,200}?)[ \t]*(?:\n|\Z)")
+
+
+def _shortlog_names(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """The people of `git shortlog -s -n`'s lines (see the module)."""
+    shapes = anchors.shapes
+    starts = [s for s, _ in shapes["shortlog"]] if shapes is not None else [
+        m.start() for m in _SHORTLOG_SHAPE.finditer(text)]
+    done = -1
+    for i in starts:
+        if i < done:
+            continue
+        start = i
+        while start > 0 and _SHORTLOG_LINE.fullmatch(text, text.rfind("\n", 0, start - 1) + 1, start):
+            start = text.rfind("\n", 0, start - 1) + 1  # back to the run's first line
+        lines = []
+        pos = start if text[start : start + 1] != "\n" else start + 1
+        while (m := _SHORTLOG_LINE.match(text, pos)) is not None and m.end() > pos:
+            lines.append(m)
+            pos = m.end()
+        done = pos
+        counts = [int(m["count"]) for m in lines]
+        if len(lines) < 2 or any(b > a for a, b in zip(counts, counts[1:], strict=False)):
+            continue
+        for m in lines:
+            words = m["name"].split()
+            if 2 <= len(words) <= 5 and all(w[:1].isupper() or w in _PARTICLES for w in words) and _person(m["name"]):
+                yield Hit(m.start("name"), m.start("name") + len(m["name"]), PERSON, "git-person")

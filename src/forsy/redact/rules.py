@@ -50,7 +50,7 @@ from .jwk import jwk_private
 from .keys import base64_private_key, key_block, private_key, putty_key, signing_secret_key
 from .languages import language_secret
 from .links import access_param, authenticator_export, capability_link
-from .logins import login_pair
+from .logins import auth_command, login_pair
 from .network import ip_address
 from .outputs import device_secret, next_line_secret
 from .pairs import pair_secret, wrapped_secret
@@ -573,7 +573,7 @@ def project_rules() -> tuple[Finder, ...]:
             capability_link, access_param, authenticator_export, base64_secret,
             sasl_secret, flag_secret, net_secret, sql_secret, prose_secret, phrase_secret, pair_in_prose,
             printed_secret, device_secret, next_line_secret, language_secret, call_secret, credential_pair,
-            joined_literal, wrapped_jwt, prompt_answer, login_pair, typed_secret,
+            joined_literal, wrapped_jwt, prompt_answer, login_pair, auth_command, typed_secret,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
             government_id, birth_date, ip_address, street_address, postcode_address, mailing_address, obfuscated_email,
             bank_account, sql_values, table_values, home_path_user, tilde_user, git_person, mac_address, coordinates)
