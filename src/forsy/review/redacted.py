@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 _CACHE: OrderedDict[tuple[str, str], tuple[Redactor, frozenset[str]]] = OrderedDict()
 _CACHE_SIZE = 8
 _LOCK = threading.Lock()
+# redactors being rebuilt now, by key: a second asker waits for the first build, not a second one
+_BUILDING: dict[tuple[str, str], threading.Event] = {}
 
 
 def log_of(d: LoadedTrace) -> Path | None:
@@ -89,19 +91,61 @@ def cached_redactor(d: LoadedTrace) -> Redactor:
 def _cached(d: LoadedTrace) -> tuple[Redactor, frozenset[str]]:
     """The cached redactor of `d` and the placeholders it had issued when it was rebuilt: the
     draft's own (what it issues later stands for values the draft does not hold)."""
-    key = (d.trace_id, repr(sorted((d.provenance.get("sources") or {}).items())))
+    key = _cache_key(d)
+    while True:
+        with _LOCK:
+            got = _CACHE.get(key)
+            if got is not None:
+                _CACHE.move_to_end(key)
+                return got
+            building = _BUILDING.get(key)
+            if building is None:
+                _BUILDING[key] = threading.Event()
+                break
+        building.wait()  # then the cache holds it, or that build failed and this one tries
+    try:
+        red = session_redactor(d)
+        got = (red, red.issued() if _unchanged(d) else frozenset())
+        with _LOCK:
+            _CACHE[key] = got
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+        return got
+    finally:
+        with _LOCK:
+            _BUILDING.pop(key).set()
+
+
+def _cache_key(d: LoadedTrace) -> tuple[str, str]:
+    return d.trace_id, repr(sorted((d.provenance.get("sources") or {}).items()))
+
+
+def warm(d: LoadedTrace) -> threading.Thread | None:
+    """Rebuild `d`'s redactor in the background when its log is here and it is not kept yet
+    (nor being rebuilt): a review server starts it when a draft's page is shown, so the first
+    step a person opens does not wait for a retrace of the session (seconds for a large one).
+    One at a time: a person leafing through the queue does not start a retrace a page. The
+    thread (None when none is started) ends on its own; a log it cannot read is left for the
+    step page to say so."""
+    global _WARMING
+    if log_of(d) is None:
+        return None
+
+    def build() -> None:
+        try:
+            _cached(d)
+        except InputError:
+            pass  # the step page rebuilds it and says why it cannot
+
     with _LOCK:
-        got = _CACHE.get(key)
-        if got is not None:
-            _CACHE.move_to_end(key)
-            return got
-    red = session_redactor(d)
-    got = (red, red.issued() if _unchanged(d) else frozenset())
-    with _LOCK:
-        _CACHE[key] = got
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return got
+        if _cache_key(d) in _CACHE or _cache_key(d) in _BUILDING or (_WARMING is not None and _WARMING.is_alive()):
+            return None
+        _WARMING = threading.Thread(target=build, name="forsy-warm-redactor", daemon=True)
+        _WARMING.start()
+        return _WARMING
+
+
+_WARMING: threading.Thread | None = None
 
 
 def _unchanged(d: LoadedTrace) -> bool:
@@ -287,4 +331,4 @@ def _key() -> bytes:
         return key
 
 
-__all__ = ["TypedMasker", "cached_redactor", "fingerprints_of", "log_of", "mask_typed", "session_redactor"]
+__all__ = ["TypedMasker", "cached_redactor", "fingerprints_of", "log_of", "mask_typed", "session_redactor", "warm"]

@@ -39,6 +39,7 @@ from ..review.labels import Labels, field_label
 from ..review.needs import JUDGEMENTS, judgements, needs
 from ..review.overlay import REVIEW_LEVELS, field_path
 from ..review.queue import MAX_PER_PAGE, PER_PAGE, SORTS, QueueQuery, queue_page
+from ..review.redacted import warm
 from ..review.source import LoadedTrace, from_store
 from ..review.view import FIELD_CAP, extras, header, rows, short, step_view, value_text
 from ..store import DRAFT_STATUSES, ReviewConflict, Store, TraceQuery, every_audit
@@ -126,6 +127,8 @@ async def draft(request: Request, s: Settings) -> Response:
         d = loaded(st, tid)
         # who decided what and when: the page of a decided draft says it (it offers nothing to do)
         decided = decision(st, tid) if d.state is not None and d.state.status != "pending" else None
+    if s.warm_redactors:  # the draft's redactor, rebuilt while the person reads: the first step opened shows at once
+        warm(d)
     h = header(d)
     page = number(request.query_params.get("page"), "page", 1) or 1
     all_rows = rows(d)

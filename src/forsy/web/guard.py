@@ -62,6 +62,9 @@ class Settings:
     sessions: dict[str, str] = field(default_factory=dict)
     # the validator's findings on the drafts this server showed lately, by their bytes
     seen: Seen = field(default_factory=Seen)
+    # rebuild a draft's redactor in the background when its page is shown (`redacted.warm`): the
+    # server does; an app made for a test does not unless asked, so no thread outlives its request
+    warm_redactors: bool = False
 
     @property
     def csrf(self) -> str:

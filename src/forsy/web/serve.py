@@ -70,7 +70,8 @@ def serve(store_url: str, reviewer: str | None, *, host: str = "127.0.0.1", port
 
     app = make_app(Settings(store_url=store_url, reviewer=reviewer or "", token=token, hosts=hosts,
                             reviewer_tokens=reviewer_tokens, cookie=f"{COOKIE}_{real_port}",
-                            any_address=host in WILDCARD, own_token=reviewer is not None or not reviewer_tokens))
+                            any_address=host in WILDCARD, own_token=reviewer is not None or not reviewer_tokens,
+                            warm_redactors=True))
     where = socket.gethostname() if host in WILDCARD else shown
     if reviewer is None and reviewer_tokens:
         sys.stdout.write(f"http://{where}:{real_port}/?token=YOUR_REVIEWER_TOKEN\n")
