@@ -171,7 +171,7 @@ LedgerHeading = Literal["metadata", "set_aside", "duplicate"]
 # counts these under `unparsable`, by the file and line the warning names.
 UNPARSABLE_WARNINGS = frozenset({
     "nul-run", "truncated-line", "unparsable-line", "not-an-object", "too-deep", "unparsable-element",
-    "unparsable", "too_deep", "unparsable_line", "orphan_timestamp", "zsh_unprefixed_line",
+    "unparsable", "too_deep", "unparsable_line", "orphan_timestamp",
 })
 
 

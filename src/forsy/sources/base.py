@@ -176,6 +176,11 @@ def detect(path: Path) -> Source:
     for src in _each_available():
         if sniffs(src.sniff, path, head):
             return src
+    for src in available():  # a file a source knows for another program's (a `.python_history`): named
+        why = getattr(src, "another_programs", None)
+        said = why(path, head) if why is not None else None
+        if said:
+            raise UnsupportedFormat(said, path=path)
     what = describe_head(head)
     raise UnsupportedFormat(
         f"not a log format forsy reads ({what}); supported: {', '.join(sorted(registry()))}",

@@ -357,6 +357,12 @@ def parse_eternal(data: bytes, fmt: str = "eternal") -> Parsed:
 
 
 def parse_zsh(data: bytes, fmt: str = "zsh_extended") -> Parsed:
+    """Each line read as zsh reads it (hist.c readhistfile): EXTENDED_HISTORY only decides how
+    zsh writes a command, never how it reads one, so a `: <start>:<elapsed>;` line is timed and
+    any other is a command with no time, whatever the file's first line is (the option turned on
+    or off at some point mixes them). A plain line in a history that holds timed ones is warned
+    `zsh_unprefixed_line`, wherever it stands: its command has no time, where the file keeps
+    times. The format is `zsh_extended` when any line is timed."""
     out = Parsed(fmt, "zsh")
     lines = list(all_lines(data))
     i = 0
@@ -372,14 +378,20 @@ def parse_zsh(data: bytes, fmt: str = "zsh_extended") -> Parsed:
             parts[-1] = parts[-1][:-1]
             j += 1
             parts.append(lines[j].raw)
-        out.entries.append(_zsh_entry(out, ln, lines[j], parts, fmt))
+        out.entries.append(_zsh_entry(out, ln, lines[j], parts))
         i = j + 1
+    if any(e.record_type == "zsh_extended" for e in out.entries):
+        out.fmt = "zsh_extended"
+        untimed = [Problem("zsh_unprefixed_line", "no ': <epoch>:<elapsed>;' prefix", e.line)
+                   for e in out.entries if e.record_type == "zsh_plain"]
+        # in line order; on one line, before what decoding its command said (stable sort)
+        out.problems = sorted(untimed + out.problems, key=lambda p: p.line or 0)
     return out
 
 
-def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: str) -> Entry:
+def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes]) -> Entry:
     end = last.offset + len(last.raw)
-    m = ZSH_EXT.fullmatch(parts[0]) if fmt == "zsh_extended" else None
+    m = ZSH_EXT.fullmatch(parts[0])
     epoch: int | None = None
     info = ShellInfo()
     bad_epoch = None
@@ -393,11 +405,7 @@ def _zsh_entry(out: Parsed, first: _Line, last: _Line, parts: list[bytes], fmt: 
         info.duration_s = float(elapsed) if elapsed is not None else None
         parts = [m.group(3), *parts[1:]]
         rtype = "zsh_extended"
-    elif fmt == "zsh_extended":
-        # zsh itself reads such a line as a command with no time of its own
-        out.problems.append(Problem("zsh_unprefixed_line", "no ': <epoch>:<elapsed>;' prefix", first.n))
-        rtype = "zsh_plain"
-    else:
+    else:  # zsh itself reads such a line as a command with no time of its own
         rtype = "zsh_plain"
     cmd_offset = first.offset + m.start(3) if m else -1
     if not m and parts[0].startswith(b"\\:"):

@@ -44,8 +44,9 @@ from .. import ReadContext
 from .._records import Problem, warn_problems
 from .._side import unreadable
 from .._sqlite import WAL_MISSING, read_only_query, without_wal
-from ..lines import inside, read_bytes, sha256, source_name
+from ..lines import inside, read_bytes, sha256, sniff_file, source_name
 from . import _formats as fmts
+from . import _names
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HISTORY_NAMES = (".bash_history", ".zsh_history", "fish_history", ".bash_eternal_history",
@@ -60,8 +61,10 @@ ATUIN_KNOWN_AGENTS = frozenset({"claude-code", "codex", "copilot", "opencode", "
 ATUIN_UNKNOWN_USER = "unknown-user"  # the user atuin's CmdOrigin supplies for a host without one
 # subpaths where fish and atuin keep their history under a home directory
 # lines not read at all
-UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "zsh_unprefixed_line", "nul-run"})
+UNPARSABLE = frozenset({"unparsable_line", "orphan_timestamp", "nul-run"})
 XDG_HISTORIES = (".local/share/fish/fish_history", ".local/share/atuin/history.db")
+# the default HISTFILEs of the ksh family, mksh and BusyBox ash
+OTHER_SHELL_NAMES = (".sh_history", ".mksh_history", ".ash_history")
 
 
 def iso_utc(epoch_s: int, nanos: int = 0) -> str:
@@ -132,9 +135,12 @@ class ShellHistorySource:
     def sniff(self, path: Path, head: bytes) -> bool:
         if head.startswith(SQLITE_MAGIC):
             return path.name == "history.db"
-        if _looks_foreign(head):
+        if _looks_foreign(head) or _names.libedit(head):
             return False
-        # plain bash has no signature of its own: only its file name tells
+        # plain bash has no signature of its own: only its file name tells, unless the name is
+        # another program's (python, psql, mysql… keep `~/.<program>_history` files of lines too)
+        if _names.other_program_name(path.name):
+            return fmts.strong_signature(head)
         if path.name in HISTORY_NAMES or path.name.endswith("_history"):
             return True
         return fmts.strong_signature(head)
@@ -143,21 +149,36 @@ class ShellHistorySource:
         """Why a file given as `--history` is not a shell history, or None when it may be one.
 
         A plain bash history has no signature of its own, so a file of any name is taken
-        unless it is plainly something else: JSON or binary, or a document or source file
-        by its suffix (a README.md would otherwise become "commands")."""
+        unless it is plainly something else: JSON or binary, another program's history
+        (`another_programs`), or a document or source file by its suffix (a README.md would
+        otherwise become "commands")."""
         if self.sniff(path, head):
             return None
         if _looks_foreign(head):
             return "JSON or binary data, not a shell history"
+        other = self.another_programs(path, head)
+        if other is not None:
+            return other
         if path.suffix.lower() in NOT_HISTORY_SUFFIXES:
             return f"a {path.suffix} file, not a shell history"
         return None
+
+    def another_programs(self, path: Path, head: bytes) -> str | None:
+        """What a file is when it is plainly another program's history (`_names`: a Python REPL's,
+        psql's, a libedit one…), with what forsy reads instead; None otherwise."""
+        if self.sniff(path, head):
+            return None
+        other = _names.other_program(path.name, head)
+        return None if other is None else f"{other}: {_names.READS}"
 
     def discover(self, path: Path) -> list[Path]:
         if not path.is_dir():
             return []
         found = [path / n for n in (*HISTORY_NAMES, "history.db", *XDG_HISTORIES)]
         named = [p for p in found if p.is_file()]
+        # the other shells' histories, when their content is text a shell wrote (mksh keeps
+        # its own binary format, which forsy does not read)
+        named += [p for p in (path / n for n in OTHER_SHELL_NAMES) if sniff_file(p, self.sniff)]
         # a history under another name (HISTFILE is the user's choice) is known by its content:
         # zsh extended, fish, `#epoch` pairs or eternal lines, which nothing else writes
         return named + [p for p in _by_content(path) if p not in named]
@@ -169,7 +190,8 @@ class ShellHistorySource:
             return [read_atuin(path, src, data)]
         fmt = fmts.detect(data, path.name)
         parsed = fmts.parse(data, fmt)
-        session = _new_session(path, src, data, fmt)
+        # the parser's word: a zsh history whose first line is plain may hold timed lines further on
+        session = _new_session(path, src, data, parsed.fmt)
         for entry in parsed.entries:
             if entry.command.strip():
                 _add_entry(session, src, data, entry, parsed.shell)
