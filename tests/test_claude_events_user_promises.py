@@ -180,8 +180,8 @@ def test_images_with_a_slash_command_keep_its_rule(tmp_path: Path) -> None:
                           info=MessageInfo(rule="bash-input", attachments_omitted=1))]
 
 
-def test_images_alone_or_with_notes_count_on_nothing(tmp_path: Path) -> None:
-    assert _text(tmp_path, [{"type": "image", "source": {}}]) == []
+def test_images_with_notes_count_on_nothing(tmp_path: Path) -> None:
+    # an image alone is the person's turn (tests/test_attachment_only_prompts.py)
     assert _text(tmp_path, [{"type": "image", "source": {}}, {"type": "text", "text": "<system-reminder>x"}]) == [
         _ev("note", "system", "<system-reminder>x", "/message/content/1/text", info=INJECTED)]
 

@@ -97,9 +97,8 @@ def _meta(n: int, uuid: str, parent: str, content: Any, **flags: bool) -> dict[s
     _meta(2, "m1", "a1", _blocks("Base directory for this skill: /home/dev/.claude/skills/tdd"), isMeta=True),
     # a compaction summary written beside the chain
     _meta(2, "m1", "a1", _blocks("The conversation so far: the user asked for a fix."), isCompactSummary=True),
-    # no words at all: a picture alone, an empty list, a content block of no known kind
-    _rec(2, "user", [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}],
-         "m1", "a1"),
+    # no words at all: an empty list, a content block of no known kind (a picture alone is the
+    # person's turn, a branch like typed words: tests/test_attachment_only_prompts.py)
     _rec(2, "user", [], "m1", "a1"),
     _rec(2, "user", ["Fix it."], "m1", "a1"),
     _rec(2, "user", [{"type": "text", "text": 7}], "m1", "a1"),

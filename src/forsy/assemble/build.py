@@ -259,7 +259,9 @@ def assemble(session: Session, drafts: list[Draft], *, release_tier: str, redact
     src_refs = [Ref(next(iter(session.evidence)), "")] if session.evidence else []
     tf["trace_id"] = derived("T-id", src_refs)
 
-    users = [d for d in drafts if d.values["action"] == "user_message" and not d.abandoned]
+    # a turn of attachments alone holds no typed words (its input states what was attached): no task
+    users = [d for d in drafts if d.values["action"] == "user_message" and not d.abandoned
+             and not getattr(d.prov.get("input"), "excerpt", False)]
     if users:
         task = str(users[0].values["input"])
         tf["task"] = users[0].prov["input"]

@@ -154,7 +154,8 @@ class Segmenter:
             prov = derived(f"R-user/{rule}", e.refs)
         else:
             src_rule, params = source_rule(e, "R-user")
-            prov = copied(e.refs, rule=src_rule, params=params)
+            # a turn of attachments alone is stated by markers the source wrote (an excerpt)
+            prov = copied(e.refs, rule=src_rule, params=params, excerpt=e.excerpt)
         d.set("input", e.text, prov)
         if self.last_user is None:
             d.set("message_role", "direct_request", derived("R-first-request", e.refs))

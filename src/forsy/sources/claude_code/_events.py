@@ -17,6 +17,8 @@ and provenance can cite them:
   naming the hook event and the actor it intervened with (the segmenter makes it a step);
 * `[Request interrupted by user…]` → an `interrupt` event; in print/SDK mode before 2.1.236, which
   wrote one on SIGTERM too, a note warned `interrupt-unattributed` (no one at a prompt stopped it);
+* a person's turn of images or files and no words → a `user` event stating each block it holds
+  (`_attachments`), never a caption;
 * `isCompactSummary` and old "This session is being continued…" summaries → `compaction`.
 * a result whose `toolUseResult.userModified` is true (Edit, MultiEdit): the person changed the
   proposed edit before accepting it → `ResultInfo.user_modified` (R-call/user-modified).
@@ -36,6 +38,7 @@ import orjson
 from ...evidence import Event, Ref, pointer
 from ...payloads import CallInfo, MessageInfo, NoteInfo, ResultInfo
 from .._records import Record
+from ._attachments import attachment_indexes, attachments_event
 from ._denials import read_denial
 from ._hook_texts import HOOK_KINDS, hook_texts
 from ._refusals import FAILED_CALLS, api_error_event
@@ -366,6 +369,8 @@ class EventBuilder:
             return self._user_text(rec, content, pointer("message", "content"), ts, ab)
         if not isinstance(content, list):
             return []
+        if (at := attachment_indexes(content)) and self._persons_turn(d):
+            return [attachments_event(rec.ev.id, content, ("message", "content"), at, ts, ab)]
         out: list[Event] = []
         texts: list[tuple[int, str]] = []
         images = 0  # images and documents sent with the words (an empty text block is none)
@@ -391,6 +396,12 @@ class EventBuilder:
                         e.info = MessageInfo()
                     e.info.attachments_omitted = images
         return out
+
+    def _persons_turn(self, d: dict[str, Any]) -> bool:
+        """Whether a record of no words is the person's turn, by the rules `_user_text` reads words by."""
+        return (self.actor == "agent" and not d.get("isMeta") and not other_sender(d) and not claude_code_prompt(d)
+                and d.get("parentUuid") not in self.fired)
+
     def _user_text(self, rec: Record, text: str, ptr: str, ts: str | None, ab: bool) -> list[Event]:
         d = rec.data
         ref = [Ref(rec.ev.id, ptr)]
@@ -482,6 +493,8 @@ class EventBuilder:
                       "list of blocks; not read", rec.ev.source, rec.ev.line)
             return []
         person = queued_by_person(rec.data)
+        if isinstance(prompt, list) and (at := attachment_indexes(prompt)) and person and self.actor == "agent":
+            return [attachments_event(rec.ev.id, prompt, ("attachment", "prompt"), at, ts, ab)]
         if not person or self.actor != "agent":
             actor = "user" if person else "system"
             return [Event("note", actor, ts, [Ref(rec.ev.id, ptr)], text=t, abandoned=ab,

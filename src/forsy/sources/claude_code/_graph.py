@@ -6,6 +6,7 @@ from typing import Any
 
 from ...evidence import Session
 from .._records import Record
+from ._attachments import attachment_indexes
 from ._events import classify_user_text
 from ._senders import claude_code_prompt, other_sender, queued_by_person
 
@@ -59,7 +60,7 @@ def _is_typed(d: dict[str, Any]) -> bool:
     if isinstance(c, str):
         return classify_user_text(c)[0] in ("typed", "slash-command", "bash-input")
     if isinstance(c, list):
-        return any(
+        return bool(attachment_indexes(c)) or any(  # a turn of images alone is the person's too
             isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
             and classify_user_text(b["text"])[0] in ("typed", "slash-command", "bash-input")
             for b in c

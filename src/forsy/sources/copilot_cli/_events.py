@@ -31,6 +31,9 @@ REFUSED = frozenset({"denied", "rejected"})
 # user.message sources that are the CLI's words, not the person's (a skill's prompt, a
 # notification's text, the autopilot's continuation)
 CLI_SOURCES = frozenset({"system", "jit-instruction", "thinking-exhausted-continuation"})
+# user.message source of a prompt another agent sent: `agent-<agent id>` (session-events.ts
+# UserMessageData.source, from 1.0.76-5)
+AGENT_SOURCE = "agent-"
 TOKEN_KEYS = {"inputTokens": "input", "outputTokens": "output", "cacheReadTokens": "cached",
               "cacheWriteTokens": "cache_write", "reasoningTokens": "thoughts", "tokensUsed": "total"}
 # event types read as bookkeeping: the session's state, the UI's, streaming and request/answer
@@ -55,6 +58,18 @@ METADATA = frozenset({
     "session.canvas.closed", "session.extensions.attachments_pushed",
 })
 DELTAS = frozenset({"assistant.message_delta", "assistant.reasoning_delta"})
+
+
+NO_WORDS = "a user message with no words"
+
+
+def attachment_marker(a: Any) -> str:
+    """The stated omission of one attachment of a user.message (session-events.ts `Attachment`):
+    its `type` and the media type it names, as the Claude Code reader states an image it does not copy."""
+    a = a if isinstance(a, dict) else {}
+    kind = a.get("type") if isinstance(a.get("type"), str) and a["type"] else "attachment"
+    media = a.get("mimeType") if isinstance(a.get("mimeType"), str) and a["mimeType"] else "unknown type"
+    return f"[{kind} omitted by forsy: {media}]"
 
 
 def _dict(v: Any) -> dict[str, Any]:
@@ -196,6 +211,23 @@ class Transcript:
         self._ev("note", rec, "/data", actor="system", text=None, info=NoteInfo(subtype="truncation", raw=raw))
         self.s.mark(rec.ev.id, "set_aside", NOTE_WHY, "truncation")
 
+    def _cleared(self, rec: Record, d: dict[str, Any]) -> None:
+        """The host cleared the conversation (session.history.clearContext): the model's context
+        starts again, with `initialMessage` when one was set; nothing summarises what was dropped."""
+        self.s.quality.extra["context_clears"] = self.s.quality.extra.get("context_clears", 0) + 1
+        raw: dict[str, JSONValue] = {"messagesCleared": d["messagesCleared"]} \
+            if isinstance(d.get("messagesCleared"), int) and not isinstance(d.get("messagesCleared"), bool) else {}
+        text = _str(d.get("initialMessage"))
+        self._ev("note", rec, "/data/initialMessage" if text else "/data", actor="system", text=text,
+                 info=NoteInfo(subtype="context_cleared", raw=raw))
+        self.s.mark(rec.ev.id, "set_aside", NOTE_WHY, "context_cleared")
+
+    def _asset(self, rec: Record, d: dict[str, Any]) -> None:
+        """The bytes an attachment or a result refers to by `assetId` (base64): forsy copies no
+        binary data, so they are set aside by that rule."""
+        self.s.mark(rec.ev.id, "set_aside", "binary data (an attachment's or a result's bytes) is not copied",
+                    "binary_asset")
+
     def _compaction(self, rec: Record, d: dict[str, Any]) -> None:
         if d.get("success") is True and _str(d.get("summaryContent")):
             self._ev("compaction", rec, "/data/summaryContent", actor="system", text=d["summaryContent"],
@@ -227,21 +259,50 @@ class Transcript:
             self.s.meta.system_prompt_ref = Ref(rec.ev.id, "/data/content")
         self.s.mark(rec.ev.id, "metadata", "system prompt")
 
+    def _from_agent(self, rec: Record, text: str | None, agent: str) -> None:
+        """A prompt another agent sent (`source` `agent-<agent id>`): its words, not the person's; a
+        note naming its author, as Codex's inter-agent messages are read. The CLI runs a turn of
+        the main agent for it, as for the person's message: the answer pending ends there, and
+        the one after it is the next turn's (R-turn/unlogged), not merged with the one before."""
+        if text is None:
+            self.s.mark(rec.ev.id, "set_aside", "a user message with no words", "user.message")
+            return
+        if self.actor == "agent":
+            self._ev("note", rec, "", actor="system", text=None, info=NoteInfo(subtype="turn_started"))
+        self._ev("note", rec, "/data/content", actor="system", text=text,
+                 info=NoteInfo(subtype="inter_agent_communication", raw={"author": agent}))
+        self.s.mark(rec.ev.id, "set_aside", NOTE_WHY, "inter_agent_communication")
+
     # -- the person and the agent --------------------------------------------------------------
     def _user(self, rec: Record, d: dict[str, Any]) -> None:
         text = _str(d.get("content"))
         src = d.get("source") if isinstance(d.get("source"), str) else None
-        if text is None:
-            self.s.mark(rec.ev.id, "set_aside", "a user message with no words", "user.message")
+        attached: list[Any] = d["attachments"] if isinstance(d.get("attachments"), list) else []
+        if text is None and not attached:
+            self.s.mark(rec.ev.id, "set_aside", NO_WORDS, "user.message")
             return
         if src in CLI_SOURCES or (src or "").startswith("skill-") or d.get("isAutopilotContinuation") is True:
+            if text is None:  # attachments with no words from the CLI: no words of anyone's
+                self.s.mark(rec.ev.id, "set_aside", NO_WORDS, "user.message")
+                return
             self._note(rec, "/data/content", text, f"user_message:{src or 'autopilot'}")
             return
+        if src is not None and src.startswith(AGENT_SOURCE) and len(src) > len(AGENT_SOURCE):
+            self._from_agent(rec, text, src.removeprefix(AGENT_SOURCE))
+            return
         if self.actor != "agent":  # the task a subagent was given, in its own thread
+            if text is None:
+                self.s.mark(rec.ev.id, "set_aside", NO_WORDS, "user.message")
+                return
             self._note(rec, "/data/content", text, "subagent_input", actor="agent")
             return
-        attached = d.get("attachments")
-        info = MessageInfo(attachments_omitted=len(attached)) if isinstance(attached, list) and attached else None
+        info = MessageInfo(attachments_omitted=len(attached)) if attached else None
+        if text is None:
+            # the person's turn of attachments alone (an image pasted with no caption): still their
+            # turn; no caption is made up, the text states each attachment, as an excerpt
+            marks = "\n".join(attachment_marker(a) for a in attached)
+            self._ev("user", rec, "/data/attachments", actor="user", text=marks, excerpt=True, info=info)
+            return
         self._ev("user", rec, "/data/content", actor="user", text=text, info=info)
 
     def _reasoning(self, rec: Record, d: dict[str, Any]) -> None:
@@ -461,4 +522,5 @@ HANDLERS = {
     "subagent.selected": Transcript._custom_agent, "hook.end": Transcript._hook_end,
     "tool.user_requested": Transcript._user_requested, "tool.execution_start": Transcript._start_tool,
     "tool.execution_complete": Transcript._complete, "permission.completed": Transcript._permission,
+    "session.context_cleared": Transcript._cleared, "session.binary_asset": Transcript._asset,
 }

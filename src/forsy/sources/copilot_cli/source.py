@@ -24,7 +24,8 @@ type gives (`_events`):
   model); `session.error`, `.info`, `.warning`, `.handoff`, `.task_complete`,
   `system.notification`, a failed `hook.end` or `subagent.failed`, `skill.invoked`: notes;
 * `user.message`: the person's words (`content`; `transformedContent` is what the model got);
-  from the CLI (`source` system, a skill's, the autopilot's continuation) a note;
+  from the CLI (`source` system, a skill's, the autopilot's continuation) a note; no words but
+  `attachments` (an image with no caption): the person's turn, its text stating each attachment;
 * `assistant.reasoning` and `assistant.message`'s `reasoningText`: reasoning (once);
   `content`: the agent's words; each `toolRequests[i]` a call (id, name, arguments; the calls
   of a message one group), but `report_intent`'s, a note of the intent it showed (`_intent`);

@@ -45,6 +45,16 @@ def _str(v: Any) -> str | None:
     return v if isinstance(v, str) and v.strip() else None
 
 
+def _attachment(part: dict[str, Any]) -> str | None:
+    """The stated omission of a part that carries a file's bytes or address (Gemini's `inlineData`,
+    `fileData`), as the Claude Code reader states an image it does not copy; None for another part."""
+    for key in ("inlineData", "fileData"):
+        if isinstance(part.get(key), dict):
+            media = part[key].get("mimeType")
+            return f"[{key} omitted by forsy: {media if isinstance(media, str) and media else 'unknown type'}]"
+    return None
+
+
 class Transcript:
     """Reads the records of one transcript into `s.events` (in file order)."""
 
@@ -135,10 +145,17 @@ class Transcript:
             return
         for ptr, text in words:
             self._ev("user", rec, ptr, actor="user", text=text)
+        attached = [(i, m) for i, p in enumerate(_parts(rec.data)) if isinstance(p, dict) and (m := _attachment(p))]
+        if not words and attached:
+            # the person's turn of images or files alone (displayText empty): still their turn; no
+            # caption is made up, the text states each part, as an excerpt, citing the parts
+            ev = self._ev("user", rec, f"/message/parts/{attached[0][0]}", actor="user", excerpt=True,
+                          text="\n".join(m for _, m in attached), info=MessageInfo(attachments_omitted=len(attached)))
+            ev.refs += [Ref(rec.ev.id, f"/message/parts/{i}") for i, _ in attached[1:]]
         for ptr, text in extra:
             kind = "at_command_content" if not text.lstrip().startswith(REMINDER) else "system_reminder"
             self._ev("note", rec, ptr, actor="system", text=text, info=NoteInfo(subtype=kind))
-        if not words:
+        if not words and not attached:
             s.mark(rec.ev.id, "set_aside", NOTE_WHY if extra else NO_WORDS_WHY, "user")
 
     # -- assistant -----------------------------------------------------------------------------

@@ -24,7 +24,9 @@ Each line is one record, one `Evidence`; what each gives:
 * `user` (`recordUserMessage`): the person's words: `systemPayload.displayText` when the
   record has it (what was typed; `message` holds what the model got), else the text parts of
   `message` up to the files an `@path` pulled in (`--- Content from referenced files ---`,
-  notes) and text the CLI added (`<system-reminder>`, a note). Subtype `mid_turn_user_message`
+  notes) and text the CLI added (`<system-reminder>`, a note); a turn of `inlineData` /
+  `fileData` parts and no words (an image with no caption) is the person's turn, its text
+  stating each part (`_events._attachment`), never a caption. Subtype `mid_turn_user_message`
   (typed while the agent worked) and `realtime_message` are typed words too. Provenance
   `system` / `goal_*` (subtypes `notification`, `cron`, `goal_runtime`: a background task's
   notice, a scheduled prompt, a goal's runtime message) and a subagent's `externalInputKind`
