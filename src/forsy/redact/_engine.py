@@ -15,10 +15,14 @@ from typing import Literal, NamedTuple, Protocol
 
 from ..errors import RedactionError
 from ._native import NATIVE_ANCHORS_ANY_CASE, NATIVE_ANCHORS_CASED
-from .addresses import POSTCODE_ANCHOR_PATTERN
+from .addresses import ADDRESS_SHAPES, POSTCODE_ANCHOR_PATTERN
 from .calls import CALL_SHAPES
 from .encoded import ENCODED_SHAPES
 from .finance import NUMBER_ANCHOR_PATTERN
+from .manifests import MANIFEST_SHAPES
+from .namefields import NAME_FIELD_SHAPES
+from .national import NATIONAL_SHAPES
+from .otp import OTP_SHAPES
 from .pairs import PAIR_ANCHOR_PATTERN
 from .people import PEOPLE_SHAPES
 from .personal import PHONE_ANCHOR_PATTERN
@@ -35,7 +39,9 @@ SEED_ANCHOR_RULE = "custom.forsy-anchor.seed"
 POSTCODE_ANCHOR_RULE = "custom.forsy-anchor.postcode"
 # one engine rule per shape a rule looks for (`custom.forsy-anchor.shape.<name>`): where it may stand
 SHAPE_ANCHOR_RULE = "custom.forsy-anchor.shape"
-SHAPE_ANCHOR_PATTERNS: dict[str, str] = {**CALL_SHAPES, **PLACE_SHAPES, **ENCODED_SHAPES, **PEOPLE_SHAPES}
+SHAPE_ANCHOR_PATTERNS: dict[str, str] = {**CALL_SHAPES, **PLACE_SHAPES, **ENCODED_SHAPES, **PEOPLE_SHAPES,
+                                         **NATIONAL_SHAPES, **NAME_FIELD_SHAPES, **MANIFEST_SHAPES, **OTP_SHAPES,
+                                         **ADDRESS_SHAPES}
 _ANCHOR_SETTINGS = {"confidence": "medium", "min_entropy": 0}
 
 

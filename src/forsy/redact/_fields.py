@@ -11,6 +11,7 @@ from ._values import accept_value, name_tier
 from .browser import typed_value_key
 from .headers import header_tier
 from .languages import key_word, secret_field
+from .namefields import name_key
 from .pairs import pair_value_key, wrapped_value_key
 from .personal import birth_date_field, birth_key, field_label
 
@@ -68,6 +69,8 @@ def field_prefix(key: Any, value: Any) -> str | None:
     if key.lower() in ("authorization", "proxy-authorization"):  # `{"Authorization": "SSWS X"}`: read as the header
         return AUTHORIZATION_PREFIX
     label = field_label(key)
+    if label is None and name_key(key):
+        return f"{key}: "  # `{"givenName": X}` read as `givenName: X` (namefields.name_field)
     return None if label is None else f"{label}: "
 
 

@@ -78,7 +78,9 @@ def narrowest(text: str, hits: list[Hit]) -> list[Hit]:
             return False
         if any(e.end - e.start < h.end - h.start for e in inside(h, exact)):
             return True
-        return any(True for _ in inside(h, stand_ins)) and "://" in text[h.start : h.end]
+        # over the URI, or the placeholder alone (`postgres://USER:PASSWORD@HOST`: the engine's span is
+        # the password's, which url_password read as documentation's slot)
+        return any(s.start == h.start or "://" in text[h.start : h.end] for s in inside(h, stand_ins))
 
     def host(h: Hit) -> bool:
         """An "email" whose `@` follows a URL's password is `password@host`: the host stays."""

@@ -6,6 +6,7 @@ import functools
 import re
 
 from ._base import _WORDY, PLACEHOLDER_RE, is_template, looks_random
+from .otp import otp_seed
 
 # "icon@2x.png" is a file name, not an address
 FILE_EXTENSIONS = frozenset(
@@ -109,7 +110,7 @@ def name_tier(name: str) -> int:
     secret = [lit or p in RANDOM_WORDS or p.endswith(RANDOM_ENDINGS) or (p.endswith("auth") and len(p) >= 4 + _AUTH_FOR)
               or _key_run_together(p) for p, lit in zip(parts, literal, strict=True)]
     if not any(secret):
-        return 0
+        return 2 if otp_seed(name) else 0  # `MFA_TOTP_SEED`: an authenticator's seed, machine-made
     last = max(i for i, s in enumerate(secret) if s)
     rest = parts[last + 1 :]
     if not all(p.isdigit() or p in TRAILING_OK for p in rest):
@@ -258,7 +259,19 @@ _DOC_PLACEHOLDER = re.compile(
 
 def is_doc_placeholder(value: str) -> bool:
     """A value documentation writes in a secret's place: reported as a placeholder, not masked."""
-    return len(value) <= 64 and _DOC_PLACEHOLDER.search(value) is not None
+    return len(value) <= 64 and (_DOC_PLACEHOLDER.search(value) is not None or _caps_placeholder(value))
+
+
+# A name in capitals that says what goes there (`PASSWORD`, `DB_PASSWORD`, `YOUR_TOKEN`, `API_KEY`,
+# `postgres://USER:PASSWORD@HOST`): documentation's slot, as `<password>` is; a password a person
+# chose is not a word for a password in capitals
+_CAPS_NAME = re.compile(r"[A-Z]+(?:_[A-Z]+){0,4}")
+_SLOT_WORDS = frozenset({"PASSWORD", "PASSWD", "PASS", "PWD", "PW", "SECRET", "TOKEN", "KEY", "APIKEY", "PASSPHRASE",
+                         "CREDENTIAL", "CREDENTIALS", "PIN"})
+
+
+def _caps_placeholder(value: str) -> bool:
+    return _CAPS_NAME.fullmatch(value) is not None and any(w in _SLOT_WORDS for w in value.split("_"))
 
 
 # a GPG key's id or fingerprint: 8, 16 or 40 hex digits

@@ -174,3 +174,39 @@ def street_address(text: str, anchors: Anchors) -> Iterator[Hit]:
             continue
         done = m.start("v") + len(value)
         yield Hit(m.start("v"), done, ADDRESS, "labelled-address")
+
+
+# ---------------------------------------------------------------- Dutch and Flemish streets
+# The street's type joined to its name (`Keizersgracht`, `Van Baerlestraat`, `Oudegracht`,
+# `Coolsingel`), the number after it (`318`, `12a`, `231-bis`, `7 hs`), and maybe the postcode of
+# four digits and two capitals and the town (`, 1016 EZ Amsterdam`): a shape of the engine's own
+# (not `dam`, `pad`, `hof`, `haven`, `markt`: `Amsterdam 2024`, `Keypad 2` end so too)
+_NL_TYPES = ("straat", "gracht", "laan", "plein", "kade", "dijk", "singel", "steeg", "dreef", "burgwal", "plantsoen",
+             "weg")
+ADDRESS_SHAPES = {"nl-street": f"[a-z](?:{'|'.join(dict.fromkeys(_NL_TYPES))}) [1-9][0-9]{{0,3}}"}
+_NL_SHAPE = re.compile(ADDRESS_SHAPES["nl-street"])
+_NL_STREET = re.compile(
+    rf"(?:(?:[{_UP}][{_LOW}]+|van|de|der|den|het|'s)[ \t]){{0,3}}[{_UP}][{_LOW}]*"
+    rf"(?:{'|'.join(dict.fromkeys(_NL_TYPES))})[ \t][1-9]\d{{0,3}}(?:[ \t]?[a-zA-Z](?![\w])|-\d{{1,4}}|-[a-z]{{1,4}}"
+    r"|[ \t](?:hs|bis|bg|I{1,3})\b)?")
+_NL_TAIL = re.compile(rf",?[ \t]+[1-9]\d{{3}}[ \t]?(?!SA|SD|SS)[A-Z]{{2}}(?:[ \t]+{_WORD}(?:[ -]{_WORD}){{0,2}})?\b")
+
+
+def nl_street(text: str, anchors: Anchors) -> Iterator[Hit]:
+    """A Dutch or Flemish street and its number, the postcode and town after it (see above)."""
+    shapes = anchors.shapes
+    found = shapes.get("nl-street") if shapes is not None else None
+    done = -1
+    for start, _end in found if found is not None else [m.span() for m in _NL_SHAPE.finditer(text)]:
+        if start < done:
+            continue
+        line = max(0, text.rfind("\n", 0, start) + 1, start - 80)
+        m = next((m for m in _NL_STREET.finditer(text, line, min(len(text), start + 40))
+                  if m.start() <= start < m.end()), None)
+        if m is None or (m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_/.-")):
+            continue
+        if m.end() < len(text) and (text[m.end()].isalnum() or text[m.end()] in "_.:/"):
+            continue  # `Hofweg 12.5`, a version, a path: no house number
+        tail = _NL_TAIL.match(text, m.end())
+        end = done = tail.end() if tail is not None else address_tail(text, m.end())
+        yield Hit(m.start(), end, ADDRESS, "street-address")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ._anchors import Anchors
 from ._base import BIRTH_DATE, CREDENTIAL, Hit
 from ._fields import is_secret_field
+from .national import national_id
 from .personal import birth_date_field, field_label, government_id, labelled_phone
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _VALUES = re.compile(r"\s*\)\s*values\s*\(", re.IGNORECASE)
 _BARE = re.compile(r"[^\s,()']{1,256}")
 _NEXT_ROW = re.compile(r"\s*,\s*\(")
 MAX_COLUMNS, MAX_ROWS = 64, 1000
-_LABEL_RULES: tuple[Finder, ...] = (government_id, labelled_phone)
+_LABEL_RULES: tuple[Finder, ...] = (government_id, national_id, labelled_phone)
 
 
 def sql_values(text: str, anchors: Anchors) -> Iterator[Hit]:

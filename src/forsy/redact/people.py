@@ -176,6 +176,8 @@ _PORCELAIN = re.compile(r"(?:^|\n|\\n)(?:author|committer) (?P<name>[^\n\\<>]{1,
 _MAILBOX = re.compile(r"<[^\s<>@\"'`]{1,64}@[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{2,24}>")
 _BEFORE_MAILBOX = re.compile(r"(?:^|(?<=[\s\"'(:,=\[>|]))(?P<name>[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,6})"
                              r"[ \t]+\Z")
+# a display name in quotes (RFC 5322's quoted string: `"Doe, Jane" <jane@x.io>`), JSON-escaped too
+_QUOTED_NAME = re.compile(r'(?P<q>\\{0,3}")[ \t]*(?P<name>[^\W\d_][^"\\\n<>@]{0,98}[^\W\d_.])[ \t]*(?P=q)[ \t]+\Z')
 _PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "das", "dos", "del", "della", "di", "du", "la", "le",
                         "y", "e", "bin", "binti", "ibn", "al", "el", "ter", "ten", "zu", "st"})
 # a mailbox of a team, a project, a role or a company, not of a person
@@ -208,10 +210,12 @@ def _mailbox_names(text: str, anchors: Anchors) -> Iterator[Hit]:
         local, domain = text[lt + 1 : at].lower(), text[at + 1 : m.end() - 1].lower()
         if local in _EMAIL_LOCAL_SKIP or _doc_domain(domain, domain.rsplit(".", 1)[-1]):
             continue  # `Acme Support <support@acme.io>`: a role's; `Jane Doe <jane@example.com>`: a stand-in
-        before = _BEFORE_MAILBOX.search(text, max(0, lt - 160), lt)
+        before = _QUOTED_NAME.search(text, max(0, lt - 160), lt) or _BEFORE_MAILBOX.search(text, max(0, lt - 160), lt)
         if before is None:
             continue
         span = _capitalised(text, before.start("name"), before.end("name"))
+        if before.re is _QUOTED_NAME and span != (before.start("name"), before.end("name")):
+            continue  # a quoted display name is the person's whole (`"Doe, Jane"`), or none
         if span is not None and _person(text[span[0] : span[1]]):
             yield Hit(span[0], span[1], PERSON, "mailbox-name")
 

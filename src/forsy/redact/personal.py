@@ -10,6 +10,7 @@ from urllib.parse import unquote
 
 from ._base import _ALNUM, BIRTH_DATE, EMAIL, ID_NUMBER, PATH_USER, PHONE, Hit, left_ok, longest_at, wide
 from ._values import FILE_EXTENSIONS
+from .national import national_key
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -310,11 +311,25 @@ def birth_date(text: str, anchors: Anchors) -> Iterator[Hit]:
                 end < len(text) and text[end].isalpha() and text[end].isascii() and not wide(word[-1])):
             continue  # inside a word: `firstborn`, `DOBLE`, `reborn`
         gap = _BIRTH_GAP.match(text, end)
-        m = _BIRTH_DATE.match(text, gap.end() if gap is not None else end)
+        at = gap.end() if gap is not None else end
+        m = _BIRTH_DATE.match(text, at) or _code_date(text, at)
         if m is None:
             continue
         done = m.end()
-        yield Hit(m.start(), m.end(), BIRTH_DATE, "birth-date")
+        yield Hit(m.start("v") if "v" in m.re.groupindex else m.start(), m.end(), BIRTH_DATE, "birth-date")
+
+
+# A date of birth written as code: a date's constructor with the year, month and day
+# (`date(1979, 11, 23)`, `datetime.date(year=1985, month=3, day=12)`, `new Date(1985, 2, 12)`,
+# `LocalDate.of(1985, 3, 12)`, `DateTime.new(1985, 3, 12)`): its arguments are the date
+_CODE_DATE = re.compile(r"(?:new[ \t]+)?(?:[A-Za-z_][\w]*(?:\.|::))*(?:date|datetime|Date|DateTime|LocalDate|"
+                        r"DateOnly|make_date|MakeDate)(?:\.(?:of|new|date))?\([ \t]*"
+                        rf"(?P<v>(?:year[ \t]*=[ \t]*)?{_YEAR},[ \t]*(?:month[ \t]*=[ \t]*)?\d{{1,2}},[ \t]*"
+                        r"(?:day[ \t]*=[ \t]*)?\d{1,2})(?=[ \t]*[,)])")
+
+
+def _code_date(text: str, at: int) -> re.Match[str] | None:
+    return _CODE_DATE.match(text, at) if text[at : at + 1].isalpha() else None
 
 
 _BIRTH_KEYS = frozenset(re.sub(r"[\s_.-]", "", w.lower()) for w in (*_BIRTH_WORDS, "dob"))
@@ -357,7 +372,7 @@ def field_label(key: str) -> str | None:
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
     if any(w in _PHONE_KEYS for w in words) and all(w in _PHONE_KEYS or w in _PHONE_QUALIFIERS for w in words):
         return "phone"  # `cell_count`, `cell_id`, `mobile_version` name something else
-    return _ID_KEYS.get("".join(words))
+    return _ID_KEYS.get("".join(words)) or national_key(key)
 
 
 _KEY_WORDS = re.compile(r"[A-Z]?[a-zà-ÿ]+|[A-Z]+(?![a-z])|[^\W\d_]+")

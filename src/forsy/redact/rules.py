@@ -36,7 +36,7 @@ from ._values import (
     name_tier,
     password_like,
 )
-from .addresses import postcode_address, street_address
+from .addresses import nl_street, postcode_address, street_address
 from .browser import typed_secret
 from .calls import call_secret, credential_pair
 from .cmdline import _flag_value, cli_secret, setter_value
@@ -51,7 +51,11 @@ from .keys import base64_private_key, key_block, private_key, putty_key, signing
 from .languages import language_secret
 from .links import access_param, authenticator_export, capability_link
 from .logins import auth_command, login_pair
+from .manifests import author_names
+from .namefields import name_field
+from .national import national_id
 from .network import ip_address
+from .otp import otp_material
 from .outputs import device_secret, next_line_secret
 from .pairs import pair_secret, wrapped_secret
 from .people import git_person
@@ -575,5 +579,6 @@ def project_rules() -> tuple[Finder, ...]:
             printed_secret, device_secret, next_line_secret, language_secret, call_secret, credential_pair,
             joined_literal, wrapped_jwt, prompt_answer, login_pair, auth_command, typed_secret,
             declared_secret, email, phone, labelled_phone, payment_card, code_secret, iban, wallet_key, seed_phrase,
-            government_id, birth_date, ip_address, street_address, postcode_address, mailing_address, obfuscated_email,
-            bank_account, sql_values, table_values, home_path_user, tilde_user, git_person, mac_address, coordinates)
+            government_id, national_id, birth_date, ip_address, street_address, nl_street, postcode_address,
+            mailing_address, obfuscated_email, bank_account, sql_values, table_values, home_path_user, tilde_user,
+            git_person, name_field, author_names, otp_material, mac_address, coordinates)
