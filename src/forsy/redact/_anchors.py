@@ -4,6 +4,7 @@ the engine's side (_native.py): Anchors is given that set, so it depends on no r
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 
 _CONTINUATION = bytes.maketrans(bytes(range(0x80, 0xC0)), b"\x80" * 0x40)
@@ -59,6 +60,12 @@ class Anchors:
         self._found: dict[tuple[str, bool], list[int]] = {}
         # set by rules that met a secret name or URL whose value holds an escape
         self.want_json_view = False
+
+    def shaped(self, name: str, fallback: re.Pattern[str]) -> list[tuple[int, int]]:
+        """Where the rules' shape `name` stands (start, end): the engine's matches when it ran,
+        else `fallback`'s, the same shape in Python's dialect (a decoded view, no engine)."""
+        found = self.shapes.get(name) if self.shapes is not None else None
+        return found if found is not None else [m.span() for m in fallback.finditer(self.text)]
 
     def find(self, literals: Iterable[str], *, ignore_case: bool = False) -> list[int]:
         out: list[int] = []

@@ -194,10 +194,8 @@ _NL_TAIL = re.compile(rf",?[ \t]+[1-9]\d{{3}}[ \t]?(?!SA|SD|SS)[A-Z]{{2}}(?:[ \t
 
 def nl_street(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A Dutch or Flemish street and its number, the postcode and town after it (see above)."""
-    shapes = anchors.shapes
-    found = shapes.get("nl-street") if shapes is not None else None
     done = -1
-    for start, _end in found if found is not None else [m.span() for m in _NL_SHAPE.finditer(text)]:
+    for start, _end in anchors.shaped("nl-street", _NL_SHAPE):
         if start < done:
             continue
         line = max(0, text.rfind("\n", 0, start) + 1, start - 80)

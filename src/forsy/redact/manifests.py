@@ -49,16 +49,13 @@ _ITEMS = 32  # names read in one list
 
 def author_names(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The people of a manifest's author list and of an AUTHORS file (see the module)."""
-    shapes = anchors.shapes
-    fields = shapes.get("author-field") if shapes is not None else None
-    for start, end in fields if fields is not None else [m.span() for m in _FIELD_RX.finditer(text)]:
+    for start, end in anchors.shaped("author-field", _FIELD_RX):
         if start > 0 and text[start - 1].isalnum() and not text.startswith(("\\n", "\\t"), start - 2):
             continue  # inside a word (`coauthors`; `spec.authors`, `pkg_author` are keys)
         if text[end - 1] == "=" and text[end : end + 1] == "=":
             continue  # compared, not given
         yield from _field_names(text, end)
-    files = shapes.get("author-file") if shapes is not None else None
-    for _start, end in files if files is not None else [m.span() for m in _FILE_RX.finditer(text)]:
+    for _start, end in anchors.shaped("author-file", _FILE_RX):
         yield from _file_names(text, end)
 
 

@@ -108,10 +108,7 @@ _KEY_START = re.compile(r"[\w-]{1,40}\Z")
 
 def name_field(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The value of a key naming a person's name, a name after a contact label, a vCard's names."""
-    shapes = anchors.shapes
-    found = shapes.get("name-field") if shapes is not None else None
-    spans = found if found is not None else [m.span() for m in _SHAPE_RX.finditer(text)]
-    for start, end in spans:
+    for start, end in anchors.shaped("name-field", _SHAPE_RX):
         head = text[start:end]
         if head == "BEGIN:VCARD":
             yield from _vcard(text, end)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ._base import ID_NUMBER, Hit
+from .finance import luhn
 
 if TYPE_CHECKING:
     from ._anchors import Anchors
@@ -64,14 +65,6 @@ def _it_cf(value: str) -> bool:
     return chr(65 + total % 26) == v[15]
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for k, c in enumerate(reversed(digits)):
-        n = int(c) * (2 if k % 2 else 1)
-        total += n - 9 if n > 9 else n
-    return total % 10 == 0
-
-
 def _se_personnummer(value: str) -> bool:
     """Sweden's personnummer (`YYMMDD-NNNC`, the century maybe before it): a date (its day + 60
     in a samordningsnummer) and a Luhn digit over the ten."""
@@ -79,7 +72,7 @@ def _se_personnummer(value: str) -> bool:
     if len(d) != 10 or not d.isdigit():
         return False
     day = int(d[4:6])
-    return _date_ok(day - 60 if day > 60 else day, int(d[2:4])) and _luhn(d)
+    return _date_ok(day - 60 if day > 60 else day, int(d[2:4])) and luhn(d)
 
 
 def _no_fodselsnummer(value: str) -> bool:
@@ -216,11 +209,8 @@ _KEY_END = re.compile(r"\\{0,3}[\"']?[ \t]*[:=]")
 
 def national_id(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A national number of one of the countries above after its name, its check holding."""
-    shapes = anchors.shapes
-    found = shapes.get("national-id") if shapes is not None else None
-    spans = found if found is not None else [m.span() for m in _NAME_RX.finditer(text)]
     done = -1
-    for start, end in spans:
+    for start, end in anchors.shaped("national-id", _NAME_RX):
         form = text[start:end]
         name = _BY_FORM.get(form)
         if name is None or start < done:

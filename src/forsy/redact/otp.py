@@ -56,9 +56,7 @@ def otp_seed(name: str) -> bool:
 
 def otp_material(text: str, anchors: Anchors) -> Iterator[Hit]:
     """An authenticator's seed and recovery codes, after their names (see the module)."""
-    shapes = anchors.shapes
-    seeds = shapes.get("otp-seed") if shapes is not None else None
-    for start, end in seeds if seeds is not None else [m.span() for m in _SEED_RX.finditer(text)]:
+    for start, end in anchors.shaped("otp-seed", _SEED_RX):
         if start > 0 and text[start - 1].isalpha() and not text.startswith(("\\n", "\\t"), start - 2):
             continue  # inside a word
         while end < len(text) and (text[end].isalnum() or text[end] == "_"):
@@ -71,8 +69,7 @@ def otp_material(text: str, anchors: Anchors) -> Iterator[Hit]:
         value = v.group().replace(" ", "")
         if any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and len(set(value.upper())) >= 6:
             yield Hit(v.start(), v.end(), CREDENTIAL, "otp-seed")
-    found = shapes.get("recovery-codes") if shapes is not None else None
-    for start, end in found if found is not None else [m.span() for m in _CODES_RX.finditer(text)]:
+    for start, end in anchors.shaped("recovery-codes", _CODES_RX):
         if start > 0 and text[start - 1].isalpha() and not text.startswith(("\\n", "\\t"), start - 2):
             continue
         yield from _codes(text, end)

@@ -160,9 +160,7 @@ _UNCOMMITTED = "Not Committed Yet"
 
 def _blame_names(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The author's name in `git blame`'s default lines."""
-    shapes = anchors.shapes
-    starts = [s for s, _ in shapes["blame"]] if shapes is not None else [m.start() for m in _BLAME_SHAPE.finditer(text)]
-    for i in starts:
+    for i, _ in anchors.shaped("blame", _BLAME_SHAPE):
         m = _BLAME_HEAD.search(text, max(0, i - 400), i)
         if m is not None and m["name"] != _UNCOMMITTED and _person(m["name"]):
             yield Hit(m.start("name"), m.end("name"), PERSON, "git-person")
@@ -268,11 +266,8 @@ _SHORTLOG_LINE = re.compile(r" {0,8}(?P<count>[0-9]{1,7})\t(?P<name>[^\t\n]{1,20
 
 def _shortlog_names(text: str, anchors: Anchors) -> Iterator[Hit]:
     """The people of `git shortlog -s -n`'s lines (see the module)."""
-    shapes = anchors.shapes
-    starts = [s for s, _ in shapes["shortlog"]] if shapes is not None else [
-        m.start() for m in _SHORTLOG_SHAPE.finditer(text)]
     done = -1
-    for i in starts:
+    for i, _ in anchors.shaped("shortlog", _SHORTLOG_SHAPE):
         if i < done:
             continue
         start = i

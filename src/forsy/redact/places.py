@@ -79,9 +79,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def mac_address(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A device's hardware address (see the module)."""
-    shapes = anchors.shapes
-    starts = [s for s, _ in shapes["mac"]] if shapes is not None else [m.start() for m in _MAC.finditer(text)]
-    for i in starts:
+    for i, _ in anchors.shaped("mac", _MAC):
         m = _MAC.match(text, i)
         if m is None or (i > 0 and (text[i - 1] in _HEX_CHARS or text[i - 1] in ":-" or text[i - 1].isalnum())):
             continue
@@ -99,9 +97,7 @@ def mac_address(text: str, anchors: Anchors) -> Iterator[Hit]:
 def coordinates(text: str, anchors: Anchors) -> Iterator[Hit]:
     """A latitude and longitude to a few metres: a pair after a word for a place, or each number
     after its own name (see the module)."""
-    shapes = anchors.shapes
-    pairs = [s for s, _ in shapes["coordinates"]] if shapes is not None else [m.start() for m in _PAIR.finditer(text)]
-    for i in pairs:
+    for i, _ in anchors.shaped("coordinates", _PAIR):
         m = _PAIR.match(text, i)
         if m is None or (i > 0 and (text[i - 1].isdigit() or text[i - 1] == ".")):
             continue
@@ -112,9 +108,7 @@ def coordinates(text: str, anchors: Anchors) -> Iterator[Hit]:
         if abs(float(m["lat"])) <= 90 and abs(float(m["lon"])) <= 180 and _PLACE_WORDS.search(
                 text, max(0, i - 64), i):
             yield Hit(m.start(), m.end(), ADDRESS, "coordinates")
-    labelled = [s for s, _ in shapes["labelled-coordinates"]] if shapes is not None else [
-        m.start() for m in _LABELLED.finditer(text)]
-    for i in labelled:
+    for i, _ in anchors.shaped("labelled-coordinates", _LABELLED):
         m = _LABELLED.match(text, i, i + 48)
         if m is None:
             continue
@@ -123,7 +117,7 @@ def coordinates(text: str, anchors: Anchors) -> Iterator[Hit]:
         limit = 90 if m["w"].lower().startswith("lat") else 180
         if abs(float(m["v"])) <= limit:
             yield Hit(m.start("v"), m.end("v"), ADDRESS, "coordinates")
-    if shapes is None or shapes["hemisphere-coordinates"]:
+    if anchors.shapes is None or anchors.shapes["hemisphere-coordinates"]:
         yield from _hemisphere_pairs(text, anchors)
 
 
