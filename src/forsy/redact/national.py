@@ -197,7 +197,9 @@ def _variants(name: str) -> set[str]:
     return out
 
 
-_FORMS = sorted({v for n in _NAMES for v in _variants(n)}, key=len, reverse=True)
+# longest first, then by their letters: the engine's rule file must be the same in every process (its
+# compiled form is cached by the file's hash; a set's order changes with each process's hash seed)
+_FORMS = sorted({v for n in _NAMES for v in _variants(n)}, key=lambda v: (-len(v), v))
 _BY_FORM = {v: n for n in _NAMES for v in _variants(n)}
 # the engine's shape: the names as written (the Python fallback reads the same alternation)
 NATIONAL_SHAPES = {"national-id": "(?:" + "|".join(_FORMS) + ")"}  # (the names hold no regex character)
