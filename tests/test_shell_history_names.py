@@ -114,3 +114,15 @@ def test_a_ksh_or_ash_history_in_a_home_folder_is_found(tmp_path: Path) -> None:
     records = b"".join(b"\xff" + n.to_bytes(4, "big") + b"ls\x00" for n in range(1, 21))
     (tmp_path / ".mksh_history").write_bytes(b"\xab\xcd" + records)
     assert sorted(p.name for p in SRC.discover(tmp_path)) == [".ash_history", ".bash_history", ".sh_history"]
+
+
+@pytest.mark.parametrize("name", ["ConsoleHost_history.txt", "Visual Studio Code Host_history.txt"])
+def test_a_powershell_history_is_refused_naming_it(tmp_path: Path, name: str) -> None:
+    # PSReadLine's `<host name>_history.txt`: a backtick continues a command; not read yet, so named
+    p = tmp_path / name
+    p.write_bytes(b"Get-ChildItem -Recurse `\r\n  -Filter *.log\r\ngit status\r\n")
+    with pytest.raises(UnsupportedFormat) as e:
+        detect(p)
+    assert e.value.message.startswith("a PowerShell history (PSReadLine writes `<host name>_history.txt`), "
+                                      "which forsy does not read yet: forsy reads bash, zsh")
+    assert e.value.exit_code == ExitCode.UNSUPPORTED

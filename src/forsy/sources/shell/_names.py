@@ -33,6 +33,9 @@ OTHER_PROGRAMS = {
     "scala_history": "a Scala REPL history",
 }
 READS = "forsy reads bash, zsh, fish, ksh and ash histories and atuin's database"
+# PSReadLine's history file, `$Host.Name + "_history.txt"` (`ConsoleHost_history.txt`): a shell's,
+# but its lines (a backtick continues a command) are not read yet; named when refused
+PSREADLINE_SUFFIX = "_history.txt"
 
 
 def _base(name: str) -> str:
@@ -56,5 +59,8 @@ def other_program(name: str, head: bytes) -> str | None:
     if libedit(head):
         return ("a libedit history (its first line `_HiStOrY_V2_`, as sqlite3, psql, mysql, python and the "
                 "other programs built with libedit write it), whose escaped lines forsy does not read")
+    if name.endswith(PSREADLINE_SUFFIX):
+        return ("a PowerShell history (PSReadLine writes `<host name>_history.txt`), which forsy does not read "
+                "yet")
     what = OTHER_PROGRAMS.get(_base(name))
     return f"{what}, not a shell's" if what else None
