@@ -425,3 +425,10 @@ def iter_json_array(
     if opened != -1:
         warnings.append(ReadingWarning("truncated", "the file ends inside the array (still being written?)",
                                        source, line + text.count("\n", pos, n)))
+
+
+def omitted_mark(kind: str, media: object) -> str:
+    """What stands where a reader does not copy a block (an image, a file's bytes): its kind and
+    the media type the log names (`[image omitted by forsy: image/png]`); readers of a person's
+    turn of attachments alone state each one so, never with a caption of their own."""
+    return f"[{kind} omitted by forsy: {media if isinstance(media, str) and media else 'unknown type'}]"

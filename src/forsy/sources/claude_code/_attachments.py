@@ -13,6 +13,7 @@ from typing import Any
 
 from ...evidence import Event, Ref, pointer
 from ...payloads import MessageInfo
+from .._records import omitted_mark
 
 ATTACHMENT_BLOCKS = ("image", "document")
 
@@ -20,8 +21,7 @@ ATTACHMENT_BLOCKS = ("image", "document")
 def marker(block: dict[str, Any]) -> str:
     """The stated omission of one attachment block: its kind and the media type it names."""
     src = block.get("source")
-    media = src.get("media_type") if isinstance(src, dict) else None
-    return f"[{block.get('type')} omitted by forsy: {media if isinstance(media, str) and media else 'unknown type'}]"
+    return omitted_mark(str(block.get("type")), src.get("media_type") if isinstance(src, dict) else None)
 
 
 def attachment_indexes(blocks: Any) -> list[int]:

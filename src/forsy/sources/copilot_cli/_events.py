@@ -13,7 +13,7 @@ from typing import Any
 
 from ...evidence import Event, Ref, Session, pointer
 from ...payloads import CallInfo, JSONValue, Link, MessageInfo, NoteInfo, ResultInfo
-from .._records import Record
+from .._records import Record, omitted_mark
 from .._threads import add_subagent, link_thread
 from . import _intent
 from ._legacy import read_chat_messages
@@ -68,8 +68,7 @@ def attachment_marker(a: Any) -> str:
     its `type` and the media type it names, as the Claude Code reader states an image it does not copy."""
     a = a if isinstance(a, dict) else {}
     kind = a.get("type") if isinstance(a.get("type"), str) and a["type"] else "attachment"
-    media = a.get("mimeType") if isinstance(a.get("mimeType"), str) and a["mimeType"] else "unknown type"
-    return f"[{kind} omitted by forsy: {media}]"
+    return omitted_mark(kind, a.get("mimeType"))
 
 
 def _dict(v: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...evidence import Event, Ref, Session, pointer
 from ...payloads import MessageInfo, NoteInfo, ResultInfo
-from .._records import Record
+from .._records import Record, omitted_mark
 from ..gemini import part_texts, response_id
 from ._shell import qwen_shell_outcome
 from ._system import compaction_refs, system_mark
@@ -50,8 +50,7 @@ def _attachment(part: dict[str, Any]) -> str | None:
     `fileData`), as the Claude Code reader states an image it does not copy; None for another part."""
     for key in ("inlineData", "fileData"):
         if isinstance(part.get(key), dict):
-            media = part[key].get("mimeType")
-            return f"[{key} omitted by forsy: {media if isinstance(media, str) and media else 'unknown type'}]"
+            return omitted_mark(key, part[key].get("mimeType"))
     return None
 
 
